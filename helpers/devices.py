@@ -1,0 +1,102 @@
+"""Choosing devices without crashing on machines that lack them.
+
+`try_gpu` and `try_all_gpus` come from the d2l book that the course's sources quote. The
+originals only know CUDA; these ask `torch.accelerator` (PyTorch 2.6+), so the same code picks
+an NVIDIA GPU on Kaggle, Apple's `mps` on a Mac, and the CPU everywhere else.
+
+`have_gpus` is how a chapter cell asks for hardware: it answers True when the GPUs are there,
+and otherwise prints what the cell needs and how to get it, tagged with `NO_GPU_MARKER` so that
+the course runner and the tests can count the cells that took the no-GPU path.
+"""
+
+from __future__ import annotations
+
+import torch
+
+#: Printed by `have_gpus` when a cell takes its no-GPU path; counted by the runner and tests.
+NO_GPU_MARKER = "[no-GPU path]"
+
+#: How a learner gets GPUs; every "needs a GPU" message ends with it.
+HOW_TO_GET_A_GPU = (
+    "On Kaggle: Settings → Accelerator → GPU T4 ×2, then run the notebook again. "
+    "Locally: an NVIDIA GPU with a CUDA build of PyTorch (see pytorch.org/get-started)."
+)
+
+
+def _check_index(i: object) -> int:
+    """Return `i` if it is a usable device index, else raise an error that says what to pass."""
+    if isinstance(i, bool) or not isinstance(i, int):
+        raise TypeError(f"a device index must be a whole number such as 0 or 1, not {i!r} ({type(i).__name__})")
+    if i < 0:
+        raise ValueError(f"a device index counts from 0, so it cannot be negative (got {i})")
+    return i
+
+
+def accelerator_type() -> str | None:
+    """The type of this machine's accelerator ("cuda", "mps", "xpu", ...), or None when there is none."""
+    if not torch.accelerator.is_available():
+        return None
+    current = torch.accelerator.current_accelerator()
+    return None if current is None else current.type
+
+
+def accelerator_count() -> int:
+    """How many devices of the current accelerator type this process can see (0 without one)."""
+    return torch.accelerator.device_count() if accelerator_type() else 0
+
+
+def try_gpu(i: int = 0) -> torch.device:
+    """Return accelerator device `i` if it exists, otherwise the CPU.
+
+    Lets a notebook say "the second GPU, if there is one" and still run on a laptop.
+    """
+    _check_index(i)
+    kind = accelerator_type()
+    if kind is not None and accelerator_count() > i:
+        return torch.device(kind, i)
+    return torch.device("cpu")
+
+
+def try_all_gpus() -> list[torch.device]:
+    """Return every accelerator device, or `[cpu]` when there is none, so loops over devices always run."""
+    kind = accelerator_type()
+    devices = [torch.device(kind, i) for i in range(accelerator_count())] if kind else []
+    return devices or [torch.device("cpu")]
+
+
+def cuda_gpu_count() -> int:
+    """Number of CUDA GPUs visible to this process (0 on CPU-only builds, without raising)."""
+    return torch.cuda.device_count() if torch.cuda.is_available() else 0
+
+
+def have_gpus(n: int = 1, task: str = "this cell") -> bool:
+    """True when at least `n` CUDA GPUs are visible; otherwise explain what is missing and return False.
+
+    Chapter cells use it as `if have_gpus(2, "copy between two GPUs"): ... else: <CPU stand-in>`,
+    so a learner without the hardware reads why the GPU part did not run instead of a traceback.
+    """
+    n = _check_index(n)
+    found = cuda_gpu_count()
+    if found >= n:
+        return True
+    plural = "GPU" if n == 1 else "GPUs"
+    print(
+        f"{NO_GPU_MARKER} To {task} you need {n} CUDA {plural}; this machine has {found}.\n"
+        f"  {HOW_TO_GET_A_GPU}"
+    )
+    return False
+
+
+def synchronize(device: torch.device | str) -> None:
+    """Wait until every queued operation on `device` has finished (a no-op for the CPU).
+
+    Every timing in the course calls this before it reads a clock: GPU work is queued and
+    returns at once, so a clock stopped without it measures only the queuing.
+    """
+    device = torch.device(device)
+    if device.type == "cpu":
+        return
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    else:
+        torch.accelerator.synchronize(device)

@@ -1,0 +1,294 @@
+"""What machine is this, and what stops it from using its GPUs?
+
+Two halves on purpose:
+
+* `describe_machine()` reads the real machine into a plain `Machine` record.
+* `diagnose(machine)` is a pure function of that record. Tests feed it a P100, two T4s, no GPU,
+  a CPU-only torch build and a hidden GPU, all on a CPU-only machine.
+
+`python -m helpers doctor` prints `report(describe_machine())`.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Literal
+
+from .devices import HOW_TO_GET_A_GPU
+
+Level = Literal["ok", "note", "problem"]
+
+
+@dataclass(frozen=True)
+class Gpu:
+    """One GPU as torch sees it."""
+
+    index: int
+    name: str
+    total_memory_bytes: int
+    capability: tuple[int, int]
+    multiprocessors: int
+
+    @property
+    def sm(self) -> str:
+        """The capability as CUDA's architecture name, e.g. `sm_75` for a T4."""
+        return f"sm_{self.capability[0]}{self.capability[1]}"
+
+
+@dataclass(frozen=True)
+class Machine:
+    """Everything the diagnosis needs, as plain values (so a test can describe any machine)."""
+
+    torch_version: str
+    cuda_build: str | None  # torch.version.cuda: None on a CPU-only build
+    accelerator: str | None  # "cuda", "mps", ... or None
+    gpus: tuple[Gpu, ...] = ()
+    arch_list: tuple[str, ...] = ()  # torch.cuda.get_arch_list(): the kernels this build ships
+    cuda_visible_devices: str | None = None
+    driver_gpu_count: int | None = None  # GPUs that nvidia-smi lists; None without nvidia-smi
+    cpus_usable: int = 1
+    cpus_machine: int = 1
+    torch_threads: int = 1
+    on_kaggle: bool = False
+    python_version: str = field(default_factory=lambda: platform.python_version())
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One line of the diagnosis: how serious, what was found, and what to do about it."""
+
+    level: Level
+    message: str
+    fix: str = ""
+
+
+def usable_cpu_count() -> int:
+    """CPUs this process may run on (its affinity), which can be fewer than the machine has."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def running_on_kaggle() -> bool:
+    """True inside a Kaggle notebook (Kaggle sets KAGGLE_KERNEL_RUN_TYPE and mounts /kaggle/input)."""
+    return "KAGGLE_KERNEL_RUN_TYPE" in os.environ or os.path.isdir("/kaggle/input")
+
+
+def _driver_gpu_count() -> int | None:
+    """Count the GPUs the NVIDIA driver knows, ignoring CUDA_VISIBLE_DEVICES; None without nvidia-smi."""
+    exe = shutil.which("nvidia-smi")
+    if exe is None:
+        return None
+    try:
+        out = subprocess.run([exe, "-L"], capture_output=True, text=True, timeout=20, check=False).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return sum(1 for line in out.splitlines() if line.startswith("GPU "))
+
+
+def describe_machine() -> Machine:
+    """Read this machine and torch build into a `Machine` record."""
+    import torch
+
+    from .devices import accelerator_type, cuda_gpu_count
+
+    gpus = []
+    for i in range(cuda_gpu_count()):
+        props = torch.cuda.get_device_properties(i)
+        gpus.append(
+            Gpu(
+                index=i,
+                name=props.name,
+                total_memory_bytes=props.total_memory,
+                capability=(props.major, props.minor),
+                multiprocessors=props.multi_processor_count,
+            )
+        )
+    return Machine(
+        torch_version=torch.__version__,
+        cuda_build=torch.version.cuda,
+        accelerator=accelerator_type(),
+        gpus=tuple(gpus),
+        arch_list=tuple(torch.cuda.get_arch_list()) if torch.version.cuda else (),
+        cuda_visible_devices=os.environ.get("CUDA_VISIBLE_DEVICES"),
+        driver_gpu_count=_driver_gpu_count(),
+        cpus_usable=usable_cpu_count(),
+        cpus_machine=os.cpu_count() or 1,
+        torch_threads=torch.get_num_threads(),
+        on_kaggle=running_on_kaggle(),
+    )
+
+
+def _arch_number(arch: str) -> tuple[str, int] | None:
+    """Split `sm_75` into ("sm", 75) and `compute_90` into ("compute", 90)."""
+    m = re.fullmatch(r"(sm|compute)_(\d+)a?", arch)
+    return (m.group(1), int(m.group(2))) if m else None
+
+
+def build_supports(capability: tuple[int, int], arch_list: tuple[str, ...]) -> bool:
+    """Whether a torch build that ships `arch_list` has kernels that run on a GPU of `capability`.
+
+    A GPU runs machine code (`sm_XY`) built for its own major version and an equal or lower
+    minor version, and can compile PTX (`compute_XY`) built for any equal or lower capability.
+    """
+    major, minor = capability
+    target = major * 10 + minor
+    for arch in arch_list:
+        parsed = _arch_number(arch)
+        if parsed is None:
+            continue
+        kind, number = parsed
+        if kind == "sm" and number // 10 == major and number % 10 <= minor:
+            return True
+        if kind == "compute" and number <= target:
+            return True
+    return False
+
+
+def _hidden_by_visible_devices(value: str | None) -> bool:
+    return value is not None and value.strip() in {"", "-1", "none", "NoDevFiles"}
+
+
+def diagnose(m: Machine) -> list[Finding]:
+    """Turn a machine description into findings, problems first. Pure: reads nothing else."""
+    findings: list[Finding] = []
+    gpu_word = "GPU" if len(m.gpus) == 1 else "GPUs"
+
+    if m.gpus:
+        names = ", ".join(sorted({g.name for g in m.gpus}))
+        findings.append(Finding("ok", f"{len(m.gpus)} CUDA {gpu_word} visible to torch: {names}."))
+        for g in m.gpus:
+            if m.arch_list and not build_supports(g.capability, m.arch_list):
+                findings.append(
+                    Finding(
+                        "problem",
+                        f"GPU {g.index} ({g.name}, {g.sm}) is too old for this torch build, which ships "
+                        f"kernels for {', '.join(m.arch_list)}. The first CUDA operation will fail with "
+                        "'no kernel image is available for execution on the device'.",
+                        "On Kaggle choose Settings → Accelerator → GPU T4 ×2 (sm_75). Locally, install a "
+                        f"torch build whose torch.cuda.get_arch_list() includes {g.sm}, or use a newer GPU.",
+                    )
+                )
+    elif m.accelerator and m.accelerator != "cuda":
+        findings.append(Finding("ok", f"Accelerator found: {m.accelerator}. CUDA-only cells will use their stand-ins."))
+    elif m.cuda_build is None and (m.driver_gpu_count or 0) > 0:
+        findings.append(
+            Finding(
+                "problem",
+                f"The NVIDIA driver lists {m.driver_gpu_count} GPU(s), but this torch ({m.torch_version}) "
+                "was built without CUDA, so it cannot use them.",
+                "Install a CUDA build of torch (pick the CUDA version at pytorch.org/get-started) in this "
+                "environment.",
+            )
+        )
+    elif _hidden_by_visible_devices(m.cuda_visible_devices) and (m.driver_gpu_count or 0) > 0:
+        findings.append(
+            Finding(
+                "problem",
+                f"CUDA_VISIBLE_DEVICES={m.cuda_visible_devices!r} hides all {m.driver_gpu_count} GPU(s) "
+                "from this process.",
+                "Unset CUDA_VISIBLE_DEVICES (or list the GPU indices you want, e.g. 0,1) before Python starts.",
+            )
+        )
+    elif (m.driver_gpu_count or 0) > 0:
+        findings.append(
+            Finding(
+                "problem",
+                f"The NVIDIA driver lists {m.driver_gpu_count} GPU(s) but torch sees none.",
+                "Check that the driver supports this torch's CUDA "
+                f"{m.cuda_build} (nvidia-smi shows the highest CUDA version the driver supports).",
+            )
+        )
+    elif m.on_kaggle:
+        findings.append(
+            Finding(
+                "note",
+                "This Kaggle session has no GPU: the accelerator is off.",
+                "Settings → Accelerator → GPU T4 ×2, then run the notebook again (GPU hours are a weekly quota).",
+            )
+        )
+    else:
+        findings.append(Finding("note", "No GPU here: chapters run their CPU stand-ins.", HOW_TO_GET_A_GPU))
+
+    if m.gpus and m.driver_gpu_count and len(m.gpus) < m.driver_gpu_count and m.cuda_visible_devices is not None:
+        findings.append(
+            Finding(
+                "note",
+                f"CUDA_VISIBLE_DEVICES={m.cuda_visible_devices!r} shows torch {len(m.gpus)} of the "
+                f"{m.driver_gpu_count} GPUs the driver lists; torch numbers the visible ones from 0.",
+            )
+        )
+    if m.torch_threads > m.cpus_usable:
+        findings.append(
+            Finding(
+                "note",
+                f"torch uses {m.torch_threads} threads but this process may run on {m.cpus_usable} CPUs, "
+                "so threads compete.",
+                f"torch.set_num_threads({m.cpus_usable})",
+            )
+        )
+    order = {"problem": 0, "note": 1, "ok": 2}
+    return sorted(findings, key=lambda f: order[f.level])
+
+
+def one_line(m: Machine) -> str:
+    """A one-line summary printed by every chapter's setup cell (the runner reads `Running on:`)."""
+    if m.gpus:
+        names = sorted({g.name for g in m.gpus})
+        where = f"{len(m.gpus)}× {' + '.join(names)}"
+    elif m.accelerator:
+        where = m.accelerator
+    else:
+        where = "CPU only"
+    cuda = f"CUDA {m.cuda_build}" if m.cuda_build else "CPU build"
+    host = "Kaggle" if m.on_kaggle else "local"
+    return (
+        f"Running on: {where} | torch {m.torch_version} ({cuda}) | {m.cpus_usable} CPUs | "
+        f"Python {m.python_version} | {host}"
+    )
+
+
+def stamp(m: Machine | None = None) -> str:
+    """The label every measured figure carries: hardware, torch and CUDA versions, date."""
+    m = m or describe_machine()
+    hardware = ", ".join(sorted({g.name for g in m.gpus})) if m.gpus else f"CPU ({platform.processor() or platform.machine()}, {m.cpus_usable} cores)"
+    cuda = f", CUDA {m.cuda_build}" if m.cuda_build else ""
+    return f"measured on {hardware} · torch {m.torch_version}{cuda} · {date.today().isoformat()}"
+
+
+def report(m: Machine) -> str:
+    """A readable multi-line report: the machine, then the diagnosis with fixes."""
+    lines = [
+        "Environment report",
+        f"  Python {m.python_version} on {sys.platform}; torch {m.torch_version}",
+        f"  CUDA in this torch build: {m.cuda_build or 'none (CPU-only build)'}",
+        f"  accelerator: {m.accelerator or 'none'}",
+    ]
+    if m.arch_list:
+        lines.append(f"  kernels shipped for: {', '.join(m.arch_list)}")
+    for g in m.gpus:
+        lines.append(
+            f"  GPU {g.index}: {g.name}, {g.total_memory_bytes / 2**30:.1f} GiB, compute capability "
+            f"{g.capability[0]}.{g.capability[1]} ({g.sm}), {g.multiprocessors} multiprocessors"
+        )
+    lines += [
+        f"  GPUs the NVIDIA driver lists: {'no nvidia-smi' if m.driver_gpu_count is None else m.driver_gpu_count}",
+        f"  CUDA_VISIBLE_DEVICES: {'(not set)' if m.cuda_visible_devices is None else repr(m.cuda_visible_devices)}",
+        f"  CPUs: {m.cpus_usable} usable by this process, {m.cpus_machine} in the machine; "
+        f"torch uses {m.torch_threads} threads",
+        f"  on Kaggle: {'yes' if m.on_kaggle else 'no'}",
+        "Diagnosis",
+    ]
+    marks = {"ok": "ok     ", "note": "note   ", "problem": "PROBLEM"}
+    for f in diagnose(m):
+        lines.append(f"  {marks[f.level]} {f.message}")
+        if f.fix:
+            lines.append(f"          fix: {f.fix}")
+    return "\n".join(lines)

@@ -1,0 +1,85 @@
+"""Timing that is right on a GPU: synchronise before every clock read, and label every figure.
+
+GPU work is queued and returns at once, so `time.perf_counter()` around a CUDA call measures
+the queuing, not the work. Every timer here waits for the device (`helpers.devices.synchronize`)
+before it reads the clock, and every result carries `stamp()`: the hardware and torch version
+that produced it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from .devices import synchronize
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Seconds per call of some work on a device (median over repeats), with its provenance."""
+
+    seconds: float
+    repeats: int
+    device: str
+    stamp: str
+
+    def __str__(self) -> str:
+        return f"{format_seconds(self.seconds)} per call on {self.device} ({self.repeats} repeats; {self.stamp})"
+
+
+def format_seconds(seconds: float) -> str:
+    """Seconds in the unit a person reads best: ns, µs, ms or s."""
+    for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
+        if seconds >= scale:
+            return f"{seconds / scale:.3g} {unit}"
+    return f"{seconds / 1e-9:.3g} ns"
+
+
+def time_call(
+    fn: Callable[[], Any],
+    device: torch.device | str,
+    *,
+    min_run_time: float = 0.2,
+) -> Timing:
+    """Median seconds per call of `fn()` on `device`, synchronising the device around every call.
+
+    Uses `torch.utils.benchmark.Timer` (warm-up, automatic repeat count) with an explicit
+    synchronise inside the timed statement, so the result is right for CUDA, MPS and the CPU.
+    """
+    if min_run_time <= 0:
+        raise ValueError(f"min_run_time must be a positive number of seconds, not {min_run_time!r}")
+    from torch.utils import benchmark
+
+    from .environment import stamp
+
+    device = torch.device(device)
+
+    def run() -> None:
+        fn()
+        synchronize(device)
+
+    synchronize(device)
+    measured = benchmark.Timer(stmt="run()", globals={"run": run}).blocked_autorange(min_run_time=min_run_time)
+    return Timing(seconds=measured.median, repeats=len(measured.times) * measured.number_per_run,
+                  device=str(device), stamp=stamp())
+
+
+def wall_seconds(fn: Callable[[], Any], device: torch.device | str) -> float:
+    """Wall-clock seconds of one call of `fn()`, with the device synchronised before and after."""
+    device = torch.device(device)
+    synchronize(device)
+    start = time.perf_counter()
+    fn()
+    synchronize(device)
+    return time.perf_counter() - start
+
+
+def gigabytes_per_second(nbytes: int, seconds: float) -> float:
+    """Bandwidth in GB/s (10^9 bytes per second, as datasheets count) for `nbytes` moved in `seconds`."""
+    if seconds <= 0:
+        raise ValueError(f"seconds must be positive to compute a bandwidth, not {seconds!r}")
+    return nbytes / seconds / 1e9
