@@ -23,11 +23,10 @@ HELPERS_DATASET = "pytorch-gpu-course-helpers"
 HELPERS_PIP_SOURCE = "git+https://github.com/pytorch-gpu-course/pytorch-gpu-course"
 
 PARAMETERS_CELL = """\
-# Parameters (papermill replaces them). QUICK=True, or COURSE_QUICK=1 in the environment,
-# shrinks sizes and repeats so that the tests run fast; every code path still runs.
-import os
+# Parameters (papermill replaces them). QUICK=True shrinks sizes and repeats so that the tests
+# run fast; every code path still runs. COURSE_QUICK=1 in the environment does the same.
+QUICK = False"""
 
-QUICK = os.environ.get("COURSE_QUICK", "0") == "1\""""
 
 SETUP_CELL = f"""\
 # Setup, the same in every chapter: find the course's `helpers` package (a clone of the
@@ -57,6 +56,7 @@ except ImportError:
             f"'{{HELPERS_DATASET}}', or turn Internet on in Settings, then run this cell again. "
             "Locally: open the notebook from a clone of the repository (make lab)."
         ) from None
+QUICK = QUICK or os.environ.get("COURSE_QUICK") == "1"
 helpers.setup_chapter()"""
 
 

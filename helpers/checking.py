@@ -95,14 +95,13 @@ class Question:
             return Outcome(False, f"Your `{self.variable}` raised {_describe_error(exc)}")
         return Outcome(True, f"Correct! Question {self.number} is done.")
 
-    def check(self) -> Outcome:
-        """Check the learner's answer and print the verdict (returned too, for tests)."""
+    def check(self) -> None:
+        """Check the learner's answer and print the verdict (tests call `evaluate` for the outcome)."""
         if self._namespace is None:
             outcome = Outcome(False, "This question is not bound to the notebook: run the exercises setup cell first.")
         else:
             outcome = self.evaluate(self._namespace)
         print(("✅ " if outcome.correct else "❌ ") + outcome.message)
-        return outcome
 
     def hint(self) -> None:
         """Print a nudge in the right direction."""

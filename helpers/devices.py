@@ -100,3 +100,18 @@ def synchronize(device: torch.device | str) -> None:
         torch.cuda.synchronize(device)
     else:
         torch.accelerator.synchronize(device)
+
+
+def describe_device_spelling(spelling: str) -> str:
+    """Explain what a device string means to torch, or why torch rejects it (for the chapter 01 widget)."""
+    if not isinstance(spelling, str):
+        return f"A device spelling is a string such as 'cuda:1', not a {type(spelling).__name__}."
+    try:
+        device = torch.device(spelling.strip())
+    except RuntimeError as exc:
+        reason = str(exc).split(":")[0] if "Expected one of" in str(exc) else str(exc)
+        return f"torch rejects {spelling!r}: {reason}."
+    if device.index is None:
+        which = "the current device of that type" if device.type != "cpu" else "the CPU (there is only one)"
+        return f"type={device.type!r}, index=None → means {which}"
+    return f"type={device.type!r}, index={device.index} → device number {device.index} of type {device.type!r}"

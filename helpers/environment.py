@@ -83,14 +83,20 @@ def running_on_kaggle() -> bool:
 
 def _driver_gpu_count() -> int | None:
     """Count the GPUs the NVIDIA driver knows, ignoring CUDA_VISIBLE_DEVICES; None without nvidia-smi."""
+    out = nvidia_smi("-L")
+    return None if out is None else sum(1 for line in out.splitlines() if line.startswith("GPU "))
+
+
+def nvidia_smi(*args: str, timeout: float = 30) -> str | None:
+    """What `nvidia-smi ARGS` prints, or None where there is no nvidia-smi (no NVIDIA driver)."""
     exe = shutil.which("nvidia-smi")
     if exe is None:
         return None
     try:
-        out = subprocess.run([exe, "-L"], capture_output=True, text=True, timeout=20, check=False).stdout
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return sum(1 for line in out.splitlines() if line.startswith("GPU "))
+        done = subprocess.run([exe, *args], capture_output=True, text=True, timeout=timeout, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"nvidia-smi could not run: {exc}"
+    return done.stdout + done.stderr
 
 
 def describe_machine() -> Machine:
@@ -292,3 +298,35 @@ def report(m: Machine) -> str:
         if f.fix:
             lines.append(f"          fix: {f.fix}")
     return "\n".join(lines)
+
+
+def example_machines() -> dict[str, Machine]:
+    """Machines learners meet, described by hand, for chapter 00's diagnosis tour and the tests.
+
+    The arch lists are illustrative (a modern CUDA 12.8 build no longer ships sm_60), not copied
+    from a particular wheel; read your own with `torch.cuda.get_arch_list()`.
+    """
+    modern = ("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120", "compute_120")
+    gib = 2**30
+
+    def t4(i: int) -> Gpu:
+        return Gpu(i, "Tesla T4", 15 * gib, (7, 5), 40)
+
+    return {
+        "Kaggle, GPU T4 ×2": Machine("2.10.0+cu128", "12.8", "cuda", (t4(0), t4(1)), modern,
+                                     driver_gpu_count=2, cpus_usable=4, cpus_machine=4, torch_threads=4,
+                                     on_kaggle=True),
+        "Kaggle, accelerator off": Machine("2.10.0+cu128", "12.8", None, (), modern, cpus_usable=4,
+                                           cpus_machine=4, torch_threads=4, on_kaggle=True),
+        "an old P100 with a modern torch": Machine("2.10.0+cu128", "12.8", "cuda",
+                                                   (Gpu(0, "Tesla P100-PCIE-16GB", 16 * gib, (6, 0), 56),),
+                                                   modern, driver_gpu_count=1, cpus_usable=4, cpus_machine=4,
+                                                   torch_threads=4),
+        "a GPU box with CPU-only torch": Machine("2.13.0+cpu", None, None, (), (), driver_gpu_count=1,
+                                                 cpus_usable=8, cpus_machine=8, torch_threads=8),
+        "GPUs hidden by CUDA_VISIBLE_DEVICES": Machine("2.13.0+cu128", "12.8", None, (), modern,
+                                                       cuda_visible_devices="", driver_gpu_count=2,
+                                                       cpus_usable=8, cpus_machine=8, torch_threads=8),
+        "a laptop without a GPU": Machine("2.13.0+cpu", None, None, (), (), cpus_usable=2, cpus_machine=8,
+                                          torch_threads=8),
+    }
