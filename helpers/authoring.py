@@ -39,7 +39,8 @@ from pathlib import Path
 HELPERS_DATASET = "{HELPERS_DATASET}"
 HELPERS_PIP_SOURCE = "{HELPERS_PIP_SOURCE}"
 _kaggle = Path(os.environ.get("COURSE_KAGGLE_INPUT", "/kaggle/input"))
-for _place in [Path.cwd(), Path.cwd().parent, _kaggle / HELPERS_DATASET, *_kaggle.glob(f"datasets/*/{{HELPERS_DATASET}}")]:
+_places = [Path.cwd(), Path.cwd().parent, _kaggle / HELPERS_DATASET, *_kaggle.glob(f"datasets/*/{{HELPERS_DATASET}}")]
+for _place in _places:
     if (_place / "helpers" / "__init__.py").is_file():
         sys.path.insert(0, str(_place))
         break

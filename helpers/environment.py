@@ -264,7 +264,10 @@ def one_line(m: Machine) -> str:
 def stamp(m: Machine | None = None) -> str:
     """The label every measured figure carries: hardware, torch and CUDA versions, date."""
     m = m or describe_machine()
-    hardware = ", ".join(sorted({g.name for g in m.gpus})) if m.gpus else f"CPU ({platform.processor() or platform.machine()}, {m.cpus_usable} cores)"
+    if m.gpus:
+        hardware = ", ".join(sorted({g.name for g in m.gpus}))
+    else:
+        hardware = f"CPU ({platform.processor() or platform.machine()}, {m.cpus_usable} cores)"
     cuda = f", CUDA {m.cuda_build}" if m.cuda_build else ""
     return f"measured on {hardware} · torch {m.torch_version}{cuda} · {date.today().isoformat()}"
 

@@ -155,9 +155,8 @@ def write_index(results: list[ChapterResult], build_dir: Path, quick: bool) -> P
     """Write `index.html`, linking every chapter page, with the summary table."""
     body = []
     for r in results:
-        link = (
-            f'<a href="{html.escape(Path(r.html).name)}">{html.escape(r.chapter)}</a>' if r.html else html.escape(r.chapter)
-        )
+        name = html.escape(r.chapter)
+        link = f'<a href="{html.escape(Path(r.html).name)}">{name}</a>' if r.html else name
         body.append(
             f"<tr><td>{link}</td><td class='{r.status}'>{r.status}</td><td>{r.seconds:.1f}</td>"
             f"<td>{html.escape(r.device)}</td><td>{r.no_gpu_cells}</td><td>{html.escape(r.error)}</td></tr>"

@@ -1,0 +1,80 @@
+"""helpers.devices: device choice on this machine and on pretend machines, bad arguments, messages."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from helpers import devices
+
+
+def test_on_this_machine_everything_falls_back_to_what_exists() -> None:
+    count = torch.accelerator.device_count() if torch.accelerator.is_available() else 0
+    assert len(devices.try_all_gpus()) == max(count, 1)
+    assert devices.try_gpu(count) == torch.device("cpu")
+
+
+@pytest.fixture
+def two_cuda_gpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(devices, "accelerator_type", lambda: "cuda")
+    monkeypatch.setattr(devices, "accelerator_count", lambda: 2)
+
+
+@pytest.mark.usefixtures("two_cuda_gpus")
+def test_with_two_gpus_try_gpu_names_them_and_falls_back_past_them() -> None:
+    assert devices.try_gpu() == torch.device("cuda:0")
+    assert devices.try_gpu(1) == torch.device("cuda:1")
+    assert devices.try_gpu(2) == torch.device("cpu")
+    assert devices.try_all_gpus() == [torch.device("cuda:0"), torch.device("cuda:1")]
+
+
+def test_an_apple_gpu_is_found_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(devices, "accelerator_type", lambda: "mps")
+    monkeypatch.setattr(devices, "accelerator_count", lambda: 1)
+    assert devices.try_gpu() == torch.device("mps:0")
+    assert devices.try_all_gpus() == [torch.device("mps:0")]
+
+
+@pytest.mark.parametrize(("bad", "error", "words"), [
+    (-1, ValueError, "cannot be negative"),
+    ("1", TypeError, "whole number"),
+    (1.0, TypeError, "whole number"),
+    (True, TypeError, "whole number"),
+    (None, TypeError, "whole number"),
+])
+def test_bad_indices_get_clear_errors(bad: object, error: type[Exception], words: str) -> None:
+    with pytest.raises(error, match=words):
+        devices.try_gpu(bad)  # type: ignore[arg-type]
+    with pytest.raises(error, match=words):
+        devices.have_gpus(bad)  # type: ignore[arg-type]
+
+
+def test_have_gpus_explains_what_is_missing(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(devices, "cuda_gpu_count", lambda: 1)
+    assert devices.have_gpus(1, "do one thing") is True
+    assert capsys.readouterr().out == ""
+    assert devices.have_gpus(2, "copy between GPUs") is False
+    out = capsys.readouterr().out
+    assert devices.NO_GPU_MARKER in out and "copy between GPUs" in out and "2 CUDA GPUs" in out
+    assert "GPU T4 ×2" in out and "this machine has 1" in out
+
+
+def test_synchronize_accepts_cpu_and_strings() -> None:
+    devices.synchronize("cpu")
+    devices.synchronize(torch.device("cpu"))
+    with pytest.raises(RuntimeError):
+        devices.synchronize("not-a-device")
+
+
+@pytest.mark.parametrize(("spelling", "words"), [
+    ("cuda:1", "index=1"),
+    ("cuda", "current device"),
+    ("cpu", "only one"),
+    ("gpu", "torch rejects 'gpu'"),
+    ("cuda:-1", "torch rejects"),
+    (7, "not a int"),
+])
+def test_describe_device_spelling(spelling: object, words: str) -> None:
+    assert words in devices.describe_device_spelling(spelling)  # type: ignore[arg-type]

@@ -1,0 +1,52 @@
+"""Notebook conventions: tidy, the chapter anatomy, and every code cell compiles (GPU-only ones too)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from helpers import authoring
+
+from .notebook_code import ALL_NOTEBOOKS, CHAPTERS, code_cells, load, markdown
+
+CHAPTER_IDS = [p.stem for p in CHAPTERS]
+
+
+@pytest.mark.parametrize("path", ALL_NOTEBOOKS, ids=[p.stem for p in ALL_NOTEBOOKS])
+def test_notebook_is_tidy(path) -> None:
+    """Canonical parameters and setup cells; no outputs except the cells nbval checks."""
+    assert authoring.problems(load(path)) == [], f"run: python -m helpers tidy {path}"
+
+
+@pytest.mark.parametrize("path", ALL_NOTEBOOKS, ids=[p.stem for p in ALL_NOTEBOOKS])
+def test_every_code_cell_compiles(path) -> None:
+    for i, code in enumerate(code_cells(load(path))):
+        try:
+            compile(code, f"{path.name} code cell {i}", "exec")
+        except SyntaxError as exc:
+            pytest.fail(f"{path.name}, code cell {i} does not compile: {exc}")
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=CHAPTER_IDS)
+def test_chapter_anatomy(path) -> None:
+    nb = load(path)
+    number = path.name[:2]
+    text = markdown(nb)
+    first = "".join(nb["cells"][0]["source"])
+    assert re.match(rf"# {number} · \S", first), "the first cell is the title '# NN · Title'"
+    for needed in ("**Runs on**", "**Glossary**", "## What the sources got wrong", "## Exercises",
+                   "## Summary", "## Links"):
+        assert needed in text, f"{path.name} lacks {needed!r}"
+    assert re.search(r"[\u4e00-\u9fff]", text), "the glossary gives the Chinese terms the sources use"
+    assert re.search(r"\| *CPU", text), "the 'Runs on' table has a CPU row"
+    code = "\n".join(code_cells(nb))
+    assert f'load_exercises("{number}", globals())' in code, "the exercises are bound to the notebook"
+    for n in re.findall(r"ex\.q(\d+)\.check\(\)", code):
+        assert re.search(rf"ex\.q{n}\.check\(\)", code)
+    assert "pytorch.org/docs" in text, "links to the PyTorch documentation it relied on"
+
+
+def test_chapters_are_numbered_without_gaps() -> None:
+    numbers = [int(p.name[:2]) for p in CHAPTERS]
+    assert numbers == list(range(len(numbers))), f"chapters should be 00, 01, ... in order, found {numbers}"

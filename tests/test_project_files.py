@@ -1,0 +1,76 @@
+"""Project files agree with each other: dependencies, Kaggle settings, lint, README commands."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+import yaml
+
+from helpers import authoring
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _name(requirement: str) -> str:
+    return re.split(r"[<>=!~\[; ]", requirement.strip(), maxsplit=1)[0].lower().replace("_", "-")
+
+
+def test_environment_yml_declares_the_same_dependencies_as_pyproject() -> None:
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    wanted = set(project["dependencies"]) | set(project["optional-dependencies"]["dev"])
+    env = yaml.safe_load((ROOT / "environment.yml").read_text(encoding="utf-8"))
+    pip_lists = [d["pip"] for d in env["dependencies"] if isinstance(d, dict) and "pip" in d]
+    assert len(pip_lists) == 1, "environment.yml lists the Python packages under one `pip:` entry"
+    declared = set(pip_lists[0])
+    assert declared == wanted, (
+        f"only in pyproject.toml: {sorted(wanted - declared)}; only in environment.yml: {sorted(declared - wanted)}"
+    )
+    python = [d for d in env["dependencies"] if isinstance(d, str) and d.startswith("python")]
+    assert python and project["requires-python"].lstrip(">=") in python[0]
+
+
+def test_torch_range_admits_kaggle_and_ci() -> None:
+    from packaging.specifiers import SpecifierSet
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    torch_req = next(r for r in project["dependencies"] if _name(r) == "torch")
+    spec = SpecifierSet(torch_req[len("torch"):])
+    assert "2.10.0" in spec, "Kaggle runs torch 2.10"
+    assert "2.13.0" in spec, "CI installs torch 2.13.0"
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    pinned = re.search(r"torch==([\d.]+)", makefile)
+    assert pinned and pinned.group(1) in spec, "the Makefile pins a torch inside the supported range"
+
+
+def test_kaggle_metadata_has_the_collection_settings() -> None:
+    meta = json.loads((ROOT / "kaggle-metadata.json").read_text(encoding="utf-8"))
+    for key in ("owner", "slug_prefix", "repository", "machine_shape", "enable_gpu", "enable_internet",
+                "is_private", "helpers_dataset"):
+        assert key in meta, f"kaggle-metadata.json lacks {key!r}"
+    assert meta["machine_shape"] == "NvidiaTeslaT4", "GPU T4 x2 is Kaggle's GPU accelerator"
+    assert meta["enable_gpu"] is True
+    assert meta["helpers_dataset"]["slug"] == authoring.HELPERS_DATASET, "the setup cell looks for this slug"
+    assert authoring.HELPERS_PIP_SOURCE == f"git+{meta['repository']}", "the setup cell pip-installs this repository"
+
+
+def test_readme_gives_the_two_commands_and_ci_runs_the_test_one() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "make run" in readme and "make test" in readme
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert re.search(r"^\s*make test\b", ci, re.M), ".ci/run must run the README's test command"
+    for chapter in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        assert chapter.name in readme, f"the README's chapter table lacks {chapter.name}"
+
+
+@pytest.mark.skipif(shutil.which("ruff", path=str(Path(sys.executable).parent)) is None, reason="ruff is not installed")
+def test_ruff_is_clean() -> None:
+    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent))
+    done = subprocess.run([ruff, "check", "helpers", "tests", "notebooks"], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
