@@ -39,6 +39,13 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             )
 
 
+def pytest_sessionstart(session: pytest.Session) -> None:
+    # Only the controlling process clears the previous run's reports (xdist workers have workerinput).
+    if not hasattr(session.config, "workerinput") and NOTEBOOK_RUNS.is_dir():
+        for old in NOTEBOOK_RUNS.glob("*.result.json"):
+            old.unlink()
+
+
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     reports = sorted(NOTEBOOK_RUNS.glob("*.result.json")) if NOTEBOOK_RUNS.is_dir() else []
     if not reports:

@@ -119,3 +119,28 @@ def test_import_helpers_is_cheap_beyond_torch() -> None:
         assert heavy == "-", f"import helpers pulled in {heavy}"
         costs.append(float(cost))
     assert min(costs) <= 0.3, f"import helpers costs {min(costs):.2f} s beyond import torch"
+
+
+def test_show_source_prints_the_helpers_code(capsys: pytest.CaptureFixture[str]) -> None:
+    from helpers.devices import try_gpu
+    from helpers.show import show_source
+
+    show_source(try_gpu)
+    out = capsys.readouterr().out
+    assert out.startswith("# from helpers.devices") and "def try_gpu(" in out
+    with pytest.raises(TypeError, match="function or class"):
+        show_source(len)
+
+
+def test_plots_stamp_a_figure(tmp_path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from helpers.plots import add_stamp, new_figure
+
+    fig, ax = new_figure(4, 3)
+    ax.plot([1, 2], [3, 4])
+    add_stamp(fig, "measured on test hardware")
+    assert any(t.get_text() == "measured on test hardware" for t in fig.texts)
+    fig.savefig(tmp_path / "f.png")
+    assert (tmp_path / "f.png").stat().st_size > 0
