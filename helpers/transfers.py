@@ -1,0 +1,335 @@
+"""Copies between devices, measured: many small copies against one big one, and hidden waits.
+
+Chapter 03 teaches two lessons with this module:
+
+* `measure_pieces` / `sweep_pieces`: move the same bytes as one copy or as N smaller copies and
+  report the total time and the effective bandwidth. On a GPU the copies go from host memory to
+  the device (pageable memory, as most code has it); on a machine without one they go from host
+  memory to host memory, and every record says which it measured (`direction`).
+* `hidden_sync_timings`: `print`, `.item()`, `.tolist()` and `.numpy()` on a GPU result make the
+  host wait for all the queued work before they can read it.
+
+`is_device_mismatch_error` recognises the "tensors on different devices" RuntimeError, whose
+wording differs between devices and torch releases (chapters 02 and 04 use it).
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from .devices import synchronize, try_gpu
+from .timing import format_seconds, gigabytes_per_second, wall_seconds
+
+#: The wordings torch uses when an operation's tensors live on different devices:
+#: CUDA kernels say "Expected all tensors to be on the same device ...", the meta and CPU
+#: checks say "Tensor on device meta is not on the expected device cpu!".
+_MISMATCH = re.compile(r"same device|expected device|different from other tensors", re.IGNORECASE)
+
+
+def is_device_mismatch_error(exc: BaseException) -> bool:
+    """True when `exc` is the RuntimeError torch raises for tensors on different devices."""
+    return isinstance(exc, RuntimeError) and bool(_MISMATCH.search(str(exc)))
+
+
+def _positive_int(value: Any, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{name} must be a whole number, not {value!r} ({type(value).__name__})")
+    if value <= 0:
+        raise ValueError(f"{name} must be at least 1, not {value}")
+    return value
+
+
+def destination_for_transfers(device: torch.device | str | None = None) -> torch.device:
+    """The device host memory is copied to: `device` if given, else the first GPU, else the CPU."""
+    return torch.device(device) if device is not None else try_gpu()
+
+
+def transfer_direction(device: torch.device | str) -> str:
+    """Words for what a measurement copied, e.g. 'host → cuda:0' or 'host → host (no GPU here)'."""
+    device = torch.device(device)
+    if device.type == "cpu":
+        return "host → host, one thread (no GPU here: a stand-in for host → GPU)"
+    return f"host → {device}"
+
+
+@dataclass(frozen=True)
+class PieceTiming:
+    """Moving `total_bytes` as `pieces` copies of `piece_bytes` each: total time and effective bandwidth."""
+
+    pieces: int
+    piece_bytes: int
+    total_bytes: int
+    seconds: float  # fastest of `repeats` runs: the time to move all pieces
+    gb_per_s: float  # total_bytes / seconds, in 10^9 bytes per second
+    repeats: int
+    direction: str
+    stamp: str
+
+    def __str__(self) -> str:
+        return (
+            f"{self.pieces:>6} × {_format_bytes(self.piece_bytes):>9}: "
+            f"{format_seconds(self.seconds):>9} in all, {self.gb_per_s:7.2f} GB/s"
+        )
+
+
+def _format_bytes(n: int) -> str:
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= scale:
+            return f"{n / scale:.3g} {unit}"
+    return f"{n} B"
+
+
+def copy_in_pieces(src: torch.Tensor, dst: torch.Tensor, pieces: int) -> None:
+    """Copy 1-D `src` into `dst` as `pieces` equal consecutive slices, one `copy_` each."""
+    if src.dim() != 1 or dst.dim() != 1:
+        raise ValueError(f"src and dst must be 1-D, not {src.dim()}-D and {dst.dim()}-D")
+    if src.numel() != dst.numel():
+        raise ValueError(f"src has {src.numel()} elements but dst has {dst.numel()}")
+    pieces = _positive_int(pieces, "pieces")
+    if src.numel() % pieces:
+        raise ValueError(f"{src.numel()} elements do not split into {pieces} equal pieces")
+    for d, s in zip(dst.view(pieces, -1), src.view(pieces, -1), strict=True):
+        d.copy_(s)
+
+
+def measure_pieces(
+    total_bytes: int,
+    pieces: int,
+    device: torch.device | str | None = None,
+    *,
+    repeats: int = 5,
+) -> PieceTiming:
+    """Time copying `total_bytes` from host memory to `device` as `pieces` equal copies.
+
+    `device` defaults to the first GPU, or the CPU when there is none (then the copies are host
+    to host). The destination is allocated once, so only the copies are timed; the device is
+    synchronised before and after every repeat, and the fastest of `repeats` runs is reported
+    (the run least disturbed by other work on the machine, as bandwidth tests usually report).
+    """
+    total_bytes = _positive_int(total_bytes, "total_bytes")
+    pieces = _positive_int(pieces, "pieces")
+    repeats = _positive_int(repeats, "repeats")
+    if pieces > total_bytes:
+        raise ValueError(f"{pieces} pieces of {total_bytes} bytes would be smaller than one byte each")
+    if total_bytes % pieces:
+        raise ValueError(
+            f"{total_bytes} bytes do not split into {pieces} equal pieces; pick a number of pieces that "
+            f"divides the size (powers of two divide sizes in KiB and MiB)"
+        )
+    from .environment import stamp
+
+    device = destination_for_transfers(device)
+    src = torch.ones(total_bytes, dtype=torch.uint8)  # touch every page before timing
+    dst = torch.empty(total_bytes, dtype=torch.uint8, device=device)
+    threads = torch.get_num_threads()
+    if device.type == "cpu":
+        # A GPU's copy engine moves one copy at a time; one CPU thread is the fair stand-in (and
+        # a multi-threaded copy stalls whenever another process holds one of the cores).
+        torch.set_num_threads(1)
+    try:
+        copy_in_pieces(src, dst, pieces)  # warm-up: first touch, allocator, CUDA context
+        times = [wall_seconds(lambda: copy_in_pieces(src, dst, pieces), device) for _ in range(repeats)]
+    finally:
+        torch.set_num_threads(threads)
+    seconds = min(times)
+    return PieceTiming(
+        pieces=pieces,
+        piece_bytes=total_bytes // pieces,
+        total_bytes=total_bytes,
+        seconds=seconds,
+        gb_per_s=gigabytes_per_second(total_bytes, seconds),
+        repeats=repeats,
+        direction=transfer_direction(device),
+        stamp=stamp(),
+    )
+
+
+def piece_counts(total_bytes: int, smallest_piece_bytes: int = 1024, step: int = 4) -> list[int]:
+    """Piece counts 1, step, step², ... while pieces hold `smallest_piece_bytes` or more and divide evenly."""
+    total_bytes = _positive_int(total_bytes, "total_bytes")
+    smallest_piece_bytes = _positive_int(smallest_piece_bytes, "smallest_piece_bytes")
+    step = _positive_int(step, "step")
+    if step < 2:
+        raise ValueError(f"step must be at least 2 so that the sweep grows, not {step}")
+    counts, n = [], 1
+    while total_bytes // n >= smallest_piece_bytes and total_bytes % n == 0:
+        counts.append(n)
+        n *= step
+    if not counts:
+        raise ValueError(f"{total_bytes} bytes is less than one piece of {smallest_piece_bytes} bytes")
+    return counts
+
+
+def sweep_pieces(
+    total_bytes: int,
+    counts: Iterable[int],
+    device: torch.device | str | None = None,
+    *,
+    repeats: int = 5,
+    progress: bool = True,
+) -> list[PieceTiming]:
+    """`measure_pieces` for every piece count in `counts` (with a progress bar)."""
+    counts = list(counts)
+    if not counts:
+        raise ValueError("counts is empty: give at least one number of pieces")
+    if progress:
+        from tqdm.auto import tqdm
+
+        counts_iter: Iterable[int] = tqdm(counts, desc="piece counts", unit="count")
+    else:
+        counts_iter = counts
+    return [measure_pieces(total_bytes, n, device, repeats=repeats) for n in counts_iter]
+
+
+def plot_sweep(records: Sequence[PieceTiming]) -> Any:
+    """Total time against number of pieces, and effective bandwidth against piece size (log axes), stamped."""
+    if not records:
+        raise ValueError("no records to plot: run sweep_pieces first")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    from .plots import add_stamp
+
+    fig, (ax_time, ax_bw) = plt.subplots(1, 2, figsize=(10.0, 4.0), layout="constrained")
+    pieces = [r.pieces for r in records]
+    ax_time.loglog(pieces, [r.seconds * 1e3 for r in records], "o-", color="tab:red")
+    ax_time.set_xlabel("number of copies (same total bytes)")
+    ax_time.set_ylabel("total time (ms)")
+    ax_time.set_title(f"moving {_format_bytes(records[0].total_bytes)}")
+    ax_time.grid(True, which="both", alpha=0.3)
+    plain = FuncFormatter(lambda v, _: f"{v:g}")
+    ax_time.yaxis.set_major_formatter(plain)
+    times = [r.seconds for r in records]
+    if max(times) < 10 * min(times):  # less than a decade: label the minor ticks too
+        ax_time.yaxis.set_minor_formatter(plain)
+    else:
+        ax_time.yaxis.set_minor_formatter(NullFormatter())
+    ax_bw.semilogx([r.piece_bytes for r in records], [r.gb_per_s for r in records], "o-", color="tab:blue")
+    ax_bw.set_xlabel("bytes per copy")
+    ax_bw.set_ylabel("effective bandwidth (GB/s)")
+    ax_bw.set_title("fewer, bigger copies move bytes faster")
+    ax_bw.set_ylim(bottom=0)
+    ax_bw.grid(True, which="both", alpha=0.3)
+    fig.suptitle(records[0].direction)
+    add_stamp(fig, records[0].stamp)
+    return fig
+
+
+def pieces_widget(
+    device: torch.device | str | None = None,
+    *,
+    sizes_mib: Sequence[int] = (1, 4, 16, 64),
+    max_pieces: int = 16384,
+    repeats: int = 3,
+) -> Any:
+    """An ipywidgets control: pick the total size and the number of pieces, and it re-measures.
+
+    Returns the `interactive` widget (display it); its `.result` is the latest `PieceTiming`.
+    It measures once when built, so a headless run shows a result too.
+    """
+    import ipywidgets as widgets
+
+    max_pieces = _positive_int(max_pieces, "max_pieces")
+    if not sizes_mib:
+        raise ValueError("sizes_mib is empty: give at least one total size in MiB")
+    for size in sizes_mib:
+        _positive_int(size, "every size in sizes_mib")
+    choices = [2**k for k in range(max_pieces.bit_length()) if 2**k <= max_pieces]
+    device = destination_for_transfers(device)
+    one_copy: dict[int, PieceTiming] = {}
+
+    def measure(total_mib: int, pieces: int) -> PieceTiming:
+        total = total_mib * 2**20
+        if total_mib not in one_copy:
+            one_copy[total_mib] = measure_pieces(total, 1, device, repeats=repeats)
+        record = measure_pieces(total, pieces, device, repeats=repeats)
+        base = one_copy[total_mib]
+        print(record.direction)
+        print(record)
+        print(
+            f"one copy of {_format_bytes(total)}: {format_seconds(base.seconds)}, {base.gb_per_s:.2f} GB/s → "
+            f"{pieces} pieces take {record.seconds / base.seconds:.1f}× as long"
+        )
+        print(record.stamp)
+        return record
+
+    size = widgets.Dropdown(options=list(sizes_mib), value=sizes_mib[0], description="total MiB")
+    count = widgets.SelectionSlider(
+        options=choices, value=choices[len(choices) // 2], description="pieces", continuous_update=False
+    )
+    return widgets.interactive(measure, total_mib=size, pieces=count)
+
+
+@dataclass(frozen=True)
+class SyncTiming:
+    """How long queuing some work took, and how long reading its result took afterwards."""
+
+    read: str  # how the result was read: "print", ".item()", ...
+    queue_seconds: float  # from a synchronised start until the work was queued
+    read_seconds: float  # the read alone: includes waiting for the queued work on a GPU
+    device: str
+    stamp: str
+
+    def __str__(self) -> str:
+        return (
+            f"{self.read:<26} queue the work: {format_seconds(self.queue_seconds):>9}   "
+            f"then the read: {format_seconds(self.read_seconds):>9}"
+        )
+
+
+def _print_quietly(t: torch.Tensor) -> None:
+    print(t[0, :3], file=io.StringIO())  # formats the values as print does, without the noise
+
+
+#: The reads chapter 03 times. Each needs the values on the host, so on a GPU it waits for them.
+READS: dict[str, Callable[[torch.Tensor], object]] = {
+    "print(y[0, :3])": _print_quietly,
+    "y[0, 0].item()": lambda t: t[0, 0].item(),
+    "y[0, :3].tolist()": lambda t: t[0, :3].tolist(),
+    "y[0, :3].cpu().numpy()": lambda t: t[0, :3].cpu().numpy(),
+    "explicit synchronize": lambda t: synchronize(t.device),
+}
+
+
+def hidden_sync_timings(
+    device: torch.device | str,
+    *,
+    size: int = 1024,
+    work: int = 10,
+    reads: dict[str, Callable[[torch.Tensor], object]] | None = None,
+) -> list[SyncTiming]:
+    """For each way of reading a result: time queuing `work` matrix products, then time the read.
+
+    The device is synchronised before each start and after each read, so both intervals are
+    complete. On a GPU the queuing returns almost at once and the read absorbs the computation;
+    on the CPU the work runs while it is "queued" and the read is instant.
+    """
+    size = _positive_int(size, "size")
+    work = _positive_int(work, "work")
+    from .environment import stamp
+
+    device = torch.device(device)
+    reads = READS if reads is None else reads
+    x = torch.randn(size, size, device=device) / size**0.5
+    y = x @ x  # warm-up (kernel selection, first allocation)
+    synchronize(device)
+    label = stamp()
+    out = []
+    for name, read in reads.items():
+        synchronize(device)
+        start = time.perf_counter()
+        for _ in range(work):
+            y = x @ x
+        queued = time.perf_counter()
+        read(y)
+        done = time.perf_counter()
+        synchronize(device)
+        out.append(SyncTiming(name, queued - start, done - queued, str(device), label))
+    return out

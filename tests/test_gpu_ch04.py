@@ -1,0 +1,64 @@
+"""Chapter 04's GPU claims: Module.to, where parameters live, input mismatch, training, checkpoints, autocast."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch import nn
+
+from helpers.training import make_data, make_model, model_device, train
+from helpers.transfers import is_device_mismatch_error
+
+
+@pytest.mark.gpu
+def test_module_to_moves_parameters_and_buffers_in_place() -> None:
+    net = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1d(4))
+    net.stray = torch.ones(4)  # a plain attribute: not registered, so not moved
+    assert net.to("cuda") is net
+    assert all(p.device.type == "cuda" for p in net.parameters())
+    assert all(b.device.type == "cuda" for b in net.buffers())
+    assert next(net.parameters()).device == torch.device("cuda", 0)
+    assert net.stray.device.type == "cpu"
+
+
+@pytest.mark.gpu
+def test_cpu_input_to_a_gpu_model_raises_the_device_mismatch_error() -> None:
+    net = nn.Linear(3, 1).cuda()
+    with pytest.raises(RuntimeError) as info:
+        net(torch.rand(2, 3))
+    assert is_device_mismatch_error(info.value), str(info.value)
+    assert net(torch.rand(2, 3).to(model_device(net))).device.type == "cuda"
+
+
+@pytest.mark.gpu
+def test_training_runs_on_the_gpu_and_stays_there() -> None:
+    X, y = make_data(512)
+    net = make_model().to("cuda")
+    losses = train(net, X, y, epochs=10)
+    assert len(losses) == 10 and losses[-1] < losses[0]
+    assert model_device(net).type == "cuda"
+    assert X.device.type == "cpu", "the caller's data are left where they were"
+
+
+@pytest.mark.gpu
+def test_a_gpu_checkpoint_loads_onto_the_cpu_with_map_location(tmp_path) -> None:
+    net = make_model().to("cuda")
+    path = tmp_path / "net.pt"
+    torch.save(net.state_dict(), path)
+    as_saved = torch.load(path, weights_only=True)
+    assert all(v.device.type == "cuda" for v in as_saved.values())
+    on_cpu = torch.load(path, map_location="cpu", weights_only=True)
+    assert all(v.device.type == "cpu" for v in on_cpu.values())
+    restored = make_model(seed=1)
+    restored.load_state_dict(on_cpu)
+    X = torch.rand(4, 8)
+    torch.testing.assert_close(restored(X), net(X.cuda()).cpu())
+
+
+@pytest.mark.gpu
+def test_autocast_runs_linear_layers_in_float16_on_cuda() -> None:
+    net = nn.Linear(8, 4).cuda()
+    with torch.autocast(device_type="cuda", dtype=torch.float16):
+        out = net(torch.rand(2, 8, device="cuda"))
+    assert out.dtype == torch.float16
+    assert net.weight.dtype == torch.float32

@@ -1,0 +1,163 @@
+"""helpers.transfers: the pieces sweep, its plot and widget, hidden-sync timings, and bad inputs."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from helpers.transfers import (
+    PieceTiming,
+    copy_in_pieces,
+    hidden_sync_timings,
+    is_device_mismatch_error,
+    measure_pieces,
+    piece_counts,
+    pieces_widget,
+    plot_sweep,
+    sweep_pieces,
+    transfer_direction,
+)
+
+KIB = 1024
+
+
+def test_copy_in_pieces_copies_every_byte() -> None:
+    src = torch.arange(64, dtype=torch.float32)
+    dst = torch.zeros(64)
+    copy_in_pieces(src, dst, 8)
+    assert torch.equal(src, dst)
+
+
+@pytest.mark.parametrize(
+    ("src", "dst", "pieces", "error", "match"),
+    [
+        (torch.zeros(2, 4), torch.zeros(2, 4), 2, ValueError, "1-D"),
+        (torch.zeros(8), torch.zeros(6), 2, ValueError, "elements"),
+        (torch.zeros(8), torch.zeros(8), 3, ValueError, "equal pieces"),
+        (torch.zeros(8), torch.zeros(8), 0, ValueError, "at least 1"),
+        (torch.zeros(8), torch.zeros(8), 2.0, TypeError, "whole number"),
+    ],
+)
+def test_copy_in_pieces_rejects_bad_inputs(src, dst, pieces, error, match) -> None:
+    with pytest.raises(error, match=match):
+        copy_in_pieces(src, dst, pieces)
+
+
+def test_measure_pieces_on_the_cpu_is_a_labelled_stamped_record() -> None:
+    threads = torch.get_num_threads()
+    r = measure_pieces(64 * KIB, 16, "cpu", repeats=2)
+    assert isinstance(r, PieceTiming)
+    assert (r.pieces, r.piece_bytes, r.total_bytes, r.repeats) == (16, 4 * KIB, 64 * KIB, 2)
+    assert r.seconds > 0 and r.gb_per_s == pytest.approx(64 * KIB / r.seconds / 1e9)
+    assert "host → host" in r.direction and "stand-in" in r.direction
+    assert r.stamp.startswith("measured on") and "torch" in r.stamp
+    assert torch.get_num_threads() == threads, "the thread count is restored"
+    assert "16 ×" in str(r) and "GB/s" in str(r)
+
+
+def test_measure_pieces_defaults_to_this_machine_device() -> None:
+    r = measure_pieces(4 * KIB, 1, repeats=1)
+    expected = "host → cuda:0" if torch.cuda.is_available() else "host → host"
+    assert r.direction.startswith(expected)
+
+
+@pytest.mark.parametrize(
+    ("total", "pieces", "repeats", "error", "match"),
+    [
+        (0, 1, 1, ValueError, "total_bytes must be at least 1"),
+        (-1024, 1, 1, ValueError, "total_bytes must be at least 1"),
+        (1024, 0, 1, ValueError, "pieces must be at least 1"),
+        (1024, -4, 1, ValueError, "pieces must be at least 1"),
+        (1024, 3, 1, ValueError, "do not split into 3 equal pieces"),
+        (1024, 2048, 1, ValueError, "smaller than one byte"),
+        (1024, 1, 0, ValueError, "repeats must be at least 1"),
+        (1024.0, 1, 1, TypeError, "whole number"),
+        (True, 1, 1, TypeError, "whole number"),
+        (1024, "4", 1, TypeError, "whole number"),
+    ],
+)
+def test_measure_pieces_rejects_bad_inputs(total, pieces, repeats, error, match) -> None:
+    with pytest.raises(error, match=match):
+        measure_pieces(total, pieces, "cpu", repeats=repeats)
+
+
+def test_piece_counts() -> None:
+    assert piece_counts(16 * KIB, smallest_piece_bytes=KIB) == [1, 4, 16]
+    assert piece_counts(16 * KIB, smallest_piece_bytes=KIB, step=2) == [1, 2, 4, 8, 16]
+    assert piece_counts(3000, smallest_piece_bytes=1000) == [1]  # 3000 / 4 is not whole
+    with pytest.raises(ValueError, match="less than one piece"):
+        piece_counts(512, smallest_piece_bytes=KIB)
+    with pytest.raises(ValueError, match="step must be at least 2"):
+        piece_counts(KIB, step=1)
+    with pytest.raises(ValueError, match="at least 1"):
+        piece_counts(0)
+
+
+def test_sweep_and_plot() -> None:
+    records = sweep_pieces(16 * KIB, [1, 4, 16], "cpu", repeats=1, progress=False)
+    assert [r.pieces for r in records] == [1, 4, 16]
+    assert len({r.total_bytes for r in records}) == 1
+    fig = plot_sweep(records)
+    axes = fig.get_axes()
+    assert len(axes) == 2
+    assert axes[0].get_xscale() == "log" and axes[0].get_yscale() == "log"
+    assert "host → host" in fig._suptitle.get_text()
+    assert any("measured on" in t.get_text() for t in fig.texts), "the plot carries the stamp"
+    import matplotlib.pyplot as plt
+
+    plt.close(fig)
+
+
+def test_sweep_and_plot_reject_empty_inputs() -> None:
+    with pytest.raises(ValueError, match="counts is empty"):
+        sweep_pieces(KIB, [], "cpu")
+    with pytest.raises(ValueError, match="no records"):
+        plot_sweep([])
+
+
+def test_widget_measures_once_when_built_and_again_on_change(capsys: pytest.CaptureFixture[str]) -> None:
+    w = pieces_widget("cpu", sizes_mib=(1,), max_pieces=64, repeats=1)
+    first = w.result
+    assert isinstance(first, PieceTiming) and first.total_bytes == 2**20
+    slider = w.children[1]
+    slider.value = 64
+    assert w.result.pieces == 64
+    with pytest.raises(ValueError, match="sizes_mib is empty"):
+        pieces_widget("cpu", sizes_mib=())
+    with pytest.raises(ValueError, match="at least 1"):
+        pieces_widget("cpu", sizes_mib=(0,))
+    with pytest.raises(ValueError, match="max_pieces"):
+        pieces_widget("cpu", max_pieces=0)
+
+
+def test_transfer_direction_names_what_was_measured() -> None:
+    assert transfer_direction("cuda:1") == "host → cuda:1"
+    assert "stand-in" in transfer_direction(torch.device("cpu"))
+
+
+def test_hidden_sync_timings_on_the_cpu() -> None:
+    rows = hidden_sync_timings("cpu", size=32, work=2)
+    assert [r.read for r in rows] == [
+        "print(y[0, :3])", "y[0, 0].item()", "y[0, :3].tolist()", "y[0, :3].cpu().numpy()", "explicit synchronize"
+    ]
+    assert all(r.queue_seconds > 0 and r.read_seconds >= 0 and r.device == "cpu" for r in rows)
+    assert "queue the work" in str(rows[0])
+    with pytest.raises(ValueError, match="size must be at least 1"):
+        hidden_sync_timings("cpu", size=0)
+    with pytest.raises(ValueError, match="work must be at least 1"):
+        hidden_sync_timings("cpu", work=-1)
+
+
+def test_is_device_mismatch_error_recognises_the_real_error() -> None:
+    try:
+        torch.ones(2, device="meta") + torch.ones(2)
+    except RuntimeError as error:
+        assert is_device_mismatch_error(error)
+    else:
+        pytest.fail("meta + cpu should raise")
+    cuda_wording = RuntimeError(
+        "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!"
+    )
+    assert is_device_mismatch_error(cuda_wording)
+    assert not is_device_mismatch_error(RuntimeError("shape mismatch"))
+    assert not is_device_mismatch_error(ValueError("not on the same device"))
