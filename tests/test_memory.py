@@ -1,0 +1,193 @@
+"""helpers.memory: tensor sizes, the caching-allocator model, the playground, and clear errors."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from helpers.memory import (
+    MIB,
+    AllocatorPlayground,
+    CachingAllocatorModel,
+    ModelOutOfMemoryError,
+    NeedsCudaError,
+    Step,
+    format_bytes,
+    plot_steps,
+    round_size,
+    segment_size,
+    tensor_nbytes,
+)
+
+NO_CUDA = not torch.cuda.is_available()
+
+
+@pytest.mark.parametrize(
+    ("shape", "dtype"),
+    [((64, 3, 224, 224), torch.float32), ((7,), torch.float16), ((2, 0, 3), torch.float64), ((), torch.int8),
+     ((3, 5), torch.complex64), ((4,), torch.bool)],
+)
+def test_tensor_nbytes_matches_torch(shape, dtype) -> None:
+    t = torch.empty(shape, dtype=dtype, device="meta")
+    assert tensor_nbytes(shape, dtype) == t.numel() * t.element_size() == t.nbytes
+
+
+def test_tensor_nbytes_accepts_an_int_and_a_size() -> None:
+    assert tensor_nbytes(10, torch.float32) == 40
+    assert tensor_nbytes(torch.Size([2, 3]), torch.float64) == 48
+
+
+@pytest.mark.parametrize(
+    ("shape", "dtype", "error", "words"),
+    [((2, -1), torch.float32, ValueError, "negative"), ((2, 1.5), torch.float32, TypeError, "whole number"),
+     ("2,3", torch.float32, TypeError, "tuple"), ((2, 3), "float32", TypeError, "torch.dtype"),
+     ((2, True), torch.float32, TypeError, "whole number"), (None, torch.float32, TypeError, "tuple")],
+)
+def test_tensor_nbytes_rejects_bad_input(shape, dtype, error, words) -> None:
+    with pytest.raises(error, match=words):
+        tensor_nbytes(shape, dtype)
+
+
+def test_format_bytes() -> None:
+    assert format_bytes(512) == "512 B"
+    assert format_bytes(2 * MIB) == "2.0 MiB"
+    assert format_bytes(15 * 2**30) == "15.0 GiB"
+    assert format_bytes(-1024) == "-1.0 KiB"
+    with pytest.raises(TypeError):
+        format_bytes("12")
+
+
+def test_rounding_and_segment_sizes_follow_the_allocator_constants() -> None:
+    assert [round_size(n) for n in (1, 511, 512, 513, 1000)] == [512, 512, 512, 1024, 1024]
+    assert segment_size(512) == segment_size(MIB) == 2 * MIB  # small pool
+    assert segment_size(MIB + 512) == segment_size(10 * MIB - 512) == 20 * MIB  # 1–10 MiB share 20 MiB
+    assert segment_size(10 * MIB) == 10 * MIB
+    assert segment_size(25 * MIB + 512) == 26 * MIB  # rounded up to 2 MiB
+    for bad in (0, -5):
+        with pytest.raises(ValueError):
+            round_size(bad)
+    for bad in (1.5, "1", True):
+        with pytest.raises(TypeError):
+            round_size(bad)
+
+
+def test_small_requests_share_a_2_mib_segment() -> None:
+    m = CachingAllocatorModel()
+    m.malloc(1000)
+    assert (m.allocated, m.reserved) == (1024, 2 * MIB)
+    m.malloc(1000)
+    assert (m.allocated, m.reserved) == (2048, 2 * MIB)
+    assert len(m.segments) == 1
+
+
+def test_small_and_large_pools_do_not_mix() -> None:
+    m = CachingAllocatorModel()
+    m.free(m.malloc(20 * MIB))  # a cached 20 MiB large segment
+    m.malloc(1000)  # small: must not be carved from the large segment
+    assert m.reserved == 22 * MIB
+    assert {s.small for s in m.segments} == {True, False}
+
+
+def test_free_keeps_memory_reserved_and_reuse_takes_no_new_segment() -> None:
+    m = CachingAllocatorModel()
+    h = m.malloc(30 * MIB)
+    m.free(h)
+    assert (m.allocated, m.reserved) == (0, 30 * MIB)
+    m.malloc(16 * MIB)  # best fit: cut from the cached 30 MiB segment (rest 14 MiB > 1 MiB: split)
+    assert (m.allocated, m.reserved) == (16 * MIB, 30 * MIB)
+    assert len(m.segments[0].blocks) == 2
+
+
+def test_unsplit_block_is_counted_whole() -> None:
+    m = CachingAllocatorModel()
+    m.free(m.malloc(12 * MIB))
+    m.malloc(11 * MIB + 512)  # rest under 1 MiB: the large pool does not split it
+    assert m.allocated == 12 * MIB
+
+
+def test_free_merges_neighbours() -> None:
+    m = CachingAllocatorModel()
+    a, b, c = (m.malloc(1000) for _ in range(3))
+    m.free(a)
+    m.free(c)
+    m.free(b)
+    assert m.segments[0].unused
+
+
+def test_empty_cache_returns_only_wholly_free_segments() -> None:
+    m = CachingAllocatorModel()
+    keep = m.malloc(16 * MIB)
+    m.free(m.malloc(16 * MIB))
+    given_back = m.empty_cache()
+    assert given_back == 16 * MIB
+    assert (m.allocated, m.reserved) == (16 * MIB, 16 * MIB)
+    m.free(keep)
+    m.empty_cache()
+    assert m.reserved == 0
+
+
+def test_peaks_and_reset() -> None:
+    m = CachingAllocatorModel()
+    m.free(m.malloc(8 * MIB))
+    assert m.max_allocated == 8 * MIB and m.allocated == 0
+    m.reset_peaks()
+    assert m.max_allocated == 0 and m.max_reserved == m.reserved
+
+
+def test_out_of_memory_frees_the_cache_first_then_raises() -> None:
+    m = CachingAllocatorModel(capacity=64 * MIB)
+    m.free(m.malloc(40 * MIB))  # cached, not used
+    m.malloc(40 * MIB)  # reuses the cached segment
+    with pytest.raises(ModelOutOfMemoryError, match="tried to allocate"):
+        m.malloc(40 * MIB)
+    assert m.num_ooms == 1
+    m2 = CachingAllocatorModel(capacity=64 * MIB)
+    m2.free(m2.malloc(50 * MIB))
+    m2.malloc(30 * MIB + 2 * MIB)  # carved from the cached 50 MiB
+    m3 = CachingAllocatorModel(capacity=64 * MIB)
+    m3.free(m3.malloc(40 * MIB))
+    m3.malloc(60 * MIB)  # does not fit beside the cache: the cache is returned and the retry succeeds
+    assert m3.reserved == 60 * MIB and m3.num_ooms == 0
+
+
+def test_free_of_unknown_handle_is_a_clear_error() -> None:
+    m = CachingAllocatorModel()
+    h = m.malloc(10)
+    m.free(h)
+    with pytest.raises(KeyError, match="freed twice"):
+        m.free(h)
+
+
+def test_model_playground_records_steps() -> None:
+    p = AllocatorPlayground(model=CachingAllocatorModel())
+    assert not p.on_gpu and "MODEL" in p.source
+    p.allocate(MIB)
+    p.allocate(64 * MIB)
+    p.free_last()
+    p.free_all()
+    p.free_last()  # nothing left: recorded, no error
+    p.empty_cache()
+    assert [s.action for s in p.history][0] == "start"
+    assert p.history[-1] == Step("empty_cache", 0, 0)
+    assert p.history[-3].reserved == 66 * MIB
+    fig = plot_steps(p.history, p.source)
+    assert fig.axes[0].get_title()
+    with pytest.raises(ValueError):
+        plot_steps([], "x")
+
+
+@pytest.mark.skipif(not NO_CUDA, reason="checks the CPU-only behaviour")
+def test_readers_need_cuda_and_say_so() -> None:
+    from helpers.memory import allocator_stats, free_and_total, memory_counters, reset_peaks
+
+    for reader in (memory_counters, reset_peaks, free_and_total, allocator_stats):
+        with pytest.raises(NeedsCudaError, match="needs a CUDA GPU"):
+            reader()
+    assert isinstance(AllocatorPlayground.create().model, CachingAllocatorModel)
+
+
+def test_widget_builds_headless() -> None:
+    from helpers.memory import allocator_widget
+
+    box = allocator_widget(AllocatorPlayground(model=CachingAllocatorModel()))
+    assert box.children
