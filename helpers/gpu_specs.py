@@ -1,0 +1,296 @@
+"""The GPUs learners meet, as data: compute, memory, bandwidth, power, and where each figure comes from.
+
+One copy of the figures, read by chapter 10's table, roofline, plots, widget, exercises and tests.
+Every row names its `source`. A figure that could not be traced to a vendor datasheet,
+whitepaper or a published review is `None`, never a guess.
+
+How to read the columns (they are the ones datasheets print, made comparable):
+
+* `fp32_tflops`: peak FP32 on the ordinary CUDA cores (no tensor cores, no TF32).
+* `fp16_tensor_tflops`, `bf16_tensor_tflops`: peak **dense** matrix throughput in that dtype.
+  NVIDIA's datasheets from the A100 on print the *sparse* figure (2:4 structured sparsity) with
+  an asterisk; it is exactly twice the dense one, and ordinary PyTorch matmuls are dense, so the
+  table holds half the printed figure. For GeForce cards the whitepapers give two FP16 figures;
+  the table holds the one "with FP32 accumulate", which is what PyTorch's FP16/BF16 matmuls use.
+  `None` means the GPU has no hardware for that dtype (the T4 and V100 have no BF16, the P100
+  has no tensor cores: its 18.7 TFLOP/s FP16 is packed FP16 on the CUDA cores, kept in `notes`).
+* `memory_gb` (10^9 bytes as sold), `bandwidth_gbs` (GB/s, 10^9 bytes per second), `power_w`
+  (board power / TDP as the datasheet states it).
+* `launch_price_usd`: the launch list price (MSRP) with `price_source`, where one was published.
+  NVIDIA publishes no list prices for its data-centre GPUs, so those are `None`. Prices move:
+  a launch price says little about what a card costs today.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class GpuSpec:
+    """One GPU's datasheet figures (dense peaks) and their source."""
+
+    name: str  # the product as sold, e.g. "NVIDIA T4"
+    short: str  # a short label for plots and widgets, e.g. "T4"
+    architecture: str
+    year: int  # year of launch
+    fp32_tflops: float
+    fp16_tensor_tflops: float | None  # dense; None: no FP16 tensor cores
+    bf16_tensor_tflops: float | None  # dense; None: no BF16 hardware
+    memory_gb: float
+    memory_type: str
+    bandwidth_gbs: float
+    power_w: float
+    source: str
+    launch_price_usd: float | None = None
+    price_source: str | None = None
+    notes: str = ""
+    #: Lower-case fragments of `torch.cuda.get_device_name()` that identify this exact product.
+    device_names: tuple[str, ...] = ()
+
+    @property
+    def tensor_tflops(self) -> float | None:
+        """The best dense 16-bit matrix peak (FP16 or BF16), or None without tensor cores."""
+        values = [v for v in (self.fp16_tensor_tflops, self.bf16_tensor_tflops) if v is not None]
+        return max(values) if values else None
+
+    def peak_tflops(self, precision: str) -> float | None:
+        """Peak dense TFLOP/s for `precision`: "fp32", "fp16" (tensor cores) or "bf16" (tensor cores)."""
+        key = precision.lower().replace("float", "fp").replace("bfloat16", "bf16")
+        table = {"fp32": self.fp32_tflops, "fp16": self.fp16_tensor_tflops, "bf16": self.bf16_tensor_tflops}
+        if key not in table:
+            raise ValueError(f"precision must be one of 'fp32', 'fp16', 'bf16', not {precision!r}")
+        return table[key]
+
+    def ridge_point(self, precision: str = "fp32") -> float | None:
+        """FLOP per byte at which this GPU stops being memory-bound (peak / bandwidth)."""
+        peak = self.peak_tflops(precision)
+        return None if peak is None else peak * 1e12 / (self.bandwidth_gbs * 1e9)
+
+
+_NVIDIA_DATASHEET = "NVIDIA datasheet"
+
+#: The table. Sources: NVIDIA's product datasheets and architecture whitepapers (named per row);
+#: prices from the launch coverage named in `price_source`. Checked against copies of those
+#: documents and of third-party spec summaries (facts.md §4 for the T4 and P100).
+GPUS: tuple[GpuSpec, ...] = (
+    GpuSpec(
+        name="NVIDIA Tesla P100 PCIe 16 GB",
+        short="P100",
+        architecture="Pascal",
+        year=2016,
+        fp32_tflops=9.3,
+        fp16_tensor_tflops=None,
+        bf16_tensor_tflops=None,
+        memory_gb=16,
+        memory_type="HBM2",
+        bandwidth_gbs=732,
+        power_w=250,
+        source=f"{_NVIDIA_DATASHEET} 'Tesla P100 PCIe' (2016); P100 for NVLink servers: 10.6 TFLOP/s FP32, 300 W",
+        notes="No tensor cores: FP16 runs at 18.7 TFLOP/s as packed math on the CUDA cores. Retired on "
+        "Kaggle, and recent PyTorch builds no longer ship kernels for its sm_60.",
+        device_names=("p100",),
+    ),
+    GpuSpec(
+        name="NVIDIA Tesla V100 SXM2",
+        short="V100",
+        architecture="Volta",
+        year=2017,
+        fp32_tflops=15.7,
+        fp16_tensor_tflops=125,
+        bf16_tensor_tflops=None,
+        memory_gb=16,
+        memory_type="HBM2",
+        bandwidth_gbs=900,
+        power_w=300,
+        source=f"{_NVIDIA_DATASHEET} 'Tesla V100' (SXM2 column; 16 or 32 GB); "
+        "developer.nvidia.com 'Programming Tensor Cores in CUDA 9' (125 tensor TFLOP/s)",
+        notes="The PCIe card: 14 TFLOP/s FP32, 112 tensor TFLOP/s, 250 W. First tensor cores (FP16 only).",
+        device_names=("v100-sxm2", "v100 sxm2"),
+    ),
+    GpuSpec(
+        name="NVIDIA T4",
+        short="T4",
+        architecture="Turing",
+        year=2018,
+        fp32_tflops=8.1,
+        fp16_tensor_tflops=65,
+        bf16_tensor_tflops=None,
+        memory_gb=16,
+        memory_type="GDDR6",
+        bandwidth_gbs=320,
+        power_w=70,
+        source=f"{_NVIDIA_DATASHEET} 'NVIDIA T4 Tensor Core GPU' (8.1 FP32, 65 FP16/FP32 mixed precision, "
+        "320+ GB/s, 70 W); course facts.md §4",
+        notes="Kaggle's GPU (two of them: 'GPU T4 ×2'). No BF16: PyTorch emulates it slowly.",
+        device_names=("tesla t4", "nvidia t4"),
+    ),
+    GpuSpec(
+        name="NVIDIA A100 80GB SXM",
+        short="A100",
+        architecture="Ampere",
+        year=2020,
+        fp32_tflops=19.5,
+        fp16_tensor_tflops=312,
+        bf16_tensor_tflops=312,
+        memory_gb=80,
+        memory_type="HBM2e",
+        bandwidth_gbs=2039,
+        power_w=400,
+        source=f"{_NVIDIA_DATASHEET} 'NVIDIA A100 Tensor Core GPU' (80GB SXM column; 624 FP16/BF16 shown "
+        "with sparsity)",
+        notes="The 40 GB versions have 1,555 GB/s; the PCIe cards 250-300 W. TF32 tensor: 156 TFLOP/s dense.",
+        device_names=("a100-sxm4-80gb", "a100 80gb sxm", "a100-sxm-80gb"),
+    ),
+    GpuSpec(
+        name="NVIDIA GeForce RTX 3080",
+        short="RTX 3080",
+        architecture="Ampere",
+        year=2020,
+        fp32_tflops=29.8,
+        fp16_tensor_tflops=59.5,
+        bf16_tensor_tflops=59.5,
+        memory_gb=10,
+        memory_type="GDDR6X",
+        bandwidth_gbs=760,
+        power_w=320,
+        source="NVIDIA 'Ampere GA102 GPU Architecture' whitepaper (RTX 3080 column; FP16/BF16 tensor with "
+        "FP32 accumulate, dense); Tom's Hardware RTX 4080 review table (29.8 FP32)",
+        launch_price_usd=699,
+        price_source="launch price, September 2020 (Tom's Guide RTX 4090 article, spec table)",
+        notes="Consumer card: the tensor rate with FP16 accumulate is twice the FP32-accumulate figure.",
+        device_names=("rtx 3080",),
+    ),
+    GpuSpec(
+        name="NVIDIA GeForce RTX 3090",
+        short="RTX 3090",
+        architecture="Ampere",
+        year=2020,
+        fp32_tflops=35.6,
+        fp16_tensor_tflops=71,
+        bf16_tensor_tflops=71,
+        memory_gb=24,
+        memory_type="GDDR6X",
+        bandwidth_gbs=936,
+        power_w=350,
+        source="NVIDIA 'Ampere GA102 GPU Architecture' whitepaper (RTX 3090 column; FP16/BF16 tensor with "
+        "FP32 accumulate, dense)",
+        launch_price_usd=1499,
+        price_source="launch price, September 2020 (Tom's Guide and Tom's Hardware launch coverage)",
+        device_names=("rtx 3090",),
+    ),
+    GpuSpec(
+        name="NVIDIA GeForce RTX 4080",
+        short="RTX 4080",
+        architecture="Ada Lovelace",
+        year=2022,
+        fp32_tflops=48.7,
+        fp16_tensor_tflops=97.5,
+        bf16_tensor_tflops=97.5,
+        memory_gb=16,
+        memory_type="GDDR6X",
+        bandwidth_gbs=716.8,
+        power_w=320,
+        source="NVIDIA 'Ada GPU Architecture' whitepaper (RTX 4080 column; FP16/BF16 tensor with FP32 "
+        "accumulate, dense); Tom's Hardware RTX 4080 review, 2022-11-15 (48.7 FP32, 717 GB/s)",
+        launch_price_usd=1199,
+        price_source="launch price, November 2022 (Tom's Hardware RTX 4080 review)",
+        device_names=("rtx 4080",),
+    ),
+    GpuSpec(
+        name="NVIDIA GeForce RTX 4090",
+        short="RTX 4090",
+        architecture="Ada Lovelace",
+        year=2022,
+        fp32_tflops=82.6,
+        fp16_tensor_tflops=165.2,
+        bf16_tensor_tflops=165.2,
+        memory_gb=24,
+        memory_type="GDDR6X",
+        bandwidth_gbs=1008,
+        power_w=450,
+        source="NVIDIA 'Ada GPU Architecture' whitepaper (RTX 4090 column; FP16/BF16 tensor with FP32 "
+        "accumulate, dense); Tom's Hardware RTX 4090 review, 2022-10-11 (82.6 FP32, 1008 GB/s)",
+        launch_price_usd=1599,
+        price_source="launch price, October 2022 (Tom's Hardware RTX 4090 review; Tom's Guide)",
+        device_names=("rtx 4090",),
+    ),
+    GpuSpec(
+        name="NVIDIA H100 SXM",
+        short="H100",
+        architecture="Hopper",
+        year=2022,
+        fp32_tflops=67,
+        fp16_tensor_tflops=989,
+        bf16_tensor_tflops=989,
+        memory_gb=80,
+        memory_type="HBM3",
+        bandwidth_gbs=3350,
+        power_w=700,
+        source=f"{_NVIDIA_DATASHEET} 'NVIDIA H100 Tensor Core GPU' (SXM column; 1,979 FP16/BF16 shown with "
+        "sparsity, halved here)",
+        notes="The H100 PCIe: 51 TFLOP/s FP32, 756 dense FP16/BF16, 2,000 GB/s HBM2e, 300-350 W.",
+        device_names=("h100 80gb hbm3", "h100 sxm", "h100-sxm"),
+    ),
+    GpuSpec(
+        name="NVIDIA L4",
+        short="L4",
+        architecture="Ada Lovelace",
+        year=2023,
+        fp32_tflops=30.3,
+        fp16_tensor_tflops=121,
+        bf16_tensor_tflops=121,
+        memory_gb=24,
+        memory_type="GDDR6",
+        bandwidth_gbs=300,
+        power_w=72,
+        source=f"{_NVIDIA_DATASHEET} 'NVIDIA L4 Tensor Core GPU' (242 FP16/BF16 shown with sparsity, halved "
+        "here; 300 GB/s; 72 W)",
+        notes="The T4's successor in clouds: same power and bandwidth class, four times the FP32.",
+        device_names=("nvidia l4",),
+    ),
+)
+
+
+def by_short_name(short: str) -> GpuSpec:
+    """The table's row whose short label is `short` (e.g. "T4"), with a clear error otherwise."""
+    for spec in GPUS:
+        if spec.short.lower() == str(short).strip().lower():
+            return spec
+    raise KeyError(f"no GPU called {short!r} in the table; it has {', '.join(s.short for s in GPUS)}")
+
+
+def find_spec(device_name: str) -> GpuSpec | None:
+    """The table's row for a device name as torch reports it ("Tesla T4"), or None if it is not in the table.
+
+    Matching is deliberately strict (an A100 40GB PCIe is not the A100 80GB SXM row): a wrong
+    spec-sheet ceiling on a roofline is worse than none.
+    """
+    name = re.sub(r"\s+", " ", str(device_name).lower())
+    for spec in GPUS:
+        if any(fragment in name for fragment in spec.device_names):
+            return spec
+    return None
+
+
+def format_table(specs: tuple[GpuSpec, ...] = GPUS) -> str:
+    """The table as fixed-width text (dense peaks; '—' where the GPU lacks that hardware or no price was published)."""
+
+    def cell(value: float | None, fmt: str = "{:g}") -> str:
+        return "—" if value is None else fmt.format(value)
+
+    header = (
+        f"{'GPU':<10}{'year':>5}{'FP32':>7}{'FP16 TC':>9}{'BF16 TC':>9}{'memory':>14}{'GB/s':>7}"
+        f"{'watts':>7}{'launch $':>10}"
+    )
+    units = f"{'':<10}{'':>5}{'TFLOP/s':>7}{'TFLOP/s':>9}{'TFLOP/s':>9}{'':>14}{'':>7}{'':>7}{'(MSRP)':>10}"
+    lines = [header, units]
+    for s in specs:
+        memory = f"{s.memory_gb:g} GB {s.memory_type}"
+        lines.append(
+            f"{s.short:<10}{s.year:>5}{s.fp32_tflops:>7g}{cell(s.fp16_tensor_tflops):>9}"
+            f"{cell(s.bf16_tensor_tflops):>9}{memory:>14}{s.bandwidth_gbs:>7g}{s.power_w:>7g}"
+            f"{cell(s.launch_price_usd, '{:,.0f}'):>10}"
+        )
+    return "\n".join(lines)

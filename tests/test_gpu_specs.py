@@ -1,0 +1,81 @@
+"""The GPU table (helpers.gpu_specs): every row sourced, values sane, the T4 matching facts.md §4."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from helpers.gpu_specs import GPUS, GpuSpec, by_short_name, find_spec, format_table
+
+
+def test_table_is_a_tuple_of_frozen_dataclasses() -> None:
+    assert isinstance(GPUS, tuple) and all(isinstance(s, GpuSpec) for s in GPUS)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        GPUS[0].fp32_tflops = 1.0  # type: ignore[misc]
+
+
+def test_the_gpus_learners_meet_are_there() -> None:
+    shorts = {s.short for s in GPUS}
+    assert {"T4", "P100", "V100", "A100", "L4", "H100", "RTX 4090"} <= shorts
+    assert len(shorts) == len(GPUS), "short labels must be unique"
+
+
+@pytest.mark.parametrize("spec", GPUS, ids=[s.short for s in GPUS])
+def test_every_row_names_a_source_and_has_positive_values(spec: GpuSpec) -> None:
+    assert spec.source.strip() and len(spec.source) > 10
+    for field in ("fp32_tflops", "memory_gb", "bandwidth_gbs", "power_w"):
+        assert getattr(spec, field) > 0, field
+    for field in ("fp16_tensor_tflops", "bf16_tensor_tflops", "launch_price_usd"):
+        value = getattr(spec, field)
+        assert value is None or value > 0, field
+    if spec.launch_price_usd is not None:
+        assert spec.price_source and any(ch.isdigit() for ch in spec.price_source), "a price needs a dated source"
+    if spec.tensor_tflops is not None:  # tensor cores beat the FP32 cores (dense figures)
+        assert spec.tensor_tflops > spec.fp32_tflops
+    assert 2010 < spec.year < 2030
+
+
+def test_t4_row_matches_facts_section_4() -> None:
+    t4 = by_short_name("T4")
+    assert (t4.fp32_tflops, t4.fp16_tensor_tflops, t4.bandwidth_gbs, t4.power_w) == (8.1, 65, 320, 70)
+    assert t4.memory_gb == 16 and t4.memory_type == "GDDR6"
+    assert t4.bf16_tensor_tflops is None
+    p100 = by_short_name("P100")
+    assert (p100.fp32_tflops, p100.bandwidth_gbs, p100.power_w) == (9.3, 732, 250)
+    assert p100.fp16_tensor_tflops is None and "18.7" in p100.notes
+
+
+def test_dense_figures_are_half_the_printed_sparse_ones() -> None:
+    assert by_short_name("A100").bf16_tensor_tflops == 312  # datasheet: 624 with sparsity
+    assert by_short_name("H100").bf16_tensor_tflops == 989  # datasheet: 1,979 with sparsity
+    assert by_short_name("L4").fp16_tensor_tflops == 121  # datasheet: 242 with sparsity
+
+
+def test_ridge_point_and_peaks() -> None:
+    t4 = by_short_name("T4")
+    assert t4.ridge_point("fp32") == pytest.approx(8.1e12 / 320e9)
+    assert t4.ridge_point("bf16") is None
+    assert t4.peak_tflops("float16") == 65
+    with pytest.raises(ValueError, match="precision"):
+        t4.peak_tflops("int8")
+
+
+def test_lookup_by_name_and_device_name() -> None:
+    assert by_short_name("t4").short == "T4"
+    with pytest.raises(KeyError, match="no GPU called"):
+        by_short_name("Voodoo2")
+    assert find_spec("Tesla T4").short == "T4"
+    assert find_spec("NVIDIA L4").short == "L4"
+    assert find_spec("Tesla P100-PCIE-16GB").short == "P100"
+    assert find_spec("NVIDIA GeForce RTX 4090").short == "RTX 4090"
+    assert find_spec("NVIDIA A100-SXM4-80GB").short == "A100"
+    assert find_spec("NVIDIA A100-PCIE-40GB") is None  # a different product: no wrong ceiling
+    assert find_spec("AMD Instinct MI300X") is None
+
+
+def test_format_table_lists_every_gpu() -> None:
+    text = format_table()
+    for s in GPUS:
+        assert s.short in text
+    assert "—" in text  # missing hardware / unpublished price shown, not invented
