@@ -25,6 +25,7 @@ import torch
 
 from .memory import MIB, NeedsCudaError, _cuda_device, format_bytes
 from .timing import gigabytes_per_second, wall_seconds
+from .validation import whole_number
 
 DIRECTIONS = ("h2d", "d2h")
 DIRECTION_NAMES = {"h2d": "host→device", "d2h": "device→host"}
@@ -74,14 +75,6 @@ class BandwidthResult:
                 f"{self.gb_per_s:.2f} GB/s ({self.seconds * 1e6:.1f} µs per copy) on {self.device}")
 
 
-def _check_nbytes(nbytes: Any) -> int:
-    if isinstance(nbytes, bool) or not isinstance(nbytes, int):
-        raise TypeError(f"nbytes must be a whole number of bytes, not {nbytes!r} ({type(nbytes).__name__})")
-    if nbytes <= 0:
-        raise ValueError(f"nbytes must be positive, not {nbytes}")
-    return nbytes
-
-
 def _check_direction(direction: Any) -> str:
     if direction not in DIRECTIONS:
         raise ValueError(f"direction must be 'h2d' (host→device) or 'd2h' (device→host), not {direction!r}")
@@ -115,7 +108,7 @@ def copy_bandwidth(
     """
     from .environment import stamp
 
-    nbytes, direction, pinned = _check_nbytes(nbytes), _check_direction(direction), _check_pinned(pinned)
+    nbytes, direction, pinned = whole_number(nbytes, "nbytes"), _check_direction(direction), _check_pinned(pinned)
     if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
         raise ValueError(f"repeats must be a whole number ≥ 1, not {repeats!r}")
     dev = _cuda_device(device, "copy_bandwidth (it copies between host memory and a GPU)")
@@ -148,7 +141,7 @@ def bandwidth_sweep(
     """`copy_bandwidth` for every size × direction × pinned option, with a tqdm progress bar."""
     from tqdm.auto import tqdm
 
-    sizes = [_check_nbytes(n) for n in sizes]
+    sizes = [whole_number(n, "nbytes") for n in sizes]
     directions = [_check_direction(d) for d in directions]
     pinned_options = [_check_pinned(p) for p in pinned_options]
     if not (sizes and directions and pinned_options):
@@ -303,7 +296,7 @@ def time_to_pin(nbytes: int, *, repeats: int = 3) -> tuple[float, float]:
     """
     import time
 
-    _check_nbytes(nbytes)
+    whole_number(nbytes, "nbytes")
     if repeats < 1:
         raise ValueError(f"repeats must be ≥ 1, not {repeats!r}")
     _cuda_device(None, "time_to_pin (pinning registers memory with the GPU driver)")

@@ -25,6 +25,7 @@ from typing import Any
 import torch
 
 from .gpu_specs import GPUS, GpuSpec, find_spec
+from .validation import positive_number, whole_number
 
 # --------------------------------------------------------------------------------------------
 # Costs: FLOPs and bytes of an operation (pure)
@@ -45,27 +46,11 @@ class Cost:
         return self.flops / self.bytes
 
 
-def _positive_int(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be a whole number, not {value!r} ({type(value).__name__})")
-    if value <= 0:
-        raise ValueError(f"{name} must be positive, not {value}")
-    return value
-
-
-def _positive(value: Any, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"{name} must be a number, not {value!r} ({type(value).__name__})")
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a positive finite number, not {value!r}")
-    return float(value)
-
-
 def element_size(dtype: torch.dtype | int) -> int:
     """Bytes per element of a dtype (or pass the byte count itself, e.g. 4)."""
     if isinstance(dtype, torch.dtype):
         return dtype.itemsize
-    return _positive_int(dtype, "bytes per element")
+    return whole_number(dtype, "bytes per element")
 
 
 def vector_add_cost(n: int, dtype: torch.dtype | int = torch.float32) -> Cost:
@@ -73,7 +58,7 @@ def vector_add_cost(n: int, dtype: torch.dtype | int = torch.float32) -> Cost:
 
     Intensity = 1 / (3 · bytes per element): 1/12 FLOP/byte in float32, whatever n is.
     """
-    n, b = _positive_int(n, "n"), element_size(dtype)
+    n, b = whole_number(n, "n"), element_size(dtype)
     return Cost(f"vector add n={n:,}", flops=n, bytes=3 * n * b)
 
 
@@ -84,7 +69,7 @@ def matmul_cost(n: int, dtype: torch.dtype | int = torch.float32) -> Cost:
     bytes) — it grows with n, which is why big matmuls can be compute-bound and small ones are not.
     (Real kernels move more than this minimum when the matrices do not fit in cache.)
     """
-    n, b = _positive_int(n, "n"), element_size(dtype)
+    n, b = whole_number(n, "n"), element_size(dtype)
     return Cost(f"matmul n={n}", flops=2 * n**3, bytes=3 * n * n * b)
 
 
@@ -104,9 +89,9 @@ def conv2d_cost(
     Bytes (minimum): read the input (batch·in·h·w) and the weights (out·in·k²), write the output
     (batch·out·h·w), each element `bytes` long.
     """
-    batch = _positive_int(batch, "batch")
-    cin, cout = _positive_int(in_channels, "in_channels"), _positive_int(out_channels, "out_channels")
-    h, w, k = _positive_int(height, "height"), _positive_int(width, "width"), _positive_int(kernel, "kernel")
+    batch = whole_number(batch, "batch")
+    cin, cout = whole_number(in_channels, "in_channels"), whole_number(out_channels, "out_channels")
+    h, w, k = whole_number(height, "height"), whole_number(width, "width"), whole_number(kernel, "kernel")
     if k % 2 == 0:
         raise ValueError(f"'same' padding needs an odd kernel size here, not {k}")
     b = element_size(dtype)
@@ -126,20 +111,20 @@ def attainable_tflops(intensity: float, peak_tflops: float, bandwidth_gbs: float
     An operation doing `intensity` FLOPs per byte cannot run faster than memory delivers bytes
     (intensity × bandwidth), nor faster than the arithmetic units (peak).
     """
-    intensity = _positive(intensity, "intensity (FLOP/byte)")
-    peak = _positive(peak_tflops, "peak_tflops")
-    bandwidth = _positive(bandwidth_gbs, "bandwidth_gbs")
+    intensity = positive_number(intensity, "intensity (FLOP/byte)")
+    peak = positive_number(peak_tflops, "peak_tflops")
+    bandwidth = positive_number(bandwidth_gbs, "bandwidth_gbs")
     return min(peak, intensity * bandwidth / 1e3)
 
 
 def ridge_point(peak_tflops: float, bandwidth_gbs: float) -> float:
     """The intensity (FLOP/byte) where the two roofs meet: below it memory binds, above it compute."""
-    return _positive(peak_tflops, "peak_tflops") * 1e3 / _positive(bandwidth_gbs, "bandwidth_gbs")
+    return positive_number(peak_tflops, "peak_tflops") * 1e3 / positive_number(bandwidth_gbs, "bandwidth_gbs")
 
 
 def bound_by(intensity: float, peak_tflops: float, bandwidth_gbs: float) -> str:
     """'memory' if an operation of this intensity is limited by bandwidth, else 'compute'."""
-    intensity = _positive(intensity, "intensity (FLOP/byte)")
+    intensity = positive_number(intensity, "intensity (FLOP/byte)")
     return "memory" if intensity < ridge_point(peak_tflops, bandwidth_gbs) else "compute"
 
 
@@ -247,7 +232,7 @@ def measure_copy_bandwidth(nbytes: int, device: torch.device | str, *, min_run_t
     The buffer should be much larger than the caches (tens of MB on a CPU, a GPU's L2 is 4-50 MB),
     or the figure is the cache's bandwidth, not the memory's.
     """
-    nbytes = _positive_int(nbytes, "nbytes")
+    nbytes = whole_number(nbytes, "nbytes")
     device = torch.device(device)
     n = max(1, nbytes // 4)
     src = torch.rand(n, device=device)

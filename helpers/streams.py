@@ -35,6 +35,7 @@ import torch
 
 from .devices import synchronize
 from .timing import format_seconds, wall_seconds
+from .validation import whole_number
 
 # ----------------------------------------------------------------------------------------------
 # Timelines: spans on lanes, from the model or from the profiler
@@ -299,14 +300,6 @@ def _check_ms(value: Any, what: str, *, allow_zero: bool = False) -> float:
     return float(value)
 
 
-def _check_count(value: Any, what: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{what} must be a whole number, not {value!r}")
-    if value < 1:
-        raise ValueError(f"{what} must be at least 1, not {value}")
-    return value
-
-
 def copy_compute_ops(chunks: int, copy_ms: float, compute_ms: float, *, overlapped: bool) -> list[Op]:
     """The model's operations for "copy each chunk to the GPU, then compute on it".
 
@@ -314,7 +307,7 @@ def copy_compute_ops(chunks: int, copy_ms: float, compute_ms: float, *, overlapp
     on a compute stream waits for its own chunk's copy only, so chunk i+1 is copied while
     chunk i is computed.
     """
-    _check_count(chunks, "chunks")
+    whole_number(chunks, "chunks")
     _check_ms(copy_ms, "copy_ms")
     _check_ms(compute_ms, "compute_ms")
     ops: list[Op] = []
@@ -337,7 +330,7 @@ def simulate_copy_compute(
 
 def ideal_overlapped_ms(chunks: int, copy_ms: float, compute_ms: float) -> float:
     """Closed form of the two-stream makespan: first copy, then the slower lane sets the pace, then the last compute."""
-    _check_count(chunks, "chunks")
+    whole_number(chunks, "chunks")
     _check_ms(copy_ms, "copy_ms")
     _check_ms(compute_ms, "compute_ms")
     return copy_ms + (chunks - 1) * max(copy_ms, compute_ms) + compute_ms
@@ -360,7 +353,7 @@ def split_work(
     chunks: int, total_copy_ms: float, total_compute_ms: float, *, launch_ms: float = 0.0
 ) -> OverlapModel:
     """Split fixed totals of copying and computing into `chunks` pieces; simulate both schedules."""
-    _check_count(chunks, "chunks")
+    whole_number(chunks, "chunks")
     copy_ms = _check_ms(total_copy_ms, "total_copy_ms") / chunks
     compute_ms = _check_ms(total_compute_ms, "total_compute_ms") / chunks
     return OverlapModel(
@@ -436,7 +429,7 @@ def simulate_race(
     when the sum started (0 before any), so a sum that runs early reads a stale value.
     """
     _check_mode(mode)
-    _check_count(rounds, "rounds")
+    whole_number(rounds, "rounds")
     ops: list[Op] = []
     fills: list[int] = []
     sums: list[int] = []
@@ -533,8 +526,8 @@ def stream_race(
       `current.wait_stream(side)` orders the read of the results after the side stream's work.
     """
     _check_mode(mode)
-    _check_count(rounds, "rounds")
-    _check_count(elements, "elements")
+    whole_number(rounds, "rounds")
+    whole_number(elements, "elements")
     device = _cuda_device(device)
     with torch.cuda.device(device):
         cycles = sleep_cycles(delay_ms, device)
@@ -607,8 +600,8 @@ def make_overlap_runs(
     where overlapping two streams can save the most (up to 2× for many chunks).
     """
     device = _cuda_device(device)
-    _check_count(chunks, "chunks")
-    _check_count(chunk_elements, "chunk_elements")
+    whole_number(chunks, "chunks")
+    whole_number(chunk_elements, "chunk_elements")
     width = 256
     rows = max(1, chunk_elements // width)
     with torch.cuda.device(device):
@@ -629,7 +622,7 @@ def make_overlap_runs(
         )
         step_ms = statistics.median(event_ms(lambda: compute(on_gpu[0], 1), device) for _ in range(3))
         repeats = compute_repeats or max(1, round(copy_ms / max(step_ms, 1e-6)))
-        _check_count(repeats, "compute_repeats")
+        whole_number(repeats, "compute_repeats")
         compute_ms = statistics.median(event_ms(lambda: compute(on_gpu[0], repeats), device) for _ in range(3))
 
         def serial() -> None:
@@ -681,7 +674,7 @@ def measure_overlap(runs: OverlapRuns, *, repeats: int = 5) -> OverlapMeasuremen
     """Time `runs.serial` and `runs.overlapped` with CUDA events (median of `repeats`, after a warm-up)."""
     from .environment import stamp
 
-    _check_count(repeats, "repeats")
+    whole_number(repeats, "repeats")
     runs.serial()
     runs.overlapped()
     serial = statistics.median(event_ms(runs.serial, runs.device) for _ in range(repeats))
@@ -728,7 +721,7 @@ def time_three_ways(fn: Callable[[], Any], device: torch.device | str, *, repeat
     """Time `fn()` by launch only, with synchronize, and with CUDA events (on a CUDA device)."""
     from .environment import stamp
 
-    _check_count(repeats, "repeats")
+    whole_number(repeats, "repeats")
     device = torch.device(device)
     fn()  # warm-up: first calls pay for library start-up
     synchronize(device)
@@ -756,8 +749,8 @@ def time_three_ways(fn: Callable[[], Any], device: torch.device | str, *, repeat
 
 def matmul_work(device: torch.device | str, *, size: int = 2048, times: int = 10) -> Callable[[], torch.Tensor]:
     """A piece of work to time: `times` products of a `size`×`size` matrix with itself."""
-    _check_count(size, "size")
-    _check_count(times, "times")
+    whole_number(size, "size")
+    whole_number(times, "times")
     x = torch.randn(size, size, device=device) / size**0.5
 
     def work() -> torch.Tensor:

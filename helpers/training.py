@@ -14,13 +14,7 @@ from contextlib import contextmanager
 import torch
 from torch import nn
 
-
-def _positive_int(value: object, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be a whole number, not {value!r} ({type(value).__name__})")
-    if value <= 0:
-        raise ValueError(f"{name} must be at least 1, not {value}")
-    return value
+from .validation import whole_number
 
 
 def make_data(
@@ -31,8 +25,8 @@ def make_data(
     Generated on the CPU with its own generator, so the data are the same on every machine; the
     training loop moves them to the model's device.
     """
-    n = _positive_int(n, "n")
-    features = _positive_int(features, "features")
+    n = whole_number(n, "n")
+    features = whole_number(features, "features")
     if noise < 0:
         raise ValueError(f"noise is a standard deviation, so it cannot be negative (got {noise})")
     g = torch.Generator().manual_seed(seed)
@@ -44,8 +38,8 @@ def make_data(
 
 def make_model(features: int = 8, hidden: int = 32, *, seed: int = 0) -> nn.Sequential:
     """A two-layer perceptron, created on the CPU with reproducible initial weights."""
-    features = _positive_int(features, "features")
-    hidden = _positive_int(hidden, "hidden")
+    features = whole_number(features, "features")
+    hidden = whole_number(hidden, "hidden")
     with torch.random.fork_rng(devices=[]):  # leave the global random state alone
         torch.manual_seed(seed)
         return nn.Sequential(nn.Linear(features, hidden), nn.Tanh(), nn.Linear(hidden, 1))
@@ -55,7 +49,7 @@ def make_model(features: int = 8, hidden: int = 32, *, seed: int = 0) -> nn.Sequ
 def _threads_on_cpu(device: torch.device, threads: int | None) -> Iterator[None]:
     """Run the block with `threads` torch threads when `device` is the CPU (None: leave torch's setting)."""
     if threads is not None:
-        threads = _positive_int(threads, "cpu_threads")
+        threads = whole_number(threads, "cpu_threads")
     before = torch.get_num_threads()
     if device.type == "cpu" and threads is not None:
         torch.set_num_threads(threads)
@@ -93,8 +87,8 @@ def train(
     this small extra threads only add waiting, and a great deal of it when other programs share
     the cores (measured here: 0.4 s with one thread, 10 s with two on a busy 2-core machine).
     """
-    epochs = _positive_int(epochs, "epochs")
-    batch_size = _positive_int(batch_size, "batch_size")
+    epochs = whole_number(epochs, "epochs")
+    batch_size = whole_number(batch_size, "batch_size")
     if not lr > 0:
         raise ValueError(f"lr (the learning rate) must be positive, not {lr!r}")
     if X.dim() != 2 or y.dim() != 2:

@@ -26,6 +26,7 @@ import torch
 
 from .devices import synchronize, try_gpu
 from .timing import format_seconds, gigabytes_per_second, wall_seconds
+from .validation import whole_number
 
 #: The wordings torch uses when an operation's tensors live on different devices:
 #: CUDA kernels say "Expected all tensors to be on the same device ...", the meta and CPU
@@ -36,14 +37,6 @@ _MISMATCH = re.compile(r"same device|expected device|different from other tensor
 def is_device_mismatch_error(exc: BaseException) -> bool:
     """True when `exc` is the RuntimeError torch raises for tensors on different devices."""
     return isinstance(exc, RuntimeError) and bool(_MISMATCH.search(str(exc)))
-
-
-def _positive_int(value: Any, name: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{name} must be a whole number, not {value!r} ({type(value).__name__})")
-    if value <= 0:
-        raise ValueError(f"{name} must be at least 1, not {value}")
-    return value
 
 
 def destination_for_transfers(device: torch.device | str | None = None) -> torch.device:
@@ -92,7 +85,7 @@ def copy_in_pieces(src: torch.Tensor, dst: torch.Tensor, pieces: int) -> None:
         raise ValueError(f"src and dst must be 1-D, not {src.dim()}-D and {dst.dim()}-D")
     if src.numel() != dst.numel():
         raise ValueError(f"src has {src.numel()} elements but dst has {dst.numel()}")
-    pieces = _positive_int(pieces, "pieces")
+    pieces = whole_number(pieces, "pieces")
     if src.numel() % pieces:
         raise ValueError(f"{src.numel()} elements do not split into {pieces} equal pieces")
     for d, s in zip(dst.view(pieces, -1), src.view(pieces, -1), strict=True):
@@ -113,9 +106,9 @@ def measure_pieces(
     synchronised before and after every repeat, and the fastest of `repeats` runs is reported
     (the run least disturbed by other work on the machine, as bandwidth tests usually report).
     """
-    total_bytes = _positive_int(total_bytes, "total_bytes")
-    pieces = _positive_int(pieces, "pieces")
-    repeats = _positive_int(repeats, "repeats")
+    total_bytes = whole_number(total_bytes, "total_bytes")
+    pieces = whole_number(pieces, "pieces")
+    repeats = whole_number(repeats, "repeats")
     if pieces > total_bytes:
         raise ValueError(f"{pieces} pieces of {total_bytes} bytes would be smaller than one byte each")
     if total_bytes % pieces:
@@ -153,9 +146,9 @@ def measure_pieces(
 
 def piece_counts(total_bytes: int, smallest_piece_bytes: int = 1024, step: int = 4) -> list[int]:
     """Piece counts 1, step, step², ... while pieces hold `smallest_piece_bytes` or more and divide evenly."""
-    total_bytes = _positive_int(total_bytes, "total_bytes")
-    smallest_piece_bytes = _positive_int(smallest_piece_bytes, "smallest_piece_bytes")
-    step = _positive_int(step, "step")
+    total_bytes = whole_number(total_bytes, "total_bytes")
+    smallest_piece_bytes = whole_number(smallest_piece_bytes, "smallest_piece_bytes")
+    step = whole_number(step, "step")
     if step < 2:
         raise ValueError(f"step must be at least 2 so that the sweep grows, not {step}")
     counts, n = [], 1
@@ -236,11 +229,11 @@ def pieces_widget(
     """
     import ipywidgets as widgets
 
-    max_pieces = _positive_int(max_pieces, "max_pieces")
+    max_pieces = whole_number(max_pieces, "max_pieces")
     if not sizes_mib:
         raise ValueError("sizes_mib is empty: give at least one total size in MiB")
     for size in sizes_mib:
-        _positive_int(size, "every size in sizes_mib")
+        whole_number(size, "every size in sizes_mib")
     choices = [2**k for k in range(max_pieces.bit_length()) if 2**k <= max_pieces]
     device = destination_for_transfers(device)
     one_copy: dict[int, PieceTiming] = {}
@@ -311,8 +304,8 @@ def hidden_sync_timings(
     complete. On a GPU the queuing returns almost at once and the read absorbs the computation;
     on the CPU the work runs while it is "queued" and the read is instant.
     """
-    size = _positive_int(size, "size")
-    work = _positive_int(work, "work")
+    size = whole_number(size, "size")
+    work = whole_number(work, "work")
     from .environment import stamp
 
     device = torch.device(device)

@@ -41,7 +41,7 @@ def test_pcie_peak_rejects_bad_arguments(generation, width, error) -> None:
 
 @pytest.mark.parametrize(
     ("kwargs", "error", "words"),
-    [({"nbytes": 0}, ValueError, "positive"), ({"nbytes": 1.5}, TypeError, "whole number"),
+    [({"nbytes": 0}, ValueError, "nbytes must be at least 1"), ({"nbytes": 1.5}, TypeError, "whole number"),
      ({"nbytes": True}, TypeError, "whole number"), ({"direction": "up"}, ValueError, "h2d"),
      ({"pinned": "yes"}, TypeError, "True or False"), ({"repeats": 0}, ValueError, "repeats")],
 )

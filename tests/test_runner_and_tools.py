@@ -144,3 +144,17 @@ def test_plots_stamp_a_figure(tmp_path: Path) -> None:
     assert any(t.get_text() == "measured on test hardware" for t in fig.texts)
     fig.savefig(tmp_path / "f.png")
     assert (tmp_path / "f.png").stat().st_size > 0
+
+
+def test_validation_messages() -> None:
+    from helpers.validation import positive_number, whole_number
+
+    assert whole_number(3, "n") == 3 and whole_number(0, "i", minimum=0) == 0
+    assert positive_number(2, "x") == 2.0
+    for bad, error, words in ((0, ValueError, "n must be at least 1, not 0"), (True, TypeError, "whole number"),
+                              (1.5, TypeError, "whole number, not 1.5")):
+        with pytest.raises(error, match=words):
+            whole_number(bad, "n")
+    for bad, error in ((0, ValueError), (float("inf"), ValueError), ("1", TypeError), (False, TypeError)):
+        with pytest.raises(error, match="x must be"):
+            positive_number(bad, "x")
