@@ -11,6 +11,8 @@ the course runner and the tests can count the cells that took the no-GPU path.
 
 from __future__ import annotations
 
+import re
+
 import torch
 
 #: Printed by `have_gpus` when a cell takes its no-GPU path; counted by the runner and tests.
@@ -115,3 +117,15 @@ def describe_device_spelling(spelling: str) -> str:
         which = "the current device of that type" if device.type != "cpu" else "the CPU (there is only one)"
         return f"type={device.type!r}, index=None → means {which}"
     return f"type={device.type!r}, index={device.index} → device number {device.index} of type {device.type!r}"
+
+
+_DEVICE_MISMATCH = re.compile(r"same device|expected device|different from other tensors", re.IGNORECASE)
+
+
+def is_device_mismatch_error(exc: BaseException) -> bool:
+    """True when `exc` is the RuntimeError torch raises for tensors on different devices.
+
+    The wording differs between devices (`meta` vs `cuda`) and torch releases, so chapters 02 and
+    04 check the error with this instead of matching one message.
+    """
+    return isinstance(exc, RuntimeError) and bool(_DEVICE_MISMATCH.search(str(exc)))

@@ -8,15 +8,11 @@ Chapter 03 teaches two lessons with this module:
   memory to host memory, and every record says which it measured (`direction`).
 * `hidden_sync_timings`: `print`, `.item()`, `.tolist()` and `.numpy()` on a GPU result make the
   host wait for all the queued work before they can read it.
-
-`is_device_mismatch_error` recognises the "tensors on different devices" RuntimeError, whose
-wording differs between devices and torch releases (chapters 02 and 04 use it).
 """
 
 from __future__ import annotations
 
 import io
-import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -31,12 +27,7 @@ from .validation import whole_number
 #: The wordings torch uses when an operation's tensors live on different devices:
 #: CUDA kernels say "Expected all tensors to be on the same device ...", the meta and CPU
 #: checks say "Tensor on device meta is not on the expected device cpu!".
-_MISMATCH = re.compile(r"same device|expected device|different from other tensors", re.IGNORECASE)
 
-
-def is_device_mismatch_error(exc: BaseException) -> bool:
-    """True when `exc` is the RuntimeError torch raises for tensors on different devices."""
-    return isinstance(exc, RuntimeError) and bool(_MISMATCH.search(str(exc)))
 
 
 def destination_for_transfers(device: torch.device | str | None = None) -> torch.device:

@@ -8,7 +8,7 @@ import sys
 import pytest
 import torch
 
-from helpers.transfers import is_device_mismatch_error
+from helpers.devices import is_device_mismatch_error
 
 
 @pytest.mark.gpu

@@ -7,7 +7,7 @@ import torch
 from torch import nn
 
 from helpers.training import make_data, make_model, model_device, train
-from helpers.transfers import is_device_mismatch_error
+from helpers.devices import is_device_mismatch_error
 
 
 @pytest.mark.gpu

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 import torch
 
+from helpers.devices import is_device_mismatch_error
 from helpers.transfers import (
     PieceTiming,
     copy_in_pieces,
     hidden_sync_timings,
-    is_device_mismatch_error,
     measure_pieces,
     piece_counts,
     pieces_widget,
