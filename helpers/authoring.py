@@ -4,7 +4,8 @@
 * The cell tagged `setup` is exactly `SETUP_CELL`, the same in every chapter.
 * Outputs are stripped, except in cells marked `# NBVAL_CHECK_OUTPUT`, whose outputs nbval
   compares; `--refresh-checked` re-executes the chapter (QUICK) and stores those outputs anew.
-* Notebook metadata names the Python 3 kernel.
+* Notebook metadata names the Python 3 kernel and carries Kaggle's accelerator block
+  (GPU T4 ×2, Internet on, from kaggle-metadata.json).
 
 Maintainers run it after editing a chapter; the test suite checks that every notebook is tidy.
 """
@@ -49,6 +50,9 @@ try:
 except ImportError:
     if _kaggle.is_dir():  # on Kaggle without the dataset: try pip (works when Internet is on)
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", HELPERS_PIP_SOURCE], check=False)
+        import importlib
+
+        importlib.invalidate_caches()  # let the import below see the package pip just installed
     try:
         import helpers
     except ImportError:
@@ -94,6 +98,10 @@ def problems(nb: dict[str, Any]) -> list[str]:
         found.append("the parameters cell must come before the setup cell")
     if params and _source(nb["cells"][params[0]]) != PARAMETERS_CELL:
         found.append("its parameters cell differs from helpers.authoring.PARAMETERS_CELL")
+    from .kaggle import kaggle_notebook_metadata, load_settings
+
+    if nb.get("metadata", {}).get("kaggle") != kaggle_notebook_metadata(load_settings()):
+        found.append("its metadata lacks Kaggle's accelerator block (GPU T4 x2), or it is stale")
     for i, cell in enumerate(nb["cells"]):
         if cell.get("cell_type") == "code" and (cell.get("outputs") or cell.get("execution_count")):
             if not is_checked(cell):
@@ -121,6 +129,10 @@ def tidy(nb: dict[str, Any]) -> dict[str, Any]:
         meta.pop(key, None)
     meta["kernelspec"] = {"display_name": "Python 3", "language": "python", "name": "python3"}
     meta["language_info"] = {"name": "python"}
+    # The block Kaggle writes into notebooks it saves: asks for GPU T4 x2 and Internet when opened there.
+    from .kaggle import kaggle_notebook_metadata, load_settings
+
+    meta["kaggle"] = kaggle_notebook_metadata(load_settings())
     return nb
 
 

@@ -21,12 +21,7 @@ def _cuda_count() -> int:
     return torch.cuda.device_count() if torch.cuda.is_available() else 0
 
 
-@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    # nbval runs a notebook's cells in one kernel, in order: keep each notebook on one xdist worker.
-    for item in items:
-        if item.fspath is not None and str(item.fspath).endswith(".ipynb"):
-            item.add_marker(pytest.mark.xdist_group(Path(str(item.fspath)).name))
     found = _cuda_count()
     for item in items:
         needed = 2 if "gpu2" in item.keywords else 1 if "gpu" in item.keywords else 0

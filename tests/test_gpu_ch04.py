@@ -6,8 +6,8 @@ import pytest
 import torch
 from torch import nn
 
-from helpers.training import make_data, make_model, model_device, train
 from helpers.devices import is_device_mismatch_error
+from helpers.training import make_data, make_model, model_device, train
 
 
 @pytest.mark.gpu

@@ -74,3 +74,11 @@ def test_ruff_is_clean() -> None:
     ruff = shutil.which("ruff", path=str(Path(sys.executable).parent))
     done = subprocess.run([ruff, "check", "helpers", "tests", "notebooks"], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_readme_links_every_chapter_to_kaggle_from_the_configured_repository() -> None:
+    from helpers.kaggle import readme_chapter_link
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    for chapter in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        assert readme_chapter_link(chapter.name) in readme, f"the README's Kaggle link for {chapter.name} is stale"
