@@ -24,12 +24,22 @@ def main(argv: list[str] | None = None) -> int:
     tidy = sub.add_parser("tidy", help="put chapter notebooks in the course's shape (strip unchecked outputs)")
     tidy.add_argument("notebooks", nargs="*", help="notebooks to tidy (default: every chapter)")
     tidy.add_argument("--refresh-checked", action="store_true", help="re-execute and store checked outputs")
+    kaggle = sub.add_parser("kaggle", help="build the folders that publish the course on Kaggle")
+    kaggle_sub = kaggle.add_subparsers(dest="kaggle_command", required=True)
+    kaggle_build = kaggle_sub.add_parser("build", help="write build/kaggle/: one folder per notebook and the dataset")
+    kaggle_build.add_argument("--owner", default=None, help="your Kaggle user name (default: kaggle-metadata.json)")
+    kaggle_build.add_argument("--out", default=None, help="output folder (default build/kaggle/ in the repository)")
     args = parser.parse_args(argv)
 
     if args.command == "tidy":
         from .authoring import main as tidy_main
 
         return tidy_main(args.notebooks, args.refresh_checked)
+
+    if args.command == "kaggle":
+        from .kaggle import main as kaggle_main
+
+        return kaggle_main(args.owner, args.out)
 
     if args.command == "doctor":
         from .environment import describe_machine, diagnose, report
@@ -44,7 +54,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.jobs < 1:
         parser.error("--jobs must be at least 1")
-    return run_course(quick=args.quick, only=args.only, jobs=args.jobs, build_dir=Path(args.build) if args.build else BUILD)
+    build_dir = Path(args.build) if args.build else BUILD
+    return run_course(quick=args.quick, only=args.only, jobs=args.jobs, build_dir=build_dir)
 
 
 if __name__ == "__main__":

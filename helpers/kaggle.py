@@ -1,0 +1,588 @@
+"""Publish the course on Kaggle: `python -m helpers kaggle build [--owner NAME]`.
+
+`build_all()` writes, under `build/kaggle/`:
+
+* one folder per chapter (every `notebooks/NN_*.ipynb`, plus the GPU self-test notebook), each
+  ready for `kaggle kernels push -p DIR`: the notebook and a `kernel-metadata.json` that turns
+  the GPU on (GPU T4 ×2) and attaches the helpers dataset;
+* `dataset/`, ready for `kaggle datasets create -p DIR -r zip`: a copy of the `helpers` package,
+  the GPU tests the self-test runs, and `dataset-metadata.json`.
+
+The collection's settings live in one place, `kaggle-metadata.json` at the repository root.
+`validate_kernel_metadata` and `validate_dataset_metadata` check the rules the Kaggle CLI
+documents (Kaggle/kaggle-cli docs/kernels_metadata.md, docs/datasets_metadata.md) and enforces
+(kaggle/api/kaggle_api_extended.py: kernels_push, dataset_create_new, _validate_slug_syntax);
+they return a list of problems, empty when the file is fine. `open_in_kaggle_url` makes the
+"Open in Kaggle" link of a notebook from the repository address.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import unicodedata
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+from .selftest import GPU_TESTS
+
+ROOT = Path(__file__).resolve().parent.parent
+SETTINGS_FILE = ROOT / "kaggle-metadata.json"
+NOTEBOOKS = ROOT / "notebooks"
+BUILD_KAGGLE = ROOT / "build" / "kaggle"
+SELF_TEST_NOTEBOOK = NOTEBOOKS / "gpu_self_test.ipynb"
+KERNEL_METADATA = "kernel-metadata.json"
+DATASET_METADATA = "dataset-metadata.json"
+DATASET_FOLDER = "dataset"
+PLACEHOLDER_OWNER = "your-kaggle-username"
+
+# What the Kaggle CLI accepts (kaggle_api_extended.py: valid_push_*; docs/kernels_metadata.md).
+KERNEL_LANGUAGES = ("python", "r", "rmarkdown")
+KERNEL_TYPES = ("script", "notebook")
+PINNING_TYPES = ("original", "latest")
+# `NvidiaTeslaT4` is the editor's "GPU T4 ×2" (single T4 is no longer offered; Kaggle/kaggle-cli
+# PR #1198). The others are listed in docs/kernels.md; some are restricted to competitions/admins.
+MACHINE_SHAPES = (
+    "NvidiaTeslaT4",
+    "NvidiaTeslaT4Highmem",
+    "NvidiaTeslaA100",
+    "NvidiaL4",
+    "NvidiaL4X1",
+    "NvidiaH100",
+    "NvidiaRtxPro6000",
+    "TpuV5E8",
+    "TpuV6E8",
+)
+KERNEL_FIELDS = {
+    "id": str, "id_no": int, "title": str, "code_file": str, "language": str, "kernel_type": str,
+    "is_private": bool, "enable_gpu": bool, "enable_tpu": bool, "enable_internet": bool,
+    "machine_shape": str, "dataset_sources": list, "competition_sources": list, "kernel_sources": list,
+    "model_sources": list, "keywords": list, "docker_image_pinning_type": str, "docker_image": str,
+}
+# docs/datasets_metadata.md, "Licenses".
+DATASET_LICENSES = (
+    "CC0-1.0", "CC-BY-SA-3.0", "CC-BY-SA-4.0", "CC-BY-NC-SA-4.0", "GPL-2.0", "ODbL-1.0", "DbCL-1.0",
+    "copyright-authors", "other", "unknown", "CC-BY-4.0", "CC-BY-NC-4.0", "PDDL", "CC-BY-3.0",
+    "CC-BY-3.0-IGO", "US-Government-Works", "CC-BY-NC-SA-3.0-IGO", "CDLA-Permissive-1.0",
+    "CDLA-Sharing-1.0", "CC-BY-ND-4.0", "CC-BY-NC-ND-4.0", "ODC-BY-1.0", "LGPL-3.0", "AGPL-3.0",
+    "FDL-1.3", "EU-ODP-Legal-Notice", "apache-2.0", "GPL-3.0",
+)
+DATASET_FIELDS = {
+    "title": str, "subtitle": str, "description": str, "id": str, "id_no": int, "licenses": list,
+    "resources": list, "keywords": list, "expectedUpdateFrequency": str, "userSpecifiedSources": str,
+    "image": str,
+}
+# Slug syntax the CLI enforces (_validate_slug_syntax); owners may also use underscores.
+SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+OWNER = re.compile(r"^[a-z0-9]+(?:[_-][a-z0-9]+)*$")
+KERNEL_TITLE_LENGTH = (5, 50)  # CLI: "at least five characters"; the server refuses more than 50
+DATASET_TITLE_LENGTH = (6, 50)  # docs and CLI
+DATASET_SLUG_LENGTH = (6, 50)  # the docs say 3-50, the CLI (2.x) refuses fewer than 6: the stricter rule
+DATASET_SUBTITLE_LENGTH = (20, 80)
+
+
+class KaggleSetupError(ValueError):
+    """The Kaggle settings or a generated file break one of Kaggle's rules (the message says which)."""
+
+
+# ----------------------------------------------------------------------------------------------
+# Names
+# ----------------------------------------------------------------------------------------------
+
+
+def slugify(text: str) -> str:
+    """The slug Kaggle derives from a title, as python-slugify (the CLI's own) does for plain titles.
+
+    Accents are folded to ASCII, commas between digits dropped, and every other run of characters
+    that is not a lowercase letter or digit becomes one hyphen.
+    """
+    text = unicodedata.normalize("NFKD", str(text)).encode("ascii", "ignore").decode("ascii").lower()
+    text = re.sub(r"(?<=\d),(?=\d)", "", text)
+    return re.sub(r"[^a-z0-9]+", "-", text).strip("-")
+
+
+def check_owner(owner: str | None) -> str:
+    """Return `owner` if it can be a Kaggle user name in an id, else raise with what is wrong."""
+    if owner is None or not str(owner).strip():
+        raise KaggleSetupError(
+            "No Kaggle owner given: pass --owner YOUR_KAGGLE_USERNAME or set \"owner\" in kaggle-metadata.json."
+        )
+    owner = str(owner)
+    if owner != owner.lower():
+        raise KaggleSetupError(f"Kaggle owner {owner!r} must be lowercase, as in your profile's URL: {owner.lower()!r}")
+    if not OWNER.match(owner):
+        raise KaggleSetupError(
+            f"Kaggle owner {owner!r} is not a user name: use lowercase letters, digits, and single hyphens or "
+            "underscores between them (as in https://www.kaggle.com/<owner>)."
+        )
+    return owner
+
+
+def check_slug(slug: str, what: str = "slug", length: tuple[int, int] | None = None) -> str:
+    """Return `slug` if Kaggle accepts it (lowercase, digits, single inner hyphens, length), else raise."""
+    if not isinstance(slug, str) or not SLUG.match(slug):
+        raise KaggleSetupError(
+            f"{what} {slug!r} is not a Kaggle slug: use lowercase letters and digits joined by single hyphens "
+            "(no spaces, underscores, or leading/trailing hyphen)."
+        )
+    if length and not length[0] <= len(slug) <= length[1]:
+        raise KaggleSetupError(f"{what} {slug!r} has {len(slug)} characters; Kaggle wants {length[0]} to {length[1]}.")
+    return slug
+
+
+def open_in_kaggle_url(notebook: str | Path, settings: dict[str, Any] | None = None) -> str:
+    """The "Open in Kaggle" link of a repository notebook: Kaggle imports it from GitHub.
+
+    `https://kaggle.com/kernels/welcome?src=https://github.com/OWNER/REPO/blob/BRANCH/notebooks/NB`
+    """
+    settings = settings if settings is not None else load_settings()
+    repo = str(settings.get("repository", "")).rstrip("/")
+    branch = str(settings.get("branch", "")).strip()
+    m = re.fullmatch(r"https://github\.com/([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+?)(?:\.git)?", repo)
+    if not m:
+        raise KaggleSetupError(
+            f"kaggle-metadata.json's \"repository\" should be a GitHub address like "
+            f"https://github.com/OWNER/REPO, not {repo!r}"
+        )
+    if not branch or any(c.isspace() for c in branch):
+        raise KaggleSetupError(f"kaggle-metadata.json's \"branch\" should name a git branch, not {branch!r}")
+    path = Path(notebook)
+    if path.suffix != ".ipynb":
+        raise KaggleSetupError(f"{notebook} is not a notebook (.ipynb)")
+    if path.is_absolute():
+        try:
+            path = path.resolve().relative_to(ROOT)
+        except ValueError:
+            raise KaggleSetupError(f"{notebook} is not inside the repository {ROOT}") from None
+    elif len(path.parts) == 1:
+        path = Path("notebooks") / path
+    github = f"https://github.com/{m.group(1)}/{m.group(2)}/blob/{quote(branch)}/{quote(path.as_posix())}"
+    return f"https://kaggle.com/kernels/welcome?src={github}"
+
+
+def readme_chapter_link(notebook: str | Path, settings: dict[str, Any] | None = None) -> str:
+    """The Markdown badge the README's chapter table uses for a notebook."""
+    badge = "https://kaggle.com/static/images/open-in-kaggle.svg"
+    return f"[![Open in Kaggle]({badge})]({open_in_kaggle_url(notebook, settings)})"
+
+
+# ----------------------------------------------------------------------------------------------
+# Settings
+# ----------------------------------------------------------------------------------------------
+
+SETTINGS_REQUIRED = {
+    "owner": str, "slug_prefix": str, "title_prefix": str, "repository": str, "branch": str,
+    "machine_shape": str, "enable_gpu": bool, "enable_internet": bool, "is_private": bool,
+    "helpers_dataset": dict,
+}
+
+
+def load_settings(path: Path = SETTINGS_FILE) -> dict[str, Any]:
+    """Read kaggle-metadata.json and check the fields the build needs."""
+    try:
+        settings = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise KaggleSetupError(f"{path} is missing: it holds the course's Kaggle settings") from None
+    except json.JSONDecodeError as exc:
+        raise KaggleSetupError(f"{path} is not valid JSON: {exc}") from None
+    problems = []
+    for key, kind in SETTINGS_REQUIRED.items():
+        if key not in settings:
+            problems.append(f"lacks {key!r}")
+        elif not isinstance(settings[key], kind):
+            problems.append(f"{key!r} should be a {kind.__name__}, not {settings[key]!r}")
+    dataset = settings.get("helpers_dataset")
+    if isinstance(dataset, dict):
+        for key in ("slug", "title", "license"):
+            if not isinstance(dataset.get(key), str):
+                problems.append(f"helpers_dataset lacks the text field {key!r}")
+    if problems:
+        raise KaggleSetupError(f"{path}: " + "; ".join(problems))
+    return settings
+
+
+# ----------------------------------------------------------------------------------------------
+# Validation (returns problems; empty list = valid)
+# ----------------------------------------------------------------------------------------------
+
+
+def _type_problems(meta: dict[str, Any], fields: dict[str, type]) -> list[str]:
+    found = []
+    for key, value in meta.items():
+        if key not in fields:
+            found.append(f"unknown field {key!r} (Kaggle ignores it; a typo?)")
+        elif fields[key] is bool and not isinstance(value, bool):
+            # The CLI also accepts "true"/"false" strings; the course writes real booleans.
+            if not (isinstance(value, str) and value.lower() in ("true", "false")):
+                found.append(f"{key!r} should be true or false, not {value!r}")
+        elif fields[key] is int and (isinstance(value, bool) or not isinstance(value, int)):
+            found.append(f"{key!r} should be a number, not {value!r}")
+        elif fields[key] is not bool and fields[key] is not int and not isinstance(value, fields[key]):
+            found.append(f"{key!r} should be a {fields[key].__name__}, not {value!r}")
+    return found
+
+
+def _id_problems(ref: Any, what: str, slug_length: tuple[int, int]) -> tuple[list[str], str | None]:
+    if not isinstance(ref, str) or ref.count("/") != 1:
+        return [f"{what} id {ref!r} should be \"owner/slug\""], None
+    owner, slug = ref.split("/")
+    found = []
+    for check, value in ((check_owner, owner), (lambda s: check_slug(s, f"{what} slug", slug_length), slug)):
+        try:
+            check(value)
+        except KaggleSetupError as exc:
+            found.append(str(exc))
+    return found, slug
+
+
+def validate_kernel_metadata(meta: dict[str, Any], folder: Path | None = None) -> list[str]:
+    """Problems with a kernel-metadata.json (docs/kernels_metadata.md and `kaggle kernels push`)."""
+    if not isinstance(meta, dict):
+        return ["kernel metadata should be a JSON object"]
+    found = _type_problems(meta, KERNEL_FIELDS)
+    slug = None
+    if "id" not in meta and "id_no" not in meta:
+        found.append("needs \"id\" (\"owner/slug\") or \"id_no\"")
+    if "id" in meta:
+        id_found, slug = _id_problems(meta["id"], "kernel", (5, 50))
+        found += id_found
+    title = meta.get("title")
+    if title is None:
+        found.append("needs a \"title\" (required for a new kernel)")
+    elif isinstance(title, str):
+        low, high = KERNEL_TITLE_LENGTH
+        if not low <= len(title) <= high:
+            found.append(f"title {title!r} has {len(title)} characters; Kaggle wants {low} to {high}")
+        if slug and slugify(title) != slug:
+            found.append(f"title {title!r} slugifies to {slugify(title)!r}, not to the id's slug {slug!r}")
+    code_file = meta.get("code_file")
+    if not code_file:
+        found.append("needs \"code_file\", the notebook or script to push")
+    elif folder is not None and isinstance(code_file, str) and not (Path(folder) / code_file).is_file():
+        found.append(f"code_file {code_file!r} is not in {folder}")
+    if meta.get("language") not in KERNEL_LANGUAGES:
+        found.append(f"language {meta.get('language')!r} should be one of {', '.join(KERNEL_LANGUAGES)}")
+    if meta.get("kernel_type") not in KERNEL_TYPES:
+        found.append(f"kernel_type {meta.get('kernel_type')!r} should be one of {', '.join(KERNEL_TYPES)}")
+    if isinstance(code_file, str) and meta.get("kernel_type") == "notebook" and not code_file.endswith(".ipynb"):
+        found.append(f"a notebook kernel's code_file should be an .ipynb, not {code_file!r}")
+    shape = meta.get("machine_shape")
+    if shape is not None and shape not in MACHINE_SHAPES:
+        found.append(f"machine_shape {shape!r} is not one Kaggle offers ({', '.join(MACHINE_SHAPES)})")
+    if shape is not None and shape.startswith("Nvidia") and meta.get("enable_gpu") not in (True, "true"):
+        found.append(f"machine_shape {shape!r} is a GPU but enable_gpu is not true")
+    pin = meta.get("docker_image_pinning_type")
+    if pin is not None and pin not in PINNING_TYPES:
+        found.append(f"docker_image_pinning_type {pin!r} should be one of {', '.join(PINNING_TYPES)}")
+    for source in meta.get("dataset_sources") or []:
+        parts = source.split("/") if isinstance(source, str) else []
+        if not 2 <= len(parts) <= 3 or not all(parts):
+            found.append(f"dataset source {source!r} should be \"owner/dataset-slug\"")
+    for source in meta.get("kernel_sources") or []:
+        parts = source.split("/") if isinstance(source, str) else []
+        if not 2 <= len(parts) <= 3 or not all(parts) or len(parts[1]) < 5:
+            found.append(f"kernel source {source!r} should be \"owner/kernel-slug\" (slug of 5+ characters)")
+    for source in meta.get("model_sources") or []:
+        parts = source.split("/") if isinstance(source, str) else []
+        if len(parts) != 5 or not all(parts) or not parts[4].isdigit():
+            found.append(f"model source {source!r} should be \"owner/model/framework/variation/version\"")
+    return found
+
+
+def validate_dataset_metadata(meta: dict[str, Any], folder: Path | None = None) -> list[str]:
+    """Problems with a dataset-metadata.json (docs/datasets_metadata.md and `kaggle datasets create`)."""
+    if not isinstance(meta, dict):
+        return ["dataset metadata should be a JSON object"]
+    found = _type_problems(meta, DATASET_FIELDS)
+    for key in ("title", "id", "licenses"):
+        if key not in meta:
+            found.append(f"needs {key!r}")
+    title = meta.get("title")
+    if isinstance(title, str):
+        low, high = DATASET_TITLE_LENGTH
+        if not low <= len(title) <= high:
+            found.append(f"title {title!r} has {len(title)} characters; Kaggle wants {low} to {high}")
+        if title == "INSERT_TITLE_HERE":
+            found.append("title is still the template's INSERT_TITLE_HERE")
+    if "id" in meta:
+        id_found, slug = _id_problems(meta["id"], "dataset", DATASET_SLUG_LENGTH)
+        found += id_found
+        if slug == "INSERT_SLUG_HERE":
+            found.append("id is still the template's INSERT_SLUG_HERE")
+    licenses = meta.get("licenses")
+    if isinstance(licenses, list):
+        if len(licenses) != 1:
+            found.append(f"licenses should have exactly one entry, has {len(licenses)}")
+        for entry in licenses:
+            name = entry.get("name") if isinstance(entry, dict) else None
+            if name not in DATASET_LICENSES:
+                found.append(f"license {entry!r} should be {{\"name\": ...}} with a name Kaggle knows, e.g. apache-2.0")
+    subtitle = meta.get("subtitle")
+    if isinstance(subtitle, str):
+        low, high = DATASET_SUBTITLE_LENGTH
+        if not low <= len(subtitle) <= high:
+            found.append(f"subtitle has {len(subtitle)} characters; Kaggle wants {low} to {high}")
+    resources = meta.get("resources")
+    if isinstance(resources, list):
+        paths = [r.get("path") if isinstance(r, dict) else None for r in resources]
+        if len(set(paths)) != len(paths):
+            found.append("resources name a path more than once")
+        if folder is not None:
+            for p in paths:
+                if not isinstance(p, str) or not (Path(folder) / p).is_file():
+                    found.append(f"resource {p!r} is not a file in {folder}")
+    return found
+
+
+def validate_folder(folder: Path) -> list[str]:
+    """Problems with a built folder: its metadata file, and the files it names."""
+    folder = Path(folder)
+    for name, check in ((KERNEL_METADATA, validate_kernel_metadata), (DATASET_METADATA, validate_dataset_metadata)):
+        path = folder / name
+        if path.is_file():
+            try:
+                meta = json.loads(path.read_text(encoding="utf-8"))
+            except json.JSONDecodeError as exc:
+                return [f"{path} is not valid JSON: {exc}"]
+            return [f"{path}: {p}" for p in check(meta, folder)]
+    return [f"{folder} holds neither {KERNEL_METADATA} nor {DATASET_METADATA}"]
+
+
+# ----------------------------------------------------------------------------------------------
+# Building the folders
+# ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One notebook as a Kaggle kernel."""
+
+    notebook: Path
+    slug: str
+    title: str
+
+    @property
+    def folder_name(self) -> str:
+        return self.slug
+
+
+def chapter_title(notebook: Path) -> str:
+    """The chapter's title from its first heading (`# 01 · Devices` → `Devices`), else from its file name."""
+    nb = json.loads(Path(notebook).read_text(encoding="utf-8"))
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") != "markdown":
+            continue
+        text = "".join(cell.get("source", ""))
+        m = re.search(r"^#\s+(.+)$", text, re.M)
+        if m:
+            return re.sub(r"^\d\d\s*[·:.\-–—]\s*", "", m.group(1).strip()).strip()
+    return Path(notebook).stem.split("_", 1)[-1].replace("_", " ")
+
+
+def shorten(name: str, room: int) -> str:
+    """Fit a chapter title into `room` characters: drop a subtitle after ':', then whole words (…)."""
+    if len(name) <= room:
+        return name
+    head = name.split(":", 1)[0].strip()
+    if len(head) <= room:
+        return head
+    words = head.split()
+    while words and len(" ".join(words)) + 1 > room:
+        words.pop()
+    if not words:
+        raise KaggleSetupError(f"no room for the chapter title {name!r} in a Kaggle title ({room} characters left)")
+    return " ".join(words).rstrip(",;.-–—") + "…"
+
+
+def kernel_for(notebook: Path, settings: dict[str, Any]) -> Kernel:
+    """Slug and title of a notebook's kernel: "<title_prefix> NN · <chapter title>"; the slug is the title's.
+
+    Kaggle refuses kernel titles longer than 50 characters: a longer chapter title is shortened
+    (`shorten`) unless `short_titles` in kaggle-metadata.json maps the notebook's stem or number
+    to a short title of its own.
+    """
+    notebook = Path(notebook)
+    short = settings.get("short_titles", {})
+    number = notebook.name[:2] if notebook.name[:2].isdigit() else ""
+    name = short.get(notebook.stem) or (short.get(number) if number else None) or chapter_title(notebook)
+    prefix = f"{settings['title_prefix']} {number} · " if number else f"{settings['title_prefix']} · "
+    title = prefix + shorten(name, KERNEL_TITLE_LENGTH[1] - len(prefix))
+    slug = slugify(title)
+    if not slug.startswith(slugify(settings["slug_prefix"])):
+        raise KaggleSetupError(
+            f"title_prefix {settings['title_prefix']!r} should slugify to slug_prefix {settings['slug_prefix']!r}"
+        )
+    check_slug(slug, f"{notebook.name}'s kernel slug", (5, 50))
+    return Kernel(notebook=notebook, slug=slug, title=title)
+
+
+def notebooks_to_publish(notebooks_dir: Path = NOTEBOOKS) -> list[Path]:
+    """Every chapter notebook (NN_*.ipynb) and the GPU self-test."""
+    from .runner import discover_chapters
+
+    found = discover_chapters(notebooks_dir)
+    self_test = Path(notebooks_dir) / SELF_TEST_NOTEBOOK.name
+    return found + ([self_test] if self_test.is_file() else [])
+
+
+def dataset_ref(owner: str, settings: dict[str, Any]) -> str:
+    return f"{check_owner(owner)}/{check_slug(settings['helpers_dataset']['slug'], 'helpers dataset slug')}"
+
+
+def kernel_metadata(kernel: Kernel, owner: str, settings: dict[str, Any]) -> dict[str, Any]:
+    """The kernel-metadata.json of one notebook."""
+    meta: dict[str, Any] = {
+        "id": f"{check_owner(owner)}/{kernel.slug}",
+        "title": kernel.title,
+        "code_file": kernel.notebook.name,
+        "language": settings.get("language", "python"),
+        "kernel_type": settings.get("kernel_type", "notebook"),
+        "is_private": settings["is_private"],
+        "enable_gpu": settings["enable_gpu"],
+        "enable_tpu": settings.get("enable_tpu", False),
+        "enable_internet": settings["enable_internet"],
+        "machine_shape": settings["machine_shape"],
+        "dataset_sources": [dataset_ref(owner, settings)],
+        "competition_sources": [],
+        "kernel_sources": [],
+        "model_sources": [],
+        "keywords": list(settings.get("keywords", [])),
+    }
+    if "docker_image_pinning_type" in settings:
+        meta["docker_image_pinning_type"] = settings["docker_image_pinning_type"]
+    return meta
+
+
+def kaggle_notebook_metadata(settings: dict[str, Any]) -> dict[str, Any]:
+    """The `metadata.kaggle` block Kaggle itself writes into notebooks it saves (accelerator, internet)."""
+    return {
+        "accelerator": settings["machine_shape"][0].lower() + settings["machine_shape"][1:],
+        "isGpuEnabled": settings["enable_gpu"],
+        "isInternetEnabled": settings["enable_internet"],
+        "language": settings.get("language", "python"),
+        "sourceType": settings.get("kernel_type", "notebook"),
+    }
+
+
+def dataset_metadata(owner: str, settings: dict[str, Any]) -> dict[str, Any]:
+    """The dataset-metadata.json of the helpers dataset."""
+    ds = settings["helpers_dataset"]
+    meta: dict[str, Any] = {
+        "title": ds["title"],
+        "id": dataset_ref(owner, settings),
+        "licenses": [{"name": ds["license"]}],
+        "keywords": list(ds.get("keywords", settings.get("keywords", []))),
+    }
+    for key in ("subtitle", "description"):
+        if ds.get(key):
+            meta[key] = ds[key]
+    if "description" not in meta:
+        meta["description"] = (
+            f"The `helpers` package of the notebook course at {settings['repository']}, and the GPU "
+            "tests its self-test notebook runs. Attach it to a chapter notebook "
+            "(Add Input → Datasets) and the setup cell finds it under /kaggle/input."
+        )
+    return meta
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _ignore(_dir: str, names: list[str]) -> list[str]:
+    return [n for n in names if n == "__pycache__" or n.endswith((".pyc", ".pyo")) or n == ".ipynb_checkpoints"]
+
+
+def build_kernel(kernel: Kernel, owner: str, settings: dict[str, Any], out_dir: Path) -> Path:
+    """Write one kernel folder: the notebook (with Kaggle's accelerator metadata) and kernel-metadata.json."""
+    folder = Path(out_dir) / kernel.folder_name
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    nb = json.loads(kernel.notebook.read_text(encoding="utf-8"))
+    nb.setdefault("metadata", {})["kaggle"] = kaggle_notebook_metadata(settings)
+    (folder / kernel.notebook.name).write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    _write_json(folder / KERNEL_METADATA, kernel_metadata(kernel, owner, settings))
+    return folder
+
+
+def build_dataset(owner: str, settings: dict[str, Any], out_dir: Path, root: Path = ROOT) -> Path:
+    """Write the helpers dataset folder: helpers/, the GPU tests and their conftest, dataset-metadata.json."""
+    folder = Path(out_dir) / DATASET_FOLDER
+    if folder.exists():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True)
+    shutil.copytree(Path(root) / "helpers", folder / "helpers", ignore=_ignore)
+    tests = folder / "tests"
+    tests.mkdir()
+    for name in ("__init__.py", "conftest.py"):
+        if (Path(root) / "tests" / name).is_file():
+            shutil.copy2(Path(root) / "tests" / name, tests / name)
+    for path in sorted((Path(root) / "tests").glob(GPU_TESTS)):
+        shutil.copy2(path, tests / path.name)
+    _write_json(folder / DATASET_METADATA, dataset_metadata(owner, settings))
+    return folder
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    kernels: list[Path]
+    dataset: Path
+
+    @property
+    def folders(self) -> list[Path]:
+        return [*self.kernels, self.dataset]
+
+
+def build_all(
+    owner: str | None = None,
+    *,
+    out_dir: Path = BUILD_KAGGLE,
+    settings: dict[str, Any] | None = None,
+    notebooks_dir: Path = NOTEBOOKS,
+    root: Path = ROOT,
+) -> BuildResult:
+    """Build every kernel folder and the dataset folder; raise KaggleSetupError if any is invalid."""
+    settings = settings if settings is not None else load_settings()
+    owner = check_owner(owner if owner is not None else settings.get("owner"))
+    notebooks = notebooks_to_publish(notebooks_dir)
+    if not notebooks:
+        raise KaggleSetupError(f"no notebooks to publish in {notebooks_dir}")
+    kernels = [kernel_for(nb, settings) for nb in notebooks]
+    slugs = [k.slug for k in kernels]
+    duplicates = sorted({s for s in slugs if slugs.count(s) > 1})
+    if duplicates:
+        raise KaggleSetupError(f"two notebooks would get the same Kaggle slug: {', '.join(duplicates)}")
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    result = BuildResult(
+        kernels=[build_kernel(k, owner, settings, out_dir) for k in kernels],
+        dataset=build_dataset(owner, settings, out_dir, root),
+    )
+    problems = [p for folder in result.folders for p in validate_folder(folder)]
+    if problems:
+        raise KaggleSetupError("the generated Kaggle files are invalid:\n" + "\n".join(problems))
+    return result
+
+
+def main(owner: str | None, out_dir: str | None) -> int:
+    """`python -m helpers kaggle build`: build, then print the commands that publish the folders."""
+    try:
+        settings = load_settings()
+        result = build_all(owner, out_dir=Path(out_dir) if out_dir else BUILD_KAGGLE, settings=settings)
+    except KaggleSetupError as exc:
+        print(f"Kaggle build failed: {exc}")
+        return 2
+    chosen = owner if owner is not None else settings["owner"]
+    if chosen == PLACEHOLDER_OWNER:
+        print(f"Note: the owner is the placeholder {PLACEHOLDER_OWNER!r}; pass --owner YOUR_KAGGLE_USERNAME "
+              "(or set it in kaggle-metadata.json) before pushing.")
+    print(f"Built {len(result.kernels)} notebooks and the helpers dataset for Kaggle user {chosen!r}.\nPublish with:")
+    print(f"  kaggle datasets create -p {result.dataset} -r zip")
+    print(f"  (to update it later: kaggle datasets version -p {result.dataset} -r zip -m 'what changed')")
+    first = result.kernels[0].parent
+    print(f"  for d in {first}/*/; do [ -f \"$d/{KERNEL_METADATA}\" ] && kaggle kernels push -p \"$d\"; done")
+    return 0

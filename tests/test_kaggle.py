@@ -1,0 +1,408 @@
+"""Kaggle publishing: every generated folder is valid, bad settings get clear errors, links are right.
+
+The rules come from the Kaggle CLI's docs (docs/kernels_metadata.md, docs/datasets_metadata.md)
+and are also cross-checked with the `kaggle` package's own validation when it is installed: its
+`kernels_push` and `dataset_create_new` run for real in a child process, offline and without
+credentials, with only the final network call replaced by a recorder.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import authoring, kaggle
+from helpers.__main__ import main as cli
+from helpers.runner import discover_chapters
+
+ROOT = Path(__file__).resolve().parent.parent
+OWNER = "someone"
+
+
+@pytest.fixture(scope="module")
+def settings() -> dict:
+    return kaggle.load_settings()
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory, settings) -> kaggle.BuildResult:
+    return kaggle.build_all(OWNER, out_dir=tmp_path_factory.mktemp("kaggle"), settings=settings)
+
+
+def _meta(folder: Path, name: str) -> dict:
+    return json.loads((folder / name).read_text(encoding="utf-8"))
+
+
+# ------------------------------------------------------------------------------------------------
+# The build
+# ------------------------------------------------------------------------------------------------
+
+
+def test_one_kernel_folder_per_chapter_and_the_self_test(built) -> None:
+    published = sorted(json.loads((f / kaggle.KERNEL_METADATA).read_text())["code_file"] for f in built.kernels)
+    expected = sorted([p.name for p in discover_chapters()] + ["gpu_self_test.ipynb"])
+    assert published == expected
+
+
+def test_every_generated_folder_is_valid(built) -> None:
+    for folder in built.folders:
+        assert kaggle.validate_folder(folder) == [], folder
+
+
+@pytest.mark.parametrize("index", range(len(discover_chapters()) + 1))
+def test_kernel_metadata_turns_the_gpu_on_and_attaches_the_helpers(built, settings, index) -> None:
+    folder = built.kernels[index]
+    meta = _meta(folder, kaggle.KERNEL_METADATA)
+    owner, slug = meta["id"].split("/")
+    assert owner == OWNER and slug == folder.name
+    assert slug.startswith(settings["slug_prefix"] + "-")
+    assert kaggle.slugify(meta["title"]) == slug and 5 <= len(meta["title"]) <= 50
+    assert meta["language"] == "python" and meta["kernel_type"] == "notebook"
+    assert meta["enable_gpu"] is True and meta["machine_shape"] == "NvidiaTeslaT4", "GPU T4 x2"
+    assert meta["enable_internet"] is settings["enable_internet"] and meta["is_private"] is settings["is_private"]
+    assert meta["dataset_sources"] == [f"{OWNER}/{authoring.HELPERS_DATASET}"], "the setup cell looks for this slug"
+    assert meta["keywords"] == settings["keywords"]
+    assert sorted(p.name for p in folder.iterdir()) == sorted([kaggle.KERNEL_METADATA, meta["code_file"]])
+    pushed = _meta(folder, meta["code_file"])
+    original = json.loads((kaggle.NOTEBOOKS / meta["code_file"]).read_text(encoding="utf-8"))
+    assert pushed["cells"] == original["cells"], "the notebook is pushed as it is in the repository"
+    assert pushed["metadata"]["kaggle"]["accelerator"] == "nvidiaTeslaT4"
+    assert pushed["metadata"]["kaggle"]["isGpuEnabled"] is True
+    assert not any(c.get("outputs") for c in pushed["cells"] if c["cell_type"] == "code" and
+                   authoring.CHECK_MARK not in "".join(c["source"])), "pushed without outputs"
+
+
+def test_dataset_folder_holds_helpers_and_the_gpu_tests(built, settings) -> None:
+    ds = built.dataset
+    meta = _meta(ds, kaggle.DATASET_METADATA)
+    assert meta["id"] == f"{OWNER}/{authoring.HELPERS_DATASET}"
+    assert meta["title"] == settings["helpers_dataset"]["title"] and 6 <= len(meta["title"]) <= 50
+    assert meta["licenses"] == [{"name": "apache-2.0"}]
+    ours = sorted(p.relative_to(ROOT / "helpers").as_posix() for p in (ROOT / "helpers").rglob("*.py"))
+    copied = sorted(p.relative_to(ds / "helpers").as_posix() for p in (ds / "helpers").rglob("*.py"))
+    assert copied == ours
+    assert not list(ds.rglob("__pycache__")) and not list(ds.rglob("*.pyc"))
+    gpu_tests = sorted(p.name for p in (ROOT / "tests").glob("test_gpu_ch*.py"))
+    assert sorted(p.name for p in (ds / "tests").iterdir()) == sorted(["__init__.py", "conftest.py", *gpu_tests])
+    for name in gpu_tests:
+        assert (ds / "tests" / name).read_bytes() == (ROOT / "tests" / name).read_bytes()
+
+
+def test_titles_slugify_as_the_kaggle_cli_does(built) -> None:
+    slugify = pytest.importorskip("slugify", reason="python-slugify (a dependency of `kaggle`) is not installed")
+    for folder in built.kernels:
+        meta = _meta(folder, kaggle.KERNEL_METADATA)
+        assert slugify.slugify(meta["title"]) == meta["id"].split("/")[1], meta["title"]
+    for title in ("Ünïcode Tïtle 2,000", "Don't panic: GPUs & \"streams\"", "  a--b  ", "PyTorch GPU · 07"):
+        assert kaggle.slugify(title) == slugify.slugify(title), title
+
+
+CLI_CHECK = r"""
+import json, sys
+from contextlib import contextmanager
+from pathlib import Path
+from types import SimpleNamespace
+from requests.exceptions import HTTPError
+from kaggle.api.kaggle_api_extended import KaggleApi
+
+owner, folders = sys.argv[1], sys.argv[2:]
+sent = []
+class Client:
+    def __init__(self):
+        record = lambda request: sent.append(type(request).__name__) or SimpleNamespace(error="", ref="x", url="x")
+        self.kernels = SimpleNamespace(kernels_api_client=SimpleNamespace(save_kernel=record))
+        self.datasets = SimpleNamespace(dataset_api_client=SimpleNamespace(create_dataset=record))
+@contextmanager
+def fake_client():
+    yield Client()
+def not_found(*args, **kwargs):
+    raise HTTPError("404: no such dataset yet")
+
+api = KaggleApi()
+api.config_values = {"username": owner}
+api.build_kaggle_client = fake_client
+api.dataset_status = not_found
+api.upload_files = lambda *args, **kwargs: None
+api.with_retry = lambda fn, *args, **kwargs: fn
+results = {}
+for folder in folders:
+    try:
+        if (Path(folder) / "kernel-metadata.json").is_file():
+            api.kernels_push(folder)
+        else:
+            api.dataset_create_new(folder, dir_mode="zip")
+        results[folder] = "ok"
+    except Exception as exc:
+        results[folder] = f"{type(exc).__name__}: {exc}"
+print("RESULTS=" + json.dumps({"results": results, "sent": sent}))
+"""
+
+
+def _kaggle_cli_check(folders: list[Path], tmp_path: Path) -> tuple[dict, str]:
+    env = dict(os.environ, KAGGLE_CONFIG_DIR=str(tmp_path / "no-credentials"),
+               HTTPS_PROXY="http://127.0.0.1:9", HTTP_PROXY="http://127.0.0.1:9", NO_PROXY="")
+    env.pop("KAGGLE_API_TOKEN", None)
+    env.pop("KAGGLE_USERNAME", None)
+    env.pop("KAGGLE_KEY", None)
+    done = subprocess.run([sys.executable, "-c", CLI_CHECK, OWNER, *map(str, folders)], capture_output=True,
+                          text=True, timeout=120, env=env, cwd=tmp_path)
+    line = next((x for x in done.stdout.splitlines() if x.startswith("RESULTS=")), None)
+    assert line, done.stdout + done.stderr
+    return json.loads(line.removeprefix("RESULTS=")), done.stdout
+
+
+@pytest.mark.skipif(importlib.util.find_spec("kaggle") is None, reason="the `kaggle` package is not installed")
+def test_the_kaggle_cli_accepts_every_folder_offline(built, tmp_path) -> None:
+    report, stdout = _kaggle_cli_check(built.folders, tmp_path)
+    assert set(report["results"].values()) == {"ok"}, report["results"]
+    assert report["sent"].count("ApiSaveKernelRequest") == len(built.kernels)
+    assert report["sent"].count("ApiCreateDatasetRequest") == 1
+    assert "does not resolve to the specified id" not in stdout, "a title that does not match its slug"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("kaggle") is None, reason="the `kaggle` package is not installed")
+def test_the_kaggle_cli_rejects_what_our_validation_rejects(built, tmp_path) -> None:
+    bad_kernel = tmp_path / "bad-kernel"
+    bad_kernel.mkdir()
+    meta = _meta(built.kernels[0], kaggle.KERNEL_METADATA)
+    (bad_kernel / meta["code_file"]).write_text("{}", encoding="utf-8")
+    (bad_kernel / kaggle.KERNEL_METADATA).write_text(json.dumps(dict(meta, kernel_type="book")), encoding="utf-8")
+    bad_dataset = tmp_path / "bad-dataset"
+    bad_dataset.mkdir()
+    ds = _meta(built.dataset, kaggle.DATASET_METADATA)
+    (bad_dataset / kaggle.DATASET_METADATA).write_text(json.dumps(dict(ds, title="GPU")), encoding="utf-8")
+    report, _ = _kaggle_cli_check([bad_kernel, bad_dataset], tmp_path)
+    assert "kernel type" in report["results"][str(bad_kernel)]
+    assert "title must be between 6 and 50" in report["results"][str(bad_dataset)]
+    assert any("kernel_type" in p for p in kaggle.validate_folder(bad_kernel))
+    assert any("title 'GPU' has 3 characters" in p for p in kaggle.validate_folder(bad_dataset))
+
+
+def test_the_command_line_builds_and_says_how_to_publish(tmp_path, capsys) -> None:
+    assert cli(["kaggle", "build", "--owner", "someone-else", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert f"kaggle datasets create -p {tmp_path / 'dataset'} -r zip" in out and "kaggle kernels push -p" in out
+    assert _meta(tmp_path / "dataset", kaggle.DATASET_METADATA)["id"].startswith("someone-else/")
+    assert cli(["kaggle", "build", "--owner", "Not A User", "--out", str(tmp_path)]) == 2
+    assert "Kaggle build failed" in capsys.readouterr().out
+
+
+def test_the_default_owner_comes_from_kaggle_metadata(tmp_path, settings, capsys) -> None:
+    result = kaggle.build_all(out_dir=tmp_path, settings=settings)
+    assert _meta(result.kernels[0], kaggle.KERNEL_METADATA)["id"].startswith(settings["owner"] + "/")
+    if settings["owner"] == kaggle.PLACEHOLDER_OWNER:
+        assert kaggle.main(None, str(tmp_path)) == 0
+        assert "placeholder" in capsys.readouterr().out, "a build for the placeholder owner says so"
+
+
+# ------------------------------------------------------------------------------------------------
+# Bad input
+# ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "owner, message",
+    [(None, "No Kaggle owner"), ("", "No Kaggle owner"), ("Alice", "must be lowercase"),
+     ("al ice", "not a user name"), ("-alice", "not a user name"), ("a/b", "not a user name")],
+)
+def test_bad_owners_are_refused_clearly(owner, message) -> None:
+    with pytest.raises(kaggle.KaggleSetupError, match=message):
+        kaggle.check_owner(owner)
+
+
+def test_good_owners_pass() -> None:
+    for owner in ("alice", "alice-b", "alice_b", "a1"):
+        assert kaggle.check_owner(owner) == owner
+
+
+@pytest.mark.parametrize("slug", ["Has-Caps", "under_score", "-lead", "trail-", "two--hyphens", "sp ace", ""])
+def test_bad_slugs_are_refused(slug) -> None:
+    with pytest.raises(kaggle.KaggleSetupError, match="not a Kaggle slug"):
+        kaggle.check_slug(slug)
+
+
+def test_slug_length_is_checked() -> None:
+    with pytest.raises(kaggle.KaggleSetupError, match="has 3 characters"):
+        kaggle.check_slug("abc", "dataset slug", kaggle.DATASET_SLUG_LENGTH)
+
+
+@pytest.fixture
+def good_kernel(built) -> dict:
+    return _meta(built.kernels[0], kaggle.KERNEL_METADATA)
+
+
+@pytest.mark.parametrize(
+    "change, problem",
+    [
+        ({"id": None}, "needs \"id\""),
+        ({"id": "someone/pytorch-gpu-course-01-devices/3/4"}, "should be \"owner/slug\""),
+        ({"id": "someone/Bad_Slug"}, "not a Kaggle slug"),
+        ({"title": "Tiny"}, "has 4 characters"),
+        ({"title": "x" * 51}, "has 51 characters"),
+        ({"title": "Another title entirely"}, "slugifies to 'another-title-entirely'"),
+        ({"code_file": "missing.ipynb"}, "is not in"),
+        ({"code_file": ""}, "needs \"code_file\""),
+        ({"language": "julia"}, "language 'julia'"),
+        ({"kernel_type": "book"}, "kernel_type 'book'"),
+        ({"machine_shape": "NvidiaTeslaP100"}, "is not one Kaggle offers"),
+        ({"enable_gpu": False}, "enable_gpu is not true"),
+        ({"enable_gpu": "maybe"}, "should be true or false"),
+        ({"docker_image_pinning_type": "newest"}, "docker_image_pinning_type"),
+        ({"dataset_sources": ["just-a-slug"]}, "should be \"owner/dataset-slug\""),
+        ({"kernel_sources": ["someone/abc"]}, "owner/kernel-slug"),
+        ({"model_sources": ["a/b/c/d"]}, "owner/model/framework"),
+        ({"enable_gpus": True}, "unknown field 'enable_gpus'"),
+        ({"is_private": 1}, "should be true or false"),
+    ],
+)
+def test_bad_kernel_metadata_is_reported(built, good_kernel, change, problem) -> None:
+    meta = dict(good_kernel, **change)
+    if change.get("id") is None and "id" in change:
+        del meta["id"]
+    problems = kaggle.validate_kernel_metadata(meta, built.kernels[0])
+    assert any(problem in p for p in problems), problems
+
+
+def test_kernel_metadata_needs_its_required_fields(good_kernel) -> None:
+    problems = kaggle.validate_kernel_metadata({})
+    for needed in ("needs \"id\"", "needs a \"title\"", "needs \"code_file\"", "language None", "kernel_type None"):
+        assert any(needed in p for p in problems), (needed, problems)
+    assert kaggle.validate_kernel_metadata(["not", "a", "dict"]) == ["kernel metadata should be a JSON object"]
+    assert kaggle.validate_kernel_metadata(dict(good_kernel, enable_gpu="true")) == [], "the CLI accepts strings"
+
+
+@pytest.fixture
+def good_dataset(built) -> dict:
+    return _meta(built.dataset, kaggle.DATASET_METADATA)
+
+
+@pytest.mark.parametrize(
+    "change, problem",
+    [
+        ({"title": "GPU"}, "has 3 characters"),
+        ({"title": "y" * 51}, "has 51 characters"),
+        ({"title": "INSERT_TITLE_HERE"}, "template's INSERT_TITLE_HERE"),
+        ({"id": "someone/INSERT_SLUG_HERE"}, "not a Kaggle slug"),
+        ({"id": "someone/abc"}, "has 3 characters"),
+        ({"id": "nobody"}, "should be \"owner/slug\""),
+        ({"licenses": []}, "exactly one entry, has 0"),
+        ({"licenses": [{"name": "CC0-1.0"}, {"name": "apache-2.0"}]}, "exactly one entry, has 2"),
+        ({"licenses": [{"name": "MIT"}]}, "a name Kaggle knows"),
+        ({"licenses": ["apache-2.0"]}, "a name Kaggle knows"),
+        ({"subtitle": "too short"}, "subtitle has 9 characters"),
+        ({"resources": [{"path": "nope.csv"}]}, "is not a file"),
+        ({"resources": [{"path": "a"}, {"path": "a"}]}, "more than once"),
+        ({"licence": []}, "unknown field 'licence'"),
+    ],
+)
+def test_bad_dataset_metadata_is_reported(built, good_dataset, change, problem) -> None:
+    problems = kaggle.validate_dataset_metadata(dict(good_dataset, **change), built.dataset)
+    assert any(problem in p for p in problems), problems
+
+
+def test_dataset_metadata_needs_title_id_and_license() -> None:
+    problems = kaggle.validate_dataset_metadata({})
+    for needed in ("needs 'title'", "needs 'id'", "needs 'licenses'"):
+        assert needed in problems
+
+
+def test_validate_folder_without_metadata(tmp_path) -> None:
+    assert "holds neither" in kaggle.validate_folder(tmp_path)[0]
+    (tmp_path / kaggle.KERNEL_METADATA).write_text("{not json", encoding="utf-8")
+    assert "not valid JSON" in kaggle.validate_folder(tmp_path)[0]
+
+
+def test_bad_settings_files_are_refused_clearly(tmp_path, settings) -> None:
+    with pytest.raises(kaggle.KaggleSetupError, match="is missing"):
+        kaggle.load_settings(tmp_path / "nope.json")
+    path = tmp_path / "kaggle-metadata.json"
+    path.write_text("{", encoding="utf-8")
+    with pytest.raises(kaggle.KaggleSetupError, match="not valid JSON"):
+        kaggle.load_settings(path)
+    broken = {k: v for k, v in settings.items() if k != "machine_shape"}
+    broken["enable_gpu"] = "yes"
+    path.write_text(json.dumps(broken), encoding="utf-8")
+    with pytest.raises(kaggle.KaggleSetupError, match=r"lacks 'machine_shape'.*'enable_gpu' should be a bool"):
+        kaggle.load_settings(path)
+
+
+def test_a_title_too_long_for_kaggle_is_shortened_or_overridden(tmp_path, settings) -> None:
+    nb = tmp_path / "42_a_very_long_chapter_name.ipynb"
+    nb.write_text(json.dumps({"cells": [{"cell_type": "markdown", "source": "# 42 · " + "Long words " * 5}]}))
+    title = kaggle.kernel_for(nb, settings).title
+    assert len(title) <= 50 and title.endswith("…") and title.startswith(f"{settings['title_prefix']} 42 · Long")
+    shorter = dict(settings, short_titles={"42": "Short enough"})
+    assert kaggle.kernel_for(nb, shorter).title == f"{settings['title_prefix']} 42 · Short enough"
+    assert kaggle.shorten("Several GPUs: DataParallel and DistributedDataParallel", 26) == "Several GPUs"
+    assert kaggle.shorten("Devices", 26) == "Devices"
+    with pytest.raises(kaggle.KaggleSetupError, match="no room"):
+        kaggle.shorten("Incomprehensibilities", 5)
+
+
+def test_build_refuses_bad_settings(tmp_path, settings) -> None:
+    with pytest.raises(kaggle.KaggleSetupError, match="No Kaggle owner"):
+        kaggle.build_all("", out_dir=tmp_path, settings=settings)
+    bad_prefix = dict(settings, title_prefix="Something else")
+    with pytest.raises(kaggle.KaggleSetupError, match="should slugify to slug_prefix"):
+        kaggle.build_all(OWNER, out_dir=tmp_path, settings=bad_prefix)
+    bad_license = copy.deepcopy(settings)
+    bad_license["helpers_dataset"]["license"] = "MIT"
+    with pytest.raises(kaggle.KaggleSetupError, match="a name Kaggle knows"):
+        kaggle.build_all(OWNER, out_dir=tmp_path, settings=bad_license)
+    bad_dataset_slug = copy.deepcopy(settings)
+    bad_dataset_slug["helpers_dataset"]["slug"] = "Helpers"
+    with pytest.raises(kaggle.KaggleSetupError, match="not a Kaggle slug"):
+        kaggle.build_all(OWNER, out_dir=tmp_path, settings=bad_dataset_slug)
+    with pytest.raises(kaggle.KaggleSetupError, match="no notebooks to publish"):
+        kaggle.build_all(OWNER, out_dir=tmp_path, settings=settings, notebooks_dir=tmp_path / "empty")
+
+
+def test_two_notebooks_with_the_same_slug_are_refused(tmp_path, settings) -> None:
+    for name in ("01_alpha.ipynb", "01_beta.ipynb"):
+        (tmp_path / name).write_text(json.dumps({"cells": [{"cell_type": "markdown", "source": "# 01 · Same"}]}))
+    with pytest.raises(kaggle.KaggleSetupError, match="same Kaggle slug: pytorch-gpu-course-01-same"):
+        kaggle.build_all(OWNER, out_dir=tmp_path / "out", settings=settings, notebooks_dir=tmp_path)
+
+
+# ------------------------------------------------------------------------------------------------
+# Open in Kaggle
+# ------------------------------------------------------------------------------------------------
+
+
+def test_open_in_kaggle_url(settings) -> None:
+    repo = settings["repository"]
+    expected = f"https://kaggle.com/kernels/welcome?src={repo}/blob/{settings['branch']}/notebooks/01_devices.ipynb"
+    assert kaggle.open_in_kaggle_url("01_devices.ipynb", settings) == expected
+    assert kaggle.open_in_kaggle_url("notebooks/01_devices.ipynb", settings) == expected
+    assert kaggle.open_in_kaggle_url(ROOT / "notebooks" / "01_devices.ipynb", settings) == expected
+    assert kaggle.readme_chapter_link("01_devices.ipynb", settings).endswith(f"]({expected})")
+    assert kaggle.open_in_kaggle_url("01_devices.ipynb") == expected, "defaults to kaggle-metadata.json"
+
+
+@pytest.mark.parametrize(
+    "change, notebook, message",
+    [
+        ({"repository": "https://gitlab.com/a/b"}, "01_devices.ipynb", "GitHub address"),
+        ({"repository": "github.com/a/b"}, "01_devices.ipynb", "GitHub address"),
+        ({"repository": "https://github.com/only-owner"}, "01_devices.ipynb", "GitHub address"),
+        ({"branch": ""}, "01_devices.ipynb", "should name a git branch"),
+        ({"branch": "my branch"}, "01_devices.ipynb", "should name a git branch"),
+        ({}, "01_devices.py", "not a notebook"),
+        ({}, "/elsewhere/01_devices.ipynb", "not inside the repository"),
+    ],
+)
+def test_open_in_kaggle_url_bad_input(settings, change, notebook, message) -> None:
+    with pytest.raises(kaggle.KaggleSetupError, match=message):
+        kaggle.open_in_kaggle_url(notebook, dict(settings, **change))
+
+
+def test_repository_with_dot_git_and_trailing_slash(settings) -> None:
+    url = kaggle.open_in_kaggle_url("01_devices.ipynb", dict(settings, repository="https://github.com/a/b.git/"))
+    assert url == "https://kaggle.com/kernels/welcome?src=https://github.com/a/b/blob/main/notebooks/01_devices.ipynb"

@@ -1,0 +1,127 @@
+"""The GPU self-test's logic, run here on a CPU: every GPU test skipped with its reason, table built."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from helpers import kaggle, selftest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+JUNIT = """<?xml version="1.0" encoding="utf-8"?>
+<testsuites><testsuite name="pytest" errors="1" failures="1" skipped="1" tests="4" time="1.5">
+<testcase classname="tests.test_gpu_ch01" name="test_ok" time="0.250" />
+<testcase classname="tests.test_gpu_ch01" name="test_bad" time="0.500">
+  <failure message="AssertionError: 3 GB/s is below 9 GB/s&#10;assert 3 &gt; 9">long traceback</failure></testcase>
+<testcase classname="tests.test_gpu_ch02" name="test_two[cuda:1]" time="0.000">
+  <skipped type="pytest.skip" message="needs 2 CUDA GPU(s), this machine has 0">skip text</skipped></testcase>
+<testcase classname="tests.test_gpu_ch02" name="test_broken" time="0.010">
+  <error message="failed on setup with &quot;fixture 'gpu' not found&quot;">E fixture</error></testcase>
+</testsuite></testsuites>
+"""
+
+
+def test_parse_junit_reads_every_outcome() -> None:
+    rows = selftest.parse_junit(JUNIT)
+    assert [(r.test, r.outcome) for r in rows] == [
+        ("test_gpu_ch01.py::test_ok", "passed"),
+        ("test_gpu_ch01.py::test_bad", "failed"),
+        ("test_gpu_ch02.py::test_two[cuda:1]", "skipped"),
+        ("test_gpu_ch02.py::test_broken", "error"),
+    ]
+    assert rows[1].message == "AssertionError: 3 GB/s is below 9 GB/s", "first line of the failure only"
+    assert rows[2].message == "needs 2 CUDA GPU(s), this machine has 0"
+    assert rows[0].seconds == pytest.approx(0.25)
+
+
+def test_report_counts_table_html_and_failures() -> None:
+    report = selftest.SelfTestReport(selftest.parse_junit(JUNIT), "2× Tesla T4 | torch 2.10", "/x/tests", 1, 1.5)
+    assert report.counts == {"passed": 1, "failed": 1, "error": 1, "skipped": 1}
+    assert not report.ok
+    table = report.table().splitlines()
+    assert table[0] == "| test | outcome | seconds | message |" and len(table) == 2 + 4
+    assert "2× Tesla T4" in report.summary() and "1 passed, 1 failed, 1 errors, 1 skipped" in report.summary()
+    assert "<table>" in report._repr_html_() and "test_two[cuda:1]" in report._repr_html_()
+    assert repr(report) == str(report), "plain-text frontends show the summary and table, not a dataclass dump"
+    with pytest.raises(AssertionError, match=r"(?s)2 GPU test\(s\) failed.*test_bad.*test_broken"):
+        report.raise_for_failures()
+
+
+@pytest.fixture
+def gpu_tests_with_the_course_conftest(tmp_path) -> Path:
+    """A tests/ folder like the repository's: the course's conftest and a few GPU tests."""
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    shutil.copy2(ROOT / "tests" / "conftest.py", tests / "conftest.py")
+    (tests / "__init__.py").write_text("", encoding="utf-8")
+    (tests / "test_gpu_ch98.py").write_text(
+        "import pytest\n\n"
+        "@pytest.mark.gpu\ndef test_one_gpu():\n    assert False, 'must not run on CPU'\n\n"
+        "@pytest.mark.gpu2\n@pytest.mark.parametrize('n', [1, 2])\ndef test_two_gpus(n):\n    assert False\n\n"
+        "def test_not_a_gpu_test():\n    pass\n",
+        encoding="utf-8",
+    )
+    return tests
+
+
+def test_on_cpu_every_gpu_test_is_skipped_with_its_reason(gpu_tests_with_the_course_conftest) -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU: the tests would run for real")
+    report = selftest.run_gpu_tests(gpu_tests_with_the_course_conftest)
+    assert report.problem == "", report.output
+    assert [r.test for r in report.rows] == [
+        "test_gpu_ch98.py::test_one_gpu", "test_gpu_ch98.py::test_two_gpus[1]", "test_gpu_ch98.py::test_two_gpus[2]",
+    ], "only tests marked gpu or gpu2 are selected"
+    assert {r.outcome for r in report.rows} == {"skipped"}
+    assert report.rows[0].message.startswith("needs 1 CUDA GPU(s), this machine has 0")
+    assert report.rows[1].message.startswith("needs 2 CUDA GPU(s)")
+    assert report.ok and report.exit_code == 0
+    assert "CPU" in report.hardware
+    assert report.table().count("| skipped |") == 3
+    report.raise_for_failures()  # nothing failed
+
+
+def test_failures_are_reported_not_raised(tmp_path) -> None:
+    tests = tmp_path / "tests"
+    tests.mkdir()
+    (tests / "test_gpu_ch99.py").write_text(
+        "import pytest\npytestmark = pytest.mark.gpu\n\n"
+        "def test_passes():\n    pass\n\n"
+        "def test_fails():\n    assert 1 + 1 == 3, 'arithmetic is broken'\n",
+        encoding="utf-8",
+    )
+    report = selftest.run_gpu_tests(tests)
+    outcomes = {r.test.split("::")[1]: (r.outcome, r.message) for r in report.rows}
+    assert outcomes["test_passes"] == ("passed", "")
+    assert outcomes["test_fails"][0] == "failed" and "arithmetic is broken" in outcomes["test_fails"][1]
+    assert not report.ok and report.exit_code == 1
+    assert "arithmetic is broken" in report.output
+    with pytest.raises(AssertionError, match="test_fails"):
+        report.raise_for_failures()
+
+
+def test_missing_tests_are_a_clear_problem(tmp_path) -> None:
+    report = selftest.run_gpu_tests(tmp_path)
+    assert "no test_gpu_ch*.py files" in report.problem
+    assert not report.ok and report.rows == []
+    with pytest.raises(AssertionError, match="could not run"):
+        report.raise_for_failures()
+    assert selftest.find_gpu_tests(tmp_path) is None
+    assert selftest.find_gpu_tests(ROOT) == ROOT / "tests"
+
+
+@pytest.mark.slow
+def test_the_self_test_runs_from_the_helpers_dataset_alone(tmp_path) -> None:
+    """On Kaggle the tests come from the dataset copy: it must hold everything they import."""
+    settings = kaggle.load_settings()
+    dataset = kaggle.build_dataset("someone", settings, tmp_path)
+    report = selftest.run_gpu_tests(dataset / "tests")
+    assert report.problem == "", report.output
+    expected = sorted(p.name for p in (ROOT / "tests").glob("test_gpu_ch*.py"))
+    assert sorted({r.test.split("::")[0] for r in report.rows}) == expected, "every GPU test file was collected"
+    assert report.counts["error"] == 0, report.output
