@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import html
 import json
+import multiprocessing
 import re
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -198,13 +199,23 @@ def run_course(
     build_dir.mkdir(parents=True, exist_ok=True)
     results: dict[str, ChapterResult] = {}
     with tqdm(total=len(chapters), desc="chapters", unit="chapter") as bar:
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            futures = {pool.submit(execute_chapter, c, build_dir, quick=quick): c for c in chapters}
-            for future in as_completed(futures):
-                result = future.result()
-                results[result.chapter] = result
-                bar.set_postfix_str(f"{result.chapter}: {result.status}")
-                bar.update()
+
+        def record(result: ChapterResult) -> None:
+            results[result.chapter] = result
+            bar.set_postfix_str(f"{result.chapter}: {result.status}")
+            bar.update()
+
+        if jobs <= 1:
+            for chapter in chapters:
+                record(execute_chapter(chapter, build_dir, quick=quick))
+        else:
+            # Separate processes, not threads: two papermill runs sharing one process can deadlock
+            # in their kernel clients (seen here with a widget cell waiting forever).
+            context = multiprocessing.get_context("spawn")
+            with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+                futures = [pool.submit(execute_chapter, c, build_dir, quick=quick) for c in chapters]
+                for future in as_completed(futures):
+                    record(future.result())
     ordered = [results[c.stem] for c in chapters]
     table = summary_table(ordered)
     (build_dir / "summary.md").write_text(table + "\n", encoding="utf-8")

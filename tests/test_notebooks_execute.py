@@ -20,7 +20,7 @@ def test_there_are_chapters() -> None:
 
 @pytest.mark.parametrize("notebook", CHAPTERS, ids=[c.stem for c in CHAPTERS])
 def test_chapter_runs_headless(notebook) -> None:
-    result = execute_chapter(notebook, NOTEBOOK_RUNS, quick=True)
+    result = execute_chapter(notebook, NOTEBOOK_RUNS, quick=True, cell_timeout=300)
     (NOTEBOOK_RUNS / f"{notebook.stem}.result.json").write_text(json.dumps(asdict(result)), encoding="utf-8")
     assert result.status == "ok", f"{notebook.name} failed: {result.error}"
     assert result.device != "unknown", "the setup cell did not print the 'Running on:' line"
