@@ -79,6 +79,8 @@ from typing import Any
 
 import torch
 
+from .validation import whole_number
+
 #: Seconds a launch may take before every rank is killed (a hung rank must not hang a notebook).
 DEFAULT_TIMEOUT = 120.0
 
@@ -379,9 +381,7 @@ class TrainingSetup:
 
     def __post_init__(self) -> None:
         for name in ("samples", "features", "hidden", "global_batch", "steps"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a whole number ≥ 1, not {value!r}")
+            whole_number(getattr(self, name), name)
 
 
 def make_model(setup: TrainingSetup) -> torch.nn.Module:

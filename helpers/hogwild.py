@@ -24,6 +24,7 @@ import torch
 from torch import nn
 
 from .distributed import LaunchTimeout, WorkerFailed, _context, _describe_exit, _stop
+from .validation import positive_number, whole_number
 
 
 @dataclass(frozen=True)
@@ -40,11 +41,8 @@ class HogwildSetup:
 
     def __post_init__(self) -> None:
         for name in ("samples", "features", "hidden", "classes", "batch"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be a whole number ≥ 1, not {value!r}")
-        if not (isinstance(self.lr, (int, float)) and self.lr > 0):
-            raise ValueError(f"lr must be a positive number, not {self.lr!r}")
+            whole_number(getattr(self, name), name)
+        positive_number(self.lr, "lr")
 
 
 def make_data(setup: HogwildSetup) -> tuple[torch.Tensor, torch.Tensor]:
