@@ -43,6 +43,13 @@ def expect_type(value: Any, kinds: type | tuple[type, ...], what: str) -> None:
         raise Wrong(f"expected {what}, but got a {type(value).__name__}: {value!r:.80}")
 
 
+def expect_function(value: Any, name: str, takes: str = "") -> None:
+    """Raise `Wrong` unless `value` is callable; `takes` describes its arguments, e.g. "(major, minor)"."""
+    if not callable(value):
+        shape = f"taking {takes}" if takes else f"(def {name}(...): ...)"
+        raise Wrong(f"`{name}` should be a function {shape}, but it is a {type(value).__name__}")
+
+
 def _describe_error(exc: BaseException) -> str:
     """One line naming an exception raised by the learner's code and where it came from."""
     frames = traceback.extract_tb(exc.__traceback__)

@@ -59,3 +59,13 @@ def test_check_prints_and_needs_binding(capsys: pytest.CaptureFixture[str]) -> N
 def test_load_exercises_accepts_numbers_and_strings() -> None:
     assert hasattr(load_exercises(1, {}), "q1")
     assert hasattr(load_exercises("00", {}), "q2")
+
+
+def test_expect_function_names_what_it_wanted() -> None:
+    from helpers.checking import expect_function
+
+    expect_function(len, "f")
+    with pytest.raises(Wrong, match=r"`f` should be a function taking \(a, b\), but it is a int"):
+        expect_function(3, "f", "(a, b)")
+    with pytest.raises(Wrong, match=r"\(def g\(\.\.\.\): \.\.\.\)"):
+        expect_function("x", "g")

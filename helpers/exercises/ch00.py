@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..checking import Question, Wrong, expect_type
+from ..checking import Question, Wrong, expect_function, expect_type
 from ..environment import Gpu, Machine, build_supports, diagnose
 
 
 def _check_arch_name(fn: Any) -> None:
-    if not callable(fn):
-        raise Wrong(f"`arch_name` should be a function taking (major, minor), but it is a {type(fn).__name__}")
+    expect_function(fn, "arch_name", "(major, minor)")
     for capability, expected in (((7, 5), "sm_75"), ((6, 0), "sm_60"), ((9, 0), "sm_90"), ((12, 0), "sm_120")):
         got = fn(*capability)
         if got != expected:

@@ -7,7 +7,7 @@ from typing import Any
 
 import torch
 
-from ..checking import Question, Wrong, expect_type
+from ..checking import Question, Wrong, expect_function, expect_type
 
 
 def _check_second_gpu(d: Any) -> None:
@@ -33,8 +33,7 @@ def _check_visible(value: Any) -> None:
 
 
 def _check_count_usable_cpus(fn: Any) -> None:
-    if not callable(fn):
-        raise Wrong(f"`count_usable_cpus` should be a function, but it is a {type(fn).__name__}")
+    expect_function(fn, "count_usable_cpus", "no arguments")
     if not hasattr(os, "sched_getaffinity"):  # macOS, Windows: only the plain answer can be checked
         got = fn()
         if got != (os.cpu_count() or 1):

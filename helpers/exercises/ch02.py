@@ -11,18 +11,14 @@ from typing import Any
 
 import torch
 
-from ..checking import Question, Wrong
+from ..checking import Question, Wrong, expect_function
 
 META = torch.device("meta")
 
 
-def _expect_function(fn: Any, name: str) -> None:
-    if not callable(fn):
-        raise Wrong(f"`{name}` should be a function (def {name}(...): ...), but it is a {type(fn).__name__}")
-
 
 def _check_ones_on(fn: Any) -> None:
-    _expect_function(fn, "ones_on")
+    expect_function(fn, "ones_on")
     for device in (META, torch.device("cpu")):
         t = fn(device)
         if not isinstance(t, torch.Tensor):
@@ -43,7 +39,7 @@ def _check_ones_on(fn: Any) -> None:
 
 
 def _check_add_on_first(fn: Any) -> None:
-    _expect_function(fn, "add_on_first")
+    expect_function(fn, "add_on_first")
     a, b = torch.arange(6.0).reshape(2, 3), torch.full((2, 3), 10.0)
     got = fn(a, b)
     if not isinstance(got, torch.Tensor):

@@ -7,16 +7,11 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
-from ..checking import Question, Wrong
-
-
-def _expect_function(fn: Any, name: str) -> None:
-    if not callable(fn):
-        raise Wrong(f"`{name}` should be a function (def {name}(...): ...), but it is a {type(fn).__name__}")
+from ..checking import Question, Wrong, expect_function
 
 
 def _check_fill_host(fn: Any) -> None:
-    _expect_function(fn, "fill_host")
+    expect_function(fn, "fill_host")
     buffer = torch.zeros(5)
     src = torch.arange(5.0)
     got = fn(buffer, src)
@@ -46,7 +41,7 @@ class _CountConversions(TorchFunctionMode):
 
 
 def _check_in_one_copy(fn: Any) -> None:
-    _expect_function(fn, "in_one_copy")
+    expect_function(fn, "in_one_copy")
     pieces = [torch.arange(4.0) + 10 * i for i in range(3)]
     got = fn(pieces, torch.device("meta"))
     if not isinstance(got, (list, tuple)):
@@ -69,7 +64,7 @@ def _check_in_one_copy(fn: Any) -> None:
 
 
 def _check_losses_to_floats(fn: Any) -> None:
-    _expect_function(fn, "losses_to_floats")
+    expect_function(fn, "losses_to_floats")
     losses = [torch.tensor(v) for v in (0.5, 0.25, 0.125, 0.0625)]
     with _CountConversions() as counter:
         got = fn(losses)

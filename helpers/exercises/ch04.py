@@ -12,16 +12,11 @@ from typing import Any
 import torch
 from torch import nn
 
-from ..checking import Question, Wrong
-
-
-def _expect_function(fn: Any, name: str) -> None:
-    if not callable(fn):
-        raise Wrong(f"`{name}` should be a function (def {name}(...): ...), but it is a {type(fn).__name__}")
+from ..checking import Question, Wrong, expect_function
 
 
 def _check_predict(fn: Any) -> None:
-    _expect_function(fn, "predict")
+    expect_function(fn, "predict")
     torch.manual_seed(0)
     model = nn.Linear(3, 2)
     x = torch.randn(4, 3)
@@ -43,7 +38,7 @@ def _check_predict(fn: Any) -> None:
 
 
 def _check_load_on(fn: Any) -> None:
-    _expect_function(fn, "load_on")
+    expect_function(fn, "load_on")
     torch.manual_seed(0)
     saved = nn.Linear(3, 1).state_dict()
     with tempfile.TemporaryDirectory() as tmp:

@@ -7,7 +7,7 @@ from typing import Any
 
 import torch
 
-from ..checking import Question, Wrong, expect_type
+from ..checking import Question, Wrong, expect_function, expect_type
 from ..memory import CachingAllocatorModel, tensor_nbytes
 
 _CASES = (
@@ -21,8 +21,7 @@ _CASES = (
 
 
 def _check_tensor_bytes(fn: Any) -> None:
-    if not callable(fn):
-        raise Wrong(f"`tensor_bytes` should be a function taking (shape, dtype), but it is a {type(fn).__name__}")
+    expect_function(fn, "tensor_bytes", "(shape, dtype)")
     for shape, dtype in _CASES:
         got = fn(shape, dtype)
         expected = tensor_nbytes(shape, dtype)

@@ -6,14 +6,13 @@ from typing import Any
 
 import torch
 
-from ..checking import Question, Wrong, expect_type
+from ..checking import Question, Wrong, expect_function, expect_type
 
 _SPLIT_CASES = [(10, 2), (10, 3), (7, 3), (2, 4), (9, 4), (1, 2), (12, 5)]
 
 
 def _check_split_sizes(fn: Any) -> None:
-    if not callable(fn):
-        raise Wrong(f"`split_sizes` should be a function of (batch_size, n_gpus), not a {type(fn).__name__}")
+    expect_function(fn, "split_sizes", "(batch_size, n_gpus)")
     for batch, gpus in _SPLIT_CASES:
         expected = [c.numel() for c in torch.chunk(torch.arange(batch), gpus)]
         got = fn(batch, gpus)
@@ -28,8 +27,7 @@ def _check_split_sizes(fn: Any) -> None:
 
 
 def _check_average(fn: Any) -> None:
-    if not callable(fn):
-        raise Wrong(f"`ddp_gradient` should be a function of a list of gradients, not a {type(fn).__name__}")
+    expect_function(fn, "ddp_gradient", "a list of gradients")
     g = torch.Generator().manual_seed(3)
     for ranks in (2, 3):
         grads = [torch.randn(4, 5, generator=g) for _ in range(ranks)]

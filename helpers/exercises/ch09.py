@@ -6,12 +6,11 @@ from typing import Any
 
 import torch
 
-from ..checking import Question, Wrong, expect_type
+from ..checking import Question, Wrong, expect_function, expect_type
 
 
 def _check_make_shared(fn: Any) -> None:
-    if not callable(fn):
-        raise Wrong(f"`make_shared` should be a function of a tensor, not a {type(fn).__name__}")
+    expect_function(fn, "make_shared", "a tensor")
     t = torch.arange(6.0).reshape(2, 3)
     got = fn(t)
     if isinstance(got, bool):
@@ -34,8 +33,7 @@ def _check_start_method(value: Any) -> None:
 
 
 def _check_plain(fn: Any) -> None:
-    if not callable(fn):
-        raise Wrong(f"`to_plain_losses` should be a function of a tensor, not a {type(fn).__name__}")
+    expect_function(fn, "to_plain_losses", "a tensor")
     losses = torch.tensor([0.9, 0.5, 0.25])
     got = fn(losses)
     expect_type(got, list, "a Python list")
