@@ -11,6 +11,7 @@ Two halves on purpose:
 
 from __future__ import annotations
 
+import functools
 import os
 import platform
 import re
@@ -261,9 +262,16 @@ def one_line(m: Machine) -> str:
     )
 
 
+@functools.lru_cache(maxsize=1)
+def _this_machine() -> Machine:
+    """This process's machine, described once: GPUs and torch do not change while a process runs,
+    and describing them runs nvidia-smi, too slow to repeat for every point of a measured sweep."""
+    return describe_machine()
+
+
 def stamp(m: Machine | None = None) -> str:
     """The label every measured figure carries: hardware, torch and CUDA versions, date."""
-    m = m or describe_machine()
+    m = m or _this_machine()
     if m.gpus:
         hardware = ", ".join(sorted({g.name for g in m.gpus}))
     else:
