@@ -433,23 +433,23 @@ class AllocatorPlayground:
             self._handles.append(torch.empty(nbytes, dtype=torch.uint8, device=self.device))
         return self._record(f"alloc {format_bytes(nbytes)}")
 
+    def _drop_last(self) -> None:
+        """Forget the newest tensor: the model frees its block; a real tensor dies with its last reference."""
+        handle = self._handles.pop()
+        if self.model is not None:
+            self.model.free(handle)
+
     def free_last(self) -> Step:
         """Drop the most recent tensor still alive."""
         if not self._handles:
             return self._record("free (nothing to free)")
-        handle = self._handles.pop()
-        if self.model is not None:
-            self.model.free(handle)
-        del handle
+        self._drop_last()
         return self._record("free last")
 
     def free_all(self) -> Step:
         """Drop every tensor this playground holds."""
         while self._handles:
-            handle = self._handles.pop()
-            if self.model is not None:
-                self.model.free(handle)
-            del handle
+            self._drop_last()
         return self._record("free all")
 
     def empty_cache(self) -> Step:
