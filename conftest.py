@@ -1,8 +1,27 @@
-"""Root pytest hooks, here so that they also apply to the notebooks nbval collects under notebooks/."""
+"""Root pytest hooks, here so that they also apply to the chapter notebooks nbval collects under notebooks/.
+
+nbval executes each chapter once, cell by cell, in one kernel (QUICK sizes: COURSE_QUICK=1 below),
+fails a chapter on any cell that raises, and compares the outputs of cells marked
+`# NBVAL_CHECK_OUTPUT`. The hooks here keep each notebook on one xdist worker, and collect what each
+chapter printed (the machine it ran on, cells that took the no-GPU path, seconds) for the summary
+at the end of the run.
+"""
 
 from __future__ import annotations
 
+import json
+import os
+import re
+from pathlib import Path
+
 import pytest
+
+# Kernels started by nbval (and papermill) inherit this, so chapters run with their QUICK sizes.
+os.environ["COURSE_QUICK"] = "1"
+
+ROOT = Path(__file__).resolve().parent
+NOTEBOOK_RUNS = ROOT / "build" / "test-notebooks"
+NO_GPU_MARKER = "[no-GPU path]"  # helpers.devices.NO_GPU_MARKER (tested to agree)
 
 
 def pytest_itemcollected(item: pytest.Item) -> None:
@@ -10,3 +29,62 @@ def pytest_itemcollected(item: pytest.Item) -> None:
     # (marked as each item is collected, before xdist reads the groups in its collection hook).
     if item.path.suffix == ".ipynb":
         item.add_marker(pytest.mark.xdist_group(item.path.stem))
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    # Only the controlling process clears the previous run's reports (xdist workers have workerinput).
+    if not hasattr(session.config, "workerinput") and NOTEBOOK_RUNS.is_dir():
+        for old in NOTEBOOK_RUNS.glob("*.result.json"):
+            old.unlink()
+
+
+def _text(outputs: list) -> str:
+    parts = []
+    for out in outputs or []:
+        if out.get("output_type") == "stream":
+            parts.append("".join(out.get("text", "")))
+        elif "data" in out:
+            parts.append("".join(out["data"].get("text/plain", "")))
+    return "".join(parts)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    outcome = yield
+    if item.path.suffix != ".ipynb" or call.when != "call":
+        return
+    report = outcome.get_result()
+    path = NOTEBOOK_RUNS / f"{item.path.stem}.result.json"
+    NOTEBOOK_RUNS.mkdir(parents=True, exist_ok=True)
+    result = (
+        json.loads(path.read_text(encoding="utf-8"))
+        if path.is_file()
+        else {"chapter": item.path.stem, "status": "ok", "seconds": 0.0, "device": "unknown", "no_gpu_cells": 0}
+    )
+    text = _text(getattr(item, "test_outputs", None) or [])
+    result["seconds"] = round(result["seconds"] + call.duration, 1)
+    result["no_gpu_cells"] += NO_GPU_MARKER in text
+    if result["device"] == "unknown" and (m := re.search(r"Running on: ([^|\n]+)", text)):
+        result["device"] = m.group(1).strip()
+    if report.failed:
+        result["status"] = "failed"
+    path.write_text(json.dumps(result), encoding="utf-8")
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    reports = sorted(NOTEBOOK_RUNS.glob("*.result.json")) if NOTEBOOK_RUNS.is_dir() else []
+    if not reports:
+        return
+    terminalreporter.section("chapters executed headless (nbval, QUICK)")
+    total_cells = total_seconds = 0
+    for path in reports:
+        r = json.loads(path.read_text(encoding="utf-8"))
+        total_cells += r["no_gpu_cells"]
+        total_seconds += r["seconds"]
+        terminalreporter.write_line(
+            f"{r['chapter']:<40} {r['status']:<7} {r['seconds']:>6.1f}s  ran on {r['device']:<12} "
+            f"no-GPU cells: {r['no_gpu_cells']}"
+        )
+    terminalreporter.write_line(
+        f"{len(reports)} chapters, {total_seconds:.1f} s of cells; cells that took the no-GPU path: {total_cells}"
+    )

@@ -1,25 +1,66 @@
 """The small library behind the course "GPU programming with PyTorch, as runnable notebooks".
 
-Modules by concern (heavy libraries such as matplotlib, papermill and ipywidgets are imported
-only inside the functions that need them, so `import helpers` stays cheap):
+It holds infrastructure only; the PyTorch a chapter teaches is in the chapter's own cells.
+Modules by concern (matplotlib and ipywidgets are imported only inside the functions that need
+them, so `import helpers` stays cheap):
 
 * `helpers.devices`     choosing devices: `try_gpu`, `try_all_gpus`, `have_gpus`, `synchronize`
 * `helpers.environment` describing the machine, diagnosing what blocks the GPU, stamping figures
-* `helpers.checking`    exercises with `check()`, `hint()`, `solution()`
-* `helpers.exercises`   each chapter's questions (`chNN.py`)
-* `helpers.show`        printing the source of a helper a chapter teaches
-* `helpers.runner`      the headless course runner (`python -m helpers run`)
+* `helpers.timing`, `helpers.plots`  measuring harnesses and stamped plots
+* `helpers.checking`    exercises with `check()`, `hint()`, `solution()`; `helpers.exercises` holds them
+* `helpers.selftest`    the GPU self-test that the Kaggle notebook `gpu_self_test` runs
+
+The course tooling (headless runner, Kaggle build, notebook tidying) is `coursetools/` in the
+repository; it imports `helpers`, never the reverse.
 """
 
 from .checking import load_exercises
 from .devices import have_gpus, synchronize, try_all_gpus, try_gpu
 
-__version__ = "0.1.0"
-__all__ = ["have_gpus", "load_exercises", "setup_chapter", "synchronize", "try_all_gpus", "try_gpu"]
+#: The course's version. Chapters say which version they were written for (`start`); the Kaggle
+#: helpers dataset carries the package, so a stale dataset is caught by the chapter that needs more.
+__version__ = "2.0.0"
+
+HELPERS_DATASET = "pytorch-gpu-course-helpers"
+
+__all__ = ["have_gpus", "load_exercises", "start", "synchronize", "try_all_gpus", "try_gpu"]
 
 
-def setup_chapter() -> None:
-    """Print the one-line environment summary each chapter starts with (the runner reads it)."""
+def version_notice(written_for: str, found: str = __version__, where: str = "") -> str:
+    """What to tell a learner whose helpers are not the version the chapter was written for ("" when they are).
+
+    Versions match when their first two numbers do (2.0.1 serves a chapter written for 2.0).
+    """
+    wanted, have = str(written_for).split(".")[:2], str(found).split(".")[:2]
+    if wanted == have:
+        return ""
+    older = [int(x) for x in have if x.isdigit()] < [int(x) for x in wanted if x.isdigit()]
+    place = f" (found in {where})" if where else ""
+    return (
+        f"Note: this chapter was written for the course's helpers {'.'.join(wanted)}, but the helpers here are "
+        f"{found}{place}, {'older' if older else 'newer'} than it expects, so some cells may fail.\n"
+        f"  On Kaggle: in the right-hand panel under Input, update the dataset '{HELPERS_DATASET}' to its latest "
+        "version (or remove it and add it again), then Run All.\n"
+        + (
+            "  In a clone of the repository: `git pull`, then restart the kernel."
+            if older
+            else "  Then open the newest version of this chapter from the course's README."
+        )
+    )
+
+
+def start(written_for: str, quick: bool = False) -> bool:
+    """Begin a chapter: print the machine it runs on and any version mismatch; return the QUICK setting.
+
+    `written_for` is the course version the chapter was written for ("2.0"). QUICK is on when the
+    chapter's parameter says so or when COURSE_QUICK=1 is in the environment (the tests set it).
+    """
+    import os
+
     from .environment import describe_machine, one_line
 
     print(one_line(describe_machine()))
+    notice = version_notice(written_for, __version__, os.path.dirname(os.path.dirname(__file__)))
+    if notice:
+        print(notice)
+    return bool(quick) or os.environ.get("COURSE_QUICK") == "1"

@@ -47,13 +47,25 @@ PCIE_WIDTHS = (1, 2, 4, 8, 12, 16, 32)
 
 #: Published host↔device figures for Kaggle's GPU (Tesla T4, PCIe 3.0 x16). Not measured here.
 PUBLISHED_T4 = (
-    {"what": "pinned host→device, large copies", "gb_per_s": (9.7, 12.4), "nbytes": 32_000_000,
-     "source": "CUDA bandwidthTest results for T4 hosts (range across hosts; drawn at bandwidthTest's "
-               "default 32 MB copy), course notes facts.md §4"},
-    {"what": "host→device, 1 KB copies", "gb_per_s": (0.4, 0.4), "nbytes": 1_000,
-     "source": "bandwidth-vs-size sweep ('shmoo') on a Colab T4, course notes facts.md §4"},
-    {"what": "host→device, ≥ 1 MB copies", "gb_per_s": (12.0, 12.0), "nbytes": 1_000_000,
-     "source": "bandwidth-vs-size sweep ('shmoo') on a Colab T4, course notes facts.md §4"},
+    {
+        "what": "pinned host→device, large copies",
+        "gb_per_s": (9.7, 12.4),
+        "nbytes": 32_000_000,
+        "source": "CUDA bandwidthTest results for T4 hosts (range across hosts; drawn at bandwidthTest's "
+        "default 32 MB copy), course notes facts.md §4",
+    },
+    {
+        "what": "host→device, 1 KB copies",
+        "gb_per_s": (0.4, 0.4),
+        "nbytes": 1_000,
+        "source": "bandwidth-vs-size sweep ('shmoo') on a Colab T4, course notes facts.md §4",
+    },
+    {
+        "what": "host→device, ≥ 1 MB copies",
+        "gb_per_s": (12.0, 12.0),
+        "nbytes": 1_000_000,
+        "source": "bandwidth-vs-size sweep ('shmoo') on a Colab T4, course notes facts.md §4",
+    },
 )
 
 
@@ -71,8 +83,10 @@ class BandwidthResult:
 
     def __str__(self) -> str:
         kind = "pinned" if self.pinned else "pageable"
-        return (f"{DIRECTION_NAMES[self.direction]} {format_bytes(self.nbytes)} {kind}: "
-                f"{self.gb_per_s:.2f} GB/s ({self.seconds * 1e6:.1f} µs per copy) on {self.device}")
+        return (
+            f"{DIRECTION_NAMES[self.direction]} {format_bytes(self.nbytes)} {kind}: "
+            f"{self.gb_per_s:.2f} GB/s ({self.seconds * 1e6:.1f} µs per copy) on {self.device}"
+        )
 
 
 def _check_direction(direction: Any) -> str:
@@ -194,8 +208,10 @@ def link_peak_gb_per_s(device: torch.device | str | int | None = None) -> tuple[
         generation = int(pynvml.nvmlDeviceGetMaxPcieLinkGeneration(handle))
         width = int(pynvml.nvmlDeviceGetMaxPcieLinkWidth(handle))
         try:
-            current = (f"; now running at gen {pynvml.nvmlDeviceGetCurrPcieLinkGeneration(handle)} "
-                       f"x{pynvml.nvmlDeviceGetCurrPcieLinkWidth(handle)}")
+            current = (
+                f"; now running at gen {pynvml.nvmlDeviceGetCurrPcieLinkGeneration(handle)} "
+                f"x{pynvml.nvmlDeviceGetCurrPcieLinkWidth(handle)}"
+            )
         except pynvml.NVMLError:
             current = ""
     except pynvml.NVMLError as exc:
@@ -224,8 +240,11 @@ def ratio_lines(results: Sequence[BandwidthResult], peak_gb_per_s: float, min_nb
     """One line per result of at least `min_nbytes`: measured GB/s and its fraction of the peak."""
     if peak_gb_per_s <= 0:
         raise ValueError(f"the peak must be positive, not {peak_gb_per_s!r}")
-    return [f"{r}  → {r.gb_per_s / peak_gb_per_s:.0%} of {peak_gb_per_s:.2f} GB/s"
-            for r in results if r.nbytes >= min_nbytes]
+    return [
+        f"{r}  → {r.gb_per_s / peak_gb_per_s:.0%} of {peak_gb_per_s:.2f} GB/s"
+        for r in results
+        if r.nbytes >= min_nbytes
+    ]
 
 
 def plot_bandwidth(
@@ -253,14 +272,25 @@ def plot_bandwidth(
     styles = {("h2d", True): "C0-o", ("h2d", False): "C0--s", ("d2h", True): "C1-o", ("d2h", False): "C1--s"}
     for (direction, pinned), rs in sorted(groups.items()):
         rs = sorted(rs, key=lambda r: r.nbytes)
-        ax.plot([r.nbytes for r in rs], [r.gb_per_s for r in rs], styles[(direction, pinned)], markersize=4,
-                label=f"{DIRECTION_NAMES[direction]}, {'pinned' if pinned else 'pageable'}")
+        ax.plot(
+            [r.nbytes for r in rs],
+            [r.gb_per_s for r in rs],
+            styles[(direction, pinned)],
+            markersize=4,
+            label=f"{DIRECTION_NAMES[direction]}, {'pinned' if pinned else 'pageable'}",
+        )
     for i, point in enumerate(p for p in reference if "nbytes" in p):
         low, high = point["gb_per_s"]
-        ax.errorbar([point["nbytes"]], [(low + high) / 2], yerr=[[(high - low) / 2], [(high - low) / 2]],
-                    fmt="k^", label="published (not measured here)" if i == 0 else None)
-        ax.annotate(point["what"], (point["nbytes"], (low + high) / 2), textcoords="offset points",
-                    xytext=(6, -12), fontsize=7)
+        ax.errorbar(
+            [point["nbytes"]],
+            [(low + high) / 2],
+            yerr=[[(high - low) / 2], [(high - low) / 2]],
+            fmt="k^",
+            label="published (not measured here)" if i == 0 else None,
+        )
+        ax.annotate(
+            point["what"], (point["nbytes"], (low + high) / 2), textcoords="offset points", xytext=(6, -12), fontsize=7
+        )
     if reference and not results:
         ax.set_xlim(512, 512 * MIB)
         ax.set_ylim(0.1, 2 * (peak_gb_per_s or 16))
@@ -311,8 +341,9 @@ def time_to_pin(nbytes: int, *, repeats: int = 3) -> tuple[float, float]:
     return times[0], statistics.median(times[1:])
 
 
-def d2h_trap(device: torch.device | str | int | None = None, *, wait: bool, n: int = 1 << 22,
-             delay_cycles: int = 200_000_000) -> float:
+def d2h_trap(
+    device: torch.device | str | int | None = None, *, wait: bool, n: int = 1 << 22, delay_cycles: int = 200_000_000
+) -> float:
     """The `non_blocking` device→host trap: the fraction of values right when the host reads at once.
 
     Fills a pinned host buffer with -1, keeps the GPU busy for `delay_cycles` clock cycles

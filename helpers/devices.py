@@ -82,10 +82,7 @@ def have_gpus(n: int = 1, task: str = "this cell") -> bool:
     if found >= n:
         return True
     plural = "GPU" if n == 1 else "GPUs"
-    print(
-        f"{NO_GPU_MARKER} To {task} you need {n} CUDA {plural}; this machine has {found}.\n"
-        f"  {HOW_TO_GET_A_GPU}"
-    )
+    print(f"{NO_GPU_MARKER} To {task} you need {n} CUDA {plural}; this machine has {found}.\n  {HOW_TO_GET_A_GPU}")
     return False
 
 

@@ -201,13 +201,23 @@ def _context() -> Any:
     if "forkserver" in mp.get_all_start_methods():
         ctx = mp.get_context("forkserver")
         ctx.set_forkserver_preload(
-            ["torch", "torch.distributed", "torch._dynamo", "helpers.distributed", "helpers.hogwild"])
+            ["torch", "torch.distributed", "torch._dynamo", "helpers.distributed", "helpers.hogwild"]
+        )
         return ctx
     return mp.get_context("spawn")
 
 
-def _rank_main(worker: Callable[..., Any], rank: int, world_size: int, port: int, backend: str,
-               args: tuple[Any, ...], conn: Any, timeout: float, threads: int) -> None:
+def _rank_main(
+    worker: Callable[..., Any],
+    rank: int,
+    world_size: int,
+    port: int,
+    backend: str,
+    args: tuple[Any, ...],
+    conn: Any,
+    timeout: float,
+    threads: int,
+) -> None:
     """Runs in each rank process: join the group, run the worker, leave in the right order, report."""
     import torch.distributed as dist
 
@@ -218,8 +228,9 @@ def _rank_main(worker: Callable[..., Any], rank: int, world_size: int, port: int
             os.environ.setdefault("NCCL_SOCKET_IFNAME", loopback_interface())
             torch.cuda.set_device(rank)
         store = dist.TCPStore("127.0.0.1", port, None, False, datetime.timedelta(seconds=timeout))
-        dist.init_process_group(backend, store=store, rank=rank, world_size=world_size,
-                                timeout=datetime.timedelta(seconds=timeout))
+        dist.init_process_group(
+            backend, store=store, rank=rank, world_size=world_size, timeout=datetime.timedelta(seconds=timeout)
+        )
         result = to_plain(worker(rank, world_size, *args))
         gc.collect()
         dist.barrier()  # nobody closes sockets while a peer still needs them
@@ -278,9 +289,15 @@ def _stop(processes: list[Any]) -> None:
             p.join(5.0)
 
 
-def launch(worker: Callable[..., Any], world_size: int = 2, args: tuple[Any, ...] = (), *,
-           backend: str | None = None, timeout: float = DEFAULT_TIMEOUT,
-           threads_per_rank: int | None = None) -> LaunchResult:
+def launch(
+    worker: Callable[..., Any],
+    world_size: int = 2,
+    args: tuple[Any, ...] = (),
+    *,
+    backend: str | None = None,
+    timeout: float = DEFAULT_TIMEOUT,
+    threads_per_rank: int | None = None,
+) -> LaunchResult:
     """Run `worker(rank, world_size, *args)` in `world_size` processes joined in one process group.
 
     Returns a `LaunchResult` whose `results[r]` is what rank `r` returned (tensors turned into
@@ -313,14 +330,25 @@ def launch(worker: Callable[..., Any], world_size: int = 2, args: tuple[Any, ...
     start = time.perf_counter()
     listener = loopback_listener()
     port = listener.getsockname()[1]
-    store = dist.TCPStore("127.0.0.1", port, None, True, datetime.timedelta(seconds=timeout),
-                          wait_for_workers=False, master_listen_fd=os.dup(listener.fileno()))
+    store = dist.TCPStore(
+        "127.0.0.1",
+        port,
+        None,
+        True,
+        datetime.timedelta(seconds=timeout),
+        wait_for_workers=False,
+        master_listen_fd=os.dup(listener.fileno()),
+    )
     processes, pipes = [], []
     try:
         for rank in range(world_size):
             receive, send = ctx.Pipe(duplex=False)
-            p = ctx.Process(target=_rank_main, name=f"rank-{rank}", daemon=True,
-                            args=(worker, rank, world_size, port, backend, args, send, timeout, threads_per_rank))
+            p = ctx.Process(
+                target=_rank_main,
+                name=f"rank-{rank}",
+                daemon=True,
+                args=(worker, rank, world_size, port, backend, args, send, timeout, threads_per_rank),
+            )
             p.start()
             send.close()  # the child holds the only sending end: EOF tells us it is gone
             processes.append(p)
@@ -339,8 +367,9 @@ def launch(worker: Callable[..., Any], world_size: int = 2, args: tuple[Any, ...
                     kind, _, payload = conn.recv()
                 except EOFError:
                     processes[rank].join(2.0)
-                    raise WorkerFailed(rank, f"the process {_describe_exit(processes[rank].exitcode)} "
-                                             "before reporting a result") from None
+                    raise WorkerFailed(
+                        rank, f"the process {_describe_exit(processes[rank].exitcode)} before reporting a result"
+                    ) from None
                 if kind == "error":
                     raise WorkerFailed(rank, payload)
                 results[rank] = payload
@@ -416,13 +445,14 @@ def rank_batches(setup: TrainingSetup, world_size: int, rank: int) -> list[list[
     if setup.global_batch % world_size:
         raise ValueError(f"the global batch {setup.global_batch} must split evenly over {world_size} ranks")
     local = setup.global_batch // world_size
-    sampler = DistributedSampler(range(setup.samples), num_replicas=world_size, rank=rank, shuffle=False,
-                                 drop_last=True)
+    sampler = DistributedSampler(
+        range(setup.samples), num_replicas=world_size, rank=rank, shuffle=False, drop_last=True
+    )
     shard = list(sampler)
     per_epoch = len(shard) // local
     if per_epoch == 0:
         raise ValueError("too few samples for one batch per rank")
-    return [shard[(s % per_epoch) * local:(s % per_epoch + 1) * local] for s in range(setup.steps)]
+    return [shard[(s % per_epoch) * local : (s % per_epoch + 1) * local] for s in range(setup.steps)]
 
 
 def flat_parameters(model: torch.nn.Module) -> list[float]:
@@ -476,8 +506,12 @@ def ddp_train_worker(rank: int, world_size: int, setup: TrainingSetup) -> dict[s
         dist.all_reduce(mean)
         local_losses.append(loss.item())
         global_losses.append(mean.item() / world_size)
-    result = {"rank": rank, "params": flat_parameters(model.module), "local_losses": local_losses,
-              "losses": global_losses}
+    result = {
+        "rank": rank,
+        "params": flat_parameters(model.module),
+        "local_losses": local_losses,
+        "losses": global_losses,
+    }
     del model, opt, loss, mean, x, y  # release the Reducer (and the group it holds) now
     return result
 
@@ -489,8 +523,7 @@ def hello_worker(rank: int, world_size: int) -> dict[str, Any]:
     device = torch.device("cuda", rank) if dist.get_backend() == "nccl" else torch.device("cpu")
     t = torch.tensor([float(rank + 1)], device=device)  # NCCL reduces GPU tensors, gloo CPU tensors
     dist.all_reduce(t)
-    return {"rank": rank, "world_size": world_size, "sum": t.item(), "pid": os.getpid(),
-            "backend": dist.get_backend()}
+    return {"rank": rank, "world_size": world_size, "sum": t.item(), "pid": os.getpid(), "backend": dist.get_backend()}
 
 
 def failing_worker(rank: int, world_size: int, bad_rank: int = 1) -> dict[str, Any]:
@@ -514,8 +547,16 @@ def sleeping_worker(rank: int, world_size: int, seconds: float = 60.0) -> dict[s
 # --------------------------------------------------------------------------------------------
 
 
-def throughput_worker(rank: int, world_size: int, width: int, depth: int, global_batch: int,
-                      steps: int, warmup: int = 1, communicate: bool = True) -> dict[str, Any]:
+def throughput_worker(
+    rank: int,
+    world_size: int,
+    width: int,
+    depth: int,
+    global_batch: int,
+    steps: int,
+    warmup: int = 1,
+    communicate: bool = True,
+) -> dict[str, Any]:
     """Train a wide MLP with DDP on random data and time `steps` steps after `warmup` steps.
 
     Each rank processes `global_batch / world_size` samples per step, so 1 and 2 ranks do the same
@@ -560,9 +601,16 @@ def throughput_worker(rank: int, world_size: int, width: int, depth: int, global
     for _ in range(3):
         dist.all_reduce(flat)
     allreduce = (time.perf_counter() - t0) / 3
-    return {"rank": rank, "step_seconds": step_seconds, "median_step": statistics.median(step_seconds),
-            "allreduce_seconds": allreduce, "samples": steps * global_batch, "global_batch": global_batch,
-            "parameters": flat.numel(), "threads": torch.get_num_threads()}
+    return {
+        "rank": rank,
+        "step_seconds": step_seconds,
+        "median_step": statistics.median(step_seconds),
+        "allreduce_seconds": allreduce,
+        "samples": steps * global_batch,
+        "global_batch": global_batch,
+        "parameters": flat.numel(),
+        "threads": torch.get_num_threads(),
+    }
 
 
 @dataclass(frozen=True)
@@ -578,9 +626,16 @@ class ScalingPoint:
     communicates: bool = True
 
 
-def measure_scaling(width: int = 512, depth: int = 3, global_batch: int = 512, steps: int = 6,
-                    timeout: float = DEFAULT_TIMEOUT, threads_baseline: bool = True,
-                    rounds: int = 2, control: bool = True) -> list[ScalingPoint]:
+def measure_scaling(
+    width: int = 512,
+    depth: int = 3,
+    global_batch: int = 512,
+    steps: int = 6,
+    timeout: float = DEFAULT_TIMEOUT,
+    threads_baseline: bool = True,
+    rounds: int = 2,
+    control: bool = True,
+) -> list[ScalingPoint]:
     """Throughput with 1 rank and with 2 ranks (one thread each) on the same global batch.
 
     Each configuration is launched `rounds` times, interleaved with the others; a launch's rate is
@@ -599,14 +654,27 @@ def measure_scaling(width: int = 512, depth: int = 3, global_batch: int = 512, s
     best: dict[tuple[int, int, bool], ScalingPoint] = {}
     for _ in range(rounds):
         for ranks, threads, talk in configs:
-            out = launch(throughput_worker, ranks, (width, depth, global_batch, steps, 1, talk),
-                         backend="gloo", timeout=timeout, threads_per_rank=threads)
+            out = launch(
+                throughput_worker,
+                ranks,
+                (width, depth, global_batch, steps, 1, talk),
+                backend="gloo",
+                timeout=timeout,
+                threads_per_rank=threads,
+            )
             slowest = max(r["median_step"] for r in out.results)
             label = f"{ranks} rank{'s' if ranks > 1 else ''} × {threads} thread{'s' if threads > 1 else ''}"
             if not talk:
                 label += "\n(no all-reduce)"
-            point = ScalingPoint(label, ranks, threads, global_batch / slowest, slowest,
-                                 max(r["allreduce_seconds"] for r in out.results), talk)
+            point = ScalingPoint(
+                label,
+                ranks,
+                threads,
+                global_batch / slowest,
+                slowest,
+                max(r["allreduce_seconds"] for r in out.results),
+                talk,
+            )
             key = (ranks, threads, talk)
             if key not in best or point.samples_per_second > best[key].samples_per_second:
                 best[key] = point
@@ -619,11 +687,20 @@ def plot_scaling(points: Sequence[ScalingPoint], stamp_text: str) -> Any:
 
     fig, ax = new_figure(7.5, 3.8)
     base = points[0].samples_per_second
-    bars = ax.bar([p.label for p in points], [p.samples_per_second for p in points],
-                  color=["0.6", "tab:blue", "tab:cyan", "tab:orange"][: len(points)])
+    bars = ax.bar(
+        [p.label for p in points],
+        [p.samples_per_second for p in points],
+        color=["0.6", "tab:blue", "tab:cyan", "tab:orange"][: len(points)],
+    )
     for bar, p in zip(bars, points, strict=True):
-        ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height(), f"{p.samples_per_second / base:.2f}×",
-                ha="center", va="bottom", fontsize=9)
+        ax.text(
+            bar.get_x() + bar.get_width() / 2,
+            bar.get_height(),
+            f"{p.samples_per_second / base:.2f}×",
+            ha="center",
+            va="bottom",
+            fontsize=9,
+        )
     ax.set_ylabel("training samples per second")
     ax.tick_params(axis="x", labelsize=8)
     ax.set_title("DDP with gloo on this CPU: same global batch, 1 vs 2 ranks")
@@ -730,8 +807,9 @@ def torchrun_command(script: str | Path, nproc: int, *extra: str, log_dir: str |
     return cmd + [str(script), *extra]
 
 
-def run_torchrun(nproc: int = 2, timeout: float = DEFAULT_TIMEOUT,
-                 script_text: str = TRAINING_SCRIPT) -> TorchrunResult:
+def run_torchrun(
+    nproc: int = 2, timeout: float = DEFAULT_TIMEOUT, script_text: str = TRAINING_SCRIPT
+) -> TorchrunResult:
     """Write `script_text` to a temporary folder and run it with torchrun; clean everything up.
 
     torchrun keeps per-rank logs in a folder it creates as /tmp/torchelastic_* and never removes;
@@ -747,11 +825,15 @@ def run_torchrun(nproc: int = 2, timeout: float = DEFAULT_TIMEOUT,
         script.write_text(script_text, encoding="utf-8")
         out = Path(tmp) / "result.json"
         cmd = torchrun_command(script, nproc, str(out), log_dir=Path(tmp) / "logs")
-        env = dict(os.environ, OMP_NUM_THREADS="1", GLOO_SOCKET_IFNAME=os.environ.get("GLOO_SOCKET_IFNAME",
-                                                                                      loopback_interface()))
+        env = dict(
+            os.environ,
+            OMP_NUM_THREADS="1",
+            GLOO_SOCKET_IFNAME=os.environ.get("GLOO_SOCKET_IFNAME", loopback_interface()),
+        )
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                text=True, start_new_session=True)
+        proc = subprocess.Popen(
+            cmd, cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
+        )
         try:
             output, _ = proc.communicate(timeout=timeout)
         except subprocess.TimeoutExpired:

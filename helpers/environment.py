@@ -191,8 +191,7 @@ def diagnose(m: Machine) -> list[Finding]:
                 "problem",
                 f"The NVIDIA driver lists {m.driver_gpu_count} GPU(s), but this torch ({m.torch_version}) "
                 "was built without CUDA, so it cannot use them.",
-                "Install a CUDA build of torch (pick the CUDA version at pytorch.org/get-started) in this "
-                "environment.",
+                "Install a CUDA build of torch (pick the CUDA version at pytorch.org/get-started) in this environment.",
             )
         )
     elif _hidden_by_visible_devices(m.cuda_visible_devices) and (m.driver_gpu_count or 0) > 0:
@@ -324,20 +323,48 @@ def example_machines() -> dict[str, Machine]:
         return Gpu(i, "Tesla T4", 15 * gib, (7, 5), 40)
 
     return {
-        "Kaggle, GPU T4 ×2": Machine("2.10.0+cu128", "12.8", "cuda", (t4(0), t4(1)), modern,
-                                     driver_gpu_count=2, cpus_usable=4, cpus_machine=4, torch_threads=4,
-                                     on_kaggle=True),
-        "Kaggle, accelerator off": Machine("2.10.0+cu128", "12.8", None, (), modern, cpus_usable=4,
-                                           cpus_machine=4, torch_threads=4, on_kaggle=True),
-        "an old P100 with a modern torch": Machine("2.10.0+cu128", "12.8", "cuda",
-                                                   (Gpu(0, "Tesla P100-PCIE-16GB", 16 * gib, (6, 0), 56),),
-                                                   modern, driver_gpu_count=1, cpus_usable=4, cpus_machine=4,
-                                                   torch_threads=4),
-        "a GPU box with CPU-only torch": Machine("2.13.0+cpu", None, None, (), (), driver_gpu_count=1,
-                                                 cpus_usable=8, cpus_machine=8, torch_threads=8),
-        "GPUs hidden by CUDA_VISIBLE_DEVICES": Machine("2.13.0+cu128", "12.8", None, (), modern,
-                                                       cuda_visible_devices="", driver_gpu_count=2,
-                                                       cpus_usable=8, cpus_machine=8, torch_threads=8),
-        "a laptop without a GPU": Machine("2.13.0+cpu", None, None, (), (), cpus_usable=2, cpus_machine=8,
-                                          torch_threads=8),
+        "Kaggle, GPU T4 ×2": Machine(
+            "2.10.0+cu128",
+            "12.8",
+            "cuda",
+            (t4(0), t4(1)),
+            modern,
+            driver_gpu_count=2,
+            cpus_usable=4,
+            cpus_machine=4,
+            torch_threads=4,
+            on_kaggle=True,
+        ),
+        "Kaggle, accelerator off": Machine(
+            "2.10.0+cu128", "12.8", None, (), modern, cpus_usable=4, cpus_machine=4, torch_threads=4, on_kaggle=True
+        ),
+        "an old P100 with a modern torch": Machine(
+            "2.10.0+cu128",
+            "12.8",
+            "cuda",
+            (Gpu(0, "Tesla P100-PCIE-16GB", 16 * gib, (6, 0), 56),),
+            modern,
+            driver_gpu_count=1,
+            cpus_usable=4,
+            cpus_machine=4,
+            torch_threads=4,
+        ),
+        "a GPU box with CPU-only torch": Machine(
+            "2.13.0+cpu", None, None, (), (), driver_gpu_count=1, cpus_usable=8, cpus_machine=8, torch_threads=8
+        ),
+        "GPUs hidden by CUDA_VISIBLE_DEVICES": Machine(
+            "2.13.0+cu128",
+            "12.8",
+            None,
+            (),
+            modern,
+            cuda_visible_devices="",
+            driver_gpu_count=2,
+            cpus_usable=8,
+            cpus_machine=8,
+            torch_threads=8,
+        ),
+        "a laptop without a GPU": Machine(
+            "2.13.0+cpu", None, None, (), (), cpus_usable=2, cpus_machine=8, torch_threads=8
+        ),
     }

@@ -66,8 +66,17 @@ def full_loss(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> float:
         return nn.functional.cross_entropy(model(x), y).item()
 
 
-def _hogwild_worker(index: int, model: nn.Module, x: torch.Tensor, y: torch.Tensor, steps: int,
-                    setup: HogwildSetup, losses: torch.Tensor, times: torch.Tensor, conn: Any) -> None:
+def _hogwild_worker(
+    index: int,
+    model: nn.Module,
+    x: torch.Tensor,
+    y: torch.Tensor,
+    steps: int,
+    setup: HogwildSetup,
+    losses: torch.Tensor,
+    times: torch.Tensor,
+    conn: Any,
+) -> None:
     """One Hogwild worker: plain SGD on the shared parameters, its own random mini-batches."""
     import os
 
@@ -111,8 +120,9 @@ class HogwildResult:
         return self.processes * self.steps_per_process / self.seconds
 
 
-def hogwild_train(processes: int = 2, total_steps: int = 400, setup: HogwildSetup | None = None,
-                  timeout: float = 120.0) -> HogwildResult:
+def hogwild_train(
+    processes: int = 2, total_steps: int = 400, setup: HogwildSetup | None = None, timeout: float = 120.0
+) -> HogwildResult:
     """Train one shared model with `processes` Hogwild workers, `total_steps` SGD steps in all.
 
     The model, the data and the loss log are put in shared memory before the workers start; each
@@ -144,8 +154,12 @@ def hogwild_train(processes: int = 2, total_steps: int = 400, setup: HogwildSetu
     try:
         for i in range(processes):
             receive, send = ctx.Pipe(duplex=False)
-            p = ctx.Process(target=_hogwild_worker, name=f"hogwild-{i}", daemon=True,
-                            args=(i, model, x, y, steps, setup, losses, times, send))
+            p = ctx.Process(
+                target=_hogwild_worker,
+                name=f"hogwild-{i}",
+                daemon=True,
+                args=(i, model, x, y, steps, setup, losses, times, send),
+            )
             p.start()
             send.close()
             workers.append(p)
@@ -161,8 +175,9 @@ def hogwild_train(processes: int = 2, total_steps: int = 400, setup: HogwildSetu
                     kind, _, payload = conn.recv()
                 except EOFError:
                     workers[i].join(2.0)
-                    raise WorkerFailed(i, f"Hogwild worker {i} {_describe_exit(workers[i].exitcode)} "
-                                          "before reporting") from None
+                    raise WorkerFailed(
+                        i, f"Hogwild worker {i} {_describe_exit(workers[i].exitcode)} before reporting"
+                    ) from None
                 if kind == "error":
                     raise WorkerFailed(i, payload)
         for i, p in enumerate(workers):
@@ -201,8 +216,12 @@ def plot_loss_curves(results: list[HogwildResult], stamp_text: str) -> Any:
         window = max(1, len(merged) // 40)
         smooth = merged.unfold(0, window, window).mean(dim=1) if len(merged) >= window else merged
         xs = (torch.arange(len(smooth)) * window + window / 2).tolist()
-        ax.plot(xs, smooth.tolist(), label=f"{res.processes} process{'es' if res.processes > 1 else ''} "
-                f"({res.seconds:.2f} s, final loss {res.final_loss:.3f})")
+        ax.plot(
+            xs,
+            smooth.tolist(),
+            label=f"{res.processes} process{'es' if res.processes > 1 else ''} "
+            f"({res.seconds:.2f} s, final loss {res.final_loss:.3f})",
+        )
     ax.set_xlabel("SGD steps applied to the shared model (all processes together)")
     ax.set_ylabel("mini-batch cross-entropy (smoothed)")
     ax.set_title("Hogwild: the same number of updates, shared by 1 or more processes")

@@ -499,8 +499,10 @@ def allocator_widget(playground: AllocatorPlayground, sizes_mib: Sequence[float]
         with out:
             out.clear_output(wait=True)
             last = playground.history[-1]
-            print(f"{last.action}: allocated {format_bytes(last.allocated)}, reserved {format_bytes(last.reserved)}"
-                  f" · {playground.live} live tensor(s) · {playground.source}")
+            print(
+                f"{last.action}: allocated {format_bytes(last.allocated)}, reserved {format_bytes(last.reserved)}"
+                f" · {playground.live} live tensor(s) · {playground.source}"
+            )
             if playground.model is not None:
                 print(playground.model.describe())
             fig = plot_steps(playground.history[-12:], playground.source)

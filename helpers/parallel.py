@@ -138,8 +138,9 @@ def simulated_data_parallel_forward(module: nn.Module, batch: torch.Tensor, n_de
     names = [f"pretend-gpu:{i}" for i in range(n_devices)]
     notes = []
     if len(chunks) < n_devices:
-        notes.append(f"a batch of {batch.shape[0]} rows gives only {len(chunks)} chunks, "
-                     "so only that many devices work")
+        notes.append(
+            f"a batch of {batch.shape[0]} rows gives only {len(chunks)} chunks, so only that many devices work"
+        )
     return DataParallelTrace(
         devices=names,
         chunk_sizes=[c.shape[0] for c in chunks],
@@ -151,8 +152,9 @@ def simulated_data_parallel_forward(module: nn.Module, batch: torch.Tensor, n_de
     )
 
 
-def check_matches_single_device(module: nn.Module, batch: torch.Tensor, result: torch.Tensor,
-                                atol: float = 1e-5, rtol: float = 1e-4) -> float:
+def check_matches_single_device(
+    module: nn.Module, batch: torch.Tensor, result: torch.Tensor, atol: float = 1e-5, rtol: float = 1e-4
+) -> float:
     """Assert that a data-parallel `result` equals `module(batch)` on one device; return the largest difference.
 
     The tolerance covers float32 rounding (a GPU may sum in another order than the CPU); batch
@@ -161,8 +163,9 @@ def check_matches_single_device(module: nn.Module, batch: torch.Tensor, result: 
     with torch.no_grad():
         expected = module(batch.to(next(module.parameters()).device)).to(result.device)
     if expected.shape != result.shape:
-        raise AssertionError(f"shapes differ: single device {tuple(expected.shape)}, "
-                             f"data parallel {tuple(result.shape)}")
+        raise AssertionError(
+            f"shapes differ: single device {tuple(expected.shape)}, data parallel {tuple(result.shape)}"
+        )
     diff = (expected - result.detach()).abs().max().item()
     if not torch.allclose(expected, result.detach(), atol=atol, rtol=rtol):
         raise AssertionError(f"data-parallel result differs from the single-device forward pass by {diff:.3g}")

@@ -137,12 +137,16 @@ def explain(spec: GpuSpec, precision: str, intensity: float) -> str:
     reach = attainable_tflops(intensity, peak, spec.bandwidth_gbs)
     which = bound_by(intensity, peak, spec.bandwidth_gbs)
     if which == "memory":
-        why = (f"memory-bound: {intensity:g} FLOP/B × {spec.bandwidth_gbs:g} GB/s = {reach:.3g} TFLOP/s, "
-               f"{reach / peak:.0%} of the {peak:g} TFLOP/s peak")
+        why = (
+            f"memory-bound: {intensity:g} FLOP/B × {spec.bandwidth_gbs:g} GB/s = {reach:.3g} TFLOP/s, "
+            f"{reach / peak:.0%} of the {peak:g} TFLOP/s peak"
+        )
     else:
         why = f"compute-bound: the {peak:g} TFLOP/s {precision.upper()} peak binds"
-    return (f"{spec.short}, {precision.upper()}, intensity {intensity:g} FLOP/byte (ridge point {ridge:.3g}): "
-            f"{why}. Attainable ≤ {reach:.3g} TFLOP/s. [datasheet figures: {spec.source}]")
+    return (
+        f"{spec.short}, {precision.upper()}, intensity {intensity:g} FLOP/byte (ridge point {ridge:.3g}): "
+        f"{why}. Attainable ≤ {reach:.3g} TFLOP/s. [datasheet figures: {spec.source}]"
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -176,25 +180,26 @@ class Measurement:
         return self.bytes / self.seconds / 1e9
 
     def __str__(self) -> str:
-        return (f"{self.what} [{self.dtype}]: {self.tflops * 1e3:.4g} GFLOP/s, {self.gbs:.4g} GB/s, "
-                f"intensity {self.intensity:.3g} FLOP/B ({self.seconds * 1e3:.3g} ms per call; {self.stamp})")
+        return (
+            f"{self.what} [{self.dtype}]: {self.tflops * 1e3:.4g} GFLOP/s, {self.gbs:.4g} GB/s, "
+            f"intensity {self.intensity:.3g} FLOP/B ({self.seconds * 1e3:.3g} ms per call; {self.stamp})"
+        )
 
 
 def _dtype_name(dtype: torch.dtype) -> str:
     return str(dtype).removeprefix("torch.")
 
 
-def _time(fn: Callable[[], Any], device: torch.device, cost: Cost, dtype: torch.dtype,
-          min_run_time: float) -> Measurement:
+def _time(
+    fn: Callable[[], Any], device: torch.device, cost: Cost, dtype: torch.dtype, min_run_time: float
+) -> Measurement:
     from .timing import time_call
 
     timing = time_call(fn, device, min_run_time=min_run_time)
-    return Measurement(cost.what, _dtype_name(dtype), cost.flops, cost.bytes, timing.seconds, str(device),
-                       timing.stamp)
+    return Measurement(cost.what, _dtype_name(dtype), cost.flops, cost.bytes, timing.seconds, str(device), timing.stamp)
 
 
-def measure_matmul(n: int, dtype: torch.dtype, device: torch.device | str, *,
-                   min_run_time: float = 0.2) -> Measurement:
+def measure_matmul(n: int, dtype: torch.dtype, device: torch.device | str, *, min_run_time: float = 0.2) -> Measurement:
     """Time `a @ b` for n×n matrices of `dtype` on `device` (synchronised, median of repeats)."""
     device = torch.device(device)
     cost = matmul_cost(n, dtype)
@@ -204,8 +209,9 @@ def measure_matmul(n: int, dtype: torch.dtype, device: torch.device | str, *,
     return _time(lambda: torch.matmul(a, b, out=out), device, cost, dtype, min_run_time)
 
 
-def measure_vector_add(n: int, dtype: torch.dtype, device: torch.device | str, *,
-                       min_run_time: float = 0.2) -> Measurement:
+def measure_vector_add(
+    n: int, dtype: torch.dtype, device: torch.device | str, *, min_run_time: float = 0.2
+) -> Measurement:
     """Time `torch.add(a, b, out=c)` on n elements (1 FLOP and 3 elements of traffic each)."""
     device = torch.device(device)
     cost = vector_add_cost(n, dtype)
@@ -215,8 +221,17 @@ def measure_vector_add(n: int, dtype: torch.dtype, device: torch.device | str, *
     return _time(lambda: torch.add(a, b, out=c), device, cost, dtype, min_run_time)
 
 
-def measure_conv2d(batch: int, in_channels: int, out_channels: int, size: int, kernel: int,
-                   dtype: torch.dtype, device: torch.device | str, *, min_run_time: float = 0.2) -> Measurement:
+def measure_conv2d(
+    batch: int,
+    in_channels: int,
+    out_channels: int,
+    size: int,
+    kernel: int,
+    dtype: torch.dtype,
+    device: torch.device | str,
+    *,
+    min_run_time: float = 0.2,
+) -> Measurement:
     """Time a stride-1, 'same'-padded `torch.nn.functional.conv2d` on square images of side `size`."""
     device = torch.device(device)
     cost = conv2d_cost(batch, in_channels, out_channels, size, size, kernel, dtype)
@@ -264,23 +279,35 @@ def choose_dtypes(device: torch.device | str, *, probe_n: int = 128, min_run_tim
             chosen.append(torch.float16)
         if major >= 8:  # Ampere and later: BF16 tensor cores (a T4, sm_75, only emulates BF16)
             chosen.append(torch.bfloat16)
-        return DtypeChoice(tuple(chosen), f"CUDA device of compute capability {major}.x: "
-                           + ", ".join(_dtype_name(d) for d in chosen) + " have hardware support")
+        return DtypeChoice(
+            tuple(chosen),
+            f"CUDA device of compute capability {major}.x: "
+            + ", ".join(_dtype_name(d) for d in chosen)
+            + " have hardware support",
+        )
     base = measure_matmul(probe_n, torch.float32, device, min_run_time=min_run_time)
     chosen, notes = [torch.float32], [f"float32 {base.tflops * 1e3:.3g} GFLOP/s"]
     for dtype in (torch.bfloat16, torch.float16):
         probe = measure_matmul(probe_n, dtype, device, min_run_time=min_run_time)
         ratio = probe.tflops / base.tflops
         keep = ratio >= 0.5
-        notes.append(f"{_dtype_name(dtype)} {probe.tflops * 1e3:.3g} GFLOP/s ({ratio:.2g}× float32: "
-                     f"{'measured' if keep else 'skipped, too slow here'})")
+        notes.append(
+            f"{_dtype_name(dtype)} {probe.tflops * 1e3:.3g} GFLOP/s ({ratio:.2g}× float32: "
+            f"{'measured' if keep else 'skipped, too slow here'})"
+        )
         if keep:
             chosen.append(dtype)
     return DtypeChoice(tuple(chosen), f"probe matmul n={probe_n} on {device}: " + "; ".join(notes))
 
 
-def matmul_sweep(sizes: Sequence[int], dtypes: Iterable[torch.dtype], device: torch.device | str, *,
-                 min_run_time: float = 0.2, progress: bool = True) -> list[Measurement]:
+def matmul_sweep(
+    sizes: Sequence[int],
+    dtypes: Iterable[torch.dtype],
+    device: torch.device | str,
+    *,
+    min_run_time: float = 0.2,
+    progress: bool = True,
+) -> list[Measurement]:
     """Measure matmul throughput for every size and dtype (largest sizes reveal the compute roof)."""
     jobs = [(dtype, n) for dtype in dtypes for n in sizes]
     if progress:
@@ -321,8 +348,7 @@ def spec_for_device(device: torch.device | str) -> GpuSpec | None:
     return find_spec(torch.cuda.get_device_name(device))
 
 
-def host_device_bandwidth(nbytes: int, device: torch.device | str, direction: str = "h2d",
-                          pinned: bool = True) -> Any:
+def host_device_bandwidth(nbytes: int, device: torch.device | str, direction: str = "h2d", pinned: bool = True) -> Any:
     """Host↔device copy bandwidth, measured by chapter 07's `helpers.bandwidth.copy_bandwidth`.
 
     Returns its `BandwidthResult` (with `.gb_per_s` and `.stamp`), or None when that module is
@@ -349,8 +375,9 @@ def host_device_link_peak(device: torch.device | str) -> tuple[float | None, str
 # --------------------------------------------------------------------------------------------
 
 
-def plot_roofline(ceilings: Ceilings, operations: Sequence[Measurement], spec: GpuSpec | None = None,
-                  *, title: str | None = None) -> Any:
+def plot_roofline(
+    ceilings: Ceilings, operations: Sequence[Measurement], spec: GpuSpec | None = None, *, title: str | None = None
+) -> Any:
     """Log-log roofline: measured roofs (solid), datasheet roofs (dashed, when `spec`), operations as points."""
     import numpy as np
 
@@ -363,11 +390,20 @@ def plot_roofline(ceilings: Ceilings, operations: Sequence[Measurement], spec: G
     colors = {"float32": "tab:blue", "float16": "tab:orange", "bfloat16": "tab:green"}
     for i, (dtype, peak) in enumerate(ceilings.compute_tflops.items()):
         y = np.minimum(peak, x * ceilings.bandwidth_gbs / 1e3)
-        ax.plot(x, y, color=colors.get(dtype, "k"), lw=4 - 1.2 * i, alpha=0.85, zorder=2 + i,
-                label=f"measured roof {dtype}: {peak:.3g} TFLOP/s, {ceilings.bandwidth_gbs:.3g} GB/s")
+        ax.plot(
+            x,
+            y,
+            color=colors.get(dtype, "k"),
+            lw=4 - 1.2 * i,
+            alpha=0.85,
+            zorder=2 + i,
+            label=f"measured roof {dtype}: {peak:.3g} TFLOP/s, {ceilings.bandwidth_gbs:.3g} GB/s",
+        )
     if spec is not None:
-        for label, peak, color in (("FP32", spec.fp32_tflops, "tab:blue"),
-                                   ("16-bit tensor", spec.tensor_tflops, "tab:orange")):
+        for label, peak, color in (
+            ("FP32", spec.fp32_tflops, "tab:blue"),
+            ("16-bit tensor", spec.tensor_tflops, "tab:orange"),
+        ):
             if peak is None:
                 continue
             y = np.minimum(peak, x * spec.bandwidth_gbs / 1e3)
@@ -375,8 +411,15 @@ def plot_roofline(ceilings: Ceilings, operations: Sequence[Measurement], spec: G
     markers = {"matmul": "o", "vector": "s", "conv2d": "^"}
     for m in operations:
         kind = m.what.split()[0]
-        ax.scatter(m.intensity, m.tflops, marker=markers.get(kind, "x"), color=colors.get(m.dtype, "k"),
-                   edgecolor="k", zorder=5, s=36)
+        ax.scatter(
+            m.intensity,
+            m.tflops,
+            marker=markers.get(kind, "x"),
+            color=colors.get(m.dtype, "k"),
+            edgecolor="k",
+            zorder=5,
+            s=36,
+        )
         label = m.what.split()[-1] if kind == "matmul" else kind
         ax.annotate(label, (m.intensity, m.tflops), xytext=(4, -10), textcoords="offset points", fontsize=7)
     for kind, marker in markers.items():
@@ -406,8 +449,10 @@ def roof_ratios(ceilings: Ceilings, operations: Sequence[Measurement]) -> list[t
     return rows
 
 
-_PRICE_CAVEAT = ("Launch list prices (MSRP) from launch coverage; street and cloud prices move a lot, "
-                 "and NVIDIA publishes none for data-centre GPUs.")
+_PRICE_CAVEAT = (
+    "Launch list prices (MSRP) from launch coverage; street and cloud prices move a lot, "
+    "and NVIDIA publishes none for data-centre GPUs."
+)
 
 
 def plot_price_performance(specs: Sequence[GpuSpec] = GPUS) -> Any:
@@ -440,8 +485,12 @@ def plot_performance_per_watt(specs: Sequence[GpuSpec] = GPUS) -> Any:
     fig, ax = new_figure(8, 3.8)
     xs = range(len(rows))
     ax.bar([x - 0.2 for x in xs], [s.fp32_tflops / s.power_w * 1e3 for s in rows], width=0.4, label="FP32")
-    ax.bar([x + 0.2 for x in xs], [(s.tensor_tflops or 0) / s.power_w * 1e3 for s in rows], width=0.4,
-           label="FP16/BF16 tensor (dense; the P100 has no tensor cores)")
+    ax.bar(
+        [x + 0.2 for x in xs],
+        [(s.tensor_tflops or 0) / s.power_w * 1e3 for s in rows],
+        width=0.4,
+        label="FP16/BF16 tensor (dense; the P100 has no tensor cores)",
+    )
     ax.set_xticks(list(xs), [f"{s.short}\n{s.year}" for s in rows], fontsize=8)
     ax.set_ylabel("GFLOP/s per watt")
     ax.set_yscale("log")
@@ -459,11 +508,15 @@ def roofline_widget(specs: Sequence[GpuSpec] = GPUS) -> Any:
     import ipywidgets as widgets
 
     options = [(s.short, s) for s in specs]
-    gpu = widgets.Dropdown(options=options, value=specs[[s.short for s in specs].index("T4")]
-                           if any(s.short == "T4" for s in specs) else specs[0], description="GPU")
+    gpu = widgets.Dropdown(
+        options=options,
+        value=specs[[s.short for s in specs].index("T4")] if any(s.short == "T4" for s in specs) else specs[0],
+        description="GPU",
+    )
     precision = widgets.Dropdown(options=["fp32", "fp16", "bf16"], value="fp32", description="precision")
-    intensity = widgets.FloatLogSlider(value=10, base=10, min=-2, max=4, step=0.05,
-                                       description="FLOP/byte", readout_format=".3g")
+    intensity = widgets.FloatLogSlider(
+        value=10, base=10, min=-2, max=4, step=0.05, description="FLOP/byte", readout_format=".3g"
+    )
 
     def show(gpu: GpuSpec, precision: str, intensity: float) -> None:
         print(explain(gpu, precision, intensity))

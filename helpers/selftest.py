@@ -2,7 +2,7 @@
 
 The notebook `notebooks/gpu_self_test.ipynb` calls `run_gpu_tests()` on Kaggle's GPU T4 ×2 so a
 maintainer can check every GPU claim of the course on the real platform in one run. The tests
-are found next to the `helpers` package in use: `tests/` of a clone of the repository, or the
+are found next to the `helpers` package in use: `tests/gpu/` of a clone of the repository, or the
 copy inside the helpers dataset (mounted read-only under /kaggle/input). pytest runs in a child
 process with a junit-xml report, which `parse_junit` turns into one `TestRow` per test.
 
@@ -22,7 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 MARKER = "gpu or gpu2"
-GPU_TESTS = "test_gpu_ch*.py"  # the chapters' GPU claims (tests/test_gpu_chNN.py)
+GPU_TESTS = "test_gpu_ch*.py"  # the chapters' GPU claims (tests/gpu/test_gpu_chNN.py)
+GPU_TESTS_DIR = Path("tests") / "gpu"  # where they live, in a clone and in the helpers dataset
 OUTCOMES = ("passed", "failed", "error", "skipped")
 
 # pytest settings for the child run: our markers, none of the repository's addopts (xdist, nbval),
@@ -124,8 +125,8 @@ def helpers_root() -> Path:
 
 
 def find_gpu_tests(root: Path | None = None) -> Path | None:
-    """The `tests/` folder next to the helpers package, if it holds GPU tests."""
-    tests = Path(root or helpers_root()) / "tests"
+    """The `tests/gpu/` folder next to the helpers package, if it holds GPU tests."""
+    tests = Path(root or helpers_root()) / GPU_TESTS_DIR
     return tests if any(tests.glob(GPU_TESTS)) else None
 
 
@@ -162,14 +163,26 @@ def pytest_command(tests_dir: Path, ini: Path, report: Path, marker: str = MARKE
     """The child command: pytest on the GPU test files with our ini and a junit-xml report."""
     files = sorted(str(p) for p in Path(tests_dir).glob(GPU_TESTS))
     return [
-        sys.executable, "-m", "pytest", *files,
-        "-m", marker,
-        "-c", str(ini),
-        "--rootdir", str(Path(tests_dir).parent),
-        "-p", "no:cacheprovider",
+        sys.executable,
+        "-m",
+        "pytest",
+        *files,
+        "-m",
+        marker,
+        "-c",
+        str(ini),
+        "--rootdir",
+        str(Path(tests_dir).parent.parent),
+        "--confcutdir",  # load the GPU tests' conftest only, never the root one of a clone
+        str(tests_dir),
+        "-p",
+        "no:cacheprovider",
         f"--junitxml={report}",
-        "-o", "junit_family=xunit2",
-        "-rA", "-q", "--tb=short",
+        "-o",
+        "junit_family=xunit2",
+        "-rA",
+        "-q",
+        "--tb=short",
     ]
 
 
@@ -185,18 +198,19 @@ def run_gpu_tests(
     hardware = hardware_line()
     tests_dir = Path(tests_dir) if tests_dir else find_gpu_tests()
     if tests_dir is None or not any(Path(tests_dir).glob(GPU_TESTS)):
-        where = tests_dir or helpers_root() / "tests"
+        where = tests_dir or helpers_root() / GPU_TESTS_DIR
         return SelfTestReport([], hardware, str(where), 5, 0.0, problem=f"no test_gpu_ch*.py files in {where}")
     try:
         import pytest  # noqa: F401
     except ImportError:
-        return SelfTestReport([], hardware, str(tests_dir), 5, 0.0,
-                              problem="pytest is not installed here: pip install pytest")
+        return SelfTestReport(
+            [], hardware, str(tests_dir), 5, 0.0, problem="pytest is not installed here: pip install pytest"
+        )
     with tempfile.TemporaryDirectory(prefix="gpu-self-test-") as tmp:
         ini, report = Path(tmp) / "pytest.ini", Path(tmp) / "report.xml"
         ini.write_text(PYTEST_INI, encoding="utf-8")
         env = dict(os.environ)
-        root = str(Path(tests_dir).parent)
+        root = str(Path(tests_dir).parent.parent)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
         env["PYTHONDONTWRITEBYTECODE"] = "1"  # the dataset copy is read-only on Kaggle
         command = pytest_command(Path(tests_dir), ini, report, marker)
@@ -213,5 +227,6 @@ def run_gpu_tests(
     if not rows:
         tail = "\n".join(output.strip().splitlines()[-15:])
         problem = f"pytest ended with exit code {exit_code} and reported no test:\n{tail}"
-    return SelfTestReport(rows, hardware, str(tests_dir), exit_code, round(time.perf_counter() - start, 1),
-                          output=output, problem=problem)
+    return SelfTestReport(
+        rows, hardware, str(tests_dir), exit_code, round(time.perf_counter() - start, 1), output=output, problem=problem
+    )

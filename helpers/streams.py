@@ -186,8 +186,13 @@ def plot_timelines(
     lane_counts = [max(1, len({s.lane for s in spans})) for spans in panels.values()]
     height = 1.0 + sum(0.55 * n + 0.7 for n in lane_counts)
     fig, axes = plt.subplots(
-        len(panels), 1, figsize=(8.0, height), layout="constrained", sharex=share_x,
-        gridspec_kw={"height_ratios": lane_counts}, squeeze=False,
+        len(panels),
+        1,
+        figsize=(8.0, height),
+        layout="constrained",
+        sharex=share_x,
+        gridspec_kw={"height_ratios": lane_counts},
+        squeeze=False,
     )
     kinds_seen: list[str] = []
     x_range = max((max((s.end_ms for s in spans), default=0.0) for spans in panels.values()), default=0.0) or 1.0
@@ -196,12 +201,24 @@ def plot_timelines(
         for row, lane in enumerate(lanes):
             for s in (s for s in spans if s.lane == lane):
                 colour = KIND_COLOURS.get(s.kind, KIND_COLOURS["other"])
-                ax.broken_barh([(s.start_ms, max(s.ms, 1e-6))], (row - 0.38, 0.76), facecolors=colour,
-                               edgecolors="white", linewidth=0.6)
+                ax.broken_barh(
+                    [(s.start_ms, max(s.ms, 1e-6))],
+                    (row - 0.38, 0.76),
+                    facecolors=colour,
+                    edgecolors="white",
+                    linewidth=0.6,
+                )
                 if s.ms / x_range * 470 > 4.3 * len(s.name) + 6:  # name the span where the name fits (≈ points)
-                    ax.text(s.start_ms + s.ms / 2, row, s.name, ha="center", va="center", fontsize=7,
-                            color="white" if s.kind in ("copy", "compute", "host blocked") else "black",
-                            clip_on=True)
+                    ax.text(
+                        s.start_ms + s.ms / 2,
+                        row,
+                        s.name,
+                        ha="center",
+                        va="center",
+                        fontsize=7,
+                        color="white" if s.kind in ("copy", "compute", "host blocked") else "black",
+                        clip_on=True,
+                    )
                 if s.kind not in kinds_seen:
                     kinds_seen.append(s.kind)
         ax.set_yticks(range(len(lanes)), lanes)
@@ -209,13 +226,29 @@ def plot_timelines(
         ax.set_title(f"{label}: {makespan(spans):.3g} ms", loc="left", fontsize=10)
         ax.grid(axis="x", alpha=0.3)
         if simulated:
-            ax.text(0.5, 0.5, "SIMULATION", transform=ax.transAxes, ha="center", va="center",
-                    fontsize=26, color="0.5", alpha=0.18, rotation=8)
+            ax.text(
+                0.5,
+                0.5,
+                "SIMULATION",
+                transform=ax.transAxes,
+                ha="center",
+                va="center",
+                fontsize=26,
+                color="0.5",
+                alpha=0.18,
+                rotation=8,
+            )
     axes[-1, 0].set_xlabel("time (ms)")
     handles = [Patch(color=KIND_COLOURS.get(k, KIND_COLOURS["other"]), label=k) for k in kinds_seen]
     if handles:
-        axes[-1, 0].legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.3 * 3 / (lane_counts[-1] + 2)),
-                           fontsize=8, ncols=min(len(handles), 6), frameon=False)
+        axes[-1, 0].legend(
+            handles=handles,
+            loc="upper center",
+            bbox_to_anchor=(0.5, -0.3 * 3 / (lane_counts[-1] + 2)),
+            fontsize=8,
+            ncols=min(len(handles), 6),
+            frameon=False,
+        )
     fig.suptitle(("SIMULATION · " if simulated else "") + title, fontsize=11)
     return fig
 
@@ -349,9 +382,7 @@ class OverlapModel:
         return self.serial.total_ms / self.overlapped.total_ms
 
 
-def split_work(
-    chunks: int, total_copy_ms: float, total_compute_ms: float, *, launch_ms: float = 0.0
-) -> OverlapModel:
+def split_work(chunks: int, total_copy_ms: float, total_compute_ms: float, *, launch_ms: float = 0.0) -> OverlapModel:
     """Split fixed totals of copying and computing into `chunks` pieces; simulate both schedules."""
     whole_number(chunks, "chunks")
     copy_ms = _check_ms(total_copy_ms, "total_copy_ms") / chunks
@@ -435,14 +466,30 @@ def simulate_race(
     sums: list[int] = []
     for r in range(rounds):
         ops.append(Op("default stream", f"delay {r}", _check_ms(delay_ms, "delay_ms"), "delay"))
-        ops.append(Op("default stream", f"fill with {r + 1}", _check_ms(fill_ms, "fill_ms"), "write",
-                      host_waits=mode == "host_synchronize"))
+        ops.append(
+            Op(
+                "default stream",
+                f"fill with {r + 1}",
+                _check_ms(fill_ms, "fill_ms"),
+                "write",
+                host_waits=mode == "host_synchronize",
+            )
+        )
         fills.append(len(ops) - 1)
         after = (fills[-1],) if mode == "stream_ordered" else ()
         ops.append(Op("side stream", f"sum {r}", _check_ms(sum_ms, "sum_ms"), "read", after=after))
         sums.append(len(ops) - 1)
-    ops.append(Op("default stream", "results", 0.0, "read", after=tuple(sums), host_waits=True,
-                  host_kind="host waits for results"))
+    ops.append(
+        Op(
+            "default stream",
+            "results",
+            0.0,
+            "read",
+            after=tuple(sums),
+            host_waits=True,
+            host_kind="host waits for results",
+        )
+    )
     schedule = simulate(ops, launch_ms=launch_ms)
     device_spans = [s for s in schedule.spans if s.lane != "host"]
     seen = []
@@ -679,8 +726,7 @@ def measure_overlap(runs: OverlapRuns, *, repeats: int = 5) -> OverlapMeasuremen
     runs.overlapped()
     serial = statistics.median(event_ms(runs.serial, runs.device) for _ in range(repeats))
     overlapped = statistics.median(event_ms(runs.overlapped, runs.device) for _ in range(repeats))
-    return OverlapMeasurement(runs.chunks, runs.chunk_bytes, runs.copy_ms, runs.compute_ms, serial, overlapped,
-                              stamp())
+    return OverlapMeasurement(runs.chunks, runs.chunk_bytes, runs.copy_ms, runs.compute_ms, serial, overlapped, stamp())
 
 
 # ----------------------------------------------------------------------------------------------

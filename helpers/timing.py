@@ -64,8 +64,12 @@ def time_call(
 
     synchronize(device)
     measured = benchmark.Timer(stmt="run()", globals={"run": run}).blocked_autorange(min_run_time=min_run_time)
-    return Timing(seconds=measured.median, repeats=len(measured.times) * measured.number_per_run,
-                  device=str(device), stamp=stamp())
+    return Timing(
+        seconds=measured.median,
+        repeats=len(measured.times) * measured.number_per_run,
+        device=str(device),
+        stamp=stamp(),
+    )
 
 
 def wall_seconds(fn: Callable[[], Any], device: torch.device | str) -> float:

@@ -29,7 +29,6 @@ from .validation import whole_number
 #: checks say "Tensor on device meta is not on the expected device cpu!".
 
 
-
 def destination_for_transfers(device: torch.device | str | None = None) -> torch.device:
     """The device host memory is copied to: `device` if given, else the first GPU, else the CPU."""
     return torch.device(device) if device is not None else try_gpu()

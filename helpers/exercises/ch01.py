@@ -96,7 +96,7 @@ QUESTIONS = [
         hint_text="os.cpu_count() counts the machine's CPUs; os.sched_getaffinity(0) is the set this process may use.",
         solution_code=(
             "def count_usable_cpus():\n"
-            "    if hasattr(os, \"sched_getaffinity\"):  # Linux\n"
+            '    if hasattr(os, "sched_getaffinity"):  # Linux\n'
             "        return len(os.sched_getaffinity(0))\n"
             "    return os.cpu_count()  # macOS and Windows have no per-process CPU set here"
         ),

@@ -16,7 +16,6 @@ from ..checking import Question, Wrong, expect_function
 META = torch.device("meta")
 
 
-
 def _check_ones_on(fn: Any) -> None:
     expect_function(fn, "ones_on")
     for device in (META, torch.device("cpu")):
@@ -31,9 +30,7 @@ def _check_ones_on(fn: Any) -> None:
         if tuple(t.shape) != (2, 3):
             raise Wrong(f"the tensor has shape {tuple(t.shape)}, not (2, 3)")
         if t.dtype != torch.float32:
-            raise Wrong(
-                f"the tensor's dtype is {t.dtype}, not torch.float32 (integer data make an int64 tensor)"
-            )
+            raise Wrong(f"the tensor's dtype is {t.dtype}, not torch.float32 (integer data make an int64 tensor)")
         if device.type == "cpu" and not bool((t == 1).all()):
             raise Wrong("the tensor should hold ones")
 
@@ -64,8 +61,7 @@ QUESTIONS = [
         task="Write `ones_on(device)` returning a 2 × 3 float32 tensor of ones created directly on `device`.",
         variable="ones_on",
         checker=_check_ones_on,
-        hint_text="Every factory function (torch.ones, torch.zeros, torch.rand, torch.tensor) "
-        "takes device=...",
+        hint_text="Every factory function (torch.ones, torch.zeros, torch.rand, torch.tensor) takes device=...",
         solution_code="def ones_on(device):\n    return torch.ones(2, 3, device=device)",
         wrong_answers=(
             "def ones_on(device):\n    return torch.ones(2, 3)",

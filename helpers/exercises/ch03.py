@@ -17,9 +17,7 @@ def _check_fill_host(fn: Any) -> None:
     got = fn(buffer, src)
     if not torch.equal(buffer, src):
         if torch.equal(src, torch.zeros(5)):
-            raise Wrong(
-                "the values went the wrong way: x.copy_(y) copies y into x, so call buffer.copy_(src)"
-            )
+            raise Wrong("the values went the wrong way: x.copy_(y) copies y into x, so call buffer.copy_(src)")
         raise Wrong("`buffer` does not hold src's values afterwards: write into the existing buffer")
     if got is not buffer:
         raise Wrong("return the buffer itself (copy_ returns the tensor it wrote into), not a new tensor")
@@ -56,11 +54,10 @@ def _check_in_one_copy(fn: Any) -> None:
     if not all(torch.equal(g, p) for g, p in zip(got, pieces, strict=False)):
         raise Wrong("the pieces that arrive should hold the values that were sent, in order")
     storages = {g.untyped_storage().data_ptr() for g in got}
-    if len(storages) != 1 or any(g.untyped_storage().data_ptr() == p.untyped_storage().data_ptr()
-                                 for g, p in zip(got, pieces, strict=False)):
-        raise Wrong(
-            "each piece made its own trip: join them into one tensor (torch.cat), move it once, split it"
-        )
+    if len(storages) != 1 or any(
+        g.untyped_storage().data_ptr() == p.untyped_storage().data_ptr() for g, p in zip(got, pieces, strict=False)
+    ):
+        raise Wrong("each piece made its own trip: join them into one tensor (torch.cat), move it once, split it")
 
 
 def _check_losses_to_floats(fn: Any) -> None:
@@ -120,8 +117,7 @@ QUESTIONS = [
         "Python floats, reading the values from the device only once.",
         variable="losses_to_floats",
         checker=_check_losses_to_floats,
-        hint_text="torch.stack makes one tensor of the list (on the device); "
-        "one .tolist() then reads them all.",
+        hint_text="torch.stack makes one tensor of the list (on the device); one .tolist() then reads them all.",
         solution_code="def losses_to_floats(losses):\n    return torch.stack(losses).tolist()",
         wrong_answers=(
             "def losses_to_floats(losses):\n    return [loss.item() for loss in losses]",

@@ -28,9 +28,7 @@ def _check_predict(fn: Any) -> None:
     model_on_meta = nn.Linear(3, 2).to("meta")
     got = fn(model_on_meta, x)
     if next(model_on_meta.parameters()).device.type != "meta":
-        raise Wrong(
-            "predict moved the model: move the (small) input to the model, not the model to the input"
-        )
+        raise Wrong("predict moved the model: move the (small) input to the model, not the model to the input")
     if not isinstance(got, torch.Tensor) or got.device.type != "meta":
         raise Wrong("with the model on meta the output should be computed there, on the model's device")
     if x.device.type != "cpu":
@@ -48,13 +46,9 @@ def _check_load_on(fn: Any) -> None:
         on_cpu = fn(path, torch.device("cpu"))
     for got in (on_meta, on_cpu):
         if not isinstance(got, dict) or set(got) != set(saved):
-            raise Wrong(
-                f"return the state dict itself (a dict with keys {sorted(saved)}), not {type(got).__name__}"
-            )
+            raise Wrong(f"return the state dict itself (a dict with keys {sorted(saved)}), not {type(got).__name__}")
     if any(v.device.type != "meta" for v in on_meta.values()):
-        raise Wrong(
-            "load_on(path, 'meta') left tensors elsewhere: tell torch.load where to put them (map_location)"
-        )
+        raise Wrong("load_on(path, 'meta') left tensors elsewhere: tell torch.load where to put them (map_location)")
     if not all(torch.equal(on_cpu[k], saved[k]) for k in saved):
         raise Wrong("loaded onto the CPU the tensors should hold the saved values")
 
@@ -62,15 +56,12 @@ def _check_load_on(fn: Any) -> None:
 QUESTIONS = [
     Question(
         number=1,
-        task="Write `predict(model, x)` that runs `model` on `x` on the model's device, "
-        "whichever device x is on.",
+        task="Write `predict(model, x)` that runs `model` on `x` on the model's device, whichever device x is on.",
         variable="predict",
         checker=_check_predict,
         hint_text="next(model.parameters()).device says where the model lives; move x there with .to(...).",
         solution_code=(
-            "def predict(model, x):\n"
-            "    device = next(model.parameters()).device\n"
-            "    return model(x.to(device))"
+            "def predict(model, x):\n    device = next(model.parameters()).device\n    return model(x.to(device))"
         ),
         wrong_answers=(
             "def predict(model, x):\n    return model(x)",
@@ -80,15 +71,12 @@ QUESTIONS = [
     ),
     Question(
         number=2,
-        task="Write `load_on(path, device)` returning the state dict saved at `path`, "
-        "with every tensor on `device`.",
+        task="Write `load_on(path, device)` returning the state dict saved at `path`, with every tensor on `device`.",
         variable="load_on",
         checker=_check_load_on,
-        hint_text="torch.load(path, map_location=device, weights_only=True) puts each tensor on `device` "
-        "as it loads.",
+        hint_text="torch.load(path, map_location=device, weights_only=True) puts each tensor on `device` as it loads.",
         solution_code=(
-            "def load_on(path, device):\n"
-            "    return torch.load(path, map_location=device, weights_only=True)"
+            "def load_on(path, device):\n    return torch.load(path, map_location=device, weights_only=True)"
         ),
         wrong_answers=(
             "def load_on(path, device):\n    return torch.load(path)",

@@ -30,8 +30,10 @@ def _check_tensor_bytes(fn: Any) -> None:
         if got != expected:
             numel = math.prod(shape)
             if got == numel and dtype.itemsize != 1:
-                raise Wrong(f"tensor_bytes({shape}, {dtype}) returned {got}, the number of elements; "
-                            f"multiply by the bytes per element ({dtype.itemsize})")
+                raise Wrong(
+                    f"tensor_bytes({shape}, {dtype}) returned {got}, the number of elements; "
+                    f"multiply by the bytes per element ({dtype.itemsize})"
+                )
             if got == numel * dtype.itemsize * 8:
                 raise Wrong(f"tensor_bytes({shape}, {dtype}) returned {got}, which counts bits, not bytes")
             raise Wrong(f"tensor_bytes({shape}, {dtype}) returned {got!r}; a dense tensor needs {expected} bytes")

@@ -83,9 +83,7 @@ QUESTIONS = [
             "wait_stream makes a stream wait for the work queued on the other stream *so far*, so each wait "
             "comes after the work it must wait for. No step needs to block Python."
         ),
-        solution_code=(
-            'stream_steps = ["produce", "side_waits", "consume", "record", "default_waits", "read"]'
-        ),
+        solution_code=('stream_steps = ["produce", "side_waits", "consume", "record", "default_waits", "read"]'),
         wrong_answers=(
             'stream_steps = ["produce", "consume", "read"]',
             'stream_steps = ["side_waits", "produce", "consume", "record", "default_waits", "read"]',

@@ -26,8 +26,10 @@ def _check_start_method(value: Any) -> None:
     expect_type(value, str, "the name of a start method, as a string")
     name = value.strip().lower()
     if name == "fork":
-        raise Wrong("a forked child inherits a CUDA context it cannot use: CUDA fails with "
-                    "'Cannot re-initialize CUDA in forked subprocess'")
+        raise Wrong(
+            "a forked child inherits a CUDA context it cannot use: CUDA fails with "
+            "'Cannot re-initialize CUDA in forked subprocess'"
+        )
     if name not in ("spawn", "forkserver"):
         raise Wrong(f"{value!r} is not a start method; multiprocessing knows 'fork', 'spawn' and 'forkserver'")
 
@@ -68,8 +70,11 @@ QUESTIONS = [
         checker=_check_start_method,
         hint_text="Only one of the three start methods copies the parent as it is, CUDA state included.",
         solution_code='start_method_after_cuda = "spawn"',
-        wrong_answers=('start_method_after_cuda = "fork"', 'start_method_after_cuda = "thread"',
-                       "start_method_after_cuda = 2"),
+        wrong_answers=(
+            'start_method_after_cuda = "fork"',
+            'start_method_after_cuda = "thread"',
+            "start_method_after_cuda = 2",
+        ),
     ),
     Question(
         number=3,

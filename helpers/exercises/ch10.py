@@ -65,8 +65,10 @@ def _check_bounds(value: Any) -> None:
         if word not in {"memory", "compute"}:
             raise Wrong(f"{key!r}: answer 'memory' or 'compute', not {given!r}")
         if word != right:
-            raise Wrong(f"{key!r} is not {word}-bound on a T4 in FP32: compare its intensity with the ridge point "
-                        "8.1 TFLOP/s ÷ 320 GB/s ≈ 25 FLOP/byte")
+            raise Wrong(
+                f"{key!r} is not {word}-bound on a T4 in FP32: compare its intensity with the ridge point "
+                "8.1 TFLOP/s ÷ 320 GB/s ≈ 25 FLOP/byte"
+            )
 
 
 def _check_attainable(value: Any) -> None:
@@ -115,10 +117,10 @@ QUESTIONS = [
         hint_text="An n×n float32 matmul has intensity 2n³ / (3·n²·4) = n/6; a float32 vector add 1/12. "
         "The T4's FP32 ridge point is fp32_tflops × 1000 / bandwidth_gbs FLOP/byte.",
         solution_code=(
-            "T4 = gpu_specs.by_short_name(\"T4\")\n"
+            'T4 = gpu_specs.by_short_name("T4")\n'
             "ridge = roofline.ridge_point(T4.fp32_tflops, T4.bandwidth_gbs)\n"
-            "intensities = {\"matmul n=64\": 64 / 6, \"matmul n=1024\": 1024 / 6, \"vector add\": 1 / 12}\n"
-            "t4_bounds = {k: \"memory\" if i < ridge else \"compute\" for k, i in intensities.items()}"
+            'intensities = {"matmul n=64": 64 / 6, "matmul n=1024": 1024 / 6, "vector add": 1 / 12}\n'
+            't4_bounds = {k: "memory" if i < ridge else "compute" for k, i in intensities.items()}'
         ),
         wrong_answers=(
             't4_bounds = {"matmul n=64": "compute", "matmul n=1024": "compute", "vector add": "memory"}',
@@ -136,7 +138,7 @@ QUESTIONS = [
         hint_text="attainable = min(peak TFLOP/s, intensity × bandwidth); mind the units: GB/s × FLOP/byte "
         "gives GFLOP/s.",
         solution_code=(
-            "T4 = gpu_specs.by_short_name(\"T4\")\n"
+            'T4 = gpu_specs.by_short_name("T4")\n'
             "attainable_n64 = min(T4.fp32_tflops, (64 / 6) * T4.bandwidth_gbs / 1000)"
         ),
         wrong_answers=(

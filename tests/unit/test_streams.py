@@ -176,8 +176,9 @@ def test_plot_timelines_labels_simulations() -> None:
 
     matplotlib.use("Agg")
     model = st.split_work(4, 8.0, 8.0)
-    fig = st.plot_timelines({"serial": model.serial.spans, "overlapped": model.overlapped.spans},
-                            title="copy/compute", simulated=True)
+    fig = st.plot_timelines(
+        {"serial": model.serial.spans, "overlapped": model.overlapped.spans}, title="copy/compute", simulated=True
+    )
     assert fig._suptitle.get_text().startswith("SIMULATION")
     assert len(fig.axes) == 2
     assert [t.get_text() for t in fig.axes[1].get_yticklabels()] == ["copy stream", "compute stream"]

@@ -1,4 +1,4 @@
-"""Keep chapter notebooks in the course's shape: `python -m helpers tidy [--refresh-checked] [NB ...]`.
+"""Keep chapter notebooks in the course's shape: `python -m coursetools tidy [--refresh-checked] [NB ...]`.
 
 * The cell tagged `parameters` exists (papermill injects its values after it).
 * The cell tagged `setup` is exactly `SETUP_CELL`, the same in every chapter.
@@ -16,53 +16,36 @@ import json
 from pathlib import Path
 from typing import Any
 
+from helpers import HELPERS_DATASET, __version__
+
 CHECK_MARK = "# NBVAL_CHECK_OUTPUT"
 
-#: The slug of the Kaggle dataset holding the helpers package (kaggle-metadata.json says the same; tested).
-HELPERS_DATASET = "pytorch-gpu-course-helpers"
 #: Where pip can fetch the helpers when Internet is on (kaggle-metadata.json's repository; tested).
 HELPERS_PIP_SOURCE = "git+https://github.com/pytorch-gpu-course/pytorch-gpu-course"
+#: The course version chapters are written for: the first two numbers of `helpers.__version__`.
+WRITTEN_FOR = ".".join(__version__.split(".")[:2])
 
 PARAMETERS_CELL = """\
 # Parameters (papermill replaces them). QUICK=True shrinks sizes and repeats so that the tests
 # run fast; every code path still runs. COURSE_QUICK=1 in the environment does the same.
 QUICK = False"""
 
-
+#: Ten lines that find `helpers` in a clone (the notebook's parent folder), a pip install, or the
+#: Kaggle dataset at either mount path; on Kaggle without the dataset they try pip (Internet on).
 SETUP_CELL = f"""\
-# Setup, the same in every chapter: find the course's `helpers` package (a clone of the
-# repository, a pip install, or the helpers dataset attached on Kaggle) and describe this machine.
-import os
-import subprocess
-import sys
-from pathlib import Path
+# Set-up, the same in every chapter: make the course's `helpers` importable (a clone, a pip install,
+# or the Kaggle dataset below at either mount path; pip fetches it on Kaggle with Internet on).
+import glob, os, sys
 
-HELPERS_DATASET = "{HELPERS_DATASET}"
-HELPERS_PIP_SOURCE = "{HELPERS_PIP_SOURCE}"
-_kaggle = Path(os.environ.get("COURSE_KAGGLE_INPUT", "/kaggle/input"))
-_places = [Path.cwd(), Path.cwd().parent, _kaggle / HELPERS_DATASET, *_kaggle.glob(f"datasets/*/{{HELPERS_DATASET}}")]
-for _place in _places:
-    if (_place / "helpers" / "__init__.py").is_file():
-        sys.path.insert(0, str(_place))
-        break
+DATASET, KAGGLE = "{HELPERS_DATASET}", os.environ.get("COURSE_KAGGLE_INPUT", "/kaggle/input")
+sys.path[:0] = [os.path.abspath(".."), *glob.glob(f"{{KAGGLE}}/{{DATASET}}"), *glob.glob(f"{{KAGGLE}}/datasets/*/{{DATASET}}")]
+if os.path.isdir(KAGGLE) and not any(os.path.isdir(f"{{p}}/helpers") for p in sys.path):
+    os.system(f"{{sys.executable}} -m pip install --no-deps {HELPERS_PIP_SOURCE}")
 try:
     import helpers
 except ImportError:
-    if _kaggle.is_dir():  # on Kaggle without the dataset: try pip (works when Internet is on)
-        subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", HELPERS_PIP_SOURCE], check=False)
-        import importlib
-
-        importlib.invalidate_caches()  # let the import below see the package pip just installed
-    try:
-        import helpers
-    except ImportError:
-        raise SystemExit(
-            "The course's `helpers` package was not found. On Kaggle: Add Input → Datasets → "
-            f"'{{HELPERS_DATASET}}', or turn Internet on in Settings, then run this cell again. "
-            "Locally: open the notebook from a clone of the repository (make lab)."
-        ) from None
-QUICK = QUICK or os.environ.get("COURSE_QUICK") == "1"
-helpers.setup_chapter()"""
+    sys.exit(f"The course's helpers are missing. Kaggle: Add Input → {{DATASET}} or turn Internet on. Locally: make lab.")
+QUICK = helpers.start("{WRITTEN_FOR}", QUICK)"""
 
 
 def _source(cell: dict[str, Any]) -> str:
@@ -93,11 +76,11 @@ def problems(nb: dict[str, Any]) -> list[str]:
     if len(setup) != 1:
         found.append(f"needs exactly one cell tagged 'setup' (has {len(setup)})")
     elif _source(nb["cells"][setup[0]]) != SETUP_CELL:
-        found.append("its setup cell differs from helpers.authoring.SETUP_CELL")
+        found.append("its setup cell differs from coursetools.authoring.SETUP_CELL")
     if params and setup and params[0] > setup[0]:
         found.append("the parameters cell must come before the setup cell")
     if params and _source(nb["cells"][params[0]]) != PARAMETERS_CELL:
-        found.append("its parameters cell differs from helpers.authoring.PARAMETERS_CELL")
+        found.append("its parameters cell differs from coursetools.authoring.PARAMETERS_CELL")
     from .kaggle import kaggle_notebook_metadata, load_settings
 
     if nb.get("metadata", {}).get("kaggle") != kaggle_notebook_metadata(load_settings()):

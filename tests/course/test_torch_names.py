@@ -14,7 +14,7 @@ import pytest
 
 from .notebook_code import ALL_NOTEBOOKS, code_cells, load
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 HELPER_FILES = sorted((ROOT / "helpers").rglob("*.py"))
 TEACHING_MARK = "# teaches-deprecated"
 
@@ -30,10 +30,22 @@ DEPRECATED = {
     "torch.testing.assert_allclose": "torch.testing.assert_close",
     "torch.distributed.launch": "torchrun",
 }
-LEGACY_TENSOR_TYPES = {"FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor", "CharTensor",
-                       "ShortTensor", "IntTensor", "LongTensor", "BoolTensor"}
-DEPRECATED_KEYWORDS = {("pin_memory", "device"): "pin_memory() without device=",
-                       ("DataLoader", "pin_memory_device"): "DataLoader(pin_memory=True) alone"}
+LEGACY_TENSOR_TYPES = {
+    "FloatTensor",
+    "DoubleTensor",
+    "HalfTensor",
+    "BFloat16Tensor",
+    "ByteTensor",
+    "CharTensor",
+    "ShortTensor",
+    "IntTensor",
+    "LongTensor",
+    "BoolTensor",
+}
+DEPRECATED_KEYWORDS = {
+    ("pin_memory", "device"): "pin_memory() without device=",
+    ("DataLoader", "pin_memory_device"): "DataLoader(pin_memory=True) alone",
+}
 
 
 def _aliases(tree: ast.AST) -> dict[str, str]:

@@ -18,11 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from helpers import authoring, kaggle
-from helpers.__main__ import main as cli
-from helpers.runner import discover_chapters
+import helpers
+from coursetools import authoring, kaggle
+from coursetools.__main__ import main as cli
+from coursetools.runner import discover_chapters
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 OWNER = "someone"
 
 
@@ -75,24 +76,36 @@ def test_kernel_metadata_turns_the_gpu_on_and_attaches_the_helpers(built, settin
     assert pushed["cells"] == original["cells"], "the notebook is pushed as it is in the repository"
     assert pushed["metadata"]["kaggle"]["accelerator"] == "nvidiaTeslaT4"
     assert pushed["metadata"]["kaggle"]["isGpuEnabled"] is True
-    assert not any(c.get("outputs") for c in pushed["cells"] if c["cell_type"] == "code" and
-                   authoring.CHECK_MARK not in "".join(c["source"])), "pushed without outputs"
+    assert not any(
+        c.get("outputs")
+        for c in pushed["cells"]
+        if c["cell_type"] == "code" and authoring.CHECK_MARK not in "".join(c["source"])
+    ), "pushed without outputs"
 
 
-def test_dataset_folder_holds_helpers_and_the_gpu_tests(built, settings) -> None:
+def test_dataset_folder_holds_helpers_the_gpu_tests_and_the_chapters_only(built, settings) -> None:
     ds = built.dataset
     meta = _meta(ds, kaggle.DATASET_METADATA)
     assert meta["id"] == f"{OWNER}/{authoring.HELPERS_DATASET}"
     assert meta["title"] == settings["helpers_dataset"]["title"] and 6 <= len(meta["title"]) <= 50
     assert meta["licenses"] == [{"name": "apache-2.0"}]
+    assert helpers.__version__ in meta["description"], "the dataset says which version of the course it carries"
     ours = sorted(p.relative_to(ROOT / "helpers").as_posix() for p in (ROOT / "helpers").rglob("*.py"))
     copied = sorted(p.relative_to(ds / "helpers").as_posix() for p in (ds / "helpers").rglob("*.py"))
     assert copied == ours
     assert not list(ds.rglob("__pycache__")) and not list(ds.rglob("*.pyc"))
-    gpu_tests = sorted(p.name for p in (ROOT / "tests").glob("test_gpu_ch*.py"))
-    assert sorted(p.name for p in (ds / "tests").iterdir()) == sorted(["__init__.py", "conftest.py", *gpu_tests])
+    assert sorted(p.name for p in ds.iterdir()) == sorted([kaggle.DATASET_METADATA, "helpers", "notebooks", "tests"])
+    assert not (ds / "coursetools").exists(), "course tooling never ships to learners"
+    gpu_dir = ROOT / "tests" / "gpu"
+    gpu_tests = sorted(p.name for p in gpu_dir.glob("test_gpu_ch*.py"))
+    assert sorted(p.name for p in (ds / "tests").iterdir()) == ["__init__.py", "gpu"]
+    assert sorted(p.name for p in (ds / "tests" / "gpu").iterdir()) == sorted(
+        ["__init__.py", "conftest.py", *gpu_tests]
+    )
     for name in gpu_tests:
-        assert (ds / "tests" / name).read_bytes() == (ROOT / "tests" / name).read_bytes()
+        assert (ds / "tests" / "gpu" / name).read_bytes() == (gpu_dir / name).read_bytes()
+    chapters = sorted(p.name for p in discover_chapters())
+    assert sorted(p.name for p in (ds / "notebooks").iterdir()) == chapters, "the chapters the self-test executes"
 
 
 def test_titles_slugify_as_the_kaggle_cli_does(built) -> None:
@@ -100,7 +113,7 @@ def test_titles_slugify_as_the_kaggle_cli_does(built) -> None:
     for folder in built.kernels:
         meta = _meta(folder, kaggle.KERNEL_METADATA)
         assert slugify.slugify(meta["title"]) == meta["id"].split("/")[1], meta["title"]
-    for title in ("Ünïcode Tïtle 2,000", "Don't panic: GPUs & \"streams\"", "  a--b  ", "PyTorch GPU · 07"):
+    for title in ("Ünïcode Tïtle 2,000", 'Don\'t panic: GPUs & "streams"', "  a--b  ", "PyTorch GPU · 07"):
         assert kaggle.slugify(title) == slugify.slugify(title), title
 
 
@@ -146,13 +159,24 @@ print("RESULTS=" + json.dumps({"results": results, "sent": sent}))
 
 
 def _kaggle_cli_check(folders: list[Path], tmp_path: Path) -> tuple[dict, str]:
-    env = dict(os.environ, KAGGLE_CONFIG_DIR=str(tmp_path / "no-credentials"),
-               HTTPS_PROXY="http://127.0.0.1:9", HTTP_PROXY="http://127.0.0.1:9", NO_PROXY="")
+    env = dict(
+        os.environ,
+        KAGGLE_CONFIG_DIR=str(tmp_path / "no-credentials"),
+        HTTPS_PROXY="http://127.0.0.1:9",
+        HTTP_PROXY="http://127.0.0.1:9",
+        NO_PROXY="",
+    )
     env.pop("KAGGLE_API_TOKEN", None)
     env.pop("KAGGLE_USERNAME", None)
     env.pop("KAGGLE_KEY", None)
-    done = subprocess.run([sys.executable, "-c", CLI_CHECK, OWNER, *map(str, folders)], capture_output=True,
-                          text=True, timeout=120, env=env, cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", CLI_CHECK, OWNER, *map(str, folders)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=tmp_path,
+    )
     line = next((x for x in done.stdout.splitlines() if x.startswith("RESULTS=")), None)
     assert line, done.stdout + done.stderr
     return json.loads(line.removeprefix("RESULTS=")), done.stdout
@@ -209,8 +233,14 @@ def test_the_default_owner_comes_from_kaggle_metadata(tmp_path, settings, capsys
 
 @pytest.mark.parametrize(
     "owner, message",
-    [(None, "No Kaggle owner"), ("", "No Kaggle owner"), ("Alice", "must be lowercase"),
-     ("al ice", "not a user name"), ("-alice", "not a user name"), ("a/b", "not a user name")],
+    [
+        (None, "No Kaggle owner"),
+        ("", "No Kaggle owner"),
+        ("Alice", "must be lowercase"),
+        ("al ice", "not a user name"),
+        ("-alice", "not a user name"),
+        ("a/b", "not a user name"),
+    ],
 )
 def test_bad_owners_are_refused_clearly(owner, message) -> None:
     with pytest.raises(kaggle.KaggleSetupError, match=message):
@@ -241,21 +271,21 @@ def good_kernel(built) -> dict:
 @pytest.mark.parametrize(
     "change, problem",
     [
-        ({"id": None}, "needs \"id\""),
-        ({"id": "someone/pytorch-gpu-course-01-devices/3/4"}, "should be \"owner/slug\""),
+        ({"id": None}, 'needs "id"'),
+        ({"id": "someone/pytorch-gpu-course-01-devices/3/4"}, 'should be "owner/slug"'),
         ({"id": "someone/Bad_Slug"}, "not a Kaggle slug"),
         ({"title": "Tiny"}, "has 4 characters"),
         ({"title": "x" * 51}, "has 51 characters"),
         ({"title": "Another title entirely"}, "slugifies to 'another-title-entirely'"),
         ({"code_file": "missing.ipynb"}, "is not in"),
-        ({"code_file": ""}, "needs \"code_file\""),
+        ({"code_file": ""}, 'needs "code_file"'),
         ({"language": "julia"}, "language 'julia'"),
         ({"kernel_type": "book"}, "kernel_type 'book'"),
         ({"machine_shape": "NvidiaTeslaP100"}, "is not one Kaggle offers"),
         ({"enable_gpu": False}, "enable_gpu is not true"),
         ({"enable_gpu": "maybe"}, "should be true or false"),
         ({"docker_image_pinning_type": "newest"}, "docker_image_pinning_type"),
-        ({"dataset_sources": ["just-a-slug"]}, "should be \"owner/dataset-slug\""),
+        ({"dataset_sources": ["just-a-slug"]}, 'should be "owner/dataset-slug"'),
         ({"kernel_sources": ["someone/abc"]}, "owner/kernel-slug"),
         ({"model_sources": ["a/b/c/d"]}, "owner/model/framework"),
         ({"enable_gpus": True}, "unknown field 'enable_gpus'"),
@@ -272,7 +302,7 @@ def test_bad_kernel_metadata_is_reported(built, good_kernel, change, problem) ->
 
 def test_kernel_metadata_needs_its_required_fields(good_kernel) -> None:
     problems = kaggle.validate_kernel_metadata({})
-    for needed in ("needs \"id\"", "needs a \"title\"", "needs \"code_file\"", "language None", "kernel_type None"):
+    for needed in ('needs "id"', 'needs a "title"', 'needs "code_file"', "language None", "kernel_type None"):
         assert any(needed in p for p in problems), (needed, problems)
     assert kaggle.validate_kernel_metadata(["not", "a", "dict"]) == ["kernel metadata should be a JSON object"]
     assert kaggle.validate_kernel_metadata(dict(good_kernel, enable_gpu="true")) == [], "the CLI accepts strings"
@@ -291,7 +321,7 @@ def good_dataset(built) -> dict:
         ({"title": "INSERT_TITLE_HERE"}, "template's INSERT_TITLE_HERE"),
         ({"id": "someone/INSERT_SLUG_HERE"}, "not a Kaggle slug"),
         ({"id": "someone/abc"}, "has 3 characters"),
-        ({"id": "nobody"}, "should be \"owner/slug\""),
+        ({"id": "nobody"}, 'should be "owner/slug"'),
         ({"licenses": []}, "exactly one entry, has 0"),
         ({"licenses": [{"name": "CC0-1.0"}, {"name": "apache-2.0"}]}, "exactly one entry, has 2"),
         ({"licenses": [{"name": "MIT"}]}, "a name Kaggle knows"),

@@ -13,20 +13,22 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import venv
 from pathlib import Path
 
 import pytest
 
-from helpers.authoring import HELPERS_DATASET, HELPERS_PIP_SOURCE, SETUP_CELL
+import helpers
+from coursetools.authoring import HELPERS_DATASET, HELPERS_PIP_SOURCE, SETUP_CELL, WRITTEN_FOR
 
-FAKE_HELPERS = '''\
-def setup_chapter():
-    print("SETUP_CHAPTER_RAN")
-'''
+FAKE_HELPERS = """\
+def start(written_for, quick=False):
+    print("SETUP_CHAPTER_RAN", written_for)
+    return quick
+"""
 
-FAKE_PIP = '''\
+FAKE_PIP = (
+    """\
 import json, os, sys
 from pathlib import Path
 
@@ -35,11 +37,14 @@ with open(os.environ["FAKE_PIP_LOG"], "a") as log:
 if os.environ.get("FAKE_PIP_INTERNET") == "1":  # "install" the package into site-packages
     site = Path(__file__).resolve().parent.parent
     (site / "helpers").mkdir(exist_ok=True)
-    (site / "helpers" / "__init__.py").write_text(''' + repr(FAKE_HELPERS) + ''')
+    (site / "helpers" / "__init__.py").write_text("""
+    + repr(FAKE_HELPERS)
+    + """)
     sys.exit(0)
 print("ERROR: Could not find a version that satisfies the requirement (no network)", file=sys.stderr)
 sys.exit(1)
-'''
+"""
+)
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +53,14 @@ def clean_python(tmp_path_factory) -> Path:
     env_dir = tmp_path_factory.mktemp("clean-venv")
     venv.EnvBuilder(with_pip=False, symlinks=True, clear=True).create(env_dir)
     python = env_dir / "bin" / "python"
-    site = Path(subprocess.run([str(python), "-c", "import site; print(site.getsitepackages()[0])"],
-                               capture_output=True, text=True, check=True).stdout.strip())
+    site = Path(
+        subprocess.run(
+            [str(python), "-c", "import site; print(site.getsitepackages()[0])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
     (site / "pip").mkdir()
     (site / "pip" / "__init__.py").write_text("", encoding="utf-8")
     (site / "pip" / "__main__.py").write_text(FAKE_PIP, encoding="utf-8")
@@ -59,8 +70,14 @@ def clean_python(tmp_path_factory) -> Path:
 
 
 def _uninstall_fake(python: Path) -> None:
-    site = Path(subprocess.run([str(python), "-c", "import site; print(site.getsitepackages()[0])"],
-                               capture_output=True, text=True, check=True).stdout.strip())
+    site = Path(
+        subprocess.run(
+            [str(python), "-c", "import site; print(site.getsitepackages()[0])"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
     target = site / "helpers"
     if target.exists():
         for f in target.iterdir():
@@ -86,11 +103,14 @@ def run_setup(python: Path, tmp_path: Path, kaggle_input: Path, *, internet: boo
     cwd.mkdir(parents=True, exist_ok=True)
     log = tmp_path / "pip-calls.jsonl"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "COURSE_"))}
-    env.update(COURSE_KAGGLE_INPUT=str(kaggle_input), FAKE_PIP_LOG=str(log),
-               FAKE_PIP_INTERNET="1" if internet else "0", PYTHONDONTWRITEBYTECODE="1")
+    env.update(
+        COURSE_KAGGLE_INPUT=str(kaggle_input),
+        FAKE_PIP_LOG=str(log),
+        FAKE_PIP_INTERNET="1" if internet else "0",
+        PYTHONDONTWRITEBYTECODE="1",
+    )
     try:
-        done = subprocess.run([str(python), str(script)], cwd=cwd, env=env, capture_output=True, text=True,
-                              timeout=60)
+        done = subprocess.run([str(python), str(script)], cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
     finally:
         _uninstall_fake(python)
     found = next((line.split("=", 1)[1] for line in done.stdout.splitlines() if line.startswith("HELPERS_FILE=")), None)
@@ -133,8 +153,7 @@ def test_without_dataset_on_kaggle_with_internet_pip_installs(clean_python, tmp_
     (root / "some-other-dataset").mkdir(parents=True)
     done, found, calls = run_setup(clean_python, tmp_path, root, internet=True)
     assert done.returncode == 0, done.stderr
-    assert calls == [{"executable": str(clean_python),
-                      "argv": ["install", "-q", "--no-deps", HELPERS_PIP_SOURCE]}], calls
+    assert calls == [{"executable": str(clean_python), "argv": ["install", "--no-deps", HELPERS_PIP_SOURCE]}], calls
     assert found and "site-packages" in found, "helpers imported from where pip put it"
     assert "SETUP_CHAPTER_RAN" in done.stdout
 
@@ -147,8 +166,8 @@ def test_without_dataset_or_internet_says_what_to_turn_on(clean_python, tmp_path
     assert done.returncode == 1 and found is None
     assert "Traceback" not in done.stderr, done.stderr
     message = done.stderr.strip().splitlines()[-1]
-    assert "helpers` package was not found" in message
-    assert f"'{HELPERS_DATASET}'" in message and "Add Input" in message, "names the dataset to attach"
+    assert "helpers are missing" in message
+    assert f"Add Input → {HELPERS_DATASET}" in message, "names the dataset to attach"
     assert "Internet on" in message, "names the other way: turning Internet on"
 
 
@@ -162,6 +181,12 @@ def test_off_kaggle_without_helpers_does_not_call_pip(clean_python, tmp_path) ->
 
 def test_the_cell_looks_in_kaggle_s_real_input_folder_by_default() -> None:
     assert 'os.environ.get("COURSE_KAGGLE_INPUT", "/kaggle/input")' in SETUP_CELL
-    assert f'HELPERS_DATASET = "{HELPERS_DATASET}"' in SETUP_CELL
-    assert sys.executable  # the cell installs into the running interpreter, never a bare `pip`
-    assert "[sys.executable, \"-m\", \"pip\"" in SETUP_CELL
+    assert f'DATASET, KAGGLE = "{HELPERS_DATASET}"' in SETUP_CELL
+    assert "{sys.executable} -m pip" in SETUP_CELL, "installs into the running interpreter, never a bare `pip`"
+
+
+def test_the_cell_is_ten_lines_and_starts_the_chapter_at_its_version() -> None:
+    code = [line for line in SETUP_CELL.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    assert len(code) <= 10, code
+    assert code[-1] == f'QUICK = helpers.start("{WRITTEN_FOR}", QUICK)'
+    assert helpers.__version__.startswith(WRITTEN_FOR + ".")

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from helpers import kaggle, selftest
+from coursetools import kaggle
+from helpers import selftest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 JUNIT = """<?xml version="1.0" encoding="utf-8"?>
 <testsuites><testsuite name="pytest" errors="1" failures="1" skipped="1" tests="4" time="1.5">
@@ -52,11 +53,12 @@ def test_report_counts_table_html_and_failures() -> None:
 
 @pytest.fixture
 def gpu_tests_with_the_course_conftest(tmp_path) -> Path:
-    """A tests/ folder like the repository's: the course's conftest and a few GPU tests."""
-    tests = tmp_path / "tests"
-    tests.mkdir()
-    shutil.copy2(ROOT / "tests" / "conftest.py", tests / "conftest.py")
+    """A tests/gpu/ folder like the repository's: the GPU tests' conftest and a few GPU tests."""
+    tests = tmp_path / "tests" / "gpu"
+    tests.mkdir(parents=True)
+    shutil.copy2(ROOT / "tests" / "gpu" / "conftest.py", tests / "conftest.py")
     (tests / "__init__.py").write_text("", encoding="utf-8")
+    (tests.parent / "__init__.py").write_text("", encoding="utf-8")
     (tests / "test_gpu_ch98.py").write_text(
         "import pytest\n\n"
         "@pytest.mark.gpu\ndef test_one_gpu():\n    assert False, 'must not run on CPU'\n\n"
@@ -75,7 +77,9 @@ def test_on_cpu_every_gpu_test_is_skipped_with_its_reason(gpu_tests_with_the_cou
     report = selftest.run_gpu_tests(gpu_tests_with_the_course_conftest)
     assert report.problem == "", report.output
     assert [r.test for r in report.rows] == [
-        "test_gpu_ch98.py::test_one_gpu", "test_gpu_ch98.py::test_two_gpus[1]", "test_gpu_ch98.py::test_two_gpus[2]",
+        "test_gpu_ch98.py::test_one_gpu",
+        "test_gpu_ch98.py::test_two_gpus[1]",
+        "test_gpu_ch98.py::test_two_gpus[2]",
     ], "only tests marked gpu or gpu2 are selected"
     assert {r.outcome for r in report.rows} == {"skipped"}
     assert report.rows[0].message.startswith("needs 1 CUDA GPU(s), this machine has 0")
@@ -87,8 +91,8 @@ def test_on_cpu_every_gpu_test_is_skipped_with_its_reason(gpu_tests_with_the_cou
 
 
 def test_failures_are_reported_not_raised(tmp_path) -> None:
-    tests = tmp_path / "tests"
-    tests.mkdir()
+    tests = tmp_path / "tests" / "gpu"
+    tests.mkdir(parents=True)
     (tests / "test_gpu_ch99.py").write_text(
         "import pytest\npytestmark = pytest.mark.gpu\n\n"
         "def test_passes():\n    pass\n\n"
@@ -112,7 +116,7 @@ def test_missing_tests_are_a_clear_problem(tmp_path) -> None:
     with pytest.raises(AssertionError, match="could not run"):
         report.raise_for_failures()
     assert selftest.find_gpu_tests(tmp_path) is None
-    assert selftest.find_gpu_tests(ROOT) == ROOT / "tests"
+    assert selftest.find_gpu_tests(ROOT) == ROOT / "tests" / "gpu"
 
 
 @pytest.mark.slow
@@ -120,8 +124,8 @@ def test_the_self_test_runs_from_the_helpers_dataset_alone(tmp_path) -> None:
     """On Kaggle the tests come from the dataset copy: it must hold everything they import."""
     settings = kaggle.load_settings()
     dataset = kaggle.build_dataset("someone", settings, tmp_path)
-    report = selftest.run_gpu_tests(dataset / "tests")
+    report = selftest.run_gpu_tests(dataset / "tests" / "gpu")
     assert report.problem == "", report.output
-    expected = sorted(p.name for p in (ROOT / "tests").glob("test_gpu_ch*.py"))
+    expected = sorted(p.name for p in (ROOT / "tests" / "gpu").glob("test_gpu_ch*.py"))
     assert sorted({r.test.split("::")[0] for r in report.rows}) == expected, "every GPU test file was collected"
     assert report.counts["error"] == 0, report.output

@@ -1,4 +1,4 @@
-"""Publish the course on Kaggle: `python -m helpers kaggle build [--owner NAME]`.
+"""Publish the course on Kaggle: `python -m coursetools kaggle build [--owner NAME]`.
 
 `build_all()` writes, under `build/kaggle/`:
 
@@ -27,12 +27,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from .selftest import GPU_TESTS
+from helpers import __version__ as COURSE_VERSION
+from helpers.selftest import GPU_TESTS, GPU_TESTS_DIR
 
-ROOT = Path(__file__).resolve().parent.parent
+from . import BUILD, NOTEBOOKS, ROOT
+
 SETTINGS_FILE = ROOT / "kaggle-metadata.json"
-NOTEBOOKS = ROOT / "notebooks"
-BUILD_KAGGLE = ROOT / "build" / "kaggle"
+BUILD_KAGGLE = BUILD / "kaggle"
 SELF_TEST_NOTEBOOK = NOTEBOOKS / "gpu_self_test.ipynb"
 KERNEL_METADATA = "kernel-metadata.json"
 DATASET_METADATA = "dataset-metadata.json"
@@ -57,22 +58,67 @@ MACHINE_SHAPES = (
     "TpuV6E8",
 )
 KERNEL_FIELDS = {
-    "id": str, "id_no": int, "title": str, "code_file": str, "language": str, "kernel_type": str,
-    "is_private": bool, "enable_gpu": bool, "enable_tpu": bool, "enable_internet": bool,
-    "machine_shape": str, "dataset_sources": list, "competition_sources": list, "kernel_sources": list,
-    "model_sources": list, "keywords": list, "docker_image_pinning_type": str, "docker_image": str,
+    "id": str,
+    "id_no": int,
+    "title": str,
+    "code_file": str,
+    "language": str,
+    "kernel_type": str,
+    "is_private": bool,
+    "enable_gpu": bool,
+    "enable_tpu": bool,
+    "enable_internet": bool,
+    "machine_shape": str,
+    "dataset_sources": list,
+    "competition_sources": list,
+    "kernel_sources": list,
+    "model_sources": list,
+    "keywords": list,
+    "docker_image_pinning_type": str,
+    "docker_image": str,
 }
 # docs/datasets_metadata.md, "Licenses".
 DATASET_LICENSES = (
-    "CC0-1.0", "CC-BY-SA-3.0", "CC-BY-SA-4.0", "CC-BY-NC-SA-4.0", "GPL-2.0", "ODbL-1.0", "DbCL-1.0",
-    "copyright-authors", "other", "unknown", "CC-BY-4.0", "CC-BY-NC-4.0", "PDDL", "CC-BY-3.0",
-    "CC-BY-3.0-IGO", "US-Government-Works", "CC-BY-NC-SA-3.0-IGO", "CDLA-Permissive-1.0",
-    "CDLA-Sharing-1.0", "CC-BY-ND-4.0", "CC-BY-NC-ND-4.0", "ODC-BY-1.0", "LGPL-3.0", "AGPL-3.0",
-    "FDL-1.3", "EU-ODP-Legal-Notice", "apache-2.0", "GPL-3.0",
+    "CC0-1.0",
+    "CC-BY-SA-3.0",
+    "CC-BY-SA-4.0",
+    "CC-BY-NC-SA-4.0",
+    "GPL-2.0",
+    "ODbL-1.0",
+    "DbCL-1.0",
+    "copyright-authors",
+    "other",
+    "unknown",
+    "CC-BY-4.0",
+    "CC-BY-NC-4.0",
+    "PDDL",
+    "CC-BY-3.0",
+    "CC-BY-3.0-IGO",
+    "US-Government-Works",
+    "CC-BY-NC-SA-3.0-IGO",
+    "CDLA-Permissive-1.0",
+    "CDLA-Sharing-1.0",
+    "CC-BY-ND-4.0",
+    "CC-BY-NC-ND-4.0",
+    "ODC-BY-1.0",
+    "LGPL-3.0",
+    "AGPL-3.0",
+    "FDL-1.3",
+    "EU-ODP-Legal-Notice",
+    "apache-2.0",
+    "GPL-3.0",
 )
 DATASET_FIELDS = {
-    "title": str, "subtitle": str, "description": str, "id": str, "id_no": int, "licenses": list,
-    "resources": list, "keywords": list, "expectedUpdateFrequency": str, "userSpecifiedSources": str,
+    "title": str,
+    "subtitle": str,
+    "description": str,
+    "id": str,
+    "id_no": int,
+    "licenses": list,
+    "resources": list,
+    "keywords": list,
+    "expectedUpdateFrequency": str,
+    "userSpecifiedSources": str,
     "image": str,
 }
 # Slug syntax the CLI enforces (_validate_slug_syntax); owners may also use underscores.
@@ -108,7 +154,7 @@ def check_owner(owner: str | None) -> str:
     """Return `owner` if it can be a Kaggle user name in an id, else raise with what is wrong."""
     if owner is None or not str(owner).strip():
         raise KaggleSetupError(
-            "No Kaggle owner given: pass --owner YOUR_KAGGLE_USERNAME or set \"owner\" in kaggle-metadata.json."
+            'No Kaggle owner given: pass --owner YOUR_KAGGLE_USERNAME or set "owner" in kaggle-metadata.json.'
         )
     owner = str(owner)
     if owner != owner.lower():
@@ -144,11 +190,11 @@ def open_in_kaggle_url(notebook: str | Path, settings: dict[str, Any] | None = N
     m = re.fullmatch(r"https://github\.com/([A-Za-z0-9_.-]+)/([A-Za-z0-9_.-]+?)(?:\.git)?", repo)
     if not m:
         raise KaggleSetupError(
-            f"kaggle-metadata.json's \"repository\" should be a GitHub address like "
+            f'kaggle-metadata.json\'s "repository" should be a GitHub address like '
             f"https://github.com/OWNER/REPO, not {repo!r}"
         )
     if not branch or any(c.isspace() for c in branch):
-        raise KaggleSetupError(f"kaggle-metadata.json's \"branch\" should name a git branch, not {branch!r}")
+        raise KaggleSetupError(f'kaggle-metadata.json\'s "branch" should name a git branch, not {branch!r}')
     path = Path(notebook)
     if path.suffix != ".ipynb":
         raise KaggleSetupError(f"{notebook} is not a notebook (.ipynb)")
@@ -174,8 +220,15 @@ def readme_chapter_link(notebook: str | Path, settings: dict[str, Any] | None = 
 # ----------------------------------------------------------------------------------------------
 
 SETTINGS_REQUIRED = {
-    "owner": str, "slug_prefix": str, "title_prefix": str, "repository": str, "branch": str,
-    "machine_shape": str, "enable_gpu": bool, "enable_internet": bool, "is_private": bool,
+    "owner": str,
+    "slug_prefix": str,
+    "title_prefix": str,
+    "repository": str,
+    "branch": str,
+    "machine_shape": str,
+    "enable_gpu": bool,
+    "enable_internet": bool,
+    "is_private": bool,
     "helpers_dataset": dict,
 }
 
@@ -227,7 +280,7 @@ def _type_problems(meta: dict[str, Any], fields: dict[str, type]) -> list[str]:
 
 def _id_problems(ref: Any, what: str, slug_length: tuple[int, int]) -> tuple[list[str], str | None]:
     if not isinstance(ref, str) or ref.count("/") != 1:
-        return [f"{what} id {ref!r} should be \"owner/slug\""], None
+        return [f'{what} id {ref!r} should be "owner/slug"'], None
     owner, slug = ref.split("/")
     found = []
     for check, value in ((check_owner, owner), (lambda s: check_slug(s, f"{what} slug", slug_length), slug)):
@@ -245,13 +298,13 @@ def validate_kernel_metadata(meta: dict[str, Any], folder: Path | None = None) -
     found = _type_problems(meta, KERNEL_FIELDS)
     slug = None
     if "id" not in meta and "id_no" not in meta:
-        found.append("needs \"id\" (\"owner/slug\") or \"id_no\"")
+        found.append('needs "id" ("owner/slug") or "id_no"')
     if "id" in meta:
         id_found, slug = _id_problems(meta["id"], "kernel", (5, 50))
         found += id_found
     title = meta.get("title")
     if title is None:
-        found.append("needs a \"title\" (required for a new kernel)")
+        found.append('needs a "title" (required for a new kernel)')
     elif isinstance(title, str):
         low, high = KERNEL_TITLE_LENGTH
         if not low <= len(title) <= high:
@@ -260,7 +313,7 @@ def validate_kernel_metadata(meta: dict[str, Any], folder: Path | None = None) -
             found.append(f"title {title!r} slugifies to {slugify(title)!r}, not to the id's slug {slug!r}")
     code_file = meta.get("code_file")
     if not code_file:
-        found.append("needs \"code_file\", the notebook or script to push")
+        found.append('needs "code_file", the notebook or script to push')
     elif folder is not None and isinstance(code_file, str) and not (Path(folder) / code_file).is_file():
         found.append(f"code_file {code_file!r} is not in {folder}")
     if meta.get("language") not in KERNEL_LANGUAGES:
@@ -280,15 +333,15 @@ def validate_kernel_metadata(meta: dict[str, Any], folder: Path | None = None) -
     for source in meta.get("dataset_sources") or []:
         parts = source.split("/") if isinstance(source, str) else []
         if not 2 <= len(parts) <= 3 or not all(parts):
-            found.append(f"dataset source {source!r} should be \"owner/dataset-slug\"")
+            found.append(f'dataset source {source!r} should be "owner/dataset-slug"')
     for source in meta.get("kernel_sources") or []:
         parts = source.split("/") if isinstance(source, str) else []
         if not 2 <= len(parts) <= 3 or not all(parts) or len(parts[1]) < 5:
-            found.append(f"kernel source {source!r} should be \"owner/kernel-slug\" (slug of 5+ characters)")
+            found.append(f'kernel source {source!r} should be "owner/kernel-slug" (slug of 5+ characters)')
     for source in meta.get("model_sources") or []:
         parts = source.split("/") if isinstance(source, str) else []
         if len(parts) != 5 or not all(parts) or not parts[4].isdigit():
-            found.append(f"model source {source!r} should be \"owner/model/framework/variation/version\"")
+            found.append(f'model source {source!r} should be "owner/model/framework/variation/version"')
     return found
 
 
@@ -319,7 +372,7 @@ def validate_dataset_metadata(meta: dict[str, Any], folder: Path | None = None) 
         for entry in licenses:
             name = entry.get("name") if isinstance(entry, dict) else None
             if name not in DATASET_LICENSES:
-                found.append(f"license {entry!r} should be {{\"name\": ...}} with a name Kaggle knows, e.g. apache-2.0")
+                found.append(f'license {entry!r} should be {{"name": ...}} with a name Kaggle knows, e.g. apache-2.0')
     subtitle = meta.get("subtitle")
     if isinstance(subtitle, str):
         low, high = DATASET_SUBTITLE_LENGTH
@@ -481,9 +534,10 @@ def dataset_metadata(owner: str, settings: dict[str, Any]) -> dict[str, Any]:
             meta[key] = ds[key]
     if "description" not in meta:
         meta["description"] = (
-            f"The `helpers` package of the notebook course at {settings['repository']}, and the GPU "
-            "tests its self-test notebook runs. Attach it to a chapter notebook "
-            "(Add Input → Datasets) and the setup cell finds it under /kaggle/input."
+            f"Version {COURSE_VERSION} of the `helpers` package of the notebook course at "
+            f"{settings['repository']}, with the GPU tests and chapter notebooks its self-test runs. "
+            "Attach it to a chapter notebook (Add Input → Datasets) and the setup cell finds it under "
+            "/kaggle/input; a chapter written for another version says so and how to update."
         )
     return meta
 
@@ -510,19 +564,30 @@ def build_kernel(kernel: Kernel, owner: str, settings: dict[str, Any], out_dir: 
 
 
 def build_dataset(owner: str, settings: dict[str, Any], out_dir: Path, root: Path = ROOT) -> Path:
-    """Write the helpers dataset folder: helpers/, the GPU tests and their conftest, dataset-metadata.json."""
+    """Write the helpers dataset folder: what the self-test notebook needs on Kaggle, and nothing else.
+
+    `helpers/` (the learner package, which carries the course's version), `tests/gpu/` (the GPU
+    tests and their conftest), the chapter notebooks the self-test executes, and dataset-metadata.json.
+    """
+    from .runner import discover_chapters
+
+    root = Path(root)
     folder = Path(out_dir) / DATASET_FOLDER
     if folder.exists():
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
-    shutil.copytree(Path(root) / "helpers", folder / "helpers", ignore=_ignore)
-    tests = folder / "tests"
-    tests.mkdir()
+    shutil.copytree(root / "helpers", folder / "helpers", ignore=_ignore)
+    gpu_tests = folder / GPU_TESTS_DIR
+    gpu_tests.mkdir(parents=True)
+    shutil.copy2(root / "tests" / "__init__.py", folder / "tests" / "__init__.py")
     for name in ("__init__.py", "conftest.py"):
-        if (Path(root) / "tests" / name).is_file():
-            shutil.copy2(Path(root) / "tests" / name, tests / name)
-    for path in sorted((Path(root) / "tests").glob(GPU_TESTS)):
-        shutil.copy2(path, tests / path.name)
+        shutil.copy2(root / GPU_TESTS_DIR / name, gpu_tests / name)
+    for path in sorted((root / GPU_TESTS_DIR).glob(GPU_TESTS)):
+        shutil.copy2(path, gpu_tests / path.name)
+    notebooks = folder / "notebooks"
+    notebooks.mkdir()
+    for path in discover_chapters(root / "notebooks"):
+        shutil.copy2(path, notebooks / path.name)
     _write_json(folder / DATASET_METADATA, dataset_metadata(owner, settings))
     return folder
 
@@ -569,7 +634,7 @@ def build_all(
 
 
 def main(owner: str | None, out_dir: str | None) -> int:
-    """`python -m helpers kaggle build`: build, then print the commands that publish the folders."""
+    """`python -m coursetools kaggle build`: build, then print the commands that publish the folders."""
     try:
         settings = load_settings()
         result = build_all(owner, out_dir=Path(out_dir) if out_dir else BUILD_KAGGLE, settings=settings)
@@ -578,11 +643,13 @@ def main(owner: str | None, out_dir: str | None) -> int:
         return 2
     chosen = owner if owner is not None else settings["owner"]
     if chosen == PLACEHOLDER_OWNER:
-        print(f"Note: the owner is the placeholder {PLACEHOLDER_OWNER!r}; pass --owner YOUR_KAGGLE_USERNAME "
-              "(or set it in kaggle-metadata.json) before pushing.")
+        print(
+            f"Note: the owner is the placeholder {PLACEHOLDER_OWNER!r}; pass --owner YOUR_KAGGLE_USERNAME "
+            "(or set it in kaggle-metadata.json) before pushing."
+        )
     print(f"Built {len(result.kernels)} notebooks and the helpers dataset for Kaggle user {chosen!r}.\nPublish with:")
     print(f"  kaggle datasets create -p {result.dataset} -r zip")
     print(f"  (to update it later: kaggle datasets version -p {result.dataset} -r zip -m 'what changed')")
     first = result.kernels[0].parent
-    print(f"  for d in {first}/*/; do [ -f \"$d/{KERNEL_METADATA}\" ] && kaggle kernels push -p \"$d\"; done")
+    print(f'  for d in {first}/*/; do [ -f "$d/{KERNEL_METADATA}" ] && kaggle kernels push -p "$d"; done')
     return 0

@@ -35,13 +35,16 @@ def test_an_apple_gpu_is_found_too(monkeypatch: pytest.MonkeyPatch) -> None:
     assert devices.try_all_gpus() == [torch.device("mps:0")]
 
 
-@pytest.mark.parametrize(("bad", "error", "words"), [
-    (-1, ValueError, "cannot be negative"),
-    ("1", TypeError, "whole number"),
-    (1.0, TypeError, "whole number"),
-    (True, TypeError, "whole number"),
-    (None, TypeError, "whole number"),
-])
+@pytest.mark.parametrize(
+    ("bad", "error", "words"),
+    [
+        (-1, ValueError, "cannot be negative"),
+        ("1", TypeError, "whole number"),
+        (1.0, TypeError, "whole number"),
+        (True, TypeError, "whole number"),
+        (None, TypeError, "whole number"),
+    ],
+)
 def test_bad_indices_get_clear_errors(bad: object, error: type[Exception], words: str) -> None:
     with pytest.raises(error, match=words):
         devices.try_gpu(bad)  # type: ignore[arg-type]
@@ -68,13 +71,16 @@ def test_synchronize_accepts_cpu_and_strings() -> None:
         devices.synchronize("not-a-device")
 
 
-@pytest.mark.parametrize(("spelling", "words"), [
-    ("cuda:1", "index=1"),
-    ("cuda", "current device"),
-    ("cpu", "only one"),
-    ("gpu", "torch rejects 'gpu'"),
-    ("cuda:-1", "torch rejects"),
-    (7, "not a int"),
-])
+@pytest.mark.parametrize(
+    ("spelling", "words"),
+    [
+        ("cuda:1", "index=1"),
+        ("cuda", "current device"),
+        ("cpu", "only one"),
+        ("gpu", "torch rejects 'gpu'"),
+        ("cuda:-1", "torch rejects"),
+        (7, "not a int"),
+    ],
+)
 def test_describe_device_spelling(spelling: object, words: str) -> None:
     assert words in devices.describe_device_spelling(spelling)  # type: ignore[arg-type]

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from helpers import authoring
+from coursetools import authoring
 
 from .notebook_code import ALL_NOTEBOOKS, CHAPTERS, code_cells, load, markdown
 
@@ -16,7 +16,7 @@ CHAPTER_IDS = [p.stem for p in CHAPTERS]
 @pytest.mark.parametrize("path", ALL_NOTEBOOKS, ids=[p.stem for p in ALL_NOTEBOOKS])
 def test_notebook_is_tidy(path) -> None:
     """Canonical parameters and setup cells; no outputs except the cells nbval checks."""
-    assert authoring.problems(load(path)) == [], f"run: python -m helpers tidy {path}"
+    assert authoring.problems(load(path)) == [], f"run: python -m coursetools tidy {path}"
 
 
 @pytest.mark.parametrize("path", ALL_NOTEBOOKS, ids=[p.stem for p in ALL_NOTEBOOKS])
@@ -35,8 +35,14 @@ def test_chapter_anatomy(path) -> None:
     text = markdown(nb)
     first = "".join(nb["cells"][0]["source"])
     assert re.match(rf"# {number} · \S", first), "the first cell is the title '# NN · Title'"
-    for needed in ("**Runs on**", "**Glossary**", "## What the sources got wrong", "## Exercises",
-                   "## Summary", "## Links"):
+    for needed in (
+        "**Runs on**",
+        "**Glossary**",
+        "## What the sources got wrong",
+        "## Exercises",
+        "## Summary",
+        "## Links",
+    ):
         assert needed in text, f"{path.name} lacks {needed!r}"
     assert re.search(r"[\u4e00-\u9fff]", text), "the glossary gives the Chinese terms the sources use"
     assert re.search(r"\| *CPU", text), "the 'Runs on' table has a CPU row"

@@ -24,8 +24,14 @@ NO_CUDA = not torch.cuda.is_available()
 
 @pytest.mark.parametrize(
     ("shape", "dtype"),
-    [((64, 3, 224, 224), torch.float32), ((7,), torch.float16), ((2, 0, 3), torch.float64), ((), torch.int8),
-     ((3, 5), torch.complex64), ((4,), torch.bool)],
+    [
+        ((64, 3, 224, 224), torch.float32),
+        ((7,), torch.float16),
+        ((2, 0, 3), torch.float64),
+        ((), torch.int8),
+        ((3, 5), torch.complex64),
+        ((4,), torch.bool),
+    ],
 )
 def test_tensor_nbytes_matches_torch(shape, dtype) -> None:
     t = torch.empty(shape, dtype=dtype, device="meta")
@@ -39,9 +45,14 @@ def test_tensor_nbytes_accepts_an_int_and_a_size() -> None:
 
 @pytest.mark.parametrize(
     ("shape", "dtype", "error", "words"),
-    [((2, -1), torch.float32, ValueError, "negative"), ((2, 1.5), torch.float32, TypeError, "whole number"),
-     ("2,3", torch.float32, TypeError, "tuple"), ((2, 3), "float32", TypeError, "torch.dtype"),
-     ((2, True), torch.float32, TypeError, "whole number"), (None, torch.float32, TypeError, "tuple")],
+    [
+        ((2, -1), torch.float32, ValueError, "negative"),
+        ((2, 1.5), torch.float32, TypeError, "whole number"),
+        ("2,3", torch.float32, TypeError, "tuple"),
+        ((2, 3), "float32", TypeError, "torch.dtype"),
+        ((2, True), torch.float32, TypeError, "whole number"),
+        (None, torch.float32, TypeError, "tuple"),
+    ],
 )
 def test_tensor_nbytes_rejects_bad_input(shape, dtype, error, words) -> None:
     with pytest.raises(error, match=words):

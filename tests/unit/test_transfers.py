@@ -138,7 +138,11 @@ def test_transfer_direction_names_what_was_measured() -> None:
 def test_hidden_sync_timings_on_the_cpu() -> None:
     rows = hidden_sync_timings("cpu", size=32, work=2)
     assert [r.read for r in rows] == [
-        "print(y[0, :3])", "y[0, 0].item()", "y[0, :3].tolist()", "y[0, :3].cpu().numpy()", "explicit synchronize"
+        "print(y[0, :3])",
+        "y[0, 0].item()",
+        "y[0, :3].tolist()",
+        "y[0, :3].cpu().numpy()",
+        "explicit synchronize",
     ]
     assert all(r.queue_seconds > 0 and r.read_seconds >= 0 and r.device == "cpu" for r in rows)
     assert "queue the work" in str(rows[0])

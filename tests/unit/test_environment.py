@@ -69,16 +69,19 @@ def test_too_many_threads_is_noted() -> None:
     assert any("threads compete" in n for n in levels(MACHINES["a laptop without a GPU"])["note"])
 
 
-@pytest.mark.parametrize(("capability", "archs", "expected"), [
-    ((7, 5), ("sm_75",), True),
-    ((7, 5), ("sm_70",), True),   # same major, lower minor: binary compatible
-    ((7, 0), ("sm_75",), False),  # a newer minor does not run on an older GPU
-    ((8, 0), ("sm_75",), False),  # machine code is not forward compatible across majors
-    ((8, 0), ("compute_75",), True),  # PTX is, by JIT compilation
-    ((6, 0), ("sm_75", "sm_80", "compute_90"), False),
-    ((9, 0), ("sm_90a",), True),
-    ((9, 0), ("weird",), False),
-])
+@pytest.mark.parametrize(
+    ("capability", "archs", "expected"),
+    [
+        ((7, 5), ("sm_75",), True),
+        ((7, 5), ("sm_70",), True),  # same major, lower minor: binary compatible
+        ((7, 0), ("sm_75",), False),  # a newer minor does not run on an older GPU
+        ((8, 0), ("sm_75",), False),  # machine code is not forward compatible across majors
+        ((8, 0), ("compute_75",), True),  # PTX is, by JIT compilation
+        ((6, 0), ("sm_75", "sm_80", "compute_90"), False),
+        ((9, 0), ("sm_90a",), True),
+        ((9, 0), ("weird",), False),
+    ],
+)
 def test_build_supports(capability: tuple[int, int], archs: tuple[str, ...], expected: bool) -> None:
     assert build_supports(capability, archs) is expected
 

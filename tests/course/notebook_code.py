@@ -8,7 +8,7 @@ from typing import Any
 
 from IPython.core.inputtransformer2 import TransformerManager
 
-from helpers.runner import NOTEBOOKS, discover_chapters
+from coursetools.runner import NOTEBOOKS, discover_chapters
 
 ALL_NOTEBOOKS = sorted(NOTEBOOKS.glob("*.ipynb"))
 CHAPTERS = discover_chapters()

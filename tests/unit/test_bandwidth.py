@@ -22,8 +22,17 @@ NO_CUDA = not torch.cuda.is_available()
 
 @pytest.mark.parametrize(
     ("generation", "width", "expected"),
-    [(1, 16, 4.0), (2, 16, 8.0), (3, 16, 15.754), (4, 16, 31.508), (5, 16, 63.015), (6, 16, 121.0),
-     (3, 8, 7.877), (4, 1, 1.969), (3, 4, 3.938)],
+    [
+        (1, 16, 4.0),
+        (2, 16, 8.0),
+        (3, 16, 15.754),
+        (4, 16, 31.508),
+        (5, 16, 63.015),
+        (6, 16, 121.0),
+        (3, 8, 7.877),
+        (4, 1, 1.969),
+        (3, 4, 3.938),
+    ],
 )
 def test_pcie_peak(generation, width, expected) -> None:
     assert pcie_peak_gb_per_s(generation, width) == pytest.approx(expected, rel=1e-3)
@@ -31,8 +40,15 @@ def test_pcie_peak(generation, width, expected) -> None:
 
 @pytest.mark.parametrize(
     ("generation", "width", "error"),
-    [(0, 16, ValueError), (9, 16, ValueError), (3, 3, ValueError), (3, 0, ValueError), ("3", 16, TypeError),
-     (3.0, 16, TypeError), (3, True, TypeError)],
+    [
+        (0, 16, ValueError),
+        (9, 16, ValueError),
+        (3, 3, ValueError),
+        (3, 0, ValueError),
+        ("3", 16, TypeError),
+        (3.0, 16, TypeError),
+        (3, True, TypeError),
+    ],
 )
 def test_pcie_peak_rejects_bad_arguments(generation, width, error) -> None:
     with pytest.raises(error):
@@ -41,9 +57,14 @@ def test_pcie_peak_rejects_bad_arguments(generation, width, error) -> None:
 
 @pytest.mark.parametrize(
     ("kwargs", "error", "words"),
-    [({"nbytes": 0}, ValueError, "nbytes must be at least 1"), ({"nbytes": 1.5}, TypeError, "whole number"),
-     ({"nbytes": True}, TypeError, "whole number"), ({"direction": "up"}, ValueError, "h2d"),
-     ({"pinned": "yes"}, TypeError, "True or False"), ({"repeats": 0}, ValueError, "repeats")],
+    [
+        ({"nbytes": 0}, ValueError, "nbytes must be at least 1"),
+        ({"nbytes": 1.5}, TypeError, "whole number"),
+        ({"nbytes": True}, TypeError, "whole number"),
+        ({"direction": "up"}, ValueError, "h2d"),
+        ({"pinned": "yes"}, TypeError, "True or False"),
+        ({"repeats": 0}, ValueError, "repeats"),
+    ],
 )
 def test_copy_bandwidth_rejects_bad_arguments_before_touching_a_device(kwargs, error, words) -> None:
     args = {"nbytes": 4096, "direction": "h2d", "pinned": True, **kwargs}

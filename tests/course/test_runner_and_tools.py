@@ -10,11 +10,11 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from helpers import authoring, runner
+from coursetools import authoring, runner
 from helpers.fresh_python import run_fresh_python
 from helpers.timing import format_seconds, gigabytes_per_second, time_call, wall_seconds
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _notebook(path: Path, *cells: str) -> Path:
@@ -58,8 +58,9 @@ def test_tidy_strips_unchecked_outputs_and_restores_canonical_cells() -> None:
     nb = json.loads((ROOT / "notebooks" / "01_devices.ipynb").read_text())
     setup = authoring.find_tagged(nb, "setup")[0]
     nb["cells"][setup]["source"] = "import helpers"
-    plain = next(i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code" and not authoring.is_checked(c)
-                 and i > setup)
+    plain = next(
+        i for i, c in enumerate(nb["cells"]) if c["cell_type"] == "code" and not authoring.is_checked(c) and i > setup
+    )
     nb["cells"][plain]["outputs"] = [{"output_type": "stream", "name": "stdout", "text": "x"}]
     problems = authoring.problems(nb)
     assert any("setup cell differs" in p for p in problems) and any(f"cell {plain}" in p for p in problems)
@@ -71,11 +72,16 @@ def test_tidy_strips_unchecked_outputs_and_restores_canonical_cells() -> None:
 def test_command_line(tmp_path: Path) -> None:
     doctor = subprocess.run([sys.executable, "-m", "helpers", "doctor"], capture_output=True, text=True, cwd=ROOT)
     assert doctor.returncode in (0, 1) and "Environment report" in doctor.stdout and "Diagnosis" in doctor.stdout
-    bad = subprocess.run([sys.executable, "-m", "helpers", "run", "--jobs", "0"], capture_output=True, text=True,
-                         cwd=ROOT)
+    bad = subprocess.run(
+        [sys.executable, "-m", "coursetools", "run", "--jobs", "0"], capture_output=True, text=True, cwd=ROOT
+    )
     assert bad.returncode == 2 and "--jobs must be at least 1" in bad.stderr
-    missing = subprocess.run([sys.executable, "-m", "helpers", "tidy", str(tmp_path / "nope.ipynb")],
-                             capture_output=True, text=True, cwd=ROOT)
+    missing = subprocess.run(
+        [sys.executable, "-m", "coursetools", "tidy", str(tmp_path / "nope.ipynb")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert missing.returncode == 2 and "no such notebook" in missing.stdout
 
 
@@ -114,8 +120,9 @@ def test_import_helpers_is_cheap_beyond_torch() -> None:
     )
     costs = []
     for _ in range(3):
-        cost, heavy = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT,
-                                     check=True).stdout.split()
+        cost, heavy = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+        ).stdout.split()
         assert heavy == "-", f"import helpers pulled in {heavy}"
         costs.append(float(cost))
     assert min(costs) <= 0.3, f"import helpers costs {min(costs):.2f} s beyond import torch"
@@ -151,8 +158,11 @@ def test_validation_messages() -> None:
 
     assert whole_number(3, "n") == 3 and whole_number(0, "i", minimum=0) == 0
     assert positive_number(2, "x") == 2.0
-    for bad, error, words in ((0, ValueError, "n must be at least 1, not 0"), (True, TypeError, "whole number"),
-                              (1.5, TypeError, "whole number, not 1.5")):
+    for bad, error, words in (
+        (0, ValueError, "n must be at least 1, not 0"),
+        (True, TypeError, "whole number"),
+        (1.5, TypeError, "whole number, not 1.5"),
+    ):
         with pytest.raises(error, match=words):
             whole_number(bad, "n")
     for bad, error in ((0, ValueError), (float("inf"), ValueError), ("1", TypeError), (False, TypeError)):

@@ -28,10 +28,15 @@ def test_one_process_is_the_baseline() -> None:
     assert res.final_loss < res.initial_loss
 
 
-@pytest.mark.parametrize(("kwargs", "error"), [
-    ({"processes": 0}, ValueError), ({"processes": 2, "total_steps": 1}, ValueError),
-    ({"timeout": 0}, ValueError), ({"processes": 1.5}, ValueError),
-])
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [
+        ({"processes": 0}, ValueError),
+        ({"processes": 2, "total_steps": 1}, ValueError),
+        ({"timeout": 0}, ValueError),
+        ({"processes": 1.5}, ValueError),
+    ],
+)
 def test_bad_arguments(kwargs: dict, error: type) -> None:
     with pytest.raises(error):
         hw.hogwild_train(**kwargs)

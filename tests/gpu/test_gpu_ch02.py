@@ -13,8 +13,11 @@ from helpers.devices import is_device_mismatch_error
 
 @pytest.mark.gpu
 def test_factories_create_on_the_gpu() -> None:
-    for t in (torch.ones(2, 3, device="cuda"), torch.rand(2, 3, device="cuda:0"),
-              torch.tensor([[2, 5, 8]], device=torch.device("cuda", 0))):
+    for t in (
+        torch.ones(2, 3, device="cuda"),
+        torch.rand(2, 3, device="cuda:0"),
+        torch.tensor([[2, 5, 8]], device=torch.device("cuda", 0)),
+    ):
         assert t.device == torch.device("cuda", 0)
     with torch.device("cuda"):
         assert torch.zeros(3).device.type == "cuda"

@@ -1,6 +1,6 @@
 """Execute the course headless: every chapter through papermill, then HTML pages and an index.
 
-`python -m helpers run [--quick]` is the README's "run the course" command. A failing chapter
+`python -m coursetools run [--quick]` is the README's "run the course" command. A failing chapter
 does not stop the others; the command ends with a summary table (chapter, status, seconds, the
 device it ran on, cells that took the no-GPU path) printed and written to `build/`, and exits
 non-zero naming the chapters that failed. The test suite executes notebooks with the same
@@ -18,11 +18,10 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from .devices import NO_GPU_MARKER
+from helpers.devices import NO_GPU_MARKER
 
-ROOT = Path(__file__).resolve().parent.parent
-NOTEBOOKS = ROOT / "notebooks"
-BUILD = ROOT / "build"
+from . import BUILD, NOTEBOOKS
+
 CHAPTER_PATTERN = re.compile(r"^(\d\d)_[a-z0-9_]+\.ipynb$")
 
 

@@ -66,10 +66,16 @@ def test_check_catches_a_wrong_result() -> None:
         par.check_matches_single_device(model, batch, torch.zeros(3, 3))
 
 
-@pytest.mark.parametrize(("batch", "devices", "error"), [
-    ("not a tensor", 2, TypeError), (torch.zeros(0, 6), 2, ValueError), (torch.tensor(1.0), 2, ValueError),
-    (torch.zeros(4, 6), 0, ValueError), (torch.zeros(4, 6), True, ValueError),
-])
+@pytest.mark.parametrize(
+    ("batch", "devices", "error"),
+    [
+        ("not a tensor", 2, TypeError),
+        (torch.zeros(0, 6), 2, ValueError),
+        (torch.tensor(1.0), 2, ValueError),
+        (torch.zeros(4, 6), 0, ValueError),
+        (torch.zeros(4, 6), True, ValueError),
+    ],
+)
 def test_bad_inputs_are_refused(batch: object, devices: object, error: type) -> None:
     with pytest.raises(error):
         par.simulated_data_parallel_forward(_model(), batch, devices)  # type: ignore[arg-type]

@@ -28,12 +28,17 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = ROOT / "build" / "browser"
 CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
 ]
 # Two chapters for the runner check; at least one of them draws plots.
 RUNNER_CHAPTERS = ["05", "10"]
@@ -106,13 +111,22 @@ def jupyter_lab(tmp_path):
     notification.parent.mkdir(parents=True)
     notification.write_text(json.dumps({"fetchNews": "false", "checkForUpdates": False}), encoding="utf-8")
     port, token = _free_port(), secrets.token_hex(16)
-    env = dict(os.environ, JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"), COURSE_QUICK="1",
-               JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "lab-settings"),
-               JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "lab-workspaces"))
+    env = dict(
+        os.environ,
+        JUPYTER_RUNTIME_DIR=str(tmp_path / "runtime"),
+        COURSE_QUICK="1",
+        JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "lab-settings"),
+        JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "lab-workspaces"),
+    )
     command = [
-        str(Path(sys.executable).parent / "jupyter"), "lab", "--no-browser",
-        "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-        f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={work}",
+        str(Path(sys.executable).parent / "jupyter"),
+        "lab",
+        "--no-browser",
+        "--ServerApp.ip=127.0.0.1",
+        f"--ServerApp.port={port}",
+        "--ServerApp.port_retries=0",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={work}",
         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
     ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
@@ -187,12 +201,17 @@ def _wait_for_idle_kernel(url: str, token: str, timeout: float = 60) -> None:
 
 def _image_outputs(executed: Path) -> int:
     nb = json.loads(executed.read_text(encoding="utf-8"))
-    return sum(1 for c in nb["cells"] if c["cell_type"] == "code"
-               for o in c.get("outputs", []) if "image/png" in o.get("data", {}))
+    return sum(
+        1
+        for c in nb["cells"]
+        if c["cell_type"] == "code"
+        for o in c.get("outputs", [])
+        if "image/png" in o.get("data", {})
+    )
 
 
 def test_the_executed_course_index_and_pages_show_their_plots(tmp_path, browser_page) -> None:
-    from helpers.runner import run_course
+    from coursetools.runner import run_course
 
     build = tmp_path / "build"
     code = run_course(quick=True, only=RUNNER_CHAPTERS, jobs=2, build_dir=build)

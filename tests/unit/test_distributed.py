@@ -103,7 +103,11 @@ def test_rank_batches_split_the_global_batch_without_overlap() -> None:
 def test_scaling_measurement_reports_both_configurations(warm: set[int]) -> None:
     points = d.measure_scaling(width=32, depth=1, global_batch=16, steps=2, timeout=60, rounds=1)
     assert [(p.ranks, p.threads_per_rank, p.communicates) for p in points] == [
-        (1, 1, True), (2, 1, True), (2, 1, False), (1, 2, True)]
+        (1, 1, True),
+        (2, 1, True),
+        (2, 1, False),
+        (1, 2, True),
+    ]
     assert all(p.samples_per_second > 0 and p.step_seconds > 0 and p.allreduce_seconds > 0 for p in points)
 
 
@@ -131,8 +135,13 @@ def test_a_notebook_defined_worker_is_refused_with_a_reason() -> None:
 
 @pytest.mark.parametrize(
     ("kwargs", "error"),
-    [({"world_size": 0}, ValueError), ({"world_size": 2.0}, ValueError), ({"timeout": -1}, ValueError),
-     ({"timeout": float("inf")}, ValueError), ({"backend": "mpi"}, ValueError)],
+    [
+        ({"world_size": 0}, ValueError),
+        ({"world_size": 2.0}, ValueError),
+        ({"timeout": -1}, ValueError),
+        ({"timeout": float("inf")}, ValueError),
+        ({"backend": "mpi"}, ValueError),
+    ],
 )
 def test_bad_arguments_are_refused_before_anything_starts(kwargs: dict, error: type) -> None:
     args = {"world_size": 2, **kwargs}
