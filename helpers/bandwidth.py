@@ -52,19 +52,19 @@ PUBLISHED_T4 = (
         "gb_per_s": (9.7, 12.4),
         "nbytes": 32_000_000,
         "source": "CUDA bandwidthTest results for T4 hosts (range across hosts; drawn at bandwidthTest's "
-        "default 32 MB copy), course notes facts.md §4",
+        "default 32 MB copy), docs/sources.md §4",
     },
     {
         "what": "host→device, 1 KB copies",
         "gb_per_s": (0.4, 0.4),
         "nbytes": 1_000,
-        "source": "bandwidth-vs-size sweep ('shmoo') on a Colab T4, course notes facts.md §4",
+        "source": "bandwidth-vs-size sweep ('shmoo') on a Colab T4, docs/sources.md §4",
     },
     {
         "what": "host→device, ≥ 1 MB copies",
         "gb_per_s": (12.0, 12.0),
         "nbytes": 1_000_000,
-        "source": "bandwidth-vs-size sweep ('shmoo') on a Colab T4, course notes facts.md §4",
+        "source": "bandwidth-vs-size sweep ('shmoo') on a Colab T4, docs/sources.md §4",
     },
 )
 

@@ -73,7 +73,7 @@ _NVIDIA_DATASHEET = "NVIDIA datasheet"
 
 #: The table. Sources: NVIDIA's product datasheets and architecture whitepapers (named per row);
 #: prices from the launch coverage named in `price_source`. Checked against copies of those
-#: documents and of third-party spec summaries (facts.md §4 for the T4 and P100).
+#: documents and of third-party spec summaries (docs/sources.md §4 for the T4 and P100).
 GPUS: tuple[GpuSpec, ...] = (
     GpuSpec(
         name="NVIDIA Tesla P100 PCIe 16 GB",
@@ -122,7 +122,7 @@ GPUS: tuple[GpuSpec, ...] = (
         bandwidth_gbs=320,
         power_w=70,
         source=f"{_NVIDIA_DATASHEET} 'NVIDIA T4 Tensor Core GPU' (8.1 FP32, 65 FP16/FP32 mixed precision, "
-        "320+ GB/s, 70 W); course facts.md §4",
+        "320+ GB/s, 70 W); docs/sources.md §4",
         notes="Kaggle's GPU (two of them: 'GPU T4 ×2'). No BF16: PyTorch emulates it slowly.",
         device_names=("tesla t4", "nvidia t4"),
     ),

@@ -103,3 +103,28 @@ def test_readme_links_every_chapter_to_kaggle_from_the_configured_repository() -
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for chapter in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
         assert readme_chapter_link(chapter.name) in readme, f"the README's Kaggle link for {chapter.name} is stale"
+
+
+def test_everything_the_course_cites_is_in_the_repository() -> None:
+    sources = (ROOT / "docs" / "sources.md").read_text(encoding="utf-8")
+    sections = set(re.findall(r"^## §(\d+)", sources, re.M))
+    files = [
+        *ROOT.glob("helpers/**/*.py"),
+        *ROOT.glob("coursetools/*.py"),
+        *ROOT.glob("tests/**/*.py"),
+        *ROOT.glob("notebooks/*.ipynb"),
+        ROOT / "README.md",
+        ROOT / "CONTRIBUTING.md",
+    ]
+    cited = 0
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        assert not re.search(r"facts\.md|shared/notes|course notes", text), (
+            f"{path.relative_to(ROOT)} cites a file outside the repository"
+        )
+        for section in re.findall(r"docs/sources\.md §(\d+)", text):
+            assert section in sections, (
+                f"{path.relative_to(ROOT)} cites docs/sources.md §{section}, which does not exist"
+            )
+            cited += 1
+    assert cited >= 3, "the chapters' external figures cite docs/sources.md"

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 HELPER_FILES = sorted((ROOT / "helpers").rglob("*.py"))
 TEACHING_MARK = "# teaches-deprecated"
 
-#: Deprecated in current PyTorch (facts.md §2 and the torch docs), with what to use instead.
+#: Deprecated in current PyTorch (docs/sources.md §2 and the torch docs), with what to use instead.
 DEPRECATED = {
     "torch.cuda.memory_cached": "torch.cuda.memory_reserved",
     "torch.cuda.max_memory_cached": "torch.cuda.max_memory_reserved",

@@ -1,4 +1,4 @@
-"""The GPU table (helpers.gpu_specs): every row sourced, values sane, the T4 matching facts.md §4."""
+"""The GPU table (helpers.gpu_specs): every row sourced, values sane, the T4 matching docs/sources.md §4."""
 
 from __future__ import annotations
 
