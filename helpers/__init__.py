@@ -8,6 +8,7 @@ them, so `import helpers` stays cheap):
 * `helpers.environment` describing the machine, diagnosing what blocks the GPU, stamping figures
 * `helpers.timing`, `helpers.plots`  measuring harnesses and stamped plots
 * `helpers.checking`    exercises with `check()`, `hint()`, `solution()`; `helpers.exercises` holds them
+* `helpers.scratch`     a per-run folder for worker scripts written with `%%writefile`
 * `helpers.selftest`    the GPU self-test that the Kaggle notebook `gpu_self_test` runs
 
 The course tooling (headless runner, Kaggle build, notebook tidying) is `coursetools/` in the
@@ -16,6 +17,7 @@ repository; it imports `helpers`, never the reverse.
 
 from .checking import load_exercises
 from .devices import have_gpus, synchronize, try_all_gpus, try_gpu
+from .scratch import scratch_folder
 
 #: The course's version. Chapters say which version they were written for (`start`); the Kaggle
 #: helpers dataset carries the package, so a stale dataset is caught by the chapter that needs more.
@@ -23,7 +25,15 @@ __version__ = "2.0.0"
 
 HELPERS_DATASET = "pytorch-gpu-course-helpers"
 
-__all__ = ["have_gpus", "load_exercises", "start", "synchronize", "try_all_gpus", "try_gpu"]
+__all__ = [
+    "have_gpus",
+    "load_exercises",
+    "scratch_folder",
+    "start",
+    "synchronize",
+    "try_all_gpus",
+    "try_gpu",
+]
 
 
 def version_notice(written_for: str, found: str = __version__, where: str = "") -> str:

@@ -23,9 +23,9 @@ from typing import Any
 
 import torch
 
-from .memory import MIB, NeedsCudaError, _cuda_device, format_bytes
+from .memory import MIB, NeedsCudaError, cuda_device_for, format_bytes
 from .timing import gigabytes_per_second, wall_seconds
-from .validation import whole_number
+from .validation import checks, whole_number
 
 DIRECTIONS = ("h2d", "d2h")
 DIRECTION_NAMES = {"h2d": "host→device", "d2h": "device→host"}
@@ -125,7 +125,7 @@ def copy_bandwidth(
     nbytes, direction, pinned = whole_number(nbytes, "nbytes"), _check_direction(direction), _check_pinned(pinned)
     if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
         raise ValueError(f"repeats must be a whole number ≥ 1, not {repeats!r}")
-    dev = _cuda_device(device, "copy_bandwidth (it copies between host memory and a GPU)")
+    dev = cuda_device_for(device, "copy_bandwidth (it copies between host memory and a GPU)")
     host = torch.empty(nbytes, dtype=torch.uint8, pin_memory=pinned)
     on_device = torch.empty(nbytes, dtype=torch.uint8, device=dev)
     if direction == "h2d":
@@ -160,17 +160,13 @@ def bandwidth_sweep(
     pinned_options = [_check_pinned(p) for p in pinned_options]
     if not (sizes and directions and pinned_options):
         raise ValueError("bandwidth_sweep needs at least one size, one direction and one pinned option")
-    _cuda_device(device, "bandwidth_sweep (it copies between host memory and a GPU)")
+    cuda_device_for(device, "bandwidth_sweep (it copies between host memory and a GPU)")
     cases = [(n, d, p) for d in directions for p in pinned_options for n in sizes]
     return [copy_bandwidth(n, d, p, device) for n, d, p in tqdm(cases, desc="copies", unit="size")]
 
 
-def pcie_peak_gb_per_s(generation: int, width: int) -> float:
-    """Theoretical data rate of a PCIe link, in GB/s per direction (10^9 bytes/s).
-
-    rate per lane (GT/s) × coding efficiency ÷ 8 bits × lanes: PCIe 3.0 x16 → 15.75 GB/s.
-    Real copies reach less: packet headers and DMA overheads take another 10–25 %.
-    """
+def check_pcie_link(generation: int, width: int) -> None:
+    """Refuse a PCIe generation or link width that does not exist."""
     for name, value in (("generation", generation), ("width", width)):
         if isinstance(value, bool) or not isinstance(value, int):
             raise TypeError(f"{name} must be a whole number, not {value!r}")
@@ -178,6 +174,15 @@ def pcie_peak_gb_per_s(generation: int, width: int) -> float:
         raise ValueError(f"PCIe generation {generation} is unknown; known: {sorted(PCIE_GENERATIONS)}")
     if width not in PCIE_WIDTHS:
         raise ValueError(f"a PCIe link is x1, x2, x4, x8, x12, x16 or x32, not x{width}")
+
+
+@checks(check_pcie_link)
+def pcie_peak_gb_per_s(generation: int, width: int) -> float:
+    """Theoretical data rate of a PCIe link, in GB/s per direction (10^9 bytes/s).
+
+    rate per lane (GT/s) × coding efficiency ÷ 8 bits × lanes: PCIe 3.0 x16 → 15.75 GB/s.
+    Real copies reach less: packet headers and DMA overheads take another 10–25 %.
+    """
     rate, efficiency = PCIE_GENERATIONS[generation]
     return rate * efficiency / 8 * width
 
@@ -192,7 +197,7 @@ def link_peak_gb_per_s(device: torch.device | str | int | None = None) -> tuple[
     if not torch.cuda.is_available():
         return None, "no CUDA GPU here, so there is no link to read"
     try:
-        dev = _cuda_device(device, "link_peak_gb_per_s")
+        dev = cuda_device_for(device, "link_peak_gb_per_s")
     except (TypeError, ValueError) as exc:
         return None, str(exc)
     try:
@@ -329,7 +334,7 @@ def time_to_pin(nbytes: int, *, repeats: int = 3) -> tuple[float, float]:
     whole_number(nbytes, "nbytes")
     if repeats < 1:
         raise ValueError(f"repeats must be ≥ 1, not {repeats!r}")
-    _cuda_device(None, "time_to_pin (pinning registers memory with the GPU driver)")
+    cuda_device_for(None, "time_to_pin (pinning registers memory with the GPU driver)")
     pageable = torch.ones(nbytes, dtype=torch.uint8)
     times = []
     for _ in range(repeats + 1):
@@ -351,7 +356,7 @@ def d2h_trap(
     tensor of ones into the buffer with `non_blocking=True`. With `wait=False` the host reads the
     buffer straight away and sees the old -1s; with `wait=True` it first waits for the copy's event.
     """
-    dev = _cuda_device(device, "d2h_trap")
+    dev = cuda_device_for(device, "d2h_trap")
     on_gpu = torch.ones(n, device=dev)
     host = torch.full((n,), -1.0, pin_memory=True)
     torch.cuda.synchronize(dev)

@@ -15,6 +15,8 @@ import re
 
 import torch
 
+from .validation import checks
+
 #: Printed by `have_gpus` when a cell takes its no-GPU path; counted by the runner and tests.
 NO_GPU_MARKER = "[no-GPU path]"
 
@@ -25,7 +27,7 @@ HOW_TO_GET_A_GPU = (
 )
 
 
-def _check_index(i: object) -> int:
+def check_device_index(i: object) -> int:
     """Return `i` if it is a usable device index, else raise an error that says what to pass."""
     if isinstance(i, bool) or not isinstance(i, int):
         raise TypeError(f"a device index must be a whole number such as 0 or 1, not {i!r} ({type(i).__name__})")
@@ -47,12 +49,12 @@ def accelerator_count() -> int:
     return torch.accelerator.device_count() if accelerator_type() else 0
 
 
+@checks(check_device_index)
 def try_gpu(i: int = 0) -> torch.device:
     """Return accelerator device `i` if it exists, otherwise the CPU.
 
     Lets a notebook say "the second GPU, if there is one" and still run on a laptop.
     """
-    _check_index(i)
     kind = accelerator_type()
     if kind is not None and accelerator_count() > i:
         return torch.device(kind, i)
@@ -77,7 +79,7 @@ def have_gpus(n: int = 1, task: str = "this cell") -> bool:
     Chapter cells use it as `if have_gpus(2, "copy between two GPUs"): ... else: <CPU stand-in>`,
     so a learner without the hardware reads why the GPU part did not run instead of a traceback.
     """
-    n = _check_index(n)
+    n = check_device_index(n)
     found = cuda_gpu_count()
     if found >= n:
         return True

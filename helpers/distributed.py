@@ -23,39 +23,12 @@ a notebook cell again and again:
   `finally`, the store and socket are closed, and results travel as pickled plain values, never
   tensors: a tensor sent through a queue is backed by shared memory that the receiver maps only
   after the sender may have exited (`FileNotFoundError`), and it can leave shared memory behind.
-
-Why the sporadic SIGABRT at exit happened, and how the course removes its cause
-------------------------------------------------------------------------------
-A DDP script that ends with `dist.destroy_process_group()` sometimes died *after* training with
-"terminate called without an active exception" (SIGABRT, exit code -6): 4 of about 70 torchrun
-launches in facts.md, 1 of 40 while this module was written, always after the script's last line.
-That message is C++'s `std::terminate` with no exception in flight — what happens when a
-`std::thread` that is still running is destroyed, or a background thread trips over a runtime
-that is being torn down.
-
-Measured here (torch 2.13, gloo): a process group that DDP has used keeps its threads after
-`destroy_process_group()`. Listing `/proc/self/task` shows gloo's transport thread
-(`gloo_tcp_loop`) and its two worker threads (`pt_gloo_runloop`) still running after
-`del model, optimizer; gc.collect(); destroy_process_group()`. Without DDP, `destroy_process_group()`
-ends them. The reason: constructing `DistributedDataParallel` adds 11 Python references to the
-`ProcessGroup` object and deleting the DDP model gives back only one; the other 10 are held from
-C++ (no Python object refers to them, `gc.get_referrers` finds nothing), so the group is never
-freed while Python runs, and `destroy_process_group()` cannot join its threads.
-
-Those threads are therefore still running when the interpreter exits. Interpreter finalization
-and then C++'s exit-time destructors tear down the runtime those threads use (and destroy objects
-they own, in an order nobody chose) while they may be waking up — a race, hence "now and then".
-Retrying would hide it; the cause is that exit-time teardown runs while gloo's threads live.
-
-The fix removes that step. A rank that has finished — results written, output flushed,
-`barrier()` passed (so no peer still talks to it) and `destroy_process_group()` called — ends
-with `os._exit(0)`: the process stops at once, its threads with it, and no exit-time destructor
-runs. This is how `multiprocessing` already ends children started with `fork` or `forkserver`
-(the launcher's default); `_rank_main` does it explicitly so that `spawn` children (which would
-otherwise finish with a normal interpreter exit) end the same way, and `TRAINING_SCRIPT` (for
-`torchrun`) ends the same way too. Things that
-`os._exit` skips — `atexit` handlers, flushing of Python's buffers — are done by hand before it.
-The tests launch 20 times in a row and run torchrun, and count any non-zero exit as a failure.
+* **A clean end.** A rank that has finished (`barrier()` passed, `destroy_process_group()`
+  called, result sent) flushes stdout and stderr and ends with `os._exit(0)`. Once
+  DDP has used a process group, gloo's threads outlive `destroy_process_group()`, and a normal
+  interpreter exit can race with them and abort the process (SIGABRT); `os._exit` ends the process
+  and its threads at once, without that teardown and without running `atexit` handlers. The
+  torchrun script, `TRAINING_SCRIPT_PATH`, ends the same way.
 """
 
 from __future__ import annotations
@@ -247,8 +220,7 @@ def _rank_main(
             # (which would try to join gloo threads waiting for peers) and let the parent
             # stop everyone.
             os._exit(1)
-    # End at once: gloo's threads outlive destroy_process_group() once DDP has used the group, and
-    # exit-time teardown racing with them is what sporadically aborted (see the module docstring).
+    # End at once, without the interpreter's exit-time teardown (see "A clean end" in the module docstring).
     sys.stdout.flush()
     sys.stderr.flush()
     os._exit(0)
@@ -264,7 +236,8 @@ class LaunchResult:
     backend: str
 
 
-def _describe_exit(code: int | None) -> str:
+def describe_exit(code: int | None) -> str:
+    """How a process ended, for an error message: 'exited with code 1', 'was killed by signal SIGKILL'."""
     if code is None:
         return "is still running"
     if code < 0:
@@ -275,7 +248,7 @@ def _describe_exit(code: int | None) -> str:
     return f"exited with code {code}"
 
 
-def _stop(processes: list[Any]) -> None:
+def stop_processes(processes: list[Any]) -> None:
     """Terminate, then kill, then join every process that is still alive."""
     for p in processes:
         if p.is_alive():
@@ -368,7 +341,7 @@ def launch(
                 except EOFError:
                     processes[rank].join(2.0)
                     raise WorkerFailed(
-                        rank, f"the process {_describe_exit(processes[rank].exitcode)} before reporting a result"
+                        rank, f"the process {describe_exit(processes[rank].exitcode)} before reporting a result"
                     ) from None
                 if kind == "error":
                     raise WorkerFailed(rank, payload)
@@ -379,10 +352,10 @@ def launch(
             if p.is_alive():
                 raise LaunchTimeout(timeout, [r for r, q in enumerate(processes) if q.is_alive()])
             if p.exitcode != 0:
-                raise WorkerFailed(rank, f"the process finished its work but {_describe_exit(p.exitcode)} at exit")
+                raise WorkerFailed(rank, f"the process finished its work but {describe_exit(p.exitcode)} at exit")
         return LaunchResult([results[r] for r in range(world_size)], time.perf_counter() - start, world_size, backend)
     finally:
-        _stop(processes)
+        stop_processes(processes)
         for conn in pipes:
             conn.close()
         for p in processes:
@@ -712,74 +685,9 @@ def plot_scaling(points: Sequence[ScalingPoint], stamp_text: str) -> Any:
 # torchrun: the same training as a script
 # --------------------------------------------------------------------------------------------
 
-#: The DDP training as a stand-alone script for `torchrun` (it reads RANK, WORLD_SIZE, ... from the
-#: environment torchrun sets). It depends on torch only and writes rank 0's result as JSON.
-TRAINING_SCRIPT = '''\
-"""DDP training launched by torchrun: python -m torch.distributed.run --standalone --nproc_per_node=N THIS OUT.json"""
-import gc
-import json
-import os
-import sys
-
-import torch
-import torch.distributed as dist
-from torch.nn.parallel import DistributedDataParallel as DDP
-from torch.utils.data import DataLoader, DistributedSampler, TensorDataset
-
-
-def main(out_path):
-    use_cuda = torch.cuda.is_available() and torch.cuda.device_count() >= int(os.environ["LOCAL_WORLD_SIZE"])
-    local_rank = int(os.environ["LOCAL_RANK"])
-    if use_cuda:
-        torch.cuda.set_device(local_rank)
-    dist.init_process_group("nccl" if use_cuda else "gloo")  # rank, world size, store: from torchrun
-    rank, world = dist.get_rank(), dist.get_world_size()
-    device = torch.device("cuda", local_rank) if use_cuda else torch.device("cpu")
-
-    g = torch.Generator().manual_seed(1)
-    x = torch.randn(256, 16, generator=g)
-    y = torch.sin(x @ torch.randn(16, 1, generator=g))
-    sampler = DistributedSampler(TensorDataset(x, y), shuffle=True, seed=0, drop_last=True)
-    loader = DataLoader(TensorDataset(x, y), batch_size=32 // world, sampler=sampler)
-    torch.manual_seed(0)
-    net = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.Tanh(), torch.nn.Linear(32, 1)).to(device)
-    model = DDP(net, device_ids=[local_rank] if use_cuda else None)
-    opt = torch.optim.SGD(model.parameters(), lr=0.05)
-    losses = []
-    for epoch in range(2):
-        sampler.set_epoch(epoch)  # a different shuffle each epoch, the same on every rank
-        for xb, yb in loader:
-            loss = torch.nn.functional.mse_loss(model(xb.to(device)), yb.to(device))
-            opt.zero_grad()
-            loss.backward()
-            opt.step()
-            losses.append(loss.item())
-    params = torch.cat([p.detach().reshape(-1) for p in net.parameters()]).cpu()
-    gathered = [torch.zeros_like(params) for _ in range(world)] if rank == 0 else None
-    if use_cuda:
-        params = params.to(device)
-        gathered = [t.to(device) for t in gathered] if gathered else None
-    dist.gather(params, gathered, dst=0)
-    if rank == 0:
-        same = all(torch.equal(gathered[0], t) for t in gathered)
-        with open(out_path, "w") as f:
-            json.dump({"world_size": world, "backend": dist.get_backend(), "losses_rank0": losses,
-                       "identical_on_all_ranks": same}, f)
-    # Leave in this order (see helpers/distributed.py): meet, destroy the group, flush, then end the
-    # process at once. After DDP, gloo's threads outlive destroy_process_group(); letting the
-    # interpreter's exit-time teardown run while they live is what sporadically aborted (SIGABRT).
-    del model, net, opt, loss, params, gathered
-    gc.collect()
-    dist.barrier()
-    dist.destroy_process_group()
-
-
-if __name__ == "__main__":
-    main(sys.argv[1])
-    sys.stdout.flush()
-    sys.stderr.flush()
-    os._exit(0)
-'''
+#: The DDP training as a script for `torchrun` (it reads RANK, WORLD_SIZE, ... from the environment
+#: torchrun sets). It depends on torch only and writes rank 0's result as JSON.
+TRAINING_SCRIPT_PATH = Path(__file__).with_name("ddp_train_script.py")
 
 
 @dataclass
@@ -808,9 +716,9 @@ def torchrun_command(script: str | Path, nproc: int, *extra: str, log_dir: str |
 
 
 def run_torchrun(
-    nproc: int = 2, timeout: float = DEFAULT_TIMEOUT, script_text: str = TRAINING_SCRIPT
+    nproc: int = 2, timeout: float = DEFAULT_TIMEOUT, script: str | Path = TRAINING_SCRIPT_PATH
 ) -> TorchrunResult:
-    """Write `script_text` to a temporary folder and run it with torchrun; clean everything up.
+    """Copy `script` to a temporary folder and run it there with torchrun; clean everything up.
 
     torchrun keeps per-rank logs in a folder it creates as /tmp/torchelastic_* and never removes;
     passing `--log-dir` inside our temporary folder makes them go away with it. The launch runs in
@@ -821,10 +729,11 @@ def run_torchrun(
     import json
 
     with tempfile.TemporaryDirectory(prefix="course-torchrun-") as tmp:
-        script = Path(tmp) / "train_ddp.py"
-        script.write_text(script_text, encoding="utf-8")
+        # Run a copy: Python puts a script's folder first on sys.path, and helpers/ should not be there.
+        copied = Path(tmp) / "train_ddp.py"
+        shutil.copyfile(script, copied)
         out = Path(tmp) / "result.json"
-        cmd = torchrun_command(script, nproc, str(out), log_dir=Path(tmp) / "logs")
+        cmd = torchrun_command(copied, nproc, str(out), log_dir=Path(tmp) / "logs")
         env = dict(
             os.environ,
             OMP_NUM_THREADS="1",

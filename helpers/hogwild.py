@@ -23,8 +23,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from .distributed import LaunchTimeout, WorkerFailed, _context, _describe_exit, _stop
-from .validation import positive_number, whole_number
+from .distributed import LaunchTimeout, WorkerFailed, _context, describe_exit, stop_processes
+from .validation import checks, one_of, positive_number, whole_number
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ def full_loss(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> float:
         return nn.functional.cross_entropy(model(x), y).item()
 
 
-def _hogwild_worker(
+def hogwild_worker(
     index: int,
     model: nn.Module,
     x: torch.Tensor,
@@ -155,7 +155,7 @@ def hogwild_train(
         for i in range(processes):
             receive, send = ctx.Pipe(duplex=False)
             p = ctx.Process(
-                target=_hogwild_worker,
+                target=hogwild_worker,
                 name=f"hogwild-{i}",
                 daemon=True,
                 args=(i, model, x, y, steps, setup, losses, times, send),
@@ -176,16 +176,16 @@ def hogwild_train(
                 except EOFError:
                     workers[i].join(2.0)
                     raise WorkerFailed(
-                        i, f"Hogwild worker {i} {_describe_exit(workers[i].exitcode)} before reporting"
+                        i, f"Hogwild worker {i} {describe_exit(workers[i].exitcode)} before reporting"
                     ) from None
                 if kind == "error":
                     raise WorkerFailed(i, payload)
         for i, p in enumerate(workers):
             p.join(max(0.1, start + timeout - time.monotonic()))
             if p.exitcode != 0:
-                raise WorkerFailed(i, f"Hogwild worker {i} {_describe_exit(p.exitcode)} at exit")
+                raise WorkerFailed(i, f"Hogwild worker {i} {describe_exit(p.exitcode)} at exit")
     finally:
-        _stop(workers)
+        stop_processes(workers)
         for conn in pipes:
             conn.close()
         for p in workers:
@@ -235,15 +235,17 @@ def plot_loss_curves(results: list[HogwildResult], stamp_text: str) -> Any:
 # --------------------------------------------------------------------------------------------
 
 
-def _fill_slot(index: int, shared: torch.Tensor) -> None:
+def fill_slot(index: int, shared: torch.Tensor) -> None:
     """Write `index + 1` into slot `index` of a tensor that the parent shares with us."""
     shared[index] = index + 1
 
 
-def _run_all(target: Any, args_list: list[tuple[Any, ...]], timeout: float) -> list[int]:
-    """Start one process per argument tuple, wait for all (with a timeout), return their exit codes."""
-    ctx = _context()
-    procs = [ctx.Process(target=target, args=args, daemon=True) for args in args_list]
+def run_processes(procs: list[Any], timeout: float) -> list[int]:
+    """Start every process, wait for all of them (at most `timeout` s in all), return their exit codes.
+
+    Raises `LaunchTimeout` naming the processes still running after `timeout`; whatever happens,
+    none of them is left running.
+    """
     try:
         for p in procs:
             p.start()
@@ -254,15 +256,21 @@ def _run_all(target: Any, args_list: list[tuple[Any, ...]], timeout: float) -> l
             raise LaunchTimeout(timeout, [i for i, p in enumerate(procs) if p.is_alive()])
         return [p.exitcode for p in procs]
     finally:
-        _stop(procs)
+        stop_processes(procs)
         for p in procs:
             p.close()
+
+
+def _run_all(target: Any, args_list: list[tuple[Any, ...]], timeout: float) -> list[int]:
+    """Start one process per argument tuple, wait for all (with a timeout), return their exit codes."""
+    ctx = _context()
+    return run_processes([ctx.Process(target=target, args=args, daemon=True) for args in args_list], timeout)
 
 
 def shared_memory_demo(processes: int = 2, timeout: float = 60.0) -> list[float]:
     """Each of `processes` children writes into its own slot of one shared tensor; return what the parent sees."""
     shared = torch.zeros(processes).share_memory_()
-    codes = _run_all(_fill_slot, [(i, shared) for i in range(processes)], timeout)
+    codes = _run_all(fill_slot, [(i, shared) for i in range(processes)], timeout)
     if any(codes):
         raise WorkerFailed(codes.index(next(c for c in codes if c)), f"exit codes {codes}")
     return shared.tolist()
@@ -322,14 +330,16 @@ def fork_after_cuda_error(timeout: float = 60.0) -> str:
             raise LaunchTimeout(timeout, [0])
         return receive.recv()
     finally:
-        _stop([p])
+        stop_processes([p])
         receive.close()
 
 
-def _add_one(t: torch.Tensor) -> None:
+def add_one(t: torch.Tensor) -> None:
+    """The child's work in `add_one_in_child`: add 1 to `t` in place."""
     t += 1
 
 
+@checks(library=one_of("torch", "stdlib"))
 def add_one_in_child(t: torch.Tensor, library: str = "torch", timeout: float = 60.0) -> None:
     """Pass `t` to a child process started through `torch.multiprocessing` or the standard library's
     `multiprocessing`; the child adds 1 in place. Afterwards, look at `t` and `t.is_shared()`."""
@@ -337,18 +347,9 @@ def add_one_in_child(t: torch.Tensor, library: str = "torch", timeout: float = 6
 
     import torch.multiprocessing as tmp
 
-    if library not in ("torch", "stdlib"):
-        raise ValueError(f"library must be 'torch' or 'stdlib', not {library!r}")
     module = tmp if library == "torch" else multiprocessing
     method = "forkserver" if "forkserver" in module.get_all_start_methods() else "spawn"
-    p = module.get_context(method).Process(target=_add_one, args=(t,), daemon=True)
-    try:
-        p.start()
-        p.join(timeout)
-        if p.is_alive():
-            raise LaunchTimeout(timeout, [0])
-        if p.exitcode != 0:
-            raise WorkerFailed(0, f"the child {_describe_exit(p.exitcode)}")
-    finally:
-        _stop([p])
-        p.close()
+    p = module.get_context(method).Process(target=add_one, args=(t,), daemon=True)
+    [code] = run_processes([p], timeout)  # start it, wait at most `timeout` s; it never outlives this call
+    if code != 0:
+        raise WorkerFailed(0, f"the child {describe_exit(code)}")

@@ -29,6 +29,7 @@ from typing import Any
 import torch
 
 from .devices import HOW_TO_GET_A_GPU
+from .validation import checks
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -59,7 +60,7 @@ class NeedsCudaError(RuntimeError):
     """Raised by a helper that reads or drives a CUDA GPU when this machine has none."""
 
 
-def _cuda_device(device: torch.device | str | int | None, what: str) -> torch.device:
+def cuda_device_for(device: torch.device | str | int | None, what: str) -> torch.device:
     """The CUDA device to use, or a clear error when there is none or `device` is not a CUDA device."""
     if not torch.cuda.is_available():
         raise NeedsCudaError(f"{what} needs a CUDA GPU, and this machine has none. {HOW_TO_GET_A_GPU}")
@@ -109,7 +110,7 @@ class MemoryCounters:
 
 def memory_counters(device: torch.device | str | int | None = None) -> MemoryCounters:
     """Read `memory_allocated`, `memory_reserved` and their peaks for a CUDA device."""
-    device = _cuda_device(device, "memory_counters")
+    device = cuda_device_for(device, "memory_counters")
     return MemoryCounters(
         allocated=torch.cuda.memory_allocated(device),
         reserved=torch.cuda.memory_reserved(device),
@@ -121,12 +122,12 @@ def memory_counters(device: torch.device | str | int | None = None) -> MemoryCou
 
 def reset_peaks(device: torch.device | str | int | None = None) -> None:
     """Set the peaks (`max_memory_allocated`, `max_memory_reserved`) back to the current values."""
-    torch.cuda.reset_peak_memory_stats(_cuda_device(device, "reset_peaks"))
+    torch.cuda.reset_peak_memory_stats(cuda_device_for(device, "reset_peaks"))
 
 
 def free_and_total(device: torch.device | str | int | None = None) -> tuple[int, int]:
     """The driver's view (`torch.cuda.mem_get_info`): bytes free on the GPU and its total, for all processes."""
-    free, total = torch.cuda.mem_get_info(_cuda_device(device, "free_and_total"))
+    free, total = torch.cuda.mem_get_info(cuda_device_for(device, "free_and_total"))
     return int(free), int(total)
 
 
@@ -134,18 +135,15 @@ def allocator_stats(device: torch.device | str | int | None = None, keys: Sequen
     """Chosen entries of `torch.cuda.memory_stats` as a plain dict (0 for a key the allocator has not set yet)."""
     if isinstance(keys, str):
         raise TypeError("keys must be a list of stat names, not a single string")
-    stats = torch.cuda.memory_stats(_cuda_device(device, "allocator_stats"))
+    stats = torch.cuda.memory_stats(cuda_device_for(device, "allocator_stats"))
     return {key: int(stats.get(key, 0)) for key in keys}
 
 
 # --------------------------------------------------------------------------- sizes
 
 
-def tensor_nbytes(shape: int | Sequence[int] | torch.Size, dtype: torch.dtype) -> int:
-    """Bytes a dense tensor of `shape` and `dtype` needs: numel × element size (what `Tensor.nbytes` says).
-
-    Compute it before you allocate: a (64, 3, 224, 224) float32 batch is 38.5 MB whatever the device.
-    """
+def check_shape_and_dtype(shape: Any, dtype: Any) -> None:
+    """Refuse a shape that is not whole numbers from 0 (or one such number), and a dtype that is not a torch.dtype."""
     if not isinstance(dtype, torch.dtype):
         raise TypeError(f"dtype must be a torch.dtype such as torch.float32, not {dtype!r} ({type(dtype).__name__})")
     dims = (shape,) if isinstance(shape, int) and not isinstance(shape, bool) else shape
@@ -156,6 +154,15 @@ def tensor_nbytes(shape: int | Sequence[int] | torch.Size, dtype: torch.dtype) -
             raise TypeError(f"every dimension must be a whole number, but shape {tuple(dims)!r} holds {d!r}")
         if d < 0:
             raise ValueError(f"a dimension cannot be negative, but shape {tuple(dims)!r} holds {d}")
+
+
+@checks(check_shape_and_dtype)
+def tensor_nbytes(shape: int | Sequence[int] | torch.Size, dtype: torch.dtype) -> int:
+    """Bytes a dense tensor of `shape` and `dtype` needs: numel × element size (what `Tensor.nbytes` says).
+
+    Compute it before you allocate: a (64, 3, 224, 224) float32 batch is 38.5 MB whatever the device.
+    """
+    dims = (shape,) if isinstance(shape, int) else shape  # one number: a 1-D tensor
     return math.prod(dims) * dtype.itemsize
 
 
@@ -395,7 +402,7 @@ class AllocatorPlayground:
             self.source = "MODEL of the caching allocator (no GPU here): not measured"
         else:
             self.model = None
-            self.device = _cuda_device(device, "a GPU playground")
+            self.device = cuda_device_for(device, "a GPU playground")
             torch.cuda.synchronize(self.device)
             torch.cuda.empty_cache()  # start from what the rest of the notebook keeps alive
             self.source = f"real counters of {torch.cuda.get_device_name(self.device)} ({self.device})"

@@ -27,6 +27,8 @@ from typing import Any
 import torch
 from torch import nn
 
+from .validation import checks
+
 #: Printed with every stand-in result, so nobody mistakes it for the GPU run.
 STAND_IN_LABEL = "CPU stand-in for replicate/scatter/parallel_apply/gather (no GPUs used)"
 
@@ -55,7 +57,8 @@ class DataParallelTrace:
         return "\n".join(lines)
 
 
-def _check_batch(batch: torch.Tensor, n_devices: int) -> None:
+def check_batch(batch: torch.Tensor, n_devices: int) -> None:
+    """Refuse a batch that cannot be scattered (not a tensor, no rows) and a device count below 1."""
     if not isinstance(batch, torch.Tensor):
         raise TypeError(f"the batch must be a tensor, not {type(batch).__name__}")
     if batch.dim() == 0 or batch.shape[0] == 0:
@@ -72,7 +75,7 @@ def data_parallel_forward(module: nn.Module, batch: torch.Tensor, device_ids: li
     """
     if not device_ids:
         raise ValueError("device_ids must name at least one CUDA GPU, e.g. [0, 1]")
-    _check_batch(batch, len(device_ids))
+    check_batch(batch, len(device_ids))
     if not torch.cuda.is_available() or torch.cuda.device_count() < len(device_ids):
         raise RuntimeError(
             f"data_parallel_forward needs {len(device_ids)} CUDA GPUs; "
@@ -123,6 +126,7 @@ def replicate_on_cpu(module: nn.Module, n: int) -> list[nn.Module]:
     return replicas
 
 
+@checks(check_batch)
 def simulated_data_parallel_forward(module: nn.Module, batch: torch.Tensor, n_devices: int = 2) -> DataParallelTrace:
     """The CPU stand-in: the four data-parallel steps done one after the other on the CPU.
 
@@ -130,7 +134,6 @@ def simulated_data_parallel_forward(module: nn.Module, batch: torch.Tensor, n_de
     tiny batch uses fewer "devices"), one copy of the module per chunk, outputs concatenated along
     dim 0. It runs no faster than the plain forward pass; it shows what DataParallel does.
     """
-    _check_batch(batch, n_devices)
     chunks = torch.chunk(batch, n_devices, dim=0)  # scatter
     replicas = replicate_on_cpu(module, len(chunks))  # replicate
     outputs = [replica(chunk) for replica, chunk in zip(replicas, chunks, strict=True)]  # parallel_apply

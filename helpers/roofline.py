@@ -25,7 +25,7 @@ from typing import Any
 import torch
 
 from .gpu_specs import GPUS, GpuSpec, find_spec
-from .validation import positive_number, whole_number
+from .validation import checks, positive_number, whole_number
 
 # --------------------------------------------------------------------------------------------
 # Costs: FLOPs and bytes of an operation (pure)
@@ -62,6 +62,7 @@ def vector_add_cost(n: int, dtype: torch.dtype | int = torch.float32) -> Cost:
     return Cost(f"vector add n={n:,}", flops=n, bytes=3 * n * b)
 
 
+@checks(n=whole_number)
 def matmul_cost(n: int, dtype: torch.dtype | int = torch.float32) -> Cost:
     """`C = A @ B` with n×n matrices: n² outputs × n multiply-adds = 2·n³ FLOPs.
 
@@ -69,7 +70,7 @@ def matmul_cost(n: int, dtype: torch.dtype | int = torch.float32) -> Cost:
     bytes) — it grows with n, which is why big matmuls can be compute-bound and small ones are not.
     (Real kernels move more than this minimum when the matrices do not fit in cache.)
     """
-    n, b = whole_number(n, "n"), element_size(dtype)
+    b = element_size(dtype)
     return Cost(f"matmul n={n}", flops=2 * n**3, bytes=3 * n * n * b)
 
 
@@ -105,16 +106,14 @@ def conv2d_cost(
 # --------------------------------------------------------------------------------------------
 
 
+@checks(intensity=positive_number, peak_tflops=positive_number, bandwidth_gbs=positive_number)
 def attainable_tflops(intensity: float, peak_tflops: float, bandwidth_gbs: float) -> float:
     """The roofline: min(peak compute, intensity × memory bandwidth), in TFLOP/s.
 
     An operation doing `intensity` FLOPs per byte cannot run faster than memory delivers bytes
     (intensity × bandwidth), nor faster than the arithmetic units (peak).
     """
-    intensity = positive_number(intensity, "intensity (FLOP/byte)")
-    peak = positive_number(peak_tflops, "peak_tflops")
-    bandwidth = positive_number(bandwidth_gbs, "bandwidth_gbs")
-    return min(peak, intensity * bandwidth / 1e3)
+    return min(peak_tflops, intensity * bandwidth_gbs / 1e3)
 
 
 def ridge_point(peak_tflops: float, bandwidth_gbs: float) -> float:

@@ -35,7 +35,7 @@ import torch
 
 from .devices import synchronize
 from .timing import format_seconds, wall_seconds
-from .validation import whole_number
+from .validation import checks, one_of, optional, whole_number
 
 # ----------------------------------------------------------------------------------------------
 # Timelines: spans on lanes, from the model or from the profiler
@@ -508,7 +508,7 @@ def simulate_race(
     )
 
 
-def _cuda_device(device: torch.device | str | int | None) -> torch.device:
+def cuda_device(device: torch.device | str | int | None) -> torch.device:
     """The CUDA device to use; a clear error when the argument is not one (or there is no GPU)."""
     if device is None:
         device = torch.device("cuda", torch.cuda.current_device()) if torch.cuda.is_available() else "cuda"
@@ -524,7 +524,7 @@ def _cuda_device(device: torch.device | str | int | None) -> torch.device:
 
 def event_ms(fn: Callable[[], Any], device: torch.device | str | int | None = None) -> float:
     """Milliseconds `fn()` takes on the GPU, measured with two CUDA events on the current stream."""
-    device = _cuda_device(device)
+    device = cuda_device(device)
     with torch.cuda.device(device):
         stream = torch.cuda.current_stream(device)
         start = torch.cuda.Event(enable_timing=True)
@@ -548,10 +548,11 @@ def _cycles_per_ms(device_index: int) -> float:
 def sleep_cycles(ms: float, device: torch.device | str | int | None = None) -> int:
     """How many GPU clock cycles `torch.cuda._sleep` must spin to keep a stream busy for about `ms`."""
     _check_ms(ms, "ms")
-    device = _cuda_device(device)
+    device = cuda_device(device)
     return max(1, int(ms * _cycles_per_ms(device.index)))
 
 
+@checks(mode=one_of(*RACE_MODES), rounds=whole_number, elements=whole_number)
 def stream_race(
     device: torch.device | str | int | None,
     mode: str,
@@ -572,10 +573,7 @@ def stream_race(
       `a.record_stream(side)` tells the caching allocator that `a` is used on `side`; and
       `current.wait_stream(side)` orders the read of the results after the side stream's work.
     """
-    _check_mode(mode)
-    whole_number(rounds, "rounds")
-    whole_number(elements, "elements")
-    device = _cuda_device(device)
+    device = cuda_device(device)
     with torch.cuda.device(device):
         cycles = sleep_cycles(delay_ms, device)
         current = torch.cuda.current_stream(device)
@@ -633,6 +631,7 @@ class OverlapRuns:
     overlapped: Callable[[], None]
 
 
+@checks(chunks=whole_number, chunk_elements=whole_number, compute_repeats=optional(whole_number))
 def make_overlap_runs(
     device: torch.device | str | int | None = None,
     *,
@@ -646,9 +645,7 @@ def make_overlap_runs(
     None, it is chosen so that computing one chunk takes about as long as copying it, which is
     where overlapping two streams can save the most (up to 2× for many chunks).
     """
-    device = _cuda_device(device)
-    whole_number(chunks, "chunks")
-    whole_number(chunk_elements, "chunk_elements")
+    device = cuda_device(device)
     width = 256
     rows = max(1, chunk_elements // width)
     with torch.cuda.device(device):
@@ -669,7 +666,6 @@ def make_overlap_runs(
         )
         step_ms = statistics.median(event_ms(lambda: compute(on_gpu[0], 1), device) for _ in range(3))
         repeats = compute_repeats or max(1, round(copy_ms / max(step_ms, 1e-6)))
-        whole_number(repeats, "compute_repeats")
         compute_ms = statistics.median(event_ms(lambda: compute(on_gpu[0], repeats), device) for _ in range(3))
 
         def serial() -> None:
@@ -763,11 +759,11 @@ class TimingComparison:
         return "\n".join(lines)
 
 
+@checks(repeats=whole_number)
 def time_three_ways(fn: Callable[[], Any], device: torch.device | str, *, repeats: int = 5) -> TimingComparison:
     """Time `fn()` by launch only, with synchronize, and with CUDA events (on a CUDA device)."""
     from .environment import stamp
 
-    whole_number(repeats, "repeats")
     device = torch.device(device)
     fn()  # warm-up: first calls pay for library start-up
     synchronize(device)

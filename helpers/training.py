@@ -14,7 +14,7 @@ from contextlib import contextmanager
 import torch
 from torch import nn
 
-from .validation import whole_number
+from .validation import checks, optional, whole_number
 
 
 def make_data(
@@ -46,7 +46,7 @@ def make_model(features: int = 8, hidden: int = 32, *, seed: int = 0) -> nn.Sequ
 
 
 @contextmanager
-def _threads_on_cpu(device: torch.device, threads: int | None) -> Iterator[None]:
+def threads_on_cpu(device: torch.device, threads: int | None) -> Iterator[None]:
     """Run the block with `threads` torch threads when `device` is the CPU (None: leave torch's setting)."""
     if threads is not None:
         threads = whole_number(threads, "cpu_threads")
@@ -67,6 +67,17 @@ def model_device(model: nn.Module) -> torch.device:
         raise ValueError(f"{type(model).__name__} has no parameters, so it has no device") from None
 
 
+def check_training_data(X: torch.Tensor, y: torch.Tensor, lr: float) -> None:
+    """Refuse what `train` cannot use: a learning rate that is not positive, X and y that do not pair up."""
+    if not lr > 0:
+        raise ValueError(f"lr (the learning rate) must be positive, not {lr!r}")
+    if X.dim() != 2 or y.dim() != 2:
+        raise ValueError(f"X and y must be 2-D (samples × values), not {X.dim()}-D and {y.dim()}-D")
+    if X.shape[0] != y.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} samples but y has {y.shape[0]}")
+
+
+@checks(check_training_data, epochs=whole_number, batch_size=whole_number, cpu_threads=optional(whole_number))
 def train(
     model: nn.Module,
     X: torch.Tensor,
@@ -87,14 +98,6 @@ def train(
     this small extra threads only add waiting, and a great deal of it when other programs share
     the cores (measured here: 0.4 s with one thread, 10 s with two on a busy 2-core machine).
     """
-    epochs = whole_number(epochs, "epochs")
-    batch_size = whole_number(batch_size, "batch_size")
-    if not lr > 0:
-        raise ValueError(f"lr (the learning rate) must be positive, not {lr!r}")
-    if X.dim() != 2 or y.dim() != 2:
-        raise ValueError(f"X and y must be 2-D (samples × values), not {X.dim()}-D and {y.dim()}-D")
-    if X.shape[0] != y.shape[0]:
-        raise ValueError(f"X has {X.shape[0]} samples but y has {y.shape[0]}")
     device = model_device(model)
     X, y = X.to(device), y.to(device)  # one copy each, before the loop
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
@@ -103,7 +106,7 @@ def train(
     n = X.shape[0]
     history = []
     model.train()
-    with _threads_on_cpu(device, cpu_threads):
+    with threads_on_cpu(device, cpu_threads):
         for _ in range(epochs):
             order = torch.randperm(n, generator=g).to(device)
             total = torch.zeros((), device=device)

@@ -22,7 +22,7 @@ import torch
 
 from .devices import synchronize, try_gpu
 from .timing import format_seconds, gigabytes_per_second, wall_seconds
-from .validation import whole_number
+from .validation import checks, whole_number
 
 #: The wordings torch uses when an operation's tensors live on different devices:
 #: CUDA kernels say "Expected all tensors to be on the same device ...", the meta and CPU
@@ -69,15 +69,20 @@ def _format_bytes(n: int) -> str:
     return f"{n} B"
 
 
-def copy_in_pieces(src: torch.Tensor, dst: torch.Tensor, pieces: int) -> None:
-    """Copy 1-D `src` into `dst` as `pieces` equal consecutive slices, one `copy_` each."""
+def check_pieces(src: torch.Tensor, dst: torch.Tensor, pieces: int) -> None:
+    """Refuse what `copy_in_pieces` cannot do: tensors not 1-D or of different sizes, unequal pieces."""
     if src.dim() != 1 or dst.dim() != 1:
         raise ValueError(f"src and dst must be 1-D, not {src.dim()}-D and {dst.dim()}-D")
     if src.numel() != dst.numel():
         raise ValueError(f"src has {src.numel()} elements but dst has {dst.numel()}")
-    pieces = whole_number(pieces, "pieces")
+    whole_number(pieces, "pieces")
     if src.numel() % pieces:
         raise ValueError(f"{src.numel()} elements do not split into {pieces} equal pieces")
+
+
+@checks(check_pieces)
+def copy_in_pieces(src: torch.Tensor, dst: torch.Tensor, pieces: int) -> None:
+    """Copy 1-D `src` into `dst` as `pieces` equal consecutive slices, one `copy_` each."""
     for d, s in zip(dst.view(pieces, -1), src.view(pieces, -1), strict=True):
         d.copy_(s)
 
@@ -281,6 +286,7 @@ READS: dict[str, Callable[[torch.Tensor], object]] = {
 }
 
 
+@checks(size=whole_number, work=whole_number)
 def hidden_sync_timings(
     device: torch.device | str,
     *,
@@ -294,8 +300,6 @@ def hidden_sync_timings(
     complete. On a GPU the queuing returns almost at once and the read absorbs the computation;
     on the CPU the work runs while it is "queued" and the read is instant.
     """
-    size = whole_number(size, "size")
-    work = whole_number(work, "work")
     from .environment import stamp
 
     device = torch.device(device)

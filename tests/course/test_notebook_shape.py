@@ -56,3 +56,18 @@ def test_chapter_anatomy(path) -> None:
 def test_chapters_are_numbered_without_gaps() -> None:
     numbers = [int(p.name[:2]) for p in CHAPTERS]
     assert numbers == list(range(len(numbers))), f"chapters should be 00, 01, ... in order, found {numbers}"
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=CHAPTER_IDS)
+def test_the_first_lesson_is_on_the_first_screen(path) -> None:
+    """At most ten lines of code (the papermill parameters aside) before section 1."""
+    lines = 0
+    for cell in load(path)["cells"]:
+        src = "".join(cell["source"])
+        if cell["cell_type"] == "markdown" and re.search(r"^## 1\.", src, re.M):
+            break
+        if cell["cell_type"] == "code" and "parameters" not in cell.get("metadata", {}).get("tags", []):
+            lines += sum(1 for line in src.splitlines() if line.strip() and not line.strip().startswith("#"))
+    else:
+        pytest.fail(f"{path.name} has no section '## 1.'")
+    assert lines <= 10, f"{path.name} has {lines} lines of code before section 1"

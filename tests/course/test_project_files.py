@@ -105,6 +105,10 @@ def test_readme_links_every_chapter_to_kaggle_from_the_configured_repository() -
         assert readme_chapter_link(chapter.name) in readme, f"the README's Kaggle link for {chapter.name} is stale"
 
 
+# Built from pieces so that this file does not match itself.
+OUTSIDE = re.compile("|".join(("facts" + r"\.md", "shared" + "/notes", "course" + " notes")))
+
+
 def test_everything_the_course_cites_is_in_the_repository() -> None:
     sources = (ROOT / "docs" / "sources.md").read_text(encoding="utf-8")
     sections = set(re.findall(r"^## §(\d+)", sources, re.M))
@@ -119,9 +123,7 @@ def test_everything_the_course_cites_is_in_the_repository() -> None:
     cited = 0
     for path in files:
         text = path.read_text(encoding="utf-8")
-        assert not re.search(r"facts\.md|shared/notes|course notes", text), (
-            f"{path.relative_to(ROOT)} cites a file outside the repository"
-        )
+        assert not OUTSIDE.search(text), f"{path.relative_to(ROOT)} cites a file outside the repository"
         for section in re.findall(r"docs/sources\.md §(\d+)", text):
             assert section in sections, (
                 f"{path.relative_to(ROOT)} cites docs/sources.md §{section}, which does not exist"

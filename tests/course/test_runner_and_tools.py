@@ -1,4 +1,4 @@
-"""The course runner, the notebook tidier, the command line, the fresh-process helper, timing, import cost."""
+"""The course tooling: the headless runner, the notebook tidier, and `python -m coursetools`."""
 
 from __future__ import annotations
 
@@ -11,8 +11,6 @@ import nbformat
 import pytest
 
 from coursetools import authoring, runner
-from helpers.fresh_python import run_fresh_python
-from helpers.timing import format_seconds, gigabytes_per_second, time_call, wall_seconds
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -70,8 +68,6 @@ def test_tidy_strips_unchecked_outputs_and_restores_canonical_cells() -> None:
 
 
 def test_command_line(tmp_path: Path) -> None:
-    doctor = subprocess.run([sys.executable, "-m", "helpers", "doctor"], capture_output=True, text=True, cwd=ROOT)
-    assert doctor.returncode in (0, 1) and "Environment report" in doctor.stdout and "Diagnosis" in doctor.stdout
     bad = subprocess.run(
         [sys.executable, "-m", "coursetools", "run", "--jobs", "0"], capture_output=True, text=True, cwd=ROOT
     )
@@ -83,88 +79,3 @@ def test_command_line(tmp_path: Path) -> None:
         cwd=ROOT,
     )
     assert missing.returncode == 2 and "no such notebook" in missing.stdout
-
-
-def test_run_fresh_python_sets_and_removes_variables(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("COURSE_TEST_VAR", "parent")
-    code = "import os, helpers; print(os.environ.get('COURSE_TEST_VAR'), os.environ.get('OTHER'))"
-    assert run_fresh_python(code).split() == ["parent", "None"]
-    assert run_fresh_python(code, env={"COURSE_TEST_VAR": None, "OTHER": "x"}).split() == ["None", "x"]
-    with pytest.raises(RuntimeError, match="ZeroDivisionError"):
-        run_fresh_python("1 / 0")
-    with pytest.raises(ValueError, match="some Python code"):
-        run_fresh_python("  ")
-    with pytest.raises(RuntimeError, match="did not finish within"):
-        run_fresh_python("import time; time.sleep(5)", timeout=0.5)
-
-
-def test_timing_helpers() -> None:
-    t = time_call(lambda: sum(range(1000)), "cpu", min_run_time=0.05)
-    assert 0 < t.seconds < 0.1 and t.repeats >= 1 and t.device == "cpu" and "torch" in t.stamp
-    assert "per call on cpu" in str(t)
-    assert wall_seconds(lambda: None, "cpu") >= 0
-    assert gigabytes_per_second(2_000_000_000, 2.0) == 1.0
-    assert [format_seconds(s) for s in (2.0, 0.002, 2e-6, 2e-9)] == ["2 s", "2 ms", "2 µs", "2 ns"]
-    with pytest.raises(ValueError, match="positive"):
-        gigabytes_per_second(1, 0)
-    with pytest.raises(ValueError, match="positive"):
-        time_call(lambda: None, "cpu", min_run_time=0)
-
-
-def test_import_helpers_is_cheap_beyond_torch() -> None:
-    code = (
-        "import sys, time\n"
-        "t0 = time.perf_counter(); import torch; t1 = time.perf_counter(); import helpers; t2 = time.perf_counter()\n"
-        "heavy = [m for m in ('matplotlib', 'papermill', 'ipywidgets', 'nbconvert', 'IPython') if m in sys.modules]\n"
-        "print(t2 - t1, ','.join(heavy) or '-')\n"
-    )
-    costs = []
-    for _ in range(3):
-        cost, heavy = subprocess.run(
-            [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
-        ).stdout.split()
-        assert heavy == "-", f"import helpers pulled in {heavy}"
-        costs.append(float(cost))
-    assert min(costs) <= 0.3, f"import helpers costs {min(costs):.2f} s beyond import torch"
-
-
-def test_show_source_prints_the_helpers_code(capsys: pytest.CaptureFixture[str]) -> None:
-    from helpers.devices import try_gpu
-    from helpers.show import show_source
-
-    show_source(try_gpu)
-    out = capsys.readouterr().out
-    assert out.startswith("# from helpers.devices") and "def try_gpu(" in out
-    with pytest.raises(TypeError, match="function or class"):
-        show_source(len)
-
-
-def test_plots_stamp_a_figure(tmp_path: Path) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    from helpers.plots import add_stamp, new_figure
-
-    fig, ax = new_figure(4, 3)
-    ax.plot([1, 2], [3, 4])
-    add_stamp(fig, "measured on test hardware")
-    assert any(t.get_text() == "measured on test hardware" for t in fig.texts)
-    fig.savefig(tmp_path / "f.png")
-    assert (tmp_path / "f.png").stat().st_size > 0
-
-
-def test_validation_messages() -> None:
-    from helpers.validation import positive_number, whole_number
-
-    assert whole_number(3, "n") == 3 and whole_number(0, "i", minimum=0) == 0
-    assert positive_number(2, "x") == 2.0
-    for bad, error, words in (
-        (0, ValueError, "n must be at least 1, not 0"),
-        (True, TypeError, "whole number"),
-        (1.5, TypeError, "whole number, not 1.5"),
-    ):
-        with pytest.raises(error, match=words):
-            whole_number(bad, "n")
-    for bad, error in ((0, ValueError), (float("inf"), ValueError), ("1", TypeError), (False, TypeError)):
-        with pytest.raises(error, match="x must be"):
-            positive_number(bad, "x")

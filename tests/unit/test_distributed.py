@@ -121,6 +121,20 @@ def test_torchrun_script_runs_and_cleans_up() -> None:
     assert d.leftovers() == before, "torchrun left a /tmp/torchelastic_* folder"
 
 
+def test_the_torchrun_script_is_a_module_that_runs_nothing_on_import() -> None:
+    import inspect
+
+    from helpers import ddp_train_script
+
+    assert d.TRAINING_SCRIPT_PATH == Path(ddp_train_script.__file__)
+    assert inspect.signature(d.run_torchrun).parameters["script"].default == d.TRAINING_SCRIPT_PATH
+    text = d.TRAINING_SCRIPT_PATH.read_text(encoding="utf-8")
+    assert "import helpers" not in text and "from helpers" not in text, "the script runs on its own"
+    ending = text[text.index('if __name__ == "__main__":') :]
+    lines = [line.strip() for line in ending.splitlines()]
+    assert lines.index("sys.stdout.flush()") < lines.index("sys.stderr.flush()") < lines.index("os._exit(0)")
+
+
 def notebook_worker(rank: int, world_size: int) -> int:
     return rank
 

@@ -52,3 +52,15 @@ def test_setup_rejects_nonsense() -> None:
 def test_shared_tensor_demo_is_seen_by_the_parent() -> None:
     shared = hw.shared_memory_demo(2, timeout=60)
     assert shared == [1.0, 2.0]
+
+
+def test_a_tensor_passed_to_a_child_is_shared_and_changed_in_place() -> None:
+    import torch
+
+    for library in ("torch", "stdlib"):
+        t = torch.zeros(3)
+        hw.add_one_in_child(t, library, timeout=60)
+        assert t.is_shared() and t.tolist() == [1.0, 1.0, 1.0]
+    with pytest.raises(ValueError, match="library must be one of torch, stdlib, not 'numpy'"):
+        hw.add_one_in_child(torch.zeros(1), "numpy")
+    assert multiprocessing.active_children() == []
