@@ -2,8 +2,19 @@
 
 Modelled on Kaggle Learn: the learner defines a variable in the notebook, and `check()` looks it
 up in the notebook's namespace (bound once with `load_exercises("01", globals())`). Whatever the
-learner writes, `check()` answers with one short sentence, never a traceback: a missing
-variable, a value of the wrong type and code that raises are all reported in plain words.
+learner writes, `check()` answers with one short sentence, never a traceback, and the kernel stays
+usable afterwards:
+
+* a missing variable, a value of the wrong type and code that raises are reported in plain words;
+* the learner's code runs with a time limit (SIGALRM, where the system has it), so a function that
+  never returns gets a verdict instead of blocking the notebook;
+* `exit()`, `sys.exit()` and `KeyboardInterrupt` become verdicts instead of ending the check;
+* what the learner's code prints while being checked is kept up to `OUTPUT_LIMIT` characters and
+  shown with the verdict, so a function printing in a loop cannot flood the notebook;
+* every form a careful learner could mean is accepted: `normalise` turns numpy scalars,
+  `Fraction` and `Decimal` into Python numbers before the checker sees them, and `expect_number`
+  and `expect_type` accept 0-d tensors, an int where a float is asked and a tuple where a list is;
+* an error in a checker's own comparison is reported as a bug in the course, not in the answer.
 
 Each chapter's questions live in `helpers/exercises/chNN.py`. A question carries its solution
 and a few typical wrong answers, and the test suite runs every one of them, so a checker that
@@ -12,17 +23,62 @@ accepts a wrong answer or rejects its own solution fails CI.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import importlib
+import io
+import os
+import reprlib
+import signal
+import sys
 import textwrap
+import threading
+import time
 import traceback
+import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any
 
+#: Seconds the learner's code may run during one check, unless a question sets its own `time_limit`.
+DEFAULT_TIME_LIMIT = 10.0
+
+#: Characters of the learner's printed output kept and shown with a verdict; the rest is only counted.
+OUTPUT_LIMIT = 2_000
+
+#: After the time limit, the alarm repeats this often until the learner's code has stopped.
+_TICK_S = 0.1
+
+#: Ticks the alarm waits for the learner's own code to be running before it interrupts whatever runs.
+_GRACE_TICKS = 10
+
+#: Pseudo-file names of code that Python or a library generated: "<string>" is a dataclass's __init__.
+_NOT_LEARNER_NAMES = ("<frozen ", "<string>", "<__array_function__")
+
+_COURSE_DIR = os.path.normcase(os.path.dirname(os.path.abspath(__file__)))
+
+_NO_LIMIT_NOTICE = (
+    " (No time limit on this system: a function that never returns will block the kernel; "
+    "interrupt it with the stop button.)"
+)
+
+#: Whether this process has already been told that checks run without a time limit.
+_no_limit_told = False
+
+_short = reprlib.Repr()
+_short.maxstring = _short.maxother = 60
+
 
 class Wrong(Exception):
     """Raised by a checker to tell the learner, in one sentence, what is not right yet."""
+
+
+class _TimeUp(BaseException):
+    """Raised by the alarm when the learner's code runs past the time limit.
+
+    A BaseException, so that a learner's `except Exception:` does not swallow it.
+    """
 
 
 #: A checker receives the learner's value and raises `Wrong` when it is not right.
@@ -31,16 +87,120 @@ Checker = Callable[[Any], None]
 
 @dataclass(frozen=True)
 class Outcome:
-    """The result of checking: right or not, and the sentence shown to the learner."""
+    """The result of checking: right or not, the sentence shown to the learner, and what their code printed."""
 
     correct: bool
     message: str
+    #: The learner's printed output during the check, cut to `OUTPUT_LIMIT` characters ("" when none).
+    output: str = ""
 
 
-def expect_type(value: Any, kinds: type | tuple[type, ...], what: str) -> None:
-    """Raise `Wrong` unless `value` is an instance of `kinds`; `what` names the expected kind for the learner."""
+# -- Accepting every form a careful learner could mean ------------------------------------------
+
+
+def _plain_number(value: Any) -> Any:
+    """Python's own number for a numpy scalar, a 0-d numpy array, a Fraction or a Decimal; else `value`.
+
+    The modules are looked up in `sys.modules`, not imported: a value of theirs cannot exist unless
+    they are, and `import helpers` stays cheap.
+    """
+    numpy = sys.modules.get("numpy")
+    if numpy is not None and (
+        isinstance(value, numpy.generic) or (isinstance(value, numpy.ndarray) and value.ndim == 0)
+    ):
+        return value.item()
+    fractions = sys.modules.get("fractions")
+    if fractions is not None and isinstance(value, fractions.Fraction):
+        return _whole_or_float(value, value.denominator == 1)
+    decimal = sys.modules.get("decimal")
+    if decimal is not None and isinstance(value, decimal.Decimal):
+        return _whole_or_float(value, value.is_finite() and value == value.to_integral_value())
+    return value
+
+
+def _whole_or_float(value: Any, whole: bool) -> Any:
+    """`int(value)` when it is whole, else `float(value)`; `value` itself when it is too large for a float."""
+    try:
+        return int(value) if whole else float(value)
+    except OverflowError:
+        return value
+
+
+def normalise(value: Any, _depth: int = 0) -> Any:
+    """`value` with numpy scalars, Fractions and Decimals made Python numbers, also inside lists, tuples and dicts.
+
+    Checkers then compare with plain `isinstance(x, float)` and `==`. Tensors are left alone (a
+    list of 0-d tensors is a different answer from a list of floats in this course); containers
+    are rebuilt only when something in them changed, so identity checks still work.
+    """
+    value = _plain_number(value)
+    if _depth >= 4 or type(value) not in (list, tuple, dict):
+        return value
+    if type(value) is dict:
+        items = {key: normalise(item, _depth + 1) for key, item in value.items()}
+        return items if any(items[key] is not value[key] for key in value) else value
+    items = [normalise(item, _depth + 1) for item in value]
+    if all(new is old for new, old in zip(items, value, strict=True)):
+        return value
+    return items if type(value) is list else tuple(items)
+
+
+def _one_element_item(value: Any) -> Any:
+    """The Python number in a tensor or array holding exactly one element (0-d or shape (1,)); else `value`."""
+    if not (hasattr(value, "ndim") and hasattr(value, "item")) or value.ndim > 1:
+        return value
+    size = value.numel() if hasattr(value, "numel") else getattr(value, "size", 0)
+    if size != 1:
+        return value
+    try:
+        return _plain_number(value.item())
+    except (RuntimeError, ValueError):  # a tensor on the meta device has no value to read
+        return value
+
+
+def _wanted(kinds: tuple[type, ...], kind: type) -> bool:
+    """Whether `kind` is one of `kinds` (not a subclass: bool is not asked for when int is)."""
+    return any(k is kind for k in kinds)
+
+
+def expect_type(value: Any, kinds: type | tuple[type, ...], what: str) -> Any:
+    """Return `value` if it is one of `kinds`, converted where the learner clearly meant that kind.
+
+    Accepted as meant: a one-element tensor or array where a number is asked, an int where a float
+    is asked, a tuple where a list is asked and a list where a tuple is asked. A bool is not a
+    number here. Otherwise raise `Wrong`; `what` names the expected kind for the learner.
+    """
+    kinds = kinds if isinstance(kinds, tuple) else (kinds,)
+    value = normalise(value)
+    wants_number = _wanted(kinds, int) or _wanted(kinds, float)
+    if wants_number and not isinstance(value, kinds):
+        value = _one_element_item(value)
+    if isinstance(value, bool) and wants_number and not _wanted(kinds, bool):
+        raise Wrong(f"expected {what}, but got a bool: {value!r}")
+    if isinstance(value, int) and _wanted(kinds, float) and not isinstance(value, kinds):
+        return float(value)
+    if isinstance(value, tuple) and _wanted(kinds, list) and not isinstance(value, kinds):
+        return list(value)
+    if isinstance(value, list) and _wanted(kinds, tuple) and not isinstance(value, kinds):
+        return tuple(value)
     if not isinstance(value, kinds):
-        raise Wrong(f"expected {what}, but got a {type(value).__name__}: {value!r:.80}")
+        raise Wrong(f"expected {what}, but got a {type(value).__name__}: {_short.repr(value)}")
+    return value
+
+
+def expect_number(value: Any, what: str = "a number") -> float:
+    """Return `value` as a Python int or float, whatever form of number the learner gave; else raise `Wrong`.
+
+    Accepts ints, floats, numpy scalars, Fractions, Decimals and tensors or arrays holding one
+    element; not bools and not strings. An int stays an int, so messages show what was given;
+    one too large to become a float is refused here, before a comparison would overflow.
+    """
+    number = expect_type(value, (int, float), what)
+    try:
+        float(number)
+    except OverflowError:
+        raise Wrong(f"expected {what}, but got a number with {len(str(abs(number)))} digits") from None
+    return number
 
 
 def expect_function(value: Any, name: str, takes: str = "") -> None:
@@ -50,16 +210,212 @@ def expect_function(value: Any, name: str, takes: str = "") -> None:
         raise Wrong(f"`{name}` should be a function {shape}, but it is a {type(value).__name__}")
 
 
+# -- Whose code raised: the learner's or the course's --------------------------------------------
+
+
+@functools.cache
+def _library_dirs() -> tuple[str, ...]:
+    """Folders of installed code (the standard library, site-packages): neither the learner's nor the course's."""
+    import site
+    import sysconfig
+
+    paths = sysconfig.get_paths()
+    found = {paths[key] for key in ("stdlib", "platstdlib", "purelib", "platlib") if key in paths}
+    found.update(getattr(site, "getsitepackages", list)())
+    return tuple(os.path.normcase(os.path.abspath(p)) + os.sep for p in found)
+
+
+def _is_learner_file(filename: str) -> bool:
+    """Whether code from `filename` is the learner's: a notebook cell or their own file, not the course or a library."""
+    if filename.startswith(_NOT_LEARNER_NAMES):
+        return False
+    if filename.startswith("<"):  # code compiled from a cell or a string the learner ran
+        return True
+    path = os.path.normcase(os.path.abspath(filename))
+    return not path.startswith(_COURSE_DIR + os.sep) and not path.startswith(_library_dirs())
+
+
+def _learner_line(exc: BaseException) -> int | None:
+    """The line, in the learner's code, of the deepest frame of `exc`'s traceback that is theirs."""
+    lines = [n for f, n in traceback.walk_tb(exc.__traceback__) if _is_learner_file(f.f_code.co_filename)]
+    return lines[-1] if lines else None
+
+
+class _LearnerCalls:
+    """Wraps the learner's functions: their results are normalised, and what they raise is remembered.
+
+    An exception that leaves a call into the learner's function is theirs even when no frame of it
+    is their code (a builtin such as `math.sqrt` given as the answer).
+    """
+
+    KINDS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, functools.partial)
+
+    def __init__(self) -> None:
+        self.raised: list[BaseException] = []
+
+    def wrap(self, value: Any) -> Any:
+        """`value` wrapped when it is a function; classes and other callables are passed as they are."""
+        if not isinstance(value, self.KINDS):
+            return value
+
+        @functools.wraps(value)
+        def learner_function(*args: Any, **kwargs: Any) -> Any:
+            try:
+                result = value(*args, **kwargs)
+            except BaseException as exc:
+                self.raised.append(exc)
+                raise
+            return normalise(result)
+
+        return learner_function
+
+    def blame(self, exc: BaseException) -> bool:
+        """Whether `exc` came from the learner's code rather than from the checker."""
+        return any(e is exc for e in self.raised) or _learner_line(exc) is not None
+
+
+# -- Running the checker: time limit and captured output ------------------------------------------
+
+
+class _CappedText(io.TextIOBase):
+    """A write-only text stream that keeps the first `limit` characters and only counts the rest.
+
+    It stops storing at the cap, so a function printing forever uses no more memory than that.
+    """
+
+    encoding = "utf-8"
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self._limit = limit
+        self._kept: list[str] = []
+        self._size = 0
+        self.dropped = 0
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        room = max(self._limit - self._size, 0)
+        if room:
+            self._kept.append(text[:room])
+            self._size += min(room, len(text))
+        self.dropped += max(len(text) - room, 0)
+        return len(text)
+
+    def shown(self) -> str:
+        """What is shown with the verdict: the kept text, and how much more there was."""
+        text = "".join(self._kept)
+        return text + (f"… ({self.dropped:,} more characters)" if self.dropped else "")
+
+
+def _time_limit_possible() -> bool:
+    """Whether an alarm can interrupt the learner's code here: SIGALRM exists and this is the main thread."""
+    return (
+        hasattr(signal, "SIGALRM")
+        and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGALRM) is not None  # None: a handler set outside Python, not restorable
+    )
+
+
+class _Alarm:
+    """The SIGALRM handler: raises `_TimeUp` once the time is up, preferably inside the learner's own code.
+
+    Raising while the course's checker restores state (a `finally` block, a context manager's exit)
+    could leave the kernel changed, so the alarm waits, tick by tick, for the learner's code to be
+    running, and raises wherever it is only after `_GRACE_TICKS` ticks. It keeps ticking after it
+    raised, so code that swallows one `_TimeUp` gets another.
+    """
+
+    def __init__(self) -> None:
+        self.active = True
+        self.fired = False
+        self.ticks = 0
+
+    def __call__(self, signum: int, frame: types.FrameType | None) -> None:
+        if not self.active:
+            return
+        self.ticks += 1
+        in_learner_code = frame is not None and _is_learner_file(frame.f_code.co_filename)
+        if in_learner_code or self.ticks > _GRACE_TICKS:
+            self.fired = True
+            raise _TimeUp
+
+
+def _call_with_limit(run: Callable[[], None], seconds: float, alarm: _Alarm) -> None:
+    """Call `run()` with `alarm` raising `_TimeUp` after `seconds`; restore the previous handler and timer."""
+    _library_dirs()  # computed now, not first inside the signal handler
+    previous_handler = signal.signal(signal.SIGALRM, alarm)
+    started = time.monotonic()
+    previous_delay, previous_interval = signal.setitimer(signal.ITIMER_REAL, max(seconds, 1e-3), _TICK_S)
+    try:
+        run()
+    finally:
+        alarm.active = False  # first, before any call: an alarm from here on does nothing
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous_handler)
+        if previous_delay > 0:  # someone else's timer: give it back with the time it had left
+            left = max(previous_delay - (time.monotonic() - started), 1e-6)
+            signal.setitimer(signal.ITIMER_REAL, left, previous_interval)
+
+
+@dataclass
+class _Attempt:
+    """What happened when the checker ran on the learner's value."""
+
+    error: BaseException | None = None
+    timed_out: bool = False
+    limited: bool = True
+    output: str = ""
+    calls: _LearnerCalls = field(default_factory=_LearnerCalls)
+
+
+def _attempt(checker: Checker, value: Any, seconds: float) -> _Attempt:
+    """Run `checker` on the learner's `value` with a time limit and captured output; never raises."""
+    attempt = _Attempt(limited=_time_limit_possible())
+    output = _CappedText(OUTPUT_LIMIT)
+
+    def run() -> None:
+        checker(attempt.calls.wrap(normalise(value)))
+
+    alarm = _Alarm()
+    try:
+        with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
+            if attempt.limited:
+                _call_with_limit(run, seconds, alarm)
+            else:
+                run()
+    except _TimeUp as exc:
+        attempt.timed_out, attempt.error = True, exc
+    except BaseException as exc:  # SystemExit and KeyboardInterrupt included: they become verdicts
+        attempt.error = exc
+    attempt.timed_out = attempt.timed_out or alarm.fired
+    attempt.output = output.shown()
+    return attempt
+
+
+def _first_line(exc: BaseException) -> str:
+    """The first line of an exception's message, cut to a length that fits a verdict."""
+    try:
+        text = str(exc).strip()
+    except Exception:  # a learner's exception class whose __str__ itself fails
+        return ""
+    line = text.splitlines()[0] if text else ""
+    return line if len(line) <= 200 else line[:200] + "…"
+
+
 def _describe_error(exc: BaseException) -> str:
-    """One line naming an exception raised by the learner's code and where it came from."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    where = ""
-    if frames:
-        last = frames[-1]
-        if "<" in last.filename or "ipykernel" in last.filename:
-            where = f" (line {last.lineno} of your code)"
-    first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-    return f"{type(exc).__name__}{where}: {first_line}" if first_line else f"{type(exc).__name__}{where}"
+    """The exception's kind, its line in the learner's code when it was raised there, and its message."""
+    line = _learner_line(exc)
+    where = f" (line {line} of your code)" if line is not None else ""
+    message = _first_line(exc)
+    return f"{type(exc).__name__}{where}: {message}" if message else f"{type(exc).__name__}{where}"
+
+
+# -- Questions ------------------------------------------------------------------------------------
 
 
 @dataclass
@@ -76,6 +432,8 @@ class Question:
     wrong_answers: tuple[str, ...] = ()
     #: Names the notebook provides before this exercise (e.g. `torch`), for running solutions in tests.
     context: Callable[[], dict[str, Any]] = field(default=dict)
+    #: Seconds the learner's code may run while being checked.
+    time_limit: float = DEFAULT_TIME_LIMIT
     _namespace: Mapping[str, Any] | None = field(default=None, repr=False)
 
     def bind(self, namespace: Mapping[str, Any]) -> Question:
@@ -83,8 +441,11 @@ class Question:
         self._namespace = namespace
         return self
 
-    def evaluate(self, namespace: Mapping[str, Any]) -> Outcome:
-        """Check the learner's variable in `namespace`; never raises."""
+    def evaluate(self, namespace: Mapping[str, Any], time_limit: float | None = None) -> Outcome:
+        """Check the learner's variable in `namespace`; never raises.
+
+        The learner's code may run `time_limit` seconds (the question's own limit when None).
+        """
         if self.variable not in namespace:
             return Outcome(
                 False,
@@ -94,20 +455,47 @@ class Question:
         value = namespace[self.variable]
         if value is Ellipsis:
             return Outcome(False, f"`{self.variable}` is still `...`: replace the dots with your answer.")
-        try:
-            self.checker(value)
-        except Wrong as wrong:
-            return Outcome(False, f"Not yet: {wrong}")
-        except Exception as exc:  # the learner's code raised while being checked
-            return Outcome(False, f"Your `{self.variable}` raised {_describe_error(exc)}")
-        return Outcome(True, f"Correct! Question {self.number} is done.")
+        seconds = self.time_limit if time_limit is None else time_limit
+        attempt = _attempt(self.checker, value, seconds)
+        correct = attempt.error is None and not attempt.timed_out
+        message = self._verdict(attempt, callable(value), seconds) + _no_limit_notice(attempt.limited)
+        return Outcome(correct, message, attempt.output)
+
+    def _verdict(self, attempt: _Attempt, is_function: bool, seconds: float) -> str:
+        """The sentence for the learner: right, what is not right, or what went wrong while checking."""
+        name, exc = f"`{self.variable}`", attempt.error
+        if attempt.timed_out:
+            if is_function and (exc is None or attempt.calls.blame(exc)):
+                return f"Your {name} did not return within {seconds:g} s: look for a loop that never ends."
+            return f"Checking your {name} did not finish within {seconds:g} s."
+        if exc is None:
+            return f"Correct! Question {self.number} is done."
+        if isinstance(exc, Wrong):
+            return f"Not yet: {exc}"
+        if isinstance(exc, SystemExit):
+            code = repr(exc.code) if isinstance(exc.code, int | str) else ("" if exc.code is None else "…")
+            return (
+                f"Your code called exit() or sys.exit({code}), which would end the program: "
+                "give back the answer with `return` instead."
+            )
+        if isinstance(exc, KeyboardInterrupt):
+            return f"Your code was interrupted (KeyboardInterrupt) before {name} could be checked."
+        if attempt.calls.blame(exc):
+            return f"Your {name} raised {_describe_error(exc)}"
+        return (
+            f"The checker for question {self.number} could not compare your answer "
+            f"({type(exc).__name__}: {_first_line(exc)}). This is a bug in the course, not in your answer: "
+            "please report it."
+        )
 
     def check(self) -> None:
-        """Check the learner's answer and print the verdict (tests call `evaluate` for the outcome)."""
+        """Check the learner's answer and print what their code printed, then the verdict."""
         if self._namespace is None:
             outcome = Outcome(False, "This question is not bound to the notebook: run the exercises setup cell first.")
         else:
             outcome = self.evaluate(self._namespace)
+        if outcome.output:
+            print("Your code printed:\n" + textwrap.indent(outcome.output.rstrip("\n"), "    "))
         print(("✅ " if outcome.correct else "❌ ") + outcome.message)
 
     def hint(self) -> None:
@@ -120,6 +508,15 @@ class Question:
 
     def __repr__(self) -> str:
         return f"Question {self.number}: {self.task}\n(define `{self.variable}`, then run q{self.number}.check())"
+
+
+def _no_limit_notice(limited: bool) -> str:
+    """The notice that checks here run without a time limit, the first time only (then "")."""
+    global _no_limit_told
+    if limited or _no_limit_told:
+        return ""
+    _no_limit_told = True
+    return _NO_LIMIT_NOTICE
 
 
 def load_exercises(chapter: str, namespace: Mapping[str, Any]) -> SimpleNamespace:

@@ -7,7 +7,7 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
-from ..checking import Question, Wrong, expect_function
+from ..checking import Question, Wrong, expect_function, expect_type
 
 
 def _check_fill_host(fn: Any) -> None:
@@ -65,8 +65,9 @@ def _check_losses_to_floats(fn: Any) -> None:
     losses = [torch.tensor(v) for v in (0.5, 0.25, 0.125, 0.0625)]
     with _CountConversions() as counter:
         got = fn(losses)
-    if not isinstance(got, list) or not all(isinstance(v, float) for v in got):
-        raise Wrong(f"return a list of Python floats, not {type(got).__name__}: {got!r:.60}")
+    got = expect_type(got, list, "a list of Python floats")
+    if not all(isinstance(v, float) for v in got):
+        raise Wrong(f"return a list of Python floats, not a list of {type(got[0]).__name__}s: {got!r:.60}")
     if got != [0.5, 0.25, 0.125, 0.0625]:
         raise Wrong(f"the floats should be the losses in order, got {got}")
     if counter.reads > 1:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..checking import Question, Wrong, expect_type
+from ..checking import Question, Wrong, expect_number, expect_type
 from ..streams import ideal_overlapped_ms, simulate_copy_compute
 
 #: The steps a learner may order in question 1 (the notebook prints them).
@@ -55,8 +55,7 @@ def _check_stream_steps(steps: Any) -> None:
 
 
 def _check_overlapped_ms(value: Any) -> None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise Wrong(f"expected a number of milliseconds, but got a {type(value).__name__}: {value!r:.60}")
+    value = expect_number(value, "a number of milliseconds")
     answer = ideal_overlapped_ms(4, 3.0, 5.0)
     serial = simulate_copy_compute(4, 3.0, 5.0, overlapped=False).total_ms
     if math.isclose(value, answer, abs_tol=1e-6):

@@ -6,12 +6,11 @@ import math
 from typing import Any
 
 from ..bandwidth import pcie_peak_gb_per_s
-from ..checking import Question, Wrong
+from ..checking import Question, Wrong, expect_number
 
 
 def _number(value: Any, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise Wrong(f"`{name}` should be a number, but it is a {type(value).__name__}: {value!r:.60}")
+    value = expect_number(value, f"`{name}` to be a number")
     if not math.isfinite(value):
         raise Wrong(f"`{name}` should be a finite number, not {value!r}")
     return float(value)

@@ -6,7 +6,7 @@ from typing import Any
 
 import torch
 
-from ..checking import Question, Wrong, expect_function, expect_type
+from ..checking import Question, Wrong, expect_function, expect_number, expect_type
 
 _SPLIT_CASES = [(10, 2), (10, 3), (7, 3), (2, 4), (9, 4), (1, 2), (12, 5)]
 
@@ -44,9 +44,11 @@ def _check_average(fn: Any) -> None:
 
 
 def _check_per_rank(value: Any) -> None:
-    if isinstance(value, float) and value.is_integer():
+    value = expect_number(value, "a whole number (samples per rank per step)")
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise Wrong(f"{value:g} is not a whole number of samples")
         value = int(value)
-    expect_type(value, int, "a whole number (samples per rank per step)")
     if value == 256:
         raise Wrong("with 256 on each of 2 ranks every step sees 512 samples: the global batch doubled")
     if value == 512:

@@ -38,7 +38,7 @@ def _check_plain(fn: Any) -> None:
     expect_function(fn, "to_plain_losses", "a tensor")
     losses = torch.tensor([0.9, 0.5, 0.25])
     got = fn(losses)
-    expect_type(got, list, "a Python list")
+    got = expect_type(got, list, "a Python list")
     if any(isinstance(v, torch.Tensor) for v in got):
         raise Wrong("the list still holds tensors (list(t) gives 0-d tensors, which travel as shared memory)")
     if not all(isinstance(v, float) for v in got):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ..checking import Question, Wrong, expect_type
+from ..checking import Question, Wrong, expect_number, expect_type
 from ..gpu_specs import by_short_name
 
 #: y = a*x + y in float32: a multiply and an add per element (2 FLOPs); read x, read y, write y (12 bytes).
@@ -13,15 +13,7 @@ AXPY_INTENSITY = 2 / 12
 
 
 def _number(value: Any, what: str) -> float:
-    if isinstance(value, bool):
-        raise Wrong(f"expected {what}, but got a bool")
-    if hasattr(value, "item") and callable(value.item):  # a 0-d tensor or numpy scalar
-        try:
-            value = value.item()
-        except (RuntimeError, ValueError):
-            pass
-    expect_type(value, (int, float), what)
-    return float(value)
+    return float(expect_number(value, what))
 
 
 def _check_axpy(value: Any) -> None:

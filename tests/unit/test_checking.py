@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
-import pytest
+import dataclasses
+import math
+import signal
+import sys
+import threading
+import time
+import tracemalloc
+from decimal import Decimal
+from fractions import Fraction
+from pathlib import Path
 
-from helpers.checking import Question, Wrong, expect_type, load_exercises
+import numpy as np
+import pytest
+import torch
+
+from helpers import checking
+from helpers.checking import Outcome, Question, Wrong, expect_number, expect_type, load_exercises, normalise
 
 
 def _positive(value: object) -> None:
-    expect_type(value, int, "a whole number")
-    if value <= 0:  # type: ignore[operator]
+    value = expect_type(value, int, "a whole number")
+    if value <= 0:
         raise Wrong("it should be positive")
 
 
@@ -69,3 +83,241 @@ def test_expect_function_names_what_it_wanted() -> None:
         expect_function(3, "f", "(a, b)")
     with pytest.raises(Wrong, match=r"\(def g\(\.\.\.\): \.\.\.\)"):
         expect_function("x", "g")
+
+
+# -- Forms a careful learner could mean --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "value",
+    [3, np.int64(3), torch.tensor(3), torch.tensor([3]), Fraction(3), Decimal(3), np.array(3)],
+    ids=["int", "np.int64", "0-d tensor", "shape (1,)", "Fraction", "Decimal", "0-d array"],
+)
+def test_every_form_of_a_whole_number_is_accepted(value: object) -> None:
+    assert Q.evaluate({"n": value}).correct
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [
+        (True, "got a bool"),
+        (np.bool_(True), "got a bool"),
+        (torch.tensor(True), "got a bool"),
+        ("3", "got a str"),
+        (torch.tensor([3, 4]), "got a Tensor"),
+        (torch.ones(1, 1, 1), "got a Tensor"),
+        (3.5, "got a float"),
+    ],
+)
+def test_what_is_not_a_whole_number_is_rejected(value: object, says: str) -> None:
+    outcome = Q.evaluate({"n": value})
+    assert not outcome.correct and says in outcome.message
+
+
+def test_normalise_makes_python_numbers_inside_containers_and_keeps_identity() -> None:
+    assert normalise(np.float64(0.5)) == 0.5 and type(normalise(np.float32(0.5))) is float
+    assert type(normalise(np.bool_(False))) is bool and normalise(Fraction(1, 4)) == 0.25
+    assert type(normalise(Fraction(6, 3))) is int and type(normalise(Decimal("2.0"))) is int
+    assert normalise(Decimal("0.1")) == 0.1 and type(normalise([np.int64(1), 2])[0]) is int
+    assert normalise((np.int64(1),)) == (1,) and normalise({"a": np.float64(1.5)}) == {"a": 1.5}
+    same = [1, "a", torch.tensor(2.0)]
+    assert normalise(same) is same  # nothing to change: the learner's own object, for identity checks
+    assert isinstance(normalise(torch.tensor(2.0)), torch.Tensor)  # tensors are the checker's business
+    deep: list = []
+    deep.append(deep)
+    assert normalise(deep) is deep  # a list that contains itself does not recurse forever
+
+
+def test_expect_number_and_expect_type_convert_what_was_meant() -> None:
+    assert expect_number(torch.tensor(0.5)) == 0.5 and expect_number(np.float64(2)) == 2.0
+    assert expect_number(Decimal("0.25")) == 0.25 and type(expect_number(7)) is int
+    assert expect_type(3, float, "a float") == 3.0 and type(expect_type(3, float, "a float")) is float
+    assert expect_type((1, 2), list, "a list") == [1, 2] and expect_type([1, 2], tuple, "a tuple") == (1, 2)
+    assert expect_type(torch.tensor([2.5]), float, "a float") == 2.5
+    for not_a_number in (True, "1.5", None, torch.ones(2), torch.ones(1, device="meta"), 10**400):
+        with pytest.raises(Wrong):
+            expect_number(not_a_number)
+    with pytest.raises(Wrong, match="expected a list, but got a str"):
+        expect_type("ab", list, "a list")
+
+
+# -- Time limit ----------------------------------------------------------------------------------
+
+
+def _forever() -> None:
+    while True:
+        pass
+
+
+def _calls_it_and_wants_1(fn: object) -> None:
+    if fn() != 1:  # type: ignore[operator]
+        raise Wrong("it should return 1")
+
+
+F = Question(5, "a function returning 1", "f", _calls_it_and_wants_1, "", "def f():\n    return 1")
+
+
+def _timed(question: Question, namespace: dict, limit: float) -> tuple[Outcome, float]:
+    started = time.monotonic()
+    outcome = question.evaluate(namespace, time_limit=limit)
+    return outcome, time.monotonic() - started
+
+
+def test_a_function_that_never_returns_times_out_and_the_kernel_stays_usable() -> None:
+    handler_before, stdout_before = signal.getsignal(signal.SIGALRM), sys.stdout
+    outcome, seconds = _timed(F, {"f": _forever}, 0.2)
+    assert not outcome.correct and outcome.message == (
+        "Your `f` did not return within 0.2 s: look for a loop that never ends."
+    )
+    assert 0.2 <= seconds < 1.5
+    assert signal.getsignal(signal.SIGALRM) is handler_before and signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+    assert sys.stdout is stdout_before
+    assert F.evaluate({"f": lambda: 1}).correct  # the next check works
+    assert F.evaluate({"f": _forever}, time_limit=0.2).message.startswith("Your `f` did not return")
+
+
+def test_the_question_sets_its_own_time_limit() -> None:
+    quick = dataclasses.replace(F, time_limit=0.1)
+    outcome, seconds = _timed(quick, {"f": _forever}, None)  # type: ignore[arg-type]
+    assert "within 0.1 s" in outcome.message and seconds < 1.0
+    assert checking.DEFAULT_TIME_LIMIT == F.time_limit
+
+
+def test_the_previous_alarm_handler_and_timer_are_restored() -> None:
+    received: list[int] = []
+    previous = signal.signal(signal.SIGALRM, lambda signum, frame: received.append(signum))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 60, 5)
+        _timed(F, {"f": _forever}, 0.2)
+        delay, interval = signal.getitimer(signal.ITIMER_REAL)
+        assert 55 < delay <= 60 and interval == 5 and received == []
+        signal.setitimer(signal.ITIMER_REAL, 0.05)  # a timer that runs out during the check ...
+        assert F.evaluate({"f": lambda: time.sleep(0.2) or 1}).correct
+        time.sleep(0.05)
+        assert received == [signal.SIGALRM]  # ... still reaches its own handler, afterwards
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_code_that_swallows_the_time_up_is_stopped_all_the_same() -> None:
+    code = (
+        "def swallows():\n"
+        "    try:\n        while True:\n            pass\n    except BaseException:\n        pass\n"
+        "    while True:\n        pass\n"
+        "def returns_after_it():\n"
+        "    try:\n        while True:\n            pass\n    except BaseException:\n        return 1\n"
+    )
+    namespace: dict = {}
+    exec(compile(code, "<cell>", "exec"), namespace)
+    for fn in (namespace["swallows"], namespace["returns_after_it"]):
+        outcome, seconds = _timed(F, {"f": fn}, 0.2)
+        assert not outcome.correct and "did not return within 0.2 s" in outcome.message and seconds < 1.5
+
+
+def test_a_checker_that_hangs_is_not_blamed_on_the_learner() -> None:
+    checker = _course_function("def check(value):\n    while True:\n        pass\n", "check")
+    outcome, seconds = _timed(Question(6, "", "n", checker, "", ""), {"n": 1}, 0.2)
+    assert outcome.message == "Checking your `n` did not finish within 0.2 s." and seconds < 3
+
+
+def test_without_sigalrm_checks_run_unlimited_and_say_so_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delattr(signal, "SIGALRM")
+    monkeypatch.setattr(checking, "_no_limit_told", False)
+    first, second, third = Q.evaluate({"n": 3}), Q.evaluate({"n": 3}), Q.evaluate({"n": -1})
+    assert first.correct and first.message.startswith("Correct!") and "(No time limit on this system" in first.message
+    assert "time limit" not in second.message and "time limit" not in third.message and second.correct
+
+
+def test_outside_the_main_thread_checks_run_unlimited_and_say_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(checking, "_no_limit_told", False)
+    outcomes: list[Outcome] = []
+    worker = threading.Thread(target=lambda: outcomes.append(F.evaluate({"f": lambda: 1})))
+    worker.start()
+    worker.join(10)
+    assert outcomes[0].correct and "block the kernel" in outcomes[0].message
+
+
+# -- exit(), KeyboardInterrupt and printed output ------------------------------------------------
+
+
+def _learner_code(code: str, name: str = "f") -> object:
+    """A function compiled from a "cell", as Jupyter does, so that its line numbers are known."""
+    namespace: dict = {"sys": sys}
+    exec(compile(code, "<cell>", "exec"), namespace)
+    return namespace[name]
+
+
+@pytest.mark.parametrize(
+    ("body", "says"),
+    [
+        ("sys.exit(3)", "Your code called exit() or sys.exit(3)"),
+        ("exit()", "Your code called exit() or sys.exit()"),
+        ("raise KeyboardInterrupt", "Your code was interrupted (KeyboardInterrupt) before `f` could be checked."),
+    ],
+)
+def test_exit_and_interrupts_become_verdicts(body: str, says: str) -> None:
+    outcome = F.evaluate({"f": _learner_code(f"def f():\n    {body}\n")})
+    assert not outcome.correct and outcome.message.startswith(says)
+
+
+def test_printed_output_is_captured_capped_and_shown_with_the_verdict(capsys: pytest.CaptureFixture[str]) -> None:
+    chatty = _learner_code('def f():\n    print("x" * 3000)\n    print("oops", file=sys.stderr)\n    return 1\n')
+    outcome = F.evaluate({"f": chatty})
+    assert outcome.correct and outcome.output == "x" * 2000 + "… (1,006 more characters)"
+    assert capsys.readouterr().out == ""  # nothing reached the notebook while checking
+    F.bind({"f": chatty}).check()
+    printed = capsys.readouterr().out
+    assert printed.startswith("Your code printed:\n    xxx") and printed.endswith("✅ Correct! Question 5 is done.\n")
+    assert len(printed) < 2_200
+
+
+def test_printing_10_mb_keeps_no_more_than_the_cap_in_memory() -> None:
+    flood = _learner_code('def f():\n    for _ in range(10_000):\n        print("x" * 999)\n    return 1\n')
+    tracemalloc.start()
+    try:
+        outcome = F.evaluate({"f": flood})
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert outcome.correct and outcome.output.endswith("x\n… (9,998,000 more characters)")
+    assert peak < 1_000_000, f"{peak:,} bytes held while 10 MB were printed"
+
+
+# -- Whose error: the learner's or the checker's ---------------------------------------------------
+
+
+def _course_function(source: str, name: str) -> object:
+    """A function compiled as if it were a file of the course (in helpers/), like a real checker."""
+    path = Path(checking.__file__).with_name("_a_checker_for_the_tests.py")
+    namespace: dict = {"torch": torch, "Wrong": Wrong}
+    exec(compile(source, str(path), "exec"), namespace)
+    return namespace[name]
+
+
+def test_an_error_in_the_learners_function_names_their_line() -> None:
+    broken = _learner_code('def f():\n    x = 1\n    raise ValueError("bad input")\n')
+    assert F.evaluate({"f": broken}).message == "Your `f` raised ValueError (line 3 of your code): bad input"
+
+
+def test_an_error_in_a_builtin_the_learner_gave_is_theirs() -> None:
+    checker = _course_function("def check(fn):\n    fn(-1)\n", "check")
+    outcome = Question(7, "", "f", checker, "", "").evaluate({"f": math.sqrt})
+    assert outcome.message == "Your `f` raised ValueError: math domain error"
+
+
+def test_an_error_in_the_learners_own_class_is_theirs() -> None:
+    odd = _learner_code("class Odd:\n    def __eq__(self, other):\n        return 1 / 0\n", "Odd")
+    checker = _course_function("def check(value):\n    if value == 1:\n        pass\n", "check")
+    outcome = Question(8, "", "n", checker, "", "").evaluate({"n": odd()})  # type: ignore[operator]
+    assert outcome.message == "Your `n` raised ZeroDivisionError (line 3 of your code): division by zero"
+
+
+def test_an_error_in_the_checkers_own_comparison_is_not_blamed_on_the_learner() -> None:
+    checker = _course_function("def check(value):\n    torch.equal(value, torch.ones(1))\n", "check")
+    outcome = Question(9, "", "t", checker, "", "").evaluate({"t": None})
+    assert not outcome.correct and outcome.message.startswith(
+        "The checker for question 9 could not compare your answer (TypeError: "
+    )
+    assert outcome.message.endswith("This is a bug in the course, not in your answer: please report it.")
+    assert "Your `t`" not in outcome.message
