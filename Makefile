@@ -3,6 +3,8 @@
 #   make test        lint, then the whole test suite (what CI runs)
 #   make lab         JupyterLab on notebooks/
 #   make tidy        put every chapter in the course's shape after editing it
+#   make test-cuda-build   every chapter and the unit tests on a CUDA build of torch with no GPU driver
+#   make selftest    on a CUDA machine: every chapter, then the GPU tests, one table (build/selftest.json)
 # torch is pinned so that set-up is quick and predictable; pick another supported release with
 # e.g. `make run TORCH=torch==2.10.0` (pyproject.toml declares the supported range).
 PYTHON ?= python3
@@ -10,7 +12,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 TORCH ?= torch==2.13.0
 
-.PHONY: setup run test lint lab tidy clean
+.PHONY: setup run test lint lab tidy clean test-cuda-build selftest
 
 setup: $(VENV)/.installed
 
@@ -35,8 +37,30 @@ test: setup lint
 lab: setup
 	$(VENV)/bin/jupyter lab notebooks
 
+selftest: setup
+	$(PY) -m helpers selftest --json build/selftest.json
+
 tidy: setup
 	$(PY) -m coursetools tidy
+
+# The second stack a learner has: a CUDA build of the oldest supported torch (what Kaggle runs)
+# on a machine without an NVIDIA driver, where the first CUDA call raises "Found no NVIDIA
+# driver" and device-generic calls pick CUDA. Python 3.12 (Kaggle's) where this machine has it.
+CUDA_VENV := .venv-cuda-nodriver
+CUDA_TORCH ?= torch==2.10.0
+PYTHON312 := $(firstword $(foreach p,python3.12 $(wildcard $(HOME)/.pyenv/versions/3.12*/bin/python3.12),$(shell $(p) -c "" >/dev/null 2>&1 && echo $(p))) $(PYTHON))
+
+$(CUDA_VENV)/.installed: pyproject.toml
+	$(PYTHON312) -m venv $(CUDA_VENV)
+	$(CUDA_VENV)/bin/python -m pip install --quiet --upgrade pip
+	$(CUDA_VENV)/bin/python -m pip install --quiet "$(CUDA_TORCH)"
+	$(CUDA_VENV)/bin/python -m pip install --quiet -e '.[course,dev]'
+	$(CUDA_VENV)/bin/python -c "import torch, sys; sys.exit(0 if torch.version.cuda and not torch.cuda.is_available() else 'expected a CUDA build of torch and no usable GPU')"
+	touch $@
+
+test-cuda-build: $(CUDA_VENV)/.installed
+	$(CUDA_VENV)/bin/python -c "import sys, torch; print('CUDA-build stack: Python', sys.version.split()[0], '| torch', torch.__version__, '| CUDA', torch.version.cuda, '| GPU usable:', torch.cuda.is_available())"
+	$(CUDA_VENV)/bin/python -m pytest tests/unit notebooks
 
 clean:
 	rm -rf build

@@ -23,6 +23,10 @@ ROOT = Path(__file__).resolve().parent
 NOTEBOOK_RUNS = ROOT / "build" / "test-notebooks"
 NO_GPU_MARKER = "[no-GPU path]"  # helpers.devices.NO_GPU_MARKER (tested to agree)
 
+# The self-test notebook executes every chapter again (papermill): nbval does not run it, so a
+# test run executes each chapter once. tests/course/test_selftest.py tests what it calls.
+collect_ignore = ["notebooks/gpu_self_test.ipynb"]
+
 
 def pytest_itemcollected(item: pytest.Item) -> None:
     # nbval runs a notebook's cells in one kernel, in order: keep each notebook on one xdist worker

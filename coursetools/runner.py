@@ -3,8 +3,8 @@
 `python -m coursetools run [--quick]` is the README's "run the course" command. A failing chapter
 does not stop the others; the command ends with a summary table (chapter, status, seconds, the
 device it ran on, cells that took the no-GPU path) printed and written to `build/`, and exits
-non-zero naming the chapters that failed. The test suite executes notebooks with the same
-`execute_chapter`, so what CI checks is what learners run.
+non-zero naming the chapters that failed. The GPU self-test executes chapters with the same
+`helpers.selftest.execute_chapter`.
 """
 
 from __future__ import annotations
@@ -12,66 +12,28 @@ from __future__ import annotations
 import html
 import json
 import multiprocessing
-import re
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
-from helpers.devices import NO_GPU_MARKER
+from helpers import selftest
+from helpers.selftest import ChapterRun
 
 from . import BUILD, NOTEBOOKS
 
-CHAPTER_PATTERN = re.compile(r"^(\d\d)_[a-z0-9_]+\.ipynb$")
+#: Seconds one cell may run before its chapter fails: long enough for the slowest real cell, short
+#: enough that a stalled cell (a widget that never answers, a hung rank) is caught in minutes.
+QUICK_CELL_TIMEOUT = 90
+FULL_CELL_TIMEOUT = 600
 
-
-@dataclass
-class ChapterResult:
-    """How one chapter's headless run went."""
-
-    chapter: str
-    status: str  # "ok" or "failed"
-    seconds: float
-    device: str
-    no_gpu_cells: int
-    error: str = ""
-    executed: str = ""  # path of the executed notebook
-    html: str = ""  # path of its HTML page
+#: One chapter's run; the self-test (helpers.selftest) and this runner execute chapters the same way.
+ChapterResult = ChapterRun
 
 
 def discover_chapters(notebooks_dir: Path = NOTEBOOKS) -> list[Path]:
-    """The chapter notebooks (`NN_topic.ipynb`), in order."""
-    return sorted(p for p in Path(notebooks_dir).glob("*.ipynb") if CHAPTER_PATTERN.match(p.name))
-
-
-def _outputs_text(nb: dict) -> list[str]:
-    """Every stream and plain-text output of a notebook, one string per code cell."""
-    texts = []
-    for cell in nb.get("cells", []):
-        if cell.get("cell_type") != "code":
-            continue
-        parts = []
-        for out in cell.get("outputs", []):
-            if out.get("output_type") == "stream":
-                parts.append("".join(out.get("text", "")))
-            elif "data" in out:
-                parts.append("".join(out["data"].get("text/plain", "")))
-        texts.append("".join(parts))
-    return texts
-
-
-def count_no_gpu_cells(nb: dict) -> int:
-    """How many code cells printed the no-GPU marker (took their CPU stand-in)."""
-    return sum(1 for text in _outputs_text(nb) if NO_GPU_MARKER in text)
-
-
-def device_line(nb: dict) -> str:
-    """What the setup cell printed after `Running on:` (the device the chapter ran on)."""
-    for text in _outputs_text(nb):
-        m = re.search(r"Running on: ([^|\n]+)", text)
-        if m:
-            return m.group(1).strip()
-    return "unknown"
+    """The chapter notebooks (`NN_topic.ipynb`) of the repository, in order."""
+    return selftest.discover_chapters(notebooks_dir)
 
 
 def export_html(executed: Path, target: Path) -> None:
@@ -89,52 +51,24 @@ def execute_chapter(
     *,
     quick: bool = False,
     html_page: bool = True,
-    cell_timeout: int = 900,
+    cell_timeout: float | None = None,
 ) -> ChapterResult:
-    """Run one chapter with papermill into `out_dir`; report instead of raising when it fails."""
-    import papermill
-    from papermill.exceptions import PapermillExecutionError
+    """Run one chapter with papermill into `out_dir`, then write its HTML page; report, never raise.
 
-    notebook = Path(notebook)
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
-    executed = out_dir / notebook.name
-    start = time.perf_counter()
-    error = ""
-    try:
-        papermill.execute_notebook(
-            str(notebook),
-            str(executed),
-            parameters={"QUICK": quick},
-            cwd=str(notebook.parent),
-            kernel_name="python3",
-            progress_bar=False,
-            execution_timeout=cell_timeout,
-        )
-    except PapermillExecutionError as exc:
-        error = f"cell {exc.exec_count}: {exc.ename}: {exc.evalue}"
-    except Exception as exc:  # kernel died, timeout, unreadable notebook: report, keep going
-        error = f"{type(exc).__name__}: {exc}"
-    seconds = time.perf_counter() - start
-    nb = json.loads(executed.read_text(encoding="utf-8")) if executed.exists() else {}
-    page = ""
-    if html_page and executed.exists():
-        page_path = executed.with_suffix(".html")
+    A cell past `cell_timeout` seconds (90 with QUICK sizes, 600 at full size) fails the chapter
+    and the error names the cell.
+    """
+    timeout = cell_timeout if cell_timeout is not None else (QUICK_CELL_TIMEOUT if quick else FULL_CELL_TIMEOUT)
+    result = selftest.execute_chapter(notebook, out_dir, quick=quick, cell_timeout=timeout)
+    if html_page and result.executed:
+        page = Path(result.executed).with_suffix(".html")
         try:
-            export_html(executed, page_path)
-            page = str(page_path)
+            export_html(Path(result.executed), page)
+            result.html = str(page)
         except Exception as exc:
-            error = error or f"HTML export failed: {type(exc).__name__}: {exc}"
-    return ChapterResult(
-        chapter=notebook.stem,
-        status="failed" if error else "ok",
-        seconds=round(seconds, 1),
-        device=device_line(nb),
-        no_gpu_cells=count_no_gpu_cells(nb),
-        error=error,
-        executed=str(executed) if executed.exists() else "",
-        html=page,
-    )
+            result.error = result.error or f"HTML export failed: {type(exc).__name__}: {exc}"
+            result.status = "failed"
+    return result
 
 
 def summary_table(results: list[ChapterResult]) -> str:

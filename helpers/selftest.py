@@ -1,18 +1,24 @@
-"""The GPU self-test: run the course's GPU tests (`pytest -m "gpu or gpu2"`) and tabulate the outcome.
+"""The GPU self-test: execute every chapter, then run the course's GPU tests, and tabulate both.
 
-The notebook `notebooks/gpu_self_test.ipynb` calls `run_gpu_tests()` on Kaggle's GPU T4 ×2 so a
-maintainer can check every GPU claim of the course on the real platform in one run. The tests
-are found next to the `helpers` package in use: `tests/gpu/` of a clone of the repository, or the
-copy inside the helpers dataset (mounted read-only under /kaggle/input). pytest runs in a child
-process with a junit-xml report, which `parse_junit` turns into one `TestRow` per test.
+`run_self_test()` is what the notebook `notebooks/gpu_self_test.ipynb` (on Kaggle's GPU T4 ×2) and
+`make selftest` (on any CUDA machine) run. First every chapter notebook is executed headless with
+papermill (QUICK sizes, in a scratch folder): the chapters' GPU branches assert what they teach,
+so executing them on a GPU tests them. Then `pytest -m "gpu or gpu2"` runs the GPU tests in a
+child process with a junit-xml report. Chapters and tests are found next to the `helpers` package
+in use: `notebooks/` and `tests/gpu/` of a clone, or the copies inside the helpers dataset (mounted
+read-only under /kaggle/input). The result is one table: chapter or test, outcome, seconds,
+device, torch / CUDA version.
 
-On a machine without a GPU every test is skipped, and each row says why.
+On a machine without a GPU the chapters take their CPU paths and every GPU test is skipped, each
+row saying why.
 """
 
 from __future__ import annotations
 
 import html
+import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -20,6 +26,8 @@ import time
 import xml.etree.ElementTree as ET
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from .devices import NO_GPU_MARKER
 
 MARKER = "gpu or gpu2"
 GPU_TESTS = "test_gpu_ch*.py"  # the chapters' GPU claims (tests/gpu/test_gpu_chNN.py)
@@ -48,6 +56,14 @@ class TestRow:
     outcome: str  # passed, failed, error or skipped
     seconds: float
     message: str = ""  # the skip reason or the first line of the failure
+    device: str = ""  # what a chapter's setup line said it ran on ("" for a test: the report's hardware)
+
+
+def torch_versions() -> str:
+    """torch and CUDA versions of this process, e.g. "torch 2.10.0+cu128 / CUDA 12.8"."""
+    import torch
+
+    return f"torch {torch.__version__} / CUDA {torch.version.cuda or 'none (CPU build)'}"
 
 
 @dataclass(repr=False)
@@ -62,9 +78,14 @@ class SelfTestReport:
     output: str = ""  # pytest's console output (for failures)
     problem: str = ""  # why nothing ran, if nothing could
     counts: dict[str, int] = field(default_factory=dict)
+    versions: str = ""  # torch / CUDA of the run
 
     def __post_init__(self) -> None:
         self.counts = {o: sum(1 for r in self.rows if r.outcome == o) for o in OUTCOMES}
+        self.versions = self.versions or torch_versions()
+
+    def device_of(self, row: TestRow) -> str:
+        return row.device or self.hardware.split(" | ")[0]
 
     @property
     def ok(self) -> bool:
@@ -81,11 +102,16 @@ class SelfTestReport:
         )
 
     def table(self) -> str:
-        """A Markdown table: test, outcome, seconds, message."""
-        lines = ["| test | outcome | seconds | message |", "| --- | --- | ---: | --- |"]
+        """A Markdown table: chapter or test, outcome, seconds, device, torch/CUDA, message."""
+        lines = [
+            "| chapter or test | outcome | seconds | device | torch / CUDA | message |",
+            "| --- | --- | ---: | --- | --- | --- |",
+        ]
         for r in self.rows:
             message = r.message.replace("|", "\\|").replace("\n", " ")
-            lines.append(f"| {r.test} | {r.outcome} | {r.seconds:.2f} | {message} |")
+            lines.append(
+                f"| {r.test} | {r.outcome} | {r.seconds:.2f} | {self.device_of(r)} | {self.versions} | {message} |"
+            )
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -93,12 +119,14 @@ class SelfTestReport:
         body = "".join(
             f"<tr><td><code>{html.escape(r.test)}</code></td>"
             f"<td style='color:{colours.get(r.outcome, '#000')};font-weight:bold'>{r.outcome}</td>"
-            f"<td style='text-align:right'>{r.seconds:.2f}</td><td>{html.escape(r.message)}</td></tr>"
+            f"<td style='text-align:right'>{r.seconds:.2f}</td><td>{html.escape(self.device_of(r))}</td>"
+            f"<td>{html.escape(self.versions)}</td><td>{html.escape(r.message)}</td></tr>"
             for r in self.rows
         )
         return (
             f"<p><b>{html.escape(self.summary())}</b></p>"
-            "<table><tr><th>test</th><th>outcome</th><th>seconds</th><th>message</th></tr>"
+            "<table><tr><th>chapter or test</th><th>outcome</th><th>seconds</th><th>device</th>"
+            "<th>torch / CUDA</th><th>message</th></tr>"
             f"{body}</table>"
         )
 
@@ -114,7 +142,7 @@ class SelfTestReport:
         bad = [r for r in self.rows if r.outcome in ("failed", "error")]
         if bad:
             raise AssertionError(
-                f"{len(bad)} GPU test(s) failed on {self.hardware}:\n"
+                f"{len(bad)} GPU test(s) or chapter(s) failed on {self.hardware}:\n"
                 + "\n".join(f"  {r.test}: {r.message}" for r in bad)
             )
 
@@ -186,6 +214,157 @@ def pytest_command(tests_dir: Path, ini: Path, report: Path, marker: str = MARKE
     ]
 
 
+CHAPTER_PATTERN = re.compile(r"^(\d\d)_[a-z0-9_]+\.ipynb$")
+
+
+def discover_chapters(notebooks_dir: Path | None = None) -> list[Path]:
+    """The chapter notebooks (`NN_topic.ipynb`) next to the helpers in use, in order."""
+    folder = Path(notebooks_dir) if notebooks_dir else helpers_root() / "notebooks"
+    return sorted(p for p in folder.glob("*.ipynb") if CHAPTER_PATTERN.match(p.name))
+
+
+def outputs_text(nb: dict) -> list[str]:
+    """Every stream and plain-text output of a notebook, one string per code cell."""
+    texts = []
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") != "code":
+            continue
+        parts = []
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "stream":
+                parts.append("".join(out.get("text", "")))
+            elif "data" in out:
+                parts.append("".join(out["data"].get("text/plain", "")))
+        texts.append("".join(parts))
+    return texts
+
+
+def count_no_gpu_cells(nb: dict) -> int:
+    """How many code cells printed the no-GPU marker (took their CPU stand-in)."""
+    return sum(1 for text in outputs_text(nb) if NO_GPU_MARKER in text)
+
+
+def device_line(nb: dict) -> str:
+    """What the setup cell printed after `Running on:` (the device the chapter ran on)."""
+    for text in outputs_text(nb):
+        m = re.search(r"Running on: ([^|\n]+)", text)
+        if m:
+            return m.group(1).strip()
+    return "unknown"
+
+
+def _stalled_cell(nb: dict) -> str:
+    """The code cell papermill was running or failed in, as "code cell N (its first line)".
+
+    N counts the chapter's own code cells from 1, as a learner counts them (papermill's injected
+    parameters cell is left out).
+    """
+    code = [
+        c
+        for c in nb.get("cells", [])
+        if c.get("cell_type") == "code" and "injected-parameters" not in c.get("metadata", {}).get("tags", [])
+    ]
+    states = [c.get("metadata", {}).get("papermill", {}) for c in code]
+    failed = [n for n, state in enumerate(states) if state.get("exception")]
+    started = [n for n, state in enumerate(states) if state.get("start_time")]  # a stalled cell started last
+    if not (failed or started):
+        return "a cell"
+    n = (failed or started)[-1]
+    src = "".join(code[n].get("source", "")).strip().splitlines()
+    first = next((line for line in src if not line.startswith("#")), src[0] if src else "")
+    return f"code cell {n + 1} ({first[:60]})"
+
+
+@dataclass
+class ChapterRun:
+    """How one chapter's headless run went."""
+
+    chapter: str
+    status: str  # "ok" or "failed"
+    seconds: float
+    device: str
+    no_gpu_cells: int
+    error: str = ""
+    executed: str = ""  # path of the executed notebook
+    html: str = ""  # path of its HTML page, when the course runner wrote one
+
+
+def execute_chapter(notebook: Path, out_dir: Path, *, quick: bool = True, cell_timeout: float = 90) -> ChapterRun:
+    """Run one chapter with papermill into `out_dir` (its working folder too); report, never raise.
+
+    A cell that runs longer than `cell_timeout` seconds stops the chapter, which then fails and
+    names that cell. The kernel finds the helpers in use through PYTHONPATH, so the chapter can
+    run from a read-only copy (the Kaggle dataset) in a scratch folder.
+    """
+    import papermill  # only here: the self-test and the course runner need it, a chapter does not
+    from papermill.exceptions import PapermillExecutionError
+
+    notebook, out_dir = Path(notebook), Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    executed = out_dir / notebook.name
+    saved = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(helpers_root()), saved) if p)
+    start = time.perf_counter()
+    error = ""
+    try:
+        papermill.execute_notebook(
+            str(notebook),
+            str(executed),
+            parameters={"QUICK": quick},
+            cwd=str(out_dir),
+            kernel_name="python3",
+            progress_bar=False,
+            execution_timeout=cell_timeout,
+        )
+    except PapermillExecutionError as exc:
+        error = f"{exc.ename}: {exc.evalue}"
+    except Exception as exc:  # a cell past its time limit, a dead kernel, an unreadable notebook
+        error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
+        if "timed out" in str(exc).lower() or "timeout" in type(exc).__name__.lower():
+            error = f"a cell ran past the {cell_timeout:g} s limit: {error}"
+    finally:
+        if saved is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = saved
+    seconds = time.perf_counter() - start
+    nb = json.loads(executed.read_text(encoding="utf-8")) if executed.exists() else {}
+    if error and nb:
+        error = f"{_stalled_cell(nb)}: {error}"
+    return ChapterRun(
+        chapter=notebook.stem,
+        status="failed" if error else "ok",
+        seconds=round(seconds, 1),
+        device=device_line(nb),
+        no_gpu_cells=count_no_gpu_cells(nb),
+        error=error,
+        executed=str(executed) if executed.exists() else "",
+    )
+
+
+def run_chapters(notebooks: list[Path] | None = None, *, quick: bool = True, cell_timeout: float = 90) -> list[TestRow]:
+    """Execute every chapter (QUICK) in a scratch folder, one row per chapter.
+
+    Every chapter's GPU branches assert what they teach, so on a GPU machine this is a test of them.
+    """
+    from tqdm.auto import tqdm
+
+    notebooks = discover_chapters() if notebooks is None else [Path(n) for n in notebooks]
+    try:
+        import papermill  # noqa: F401
+    except ImportError:
+        return [
+            TestRow(n.stem, "error", 0.0, "papermill is not installed here: pip install papermill") for n in notebooks
+        ]
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="gpu-self-test-chapters-") as tmp:
+        for notebook in tqdm(notebooks, desc="chapters", unit="chapter"):
+            run = execute_chapter(notebook, Path(tmp) / notebook.stem, quick=quick, cell_timeout=cell_timeout)
+            outcome = "passed" if run.status == "ok" else "failed"
+            rows.append(TestRow(f"chapter {run.chapter}", outcome, run.seconds, run.error, device=run.device))
+    return rows
+
+
 def run_gpu_tests(
     tests_dir: Path | None = None,
     *,
@@ -230,3 +409,45 @@ def run_gpu_tests(
     return SelfTestReport(
         rows, hardware, str(tests_dir), exit_code, round(time.perf_counter() - start, 1), output=output, problem=problem
     )
+
+
+def run_self_test(
+    *,
+    chapters: bool = True,
+    notebooks_dir: Path | None = None,
+    tests_dir: Path | None = None,
+    cell_timeout: float = 90,
+    timeout: float = 3600,
+) -> SelfTestReport:
+    """The whole self-test: every chapter executed (QUICK), then the `gpu`/`gpu2` tests, in one report."""
+    start = time.perf_counter()
+    chapter_rows = run_chapters(discover_chapters(notebooks_dir), cell_timeout=cell_timeout) if chapters else []
+    report = run_gpu_tests(tests_dir, timeout=timeout)
+    return SelfTestReport(
+        chapter_rows + report.rows,
+        report.hardware,
+        report.tests_dir,
+        report.exit_code,
+        round(time.perf_counter() - start, 1),
+        output=report.output,
+        problem=report.problem,
+    )
+
+
+def write_results(report: SelfTestReport, path: Path) -> Path:
+    """Save a run's rows, hardware and versions as JSON (what `coursetools verified` records)."""
+    from dataclasses import asdict
+    from datetime import date
+
+    data = {
+        "date": date.today().isoformat(),
+        "hardware": report.hardware,
+        "versions": report.versions,
+        "ok": report.ok,
+        "problem": report.problem,
+        "rows": [asdict(r) for r in report.rows],
+    }
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+    return path

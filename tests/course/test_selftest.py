@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -43,11 +44,12 @@ def test_report_counts_table_html_and_failures() -> None:
     assert report.counts == {"passed": 1, "failed": 1, "error": 1, "skipped": 1}
     assert not report.ok
     table = report.table().splitlines()
-    assert table[0] == "| test | outcome | seconds | message |" and len(table) == 2 + 4
+    assert table[0] == "| chapter or test | outcome | seconds | device | torch / CUDA | message |"
+    assert len(table) == 2 + 4 and all("| 2× Tesla T4 | torch " in row for row in table[2:]), "device and versions"
     assert "2× Tesla T4" in report.summary() and "1 passed, 1 failed, 1 errors, 1 skipped" in report.summary()
     assert "<table>" in report._repr_html_() and "test_two[cuda:1]" in report._repr_html_()
     assert repr(report) == str(report), "plain-text frontends show the summary and table, not a dataclass dump"
-    with pytest.raises(AssertionError, match=r"(?s)2 GPU test\(s\) failed.*test_bad.*test_broken"):
+    with pytest.raises(AssertionError, match=r"(?s)2 GPU test\(s\) or chapter\(s\) failed.*test_bad.*test_broken"):
         report.raise_for_failures()
 
 
@@ -129,3 +131,49 @@ def test_the_self_test_runs_from_the_helpers_dataset_alone(tmp_path) -> None:
     expected = sorted(p.name for p in (ROOT / "tests" / "gpu").glob("test_gpu_ch*.py"))
     assert sorted({r.test.split("::")[0] for r in report.rows}) == expected, "every GPU test file was collected"
     assert report.counts["error"] == 0, report.output
+
+
+def _chapter(path: Path, *cells: str) -> Path:
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell("QUICK = False")
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [params, *[nbformat.v4.new_code_cell(c) for c in cells]]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, path)
+    return path
+
+
+def test_the_self_test_executes_chapters_and_tests_into_one_table(tmp_path) -> None:
+    books = tmp_path / "notebooks"
+    books.mkdir()
+    _chapter(books / "00_good.ipynb", "import helpers\nprint('Running on: test box | torch x')", "assert QUICK")
+    _chapter(books / "01_bad.ipynb", "# a comment first\nraise ValueError('on purpose')")
+    _chapter(books / "02_stalls.ipynb", "x = 1", "import time\ntime.sleep(60)")
+    (books / "gpu_self_test.ipynb").write_text("{}", encoding="utf-8")  # not a chapter
+    tests = tmp_path / "tests" / "gpu"
+    tests.mkdir(parents=True)
+    (tests / "test_gpu_ch97.py").write_text("import pytest\n\n@pytest.mark.gpu\ndef test_one():\n    pass\n")
+    report = selftest.run_self_test(notebooks_dir=books, tests_dir=tests, cell_timeout=5)
+    rows = {r.test: r for r in report.rows}
+    assert list(rows)[:3] == ["chapter 00_good", "chapter 01_bad", "chapter 02_stalls"], "chapters first, in order"
+    assert rows["chapter 00_good"].outcome == "passed" and rows["chapter 00_good"].device == "test box"
+    assert rows["chapter 01_bad"].outcome == "failed" and "on purpose" in rows["chapter 01_bad"].message
+    assert "code cell 2 (raise ValueError" in rows["chapter 01_bad"].message, "names the failing cell"
+    stalled = rows["chapter 02_stalls"]
+    assert (
+        stalled.outcome == "failed"
+        and "5 s limit" in stalled.message
+        and "code cell 3 (import time)" in stalled.message
+    )
+    assert stalled.seconds < 40, "a stalled cell is stopped at its limit"
+    assert "test_gpu_ch97.py::test_one" in rows
+    table = report.table()
+    assert table.startswith("| chapter or test | outcome | seconds | device | torch / CUDA | message |")
+    assert "| chapter 00_good | passed |" in table and "torch " in table
+    assert not report.ok
+    with pytest.raises(AssertionError, match="01_bad"):
+        report.raise_for_failures()
+    saved = json.loads(selftest.write_results(report, tmp_path / "r.json").read_text(encoding="utf-8"))
+    assert saved["ok"] is False and saved["rows"][0]["test"] == "chapter 00_good" and saved["versions"]
