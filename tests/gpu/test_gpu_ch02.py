@@ -11,17 +11,20 @@ import torch
 from helpers.devices import is_device_mismatch_error
 
 
+def _current_gpu() -> torch.device:
+    """What "cuda" without an index means: the current GPU (GPU 0 unless `torch.cuda.set_device` moved it)."""
+    return torch.device("cuda", torch.cuda.current_device())
+
+
 @pytest.mark.gpu
 def test_factories_create_on_the_gpu() -> None:
-    for t in (
-        torch.ones(2, 3, device="cuda"),
-        torch.rand(2, 3, device="cuda:0"),
-        torch.tensor([[2, 5, 8]], device=torch.device("cuda", 0)),
-    ):
+    assert torch.ones(2, 3, device="cuda").device == _current_gpu()
+    for t in (torch.rand(2, 3, device="cuda:0"), torch.tensor([[2, 5, 8]], device=torch.device("cuda", 0))):
         assert t.device == torch.device("cuda", 0)
     with torch.device("cuda"):
-        assert torch.zeros(3).device.type == "cuda"
-        assert torch.tensor([1, 2]).device.type == "cuda"
+        assert torch.zeros(3).device == _current_gpu()
+        assert torch.tensor([1, 2]).device == _current_gpu()
+    assert torch.zeros(3).device.type == "cpu", "the `with torch.device(...)` default ends with the block"
 
 
 @pytest.mark.gpu
@@ -30,6 +33,7 @@ def test_results_stay_on_the_gpu() -> None:
     X = torch.ones(2, 3, device="cuda")
     for result in (x**2, X.sum(), X.mean(dim=1), X @ X.T, torch.relu(X - 1)):
         assert result.device == x.device
+    assert torch.equal((X @ X.T).cpu(), torch.full((2, 2), 3.0)), "and they are the right values"
 
 
 @pytest.mark.gpu
@@ -54,8 +58,9 @@ def test_a_zero_dim_cpu_tensor_may_join_a_gpu_tensor() -> None:
 @pytest.mark.gpu
 def test_moving_one_side_fixes_the_mix() -> None:
     X, Y = torch.ones(2, 3, device="cuda"), torch.ones(2, 3)
-    assert (X + Y.to(X.device)).device.type == "cuda"
-    assert (X.cpu() + Y).device.type == "cpu"
+    on_gpu, on_cpu = X + Y.to(X.device), X.cpu() + Y
+    assert on_gpu.device == X.device and on_cpu.device.type == "cpu"
+    assert torch.equal(on_gpu.cpu(), on_cpu)
 
 
 @pytest.mark.gpu2
@@ -63,6 +68,19 @@ def test_two_gpus_are_two_devices() -> None:
     with pytest.raises(RuntimeError) as info:
         torch.ones(3, device="cuda:0") + torch.ones(3, device="cuda:1")
     assert is_device_mismatch_error(info.value), str(info.value)
+
+
+@pytest.mark.gpu2
+def test_cuda_without_an_index_means_the_current_gpu_not_gpu_0() -> None:
+    """`.cuda()` and `.cuda(0)` differ once the current GPU is another one (chapter 02, sources got wrong)."""
+    t = torch.ones(3)
+    before = torch.cuda.current_device()
+    with torch.cuda.device(1):  # a context manager: the current GPU goes back afterwards
+        assert torch.cuda.current_device() == 1
+        assert t.cuda().device == torch.device("cuda", 1)
+        assert torch.ones(3, device="cuda").device == torch.device("cuda", 1)
+        assert t.cuda(0).device == torch.device("cuda", 0)
+    assert torch.cuda.current_device() == before
 
 
 @pytest.mark.gpu
