@@ -5,6 +5,7 @@
 #   make tidy        put every chapter in the course's shape after editing it
 #   make test-cuda-build   every chapter and the unit tests on a CUDA build of torch with no GPU driver
 #   make selftest    on a CUDA machine: every chapter, then the GPU tests, one table (build/selftest.json)
+#   make verified    write docs/verified.* from the runs above (after make test, make test-cuda-build)
 # torch is pinned so that set-up is quick and predictable; pick another supported release with
 # e.g. `make run TORCH=torch==2.10.0` (pyproject.toml declares the supported range).
 PYTHON ?= python3
@@ -12,7 +13,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 TORCH ?= torch==2.13.0
 
-.PHONY: setup run test lint lab tidy clean test-cuda-build selftest
+.PHONY: setup run test lint lab tidy clean test-cuda-build selftest verified
 
 setup: $(VENV)/.installed
 
@@ -39,6 +40,9 @@ lab: setup
 
 selftest: setup
 	$(PY) -m helpers selftest --json build/selftest.json
+
+verified: setup
+	$(PY) -m coursetools verified
 
 tidy: setup
 	$(PY) -m coursetools tidy

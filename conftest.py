@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import json
 import os
+import platform
 import re
+from datetime import date
 from pathlib import Path
 
 import pytest
@@ -20,7 +22,16 @@ import pytest
 os.environ["COURSE_QUICK"] = "1"
 
 ROOT = Path(__file__).resolve().parent
-NOTEBOOK_RUNS = ROOT / "build" / "test-notebooks"
+TEST_RUNS = ROOT / "build" / "test-notebooks"  # one folder per stack; `make verified` reads them
+
+
+def _stack_runs() -> Path:
+    from helpers.selftest import stack_name
+
+    return TEST_RUNS / stack_name()
+
+
+NOTEBOOK_RUNS = _stack_runs()
 NO_GPU_MARKER = "[no-GPU path]"  # helpers.devices.NO_GPU_MARKER (tested to agree)
 
 # The self-test notebook executes every chapter again (papermill): nbval does not run it, so a
@@ -60,11 +71,20 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     report = outcome.get_result()
     path = NOTEBOOK_RUNS / f"{item.path.stem}.result.json"
     NOTEBOOK_RUNS.mkdir(parents=True, exist_ok=True)
-    result = (
-        json.loads(path.read_text(encoding="utf-8"))
-        if path.is_file()
-        else {"chapter": item.path.stem, "status": "ok", "seconds": 0.0, "device": "unknown", "no_gpu_cells": 0}
-    )
+    if path.is_file():
+        result = json.loads(path.read_text(encoding="utf-8"))
+    else:
+        import torch
+
+        from helpers.selftest import chapter_hash
+
+        result = {"chapter": item.path.stem, "status": "ok", "seconds": 0.0, "device": "unknown", "no_gpu_cells": 0}
+        result.update(
+            hash=chapter_hash(item.path),
+            date=date.today().isoformat(),
+            torch=f"torch {torch.__version__}",
+            python=platform.python_version(),
+        )
     text = _text(getattr(item, "test_outputs", None) or [])
     result["seconds"] = round(result["seconds"] + call.duration, 1)
     result["no_gpu_cells"] += NO_GPU_MARKER in text

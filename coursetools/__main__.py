@@ -1,4 +1,4 @@
-"""Course tooling: `python -m coursetools run [--quick]`, `tidy [NB ...]`, `kaggle build [--owner NAME]`."""
+"""Course tooling: `python -m coursetools run [--quick]`, `tidy [NB ...]`, `kaggle build [--owner NAME]`, `verified`."""
 
 from __future__ import annotations
 
@@ -29,7 +29,13 @@ def main(argv: list[str] | None = None) -> int:
     kaggle_build = kaggle_sub.add_parser("build", help="write build/kaggle/: one folder per notebook and the dataset")
     kaggle_build.add_argument("--owner", default=None, help="your Kaggle user name (default: kaggle-metadata.json)")
     kaggle_build.add_argument("--out", default=None, help="output folder (default build/kaggle/ in the repository)")
+    sub.add_parser("verified", help="record the chapters' passed runs found under build/ in docs/verified.*")
     args = parser.parse_args(argv)
+
+    if args.command == "verified":
+        from .verified import main as verified_main
+
+        return verified_main()
 
     if args.command == "tidy":
         from .authoring import main as tidy_main

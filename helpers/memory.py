@@ -251,8 +251,9 @@ class CachingAllocatorModel:
     What it leaves out: streams (a real block is reused only on the stream it was freed on, or
     after `record_stream` events complete), the options of `PYTORCH_CUDA_ALLOC_CONF`
     (`max_split_size_mb`, `roundup_power2_divisions`, `expandable_segments`, garbage collection
-    thresholds), CUDA graphs' private pools, the CUDA context and cuBLAS workspaces that the
-    driver counts but the allocator does not, and fragmentation of the device's address space
+    thresholds), CUDA graphs' private pools, the CUDA context (which the driver counts but the allocator does
+    not), cuBLAS workspaces (which the real allocator does hold, from the first matrix product on),
+    and fragmentation of the device's address space
     (the model's "driver" only checks the total against `capacity`).
     """
 

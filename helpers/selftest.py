@@ -57,6 +57,7 @@ class TestRow:
     seconds: float
     message: str = ""  # the skip reason or the first line of the failure
     device: str = ""  # what a chapter's setup line said it ran on ("" for a test: the report's hardware)
+    hash: str = ""  # a chapter's content hash (`chapter_hash`), "" for a test
 
 
 def torch_versions() -> str:
@@ -223,6 +224,31 @@ def discover_chapters(notebooks_dir: Path | None = None) -> list[Path]:
     return sorted(p for p in folder.glob("*.ipynb") if CHAPTER_PATTERN.match(p.name))
 
 
+def chapter_hash(notebook: Path) -> str:
+    """A short hash of a chapter's content: every cell's type and source (outputs and metadata aside).
+
+    The "verified on" record (`docs/verified.md`) is keyed by it, so a changed chapter reads stale.
+    """
+    import hashlib
+
+    nb = json.loads(Path(notebook).read_text(encoding="utf-8"))
+    cells = [
+        (c["cell_type"], "".join(c["source"]) if isinstance(c["source"], list) else c["source"]) for c in nb["cells"]
+    ]
+    return hashlib.sha256(json.dumps(cells, ensure_ascii=False).encode("utf-8")).hexdigest()[:12]
+
+
+def stack_name() -> str:
+    """Which of the course's stacks this process runs on: gpu, mps, cuda-build-no-driver or cpu-only."""
+    import torch
+
+    if torch.cuda.is_available():
+        return "gpu"
+    if torch.backends.mps.is_available():
+        return "mps"
+    return "cuda-build-no-driver" if torch.version.cuda else "cpu-only"
+
+
 def outputs_text(nb: dict) -> list[str]:
     """Every stream and plain-text output of a notebook, one string per code cell."""
     texts = []
@@ -361,7 +387,8 @@ def run_chapters(notebooks: list[Path] | None = None, *, quick: bool = True, cel
         for notebook in tqdm(notebooks, desc="chapters", unit="chapter"):
             run = execute_chapter(notebook, Path(tmp) / notebook.stem, quick=quick, cell_timeout=cell_timeout)
             outcome = "passed" if run.status == "ok" else "failed"
-            rows.append(TestRow(f"chapter {run.chapter}", outcome, run.seconds, run.error, device=run.device))
+            row = TestRow(f"chapter {run.chapter}", outcome, run.seconds, run.error, run.device, chapter_hash(notebook))
+            rows.append(row)
     return rows
 
 
