@@ -100,6 +100,7 @@ def tidy(nb: dict[str, Any]) -> dict[str, Any]:
         nb["cells"][i]["source"] = PARAMETERS_CELL
     for cell in nb["cells"]:
         cell.setdefault("metadata", {})
+        cell["source"] = _source(cell).splitlines(keepends=True)  # as Jupyter saves it: stable diffs
         if cell["cell_type"] != "code":
             continue
         if not is_checked(cell):
