@@ -31,3 +31,16 @@ def code_cells(nb: dict[str, Any]) -> list[str]:
 
 def markdown(nb: dict[str, Any]) -> str:
     return "\n".join(source(c) for c in nb["cells"] if c["cell_type"] == "markdown")
+
+
+def write_notebook(path: Path, *cells: str) -> Path:
+    """A small notebook for the tooling's tests: a `parameters` cell (QUICK = False), then `cells`."""
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    params = nbformat.v4.new_code_cell("QUICK = False")
+    params.metadata["tags"] = ["parameters"]
+    nb.cells = [params, *[nbformat.v4.new_code_cell(c) for c in cells]]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, path)
+    return path

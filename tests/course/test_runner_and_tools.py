@@ -7,30 +7,21 @@ import subprocess
 import sys
 from pathlib import Path
 
-import nbformat
 import pytest
 
 from coursetools import authoring, runner
 
+from .notebook_code import write_notebook
+
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _notebook(path: Path, *cells: str) -> Path:
-    nb = nbformat.v4.new_notebook()
-    params = nbformat.v4.new_code_cell("QUICK = False")
-    params.metadata["tags"] = ["parameters"]
-    nb.cells = [params, *[nbformat.v4.new_code_cell(c) for c in cells]]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(nb, path)
-    return path
 
 
 def test_a_failing_chapter_does_not_stop_the_others(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     books = tmp_path / "notebooks"
     books.mkdir()
-    _notebook(books / "00_good.ipynb", "print('Running on: test box | torch x')", "print('[no-GPU path] x')")
-    _notebook(books / "01_bad.ipynb", "raise ValueError('on purpose')")
-    _notebook(books / "02_after.ipynb", "assert QUICK is True")
+    write_notebook(books / "00_good.ipynb", "print('Running on: test box | torch x')", "print('[no-GPU path] x')")
+    write_notebook(books / "01_bad.ipynb", "raise ValueError('on purpose')")
+    write_notebook(books / "02_after.ipynb", "assert QUICK is True")
     build = tmp_path / "build"
     code = runner.run_course(quick=True, notebooks_dir=books, build_dir=build, jobs=2)
     assert code == 1

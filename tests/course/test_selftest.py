@@ -11,6 +11,8 @@ import pytest
 from coursetools import kaggle
 from helpers import selftest
 
+from .notebook_code import write_notebook
+
 ROOT = Path(__file__).resolve().parents[2]
 
 JUNIT = """<?xml version="1.0" encoding="utf-8"?>
@@ -133,24 +135,12 @@ def test_the_self_test_runs_from_the_helpers_dataset_alone(tmp_path) -> None:
     assert report.counts["error"] == 0, report.output
 
 
-def _chapter(path: Path, *cells: str) -> Path:
-    import nbformat
-
-    nb = nbformat.v4.new_notebook()
-    params = nbformat.v4.new_code_cell("QUICK = False")
-    params.metadata["tags"] = ["parameters"]
-    nb.cells = [params, *[nbformat.v4.new_code_cell(c) for c in cells]]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(nb, path)
-    return path
-
-
 def test_the_self_test_executes_chapters_and_tests_into_one_table(tmp_path) -> None:
     books = tmp_path / "notebooks"
     books.mkdir()
-    _chapter(books / "00_good.ipynb", "import helpers\nprint('Running on: test box | torch x')", "assert QUICK")
-    _chapter(books / "01_bad.ipynb", "# a comment first\nraise ValueError('on purpose')")
-    _chapter(books / "02_stalls.ipynb", "x = 1", "import time\ntime.sleep(60)")
+    write_notebook(books / "00_good.ipynb", "import helpers\nprint('Running on: test box | torch x')", "assert QUICK")
+    write_notebook(books / "01_bad.ipynb", "# a comment first\nraise ValueError('on purpose')")
+    write_notebook(books / "02_stalls.ipynb", "x = 1", "import time\ntime.sleep(60)")
     (books / "gpu_self_test.ipynb").write_text("{}", encoding="utf-8")  # not a chapter
     tests = tmp_path / "tests" / "gpu"
     tests.mkdir(parents=True)

@@ -47,20 +47,20 @@ sys.exit(1)
 )
 
 
+def site_packages(python: Path) -> Path:
+    done = subprocess.run(
+        [str(python), "-c", "import site; print(site.getsitepackages()[0])"], capture_output=True, text=True, check=True
+    )
+    return Path(done.stdout.strip())
+
+
 @pytest.fixture(scope="module")
 def clean_python(tmp_path_factory) -> Path:
     """A Python with neither pip nor the course installed; its `-m pip` is the fake above."""
     env_dir = tmp_path_factory.mktemp("clean-venv")
     venv.EnvBuilder(with_pip=False, symlinks=True, clear=True).create(env_dir)
     python = env_dir / "bin" / "python"
-    site = Path(
-        subprocess.run(
-            [str(python), "-c", "import site; print(site.getsitepackages()[0])"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    )
+    site = site_packages(python)
     (site / "pip").mkdir()
     (site / "pip" / "__init__.py").write_text("", encoding="utf-8")
     (site / "pip" / "__main__.py").write_text(FAKE_PIP, encoding="utf-8")
@@ -70,14 +70,7 @@ def clean_python(tmp_path_factory) -> Path:
 
 
 def _uninstall_fake(python: Path) -> None:
-    site = Path(
-        subprocess.run(
-            [str(python), "-c", "import site; print(site.getsitepackages()[0])"],
-            capture_output=True,
-            text=True,
-            check=True,
-        ).stdout.strip()
-    )
+    site = site_packages(python)
     target = site / "helpers"
     if target.exists():
         for f in target.iterdir():

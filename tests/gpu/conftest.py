@@ -5,6 +5,8 @@ This folder ships in the Kaggle helpers dataset, where the self-test notebook ru
 
 from __future__ import annotations
 
+import gc
+
 import pytest
 
 
@@ -25,3 +27,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                     "on Kaggle (GPU T4 x2) or any CUDA machine"
                 )
             )
+
+
+@pytest.fixture(autouse=True)
+def give_gpu_memory_back():
+    """After each GPU test that ran: drop its tensors and return the cached segments, so the next starts clean."""
+    yield
+    import torch
+
+    gc.collect()
+    if torch.cuda.is_available():
+        torch.cuda.empty_cache()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import statistics
 
 import pytest
@@ -11,14 +10,6 @@ import torch
 from helpers.transfers import hidden_sync_timings, measure_pieces
 
 DEV = torch.device("cuda", 0)  # an explicit index: the helpers label their records with the device they are given
-
-
-@pytest.fixture(autouse=True)
-def _give_gpu_memory_back():
-    """After each test: drop its tensors and return the cached segments, so the next test starts clean."""
-    yield
-    gc.collect()
-    torch.cuda.empty_cache()
 
 
 @pytest.mark.gpu

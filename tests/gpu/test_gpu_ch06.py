@@ -6,7 +6,6 @@ the thresholds compare two times measured in the same test, with margins far fro
 
 from __future__ import annotations
 
-import gc
 import statistics
 import time
 
@@ -18,14 +17,6 @@ from helpers import streams as st
 DEV = torch.device("cuda", 0)
 DELAY_MS = 100.0  # the producer's delay in the race: far longer than launching a round (well under 1 ms)
 ROUNDS = 3
-
-
-@pytest.fixture(autouse=True)
-def _give_gpu_memory_back():
-    """After each test: drop its tensors and return the cached segments, so the next test starts clean."""
-    yield
-    gc.collect()
-    torch.cuda.empty_cache()
 
 
 @pytest.mark.gpu

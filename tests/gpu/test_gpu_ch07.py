@@ -7,8 +7,6 @@ T4, Kaggle's link), never absolute numbers: published pinned host→device figur
 
 from __future__ import annotations
 
-import gc
-
 import pytest
 import torch
 from torch.utils.data import DataLoader, TensorDataset
@@ -25,14 +23,6 @@ from helpers.gpu_specs import find_spec
 pytestmark = pytest.mark.gpu
 DEV = torch.device("cuda:0")
 MIB = 2**20
-
-
-@pytest.fixture(autouse=True)
-def _give_gpu_memory_back():
-    """After each test: drop its tensors and return the cached segments, so the next test starts clean."""
-    yield
-    gc.collect()
-    torch.cuda.empty_cache()
 
 
 def _is_t4() -> bool:

@@ -10,8 +10,6 @@ catch unsynchronised timings, which read impossibly fast.
 
 from __future__ import annotations
 
-import gc
-
 import pytest
 import torch
 
@@ -20,14 +18,6 @@ from helpers.bandwidth import pcie_peak_gb_per_s
 
 pytestmark = pytest.mark.gpu
 DEV = torch.device("cuda", 0)
-
-
-@pytest.fixture(autouse=True)
-def _give_gpu_memory_back():
-    """After each test: drop its tensors and return the cached segments, so the next test starts clean."""
-    yield
-    gc.collect()
-    torch.cuda.empty_cache()
 
 
 def _spec_or_skip():
