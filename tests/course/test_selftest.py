@@ -167,3 +167,42 @@ def test_the_self_test_executes_chapters_and_tests_into_one_table(tmp_path) -> N
         report.raise_for_failures()
     saved = json.loads(selftest.write_results(report, tmp_path / "r.json").read_text(encoding="utf-8"))
     assert saved["ok"] is False and saved["rows"][0]["test"] == "chapter 00_good" and saved["versions"]
+
+
+def test_the_kernel_client_re_checks_its_sockets_instead_of_waiting_out_the_cell_limit(monkeypatch) -> None:
+    """A missed wake-up must cost one slice, not the cell's whole time limit (see polling_kernel_manager)."""
+    import asyncio
+    from queue import Empty
+
+    from jupyter_client.channels import AsyncZMQSocketChannel
+
+    manager = selftest.polling_kernel_manager(slice_seconds=0.01)
+    client = manager.class_traits()["client_factory"].default_value
+    shell = client.class_traits()["shell_channel_class"].default_value
+    assert client.class_traits()["iopub_channel_class"].default_value is shell
+    asked: list[float | None] = []
+
+    async def parent_get_msg(self, timeout=None):  # the socket "has" the reply, but only a re-check sees it
+        asked.append(timeout)
+        if len(asked) < 4:
+            raise Empty
+        return {"msg_type": "execute_reply"}
+
+    monkeypatch.setattr(AsyncZMQSocketChannel, "get_msg", parent_get_msg)
+    channel = object.__new__(shell)
+    assert asyncio.run(channel.get_msg(timeout=30)) == {"msg_type": "execute_reply"}
+    assert len(asked) == 4 and all(t is not None and t <= 0.01 for t in asked), asked
+    asked.clear()
+    monkeypatch.setattr(AsyncZMQSocketChannel, "get_msg", lambda self, timeout=None: _never(asked, timeout))
+    with pytest.raises(Empty):
+        asyncio.run(channel.get_msg(timeout=0.05))
+    assert len(asked) >= 2, "the time limit still applies, in slices"
+
+
+async def _never(asked: list, timeout: float | None) -> dict:
+    import asyncio
+    from queue import Empty
+
+    asked.append(timeout)
+    await asyncio.sleep(timeout or 0)
+    raise Empty
