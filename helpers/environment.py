@@ -216,8 +216,24 @@ def diagnose(m: Machine) -> list[Finding]:
         findings.append(
             Finding(
                 "note",
-                "This Kaggle session has no GPU: the accelerator is off.",
+                "This Kaggle session has no GPU: the accelerator is off."
+                + (
+                    " Its torch is a CUDA build, so code that asks for 'cuda' raises "
+                    "'Found no NVIDIA driver on your system'."
+                    if m.cuda_build
+                    else ""
+                ),
                 "Settings → Accelerator → GPU T4 ×2, then run the notebook again (GPU hours are a weekly quota).",
+            )
+        )
+    elif m.cuda_build is not None and not m.driver_gpu_count:  # no nvidia-smi, or it reaches no driver
+        findings.append(
+            Finding(
+                "note",
+                f"This torch is a CUDA {m.cuda_build} build, but no NVIDIA driver is installed: the first CUDA "
+                "operation raises 'Found no NVIDIA driver on your system'. Chapters run their CPU stand-ins.",
+                "With an NVIDIA GPU, install its driver (nvidia-smi then works). Without one, a CPU build of torch "
+                "is smaller (pytorch.org/get-started). On Kaggle: Settings → Accelerator → GPU T4 ×2.",
             )
         )
     else:
@@ -363,6 +379,9 @@ def example_machines() -> dict[str, Machine]:
             cpus_usable=8,
             cpus_machine=8,
             torch_threads=8,
+        ),
+        "a CUDA build of torch without a driver": Machine(
+            "2.10.0+cu128", "12.8", None, (), modern, cpus_usable=2, cpus_machine=2, torch_threads=2
         ),
         "a laptop without a GPU": Machine(
             "2.13.0+cpu", None, None, (), (), cpus_usable=2, cpus_machine=8, torch_threads=8

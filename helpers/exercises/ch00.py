@@ -1,84 +1,219 @@
-"""Chapter 00 exercises: naming GPU architectures and describing Kaggle's machine."""
+"""Chapter 00 exercises: pick the device to use, tell the three CUDA situations apart, and spot the P100 trap.
+
+The first two checkers call the learner's function on this machine, then again while torch pretends
+to be other machines (`_pretend`): a CPU-only build, a CUDA build without a driver, Kaggle's two T4s
+and a Mac. Only the answers torch gives are replaced, for the length of one call.
+"""
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
+from unittest import mock
+
+import torch
 
 from ..checking import Question, Wrong, expect_function, expect_type
-from ..environment import Gpu, Machine, build_supports, diagnose
 
 
-def _check_arch_name(fn: Any) -> None:
-    expect_function(fn, "arch_name", "(major, minor)")
-    for capability, expected in (((7, 5), "sm_75"), ((6, 0), "sm_60"), ((9, 0), "sm_90"), ((12, 0), "sm_120")):
-        got = fn(*capability)
-        if got != expected:
-            raise Wrong(f"arch_name{capability} returned {got!r}; CUDA writes that capability as {expected!r}")
+@dataclass(frozen=True)
+class _Pretend:
+    """What torch answers on a machine we do not have."""
+
+    name: str
+    cuda_build: str | None  # torch.version.cuda
+    built_for: str | None  # torch.accelerator.current_accelerator()
+    usable: str | None  # torch.accelerator.current_accelerator(check_available=True)
+    cuda_gpus: int  # torch.cuda.device_count() (0 where torch.cuda.is_available() is False)
 
 
-def _check_kaggle_machine(m: Any) -> None:
-    expect_type(m, Machine, "a Machine (from helpers.environment)")
-    if len(m.gpus) != 2:
-        raise Wrong(f"Kaggle's GPU accelerator gives two T4s, but your machine has {len(m.gpus)} GPU(s)")
-    for g in m.gpus:
-        expect_type(g, Gpu, "Gpu records in `gpus`")
-        if "T4" not in g.name or tuple(g.capability) != (7, 5):
-            raise Wrong(f"GPU {g.index} is {g.name!r} with capability {g.capability}; a T4 is 'Tesla T4', (7, 5)")
-    if sorted(g.index for g in m.gpus) != [0, 1]:
-        raise Wrong("torch numbers the two GPUs 0 and 1")
-    if not m.on_kaggle:
-        raise Wrong("set on_kaggle=True: this machine is a Kaggle session")
-    if m.cuda_build is None or not m.arch_list:
-        raise Wrong("Kaggle's torch is a CUDA build: give cuda_build (e.g. '12.8') and its arch_list")
-    if not build_supports((7, 5), tuple(m.arch_list)):
-        raise Wrong(f"with arch_list={tuple(m.arch_list)} this torch has no kernels a T4 (sm_75) can run")
-    problems = [f.message for f in diagnose(m) if f.level == "problem"]
-    if problems:
-        raise Wrong(f"diagnose() finds a problem: {problems[0]}")
+_MACHINES = (
+    _Pretend("a CPU-only build of torch", None, None, None, 0),
+    _Pretend("a CUDA build without a driver (Kaggle with the accelerator off)", "12.8", "cuda", None, 0),
+    _Pretend("Kaggle with GPU T4 ×2", "12.8", "cuda", "cuda", 2),
+    _Pretend("a Mac with Apple's mps", None, "mps", "mps", 0),
+)
+
+
+@contextlib.contextmanager
+def _pretend(m: _Pretend) -> Iterator[None]:
+    """Make torch answer as machine `m` would, while the block runs."""
+    built = None if m.built_for is None else torch.device(m.built_for)
+    usable = None if m.usable is None else torch.device(m.usable)
+
+    def current_accelerator(check_available: bool = False) -> torch.device | None:
+        return usable if check_available else built
+
+    with contextlib.ExitStack() as stack:
+        for target, name, value in (
+            (torch.version, "cuda", m.cuda_build),
+            (torch.cuda, "is_available", lambda: m.cuda_gpus > 0),
+            (torch.cuda, "device_count", lambda: m.cuda_gpus),
+            (torch.accelerator, "current_accelerator", current_accelerator),
+            (torch.accelerator, "is_available", lambda: usable is not None),
+            (torch.accelerator, "device_count", lambda: 0 if usable is None else max(m.cuda_gpus, 1)),
+            (torch.backends.mps, "is_available", lambda: m.usable == "mps"),
+        ):
+            stack.enter_context(mock.patch.object(target, name, value))
+        yield
+
+
+def _as_device(value: Any, call: str) -> torch.device:
+    if isinstance(value, str):
+        try:
+            return torch.device(value)
+        except RuntimeError:
+            raise Wrong(f"{call} returned {value!r}, which is not a device torch knows") from None
+    return expect_type(value, torch.device, f"{call} to return a torch.device")
+
+
+def _usable_or_cpu() -> torch.device:
+    usable = torch.accelerator.current_accelerator(check_available=True)
+    return torch.device("cpu") if usable is None else usable
+
+
+def _check_pick_device(fn: Any) -> None:
+    expect_function(fn, "pick_device", "no arguments")
+    got = _as_device(fn(), "pick_device()")
+    if got.type != _usable_or_cpu().type:
+        raise Wrong(
+            f"on this machine pick_device() returned {got}, but the device torch can use here is {_usable_or_cpu()}"
+        )
+    for m in _MACHINES:
+        with _pretend(m):
+            got = _as_device(fn(), "pick_device()")
+            wanted = _usable_or_cpu()
+        if got.type != wanted.type:
+            raise Wrong(f"on {m.name}, pick_device() returned {got}; the usable device there is {wanted.type}")
+
+
+_READY, _NO_GPU, _NO_CUDA = "GPU ready", "no usable GPU", "CPU-only build"
+
+
+def _expected_diagnosis() -> str:
+    if torch.version.cuda is None:
+        return _NO_CUDA
+    return _READY if torch.cuda.is_available() else _NO_GPU
+
+
+def _check_cuda_diagnosis(fn: Any) -> None:
+    expect_function(fn, "cuda_diagnosis", "no arguments")
+    machines = [(None, "this machine")] + [(m, m.name) for m in _MACHINES if m.usable != "mps"]
+    for m, name in machines:
+        with _pretend(m) if m is not None else contextlib.nullcontext():
+            got = fn()
+            wanted = _expected_diagnosis()
+        got = expect_type(got, str, "cuda_diagnosis() to return a string")
+        if got.strip().lower() != wanted.lower():
+            raise Wrong(f"on {name}, cuda_diagnosis() returned {got!r}; the answer there is {wanted!r}")
+
+
+def _check_has_kernels_for(fn: Any) -> None:
+    expect_function(fn, "has_kernels_for", "(capability, arch_list)")
+    modern = ["sm_75", "sm_80", "sm_86", "sm_90", "compute_90"]
+    cases = (
+        ((7, 5), modern, True, "a T4 (7.5) with sm_75 in the list"),
+        ((6, 0), modern, False, "a P100 (6.0): nothing in the list is built for 6.x or older PTX"),
+        ((8, 9), ["sm_80", "sm_90"], True, "an RTX 4090 (8.9): sm_80 machine code runs on any 8.x at or above 8.0"),
+        ((7, 0), ["sm_75"], False, "a V100 (7.0): sm_75 code needs 7.5 or newer within major 7"),
+        ((8, 0), ["sm_75"], False, "an A100 (8.0): machine code never crosses a major version"),
+        ((10, 0), modern, True, "a 10.0 GPU: compute_90 is PTX, compiled for any newer GPU"),
+        ((7, 5), ["compute_80"], False, "a T4 (7.5): PTX for 8.0 cannot run on an older GPU"),
+        ((7, 5), [], False, "an empty list (a CPU-only build, or CUDA not usable)"),
+    )
+    for capability, archs, expected, why in cases:
+        got = fn(capability, list(archs))
+        if not isinstance(got, bool | int) and not hasattr(got, "item"):
+            raise Wrong(f"has_kernels_for should return True or False, but returned {got!r}")
+        if bool(got) != expected:
+            raise Wrong(f"has_kernels_for({capability}, {archs}) returned {got!r}, but should be {expected}: {why}")
 
 
 QUESTIONS = [
     Question(
         number=1,
-        task="Write `arch_name(major, minor)` that turns a compute capability into CUDA's architecture name.",
-        variable="arch_name",
-        checker=_check_arch_name,
-        hint_text="A T4 has capability (7, 5) and its architecture is 'sm_75': glue the two numbers together.",
-        solution_code='def arch_name(major, minor):\n    return f"sm_{major}{minor}"',
+        task="Write `pick_device()` that returns the accelerator torch can use now, or the CPU when there is none.",
+        variable="pick_device",
+        checker=_check_pick_device,
+        hint_text=(
+            "torch.accelerator.current_accelerator() names what torch was built for; pass check_available=True "
+            "to get None unless that device is usable right now."
+        ),
+        solution_code=(
+            "def pick_device():\n"
+            "    usable = torch.accelerator.current_accelerator(check_available=True)\n"
+            '    return usable if usable is not None else torch.device("cpu")'
+        ),
         wrong_answers=(
-            'def arch_name(major, minor):\n    return f"sm_{major}.{minor}"',
-            'def arch_name(major, minor):\n    return f"sm{major}{minor}"',
-            'def arch_name(major, minor):\n    return "sm_75"',
-            'arch_name = "sm_75"',
+            'def pick_device():\n    return torch.accelerator.current_accelerator() or torch.device("cpu")',
+            'def pick_device():\n    return torch.device("cuda" if torch.cuda.is_available() else "cpu")',
+            'def pick_device():\n    return torch.device("cuda")',
+            'pick_device = torch.device("cpu")',
         ),
     ),
     Question(
         number=2,
-        task="Describe Kaggle's 'GPU T4 ×2' machine as a `Machine` that `diagnose` finds no problem with.",
-        variable="kaggle_machine",
-        checker=_check_kaggle_machine,
+        task=(
+            "Write `cuda_diagnosis()` that returns 'CPU-only build', 'no usable GPU' or 'GPU ready' "
+            "for the torch it runs in."
+        ),
+        variable="cuda_diagnosis",
+        checker=_check_cuda_diagnosis,
         hint_text=(
-            "Two Gpu(...) records named 'Tesla T4' with capability (7, 5), indices 0 and 1; on_kaggle=True; "
-            "a cuda_build such as '12.8'; and an arch_list that contains a kernel a T4 can run."
+            "First ask whether this torch was built with CUDA at all (torch.version.cuda is None if not), "
+            "then whether CUDA is usable now (torch.cuda.is_available())."
         ),
         solution_code=(
-            "def t4(i):\n"
-            '    return Gpu(index=i, name="Tesla T4", total_memory_bytes=15 * 2**30, capability=(7, 5), '
-            "multiprocessors=40)\n\n"
-            'kaggle_machine = Machine(torch_version="2.10.0+cu128", cuda_build="12.8", accelerator="cuda",\n'
-            '                         gpus=(t4(0), t4(1)), arch_list=("sm_75", "sm_80", "sm_90"), on_kaggle=True)'
+            "def cuda_diagnosis():\n"
+            "    if torch.version.cuda is None:\n"
+            '        return "CPU-only build"\n'
+            "    if not torch.cuda.is_available():\n"
+            '        return "no usable GPU"\n'
+            '    return "GPU ready"'
         ),
         wrong_answers=(
-            'kaggle_machine = Machine(torch_version="2.10.0", cuda_build="12.8", accelerator="cuda",\n'
-            '    gpus=(Gpu(0, "Tesla T4", 15 * 2**30, (7, 5), 40),), arch_list=("sm_75",), on_kaggle=True)',
-            'kaggle_machine = Machine(torch_version="2.10.0", cuda_build="12.8", accelerator="cuda",\n'
-            '    gpus=(Gpu(0, "Tesla T4", 15 * 2**30, (7, 5), 40), Gpu(1, "Tesla T4", 15 * 2**30, (7, 5), 40)),\n'
-            '    arch_list=("sm_80", "sm_90"), on_kaggle=True)',
-            'kaggle_machine = Machine(torch_version="2.10.0", cuda_build="12.8", accelerator="cuda",\n'
-            '    gpus=(Gpu(0, "Tesla P100", 16 * 2**30, (6, 0), 56), Gpu(1, "Tesla P100", 16 * 2**30, (6, 0), 56)),\n'
-            '    arch_list=("sm_75",), on_kaggle=True)',
-            'kaggle_machine = "Tesla T4 x2"',
+            'def cuda_diagnosis():\n    return "GPU ready" if torch.cuda.is_available() else "no usable GPU"',
+            'def cuda_diagnosis():\n    return "CPU-only build" if torch.version.cuda is None else "GPU ready"',
+            "def cuda_diagnosis():\n"
+            "    if torch.accelerator.current_accelerator() is None:\n"
+            '        return "CPU-only build"\n'
+            '    return "GPU ready"',
         ),
-        context=lambda: {"Machine": Machine, "Gpu": Gpu},
+    ),
+    Question(
+        number=3,
+        task=(
+            "Write `has_kernels_for(capability, arch_list)`: whether a torch build whose "
+            "`torch.cuda.get_arch_list()` is `arch_list` can run on a GPU of compute capability `capability`."
+        ),
+        variable="has_kernels_for",
+        checker=_check_has_kernels_for,
+        hint_text=(
+            "'sm_XY' machine code runs on GPUs of major version X with minor version Y or higher; "
+            "'compute_XY' PTX runs on any GPU whose capability is X.Y or higher. Compare major*10 + minor."
+        ),
+        solution_code=(
+            "def has_kernels_for(capability, arch_list):\n"
+            "    major, minor = capability\n"
+            "    for arch in arch_list:\n"
+            '        kind, _, digits = arch.partition("_")\n'
+            '        number = int(digits.rstrip("af"))  # sm_90a and sm_100f are sm_90 and sm_100\n'
+            '        if kind == "sm" and number // 10 == major and number % 10 <= minor:\n'
+            "            return True\n"
+            '        if kind == "compute" and number <= major * 10 + minor:\n'
+            "            return True\n"
+            "    return False"
+        ),
+        wrong_answers=(
+            'def has_kernels_for(capability, arch_list):\n    return f"sm_{capability[0]}{capability[1]}" in arch_list',
+            "def has_kernels_for(capability, arch_list):\n"
+            "    target = capability[0] * 10 + capability[1]\n"
+            '    return any(int(a.split("_")[1]) <= target for a in arch_list)',
+            "def has_kernels_for(capability, arch_list):\n"
+            "    target = capability[0] * 10 + capability[1]\n"
+            '    return any(int(a.split("_")[1]) >= target for a in arch_list)',
+        ),
     ),
 ]

@@ -41,6 +41,17 @@ def test_no_gpu_says_how_to_get_one() -> None:
     assert any("accelerator is off" in m for m in kaggle_off["note"])
 
 
+def test_a_cuda_build_without_a_driver_names_the_error_and_both_fixes() -> None:
+    found = levels(MACHINES["a CUDA build of torch without a driver"])
+    assert not found["problem"]
+    (note,) = [n for n in found["note"] if "Found no NVIDIA driver" in n]
+    assert "install its driver" in note and "CPU build" in note and "GPU T4 ×2" in note
+    kaggle_off = levels(MACHINES["Kaggle, accelerator off"])
+    assert any("Found no NVIDIA driver" in n and "Accelerator → GPU T4 ×2" in n for n in kaggle_off["note"])
+    cpu_build = levels(MACHINES["a laptop without a GPU"])
+    assert not any("Found no NVIDIA driver" in n for n in cpu_build["note"]), "a CPU-only build never raises it"
+
+
 def test_cpu_only_build_on_a_gpu_machine_is_a_problem() -> None:
     found = levels(MACHINES["a GPU box with CPU-only torch"])
     assert any("built without CUDA" in m and "CUDA build" in m for m in found["problem"])

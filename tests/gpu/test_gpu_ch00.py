@@ -1,0 +1,75 @@
+"""Chapter 00's GPU claims: what torch, `torch.accelerator` and `nvidia-smi` say on a machine whose GPU works."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+import pytest
+import torch
+
+from helpers.environment import build_supports, describe_machine, diagnose
+from helpers.exercises import ch00
+
+
+@pytest.mark.gpu
+def test_a_cuda_build_with_a_usable_gpu_answers_yes_everywhere() -> None:
+    assert torch.version.cuda is not None
+    assert torch.cuda.device_count() >= 1
+    usable = torch.accelerator.current_accelerator(check_available=True)
+    assert usable is not None and usable.type == "cuda"
+    assert torch.accelerator.current_accelerator() == usable, "built for and usable now agree where CUDA works"
+    assert torch.accelerator.is_available()
+
+
+@pytest.mark.gpu
+def test_every_gpu_has_kernels_in_the_build_and_runs_one() -> None:
+    arch_list = torch.cuda.get_arch_list()
+    assert arch_list, "a usable CUDA build lists the architectures it ships"
+    for i in range(torch.cuda.device_count()):
+        major, minor = torch.cuda.get_device_capability(i)
+        assert (major, minor) >= (7, 5), f"GPU {i} ({torch.cuda.get_device_name(i)}) is a T4 or newer"
+        assert build_supports((major, minor), tuple(arch_list)), (torch.cuda.get_device_name(i), arch_list)
+        assert (torch.ones(4, device=f"cuda:{i}") * 2).sum().item() == 8.0
+        assert torch.cuda.get_device_name(i)
+
+
+@pytest.mark.gpu
+def test_nvidia_smi_lists_at_least_the_gpus_torch_sees() -> None:
+    smi = shutil.which("nvidia-smi")
+    assert smi is not None, "the NVIDIA driver installs nvidia-smi"
+    listing = subprocess.run([smi, "-L"], capture_output=True, text=True, timeout=60, check=True).stdout
+    driver_gpus = sum(1 for line in listing.splitlines() if line.startswith("GPU "))
+    if os.environ.get("CUDA_VISIBLE_DEVICES") is None:
+        assert driver_gpus == torch.cuda.device_count()
+    else:
+        assert driver_gpus >= torch.cuda.device_count()
+    fields = "index,name,memory.total,memory.used,utilization.gpu,pcie.link.gen.max,pcie.link.width.max"
+    query = subprocess.run(
+        [smi, f"--query-gpu={fields}", "--format=csv"], capture_output=True, text=True, timeout=60, check=True
+    )
+    rows = [line for line in query.stdout.splitlines() if line.strip()]
+    assert rows[0].startswith("index, name") and len(rows) == 1 + driver_gpus
+
+
+@pytest.mark.gpu
+def test_the_doctor_finds_no_problem_on_a_working_gpu() -> None:
+    machine = describe_machine()
+    assert len(machine.gpus) == torch.cuda.device_count()
+    assert [f.message for f in diagnose(machine) if f.level == "problem"] == []
+
+
+@pytest.mark.gpu
+def test_the_exercise_solutions_are_right_on_a_real_gpu() -> None:
+    for question in ch00.QUESTIONS:
+        namespace = {"torch": torch}
+        exec(compile(question.solution_code, f"<{question.variable}>", "exec"), namespace)
+        outcome = question.evaluate(namespace)
+        assert outcome.correct, (question.number, outcome.message)
+    pick = {"torch": torch}
+    exec(compile(ch00.QUESTIONS[0].solution_code, "<pick_device>", "exec"), pick)
+    assert pick["pick_device"]().type == "cuda"
+    diagnosis = {"torch": torch}
+    exec(compile(ch00.QUESTIONS[1].solution_code, "<cuda_diagnosis>", "exec"), diagnosis)
+    assert diagnosis["cuda_diagnosis"]() == "GPU ready"
