@@ -1,4 +1,8 @@
-"""Chapter 01 exercises: spelling a device, hiding GPUs, and counting usable CPUs."""
+"""Chapter 01 exercises: your own `try_gpu` and `try_all_gpus`, and counting usable CPUs.
+
+The device-choosing answers are called on pretend machines (`helpers.devices.pretend_machine`):
+two CUDA GPUs, a Mac, a CUDA build without a driver and the CPU-only build, whatever this machine is.
+"""
 
 from __future__ import annotations
 
@@ -8,28 +12,68 @@ from typing import Any
 import torch
 
 from ..checking import Question, Wrong, expect_function, expect_type
+from ..devices import pretend_machine
+
+#: Pretend machines the device-choosing answers are checked on: (label, accelerator, count, built).
+_MACHINES = (
+    ("a CUDA build of torch without a driver", None, 0, "cuda"),
+    ("the CPU-only build of torch", None, 0, None),
+    ("two CUDA GPUs (Kaggle's T4 ×2)", "cuda", 2, None),
+    ("a Mac with Apple's GPU", "mps", 1, None),
+)
 
 
-def _check_second_gpu(d: Any) -> None:
-    if isinstance(d, str):
-        raise Wrong(f"{d!r} is a string; wrap it in torch.device(...) to get a device object")
-    expect_type(d, torch.device, "a torch.device")
-    if d.type != "cuda":
-        raise Wrong(f"{d} is a {d.type!r} device; the GPUs here are 'cuda' devices")
-    if d.index is None:
-        raise Wrong(f"{d} has no index, so it means whichever GPU is current; name the second GPU explicitly")
-    if d.index != 1:
-        raise Wrong(f"{d} is GPU number {d.index}; indices count from 0, so the second GPU is 1")
+def _expected_devices(accelerator: str | None, count: int) -> list[torch.device]:
+    return [torch.device(accelerator, i) for i in range(count)] if accelerator else [torch.device("cpu")]
 
 
-def _check_visible(value: Any) -> None:
-    if isinstance(value, int) and not isinstance(value, bool):
-        raise Wrong("environment variables hold text: write the index as a string, e.g. '3'")
-    expect_type(value, str, "a string (environment variables are text)")
-    if value.strip().startswith("cuda"):
-        raise Wrong("CUDA_VISIBLE_DEVICES takes bare indices such as '0,1', not device names like 'cuda:1'")
-    if value.strip() != "1":
-        raise Wrong(f"CUDA_VISIBLE_DEVICES={value!r} does not show exactly the second GPU (the driver numbers it 1)")
+def _expect_device(got: Any, call: str, where: str) -> torch.device:
+    if got is None:
+        raise Wrong(f"{call} returned None: the function needs a `return` of a torch.device")
+    if isinstance(got, str):
+        raise Wrong(f"on {where}, {call} returned the string {got!r}; return a torch.device (wrap it in torch.device)")
+    return expect_type(got, torch.device, f"a torch.device from {call}")
+
+
+def _check_try_gpu(fn: Any) -> None:
+    expect_function(fn, "try_gpu", "(i=0)")
+    for where, accelerator, count, built in _MACHINES:
+        usable = _expected_devices(accelerator, count)
+        for i in range(count + 1):
+            want = usable[i] if accelerator and i < count else torch.device("cpu")
+            with pretend_machine(accelerator, count, built=built):
+                got = _expect_device(fn(i), f"try_gpu({i})", where)
+                default = _expect_device(fn(), "try_gpu()", where) if i == 0 else want
+            if got != want:
+                index_note = " (name the index: a device without one means the current device)" * (
+                    got.index is None and got.type == want.type
+                )
+                raise Wrong(f"on {where}, try_gpu({i}) returned {got}, but it should be {want}{index_note}")
+            if default != want:
+                raise Wrong(f"on {where}, try_gpu() returned {default}; with no argument it should be try_gpu(0)")
+
+
+def _check_try_all_gpus(fn: Any) -> None:
+    expect_function(fn, "try_all_gpus", "no arguments")
+    for where, accelerator, count, built in _MACHINES:
+        with pretend_machine(accelerator, count, built=built):
+            got = fn()
+        if got is None:
+            raise Wrong("try_all_gpus() returned None: the function needs a `return` of a list of torch.device")
+        got = expect_type(got, list, "a list of torch.device")
+        if not got:
+            raise Wrong(f"on {where}, try_all_gpus() returned an empty list; fall back to [torch.device('cpu')]")
+        for d in got:
+            if not isinstance(d, torch.device):
+                raise Wrong(
+                    f"on {where}, try_all_gpus() listed {d!r}; list torch.device objects (wrap with torch.device)"
+                )
+        want = _expected_devices(accelerator, count)
+        if got != want:
+            shown = ", ".join(map(str, got))
+            raise Wrong(
+                f"on {where}, try_all_gpus() returned [{shown}], but it should be [{', '.join(map(str, want))}]"
+            )
 
 
 def _check_count_usable_cpus(fn: Any) -> None:
@@ -63,29 +107,79 @@ def _check_count_usable_cpus(fn: Any) -> None:
 QUESTIONS = [
     Question(
         number=1,
-        task="Set `second_gpu` to the torch.device of the second CUDA GPU (it works even without GPUs).",
-        variable="second_gpu",
-        checker=_check_second_gpu,
-        hint_text="torch.device takes 'type:index', or the type and index as two arguments. Indices start at 0.",
-        solution_code='second_gpu = torch.device("cuda:1")',
+        task="Write `try_gpu(i=0)`: device i of the accelerator this process can use right now, else the CPU.",
+        variable="try_gpu",
+        checker=_check_try_gpu,
+        hint_text=(
+            "torch.accelerator.current_accelerator(check_available=True) is None unless an accelerator is usable; "
+            "torch.accelerator.device_count() says how many; torch.device(type, index) names one."
+        ),
+        solution_code=(
+            "def try_gpu(i=0):\n"
+            "    accelerator = torch.accelerator.current_accelerator(check_available=True)\n"
+            "    if accelerator is not None and i < torch.accelerator.device_count():\n"
+            "        return torch.device(accelerator.type, i)\n"
+            '    return torch.device("cpu")'
+        ),
         wrong_answers=(
-            'second_gpu = "cuda:1"',
-            'second_gpu = torch.device("cuda:2")',
-            'second_gpu = torch.device("cuda")',
+            "def try_gpu(i=0):\n"
+            "    if torch.cuda.device_count() > i:\n"
+            '        return torch.device(f"cuda:{i}")\n'
+            '    return torch.device("cpu")',
+            "def try_gpu(i=0):\n"
+            "    accelerator = torch.accelerator.current_accelerator(check_available=True)\n"
+            "    if accelerator is not None and i <= torch.accelerator.device_count():\n"
+            "        return torch.device(accelerator.type, i)\n"
+            '    return torch.device("cpu")',
+            "def try_gpu(i=0):\n"
+            "    accelerator = torch.accelerator.current_accelerator()\n"
+            '    return torch.device(accelerator.type, i) if accelerator is not None else torch.device("cpu")',
+            "def try_gpu(i=0):\n"
+            "    if torch.accelerator.is_available() and i < torch.accelerator.device_count():\n"
+            "        return torch.accelerator.current_accelerator()\n"
+            '    return torch.device("cpu")',
+            "def try_gpu(i=0):\n"
+            "    accelerator = torch.accelerator.current_accelerator(check_available=True)\n"
+            "    if accelerator is not None and i < torch.accelerator.device_count():\n"
+            '        return f"{accelerator.type}:{i}"\n'
+            '    return "cpu"',
         ),
     ),
     Question(
         number=2,
-        task="Set `visible_for_second_gpu` to the CUDA_VISIBLE_DEVICES value that shows a process only "
-        "the machine's second GPU.",
-        variable="visible_for_second_gpu",
-        checker=_check_visible,
-        hint_text="The variable lists the driver's GPU indices, separated by commas, as text.",
-        solution_code='visible_for_second_gpu = "1"',
+        task="Write `try_all_gpus()`: a list of every usable accelerator device, or `[cpu]` when there is none.",
+        variable="try_all_gpus",
+        checker=_check_try_all_gpus,
+        hint_text=(
+            "Build the list with torch.device(accelerator.type, i) for i in range(torch.accelerator.device_count()), "
+            "where accelerator comes from current_accelerator(check_available=True); an empty list becomes [cpu]."
+        ),
+        solution_code=(
+            "def try_all_gpus():\n"
+            "    accelerator = torch.accelerator.current_accelerator(check_available=True)\n"
+            "    if accelerator is None:\n"
+            '        return [torch.device("cpu")]\n'
+            "    return [torch.device(accelerator.type, i) for i in range(torch.accelerator.device_count())]"
+        ),
         wrong_answers=(
-            "visible_for_second_gpu = 1",
-            'visible_for_second_gpu = "cuda:1"',
-            'visible_for_second_gpu = "0"',
+            "def try_all_gpus():\n"
+            '    devices = [torch.device("cuda", i) for i in range(torch.cuda.device_count())]\n'
+            '    return devices or [torch.device("cpu")]',
+            "def try_all_gpus():\n"
+            "    accelerator = torch.accelerator.current_accelerator(check_available=True)\n"
+            "    if accelerator is None:\n"
+            "        return []\n"
+            "    return [torch.device(accelerator.type, i) for i in range(torch.accelerator.device_count())]",
+            "def try_all_gpus():\n"
+            "    accelerator = torch.accelerator.current_accelerator()\n"
+            "    if accelerator is None:\n"
+            '        return [torch.device("cpu")]\n'
+            "    return [torch.device(accelerator.type, i) for i in range(torch.accelerator.device_count())]",
+            "def try_all_gpus():\n"
+            "    accelerator = torch.accelerator.current_accelerator(check_available=True)\n"
+            "    if accelerator is None:\n"
+            '        return [torch.device("cpu")]\n'
+            "    return [torch.device(accelerator.type)] * torch.accelerator.device_count()",
         ),
     ),
     Question(

@@ -84,3 +84,61 @@ def test_synchronize_accepts_cpu_and_strings() -> None:
 )
 def test_describe_device_spelling(spelling: object, words: str) -> None:
     assert words in devices.describe_device_spelling(spelling)  # type: ignore[arg-type]
+
+
+PRETEND = {
+    "CPU-only build": ((None, 0, None), (False, None, None, 0, False, 0, False)),
+    "CUDA build, no driver": ((None, 0, "cuda"), (False, "cuda", None, 0, False, 0, False)),
+    "two CUDA GPUs": (("cuda", 2, None), (True, "cuda", "cuda", 2, True, 2, False)),
+    "a Mac": (("mps", 1, None), (True, "mps", "mps", 1, False, 0, True)),
+}
+
+
+@pytest.mark.parametrize(("arguments", "answers"), PRETEND.values(), ids=PRETEND.keys())
+def test_pretend_machine_answers_like_that_machine_and_restores(arguments: tuple, answers: tuple) -> None:
+    accelerator, count, built = arguments
+    real = (torch.accelerator.is_available(), torch.cuda.device_count(), torch.accelerator.current_accelerator())
+
+    def kind(d: torch.device | None) -> str | None:
+        return None if d is None else d.type
+
+    with devices.pretend_machine(accelerator, count, built=built):
+        seen = (
+            torch.accelerator.is_available(),
+            kind(torch.accelerator.current_accelerator()),
+            kind(torch.accelerator.current_accelerator(check_available=True)),
+            torch.accelerator.device_count(),
+            torch.cuda.is_available(),
+            torch.cuda.device_count(),
+            torch.backends.mps.is_available(),
+        )
+        expected = [torch.device(accelerator, i) for i in range(count)] if accelerator else [torch.device("cpu")]
+        assert devices.try_all_gpus() == expected
+    assert seen == answers
+    after = (torch.accelerator.is_available(), torch.cuda.device_count(), torch.accelerator.current_accelerator())
+    assert after == real, "the real answers are back after the block"
+
+
+def test_pretend_machine_restores_after_an_error() -> None:
+    real = torch.cuda.device_count()
+    with pytest.raises(KeyError), devices.pretend_machine("cuda", 8):
+        raise KeyError("boom")
+    assert torch.cuda.device_count() == real
+
+
+@pytest.mark.parametrize(
+    ("arguments", "error", "words"),
+    [
+        ((None, 1, None), ValueError, "has 0 of them"),
+        (("cuda", 0, None), ValueError, "count >= 1"),
+        (("cuda", 1, "mps"), ValueError, "built for one accelerator"),
+        (("cuda", -1, None), ValueError, "cannot be negative"),
+        (("cuda", 1.0, None), TypeError, "whole number"),
+        ((0, 1, None), TypeError, "device type"),
+        ((None, 0, ""), TypeError, "device type"),
+    ],
+)
+def test_pretend_machine_refuses_impossible_machines(arguments: tuple, error: type[Exception], words: str) -> None:
+    accelerator, count, built = arguments
+    with pytest.raises(error, match=words), devices.pretend_machine(accelerator, count, built=built):
+        pass

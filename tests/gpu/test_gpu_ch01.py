@@ -1,0 +1,93 @@
+"""Chapter 01's GPU claims: `torch.device(0)` on a usable GPU, the current device and `set_device`,
+`CUDA_VISIBLE_DEVICES` (renumbering, hiding, ignored once CUDA has started) and `CUDA_DEVICE_ORDER`.
+
+Settings that count only at start-up run in a fresh Python process (helpers.fresh_python), as in the chapter.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from helpers.exercises import ch01
+from helpers.fresh_python import run_fresh_python
+
+#: A child that prints, one line per GPU it sees: its UUID and its PCI (domain, bus, device).
+LIST_GPUS = """
+import torch
+for i in range(torch.cuda.device_count()):
+    p = torch.cuda.get_device_properties(i)
+    print(p.uuid, p.pci_domain_id, p.pci_bus_id, p.pci_device_id)
+"""
+
+
+def _gpus(**env: str | None) -> list[list[str]]:
+    """What LIST_GPUS prints in a child with `env` (CUDA_VISIBLE_DEVICES and CUDA_DEVICE_ORDER unset unless given)."""
+    env = {"CUDA_VISIBLE_DEVICES": None, "CUDA_DEVICE_ORDER": None, **env}
+    return [line.split() for line in run_fresh_python(LIST_GPUS, env=env).splitlines() if line.strip()]
+
+
+@pytest.mark.gpu
+def test_a_bare_index_and_the_usable_accelerator_are_cuda() -> None:
+    assert torch.device(0) == torch.device("cuda", 0)
+    usable = torch.accelerator.current_accelerator(check_available=True)
+    assert usable is not None and usable.type == "cuda"
+    assert torch.accelerator.current_accelerator().type == "cuda"
+    assert torch.ones(3, device=torch.device(0)).device == torch.device("cuda", 0)
+
+
+@pytest.mark.gpu
+def test_the_exercise_solutions_choose_the_real_gpus() -> None:
+    namespace: dict = {"torch": torch}
+    for question in ch01.QUESTIONS[:2]:
+        exec(question.solution_code, namespace)
+    count = torch.cuda.device_count()
+    assert namespace["try_gpu"]() == torch.device("cuda", 0)
+    assert namespace["try_gpu"](count) == torch.device("cpu")
+    assert namespace["try_all_gpus"]() == [torch.device("cuda", i) for i in range(count)]
+
+
+@pytest.mark.gpu2
+def test_set_device_moves_what_cuda_without_an_index_means() -> None:
+    out = run_fresh_python("""
+        import torch
+        torch.cuda.set_device(1)
+        print(torch.zeros(1, device="cuda").device, torch.cuda.current_device())
+        with torch.cuda.device(0):
+            print(torch.zeros(1, device="cuda").device)
+        print(torch.ones(1).cuda().device)
+    """).split()
+    assert out == ["cuda:1", "1", "cuda:0", "cuda:1"]
+
+
+@pytest.mark.gpu2
+def test_cuda_visible_devices_picks_renumbers_and_hides() -> None:
+    every = _gpus()
+    assert len(every) >= 2
+    assert _gpus(CUDA_VISIBLE_DEVICES="1") == [every[1]], "the machine's second GPU becomes cuda:0"
+    assert _gpus(CUDA_VISIBLE_DEVICES="1,0") == [every[1], every[0]], "listed order is torch's order"
+    assert _gpus(CUDA_VISIBLE_DEVICES="") == [], "an empty list hides every GPU"
+
+
+@pytest.mark.gpu
+def test_cuda_visible_devices_set_after_the_first_cuda_call_is_ignored() -> None:
+    out = run_fresh_python("""
+        import os
+        import torch
+        os.environ["CUDA_VISIBLE_DEVICES"] = "0"
+        before = torch.cuda.device_count()
+        torch.zeros(1, device="cuda")
+        os.environ["CUDA_VISIBLE_DEVICES"] = ""
+        print(before, torch.cuda.device_count(), torch.ones(1, device="cuda").device)
+    """).split()
+    assert out == ["1", "1", "cuda:0"]
+
+
+@pytest.mark.gpu
+def test_cuda_device_order_pci_bus_id_counts_in_pci_order() -> None:
+    by_pci = _gpus(CUDA_DEVICE_ORDER="PCI_BUS_ID")
+    addresses = [tuple(int(x) for x in gpu[1:]) for gpu in by_pci]
+    assert addresses == sorted(addresses), "PCI_BUS_ID numbers GPUs in ascending PCI address"
+    fastest = _gpus(CUDA_DEVICE_ORDER="FASTEST_FIRST")
+    assert sorted(fastest) == sorted(by_pci), "both orders show the same GPUs"
+    assert _gpus() == fastest, "FASTEST_FIRST is the default"
