@@ -1,32 +1,128 @@
-"""Chapter 02 exercises: creating a tensor on a given device, and adding tensors that live apart.
+"""Chapter 02 exercises: creating tensors on a given device, and adding tensors that live apart.
 
 The checkers call the learner's functions with the `meta` device, which exists on every machine
 (tensors there have a shape and a dtype but no values), so they test device handling for real
-without a GPU.
+without a GPU. While the learner's function runs, a `torch.overrides.TorchFunctionMode` watches
+the torch calls it makes, so a checker can tell "created on the CPU, then moved" from "created on
+the device", and can name the operation that mixed two devices.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import torch
+from torch.overrides import TorchFunctionMode
 
 from ..checking import Question, Wrong, expect_function
 
 META = torch.device("meta")
+#: The tensor methods that move a tensor to another device.
+_MOVES = frozenset({"to", "cpu", "cuda"})
+#: The tensor methods that may take tensors on two devices (`b.to(a)`, `out.copy_(b)`).
+_CROSS_DEVICE = _MOVES | {"copy_"}
+
+
+def _call_name(func: Any) -> str:
+    """A readable name of a torch function or tensor method, such as `torch.ones` or `Tensor.to`."""
+    name = getattr(func, "__name__", None) or repr(func)
+    owner = getattr(func, "__objclass__", None) or getattr(func, "__self__", None)
+    if owner is torch.Tensor or (isinstance(owner, type) and issubclass(owner, torch.Tensor)):
+        return f"Tensor.{name}"
+    module = getattr(func, "__module__", None) or ""
+    return f"torch.{name}" if module.startswith("torch") and not name.startswith("__") else name
+
+
+def _tensor_devices(values: Any) -> set[torch.device]:
+    """The devices of the tensors among `values` (one level into lists and tuples), 0-d CPU tensors left out."""
+    found: set[torch.device] = set()
+    for value in values:
+        items = value if isinstance(value, list | tuple) else (value,)
+        for item in items:
+            if isinstance(item, torch.Tensor) and not (item.device.type == "cpu" and item.dim() == 0):
+                found.add(item.device)
+    return found
+
+
+class _Watch(TorchFunctionMode):
+    """Records the torch calls a learner's function makes: those that made a CPU tensor, those that mixed devices."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.made_on_cpu: list[str] = []
+        self.mixed: list[tuple[str, list[str]]] = []
+        #: (tensor, where it went or None when the move failed) for each `.to`/`.cpu`/`.cuda` off its device.
+        self.moves: list[tuple[torch.Tensor, torch.device | None]] = []
+
+    def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+        kwargs = kwargs or {}
+        devices = _tensor_devices([*args, *kwargs.values()])
+        if len(devices) > 1 and getattr(func, "__name__", "") not in _CROSS_DEVICE:
+            self.mixed.append((_call_name(func), sorted(str(d) for d in devices)))
+        moving = args[0] if getattr(func, "__name__", "") in _MOVES and args else None
+        try:
+            result = func(*args, **kwargs)
+        except Exception:
+            if isinstance(moving, torch.Tensor):
+                self.moves.append((moving, None))
+            raise
+        if isinstance(result, torch.Tensor) and result.device.type == "cpu":
+            self.made_on_cpu.append(_call_name(func))
+        if isinstance(moving, torch.Tensor) and isinstance(result, torch.Tensor) and result.device != moving.device:
+            self.moves.append((moving, result.device))
+        return result
+
+
+def _watched(fn: Callable[..., Any], *args: Any) -> tuple[Any, _Watch]:
+    """Call the learner's `fn(*args)` under a fresh `_Watch`; a device mix that raised becomes a `Wrong`."""
+    watch = _Watch()
+    try:
+        with watch:
+            result = fn(*args)
+    except RuntimeError:
+        if watch.mixed:
+            name, devices = watch.mixed[0]
+            raise Wrong(
+                f"your code called {name} on tensors that live on {' and '.join(devices)}, which torch refuses: "
+                "bring one of them to the other's device first"
+            ) from None
+        raise
+    return result, watch
+
+
+def _expect_tensor(value: Any, call: str) -> torch.Tensor:
+    if value is None:
+        raise Wrong(f"{call} returned None: replace the `...` with your code and `return` the tensor")
+    if not isinstance(value, torch.Tensor):
+        raise Wrong(f"{call} returned a {type(value).__name__}, not a tensor")
+    return value
+
+
+def _expect_made_on_the_device(watch: _Watch, call: str) -> None:
+    if watch.made_on_cpu:
+        raise Wrong(
+            f"{call} first made a tensor on the CPU (with {watch.made_on_cpu[0]}) and moved it afterwards: "
+            "pass device=... to the factory function so the tensor is created on the device directly"
+        )
+
+
+# -- Question 1 ------------------------------------------------------------------------------------
 
 
 def _check_ones_on(fn: Any) -> None:
-    expect_function(fn, "ones_on")
+    expect_function(fn, "ones_on", "(device)")
     for device in (META, torch.device("cpu")):
-        t = fn(device)
-        if not isinstance(t, torch.Tensor):
-            raise Wrong(f"ones_on({str(device)!r}) returned a {type(t).__name__}, not a tensor")
+        call = f"ones_on(torch.device({str(device)!r}))"
+        got, watch = _watched(fn, device)
+        t = _expect_tensor(got, call)
         if t.device.type != device.type:
             raise Wrong(
-                f"ones_on(torch.device({str(device)!r})) made a tensor on {t.device}: pass device=... to the "
-                "factory so the tensor is created where it is asked for"
+                f"{call} made a tensor on {t.device}: pass device=... to the factory so the tensor is created "
+                "where it is asked for"
             )
+        if device.type != "cpu":
+            _expect_made_on_the_device(watch, call)
         if tuple(t.shape) != (2, 3):
             raise Wrong(f"the tensor has shape {tuple(t.shape)}, not (2, 3)")
         if t.dtype != torch.float32:
@@ -35,24 +131,78 @@ def _check_ones_on(fn: Any) -> None:
             raise Wrong("the tensor should hold ones")
 
 
+# -- Question 2 ------------------------------------------------------------------------------------
+
+
+def _blame_moves_and_mixes(watch: _Watch, a: torch.Tensor, call: str) -> None:
+    """Say what the learner's add_on_first did wrong when it moved `a`, moved the result, or mixed devices."""
+    off_a_device = [moved for moved, _ in watch.moves if moved.device == a.device]
+    if any(moved is a for moved in off_a_device):
+        raise Wrong(f"{call} moved a off its device: move b to a.device instead; a stays where it is")
+    if off_a_device:
+        raise Wrong(f"{call} moved a tensor off a's device (meta): the sum should stay where a lives")
+    if watch.mixed:
+        name, devices = watch.mixed[0]
+        raise Wrong(
+            f"{call}: your code called {name} on tensors that live on {' and '.join(devices)}, which torch "
+            "refuses: move b to a.device first (a stays where it is)"
+        )
+
+
 def _check_add_on_first(fn: Any) -> None:
-    expect_function(fn, "add_on_first")
+    expect_function(fn, "add_on_first", "(a, b)")
     a, b = torch.arange(6.0).reshape(2, 3), torch.full((2, 3), 10.0)
-    got = fn(a, b)
-    if not isinstance(got, torch.Tensor):
-        raise Wrong(f"add_on_first(a, b) returned a {type(got).__name__}, not a tensor")
-    if not torch.equal(got, a + b):
+    got, _ = _watched(fn, a, b)
+    if not torch.equal(_expect_tensor(got, "add_on_first(a, b)"), a + b):
         raise Wrong("with a and b on the same device the result should simply be a + b")
-    a_meta = torch.ones(2, 3, device=META)
-    b_before = b.clone()
-    got = fn(a_meta, b)
-    if not isinstance(got, torch.Tensor) or got.device != META:
-        where = got.device if isinstance(got, torch.Tensor) else type(got).__name__
-        raise Wrong(f"with a on meta and b on cpu the result should live on a's device (meta), not {where}")
+    a_meta, b_before = torch.ones(2, 3, device=META), b.clone()
+    call = "add_on_first(a, b) with a on meta and b on cpu"
+    watch = _Watch()
+    try:
+        with watch:
+            got = fn(a_meta, b)
+    except Exception:
+        _blame_moves_and_mixes(watch, a_meta, call)
+        raise
+    _blame_moves_and_mixes(watch, a_meta, call)
+    got = _expect_tensor(got, call)
+    if got.device == b.device:
+        raise Wrong(f"{call} computed the sum on b's device (cpu): move b to a.device, not a to b's device")
+    if got.device != META:
+        raise Wrong(f"{call} gave a result on {got.device}; it should live on a's device (meta)")
     if tuple(got.shape) != (2, 3):
         raise Wrong(f"the sum has shape {tuple(got.shape)}, not (2, 3)")
     if b.device.type != "cpu" or not torch.equal(b, b_before):
         raise Wrong("leave the inputs as they are: move a copy of b, do not change b")
+
+
+# -- Question 3 ------------------------------------------------------------------------------------
+
+
+def _check_zeros_for(fn: Any) -> None:
+    expect_function(fn, "zeros_for", "(t, n)")
+    cases = (
+        torch.arange(3, device=META),  # int64 on meta
+        torch.ones(2, 2, dtype=torch.float64, device=META),
+        torch.ones(4, dtype=torch.float16),  # float16 on the CPU: the values can be checked
+    )
+    for t, n in zip(cases, (5, 2, 3), strict=True):
+        call = f"zeros_for(t, {n}) with t a {t.dtype} tensor on {t.device}"
+        got, watch = _watched(fn, t, n)
+        got = _expect_tensor(got, call)
+        if got.device != t.device:
+            raise Wrong(f"{call} returned a tensor on {got.device}: create it on t.device")
+        if t.device.type != "cpu":
+            _expect_made_on_the_device(watch, call)
+        if got.dtype != t.dtype:
+            raise Wrong(
+                f"{call} returned {got.dtype}, not t's dtype: without dtype=... a factory function uses the "
+                f"default dtype ({torch.get_default_dtype()}), so pass dtype=t.dtype"
+            )
+        if tuple(got.shape) != (n,):
+            raise Wrong(f"{call} returned shape {tuple(got.shape)}, not ({n},)")
+        if got.device.type == "cpu" and bool((got != 0).any()):
+            raise Wrong(f"{call} should hold zeros")
 
 
 QUESTIONS = [
@@ -65,6 +215,7 @@ QUESTIONS = [
         solution_code="def ones_on(device):\n    return torch.ones(2, 3, device=device)",
         wrong_answers=(
             "def ones_on(device):\n    return torch.ones(2, 3)",
+            "def ones_on(device):\n    return torch.ones(2, 3).to(device)",
             "def ones_on(device):\n    return torch.tensor([[1, 1, 1], [1, 1, 1]], device=device)",
             "def ones_on(device):\n    return torch.Tensor(2, 3).fill_(1)",
             "ones_on = torch.ones(2, 3)",
@@ -81,6 +232,25 @@ QUESTIONS = [
             "def add_on_first(a, b):\n    return a + b",
             "def add_on_first(a, b):\n    return a.to(b.device) + b",
             "def add_on_first(a, b):\n    return a.cpu() + b.cpu()",
+            "def add_on_first(a, b):\n    return (a + b.to(a.device)).cpu()",
+        ),
+    ),
+    Question(
+        number=3,
+        task=(
+            "Write `zeros_for(t, n)` returning a 1-D tensor of `n` zeros with `t`'s dtype, created directly on "
+            "`t`'s device."
+        ),
+        variable="zeros_for",
+        checker=_check_zeros_for,
+        hint_text="A tensor knows its own t.dtype and t.device: pass both to torch.zeros.",
+        solution_code="def zeros_for(t, n):\n    return torch.zeros(n, dtype=t.dtype, device=t.device)",
+        wrong_answers=(
+            "def zeros_for(t, n):\n    return torch.zeros(n, device=t.device)",
+            "def zeros_for(t, n):\n    return torch.zeros(n, dtype=t.dtype)",
+            "def zeros_for(t, n):\n    return torch.zeros(n).to(t)",
+            "def zeros_for(t, n):\n    return torch.zeros(n, dtype=t.dtype).to(t.device)",
+            "def zeros_for(t, n):\n    return torch.zeros_like(t, device=t.device)",
         ),
     ),
 ]

@@ -28,11 +28,33 @@ def test_factories_create_on_the_gpu() -> None:
 
 
 @pytest.mark.gpu
+def test_where_a_gpu_tensor_says_it_lives() -> None:
+    """Section 2: on a GPU `.is_cuda` is True and `.get_device()` is the GPU's index; on the CPU False and -1."""
+    X = torch.zeros(2, 3, device="cuda:0")
+    assert X.device == torch.device("cuda", 0) and X.is_cuda and X.get_device() == 0
+    assert torch.equal(X.cpu(), torch.zeros(2, 3)), "torch.zeros(..., device=...) holds zeros"
+    assert torch.ones(2, 3, device="cuda").get_device() == torch.cuda.current_device()
+    on_cpu = X.cpu()
+    assert not on_cpu.is_cuda and on_cpu.get_device() == -1
+
+
+@pytest.mark.gpu
+def test_the_chapters_device_is_the_first_gpu() -> None:
+    """The chapter's `device = helpers.try_gpu()` is `cuda:0` on a CUDA machine, so its asserts hold."""
+    import helpers
+
+    device = helpers.try_gpu()
+    assert device == torch.device("cuda", 0)
+    X = torch.zeros(2, 3, device=device)
+    assert X.device == device and X.is_cuda == (device.type == "cuda") and X.get_device() == device.index
+
+
+@pytest.mark.gpu
 def test_results_stay_on_the_gpu() -> None:
     x = torch.tensor([1, 2, 3], device="cuda")
     X = torch.ones(2, 3, device="cuda")
     for result in (x**2, X.sum(), X.mean(dim=1), X @ X.T, torch.relu(X - 1)):
-        assert result.device == x.device
+        assert result.device == x.device and result.is_cuda and result.get_device() == X.get_device()
     assert torch.equal((X @ X.T).cpu(), torch.full((2, 2), 3.0)), "and they are the right values"
 
 
@@ -65,8 +87,10 @@ def test_moving_one_side_fixes_the_mix() -> None:
 
 @pytest.mark.gpu2
 def test_two_gpus_are_two_devices() -> None:
+    first, second = torch.ones(3, device="cuda:0"), torch.ones(3, device="cuda:1")
+    assert (first.get_device(), second.get_device()) == (0, 1)
     with pytest.raises(RuntimeError) as info:
-        torch.ones(3, device="cuda:0") + torch.ones(3, device="cuda:1")
+        first + second
     assert is_device_mismatch_error(info.value), str(info.value)
 
 
@@ -95,3 +119,23 @@ def test_legacy_cuda_tensor_type_warns_no_longer_recommended() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
     assert done.stdout.split() == ["cuda", "torch.float32"]
     assert "no longer recommended" in done.stderr
+
+
+@pytest.mark.gpu
+def test_legacy_constructor_stays_cpu_only_on_a_gpu_machine() -> None:
+    """Section 3's first lines behave the same with a GPU: CPU tensors of the default dtype, no other device."""
+    legacy = torch.Tensor([1, 2, 3])
+    assert legacy.device.type == "cpu" and legacy.dtype == torch.get_default_dtype()
+    with pytest.raises(RuntimeError):
+        torch.Tensor([1, 2, 3], device="meta")
+
+
+@pytest.mark.gpu
+def test_legacy_cuda_tensor_type_makes_a_cuda_float32_tensor() -> None:
+    """Section 3's GPU branch: `torch.cuda.FloatTensor` gives a float32 tensor with `.is_cuda` True."""
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        old = torch.cuda.FloatTensor([1.0, 2.0])  # teaches-deprecated
+    assert old.is_cuda and old.dtype == torch.float32 and old.tolist() == [1.0, 2.0]
