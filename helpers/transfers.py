@@ -1,32 +1,26 @@
-"""Copies between devices, measured: many small copies against one big one, and hidden waits.
+"""Copies between devices, measured: many small copies against one big one (chapter 03's harness).
 
-Chapter 03 teaches two lessons with this module:
-
-* `measure_pieces` / `sweep_pieces`: move the same bytes as one copy or as N smaller copies and
-  report the total time and the effective bandwidth. On a GPU the copies go from host memory to
-  the device (pageable memory, as most code has it); on a machine without one they go from host
-  memory to host memory, and every record says which it measured (`direction`).
-* `hidden_sync_timings`: `print`, `.item()`, `.tolist()` and `.numpy()` on a GPU result make the
-  host wait for all the queued work before they can read it.
+`measure_pieces` / `sweep_pieces` time a copy function (the chapter's learner writes it in a cell;
+`copy_in_pieces` here is the reference) that moves the same bytes as one copy or as N smaller
+copies, and report the total time and the effective bandwidth. On a GPU the copies go from host
+memory to the device (pageable memory, as most code has it); on a machine without one they go
+from host memory to host memory, and every record says which it measured (`direction`).
 """
 
 from __future__ import annotations
 
-import io
-import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 
-from .devices import synchronize, try_gpu
+from .devices import try_gpu
 from .timing import format_seconds, gigabytes_per_second, wall_seconds
 from .validation import checks, whole_number
 
-#: The wordings torch uses when an operation's tensors live on different devices:
-#: CUDA kernels say "Expected all tensors to be on the same device ...", the meta and CPU
-#: checks say "Tensor on device meta is not on the expected device cpu!".
+#: A copy function: `copy(src, dst, pieces)` copies 1-D `src` into `dst` as `pieces` equal copies.
+CopyFunction = Callable[[torch.Tensor, torch.Tensor, int], object]
 
 
 def destination_for_transfers(device: torch.device | str | None = None) -> torch.device:
@@ -93,13 +87,16 @@ def measure_pieces(
     device: torch.device | str | None = None,
     *,
     repeats: int = 5,
+    copy: CopyFunction | None = None,
 ) -> PieceTiming:
-    """Time copying `total_bytes` from host memory to `device` as `pieces` equal copies.
+    """Time `copy(src, dst, pieces)` moving `total_bytes` from host memory to `device`.
 
-    `device` defaults to the first GPU, or the CPU when there is none (then the copies are host
-    to host). The destination is allocated once, so only the copies are timed; the device is
-    synchronised before and after every repeat, and the fastest of `repeats` runs is reported
-    (the run least disturbed by other work on the machine, as bandwidth tests usually report).
+    `copy` defaults to `copy_in_pieces`; pass your own to measure it (it is checked to copy every
+    byte before it is timed). `device` defaults to the first GPU, or the CPU when there is none
+    (then the copies are host to host). The destination is allocated once, so only the copies are
+    timed; the device is synchronised before and after every repeat, and the fastest of `repeats`
+    runs is reported (the run least disturbed by other work on the machine, as bandwidth tests
+    usually report).
     """
     total_bytes = whole_number(total_bytes, "total_bytes")
     pieces = whole_number(pieces, "pieces")
@@ -113,17 +110,22 @@ def measure_pieces(
         )
     from .environment import stamp
 
+    copy = copy_in_pieces if copy is None else copy
+    if not callable(copy):
+        raise TypeError(f"copy must be a function copy(src, dst, pieces), not {type(copy).__name__}")
     device = destination_for_transfers(device)
     src = torch.ones(total_bytes, dtype=torch.uint8)  # touch every page before timing
-    dst = torch.empty(total_bytes, dtype=torch.uint8, device=device)
+    dst = torch.zeros(total_bytes, dtype=torch.uint8, device=device)
     threads = torch.get_num_threads()
     if device.type == "cpu":
         # A GPU's copy engine moves one copy at a time; one CPU thread is the fair stand-in (and
         # a multi-threaded copy stalls whenever another process holds one of the cores).
         torch.set_num_threads(1)
     try:
-        copy_in_pieces(src, dst, pieces)  # warm-up: first touch, allocator, CUDA context
-        times = [wall_seconds(lambda: copy_in_pieces(src, dst, pieces), device) for _ in range(repeats)]
+        copy(src, dst, pieces)  # warm-up: first touch, allocator, CUDA context
+        if not bool(dst.eq(1).all()):
+            raise ValueError(f"{getattr(copy, '__name__', 'copy')} left some bytes of dst uncopied")
+        times = [wall_seconds(lambda: copy(src, dst, pieces), device) for _ in range(repeats)]
     finally:
         torch.set_num_threads(threads)
     seconds = min(times)
@@ -162,8 +164,9 @@ def sweep_pieces(
     *,
     repeats: int = 5,
     progress: bool = True,
+    copy: CopyFunction | None = None,
 ) -> list[PieceTiming]:
-    """`measure_pieces` for every piece count in `counts` (with a progress bar)."""
+    """`measure_pieces` for every piece count in `counts` (with a progress bar), timing `copy`."""
     counts = list(counts)
     if not counts:
         raise ValueError("counts is empty: give at least one number of pieces")
@@ -173,7 +176,7 @@ def sweep_pieces(
         counts_iter: Iterable[int] = tqdm(counts, desc="piece counts", unit="count")
     else:
         counts_iter = counts
-    return [measure_pieces(total_bytes, n, device, repeats=repeats) for n in counts_iter]
+    return [measure_pieces(total_bytes, n, device, repeats=repeats, copy=copy) for n in counts_iter]
 
 
 def plot_sweep(records: Sequence[PieceTiming]) -> Any:
@@ -216,8 +219,9 @@ def pieces_widget(
     sizes_mib: Sequence[int] = (1, 4, 16, 64),
     max_pieces: int = 16384,
     repeats: int = 3,
+    copy: CopyFunction | None = None,
 ) -> Any:
-    """An ipywidgets control: pick the total size and the number of pieces, and it re-measures.
+    """An ipywidgets control: pick the total size and the number of pieces, and it re-measures `copy`.
 
     Returns the `interactive` widget (display it); its `.result` is the latest `PieceTiming`.
     It measures once when built, so a headless run shows a result too.
@@ -236,8 +240,8 @@ def pieces_widget(
     def measure(total_mib: int, pieces: int) -> PieceTiming:
         total = total_mib * 2**20
         if total_mib not in one_copy:
-            one_copy[total_mib] = measure_pieces(total, 1, device, repeats=repeats)
-        record = measure_pieces(total, pieces, device, repeats=repeats)
+            one_copy[total_mib] = measure_pieces(total, 1, device, repeats=repeats, copy=copy)
+        record = measure_pieces(total, pieces, device, repeats=repeats, copy=copy)
         base = one_copy[total_mib]
         print(record.direction)
         print(record)
@@ -253,70 +257,3 @@ def pieces_widget(
         options=choices, value=choices[len(choices) // 2], description="pieces", continuous_update=False
     )
     return widgets.interactive(measure, total_mib=size, pieces=count)
-
-
-@dataclass(frozen=True)
-class SyncTiming:
-    """How long queuing some work took, and how long reading its result took afterwards."""
-
-    read: str  # how the result was read: "print", ".item()", ...
-    queue_seconds: float  # from a synchronised start until the work was queued
-    read_seconds: float  # the read alone: includes waiting for the queued work on a GPU
-    device: str
-    stamp: str
-
-    def __str__(self) -> str:
-        return (
-            f"{self.read:<26} queue the work: {format_seconds(self.queue_seconds):>9}   "
-            f"then the read: {format_seconds(self.read_seconds):>9}"
-        )
-
-
-def _print_quietly(t: torch.Tensor) -> None:
-    print(t[0, :3], file=io.StringIO())  # formats the values as print does, without the noise
-
-
-#: The reads chapter 03 times. Each needs the values on the host, so on a GPU it waits for them.
-READS: dict[str, Callable[[torch.Tensor], object]] = {
-    "print(y[0, :3])": _print_quietly,
-    "y[0, 0].item()": lambda t: t[0, 0].item(),
-    "y[0, :3].tolist()": lambda t: t[0, :3].tolist(),
-    "y[0, :3].cpu().numpy()": lambda t: t[0, :3].cpu().numpy(),
-    "explicit synchronize": lambda t: synchronize(t.device),
-}
-
-
-@checks(size=whole_number, work=whole_number)
-def hidden_sync_timings(
-    device: torch.device | str,
-    *,
-    size: int = 1024,
-    work: int = 10,
-    reads: dict[str, Callable[[torch.Tensor], object]] | None = None,
-) -> list[SyncTiming]:
-    """For each way of reading a result: time queuing `work` matrix products, then time the read.
-
-    The device is synchronised before each start and after each read, so both intervals are
-    complete. On a GPU the queuing returns almost at once and the read absorbs the computation;
-    on the CPU the work runs while it is "queued" and the read is instant.
-    """
-    from .environment import stamp
-
-    device = torch.device(device)
-    reads = READS if reads is None else reads
-    x = torch.randn(size, size, device=device) / size**0.5
-    y = x @ x  # warm-up (kernel selection, first allocation)
-    synchronize(device)
-    label = stamp()
-    out = []
-    for name, read in reads.items():
-        synchronize(device)
-        start = time.perf_counter()
-        for _ in range(work):
-            y = x @ x
-        queued = time.perf_counter()
-        read(y)
-        done = time.perf_counter()
-        synchronize(device)
-        out.append(SyncTiming(name, queued - start, done - queued, str(device), label))
-    return out

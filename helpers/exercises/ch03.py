@@ -5,37 +5,68 @@ from __future__ import annotations
 from typing import Any
 
 import torch
-from torch.overrides import TorchFunctionMode
 
 from ..checking import Question, Wrong, expect_function, expect_type
 
 
-def _check_fill_host(fn: Any) -> None:
-    expect_function(fn, "fill_host")
-    buffer = torch.zeros(5)
-    src = torch.arange(5.0)
-    got = fn(buffer, src)
-    if not torch.equal(buffer, src):
-        if torch.equal(src, torch.zeros(5)):
-            raise Wrong("the values went the wrong way: x.copy_(y) copies y into x, so call buffer.copy_(src)")
-        raise Wrong("`buffer` does not hold src's values afterwards: write into the existing buffer")
+def _check_fill_rows(fn: Any) -> None:
+    expect_function(fn, "fill_rows", "(buffer, tensors)")
+    tensors = [torch.arange(3.0) + 10 * i for i in range(4)]
+    sent = torch.stack([t.clone() for t in tensors])
+    buffer = torch.zeros(4, 3)
+    got = fn(buffer, tensors)
+    if not all(torch.equal(t, row) for t, row in zip(tensors, sent, strict=True)):
+        raise Wrong("the tensors you were given changed: x.copy_(y) copies y into x, so write row.copy_(t)")
     if got is not buffer:
-        raise Wrong("return the buffer itself (copy_ returns the tensor it wrote into), not a new tensor")
+        if isinstance(got, torch.Tensor) and not torch.equal(buffer, sent):
+            raise Wrong("you returned a new tensor and left `buffer` empty: write into `buffer` itself and return it")
+        raise Wrong("return `buffer` itself, the tensor you filled (copy_ returns the tensor it wrote into)")
+    if not torch.equal(buffer, sent):
+        raise Wrong("row i of `buffer` should hold the values of tensors[i] afterwards")
 
 
-class _CountConversions(TorchFunctionMode):
-    """Counts the calls that turn tensor values into Python or NumPy values (each one is a read)."""
+#: Calls that bring a tensor's values to the host: on a GPU tensor each is one device → host copy.
+_TO_HOST = frozenset({"item", "tolist", "__float__", "__int__", "__index__", "__bool__", "__repr__", "__format__"})
 
-    READS = frozenset({"item", "tolist", "numpy", "__float__", "__int__", "__index__", "__bool__"})
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.reads = 0
+def _counting_device_tensors() -> type[torch.Tensor]:
+    """A fresh tensor class that plays a GPU tensor and counts the trips its values make to the host.
 
-    def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
-        if getattr(func, "__name__", "") in self.READS:
-            self.reads += 1
-        return func(*args, **(kwargs or {}))
+    Each call in `_TO_HOST` (printing included), and each `.cpu()` or `.to("cpu")`, counts as one trip; what arrives
+    on the host is a plain tensor, so reading the arrived values again (`float(v)` of a row of
+    `.cpu()`'s result) is free, as it is on a real GPU. `.numpy()` refuses, as it does on a GPU.
+    """
+
+    class OnDevice(torch.Tensor):
+        trips = 0
+
+        @classmethod
+        def __torch_function__(cls, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+            kwargs = kwargs or {}
+            name = getattr(func, "__name__", "")
+            if name in {"numpy", "__array__"}:
+                raise Wrong(
+                    "on a GPU, .numpy() refuses a GPU tensor (TypeError): bring the values over with .cpu() first"
+                )
+            to_host = name in _TO_HOST or name == "cpu" or (name == "to" and _names_the_cpu(args[1:], kwargs))
+            if not to_host:
+                return super().__torch_function__(func, types, args, kwargs)
+            cls.trips += 1
+            with torch._C.DisableTorchFunctionSubclass():
+                result = func(*args, **kwargs)
+                if isinstance(result, torch.Tensor):
+                    result = torch.Tensor.as_subclass(result, torch.Tensor)  # a plain tensor: now on the host
+            return result
+
+    return OnDevice
+
+
+def _names_the_cpu(args: tuple, kwargs: dict) -> bool:
+    """Whether the arguments of a `Tensor.to` call name the CPU as the destination."""
+    for value in (*args, kwargs.get("device")):
+        if isinstance(value, (str, torch.device)):
+            return torch.device(value).type == "cpu"
+    return False
 
 
 def _check_in_one_copy(fn: Any) -> None:
@@ -61,36 +92,45 @@ def _check_in_one_copy(fn: Any) -> None:
 
 
 def _check_losses_to_floats(fn: Any) -> None:
-    expect_function(fn, "losses_to_floats")
-    losses = [torch.tensor(v) for v in (0.5, 0.25, 0.125, 0.0625)]
-    with _CountConversions() as counter:
-        got = fn(losses)
+    expect_function(fn, "losses_to_floats", "(losses)")
+    on_device = _counting_device_tensors()
+    losses = [torch.tensor(v).as_subclass(on_device) for v in (0.5, 0.25, 0.125, 0.0625)]
+    got = fn(losses)
     got = expect_type(got, list, "a list of Python floats")
     if not all(isinstance(v, float) for v in got):
-        raise Wrong(f"return a list of Python floats, not a list of {type(got[0]).__name__}s: {got!r:.60}")
+        kind = type(got[0]).__name__ if got else "nothing"
+        raise Wrong(f"return a list of Python floats, not a list of {kind}s: {got!r:.60}")
     if got != [0.5, 0.25, 0.125, 0.0625]:
         raise Wrong(f"the floats should be the losses in order, got {got}")
-    if counter.reads > 1:
+    if on_device.trips > 1:
         raise Wrong(
-            f"your code read tensor values {counter.reads} times "
-            "(each .item() or float() on a GPU waits for it); "
-            "stack the losses and read them once"
+            f"the values travelled to the host {on_device.trips} times (each .item(), float() or .cpu() "
+            "of a GPU tensor waits for the GPU): stack the losses on the device and bring them over once"
         )
 
 
 QUESTIONS = [
     Question(
         number=1,
-        task="Write `fill_host(buffer, src)` that copies src's values into the existing tensor `buffer` "
-        "(no new tensor) and returns what the copy returns.",
-        variable="fill_host",
-        checker=_check_fill_host,
-        hint_text="x.copy_(y) writes y's values into x (across devices too) and returns x.",
-        solution_code="def fill_host(buffer, src):\n    return buffer.copy_(src)",
+        task="Write `fill_rows(buffer, tensors)`: `buffer` is an existing 2-D host tensor with one row per "
+        "1-D tensor in `tensors` (which may live on a GPU). Copy each tensor into its row of `buffer`, "
+        "allocating no new buffer, and return `buffer`.",
+        variable="fill_rows",
+        checker=_check_fill_rows,
+        hint_text="Iterating over a 2-D tensor gives its rows as views; row.copy_(t) writes t's values into "
+        "that row of the buffer, across devices too.",
+        solution_code=(
+            "def fill_rows(buffer, tensors):\n"
+            "    for row, t in zip(buffer, tensors):\n"
+            "        row.copy_(t)\n"
+            "    return buffer"
+        ),
         wrong_answers=(
-            "def fill_host(buffer, src):\n    return src.copy_(buffer)",
-            "def fill_host(buffer, src):\n    buffer = src.cpu()\n    return buffer",
-            "def fill_host(buffer, src):\n    buffer.copy_(src)\n    return src",
+            "def fill_rows(buffer, tensors):\n    return torch.stack(tensors)",
+            "def fill_rows(buffer, tensors):\n    for row, t in zip(buffer, tensors):\n        t.copy_(row)\n"
+            "    return buffer",
+            "def fill_rows(buffer, tensors):\n    for row, t in zip(buffer, tensors):\n        row = t.cpu()\n"
+            "    return buffer",
         ),
     ),
     Question(
@@ -118,12 +158,14 @@ QUESTIONS = [
         "Python floats, reading the values from the device only once.",
         variable="losses_to_floats",
         checker=_check_losses_to_floats,
-        hint_text="torch.stack makes one tensor of the list (on the device); one .tolist() then reads them all.",
+        hint_text="torch.stack makes one tensor of the list (on the device); one .tolist() (or one .cpu()) "
+        "then brings them all to the host.",
         solution_code="def losses_to_floats(losses):\n    return torch.stack(losses).tolist()",
         wrong_answers=(
             "def losses_to_floats(losses):\n    return [loss.item() for loss in losses]",
             "def losses_to_floats(losses):\n    return [float(loss) for loss in losses]",
             "def losses_to_floats(losses):\n    return torch.stack(losses)",
+            "def losses_to_floats(losses):\n    return [loss.cpu().tolist() for loss in losses]",
         ),
     ),
 ]

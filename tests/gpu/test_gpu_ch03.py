@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import statistics
+import time
 
 import pytest
 import torch
 
-from helpers.transfers import hidden_sync_timings, measure_pieces
+from helpers.transfers import copy_in_pieces, measure_pieces
 
 DEV = torch.device("cuda", 0)  # an explicit index: the helpers label their records with the device they are given
 
@@ -24,6 +26,17 @@ def test_moving_to_where_a_tensor_already_is_returns_it() -> None:
     assert t.cuda(0) is not t
 
 
+@pytest.mark.gpu
+def test_cuda_takes_a_torch_device() -> None:
+    """Section 1: `t.cuda(torch.device("cuda", 0))` copies a CPU tensor and returns a tensor already there."""
+    gpu0 = torch.device("cuda", 0)
+    t = torch.arange(6.0)
+    g = t.cuda(gpu0)
+    assert g is not t and g.device == gpu0
+    assert g.cuda(gpu0) is g and g.to(g.device) is g
+    assert torch.equal(g.cpu(), t)
+
+
 @pytest.mark.gpu2
 def test_cuda_1_returns_the_same_tensor_only_when_already_there() -> None:
     X = torch.ones(2, 3, device="cuda:0")
@@ -34,6 +47,15 @@ def test_cuda_1_returns_the_same_tensor_only_when_already_there() -> None:
     Y = torch.rand(2, 3, device="cuda:1")
     assert (Y + Z).device == torch.device("cuda", 1)
     assert torch.equal(Z.cpu(), X.cpu())
+
+
+@pytest.mark.gpu2
+def test_copy_into_a_tensor_on_the_other_gpu_returns_that_tensor() -> None:
+    X = torch.ones(2, 3, device="cuda:0")
+    W = torch.empty(2, 3, device=torch.device("cuda", 1))
+    assert W.copy_(X) is W
+    assert W.device == torch.device("cuda", 1)
+    assert W.sum().item() == 6.0
 
 
 @pytest.mark.gpu
@@ -54,14 +76,54 @@ def test_numpy_refuses_a_gpu_tensor() -> None:
 
 
 @pytest.mark.gpu
+def test_item_gives_a_python_number() -> None:
+    total = torch.ones(4, 4, device=DEV).sum().item()
+    assert type(total) is float and total == 16.0
+
+
+@pytest.mark.gpu
 def test_reading_a_value_waits_for_the_queued_work() -> None:
-    """Every read that needs values on the host (print, .item(), .tolist(), .numpy()) absorbs the queued work."""
-    runs = [hidden_sync_timings(DEV, size=2048, work=20) for _ in range(3)]  # ≈ 80 ms of matmuls per read on a T4
-    for name in [r.read for r in runs[0]]:
-        rows = [row for run in runs for row in run if row.read == name]
-        queue = statistics.median(r.queue_seconds for r in rows)
-        read = statistics.median(r.read_seconds for r in rows)
-        assert read > 2 * queue, f"{name}: the read should absorb the GPU work: {[str(r) for r in rows]}"
+    """Section 4, as its cells do it: every read that needs values on the host absorbs the queued work.
+
+    2048² matrices, 20 products: ≈ 40-80 ms of GPU work on a T4, while queuing 20 launches takes well
+    under a millisecond; the test asks only for the read to take twice the queuing (medians of 3).
+    """
+    x = torch.randn(2048, 2048, device=DEV) / 2048**0.5
+
+    def queue_matmuls() -> torch.Tensor:
+        y = x
+        for _ in range(20):
+            y = x @ x
+        return y
+
+    def time_read(read) -> tuple[float, float]:
+        torch.cuda.synchronize(DEV)
+        start = time.perf_counter()
+        y = queue_matmuls()
+        queued = time.perf_counter()
+        read(y)
+        done = time.perf_counter()
+        torch.cuda.synchronize(DEV)
+        return queued - start, done - queued
+
+    queue_matmuls()  # warm-up: cuBLAS handle, kernel selection
+    torch.cuda.synchronize(DEV)
+    printed = io.StringIO()
+    reads = {
+        "print": lambda y: print(y[0, :3], file=printed),
+        "item": lambda y: y[0, 0].item(),
+        "tolist": lambda y: y[0, :3].tolist(),
+        "cpu().numpy()": lambda y: y[0, :3].cpu().numpy(),
+        "if y > 0": lambda y: bool(y[0, 0] > 0),
+        "synchronize": lambda y: torch.cuda.synchronize(DEV),
+    }
+    control = statistics.median(time_read(lambda y: None)[1] for _ in range(3))
+    for name, read in reads.items():
+        runs = [time_read(read) for _ in range(3)]
+        queue = statistics.median(q for q, _ in runs)
+        wait = statistics.median(r for _, r in runs)
+        assert wait > 2 * queue, f"{name}: the read should absorb the GPU work: {runs}"
+        assert wait > 2 * control, f"{name}: the read should take longer than no read ({control:.6f} s): {runs}"
 
 
 @pytest.mark.gpu
@@ -72,12 +134,13 @@ def test_one_big_host_to_device_copy_beats_many_small_ones() -> None:
     one; the one big copy takes about 5-20 ms on a T4 host. `measure_pieces` synchronises around every
     repeat and keeps the fastest; the rounds interleave the two cases, so that a slow moment on a shared
     host hits both, and the test compares the medians of the rounds with a ratio far below the expected ≈ 10×.
+    The copy function is the chapter's `copy_in_pieces` (one `copy_` per piece), passed as the chapter does.
     """
     total = 64 * 2**20
     ones, manys = [], []
     for _ in range(3):
-        ones.append(measure_pieces(total, 1, DEV, repeats=3))
-        manys.append(measure_pieces(total, total // 4096, DEV, repeats=3))
+        ones.append(measure_pieces(total, 1, DEV, repeats=3, copy=copy_in_pieces))
+        manys.append(measure_pieces(total, total // 4096, DEV, repeats=3, copy=copy_in_pieces))
     assert {r.direction for r in ones + manys} == {"host → cuda:0"}
     one = statistics.median(r.seconds for r in ones)
     many = statistics.median(r.seconds for r in manys)

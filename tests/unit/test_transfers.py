@@ -1,4 +1,4 @@
-"""helpers.transfers: the pieces sweep, its plot and widget, hidden-sync timings, and bad inputs."""
+"""helpers.transfers: the pieces sweep (default and given copy functions), its plot and widget, bad inputs."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from helpers.devices import is_device_mismatch_error
 from helpers.transfers import (
     PieceTiming,
     copy_in_pieces,
-    hidden_sync_timings,
     measure_pieces,
     piece_counts,
     pieces_widget,
@@ -53,6 +52,31 @@ def test_measure_pieces_on_the_cpu_is_a_labelled_stamped_record() -> None:
     assert r.stamp.startswith("measured on") and "torch" in r.stamp
     assert torch.get_num_threads() == threads, "the thread count is restored"
     assert "16 ×" in str(r) and "GB/s" in str(r)
+
+
+def test_measure_pieces_times_the_copy_function_it_is_given() -> None:
+    calls = []
+
+    def my_copy(src, dst, pieces):
+        calls.append(pieces)
+        for d, s in zip(dst.view(pieces, -1), src.view(pieces, -1), strict=True):
+            d.copy_(s)
+
+    r = measure_pieces(16 * KIB, 4, "cpu", repeats=2, copy=my_copy)
+    assert calls == [4, 4, 4], "one warm-up and one call per repeat"
+    assert r.pieces == 4
+    records = sweep_pieces(16 * KIB, [1, 4], "cpu", repeats=1, progress=False, copy=my_copy)
+    assert [r.pieces for r in records] == [1, 4] and calls[-2:] == [4, 4]
+
+
+def test_measure_pieces_rejects_a_copy_that_misses_bytes() -> None:
+    def first_piece_only(src, dst, pieces):
+        dst.view(pieces, -1)[0].copy_(src.view(pieces, -1)[0])
+
+    with pytest.raises(ValueError, match="first_piece_only left some bytes of dst uncopied"):
+        measure_pieces(16 * KIB, 4, "cpu", repeats=1, copy=first_piece_only)
+    with pytest.raises(TypeError, match="copy must be a function"):
+        measure_pieces(16 * KIB, 4, "cpu", repeats=1, copy="copy_")
 
 
 def test_measure_pieces_defaults_to_this_machine_device() -> None:
@@ -133,23 +157,6 @@ def test_widget_measures_once_when_built_and_again_on_change(capsys: pytest.Capt
 def test_transfer_direction_names_what_was_measured() -> None:
     assert transfer_direction("cuda:1") == "host → cuda:1"
     assert "stand-in" in transfer_direction(torch.device("cpu"))
-
-
-def test_hidden_sync_timings_on_the_cpu() -> None:
-    rows = hidden_sync_timings("cpu", size=32, work=2)
-    assert [r.read for r in rows] == [
-        "print(y[0, :3])",
-        "y[0, 0].item()",
-        "y[0, :3].tolist()",
-        "y[0, :3].cpu().numpy()",
-        "explicit synchronize",
-    ]
-    assert all(r.queue_seconds > 0 and r.read_seconds >= 0 and r.device == "cpu" for r in rows)
-    assert "queue the work" in str(rows[0])
-    with pytest.raises(ValueError, match="size must be at least 1"):
-        hidden_sync_timings("cpu", size=0)
-    with pytest.raises(ValueError, match="work must be at least 1"):
-        hidden_sync_timings("cpu", work=-1)
 
 
 def test_is_device_mismatch_error_recognises_the_real_error() -> None:
