@@ -1,9 +1,8 @@
-"""A tiny model, synthetic data and a training loop that run unchanged on any device (chapter 04).
+"""Small infrastructure for chapter 04: synthetic data, a tiny model, CPU threads, where a model lives.
 
-The loop is *device-agnostic*: it asks the model where its parameters live and brings each batch
-there, so the same code trains on the CPU here and on a GPU on Kaggle. It also keeps the loss of
-every epoch on the device and converts the whole history to Python floats once, at the end:
-calling `.item()` every step would make the host wait for the GPU every step (chapter 03).
+The training loop itself is not here: chapter 04 writes it in its cells (and its exercises make
+the learner write one), so the learner reads and edits the PyTorch it teaches. The exercise
+checkers and the GPU tests use `make_data` and `make_model` for reproducible inputs.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ from contextlib import contextmanager
 import torch
 from torch import nn
 
-from .validation import checks, optional, whole_number
+from .validation import whole_number
 
 
 def make_data(
@@ -46,8 +45,14 @@ def make_model(features: int = 8, hidden: int = 32, *, seed: int = 0) -> nn.Sequ
 
 
 @contextmanager
-def threads_on_cpu(device: torch.device, threads: int | None) -> Iterator[None]:
-    """Run the block with `threads` torch threads when `device` is the CPU (None: leave torch's setting)."""
+def threads_on_cpu(device: torch.device | str, threads: int | None) -> Iterator[None]:
+    """Run the block with `threads` torch threads when `device` is the CPU (None: leave torch's setting).
+
+    For the chapter's small models extra threads only add waiting, and a great deal of it when
+    other programs share the cores (measured here: 0.4 s with one thread, 10 s with two, on a busy
+    2-core machine). The previous setting comes back when the block ends, errors included.
+    """
+    device = torch.device(device)
     if threads is not None:
         threads = whole_number(threads, "cpu_threads")
     before = torch.get_num_threads()
@@ -65,57 +70,3 @@ def model_device(model: nn.Module) -> torch.device:
         return next(model.parameters()).device
     except StopIteration:
         raise ValueError(f"{type(model).__name__} has no parameters, so it has no device") from None
-
-
-def check_training_data(X: torch.Tensor, y: torch.Tensor, lr: float) -> None:
-    """Refuse what `train` cannot use: a learning rate that is not positive, X and y that do not pair up."""
-    if not lr > 0:
-        raise ValueError(f"lr (the learning rate) must be positive, not {lr!r}")
-    if X.dim() != 2 or y.dim() != 2:
-        raise ValueError(f"X and y must be 2-D (samples × values), not {X.dim()}-D and {y.dim()}-D")
-    if X.shape[0] != y.shape[0]:
-        raise ValueError(f"X has {X.shape[0]} samples but y has {y.shape[0]}")
-
-
-@checks(check_training_data, epochs=whole_number, batch_size=whole_number, cpu_threads=optional(whole_number))
-def train(
-    model: nn.Module,
-    X: torch.Tensor,
-    y: torch.Tensor,
-    *,
-    epochs: int = 20,
-    batch_size: int = 64,
-    lr: float = 1e-2,
-    seed: int = 0,
-    cpu_threads: int | None = 1,
-) -> list[float]:
-    """Train `model` on (X, y) with Adam and mean squared error; return the mean loss of each epoch.
-
-    Runs wherever the model is: the data go to the model's device once, batches are drawn there,
-    and the losses stay there until one `.tolist()` at the end.
-
-    On the CPU the loop uses `cpu_threads` torch threads (None keeps torch's setting). For a model
-    this small extra threads only add waiting, and a great deal of it when other programs share
-    the cores (measured here: 0.4 s with one thread, 10 s with two on a busy 2-core machine).
-    """
-    device = model_device(model)
-    X, y = X.to(device), y.to(device)  # one copy each, before the loop
-    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
-    loss_fn = nn.MSELoss()
-    g = torch.Generator().manual_seed(seed)
-    n = X.shape[0]
-    history = []
-    model.train()
-    with threads_on_cpu(device, cpu_threads):
-        for _ in range(epochs):
-            order = torch.randperm(n, generator=g).to(device)
-            total = torch.zeros((), device=device)
-            for start in range(0, n, batch_size):
-                idx = order[start : start + batch_size]
-                loss = loss_fn(model(X[idx]), y[idx])
-                optimizer.zero_grad(set_to_none=True)
-                loss.backward()
-                optimizer.step()
-                total += loss.detach() * idx.numel()
-            history.append(total / n)
-    return torch.stack(history).tolist()  # the only device → host copy of the loop

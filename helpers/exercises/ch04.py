@@ -1,6 +1,8 @@
-"""Chapter 04 exercises: bring the data to the model, and load a checkpoint onto a chosen device.
+"""Chapter 04 exercises: bring the data to the model, write a training epoch, load a checkpoint onto a
+chosen device, and write one mixed-precision training step.
 
-The checkers use the `meta` device (present on every machine) as the "other" device.
+The checkers use the `meta` device (present on every machine) as the "other" device, and the CPU
+(bfloat16 autocast, a CPU gradient scaler) for mixed precision.
 """
 
 from __future__ import annotations
@@ -12,7 +14,9 @@ from typing import Any
 import torch
 from torch import nn
 
-from ..checking import Question, Wrong, expect_function
+from ..checking import Question, Wrong, expect_function, expect_number
+from ..devices import is_device_mismatch_error
+from ..training import make_data, make_model
 
 
 def _check_predict(fn: Any) -> None:
@@ -53,6 +57,116 @@ def _check_load_on(fn: Any) -> None:
         raise Wrong("loaded onto the CPU the tensors should hold the saved values")
 
 
+def _reference_epoch(model: nn.Module, optimizer: torch.optim.Optimizer, X, y, batch_size: int) -> torch.Tensor:
+    """One epoch in order, one optimizer step per batch of mean squared error: what train_epoch should do."""
+    losses = []
+    for start in range(0, X.shape[0], batch_size):
+        loss = nn.functional.mse_loss(model(X[start : start + batch_size]), y[start : start + batch_size])
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad()
+        losses.append(loss.detach())
+    return torch.stack(losses).mean()
+
+
+def _same_weights(a: nn.Module, b: nn.Module) -> bool:
+    return all(torch.allclose(p, q, atol=1e-6) for p, q in zip(a.parameters(), b.parameters(), strict=True))
+
+
+def _check_train_epoch(fn: Any) -> None:
+    expect_function(fn, "train_epoch", "(model, optimizer, X, y, batch_size)")
+    X, y = make_data(32, 4, seed=1)
+    theirs, ours = make_model(4, 8, seed=2), make_model(4, 8, seed=2)
+    got = fn(theirs, torch.optim.SGD(theirs.parameters(), lr=0.1), X, y, 8)
+    want = _reference_epoch(ours, torch.optim.SGD(ours.parameters(), lr=0.1), X, y, 8)
+    if not isinstance(got, torch.Tensor):
+        raise Wrong(
+            f"train_epoch returned a {type(got).__name__}: return the mean loss as a tensor left on the device "
+            "(no .item() or float(): that would make the host wait for the GPU)"
+        )
+    if got.numel() != 1:
+        raise Wrong(f"return one number, the epoch's mean loss, not a tensor of shape {tuple(got.shape)}")
+    if _same_weights(theirs, make_model(4, 8, seed=2)):
+        raise Wrong("the weights did not change: call loss.backward() and optimizer.step() for every batch")
+    if not _same_weights(theirs, ours):
+        raise Wrong(
+            "after one epoch the weights differ from one step per batch: clear the gradients "
+            "(optimizer.zero_grad()) every batch, and step after backward"
+        )
+    if not torch.allclose(got.detach().float().reshape(()), want, atol=1e-5):
+        raise Wrong(f"the returned loss {got.item():.4g} is not the mean of the batches' losses ({want.item():.4g})")
+    on_meta = make_model(4, 8).to("meta")
+    try:
+        got = fn(on_meta, torch.optim.SGD(on_meta.parameters(), lr=0.1), X, y, 8)
+    except RuntimeError as error:
+        if is_device_mismatch_error(error):
+            raise Wrong(
+                "with the model on meta and X, y on the CPU your function raised the device error: move the data "
+                "(and any tensor you create) to the model's device, next(model.parameters()).device"
+            ) from None
+        raise
+    if next(on_meta.parameters()).device.type != "meta":
+        raise Wrong("train_epoch moved the model: leave it where it is and bring the data to it")
+    if not isinstance(got, torch.Tensor) or got.device.type != "meta":
+        raise Wrong("with the model on meta the loss should stay there, on the model's device")
+
+
+class _Probe(nn.Module):
+    """A linear model that records, at each forward pass, whether CPU autocast was on and its dtype."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(3)
+            self.linear = nn.Linear(4, 1)
+        self.seen: list[tuple[bool, torch.dtype]] = []
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        self.seen.append((torch.is_autocast_enabled("cpu"), torch.get_autocast_dtype("cpu")))
+        return self.linear(x)
+
+
+def _scaler() -> torch.amp.GradScaler:
+    # growth_interval=1: one step with finite gradients doubles the scale, so a missing update() shows
+    return torch.amp.GradScaler("cpu", init_scale=1024.0, growth_interval=1)
+
+
+def _check_amp_step(fn: Any) -> None:
+    expect_function(fn, "amp_step", "(model, optimizer, scaler, x, y)")
+    X, y = make_data(16, 4, seed=5)
+    theirs, ours = _Probe(), _Probe()
+    their_scaler, our_scaler = _scaler(), _scaler()
+    got = fn(theirs, torch.optim.SGD(theirs.parameters(), lr=0.1), their_scaler, X, y)
+    our_optimizer = torch.optim.SGD(ours.parameters(), lr=0.1)
+    with torch.autocast(device_type="cpu", dtype=torch.bfloat16):
+        want = nn.functional.mse_loss(ours(X), y)
+    our_scaler.scale(want).backward()
+    our_scaler.step(our_optimizer)
+    our_scaler.update()
+    if not theirs.seen:
+        raise Wrong("amp_step never ran the model: compute the loss of model(x) against y")
+    if not theirs.seen[0][0]:
+        raise Wrong(
+            "the forward pass ran without autocast: put it inside `with torch.autocast(device_type, dtype=...)`"
+        )
+    if theirs.seen[0][1] != torch.bfloat16:
+        raise Wrong(f"on the CPU autocast should use torch.bfloat16, not {theirs.seen[0][1]}")
+    if _same_weights(theirs, _Probe()):
+        raise Wrong("the weights did not change: finish with scaler.step(optimizer)")
+    if not _same_weights(theirs, ours):
+        raise Wrong(
+            "the weights differ from one scaled step: call backward on scaler.scale(loss) and step with "
+            "scaler.step(optimizer) (it unscales the gradients first), not optimizer.step()"
+        )
+    if their_scaler.get_scale() != our_scaler.get_scale():
+        raise Wrong("the scale did not change after a good step: call scaler.update() after scaler.step(optimizer)")
+    if any(p.grad is not None and p.grad.abs().sum() > 0 for p in theirs.parameters()):
+        raise Wrong("the gradients are still there after the step: clear them with optimizer.zero_grad()")
+    value = expect_number(got.detach() if isinstance(got, torch.Tensor) else got, "the loss (a number)")
+    if abs(value - want.item()) > 1e-2 * max(1.0, abs(want.item())):
+        raise Wrong(f"return the loss itself ({want.item():.4g}), not the scaled loss or something else ({value:.4g})")
+
+
 QUESTIONS = [
     Question(
         number=1,
@@ -71,6 +185,72 @@ QUESTIONS = [
     ),
     Question(
         number=2,
+        task=(
+            "Write `train_epoch(model, optimizer, X, y, batch_size)`: one pass over (X, y) in order, on the model's "
+            "device, with mean squared error; return the epoch's mean loss as a tensor on that device."
+        ),
+        variable="train_epoch",
+        checker=_check_train_epoch,
+        hint_text=(
+            "device = next(model.parameters()).device; move X and y there once; for each slice X[s:s+batch_size]: "
+            "loss = nn.functional.mse_loss(model(xb), yb), loss.backward(), optimizer.step(), optimizer.zero_grad(); "
+            "keep loss.detach() and return torch.stack(losses).mean()."
+        ),
+        solution_code=(
+            "def train_epoch(model, optimizer, X, y, batch_size):\n"
+            "    device = next(model.parameters()).device\n"
+            "    X, y = X.to(device), y.to(device)\n"
+            "    losses = []\n"
+            "    for start in range(0, X.shape[0], batch_size):\n"
+            "        xb, yb = X[start : start + batch_size], y[start : start + batch_size]\n"
+            "        loss = nn.functional.mse_loss(model(xb), yb)\n"
+            "        loss.backward()\n"
+            "        optimizer.step()\n"
+            "        optimizer.zero_grad()\n"
+            "        losses.append(loss.detach())\n"
+            "    return torch.stack(losses).mean()"
+        ),
+        wrong_answers=(
+            # forgets zero_grad: gradients pile up from batch to batch
+            "def train_epoch(model, optimizer, X, y, batch_size):\n"
+            "    device = next(model.parameters()).device\n"
+            "    X, y = X.to(device), y.to(device)\n"
+            "    losses = []\n"
+            "    for start in range(0, X.shape[0], batch_size):\n"
+            "        xb, yb = X[start : start + batch_size], y[start : start + batch_size]\n"
+            "        loss = nn.functional.mse_loss(model(xb), yb)\n"
+            "        loss.backward()\n"
+            "        optimizer.step()\n"
+            "        losses.append(loss.detach())\n"
+            "    return torch.stack(losses).mean()",
+            # leaves the data on the CPU: fine here, the device error on a GPU
+            "def train_epoch(model, optimizer, X, y, batch_size):\n"
+            "    losses = []\n"
+            "    for start in range(0, X.shape[0], batch_size):\n"
+            "        xb, yb = X[start : start + batch_size], y[start : start + batch_size]\n"
+            "        loss = nn.functional.mse_loss(model(xb), yb)\n"
+            "        optimizer.zero_grad()\n"
+            "        loss.backward()\n"
+            "        optimizer.step()\n"
+            "        losses.append(loss.detach())\n"
+            "    return torch.stack(losses).mean()",
+            # reads every loss back to the host
+            "def train_epoch(model, optimizer, X, y, batch_size):\n"
+            "    device = next(model.parameters()).device\n"
+            "    X, y = X.to(device), y.to(device)\n"
+            "    total = 0.0\n"
+            "    for start in range(0, X.shape[0], batch_size):\n"
+            "        xb, yb = X[start : start + batch_size], y[start : start + batch_size]\n"
+            "        loss = nn.functional.mse_loss(model(xb), yb)\n"
+            "        optimizer.zero_grad()\n"
+            "        loss.backward()\n"
+            "        optimizer.step()\n"
+            "        total += loss.item()\n"
+            "    return total / (X.shape[0] // batch_size)",
+        ),
+    ),
+    Question(
+        number=3,
         task="Write `load_on(path, device)` returning the state dict saved at `path`, with every tensor on `device`.",
         variable="load_on",
         checker=_check_load_on,
@@ -82,6 +262,68 @@ QUESTIONS = [
             "def load_on(path, device):\n    return torch.load(path)",
             "def load_on(path, device):\n    return torch.load(path).to(device)",
             "def load_on(path, device):\n    return nn.Linear(3, 1).to(device).state_dict()",
+        ),
+    ),
+    Question(
+        number=4,
+        task=(
+            "Write `amp_step(model, optimizer, scaler, x, y)`: one mixed-precision training step on the model's "
+            "device (float16 autocast on cuda and mps, bfloat16 elsewhere), through the gradient scaler; "
+            "return the loss."
+        ),
+        variable="amp_step",
+        checker=_check_amp_step,
+        hint_text=(
+            "Forward and loss inside `with torch.autocast(device_type=device.type, dtype=low):`, then outside it "
+            "scaler.scale(loss).backward(), scaler.step(optimizer), scaler.update(), optimizer.zero_grad()."
+        ),
+        solution_code=(
+            "def amp_step(model, optimizer, scaler, x, y):\n"
+            "    device = next(model.parameters()).device\n"
+            "    low = torch.float16 if device.type in ('cuda', 'mps') else torch.bfloat16\n"
+            "    x, y = x.to(device), y.to(device)\n"
+            "    with torch.autocast(device_type=device.type, dtype=low):\n"
+            "        loss = nn.functional.mse_loss(model(x), y)\n"
+            "    scaler.scale(loss).backward()\n"
+            "    scaler.step(optimizer)\n"
+            "    scaler.update()\n"
+            "    optimizer.zero_grad()\n"
+            "    return loss.detach()"
+        ),
+        wrong_answers=(
+            # no autocast: the scaler alone does not make anything 16-bit
+            "def amp_step(model, optimizer, scaler, x, y):\n"
+            "    loss = nn.functional.mse_loss(model(x), y)\n"
+            "    scaler.scale(loss).backward()\n"
+            "    scaler.step(optimizer)\n"
+            "    scaler.update()\n"
+            "    optimizer.zero_grad()\n"
+            "    return loss",
+            # steps with the scaled gradients: every update is `scale` times too large
+            "def amp_step(model, optimizer, scaler, x, y):\n"
+            "    with torch.autocast(device_type='cpu', dtype=torch.bfloat16):\n"
+            "        loss = nn.functional.mse_loss(model(x), y)\n"
+            "    scaler.scale(loss).backward()\n"
+            "    optimizer.step()\n"
+            "    optimizer.zero_grad()\n"
+            "    return loss",
+            # forgets update(): the scale never adapts
+            "def amp_step(model, optimizer, scaler, x, y):\n"
+            "    with torch.autocast(device_type='cpu', dtype=torch.bfloat16):\n"
+            "        loss = nn.functional.mse_loss(model(x), y)\n"
+            "    scaler.scale(loss).backward()\n"
+            "    scaler.step(optimizer)\n"
+            "    optimizer.zero_grad()\n"
+            "    return loss",
+            # float16 on the CPU
+            "def amp_step(model, optimizer, scaler, x, y):\n"
+            "    with torch.autocast(device_type='cpu', dtype=torch.float16):\n"
+            "        loss = nn.functional.mse_loss(model(x), y)\n"
+            "    scaler.scale(loss).backward()\n"
+            "    scaler.step(optimizer)\n"
+            "    scaler.update()\n"
+            "    optimizer.zero_grad()\n"
+            "    return loss",
         ),
     ),
 ]
