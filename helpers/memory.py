@@ -249,7 +249,7 @@ class CachingAllocatorModel:
     * `empty_cache` returns every segment that is wholly free; blocks in use stay put.
 
     What it leaves out: streams (a real block is reused only on the stream it was freed on, or
-    after `record_stream` events complete), the options of `PYTORCH_CUDA_ALLOC_CONF`
+    after `record_stream` events complete), the options of `PYTORCH_ALLOC_CONF` (formerly `PYTORCH_CUDA_ALLOC_CONF`)
     (`max_split_size_mb`, `roundup_power2_divisions`, `expandable_segments`, garbage collection
     thresholds), CUDA graphs' private pools, the CUDA context (which the driver counts but the allocator does
     not), cuBLAS workspaces (which the real allocator does hold, from the first matrix product on),

@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import gc
 import os
+import pickle
 
 import pytest
 import torch
 
+from helpers.fresh_python import run_fresh_python
 from helpers.memory import (
     MIB,
     AllocatorPlayground,
@@ -184,19 +186,209 @@ def test_mem_get_info_is_the_drivers_view() -> None:
     del x
 
 
-def test_out_of_memory_is_raised_caught_and_recovered() -> None:
-    free, _ = free_and_total(DEV)
-    ooms = allocator_stats(DEV)["num_ooms"]
-    with pytest.raises(torch.cuda.OutOfMemoryError):
-        torch.empty(free + 2**30, dtype=torch.uint8, device=DEV)
-    assert issubclass(torch.cuda.OutOfMemoryError, RuntimeError)
-    assert allocator_stats(DEV)["num_ooms"] == ooms + 1
-    gc.collect()
-    torch.cuda.empty_cache()
-    x = torch.empty(free // 4, dtype=torch.uint8, device=DEV)  # the process carries on
-    x.fill_(1)
-    assert int(x[-1]) == 1
+def _net(width: int, hidden_layers: int = 2) -> torch.nn.Sequential:
+    """Chapter 05's MLP: Linear(256, width), ReLU, ..., Linear(width, 10)."""
+    layers: list[torch.nn.Module] = [torch.nn.Linear(256, width), torch.nn.ReLU()]
+    for _ in range(hidden_layers - 1):
+        layers += [torch.nn.Linear(width, width), torch.nn.ReLU()]
+    return torch.nn.Sequential(*layers, torch.nn.Linear(width, 10)).to(DEV)
+
+
+def _peak_and_kept(fn) -> tuple[int, int]:
+    """Section 4's `measure` on a GPU: bytes above the start at the peak and at the end."""
+    torch.cuda.synchronize(DEV)
+    start = torch.cuda.memory_allocated(DEV)
+    torch.cuda.reset_peak_memory_stats(DEV)
+    fn()
+    torch.cuda.synchronize(DEV)
+    return torch.cuda.max_memory_allocated(DEV) - start, torch.cuda.memory_allocated(DEV) - start
+
+
+def test_first_matmul_workspace_is_counted_in_memory_allocated() -> None:
+    """Chapter 05, section 3 and "What the sources got wrong": cuBLAS's workspace goes through the allocator."""
+    out = run_fresh_python(
+        """
+        import torch
+        a = torch.ones(64, 64, device="cuda")
+        base = torch.cuda.memory_allocated()
+        b = a @ a
+        torch.cuda.synchronize()
+        del b
+        torch.cuda.empty_cache()
+        print(torch.cuda.memory_allocated() - base)
+        """,
+        env={"CUBLAS_WORKSPACE_CONFIG": None},
+    )
+    workspace = int(out.split()[-1])
+    assert workspace >= 1 * MIB, f"after the first matmul {workspace} bytes stay allocated beyond our tensors"
+
+
+def test_training_step_peak_is_at_least_gradients_and_at_least_activations() -> None:
+    """Chapter 05, section 4: the peak of a step with Adam, between max(P, A) and a generous ceiling."""
+    torch.manual_seed(0)
+    width, batch_size = 2048, 1024
+    net = _net(width)
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    x = torch.randn(batch_size, 256, device=DEV)
+    y = torch.randint(0, 10, (batch_size,), device=DEV)
+
+    def step() -> None:
+        torch.nn.functional.cross_entropy(net(x), y).backward()
+        opt.step()
+        opt.zero_grad(set_to_none=True)
+
+    step()
+    P = sum(p.numel() * p.element_size() for p in net.parameters())
+    A = 2 * batch_size * width * 4
+    state = sum(t.numel() * t.element_size() for s in opt.state.values() for t in s.values() if torch.is_tensor(t))
+    assert state >= 2 * P
+    peak, kept = _peak_and_kept(step)
+    assert peak >= max(P, A)
+    assert peak <= 4 * (P + A) + 64 * MIB
+    assert kept <= 1 * MIB, "gradients were set to None, activations died in backward"
+
+
+def test_no_grad_and_inference_mode_keep_only_the_output() -> None:
+    """Chapter 05, section 4: with autograd on, a forward pass keeps the ReLU outputs; without, only the output."""
+    torch.manual_seed(0)
+    width, batch_size = 2048, 1024
+    net = _net(width)
+    x = torch.randn(batch_size, 256, device=DEV)
+    net(x)  # warm up cuBLAS so that its workspace is not counted as kept
+    A = 2 * batch_size * width * 4
+    kept_by_mode = {}
+    for mode in (torch.enable_grad, torch.no_grad, torch.inference_mode):
+        outputs: list[torch.Tensor] = []
+
+        def forward(mode=mode, outputs=outputs) -> None:
+            with mode():
+                outputs.append(net(x))
+
+        kept_by_mode[mode.__name__] = _peak_and_kept(forward)[1]
+        del outputs
+    assert kept_by_mode["enable_grad"] >= A
+    assert kept_by_mode["no_grad"] < A / 2
+    assert kept_by_mode["inference_mode"] < A / 2
+
+
+def test_snapshot_records_allocations_and_frees_in_order(tmp_path) -> None:
+    """Chapter 05, section 7: `_record_memory_history` + `_dump_snapshot`, read back and added up."""
+    torch.manual_seed(0)
+    net = _net(512)
+    opt = torch.optim.Adam(net.parameters(), lr=1e-3)
+    x = torch.randn(256, 256, device=DEV)
+    y = torch.randint(0, 10, (256,), device=DEV)
+    path = tmp_path / "snapshot.pickle"
+    torch.cuda.memory._record_memory_history(max_entries=100_000, stacks="python")
+    try:
+        for _ in range(2):
+            torch.nn.functional.cross_entropy(net(x), y).backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+        torch.cuda.synchronize(DEV)
+        torch.cuda.memory._dump_snapshot(str(path))
+    finally:
+        torch.cuda.memory._record_memory_history(enabled=None)
+    with open(path, "rb") as f:
+        snapshot = pickle.load(f)
+    events = [(e["action"], e["size"]) for e in snapshot["device_traces"][DEV.index]]
+    actions = {a for a, _ in events}
+    assert {"alloc", "free_completed"} <= actions
+    live, timeline = 0, []
+    for action, nbytes in events:
+        live += nbytes if action == "alloc" else -nbytes if action == "free_completed" else 0
+        timeline.append(live)
+    P = sum(p.numel() * p.element_size() for p in net.parameters())
+    assert max(timeline) >= P, "every gradient was alive at some moment"
+
+
+def test_expandable_segments_extend_a_freed_block() -> None:
+    """Chapter 05, section 8: 30 MiB freed, then 40 MiB: 70 MiB reserved by default, less with expandable segments."""
+    child = """
+    import torch
+    x = torch.empty(30 * 2**20, dtype=torch.uint8, device="cuda")
     del x
+    y = torch.empty(40 * 2**20, dtype=torch.uint8, device="cuda")
+    print(torch.cuda.memory_reserved())
+    """
+    default = int(
+        run_fresh_python(child, env={"PYTORCH_ALLOC_CONF": None, "PYTORCH_CUDA_ALLOC_CONF": None}).split()[-1]
+    )
+    expandable = int(
+        run_fresh_python(
+            child, env={"PYTORCH_ALLOC_CONF": "expandable_segments:True", "PYTORCH_CUDA_ALLOC_CONF": None}
+        ).split()[-1]
+    )
+    assert default == 70 * MIB
+    assert expandable < default
+
+
+def test_out_of_memory_in_a_training_step_recovers_with_micro_batches() -> None:
+    """Chapter 05, section 9: the whole batch fails with OutOfMemoryError; halving micro-batches gets the step done."""
+    torch.manual_seed(0)
+    wide = 16384
+    net = torch.nn.Sequential(torch.nn.Linear(256, wide), torch.nn.ReLU(), torch.nn.Linear(wide, 10)).to(DEV)
+    opt = torch.optim.SGD(net.parameters(), lr=0.01)
+    per_sample = 2 * wide * 4
+    free, _ = torch.cuda.mem_get_info(DEV)
+    x = torch.randn(int(1.5 * free / per_sample), 256, device=DEV)
+    y = torch.randint(0, 10, (len(x),), device=DEV)
+    ooms = torch.cuda.memory_stats(DEV).get("num_ooms", 0)
+    micro, done, failures = len(x), False, 0
+    while not done:
+        try:
+            for i in range(0, len(x), micro):
+                loss = torch.nn.functional.cross_entropy(net(x[i : i + micro]), y[i : i + micro], reduction="sum")
+                (loss / len(x)).backward()
+            opt.step()
+            opt.zero_grad(set_to_none=True)
+            done = True
+        except torch.OutOfMemoryError:
+            opt.zero_grad(set_to_none=True)
+            failures += 1
+            micro //= 2
+            assert micro > 0
+    assert (
+        issubclass(torch.cuda.OutOfMemoryError, RuntimeError) and torch.cuda.OutOfMemoryError is torch.OutOfMemoryError
+    )
+    assert failures >= 1 and micro < len(x)
+    assert torch.cuda.memory_stats(DEV)["num_ooms"] >= ooms + 1
+    assert all(torch.isfinite(p).all() for p in net.parameters())
+
+
+def test_gradient_accumulation_gives_the_whole_batch_gradient() -> None:
+    """Chapter 05, section 9: a summed loss over micro-batches, divided by the batch size, gives the batch gradient."""
+    torch.manual_seed(0)
+    net = _net(64)
+    x = torch.randn(96, 256, device=DEV)
+    y = torch.randint(0, 10, (96,), device=DEV)
+    torch.nn.functional.cross_entropy(net(x), y).backward()
+    whole = [p.grad.clone() for p in net.parameters()]
+    net.zero_grad(set_to_none=True)
+    for i in range(0, 96, 32):
+        (torch.nn.functional.cross_entropy(net(x[i : i + 32]), y[i : i + 32], reduction="sum") / 96).backward()
+    for p, g in zip(net.parameters(), whole, strict=True):
+        torch.testing.assert_close(p.grad, g, rtol=1e-4, atol=1e-5)
+
+
+def test_a_kept_traceback_keeps_cuda_memory_allocated() -> None:
+    """Chapter 05, section 10: the frames of a kept exception hold tensors; clearing the reference frees them."""
+    nbytes = 64 * MIB
+
+    def failing_step() -> None:
+        activations = torch.empty(nbytes, dtype=torch.uint8, device=DEV)  # noqa: F841 (held by the frame)
+        raise RuntimeError("the step failed")
+
+    before = torch.cuda.memory_allocated(DEV)
+    kept: list[BaseException] = []
+    try:
+        failing_step()
+    except RuntimeError as exc:
+        kept.append(exc)
+    assert torch.cuda.memory_allocated(DEV) >= before + nbytes
+    kept.clear()
+    gc.collect()
+    assert torch.cuda.memory_allocated(DEV) == before
 
 
 def test_playground_drives_the_real_counters() -> None:
