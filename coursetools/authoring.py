@@ -12,6 +12,7 @@ Maintainers run it after editing a chapter; the test suite checks that every not
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -85,6 +86,8 @@ def problems(nb: dict[str, Any]) -> list[str]:
 
     if nb.get("metadata", {}).get("kaggle") != kaggle_notebook_metadata(load_settings()):
         found.append("its metadata lacks Kaggle's accelerator block (GPU T4 x2), or it is stale")
+    if any("id" not in cell for cell in nb["cells"]):
+        found.append("some cells have no id (nbformat 4.5 requires one)")
     for i, cell in enumerate(nb["cells"]):
         if cell.get("cell_type") == "code" and (cell.get("outputs") or cell.get("execution_count")):
             if not is_checked(cell):
@@ -98,9 +101,14 @@ def tidy(nb: dict[str, Any]) -> dict[str, Any]:
         nb["cells"][i]["source"] = SETUP_CELL
     for i in find_tagged(nb, "parameters"):
         nb["cells"][i]["source"] = PARAMETERS_CELL
-    for cell in nb["cells"]:
+    taken = {c["id"] for c in nb["cells"] if "id" in c}
+    for i, cell in enumerate(nb["cells"]):
         cell.setdefault("metadata", {})
         cell["source"] = _source(cell).splitlines(keepends=True)  # as Jupyter saves it: stable diffs
+        if "id" not in cell:  # nbformat 4.5 requires one; derived from the cell so that tidy is repeatable
+            digest = hashlib.sha1(f"{i}:{_source(cell)}".encode()).hexdigest()
+            cell["id"] = next(digest[k : k + 8] for k in range(0, 33) if digest[k : k + 8] not in taken)
+            taken.add(cell["id"])
         if cell["cell_type"] != "code":
             continue
         if not is_checked(cell):
