@@ -14,6 +14,7 @@ import ast
 import inspect
 import re
 import textwrap
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -38,34 +39,34 @@ ARGUMENT_ERRORS = {"TypeError", "ValueError"}
 PRIVATE = re.compile(r"^_(?!_)\w+$")  # _name, but neither `_` alone nor __dunder__
 
 
-def _namespace(cells: list[str]) -> dict[str, Any]:
-    """What the notebook's import statements bind (imports only: no other cell runs)."""
-    namespace: dict[str, Any] = {}
+def _nodes(cells: list[str]) -> Iterator[ast.AST]:
+    """Every syntax node of the cells that parse as Python."""
     for code in cells:
         try:
             tree = ast.parse(code)
         except SyntaxError:
             continue
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                try:
-                    exec(compile(ast.Module([node], []), "<notebook imports>", "exec"), namespace)
-                except ImportError:
-                    continue  # an optional import; a shown name it should have bound fails below
+        yield from ast.walk(tree)
+
+
+def _namespace(cells: list[str]) -> dict[str, Any]:
+    """What the notebook's import statements bind (imports only: no other cell runs)."""
+    namespace: dict[str, Any] = {}
+    for node in _nodes(cells):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            try:
+                exec(compile(ast.Module([node], []), "<notebook imports>", "exec"), namespace)
+            except ImportError:
+                continue  # an optional import; a shown name it should have bound fails below
     return namespace
 
 
 def _shown_expressions(cells: list[str]) -> list[str]:
-    found = []
-    for code in cells:
-        try:
-            tree = ast.parse(code)
-        except SyntaxError:
-            continue
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "show_source" and node.args:
-                found.append(ast.unparse(node.args[0]))
-    return found
+    return [
+        ast.unparse(node.args[0])
+        for node in _nodes(cells)
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "show_source" and node.args
+    ]
 
 
 def _collect() -> list[tuple[str, str, Any]]:
