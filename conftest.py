@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import platform
-import re
 from datetime import date
 from pathlib import Path
 
@@ -53,16 +52,6 @@ def pytest_sessionstart(session: pytest.Session) -> None:
             old.unlink()
 
 
-def _text(outputs: list) -> str:
-    parts = []
-    for out in outputs or []:
-        if out.get("output_type") == "stream":
-            parts.append("".join(out.get("text", "")))
-        elif "data" in out:
-            parts.append("".join(out["data"].get("text/plain", "")))
-    return "".join(parts)
-
-
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     outcome = yield
@@ -85,11 +74,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             torch=f"torch {torch.__version__}",
             python=platform.python_version(),
         )
-    text = _text(getattr(item, "test_outputs", None) or [])
+    from helpers.selftest import cell_text, running_on
+
+    text = cell_text(getattr(item, "test_outputs", None) or [])
     result["seconds"] = round(result["seconds"] + call.duration, 1)
     result["no_gpu_cells"] += NO_GPU_MARKER in text
-    if result["device"] == "unknown" and (m := re.search(r"Running on: ([^|\n]+)", text)):
-        result["device"] = m.group(1).strip()
+    if result["device"] == "unknown":
+        result["device"] = running_on(text) or "unknown"
     if report.failed:
         result["status"] = "failed"
     path.write_text(json.dumps(result), encoding="utf-8")

@@ -250,20 +250,26 @@ def stack_name() -> str:
     return "cuda-build-no-driver" if torch.version.cuda else "cpu-only"
 
 
+def cell_text(outputs: list[dict]) -> str:
+    """The stream and plain-text outputs of one code cell, joined."""
+    parts = []
+    for out in outputs or []:
+        if out.get("output_type") == "stream":
+            parts.append("".join(out.get("text", "")))
+        elif "data" in out:
+            parts.append("".join(out["data"].get("text/plain", "")))
+    return "".join(parts)
+
+
 def outputs_text(nb: dict) -> list[str]:
     """Every stream and plain-text output of a notebook, one string per code cell."""
-    texts = []
-    for cell in nb.get("cells", []):
-        if cell.get("cell_type") != "code":
-            continue
-        parts = []
-        for out in cell.get("outputs", []):
-            if out.get("output_type") == "stream":
-                parts.append("".join(out.get("text", "")))
-            elif "data" in out:
-                parts.append("".join(out["data"].get("text/plain", "")))
-        texts.append("".join(parts))
-    return texts
+    return [cell_text(cell.get("outputs", [])) for cell in nb.get("cells", []) if cell.get("cell_type") == "code"]
+
+
+def running_on(text: str) -> str | None:
+    """The device a chapter's setup line names (`Running on: ...`) in `text`, or None."""
+    m = re.search(r"Running on: ([^|\n]+)", text)
+    return m.group(1).strip() if m else None
 
 
 def count_no_gpu_cells(nb: dict) -> int:
@@ -273,11 +279,7 @@ def count_no_gpu_cells(nb: dict) -> int:
 
 def device_line(nb: dict) -> str:
     """What the setup cell printed after `Running on:` (the device the chapter ran on)."""
-    for text in outputs_text(nb):
-        m = re.search(r"Running on: ([^|\n]+)", text)
-        if m:
-            return m.group(1).strip()
-    return "unknown"
+    return next((d for d in map(running_on, outputs_text(nb)) if d), "unknown")
 
 
 def _stalled_cell(nb: dict) -> str:
