@@ -159,7 +159,7 @@ def default_backend(world_size: int) -> str:
     return "gloo"
 
 
-def _context() -> Any:
+def process_context() -> Any:
     """Processes are started with `forkserver` where it exists (Linux, macOS), else `spawn`.
 
     Both start clean children (safe after CUDA has been initialised, unlike `fork`). `forkserver`
@@ -299,7 +299,7 @@ def launch(
 
         threads_per_rank = max(1, usable_cpu_count() // world_size)
 
-    ctx = _context()
+    ctx = process_context()
     start = time.perf_counter()
     listener = loopback_listener()
     port = listener.getsockname()[1]

@@ -23,7 +23,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from .distributed import LaunchTimeout, WorkerFailed, _context, describe_exit, stop_processes
+from .distributed import LaunchTimeout, WorkerFailed, describe_exit, process_context, stop_processes
 from .validation import checks, one_of, positive_number, whole_number
 
 
@@ -148,7 +148,7 @@ def hogwild_train(
     losses = torch.full((processes, steps), float("nan")).share_memory_()
     times = torch.zeros(processes, 2, dtype=torch.float64).share_memory_()
 
-    ctx = _context()
+    ctx = process_context()
     workers, pipes = [], []
     start = time.monotonic()
     try:
@@ -263,7 +263,7 @@ def run_processes(procs: list[Any], timeout: float) -> list[int]:
 
 def _run_all(target: Any, args_list: list[tuple[Any, ...]], timeout: float) -> list[int]:
     """Start one process per argument tuple, wait for all (with a timeout), return their exit codes."""
-    ctx = _context()
+    ctx = process_context()
     return run_processes([ctx.Process(target=target, args=args, daemon=True) for args in args_list], timeout)
 
 
@@ -291,7 +291,7 @@ def share_cuda_tensor_demo(timeout: float = 120.0) -> list[float]:
     """
     if not torch.cuda.is_available():
         raise RuntimeError("share_cuda_tensor_demo needs a CUDA GPU")
-    ctx = _context()
+    ctx = process_context()
     t = torch.zeros(3, device="cuda")
     done = ctx.Event()
     codes = _run_all(_add_one_on_gpu, [(t, done)], timeout)
