@@ -1,41 +1,42 @@
-"""Asynchronous execution and CUDA streams (chapter 06): demos for a GPU, a model for a CPU.
+"""Asynchronous execution and CUDA streams (chapter 06): timelines, a simulated GPU, and small GPU harness parts.
 
-Four parts:
+The chapter's lesson (events, streams, the race and its fix, copy/compute overlap) is written in
+the notebook's cells. This module holds what those cells lean on:
 
-* **Timing done wrong and right.** `time_three_ways` times one piece of work by stopping the
-  clock as soon as the call returns (wrong on a GPU: it measures only the queuing), after
-  `synchronize` (right), and with CUDA events (right, and measured on the GPU itself).
-* **The race and its fix**, for real on a CUDA GPU: `stream_race` delays a producer on the
-  default stream with `torch.cuda._sleep`, then reads its tensor on a side stream. Without a wait
-  the reader sees stale values; `host_synchronize` (the sources' fix) is right but blocks Python;
-  `stream_ordered` (the fix from the PyTorch docs "CUDA semantics") is right and leaves the
-  host free.
-* **Copy/compute overlap**, for real: `make_overlap_runs` builds a serial and a two-stream
-  version of "copy chunks from pinned memory, compute on each", `measure_overlap` times both
-  with CUDA events, and `profile_spans` turns `torch.profiler` events into a timeline.
-* **A model of streams** for machines without a GPU: `simulate` runs a tiny deterministic
-  scheduler (each stream runs its operations in order; an operation may wait for others; the
-  host may block), which `simulate_copy_compute` and `simulate_race` use. Its results are a
-  SIMULATION, and `plot_timelines` says so on the figure.
-
-`plot_timelines` draws real and simulated timelines the same way: one lane per stream.
+* **Timelines.** `Span` is one piece of work on one lane (a stream, or the host);
+  `spans_from_events` turns `torch.profiler` events into spans, one lane per CUDA stream, and
+  `profile_spans` runs a function under the profiler (without the profiler's stderr chatter);
+  `plot_timelines` draws measured and simulated timelines the same way.
+* **A model of streams** (`simulate`, `simulate_copy_compute`, `split_work`): a tiny deterministic
+  scheduler in which each stream runs its operations in order, an operation may wait for others
+  and the host may block. Its results are a SIMULATION, and the plots say so.
+* **A simulated GPU for the cells' own code** (`simulated_cuda`): inside the `with` block,
+  `torch.cuda.Stream`, `torch.cuda.stream`, `current_stream`, `default_stream`, `Event`,
+  `synchronize` and `_sleep` are stand-ins that queue work on the model instead of a GPU, and
+  `sim.zeros()` makes a tensor whose `fill_` and `mean` are queued work too. The same code that
+  races on a GPU races in the simulation, read-after-write and write-after-read alike, so a
+  learner without a GPU sees both races and both fixes, labelled SIMULATION. The exercises check
+  a learner's stream code with it.
+* **GPU harness parts:** `gpu_cycles_per_ms` calibrates `torch.cuda._sleep` on a real GPU.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
-import statistics
-import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Literal
+from typing import Any
+from unittest import mock
 
 import torch
 
 from .devices import synchronize
-from .timing import format_seconds, wall_seconds
-from .validation import checks, one_of, optional, whole_number
+from .validation import whole_number
 
 # ----------------------------------------------------------------------------------------------
 # Timelines: spans on lanes, from the model or from the profiler
@@ -138,15 +139,41 @@ def spans_from_events(events: Iterable[Any], device_type: str = "cuda", *, top_l
     return sorted(spans, key=lambda s: (s.lane, s.start_ms))
 
 
+@contextlib.contextmanager
+def quiet_stderr() -> Iterator[None]:
+    """Send what C++ code writes to the process's stderr (file descriptor 2) nowhere, inside the block.
+
+    The profiler's tracing library (kineto) prints `USDT: … profiler_start` and `profiler_stop`
+    lines on stderr at every start and stop, whatever its log level (`SyncActivityProfilerHandler.cpp`);
+    in a notebook they land in the learner's cell. Python's own `sys.stderr` is left alone.
+    """
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError, AttributeError):  # no file descriptor 2 here: nothing to silence
+        yield
+        return
+    try:
+        with tempfile.TemporaryFile() as sink:
+            os.dup2(sink.fileno(), 2)
+            yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def profile_spans(fn: Callable[[], Any], device: torch.device | str) -> list[Span]:
-    """Run `fn()` once under `torch.profiler` and return its timeline (GPU streams, or CPU threads)."""
+    """Run `fn()` once under `torch.profiler` and return its timeline (GPU streams, or CPU threads).
+
+    The profiler's own start/stop lines on stderr are kept out of the notebook (`quiet_stderr`).
+    """
     from torch.profiler import ProfilerActivity, profile
 
     device = torch.device(device)
     on_gpu = device.type == "cuda"
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if on_gpu else [])
     synchronize(device)
-    with profile(activities=activities) as prof:
+    with quiet_stderr(), profile(activities=activities) as prof:
         fn()
         synchronize(device)
     return spans_from_events(prof.events(), "cuda" if on_gpu else "cpu")
@@ -395,410 +422,314 @@ def split_work(chunks: int, total_copy_ms: float, total_compute_ms: float, *, la
 
 
 # ----------------------------------------------------------------------------------------------
-# The race: a reader on a side stream, a delayed producer on the default stream
+# A simulated GPU that runs the cells' own torch.cuda code (SIMULATION)
 # ----------------------------------------------------------------------------------------------
 
-RaceMode = Literal["no_wait", "host_synchronize", "stream_ordered"]
-RACE_MODES: tuple[str, ...] = ("no_wait", "host_synchronize", "stream_ordered")
+#: The simulated GPU's clock: `torch.cuda._sleep(cycles)` keeps a simulated stream busy cycles / this ms.
+SIMULATED_CYCLES_PER_MS = 1_000_000
 
 
-@dataclass(frozen=True)
-class RaceResult:
-    """What the reader saw in each round, what it should have seen, and how long the host was held.
+class SimulatedStream:
+    """A stream of the simulated GPU: work queued on it runs in order (SIMULATION)."""
 
-    `host_ms` is the time Python spent queuing the rounds (blocked time included), `total_ms`
-    the time until the results were back on the host.
-    """
+    def __init__(self, sim: SimulatedCuda, name: str) -> None:
+        self.sim, self.name = sim, name
+        self.free_ms = 0.0  # when the work queued on this stream so far will be done
 
-    mode: str
-    seen: tuple[float, ...]
-    expected: tuple[float, ...]
-    host_ms: float
-    total_ms: float
-    simulated: bool
-    spans: tuple[Span, ...] = field(default=(), repr=False)
+    def wait_stream(self, stream: SimulatedStream) -> None:
+        """Work queued here from now on starts only after the work queued on `stream` so far."""
+        self.sim._expect(stream, SimulatedStream, "wait_stream needs a stream")
+        self.sim.host_ms += self.sim.launch_ms
+        self.free_ms = max(self.free_ms, stream.free_ms, self.sim.host_ms)
 
-    @property
-    def stale(self) -> int:
-        """How many rounds read a value other than the one just produced."""
-        return sum(1 for s, e in zip(self.seen, self.expected, strict=True) if s != e)
+    def wait_event(self, event: SimulatedEvent) -> None:
+        """Work queued here from now on starts only after `event` has happened."""
+        self.sim._expect(event, SimulatedEvent, "wait_event needs an event")
+        self.sim.host_ms += self.sim.launch_ms
+        if event.at_ms is not None:  # waiting for an event never recorded returns at once, as in CUDA
+            self.free_ms = max(self.free_ms, event.at_ms, self.sim.host_ms)
 
-    @property
-    def correct(self) -> bool:
-        return self.stale == 0
+    def record_event(self, event: SimulatedEvent | None = None) -> SimulatedEvent:
+        event = SimulatedEvent(self.sim) if event is None else event
+        event.record(self)
+        return event
 
-    def __str__(self) -> str:
-        where = "SIMULATION" if self.simulated else "measured"
-        verdict = "right" if self.correct else f"{self.stale} of {len(self.seen)} rounds STALE"
-        seen = ", ".join(f"{v:g}" for v in self.seen)
-        expected = ", ".join(f"{v:g}" for v in self.expected)
-        return (
-            f"{self.mode:<17} saw [{seen}] expected [{expected}] → {verdict}; "
-            f"host busy {self.host_ms:.3g} ms, all done after {self.total_ms:.3g} ms ({where})"
-        )
+    def synchronize(self) -> None:
+        """The host waits until this stream's queued work is done."""
+        self.sim._host_waits(self.free_ms, f"{self.name}.synchronize()")
+
+    def query(self) -> bool:
+        return self.free_ms <= self.sim.host_ms
+
+    def __enter__(self) -> SimulatedStream:
+        self._previous = self.sim.current
+        self.sim.current = self
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.sim.current = self._previous
+
+    def __repr__(self) -> str:
+        return f"<SIMULATED stream {self.name!r}>"
 
 
-def _check_mode(mode: Any) -> str:
-    if mode not in RACE_MODES:
-        raise ValueError(f"mode must be one of {', '.join(RACE_MODES)}, not {mode!r}")
-    return mode
+class SimulatedEvent:
+    """An event of the simulated GPU: a marker in a stream with the time the stream reached it."""
 
+    def __init__(
+        self, sim: SimulatedCuda, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False
+    ) -> None:
+        self.sim, self.enable_timing = sim, bool(enable_timing)
+        self.at_ms: float | None = None
 
-def simulate_race(
-    mode: str,
-    *,
-    rounds: int = 3,
-    delay_ms: float = 20.0,
-    fill_ms: float = 2.0,
-    sum_ms: float = 2.0,
-    launch_ms: float = 0.05,
-) -> RaceResult:
-    """SIMULATION of `stream_race`: what the reader sees in each mode, and how long the host waits.
+    def record(self, stream: SimulatedStream | None = None) -> None:
+        stream = self.sim.current if stream is None else stream
+        self.sim._expect(stream, SimulatedStream, "Event.record needs a stream (or nothing: the current one)")
+        self.sim.host_ms += self.sim.launch_ms
+        stream.free_ms = max(stream.free_ms, self.sim.host_ms)
+        self.at_ms = stream.free_ms
 
-    Each round the default stream is busy for `delay_ms`, then fills the tensor with the round's
-    number; the side stream sums it. A sum reads the value of the last fill that had finished
-    when the sum started (0 before any), so a sum that runs early reads a stale value.
-    """
-    _check_mode(mode)
-    whole_number(rounds, "rounds")
-    ops: list[Op] = []
-    fills: list[int] = []
-    sums: list[int] = []
-    for r in range(rounds):
-        ops.append(Op("default stream", f"delay {r}", _check_ms(delay_ms, "delay_ms"), "delay"))
-        ops.append(
-            Op(
-                "default stream",
-                f"fill with {r + 1}",
-                _check_ms(fill_ms, "fill_ms"),
-                "write",
-                host_waits=mode == "host_synchronize",
+    def wait(self, stream: SimulatedStream | None = None) -> None:
+        (self.sim.current if stream is None else stream).wait_event(self)
+
+    def synchronize(self) -> None:
+        if self.at_ms is not None:
+            self.sim._host_waits(self.at_ms, "event.synchronize()")
+
+    def query(self) -> bool:
+        return self.at_ms is None or self.at_ms <= self.sim.host_ms
+
+    def elapsed_time(self, end_event: SimulatedEvent) -> float:
+        """Milliseconds between two recorded events; raises as CUDA does when they are not ready."""
+        self.sim._expect(end_event, SimulatedEvent, "elapsed_time needs the end event")
+        if not (self.enable_timing and end_event.enable_timing):
+            raise RuntimeError("Both events must be created with argument 'enable_timing=True'.")
+        if self.at_ms is None or end_event.at_ms is None:
+            raise RuntimeError("Both events must be recorded before calculating elapsed time.")
+        if max(self.at_ms, end_event.at_ms) > self.sim.host_ms:
+            raise RuntimeError(
+                "CUDA error: device not ready (SIMULATION: the GPU has not reached the event yet; "
+                "call end_event.synchronize() first)"
             )
-        )
-        fills.append(len(ops) - 1)
-        after = (fills[-1],) if mode == "stream_ordered" else ()
-        ops.append(Op("side stream", f"sum {r}", _check_ms(sum_ms, "sum_ms"), "read", after=after))
-        sums.append(len(ops) - 1)
-    ops.append(
-        Op(
-            "default stream",
-            "results",
-            0.0,
-            "read",
-            after=tuple(sums),
-            host_waits=True,
-            host_kind="host waits for results",
-        )
-    )
-    schedule = simulate(ops, launch_ms=launch_ms)
-    device_spans = [s for s in schedule.spans if s.lane != "host"]
-    seen = []
-    for i in sums:
-        started = device_spans[i].start_ms
-        done = [r + 1 for r, f in enumerate(fills) if device_spans[f].end_ms <= started]
-        seen.append(float(done[-1]) if done else 0.0)
-    return RaceResult(
-        mode=mode,
-        seen=tuple(seen),
-        expected=tuple(float(r + 1) for r in range(rounds)),
-        host_ms=schedule.host_ms_after[sums[-1]],
-        total_ms=schedule.total_ms,
-        simulated=True,
-        spans=schedule.spans,
-    )
+        return end_event.at_ms - self.at_ms
+
+    def __repr__(self) -> str:
+        return f"<SIMULATED event at {self.at_ms} ms>"
 
 
-def cuda_device(device: torch.device | str | int | None) -> torch.device:
-    """The CUDA device to use; a clear error when the argument is not one (or there is no GPU)."""
-    if device is None:
-        device = torch.device("cuda", torch.cuda.current_device()) if torch.cuda.is_available() else "cuda"
-    device = torch.device(device) if not isinstance(device, int) else torch.device("cuda", device)
-    if device.type != "cuda":
-        raise ValueError(f"this demo runs on a CUDA GPU, not on {device}; on a CPU use the simulate_* functions")
-    if not torch.cuda.is_available():
-        raise RuntimeError("this demo needs a CUDA GPU and this torch sees none; use the simulate_* functions")
-    if device.index is None:
-        device = torch.device("cuda", torch.cuda.current_device())
-    return device
+class SimulatedValue:
+    """A result the simulated GPU computes (the mean of a simulated tensor), readable with `.item()`."""
 
+    def __init__(self, sim: SimulatedCuda, read: _Read) -> None:
+        self.sim, self.read = sim, read
 
-def event_ms(fn: Callable[[], Any], device: torch.device | str | int | None = None) -> float:
-    """Milliseconds `fn()` takes on the GPU, measured with two CUDA events on the current stream."""
-    device = cuda_device(device)
-    with torch.cuda.device(device):
-        stream = torch.cuda.current_stream(device)
-        start = torch.cuda.Event(enable_timing=True)
-        end = torch.cuda.Event(enable_timing=True)
-        start.record(stream)
-        fn()
-        end.record(stream)
-        end.synchronize()  # wait for the end event only, not the whole device
-        return start.elapsed_time(end)
+    def item(self) -> float:
+        """Copy the value to the host on the current stream, and wait for the copy (like `.item()`).
 
+        A copy that runs before the value was written reads memory nobody wrote yet: nan here.
+        """
+        start, end = self.sim._queue(self.sim.current, "copy to host", 0.01, "read")
+        self.sim._host_waits(end, ".item()")
+        if self.read.end_ms > start:
+            return math.nan
+        return self.read.value()
 
-@lru_cache(maxsize=16)
-def _cycles_per_ms(device_index: int) -> float:
-    device = torch.device("cuda", device_index)
-    probe = 2_000_000
-    event_ms(lambda: torch.cuda._sleep(10 * probe), device)  # warm-up: lets the GPU raise its clock first
-    ms = event_ms(lambda: torch.cuda._sleep(10 * probe), device)
-    return 10 * probe / max(ms, 1e-6)
+    def __float__(self) -> float:
+        return self.item()
 
+    def record_stream(self, stream: SimulatedStream) -> None:
+        self.sim._expect(stream, SimulatedStream, "record_stream needs a stream")
 
-def sleep_cycles(ms: float, device: torch.device | str | int | None = None) -> int:
-    """How many GPU clock cycles `torch.cuda._sleep` must spin to keep a stream busy for about `ms`."""
-    _check_ms(ms, "ms")
-    device = cuda_device(device)
-    return max(1, int(ms * _cycles_per_ms(device.index)))
-
-
-@checks(mode=one_of(*RACE_MODES), rounds=whole_number, elements=whole_number)
-def stream_race(
-    device: torch.device | str | int | None,
-    mode: str,
-    *,
-    rounds: int = 3,
-    elements: int = 1 << 16,
-    delay_ms: float = 50.0,
-) -> RaceResult:
-    """The sources' stream race made reproducible on a CUDA GPU, in one of three modes.
-
-    Each round the default stream first spins for `delay_ms` (`torch.cuda._sleep`), then fills
-    `a` with the round's number; a side stream then computes `a.mean()`.
-
-    * `no_wait`: the side stream does not wait, so it averages `a` before the fill: stale values.
-    * `host_synchronize`: the sources' fix; Python blocks until the default stream is done, every
-      round. Right values, but the host sits idle for the whole delay.
-    * `stream_ordered`: `side.wait_stream(current)` makes the *side stream* wait, not Python;
-      `a.record_stream(side)` tells the caching allocator that `a` is used on `side`; and
-      `current.wait_stream(side)` orders the read of the results after the side stream's work.
-    """
-    device = cuda_device(device)
-    with torch.cuda.device(device):
-        cycles = sleep_cycles(delay_ms, device)
-        current = torch.cuda.current_stream(device)
-        side = torch.cuda.Stream(device)
-        a = torch.zeros(elements, device=device)  # made on the current (default) stream
-        means = []
-        torch.cuda.synchronize(device)  # start from an idle GPU: `a` is all zeros now
-        start = time.perf_counter()
-        for r in range(rounds):
-            torch.cuda._sleep(cycles)  # the producer is slow ...
-            a.fill_(r + 1)  # ... and only then writes this round's value
-            if mode == "host_synchronize":
-                current.synchronize()  # Python waits here until the default stream is done
-            elif mode == "stream_ordered":
-                side.wait_stream(current)  # the side stream waits; Python goes on at once
-            with torch.cuda.stream(side):
-                means.append(a.mean())  # the consumer, on the side stream
-        if mode == "stream_ordered":
-            a.record_stream(side)  # `a` was made on `current` but used on `side`
-            current.wait_stream(side)  # order the read below after the side stream's work
-        elif mode == "host_synchronize":
-            side.synchronize()  # the sources' way: block Python again
-        else:
-            torch.cuda.synchronize(device)  # only so that we report what the reader really computed
-        host_ms = (time.perf_counter() - start) * 1000
-        del a  # safe in every mode here; without record_stream it would not be in general
-        seen = torch.stack(means).tolist()  # runs on `current`, then copies to the host
-        total_ms = (time.perf_counter() - start) * 1000
-    return RaceResult(
-        mode=mode,
-        seen=tuple(float(v) for v in seen),
-        expected=tuple(float(r + 1) for r in range(rounds)),
-        host_ms=host_ms,
-        total_ms=total_ms,
-        simulated=False,
-    )
-
-
-# ----------------------------------------------------------------------------------------------
-# Copy/compute overlap on a real GPU
-# ----------------------------------------------------------------------------------------------
+    def __repr__(self) -> str:
+        return "<SIMULATED value: read it with .item()>"
 
 
 @dataclass
-class OverlapRuns:
-    """Two ways to run the same work on a GPU: `serial()` on one stream, `overlapped()` on two."""
-
-    device: torch.device
-    chunks: int
-    chunk_bytes: int
-    compute_repeats: int
-    copy_ms: float  # one chunk's host→device copy, measured with CUDA events
-    compute_ms: float  # one chunk's computation, measured with CUDA events
-    serial: Callable[[], None]
-    overlapped: Callable[[], None]
+class _Write:
+    value: float
+    start_ms: float
+    end_ms: float
 
 
-@checks(chunks=whole_number, chunk_elements=whole_number, compute_repeats=optional(whole_number))
-def make_overlap_runs(
-    device: torch.device | str | int | None = None,
-    *,
-    chunks: int = 8,
-    chunk_elements: int = 4 * 1024 * 1024,
-    compute_repeats: int | None = None,
-) -> OverlapRuns:
-    """Prepare pinned host chunks and the two schedules; balance compute to the copy time.
+@dataclass
+class _Read:
+    tensor: SimulatedTensor
+    stream: str
+    start_ms: float
+    end_ms: float
 
-    The computation is `compute_repeats` products `x @ w` with a 256×256 matrix; when it is
-    None, it is chosen so that computing one chunk takes about as long as copying it, which is
-    where overlapping two streams can save the most (up to 2× for many chunks).
-    """
-    device = cuda_device(device)
-    width = 256
-    rows = max(1, chunk_elements // width)
-    with torch.cuda.device(device):
-        host = [torch.randn(rows, width).pin_memory() for _ in range(chunks)]  # page-locked: async copies
-        on_gpu = [torch.empty(rows, width, device=device) for _ in range(chunks)]
-        w = torch.randn(width, width, device=device) / width**0.5
-        current = torch.cuda.current_stream(device)
-        copy_stream, compute_stream = torch.cuda.Stream(device), torch.cuda.Stream(device)
+    def value(self) -> float:
+        """What this read saw: the last write finished before it began (0 before any); nan if one overlapped it."""
+        if any(w.start_ms < self.end_ms and w.end_ms > self.start_ms for w in self.tensor.writes):
+            return math.nan  # a write ran while the read did: a torn, half-written value
+        done = [w for w in self.tensor.writes if w.end_ms <= self.start_ms]
+        return max(done, key=lambda w: w.end_ms).value if done else 0.0
 
-        def compute(x: torch.Tensor, repeats: int) -> torch.Tensor:
-            for _ in range(repeats):
-                x = x @ w
-            return x
 
-        compute(on_gpu[0], 1)  # warm up cuBLAS before measuring anything
-        copy_ms = statistics.median(
-            event_ms(lambda: on_gpu[0].copy_(host[0], non_blocking=True), device) for _ in range(3)
+class SimulatedTensor:
+    """A tensor on the simulated GPU: `fill_`, `zero_`, `mean`, `sum` and `record_stream` are queued work."""
+
+    def __init__(self, sim: SimulatedCuda, name: str, fill_ms: float, read_ms: float) -> None:
+        self.sim, self.name = sim, name
+        self.fill_ms, self.read_ms = fill_ms, read_ms
+        self.writes: list[_Write] = []
+        self.reads: list[_Read] = []
+        self.recorded_on: list[str] = []
+
+    def fill_(self, value: float) -> SimulatedTensor:
+        value = float(value)
+        start, end = self.sim._queue(self.sim.current, f"{self.name}.fill_({value:g})", self.fill_ms, "write")
+        self.writes.append(_Write(value, start, end))
+        return self
+
+    def zero_(self) -> SimulatedTensor:
+        return self.fill_(0.0)
+
+    def mean(self) -> SimulatedValue:
+        start, end = self.sim._queue(self.sim.current, f"{self.name}.mean()", self.read_ms, "read")
+        read = _Read(self, self.sim.current.name, start, end)
+        self.reads.append(read)
+        return SimulatedValue(self.sim, read)
+
+    sum = mean  # the same kind of read, for the model (its value is the fill value, not a true sum)
+
+    def record_stream(self, stream: SimulatedStream) -> None:
+        self.sim._expect(stream, SimulatedStream, "record_stream needs a stream")
+        self.recorded_on.append(stream.name)
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(
+            f"the SIMULATED tensor {self.__dict__.get('name', '?')!r} has no {name!r}: "
+            "it knows fill_, zero_, mean, sum and record_stream"
         )
-        step_ms = statistics.median(event_ms(lambda: compute(on_gpu[0], 1), device) for _ in range(3))
-        repeats = compute_repeats or max(1, round(copy_ms / max(step_ms, 1e-6)))
-        compute_ms = statistics.median(event_ms(lambda: compute(on_gpu[0], repeats), device) for _ in range(3))
 
-        def serial() -> None:
-            for i in range(chunks):  # one stream: each compute waits for its copy, each copy for the compute before
-                on_gpu[i].copy_(host[i], non_blocking=True)
-                compute(on_gpu[i], repeats)
-
-        def overlapped() -> None:
-            copy_stream.wait_stream(current)  # the buffers were made (and may be in use) on `current`
-            compute_stream.wait_stream(current)
-            for i in range(chunks):
-                with torch.cuda.stream(copy_stream):
-                    on_gpu[i].copy_(host[i], non_blocking=True)
-                compute_stream.wait_stream(copy_stream)  # wait for the copies queued so far: chunk i is there
-                with torch.cuda.stream(compute_stream):
-                    compute(on_gpu[i], repeats)
-            current.wait_stream(copy_stream)  # later work on `current` comes after both streams
-            current.wait_stream(compute_stream)
-            # The buffers outlive this function (they live in `on_gpu`), so no record_stream is needed.
-
-    return OverlapRuns(device, chunks, rows * width * 4, repeats, copy_ms, compute_ms, serial, overlapped)
+    def __repr__(self) -> str:
+        return f"<SIMULATED tensor {self.name!r}>"
 
 
-@dataclass(frozen=True)
-class OverlapMeasurement:
-    """Serial vs overlapped milliseconds of the same work (medians, CUDA events), with provenance."""
+class SimulatedCuda:
+    """The state of one simulated GPU: its streams, the host's clock, and what ran when (SIMULATION).
 
-    chunks: int
-    chunk_bytes: int
-    copy_ms: float
-    compute_ms: float
-    serial_ms: float
-    overlapped_ms: float
-    stamp: str
+    Every call queues work the way CUDA does: the host spends `launch_ms` per call and goes on;
+    the work starts when its stream is free and what it waits for is done. Only `synchronize`,
+    `Event.synchronize` and `.item()` make the host wait.
+    """
+
+    def __init__(self, *, launch_ms: float = 0.005) -> None:
+        self.launch_ms = _check_ms(launch_ms, "launch_ms", allow_zero=True)
+        self.host_ms = 0.0
+        self.spans: list[Span] = []
+        self.host_waits: list[str] = []  # what made the host wait, in order
+        self.default = SimulatedStream(self, "default stream")
+        self.streams = [self.default]
+        self.current = self.default
+
+    # -- the torch.cuda stand-ins ----------------------------------------------------------------
+
+    def Stream(self, device: Any = None, priority: int = 0, **kwargs: Any) -> SimulatedStream:  # noqa: N802
+        stream = SimulatedStream(self, "side stream" if len(self.streams) == 1 else f"stream {len(self.streams)}")
+        self.streams.append(stream)
+        return stream
+
+    def Event(self, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False) -> SimulatedEvent:  # noqa: N802
+        return SimulatedEvent(self, enable_timing, blocking, interprocess)
+
+    def stream(self, stream: SimulatedStream | None) -> contextlib.AbstractContextManager[Any]:
+        if stream is None:
+            return contextlib.nullcontext()
+        self._expect(stream, SimulatedStream, "torch.cuda.stream(...) needs a stream")
+        return stream
+
+    def current_stream(self, device: Any = None) -> SimulatedStream:
+        return self.current
+
+    def default_stream(self, device: Any = None) -> SimulatedStream:
+        return self.default
+
+    def synchronize(self, device: Any = None) -> None:
+        self._host_waits(max(s.free_ms for s in self.streams), "torch.cuda.synchronize()")
+
+    def sleep(self, cycles: int) -> None:
+        """`torch.cuda._sleep(cycles)`: keep the current stream busy for cycles / SIMULATED_CYCLES_PER_MS ms."""
+        if isinstance(cycles, bool) or not isinstance(cycles, int) or cycles < 0:
+            raise TypeError(f"_sleep takes a whole number of cycles, not {cycles!r}")
+        self._queue(self.current, "_sleep", cycles / SIMULATED_CYCLES_PER_MS, "delay")
+
+    # -- making simulated tensors and reading the result -----------------------------------------
+
+    def zeros(self, name: str = "a", *, fill_ms: float = 0.1, read_ms: float = 0.1) -> SimulatedTensor:
+        """A simulated tensor, all zeros; its `fill_` and `mean` take `fill_ms` and `read_ms` on the GPU."""
+        return SimulatedTensor(self, name, _check_ms(fill_ms, "fill_ms"), _check_ms(read_ms, "read_ms"))
 
     @property
-    def speedup(self) -> float:
-        return self.serial_ms / self.overlapped_ms
+    def blocked_ms(self) -> float:
+        """Milliseconds the host sat waiting for the simulated GPU so far."""
+        return sum(s.ms for s in self.spans if s.lane == "host")
 
-    def __str__(self) -> str:
-        return (
-            f"{self.chunks} chunks of {self.chunk_bytes / 2**20:.0f} MiB (copy ≈ {self.copy_ms:.3g} ms, "
-            f"compute ≈ {self.compute_ms:.3g} ms per chunk): serial {self.serial_ms:.3g} ms, "
-            f"overlapped {self.overlapped_ms:.3g} ms → {self.speedup:.2f}× ({self.stamp})"
-        )
+    # -- the scheduler ---------------------------------------------------------------------------
+
+    def _queue(self, stream: SimulatedStream, name: str, ms: float, kind: str) -> tuple[float, float]:
+        self._expect(stream, SimulatedStream, "work must be queued on a stream")
+        self.host_ms += self.launch_ms
+        start = max(self.host_ms, stream.free_ms)
+        stream.free_ms = start + ms
+        if ms > 0:
+            self.spans.append(Span(stream.name, name, start, start + ms, kind))
+        return start, start + ms
+
+    def _host_waits(self, until_ms: float, why: str) -> None:
+        self.host_waits.append(why)
+        if until_ms > self.host_ms:
+            self.spans.append(Span("host", f"waits: {why}", self.host_ms, until_ms, "host blocked"))
+            self.host_ms = until_ms
+
+    def _expect(self, value: Any, kind: type, what: str) -> None:
+        if not isinstance(value, kind) or getattr(value, "sim", None) is not self:
+            raise TypeError(f"{what}; got {value!r} (in the SIMULATION, make it with torch.cuda inside the same block)")
 
 
-def measure_overlap(runs: OverlapRuns, *, repeats: int = 5) -> OverlapMeasurement:
-    """Time `runs.serial` and `runs.overlapped` with CUDA events (median of `repeats`, after a warm-up)."""
-    from .environment import stamp
+@contextlib.contextmanager
+def simulated_cuda(*, launch_ms: float = 0.005) -> Iterator[SimulatedCuda]:
+    """Run `torch.cuda` stream code on a SIMULATED GPU inside the block; yield the simulation.
 
-    whole_number(repeats, "repeats")
-    runs.serial()
-    runs.overlapped()
-    serial = statistics.median(event_ms(runs.serial, runs.device) for _ in range(repeats))
-    overlapped = statistics.median(event_ms(runs.overlapped, runs.device) for _ in range(repeats))
-    return OverlapMeasurement(runs.chunks, runs.chunk_bytes, runs.copy_ms, runs.compute_ms, serial, overlapped, stamp())
+    `torch.cuda.Stream`, `Event`, `stream`, `current_stream`, `default_stream`, `synchronize` and
+    `_sleep` are replaced by stand-ins for the duration of the block and restored afterwards, even
+    when the block raises. Make the tensors the code works on with `sim.zeros()`.
+    """
+    sim = SimulatedCuda(launch_ms=launch_ms)
+    stand_ins = {
+        "Stream": sim.Stream,
+        "Event": sim.Event,
+        "stream": sim.stream,
+        "current_stream": sim.current_stream,
+        "default_stream": sim.default_stream,
+        "synchronize": sim.synchronize,
+        "_sleep": sim.sleep,
+    }
+    with mock.patch.multiple(torch.cuda, **stand_ins):
+        yield sim
 
 
 # ----------------------------------------------------------------------------------------------
-# Timing done wrong and right
+# GPU harness parts
 # ----------------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class TimingComparison:
-    """The same work timed three ways (medians, seconds)."""
+@lru_cache(maxsize=16)
+def gpu_cycles_per_ms(device_index: int = 0) -> float:
+    """GPU clock cycles per millisecond of `torch.cuda._sleep` on CUDA device `device_index`, measured.
 
-    device: str
-    launch_s: float  # clock stopped when the call returned: on a GPU only the queuing
-    synchronized_s: float  # clock stopped after synchronize: the work
-    event_s: float | None  # CUDA events around the work (GPU only)
-    repeats: int
-    stamp: str
-    launch_best_s: float = math.nan  # the fastest repeat of each: least disturbed by other programs
-    synchronized_best_s: float = math.nan
-
-    def rows(self) -> list[tuple[str, str]]:
-        """(method, time) pairs for printing side by side."""
-        rows = [
-            ("perf_counter, no synchronize (WRONG on a GPU)", format_seconds(self.launch_s)),
-            ("perf_counter + synchronize (right)", format_seconds(self.synchronized_s)),
-        ]
-        events = "needs a CUDA GPU" if self.event_s is None else format_seconds(self.event_s)
-        rows.append(("CUDA events (right, measured on the GPU)", events))
-        return rows
-
-    def __str__(self) -> str:
-        lines = [f"{name:<48} {value}" for name, value in self.rows()]
-        lines.append(f"(median of {self.repeats} on {self.device}; {self.stamp})")
-        return "\n".join(lines)
-
-
-@checks(repeats=whole_number)
-def time_three_ways(fn: Callable[[], Any], device: torch.device | str, *, repeats: int = 5) -> TimingComparison:
-    """Time `fn()` by launch only, with synchronize, and with CUDA events (on a CUDA device)."""
-    from .environment import stamp
-
-    device = torch.device(device)
-    fn()  # warm-up: first calls pay for library start-up
-    synchronize(device)
-    launch, synced, events = [], [], []
-    for _ in range(repeats):
-        synchronize(device)
-        start = time.perf_counter()
-        fn()
-        launch.append(time.perf_counter() - start)  # WRONG on a GPU: the work may still be queued
-        synchronize(device)  # let it finish before the next measurement
-        synced.append(wall_seconds(fn, device))
-        if device.type == "cuda":
-            events.append(event_ms(fn, device) / 1000)
-    return TimingComparison(
-        device=str(device),
-        launch_s=statistics.median(launch),
-        synchronized_s=statistics.median(synced),
-        event_s=statistics.median(events) if events else None,
-        repeats=repeats,
-        stamp=stamp(),
-        launch_best_s=min(launch),
-        synchronized_best_s=min(synced),
-    )
-
-
-def matmul_work(device: torch.device | str, *, size: int = 2048, times: int = 10) -> Callable[[], torch.Tensor]:
-    """A piece of work to time: `times` products of a `size`×`size` matrix with itself."""
-    whole_number(size, "size")
-    whole_number(times, "times")
-    x = torch.randn(size, size, device=device) / size**0.5
-
-    def work() -> torch.Tensor:
-        y = x
-        for _ in range(times):
-            y = y @ x
-        return y
-
-    return work
+    Measured with CUDA events after a warm-up sleep (which lets the GPU raise its clock first), so
+    that `torch.cuda._sleep(int(ms * gpu_cycles_per_ms()))` keeps a stream busy for about `ms`.
+    """
+    if not torch.cuda.is_available():
+        raise RuntimeError("gpu_cycles_per_ms needs a CUDA GPU; without one use SIMULATED_CYCLES_PER_MS")
+    probe = 20_000_000
+    with torch.cuda.device(device_index):
+        torch.cuda._sleep(probe)  # warm-up
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        torch.cuda._sleep(probe)
+        end.record()
+        end.synchronize()
+        return probe / max(start.elapsed_time(end), 1e-6)

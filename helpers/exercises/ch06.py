@@ -1,116 +1,253 @@
-"""Chapter 06 exercises: ordering the calls of a stream-ordered read, and the time of an overlapped schedule."""
+"""Chapter 06 exercises: time work with CUDA events, and order a producer and a consumer on two streams.
+
+Both are checked on the course's SIMULATED GPU (`helpers.streams.simulated_cuda`), on every
+machine: inside the check, `torch.cuda.Event`, `Stream`, `stream`, `current_stream`, `synchronize`
+and `_sleep` are the simulation's stand-ins, so the learner's own `torch.cuda` code runs, its
+timing and its races included, deterministically and without a GPU.
+"""
 
 from __future__ import annotations
 
 import math
+import time
+from dataclasses import dataclass
 from typing import Any
 
-from ..checking import Question, Wrong, expect_number, expect_type
-from ..streams import ideal_overlapped_ms, simulate_copy_compute
+import torch
 
-#: The steps a learner may order in question 1 (the notebook prints them).
-STREAM_STEPS = {
-    "produce": 'A = torch.randn(1_000_000, device="cuda")          # on the default stream',
-    "side_waits": "s.wait_stream(torch.cuda.current_stream())",
-    "consume": "with torch.cuda.stream(s):\n    B = A.sum()",
-    "record": "A.record_stream(s)",
-    "default_waits": "torch.cuda.current_stream().wait_stream(s)",
-    "read": "print(B.item())",
-    "host_sync": "torch.cuda.synchronize()",
-}
-_REQUIRED = ("produce", "side_waits", "consume", "record", "default_waits", "read")
+from ..checking import Question, Wrong, expect_function, expect_number, expect_type
+from ..streams import SIMULATED_CYCLES_PER_MS, SimulatedValue, simulated_cuda
+
+#: How long the work takes on the simulated GPU in question 1, in milliseconds (two, so no constant passes).
+_WORK_MS = (5.0, 2.0)
 
 
-def _check_stream_steps(steps: Any) -> None:
-    expect_type(steps, (list, tuple), "a list of step names such as ['produce', ...]")
-    for step in steps:
-        if not isinstance(step, str):
-            raise Wrong(f"each step is a name in quotes, such as 'produce', not {step!r}")
-        if step not in STREAM_STEPS:
-            raise Wrong(f"{step!r} is not one of the steps; choose from {', '.join(STREAM_STEPS)}")
-    if len(set(steps)) != len(steps):
-        raise Wrong("a step appears twice; each call is needed once here")
-    if "host_sync" in steps:
-        raise Wrong("torch.cuda.synchronize() blocks Python until the whole GPU is idle; order the streams instead")
-    missing = [s for s in _REQUIRED if s not in steps]
-    reasons = {
-        "side_waits": "without s.wait_stream(...) the side stream may sum A before it is produced",
-        "record": "without A.record_stream(s) the caching allocator may reuse A's memory while s still reads it",
-        "default_waits": "without current_stream().wait_stream(s) the default stream may read B before s wrote it",
-        "produce": "A must be produced first",
-        "consume": "B must be computed on the side stream",
-        "read": "the result must be read at the end",
-    }
-    if missing:
-        raise Wrong(f"'{missing[0]}' is missing: {reasons[missing[0]]}")
-    at = {s: i for i, s in enumerate(steps)}
-    if at["produce"] != 0:
-        raise Wrong("start by producing A: every other step refers to it")
-    if at["side_waits"] > at["consume"]:
-        raise Wrong("the side stream must wait before it sums A, not after")
-    if at["default_waits"] < at["consume"]:
-        raise Wrong("wait_stream only covers work queued so far: the default stream must wait after B is queued")
-    if at["read"] < at["default_waits"]:
-        raise Wrong("read B only after the default stream waits for the side stream")
+def _check_time_with_events(fn: Any) -> None:
+    expect_function(fn, "time_with_events", "(fn)")
+    for work_ms in _WORK_MS:
+        calls: list[int] = []
+
+        def work(ms: float = work_ms, calls: list[int] = calls) -> None:
+            calls.append(1)
+            torch.cuda._sleep(int(ms * SIMULATED_CYCLES_PER_MS))  # the simulation's stand-in: `ms` of GPU work
+
+        with simulated_cuda(launch_ms=0.001) as sim:
+            got = fn(work)
+        got = expect_number(got, "a number of milliseconds from time_with_events(fn)")
+        if len(calls) != 1:
+            raise Wrong(f"call fn() exactly once between the two events (your function called it {len(calls)} times)")
+        if abs(got - work_ms) <= 0.1:
+            continue
+        if math.isclose(got, work_ms / 1000, rel_tol=0.05):
+            raise Wrong("start.elapsed_time(end) is already in milliseconds: return it as it is")
+        if not sim.host_waits:
+            raise Wrong(
+                f"you measured {got:.3g} ms for work that takes {work_ms:g} ms on the GPU, and nothing waited for it: "
+                "the call returned as soon as the work was queued. Record two CUDA events around fn() and "
+                "synchronize the end event before elapsed_time"
+            )
+        if got < work_ms:
+            raise Wrong(
+                f"you measured {got:.3g} ms for work that takes {work_ms:g} ms: record the start event before "
+                "fn() and the end event after it, on the same stream"
+            )
+        raise Wrong(f"you measured {got:.3g} ms for work that takes {work_ms:g} ms on the GPU")
 
 
-def _check_overlapped_ms(value: Any) -> None:
-    value = expect_number(value, "a number of milliseconds")
-    answer = ideal_overlapped_ms(4, 3.0, 5.0)
-    serial = simulate_copy_compute(4, 3.0, 5.0, overlapped=False).total_ms
-    if math.isclose(value, answer, abs_tol=1e-6):
-        return
-    if math.isclose(value, serial):
-        raise Wrong(f"{value:g} ms is the serial time, with nothing overlapping")
-    if math.isclose(value, 4 * 5.0):
-        raise Wrong("the computing can only start once the first chunk has been copied")
-    if math.isclose(value, 4 * 3.0 + 5.0):
-        raise Wrong("the compute stream is the slower lane: it sets the pace, not the copies")
-    raise Wrong(f"{value:g} ms is not it; draw the two lanes and find when the last compute ends")
+#: Question 2's two timings on the simulated GPU: (fill_ms, read_ms) with a slow producer, then a slow consumer.
+_SLOW_PRODUCER, _SLOW_CONSUMER = (10.0, 1.0), (1.0, 10.0)
+_ROUNDS = 3
+
+
+@dataclass
+class _Run:
+    """What the learner's rounds did on the simulated GPU."""
+
+    seen: list[float]  # what each mean read (nan: a fill ran while it read)
+    read_later: list[float]  # what the caller then read on the current stream (nan: not written yet)
+    waited: list[str]  # what made the host wait inside the learner's function
+    on_side: bool  # every mean ran on the side stream
+    raw_ok: bool  # every mean started after its round's fill had finished
+    war_ok: bool  # every fill after the first started after the previous round's mean had finished
+
+
+def _run_rounds(fn: Any, fill_ms: float, read_ms: float) -> _Run:
+    """Run the learner's rounds on the simulated GPU and record every ordering that matters."""
+    with simulated_cuda(launch_ms=0.001) as sim:
+        a = sim.zeros("a", fill_ms=fill_ms, read_ms=read_ms)
+        side = torch.cuda.Stream()
+        means = fn(a, side, _ROUNDS)
+        waited = list(sim.host_waits)
+        means = expect_type(means, list, "a list of the rounds' means (the results of a.mean())")
+        if len(means) != _ROUNDS or not all(isinstance(m, SimulatedValue) for m in means):
+            raise Wrong(
+                f"return a list of the {_ROUNDS} results of a.mean(), one per round, as they are (do not read them)"
+            )
+        if len(a.writes) != _ROUNDS:
+            raise Wrong(f"fill `a` once per round, with the round's number r + 1 ({len(a.writes)} fills seen)")
+        reads = [m.read for m in means]
+        run = _Run(
+            seen=[r.value() for r in reads],
+            read_later=[m.item() for m in means],  # the caller reads them on the current stream
+            waited=waited,
+            on_side=all(r.stream == side.name for r in a.reads),
+            raw_ok=all(w.end_ms <= r.start_ms for w, r in zip(a.writes, reads, strict=True)),
+            war_ok=all(w.start_ms >= r.end_ms for w, r in zip(a.writes[1:], reads, strict=False)),
+        )
+    return run
+
+
+def _check_produce_and_consume(fn: Any) -> None:
+    expect_function(fn, "produce_and_consume", "(a, side, rounds)")
+    expected = [float(r + 1) for r in range(_ROUNDS)]
+    runs = {"a slow fill_": _run_rounds(fn, *_SLOW_PRODUCER), "a slow mean": _run_rounds(fn, *_SLOW_CONSUMER)}
+    for run in runs.values():
+        if run.waited:
+            raise Wrong(
+                f"Python waited for the GPU inside your function ({run.waited[0]}): that is right but blocks the "
+                "host; order the streams with wait_stream (or events) instead"
+            )
+        if not run.on_side:
+            raise Wrong("compute each mean on the side stream, inside `with torch.cuda.stream(side):`")
+    orderings = (
+        (
+            "raw_ok",
+            "the side stream read `a` before that round's fill was done (read-after-write). Make it wait "
+            "for the current stream after each fill_",
+        ),
+        (
+            "war_ok",
+            "a round's fill_ overwrote `a` before the side stream had read the previous round's value "
+            "(write-after-read). Make the current stream wait for the side stream before each fill_",
+        ),
+    )
+    for ordering, what_went_wrong in orderings:
+        for slow, run in runs.items():
+            if not getattr(run, ordering):
+                raise Wrong(
+                    f"with {slow}, the means read {_shown(run.seen)} instead of {_shown(expected)}: {what_went_wrong}"
+                )
+    for run in runs.values():
+        if run.seen != expected:
+            raise Wrong(f"the means read {_shown(run.seen)} instead of {_shown(expected)}: fill `a` with r + 1")
+        if run.read_later != expected:
+            raise Wrong(
+                f"read on the current stream after your function returned, the means were "
+                f"{_shown(run.read_later, 'unwritten')}: they were read before the side stream wrote them. Make "
+                "the current stream wait for the side stream before you return"
+            )
+
+
+def _shown(values: list[float], nan: str = "half-written") -> str:
+    return "[" + ", ".join(nan if math.isnan(v) else f"{v:g}" for v in values) + "]"
+
+
+_RACY = """def produce_and_consume(a, side, rounds):
+    means = []
+    for r in range(rounds):
+        a.fill_(r + 1)
+        with torch.cuda.stream(side):
+            means.append(a.mean())
+    return means"""
+
+
+def _timed(*body: str) -> str:
+    """Code of a `time_with_events` that makes two timing events, then runs `body`."""
+    head = (
+        "def time_with_events(fn):",
+        "    start = torch.cuda.Event(enable_timing=True)",
+        "    end = torch.cuda.Event(enable_timing=True)",
+    )
+    return "\n".join((*head, *(f"    {line}" for line in body)))
+
+
+_AROUND = ("start.record()", "fn()", "end.record()")
+_SYNC_AND_READ = ("end.synchronize()", "return start.elapsed_time(end)")
+
+
+def _rounds(
+    before_fill: tuple[str, ...] = (),
+    after_fill: tuple[str, ...] = (),
+    after_mean: tuple[str, ...] = (),
+    before_return: tuple[str, ...] = (),
+) -> str:
+    """Code of a `produce_and_consume` with the given lines around its fill and its mean."""
+    return "\n".join(
+        (
+            "def produce_and_consume(a, side, rounds):",
+            "    current = torch.cuda.current_stream()",
+            "    means = []",
+            "    for r in range(rounds):",
+            *(f"        {line}" for line in before_fill),
+            "        a.fill_(r + 1)",
+            *(f"        {line}" for line in after_fill),
+            "        with torch.cuda.stream(side):",
+            "            means.append(a.mean())",
+            *(f"        {line}" for line in after_mean),
+            *(f"    {line}" for line in before_return),
+            "    return means",
+        )
+    )
+
+
+_WAR, _RAW, _FINAL = "current.wait_stream(side)", "side.wait_stream(current)", "current.wait_stream(side)"
 
 
 QUESTIONS = [
     Question(
         number=1,
         task=(
-            "Put the steps of a correct stream-ordered read in order: set `stream_steps` to a list of step "
-            "names from STREAM_STEPS (leave out any step that is not needed)."
+            "Write `time_with_events(fn)`: call fn() once and return how many milliseconds its GPU work took, "
+            "measured with two CUDA events."
         ),
-        variable="stream_steps",
-        checker=_check_stream_steps,
+        variable="time_with_events",
+        checker=_check_time_with_events,
         hint_text=(
-            "wait_stream makes a stream wait for the work queued on the other stream *so far*, so each wait "
-            "comes after the work it must wait for. No step needs to block Python."
+            "Make two torch.cuda.Event(enable_timing=True); start.record(), fn(), end.record(); then "
+            "end.synchronize() (the GPU must have reached the end event) and return start.elapsed_time(end)."
         ),
-        solution_code=('stream_steps = ["produce", "side_waits", "consume", "record", "default_waits", "read"]'),
+        solution_code=_timed(*_AROUND, *_SYNC_AND_READ),
         wrong_answers=(
-            'stream_steps = ["produce", "consume", "read"]',
-            'stream_steps = ["side_waits", "produce", "consume", "record", "default_waits", "read"]',
-            'stream_steps = ["produce", "host_sync", "consume", "read"]',
-            'stream_steps = ["produce", "side_waits", "consume", "record", "read", "default_waits"]',
-            'stream_steps = ["produce", "side_waits", "consume", "default_waits", "read"]',
+            "def time_with_events(fn):\n    t0 = time.perf_counter()\n    fn()\n"
+            "    return (time.perf_counter() - t0) * 1000",
+            _timed(*_AROUND, "return start.elapsed_time(end)"),
+            _timed("fn()", "torch.cuda.synchronize()", "start.record()", "end.record()", *_SYNC_AND_READ),
+            _timed(*_AROUND, "end.synchronize()", "return start.elapsed_time(end) / 1000"),
+            _timed(*_AROUND, *_SYNC_AND_READ).replace("enable_timing=True", ""),
         ),
-        context=lambda: {"STREAM_STEPS": STREAM_STEPS},
+        context=lambda: {"time": time},
     ),
     Question(
         number=2,
         task=(
-            "Four chunks are copied to the GPU on one stream (3 ms each) and computed on another (5 ms each); "
-            "each compute waits only for its own chunk's copy. Set `overlapped_ms` to the time from the first "
-            "copy's start to the last compute's end."
+            "Fix `produce_and_consume(a, side, rounds)` so that every round's mean, computed on the stream `side`, "
+            "reads that round's fill, and the caller can read the means on the current stream, without making "
+            "Python wait for the GPU."
         ),
-        variable="overlapped_ms",
-        checker=_check_overlapped_ms,
+        variable="produce_and_consume",
+        checker=_check_produce_and_consume,
         hint_text=(
-            "The first compute can start at 3 ms. After that, which lane is always busy? The copies finish early "
-            "and wait; the computes run back to back."
+            "Three waits, none of them on the host: the side stream waits for the current stream after each fill_ "
+            "(read-after-write); the current stream waits for the side stream before each fill_ (write-after-read: "
+            "the last round's mean must have read `a`); and the current stream waits for the side stream once "
+            "more before you return. s.wait_stream(other) covers the work queued on `other` so far."
         ),
-        solution_code="overlapped_ms = 3 + 4 * 5  # first copy, then four computes back to back",
+        solution_code=_rounds(
+            (_WAR + "  # write-after-read: last round's mean has read `a`",),
+            (_RAW + "  # read-after-write: the fill is done",),
+            (),
+            (_FINAL + "  # the caller reads the means on the current stream",),
+        ),
         wrong_answers=(
-            "overlapped_ms = 4 * (3 + 5)",
-            "overlapped_ms = 4 * 5",
-            "overlapped_ms = 4 * 3 + 5",
-            "overlapped_ms = 3 + 5",
+            _RACY,
+            _rounds((), (_RAW,), (), (_FINAL,)),
+            _rounds((_WAR,), (_RAW,), (), ()),
+            _rounds((), ("torch.cuda.synchronize()",), (), ("torch.cuda.synchronize()",)),
+            _rounds((_WAR,), (), (_RAW,), (_FINAL,)),
         ),
+        context=lambda: {"RACY_PRODUCE_AND_CONSUME": _RACY},
     ),
 ]
+
+#: The racy version question 2 starts from (the notebook prints it).
+RACY_PRODUCE_AND_CONSUME = _RACY

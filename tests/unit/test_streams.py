@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from types import SimpleNamespace
 
 import pytest
 import torch
 
 from helpers import streams as st
+from tests.gpu.test_gpu_ch06 import produce_and_consume  # the chapter's loop, as its cell writes it
 
 
 def _event(name: str, device_type: str, start_us: float, end_us: float, **extra: object) -> SimpleNamespace:
@@ -96,28 +98,6 @@ def test_copy_compute_rejects_bad_inputs(args: tuple, error: type[Exception]) ->
         st.simulate_copy_compute(*args, overlapped=True)
 
 
-def test_simulated_race_stale_without_wait_right_with_either_fix() -> None:
-    broken = st.simulate_race("no_wait")
-    assert broken.simulated and broken.stale == 3 and broken.seen == (0.0, 0.0, 0.0)
-    host_sync = st.simulate_race("host_synchronize")
-    ordered = st.simulate_race("stream_ordered")
-    assert host_sync.correct and ordered.correct
-    # the sources' fix blocks Python for every producer delay; the stream-ordered one does not
-    assert host_sync.host_ms > 3 * 20.0
-    assert ordered.host_ms < 1.0
-    assert ordered.total_ms == pytest.approx(host_sync.total_ms, rel=0.05)
-    assert "STALE" in str(broken) and "SIMULATION" in str(ordered)
-
-
-def test_simulated_race_rejects_bad_inputs() -> None:
-    with pytest.raises(ValueError, match="mode must be one of"):
-        st.simulate_race("synchronize")
-    with pytest.raises(ValueError):
-        st.simulate_race("no_wait", rounds=0)
-    with pytest.raises(ValueError):
-        st.simulate_race("no_wait", delay_ms=-1)
-
-
 # -- timelines from events -----------------------------------------------------------------------
 
 
@@ -160,15 +140,16 @@ def test_span_validates_itself() -> None:
     assert st.Span("lane", "x", 1.0, 3.5).ms == 2.5
 
 
-def test_profile_spans_on_cpu_ops() -> None:
+def test_profile_spans_on_cpu_ops_without_the_profilers_stderr_lines(capfd: pytest.CaptureFixture[str]) -> None:
     a = torch.randn(64, 64)
     spans = st.profile_spans(lambda: (a @ a).sin(), "cpu")
+    assert "USDT" not in capfd.readouterr().err  # kineto's profiler_start/stop lines stay out of the notebook
     names = [s.name for s in spans]
     assert "aten::matmul" in names and "aten::sin" in names
     assert len({s.lane for s in spans}) == 1  # CPU ops run one after another on the calling thread
 
 
-# -- plots and timing ------------------------------------------------------------------------------
+# -- plots ------------------------------------------------------------------------------
 
 
 def test_plot_timelines_labels_simulations() -> None:
@@ -188,24 +169,145 @@ def test_plot_timelines_labels_simulations() -> None:
         st.plot_timelines({}, title="nothing", simulated=True)
 
 
-def test_cpu_ops_are_synchronous_so_launch_time_is_the_work_time() -> None:
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        result = st.time_three_ways(st.matmul_work("cpu", size=256, times=4), "cpu", repeats=7)
-    finally:
-        torch.set_num_threads(threads)
-    assert result.event_s is None and "needs a CUDA GPU" in str(result)
-    # the call returned only when the work was done (fastest runs: least disturbed by other programs)
-    assert result.launch_best_s / result.synchronized_best_s > 0.3
+def test_quiet_stderr_silences_file_descriptor_2_and_restores_it(capfd: pytest.CaptureFixture[str]) -> None:
+    import os
+
+    with st.quiet_stderr():
+        os.write(2, b"from C++\n")
+    os.write(2, b"after\n")
+    err = capfd.readouterr().err
+    assert "from C++" not in err and "after" in err
 
 
-def test_gpu_only_demos_refuse_a_cpu_device() -> None:
-    with pytest.raises(ValueError, match="CUDA GPU"):
-        st.stream_race("cpu", "no_wait")
-    with pytest.raises(ValueError, match="CUDA GPU"):
-        st.make_overlap_runs("cpu")
-    with pytest.raises(ValueError, match="mode must be one of"):
-        st.stream_race("cpu", "sometimes")
-    with pytest.raises(TypeError):
-        st.time_three_ways(lambda: None, "cpu", repeats=2.0)  # type: ignore[arg-type]
+# -- the simulated GPU ------------------------------------------------------------------------------
+
+
+def _race(producer_ms: float, consumer_ms: float, *, fix_raw: bool, fix_war: bool) -> tuple[list[float], float, float]:
+    ms = st.SIMULATED_CYCLES_PER_MS
+    with st.simulated_cuda() as sim:
+        a, side = sim.zeros(), torch.cuda.Stream()
+        means = produce_and_consume(
+            a, side, 3, int(producer_ms * ms), int(consumer_ms * ms), fix_raw=fix_raw, fix_war=fix_war
+        )
+        host_ms = sim.host_ms
+        return [m.item() for m in means], host_ms, sim.host_ms
+
+
+def test_simulation_shows_the_read_after_write_race_and_its_fix() -> None:
+    assert _race(20, 0, fix_raw=False, fix_war=False)[0] == [0.0, 0.0, 0.0]  # every read before its write
+    assert _race(20, 0, fix_raw=True, fix_war=False)[0] == [1.0, 2.0, 3.0]
+
+
+def test_simulation_shows_the_write_after_read_race_and_its_fix() -> None:
+    assert _race(0, 20, fix_raw=True, fix_war=False)[0] == [3.0, 3.0, 3.0]  # overwritten before each read
+    seen, host_ms, total_ms = _race(20, 20, fix_raw=True, fix_war=True)
+    assert seen == [1.0, 2.0, 3.0]
+    assert host_ms < 1.0 < 60.0 < total_ms  # the waits are on the GPU: Python was never held
+
+
+def test_simulated_synchronize_blocks_the_host_and_item_reads_unwritten_results_as_nan() -> None:
+    with st.simulated_cuda() as sim:
+        a, side = sim.zeros(fill_ms=5.0), torch.cuda.Stream()
+        a.fill_(7)
+        torch.cuda.synchronize()
+        assert sim.host_ms >= 5.0 and sim.blocked_ms > 4.0 and sim.host_waits == ["torch.cuda.synchronize()"]
+        with torch.cuda.stream(side):
+            torch.cuda._sleep(3 * st.SIMULATED_CYCLES_PER_MS)
+            mean = a.mean()
+        assert math.isnan(mean.item())  # read on the default stream, which did not wait for `side`
+        torch.cuda.current_stream().wait_stream(side)
+        assert mean.item() == 7.0
+
+
+def test_simulated_events_time_the_gpu_and_refuse_what_cuda_refuses() -> None:
+    with st.simulated_cuda(launch_ms=0.0) as sim:
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        torch.cuda._sleep(4 * st.SIMULATED_CYCLES_PER_MS)
+        end.record()
+        with pytest.raises(RuntimeError, match="not ready"):
+            start.elapsed_time(end)  # the GPU has not reached `end` yet
+        end.synchronize()
+        assert start.elapsed_time(end) == pytest.approx(4.0)
+        plain = torch.cuda.Event()
+        plain.record()
+        with pytest.raises(RuntimeError, match="enable_timing"):
+            plain.elapsed_time(end)
+        side = torch.cuda.Stream()
+        marker = torch.cuda.current_stream().record_event()
+        side.wait_event(marker)
+        assert side.query() and sim.default.query()
+
+
+def test_simulated_cuda_restores_torch_cuda_even_after_an_error() -> None:
+    real = (torch.cuda.Stream, torch.cuda.Event, torch.cuda.stream, torch.cuda.synchronize, torch.cuda._sleep)
+    with pytest.raises(ZeroDivisionError), st.simulated_cuda():
+        assert torch.cuda.Stream is not real[0]
+        1 / 0  # noqa: B018
+    assert (torch.cuda.Stream, torch.cuda.Event, torch.cuda.stream, torch.cuda.synchronize, torch.cuda._sleep) == real
+
+
+def test_simulated_cuda_rejects_bad_inputs() -> None:
+    with st.simulated_cuda() as sim:
+        side = torch.cuda.Stream()
+        with pytest.raises(TypeError, match="wait_stream needs a stream"):
+            side.wait_stream("default")  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="torch.cuda.stream"):
+            torch.cuda.stream(42)  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match="whole number of cycles"):
+            torch.cuda._sleep(2.5)  # type: ignore[arg-type]
+        with pytest.raises(ValueError):
+            sim.zeros(fill_ms=-1.0)
+        with pytest.raises(AttributeError, match="knows fill_"):
+            sim.zeros().add_(1)
+    with st.simulated_cuda() as other:
+        with pytest.raises(TypeError):
+            other.default.wait_stream(side)  # a stream of another simulation
+    with pytest.raises(ValueError):
+        st.simulated_cuda(launch_ms=-1.0).__enter__()
+
+
+def test_question_2_accepts_every_ordering_that_is_right_and_names_the_missing_one() -> None:
+    from helpers.exercises.ch06 import QUESTIONS
+
+    question = QUESTIONS[1]
+    events_per_direction = """
+def produce_and_consume(a, side, rounds):
+    current = torch.cuda.current_stream()
+    means = []
+    for r in range(rounds):
+        a.fill_(r + 1)
+        written = torch.cuda.Event()
+        written.record()
+        side.wait_event(written)
+        with torch.cuda.stream(side):
+            means.append(a.mean())
+        read = torch.cuda.Event()
+        read.record(side)
+        current.wait_event(read)
+    return means
+"""
+    wait_at_the_end_of_each_round = """
+def produce_and_consume(a, side, rounds):
+    means = []
+    for r in range(rounds):
+        a.fill_(r + 1)
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            means.append(a.mean())
+        torch.cuda.current_stream().wait_stream(side)
+    return means
+"""
+    for code in (events_per_direction, wait_at_the_end_of_each_round):
+        namespace = {"torch": torch}
+        exec(code, namespace)
+        outcome = question.evaluate(namespace)
+        assert outcome.correct, outcome.message
+    messages = []
+    for code in question.wrong_answers[:3]:
+        namespace = {"torch": torch}
+        exec(code, namespace)
+        messages.append(question.evaluate(namespace).message)
+    assert "read-after-write" in messages[0]
+    assert "write-after-read" in messages[1]
+    assert "before you return" in messages[2]
