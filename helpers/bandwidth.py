@@ -1,34 +1,44 @@
-"""Host↔device copy bandwidth: measured, swept over sizes, and compared with the PCIe link's limit.
+"""Host↔device copy bandwidth: a measuring harness, the PCIe link's limit, and published T4 figures.
 
-Public API (chapter 07 teaches it, chapter 10 imports it):
+Chapter 07 writes the copy loop itself, in a cell (`copy_many(tensors, device, non_blocking)`);
+this module only times it and draws the result:
 
-* `copy_bandwidth(nbytes, direction, pinned, device=None, *, repeats=5) -> BandwidthResult`
-* `bandwidth_sweep(sizes, directions, pinned_options, device=None) -> list[BandwidthResult]`
+* `time_copy_batch(copy, nbytes, device, *, copies, pinned, non_blocking)`: one batch of `copies`
+  copies of `nbytes` each, made by the learner's `copy`, with ONE synchronise after the batch
+  (and one before); the median over repeats, as a `BandwidthResult`
+* `two_by_two(copy, sizes, device)`: the same for every size × pageable/pinned × blocking/non_blocking
+  (pinned only where the device is a GPU; on a CPU the copies are host→host, a labelled stand-in)
+* `copy_bandwidth(nbytes, direction, pinned, device=None)`: one tensor copied back and forth on a
+  CUDA GPU (chapter 10 and the GPU tests use it)
 * `pcie_peak_gb_per_s(generation, width)`: the theoretical peak of a link, per direction (pure)
 * `link_peak_gb_per_s(device=None)`: (peak, description) for this GPU's link read through NVML,
   or (None, reason) where NVML cannot tell
-* `plot_bandwidth(results, peak_gb_per_s=None, ...)`: log-log plot with the peak as a line
+* `plot_bandwidth(results, peak_gb_per_s=None, ...)`: log-log plot with the peak and published points
 
-Every time is synchronised (`helpers.timing.wall_seconds`) and every result carries `stamp()`.
-On a machine without a CUDA GPU `copy_bandwidth` raises `NeedsCudaError` (nothing to copy to);
-`PUBLISHED_T4` holds published figures for Kaggle's T4 to show instead, with their sources.
+Every time is synchronised (`helpers.devices.synchronize`) and every result carries `stamp()`.
+`PUBLISHED_T4` holds published figures for Kaggle's T4, with their sources (docs/sources.md §4).
 """
 
 from __future__ import annotations
 
 import statistics
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 
+from .devices import synchronize
 from .memory import MIB, NeedsCudaError, cuda_device_for, format_bytes
 from .timing import gigabytes_per_second, wall_seconds
 from .validation import checks, whole_number
 
 DIRECTIONS = ("h2d", "d2h")
 DIRECTION_NAMES = {"h2d": "host→device", "d2h": "device→host"}
+
+#: A copy function as chapter 07 writes it: `copy(tensors, device, non_blocking)` returns the copies.
+CopyMany = Callable[[list[torch.Tensor], torch.device, bool], Any]
 
 #: Per PCIe generation: (transfer rate in GT/s per lane, fraction of the bits that carry data).
 #: Gen 1–2 use 8b/10b coding, gen 3–5 128b/130b; gen 6–7 send 256-byte FLITs of which 242 carry
@@ -71,7 +81,11 @@ PUBLISHED_T4 = (
 
 @dataclass(frozen=True)
 class BandwidthResult:
-    """One measured copy size: bytes per copy, direction, host memory kind, seconds per copy, GB/s."""
+    """One measured copy size: bytes per copy, direction, host memory kind, seconds per copy, GB/s.
+
+    `non_blocking` is how the copies were issued (None: not recorded) and `copies` how many were
+    timed between two synchronisations.
+    """
 
     nbytes: int
     direction: str  # "h2d" or "d2h"
@@ -80,11 +94,25 @@ class BandwidthResult:
     gb_per_s: float  # 10^9 bytes per second
     device: str
     stamp: str
+    non_blocking: bool | None = None
+    copies: int = 1
+
+    @property
+    def kind(self) -> str:
+        """'pinned' or 'pageable', with ', non_blocking' or ', blocking' when recorded."""
+        memory = "pinned" if self.pinned else "pageable"
+        if self.non_blocking is None:
+            return memory
+        return f"{memory}, {'non_blocking' if self.non_blocking else 'blocking'}"
+
+    @property
+    def route(self) -> str:
+        """'host→device', 'device→host', or 'host→host' for the CPU stand-in."""
+        return "host→host" if self.device.startswith("cpu") else DIRECTION_NAMES[self.direction]
 
     def __str__(self) -> str:
-        kind = "pinned" if self.pinned else "pageable"
         return (
-            f"{DIRECTION_NAMES[self.direction]} {format_bytes(self.nbytes)} {kind}: "
+            f"{self.route} {format_bytes(self.nbytes)} {self.kind}: "
             f"{self.gb_per_s:.2f} GB/s ({self.seconds * 1e6:.1f} µs per copy) on {self.device}"
         )
 
@@ -95,10 +123,10 @@ def _check_direction(direction: Any) -> str:
     return direction
 
 
-def _check_pinned(pinned: Any) -> bool:
-    if not isinstance(pinned, bool):
-        raise TypeError(f"pinned must be True or False, not {pinned!r}")
-    return pinned
+def _check_flag(value: Any, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, not {value!r}")
+    return value
 
 
 def _copies_per_timing(nbytes: int) -> int:
@@ -113,16 +141,19 @@ def copy_bandwidth(
     device: torch.device | str | int | None = None,
     *,
     repeats: int = 5,
+    non_blocking: bool | None = None,
 ) -> BandwidthResult:
     """Measure copies of `nbytes` between host memory (pinned or pageable) and a CUDA device.
 
-    Pinned copies use `non_blocking=True` (the only way they can be asynchronous); the device is
-    synchronised before and after each timed batch, so the time is the copies' real duration.
-    The result is the median over `repeats` timed batches, after one warm-up copy.
+    `non_blocking` defaults to `pinned` (the usual pairing). The copies are timed in batches with
+    the device synchronised before and after each batch, so the time is the copies' real
+    duration. The result is the median over `repeats` timed batches, after one warm-up copy.
     """
     from .environment import stamp
 
-    nbytes, direction, pinned = whole_number(nbytes, "nbytes"), _check_direction(direction), _check_pinned(pinned)
+    nbytes, direction = whole_number(nbytes, "nbytes"), _check_direction(direction)
+    pinned = _check_flag(pinned, "pinned")
+    non_blocking = pinned if non_blocking is None else _check_flag(non_blocking, "non_blocking")
     if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
         raise ValueError(f"repeats must be a whole number ≥ 1, not {repeats!r}")
     dev = cuda_device_for(device, "copy_bandwidth (it copies between host memory and a GPU)")
@@ -138,31 +169,135 @@ def copy_bandwidth(
 
     def batch() -> None:
         for _ in range(inner):
-            dst.copy_(src, non_blocking=pinned)
+            dst.copy_(src, non_blocking=non_blocking)
 
-    dst.copy_(src, non_blocking=pinned)  # warm-up
+    dst.copy_(src, non_blocking=non_blocking)  # warm-up
     times = [wall_seconds(batch, dev) / inner for _ in range(repeats)]
     seconds = statistics.median(times)
-    return BandwidthResult(nbytes, direction, pinned, seconds, gigabytes_per_second(nbytes, seconds), str(dev), stamp())
+    return BandwidthResult(
+        nbytes,
+        direction,
+        pinned,
+        seconds,
+        gigabytes_per_second(nbytes, seconds),
+        str(dev),
+        stamp(),
+        non_blocking,
+        inner,
+    )
 
 
-def bandwidth_sweep(
+# --------------------------------------------------------------------------- timing the learner's copy loop
+
+
+def copies_for(nbytes: int, total_bytes: int, max_copies: int) -> int:
+    """How many tensors of `nbytes` a batch holds: enough for `total_bytes`, at least 1, at most `max_copies`."""
+    return max(1, min(max_copies, total_bytes // nbytes))
+
+
+def _check_copied(result: Any, sources: list[torch.Tensor], device: torch.device) -> None:
+    """Refuse a copy function whose result is not one new tensor per source on `device`."""
+    if not isinstance(result, (list, tuple)) or len(result) != len(sources):
+        raise ValueError(f"the copy function should return a list of {len(sources)} tensors, one per source")
+    for out, src in zip(result, sources, strict=True):
+        if not isinstance(out, torch.Tensor) or out.device.type != device.type or out.nbytes != src.nbytes:
+            raise ValueError(f"each copy should be a tensor of {src.nbytes} bytes on {device}")
+        if out.data_ptr() == src.data_ptr():
+            raise ValueError(
+                "the copy function returned its sources themselves, so nothing was copied "
+                "(on the CPU, t.to('cpu') returns t: pass copy=True)"
+            )
+
+
+def time_copy_batch(
+    copy: CopyMany,
+    nbytes: int,
+    device: torch.device | str,
+    *,
+    copies: int,
+    pinned: bool,
+    non_blocking: bool,
+    repeats: int = 5,
+) -> BandwidthResult:
+    """Time `copy(tensors, device, non_blocking)` on `copies` host tensors of `nbytes` bytes each.
+
+    The device is synchronised once before and ONCE after each batch, never between its copies,
+    so blocking and non_blocking copies are compared on equal terms (on a CPU, with one thread, like a
+    GPU's one copy engine). Pinned sources come from
+    `torch.empty(..., pin_memory=True)`. Returns the fastest of `repeats` batches (the one least
+    disturbed by the rest of the machine, as bandwidth tests report), per copy.
+    """
+    from .environment import stamp
+
+    nbytes, copies, repeats = (
+        whole_number(nbytes, "nbytes"),
+        whole_number(copies, "copies"),
+        whole_number(repeats, "repeats"),
+    )
+    pinned, non_blocking = _check_flag(pinned, "pinned"), _check_flag(non_blocking, "non_blocking")
+    if not callable(copy):
+        raise TypeError(f"copy must be a function copy(tensors, device, non_blocking), not {type(copy).__name__}")
+    device = torch.device(device)
+    sources = [torch.empty(nbytes, dtype=torch.uint8, pin_memory=pinned).fill_(1) for _ in range(copies)]
+    threads = torch.get_num_threads()
+    if device.type == "cpu":
+        # A GPU's copy engine moves one copy at a time; one CPU thread is the fair stand-in (and
+        # a multi-threaded copy stalls whenever another process holds one of the cores).
+        torch.set_num_threads(1)
+    try:
+        _check_copied(copy(sources, device, non_blocking), sources, device)  # warm-up, and a check
+        times = []
+        for _ in range(repeats):
+            synchronize(device)
+            start = time.perf_counter()
+            arrived = copy(sources, device, non_blocking)
+            synchronize(device)  # the one wait of this batch
+            times.append(time.perf_counter() - start)
+            del arrived
+    finally:
+        torch.set_num_threads(threads)
+    seconds = min(times) / copies
+    return BandwidthResult(
+        nbytes,
+        "h2d",
+        pinned,
+        seconds,
+        gigabytes_per_second(nbytes, seconds),
+        str(device),
+        stamp(),
+        non_blocking,
+        copies,
+    )
+
+
+def two_by_two(
+    copy: CopyMany,
     sizes: Iterable[int],
-    directions: Iterable[str],
-    pinned_options: Iterable[bool],
-    device: torch.device | str | int | None = None,
+    device: torch.device | str,
+    *,
+    total_bytes: int = 64 * MIB,
+    max_copies: int = 256,
+    repeats: int = 5,
 ) -> list[BandwidthResult]:
-    """`copy_bandwidth` for every size × direction × pinned option, with a tqdm progress bar."""
+    """`time_copy_batch` for every size × pageable/pinned × blocking/non_blocking, with a progress bar.
+
+    Each batch holds `copies_for(size, total_bytes, max_copies)` tensors. Pinned sources are
+    measured only when `device` is a CUDA GPU: a CPU cannot pin (and host→host copies gain nothing).
+    """
     from tqdm.auto import tqdm
 
     sizes = [whole_number(n, "nbytes") for n in sizes]
-    directions = [_check_direction(d) for d in directions]
-    pinned_options = [_check_pinned(p) for p in pinned_options]
-    if not (sizes and directions and pinned_options):
-        raise ValueError("bandwidth_sweep needs at least one size, one direction and one pinned option")
-    cuda_device_for(device, "bandwidth_sweep (it copies between host memory and a GPU)")
-    cases = [(n, d, p) for d in directions for p in pinned_options for n in sizes]
-    return [copy_bandwidth(n, d, p, device) for n, d, p in tqdm(cases, desc="copies", unit="size")]
+    if not sizes:
+        raise ValueError("two_by_two needs at least one size")
+    device = torch.device(device)
+    pinned_options = (False, True) if device.type == "cuda" else (False,)
+    cases = [(n, p, nb) for p in pinned_options for nb in (False, True) for n in sizes]
+    return [
+        time_copy_batch(
+            copy, n, device, copies=copies_for(n, total_bytes, max_copies), pinned=p, non_blocking=nb, repeats=repeats
+        )
+        for n, p, nb in tqdm(cases, desc="copy batches", unit="batch")
+    ]
 
 
 def check_pcie_link(generation: int, width: int) -> None:
@@ -252,6 +387,10 @@ def ratio_lines(results: Sequence[BandwidthResult], peak_gb_per_s: float, min_nb
     ]
 
 
+#: Line styles: colour by direction and memory kind, dashes for blocking copies.
+_COLOURS = {("h2d", True): "C0", ("h2d", False): "C1", ("d2h", True): "C2", ("d2h", False): "C3"}
+
+
 def plot_bandwidth(
     results: Sequence[BandwidthResult],
     peak_gb_per_s: float | None = None,
@@ -259,8 +398,9 @@ def plot_bandwidth(
     peak_label: str = "link peak",
     reference: Sequence[dict[str, Any]] = (),
     stamp: str | None = None,
+    title: str = "host↔device copy bandwidth vs copy size",
 ) -> Any:
-    """Bandwidth against copy size on log-log axes, one line per direction × memory kind.
+    """Bandwidth against copy size on log-log axes, one line per direction × memory kind × blocking.
 
     `peak_gb_per_s` draws the link's theoretical limit as a horizontal line. `reference` adds
     published points (dicts with `nbytes`, `gb_per_s` as (low, high), `what`) drawn as markers and
@@ -271,18 +411,19 @@ def plot_bandwidth(
     if not results and not reference:
         raise ValueError("plot_bandwidth needs measured results or reference points")
     fig, ax = new_figure(7.5, 4.2)
-    groups: dict[tuple[str, bool], list[BandwidthResult]] = {}
+    groups: dict[tuple[str, bool, bool | None], list[BandwidthResult]] = {}
     for r in results:
-        groups.setdefault((r.direction, r.pinned), []).append(r)
-    styles = {("h2d", True): "C0-o", ("h2d", False): "C0--s", ("d2h", True): "C1-o", ("d2h", False): "C1--s"}
-    for (direction, pinned), rs in sorted(groups.items()):
+        groups.setdefault((r.direction, r.pinned, r.non_blocking), []).append(r)
+    for (direction, pinned, non_blocking), rs in sorted(groups.items(), key=lambda kv: str(kv[0])):
         rs = sorted(rs, key=lambda r: r.nbytes)
         ax.plot(
             [r.nbytes for r in rs],
             [r.gb_per_s for r in rs],
-            styles[(direction, pinned)],
+            color=_COLOURS[(direction, pinned)],
+            linestyle="--" if non_blocking is False else "-",
+            marker="o" if pinned else "s",
             markersize=4,
-            label=f"{DIRECTION_NAMES[direction]}, {'pinned' if pinned else 'pageable'}",
+            label=f"{rs[0].route}, {rs[0].kind}",
         )
     for i, point in enumerate(p for p in reference if "nbytes" in p):
         low, high = point["gb_per_s"]
@@ -291,10 +432,16 @@ def plot_bandwidth(
             [(low + high) / 2],
             yerr=[[(high - low) / 2], [(high - low) / 2]],
             fmt="k^",
-            label="published (not measured here)" if i == 0 else None,
+            label="published T4 (not measured here)" if i == 0 else None,
         )
+        right = point["nbytes"] > 4 * MIB  # labels of the large sizes go left of their marker, inside the axes
         ax.annotate(
-            point["what"], (point["nbytes"], (low + high) / 2), textcoords="offset points", xytext=(6, -12), fontsize=7
+            point["what"],
+            (point["nbytes"], (low + high) / 2),
+            textcoords="offset points",
+            xytext=(-6 if right else 6, -12),
+            ha="right" if right else "left",
+            fontsize=7,
         )
     if reference and not results:
         ax.set_xlim(512, 512 * MIB)
@@ -305,10 +452,10 @@ def plot_bandwidth(
     ax.set_yscale("log")
     ax.set_xlabel("bytes per copy")
     ax.set_ylabel("GB/s (10⁹ bytes/s)")
-    ax.set_title("host↔device copy bandwidth vs copy size")
+    ax.set_title(title)
     ax.xaxis.set_major_formatter(_bytes_formatter())
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=8, loc="lower right")
+    ax.legend(fontsize=7, loc="lower right")
     add_stamp(fig, stamp or (results[0].stamp if results else "published figures, not measured here"))
     return fig
 
@@ -319,88 +466,17 @@ def _bytes_formatter() -> Any:
     return FuncFormatter(lambda x, _pos: format_bytes(x).replace(".0 ", " ") if x > 0 else "")
 
 
-# --------------------------------------------------------------------------- the rest of chapter 07
-
-
-def time_to_pin(nbytes: int, *, repeats: int = 3) -> tuple[float, float]:
-    """Seconds to pin a fresh pageable tensor of `nbytes` with `pin_memory()`: (first time, median of later).
-
-    The first pin of a size asks the driver to page-lock new memory; PyTorch's pinned-memory
-    cache serves later pins of the same size from memory it already locked, so they cost mostly
-    the copy into it. Needs an accelerator (CPU-only builds cannot pin).
-    """
-    import time
-
-    whole_number(nbytes, "nbytes")
-    if repeats < 1:
-        raise ValueError(f"repeats must be ≥ 1, not {repeats!r}")
-    cuda_device_for(None, "time_to_pin (pinning registers memory with the GPU driver)")
-    pageable = torch.ones(nbytes, dtype=torch.uint8)
-    times = []
-    for _ in range(repeats + 1):
-        start = time.perf_counter()
-        pinned = pageable.pin_memory()  # a host-side call: it returns when the pinned copy is done
-        times.append(time.perf_counter() - start)
-        assert pinned.is_pinned()
-        del pinned
-    return times[0], statistics.median(times[1:])
-
-
-def d2h_trap(
-    device: torch.device | str | int | None = None, *, wait: bool, n: int = 1 << 22, delay_cycles: int = 200_000_000
-) -> float:
-    """The `non_blocking` device→host trap: the fraction of values right when the host reads at once.
-
-    Fills a pinned host buffer with -1, keeps the GPU busy for `delay_cycles` clock cycles
-    (`torch.cuda._sleep`, about 0.1 s on a T4) so that the copy is still queued, then copies a
-    tensor of ones into the buffer with `non_blocking=True`. With `wait=False` the host reads the
-    buffer straight away and sees the old -1s; with `wait=True` it first waits for the copy's event.
-    """
-    dev = cuda_device_for(device, "d2h_trap")
-    on_gpu = torch.ones(n, device=dev)
-    host = torch.full((n,), -1.0, pin_memory=True)
-    torch.cuda.synchronize(dev)
-    with torch.cuda.device(dev):
-        torch.cuda._sleep(delay_cycles)  # keep the stream busy, so the copy below waits in the queue
-        host.copy_(on_gpu, non_blocking=True)  # returns at once
-        done = torch.cuda.Event()
-        done.record()
-    if wait:
-        done.synchronize()  # the fix: wait for the copy (torch.cuda.synchronize() works too)
-    right = (host == 1.0).float().mean().item()  # reads host memory now
-    torch.cuda.synchronize(dev)
-    return right
-
-
-def loader_epoch_seconds(loader: Iterable[Any], device: torch.device | str, *, non_blocking: bool = False) -> float:
-    """Wall seconds for one pass over `loader`, moving every batch to `device` and reducing it there.
-
-    The device is synchronised at the end, so the time includes every copy.
-    """
-    device = torch.device(device)
-
-    def epoch() -> None:
-        total = torch.zeros((), device=device)
-        for batch in loader:
-            tensors = batch if isinstance(batch, (list, tuple)) else [batch]
-            for t in tensors:
-                total += t.to(device, non_blocking=non_blocking).float().sum()
-
-    return wall_seconds(epoch, device)
-
-
 __all__ = [
     "DIRECTIONS",
     "PUBLISHED_T4",
     "BandwidthResult",
     "NeedsCudaError",
-    "bandwidth_sweep",
+    "copies_for",
     "copy_bandwidth",
-    "d2h_trap",
     "link_peak_gb_per_s",
-    "loader_epoch_seconds",
     "pcie_peak_gb_per_s",
     "plot_bandwidth",
     "ratio_lines",
-    "time_to_pin",
+    "time_copy_batch",
+    "two_by_two",
 ]

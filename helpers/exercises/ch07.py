@@ -1,78 +1,369 @@
-"""Chapter 07 exercises: a PCIe link's peak, and how close a measured copy comes to it."""
+"""Chapter 07 exercises: move a batch without waiting, and wait for a device→host copy before reading it.
+
+Both run on any machine. Question 1 calls the learner's function on the `meta` device and counts
+the waits it makes (`torch.cuda.synchronize` and friends are replaced by counters while it runs).
+Question 2 runs it on a *simulated* GPU: a stream in which a copy issued with `non_blocking=True`
+to the host is only queued, and its values land when the host waits past it (an event recorded
+after the copy and synchronised, or a synchronise of the device or stream), as on a real GPU.
+"""
 
 from __future__ import annotations
 
-import math
+import contextlib
+from collections.abc import Iterator
 from typing import Any
 
-from ..bandwidth import pcie_peak_gb_per_s
-from ..checking import Question, Wrong, expect_number
+import torch
+from torch.overrides import TorchFunctionMode
+
+from ..checking import Question, Wrong, expect_function
 
 
-def _number(value: Any, name: str) -> float:
-    value = expect_number(value, f"`{name}` to be a number")
-    if not math.isfinite(value):
-        raise Wrong(f"`{name}` should be a finite number, not {value!r}")
-    return float(value)
+def _names_the_cpu(args: tuple, kwargs: dict) -> bool:
+    """Whether the arguments of a `Tensor.to` call name the CPU as the destination."""
+    for value in (*args, kwargs.get("device")):
+        if isinstance(value, (str, torch.device)):
+            try:
+                return torch.device(value).type == "cpu"
+            except RuntimeError:
+                return False
+    return False
 
 
-def _check_gen4_x8(value: Any) -> None:
-    got = _number(value, "gen4_x8_peak")
-    want = pcie_peak_gb_per_s(4, 8)
-    if math.isclose(got, 16.0, rel_tol=1e-3):
-        raise Wrong("16 GB/s ignores the line code: PCIe 4.0 sends 130 bits for every 128 bits of data")
-    if math.isclose(got, 12.8, rel_tol=1e-3):
-        raise Wrong("8b/10b coding belongs to PCIe 1.0 and 2.0; PCIe 4.0 uses 128b/130b")
-    if math.isclose(got, want * 8, rel_tol=1e-3):
-        raise Wrong("that is gigabits per second; divide by 8 for gigabytes")
-    if math.isclose(got, want * 2, rel_tol=1e-3):
-        raise Wrong("that is a x16 link (or both directions together); the question asks for x8, one direction")
-    if not math.isclose(got, want, rel_tol=5e-3):
-        raise Wrong(f"{got:g} GB/s is off: 16 GT/s per lane × 128/130 ÷ 8 bits × 8 lanes")
+def _non_blocking(args: tuple, kwargs: dict) -> bool:
+    """The `non_blocking` flag of a `to` / `copy_` / `cuda` call, given by keyword or as a positional bool."""
+    if "non_blocking" in kwargs:
+        return bool(kwargs["non_blocking"])
+    return any(isinstance(a, bool) and a for a in args)
 
 
-def _check_ratio(value: Any) -> None:
-    got = _number(value, "fraction_of_peak")
-    want = 11.2 / pcie_peak_gb_per_s(3, 16)
-    if got > 1.5:
-        raise Wrong("give a fraction such as 0.5, not a percentage (or did you divide the peak by the measurement?)")
-    if math.isclose(got, 11.2 / 16, rel_tol=1e-3):
-        raise Wrong("16 GB/s is PCIe 3.0 x16 before the 128b/130b line code; the data peak is about 15.75 GB/s")
-    if not math.isclose(got, want, rel_tol=2e-3):
-        raise Wrong(f"{got:.4f} is off: divide the measured 11.2 GB/s by the PCIe 3.0 x16 peak")
+class _Waits:
+    """Counts the host's waits for a device while the learner's code runs."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def wait(self, *args: Any, **kwargs: Any) -> None:
+        self.count += 1
+
+
+@contextlib.contextmanager
+def _replaced(*replacements: tuple[Any, str, Any]) -> Iterator[None]:
+    """Set each (object, attribute, value) for the duration, and restore them all whatever happens."""
+    saved = [(obj, name, getattr(obj, name)) for obj, name, _ in replacements]
+    try:
+        for obj, name, value in replacements:
+            setattr(obj, name, value)
+        yield
+    finally:
+        for obj, name, value in reversed(saved):
+            setattr(obj, name, value)
+
+
+# -- Question 1: a batch moved with non_blocking=True and no wait per tensor ---------------------------
+
+
+def _recording_tensors(moves: list[bool]) -> type[torch.Tensor]:
+    """Tensors that record the `non_blocking` flag of every move to a device; they refuse `.cuda()` and re-pinning."""
+
+    class HostTensor(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+            kwargs = kwargs or {}
+            name = getattr(func, "__name__", "")
+            if name == "cuda":
+                raise Wrong(".cuda() always means a CUDA GPU: use .to(device) with the device you were given")
+            if name == "pin_memory":
+                raise Wrong(
+                    "the DataLoader already pinned the batch (pin_memory=True); pinning again first copies every "
+                    "tensor on the host (section 5)"
+                )
+            if name not in ("to", "copy_"):
+                return super().__torch_function__(func, types, args, kwargs)
+            moves.append(_non_blocking(args[1:], kwargs))
+            with torch._C.DisableTorchFunctionSubclass():
+                result = func(*args, **kwargs)
+            return result.as_subclass(torch.Tensor) if isinstance(result, torch.Tensor) else result
+
+    return HostTensor
+
+
+def _check_to_device(fn: Any) -> None:
+    expect_function(fn, "to_device", "(batch, device)")
+    moves: list[bool] = []
+    host = _recording_tensors(moves)
+    batch = {"image": torch.ones(4, 3, 8, 8).as_subclass(host), "label": torch.arange(4).as_subclass(host)}
+    given = dict(batch)
+    waits = _Waits()
+    with _replaced(
+        (torch.cuda, "synchronize", waits.wait),
+        (torch.accelerator, "synchronize", waits.wait),
+    ):
+        got = fn(batch, torch.device("meta"))
+    if not isinstance(got, dict):
+        raise Wrong(f"return a dict with the same keys as the batch, not a {type(got).__name__}")
+    if set(got) != set(given):
+        raise Wrong(f"the returned dict should have the keys {sorted(given)}, not {sorted(map(str, got))}")
+    for key, t in got.items():
+        if not isinstance(t, torch.Tensor) or t.device.type != "meta":
+            where = t.device if isinstance(t, torch.Tensor) else type(t).__name__
+            raise Wrong(
+                f"{key!r} should be on the device you were given (the checker passes meta), not {where}: "
+                "t.to(device) returns a new tensor, keep it"
+            )
+        if t.shape != given[key].shape or t.dtype != given[key].dtype:
+            raise Wrong(f"{key!r} should keep its shape and dtype; moving a tensor changes only its device")
+    if got is batch:
+        raise Wrong("build a new dict and leave the batch you were given as it was")
+    if waits.count > 1:
+        raise Wrong(
+            f"your function waited {waits.count} times: no synchronize per tensor; later GPU work waits for "
+            "host→device copies by itself"
+        )
+    if not moves or not all(moves):
+        raise Wrong("pass non_blocking=True to each .to(...): without it the host waits after every copy")
+
+
+# -- Question 2: a device→host copy guarded by an event ---------------------------------------------
+
+
+class _SimulatedGpu(TorchFunctionMode):
+    """One stream of a pretend GPU. Copies to the host issued with `non_blocking=True` are queued; their
+    values land when the host waits past them. Blocking copies wait for the whole queue, as on a GPU.
+
+    Tensors in `on_gpu` (and results computed from them) play GPU tensors; `pin_memory` requests are
+    granted (host memory here is never really pinned, and need not be).
+    """
+
+    GARBAGE = -1.0
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.on_gpu: list[torch.Tensor] = []  # compared by identity
+        self.queue: list[tuple[torch.Tensor, torch.Tensor]] = []  # (host destination, values), in stream order
+        self.landed = 0  # how many queued copies have arrived
+        self.blocking_copies = 0
+        self.events_recorded = 0
+        self.events_waited = 0  # event.synchronize() calls
+        self.marks_before_copies = 0  # events recorded while no copy was queued yet
+
+    # the stream
+    def land_until(self, mark: int) -> None:
+        while self.landed < min(mark, len(self.queue)):
+            host, values = self.queue[self.landed]
+            with torch._C.DisableTorchFunction():
+                host.copy_(values)
+            self.landed += 1
+
+    def land_all(self, *args: Any, **kwargs: Any) -> None:
+        self.land_until(len(self.queue))
+
+    def _is_gpu(self, value: Any) -> bool:
+        return isinstance(value, torch.Tensor) and any(value is t for t in self.on_gpu)
+
+    def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+        kwargs = dict(kwargs or {})
+        name = getattr(func, "__name__", "")
+        kwargs.pop("pin_memory", None)  # granted: pinned or not, host memory works the same here
+        if name == "pin_memory" and args and isinstance(args[0], torch.Tensor) and not self._is_gpu(args[0]):
+            return args[0].clone()
+        if name == "is_pinned" and args and not self._is_gpu(args[0]):
+            return True
+        source = args[0] if args else None
+        if self._is_gpu(source) and name in ("numpy", "__array__"):
+            raise TypeError("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy it first.")
+        to_host = self._is_gpu(source) and (name == "cpu" or (name == "to" and _names_the_cpu(args[1:], kwargs)))
+        if to_host:
+            values = func(*args, **kwargs)
+            return self._to_host(values, torch.empty_like(values), _non_blocking(args[1:], kwargs))
+        if name == "copy_" and len(args) >= 2 and self._is_gpu(args[1]) and not self._is_gpu(args[0]):
+            values = args[1].to(args[0].dtype).expand_as(args[0]).clone()
+            return self._to_host(values, args[0], _non_blocking(args[2:], kwargs))
+        if self._is_gpu(source) and name in ("item", "tolist", "__bool__", "__float__", "__int__", "__repr__"):
+            self.blocking_copies += 1
+            self.land_all()
+        result = func(*args, **kwargs)
+        from_gpu = any(self._is_gpu(a) for a in (*args, *kwargs.values()))
+        if from_gpu and isinstance(result, torch.Tensor) and not _names_the_cpu((), kwargs):
+            self.on_gpu.append(result)
+        return result
+
+    def _to_host(self, values: torch.Tensor, host: torch.Tensor, non_blocking: bool) -> torch.Tensor:
+        if non_blocking:
+            host.fill_(self.GARBAGE)  # what the memory held before the copy lands
+            self.queue.append((host, values))
+        else:
+            self.blocking_copies += 1
+            self.land_all()
+            host.copy_(values)
+        return host
+
+
+def _simulated_classes(gpu: _SimulatedGpu) -> tuple[type, type]:
+    """An event class and a stream class that act on `gpu`'s stream, standing in for torch.cuda's."""
+
+    class Event:
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            self.mark: int | None = None
+            self.asked = 0
+
+        def record(self, stream: Any = None) -> None:
+            if not gpu.queue:
+                gpu.marks_before_copies += 1
+            gpu.events_recorded += 1
+            self.mark = len(gpu.queue)
+
+        def synchronize(self) -> None:
+            gpu.events_waited += 1
+            gpu.land_until(self.mark or 0)
+
+        def query(self) -> bool:
+            self.asked += 1
+            if self.asked > 1:  # the GPU gets there eventually
+                gpu.land_until(self.mark or 0)
+            return self.mark is None or gpu.landed >= min(self.mark, len(gpu.queue))
+
+        def wait(self, stream: Any = None) -> None:  # a stream waits; the host does not
+            return None
+
+        def elapsed_time(self, end_event: Any) -> float:
+            return 0.0
+
+    class Stream:
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            pass
+
+        def synchronize(self) -> None:
+            gpu.land_all()
+
+        def record_event(self, event: Any = None) -> Any:
+            event = event or Event()
+            event.record()
+            return event
+
+        def wait_event(self, event: Any) -> None:
+            return None
+
+        def wait_stream(self, stream: Any) -> None:
+            return None
+
+        def query(self) -> bool:
+            return gpu.landed >= len(gpu.queue)
+
+    return Event, Stream
+
+
+def _check_to_host(fn: Any) -> None:
+    expect_function(fn, "to_host", "(t)")
+    values = torch.arange(1.0, 9.0)
+    gpu = _SimulatedGpu()
+    event, stream = _simulated_classes(gpu)
+    on_gpu = values.clone()
+    gpu.on_gpu.append(on_gpu)
+    with _replaced(
+        (torch.cuda, "Event", event),
+        (torch, "Event", event),
+        (torch.cuda, "Stream", stream),
+        (torch, "Stream", stream),
+        (torch.cuda, "current_stream", lambda *a, **k: stream()),
+        (torch.cuda, "default_stream", lambda *a, **k: stream()),
+        (torch.cuda, "synchronize", gpu.land_all),
+        (torch.accelerator, "synchronize", gpu.land_all),
+    ):
+        with gpu:
+            got = fn(on_gpu)
+        read_now = got.clone() if isinstance(got, torch.Tensor) else None  # what the caller reads on return
+    if read_now is None:
+        raise Wrong(f"return the host tensor, not {type(got).__name__}")
+    if gpu._is_gpu(got):
+        raise Wrong("that is still the GPU tensor: copy it to the host with .to('cpu', non_blocking=True)")
+    if read_now.shape != values.shape:
+        raise Wrong(f"the host tensor should have the shape of t, {tuple(values.shape)}, not {tuple(read_now.shape)}")
+    if not gpu.queue:
+        if gpu.blocking_copies:
+            raise Wrong(
+                "that copy blocks (.cpu() or non_blocking=False): the values are right, but the task is to "
+                "start the copy with non_blocking=True and then wait for it yourself"
+            )
+        raise Wrong("copy t to the host with t.to('cpu', non_blocking=True)")
+    if torch.equal(read_now.to(values.dtype), values):
+        return
+    if gpu.events_waited and gpu.marks_before_copies:
+        raise Wrong(
+            "you waited for an event recorded before the copy was queued, so the copy had not landed: "
+            "record the event after the copy"
+        )
+    if gpu.events_recorded and not gpu.events_waited:
+        raise Wrong(
+            "you recorded an event but the host never waited for it: call event.synchronize() "
+            "(event.wait() makes a stream wait, not the host)"
+        )
+    raise Wrong(
+        "the values had not arrived when your function returned: a non_blocking copy to the host is only "
+        "queued; record an event after it and call event.synchronize() (or torch.cuda.synchronize())"
+    )
 
 
 QUESTIONS = [
     Question(
         number=1,
-        task="Set `gen4_x8_peak` to the theoretical data rate, in GB/s per direction, of a PCIe 4.0 x8 link.",
-        variable="gen4_x8_peak",
-        checker=_check_gen4_x8,
-        hint_text="PCIe 4.0 runs 16 GT/s per lane (one bit per transfer) and codes 128 data bits in 130. "
-        "Eight lanes, and 8 bits in a byte.",
-        solution_code="gen4_x8_peak = 16 * 128 / 130 / 8 * 8",
+        task="Write `to_device(batch, device)`: return a new dict with every tensor of the dict `batch` moved "
+        "to `device` with non_blocking=True, and no synchronisation per tensor.",
+        variable="to_device",
+        checker=_check_to_device,
+        hint_text="A dict comprehension over batch.items(); t.to(device, non_blocking=True) queues each copy "
+        "and returns at once. Do not call torch.cuda.synchronize() inside: kernels that use the tensors later "
+        "wait for the copies on the stream anyway.",
+        solution_code="def to_device(batch, device):\n"
+        "    return {key: t.to(device, non_blocking=True) for key, t in batch.items()}",
         wrong_answers=(
-            "gen4_x8_peak = 16.0",
-            "gen4_x8_peak = 16 * 8 / 10 / 8 * 8",
-            "gen4_x8_peak = 16 * 128 / 130 * 8",
-            "gen4_x8_peak = 31.5",
-            'gen4_x8_peak = "15.75 GB/s"',
+            "def to_device(batch, device):\n    return {key: t.to(device) for key, t in batch.items()}",
+            "def to_device(batch, device):\n"
+            "    moved = {}\n"
+            "    for key, t in batch.items():\n"
+            "        moved[key] = t.to(device, non_blocking=True)\n"
+            "        torch.cuda.synchronize()\n"
+            "    return moved",
+            "def to_device(batch, device):\n"
+            "    for t in batch.values():\n"
+            "        t.to(device, non_blocking=True)\n"
+            "    return batch",
+            "def to_device(batch, device):\n    return [t.to(device, non_blocking=True) for t in batch.values()]",
+            "def to_device(batch, device):\n    return {key: t.cuda(non_blocking=True) for key, t in batch.items()}",
         ),
+        context=lambda: {"torch": torch},
     ),
     Question(
         number=2,
-        task="A pinned host→device copy on a T4 (PCIe 3.0 x16) measured 11.2 GB/s. Set `fraction_of_peak` "
-        "to the measured bandwidth divided by the link's theoretical peak.",
-        variable="fraction_of_peak",
-        checker=_check_ratio,
-        hint_text="pcie_peak_gb_per_s(3, 16) from helpers.bandwidth gives the peak; a fraction is between 0 and 1.",
-        solution_code="fraction_of_peak = 11.2 / pcie_peak_gb_per_s(3, 16)",
+        task="Write `to_host(t)`: copy the GPU tensor `t` to the host with non_blocking=True, wait until the "
+        "copy has arrived (an event recorded after it, or a synchronisation), and return the host tensor.",
+        variable="to_host",
+        checker=_check_to_host,
+        hint_text="host = t.to('cpu', non_blocking=True) only queues the copy. Then copied = torch.cuda.Event(); "
+        "copied.record() marks the stream right after it, and copied.synchronize() makes the host wait for "
+        "that mark. Return host after the wait.",
+        solution_code="def to_host(t):\n"
+        "    host = t.to('cpu', non_blocking=True)\n"
+        "    copied = torch.cuda.Event()\n"
+        "    copied.record()\n"
+        "    copied.synchronize()\n"
+        "    return host",
         wrong_answers=(
-            "fraction_of_peak = 11.2 / 16",
-            "fraction_of_peak = 100 * 11.2 / pcie_peak_gb_per_s(3, 16)",
-            "fraction_of_peak = pcie_peak_gb_per_s(3, 16) / 11.2",
-            "fraction_of_peak = 11.2 / pcie_peak_gb_per_s(4, 16)",
+            "def to_host(t):\n    return t.to('cpu', non_blocking=True)",
+            "def to_host(t):\n"
+            "    copied = torch.cuda.Event()\n"
+            "    copied.record()\n"
+            "    host = t.to('cpu', non_blocking=True)\n"
+            "    copied.synchronize()\n"
+            "    return host",
+            "def to_host(t):\n"
+            "    host = t.to('cpu', non_blocking=True)\n"
+            "    copied = torch.cuda.Event()\n"
+            "    copied.record()\n"
+            "    copied.wait()\n"
+            "    return host",
+            "def to_host(t):\n    return t.cpu()",
         ),
-        context=lambda: {"pcie_peak_gb_per_s": pcie_peak_gb_per_s},
+        context=lambda: {"torch": torch},
     ),
 ]

@@ -1,4 +1,4 @@
-"""helpers.bandwidth: the PCIe arithmetic, argument checks, the CPU-only errors, and the plot."""
+"""helpers.bandwidth: PCIe arithmetic, argument checks, CPU-only errors, the batch harness on the CPU, the plot."""
 
 from __future__ import annotations
 
@@ -9,12 +9,14 @@ from helpers.bandwidth import (
     PUBLISHED_T4,
     BandwidthResult,
     NeedsCudaError,
-    bandwidth_sweep,
+    copies_for,
     copy_bandwidth,
     link_peak_gb_per_s,
     pcie_peak_gb_per_s,
     plot_bandwidth,
     ratio_lines,
+    time_copy_batch,
+    two_by_two,
 )
 
 NO_CUDA = not torch.cuda.is_available()
@@ -64,30 +66,20 @@ def test_pcie_peak_rejects_bad_arguments(generation, width, error) -> None:
         ({"direction": "up"}, ValueError, "h2d"),
         ({"pinned": "yes"}, TypeError, "True or False"),
         ({"repeats": 0}, ValueError, "repeats"),
+        ({"non_blocking": "yes"}, TypeError, "True or False"),
     ],
 )
 def test_copy_bandwidth_rejects_bad_arguments_before_touching_a_device(kwargs, error, words) -> None:
     args = {"nbytes": 4096, "direction": "h2d", "pinned": True, **kwargs}
-    repeats = args.pop("repeats", 5)
+    options = {k: args.pop(k) for k in ("repeats", "non_blocking") if k in args}
     with pytest.raises(error, match=words):
-        copy_bandwidth(args["nbytes"], args["direction"], args["pinned"], repeats=repeats)
-
-
-def test_sweep_rejects_bad_and_empty_arguments() -> None:
-    with pytest.raises(ValueError, match="direction"):
-        bandwidth_sweep([4096], ["sideways"], [True])
-    with pytest.raises(ValueError, match="at least one"):
-        bandwidth_sweep([], ["h2d"], [True])
-    with pytest.raises(TypeError):
-        bandwidth_sweep([4096], ["h2d"], [1])
+        copy_bandwidth(args["nbytes"], args["direction"], args["pinned"], **options)
 
 
 @pytest.mark.skipif(not NO_CUDA, reason="checks the CPU-only behaviour")
 def test_without_cuda_measurements_raise_a_clear_error_and_the_link_is_unknown() -> None:
     with pytest.raises(NeedsCudaError, match="needs a CUDA GPU"):
         copy_bandwidth(4096, "h2d", True)
-    with pytest.raises(NeedsCudaError):
-        bandwidth_sweep([4096], ["h2d"], [True])
     peak, reason = link_peak_gb_per_s()
     assert peak is None and "no CUDA GPU" in reason
 
@@ -121,3 +113,71 @@ def test_plot_draws_lines_peak_and_reference() -> None:
 def test_published_t4_figures_name_their_source_and_stay_under_the_link() -> None:
     for ref in PUBLISHED_T4:
         assert ref["source"] and ref["gb_per_s"][1] <= pcie_peak_gb_per_s(3, 16)
+
+
+def copy_many(tensors, device, non_blocking):
+    """Chapter 07's copy loop, as the chapter writes it."""
+    return [t.to(device, non_blocking=non_blocking, copy=True) for t in tensors]
+
+
+def test_copies_for_fills_a_batch_within_bounds() -> None:
+    assert copies_for(4096, 2**20, 64) == 64
+    assert copies_for(2**16, 2**20, 64) == 16
+    assert copies_for(2**22, 2**20, 64) == 1
+
+
+def test_time_copy_batch_on_the_cpu_measures_host_to_host_copies() -> None:
+    r = time_copy_batch(copy_many, 4096, "cpu", copies=8, pinned=False, non_blocking=True, repeats=2)
+    assert (r.nbytes, r.pinned, r.non_blocking, r.copies, r.device) == (4096, False, True, 8, "cpu")
+    assert r.gb_per_s > 0 and r.seconds > 0 and "torch" in r.stamp
+    assert str(r).startswith("host→host 4.0 KiB pageable, non_blocking:")
+    assert torch.get_num_threads() >= 1
+
+
+@pytest.mark.parametrize(
+    ("copy", "words"),
+    [
+        (lambda ts, d, nb: [t.to(d, non_blocking=nb) for t in ts], "returned its sources themselves"),
+        (lambda ts, d, nb: [t.to(d, copy=True) for t in ts[:-1]], "a list of 3 tensors"),
+        (lambda ts, d, nb: None, "a list of 3 tensors"),
+        (lambda ts, d, nb: [t[:10].clone() for t in ts], "tensor of 4096 bytes"),
+    ],
+)
+def test_time_copy_batch_refuses_a_copy_that_does_not_copy(copy, words) -> None:
+    threads = torch.get_num_threads()
+    with pytest.raises(ValueError, match=words):
+        time_copy_batch(copy, 4096, "cpu", copies=3, pinned=False, non_blocking=False, repeats=1)
+    assert torch.get_num_threads() == threads, "the thread count is restored after a failure"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "error"),
+    [
+        ({"copies": 0}, ValueError),
+        ({"pinned": 1}, TypeError),
+        ({"non_blocking": None}, TypeError),
+        ({"repeats": 1.5}, TypeError),
+        ({"copy": "copy_many"}, TypeError),
+    ],
+)
+def test_time_copy_batch_rejects_bad_arguments(kwargs, error) -> None:
+    args = {"copy": copy_many, "copies": 2, "pinned": False, "non_blocking": True, "repeats": 1, **kwargs}
+    with pytest.raises(error):
+        time_copy_batch(args.pop("copy"), 4096, "cpu", **args)
+
+
+def test_two_by_two_on_the_cpu_measures_the_pageable_half_with_one_sync_per_batch() -> None:
+    results = two_by_two(copy_many, [4096, 65536], "cpu", total_bytes=2**18, max_copies=8, repeats=1)
+    assert {(r.pinned, r.non_blocking) for r in results} == {(False, False), (False, True)}
+    assert [r.copies for r in results if r.nbytes == 65536] == [4, 4]
+    fig = plot_bandwidth(results, 15.75, reference=PUBLISHED_T4)
+    labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert "host→host, pageable, blocking" in labels and "host→host, pageable, non_blocking" in labels
+    with pytest.raises(ValueError, match="at least one size"):
+        two_by_two(copy_many, [], "cpu")
+
+
+@pytest.mark.skipif(not NO_CUDA, reason="checks the CPU-only behaviour")
+def test_two_by_two_asks_for_pinned_memory_only_on_a_gpu() -> None:
+    results = two_by_two(copy_many, [4096], "cpu", total_bytes=4096, repeats=1)
+    assert not any(r.pinned for r in results)
