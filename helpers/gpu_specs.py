@@ -16,6 +16,11 @@ How to read the columns (they are the ones datasheets print, made comparable):
   has no tensor cores: its 18.7 TFLOP/s FP16 is packed FP16 on the CUDA cores, kept in `notes`).
 * `memory_gb` (10^9 bytes as sold), `bandwidth_gbs` (GB/s, 10^9 bytes per second), `power_w`
   (board power / TDP as the datasheet states it).
+* `bus_width_bits` and `data_rate_gbps`: the memory interface's width in bits and the data rate of
+  one pin in Gbit/s, where the whitepaper or datasheet prints them (`None` otherwise). Their
+  product over 8 is the bandwidth: 256 bits × 10 Gbit/s / 8 = 320 GB/s on a T4.
+* `pcie_generation` (the host link, x16 on every card here) and `nvlink_gbs`: the NVLink figure
+  the datasheet prints, which adds both directions (`None`: no NVLink; chapter 10, section 10).
 * `launch_price_usd`: the launch list price (MSRP) with `price_source`, where one was published.
   NVIDIA publishes no list prices for its data-centre GPUs, so those are `None`. Prices move:
   a launch price says little about what a card costs today.
@@ -48,6 +53,10 @@ class GpuSpec:
     notes: str = ""
     #: Lower-case fragments of `torch.cuda.get_device_name()` that identify this exact product.
     device_names: tuple[str, ...] = ()
+    bus_width_bits: int | None = None
+    data_rate_gbps: float | None = None  # per pin; None where no document prints it
+    pcie_generation: int | None = None  # the host link, x16
+    nvlink_gbs: float | None = None  # GPU-to-GPU, both directions added, as datasheets print it
 
     @property
     def tensor_tflops(self) -> float | None:
@@ -57,7 +66,7 @@ class GpuSpec:
 
     def peak_tflops(self, precision: str) -> float | None:
         """Peak dense TFLOP/s for `precision`: "fp32", "fp16" (tensor cores) or "bf16" (tensor cores)."""
-        key = precision.lower().replace("float", "fp").replace("bfloat16", "bf16")
+        key = precision.lower().replace("bfloat16", "bf16").replace("float", "fp")
         table = {"fp32": self.fp32_tflops, "fp16": self.fp16_tensor_tflops, "bf16": self.bf16_tensor_tflops}
         if key not in table:
             raise ValueError(f"precision must be one of 'fp32', 'fp16', 'bf16', not {precision!r}")
@@ -87,10 +96,13 @@ GPUS: tuple[GpuSpec, ...] = (
         memory_type="HBM2",
         bandwidth_gbs=732,
         power_w=250,
-        source=f"{_NVIDIA_DATASHEET} 'Tesla P100 PCIe' (2016); P100 for NVLink servers: 10.6 TFLOP/s FP32, 300 W",
+        source=f"{_NVIDIA_DATASHEET} 'Tesla P100 PCIe' (2016); P100 for NVLink servers: 10.6 TFLOP/s FP32, 300 W; "
+        "'Pascal GP100' whitepaper (4096-bit HBM2)",
         notes="No tensor cores: FP16 runs at 18.7 TFLOP/s as packed math on the CUDA cores. Retired on "
         "Kaggle, and recent PyTorch builds no longer ship kernels for its sm_60.",
         device_names=("p100",),
+        bus_width_bits=4096,
+        pcie_generation=3,
     ),
     GpuSpec(
         name="NVIDIA Tesla V100 SXM2",
@@ -105,9 +117,13 @@ GPUS: tuple[GpuSpec, ...] = (
         bandwidth_gbs=900,
         power_w=300,
         source=f"{_NVIDIA_DATASHEET} 'Tesla V100' (SXM2 column; 16 or 32 GB); "
-        "developer.nvidia.com 'Programming Tensor Cores in CUDA 9' (125 tensor TFLOP/s)",
+        "developer.nvidia.com 'Programming Tensor Cores in CUDA 9' (125 tensor TFLOP/s); 'Volta GV100' "
+        "whitepaper (4096-bit HBM2, NVLink 300 GB/s)",
         notes="The PCIe card: 14 TFLOP/s FP32, 112 tensor TFLOP/s, 250 W. First tensor cores (FP16 only).",
         device_names=("v100-sxm2", "v100 sxm2"),
+        bus_width_bits=4096,
+        pcie_generation=3,
+        nvlink_gbs=300,
     ),
     GpuSpec(
         name="NVIDIA T4",
@@ -122,9 +138,13 @@ GPUS: tuple[GpuSpec, ...] = (
         bandwidth_gbs=320,
         power_w=70,
         source=f"{_NVIDIA_DATASHEET} 'NVIDIA T4 Tensor Core GPU' (8.1 FP32, 65 FP16/FP32 mixed precision, "
-        "320+ GB/s, 70 W); docs/sources.md §4",
+        "320+ GB/s, 70 W, PCIe Gen3 x16); 256-bit GDDR6 at 10 Gbit/s from third-party spec summaries; "
+        "docs/sources.md §4",
         notes="Kaggle's GPU (two of them: 'GPU T4 ×2'). No BF16: PyTorch emulates it slowly.",
         device_names=("tesla t4", "nvidia t4"),
+        bus_width_bits=256,
+        data_rate_gbps=10,
+        pcie_generation=3,
     ),
     GpuSpec(
         name="NVIDIA A100 80GB SXM",
@@ -139,9 +159,13 @@ GPUS: tuple[GpuSpec, ...] = (
         bandwidth_gbs=2039,
         power_w=400,
         source=f"{_NVIDIA_DATASHEET} 'NVIDIA A100 Tensor Core GPU' (80GB SXM column; 624 FP16/BF16 shown "
-        "with sparsity)",
+        "with sparsity; NVLink 600 GB/s, PCIe Gen4); 'NVIDIA A100 Tensor Core GPU Architecture' "
+        "whitepaper (5120-bit HBM2e)",
         notes="The 40 GB versions have 1,555 GB/s; the PCIe cards 250-300 W. TF32 tensor: 156 TFLOP/s dense.",
         device_names=("a100-sxm4-80gb", "a100 80gb sxm", "a100-sxm-80gb"),
+        bus_width_bits=5120,
+        pcie_generation=4,
+        nvlink_gbs=600,
     ),
     GpuSpec(
         name="NVIDIA GeForce RTX 3080",
@@ -156,11 +180,14 @@ GPUS: tuple[GpuSpec, ...] = (
         bandwidth_gbs=760,
         power_w=320,
         source="NVIDIA 'Ampere GA102 GPU Architecture' whitepaper (RTX 3080 column; FP16/BF16 tensor with "
-        "FP32 accumulate, dense); Tom's Hardware RTX 4080 review table (29.8 FP32)",
+        "FP32 accumulate, dense; 320-bit GDDR6X at 19 Gbit/s); Tom's Hardware RTX 4080 review table (29.8 FP32)",
         launch_price_usd=699,
         price_source="launch price, September 2020 (Tom's Guide RTX 4090 article, spec table)",
         notes="Consumer card: the tensor rate with FP16 accumulate is twice the FP32-accumulate figure.",
         device_names=("rtx 3080",),
+        bus_width_bits=320,
+        data_rate_gbps=19,
+        pcie_generation=4,
     ),
     GpuSpec(
         name="NVIDIA GeForce RTX 3090",
@@ -175,10 +202,14 @@ GPUS: tuple[GpuSpec, ...] = (
         bandwidth_gbs=936,
         power_w=350,
         source="NVIDIA 'Ampere GA102 GPU Architecture' whitepaper (RTX 3090 column; FP16/BF16 tensor with "
-        "FP32 accumulate, dense)",
+        "FP32 accumulate, dense; 384-bit GDDR6X at 19.5 Gbit/s; NVLink bridge 112.5 GB/s)",
         launch_price_usd=1499,
         price_source="launch price, September 2020 (Tom's Guide and Tom's Hardware launch coverage)",
         device_names=("rtx 3090",),
+        bus_width_bits=384,
+        data_rate_gbps=19.5,
+        pcie_generation=4,
+        nvlink_gbs=112.5,
     ),
     GpuSpec(
         name="NVIDIA GeForce RTX 4080",
@@ -193,10 +224,14 @@ GPUS: tuple[GpuSpec, ...] = (
         bandwidth_gbs=716.8,
         power_w=320,
         source="NVIDIA 'Ada GPU Architecture' whitepaper (RTX 4080 column; FP16/BF16 tensor with FP32 "
-        "accumulate, dense); Tom's Hardware RTX 4080 review, 2022-11-15 (48.7 FP32, 717 GB/s)",
+        "accumulate, dense; 256-bit GDDR6X at 22.4 Gbit/s); Tom's Hardware RTX 4080 review, 2022-11-15 "
+        "(48.7 FP32, 717 GB/s)",
         launch_price_usd=1199,
         price_source="launch price, November 2022 (Tom's Hardware RTX 4080 review)",
         device_names=("rtx 4080",),
+        bus_width_bits=256,
+        data_rate_gbps=22.4,
+        pcie_generation=4,
     ),
     GpuSpec(
         name="NVIDIA GeForce RTX 4090",
@@ -211,10 +246,14 @@ GPUS: tuple[GpuSpec, ...] = (
         bandwidth_gbs=1008,
         power_w=450,
         source="NVIDIA 'Ada GPU Architecture' whitepaper (RTX 4090 column; FP16/BF16 tensor with FP32 "
-        "accumulate, dense); Tom's Hardware RTX 4090 review, 2022-10-11 (82.6 FP32, 1008 GB/s)",
+        "accumulate, dense; 384-bit GDDR6X at 21 Gbit/s); Tom's Hardware RTX 4090 review, 2022-10-11 "
+        "(82.6 FP32, 1008 GB/s)",
         launch_price_usd=1599,
         price_source="launch price, October 2022 (Tom's Hardware RTX 4090 review; Tom's Guide)",
         device_names=("rtx 4090",),
+        bus_width_bits=384,
+        data_rate_gbps=21,
+        pcie_generation=4,
     ),
     GpuSpec(
         name="NVIDIA H100 SXM",
@@ -229,9 +268,53 @@ GPUS: tuple[GpuSpec, ...] = (
         bandwidth_gbs=3350,
         power_w=700,
         source=f"{_NVIDIA_DATASHEET} 'NVIDIA H100 Tensor Core GPU' (SXM column; 1,979 FP16/BF16 shown with "
-        "sparsity, halved here)",
-        notes="The H100 PCIe: 51 TFLOP/s FP32, 756 dense FP16/BF16, 2,000 GB/s HBM2e, 300-350 W.",
+        "sparsity, halved here; NVLink 900 GB/s, PCIe Gen5); 'NVIDIA H100 Tensor Core GPU Architecture' "
+        "whitepaper (5120-bit HBM3)",
+        notes="The PCIe card and the H100 NVL are rows of their own.",
         device_names=("h100 80gb hbm3", "h100 sxm", "h100-sxm"),
+        bus_width_bits=5120,
+        pcie_generation=5,
+        nvlink_gbs=900,
+    ),
+    GpuSpec(
+        name="NVIDIA H100 PCIe",
+        short="H100 PCIe",
+        architecture="Hopper",
+        year=2022,
+        fp32_tflops=51,
+        fp16_tensor_tflops=756,
+        bf16_tensor_tflops=756,
+        memory_gb=80,
+        memory_type="HBM2e",
+        bandwidth_gbs=2000,
+        power_w=350,
+        source=f"{_NVIDIA_DATASHEET} 'NVIDIA H100 Tensor Core GPU' (PCIe column; 1,513 FP16/BF16 shown with "
+        "sparsity, halved here; 5120-bit HBM2e; NVLink bridge 600 GB/s, PCIe Gen5 128 GB/s); "
+        "product brief PB-11133-001 (350 W); docs/sources.md §4",
+        notes="Same chip as the SXM module with fewer SMs, slower memory and half the power: 300-350 W.",
+        device_names=("h100 pcie",),
+        bus_width_bits=5120,
+        pcie_generation=5,
+        nvlink_gbs=600,
+    ),
+    GpuSpec(
+        name="NVIDIA H100 NVL",
+        short="H100 NVL",
+        architecture="Hopper",
+        year=2023,
+        fp32_tflops=60,
+        fp16_tensor_tflops=835,
+        bf16_tensor_tflops=835,
+        memory_gb=94,
+        memory_type="HBM3",
+        bandwidth_gbs=3900,
+        power_w=400,
+        source=f"{_NVIDIA_DATASHEET} 'NVIDIA H100 Tensor Core GPU' (H100 NVL column, 2023; 1,671 FP16/BF16 "
+        "shown with sparsity, halved here; NVLink 600 GB/s, PCIe Gen5 128 GB/s); docs/sources.md §4",
+        notes="A PCIe card sold in NVLink-bridged pairs for inference of large language models; 350-400 W.",
+        device_names=("h100 nvl",),
+        pcie_generation=5,
+        nvlink_gbs=600,
     ),
     GpuSpec(
         name="NVIDIA L4",
@@ -246,9 +329,10 @@ GPUS: tuple[GpuSpec, ...] = (
         bandwidth_gbs=300,
         power_w=72,
         source=f"{_NVIDIA_DATASHEET} 'NVIDIA L4 Tensor Core GPU' (242 FP16/BF16 shown with sparsity, halved "
-        "here; 300 GB/s; 72 W)",
+        "here; 300 GB/s; 72 W; PCIe Gen4 x16)",
         notes="The T4's successor in clouds: same power and bandwidth class, four times the FP32.",
         device_names=("nvidia l4",),
+        pcie_generation=4,
     ),
 )
 

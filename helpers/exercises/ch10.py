@@ -1,11 +1,13 @@
-"""Chapter 10 exercises: arithmetic intensity, and memory- or compute-bound on a T4 (from the table)."""
+"""Chapter 10 exercises: arithmetic intensity, which roof binds on a T4, counting a layer's FLOPs and
+bytes, and timing work on an asynchronous device."""
 
 from __future__ import annotations
 
 import math
+import time
 from typing import Any
 
-from ..checking import Question, Wrong, expect_number, expect_type
+from ..checking import Question, Wrong, expect_function, expect_number, expect_type
 from ..gpu_specs import by_short_name
 
 #: y = a*x + y in float32: a multiply and an add per element (2 FLOPs); read x, read y, write y (12 bytes).
@@ -31,20 +33,22 @@ def _check_axpy(value: Any) -> None:
     raise Wrong(f"{x:.4g} FLOP/byte is not it; count the FLOPs and the bytes moved for one element")
 
 
-def _t4_bounds() -> dict[str, str]:
-    from ..roofline import bound_by, matmul_cost, vector_add_cost
+#: (FLOPs, least bytes) of the three float32 operations of question 2.
+_Q2_COSTS = {
+    "vector add": (1, 12),  # per element
+    "matmul n=1024": (2 * 1024**3, 3 * 1024 * 1024 * 4),
+    "linear 4096→4096, batch 1": (2 * 4096 * 4096, (4096 * 4096 + 4096 + 4096) * 4),
+}
 
+
+def _t4_bounds() -> dict[str, str]:
     t4 = by_short_name("T4")
-    costs = {
-        "matmul n=64": matmul_cost(64),
-        "matmul n=1024": matmul_cost(1024),
-        "vector add": vector_add_cost(1_000_000),
-    }
-    return {k: bound_by(c.intensity, t4.fp32_tflops, t4.bandwidth_gbs) for k, c in costs.items()}
+    ridge = t4.fp32_tflops * 1e3 / t4.bandwidth_gbs
+    return {key: "memory" if flops / moved < ridge else "compute" for key, (flops, moved) in _Q2_COSTS.items()}
 
 
 def _check_bounds(value: Any) -> None:
-    expect_type(value, dict, 'a dict such as {"matmul n=64": "memory", ...}')
+    expect_type(value, dict, 'a dict such as {"vector add": "memory", ...}')
     expected = _t4_bounds()
     missing = [k for k in expected if k not in value]
     if missing:
@@ -63,25 +67,122 @@ def _check_bounds(value: Any) -> None:
             )
 
 
-def _check_attainable(value: Any) -> None:
-    x = _number(value, "a number of TFLOP/s")
-    from ..roofline import attainable_tflops, matmul_cost
+#: (batch, d_in, d_out, itemsize) cases for linear_cost: a training batch (first: there the bias and the output
+#: differ in size, so the messages can tell them apart), batch-1 inference in bf16, small ones.
+_LINEAR_CASES = ((512, 1024, 1024, 4), (1, 4096, 4096, 2), (8, 64, 256, 4), (3, 5, 7, 2))
 
-    t4 = by_short_name("T4")
-    right = attainable_tflops(matmul_cost(64).intensity, t4.fp32_tflops, t4.bandwidth_gbs)
-    if math.isclose(x, right, rel_tol=0.02):
+
+def _linear_cost(batch: int, d_in: int, d_out: int, itemsize: int) -> tuple[int, int, int]:
+    """(FLOPs without bias, FLOPs with bias, least bytes) of F.linear."""
+    flops = 2 * batch * d_in * d_out
+    moved = (batch * d_in + d_out * d_in + d_out + batch * d_out) * itemsize
+    return flops, flops + batch * d_out, moved
+
+
+def _check_linear_cost(fn: Any) -> None:
+    expect_function(fn, "linear_cost", "(batch, d_in, d_out, itemsize)")
+    for batch, d_in, d_out, itemsize in _LINEAR_CASES:
+        call = f"linear_cost({batch}, {d_in}, {d_out}, {itemsize})"
+        got = expect_type(fn(batch, d_in, d_out, itemsize), tuple, f"a tuple (flops, bytes) from {call}")
+        if len(got) != 2:
+            raise Wrong(f"{call} should return two numbers, (flops, bytes), not {len(got)} values")
+        flops = expect_number(got[0], f"a number of FLOPs from {call}")
+        moved = expect_number(got[1], f"a number of bytes from {call}")
+        bare, with_bias, right_bytes = _linear_cost(batch, d_in, d_out, itemsize)
+        if flops not in (bare, with_bias):
+            if flops in (bare // 2, bare // 2 + batch * d_out):
+                raise Wrong(f"{call}: {flops} FLOPs counts each multiply-add once; it is two operations")
+            if flops == bare * batch or flops == 2 * d_in * d_out:
+                raise Wrong(f"{call}: {flops} FLOPs; every one of the batch×d_out outputs takes d_in multiply-adds")
+            raise Wrong(
+                f"{call} counts {flops} FLOPs; it should be 2·batch·d_in·d_out = {bare} "
+                f"(plus {batch * d_out} for the bias)"
+            )
+        if moved == right_bytes:
+            continue
+        if moved == right_bytes // itemsize:
+            raise Wrong(f"{call}: {moved} counts elements; multiply by itemsize ({itemsize}) for bytes")
+        if (
+            moved == (batch * d_in + batch * d_out) * itemsize
+            or moved == (batch * d_in + d_out + batch * d_out) * itemsize
+        ):
+            raise Wrong(
+                f"{call}: the weight matrix (d_out×d_in) must be read too; at batch 1 it is almost all the traffic"
+            )
+        if moved == (batch * d_in + d_out * d_in + batch * d_out) * itemsize:
+            raise Wrong(f"{call}: the bias (d_out elements) is read too")
+        if moved == (batch * d_in + d_out * d_in + d_out) * itemsize:
+            raise Wrong(f"{call}: the output (batch×d_out) is written to memory; count it")
+        raise Wrong(f"{call} counts {moved} bytes; the least traffic is {right_bytes}")
+
+
+class _SimulatedGpu:
+    """A labelled stand-in for an asynchronous device: `launch()` queues `seconds` of work and returns at
+    once, `sync()` waits until the queue is empty (as `torch.cuda.synchronize` does)."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.busy_until = time.perf_counter()
+
+    def launch(self) -> None:
+        self.busy_until = max(self.busy_until, time.perf_counter()) + self.seconds
+
+    def sync(self) -> None:
+        while (left := self.busy_until - time.perf_counter()) > 0:
+            time.sleep(left)
+
+
+#: Seconds of simulated work per call, FLOPs it stands for, and the repeats the checker asks for.
+_WORK_S, _WORK_FLOPS, _REPEATS = 0.004, 4e10, 10
+
+
+def _check_achieved_tflops(fn: Any) -> None:
+    expect_function(fn, "achieved_tflops", "(fn, flops, sync, repeats)")
+    gpu = _SimulatedGpu(_WORK_S)
+    result = fn(gpu.launch, _WORK_FLOPS, gpu.sync, _REPEATS)
+    pending = gpu.busy_until > time.perf_counter()  # work still queued when the function returned
+    gpu.sync()  # leave no queued work behind
+    got = _number(result, "a number of TFLOP/s")
+    right = _WORK_FLOPS / _WORK_S / 1e12  # 10 TFLOP/s
+    if not math.isfinite(got) or got <= 0:
+        raise Wrong(f"achieved_tflops returned {got!r}; it should be a positive number of TFLOP/s")
+    ratio = got / right
+    if 0.3 <= ratio <= 1.05:  # slower than the work itself only by timer and sleep overheads
         return
-    if math.isclose(x, t4.fp32_tflops, rel_tol=0.02):
-        raise Wrong("8.1 TFLOP/s is the compute roof, but this matmul is below the ridge point: memory binds")
-    if math.isclose(x, right * 1e3, rel_tol=0.02) or math.isclose(x, right * 1e12, rel_tol=0.02):
-        raise Wrong("give the answer in TFLOP/s (10^12 FLOP/s), not GFLOP/s or FLOP/s")
-    raise Wrong(f"{x:.4g} TFLOP/s is not it: the roofline is min(peak, intensity × bandwidth)")
+    if not pending and 0.3 <= ratio / 1e12 <= 1.05:
+        raise Wrong("that is FLOP/s, not TFLOP/s (divide by 10^12)")
+    if not pending and 0.3 <= ratio / 1e3 <= 1.05:
+        raise Wrong("that is GFLOP/s, not TFLOP/s (divide by 10^12, not 10^9)")
+    if ratio > 1.05:
+        raise Wrong(
+            f"{got:.4g} TFLOP/s is faster than the device can work: the clock was read before the work was "
+            "done. Call sync() after the calls and before time.perf_counter()"
+        )
+    if 0.3 <= ratio * _REPEATS <= 1.05:
+        raise Wrong(f"you timed all {_REPEATS} calls together: divide the time by repeats for one call")
+    raise Wrong(f"{got:.4g} TFLOP/s is too slow for this device: time only the calls, synchronised, per call")
+
+
+#: The synchronised timing loop of question 4's solution; its wrong answers change what follows it.
+_TIMED = (
+    "def achieved_tflops(fn, flops, sync, repeats):\n"
+    "    sync()\n"
+    "    start = time.perf_counter()\n"
+    "    for _ in range(repeats):\n"
+    "        fn()\n"
+    "    sync()\n"
+)
 
 
 def _context() -> dict[str, Any]:
     from .. import gpu_specs, roofline
 
-    return {"gpu_specs": gpu_specs, "roofline": roofline, "T4": by_short_name("T4")}
+    return {
+        "gpu_specs": gpu_specs,
+        "roofline": roofline,
+        "by_short_name": by_short_name,
+        "time": time,
+    }
 
 
 QUESTIONS = [
@@ -102,41 +203,68 @@ QUESTIONS = [
     ),
     Question(
         number=2,
-        task='Set `t4_bounds` to a dict saying, for a T4 running in FP32, whether each operation is "memory" '
-        'or "compute" bound: keys "matmul n=64", "matmul n=1024", "vector add" (all float32).',
+        task='Set `t4_bounds` to a dict saying, by the roofline, whether each float32 operation is "memory" or '
+        '"compute" bound on a T4 in FP32: keys "vector add", "matmul n=1024", "linear 4096→4096, batch 1".',
         variable="t4_bounds",
         checker=_check_bounds,
-        hint_text="An n×n float32 matmul has intensity 2n³ / (3·n²·4) = n/6; a float32 vector add 1/12. "
-        "The T4's FP32 ridge point is fp32_tflops × 1000 / bandwidth_gbs FLOP/byte.",
+        hint_text="Intensities: a vector add 1/12 FLOP/byte; an n×n matmul n/6; a 4096×4096 weight matrix times "
+        "one vector does 2 FLOPs per weight and reads each 4-byte weight once, about 0.5. The T4's FP32 ridge "
+        "point is fp32_tflops × 1000 / bandwidth_gbs FLOP/byte.",
         solution_code=(
-            'T4 = gpu_specs.by_short_name("T4")\n'
-            "ridge = roofline.ridge_point(T4.fp32_tflops, T4.bandwidth_gbs)\n"
-            'intensities = {"matmul n=64": 64 / 6, "matmul n=1024": 1024 / 6, "vector add": 1 / 12}\n'
+            'T4 = by_short_name("T4")\n'
+            "ridge = T4.fp32_tflops * 1000 / T4.bandwidth_gbs\n"
+            'intensities = {"vector add": 1 / 12, "matmul n=1024": 1024 / 6, "linear 4096→4096, batch 1": 2 / 4}\n'
             't4_bounds = {k: "memory" if i < ridge else "compute" for k, i in intensities.items()}'
         ),
         wrong_answers=(
-            't4_bounds = {"matmul n=64": "compute", "matmul n=1024": "compute", "vector add": "memory"}',
-            't4_bounds = {"matmul n=64": "memory", "matmul n=1024": "memory", "vector add": "memory"}',
-            't4_bounds = {"matmul n=64": "memory", "matmul n=1024": "compute"}',
+            't4_bounds = {"vector add": "memory", "matmul n=1024": "compute", "linear 4096→4096, batch 1": "compute"}',
+            't4_bounds = {"vector add": "memory", "matmul n=1024": "memory", "linear 4096→4096, batch 1": "memory"}',
+            't4_bounds = {"vector add": "memory", "matmul n=1024": "compute"}',
         ),
         context=_context,
     ),
     Question(
         number=3,
-        task="Set `attainable_n64` to the roofline's attainable throughput, in TFLOP/s, of a float32 64×64 "
-        "matmul on a T4's FP32 cores (use the table's figures).",
-        variable="attainable_n64",
-        checker=_check_attainable,
-        hint_text="attainable = min(peak TFLOP/s, intensity × bandwidth); mind the units: GB/s × FLOP/byte "
-        "gives GFLOP/s.",
+        task="Write `linear_cost(batch, d_in, d_out, itemsize)` returning (flops, bytes) of "
+        "torch.nn.functional.linear(x, w, b): 2 FLOPs per multiply-add, least traffic in bytes.",
+        variable="linear_cost",
+        checker=_check_linear_cost,
+        hint_text="Each of the batch×d_out outputs is a dot product of d_in pairs: 2·d_in FLOPs. Bytes: read x "
+        "(batch×d_in), w (d_out×d_in) and b (d_out), write the output (batch×d_out), each element itemsize bytes.",
         solution_code=(
-            'T4 = gpu_specs.by_short_name("T4")\n'
-            "attainable_n64 = min(T4.fp32_tflops, (64 / 6) * T4.bandwidth_gbs / 1000)"
+            "def linear_cost(batch, d_in, d_out, itemsize):\n"
+            "    flops = 2 * batch * d_in * d_out\n"
+            "    moved = (batch * d_in + d_out * d_in + d_out + batch * d_out) * itemsize\n"
+            "    return flops, moved"
         ),
         wrong_answers=(
-            "attainable_n64 = 8.1",
-            "attainable_n64 = (64 / 6) * 320",
-            "attainable_n64 = min(8.1, 64 * 320 / 1000)",
+            "def linear_cost(batch, d_in, d_out, itemsize):\n"
+            "    return batch * d_in * d_out, (batch * d_in + d_out * d_in + d_out + batch * d_out) * itemsize",
+            "def linear_cost(batch, d_in, d_out, itemsize):\n"
+            "    return 2 * batch * d_in * d_out, (batch * d_in + batch * d_out) * itemsize",
+            "def linear_cost(batch, d_in, d_out, itemsize):\n"
+            "    return 2 * batch * d_in * d_out, batch * d_in + d_out * d_in + d_out + batch * d_out",
+            "def linear_cost(batch, d_in, d_out, itemsize):\n"
+            "    return 2 * batch * d_in * d_out, (batch * d_in + d_out * d_in + d_out) * itemsize",
+        ),
+        context=_context,
+    ),
+    Question(
+        number=4,
+        task="Write `achieved_tflops(fn, flops, sync, repeats)`: time `repeats` calls of `fn()` with the device "
+        "synchronised (`sync()`) before reading the clock, and return TFLOP/s per call.",
+        variable="achieved_tflops",
+        checker=_check_achieved_tflops,
+        hint_text="sync(); start = time.perf_counter(); call fn() repeats times; sync() again so that the queued "
+        "work is done; then seconds per call = (time.perf_counter() - start) / repeats, and TFLOP/s = "
+        "flops / seconds / 1e12.",
+        solution_code=_TIMED
+        + "    seconds = (time.perf_counter() - start) / repeats\n    return flops / seconds / 1e12",
+        wrong_answers=(
+            _TIMED.replace("    sync()\n", "")
+            + "    seconds = (time.perf_counter() - start) / repeats\n    return flops / seconds / 1e12",
+            _TIMED + "    return flops / (time.perf_counter() - start) / 1e12",
+            _TIMED + "    seconds = (time.perf_counter() - start) / repeats\n    return flops / seconds / 1e9",
         ),
         context=_context,
     ),

@@ -17,7 +17,7 @@ def test_table_is_a_tuple_of_frozen_dataclasses() -> None:
 
 def test_the_gpus_learners_meet_are_there() -> None:
     shorts = {s.short for s in GPUS}
-    assert {"T4", "P100", "V100", "A100", "L4", "H100", "RTX 4090"} <= shorts
+    assert {"T4", "P100", "V100", "A100", "L4", "H100", "H100 PCIe", "H100 NVL", "RTX 4090"} <= shorts
     assert len(shorts) == len(GPUS), "short labels must be unique"
 
 
@@ -50,6 +50,8 @@ def test_dense_figures_are_half_the_printed_sparse_ones() -> None:
     assert by_short_name("A100").bf16_tensor_tflops == 312  # datasheet: 624 with sparsity
     assert by_short_name("H100").bf16_tensor_tflops == 989  # datasheet: 1,979 with sparsity
     assert by_short_name("L4").fp16_tensor_tflops == 121  # datasheet: 242 with sparsity
+    assert by_short_name("H100 PCIe").bf16_tensor_tflops == 756  # datasheet: 1,513 with sparsity
+    assert by_short_name("H100 NVL").bf16_tensor_tflops == 835  # datasheet: 1,671 with sparsity
 
 
 def test_ridge_point_and_peaks() -> None:
@@ -57,6 +59,9 @@ def test_ridge_point_and_peaks() -> None:
     assert t4.ridge_point("fp32") == pytest.approx(8.1e12 / 320e9)
     assert t4.ridge_point("bf16") is None
     assert t4.peak_tflops("float16") == 65
+    assert t4.peak_tflops("bfloat16") is None  # torch's dtype names work too (chapter 10 passes them)
+    assert by_short_name("A100").peak_tflops("bfloat16") == 312
+    assert by_short_name("A100").peak_tflops("float32") == 19.5
     with pytest.raises(ValueError, match="precision"):
         t4.peak_tflops("int8")
 
@@ -72,6 +77,9 @@ def test_lookup_by_name_and_device_name() -> None:
     assert find_spec("NVIDIA A100-SXM4-80GB").short == "A100"
     assert find_spec("NVIDIA A100-PCIE-40GB") is None  # a different product: no wrong ceiling
     assert find_spec("AMD Instinct MI300X") is None
+    assert find_spec("NVIDIA H100 PCIe").short == "H100 PCIe"
+    assert find_spec("NVIDIA H100 NVL").short == "H100 NVL"
+    assert find_spec("NVIDIA H100 80GB HBM3").short == "H100"
 
 
 def test_format_table_lists_every_gpu() -> None:
@@ -79,3 +87,21 @@ def test_format_table_lists_every_gpu() -> None:
     for s in GPUS:
         assert s.short in text
     assert "—" in text  # missing hardware / unpublished price shown, not invented
+
+
+@pytest.mark.parametrize("spec", [s for s in GPUS if s.data_rate_gbps is not None], ids=lambda s: s.short)
+def test_bus_width_times_data_rate_is_the_bandwidth(spec: GpuSpec) -> None:
+    assert spec.bus_width_bits / 8 * spec.data_rate_gbps == pytest.approx(spec.bandwidth_gbs, rel=0.01)
+
+
+def test_interconnect_columns() -> None:
+    t4 = by_short_name("T4")
+    assert (t4.pcie_generation, t4.nvlink_gbs, t4.bus_width_bits, t4.data_rate_gbps) == (3, None, 256, 10)
+    assert by_short_name("H100").nvlink_gbs == 900 and by_short_name("A100").nvlink_gbs == 600
+    assert by_short_name("RTX 4090").nvlink_gbs is None  # Ada GeForce cards have no NVLink
+    for spec in GPUS:
+        assert spec.pcie_generation in (3, 4, 5), spec.short
+        if spec.nvlink_gbs is not None:
+            assert "NVLink" in spec.source, f"{spec.short}: the NVLink figure needs its source"
+        if spec.bus_width_bits is not None:
+            assert f"{spec.bus_width_bits}-bit" in spec.source, f"{spec.short}: the bus width needs its source"
