@@ -1,0 +1,144 @@
+"""Chapter 11's harness: what `torch.compile` needs on this machine, and a labelled CPU model of CUDA graph replay.
+
+The chapter's lesson (timing small ops with the device synchronised, batching launches by hand,
+`torch.compile`, capturing and replaying a CUDA graph) is code in the notebook's cells. This
+module holds two things a learner need not read:
+
+* `cpp_compiler()` and `compiler_advice(exc)`: which C++ compiler Inductor, the default backend
+  of `torch.compile`, looks for on this platform, and what to install when compiling failed.
+  The chapter decides whether compiling works by *trying* a compile; these only explain a failure.
+* `inductor_cache_dir()` and `compiled_files(folder)`: where Inductor keeps what it compiled, and
+  how many compiled artefacts are there, so that a chapter can tell a cold first call (new
+  artefacts appeared) from a warm one (loaded from the cache an earlier run left).
+* `GraphReplayModel`: on a machine without a CUDA GPU, a small CPU *model* of what a CUDA graph
+  does on replay (re-run the captured work on the very tensors it was captured with), so that the
+  rules of static inputs can be shown and checked. It captures nothing and makes nothing faster.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import torch
+
+#: How to get a C++ compiler Inductor can use, by platform (`sys.platform` prefix).
+_INSTALL = {
+    "linux": "install g++ (Debian/Ubuntu: `sudo apt-get install g++`; conda: `conda install -c conda-forge gxx`)",
+    "darwin": "install Apple's command line tools (`xcode-select --install`), which provide clang++",
+    "win32": "install Visual Studio Build Tools with the C++ workload (MSVC's `cl`) and start Jupyter from an "
+    "'x64 Native Tools Command Prompt' so that `cl` is on PATH",
+}
+
+
+def cpp_compiler() -> str:
+    """The C++ compiler Inductor's CPU backend calls here: $CXX if set, else `cl` (Windows), `clang++` (macOS), `g++`.
+
+    This mirrors `torch/_inductor/cpp_builder.py` (`get_cpp_compiler`) and `torch._inductor.config.cpp.cxx`
+    for torch 2.10 to 2.13; it names the compiler, it does not test it.
+    """
+    if sys.platform == "win32":
+        return os.environ.get("CXX", "cl")
+    return os.environ.get("CXX", "clang++" if sys.platform == "darwin" else "g++")
+
+
+def compiler_advice(exc: BaseException, device: torch.device | str = "cpu") -> str:
+    """What to tell a learner whose `torch.compile` failed with `exc`: what broke, what is missing, how to fix it."""
+    device = torch.device(device)
+    lines = str(exc).strip().splitlines()
+    first = lines[0][:200] if lines else ""
+    said = f"torch.compile failed: {type(exc).__name__}: {first}"
+    if device.type == "cuda":
+        return (
+            f"{said}\n  On an NVIDIA GPU Inductor writes Triton kernels: check that `import triton` works "
+            "(the Linux CUDA wheels of torch bring it; `pip install triton` otherwise)."
+        )
+    compiler = cpp_compiler()
+    where = shutil.which(compiler)
+    found = f"`{compiler}` is at {where}" if where else f"`{compiler}` is not on PATH"
+    platform = next((key for key in _INSTALL if sys.platform.startswith(key)), "linux")
+    return (
+        f"{said}\n  Inductor's CPU backend compiles C++: it calls {compiler!r} (set CXX to choose another); {found}.\n"
+        f"  To fix it, {_INSTALL[platform]}, then restart the kernel."
+    )
+
+
+#: Files Inductor writes for compiled code: generated Python and C++ modules, shared libraries, GPU binaries.
+COMPILED_SUFFIXES = frozenset({".py", ".so", ".pyd", ".dll", ".dylib", ".cubin", ".hsaco"})
+
+
+def inductor_cache_dir() -> Path:
+    """Where Inductor caches compiled code: $TORCHINDUCTOR_CACHE_DIR, else `torchinductor_<user>` in the temp folder.
+
+    This mirrors `torch/_inductor/runtime/cache_dir_utils.py` (`cache_dir`, `default_cache_dir`) for torch 2.10 to
+    2.13 outside Meta's internal builds.
+    """
+    chosen = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
+    if chosen:
+        return Path(chosen).absolute()
+    try:
+        user = getpass.getuser()
+    except (KeyError, ModuleNotFoundError, OSError):
+        getuid = getattr(os, "getuid", None)
+        user = f"uid_{getuid()}" if callable(getuid) else "unknown_user"
+    for bad in '\\/:*?"<>|':
+        user = user.replace(bad, "_")
+    return Path(tempfile.gettempdir(), f"torchinductor_{user}")
+
+
+def compiled_files(folder: Path | str) -> int:
+    """How many compiled-code files (`COMPILED_SUFFIXES`) lie anywhere under `folder` (0 when it does not exist)."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return 0
+    return sum(1 for p in folder.rglob("*") if p.suffix in COMPILED_SUFFIXES and p.is_file())
+
+
+class GraphReplayModel:
+    """A CPU model of a CUDA graph's replay, for machines without a CUDA GPU. **Not a CUDA graph.**
+
+    `capture(fn, *static_inputs)` runs `fn` once and keeps the tensor objects it was given and the
+    output it made; `replay()` runs `fn` again on those same tensor objects and copies the result
+    into that same output tensor. That is the part of a real graph's behaviour the rules come from:
+    a replay reads the captured inputs' memory and overwrites the captured output's memory, whatever
+    the Python names point at now. Copy new data *into* the static input (`copy_`) and clone what
+    you keep of the output.
+
+    What it leaves out: a real replay re-runs recorded kernels without Python, so it skips the
+    per-op launch cost (the point of CUDA graphs), and anything else the captured code read by
+    address (a replaced `nn.Parameter`, a random generator's state) stays captured too, while this
+    model re-runs `fn` and would see such changes.
+    """
+
+    def __init__(self) -> None:
+        self._fn: Callable[..., Any] | None = None
+        self._inputs: tuple[torch.Tensor, ...] = ()
+        self._output: torch.Tensor | None = None
+        self.replays = 0
+
+    def capture(self, fn: Callable[..., torch.Tensor], *static_inputs: torch.Tensor) -> torch.Tensor:
+        """Run `fn(*static_inputs)` once, without autograd, and return its output: the static output tensor."""
+        if not callable(fn):
+            raise TypeError(f"capture needs a function or module to run, not {type(fn).__name__}")
+        if not static_inputs or not all(isinstance(t, torch.Tensor) for t in static_inputs):
+            raise TypeError("capture needs the static input tensors the function reads, e.g. capture(model, static_in)")
+        with torch.no_grad():
+            output = fn(*static_inputs)
+        if not isinstance(output, torch.Tensor):
+            raise TypeError(f"the captured function must return one tensor, not {type(output).__name__}")
+        self._fn, self._inputs, self._output = fn, static_inputs, output
+        return output
+
+    def replay(self) -> None:
+        """Redo the captured work on the captured input tensors, writing into the captured output tensor."""
+        if self._fn is None or self._output is None:
+            raise RuntimeError("nothing captured yet: call capture(fn, *static_inputs) first")
+        with torch.no_grad():
+            self._output.copy_(self._fn(*self._inputs))
+        self.replays += 1

@@ -1,0 +1,189 @@
+"""Chapter 11's GPU claims, checked on a real CUDA GPU (skipped, with the reason, elsewhere).
+
+Floors are ones a Kaggle T4 meets: a tiny kernel costs microseconds to launch (not nanoseconds,
+not milliseconds), a launch-bound model replayed as a CUDA graph beats eager launches, and
+`torch.compile(mode="reduce-overhead")` beats eager on the same model. Every timing synchronises
+the GPU. The compile tests take tens of seconds on a T4 (Triton compiles each kernel).
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+import torch
+
+from helpers.launches import GraphReplayModel
+
+pytestmark = pytest.mark.gpu
+DEV = torch.device("cuda:0")
+
+
+def _seconds_per_call(fn, *args, calls: int = 200, repeats: int = 5) -> float:
+    """The chapter's timing: best of `repeats` runs of `calls` calls, one warm-up call, the GPU synchronised."""
+    fn(*args)
+    best = float("inf")
+    for _ in range(repeats):
+        torch.cuda.synchronize(DEV)
+        start = time.perf_counter()
+        for _ in range(calls):
+            fn(*args)
+        torch.cuda.synchronize(DEV)
+        best = min(best, (time.perf_counter() - start) / calls)
+    return best
+
+
+def _small_net() -> torch.nn.Module:
+    """The chapter's launch-bound model: six Linear(128, 128) + GELU layers."""
+    torch.manual_seed(0)
+    layers: list[torch.nn.Module] = []
+    for _ in range(6):
+        layers += [torch.nn.Linear(128, 128), torch.nn.GELU()]
+    return torch.nn.Sequential(*layers).to(DEV).eval()
+
+
+def _capture(net: torch.nn.Module, static_in: torch.Tensor) -> tuple[torch.cuda.CUDAGraph, torch.Tensor]:
+    """The docs' recipe, as in the chapter: warm up on a side stream, then capture."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side), torch.no_grad():
+        for _ in range(3):
+            net(static_in)
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.no_grad(), torch.cuda.graph(graph):
+        static_out = net(static_in)
+    return graph, static_out
+
+
+def test_a_tiny_kernel_costs_microseconds_to_launch() -> None:
+    tiny = torch.zeros(16, device=DEV)
+    per_op = _seconds_per_call(tiny.add_, 1, calls=2000)
+    assert 0.5e-6 < per_op < 200e-6, f"{per_op * 1e6:.2f} µs per tiny add_"
+
+
+def test_for_tiny_work_the_gpu_is_no_faster_than_the_cpu() -> None:
+    """The chapter's correction of seed 000 ("a GPU is fast"): a 16-number add_ costs the GPU its launch."""
+    on_gpu = _seconds_per_call(torch.zeros(16, device=DEV).add_, 1, calls=2000)
+    on_cpu = _seconds_per_call(torch.zeros(16).add_, 1, calls=2000)
+    assert on_gpu >= 0.8 * on_cpu, f"GPU {on_gpu * 1e6:.2f} µs vs CPU {on_cpu * 1e6:.2f} µs"
+
+
+def test_small_sizes_sit_on_the_launch_floor_and_large_ones_cost_their_work() -> None:
+    times = {}
+    for n in (2**4, 2**12, 2**24):
+        x = torch.zeros(n, device=DEV)
+        times[n] = _seconds_per_call(x.add_, 1, calls=200 if n < 2**20 else 20)
+    assert times[2**12] < 3 * times[2**4], times
+    assert times[2**24] > 5 * times[2**4], times
+
+
+def test_one_batched_matmul_beats_64_small_ones() -> None:
+    torch.manual_seed(0)
+    weights = [torch.randn(16, 16, device=DEV) for _ in range(64)]
+    vectors = [torch.randn(16, device=DEV) for _ in range(64)]
+    w, v = torch.stack(weights), torch.stack(vectors)
+
+    def one_by_one() -> list[torch.Tensor]:
+        return [a @ b for a, b in zip(weights, vectors, strict=True)]
+
+    def batched() -> torch.Tensor:
+        return (w @ v.unsqueeze(-1)).squeeze(-1)
+
+    torch.testing.assert_close(torch.stack(one_by_one()), batched())
+    assert _seconds_per_call(batched, calls=50) < _seconds_per_call(one_by_one, calls=50)
+
+
+def test_cuda_graph_replay_equals_eager_and_is_faster_on_a_launch_bound_model() -> None:
+    net = _small_net()
+    static_in = torch.randn(8, 128, device=DEV)
+    graph, static_out = _capture(net, static_in)
+    batch = torch.randn(8, 128, device=DEV)
+    static_in.copy_(batch)
+    graph.replay()
+    with torch.no_grad():
+        torch.testing.assert_close(static_out, net(batch))
+        eager = _seconds_per_call(net, static_in, calls=200)
+    replay = _seconds_per_call(graph.replay, calls=200)
+    assert replay * 1.2 < eager, f"replay {replay * 1e6:.1f} µs vs eager {eager * 1e6:.1f} µs"
+
+
+def test_rebinding_the_static_input_gives_a_stale_result_and_copy_fixes_it() -> None:
+    net = _small_net()
+    static_in = torch.randn(8, 128, device=DEV)
+    with torch.no_grad():
+        captured_result = net(static_in).clone()
+    graph, static_out = _capture(net, static_in)
+    new_batch = torch.randn(8, 128, device=DEV)
+    with torch.no_grad():
+        wanted = net(new_batch)
+    captured_in = static_in
+    static_in = new_batch  # rebinding: the graph still reads captured_in's memory
+    graph.replay()
+    assert not torch.allclose(static_out, wanted)
+    torch.testing.assert_close(static_out, captured_result)
+    captured_in.copy_(new_batch)
+    graph.replay()
+    torch.testing.assert_close(static_out, wanted)
+
+
+def test_each_replay_overwrites_the_static_output_so_clone_what_you_keep() -> None:
+    net = _small_net()
+    static_in = torch.randn(8, 128, device=DEV)
+    graph, static_out = _capture(net, static_in)
+    static_in.copy_(torch.randn(8, 128, device=DEV))
+    graph.replay()
+    kept, alias = static_out.clone(), static_out
+    static_in.copy_(torch.randn(8, 128, device=DEV))
+    graph.replay()
+    assert alias.data_ptr() == static_out.data_ptr() and not torch.allclose(alias, kept)
+
+
+def test_the_cpu_model_agrees_with_a_real_graph_on_the_rules() -> None:
+    """The chapter's CPU stand-in gives what a real CUDA graph gives for the same replay / copy_ / replay sequence."""
+    net = _small_net()
+    first, second = torch.randn(8, 128, device=DEV), torch.randn(8, 128, device=DEV)
+    results = {}
+    for kind in ("cuda graph", "cpu model"):
+        static_in = first.clone()
+        if kind == "cuda graph":
+            graph, static_out = _capture(net, static_in)
+        else:
+            graph = GraphReplayModel()
+            static_out = graph.capture(net, static_in)
+        graph.replay()
+        seen = [static_out.clone()]
+        static_in.copy_(second)
+        graph.replay()
+        seen.append(static_out.clone())
+        results[kind] = seen
+    for real, model in zip(results["cuda graph"], results["cpu model"], strict=True):
+        torch.testing.assert_close(real, model, rtol=1e-4, atol=1e-5)
+
+
+def test_torch_compile_fuses_the_gelu_chain_into_generated_kernels() -> None:
+    from torch.profiler import ProfilerActivity, profile
+
+    def gelu_tanh(x: torch.Tensor) -> torch.Tensor:
+        return 0.5 * x * (1 + torch.tanh(0.7978845608 * (x + 0.044715 * x * x * x)))
+
+    x = torch.randn(2**20, device=DEV)
+    compiled = torch.compile(gelu_tanh, dynamic=True)
+    torch.testing.assert_close(compiled(x), gelu_tanh(x), rtol=1e-5, atol=1e-5)
+    with profile(activities=[ProfilerActivity.CPU]) as prof:
+        compiled(x)
+    assert not [e.name for e in prof.events() if e.name in ("aten::mul", "aten::add", "aten::tanh")]
+    assert _seconds_per_call(compiled, x, calls=50) < _seconds_per_call(gelu_tanh, x, calls=50)
+
+
+def test_reduce_overhead_beats_eager_on_a_launch_bound_model() -> None:
+    net = _small_net()
+    static_in = torch.randn(8, 128, device=DEV)
+    graphed = torch.compile(net, mode="reduce-overhead")
+    with torch.no_grad():
+        for _ in range(3):
+            graphed(static_in)
+        torch.testing.assert_close(graphed(static_in).clone(), net(static_in), rtol=1e-4, atol=1e-4)
+        eager = _seconds_per_call(net, static_in, calls=200)
+        fast = _seconds_per_call(graphed, static_in, calls=200)
+    assert fast < eager, f"reduce-overhead {fast * 1e6:.1f} µs vs eager {eager * 1e6:.1f} µs"

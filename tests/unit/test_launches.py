@@ -1,0 +1,136 @@
+"""helpers.launches: the compiler advice for torch.compile failures and the CPU model of CUDA graph replay."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+import torch
+
+from helpers import launches
+from helpers.launches import GraphReplayModel, compiled_files, compiler_advice, cpp_compiler, inductor_cache_dir
+
+
+@pytest.mark.parametrize(("platform", "expected"), [("linux", "g++"), ("darwin", "clang++"), ("win32", "cl")], ids=str)
+def test_cpp_compiler_is_the_one_inductor_calls_per_platform(monkeypatch, platform: str, expected: str) -> None:
+    monkeypatch.delenv("CXX", raising=False)
+    monkeypatch.setattr(sys, "platform", platform)
+    assert cpp_compiler() == expected
+    monkeypatch.setenv("CXX", "/opt/bin/my-c++")
+    assert cpp_compiler() == "/opt/bin/my-c++", "CXX overrides the default, as in torch._inductor.config.cpp.cxx"
+
+
+def test_cpp_compiler_matches_inductors_own_setting_here(monkeypatch) -> None:
+    from torch._inductor import config
+
+    candidates = [c for c in config.cpp.cxx if c is not None]
+    assert cpp_compiler() in candidates or sys.platform == "win32"
+
+
+@pytest.mark.parametrize(
+    ("platform", "advice"),
+    [("linux", "apt-get install g++"), ("darwin", "xcode-select --install"), ("win32", "Visual Studio Build Tools")],
+    ids=str,
+)
+def test_compiler_advice_says_what_broke_what_is_missing_and_how_to_fix_it(monkeypatch, platform, advice) -> None:
+    monkeypatch.delenv("CXX", raising=False)
+    monkeypatch.setattr(sys, "platform", platform)
+    monkeypatch.setattr(launches.shutil, "which", lambda name: None)
+    text = compiler_advice(RuntimeError("InvalidCxxCompiler: No working C++ compiler found\nmore lines"))
+    assert text.startswith("torch.compile failed: RuntimeError: InvalidCxxCompiler: No working C++ compiler found")
+    assert "more lines" not in text, "only the first line of the error"
+    assert f"{cpp_compiler()!r}" in text and "is not on PATH" in text
+    assert advice in text and "restart the kernel" in text
+
+
+def test_compiler_advice_names_the_compiler_found(monkeypatch) -> None:
+    monkeypatch.setattr(launches.shutil, "which", lambda name: f"/usr/bin/{name}")
+    text = compiler_advice(ValueError("something else broke"))
+    assert f"is at /usr/bin/{cpp_compiler()}" in text
+
+
+def test_compiler_advice_on_a_gpu_is_about_triton() -> None:
+    text = compiler_advice(RuntimeError("Cannot find a working triton installation"), torch.device("cuda", 0))
+    assert "Triton" in text and "import triton" in text and "C++" not in text
+
+
+def test_compiler_advice_survives_an_empty_message() -> None:
+    assert compiler_advice(RuntimeError()).startswith("torch.compile failed: RuntimeError: ")
+
+
+def test_inductor_cache_dir_follows_the_environment_then_inductors_default(monkeypatch, tmp_path) -> None:
+    from torch._inductor.runtime import cache_dir_utils
+
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path / "mine"))
+    assert inductor_cache_dir() == tmp_path / "mine"
+    monkeypatch.delenv("TORCHINDUCTOR_CACHE_DIR")
+    assert str(inductor_cache_dir()) == cache_dir_utils.default_cache_dir(), "the same folder Inductor picks"
+
+
+def test_compiled_files_counts_compiled_code_only(tmp_path) -> None:
+    assert compiled_files(tmp_path / "missing") == 0
+    (tmp_path / "ab").mkdir()
+    for name in ("ab/kernel.so", "ab/wrapper.py", "ab/kernel.cpp", "locks.lock", "k.cubin"):
+        (tmp_path / name).write_text("x")
+    (tmp_path / "ab" / "folder.py").mkdir()
+    assert compiled_files(tmp_path) == 3, "the .so, the .py and the .cubin; not sources, locks or folders"
+
+
+def _affine(x: torch.Tensor) -> torch.Tensor:
+    return 2 * x + 1
+
+
+def test_replay_reads_the_captured_input_and_writes_the_captured_output() -> None:
+    graph = GraphReplayModel()
+    static_in = torch.zeros(3)
+    static_out = graph.capture(_affine, static_in)
+    assert torch.equal(static_out, torch.ones(3)) and graph.replays == 0
+    static_in.copy_(torch.tensor([1.0, 2.0, 3.0]))
+    graph.replay()
+    assert torch.equal(static_out, torch.tensor([3.0, 5.0, 7.0])), "the same output tensor, overwritten"
+    assert graph.replays == 1
+
+
+def test_rebinding_the_input_name_gives_a_stale_result() -> None:
+    graph = GraphReplayModel()
+    static_in = torch.zeros(3)
+    static_out = graph.capture(_affine, static_in)
+    static_in = torch.full((3,), 5.0)  # noqa: F841 - the point: the graph does not see the new tensor
+    graph.replay()
+    assert torch.equal(static_out, torch.ones(3))
+
+
+def test_capture_runs_without_autograd_and_with_a_module() -> None:
+    net = torch.nn.Linear(4, 2)
+    static_in = torch.randn(5, 4)
+    out = GraphReplayModel().capture(net, static_in)
+    assert out.shape == (5, 2) and not out.requires_grad
+
+
+def test_several_static_inputs() -> None:
+    graph = GraphReplayModel()
+    a, b = torch.ones(2), torch.ones(2)
+    out = graph.capture(torch.add, a, b)
+    b.fill_(3.0)
+    graph.replay()
+    assert torch.equal(out, torch.full((2,), 4.0))
+
+
+def test_replay_before_capture_says_what_to_do() -> None:
+    with pytest.raises(RuntimeError, match="nothing captured yet"):
+        GraphReplayModel().replay()
+
+
+@pytest.mark.parametrize(
+    ("fn", "inputs", "match"),
+    [
+        ("not a function", (torch.zeros(1),), "needs a function or module"),
+        (_affine, (), "needs the static input tensors"),
+        (_affine, ([1.0, 2.0],), "needs the static input tensors"),
+        (lambda t: [t], (torch.zeros(1),), "must return one tensor, not list"),
+    ],
+    ids=["not callable", "no inputs", "a list as input", "returns a list"],
+)
+def test_bad_captures_get_clear_errors(fn, inputs, match) -> None:
+    with pytest.raises(TypeError, match=match):
+        GraphReplayModel().capture(fn, *inputs)
