@@ -1,34 +1,30 @@
-"""DistributedDataParallel from a notebook, and from a script with `torchrun`.
+"""Launchers that make multi-process PyTorch safe to run from a notebook: spawn-style and torchrun.
 
-`launch(worker, world_size)` starts one process per rank, runs `worker(rank, world_size, *args)`
-in each with a process group already set up (gloo on the CPU, NCCL when every rank has a GPU),
-and returns what each rank returned, as plain Python values. It is built to be safe to call from
-a notebook cell again and again:
+The chapter's workers are plain PyTorch that the learner writes in cells (`%%writefile`); this
+module only starts them, waits with a time limit, reports a failure by rank, and cleans up.
+CONTRIBUTING.md ("Launchers") explains the choices; in short:
 
-* **Importable workers.** A new process started with `spawn` or `forkserver` finds the worker by
-  importing its module, so a function defined in a notebook cell (module `__main__`) cannot be
-  found there. The workers the course uses live in this module; `launch` refuses a notebook
-  function with a message that says so, instead of the child's cryptic
-  "Can't get attribute 'worker' on <module '__main__'>".
-* **Loopback only, no port race.** The parent binds a socket to 127.0.0.1 port 0 (the kernel picks
-  a free port) and hands that very socket to a `TCPStore` server (`master_listen_fd`), so nothing
-  listens on other interfaces and no other program can grab the port between "found free" and
-  "used". Gloo's own connections are kept on the loopback interface too (`GLOO_SOCKET_IFNAME`).
-* **A timeout on everything.** The parent waits at most `timeout` seconds; a hung rank is killed
-  and `LaunchTimeout` names the ranks that had not finished.
-* **Clear errors.** A rank that raises sends its traceback to the parent, which stops the other
-  ranks and raises `WorkerFailed` naming the rank. A rank that dies without a word (killed,
-  crashed) is reported with its exit code or signal.
-* **Nothing left behind.** Every rank process is joined (terminated, then killed, if needed) in a
-  `finally`, the store and socket are closed, and results travel as pickled plain values, never
-  tensors: a tensor sent through a queue is backed by shared memory that the receiver maps only
-  after the sender may have exited (`FileNotFoundError`), and it can leave shared memory behind.
-* **A clean end.** A rank that has finished (`barrier()` passed, `destroy_process_group()`
-  called, result sent) flushes stdout and stderr and ends with `os._exit(0)`. Once
-  DDP has used a process group, gloo's threads outlive `destroy_process_group()`, and a normal
-  interpreter exit can race with them and abort the process (SIGABRT); `os._exit` ends the process
-  and its threads at once, without that teardown and without running `atexit` handlers. The
-  torchrun script, `TRAINING_SCRIPT_PATH`, ends the same way.
+* **`launch(worker, world_size, args)`** starts one process per rank (forkserver where it exists,
+  else spawn) and returns what each rank returned, as plain Python values. By default it sets up
+  the process group itself (gloo on the CPU, NCCL when every rank has a GPU) — chapters 09 and 12
+  use that. With `init_group=False` it only provides what `torchrun` provides (`RANK`,
+  `WORLD_SIZE`, `LOCAL_RANK`, `MASTER_ADDR`, `MASTER_PORT` in the environment), so the worker
+  calls `dist.init_process_group(backend)` itself, exactly as under torchrun.
+* **Importable workers.** A process started with spawn or forkserver imports the worker's module;
+  a function defined in a notebook cell (module `__main__`) is refused up front with a message
+  that says so.
+* **Loopback only, no port race.** The parent binds 127.0.0.1 port 0 and hands that very socket to
+  a `TCPStore` server (`master_listen_fd`); the ranks connect to it as clients.
+* **A time limit on everything**, `WorkerFailed` naming the rank that raised or died, and no rank
+  process, store or socket left behind (`finally`). A rank's result travels as plain values.
+* **`run_commands(commands, timeout)`** runs shell commands such as `torchrun ...` (several at
+  once for a two-"node" run) with a time limit. torch elastic starts every rank in a session of
+  its own, so killing torchrun's process group misses them; the launcher therefore collects every
+  descendant from /proc and kills each one's process group, on a timeout, on an error and on a
+  KeyboardInterrupt. Output goes to files, not pipes, so a surviving rank cannot make it wait.
+  Temporary files (`TMPDIR`, torchrun's logs) go into a folder that is removed afterwards.
+* **NCCL trouble** (two PCIe GPUs without peer-to-peer, a small `/dev/shm`) is explained:
+  `NCCL_ADVICE` is added to the error whenever a failure mentions NCCL.
 """
 
 from __future__ import annotations
@@ -37,6 +33,7 @@ import datetime
 import gc
 import math
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -45,17 +42,25 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from .validation import whole_number
-
 #: Seconds a launch may take before every rank is killed (a hung rank must not hang a notebook).
 DEFAULT_TIMEOUT = 120.0
+
+#: What to try when NCCL fails, printed with any launch failure that mentions NCCL.
+NCCL_ADVICE = """\
+NCCL failed. On two PCIe GPUs without NVLink (Kaggle's T4 ×2) try, one at a time, in the
+environment of the launch (os.environ[...] = ... before launching, or VAR=value torchrun ...):
+  NCCL_DEBUG=WARN        print NCCL's own reason (INFO prints every transport it picks)
+  NCCL_P2P_DISABLE=1     do not copy GPU to GPU directly (peer-to-peer); go through host memory
+  NCCL_SHM_DISABLE=1     do not use shared memory (/dev/shm) between the processes
+and check the size of /dev/shm (`df -h /dev/shm`): containers often give it 64 MB, too little
+for NCCL's buffers (docker run --shm-size=1g ...)."""
 
 
 class WorkerFailed(RuntimeError):
@@ -65,7 +70,10 @@ class WorkerFailed(RuntimeError):
         self.rank = rank
         self.details = details
         last = details.strip().splitlines()[-1] if details.strip() else "no details"
-        super().__init__(f"rank {rank} failed: {last}\n--- traceback from rank {rank} ---\n{details.rstrip()}")
+        message = f"rank {rank} failed: {last}\n--- traceback from rank {rank} ---\n{details.rstrip()}"
+        if mentions_nccl(details):
+            message += "\n\n" + NCCL_ADVICE
+        super().__init__(message)
 
 
 class LaunchTimeout(TimeoutError):
@@ -77,6 +85,11 @@ class LaunchTimeout(TimeoutError):
             f"the launch did not finish within {seconds:g} s; ranks {self.unfinished} had not finished "
             "and were killed (a rank waiting for a peer that never arrives hangs until this timeout)"
         )
+
+
+def mentions_nccl(text: str) -> bool:
+    """Whether an error text comes from NCCL (then `NCCL_ADVICE` helps)."""
+    return "nccl" in text.lower()
 
 
 # --------------------------------------------------------------------------------------------
@@ -148,7 +161,8 @@ def _check_importable(worker: Callable[..., Any]) -> None:
         raise TypeError(
             f"the worker {qualname or worker!r} is defined in the notebook (module {module!r}); a process "
             "started with 'spawn' or 'forkserver' imports the worker's module and cannot see notebook "
-            "code. Put the function in a .py file (a module) and import it, as helpers.distributed does."
+            "code. Write the function into a file with %%writefile {WORK}/name.py, then `import name` "
+            "and launch name.function."
         )
 
 
@@ -180,6 +194,25 @@ def process_context() -> Any:
     return mp.get_context("spawn")
 
 
+def rank_environment(rank: int, world_size: int, port: int) -> dict[str, str]:
+    """The variables torchrun gives each rank, for a worker that calls `init_process_group()` itself.
+
+    `TORCHELASTIC_USE_AGENT_STORE` tells `init_process_group` that the store already runs (in the
+    launcher, as torchrun's agent runs it), so every rank connects to it as a client.
+    """
+    return {
+        "RANK": str(rank),
+        "LOCAL_RANK": str(rank),
+        "WORLD_SIZE": str(world_size),
+        "LOCAL_WORLD_SIZE": str(world_size),
+        "MASTER_ADDR": "127.0.0.1",
+        "MASTER_PORT": str(port),
+        "TORCHELASTIC_USE_AGENT_STORE": "True",
+        "GLOO_SOCKET_IFNAME": os.environ.get("GLOO_SOCKET_IFNAME", loopback_interface()),
+        "NCCL_SOCKET_IFNAME": os.environ.get("NCCL_SOCKET_IFNAME", loopback_interface()),
+    }
+
+
 def _rank_main(
     worker: Callable[..., Any],
     rank: int,
@@ -190,24 +223,28 @@ def _rank_main(
     conn: Any,
     timeout: float,
     threads: int,
+    init_group: bool = True,
 ) -> None:
-    """Runs in each rank process: join the group, run the worker, leave in the right order, report."""
+    """Runs in each rank process: join the group (or let the worker do it), run the worker, report."""
     import torch.distributed as dist
 
     try:
         torch.set_num_threads(threads)
-        os.environ.setdefault("GLOO_SOCKET_IFNAME", loopback_interface())
-        if backend == "nccl":
-            os.environ.setdefault("NCCL_SOCKET_IFNAME", loopback_interface())
-            torch.cuda.set_device(rank)
-        store = dist.TCPStore("127.0.0.1", port, None, False, datetime.timedelta(seconds=timeout))
-        dist.init_process_group(
-            backend, store=store, rank=rank, world_size=world_size, timeout=datetime.timedelta(seconds=timeout)
-        )
+        os.environ.update(rank_environment(rank, world_size, port))
+        os.environ.setdefault("OMP_NUM_THREADS", str(threads))
+        store = None
+        if init_group:
+            if backend == "nccl":
+                torch.cuda.set_device(rank)
+            store = dist.TCPStore("127.0.0.1", port, None, False, datetime.timedelta(seconds=timeout))
+            dist.init_process_group(
+                backend, store=store, rank=rank, world_size=world_size, timeout=datetime.timedelta(seconds=timeout)
+            )
         result = to_plain(worker(rank, world_size, *args))
         gc.collect()
-        dist.barrier()  # nobody closes sockets while a peer still needs them
-        dist.destroy_process_group()
+        if dist.is_initialized():  # the launcher's group, or one the worker forgot to destroy
+            dist.barrier()  # nobody closes sockets while a peer still needs them
+            dist.destroy_process_group()
         del store
         conn.send(("ok", rank, result))
         conn.close()
@@ -216,14 +253,12 @@ def _rank_main(
             conn.send(("error", rank, traceback.format_exc()))
             conn.close()
         finally:
-            # The group may be half-used and peers blocked on us: skip interpreter teardown
-            # (which would try to join gloo threads waiting for peers) and let the parent
-            # stop everyone.
+            # Peers may be blocked on us inside a collective: skip the interpreter's teardown (which
+            # would wait for gloo's threads) and let the parent stop everyone.
             os._exit(1)
-    # End at once, without the interpreter's exit-time teardown (see "A clean end" in the module docstring).
+    # multiprocessing ends every child it starts with os._exit after the target returns; flush first.
     sys.stdout.flush()
     sys.stderr.flush()
-    os._exit(0)
 
 
 @dataclass
@@ -270,6 +305,7 @@ def launch(
     backend: str | None = None,
     timeout: float = DEFAULT_TIMEOUT,
     threads_per_rank: int | None = None,
+    init_group: bool = True,
 ) -> LaunchResult:
     """Run `worker(rank, world_size, *args)` in `world_size` processes joined in one process group.
 
@@ -277,8 +313,10 @@ def launch(
     lists). Raises `WorkerFailed` naming the rank when a rank raises or dies, and `LaunchTimeout`
     after `timeout` seconds. No rank process survives the call, whatever happens.
 
-    `threads_per_rank` (default: the usable CPUs shared out equally) keeps ranks from fighting
-    over cores.
+    With `init_group=False` the worker calls `dist.init_process_group(backend)` itself, reading
+    `RANK`, `WORLD_SIZE`, `MASTER_ADDR` and `MASTER_PORT` from the environment as under torchrun
+    (`backend` is then only what the result reports). `threads_per_rank` (default: the usable CPUs
+    shared out equally) keeps ranks from fighting over cores.
     """
     from multiprocessing.connection import wait
 
@@ -320,7 +358,7 @@ def launch(
                 target=_rank_main,
                 name=f"rank-{rank}",
                 daemon=True,
-                args=(worker, rank, world_size, port, backend, args, send, timeout, threads_per_rank),
+                args=(worker, rank, world_size, port, backend, args, send, timeout, threads_per_rank, init_group),
             )
             p.start()
             send.close()  # the child holds the only sending end: EOF tells us it is gone
@@ -365,405 +403,268 @@ def launch(
 
 
 # --------------------------------------------------------------------------------------------
-# The training the chapter runs: same data, same model, one process or several
+# Commands such as torchrun: a time limit, every rank killed, nothing left behind
 # --------------------------------------------------------------------------------------------
 
-
-@dataclass(frozen=True)
-class TrainingSetup:
-    """Everything that defines a training run, so every rank (and the reference) builds the same."""
-
-    samples: int = 256
-    features: int = 16
-    hidden: int = 32
-    global_batch: int = 32
-    steps: int = 8
-    lr: float = 0.05
-    seed: int = 0
-
-    def __post_init__(self) -> None:
-        for name in ("samples", "features", "hidden", "global_batch", "steps"):
-            whole_number(getattr(self, name), name)
-
-
-def make_model(setup: TrainingSetup) -> torch.nn.Module:
-    """The small MLP every run trains, initialised from `setup.seed`."""
-    torch.manual_seed(setup.seed)
-    return torch.nn.Sequential(
-        torch.nn.Linear(setup.features, setup.hidden),
-        torch.nn.Tanh(),
-        torch.nn.Linear(setup.hidden, setup.hidden),
-        torch.nn.Tanh(),
-        torch.nn.Linear(setup.hidden, 1),
-    )
-
-
-def make_dataset(setup: TrainingSetup) -> torch.utils.data.TensorDataset:
-    """A synthetic regression problem, the same on every rank (generated from the seed)."""
-    g = torch.Generator().manual_seed(setup.seed + 1)
-    x = torch.randn(setup.samples, setup.features, generator=g)
-    w = torch.randn(setup.features, 1, generator=g)
-    y = torch.sin(x @ w) + 0.1 * torch.randn(setup.samples, 1, generator=g)
-    return torch.utils.data.TensorDataset(x, y)
-
-
-def rank_batches(setup: TrainingSetup, world_size: int, rank: int) -> list[list[int]]:
-    """The sample indices rank `rank` uses at each step: a `DistributedSampler` shard, cut in batches.
-
-    `DistributedSampler` (without shuffling) gives rank r the samples r, r + W, r + 2W, ... so the
-    ranks' shards do not overlap; each step takes the next `global_batch / W` of them.
-    """
-    from torch.utils.data import DistributedSampler
-
-    if setup.global_batch % world_size:
-        raise ValueError(f"the global batch {setup.global_batch} must split evenly over {world_size} ranks")
-    local = setup.global_batch // world_size
-    sampler = DistributedSampler(
-        range(setup.samples), num_replicas=world_size, rank=rank, shuffle=False, drop_last=True
-    )
-    shard = list(sampler)
-    per_epoch = len(shard) // local
-    if per_epoch == 0:
-        raise ValueError("too few samples for one batch per rank")
-    return [shard[(s % per_epoch) * local : (s % per_epoch + 1) * local] for s in range(setup.steps)]
-
-
-def flat_parameters(model: torch.nn.Module) -> list[float]:
-    """All parameters of `model` in one flat list of floats (plain values, safe to send anywhere)."""
-    return torch.cat([p.detach().reshape(-1) for p in model.parameters()]).tolist()
-
-
-def train_single_process(setup: TrainingSetup, world_size_to_mimic: int = 1) -> dict[str, Any]:
-    """The reference: one process, and at each step the union of what the ranks would use.
-
-    The loss is the mean over the global batch, which is what DDP's averaged gradients amount to
-    when every rank holds an equal share.
-    """
-    data = make_dataset(setup)
-    model = make_model(setup)
-    opt = torch.optim.SGD(model.parameters(), lr=setup.lr)
-    shards = [rank_batches(setup, world_size_to_mimic, r) for r in range(world_size_to_mimic)]
-    losses = []
-    for step in range(setup.steps):
-        idx = [i for shard in shards for i in shard[step]]
-        x, y = data[idx]
-        loss = torch.nn.functional.mse_loss(model(x), y)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-        losses.append(loss.item())
-    return {"params": flat_parameters(model), "losses": losses}
-
-
-def ddp_train_worker(rank: int, world_size: int, setup: TrainingSetup) -> dict[str, Any]:
-    """One rank of DDP training: its `DistributedSampler` shard, DDP's all-reduced gradients.
-
-    Returns plain values: the final parameters, the loss this rank saw at each step (on its own
-    shard) and the global-batch loss (the all-reduced mean), so the notebook can compare.
-    """
-    import torch.distributed as dist
-    from torch.nn.parallel import DistributedDataParallel as DDP
-
-    device = torch.device("cuda", rank) if dist.get_backend() == "nccl" else torch.device("cpu")
-    data = make_dataset(setup)
-    model = DDP(make_model(setup).to(device), device_ids=[rank] if device.type == "cuda" else None)
-    opt = torch.optim.SGD(model.parameters(), lr=setup.lr)
-    local_losses, global_losses = [], []
-    for idx in rank_batches(setup, world_size, rank):
-        x, y = (t.to(device) for t in data[idx])
-        loss = torch.nn.functional.mse_loss(model(x), y)
-        opt.zero_grad()
-        loss.backward()  # DDP all-reduces (averages) the gradients here, bucket by bucket
-        opt.step()
-        mean = loss.detach().clone()
-        dist.all_reduce(mean)
-        local_losses.append(loss.item())
-        global_losses.append(mean.item() / world_size)
-    result = {
-        "rank": rank,
-        "params": flat_parameters(model.module),
-        "local_losses": local_losses,
-        "losses": global_losses,
-    }
-    del model, opt, loss, mean, x, y  # release the Reducer (and the group it holds) now
-    return result
-
-
-def hello_worker(rank: int, world_size: int) -> dict[str, Any]:
-    """The smallest useful worker: every rank contributes `rank + 1` to an all-reduce (sum)."""
-    import torch.distributed as dist
-
-    device = torch.device("cuda", rank) if dist.get_backend() == "nccl" else torch.device("cpu")
-    t = torch.tensor([float(rank + 1)], device=device)  # NCCL reduces GPU tensors, gloo CPU tensors
-    dist.all_reduce(t)
-    return {"rank": rank, "world_size": world_size, "sum": t.item(), "pid": os.getpid(), "backend": dist.get_backend()}
-
-
-def failing_worker(rank: int, world_size: int, bad_rank: int = 1) -> dict[str, Any]:
-    """Raises on `bad_rank` on purpose (the others wait in a collective that never completes)."""
-    import torch.distributed as dist
-
-    if rank == bad_rank:
-        raise ValueError(f"rank {rank} was told to fail (a bug in the training code, say)")
-    dist.barrier()  # waits for the failed rank: only the parent can end this
-    return {"rank": rank}
-
-
-def sleeping_worker(rank: int, world_size: int, seconds: float = 60.0) -> dict[str, Any]:
-    """Never finishes in time (stands for a rank stuck in a collective), to show the timeout."""
-    time.sleep(seconds)
-    return {"rank": rank}
-
-
-# --------------------------------------------------------------------------------------------
-# Throughput: a compute-bound workload, 1 vs 2 ranks on the same global batch
-# --------------------------------------------------------------------------------------------
-
-
-def throughput_worker(
-    rank: int,
-    world_size: int,
-    width: int,
-    depth: int,
-    global_batch: int,
-    steps: int,
-    warmup: int = 1,
-    communicate: bool = True,
-) -> dict[str, Any]:
-    """Train a wide MLP with DDP on random data and time `steps` steps after `warmup` steps.
-
-    Each rank processes `global_batch / world_size` samples per step, so 1 and 2 ranks do the same
-    work per step. With `communicate=False` the ranks train plain, unwrapped models (no all-reduce):
-    a control that shows how fast the same computation runs side by side with no communication at
-    all. Afterwards the rank times an all-reduce of all the parameters on its own.
-    """
-    import statistics
-
-    import torch.distributed as dist
-    from torch.nn.parallel import DistributedDataParallel as DDP
-
-    if global_batch % world_size:
-        raise ValueError(f"the global batch {global_batch} must split evenly over {world_size} ranks")
-    torch.manual_seed(0)
-    layers: list[torch.nn.Module] = []
-    for _ in range(depth):
-        layers += [torch.nn.Linear(width, width), torch.nn.ReLU()]
-    net = torch.nn.Sequential(*layers, torch.nn.Linear(width, 10))
-    model = DDP(net) if communicate else net
-    opt = torch.optim.SGD(model.parameters(), lr=1e-3)
-    g = torch.Generator().manual_seed(rank)
-    x = torch.randn(global_batch // world_size, width, generator=g)
-    y = torch.randint(0, 10, (global_batch // world_size,), generator=g)
-
-    def step() -> None:
-        opt.zero_grad()
-        torch.nn.functional.cross_entropy(model(x), y).backward()
-        opt.step()
-
-    for _ in range(warmup):
-        step()
-    dist.barrier()
-    step_seconds = []
-    for _ in range(steps):
-        t0 = time.perf_counter()
-        step()  # with DDP, the all-reduce inside backward() keeps the ranks in step
-        step_seconds.append(time.perf_counter() - t0)
-    dist.barrier()
-    flat = torch.cat([p.detach().reshape(-1) for p in net.parameters()])
-    t0 = time.perf_counter()
-    for _ in range(3):
-        dist.all_reduce(flat)
-    allreduce = (time.perf_counter() - t0) / 3
-    return {
-        "rank": rank,
-        "step_seconds": step_seconds,
-        "median_step": statistics.median(step_seconds),
-        "allreduce_seconds": allreduce,
-        "samples": steps * global_batch,
-        "global_batch": global_batch,
-        "parameters": flat.numel(),
-        "threads": torch.get_num_threads(),
-    }
-
-
-@dataclass(frozen=True)
-class ScalingPoint:
-    """One bar of the scaling plot."""
-
-    label: str
-    ranks: int
-    threads_per_rank: int
-    samples_per_second: float
-    step_seconds: float = 0.0
-    allreduce_seconds: float = 0.0
-    communicates: bool = True
-
-
-def measure_scaling(
-    width: int = 512,
-    depth: int = 3,
-    global_batch: int = 512,
-    steps: int = 6,
-    timeout: float = DEFAULT_TIMEOUT,
-    threads_baseline: bool = True,
-    rounds: int = 2,
-    control: bool = True,
-) -> list[ScalingPoint]:
-    """Throughput with 1 rank and with 2 ranks (one thread each) on the same global batch.
-
-    Each configuration is launched `rounds` times, interleaved with the others; a launch's rate is
-    the global batch over the median step time of its slowest rank, and each configuration keeps
-    its best round. Medians and best-of-rounds keep a busy machine's hiccups out of the comparison;
-    process start-up is not counted. One thread per rank makes "ranks" play the role GPUs play: one
-    unit of compute each. Extra points: with `control`, 2 ranks that never communicate (the
-    ceiling for 2 ranks on this machine); with `threads_baseline`, 1 rank with 2 threads (on a CPU
-    the honest alternative to a second process; on GPUs there is no such alternative).
-    """
-    if isinstance(rounds, bool) or not isinstance(rounds, int) or rounds < 1:
-        raise ValueError(f"rounds must be a whole number ≥ 1, not {rounds!r}")
-    configs = [(1, 1, True), (2, 1, True)]
-    configs += [(2, 1, False)] if control else []
-    configs += [(1, 2, True)] if threads_baseline else []
-    best: dict[tuple[int, int, bool], ScalingPoint] = {}
-    for _ in range(rounds):
-        for ranks, threads, talk in configs:
-            out = launch(
-                throughput_worker,
-                ranks,
-                (width, depth, global_batch, steps, 1, talk),
-                backend="gloo",
-                timeout=timeout,
-                threads_per_rank=threads,
-            )
-            slowest = max(r["median_step"] for r in out.results)
-            label = f"{ranks} rank{'s' if ranks > 1 else ''} × {threads} thread{'s' if threads > 1 else ''}"
-            if not talk:
-                label += "\n(no all-reduce)"
-            point = ScalingPoint(
-                label,
-                ranks,
-                threads,
-                global_batch / slowest,
-                slowest,
-                max(r["allreduce_seconds"] for r in out.results),
-                talk,
-            )
-            key = (ranks, threads, talk)
-            if key not in best or point.samples_per_second > best[key].samples_per_second:
-                best[key] = point
-    return [best[c] for c in configs]
-
-
-def plot_scaling(points: Sequence[ScalingPoint], stamp_text: str) -> Any:
-    """Bar chart of samples per second for each configuration, with the speed-up over the first."""
-    from .plots import add_stamp, new_figure
-
-    fig, ax = new_figure(7.5, 3.8)
-    base = points[0].samples_per_second
-    bars = ax.bar(
-        [p.label for p in points],
-        [p.samples_per_second for p in points],
-        color=["0.6", "tab:blue", "tab:cyan", "tab:orange"][: len(points)],
-    )
-    for bar, p in zip(bars, points, strict=True):
-        ax.text(
-            bar.get_x() + bar.get_width() / 2,
-            bar.get_height(),
-            f"{p.samples_per_second / base:.2f}×",
-            ha="center",
-            va="bottom",
-            fontsize=9,
-        )
-    ax.set_ylabel("training samples per second")
-    ax.tick_params(axis="x", labelsize=8)
-    ax.set_title("DDP with gloo on this CPU: same global batch, 1 vs 2 ranks")
-    add_stamp(fig, stamp_text)
-    return fig
-
-
-# --------------------------------------------------------------------------------------------
-# torchrun: the same training as a script
-# --------------------------------------------------------------------------------------------
-
-#: The DDP training as a script for `torchrun` (it reads RANK, WORLD_SIZE, ... from the environment
-#: torchrun sets). It depends on torch only and writes rank 0's result as JSON.
-TRAINING_SCRIPT_PATH = Path(__file__).with_name("ddp_train_script.py")
+#: What a process prints when C++ `std::terminate` ends it with no exception in flight.
+ABORT_AT_EXIT = "terminate called without an active exception"
 
 
 @dataclass
-class TorchrunResult:
-    """What a torchrun launch printed and produced."""
+class CommandResult:
+    """One finished command: what it printed, how it ended, and whether its job got done."""
 
     command: list[str]
     returncode: int
-    seconds: float
     output: str
-    result: dict[str, Any] | None
+    seconds: float
+    done: bool
+    aborted_at_exit: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        how = "done" if self.done else f"failed: it {describe_exit(self.returncode)}"
+        extra = "".join(f"\nnote: {n}" for n in self.notes)
+        return f"{how} in {self.seconds:.1f} s{extra}"
 
 
-def torchrun_command(script: str | Path, nproc: int, *extra: str, log_dir: str | Path | None = None) -> list[str]:
-    """The command line: `torchrun --standalone --nproc_per_node=N [--log-dir D] script ...`.
+class CommandFailed(RuntimeError):
+    """A command exited with an error; its output (the end of it) is in the message."""
 
-    Uses the `torchrun` next to this Python when it exists, else `python -m torch.distributed.run`
-    (the same program).
-    """
-    torchrun = Path(sys.executable).with_name("torchrun")
-    head = [str(torchrun)] if torchrun.is_file() else [sys.executable, "-m", "torch.distributed.run"]
-    cmd = head + ["--standalone", f"--nproc_per_node={nproc}"]
-    if log_dir is not None:
-        cmd.append(f"--log-dir={log_dir}")
-    return cmd + [str(script), *extra]
-
-
-def run_torchrun(
-    nproc: int = 2, timeout: float = DEFAULT_TIMEOUT, script: str | Path = TRAINING_SCRIPT_PATH
-) -> TorchrunResult:
-    """Copy `script` to a temporary folder and run it there with torchrun; clean everything up.
-
-    torchrun keeps per-rank logs in a folder it creates as /tmp/torchelastic_* and never removes;
-    passing `--log-dir` inside our temporary folder makes them go away with it. The launch runs in
-    its own process session so that on timeout the whole tree (torchrun and its ranks) is killed.
-    """
-    if isinstance(nproc, bool) or not isinstance(nproc, int) or nproc < 1:
-        raise ValueError(f"nproc must be a whole number ≥ 1, not {nproc!r}")
-    import json
-
-    with tempfile.TemporaryDirectory(prefix="course-torchrun-") as tmp:
-        # Run a copy: Python puts a script's folder first on sys.path, and helpers/ should not be there.
-        copied = Path(tmp) / "train_ddp.py"
-        shutil.copyfile(script, copied)
-        out = Path(tmp) / "result.json"
-        cmd = torchrun_command(copied, nproc, str(out), log_dir=Path(tmp) / "logs")
-        env = dict(
-            os.environ,
-            OMP_NUM_THREADS="1",
-            GLOO_SOCKET_IFNAME=os.environ.get("GLOO_SOCKET_IFNAME", loopback_interface()),
+    def __init__(self, result: CommandResult) -> None:
+        self.result = result
+        self.rank = failed_rank(result.output)
+        tail = "\n".join(result.output.rstrip().splitlines()[-40:])
+        who = f"rank {self.rank} failed first; " if self.rank is not None else ""
+        message = (
+            f"{who}{shlex.join(result.command)} {describe_exit(result.returncode)}; the end of its output:\n{tail}"
         )
-        start = time.perf_counter()
-        proc = subprocess.Popen(
-            cmd, cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True
-        )
+        if mentions_nccl(result.output):
+            message += "\n\n" + NCCL_ADVICE
+        super().__init__(message)
+
+
+def only_aborted_at_exit(output: str, returncode: int) -> bool:
+    """Whether the only failure in a command's output is the abort at exit (SIGABRT with `ABORT_AT_EXIT`).
+
+    torchrun lists each failed rank's exit code: -6 (SIGABRT) for the rank that aborted, -15
+    (SIGTERM) for the ranks torchrun stopped because of it. A plain command aborted itself (-6).
+    """
+    import re
+
+    if ABORT_AT_EXIT not in output:
+        return False
+    codes = [int(c) for c in re.findall(r"exitcode\s*:\s*(-?\d+)", output)]
+    if not codes:
+        return returncode == -signal.SIGABRT
+    return -signal.SIGABRT in codes and all(c in (-signal.SIGABRT, -signal.SIGTERM) for c in codes)
+
+
+def failed_rank(output: str) -> int | None:
+    """The rank torchrun names as the root cause of a failure (its "Root Cause" block), if any."""
+    import re
+
+    cause = output.split("Root Cause", 1)
+    found = re.search(r"^\s*rank\s*:\s*(\d+)", cause[1] if len(cause) > 1 else output, re.M)
+    return int(found.group(1)) if found else None
+
+
+def resolve_program(command: Sequence[str]) -> list[str]:
+    """`torchrun` means the torchrun of this Python (the venv's), or `python -m torch.distributed.run`."""
+    command = [str(c) for c in command]
+    if command and command[0] == "torchrun":
+        torchrun = Path(sys.executable).with_name("torchrun")
+        head = [str(torchrun)] if torchrun.is_file() else [sys.executable, "-m", "torch.distributed.run"]
+        return head + command[1:]
+    if command and command[0] in ("python", "python3"):
+        return [sys.executable, *command[1:]]
+    return command
+
+
+def _process_table() -> dict[int, tuple[int, int, int]]:
+    """pid -> (parent pid, process group, session) of every live process, read from /proc (Linux)."""
+    table = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
         try:
-            output, _ = proc.communicate(timeout=timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            output, _ = proc.communicate()
-            raise LaunchTimeout(timeout, list(range(nproc))) from None
-        finally:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGKILL)
-                proc.wait()
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if fields[0] in ("Z", "X"):  # already dead
+            continue
+        table[int(entry.name)] = (int(fields[1]), int(fields[2]), int(fields[3]))
+    return table
+
+
+def descendants(pids: Sequence[int]) -> set[int]:
+    """Every live process below `pids`, and every process in their sessions (empty without /proc).
+
+    torch elastic starts each rank with a session of its own, so a rank is found as a child of
+    torchrun, and whatever the rank started (data-loader workers) as a member of its session, even
+    after torchrun is gone and the rank was handed to init.
+    """
+    if not Path("/proc/self/stat").is_file():
+        return set()
+    table = _process_table()
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _, _) in table.items():
+        children.setdefault(ppid, []).append(pid)
+    found: set[int] = set()
+    todo = list(pids)
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    sessions = {table[p][2] for p in found | set(pids) if p in table}
+    sessions.discard(os.getsid(0))  # never this process's own session
+    found |= {pid for pid, (_, _, sid) in table.items() if sid in sessions}
+    found.discard(os.getpid())
+    return found
+
+
+def kill_tree(pids: Sequence[int], known: set[int] | None = None) -> set[int]:
+    """SIGKILL the processes `pids`, their process groups and all their descendants; return the pids hit.
+
+    `known` adds pids seen earlier (ranks whose parent has already died and that init adopted).
+    """
+    targets = set(pids) | descendants(pids) | (known or set())
+    sigkill = getattr(signal, "SIGKILL", signal.SIGTERM)  # Windows has no SIGKILL: TerminateProcess
+    for pid in targets:
+        for kill in (os.killpg, os.kill) if hasattr(os, "killpg") else (os.kill,):
+            try:
+                kill(pid, sigkill)
+            except OSError:  # gone already (ProcessLookupError), or not ours
+                pass
+    return targets
+
+
+def run_commands(
+    commands: Sequence[Sequence[str]],
+    timeout: float = DEFAULT_TIMEOUT,
+    *,
+    env: Mapping[str, str] | None = None,
+    envs: Sequence[Mapping[str, str]] | None = None,
+    done_files: Sequence[str | Path | None] | None = None,
+    check: bool = True,
+) -> list[CommandResult]:
+    """Run `commands` side by side (e.g. one `torchrun` per "node"), wait at most `timeout` seconds.
+
+    Each command gets its own session, `env` (plus its own `envs[i]`), a private `TMPDIR` and
+    torchrun's `--log-dir` inside a temporary folder that is removed afterwards. On a timeout, an
+    error or a KeyboardInterrupt every process of every command is killed (see `kill_tree`) before
+    the call returns, and `LaunchTimeout` names the commands that had not finished.
+
+    `done_files[i]`, when given, is the file command `i` writes when its work is done: a command that
+    wrote it and then died of the abort at exit (`ABORT_AT_EXIT`, SIGABRT after the work) counts as
+    done, with a note. With `check`, a command that failed raises `CommandFailed` (NCCL advice
+    included when its output mentions NCCL).
+    """
+    if not commands or any(not c for c in commands):
+        raise ValueError("give at least one command, each a non-empty list of strings")
+    if not (isinstance(timeout, (int, float)) and timeout > 0 and math.isfinite(timeout)):
+        raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
+    envs = list(envs) if envs is not None else [{} for _ in commands]
+    files = list(done_files) if done_files is not None else [None] * len(commands)
+    if len(envs) != len(commands) or len(files) != len(commands):
+        raise ValueError("envs and done_files need one entry per command")
+
+    tmp = Path(tempfile.mkdtemp(prefix="course-run-"))
+    procs: list[subprocess.Popen] = []
+    logs = []
+    seen: set[int] = set()
+    start = time.perf_counter()
+    try:
+        for i, command in enumerate(commands):
+            cmd = resolve_program(command)
+            if "torch.distributed.run" in " ".join(cmd[:3]) or Path(cmd[0]).name == "torchrun":
+                cmd.insert(3 if cmd[1] == "-m" else 1, f"--log-dir={tmp / f'logs{i}'}")
+            full_env = {**os.environ, **(env or {}), **envs[i], "TMPDIR": str(tmp), "PYTHONUNBUFFERED": "1"}
+            full_env.setdefault("GLOO_SOCKET_IFNAME", loopback_interface())
+            log = open(tmp / f"output{i}.txt", "w+b")  # noqa: SIM115 - closed in finally
+            logs.append(log)
+            procs.append(
+                subprocess.Popen(cmd, env=full_env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            )
+        deadline = start + timeout
+        while any(p.poll() is None for p in procs):
+            seen |= descendants([p.pid for p in procs])  # remember the ranks while their parents live
+            if time.perf_counter() > deadline:
+                raise LaunchTimeout(timeout, [i for i, p in enumerate(procs) if p.poll() is None])
+            time.sleep(0.1)
         seconds = time.perf_counter() - start
-        result = json.loads(out.read_text()) if out.is_file() else None
-        shutil.rmtree(Path(tmp) / "logs", ignore_errors=True)
-    return TorchrunResult(cmd, proc.returncode, seconds, output, result)
+        results = []
+        for i, (command, p, log) in enumerate(zip(commands, procs, logs, strict=True)):
+            log.seek(0)
+            output = log.read().decode(errors="replace")
+            done = p.returncode == 0
+            result = CommandResult([str(c) for c in command], p.returncode, output, seconds, done)
+            if (
+                not done
+                and files[i] is not None
+                and Path(files[i]).is_file()
+                and only_aborted_at_exit(output, p.returncode)
+            ):
+                result.done = result.aborted_at_exit = True
+                result.notes.append(
+                    "a rank wrote its result and then aborted while the interpreter shut down "
+                    f"('{ABORT_AT_EXIT}'); the work was done, so the run counts"
+                )
+            results.append(result)
+        if check:
+            for result in results:
+                if not result.done:
+                    raise CommandFailed(result)
+        return results
+    finally:
+        kill_tree([p.pid for p in procs], seen)  # whatever ended the wait; a no-op when all are gone
+        for p in procs:
+            try:
+                p.wait(5.0)
+            except subprocess.TimeoutExpired:
+                pass
+        for log in logs:
+            log.close()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def run_command(command: Sequence[str], timeout: float = DEFAULT_TIMEOUT, **kwargs: Any) -> CommandResult:
+    """`run_commands` for one command (`done_file=` names the file it writes when done)."""
+    done_file = kwargs.pop("done_file", None)
+    return run_commands([command], timeout, done_files=[done_file], **kwargs)[0]
 
 
 def leftovers() -> dict[str, list[str]]:
-    """What a launch could leave behind: torchelastic folders in the temp dir and torch files in /dev/shm."""
+    """What a launch could leave behind: torchelastic and course folders in the temp dir, torch files in /dev/shm."""
     tmp = Path(tempfile.gettempdir())
     shm = Path("/dev/shm")
     return {
         "torchelastic": sorted(p.name for p in tmp.glob("torchelastic_*")),
+        "course-run": sorted(p.name for p in tmp.glob("course-run-*")),
         "shm": sorted(p.name for p in shm.glob("torch_*")) if shm.is_dir() else [],
     }
+
+
+# --------------------------------------------------------------------------------------------
+# Throughput plot
+# --------------------------------------------------------------------------------------------
+
+
+def plot_throughput(labels: Sequence[str], samples_per_second: Sequence[float], title: str, stamp_text: str) -> Any:
+    """Bar chart of samples per second, each bar labelled with its speed-up over the first. Returns the figure."""
+    from .plots import add_stamp, new_figure
+
+    if len(labels) != len(samples_per_second) or not labels:
+        raise ValueError("give one throughput per label, at least one")
+    fig, ax = new_figure(7.5, 3.8)
+    base = samples_per_second[0]
+    bars = ax.bar(list(labels), list(samples_per_second), color=[f"C{i}" for i in range(len(labels))])
+    for bar, rate in zip(bars, samples_per_second, strict=True):
+        ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height(), f"{rate / base:.2f}×", ha="center", va="bottom")
+    ax.set_ylabel("training samples per second")
+    ax.tick_params(axis="x", labelsize=8)
+    ax.set_title(title, fontsize=10)
+    add_stamp(fig, stamp_text)
+    return fig

@@ -1,104 +1,341 @@
-"""Chapter 08 exercises: how scatter cuts a batch, what DDP does with gradients, the per-rank batch size."""
+"""Chapter 08 exercises: a rank's share of the data (DistributedSampler), and the lines that make a worker DDP.
+
+The second question runs the learner's worker for real: first on one rank in this process (so a
+mistake shows with its line number and what it prints), then on two gloo ranks through
+`helpers.distributed.launch`, with a time limit. A function defined in a notebook cannot be
+imported by a new process, so its compiled code is shipped to the ranks (`marshal`, the format
+Python uses for .pyc files) with the modules it uses, and rebuilt there.
+"""
 
 from __future__ import annotations
 
+import builtins
+import gc
+import importlib
+import inspect
+import marshal
+import os
+import types
 from typing import Any
 
 import torch
 
-from ..checking import Question, Wrong, expect_function, expect_number, expect_type
+from ..checking import Question, Wrong, expect_function
 
-_SPLIT_CASES = [(10, 2), (10, 3), (7, 3), (2, 4), (9, 4), (1, 2), (12, 5)]
+# -- Question 1: DistributedSampler ---------------------------------------------------------------
 
-
-def _check_split_sizes(fn: Any) -> None:
-    expect_function(fn, "split_sizes", "(batch_size, n_gpus)")
-    for batch, gpus in _SPLIT_CASES:
-        expected = [c.numel() for c in torch.chunk(torch.arange(batch), gpus)]
-        got = fn(batch, gpus)
-        if isinstance(got, torch.Tensor):
-            got = got.tolist()
-        expect_type(got, (list, tuple), "a list of chunk sizes")
-        if list(got) != expected:
-            raise Wrong(
-                f"split_sizes({batch}, {gpus}) returned {list(got)}, but scatter makes chunks of {expected} "
-                "(each chunk has ceil(batch / n_gpus) rows until the rows run out)"
-            )
+#: (samples, world size); 10 over 4 does not divide, so DistributedSampler pads by repeating samples.
+_SAMPLER_CASES = ((16, 2), (12, 3), (10, 4))
 
 
-def _check_average(fn: Any) -> None:
-    expect_function(fn, "ddp_gradient", "a list of gradients")
-    g = torch.Generator().manual_seed(3)
-    for ranks in (2, 3):
-        grads = [torch.randn(4, 5, generator=g) for _ in range(ranks)]
-        originals = [t.clone() for t in grads]
-        got = fn([t.clone() for t in grads])
-        expect_type(got, torch.Tensor, "a tensor (the gradient every rank ends up with)")
-        expected = torch.stack(originals).mean(dim=0)
-        if got.shape != expected.shape:
-            raise Wrong(f"the result has shape {tuple(got.shape)}; every rank keeps a gradient of shape (4, 5)")
-        if torch.allclose(got, torch.stack(originals).sum(dim=0)):
-            raise Wrong("that is the sum: DDP all-reduces with a sum and then divides by the number of ranks")
-        if not torch.allclose(got, expected, atol=1e-6):
-            raise Wrong(f"with {ranks} ranks the result is not the element-wise mean of their gradients")
+def _sampler_indices(n: int, world_size: int, rank: int, epoch: int) -> list[int]:
+    from torch.utils.data import DistributedSampler
+
+    sampler = DistributedSampler(range(n), num_replicas=world_size, rank=rank, shuffle=True, seed=0)
+    sampler.set_epoch(epoch)
+    return list(sampler)
 
 
-def _check_per_rank(value: Any) -> None:
-    value = expect_number(value, "a whole number (samples per rank per step)")
-    if isinstance(value, float):
-        if not value.is_integer():
-            raise Wrong(f"{value:g} is not a whole number of samples")
-        value = int(value)
-    if value == 256:
-        raise Wrong("with 256 on each of 2 ranks every step sees 512 samples: the global batch doubled")
-    if value == 512:
-        raise Wrong("that makes a global batch of 1024; each rank takes its share of the 256")
-    if value != 128:
-        raise Wrong(f"2 ranks × {value} samples is a global batch of {2 * value}, not 256")
+def _as_index_list(value: Any, call: str) -> list[int]:
+    if isinstance(value, torch.Tensor):
+        value = value.tolist()
+    if isinstance(value, (range, map, filter)) or inspect.isgenerator(value):
+        value = list(value)
+    if not isinstance(value, (list, tuple)):
+        raise Wrong(f"{call} returned a {type(value).__name__}; return the list of sample indices")
+    if not all(isinstance(i, int) and not isinstance(i, bool) for i in value):
+        raise Wrong(f"{call} should return whole numbers (sample indices), got {list(value)[:6]!r}")
+    return list(value)
+
+
+def _check_rank_indices(fn: Any) -> None:
+    expect_function(fn, "rank_indices", "(n_samples, world_size, rank, epoch)")
+    for n, world in _SAMPLER_CASES:
+        for epoch in (0, 1):
+            got_all = []
+            for rank in range(world):
+                call = f"rank_indices({n}, {world}, {rank}, {epoch})"
+                got = _as_index_list(fn(n, world, rank, epoch), call)
+                expected = _sampler_indices(n, world, rank, epoch)
+                got_all.append(got)
+                if got == expected:
+                    continue
+                if sorted(got) == list(range(rank, n, world)):
+                    raise Wrong(f"{call} gives rank {rank} every {world}th sample in order: shuffle (shuffle=True)")
+                if epoch == 1 and got == _sampler_indices(n, world, rank, 0):
+                    raise Wrong(
+                        f"{call} repeats epoch 0's order: call sampler.set_epoch(epoch), or every epoch "
+                        "sees the same shuffle"
+                    )
+                if rank > 0 and got == _sampler_indices(n, world, 0, epoch):
+                    raise Wrong(f"{call} is rank 0's share: pass rank={rank} (and num_replicas) to the sampler")
+                if len(got) != len(expected):
+                    raise Wrong(
+                        f"{call} has {len(got)} indices; each of {world} ranks reads ceil({n} / {world}) = "
+                        f"{len(expected)} (DistributedSampler repeats a few samples when {n} does not divide)"
+                    )
+                raise Wrong(f"{call} returned {got}, but DistributedSampler(seed=0) gives rank {rank} {expected}")
+            covered = sorted({i for share in got_all for i in share})
+            if covered != list(range(n)):
+                raise Wrong(f"with {n} samples over {world} ranks some samples are read by no rank")
+
+
+# -- Question 2: the lines that make a worker DDP ------------------------------------------------
+
+#: Names the learner's worker may use without importing them (the chapter imported them).
+_PROVIDED = {
+    "torch": "torch",
+    "nn": "torch.nn",
+    "F": "torch.nn.functional",
+    "dist": "torch.distributed",
+    "math": "math",
+    "os": "os",
+}
+_PROVIDED_ATTRS = {
+    "DDP": ("torch.nn.parallel", "DistributedDataParallel"),
+    "DistributedDataParallel": ("torch.nn.parallel", "DistributedDataParallel"),
+    "DistributedSampler": ("torch.utils.data", "DistributedSampler"),
+    "DataLoader": ("torch.utils.data", "DataLoader"),
+}
+
+#: Seconds the two-rank launch may take (the first launch of a session also starts the process server).
+LAUNCH_TIMEOUT = 60.0
+STEPS, LR = 5, 0.1
+
+
+def _rank_data(rank: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The data rank `rank` trains on in the exercise (the same as its template builds)."""
+    g = torch.Generator().manual_seed(rank)
+    return torch.randn(8, 4, generator=g), torch.full((8, 1), float(rank))
+
+
+def _expected_weights(world_size: int, average: bool = True) -> torch.Tensor:
+    """One process trained on every rank's data at once: what DDP (which averages gradients) must give."""
+    torch.manual_seed(0)
+    model = torch.nn.Linear(4, 1)
+    opt = torch.optim.SGD(model.parameters(), lr=LR)
+    data = [_rank_data(r) for r in range(world_size)]
+    for _ in range(STEPS):
+        opt.zero_grad()
+        losses = [torch.nn.functional.mse_loss(model(x), y) for x, y in data]
+        (sum(losses) / (world_size if average else 1)).backward()
+        opt.step()
+    return torch.cat([p.detach().reshape(-1) for p in model.parameters()])
+
+
+def _initial_weights() -> torch.Tensor:
+    torch.manual_seed(0)
+    return torch.cat([p.detach().reshape(-1) for p in torch.nn.Linear(4, 1).parameters()])
+
+
+def _flat(value: Any, where: str) -> torch.Tensor:
+    """The returned parameters as one flat tensor (tensors, lists of tensors, nested lists of numbers)."""
+
+    def parts(v: Any) -> list[torch.Tensor]:
+        if isinstance(v, torch.Tensor):
+            return [v.detach().cpu().float().reshape(-1)]
+        if isinstance(v, torch.nn.Module):
+            return [p.detach().cpu().float().reshape(-1) for p in v.parameters()]
+        if isinstance(v, (int, float)) and not isinstance(v, bool):
+            return [torch.tensor([float(v)])]
+        if isinstance(v, (list, tuple)) and v:
+            return [t for item in v for t in parts(item)]
+        raise Wrong(
+            f"{where} your function returned {type(v).__name__}; return the model's parameters, "
+            "e.g. [p.detach() for p in model.parameters()]"
+        )
+
+    flat = torch.cat(parts(value))
+    if flat.numel() != 5:
+        raise Wrong(f"{where} the returned parameters hold {flat.numel()} numbers; nn.Linear(4, 1) has 5")
+    return flat
+
+
+def _code_names(code: types.CodeType) -> set[str]:
+    """Global names the code (and the functions and comprehensions nested in it) may look up."""
+    return set(code.co_names).union(*(_code_names(c) for c in code.co_consts if isinstance(c, types.CodeType)))
+
+
+def _portable(fn: Any) -> tuple[bytes, Any, dict[str, tuple[str, ...]]]:
+    """The learner's function as bytes another process can rebuild: its code, defaults and the modules it uses."""
+    fn = inspect.unwrap(fn)
+    if not isinstance(fn, types.FunctionType):
+        raise Wrong("`train_on_rank` should be a function you wrote with def")
+    if fn.__closure__:
+        raise Wrong("define `train_on_rank` at the top level of a cell, not inside another function")
+    names: dict[str, tuple[str, ...]] = {}
+    for name in _code_names(fn.__code__):
+        value = fn.__globals__.get(name)
+        if isinstance(value, types.ModuleType):
+            names[name] = ("module", value.__name__)
+        elif (
+            callable(value)
+            and getattr(value, "__module__", "__main__") not in ("__main__", None)
+            and "<" not in getattr(value, "__qualname__", "<")
+        ):
+            names[name] = ("attr", value.__module__, value.__qualname__)
+    return marshal.dumps(fn.__code__), fn.__defaults__, names
+
+
+def run_shipped(rank: int, world_size: int, code: bytes, defaults: Any, names: dict[str, tuple[str, ...]]) -> Any:
+    """Runs in each rank: rebuild the learner's function and call it (the launcher set up the group)."""
+    namespace: dict[str, Any] = {"__builtins__": builtins, "__name__": "learner_worker"}
+    for name, module in _PROVIDED.items():
+        namespace[name] = importlib.import_module(module)
+    for name, (module, attr) in _PROVIDED_ATTRS.items():
+        namespace[name] = getattr(importlib.import_module(module), attr)
+    for name, spec in names.items():
+        try:
+            value: Any = importlib.import_module(spec[1])
+            for part in spec[2].split(".") if spec[0] == "attr" else ():
+                value = getattr(value, part)
+        except (ImportError, AttributeError):
+            continue  # the rank reports a NameError if the worker really needs it
+        namespace[name] = value
+    code = marshal.loads(code)
+    return types.FunctionType(code, namespace, code.co_name, defaults)(rank, world_size)
+
+
+def _run_on_one_rank_here(fn: Any) -> Any:
+    """Call the learner's worker in this process, in a process group of one rank (gloo)."""
+    import torch.distributed as dist
+
+    from ..distributed import loopback_interface
+
+    if dist.is_initialized():  # the notebook made its own group: leave it alone, check on two ranks only
+        return None
+    old = os.environ.get("GLOO_SOCKET_IFNAME")
+    os.environ["GLOO_SOCKET_IFNAME"] = old or loopback_interface()
+    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+    try:
+        return fn(0, 1)
+    finally:
+        gc.collect()  # free the learner's DDP model while its group still exists
+        if dist.is_initialized():
+            dist.destroy_process_group()
+        if old is None:
+            os.environ.pop("GLOO_SOCKET_IFNAME", None)
+
+
+def _check_ddp_worker(fn: Any) -> None:
+    from ..distributed import LaunchTimeout, WorkerFailed, launch
+
+    expect_function(fn, "train_on_rank", "(rank, world_size)")
+    shipped = _portable(fn)
+    # 1. One rank, here: what it prints and raises shows in this notebook, with your line numbers.
+    alone = _run_on_one_rank_here(fn)
+    if alone is not None and torch.allclose(_flat(alone, "on one rank"), _initial_weights()):
+        raise Wrong("the weights did not change: write the training step (loss, zero_grad, backward, step)")
+    # 2. Two gloo ranks, each with its own data, through the course's launcher.
+    try:
+        out = launch(run_shipped, 2, shipped, backend="gloo", timeout=LAUNCH_TIMEOUT, threads_per_rank=1)
+    except WorkerFailed as error:
+        last = error.details.strip().splitlines()[-1] if error.details.strip() else "it died"
+        raise Wrong(f"on two ranks, rank {error.rank} failed: {last}") from None
+    except LaunchTimeout as error:
+        raise Wrong(
+            f"on two ranks, ranks {error.unfinished} did not finish within {LAUNCH_TIMEOUT:g} s: does one rank "
+            "wait in a collective (all_reduce, barrier) that the other never reaches?"
+        ) from None
+    w0, w1 = (_flat(r, f"on rank {i},") for i, r in enumerate(out.results))
+    if torch.allclose(w0, _initial_weights()):
+        raise Wrong("the weights did not change: write the training step (loss, zero_grad, backward, step)")
+    if not torch.allclose(w0, w1, atol=1e-6):
+        raise Wrong(
+            "rank 0 and rank 1 ended with different weights: each trained on its own data alone. Wrap the "
+            "model in DDP so that backward() averages the gradients over the ranks"
+        )
+    if torch.allclose(w0, _expected_weights(2, average=False), atol=1e-5):
+        raise Wrong("the ranks agree, but their gradients were summed, not averaged (DDP divides by world_size)")
+    if not torch.allclose(w0, _expected_weights(2), atol=1e-5):
+        raise Wrong(
+            "the ranks agree, but not with one process trained on both ranks' data: did every step zero the "
+            "gradients and use mse_loss on this rank's x and y?"
+        )
+
+
+_DDP_TEMPLATE = """\
+def train_on_rank(rank, world_size):
+    torch.manual_seed(0)
+    model = nn.Linear(4, 1)
+    model = DDP(model)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    g = torch.Generator().manual_seed(rank)
+    x, y = torch.randn(8, 4, generator=g), torch.full((8, 1), float(rank))
+    for step in range(5):
+{step}
+    return [p.detach() for p in model.parameters()]
+"""
+_STEP = """\
+        loss = F.mse_loss(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()"""
+
+
+def _context() -> dict[str, Any]:
+    import torch.distributed as dist
+    from torch.nn.parallel import DistributedDataParallel
+
+    return {"torch": torch, "nn": torch.nn, "F": torch.nn.functional, "dist": dist, "DDP": DistributedDataParallel}
 
 
 QUESTIONS = [
     Question(
         number=1,
-        task="Write `split_sizes(batch_size, n_gpus)` returning the list of chunk sizes that `scatter` (and so "
-        "DataParallel) makes along dim 0, e.g. `split_sizes(10, 3)`.",
-        variable="split_sizes",
-        checker=_check_split_sizes,
-        hint_text="scatter cuts like torch.chunk: try torch.chunk(torch.arange(10), 3) and look at the sizes.",
+        task="Write `rank_indices(n_samples, world_size, rank, epoch)` returning the sample indices that rank "
+        "`rank` reads in epoch `epoch` with `DistributedSampler(..., shuffle=True, seed=0)`.",
+        variable="rank_indices",
+        checker=_check_rank_indices,
+        hint_text="DistributedSampler takes the data set (range(n_samples) will do), num_replicas=world_size, "
+        "rank=rank, shuffle=True and seed=0; call set_epoch(epoch) before reading it, then list(sampler).",
         solution_code=(
-            "def split_sizes(batch_size, n_gpus):\n"
-            "    return [len(c) for c in torch.chunk(torch.arange(batch_size), n_gpus)]"
+            "def rank_indices(n_samples, world_size, rank, epoch):\n"
+            "    sampler = DistributedSampler(range(n_samples), num_replicas=world_size, rank=rank, "
+            "shuffle=True, seed=0)\n"
+            "    sampler.set_epoch(epoch)\n"
+            "    return list(sampler)"
         ),
         wrong_answers=(
-            "def split_sizes(batch_size, n_gpus):\n    return [batch_size // n_gpus] * n_gpus",
-            "def split_sizes(batch_size, n_gpus):\n"
-            "    q, r = divmod(batch_size, n_gpus)\n"
-            "    return [q + 1 if i < r else q for i in range(n_gpus)]",
-            "split_sizes = [5, 5]",
+            "def rank_indices(n_samples, world_size, rank, epoch):\n"
+            "    sampler = DistributedSampler(range(n_samples), num_replicas=world_size, rank=rank, "
+            "shuffle=True, seed=0)\n"
+            "    return list(sampler)",
+            "def rank_indices(n_samples, world_size, rank, epoch):\n"
+            "    return list(range(rank, n_samples, world_size))",
+            "def rank_indices(n_samples, world_size, rank, epoch):\n"
+            "    sampler = DistributedSampler(range(n_samples), num_replicas=world_size, rank=0, seed=0)\n"
+            "    sampler.set_epoch(epoch)\n"
+            "    return list(sampler)",
+            "def rank_indices(n_samples, world_size, rank, epoch):\n"
+            "    order = torch.randperm(n_samples, generator=torch.Generator().manual_seed(epoch)).tolist()\n"
+            "    return order[rank::world_size]",
         ),
+        context=lambda: {"DistributedSampler": __import__("torch.utils.data", fromlist=["x"]).DistributedSampler},
     ),
     Question(
         number=2,
-        task="Write `ddp_gradient(grads)`: given the list of gradients that each rank computed on its own "
-        "shard (one tensor per rank), return the gradient every rank holds after DDP's backward pass.",
-        variable="ddp_gradient",
-        checker=_check_average,
-        hint_text="DDP all-reduces the gradients (a sum over ranks) and divides by the world size.",
-        solution_code="def ddp_gradient(grads):\n    return torch.stack(grads).mean(dim=0)",
+        task="Complete `train_on_rank(rank, world_size)`: wrap the model in DDP and write the training step, so "
+        "that two ranks with different data end with the same weights as one process trained on both.",
+        variable="train_on_rank",
+        checker=_check_ddp_worker,
+        hint_text="`model = DDP(model)` right after building it (the launcher already called init_process_group); "
+        "then each step: loss = F.mse_loss(model(x), y), opt.zero_grad(), loss.backward(), opt.step().",
+        solution_code=_DDP_TEMPLATE.format(step=_STEP),
         wrong_answers=(
-            "def ddp_gradient(grads):\n    return torch.stack(grads).sum(dim=0)",
-            "def ddp_gradient(grads):\n    return grads[0]",
-            "def ddp_gradient(grads):\n    return torch.cat(grads).mean()",
+            _DDP_TEMPLATE.replace("    model = DDP(model)\n", "").format(step=_STEP),
+            _DDP_TEMPLATE.format(step=_STEP.replace("        opt.zero_grad()\n", "")),
+            _DDP_TEMPLATE.replace("    model = DDP(model)\n", "").format(
+                step=_STEP.replace(
+                    "        opt.step()",
+                    "        for p in model.parameters():\n"
+                    "            dist.all_reduce(p.grad)  # a sum over the ranks\n"
+                    "        opt.step()",
+                )
+            ),
+            _DDP_TEMPLATE.format(step="        pass"),
         ),
-    ),
-    Question(
-        number=3,
-        task="You trained on one GPU with a batch of 256. Set `per_rank_batch_size` to the DataLoader "
-        "batch size each of 2 DDP ranks needs so that every optimizer step still sees 256 samples.",
-        variable="per_rank_batch_size",
-        checker=_check_per_rank,
-        hint_text="The global batch is the per-rank batch times the number of ranks.",
-        solution_code="per_rank_batch_size = 256 // 2",
-        wrong_answers=("per_rank_batch_size = 256", "per_rank_batch_size = 512", "per_rank_batch_size = 64"),
+        context=_context,
+        time_limit=LAUNCH_TIMEOUT + 30,
     ),
 ]

@@ -15,14 +15,13 @@ import inspect
 import re
 import textwrap
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from helpers import validation
 
-from .notebook_code import ALL_NOTEBOOKS, code_cells, load
+from .notebook_code import ALL_NOTEBOOKS, code_cells, load, source
 
 #: Private names from outside the course that shown code may use, with the reason.
 OUTSIDE_PRIVATE = {
@@ -150,16 +149,18 @@ def test_shown_code_is_plain_public_pytorch(notebook: str, expression: str, obj:
 
 
 def test_the_torchrun_script_is_plain_pytorch() -> None:
-    from helpers import distributed
-
-    script = distributed.TRAINING_SCRIPT_PATH
-    chapter = "".join(code_cells(load(next(p for p in ALL_NOTEBOOKS if p.name.startswith("08_")))))
-    assert "TRAINING_SCRIPT_PATH" in chapter, "chapter 08 prints the script it runs with torchrun"
-    tree = ast.parse(Path(script).read_text(encoding="utf-8"))
+    """Chapter 08's DDP worker is a `%%writefile` cell that torchrun runs: plain PyTorch, torch only, a normal end."""
+    nb = load(next(p for p in ALL_NOTEBOOKS if p.name.startswith("08_")))
+    raw = [source(c) for c in nb["cells"] if c["cell_type"] == "code"]
+    worker = [c for c in raw if c.startswith("%%writefile {WORK}/ddp_worker.py")]
+    assert len(worker) == 1, "chapter 08 writes its DDP worker with %%writefile {WORK}/ddp_worker.py"
+    assert any("torchrun" in c and "ddp_worker.py" in c for c in code_cells(nb)), "chapter 08 runs it with torchrun"
+    tree = ast.parse(worker[0].split("\n", 1)[1])
     assert private_names(tree) == []
     imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     imported |= {(n.module or "").split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
     assert "helpers" not in imported and "" not in imported, "the script must run on its own, with torch only"
+    assert "destroy_process_group" in worker[0] and "_exit" not in worker[0], "it ends the normal way"
 
 
 @pytest.mark.parametrize(

@@ -1,13 +1,18 @@
-"""The notebook DDP launcher: reliable, clear about failures, and leaves nothing behind.
+"""The launchers: reliable, clear about failures, prompt on timeouts and interrupts, and they leave nothing behind.
 
-These launches run for real (gloo on the CPU). They are kept cheap: the launcher forks ranks
-from a forkserver that has already imported torch, so a launch costs well under a second.
+These launches run for real (gloo on the CPU). `launch` forks ranks from a forkserver that has
+already imported torch, so a launch costs well under a second; a torchrun launch costs a few
+seconds (torchrun and each rank import torch).
 """
 
 from __future__ import annotations
 
+import _thread
 import multiprocessing
 import os
+import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -15,28 +20,73 @@ import torch
 
 from helpers import distributed as d
 
+# -- workers (module-level, so that a new process can import them) --------------------------------
 
-def _descendants(pid: int | None = None) -> set[int]:
-    """Every live process below `pid` (default: this one), read from /proc."""
-    pid = pid or os.getpid()
-    children: dict[int, list[int]] = {}
+
+def hello_worker(rank: int, world_size: int) -> dict:
+    import torch.distributed as dist
+
+    t = torch.tensor([float(rank + 1)])
+    dist.all_reduce(t)
+    return {"rank": rank, "sum": t.item(), "pid": os.getpid(), "backend": dist.get_backend()}
+
+
+def failing_worker(rank: int, world_size: int) -> None:
+    import torch.distributed as dist
+
+    if rank == 1:
+        raise ValueError("rank 1 was told to fail")
+    dist.barrier()  # waits for the failed rank: only the parent can end this
+
+
+def sleeping_worker(rank: int, world_size: int, seconds: float) -> None:
+    time.sleep(seconds)
+
+
+def self_initialising_worker(rank: int, world_size: int) -> dict:
+    """Joins the group itself, from the environment, as a torchrun script does."""
+    import torch.distributed as dist
+
+    dist.init_process_group("gloo", rank=rank, world_size=world_size)
+    t = torch.tensor([float(rank + 1)])
+    dist.all_reduce(t)
+    seen = {k: os.environ[k] for k in ("RANK", "LOCAL_RANK", "WORLD_SIZE", "MASTER_ADDR")}
+    dist.destroy_process_group()
+    return {"sum": t.item(), "env": seen}
+
+
+def nccl_failing_worker(rank: int, world_size: int) -> None:
+    raise RuntimeError("NCCL error: unhandled system error (run with NCCL_DEBUG=INFO for details)")
+
+
+def notebook_worker(rank: int, world_size: int) -> int:
+    return rank
+
+
+# -- helpers of the tests ---------------------------------------------------------------------------
+
+
+def _descendants() -> set[int]:
+    return d.descendants([os.getpid()])
+
+
+def _processes_mentioning(text: str) -> list[str]:
+    """Command lines of live processes that mention `text` (a unique temporary path)."""
+    found = []
     for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
             continue
         try:
-            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            state = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
             continue
-        fields = stat.rsplit(")", 1)[1].split()
-        if fields[0] == "Z":  # a zombie is already dead
-            continue
-        children.setdefault(int(fields[1]), []).append(int(entry.name))
-    found, todo = set(), [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.add(child)
-            todo.append(child)
+        if text in cmdline and state != "Z":
+            found.append(f"{entry.name}: {cmdline}")
     return found
+
+
+needs_proc = pytest.mark.skipif(not Path("/proc/self/stat").is_file(), reason="needs /proc (Linux)")
 
 
 @pytest.fixture(scope="module")
@@ -44,20 +94,23 @@ def warm() -> set[int]:
     """Start the forkserver once (it stays, idle, for the life of this process) and note what runs."""
     if not Path("/proc").is_dir():
         pytest.skip("needs /proc (Linux) to list processes")
-    d.launch(d.hello_worker, 1, timeout=60)
+    d.launch(hello_worker, 1, timeout=60)
     return _descendants()
 
 
 def _nothing_left(before: set[int], leftovers: dict[str, list[str]]) -> None:
     assert multiprocessing.active_children() == []
     assert _descendants() <= before, f"processes left behind: {_descendants() - before}"
-    assert d.leftovers() == leftovers
+    assert d.leftovers()["shm"] == leftovers["shm"]
+
+
+# -- launch -----------------------------------------------------------------------------------------
 
 
 def test_launch_20_times_in_a_row(warm: set[int]) -> None:
     before = d.leftovers()
     for attempt in range(20):
-        out = d.launch(d.hello_worker, 2, timeout=60)
+        out = d.launch(hello_worker, 2, timeout=60)
         assert [r["rank"] for r in out.results] == [0, 1], f"attempt {attempt}"
         assert all(r["sum"] == 3.0 and r["backend"] == "gloo" for r in out.results), f"attempt {attempt}"
         assert out.results[0]["pid"] != out.results[1]["pid"] != os.getpid()
@@ -67,82 +120,43 @@ def test_launch_20_times_in_a_row(warm: set[int]) -> None:
 def test_a_failing_worker_names_its_rank_and_leaves_nothing(warm: set[int]) -> None:
     before = d.leftovers()
     with pytest.raises(d.WorkerFailed, match=r"^rank 1 failed: ValueError: rank 1 was told to fail") as info:
-        d.launch(d.failing_worker, 2, (1,), timeout=60)
+        d.launch(failing_worker, 2, timeout=60)
     assert info.value.rank == 1
     assert "Traceback" in info.value.details and "failing_worker" in info.value.details
+    assert "NCCL_P2P_DISABLE" not in str(info.value)
     _nothing_left(warm, before)
 
 
 def test_a_hung_rank_hits_the_timeout_and_is_killed(warm: set[int]) -> None:
+    started = time.monotonic()
     with pytest.raises(d.LaunchTimeout, match=r"within 2 s; ranks \[0, 1\]"):
-        d.launch(d.sleeping_worker, 2, (60.0,), timeout=2)
+        d.launch(sleeping_worker, 2, (60.0,), timeout=2)
+    assert time.monotonic() - started < 10
     _nothing_left(warm, d.leftovers())
 
 
-def test_ddp_matches_single_process_training(warm: set[int]) -> None:
-    setup = d.TrainingSetup(steps=6)
-    out = d.launch(d.ddp_train_worker, 2, (setup,), timeout=60)
-    rank0, rank1 = out.results
-    assert rank0["params"] == rank1["params"], "parameters must be bitwise identical on every rank"
-    reference = d.train_single_process(setup, world_size_to_mimic=2)
-    ddp, single = torch.tensor(rank0["params"]), torch.tensor(reference["params"])
-    assert torch.allclose(ddp, single, rtol=0, atol=1e-5), (ddp - single).abs().max()
-    assert rank0["losses"] == pytest.approx(reference["losses"], abs=1e-5)
-    assert rank0["local_losses"] != rank1["local_losses"], "each rank should see its own shard"
+def test_a_worker_can_join_the_group_itself_as_under_torchrun(warm: set[int]) -> None:
+    out = d.launch(self_initialising_worker, 2, init_group=False, timeout=60)
+    assert [r["sum"] for r in out.results] == [3.0, 3.0]
+    assert [r["env"]["RANK"] for r in out.results] == ["0", "1"]
+    assert out.results[1]["env"] == {"RANK": "1", "LOCAL_RANK": "1", "WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1"}
+    _nothing_left(warm, d.leftovers())
 
 
-def test_rank_batches_split_the_global_batch_without_overlap() -> None:
-    setup = d.TrainingSetup(samples=64, global_batch=8, steps=3)
-    r0, r1 = d.rank_batches(setup, 2, 0), d.rank_batches(setup, 2, 1)
-    for a, b in zip(r0, r1, strict=True):
-        assert len(a) == len(b) == 4 and not set(a) & set(b)
-    with pytest.raises(ValueError, match="split evenly"):
-        d.rank_batches(setup, 3, 0)
-
-
-def test_scaling_measurement_reports_both_configurations(warm: set[int]) -> None:
-    points = d.measure_scaling(width=32, depth=1, global_batch=16, steps=2, timeout=60, rounds=1)
-    assert [(p.ranks, p.threads_per_rank, p.communicates) for p in points] == [
-        (1, 1, True),
-        (2, 1, True),
-        (2, 1, False),
-        (1, 2, True),
-    ]
-    assert all(p.samples_per_second > 0 and p.step_seconds > 0 and p.allreduce_seconds > 0 for p in points)
-
-
-def test_torchrun_script_runs_and_cleans_up() -> None:
-    before = d.leftovers()
-    result = d.run_torchrun(2, timeout=120)
-    assert result.returncode == 0, result.output[-2000:]
-    assert "--standalone" in result.command and "--nproc_per_node=2" in result.command
-    assert result.result and result.result["world_size"] == 2 and result.result["identical_on_all_ranks"]
-    assert "terminate called" not in result.output
-    assert d.leftovers() == before, "torchrun left a /tmp/torchelastic_* folder"
-
-
-def test_the_torchrun_script_is_a_module_that_runs_nothing_on_import() -> None:
-    import inspect
-
-    from helpers import ddp_train_script
-
-    assert d.TRAINING_SCRIPT_PATH == Path(ddp_train_script.__file__)
-    assert inspect.signature(d.run_torchrun).parameters["script"].default == d.TRAINING_SCRIPT_PATH
-    text = d.TRAINING_SCRIPT_PATH.read_text(encoding="utf-8")
-    assert "import helpers" not in text and "from helpers" not in text, "the script runs on its own"
-    ending = text[text.index('if __name__ == "__main__":') :]
-    lines = [line.strip() for line in ending.splitlines()]
-    assert lines.index("sys.stdout.flush()") < lines.index("sys.stderr.flush()") < lines.index("os._exit(0)")
-
-
-def notebook_worker(rank: int, world_size: int) -> int:
-    return rank
+def test_an_nccl_failure_comes_with_advice(warm: set[int]) -> None:
+    with pytest.raises(d.WorkerFailed) as info:
+        d.launch(nccl_failing_worker, 2, init_group=False, timeout=60)
+    message = str(info.value)
+    assert "NCCL_DEBUG=WARN" in message and "NCCL_P2P_DISABLE=1" in message and "/dev/shm" in message
 
 
 def test_a_notebook_defined_worker_is_refused_with_a_reason() -> None:
     notebook_worker.__module__ = "__main__"  # what a function defined in a notebook cell looks like
-    with pytest.raises(TypeError, match="defined in the notebook"):
-        d.launch(notebook_worker, 2)
+    try:
+        with pytest.raises(TypeError, match="defined in the notebook.*%%writefile"):
+            d.launch(notebook_worker, 2)
+    finally:
+        notebook_worker.__module__ = __name__
     with pytest.raises(TypeError, match="defined in the notebook"):
         d.launch(lambda rank, world: rank, 2)
 
@@ -160,7 +174,7 @@ def test_a_notebook_defined_worker_is_refused_with_a_reason() -> None:
 def test_bad_arguments_are_refused_before_anything_starts(kwargs: dict, error: type) -> None:
     args = {"world_size": 2, **kwargs}
     with pytest.raises(error):
-        d.launch(d.hello_worker, **args)
+        d.launch(hello_worker, **args)
     assert multiprocessing.active_children() == []
 
 
@@ -168,8 +182,141 @@ def test_nccl_without_gpus_says_so() -> None:
     if torch.cuda.is_available():
         pytest.skip("this machine has CUDA")
     with pytest.raises(RuntimeError, match="one CUDA GPU per rank"):
-        d.launch(d.hello_worker, 2, backend="nccl")
+        d.launch(hello_worker, 2, backend="nccl")
     assert d.default_backend(2) == "gloo"
+
+
+# -- run_command / run_commands (torchrun) ----------------------------------------------------------
+
+SLEEPER = "import sys, time\ntime.sleep(float(sys.argv[1]))\n"
+FAILS_ON_RANK_1 = (
+    "import os, time\nif os.environ['RANK'] == '1':\n    raise ValueError('rank 1 was told to fail')\ntime.sleep(30)\n"
+)
+
+
+def _script(folder: Path, name: str, text: str) -> Path:
+    path = folder / name
+    path.write_text(text)
+    return path
+
+
+@needs_proc
+def test_torchrun_timeout_returns_promptly_and_kills_every_rank(tmp_path: Path) -> None:
+    script = _script(tmp_path, "sleeps.py", SLEEPER)
+    folders = set(d.leftovers()["course-run"])
+    started = time.monotonic()
+    with pytest.raises(d.LaunchTimeout, match="within 6 s"):
+        d.run_command(["torchrun", "--standalone", "--nproc-per-node=2", str(script), "60"], timeout=6)
+    assert time.monotonic() - started < 6 + 5, "the launcher must not wait for the ranks"
+    time.sleep(0.5)
+    assert _processes_mentioning(str(script)) == [], "a rank survived the timeout"
+    assert set(d.leftovers()["course-run"]) <= folders, "the launcher's temporary folder was left behind"
+
+
+@needs_proc
+def test_an_interrupt_during_torchrun_kills_every_rank(tmp_path: Path) -> None:
+    script = _script(tmp_path, "sleeps_too.py", SLEEPER)
+    timer = threading.Timer(4.0, _thread.interrupt_main)  # what the notebook's stop button does
+    timer.start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            d.run_command(["torchrun", "--standalone", "--nproc-per-node=2", str(script), "60"], timeout=120)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - started < 4 + 10
+    time.sleep(0.5)
+    assert _processes_mentioning(str(script)) == [], "a rank survived the interrupt"
+
+
+@needs_proc
+def test_a_failing_torchrun_rank_is_named(tmp_path: Path) -> None:
+    script = _script(tmp_path, "fails.py", FAILS_ON_RANK_1)
+    with pytest.raises(d.CommandFailed, match=r"^rank 1 failed first") as info:
+        d.run_command(["torchrun", "--standalone", "--nproc-per-node=2", str(script)], timeout=120)
+    assert info.value.rank == 1 and "ValueError: rank 1 was told to fail" in info.value.result.output
+    time.sleep(0.5)
+    assert _processes_mentioning(str(script)) == []
+
+
+def test_an_abort_at_exit_after_the_work_counts_as_done(tmp_path: Path) -> None:
+    done = tmp_path / "result.json"
+    script = _script(
+        tmp_path,
+        "aborts.py",
+        "import os, sys\n"
+        "if sys.argv[1] == 'work':\n"
+        f"    open({str(done)!r}, 'w').write('{{}}')\n"
+        f"print({d.ABORT_AT_EXIT!r}, file=sys.stderr, flush=True)\n"
+        "os.abort()\n",
+    )
+    result = d.run_command(["python", str(script), "work"], timeout=60, done_file=done)
+    assert result.done and result.aborted_at_exit and result.returncode != 0
+    assert "aborted while the interpreter shut down" in str(result)
+    done.unlink()
+    with pytest.raises(d.CommandFailed, match="SIGABRT"):
+        d.run_command(["python", str(script), "idle"], timeout=60, done_file=done)
+
+
+def test_command_output_and_nccl_advice(tmp_path: Path) -> None:
+    ok = d.run_command(["python", "-c", "print('hello from the command')"], timeout=60)
+    assert ok.done and ok.returncode == 0 and "hello from the command" in ok.output
+    script = _script(tmp_path, "nccl.py", "import sys\nprint('NCCL WARN unhandled system error')\nsys.exit(1)\n")
+    with pytest.raises(d.CommandFailed, match="NCCL_SHM_DISABLE=1"):
+        d.run_command(["python", str(script)], timeout=60)
+    failed = d.run_command(["python", str(script)], timeout=60, check=False)
+    assert not failed.done and failed.returncode == 1
+
+
+def test_commands_run_side_by_side_with_their_own_environment() -> None:
+    code = "import os; print('node', os.environ['NODE'])"
+    results = d.run_commands(
+        [["python", "-c", code], ["python", "-c", code]], timeout=60, envs=[{"NODE": "0"}, {"NODE": "1"}]
+    )
+    assert [r.output.strip() for r in results] == ["node 0", "node 1"]
+
+
+def test_torchrun_means_this_pythons_torchrun() -> None:
+    cmd = d.resolve_program(["torchrun", "--standalone", "x.py"])
+    assert cmd[-2:] == ["--standalone", "x.py"]
+    assert cmd[0] == str(Path(sys.executable).with_name("torchrun")) or cmd[:3] == [
+        sys.executable,
+        "-m",
+        "torch.distributed.run",
+    ]
+    assert d.resolve_program(["python", "-c", "1"])[0] == sys.executable
+
+
+def test_only_an_abort_at_exit_is_forgiven() -> None:
+    torchrun = (
+        f"{d.ABORT_AT_EXIT}\nFailures:\n  rank      : 1 (local_rank: 1)\n  exitcode  : -15 (pid: 2)\n"
+        "Root Cause (first observed failure):\n  rank      : 0 (local_rank: 0)\n  exitcode  : -6 (pid: 1)\n"
+    )
+    assert d.only_aborted_at_exit(torchrun, 1)
+    assert not d.only_aborted_at_exit(torchrun.replace("-15", "1"), 1), "a rank that exited with an error"
+    assert not d.only_aborted_at_exit(torchrun.replace(d.ABORT_AT_EXIT, ""), 1), "SIGABRT for another reason"
+    assert d.only_aborted_at_exit(d.ABORT_AT_EXIT, -6) and not d.only_aborted_at_exit(d.ABORT_AT_EXIT, 1)
+
+
+def test_failed_rank_reads_torchruns_root_cause() -> None:
+    output = (
+        "Failures:\n[1]:\n  rank      : 0 (local_rank: 0)\n"
+        "Root Cause (first observed failure):\n[0]:\n  rank      : 1 (local_rank: 1)\n"
+    )
+    assert d.failed_rank(output) == 1
+    assert d.failed_rank("nothing here") is None
+
+
+@pytest.mark.parametrize(
+    ("commands", "kwargs"),
+    [([], {}), ([[]], {}), ([["true"]], {"timeout": 0}), ([["true"]], {"envs": [{}, {}]})],
+)
+def test_run_commands_refuses_nonsense(commands: list, kwargs: dict) -> None:
+    with pytest.raises(ValueError):
+        d.run_commands(commands, **kwargs)
+
+
+# -- small pieces ---------------------------------------------------------------------------------
 
 
 def test_to_plain_turns_tensors_into_lists() -> None:
@@ -185,8 +332,16 @@ def test_ports_and_sockets_are_on_loopback() -> None:
     assert d.loopback_interface().startswith("lo")
 
 
-def test_training_setup_rejects_nonsense() -> None:
-    with pytest.raises(ValueError, match="steps"):
-        d.TrainingSetup(steps=0)
-    with pytest.raises(ValueError, match="nproc"):
-        d.run_torchrun(0)
+def test_the_throughput_plot_draws() -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig = d.plot_throughput(["1 GPU", "DDP"], [100.0, 180.0], "a title", "a stamp")
+    try:
+        assert [t.get_text() for t in fig.axes[0].texts][:2] == ["1.00×", "1.80×"]
+    finally:
+        plt.close(fig)
+    with pytest.raises(ValueError):
+        d.plot_throughput(["a"], [], "t", "s")
