@@ -1,93 +1,376 @@
-"""Chapter 09 exercises: shared memory, start methods, and what a worker may safely send back."""
+"""Chapter 09 exercises: a Hogwild worker, a queue consumer, and a sum shared out between processes.
+
+Each checker runs the learner's function for real, twice: first in this process (where a
+function that hangs, exits or raises gets the checker's usual verdict), then in two child
+processes (`helpers.hogwild.run_in_children`: the function's code is sent to children that
+cannot import a notebook cell; a child that raises is named, one that hangs is stopped after
+`CHILD_SECONDS`, and none outlives the check).
+"""
 
 from __future__ import annotations
 
+import math
+import queue
 from typing import Any
 
 import torch
+import torch.nn.functional as F
+from torch import nn
 
-from ..checking import Question, Wrong, expect_function, expect_type
+from ..checking import Question, Wrong, expect_function, normalise
+from ..distributed import LaunchTimeout, WorkerFailed, process_context
+from ..hogwild import NotPortable, run_in_children
 
-
-def _check_make_shared(fn: Any) -> None:
-    expect_function(fn, "make_shared", "a tensor")
-    t = torch.arange(6.0).reshape(2, 3)
-    got = fn(t)
-    if isinstance(got, bool):
-        raise Wrong("that returns whether the tensor is shared; return the tensor, moved into shared memory")
-    expect_type(got, torch.Tensor, "a tensor")
-    if not got.is_shared():
-        raise Wrong("the tensor you return is not in shared memory (got.is_shared() is False)")
-    if not torch.equal(got, torch.arange(6.0).reshape(2, 3)):
-        raise Wrong("the values changed; sharing must keep the tensor's contents")
+#: Seconds the child processes of one check may take (the question's own limit is longer).
+CHILD_SECONDS = 30.0
+#: Seconds the learner's code may run during one check, children included.
+TIME_LIMIT = 90.0
 
 
-def _check_start_method(value: Any) -> None:
-    expect_type(value, str, "the name of a start method, as a string")
-    name = value.strip().lower()
-    if name == "fork":
+def _in_children(fn: Any, what: str, args_per_child: list[tuple[Any, ...]]) -> None:
+    """Run `fn` in child processes; turn every way it can go wrong there into a `Wrong` for the learner."""
+    try:
+        run_in_children(fn, args_per_child, timeout=CHILD_SECONDS)
+    except NotPortable as exc:
+        raise Wrong(str(exc)) from None
+    except LaunchTimeout:
         raise Wrong(
-            "a forked child inherits a CUDA context it cannot use: CUDA fails with "
-            "'Cannot re-initialize CUDA in forked subprocess'"
+            f"in the child processes your `{what}` did not finish within {CHILD_SECONDS:g} s, so they were "
+            "stopped; it worked here, so look for something it waits for that only this process has"
+        ) from None
+    except WorkerFailed as exc:
+        last = exc.details.strip().splitlines()[-1] if exc.details.strip() else "no details"
+        raise Wrong(f"in child process {exc.rank} your `{what}` failed: {last}") from None
+
+
+# -- Question 1: a Hogwild worker --------------------------------------------------------------
+
+_FEATURES, _CLASSES, _SAMPLES = 8, 3, 256
+_STEPS, _LR = 60, 0.5
+
+
+def _problem() -> tuple[torch.Tensor, torch.Tensor]:
+    """Inputs and labels from a random linear teacher (a generator: the notebook's random state is untouched)."""
+    g = torch.Generator().manual_seed(9)
+    x = torch.randn(_SAMPLES, _FEATURES, generator=g)
+    y = (x @ torch.randn(_FEATURES, _CLASSES, generator=g)).argmax(dim=1)
+    return x, y
+
+
+def _fresh_model() -> nn.Module:
+    g = torch.Generator().manual_seed(10)
+    model = nn.Linear(_FEATURES, _CLASSES)
+    with torch.no_grad():
+        model.weight.copy_(0.1 * torch.randn(_CLASSES, _FEATURES, generator=g))
+        model.bias.zero_()
+    return model
+
+
+def _loss(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> float:
+    with torch.no_grad():
+        return F.cross_entropy(model(x), y).item()
+
+
+def _snapshot(model: nn.Module) -> list[torch.Tensor]:
+    return [p.detach().clone() for p in model.parameters()]
+
+
+def _unchanged(model: nn.Module, before: list[torch.Tensor]) -> bool:
+    return all(torch.equal(p.detach(), b) for p, b in zip(model.parameters(), before, strict=True))
+
+
+def _judge_training(model: nn.Module, before: list[torch.Tensor], initial: float, same: str, flat: str) -> None:
+    """Raise `Wrong(same)` if the parameters did not change, `Wrong(flat)` if the loss did not fall by 20 %."""
+    if _unchanged(model, before):
+        raise Wrong(same)
+    after = _loss(model, *_problem())
+    if not after < 0.8 * initial:
+        raise Wrong(flat.format(initial=initial, after=after))
+
+
+def _check_hogwild_worker(fn: Any) -> None:
+    expect_function(fn, "hogwild_worker", "(rank, model, x, y, steps, lr)")
+    x, y = _problem()
+    model = _fresh_model()
+    before, initial = _snapshot(model), _loss(model, x, y)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as in a Hogwild worker: tiny steps run faster on one thread than on several
+    try:
+        fn(0, model, x, y, _STEPS, _LR)
+    finally:
+        torch.set_num_threads(threads)
+    _judge_training(
+        model,
+        before,
+        initial,
+        "the model's parameters did not change: build the optimizer on model.parameters() (the model you "
+        "were given, not a copy) and call its step() after backward()",
+        f"after {_STEPS} steps with lr={_LR} the loss went from {{initial:.3f}} to {{after:.3f}}; it should fall "
+        "clearly: zero the gradients, backward() the cross-entropy of a mini-batch, step()",
+    )
+    shared = _fresh_model()
+    shared.share_memory()
+    x.share_memory_()
+    y.share_memory_()
+    before, initial = _snapshot(shared), _loss(shared, x, y)
+    _in_children(fn, "hogwild_worker", [(rank, shared, x, y, _STEPS, _LR) for rank in range(2)])
+    _judge_training(
+        shared,
+        before,
+        initial,
+        "the two child processes did not change the shared model: train `model` itself, whose parameters "
+        "live in shared memory, not a copy of it",
+        "with two processes on the shared model the loss went from {initial:.3f} to {after:.3f} only",
+    )
+
+
+# -- Question 2: a queue consumer --------------------------------------------------------------
+
+
+def _tasks(count: int) -> list[tuple[int, torch.Tensor]]:
+    return [(i, torch.arange(5.0) * (i + 1) + i) for i in range(count)]
+
+
+def _judge_results(got: list[Any], tasks: list[tuple[int, torch.Tensor]], where: str) -> None:
+    """Whether `got` (what came out of the results queue) answers every task with (index, mean as a float)."""
+    if not got:
+        raise Wrong(f"{where} nothing arrived on `results`: put one (index, mean) pair there for every task")
+    pairs = []
+    for item in got:
+        if isinstance(item, torch.Tensor) or not isinstance(item, tuple | list) or len(item) != 2:
+            raise Wrong(f"{where} `results` received {str(item)[:60]!r}; put pairs (index, mean) there")
+        index, mean = normalise(item[0]), normalise(item[1])
+        if isinstance(mean, torch.Tensor):
+            raise Wrong(
+                f"{where} the mean you sent is a tensor; send a plain Python float (`.item()`): a tensor travels "
+                "as a handle to shared memory that the sender must keep alive"
+            )
+        if isinstance(index, torch.Tensor) or isinstance(index, bool) or not isinstance(index, int):
+            raise Wrong(f"{where} the index should be the plain int from the task, not {index!r}")
+        if isinstance(mean, bool) or not isinstance(mean, int | float):
+            raise Wrong(f"{where} the mean should be a Python float, not a {type(mean).__name__}")
+        pairs.append((index, float(mean)))
+    if len(pairs) != len(tasks):
+        raise Wrong(
+            f"{where} {len(tasks)} tasks went in and {len(pairs)} results came out: handle every task, "
+            "and stop only at None"
         )
-    if name not in ("spawn", "forkserver"):
-        raise Wrong(f"{value!r} is not a start method; multiprocessing knows 'fork', 'spawn' and 'forkserver'")
+    expected = {i: t.mean().item() for i, t in tasks}
+    for index, mean in sorted(pairs):
+        if index not in expected:
+            raise Wrong(f"{where} a result has index {index}, which no task had")
+        if not math.isclose(mean, expected[index], rel_tol=1e-5, abs_tol=1e-6):
+            total = tasks[index][1].sum().item()
+            if math.isclose(mean, total, rel_tol=1e-5):
+                raise Wrong(f"{where} for task {index} you sent {mean:g}, the sum; the mean divides it by numel()")
+            raise Wrong(f"{where} for task {index} you sent {mean:g}; its mean is {expected[index]:g}")
+    if sorted(i for i, _ in pairs) != sorted(expected):
+        raise Wrong(f"{where} some tasks were answered twice and others not at all")
 
 
-def _check_plain(fn: Any) -> None:
-    expect_function(fn, "to_plain_losses", "a tensor")
-    losses = torch.tensor([0.9, 0.5, 0.25])
-    got = fn(losses)
-    got = expect_type(got, list, "a Python list")
-    if any(isinstance(v, torch.Tensor) for v in got):
-        raise Wrong("the list still holds tensors (list(t) gives 0-d tensors, which travel as shared memory)")
-    if not all(isinstance(v, float) for v in got):
-        raise Wrong("every element should be a Python float")
-    if got != losses.tolist():
-        raise Wrong(f"the values differ: expected {losses.tolist()}, got {got}")
+def _drain(q: Any, count: int, timeout: float) -> list[Any]:
+    got = []
+    for _ in range(count):
+        try:
+            got.append(q.get(timeout=timeout))
+        except queue.Empty:
+            break
+    return got
+
+
+def _check_consumer(fn: Any) -> None:
+    expect_function(fn, "consumer", "(tasks, results)")
+    tasks = _tasks(3)
+    todo, results = queue.Queue(), queue.Queue()
+    for task in tasks:
+        todo.put(task)
+    todo.put(None)
+    fn(todo, results)
+    got = [results.get_nowait() for _ in range(results.qsize())]
+    _judge_results(got, tasks, "Run here:")
+    if not todo.empty():
+        raise Wrong("Run here: your consumer returned before taking every task (and the None) from `tasks`")
+
+    ctx = process_context()
+    tasks = _tasks(6)
+    todo, results = ctx.Queue(), ctx.Queue()
+    try:
+        for task in tasks:
+            todo.put(task)
+        for _ in range(2):
+            todo.put(None)  # one stop signal per consumer
+        _in_children(fn, "consumer", [(todo, results), (todo, results)])
+        _judge_results(_drain(results, len(tasks), 5.0), tasks, "From two child processes:")
+    finally:
+        for q in (todo, results):
+            q.close()
+            q.join_thread()
+
+
+# -- Question 3: a sum shared out between processes ------------------------------------------------
+
+
+def _partitions(x: torch.Tensor, world_size: int) -> list[list[float]]:
+    """The sums each rank may rightly write: contiguous chunks (chunk, tensor_split) or every world_size-th element."""
+    return [
+        [c.sum().item() for c in x.chunk(world_size)] + [0.0] * (world_size - len(x.chunk(world_size))),
+        [c.sum().item() for c in x.tensor_split(world_size)],
+        [x[r::world_size].sum().item() for r in range(world_size)],
+    ]
+
+
+def _judge_sums(out: torch.Tensor, x: torch.Tensor, world_size: int, where: str) -> None:
+    got = out.tolist()
+    if all(v == 0.0 for v in got):
+        raise Wrong(
+            f"{where} `out` is still all zeros: write into it in place (out[rank] = ...); assigning to the name "
+            "`out` or returning the sum changes nothing the parent sees"
+        )
+    if world_size > 1 and all(math.isclose(v, x.sum().item(), rel_tol=1e-6) for v in got):
+        raise Wrong(f"{where} every process wrote the sum of all of x; each should sum only its own chunk")
+    for expected in _partitions(x, world_size):
+        if all(math.isclose(v, e, rel_tol=1e-6, abs_tol=1e-6) for v, e in zip(got, expected, strict=True)):
+            return
+    chunks = [c.sum().item() for c in x.chunk(world_size)]
+    raise Wrong(
+        f"{where} with {world_size} processes `out` became {got}; the sums of x.chunk({world_size}) are {chunks}"
+    )
+
+
+def _check_partial_sum(fn: Any) -> None:
+    expect_function(fn, "partial_sum", "(rank, world_size, x, out)")
+    x = torch.arange(1.0, 11.0)
+    out = torch.zeros(1)
+    fn(0, 1, x, out)
+    _judge_sums(out, x, 1, "Run here with one process:")
+    out = torch.zeros(3)
+    for rank in range(3):
+        fn(rank, 3, x, out)
+    _judge_sums(out, x, 3, "Run here for ranks 0, 1 and 2 in turn:")
+
+    x.share_memory_()
+    out = torch.zeros(2).share_memory_()
+    _in_children(fn, "partial_sum", [(rank, 2, x, out) for rank in range(2)])
+    _judge_sums(out, x, 2, "In two child processes:")
+    if not math.isclose(out.sum().item(), x.sum().item(), rel_tol=1e-6):
+        raise Wrong(f"In two child processes: out.sum() is {out.sum().item():g}, not the sum of x ({x.sum().item():g})")
+
+
+def _context() -> dict[str, Any]:
+    return {"torch": torch, "nn": nn, "F": F}
 
 
 QUESTIONS = [
     Question(
         number=1,
-        task="Write `make_shared(t)` that returns the tensor `t` moved into shared memory (same values), "
-        "ready to be handed to worker processes.",
-        variable="make_shared",
-        checker=_check_make_shared,
-        hint_text="There is an in-place tensor method for it; `is_shared()` tells you whether it worked.",
-        solution_code="def make_shared(t):\n    return t.share_memory_()",
+        task="Write `hogwild_worker(rank, model, x, y, steps, lr)`: train the shared `model` in place with SGD "
+        "(learning rate lr) for `steps` steps, each on 32 random rows of (x, y) with cross-entropy.",
+        variable="hogwild_worker",
+        checker=_check_hogwild_worker,
+        hint_text="Make the optimizer inside the worker: opt = torch.optim.SGD(model.parameters(), lr=lr). Then "
+        "`steps` times: pick rows with torch.randint(0, len(x), (32,)), compute F.cross_entropy(model(x[idx]), "
+        "y[idx]), then opt.zero_grad(), loss.backward(), opt.step().",
+        solution_code="def hogwild_worker(rank, model, x, y, steps, lr):\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=lr)\n"
+        "    for _ in range(steps):\n"
+        "        idx = torch.randint(0, len(x), (32,))\n"
+        "        loss = F.cross_entropy(model(x[idx]), y[idx])\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()",
         wrong_answers=(
-            "def make_shared(t):\n    return t.clone()",
-            "def make_shared(t):\n    return t.is_shared()",
-            "def make_shared(t):\n    return t.share_memory_() * 1",
+            # forgets the optimizer step
+            "def hogwild_worker(rank, model, x, y, steps, lr):\n"
+            "    opt = torch.optim.SGD(model.parameters(), lr=lr)\n"
+            "    for _ in range(steps):\n"
+            "        idx = torch.randint(0, len(x), (32,))\n"
+            "        loss = F.cross_entropy(model(x[idx]), y[idx])\n"
+            "        opt.zero_grad()\n"
+            "        loss.backward()",
+            # trains a private copy: the shared model never changes
+            "def hogwild_worker(rank, model, x, y, steps, lr):\n"
+            "    import copy\n"
+            "    local = copy.deepcopy(model)\n"
+            "    opt = torch.optim.SGD(local.parameters(), lr=lr)\n"
+            "    for _ in range(steps):\n"
+            "        idx = torch.randint(0, len(x), (32,))\n"
+            "        loss = F.cross_entropy(local(x[idx]), y[idx])\n"
+            "        opt.zero_grad()\n"
+            "        loss.backward()\n"
+            "        opt.step()",
+            # computes the loss without a graph
+            "def hogwild_worker(rank, model, x, y, steps, lr):\n"
+            "    opt = torch.optim.SGD(model.parameters(), lr=lr)\n"
+            "    for _ in range(steps):\n"
+            "        idx = torch.randint(0, len(x), (32,))\n"
+            "        with torch.no_grad():\n"
+            "            loss = F.cross_entropy(model(x[idx]), y[idx])\n"
+            "        opt.zero_grad()\n"
+            "        loss.backward()\n"
+            "        opt.step()",
         ),
+        context=_context,
+        time_limit=TIME_LIMIT,
     ),
     Question(
         number=2,
-        task="Set `start_method_after_cuda` to a start method that is safe for new processes once this "
-        "process has used CUDA.",
-        variable="start_method_after_cuda",
-        checker=_check_start_method,
-        hint_text="Only one of the three start methods copies the parent as it is, CUDA state included.",
-        solution_code='start_method_after_cuda = "spawn"',
+        task="Write `consumer(tasks, results)`: take (index, tensor) items from the queue `tasks` until None; for "
+        "each, put (index, the tensor's mean as a Python float) on `results`; then return.",
+        variable="consumer",
+        checker=_check_consumer,
+        hint_text="A `while True:` loop: item = tasks.get(); if item is None: return; otherwise index, t = item "
+        "and results.put((index, t.mean().item())). `.item()` makes the mean a plain float.",
+        solution_code="def consumer(tasks, results):\n"
+        "    while True:\n"
+        "        item = tasks.get()\n"
+        "        if item is None:\n"
+        "            return\n"
+        "        index, t = item\n"
+        "        results.put((index, t.mean().item()))",
         wrong_answers=(
-            'start_method_after_cuda = "fork"',
-            'start_method_after_cuda = "thread"',
-            "start_method_after_cuda = 2",
+            # sends a tensor back
+            "def consumer(tasks, results):\n"
+            "    while True:\n"
+            "        item = tasks.get()\n"
+            "        if item is None:\n"
+            "            return\n"
+            "        index, t = item\n"
+            "        results.put((index, t.mean()))",
+            # handles one task only
+            "def consumer(tasks, results):\n    index, t = tasks.get()\n    results.put((index, t.mean().item()))",
+            # the sum, not the mean
+            "def consumer(tasks, results):\n"
+            "    while True:\n"
+            "        item = tasks.get()\n"
+            "        if item is None:\n"
+            "            return\n"
+            "        index, t = item\n"
+            "        results.put((index, t.sum().item()))",
+            # never looks for the stop signal
+            "def consumer(tasks, results):\n"
+            "    while True:\n"
+            "        index, t = tasks.get()\n"
+            "        results.put((index, t.mean().item()))",
         ),
+        context=_context,
+        time_limit=TIME_LIMIT,
     ),
     Question(
         number=3,
-        task="Write `to_plain_losses(t)` turning a 1-D tensor of losses into a list of Python floats, safe to "
-        "send back from a worker process.",
-        variable="to_plain_losses",
-        checker=_check_plain,
-        hint_text="A tensor method turns a tensor into (nested) Python numbers.",
-        solution_code="def to_plain_losses(t):\n    return t.tolist()",
+        task="Write `partial_sum(rank, world_size, x, out)`: sum this process's chunk of the 1-D tensor x, "
+        "x.chunk(world_size)[rank], into out[rank] (out is a tensor the parent shared).",
+        variable="partial_sum",
+        checker=_check_partial_sum,
+        hint_text="out[rank] = x.chunk(world_size)[rank].sum() writes in place, into the shared memory the parent "
+        "sees. Assigning to `out` itself, or returning the sum, changes nothing the parent can see.",
+        solution_code="def partial_sum(rank, world_size, x, out):\n    out[rank] = x.chunk(world_size)[rank].sum()",
         wrong_answers=(
-            "def to_plain_losses(t):\n    return list(t)",
-            "def to_plain_losses(t):\n    return t.numpy()",
-            "def to_plain_losses(t):\n    return [round(v, 1) for v in t.tolist()]",
+            "def partial_sum(rank, world_size, x, out):\n    out[rank] = x.sum()",
+            "def partial_sum(rank, world_size, x, out):\n    out = x.chunk(world_size)[rank].sum()",
+            "def partial_sum(rank, world_size, x, out):\n    out[rank] = x[rank].sum()",
+            "def partial_sum(rank, world_size, x, out):\n    return x.chunk(world_size)[rank].sum()",
         ),
+        context=_context,
+        time_limit=TIME_LIMIT,
     ),
 ]

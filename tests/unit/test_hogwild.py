@@ -1,66 +1,214 @@
-"""Hogwild: several processes on shared parameters, results as plain values, nothing left running."""
+"""Chapter 09's process handling: time limits that leave no process behind, and functions run in child processes."""
 
 from __future__ import annotations
 
-import math
+import json
 import multiprocessing
+import signal
+import sys
+import threading
+import time
 
 import pytest
+import torch
 
-from helpers import hogwild as hw
+from helpers.distributed import LaunchTimeout, WorkerFailed, process_context
+from helpers.hogwild import NotPortable, portable, run_in_children, time_limit
 
-SMALL = hw.HogwildSetup(samples=512, features=16, hidden=32, classes=4, batch=32, lr=0.1)
+
+def _notebook_function(source: str, name: str, **names: object) -> object:
+    """A function compiled from `source` the way a notebook cell's is: not importable by a child process."""
+    namespace: dict = {"__name__": "__main__", "torch": torch, **names}
+    exec(compile(source, f"<cell {name}>", "exec"), namespace)
+    return namespace[name]
 
 
-def test_two_processes_train_one_shared_model() -> None:
-    res = hw.hogwild_train(2, 120, SMALL, timeout=90)
-    assert res.processes == 2 and res.steps_per_process == 60
-    assert len(res.losses) == 2 and all(len(row) == 60 for row in res.losses)
-    assert all(isinstance(v, float) and math.isfinite(v) for row in res.losses for v in row)
-    assert res.final_loss < 0.8 * res.initial_loss, "the shared model should have learned"
-    assert res.seconds > 0 and res.updates_per_second > 0
+def _sleepers(n: int, seconds: float) -> list:
+    ctx = process_context()
+    return [ctx.Process(target=time.sleep, args=(seconds,), daemon=True) for _ in range(n)]
+
+
+def test_a_block_that_finishes_in_time_leaves_nothing_running() -> None:
+    procs = _sleepers(2, 0.1)
+    with time_limit(procs, 60) as limit:
+        for p in procs:
+            p.start()
+        for p in procs:
+            p.join()
+    assert [p.exitcode for p in procs] == [0, 0] and limit.stopped == []
     assert multiprocessing.active_children() == []
 
 
-def test_one_process_is_the_baseline() -> None:
-    res = hw.hogwild_train(1, 60, SMALL, timeout=90)
-    assert res.processes == 1 and len(res.losses[0]) == 60
-    assert res.final_loss < res.initial_loss
+def test_a_hung_process_is_stopped_and_named() -> None:
+    procs: list = []
+    began = time.monotonic()
+    with pytest.raises(LaunchTimeout, match=r"within 1 s; ranks \[1\]") as caught:
+        with time_limit(procs, 1):
+            procs.extend(_sleepers(1, 0.05) + _sleepers(1, 120))  # appended inside the block: still covered
+            for p in procs:
+                p.start()
+            for p in procs:
+                p.join()  # returns once the watchdog has stopped the sleeper
+    assert caught.value.unfinished == [1]
+    assert time.monotonic() - began < 30
+    assert procs[0].exitcode == 0 and procs[1].exitcode is not None and procs[1].exitcode < 0
+    assert multiprocessing.active_children() == []
+
+
+def test_an_error_in_the_block_stops_the_processes_and_is_not_hidden() -> None:
+    procs = _sleepers(2, 120)
+    with pytest.raises(ZeroDivisionError):
+        with time_limit(procs, 60):
+            for p in procs:
+                p.start()
+            1 / 0  # noqa: B018 - the error a cell's own code raises
+    assert all(not p.is_alive() for p in procs)
+    assert multiprocessing.active_children() == []
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="no pthread_kill on Windows")
+def test_an_interrupt_while_joining_leaves_no_orphan() -> None:
+    procs = _sleepers(2, 120)
+    interrupt = threading.Timer(1.0, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT))
+    began = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        with time_limit(procs, 60):
+            for p in procs:
+                p.start()
+            interrupt.start()
+            for p in procs:
+                p.join()
+    assert time.monotonic() - began < 30
+    assert all(not p.is_alive() for p in procs)
+    assert multiprocessing.active_children() == []
+
+
+def test_processes_never_started_are_fine() -> None:
+    procs = _sleepers(2, 0.1)
+    with time_limit(procs, 5):
+        procs[0].start()
+        procs[0].join()
+    assert procs[0].exitcode == 0 and procs[1].exitcode is None
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "error"),
+    ("processes", "seconds", "error"),
     [
-        ({"processes": 0}, ValueError),
-        ({"processes": 2, "total_steps": 1}, ValueError),
-        ({"timeout": 0}, ValueError),
-        ({"processes": 1.5}, ValueError),
+        ((), 5, TypeError),
+        ([], 0, ValueError),
+        ([], -1, ValueError),
+        ([], float("inf"), ValueError),
+        ([], True, ValueError),
     ],
 )
-def test_bad_arguments(kwargs: dict, error: type) -> None:
+def test_time_limit_rejects_nonsense(processes: object, seconds: object, error: type) -> None:
     with pytest.raises(error):
-        hw.hogwild_train(**kwargs)
+        time_limit(processes, seconds)  # type: ignore[arg-type]
 
 
-def test_setup_rejects_nonsense() -> None:
-    with pytest.raises(ValueError, match="batch"):
-        hw.HogwildSetup(batch=0)
-    with pytest.raises(ValueError, match="lr"):
-        hw.HogwildSetup(lr=-1)
+# -- run_in_children -----------------------------------------------------------------------------
 
 
-def test_shared_tensor_demo_is_seen_by_the_parent() -> None:
-    shared = hw.shared_memory_demo(2, timeout=60)
-    assert shared == [1.0, 2.0]
+def test_a_notebook_function_runs_in_children_with_its_helpers_and_defaults() -> None:
+    source = (
+        "import math\n"
+        "SCALE = 3\n"
+        "def helper(v):\n"
+        "    return v * SCALE\n"
+        "def work(rank, shared, offset=1):\n"
+        "    shared[rank] = helper(rank + offset) + math.floor(0.5)\n"
+        "    return torch.tensor([rank, rank])\n"
+    )
+    work = _notebook_function(source, "work")
+    assert isinstance(portable(work), dict), "a notebook function is sent as code"
+    shared = torch.zeros(2).share_memory_()
+    results = run_in_children(work, [(0, shared), (1, shared, 2)], timeout=60)
+    assert results == [[0, 0], [1, 1]], "tensors come back as plain lists"
+    assert shared.tolist() == [3.0, 9.0], "the children wrote into the parent's shared tensor"
+    assert multiprocessing.active_children() == []
 
 
-def test_a_tensor_passed_to_a_child_is_shared_and_changed_in_place() -> None:
-    import torch
+def test_an_importable_function_is_sent_by_name() -> None:
+    assert portable(json.dumps) is json.dumps
+    assert run_in_children(json.dumps, [([1, 2],)], timeout=60) == ["[1, 2]"]
 
-    for library in ("torch", "stdlib"):
-        t = torch.zeros(3)
-        hw.add_one_in_child(t, library, timeout=60)
-        assert t.is_shared() and t.tolist() == [1.0, 1.0, 1.0]
-    with pytest.raises(ValueError, match="library must be one of torch, stdlib, not 'numpy'"):
-        hw.add_one_in_child(torch.zeros(1), "numpy")
+
+def test_a_raising_child_is_named() -> None:
+    fails = _notebook_function("def f(rank):\n    if rank == 1:\n        raise ValueError('mine')\n", "f")
+    with pytest.raises(WorkerFailed) as caught:
+        run_in_children(fails, [(0,), (1,)], timeout=60)
+    assert caught.value.rank == 1 and "ValueError: mine" in caught.value.details
+    assert multiprocessing.active_children() == []
+
+
+def test_a_child_that_exits_is_reported() -> None:
+    exits = _notebook_function("import sys\ndef f():\n    sys.exit(3)\n", "f")
+    with pytest.raises(WorkerFailed, match="SystemExit: 3"):
+        run_in_children(exits, [()], timeout=60)
+
+
+def test_a_hanging_child_is_stopped() -> None:
+    hangs = _notebook_function("import time\ndef f():\n    time.sleep(120)\n", "f")
+    began = time.monotonic()
+    with pytest.raises(LaunchTimeout):
+        run_in_children(hangs, [(), ()], timeout=2)
+    assert time.monotonic() - began < 30
+    assert multiprocessing.active_children() == []
+
+
+def test_what_cannot_be_sent_is_said_plainly() -> None:
+    def outer() -> object:
+        captured = 1
+
+        def inner() -> int:
+            return captured
+
+        return inner
+
+    with pytest.raises(NotPortable, match="enclosing function"):
+        portable(outer())
+    with pytest.raises(NotPortable, match="written with `def`"):
+        portable(object())  # type: ignore[arg-type]
+    uses_lock = _notebook_function("def f():\n    return LOCK\n", "f", LOCK=threading.Lock())
+    with pytest.raises(NotPortable, match="`LOCK`"):
+        portable(uses_lock)
+    thing = type("Thing", (), {"__module__": "__main__"})()
+    uses_thing = _notebook_function("def f():\n    return THING\n", "f", THING=thing)
+    with pytest.raises(NotPortable, match="class defined in the notebook"):
+        portable(uses_thing)
+    with pytest.raises(ValueError, match="timeout"):
+        run_in_children(json.dumps, [([1],)], timeout=0)
+
+
+# -- The chapter's checkers, when the learner's function misbehaves only in a child process ------------
+
+
+CHILD_ONLY = (
+    "import multiprocessing, time\n"
+    "def partial_sum(rank, world_size, x, out):\n"
+    "    if multiprocessing.parent_process() is not None:\n"
+    "        {misbehave}\n"
+    "    out[rank] = x.chunk(world_size)[rank].sum()\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("misbehave", "verdict"),
+    [
+        ("time.sleep(600)", "did not finish within 2 s"),
+        ("raise RuntimeError('only in a child')", "in child process 0 your `partial_sum` failed: RuntimeError"),
+        ("import os; os._exit(7)", "exited with code 7"),
+    ],
+)
+def test_a_function_that_fails_only_in_a_child_gets_a_verdict(
+    monkeypatch: pytest.MonkeyPatch, misbehave: str, verdict: str
+) -> None:
+    from helpers.exercises import ch09
+
+    monkeypatch.setattr(ch09, "CHILD_SECONDS", 2.0)
+    fn = _notebook_function(CHILD_ONLY.format(misbehave=misbehave), "partial_sum")
+    question = next(q for q in ch09.QUESTIONS if q.variable == "partial_sum")
+    outcome = question.evaluate({"partial_sum": fn})
+    assert not outcome.correct and verdict in outcome.message, outcome.message
+    assert "Traceback" not in outcome.message
     assert multiprocessing.active_children() == []
