@@ -15,30 +15,26 @@ makes those cells safe to run again and again in a notebook:
   what each returned, as plain values; the exercise checkers use it to run the learner's worker
   for real. A function defined in a notebook cell cannot be imported by a child started with
   `spawn` or `forkserver` (its module is `__main__`), so the function's compiled code is sent
-  instead (`marshal`), with the modules and values it uses; a function that lives in a module is
-  sent by name as usual. Errors name the child; a child that hangs is stopped after `timeout`.
+  instead (`helpers.portable`); a function that lives in a module is sent by name as usual.
+  Errors name the child; a child that hangs is stopped after `timeout`.
 """
 
 from __future__ import annotations
 
-import builtins
 import contextlib
-import importlib
-import inspect
-import marshal
 import math
 import pickle
 import signal
 import threading
 import time
 import traceback
-import types
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import torch
 
-from .distributed import LaunchTimeout, WorkerFailed, describe_exit, process_context, stop_processes
+from .distributed import LaunchTimeout, WorkerFailed, describe_exit, process_context, stop_processes, to_plain
+from .portable import portable, rebuild
 
 
 def _started(p: Any) -> bool:
@@ -139,117 +135,12 @@ class time_limit:  # noqa: N801 - used like a function: `with time_limit(procs, 
 # --------------------------------------------------------------------------------------------
 
 
-class NotPortable(ValueError):
-    """The function cannot be sent to a child process; the message says why, in the learner's terms."""
-
-
-def _names_used(code: types.CodeType) -> set[str]:
-    """Global names a code object (and the functions and comprehensions nested in it) may look up."""
-    names = set(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names |= _names_used(const)
-    return names
-
-
-def _importable(fn: Any) -> bool:
-    """Whether a child can find `fn` by importing its module (not `__main__`, not nested, not a lambda)."""
-    module, qualname = getattr(fn, "__module__", None), getattr(fn, "__qualname__", "")
-    if module in (None, "__main__") or "<" in qualname:
-        return False
-    try:
-        found = importlib.import_module(module)
-        for part in qualname.split("."):
-            found = getattr(found, part)
-    except Exception:
-        return False
-    return found is fn
-
-
-def portable(fn: Callable[..., Any], _depth: int = 0) -> Any:
-    """What to send a child so that it can call `fn`: `fn` itself if it is importable, else its code and globals.
-
-    Raises `NotPortable` when that is impossible: a closure, a class or callable object defined in
-    the notebook, or a notebook value that cannot be pickled.
-    """
-    fn = inspect.unwrap(fn)
-    if _importable(fn):
-        return fn
-    name = getattr(fn, "__name__", repr(fn))
-    if not isinstance(fn, types.FunctionType):
-        raise NotPortable(f"`{name}` should be a function written with `def`, not a {type(fn).__name__}")
-    if fn.__closure__:
-        raise NotPortable(f"`{name}` uses variables of an enclosing function: define it at the top level of a cell")
-    spec: dict[str, Any] = {
-        "code": marshal.dumps(fn.__code__),
-        "name": fn.__name__,
-        "defaults": fn.__defaults__,
-        "kwdefaults": fn.__kwdefaults__,
-        "modules": {},
-        "functions": {},
-        "values": {},
-    }
-    for used in sorted(_names_used(fn.__code__)):
-        if used not in fn.__globals__:
-            continue  # a builtin, an attribute name, or a name that is missing anyway (NameError when called)
-        value = fn.__globals__[used]
-        if isinstance(value, types.ModuleType):
-            spec["modules"][used] = value.__name__
-        elif isinstance(value, types.FunctionType) and not _importable(value) and value is not fn:
-            if _depth >= 3:
-                raise NotPortable(f"`{name}` calls functions nested too deep to send to another process")
-            spec["functions"][used] = portable(value, _depth + 1)
-        elif value is fn:
-            spec["functions"][used] = None  # recursion: the function itself
-        else:
-            if getattr(type(value), "__module__", None) == "__main__":
-                raise NotPortable(
-                    f"`{name}` uses `{used}`, an object of a class defined in the notebook, which another process "
-                    "cannot import: pass what it needs as an argument"
-                )
-            try:
-                pickle.dumps(value)
-            except Exception as exc:
-                raise NotPortable(
-                    f"`{name}` uses `{used}` from the notebook, which cannot be sent to another process "
-                    f"({type(exc).__name__}): pass it as an argument or create it inside the function"
-                ) from None
-            spec["values"][used] = value
-    return spec
-
-
-def _rebuild(spec: Any, namespace: dict[str, Any] | None = None) -> Callable[..., Any]:
-    """The function `portable` described, rebuilt in this (child) process."""
-    if not isinstance(spec, dict):
-        return spec
-    namespace = {"__builtins__": builtins, "__name__": "__learner__"} if namespace is None else namespace
-    for name, module in spec["modules"].items():
-        namespace[name] = importlib.import_module(module)
-    namespace.update(spec["values"])
-    fn = types.FunctionType(marshal.loads(spec["code"]), namespace, spec["name"], spec["defaults"])
-    fn.__kwdefaults__ = spec["kwdefaults"]
-    for name, inner in spec["functions"].items():
-        namespace[name] = fn if inner is None else _rebuild(inner, namespace)
-    return fn
-
-
-def _plain(value: Any) -> Any:
-    """Tensors (also in lists, tuples and dicts) as Python lists and numbers: values that cannot dangle."""
-    if isinstance(value, torch.Tensor):
-        return value.detach().cpu().tolist()
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return type(value)(_plain(v) for v in value)
-    return value
-
-
 def _child_main(target: Any, index: int, args: tuple[Any, ...], conn: Any) -> None:
     """Runs in each child: rebuild the function, call it with one CPU thread, send back what happened."""
     try:
         torch.set_num_threads(1)
-        result = _rebuild(target)(*args)
-        message: tuple[str, Any] = ("ok", _plain(result))
+        result = rebuild(target)(*args)
+        message: tuple[str, Any] = ("ok", to_plain(result))
         try:
             pickle.dumps(message)
         except Exception as exc:

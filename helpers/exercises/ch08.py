@@ -3,24 +3,21 @@
 The second question runs the learner's worker for real: first on one rank in this process (so a
 mistake shows with its line number and what it prints), then on two gloo ranks through
 `helpers.distributed.launch`, with a time limit. A function defined in a notebook cannot be
-imported by a new process, so its compiled code is shipped to the ranks (`marshal`, the format
-Python uses for .pyc files) with the modules it uses, and rebuilt there.
+imported by a new process, so its compiled code is shipped to the ranks with the modules and
+values it uses (`helpers.portable`), and rebuilt there.
 """
 
 from __future__ import annotations
 
-import builtins
 import gc
-import importlib
 import inspect
-import marshal
 import os
-import types
 from typing import Any
 
 import torch
 
 from ..checking import Question, Wrong, expect_function
+from ..portable import NotPortable, portable, rebuild
 
 # -- Question 1: DistributedSampler ---------------------------------------------------------------
 
@@ -82,21 +79,6 @@ def _check_rank_indices(fn: Any) -> None:
 
 # -- Question 2: the lines that make a worker DDP ------------------------------------------------
 
-#: Names the learner's worker may use without importing them (the chapter imported them).
-_PROVIDED = {
-    "torch": "torch",
-    "nn": "torch.nn",
-    "F": "torch.nn.functional",
-    "dist": "torch.distributed",
-    "math": "math",
-    "os": "os",
-}
-_PROVIDED_ATTRS = {
-    "DDP": ("torch.nn.parallel", "DistributedDataParallel"),
-    "DistributedDataParallel": ("torch.nn.parallel", "DistributedDataParallel"),
-    "DistributedSampler": ("torch.utils.data", "DistributedSampler"),
-    "DataLoader": ("torch.utils.data", "DataLoader"),
-}
 
 #: Seconds the two-rank launch may take (the first launch of a session also starts the process server).
 LAUNCH_TIMEOUT = 60.0
@@ -151,49 +133,9 @@ def _flat(value: Any, where: str) -> torch.Tensor:
     return flat
 
 
-def _code_names(code: types.CodeType) -> set[str]:
-    """Global names the code (and the functions and comprehensions nested in it) may look up."""
-    return set(code.co_names).union(*(_code_names(c) for c in code.co_consts if isinstance(c, types.CodeType)))
-
-
-def _portable(fn: Any) -> tuple[bytes, Any, dict[str, tuple[str, ...]]]:
-    """The learner's function as bytes another process can rebuild: its code, defaults and the modules it uses."""
-    fn = inspect.unwrap(fn)
-    if not isinstance(fn, types.FunctionType):
-        raise Wrong("`train_on_rank` should be a function you wrote with def")
-    if fn.__closure__:
-        raise Wrong("define `train_on_rank` at the top level of a cell, not inside another function")
-    names: dict[str, tuple[str, ...]] = {}
-    for name in _code_names(fn.__code__):
-        value = fn.__globals__.get(name)
-        if isinstance(value, types.ModuleType):
-            names[name] = ("module", value.__name__)
-        elif (
-            callable(value)
-            and getattr(value, "__module__", "__main__") not in ("__main__", None)
-            and "<" not in getattr(value, "__qualname__", "<")
-        ):
-            names[name] = ("attr", value.__module__, value.__qualname__)
-    return marshal.dumps(fn.__code__), fn.__defaults__, names
-
-
-def run_shipped(rank: int, world_size: int, code: bytes, defaults: Any, names: dict[str, tuple[str, ...]]) -> Any:
+def run_shipped(rank: int, world_size: int, shipped: Any) -> Any:
     """Runs in each rank: rebuild the learner's function and call it (the launcher set up the group)."""
-    namespace: dict[str, Any] = {"__builtins__": builtins, "__name__": "learner_worker"}
-    for name, module in _PROVIDED.items():
-        namespace[name] = importlib.import_module(module)
-    for name, (module, attr) in _PROVIDED_ATTRS.items():
-        namespace[name] = getattr(importlib.import_module(module), attr)
-    for name, spec in names.items():
-        try:
-            value: Any = importlib.import_module(spec[1])
-            for part in spec[2].split(".") if spec[0] == "attr" else ():
-                value = getattr(value, part)
-        except (ImportError, AttributeError):
-            continue  # the rank reports a NameError if the worker really needs it
-        namespace[name] = value
-    code = marshal.loads(code)
-    return types.FunctionType(code, namespace, code.co_name, defaults)(rank, world_size)
+    return rebuild(shipped)(rank, world_size)
 
 
 def _run_on_one_rank_here(fn: Any) -> Any:
@@ -221,14 +163,17 @@ def _check_ddp_worker(fn: Any) -> None:
     from ..distributed import LaunchTimeout, WorkerFailed, launch
 
     expect_function(fn, "train_on_rank", "(rank, world_size)")
-    shipped = _portable(fn)
+    try:
+        shipped = portable(fn)
+    except NotPortable as exc:
+        raise Wrong(str(exc)) from None
     # 1. One rank, here: what it prints and raises shows in this notebook, with your line numbers.
     alone = _run_on_one_rank_here(fn)
     if alone is not None and torch.allclose(_flat(alone, "on one rank"), _initial_weights()):
         raise Wrong("the weights did not change: write the training step (loss, zero_grad, backward, step)")
     # 2. Two gloo ranks, each with its own data, through the course's launcher.
     try:
-        out = launch(run_shipped, 2, shipped, backend="gloo", timeout=LAUNCH_TIMEOUT, threads_per_rank=1)
+        out = launch(run_shipped, 2, (shipped,), backend="gloo", timeout=LAUNCH_TIMEOUT, threads_per_rank=1)
     except WorkerFailed as error:
         last = error.details.strip().splitlines()[-1] if error.details.strip() else "it died"
         raise Wrong(f"on two ranks, rank {error.rank} failed: {last}") from None

@@ -19,7 +19,8 @@ from torch import nn
 
 from ..checking import Question, Wrong, expect_function, normalise
 from ..distributed import LaunchTimeout, WorkerFailed, process_context
-from ..hogwild import NotPortable, run_in_children
+from ..hogwild import run_in_children
+from ..portable import NotPortable
 
 #: Seconds the child processes of one check may take (the question's own limit is longer).
 CHILD_SECONDS = 30.0

@@ -13,7 +13,8 @@ import pytest
 import torch
 
 from helpers.distributed import LaunchTimeout, WorkerFailed, process_context
-from helpers.hogwild import NotPortable, portable, run_in_children, time_limit
+from helpers.hogwild import run_in_children, time_limit
+from helpers.portable import NotPortable, portable
 
 
 def _notebook_function(source: str, name: str, **names: object) -> object:
@@ -40,6 +41,9 @@ def test_a_block_that_finishes_in_time_leaves_nothing_running() -> None:
 
 
 def test_a_hung_process_is_stopped_and_named() -> None:
+    warm_up = _sleepers(1, 0)[0]  # the first process of a session also starts the fork server (seconds)
+    warm_up.start()
+    warm_up.join()
     procs: list = []
     began = time.monotonic()
     with pytest.raises(LaunchTimeout, match=r"within 1 s; ranks \[1\]") as caught:

@@ -3,6 +3,7 @@ timing, import cost, show_source, stamped plots, argument checks, the learner's 
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -54,6 +55,21 @@ def test_scratch_folder_is_fresh_importable_and_removed_at_exit() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
     folders = [Path(p) for p in done.stdout.split()]
     assert len(folders) == 2 and not any(f.exists() for f in folders), "removed when the process exits"
+
+
+@pytest.mark.skipif(os.name != "posix", reason="abandoned folders are found by process id on POSIX only")
+def test_scratch_folders_of_killed_kernels_are_removed(tmp_path: Path) -> None:
+    from helpers.scratch import PREFIX, remove_abandoned_folders
+
+    ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = tmp_path / f"{PREFIX}{int(ended.stdout)}-abc"  # a kernel that was killed before its exit handlers ran
+    alive = tmp_path / f"{PREFIX}{os.getpid()}-def"  # this process: still running
+    other = tmp_path / "pytorch-gpu-course-notes"  # not a scratch folder's name
+    for folder in (dead, alive, other):
+        (folder / "worker.py").parent.mkdir()
+        (folder / "worker.py").write_text("")
+    assert remove_abandoned_folders(tmp_path) == [dead]
+    assert not dead.exists() and alive.exists() and other.exists()
 
 
 def test_learners_command_line_is_the_doctor() -> None:
