@@ -24,9 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import math
-import os
-import sys
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -36,6 +33,7 @@ from unittest import mock
 import torch
 
 from .devices import synchronize
+from .profiling import quiet_stderr
 from .validation import whole_number
 
 # ----------------------------------------------------------------------------------------------
@@ -137,29 +135,6 @@ def spans_from_events(events: Iterable[Any], device_type: str = "cuda", *, top_l
     origin = min(r[2] for r in raw)
     spans = [Span(lane, name, s - origin, t - origin, kind_of(name)) for lane, name, s, t in raw]
     return sorted(spans, key=lambda s: (s.lane, s.start_ms))
-
-
-@contextlib.contextmanager
-def quiet_stderr() -> Iterator[None]:
-    """Send what C++ code writes to the process's stderr (file descriptor 2) nowhere, inside the block.
-
-    The profiler's tracing library (kineto) prints `USDT: … profiler_start` and `profiler_stop`
-    lines on stderr at every start and stop, whatever its log level (`SyncActivityProfilerHandler.cpp`);
-    in a notebook they land in the learner's cell. Python's own `sys.stderr` is left alone.
-    """
-    try:
-        sys.stderr.flush()
-        saved = os.dup(2)
-    except (OSError, ValueError, AttributeError):  # no file descriptor 2 here: nothing to silence
-        yield
-        return
-    try:
-        with tempfile.TemporaryFile() as sink:
-            os.dup2(sink.fileno(), 2)
-            yield
-    finally:
-        os.dup2(saved, 2)
-        os.close(saved)
 
 
 def profile_spans(fn: Callable[[], Any], device: torch.device | str) -> list[Span]:
