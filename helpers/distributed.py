@@ -29,6 +29,7 @@ CONTRIBUTING.md ("Launchers") explains the choices; in short:
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import gc
 import math
@@ -42,7 +43,7 @@ import sys
 import tempfile
 import time
 import traceback
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -164,6 +165,32 @@ def _check_importable(worker: Callable[..., Any]) -> None:
             "code. Write the function into a file with %%writefile {WORK}/name.py, then `import name` "
             "and launch name.function."
         )
+
+
+@contextlib.contextmanager
+def one_rank_group() -> Iterator[bool]:
+    """A gloo process group of one rank in this process, torn down afterwards; yields whether it made one.
+
+    The exercise checkers first run a learner's distributed code here, where what it prints and
+    raises shows in the notebook with its line numbers, before running it on two ranks. When the
+    notebook already has a process group of its own, it is left alone and this yields False.
+    """
+    import torch.distributed as dist
+
+    if dist.is_initialized():
+        yield False
+        return
+    old = os.environ.get("GLOO_SOCKET_IFNAME")
+    os.environ["GLOO_SOCKET_IFNAME"] = old or loopback_interface()
+    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+    try:
+        yield True
+    finally:
+        gc.collect()  # free the learner's wrapped model while its group still exists
+        if dist.is_initialized():
+            dist.destroy_process_group()
+        if old is None:
+            os.environ.pop("GLOO_SOCKET_IFNAME", None)
 
 
 def default_backend(world_size: int) -> str:

@@ -9,9 +9,7 @@ values it uses (`helpers.portable`), and rebuilt there.
 
 from __future__ import annotations
 
-import gc
 import inspect
-import os
 from typing import Any
 
 import torch
@@ -139,24 +137,11 @@ def run_shipped(rank: int, world_size: int, shipped: Any) -> Any:
 
 
 def _run_on_one_rank_here(fn: Any) -> Any:
-    """Call the learner's worker in this process, in a process group of one rank (gloo)."""
-    import torch.distributed as dist
+    """Call the learner's worker in this process, on one gloo rank; None if the notebook has its own group."""
+    from ..distributed import one_rank_group
 
-    from ..distributed import loopback_interface
-
-    if dist.is_initialized():  # the notebook made its own group: leave it alone, check on two ranks only
-        return None
-    old = os.environ.get("GLOO_SOCKET_IFNAME")
-    os.environ["GLOO_SOCKET_IFNAME"] = old or loopback_interface()
-    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
-    try:
-        return fn(0, 1)
-    finally:
-        gc.collect()  # free the learner's DDP model while its group still exists
-        if dist.is_initialized():
-            dist.destroy_process_group()
-        if old is None:
-            os.environ.pop("GLOO_SOCKET_IFNAME", None)
+    with one_rank_group() as made:
+        return fn(0, 1) if made else None
 
 
 def _check_ddp_worker(fn: Any) -> None:

@@ -214,6 +214,7 @@ def test_torchrun_timeout_returns_promptly_and_kills_every_rank(tmp_path: Path) 
 
 
 @needs_proc
+@pytest.mark.usefixtures("sigint_raises_keyboardinterrupt")
 def test_an_interrupt_during_torchrun_kills_every_rank(tmp_path: Path) -> None:
     script = _script(tmp_path, "sleeps_too.py", SLEEPER)
     timer = threading.Timer(4.0, _thread.interrupt_main)  # what the notebook's stop button does

@@ -71,6 +71,7 @@ def test_an_error_in_the_block_stops_the_processes_and_is_not_hidden() -> None:
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="no pthread_kill on Windows")
+@pytest.mark.usefixtures("sigint_raises_keyboardinterrupt")
 def test_an_interrupt_while_joining_leaves_no_orphan() -> None:
     procs = _sleepers(2, 120)
     interrupt = threading.Timer(1.0, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT))

@@ -1,0 +1,248 @@
+"""Chapter 12 exercises: the bytes of training per rank, and the lines that shard a model with FSDP2.
+
+The second question runs the learner's function for real: first on one rank in this process (so a
+mistake shows with its line number), then on two gloo ranks through `helpers.distributed.launch`,
+where the sharded model trains and must end where one process trained on both ranks' data ends.
+A function defined in a notebook cannot be imported by a new process, so its compiled code is
+shipped to the ranks (`helpers.portable`), as in chapter 08.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import torch
+
+from ..checking import Question, Wrong, expect_function, expect_number
+from ..portable import NotPortable, portable, rebuild
+from ..sharding import OPTIMIZER_STATES
+from ..sharding import bytes_per_rank as _reference
+
+# -- Question 1: bytes per rank --------------------------------------------------------------------
+
+_BYTES_CASES = (
+    (1_000_000, 4, "Adam", 1, "DDP"),
+    (1_000_000, 4, "Adam", 2, "DDP"),
+    (1_000_000, 4, "Adam", 2, "FSDP"),
+    (1_000_000, 2, "SGD", 4, "FSDP"),
+    (3_000_000, 2, "SGD with momentum", 8, "FSDP"),
+    (3_000_000, 2, "SGD with momentum", 8, "DDP"),
+    (7_000_000_000, 2, "Adam", 8, "FSDP"),
+)
+
+
+def _check_bytes_per_rank(fn: Any) -> None:
+    expect_function(fn, "bytes_per_rank", "(n_params, dtype_bytes, optimizer, world_size, strategy)")
+    for n, size, opt, world, strategy in _BYTES_CASES:
+        call = f"bytes_per_rank({n:_}, {size}, {opt!r}, {world}, {strategy!r})"
+        got = expect_number(fn(n, size, opt, world, strategy), f"{call} (a number of bytes)")
+        want = _reference(n, size, opt, world, strategy)["total"]
+        copies = 2 + OPTIMIZER_STATES[opt]
+        if abs(got - want) <= copies * size:  # rounding a shard up or not: either is fine
+            continue
+        whole = n * size * copies
+        if strategy == "DDP" and world > 1 and abs(got - whole / world) <= copies * size:
+            raise Wrong(f"{call} = {got:,.0f}: DDP does not divide anything, every rank keeps a whole copy")
+        if strategy == "FSDP" and world > 1 and abs(got - whole) <= copies * size:
+            raise Wrong(f"{call} = {got:,.0f}: FSDP keeps only 1/world_size of each part on a rank")
+        if abs(got - n * size * (copies - 1) / (1 if strategy == "DDP" else world)) <= copies * size:
+            raise Wrong(
+                f"{call} = {got:,.0f}: one copy is missing; count the parameters, the gradients and every "
+                "optimizer state (Adam keeps two per parameter: exp_avg and exp_avg_sq)"
+            )
+        raise Wrong(f"{call} returned {got:,.0f} bytes; expected {want:,} (parameters + gradients + optimizer states)")
+
+
+# -- Question 2: the lines that shard a model --------------------------------------------------------
+
+#: Seconds the two-rank launch may take (the first launch of a session also starts the process server).
+LAUNCH_TIMEOUT = 60.0
+WIDTH, BLOCKS, STEPS, LR = 8, 3, 3, 0.05
+
+
+def build_model() -> torch.nn.Sequential:
+    """The model the checker hands to `shard`: three blocks of Linear + ReLU, the same on every rank."""
+    torch.manual_seed(0)
+    return torch.nn.Sequential(
+        *[torch.nn.Sequential(torch.nn.Linear(WIDTH, WIDTH), torch.nn.ReLU()) for _ in range(BLOCKS)]
+    )
+
+
+def _rank_data(rank: int) -> tuple[torch.Tensor, torch.Tensor]:
+    g = torch.Generator().manual_seed(rank)
+    return torch.randn(4, WIDTH, generator=g), torch.randn(4, WIDTH, generator=g)
+
+
+def _train(model: torch.nn.Module, batches: list[tuple[torch.Tensor, torch.Tensor]]) -> None:
+    opt = torch.optim.Adam(model.parameters(), lr=LR)
+    for _ in range(STEPS):
+        opt.zero_grad()
+        loss = sum(torch.nn.functional.mse_loss(model(x), y) for x, y in batches) / len(batches)
+        loss.backward()
+        opt.step()
+
+
+def _expected_weights(world_size: int) -> torch.Tensor:
+    """One process trained on every rank's batch at once: what the sharded ranks must end with."""
+    model = build_model()
+    _train(model, [_rank_data(r) for r in range(world_size)])
+    return torch.cat([p.detach().reshape(-1) for p in model.parameters()])
+
+
+def _apply(fn: Any, model: torch.nn.Module, mesh: Any) -> torch.nn.Module:
+    """Call the learner's `shard(model, mesh)` and check what it did to the model's structure."""
+    from torch.distributed.fsdp import FSDPModule
+
+    try:
+        result = fn(model, mesh)
+    except Exception:
+        if isinstance(model, FSDPModule):
+            raise Wrong(
+                "fully_shard failed on a block after the whole model was already sharded: shard every block "
+                "first, then the root"
+            ) from None
+        raise
+    if isinstance(result, torch.nn.Module) and result is not model:
+        raise Wrong("return the model you were given (fully_shard changes it in place and returns it)")
+    blocks = [isinstance(block, FSDPModule) for block in model]
+    if not isinstance(model, FSDPModule) and not any(blocks):
+        raise Wrong("the model is not sharded: call fully_shard(block, mesh=mesh) on each block, then on the model")
+    if not all(blocks):
+        raise Wrong(
+            "not every block was sharded on its own: call fully_shard on each block first, so that only one "
+            "block's parameters are gathered at a time"
+        )
+    if not isinstance(model, FSDPModule):
+        raise Wrong("every block is sharded, but not the root: finish with fully_shard(model, mesh=mesh)")
+    return model
+
+
+def run_shipped(rank: int, world_size: int, shipped: Any) -> dict[str, Any]:
+    """Runs in each rank: shard the model with the learner's function, train, report bytes and weights."""
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.tensor import DTensor
+
+    model = build_model()
+    mesh = init_device_mesh("cpu", (world_size,))
+    try:
+        _apply(rebuild(shipped), model, mesh)
+    except Wrong as wrong:
+        return {"wrong": str(wrong)}
+    _train(model, [_rank_data(rank)])
+    local = sum(
+        (p.to_local() if isinstance(p, DTensor) else p).numel() for p in model.parameters()
+    )  # numbers this rank holds
+    full = [p.full_tensor() if isinstance(p, DTensor) else p for p in model.parameters()]
+    return {"local": local, "weights": torch.cat([p.detach().reshape(-1) for p in full])}
+
+
+def _run_on_one_rank_here(fn: Any) -> None:
+    """Call the learner's function in this process, on a one-rank gloo mesh; skipped if the notebook has a group."""
+    from torch.distributed.device_mesh import init_device_mesh
+
+    from ..distributed import one_rank_group
+
+    with one_rank_group() as made:
+        if made:
+            _apply(fn, build_model(), init_device_mesh("cpu", (1,)))
+
+
+def _check_shard(fn: Any) -> None:
+    from ..distributed import LaunchTimeout, WorkerFailed, launch
+
+    expect_function(fn, "shard", "(model, mesh)")
+    try:
+        shipped = portable(fn)
+    except NotPortable as exc:
+        raise Wrong(str(exc)) from None
+    # 1. One rank, here: what it prints and raises shows in this notebook, with your line numbers.
+    _run_on_one_rank_here(fn)
+    # 2. Two gloo ranks, each training on its own batch, through the course's launcher.
+    try:
+        out = launch(run_shipped, 2, (shipped,), backend="gloo", timeout=LAUNCH_TIMEOUT, threads_per_rank=1)
+    except WorkerFailed as error:
+        last = error.details.strip().splitlines()[-1] if error.details.strip() else "it died"
+        raise Wrong(f"on two ranks, rank {error.rank} failed: {last}") from None
+    except LaunchTimeout as error:
+        raise Wrong(f"on two ranks, ranks {error.unfinished} did not finish within {LAUNCH_TIMEOUT:g} s") from None
+    for rank, result in enumerate(out.results):
+        if "wrong" in result:
+            raise Wrong(f"on rank {rank} of two: {result['wrong']}")
+    total = sum(p.numel() for p in build_model().parameters())
+    for rank, result in enumerate(out.results):
+        if result["local"] > (total + 1) // 2 + BLOCKS * 2:
+            raise Wrong(f"rank {rank} holds {result['local']} of the {total} numbers: the parameters are not sharded")
+    weights = torch.tensor(out.results[0]["weights"])
+    if not torch.allclose(weights, _expected_weights(2), atol=1e-5):
+        raise Wrong("the sharded ranks did not train like one process on both batches: did you change the model?")
+
+
+_SHARD_TEMPLATE = """\
+def shard(model, mesh):
+{body}
+    return model
+"""
+_BLOCKS = "    for block in model:\n        fully_shard(block, mesh=mesh)\n"
+_ROOT = "    fully_shard(model, mesh=mesh)\n"
+
+
+def _context() -> dict[str, Any]:
+    from torch.distributed.fsdp import fully_shard
+
+    return {"torch": torch, "nn": torch.nn, "fully_shard": fully_shard}
+
+
+QUESTIONS = [
+    Question(
+        number=1,
+        task="Write `bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy)`: the bytes one rank "
+        "keeps for parameters, gradients and optimizer states (optimizer 'SGD', 'SGD with momentum' or "
+        "'Adam'; strategy 'DDP' or 'FSDP').",
+        variable="bytes_per_rank",
+        checker=_check_bytes_per_rank,
+        hint_text="One copy is n_params * dtype_bytes. Training keeps the parameters, the gradients and 0, 1 or 2 "
+        "optimizer states (SGD, momentum, Adam): that is 2, 3 or 4 copies. DDP keeps them whole on every rank; "
+        "FSDP divides each by world_size.",
+        solution_code=(
+            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
+            "    copies = 2 + states  # parameters, gradients, optimizer states\n"
+            "    per_rank = n_params if strategy == 'DDP' else -(-n_params // world_size)\n"
+            "    return per_rank * dtype_bytes * copies"
+        ),
+        wrong_answers=(
+            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
+            "    return n_params * dtype_bytes * (2 + states) / world_size",
+            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
+            "    return n_params * dtype_bytes * (2 + states)",
+            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
+            "    per_rank = n_params if strategy == 'DDP' else n_params / world_size\n"
+            "    return per_rank * dtype_bytes * (1 + states)",
+            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 1}[optimizer]\n"
+            "    per_rank = n_params if strategy == 'DDP' else n_params / world_size\n"
+            "    return per_rank * dtype_bytes * (2 + states)",
+        ),
+    ),
+    Question(
+        number=2,
+        task="Write `shard(model, mesh)`: shard each block of the `nn.Sequential` `model` with `fully_shard` on "
+        "the device mesh `mesh`, then the whole model, and return it.",
+        variable="shard",
+        checker=_check_shard,
+        hint_text="A loop `for block in model: fully_shard(block, mesh=mesh)`, then `fully_shard(model, mesh=mesh)` "
+        "(the root last: it picks up the parameters no block owns), then `return model`.",
+        solution_code=_SHARD_TEMPLATE.format(body=_BLOCKS + _ROOT),
+        wrong_answers=(
+            _SHARD_TEMPLATE.format(body=_ROOT),
+            _SHARD_TEMPLATE.format(body=_BLOCKS),
+            _SHARD_TEMPLATE.format(body=_ROOT + _BLOCKS),
+            _SHARD_TEMPLATE.format(body="    pass\n"),
+        ),
+        context=_context,
+        time_limit=LAUNCH_TIMEOUT + 30,
+    ),
+]

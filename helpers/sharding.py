@@ -1,0 +1,101 @@
+"""Chapter 12's harness: the memory-budget arithmetic, its widget, and the per-rank memory plot.
+
+The lesson itself (a model trained with DDP and with FSDP2's `fully_shard`, its bytes counted per
+rank) is plain PyTorch in the chapter's cells and its `%%writefile` worker. This module only does
+the bookkeeping around it: how many bytes training keeps per rank for a given model size, so that
+a learner can explore sizes no machine here could hold, and a bar chart of what was measured.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+#: Tensors the optimizer keeps per parameter (each as big as the parameter).
+OPTIMIZER_STATES = {"SGD": 0, "SGD with momentum": 1, "Adam": 2}
+#: Bytes per number of the common training dtypes.
+DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
+STRATEGIES = ("DDP", "FSDP")
+#: Memory of one NVIDIA T4 (Kaggle's GPU), from its datasheet: docs/sources.md §4.
+T4_BYTES = 16 * 10**9
+PARTS = ("parameters", "gradients", "optimizer states")
+
+
+def bytes_per_rank(n_params: int, dtype_bytes: int, optimizer: str, world_size: int, strategy: str) -> dict[str, int]:
+    """Bytes one rank keeps for parameters, gradients and optimizer states (activations not included).
+
+    DDP keeps all three whole on every rank. FSDP keeps 1/world_size of each (rounded up: a
+    parameter that does not divide evenly is padded), and gathers full parameters only briefly,
+    one wrapped block at a time, around its forward and backward. Everything is counted in the one
+    dtype given (no mixed precision, where states are often kept in float32).
+    """
+    if isinstance(n_params, bool) or not isinstance(n_params, int) or n_params < 0:
+        raise ValueError(f"n_params must be a whole number ≥ 0, not {n_params!r}")
+    if isinstance(world_size, bool) or not isinstance(world_size, int) or world_size < 1:
+        raise ValueError(f"world_size must be a whole number ≥ 1, not {world_size!r}")
+    if optimizer not in OPTIMIZER_STATES:
+        raise ValueError(f"optimizer must be one of {list(OPTIMIZER_STATES)}, not {optimizer!r}")
+    if strategy not in STRATEGIES:
+        raise ValueError(f"strategy must be 'DDP' or 'FSDP', not {strategy!r}")
+    per_rank = n_params if strategy == "DDP" else math.ceil(n_params / world_size)
+    one_copy = per_rank * dtype_bytes
+    parts = {"parameters": one_copy, "gradients": one_copy, "optimizer states": OPTIMIZER_STATES[optimizer] * one_copy}
+    return {**parts, "total": sum(parts.values())}
+
+
+def describe_budget(n_params: int, dtype: str, optimizer: str, world_size: int, strategy: str) -> str:
+    """The widget's text: each part in GB, and whether it fits a 16 GB T4 before any activations."""
+    parts = bytes_per_rank(n_params, DTYPE_BYTES[dtype], optimizer, world_size, strategy)
+    lines = [f"{n_params / 1e9:.3g} billion parameters in {dtype}, {optimizer}, {strategy} on {world_size} rank(s):"]
+    lines += [f"  {name:<17} {parts[name] / 1e9:9.2f} GB per rank" for name in PARTS]
+    total = parts["total"]
+    verdict = "fits" if total < T4_BYTES else "does NOT fit"
+    lines.append(f"  {'total':<17} {total / 1e9:9.2f} GB per rank: {verdict} in a 16 GB T4 (before activations)")
+    return "\n".join(lines)
+
+
+def budget_widget() -> Any:
+    """Sliders for model size, dtype, optimizer, ranks and strategy; prints `describe_budget`.
+
+    Returns an `ipywidgets.interactive` (display it, or leave it as a cell's last expression).
+    """
+    import ipywidgets as widgets
+
+    size = widgets.FloatLogSlider(
+        value=1e9, base=10, min=6, max=11, step=0.1, description="parameters", readout_format=".2g"
+    )
+    dtype = widgets.Dropdown(options=list(DTYPE_BYTES), value="float32", description="dtype")
+    optimizer = widgets.Dropdown(options=list(OPTIMIZER_STATES), value="Adam", description="optimizer")
+    ranks = widgets.IntSlider(value=2, min=1, max=64, description="ranks")
+    strategy = widgets.ToggleButtons(options=list(STRATEGIES), value="FSDP", description="strategy")
+
+    def show(size: float, dtype: str, optimizer: str, ranks: int, strategy: str) -> None:
+        print(describe_budget(int(size), dtype, optimizer, ranks, strategy))
+
+    return widgets.interactive(show, size=size, dtype=dtype, optimizer=optimizer, ranks=ranks, strategy=strategy)
+
+
+def plot_per_rank(measured: Mapping[str, Mapping[str, float]], stamp_text: str) -> Any:
+    """Stacked bars: bytes per rank of parameters, gradients and optimizer states, one bar per strategy.
+
+    `measured` maps a strategy name to a dict with the keys `PARTS` (bytes). Returns the figure.
+    """
+    from .plots import add_stamp, new_figure
+
+    if not measured:
+        raise ValueError("give at least one strategy's measurement")
+    fig, ax = new_figure(6.5, 3.6)
+    names = list(measured)
+    bottom = [0.0] * len(names)
+    for i, part in enumerate(PARTS):
+        heights = [measured[n][part] / 1e3 for n in names]
+        ax.bar(names, heights, bottom=bottom, label=part, color=f"C{i}")
+        bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
+    for x, total in enumerate(bottom):
+        ax.text(x, total, f"{total:,.0f} kB", ha="center", va="bottom")
+    ax.set_ylabel("kB held by one rank (measured)")
+    ax.set_title("Training memory per rank, excluding activations", fontsize=10)
+    ax.legend(fontsize=8)
+    add_stamp(fig, stamp_text)
+    return fig

@@ -1,0 +1,62 @@
+"""helpers.sharding: the memory-budget arithmetic, its text and widget, and the per-rank plot."""
+
+from __future__ import annotations
+
+import pytest
+
+from helpers import sharding
+
+
+def test_ddp_keeps_four_copies_with_adam_on_every_rank() -> None:
+    parts = sharding.bytes_per_rank(1000, 4, "Adam", 8, "DDP")
+    assert parts == {"parameters": 4000, "gradients": 4000, "optimizer states": 8000, "total": 16000}
+
+
+def test_fsdp_divides_every_part_and_rounds_a_shard_up() -> None:
+    assert sharding.bytes_per_rank(1000, 4, "Adam", 2, "FSDP")["total"] == 8000
+    assert sharding.bytes_per_rank(7, 2, "SGD", 4, "FSDP") == {
+        "parameters": 4,
+        "gradients": 4,
+        "optimizer states": 0,
+        "total": 8,
+    }
+    assert sharding.bytes_per_rank(10, 2, "SGD with momentum", 1, "FSDP")["total"] == 60
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        (-1, 4, "Adam", 2, "DDP"),
+        (1.5, 4, "Adam", 2, "DDP"),
+        (10, 4, "Adagrad", 2, "DDP"),
+        (10, 4, "Adam", 0, "DDP"),
+        (10, 4, "Adam", 2, "ZeRO"),
+    ],
+)
+def test_bad_arguments_are_named(args: tuple) -> None:
+    with pytest.raises(ValueError):
+        sharding.bytes_per_rank(*args)
+
+
+def test_the_budget_text_says_whether_it_fits_a_t4() -> None:
+    big = sharding.describe_budget(7_000_000_000, "float32", "Adam", 2, "DDP")
+    assert "112.00 GB per rank: does NOT fit" in big
+    small = sharding.describe_budget(100_000_000, "bfloat16", "Adam", 8, "FSDP")
+    assert "fits in a 16 GB T4" in small and "NOT" not in small
+
+
+def test_the_widget_builds() -> None:
+    pytest.importorskip("ipywidgets")
+    widget = sharding.budget_widget()
+    assert len(widget.children) >= 5
+
+
+def test_the_plot_stacks_the_three_parts() -> None:
+    measured = {
+        "DDP": {"parameters": 4000, "gradients": 4000, "optimizer states": 8000},
+        "FSDP": {"parameters": 2000, "gradients": 2000, "optimizer states": 4000},
+    }
+    fig = sharding.plot_per_rank(measured, "a stamp")
+    assert len(fig.axes[0].patches) == 6
+    with pytest.raises(ValueError):
+        sharding.plot_per_rank({}, "a stamp")
