@@ -9,6 +9,7 @@ non-zero naming the chapters that failed. The GPU self-test executes chapters wi
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import multiprocessing
@@ -16,6 +17,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 from helpers import selftest
 from helpers.selftest import ChapterRun
@@ -36,12 +38,19 @@ def discover_chapters(notebooks_dir: Path = NOTEBOOKS) -> list[Path]:
     return selftest.discover_chapters(notebooks_dir)
 
 
+@functools.cache
+def _html_exporter() -> Any:
+    """One exporter per process: loading its templates costs about as much as converting a chapter."""
+    from nbconvert import HTMLExporter
+
+    return HTMLExporter(template_name="lab")
+
+
 def export_html(executed: Path, target: Path) -> None:
     """Write an executed notebook as a standalone HTML page (plots embedded)."""
     import nbformat
-    from nbconvert import HTMLExporter
 
-    body, _ = HTMLExporter(template_name="lab").from_notebook_node(nbformat.read(executed, as_version=4))
+    body, _ = _html_exporter().from_notebook_node(nbformat.read(executed, as_version=4))
     target.write_text(body, encoding="utf-8")
 
 
