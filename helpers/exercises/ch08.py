@@ -15,7 +15,8 @@ from typing import Any
 import torch
 
 from ..checking import Question, Wrong, expect_function
-from ..portable import NotPortable, portable, rebuild
+from ..portable import rebuild
+from .on_ranks import LAUNCH_TIMEOUT, run_on_two_ranks, ship
 
 # -- Question 1: DistributedSampler ---------------------------------------------------------------
 
@@ -78,8 +79,6 @@ def _check_rank_indices(fn: Any) -> None:
 # -- Question 2: the lines that make a worker DDP ------------------------------------------------
 
 
-#: Seconds the two-rank launch may take (the first launch of a session also starts the process server).
-LAUNCH_TIMEOUT = 60.0
 STEPS, LR = 5, 0.1
 
 
@@ -145,29 +144,15 @@ def _run_on_one_rank_here(fn: Any) -> Any:
 
 
 def _check_ddp_worker(fn: Any) -> None:
-    from ..distributed import LaunchTimeout, WorkerFailed, launch
-
     expect_function(fn, "train_on_rank", "(rank, world_size)")
-    try:
-        shipped = portable(fn)
-    except NotPortable as exc:
-        raise Wrong(str(exc)) from None
+    shipped = ship(fn)
     # 1. One rank, here: what it prints and raises shows in this notebook, with your line numbers.
     alone = _run_on_one_rank_here(fn)
     if alone is not None and torch.allclose(_flat(alone, "on one rank"), _initial_weights()):
         raise Wrong("the weights did not change: write the training step (loss, zero_grad, backward, step)")
     # 2. Two gloo ranks, each with its own data, through the course's launcher.
-    try:
-        out = launch(run_shipped, 2, (shipped,), backend="gloo", timeout=LAUNCH_TIMEOUT, threads_per_rank=1)
-    except WorkerFailed as error:
-        last = error.details.strip().splitlines()[-1] if error.details.strip() else "it died"
-        raise Wrong(f"on two ranks, rank {error.rank} failed: {last}") from None
-    except LaunchTimeout as error:
-        raise Wrong(
-            f"on two ranks, ranks {error.unfinished} did not finish within {LAUNCH_TIMEOUT:g} s: does one rank "
-            "wait in a collective (all_reduce, barrier) that the other never reaches?"
-        ) from None
-    w0, w1 = (_flat(r, f"on rank {i},") for i, r in enumerate(out.results))
+    results = run_on_two_ranks(run_shipped, shipped)
+    w0, w1 = (_flat(r, f"on rank {i},") for i, r in enumerate(results))
     if torch.allclose(w0, _initial_weights()):
         raise Wrong("the weights did not change: write the training step (loss, zero_grad, backward, step)")
     if not torch.allclose(w0, w1, atol=1e-6):

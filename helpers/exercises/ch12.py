@@ -14,9 +14,10 @@ from typing import Any
 import torch
 
 from ..checking import Question, Wrong, expect_function, expect_number
-from ..portable import NotPortable, portable, rebuild
+from ..portable import rebuild
 from ..sharding import OPTIMIZER_STATES
 from ..sharding import bytes_per_rank as _reference
+from .on_ranks import LAUNCH_TIMEOUT, run_on_two_ranks, ship
 
 # -- Question 1: bytes per rank --------------------------------------------------------------------
 
@@ -55,8 +56,6 @@ def _check_bytes_per_rank(fn: Any) -> None:
 
 # -- Question 2: the lines that shard a model --------------------------------------------------------
 
-#: Seconds the two-rank launch may take (the first launch of a session also starts the process server).
-LAUNCH_TIMEOUT = 60.0
 WIDTH, BLOCKS, STEPS, LR = 8, 3, 3, 0.05
 
 
@@ -148,31 +147,20 @@ def _run_on_one_rank_here(fn: Any) -> None:
 
 
 def _check_shard(fn: Any) -> None:
-    from ..distributed import LaunchTimeout, WorkerFailed, launch
-
     expect_function(fn, "shard", "(model, mesh)")
-    try:
-        shipped = portable(fn)
-    except NotPortable as exc:
-        raise Wrong(str(exc)) from None
+    shipped = ship(fn)
     # 1. One rank, here: what it prints and raises shows in this notebook, with your line numbers.
     _run_on_one_rank_here(fn)
     # 2. Two gloo ranks, each training on its own batch, through the course's launcher.
-    try:
-        out = launch(run_shipped, 2, (shipped,), backend="gloo", timeout=LAUNCH_TIMEOUT, threads_per_rank=1)
-    except WorkerFailed as error:
-        last = error.details.strip().splitlines()[-1] if error.details.strip() else "it died"
-        raise Wrong(f"on two ranks, rank {error.rank} failed: {last}") from None
-    except LaunchTimeout as error:
-        raise Wrong(f"on two ranks, ranks {error.unfinished} did not finish within {LAUNCH_TIMEOUT:g} s") from None
-    for rank, result in enumerate(out.results):
+    results = run_on_two_ranks(run_shipped, shipped)
+    for rank, result in enumerate(results):
         if "wrong" in result:
             raise Wrong(f"on rank {rank} of two: {result['wrong']}")
     total = sum(p.numel() for p in build_model().parameters())
-    for rank, result in enumerate(out.results):
+    for rank, result in enumerate(results):
         if result["local"] > (total + 1) // 2 + BLOCKS * 2:
             raise Wrong(f"rank {rank} holds {result['local']} of the {total} numbers: the parameters are not sharded")
-    weights = torch.tensor(out.results[0]["weights"])
+    weights = torch.tensor(results[0]["weights"])
     if not torch.allclose(weights, _expected_weights(2), atol=1e-5):
         raise Wrong("the sharded ranks did not train like one process on both batches: did you change the model?")
 
