@@ -487,6 +487,23 @@ def only_aborted_at_exit(output: str, returncode: int) -> bool:
     return -signal.SIGABRT in codes and all(c in (-signal.SIGABRT, -signal.SIGTERM) for c in codes)
 
 
+#: What torch elastic raises when a node's agent can no longer reach the rendezvous store.
+STORE_GONE = "RendezvousConnectionError"
+
+
+def only_lost_the_store(output: str) -> bool:
+    """Whether a torchrun "node" failed only because the rendezvous store went away, with no rank failing.
+
+    In a multi-node run one node's agent hosts the c10d store; when that node finishes first and
+    exits, the other agent's next poll of the store (`num_nodes_waiting`) raises
+    `RendezvousConnectionError`, although its ranks did their work. torchrun reports failed ranks
+    with their exit codes; an agent that lost the store reports none.
+    """
+    import re
+
+    return STORE_GONE in output and not re.search(r"exitcode\s*:\s*-?\d+", output)
+
+
 def failed_rank(output: str) -> int | None:
     """The rank torchrun names as the root cause of a failure (its "Root Cause" block), if any."""
     import re
@@ -585,7 +602,8 @@ def run_commands(
     the call returns, and `LaunchTimeout` names the commands that had not finished.
 
     `done_files[i]`, when given, is the file command `i` writes when its work is done: a command that
-    wrote it and then died of the abort at exit (`ABORT_AT_EXIT`, SIGABRT after the work) counts as
+    wrote it and then died of the abort at exit (`ABORT_AT_EXIT`, SIGABRT after the work), or whose
+    torchrun lost the rendezvous store when another node finished first (`STORE_GONE`), counts as
     done, with a note. With `check`, a command that failed raises `CommandFailed` (NCCL advice
     included when its output mentions NCCL).
     """
@@ -638,6 +656,12 @@ def run_commands(
                 result.notes.append(
                     "a rank wrote its result and then aborted while the interpreter shut down "
                     f"('{ABORT_AT_EXIT}'); the work was done, so the run counts"
+                )
+            elif not done and files[i] is not None and Path(files[i]).is_file() and only_lost_the_store(output):
+                result.done = True
+                result.notes.append(
+                    "this node's torchrun lost the rendezvous store after the work was done: the node that "
+                    f"hosted it finished first and exited ({STORE_GONE}); the result was written, so the run counts"
                 )
             results.append(result)
         if check:

@@ -259,6 +259,26 @@ def test_an_abort_at_exit_after_the_work_counts_as_done(tmp_path: Path) -> None:
         d.run_command(["python", str(script), "idle"], timeout=60, done_file=done)
 
 
+def test_a_node_that_lost_the_rendezvous_store_after_the_work_counts_as_done(tmp_path: Path) -> None:
+    done = tmp_path / "result.json"
+    script = _script(
+        tmp_path,
+        "lost_store.py",
+        "import sys\n"
+        "if sys.argv[1] == 'work':\n"
+        f"    open({str(done)!r}, 'w').write('{{}}')\n"
+        "print('torch.distributed.elastic.rendezvous.api.RendezvousConnectionError: The connection to the "
+        "C10d store has failed.', file=sys.stderr)\n"
+        "sys.exit(1)\n",
+    )
+    result = d.run_command(["python", str(script), "work"], timeout=60, done_file=done)
+    assert result.done and result.returncode == 1 and "lost the rendezvous store" in str(result)
+    done.unlink()
+    with pytest.raises(d.CommandFailed, match="RendezvousConnectionError"):
+        d.run_command(["python", str(script), "idle"], timeout=60, done_file=done)
+    assert not d.only_lost_the_store("RendezvousConnectionError ... exitcode  : 1"), "a rank failed too"
+
+
 def test_command_output_and_nccl_advice(tmp_path: Path) -> None:
     ok = d.run_command(["python", "-c", "print('hello from the command')"], timeout=60)
     assert ok.done and ok.returncode == 0 and "hello from the command" in ok.output
