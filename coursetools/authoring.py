@@ -135,7 +135,7 @@ def refresh_checked(notebook: Path) -> None:
     from .runner import execute_chapter
 
     with tempfile.TemporaryDirectory() as tmp:
-        result = execute_chapter(notebook, Path(tmp), quick=True, html_page=False)
+        result = execute_chapter(notebook, Path(tmp), quick=True)
         if result.status != "ok":
             raise RuntimeError(f"{notebook.name} failed while refreshing checked outputs: {result.error}")
         executed = json.loads(Path(result.executed).read_text(encoding="utf-8"))

@@ -1,28 +1,30 @@
-"""Execute the course headless: every chapter through papermill, then HTML pages and an index.
+"""Execute the course headless: every chapter through papermill, then the course site.
 
 `python -m coursetools run [--quick]` is the README's "run the course" command. A failing chapter
 does not stop the others; the command ends with a summary table (chapter, status, seconds, the
 device it ran on, cells that took the no-GPU path) printed and written to `build/`, and exits
-non-zero naming the chapters that failed. The GPU self-test executes chapters with the same
+non-zero naming the chapters that failed. The executed notebooks then become the course site,
+`build/site/index.html` (`coursetools.site`: Sphinx with MyST-NB; failed chapters get a page that
+states their error). The GPU self-test executes chapters with the same
 `helpers.selftest.execute_chapter`.
 """
 
 from __future__ import annotations
 
-import functools
-import html
 import json
 import multiprocessing
-import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from helpers import selftest
 from helpers.selftest import ChapterRun
 
 from . import BUILD, NOTEBOOKS
+
+if TYPE_CHECKING:
+    from .site import Site
 
 #: Seconds one cell may run before its chapter fails: long enough for the slowest real cell, short
 #: enough that a stalled cell (a widget that never answers, a hung rank) is caught in minutes.
@@ -38,46 +40,20 @@ def discover_chapters(notebooks_dir: Path = NOTEBOOKS) -> list[Path]:
     return selftest.discover_chapters(notebooks_dir)
 
 
-@functools.cache
-def _html_exporter() -> Any:
-    """One exporter per process: loading its templates costs about as much as converting a chapter."""
-    from nbconvert import HTMLExporter
-
-    return HTMLExporter(template_name="lab")
-
-
-def export_html(executed: Path, target: Path) -> None:
-    """Write an executed notebook as a standalone HTML page (plots embedded)."""
-    import nbformat
-
-    body, _ = _html_exporter().from_notebook_node(nbformat.read(executed, as_version=4))
-    target.write_text(body, encoding="utf-8")
-
-
 def execute_chapter(
     notebook: Path,
     out_dir: Path = BUILD,
     *,
     quick: bool = False,
-    html_page: bool = True,
     cell_timeout: float | None = None,
 ) -> ChapterResult:
-    """Run one chapter with papermill into `out_dir`, then write its HTML page; report, never raise.
+    """Run one chapter with papermill into `out_dir`; report, never raise.
 
     A cell past `cell_timeout` seconds (90 with QUICK sizes, 600 at full size) fails the chapter
     and the error names the cell.
     """
     timeout = cell_timeout if cell_timeout is not None else (QUICK_CELL_TIMEOUT if quick else FULL_CELL_TIMEOUT)
-    result = selftest.execute_chapter(notebook, out_dir, quick=quick, cell_timeout=timeout)
-    if html_page and result.executed:
-        page = Path(result.executed).with_suffix(".html")
-        try:
-            export_html(Path(result.executed), page)
-            result.html = str(page)
-        except Exception as exc:
-            result.error = result.error or f"HTML export failed: {type(exc).__name__}: {exc}"
-            result.status = "failed"
-    return result
+    return selftest.execute_chapter(notebook, out_dir, quick=quick, cell_timeout=timeout)
 
 
 def summary_table(results: list[ChapterResult]) -> str:
@@ -94,30 +70,25 @@ def summary_table(results: list[ChapterResult]) -> str:
     return "\n".join(rows)
 
 
-def write_index(results: list[ChapterResult], build_dir: Path, quick: bool) -> Path:
-    """Write `index.html`, linking every chapter page, with the summary table."""
-    body = []
-    for r in results:
-        name = html.escape(r.chapter)
-        link = f'<a href="{html.escape(Path(r.html).name)}">{name}</a>' if r.html else name
-        body.append(
-            f"<tr><td>{link}</td><td class='{r.status}'>{r.status}</td><td>{r.seconds:.1f}</td>"
-            f"<td>{html.escape(r.device)}</td><td>{r.no_gpu_cells}</td><td>{html.escape(r.error)}</td></tr>"
-        )
-    page = f"""<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>GPU programming with PyTorch: executed course</title>
-<style>body{{font-family:sans-serif;margin:2em}}td,th{{padding:.3em .8em;border-bottom:1px solid #ddd}}
-.ok{{color:#186a3b}}.failed{{color:#b03a2e;font-weight:bold}}</style></head><body>
-<h1>GPU programming with PyTorch: executed course</h1>
-<p>Run {time.strftime("%Y-%m-%d %H:%M")}{" with QUICK sizes" if quick else ""}.
-Every figure in these pages was measured on the machine named in the table.</p>
-<table><tr><th>chapter</th><th>status</th><th>seconds</th><th>ran on</th><th>no-GPU cells</th><th>error</th></tr>
-{"".join(body)}
-</table></body></html>
-"""
-    index = Path(build_dir) / "index.html"
-    index.write_text(page, encoding="utf-8")
-    return index
+def build_course_site(
+    results: list[ChapterResult], build_dir: Path, notebooks_dir: Path = NOTEBOOKS
+) -> tuple[Site | None, str]:
+    """Build `build_dir/site/` from this run's chapters; each result's `html` names its page.
+
+    Returns (the site, "") or (None, the error): the chapters' results stand without a site.
+    """
+    from .site import build_site  # here: coursetools.verified, which the site reads, imports this module
+
+    print("Building the course site ...", flush=True)
+    try:
+        site = build_site(build_dir, build_dir / "site", runs=results, notebooks_dir=notebooks_dir)
+    except OSError as exc:  # a full disk or a read-only folder: one sentence naming the path
+        return None, selftest.write_fault(exc, exc.filename or build_dir / "site")
+    except Exception as exc:  # a broken site must not hide the chapters' summary
+        return None, f"{type(exc).__name__}: {exc}"
+    for result in results:
+        result.html = str(site.index.parent / f"{result.chapter}.html")
+    return site, ""
 
 
 def run_course(
@@ -129,7 +100,7 @@ def run_course(
     build_dir: Path = BUILD,
 ) -> int:
     """Execute every chapter (or those whose names start with one of `only`); return the exit code."""
-    from tqdm.auto import tqdm
+    from .progress import ChapterProgress
 
     chapters = discover_chapters(notebooks_dir)
     if only:
@@ -138,33 +109,55 @@ def run_course(
         print(f"No chapter matches {only!r} in {notebooks_dir}; chapters are named like 01_devices.ipynb.")
         return 2
     build_dir = Path(build_dir)
-    build_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        build_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        print(selftest.write_fault(exc, build_dir, "create"))
+        return 1
     results: dict[str, ChapterResult] = {}
-    with tqdm(total=len(chapters), desc="chapters", unit="chapter") as bar:
+    with ChapterProgress(len(chapters)) as progress:
 
         def record(result: ChapterResult) -> None:
             results[result.chapter] = result
-            bar.set_postfix_str(f"{result.chapter}: {result.status}")
-            bar.update()
+            progress.finished(result.chapter, result.status)
 
         if jobs <= 1:
             for chapter in chapters:
+                progress.started(chapter.stem)
                 record(execute_chapter(chapter, build_dir, quick=quick))
         else:
             # Separate processes, not threads: two papermill runs sharing one process can deadlock
             # in their kernel clients (seen here with a widget cell waiting forever).
             context = multiprocessing.get_context("spawn")
             with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-                futures = [pool.submit(execute_chapter, c, build_dir, quick=quick) for c in chapters]
+                futures = {pool.submit(execute_chapter, c, build_dir, quick=quick): c.stem for c in chapters}
+                names = list(futures.values())
+                for name in names[:jobs]:  # the pool starts the first `jobs` at once, in order
+                    progress.started(name)
+                waiting = names[jobs:]
                 for future in as_completed(futures):
                     record(future.result())
+                    if waiting:
+                        progress.started(waiting.pop(0))  # its worker is free: the next one in line starts
     ordered = [results[c.stem] for c in chapters]
+    site, site_error = build_course_site(ordered, build_dir, notebooks_dir)
     table = summary_table(ordered)
-    (build_dir / "summary.md").write_text(table + "\n", encoding="utf-8")
-    (build_dir / "summary.json").write_text(json.dumps([asdict(r) for r in ordered], indent=2), encoding="utf-8")
-    index = write_index(ordered, build_dir, quick)
+    summaries = {"summary.md": table + "\n", "summary.json": json.dumps([asdict(r) for r in ordered], indent=2)}
+    for name, text in summaries.items():
+        try:
+            selftest.write_text_atomically(build_dir / name, text)  # all or nothing: never a summary cut short
+        except OSError as exc:
+            print(table)
+            print(selftest.write_fault(exc, build_dir / name).removesuffix(".") + "; the table above is the summary.")
+            return 1
     print(table)
-    print(f"\nExecuted notebooks and HTML pages: {build_dir}/  (open {index})")
+    print(f"\nExecuted notebooks: {build_dir}/")
+    if site is None:
+        print(f"The course site could not be built: {site_error}")
+        return 1
+    for warning in site.warnings[:5]:
+        print(f"  site warning: {warning}")
+    print(f"The course site ({site.seconds:.0f} s to build): open {site.index}")
     failed = [r.chapter for r in ordered if r.status != "ok"]
     if failed:
         print(f"Failed: {', '.join(failed)}")

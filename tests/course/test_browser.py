@@ -3,8 +3,17 @@
 1. JupyterLab on a free loopback port with a token opens chapter 01, runs all cells, types a new
    device into the chapter's `interact` text box and checks that the widget's output changes;
    the screenshot lands in build/browser/.
-2. The course runner executes two chapters (QUICK) and every page linked from its index.html
-   loads in Chromium and shows its plots.
+2. The course runner executes two chapters (QUICK) and builds the course site (coursetools/site.py),
+   served from a local HTTP server on a free loopback port. Chromium opens the index (chapter
+   titles in its table, the CJK and emoji fonts asked for), follows "next" through every chapter
+   page to the verified page and "previous" back to the index (page title and heading are the
+   chapter's; the box says the device, torch, QUICK sizes, the Kaggle badge and the verified row;
+   papermill's injected `QUICK = True` cell is not shown, the chapter's own parameters cell is;
+   chapter 05's widget shows its note). On every page, every link resolves (local pages and files
+   answer 200 and their anchors exist; external links are only checked to be well-formed, nothing
+   is fetched from the network) and nothing loads from elsewhere; every <img> loads
+   (naturalWidth > 0) and has alt text that is not its file name. The search page finds chapter 05
+   by a word in it.
 
 Both skip, with the reason, only when /usr/bin/chromium or Playwright is missing
 (`apt-get install -y chromium`, `pip install playwright`; never `playwright install`).
@@ -13,6 +22,8 @@ Everything a test starts is stopped in `finally` blocks, also when it fails.
 
 from __future__ import annotations
 
+import functools
+import http.server
 import json
 import os
 import re
@@ -22,7 +33,10 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
+import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -199,46 +213,163 @@ def _wait_for_idle_kernel(url: str, token: str, timeout: float = 60) -> None:
     pytest.fail(f"the kernel was not idle within {timeout} s")
 
 
-def _image_outputs(executed: Path) -> int:
-    nb = json.loads(executed.read_text(encoding="utf-8"))
-    return sum(
-        1
-        for c in nb["cells"]
-        if c["cell_type"] == "code"
-        for o in c.get("outputs", [])
-        if "image/png" in o.get("data", {})
-    )
+@pytest.fixture
+def course_site(tmp_path):
+    """The course runner executes RUNNER_CHAPTERS (QUICK) and builds its site; served on a free loopback port.
 
-
-def test_the_executed_course_index_and_pages_show_their_plots(tmp_path, browser_page) -> None:
+    Yields (base URL, the site's folder, the runner's summary rows). The only chapter executions of
+    this module, as before the site existed.
+    """
     from coursetools.runner import run_course
 
     build = tmp_path / "build"
     code = run_course(quick=True, only=RUNNER_CHAPTERS, jobs=2, build_dir=build)
     assert code == 0, (build / "summary.md").read_text()
     summary = json.loads((build / "summary.json").read_text(encoding="utf-8"))
+    site = build / "site"
+
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args) -> None:  # no request log in the test output
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(site)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", site, summary
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+def _get(url: str) -> tuple[int, str]:
+    """(HTTP status, body) of a URL on the local server."""
+    try:
+        with urllib.request.urlopen(url, timeout=10) as r:
+            return r.status, r.read().decode("utf-8", "replace")
+    except urllib.error.HTTPError as exc:
+        return exc.code, ""
+
+
+def _check_links(page, base: str, checked: dict[str, str]) -> None:
+    """Every link on the page resolves: local pages and files answer 200 and named anchors exist;
+    external links are well-formed (not fetched: no network). Every resource the page loads is local."""
+    here = page.url
+    hrefs = page.locator("a[href]").evaluate_all("links => links.map(a => a.getAttribute('href'))")
+    for href in hrefs:
+        target = urllib.parse.urljoin(here, href)
+        parts = urllib.parse.urlsplit(target)
+        if parts.scheme in ("http", "https") and not target.startswith(base):
+            assert parts.netloc and "." in parts.netloc and " " not in target, f"{here}: malformed link {href!r}"
+            continue
+        if parts.scheme == "mailto":
+            continue
+        assert target.startswith(base), f"{here}: link {href!r} leaves the site in an unexpected way"
+        document = urllib.parse.urlunsplit(parts._replace(fragment=""))
+        if document not in checked:
+            code, checked[document] = _get(document)
+            assert code == 200, f"{here}: link {href!r} -> HTTP {code}"
+        if parts.fragment and document.endswith(".html"):
+            anchor = urllib.parse.unquote(parts.fragment)
+            assert f'id="{anchor}"' in checked[document], f"{here}: link {href!r} names a missing anchor"
+    loads = page.locator("script[src], link[href], img[src], iframe[src]").evaluate_all(
+        "els => els.map(e => e.getAttribute('src') || e.getAttribute('href'))"
+    )
+    for src in loads:
+        url = urllib.parse.urljoin(here, src)
+        assert url.startswith(base) or url.startswith("data:"), f"{here} loads {src!r} from elsewhere"
+
+
+def _check_images(page) -> int:
+    """Every <img> loads and has alt text of its own (not empty, not its file name); returns how many."""
+    images = page.locator("img")
+    for k in range(images.count()):
+        image = images.nth(k)
+        image.scroll_into_view_if_needed()
+        width = image.evaluate(
+            "img => img.complete ? img.naturalWidth : new Promise(done => {"
+            " img.onload = () => done(img.naturalWidth); img.onerror = () => done(0); })"
+        )
+        src = image.get_attribute("src") or ""
+        alt = (image.get_attribute("alt") or "").strip()
+        where = f"{page.url}: image {k} ({src[:60]})"
+        assert width > 0, f"{where} did not load"
+        assert alt and alt != src and not alt.endswith((".png", ".svg", ".jpg")), f"{where} has no alt text: {alt!r}"
+    return images.count()
+
+
+def test_the_course_site_walks_end_to_end(course_site, browser_page) -> None:
+    base, site, summary = course_site
     page = browser_page
-    page.goto((build / "index.html").as_uri())
-    links = page.locator("table a")
-    expect(links).to_have_count(len(summary))
-    hrefs = [links.nth(i).get_attribute("href") for i in range(links.count())]
-    assert hrefs == [Path(r["html"]).name for r in summary]
-    images_seen = 0
-    for i, result in enumerate(summary):
-        page.goto((build / "index.html").as_uri())
-        page.locator("table a").nth(i).click()
+    titles = {}
+    for row in summary:
+        executed = json.loads(Path(row["executed"]).read_text(encoding="utf-8"))
+        titles[row["chapter"]] = next(
+            line[2:].strip()
+            for c in executed["cells"]
+            if c["cell_type"] == "markdown"
+            for line in "".join(c["source"]).splitlines()
+            if line.startswith("# ")
+        )
+    chapters = [row["chapter"] for row in summary]
+    assert all(Path(row["html"]) == site / f"{row['chapter']}.html" for row in summary)
+
+    # The landing page: every chapter by its title, and what the pages are.
+    page.goto(f"{base}/index.html")
+    expect(page).to_have_title(re.compile("GPU programming with PyTorch"))
+    for chapter in chapters:
+        expect(page.locator(f"main table a[href='{chapter}.html']")).to_contain_text(titles[chapter])
+    expect(page.locator("main")).to_contain_text("How these pages were made")
+    family = page.evaluate("getComputedStyle(document.body).fontFamily")
+    for font in ("Noto Sans CJK SC", "PingFang SC", "Microsoft YaHei", "Noto Color Emoji"):
+        assert font in family, f"the page does not ask for {font}: {family}"
+
+    # "next" from the index through every chapter (then the verified page), "previous" back.
+    checked: dict[str, str] = {}
+    visited = ["index.html"]
+    for chapter in chapters:
+        page.locator("a.right-next").click()
         page.wait_for_load_state("load")
-        assert page.url.endswith(hrefs[i])
-        expect(page.locator(".jp-Notebook")).to_be_visible()
-        plots = _image_outputs(Path(result["executed"]))
-        images = page.locator(".jp-OutputArea-output img")
-        expect(images).to_have_count(plots)
-        for k in range(plots):
-            images.nth(k).scroll_into_view_if_needed()
-            width = images.nth(k).evaluate("img => img.complete ? img.naturalWidth : 0")
-            assert width > 100, f"{hrefs[i]}: plot {k} did not render"
-        images_seen += plots
-        if plots:
+        assert page.url == f"{base}/{chapter}.html", f"next led to {page.url}, expected {chapter}.html"
+        visited.append(f"{chapter}.html")
+        expect(page).to_have_title(re.compile("^" + re.escape(titles[chapter])))
+        expect(page.locator("main h1").first).to_contain_text(titles[chapter])
+        box = page.locator(".course-run-info")
+        expect(box).to_contain_text(next(r["device"] for r in summary if r["chapter"] == chapter))
+        expect(box).to_contain_text("torch ")
+        expect(box).to_contain_text("QUICK sizes")
+        expect(box.locator("a:has(img[alt='Open in Kaggle'])")).to_have_attribute("href", re.compile("kaggle.com"))
+        expect(box).to_contain_text("CPU-only build of torch")  # the verified-on row's header
+        # papermill's injected parameters cell is hidden; the chapter's own parameters cell stays.
+        expect(page.locator("div.cell", has_text=re.compile(r"^\s*QUICK = False\s*$", re.M)).first).to_be_visible()
+        injected = re.compile(r"^\s*# Parameters\s*QUICK = True\s*$")
+        expect(page.locator("div.cell", has_text=injected)).to_have_count(0)
+        if chapter.startswith("05"):  # its allocator playground is a widget
+            expect(page.locator(".course-widget-note").first).to_be_visible()
             SHOTS.mkdir(parents=True, exist_ok=True)
-            images.nth(0).screenshot(path=str(SHOTS / f"{result['chapter']}_first_plot.png"))
-    assert images_seen > 0, f"none of {RUNNER_CHAPTERS} drew a plot: pick chapters that do"
+            page.screenshot(path=str(SHOTS / f"{chapter}_site.png"))
+    page.locator("a.right-next").click()
+    page.wait_for_load_state("load")
+    assert page.url == f"{base}/verified.html"
+    expect(page.locator("a.right-next")).to_have_count(0)
+    for expected in reversed(visited):
+        page.locator("a.left-prev").click()
+        page.wait_for_load_state("load")
+        assert page.url == f"{base}/{expected}", f"previous led to {page.url}, expected {expected}"
+    expect(page.locator("a.left-prev")).to_have_count(0)
+
+    # Every page: links resolve, nothing loads from elsewhere, every image loads and has alt text.
+    images = 0
+    for name in [*visited, "verified.html", "search.html", "genindex.html"]:
+        page.goto(f"{base}/{name}")
+        _check_links(page, base, checked)
+        images += _check_images(page)
+    assert images > len(chapters), "the chapters' plots (and Kaggle badges) were not found"
+
+    # Search finds a chapter by a word in it.
+    page.goto(f"{base}/search.html?q=fragmentation")
+    results = page.locator("#search-results ul.search li a")
+    expect(results.first).to_be_visible(timeout=30_000)
+    hrefs = results.evaluate_all("links => links.map(a => a.getAttribute('href'))")
+    assert any(h.split("#")[0].split("?")[0] == "05_gpu_memory.html" for h in hrefs), hrefs

@@ -30,10 +30,14 @@ def test_a_failing_chapter_does_not_stop_the_others(tmp_path: Path, capsys: pyte
     assert rows["00_good"]["no_gpu_cells"] == 1
     assert rows["01_bad"]["status"] == "failed" and "on purpose" in rows["01_bad"]["error"]
     assert rows["02_after"]["status"] == "ok", "QUICK reached the chapter and later chapters still ran"
-    index = (build / "index.html").read_text()
-    assert 'href="00_good.html"' in index and (build / "00_good.html").exists()
+    site = build / "site"
+    index = (site / "index.html").read_text()
+    assert 'href="00_good.html"' in index and 'href="01_bad.html"' in index, "every chapter, failed or not, has a page"
+    assert "on purpose" in (site / "01_bad.html").read_text(), "a failed chapter's page states its error"
+    assert rows["00_good"]["html"] == str(site / "00_good.html")
     printed = capsys.readouterr().out
     assert "Failed: 01_bad" in printed and "| 00_good | ok |" in printed
+    assert f"open {site / 'index.html'}" in printed
     assert runner.run_course(only=["99"], notebooks_dir=books, build_dir=build) == 2
 
 

@@ -1,0 +1,528 @@
+"""The course site: the executed chapters as a book, built by Sphinx with MyST-NB and sphinx-book-theme.
+
+`build_site(executed_dir, out_dir, label=...)` turns a folder of executed chapter notebooks
+(`NN_topic.ipynb`, as `python -m coursetools run` writes them into build/) into a static site in
+`out_dir` with a landing page, a table of contents, previous/next links through the chapters and
+a search page. Nothing is executed again (MyST-NB's `nb_execution_mode = "off"`) and nothing is
+fetched from the network, when building or when reading.
+
+Each chapter is a copy of its executed notebook, changed only where a static page needs it:
+
+* under the title, a box says where and how the chapter ran (the setup line: machine, torch,
+  Python; QUICK or full sizes; seconds; date), its "verified on" row (`docs/verified.json`, as
+  `make verified` renders it) and its "Open in Kaggle" badge (`coursetools.kaggle`);
+* papermill's injected parameters cell is hidden (MyST-NB's `remove-cell` tag), and papermill's
+  red error banners are replaced by that box, which states the error of a failed chapter;
+* an interactive widget, which needs a kernel, becomes a note that says so, followed by what its
+  output widgets showed when the chapter ran (the widget state papermill stored).
+
+A chapter that failed still gets its page, with its error stated (and without its notebook, when
+none was written). `python -m coursetools run` calls `build_site` after the chapters have run.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import os
+import re
+import shutil
+import tempfile
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from helpers.selftest import ChapterRun, discover_chapters, outputs_text, running_on
+
+from . import NOTEBOOKS, ROOT
+from .verified import RECORD, load_record, render
+
+#: The site's stylesheet (fonts for the glossary's Chinese terms and the ✅/❌ marks) and the
+#: "Open in Kaggle" badge, served from the site itself so that a page loads nothing from elsewhere.
+SITE_FILES = Path(__file__).resolve().parent / "site_files"
+BADGE = "open-in-kaggle.svg"
+DEFAULT_TITLE = "GPU programming with PyTorch"
+WIDGET_NOTE = "Interactive widget: open this chapter in JupyterLab or on Kaggle to use it."
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+#: Output bundles that carry an HTML rendering (plots as `<img alt="...">`) show it, not the bare PNG.
+MIME_PRIORITY = [("html", "text/html", 0)]
+
+
+class SiteBuildError(RuntimeError):
+    """Sphinx could not build the site (the message has its errors)."""
+
+
+@dataclass
+class Chapter:
+    """What the site says about one chapter, from its run and its executed notebook."""
+
+    name: str  # the notebook's stem, e.g. 05_gpu_memory
+    title: str  # its first `# ` heading
+    status: str  # "ok" or "failed"
+    error: str = ""
+    seconds: float | None = None
+    ran_on: str = ""  # the setup line after "Running on:": machine, torch, CPUs, Python, where
+    quick: bool | None = None  # the QUICK parameter papermill passed
+    date: str = ""  # when it ran (papermill's end time), YYYY-MM-DD HH:MM UTC
+    notebook: dict[str, Any] | None = field(default=None, repr=False)  # the executed notebook
+
+
+@dataclass
+class Site:
+    """A built site: its landing page, the pages per chapter, Sphinx's warnings and the build time."""
+
+    index: Path
+    chapters: list[Chapter]
+    warnings: list[str]
+    seconds: float
+
+
+# ----------------------------------------------------------------------------------------------
+# Reading executed notebooks
+# ----------------------------------------------------------------------------------------------
+
+
+def _source(cell: dict[str, Any]) -> str:
+    src = cell.get("source", "")
+    return "".join(src) if isinstance(src, list) else src
+
+
+def _tags(cell: dict[str, Any]) -> list[str]:
+    return cell.setdefault("metadata", {}).setdefault("tags", [])
+
+
+def chapter_title(nb: dict[str, Any]) -> str | None:
+    """The notebook's first `# ` heading (the chapter's title), or None when it has none."""
+    for cell in nb.get("cells", []):
+        if cell.get("cell_type") == "markdown":
+            for line in _source(cell).splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return None
+
+
+def setup_line(nb: dict[str, Any]) -> str:
+    """What the setup cell printed after "Running on:" (machine, torch build, CPUs, Python), or ""."""
+    for text in outputs_text(nb):
+        for line in text.splitlines():
+            if running_on(line):
+                return line.split("Running on:", 1)[1].strip()
+    return ""
+
+
+def first_error(nb: dict[str, Any]) -> str:
+    """The first error output of a notebook as "Name: value", or ""."""
+    for cell in nb.get("cells", []):
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "error":
+                return f"{out.get('ename', 'Error')}: {out.get('evalue', '')}"
+    return ""
+
+
+def read_chapter(name: str, executed: Path | None, run: ChapterRun | None, notebooks_dir: Path = NOTEBOOKS) -> Chapter:
+    """A chapter as the site shows it: from its run (when given) and its executed notebook (when written)."""
+    nb = json.loads(executed.read_text(encoding="utf-8")) if executed and executed.is_file() else None
+    source = Path(notebooks_dir) / f"{name}.ipynb"
+    title = chapter_title(nb) if nb else None
+    if title is None and source.is_file():
+        title = chapter_title(json.loads(source.read_text(encoding="utf-8")))
+    papermill = (nb or {}).get("metadata", {}).get("papermill", {})
+    error = run.error if run else (first_error(nb) if nb else "")
+    if nb is None and not error:
+        error = "the chapter wrote no executed notebook"
+    status = run.status if run else ("failed" if error or papermill.get("exception") else "ok")
+    end = papermill.get("end_time") or ""
+    return Chapter(
+        name=name,
+        title=title or name,
+        status="failed" if nb is None else status,
+        error=error,
+        seconds=run.seconds if run else papermill.get("duration"),
+        ran_on=setup_line(nb) if nb else "",
+        quick=papermill.get("parameters", {}).get("QUICK"),
+        date=f"{end[:10]} {end[11:16]} UTC" if len(end) >= 16 else "",
+        notebook=nb,
+    )
+
+
+# ----------------------------------------------------------------------------------------------
+# Writing the site's sources
+# ----------------------------------------------------------------------------------------------
+
+
+def md_text(text: str) -> str:
+    """`text` as literal Markdown: every ASCII punctuation mark escaped, on one line (fits a table cell)."""
+    return re.sub(r"([!-/:-@\[-`{-~])", r"\\\1", " ".join(str(text).split()))
+
+
+def _widget_outputs(model_id: str, state: dict[str, Any]) -> list[dict[str, Any]]:
+    """What the output widgets under model `model_id` showed when the chapter ran, in the order found."""
+    found: list[dict[str, Any]] = []
+    seen: set[str] = set()
+
+    def walk(mid: str) -> None:
+        if mid in seen or mid not in state:
+            return
+        seen.add(mid)
+        model = state[mid]
+        if model.get("model_name") == "OutputModel":
+            found.extend(model.get("state", {}).get("outputs", []))
+        for value in model.get("state", {}).values():
+            for ref in value if isinstance(value, list) else [value]:
+                if isinstance(ref, str) and ref.startswith("IPY_MODEL_"):
+                    walk(ref.removeprefix("IPY_MODEL_"))
+
+    walk(model_id)
+    return found
+
+
+def widget_note(has_outputs: bool) -> dict[str, Any]:
+    """The output that stands in for an interactive widget on a static page."""
+    text = WIDGET_NOTE + (" Below, what it showed when the chapter ran." if has_outputs else "")
+    return {
+        "output_type": "display_data",
+        "metadata": {},
+        "data": {"text/html": f'<p class="course-widget-note">{html.escape(text)}</p>', "text/plain": text},
+    }
+
+
+def static_widgets(nb: dict[str, Any]) -> dict[str, Any]:
+    """Replace every widget output with a note and the outputs its output widgets held; drop the state.
+
+    Papermill stores the widget state, but showing live widgets would need ipywidgets' JavaScript
+    from a CDN; the note and the stored outputs need nothing.
+    """
+    state = nb.get("metadata", {}).pop("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    for cell in nb.get("cells", []):
+        outputs = []
+        for out in cell.get("outputs", []):
+            view = out.get("data", {}).get(WIDGET_VIEW)
+            if view is None:
+                outputs.append(out)
+                continue
+            shown = _widget_outputs(view.get("model_id", ""), state)
+            outputs += [widget_note(bool(shown)), *shown]
+        if "outputs" in cell:
+            cell["outputs"] = outputs
+    return nb
+
+
+def verified_rows(record: dict[str, Any], notebooks_dir: Path = NOTEBOOKS) -> tuple[str, dict[str, str]]:
+    """The "verified on" table's header and each chapter's row, exactly as `make verified` renders them."""
+    lines = render(record, notebooks_dir).splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("| chapter |"))
+    rows = {}
+    for line in lines[start + 2 :]:
+        m = re.match(r"\| (?:<a id=\"[^\"]*\"></a>)?(\S+) \|", line)
+        if m:
+            rows[m.group(1)] = line
+    return "\n".join(lines[start : start + 2]), rows
+
+
+def _kaggle_link(name: str, settings: dict[str, Any] | None) -> str:
+    from .kaggle import KaggleSetupError, open_in_kaggle_url
+
+    try:
+        url = open_in_kaggle_url(f"{name}.ipynb", settings)
+    except KaggleSetupError as exc:
+        return f"No Kaggle link: {md_text(exc)}"
+    return f"[![Open in Kaggle]({BADGE})]({url})"
+
+
+def _sizes(quick: bool | None) -> str:
+    if quick is None:
+        return "sizes not recorded"
+    return "QUICK sizes (small inputs, few repeats)" if quick else "full sizes"
+
+
+def _as_list(header: str, row: str) -> list[str]:
+    """One chapter's row of the "verified on" table as a list, "- stack: what was verified" (a
+    six-column table does not fit the page's width; the chapter and hash columns are left out)."""
+
+    def cells(line: str) -> list[str]:
+        return [cell.strip() for cell in line.strip().strip("|").split(" | ")]
+
+    names, values = cells(header.splitlines()[0]), cells(row)
+    return [f"- {name}: {value}" for name, value in list(zip(names, values, strict=False))[2:]]
+
+
+def run_info(chapter: Chapter, verified: tuple[str, dict[str, str]], settings: dict[str, Any] | None) -> str:
+    """The MyST box under a chapter's title: where and how it ran, its verified record, its Kaggle badge."""
+    header, rows = verified
+    where = md_text(chapter.ran_on) if chapter.ran_on else "a machine this page cannot name (no setup line)"
+    took = f", {chapter.seconds:.1f} s" if chapter.seconds is not None else ""
+    when = f" on {md_text(chapter.date)}" if chapter.date else ""
+    ran = (
+        f"Executed headless{when} on **{where}**, with {_sizes(chapter.quick)}{took}. "
+        "Every figure on this page was measured there."
+        if chapter.notebook is not None
+        else "This run wrote no executed notebook of this chapter, so this page has only its title."
+    )
+    lines = [
+        ":::{admonition} How this page was made",
+        ":class: course-run-info",
+        ran,
+        "",
+        _kaggle_link(chapter.name, settings),
+        "",
+    ]
+    if chapter.name in rows:
+        lines += ["Verified on (`make verified`, from real runs):", "", *_as_list(header, rows[chapter.name]), ""]
+    else:
+        lines.append("Verified on: no record for this chapter.")
+    lines.append(":::")
+    if chapter.status != "ok":
+        lines += [
+            "",
+            ":::{error}",
+            f"This chapter failed when the course ran: {md_text(chapter.error or 'no error was recorded')}",
+            ":::",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def _markdown(cell_id: str, text: str) -> dict[str, Any]:
+    return {"cell_type": "markdown", "id": cell_id, "metadata": {}, "source": text}
+
+
+def chapter_source(chapter: Chapter, info: str) -> tuple[str, str]:
+    """(file name, content) of a chapter's page source: its executed notebook, prepared; or a page."""
+    if chapter.notebook is None:
+        return f"{chapter.name}.md", f"# {chapter.title}\n\n{info}"
+    nb = static_widgets(json.loads(json.dumps(chapter.notebook)))
+    cells = [c for c in nb.get("cells", []) if "papermill-error-cell-tag" not in _tags(c)]
+    for cell in cells:
+        if "injected-parameters" in _tags(cell) and "remove-cell" not in _tags(cell):
+            _tags(cell).append("remove-cell")
+    # The box goes right under the title line: the title's cell is split there.
+    title_at = next(
+        (i for i, c in enumerate(cells) if c.get("cell_type") == "markdown" and chapter_title({"cells": [c]})), None
+    )
+    if title_at is None:  # a notebook without a title gets one, its name
+        before, head, rest, after = [], f"# {chapter.title}", "", cells
+    else:
+        lines = _source(cells[title_at]).splitlines(keepends=True)
+        cut = next(i for i, line in enumerate(lines) if line.startswith("# ")) + 1
+        before, after = cells[:title_at], cells[title_at + 1 :]
+        head, rest = "".join(lines[:cut]), "".join(lines[cut:]).strip("\n")
+    added = [_markdown("course-title", head), _markdown("course-run-info", info)]
+    if rest:
+        added.append(_markdown("course-intro", rest))
+    nb["cells"] = [*before, *added, *after]
+    for n, cell in enumerate(nb["cells"]):  # nbformat 4.5 wants an id on every cell
+        cell.setdefault("id", f"cell-{n}")
+    nb["nbformat"], nb["nbformat_minor"] = 4, max(5, nb.get("nbformat_minor", 5))
+    return f"{chapter.name}.ipynb", json.dumps(nb, ensure_ascii=False)
+
+
+def course_description(readme: Path = ROOT / "README.md") -> str:
+    """What the course is: the README's opening, between its title and its first section."""
+    if not readme.is_file():
+        return ""
+    text = readme.read_text(encoding="utf-8")
+    m = re.search(r"^# .*?\n(.*?)^## ", text, flags=re.S | re.M)
+    return m.group(1).strip() if m else ""
+
+
+def index_page(title: str, label: str, chapters: list[Chapter], has_verified: bool) -> str:
+    """The landing page: what the course is, the chapter table, how the pages were made; the toctree."""
+    rows = ["| chapter | status | seconds | ran on | sizes |", "| --- | --- | ---: | --- | --- |"]
+    for c in chapters:
+        seconds = f"{c.seconds:.1f}" if c.seconds is not None else ""
+        status = "ok" if c.status == "ok" else f"**failed**: {md_text(c.error)}"
+        sizes = {True: "QUICK", False: "full"}.get(c.quick, "not recorded")
+        rows.append(f"| {{doc}}`{c.name}` | {status} | {seconds} | {md_text(c.ran_on)} | {sizes} |")
+    quick = {c.quick for c in chapters}
+    how = [
+        "Each chapter was executed from top to bottom, headless, by `python -m coursetools run`",
+        "(`make run`, with papermill: one Jupyter kernel per chapter) on the machine its row names,",
+        "with the sizes its row names. These pages were then built from the executed notebooks by",
+        "Sphinx with MyST-NB and sphinx-book-theme, without running anything again: every printed",
+        "figure and plot is what that run measured. An interactive widget needs a running kernel, so",
+        "its place says so and shows what it drew during the run. Papermill's parameters cell, which",
+        "set `QUICK` for the run, is hidden. Each chapter's page names its machine, its torch build,",
+        "where the chapter has been verified, and links to it on Kaggle.",
+    ]
+    if quick == {True}:
+        how.append("QUICK sizes shrink inputs and repeats so the whole course runs in minutes; `make run`")
+        how.append("without `QUICK=1` measures at full size.")
+    toc = [c.name for c in chapters] + (["verified"] if has_verified else [])
+    failed = [c for c in chapters if c.status != "ok"]
+    parts = [
+        f"# {md_text(title)}",
+        "",
+        f"*{md_text(label)}*" if label else "",
+        "",
+        course_description(),
+        "",
+        "## Chapters",
+        "",
+        *rows,
+        "",
+        f"**{len(failed)} of {len(chapters)} chapters failed** in this run; their pages state the error."
+        if failed
+        else "",
+        "",
+        "## How these pages were made",
+        "",
+        *how,
+        "",
+        "```{toctree}",
+        ":hidden:",
+        ":caption: Chapters",
+        "",
+        *toc,
+        "```",
+    ]
+    return "\n".join(parts) + "\n"
+
+
+# ----------------------------------------------------------------------------------------------
+# Building
+# ----------------------------------------------------------------------------------------------
+
+
+def sphinx_config(title: str, label: str) -> dict[str, Any]:
+    """The Sphinx configuration of the site (passed as overrides: the site has no conf.py)."""
+    banner = f'<span class="course-edition">{html.escape(label)}</span>' if label else ""
+    return {
+        "project": title,
+        "author": "the course's authors",
+        "html_title": f"{title} · {label}" if label else title,
+        "language": "en",
+        "extensions": ["myst_nb"],
+        "html_theme": "sphinx_book_theme",
+        "html_theme_options": {
+            "announcement": banner,
+            "home_page_in_toc": True,
+            "show_prev_next": True,
+            "use_download_button": False,  # it offers _sources/, which the site does not copy
+            "use_fullscreen_button": False,
+            "show_toc_level": 2,
+        },
+        "html_static_path": [str(SITE_FILES)],
+        "html_css_files": ["course.css"],
+        "html_show_sourcelink": False,
+        "html_copy_source": False,
+        "html_last_updated_fmt": None,
+        "nb_execution_mode": "off",
+        "nb_merge_streams": True,
+        "nb_mime_priority_overrides": MIME_PRIORITY,
+        "nb_ipywidgets_js": {},  # MyST-NB would load ipywidgets' JavaScript from a CDN
+        "myst_enable_extensions": ["colon_fence"],
+        "exclude_patterns": ["_build"],
+        "suppress_warnings": ["myst.header"],  # chapters' sections may skip a heading level
+    }
+
+
+def build_site(
+    executed_dir: Path,
+    out_dir: Path,
+    *,
+    label: str = "",
+    title: str = DEFAULT_TITLE,
+    runs: list[ChapterRun] | None = None,
+    notebooks_dir: Path = NOTEBOOKS,
+    verified_record: Path = RECORD,
+    kaggle_settings: dict[str, Any] | None = None,
+) -> Site:
+    """Build the course site from the executed chapters in `executed_dir` into `out_dir`.
+
+    `label` (an edition such as "Handout edition", or "") is shown on every page; `runs` are the
+    runner's results (status, error, seconds), in chapter order: without them, every `NN_*.ipynb`
+    in `executed_dir` is a chapter and its status comes from the notebook. `notebooks_dir` holds
+    the chapters' sources (their titles when no notebook was executed, and the content hash of the
+    "verified on" record); `kaggle_settings` default to kaggle-metadata.json. `out_dir` is
+    replaced as a whole, once the new site is complete; a folder there that is not a site is
+    refused rather than deleted.
+    """
+    executed_dir, out_dir = Path(executed_dir), Path(out_dir)
+    if not executed_dir.is_dir():
+        raise FileNotFoundError(f"no folder of executed notebooks at {executed_dir}: run `python -m coursetools run`")
+    if out_dir.exists() and any(out_dir.iterdir()) and not (out_dir / ".buildinfo").is_file():
+        raise FileExistsError(f"{out_dir} exists and is not a site built by this tool: pass an empty or new folder")
+    if runs is None:
+        names = [p.stem for p in discover_chapters(executed_dir)]
+        by_name: dict[str, ChapterRun | None] = dict.fromkeys(names)
+    else:
+        by_name = {r.chapter: r for r in runs}
+    if not by_name:
+        raise ValueError(
+            f"no chapters to build a site from: {executed_dir} has no NN_topic.ipynb and no runs were given"
+        )
+    start = time.perf_counter()
+    chapters = [read_chapter(n, executed_dir / f"{n}.ipynb", r, notebooks_dir) for n, r in by_name.items()]
+    record = load_record(verified_record)
+    verified = verified_rows(record, notebooks_dir)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="course-site-") as tmp:
+        src = Path(tmp) / "src"
+        src.mkdir()
+        shutil.copy2(SITE_FILES / BADGE, src / BADGE)
+        for chapter in chapters:
+            name, content = chapter_source(chapter, run_info(chapter, verified, kaggle_settings))
+            (src / name).write_text(content, encoding="utf-8")
+        has_verified = bool(verified[1])
+        if has_verified:
+            (src / "verified.md").write_text(render(record, notebooks_dir), encoding="utf-8")
+        (src / "index.md").write_text(index_page(title, label, chapters, has_verified), encoding="utf-8")
+        # Built beside `out_dir` (one rename puts it in place), in a folder of its own: MyST-NB also
+        # writes a `jupyter_execute/` folder next to Sphinx's output, and it goes with the staging.
+        staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}-", dir=out_dir.parent))
+        try:
+            html = staging / "html"
+            log = run_sphinx(src, html, Path(tmp) / "doctrees", sphinx_config(title, label))
+            html.chmod(0o777 & ~_umask())  # a site folder anyone may read, as a plain mkdir makes it
+            if out_dir.exists():
+                shutil.rmtree(out_dir)
+            html.rename(out_dir)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+    found = [line for line in log.splitlines() if line.strip()]
+    return Site(out_dir / "index.html", chapters, found, round(time.perf_counter() - start, 1))
+
+
+def _umask() -> int:
+    """This process's umask (reading it means setting it, so it is set straight back)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def run_sphinx(src: Path, out: Path, doctrees: Path, config: dict[str, Any]) -> str:
+    """Build `src` into `out` as HTML with Sphinx, in this process; return its warnings (raise on errors)."""
+    from sphinx.application import Sphinx
+    from sphinx.util.console import nocolor
+    from sphinx.util.docutils import docutils_namespace, patch_docutils
+
+    nocolor()  # plain text warnings, as they are returned and printed
+    log = io.StringIO()
+    # As `sphinx-build` does: docutils' registries are process-wide, so each build gets its own.
+    with patch_docutils(None), docutils_namespace(), warnings.catch_warnings():
+        # The theme's and MyST-NB's notices about Sphinx APIs they still use are theirs to fix:
+        # keep them out of `make run` and the test summary.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.simplefilter("ignore", PendingDeprecationWarning)
+        app = Sphinx(
+            str(src),
+            None,
+            str(out),
+            str(doctrees),
+            "html",
+            confoverrides=config,
+            status=None,
+            warning=log,
+            freshenv=True,
+            keep_going=True,
+        )
+        app.build()
+    if app.statuscode:
+        raise SiteBuildError(f"Sphinx failed to build the site:\n{log.getvalue()}")
+    return log.getvalue()
+
+
+__all__ = ["Site", "SiteBuildError", "build_site"]

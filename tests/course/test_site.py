@@ -1,0 +1,250 @@
+"""The course site (coursetools/site.py) on a tiny synthetic executed chapter: nothing is executed.
+
+One site is built for the module (a few seconds of Sphinx); the other tests check the pieces that
+prepare its sources. The browser test (test_browser.py) walks a site built from real chapter runs.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from coursetools import site
+from coursetools.kaggle import open_in_kaggle_url
+from helpers.selftest import ChapterRun, chapter_hash
+
+# A 1×1 PNG: what an executed plot carries, small.
+PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+ALT = "Bars of allocated and reserved MiB after each step (test)"
+INTRO = "After this chapter you can count.\n\n**Glossary** · GPU 显卡 ✅"
+SETUP = "Running on: Test box | torch 9.9.9+test (CPU build) | 2 CPUs | Python 3.11.7 | local\n"
+
+
+def _code(source: str, outputs: list[dict], tags: list[str] | None = None) -> dict:
+    return {
+        "cell_type": "code",
+        "metadata": {"tags": tags or []},
+        "source": source,
+        "outputs": outputs,
+        "execution_count": 1,
+    }
+
+
+def _stream(text: str) -> dict:
+    return {"output_type": "stream", "name": "stdout", "text": text}
+
+
+def executed_chapter() -> dict:
+    """What papermill writes for a small chapter: injected parameters, a setup line, a plot, a widget."""
+    html_plot = f'<img alt="{ALT}" src="data:image/png;base64,{PNG}">'
+    widget_state = {
+        "box": {"model_name": "VBoxModel", "state": {"children": ["IPY_MODEL_out"]}},
+        "out": {"model_name": "OutputModel", "state": {"outputs": [_stream("the widget drew this at first\n")]}},
+    }
+    cells = [
+        {
+            "cell_type": "markdown",
+            "metadata": {},
+            "source": "# 07 · Tiny chapter\n\n" + INTRO,
+        },
+        _code("# Parameters of the chapter\nQUICK = False", [], ["parameters"]),
+        _code("# Parameters\nQUICK = True\n", [], ["injected-parameters"]),
+        _code("import helpers", [_stream(SETUP)], ["setup"]),
+        {"cell_type": "markdown", "metadata": {}, "source": "## 1. Counting allocations\n\nA word: zeppelinium."},
+        _code(
+            "show(fig)",
+            [
+                {
+                    "output_type": "display_data",
+                    "metadata": {},
+                    "data": {"text/html": html_plot, "image/png": PNG, "text/plain": "<Figure>"},
+                }
+            ],
+        ),
+        _code(
+            "widget()",
+            [
+                {
+                    "output_type": "display_data",
+                    "metadata": {},
+                    "data": {
+                        site.WIDGET_VIEW: {"model_id": "box", "version_major": 2, "version_minor": 0},
+                        "text/plain": "VBox(...)",
+                    },
+                }
+            ],
+        ),
+    ]
+    metadata = {
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+        "papermill": {"parameters": {"QUICK": True}, "end_time": "2026-11-22T10:30:00.5", "duration": 3.25},
+        "widgets": {site.WIDGET_STATE: {"state": widget_state, "version_major": 2, "version_minor": 0}},
+    }
+    return {"cells": cells, "metadata": metadata, "nbformat": 4, "nbformat_minor": 5}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """A site from one executed chapter (07_tiny) and one that failed before writing a notebook (08_gone)."""
+    root = tmp_path_factory.mktemp("site")
+    executed, sources = root / "executed", root / "notebooks"
+    executed.mkdir()
+    sources.mkdir()
+    for folder in (executed, sources):
+        (folder / "07_tiny.ipynb").write_text(json.dumps(executed_chapter()), encoding="utf-8")
+    (sources / "08_gone.ipynb").write_text(
+        json.dumps({"cells": [{"cell_type": "markdown", "metadata": {}, "source": "# 08 · Gone"}], "metadata": {}}),
+        encoding="utf-8",
+    )
+    record = root / "verified.json"
+    row = {"hash": chapter_hash(sources / "07_tiny.ipynb"), "date": "2026-11-21", "torch": "torch 9.9.9", "device": "x"}
+    record.write_text(json.dumps({"chapters": {"07_tiny": {"cpu-only": row}}}), encoding="utf-8")
+    runs = [
+        ChapterRun("07_tiny", "ok", 3.2, "Test box", 0, "", str(executed / "07_tiny.ipynb")),
+        ChapterRun("08_gone", "failed", 1.0, "unknown", 0, "RuntimeError: the kernel died on purpose"),
+    ]
+    out = root / "out"
+    result = site.build_site(
+        executed, out, label="Handout edition", runs=runs, notebooks_dir=sources, verified_record=record
+    )
+    return result, out
+
+
+def _text(path: Path) -> str:
+    return path.read_text(encoding="utf-8")
+
+
+def test_the_site_has_every_chapter_with_its_title_and_the_label_on_every_page(built) -> None:
+    result, out = built
+    assert result.index == out / "index.html" and result.warnings == [], result.warnings
+    index = _text(out / "index.html")
+    assert "07 · Tiny chapter" in index and "08 · Gone" in index, "chapter titles from the first # heading"
+    assert 'href="07_tiny.html"' in index and 'href="08_gone.html"' in index
+    assert "How these pages were made" in index
+    assert re.search(r"Every chapter is a\s+Jupyter notebook", index), "what the course is: the README's opening"
+    assert re.search(r"<title>07 · Tiny chapter\b", _text(out / "07_tiny.html")), "page title is the chapter's"
+    for page in ("index.html", "07_tiny.html", "08_gone.html", "verified.html", "search.html"):
+        assert "Handout edition" in _text(out / page), f"{page} lacks the edition label"
+    assert (out / "search.html").is_file() and (out / "searchindex.js").is_file()
+    assert "zeppelinium" in _text(out / "searchindex.js"), "the search index has the chapter's words"
+
+
+def test_a_chapter_page_says_where_it_ran_and_links_kaggle_and_its_record(built) -> None:
+    _, out = built
+    page = _text(out / "07_tiny.html")
+    assert "Test box" in page and "torch 9.9.9+test (CPU build)" in page, "the setup line: machine and torch"
+    assert "QUICK sizes" in page and "3.2 s" in page and "2026-11-22 10:30 UTC" in page
+    assert open_in_kaggle_url("07_tiny.ipynb") in page, "the badge links the chapter on Kaggle"
+    assert 'alt="Open in Kaggle"' in page and (out / "_images" / site.BADGE).is_file(), "the badge is served locally"
+    assert "✓ 2026-11-21 · torch 9.9.9" in page, "the verified row, as make verified renders it"
+    assert page.index("How this page was made") < page.index("After this chapter you can count"), "box under title"
+
+
+def test_the_injected_parameters_cell_is_hidden_and_the_original_stays(built) -> None:
+    _, out = built
+    text = html.unescape(re.sub(r"<[^>]+>", "", _text(out / "07_tiny.html")))  # the code as a reader sees it
+    assert "# Parameters of the chapter\nQUICK = False" in text
+    assert "QUICK = True" not in text, "papermill's injected parameters cell is on the page"
+
+
+def test_plots_keep_their_html_and_alt_text_and_widgets_become_a_note(built) -> None:
+    _, out = built
+    page = _text(out / "07_tiny.html")
+    assert f'alt="{ALT}"' in page, "the text/html rendering (with its alt) is chosen over the bare PNG"
+    assert not [p for p in (out / "_images").glob("*.png")], "the PNG of an HTML bundle is not written twice"
+    assert site.WIDGET_NOTE in page and "the widget drew this at first" in page
+    assert "widget-state" not in page and "embed-amd" not in page, "no widget JavaScript from a CDN"
+
+
+def test_a_failed_chapter_without_a_notebook_still_gets_a_page(built) -> None:
+    _, out = built
+    page = _text(out / "08_gone.html")
+    assert "08 · Gone" in page and "the kernel died on purpose" in page
+    assert "failed" in _text(out / "index.html")
+
+
+def test_nothing_is_fetched_from_the_network_and_fonts_are_declared(built) -> None:
+    _, out = built
+    for page in out.glob("*.html"):
+        text = _text(page)
+        remote = re.findall(r"<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)=\"(?:https?:)?//[^\"]*\"", text)
+        assert not remote, f"{page.name} loads {remote}"
+        assert "_static/course.css" in text
+    css = _text(out / "_static" / "course.css")
+    for font in ("Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC", "Microsoft YaHei", "Noto Color Emoji"):
+        assert f'"{font}"' in css
+    assert "@import" not in css and "url(" not in css, "fonts are the reader's own, never downloaded"
+
+
+def test_prev_next_links_run_through_the_chapters(built) -> None:
+    _, out = built
+    index, first, second = (_text(out / p) for p in ("index.html", "07_tiny.html", "08_gone.html"))
+    assert re.search(r'class="right-next"\s+href="07_tiny.html"', index)
+    assert re.search(r'class="left-prev"\s+href="index.html"', first)
+    assert re.search(r'class="right-next"\s+href="08_gone.html"', first)
+    assert re.search(r'class="left-prev"\s+href="07_tiny.html"', second)
+
+
+# ------------------------------------------------------------------------------------------------
+# The pieces, without Sphinx
+# ------------------------------------------------------------------------------------------------
+
+
+def test_md_text_makes_any_text_literal_markdown() -> None:
+    assert site.md_text("a | b *c* `d`\n<e>") == r"a \| b \*c\* \`d\` \<e\>"
+
+
+def test_static_widgets_replaces_views_and_drops_the_state() -> None:
+    nb = site.static_widgets(executed_chapter())
+    assert "widgets" not in nb["metadata"]
+    outputs = nb["cells"][-1]["outputs"]
+    assert site.WIDGET_NOTE in outputs[0]["data"]["text/plain"]
+    assert outputs[1]["text"] == "the widget drew this at first\n"
+    lonely = {"cells": [_code("w", [{"output_type": "display_data", "data": {site.WIDGET_VIEW: {"model_id": "?"}}}])]}
+    assert [o["data"]["text/plain"] for o in site.static_widgets(lonely)["cells"][0]["outputs"]] == [site.WIDGET_NOTE]
+
+
+def test_reading_a_chapter_from_its_notebook_alone(tmp_path: Path) -> None:
+    path = tmp_path / "07_tiny.ipynb"
+    path.write_text(json.dumps(executed_chapter()), encoding="utf-8")
+    chapter = site.read_chapter("07_tiny", path, None, tmp_path)
+    assert (chapter.title, chapter.status, chapter.quick, chapter.seconds) == ("07 · Tiny chapter", "ok", True, 3.25)
+    assert chapter.ran_on == SETUP.removeprefix("Running on: ").strip()
+    missing = site.read_chapter("09_x", tmp_path / "09_x.ipynb", None, tmp_path)
+    assert missing.status == "failed" and "no executed notebook" in missing.error and missing.title == "09_x"
+
+
+def test_verified_rows_are_the_rendered_ones(tmp_path: Path) -> None:
+    (tmp_path / "07_tiny.ipynb").write_text(json.dumps(executed_chapter()), encoding="utf-8")
+    header, rows = site.verified_rows({"chapters": {}}, tmp_path)
+    assert header.startswith("| chapter | content hash |") and list(rows) == ["07_tiny"]
+    assert "not yet executed" in rows["07_tiny"]
+
+
+def test_bad_folders_are_refused_with_what_to_do(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="coursetools run"):
+        site.build_site(tmp_path / "nope", tmp_path / "out")
+    with pytest.raises(ValueError, match="no chapters"):
+        site.build_site(tmp_path, tmp_path / "out")
+    precious = tmp_path / "precious"
+    precious.mkdir()
+    (precious / "thesis.txt").write_text("keep me")
+    (tmp_path / "07_tiny.ipynb").write_text(json.dumps(executed_chapter()), encoding="utf-8")
+    with pytest.raises(FileExistsError, match="not a site"):
+        site.build_site(tmp_path, precious)
+    assert (precious / "thesis.txt").read_text() == "keep me"
+
+
+def test_a_chapter_source_keeps_every_cell_once_and_puts_the_box_under_the_title() -> None:
+    chapter = site.Chapter("07_tiny", "07 · Tiny chapter", "ok", notebook=executed_chapter())
+    name, text = site.chapter_source(chapter, "BOX")
+    cells = json.loads(text)["cells"]
+    assert name == "07_tiny.ipynb" and [c["source"] for c in cells[:3]] == ["# 07 · Tiny chapter\n", "BOX", INTRO]
+    assert len(cells) == len(executed_chapter()["cells"]) + 2 and len({c["id"] for c in cells}) == len(cells)
+    untitled = site.Chapter("09_x", "09_x", "ok", notebook={"cells": [_code("x = 1", [])], "metadata": {}})
+    cells = json.loads(site.chapter_source(untitled, "BOX")[1])["cells"]
+    assert [c["source"] for c in cells] == ["# 09_x", "BOX", "x = 1"], "a notebook without a title gets its name"
