@@ -6,6 +6,8 @@
 #   make test-cuda-build   every chapter and the unit tests on a CUDA build of torch with no GPU driver
 #   make selftest    on a CUDA machine: every chapter, then the GPU tests, one table (build/selftest.json)
 #   make verified    write docs/verified.* from the runs above (after make test, make test-cuda-build)
+#   make handout     build/handout/: chapters, helpers without the exercise solutions, the site (after make run)
+#   make teacher     build/teacher/: the same with the solutions (after make run)
 # torch is pinned so that set-up is quick and predictable; pick another supported release with
 # e.g. `make run TORCH=torch==2.10.0` (pyproject.toml declares the supported range).
 PYTHON ?= python3
@@ -18,7 +20,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 TORCH ?= torch==2.13.0
 
-.PHONY: setup run test lint lab tidy clean test-cuda-build selftest verified
+.PHONY: setup run test lint lab tidy clean test-cuda-build selftest verified handout teacher
 
 setup: $(VENV)/.installed
 
@@ -49,6 +51,12 @@ selftest: setup
 
 verified: setup
 	$(PY) -m coursetools verified
+
+handout: setup
+	$(PY) -m coursetools edition handout
+
+teacher: setup
+	$(PY) -m coursetools edition teacher
 
 tidy: setup
 	$(PY) -m coursetools tidy

@@ -1,4 +1,5 @@
-"""Course tooling: `python -m coursetools run [--quick]`, `tidy [NB ...]`, `kaggle build [--owner NAME]`, `verified`."""
+"""Course tooling: `python -m coursetools run [--quick]`, `tidy [NB ...]`, `kaggle build [--owner NAME]`, `verified`,
+`edition handout|teacher [--out DIR]`."""
 
 from __future__ import annotations
 
@@ -30,6 +31,12 @@ def main(argv: list[str] | None = None) -> int:
     kaggle_build.add_argument("--owner", default=None, help="your Kaggle user name (default: kaggle-metadata.json)")
     kaggle_build.add_argument("--out", default=None, help="output folder (default build/kaggle/ in the repository)")
     sub.add_parser("verified", help="record the chapters' passed runs found under build/ in docs/verified.*")
+    edition = sub.add_parser("edition", help="build the handout (no solutions) or teacher edition for instructors")
+    edition.add_argument("edition", choices=["handout", "teacher"], help="which edition to build")
+    edition.add_argument("--out", default=None, help="output folder (default build/handout/ or build/teacher/)")
+    edition.add_argument(
+        "--no-site", action="store_true", help="leave out the site (needs the chapters executed into build/ first)"
+    )
     args = parser.parse_args(argv)
 
     if args.command == "verified":
@@ -41,6 +48,11 @@ def main(argv: list[str] | None = None) -> int:
         from .authoring import main as tidy_main
 
         return tidy_main(args.notebooks, args.refresh_checked)
+
+    if args.command == "edition":
+        from .editions import main as edition_main
+
+        return edition_main(args.edition, args.out, site=not args.no_site)
 
     if args.command == "kaggle":
         from .kaggle import main as kaggle_main

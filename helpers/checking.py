@@ -16,9 +16,11 @@ usable afterwards:
   and `expect_type` accept 0-d tensors, an int where a float is asked and a tuple where a list is;
 * an error in a checker's own comparison is reported as a bug in the course, not in the answer.
 
-Each chapter's questions live in `helpers/exercises/chNN.py`. A question carries its solution
-and a few typical wrong answers, and the test suite runs every one of them, so a checker that
-accepts a wrong answer or rejects its own solution fails CI.
+Each chapter's questions live in `helpers/exercises/chNN.py`; their solutions and a few typical
+wrong answers (most are the solution with one line changed) live apart, in
+`helpers/exercises/solutions/chNN.py`, which the handout edition leaves out (`solution()` then
+says so). The test suite runs every solution and wrong answer, so a
+checker that accepts a wrong answer or rejects its own solution fails CI.
 """
 
 from __future__ import annotations
@@ -65,6 +67,11 @@ _NO_LIMIT_NOTICE = (
 
 #: Whether this process has already been told that checks run without a time limit.
 _no_limit_told = False
+#: What `solution()` says in the handout edition, which ships without the solutions package.
+_NO_SOLUTION = (
+    "This is the handout edition of the course: solutions are not included (your instructor has the "
+    "teacher edition). The hint of question {number} gives a nudge, and its check() says what is not right yet."
+)
 
 _short = reprlib.Repr()
 _short.maxstring = _short.maxother = 60
@@ -184,8 +191,13 @@ def expect_type(value: Any, kinds: type | tuple[type, ...], what: str) -> Any:
     if isinstance(value, list) and _wanted(kinds, tuple) and not isinstance(value, kinds):
         return tuple(value)
     if not isinstance(value, kinds):
-        raise Wrong(f"expected {what}, but got a {type(value).__name__}: {_short.repr(value)}")
+        raise Wrong(f"expected {what}, but got {_a(type(value).__name__)}: {_short.repr(value)}")
     return value
+
+
+def _a(noun: str) -> str:
+    """`noun` with its indefinite article: "an int", "a float" (by the first letter, as type names are read)."""
+    return f"{'an' if noun[:1].lower() in 'aeiou' else 'a'} {noun}"
 
 
 def expect_number(value: Any, what: str = "a number") -> float:
@@ -427,13 +439,18 @@ class Question:
     variable: str
     checker: Checker
     hint_text: str
-    solution_code: str
-    #: Code snippets a learner might plausibly write; each must be rejected (tested in CI).
-    wrong_answers: tuple[str, ...] = ()
+    #: The solution, when written here (small examples and tests); chapter questions leave it None and
+    #: name their `chapter`, whose `helpers.exercises.solutions.chNN` module holds it.
+    written_solution: str | None = None
+    #: Wrong answers, when written here (small examples and tests); chapter questions leave them out, and
+    #: their solutions module holds them. See `wrong_answers`.
+    written_wrong_answers: tuple[str, ...] = ()
     #: Names the notebook provides before this exercise (e.g. `torch`), for running solutions in tests.
     context: Callable[[], dict[str, Any]] = field(default=dict)
     #: Seconds the learner's code may run while being checked.
     time_limit: float = DEFAULT_TIME_LIMIT
+    #: The chapter ("01") whose solutions module holds this question's solution and wrong answers.
+    chapter: str = ""
     _namespace: Mapping[str, Any] | None = field(default=None, repr=False)
 
     def bind(self, namespace: Mapping[str, Any]) -> Question:
@@ -502,9 +519,54 @@ class Question:
         """Print a nudge in the right direction."""
         print(f"💡 Hint: {self.hint_text}")
 
+    @property
+    def solution_code(self) -> str | None:
+        """One correct answer, or None in the handout edition, which ships no solutions.
+
+        Chapter solutions are looked up only when asked for, in `helpers.exercises.solutions.chNN`,
+        so that an edition can leave that package out and everything else still works.
+        """
+        if self.written_solution is not None or not self.chapter:
+            return self.written_solution
+        module = self._solutions_module()
+        return None if module is None else module.SOLUTIONS[self.number]
+
+    @property
+    def wrong_answers(self) -> tuple[str, ...]:
+        """Code a learner might plausibly write, each to be rejected (tested in CI); () in the handout edition.
+
+        Most are the solution with one line changed, so chapter questions keep them with their
+        solutions, in `helpers.exercises.solutions.chNN` (`WRONG_ANSWERS`), looked up only when asked for.
+        """
+        if self.written_wrong_answers or not self.chapter:
+            return self.written_wrong_answers
+        module = self._solutions_module()
+        return () if module is None else tuple(module.WRONG_ANSWERS.get(self.number, ()))
+
+    def _solutions_module(self) -> types.ModuleType | None:
+        """This chapter's `helpers.exercises.solutions.chNN` module, or None in the handout edition."""
+        package = f"{__package__}.exercises.solutions"
+        try:
+            return importlib.import_module(f"{package}.ch{self.chapter}")
+        except ModuleNotFoundError as exc:
+            if exc.name == package:  # the handout edition: no solutions package at all
+                return None
+            raise
+
     def solution(self) -> None:
-        """Print one correct answer."""
-        print("One solution:\n\n" + textwrap.indent(self.solution_code.strip(), "    "))
+        """Print one correct answer, or say that this edition has none; never raises."""
+        try:
+            code = self.solution_code
+        except Exception as exc:  # a broken solutions module must not break the learner's notebook
+            print(
+                f"The solution to question {self.number} could not be loaded ({type(exc).__name__}: {exc}). "
+                "This is a bug in the course: please report it."
+            )
+            return
+        if code is None:
+            print(_NO_SOLUTION.format(number=self.number))
+            return
+        print("One solution:\n\n" + textwrap.indent(code.strip(), "    "))
 
     def __repr__(self) -> str:
         return f"Question {self.number}: {self.task}\n(define `{self.variable}`, then run q{self.number}.check())"

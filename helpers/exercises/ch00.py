@@ -70,8 +70,7 @@ def _as_device(value: Any, call: str) -> torch.device:
 
 
 def _usable_or_cpu() -> torch.device:
-    usable = torch.accelerator.current_accelerator(check_available=True)
-    return torch.device("cpu") if usable is None else usable
+    return torch.accelerator.current_accelerator(check_available=True) or torch.device("cpu")
 
 
 def _check_pick_device(fn: Any) -> None:
@@ -93,9 +92,8 @@ _READY, _NO_GPU, _NO_CUDA = "GPU ready", "no usable GPU", "CPU-only build"
 
 
 def _expected_diagnosis() -> str:
-    if torch.version.cuda is None:
-        return _NO_CUDA
-    return _READY if torch.cuda.is_available() else _NO_GPU
+    built_with_cuda = torch.version.cuda is not None
+    return _NO_CUDA if not built_with_cuda else _READY if torch.cuda.is_available() else _NO_GPU
 
 
 def _check_cuda_diagnosis(fn: Any) -> None:
@@ -108,6 +106,20 @@ def _check_cuda_diagnosis(fn: Any) -> None:
         got = expect_type(got, str, "cuda_diagnosis() to return a string")
         if got.strip().lower() != wanted.lower():
             raise Wrong(f"on {name}, cuda_diagnosis() returned {got!r}; the answer there is {wanted!r}")
+
+
+def _truth(got: Any) -> bool | int:
+    """The learner's yes-or-no answer as a bool or an int; `Wrong` for anything else (a list, a string, None)."""
+    if isinstance(got, bool | int):
+        return got
+    if isinstance(got, torch.Tensor) and got.numel() == 1:
+        return bool(got)
+    raise Wrong(f"has_kernels_for should return True or False, but returned {_short(got)}")
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:60] + "…"
 
 
 def _check_has_kernels_for(fn: Any) -> None:
@@ -124,9 +136,10 @@ def _check_has_kernels_for(fn: Any) -> None:
         ((7, 5), [], False, "an empty list (a CPU-only build, or CUDA not usable)"),
     )
     for capability, archs, expected, why in cases:
-        got = fn(capability, list(archs))
-        if not isinstance(got, bool | int) and not hasattr(got, "item"):
-            raise Wrong(f"has_kernels_for should return True or False, but returned {got!r}")
+        given = list(archs)
+        got = _truth(fn(capability, given))
+        if given != list(archs):
+            raise Wrong(f"has_kernels_for changed the arch_list it was given ({given}): read it, do not change it")
         if bool(got) != expected:
             raise Wrong(f"has_kernels_for({capability}, {archs}) returned {got!r}, but should be {expected}: {why}")
 
@@ -141,17 +154,7 @@ QUESTIONS = [
             "torch.accelerator.current_accelerator() names what torch was built for; pass check_available=True "
             "to get None unless that device is usable right now."
         ),
-        solution_code=(
-            "def pick_device():\n"
-            "    usable = torch.accelerator.current_accelerator(check_available=True)\n"
-            '    return usable if usable is not None else torch.device("cpu")'
-        ),
-        wrong_answers=(
-            'def pick_device():\n    return torch.accelerator.current_accelerator() or torch.device("cpu")',
-            'def pick_device():\n    return torch.device("cuda" if torch.cuda.is_available() else "cpu")',
-            'def pick_device():\n    return torch.device("cuda")',
-            'pick_device = torch.device("cpu")',
-        ),
+        chapter="00",
     ),
     Question(
         number=2,
@@ -165,22 +168,7 @@ QUESTIONS = [
             "First ask whether this torch was built with CUDA at all (torch.version.cuda is None if not), "
             "then whether CUDA is usable now (torch.cuda.is_available())."
         ),
-        solution_code=(
-            "def cuda_diagnosis():\n"
-            "    if torch.version.cuda is None:\n"
-            '        return "CPU-only build"\n'
-            "    if not torch.cuda.is_available():\n"
-            '        return "no usable GPU"\n'
-            '    return "GPU ready"'
-        ),
-        wrong_answers=(
-            'def cuda_diagnosis():\n    return "GPU ready" if torch.cuda.is_available() else "no usable GPU"',
-            'def cuda_diagnosis():\n    return "CPU-only build" if torch.version.cuda is None else "GPU ready"',
-            "def cuda_diagnosis():\n"
-            "    if torch.accelerator.current_accelerator() is None:\n"
-            '        return "CPU-only build"\n'
-            '    return "GPU ready"',
-        ),
+        chapter="00",
     ),
     Question(
         number=3,
@@ -194,26 +182,6 @@ QUESTIONS = [
             "'sm_XY' machine code runs on GPUs of major version X with minor version Y or higher; "
             "'compute_XY' PTX runs on any GPU whose capability is X.Y or higher. Compare major*10 + minor."
         ),
-        solution_code=(
-            "def has_kernels_for(capability, arch_list):\n"
-            "    major, minor = capability\n"
-            "    for arch in arch_list:\n"
-            '        kind, _, digits = arch.partition("_")\n'
-            '        number = int(digits.rstrip("af"))  # sm_90a and sm_100f are sm_90 and sm_100\n'
-            '        if kind == "sm" and number // 10 == major and number % 10 <= minor:\n'
-            "            return True\n"
-            '        if kind == "compute" and number <= major * 10 + minor:\n'
-            "            return True\n"
-            "    return False"
-        ),
-        wrong_answers=(
-            'def has_kernels_for(capability, arch_list):\n    return f"sm_{capability[0]}{capability[1]}" in arch_list',
-            "def has_kernels_for(capability, arch_list):\n"
-            "    target = capability[0] * 10 + capability[1]\n"
-            '    return any(int(a.split("_")[1]) <= target for a in arch_list)',
-            "def has_kernels_for(capability, arch_list):\n"
-            "    target = capability[0] * 10 + capability[1]\n"
-            '    return any(int(a.split("_")[1]) >= target for a in arch_list)',
-        ),
+        chapter="00",
     ),
 ]

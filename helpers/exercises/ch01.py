@@ -11,7 +11,7 @@ from typing import Any
 
 import torch
 
-from ..checking import Question, Wrong, expect_function, expect_type
+from ..checking import Question, Wrong, expect_function, expect_number, expect_type
 from ..devices import pretend_machine
 
 #: Pretend machines the device-choosing answers are checked on: (label, accelerator, count, built).
@@ -76,16 +76,24 @@ def _check_try_all_gpus(fn: Any) -> None:
             )
 
 
+def _cpu_count(got: Any) -> int:
+    """The learner's count as an int (a whole float or a one-element tensor is meant as one); else `Wrong`."""
+    number = expect_number(got, "a whole number of CPUs from count_usable_cpus()")
+    if isinstance(number, float) and not number.is_integer():
+        raise Wrong(f"count_usable_cpus() returned {number!r}; CPUs come in whole numbers")
+    return int(number)
+
+
 def _check_count_usable_cpus(fn: Any) -> None:
     expect_function(fn, "count_usable_cpus", "no arguments")
     if not hasattr(os, "sched_getaffinity"):  # macOS, Windows: only the plain answer can be checked
-        got = fn()
+        got = _cpu_count(fn())
         if got != (os.cpu_count() or 1):
             raise Wrong(f"count_usable_cpus() returned {got!r}, not this machine's CPU count")
         return
     allowed = os.sched_getaffinity(0)
     if len(allowed) < 2:
-        got = fn()
+        got = _cpu_count(fn())
         if got != len(allowed):
             raise Wrong(f"count_usable_cpus() returned {got!r}, but this process may use {len(allowed)} CPU")
         return
@@ -95,12 +103,13 @@ def _check_count_usable_cpus(fn: Any) -> None:
         got = fn()
     finally:
         os.sched_setaffinity(0, allowed)
+    got = _cpu_count(got)
     if got != 1:
         raise Wrong(
             f"with this process limited to one CPU, count_usable_cpus() returned {got!r}; "
             "count the CPUs this process may use, not the machine's"
         )
-    if fn() != len(allowed):
+    if _cpu_count(fn()) != len(allowed):
         raise Wrong("count_usable_cpus() should follow the process's CPU set, which is back to normal now")
 
 
@@ -114,36 +123,7 @@ QUESTIONS = [
             "torch.accelerator.current_accelerator(check_available=True) is None unless an accelerator is usable; "
             "torch.accelerator.device_count() says how many; torch.device(type, index) names one."
         ),
-        solution_code=(
-            "def try_gpu(i=0):\n"
-            "    accelerator = torch.accelerator.current_accelerator(check_available=True)\n"
-            "    if accelerator is not None and i < torch.accelerator.device_count():\n"
-            "        return torch.device(accelerator.type, i)\n"
-            '    return torch.device("cpu")'
-        ),
-        wrong_answers=(
-            "def try_gpu(i=0):\n"
-            "    if torch.cuda.device_count() > i:\n"
-            '        return torch.device(f"cuda:{i}")\n'
-            '    return torch.device("cpu")',
-            "def try_gpu(i=0):\n"
-            "    accelerator = torch.accelerator.current_accelerator(check_available=True)\n"
-            "    if accelerator is not None and i <= torch.accelerator.device_count():\n"
-            "        return torch.device(accelerator.type, i)\n"
-            '    return torch.device("cpu")',
-            "def try_gpu(i=0):\n"
-            "    accelerator = torch.accelerator.current_accelerator()\n"
-            '    return torch.device(accelerator.type, i) if accelerator is not None else torch.device("cpu")',
-            "def try_gpu(i=0):\n"
-            "    if torch.accelerator.is_available() and i < torch.accelerator.device_count():\n"
-            "        return torch.accelerator.current_accelerator()\n"
-            '    return torch.device("cpu")',
-            "def try_gpu(i=0):\n"
-            "    accelerator = torch.accelerator.current_accelerator(check_available=True)\n"
-            "    if accelerator is not None and i < torch.accelerator.device_count():\n"
-            '        return f"{accelerator.type}:{i}"\n'
-            '    return "cpu"',
-        ),
+        chapter="01",
     ),
     Question(
         number=2,
@@ -154,33 +134,7 @@ QUESTIONS = [
             "Build the list with torch.device(accelerator.type, i) for i in range(torch.accelerator.device_count()), "
             "where accelerator comes from current_accelerator(check_available=True); an empty list becomes [cpu]."
         ),
-        solution_code=(
-            "def try_all_gpus():\n"
-            "    accelerator = torch.accelerator.current_accelerator(check_available=True)\n"
-            "    if accelerator is None:\n"
-            '        return [torch.device("cpu")]\n'
-            "    return [torch.device(accelerator.type, i) for i in range(torch.accelerator.device_count())]"
-        ),
-        wrong_answers=(
-            "def try_all_gpus():\n"
-            '    devices = [torch.device("cuda", i) for i in range(torch.cuda.device_count())]\n'
-            '    return devices or [torch.device("cpu")]',
-            "def try_all_gpus():\n"
-            "    accelerator = torch.accelerator.current_accelerator(check_available=True)\n"
-            "    if accelerator is None:\n"
-            "        return []\n"
-            "    return [torch.device(accelerator.type, i) for i in range(torch.accelerator.device_count())]",
-            "def try_all_gpus():\n"
-            "    accelerator = torch.accelerator.current_accelerator()\n"
-            "    if accelerator is None:\n"
-            '        return [torch.device("cpu")]\n'
-            "    return [torch.device(accelerator.type, i) for i in range(torch.accelerator.device_count())]",
-            "def try_all_gpus():\n"
-            "    accelerator = torch.accelerator.current_accelerator(check_available=True)\n"
-            "    if accelerator is None:\n"
-            '        return [torch.device("cpu")]\n'
-            "    return [torch.device(accelerator.type)] * torch.accelerator.device_count()",
-        ),
+        chapter="01",
     ),
     Question(
         number=3,
@@ -188,17 +142,7 @@ QUESTIONS = [
         variable="count_usable_cpus",
         checker=_check_count_usable_cpus,
         hint_text="os.cpu_count() counts the machine's CPUs; os.sched_getaffinity(0) is the set this process may use.",
-        solution_code=(
-            "def count_usable_cpus():\n"
-            '    if hasattr(os, "sched_getaffinity"):  # Linux\n'
-            "        return len(os.sched_getaffinity(0))\n"
-            "    return os.cpu_count()  # macOS and Windows have no per-process CPU set here"
-        ),
-        wrong_answers=(
-            "def count_usable_cpus():\n    return os.cpu_count()",
-            "def count_usable_cpus():\n    return torch.get_num_threads()",
-            "count_usable_cpus = len(os.sched_getaffinity(0))",
-        ),
+        chapter="01",
         context=lambda: {"os": os},
     ),
 ]

@@ -141,6 +141,11 @@ def _blame_moves_and_mixes(watch: _Watch, a: torch.Tensor, call: str) -> None:
         raise Wrong(f"{call} moved a off its device: move b to a.device instead; a stays where it is")
     if off_a_device:
         raise Wrong(f"{call} moved a tensor off a's device (meta): the sum should stay where a lives")
+    if any(name == "__set__" for name, _ in watch.mixed):  # `b.data = ...` swaps the caller's tensor's storage
+        raise Wrong(
+            f"{call} assigned to the .data of a tensor it was given, which changes the caller's tensor: "
+            "leave the inputs as they are and move a copy, b.to(a.device)"
+        )
     if watch.mixed:
         name, devices = watch.mixed[0]
         raise Wrong(
@@ -152,8 +157,12 @@ def _blame_moves_and_mixes(watch: _Watch, a: torch.Tensor, call: str) -> None:
 def _check_add_on_first(fn: Any) -> None:
     expect_function(fn, "add_on_first", "(a, b)")
     a, b = torch.arange(6.0).reshape(2, 3), torch.full((2, 3), 10.0)
+    want, a_before = a + b, a.clone()
     got, _ = _watched(fn, a, b)
-    if not torch.equal(_expect_tensor(got, "add_on_first(a, b)"), a + b):
+    got = _expect_tensor(got, "add_on_first(a, b)")
+    if not torch.equal(a, a_before) or not torch.equal(b, torch.full((2, 3), 10.0)):
+        raise Wrong("add_on_first changed a or b (an in-place +=, add_ or copy_): leave the inputs as they are")
+    if got.shape != want.shape or not torch.equal(got, want):
         raise Wrong("with a and b on the same device the result should simply be a + b")
     a_meta, b_before = torch.ones(2, 3, device=META), b.clone()
     call = "add_on_first(a, b) with a on meta and b on cpu"
@@ -188,8 +197,12 @@ def _check_zeros_for(fn: Any) -> None:
     )
     for t, n in zip(cases, (5, 2, 3), strict=True):
         call = f"zeros_for(t, {n}) with t a {t.dtype} tensor on {t.device}"
+        before = (t.shape, t.dtype, t.device, t.clone() if t.device.type == "cpu" else None)
         got, watch = _watched(fn, t, n)
         got = _expect_tensor(got, call)
+        after = (t.shape, t.dtype, t.device)
+        if after != before[:3] or (before[3] is not None and not torch.equal(t, before[3])):
+            raise Wrong(f"{call} changed t: read its dtype and device, and leave t as it is")
         if got.device != t.device:
             raise Wrong(f"{call} returned a tensor on {got.device}: create it on t.device")
         if t.device.type != "cpu":
@@ -212,14 +225,7 @@ QUESTIONS = [
         variable="ones_on",
         checker=_check_ones_on,
         hint_text="Every factory function (torch.ones, torch.zeros, torch.rand, torch.tensor) takes device=...",
-        solution_code="def ones_on(device):\n    return torch.ones(2, 3, device=device)",
-        wrong_answers=(
-            "def ones_on(device):\n    return torch.ones(2, 3)",
-            "def ones_on(device):\n    return torch.ones(2, 3).to(device)",
-            "def ones_on(device):\n    return torch.tensor([[1, 1, 1], [1, 1, 1]], device=device)",
-            "def ones_on(device):\n    return torch.Tensor(2, 3).fill_(1)",
-            "ones_on = torch.ones(2, 3)",
-        ),
+        chapter="02",
     ),
     Question(
         number=2,
@@ -227,13 +233,7 @@ QUESTIONS = [
         variable="add_on_first",
         checker=_check_add_on_first,
         hint_text="Tensors must share a device before they meet: bring b to a.device with .to(...).",
-        solution_code="def add_on_first(a, b):\n    return a + b.to(a.device)",
-        wrong_answers=(
-            "def add_on_first(a, b):\n    return a + b",
-            "def add_on_first(a, b):\n    return a.to(b.device) + b",
-            "def add_on_first(a, b):\n    return a.cpu() + b.cpu()",
-            "def add_on_first(a, b):\n    return (a + b.to(a.device)).cpu()",
-        ),
+        chapter="02",
     ),
     Question(
         number=3,
@@ -244,13 +244,6 @@ QUESTIONS = [
         variable="zeros_for",
         checker=_check_zeros_for,
         hint_text="A tensor knows its own t.dtype and t.device: pass both to torch.zeros.",
-        solution_code="def zeros_for(t, n):\n    return torch.zeros(n, dtype=t.dtype, device=t.device)",
-        wrong_answers=(
-            "def zeros_for(t, n):\n    return torch.zeros(n, device=t.device)",
-            "def zeros_for(t, n):\n    return torch.zeros(n, dtype=t.dtype)",
-            "def zeros_for(t, n):\n    return torch.zeros(n).to(t)",
-            "def zeros_for(t, n):\n    return torch.zeros(n, dtype=t.dtype).to(t.device)",
-            "def zeros_for(t, n):\n    return torch.zeros_like(t, device=t.device)",
-        ),
+        chapter="02",
     ),
 ]

@@ -5,24 +5,46 @@ from __future__ import annotations
 from typing import Any
 
 import torch
+from torch.overrides import TorchFunctionMode
 
 from ..checking import Question, Wrong, expect_function, expect_type
 
 
+def _values(count: int, width: int, seed: int) -> list[torch.Tensor]:
+    """`count` 1-D tensors of `width` random values, the same for a given seed."""
+    generator = torch.Generator().manual_seed(seed)
+    return list(torch.randn(count, width, generator=generator).unbind(0))
+
+
+def _expect_list_unchanged(given: list, original: list, what: str) -> None:
+    if len(given) != len(original) or any(g is not o for g, o in zip(given, original, strict=False)):
+        raise Wrong(f"your function changed the list `{what}` it was given: read it, leave it as it is")
+
+
 def _check_fill_rows(fn: Any) -> None:
     expect_function(fn, "fill_rows", "(buffer, tensors)")
-    tensors = [torch.arange(3.0) + 10 * i for i in range(4)]
-    sent = torch.stack([t.clone() for t in tensors])
-    buffer = torch.zeros(4, 3)
-    got = fn(buffer, tensors)
-    if not all(torch.equal(t, row) for t, row in zip(tensors, sent, strict=True)):
-        raise Wrong("the tensors you were given changed: x.copy_(y) copies y into x, so write row.copy_(t)")
-    if got is not buffer:
-        if isinstance(got, torch.Tensor) and not torch.equal(buffer, sent):
-            raise Wrong("you returned a new tensor and left `buffer` empty: write into `buffer` itself and return it")
-        raise Wrong("return `buffer` itself, the tensor you filled (copy_ returns the tensor it wrote into)")
-    if not torch.equal(buffer, sent):
-        raise Wrong("row i of `buffer` should hold the values of tensors[i] afterwards")
+    for rows, width in ((4, 3), (3, 5)):  # two sizes: an answer written for one example fails the other
+        tensors = _values(rows, width, seed=rows)
+        given, sent = list(tensors), torch.stack([t.clone() for t in tensors])
+        buffer = torch.zeros(rows, width)
+        memory = buffer.untyped_storage().data_ptr()
+        got = fn(buffer, given)
+        _expect_list_unchanged(given, tensors, "tensors")
+        if not all(torch.equal(t, row) for t, row in zip(tensors, sent, strict=True)):
+            raise Wrong("the tensors you were given changed: x.copy_(y) copies y into x, so write row.copy_(t)")
+        if got is not buffer:
+            if isinstance(got, torch.Tensor) and not torch.equal(buffer, sent):
+                raise Wrong(
+                    "you returned a new tensor and left `buffer` empty: write into `buffer` itself and return it"
+                )
+            raise Wrong("return `buffer` itself, the tensor you filled (copy_ returns the tensor it wrote into)")
+        if buffer.untyped_storage().data_ptr() != memory or tuple(buffer.shape) != (rows, width):
+            raise Wrong(
+                "`buffer` now uses new memory (buffer.data = ... or buffer.set_(...) swap it for another tensor's): "
+                "copy the values into the memory it has, row.copy_(t), and allocate no new buffer"
+            )
+        if not torch.equal(buffer, sent):
+            raise Wrong(f"with {rows} tensors of {width} values, row i of `buffer` should hold tensors[i] afterwards")
 
 
 #: Calls that bring a tensor's values to the host: on a GPU tensor each is one device → host copy.
@@ -69,44 +91,69 @@ def _names_the_cpu(args: tuple, kwargs: dict) -> bool:
     return False
 
 
+class _Trips(TorchFunctionMode):
+    """Counts the torch calls that bring CPU tensors' values onto the `meta` device (`.to`, `copy_`, factories)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+
+    def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+        kwargs = kwargs or {}
+        result = func(*args, **kwargs)
+        inputs = [
+            v for value in (*args, *kwargs.values()) for v in (value if isinstance(value, list | tuple) else [value])
+        ]
+        from_cpu = any(isinstance(v, torch.Tensor) and v.device.type == "cpu" for v in inputs)
+        if from_cpu and isinstance(result, torch.Tensor) and result.device.type == "meta":
+            self.count += 1
+        return result
+
+
 def _check_in_one_copy(fn: Any) -> None:
-    expect_function(fn, "in_one_copy")
-    pieces = [torch.arange(4.0) + 10 * i for i in range(3)]
-    got = fn(pieces, torch.device("meta"))
-    if not isinstance(got, (list, tuple)):
-        raise Wrong(f"return a list of tensors, one per piece, not a {type(got).__name__}")
-    if len(got) != len(pieces) or any(not isinstance(g, torch.Tensor) for g in got):
-        raise Wrong(f"return {len(pieces)} tensors, one per piece")
-    if any(g.device.type != "meta" for g in got):
-        raise Wrong("the pieces should arrive on the device you were given (the test passes meta)")
-    if any(tuple(g.shape) != (4,) for g in got):
-        raise Wrong("each returned piece should have the shape of the piece that went in")
-    got = fn(pieces, torch.device("cpu"))
-    if not all(torch.equal(g, p) for g, p in zip(got, pieces, strict=False)):
-        raise Wrong("the pieces that arrive should hold the values that were sent, in order")
-    storages = {g.untyped_storage().data_ptr() for g in got}
-    if len(storages) != 1 or any(
-        g.untyped_storage().data_ptr() == p.untyped_storage().data_ptr() for g, p in zip(got, pieces, strict=False)
-    ):
-        raise Wrong("each piece made its own trip: join them into one tensor (torch.cat), move it once, split it")
+    expect_function(fn, "in_one_copy", "(pieces, device)")
+    for count, width, device in ((3, 4, "meta"), (5, 2, "cpu")):  # two sizes: nothing can be written for one
+        pieces = _values(count, width, seed=count)
+        given, trips = list(pieces), _Trips()
+        with trips:
+            got = fn(given, torch.device(device))
+        _expect_list_unchanged(given, pieces, "pieces")
+        if not isinstance(got, list | tuple):
+            raise Wrong(f"return a list of tensors, one per piece, not a {type(got).__name__}")
+        if len(got) != count or any(not isinstance(g, torch.Tensor) for g in got):
+            raise Wrong(f"given {count} pieces, return {count} tensors, one per piece")
+        if any(g.device.type != device for g in got):
+            raise Wrong(f"the pieces should arrive on the device you were given (the test passes {device})")
+        if any(tuple(g.shape) != (width,) for g in got):
+            raise Wrong("each returned piece should have the shape of the piece that went in")
+        if trips.count > 1:
+            raise Wrong(
+                f"the pieces made {trips.count} trips to the device: join them into one tensor on the host "
+                "(torch.cat), move it once, then split it there"
+            )
+        if device == "cpu" and not all(torch.equal(g, p) for g, p in zip(got, pieces, strict=True)):
+            raise Wrong("the pieces that arrive should hold the values that were sent, in order")
 
 
 def _check_losses_to_floats(fn: Any) -> None:
     expect_function(fn, "losses_to_floats", "(losses)")
-    on_device = _counting_device_tensors()
-    losses = [torch.tensor(v).as_subclass(on_device) for v in (0.5, 0.25, 0.125, 0.0625)]
-    got = fn(losses)
-    got = expect_type(got, list, "a list of Python floats")
-    if not all(isinstance(v, float) for v in got):
-        kind = type(got[0]).__name__ if got else "nothing"
-        raise Wrong(f"return a list of Python floats, not a list of {kind}s: {got!r:.60}")
-    if got != [0.5, 0.25, 0.125, 0.0625]:
-        raise Wrong(f"the floats should be the losses in order, got {got}")
-    if on_device.trips > 1:
-        raise Wrong(
-            f"the values travelled to the host {on_device.trips} times (each .item(), float() or .cpu() "
-            "of a GPU tensor waits for the GPU): stack the losses on the device and bring them over once"
-        )
+    for values in ((0.5, 0.125, 0.75, 0.0625), (1.5, 0.25, 3.0, 0.375, 2.25, 0.5)):
+        on_device = _counting_device_tensors()
+        losses = [torch.tensor(v).as_subclass(on_device) for v in values]
+        given = list(losses)
+        got = fn(given)
+        _expect_list_unchanged(given, losses, "losses")
+        got = expect_type(got, list, "a list of Python floats")
+        if not all(isinstance(v, float) for v in got):
+            kind = type(got[0]).__name__ if got else "nothing"
+            raise Wrong(f"return a list of Python floats, not a list of {kind}s: {got!r:.60}")
+        if got != list(values):
+            raise Wrong(f"given the losses {list(values)}, return their values in that order, not {got}")
+        if on_device.trips > 1:
+            raise Wrong(
+                f"the values travelled to the host {on_device.trips} times (each .item(), float() or .cpu() "
+                "of a GPU tensor waits for the GPU): stack the losses on the device and bring them over once"
+            )
 
 
 QUESTIONS = [
@@ -119,19 +166,7 @@ QUESTIONS = [
         checker=_check_fill_rows,
         hint_text="Iterating over a 2-D tensor gives its rows as views; row.copy_(t) writes t's values into "
         "that row of the buffer, across devices too.",
-        solution_code=(
-            "def fill_rows(buffer, tensors):\n"
-            "    for row, t in zip(buffer, tensors):\n"
-            "        row.copy_(t)\n"
-            "    return buffer"
-        ),
-        wrong_answers=(
-            "def fill_rows(buffer, tensors):\n    return torch.stack(tensors)",
-            "def fill_rows(buffer, tensors):\n    for row, t in zip(buffer, tensors):\n        t.copy_(row)\n"
-            "    return buffer",
-            "def fill_rows(buffer, tensors):\n    for row, t in zip(buffer, tensors):\n        row = t.cpu()\n"
-            "    return buffer",
-        ),
+        chapter="03",
     ),
     Question(
         number=2,
@@ -141,16 +176,7 @@ QUESTIONS = [
         checker=_check_in_one_copy,
         hint_text="torch.cat joins the pieces; .to(device) moves the joined tensor once; .split or .chunk "
         "cuts it again into views.",
-        solution_code=(
-            "def in_one_copy(pieces, device):\n"
-            "    moved = torch.cat(pieces).to(device)\n"
-            "    return list(moved.split(len(pieces[0])))"
-        ),
-        wrong_answers=(
-            "def in_one_copy(pieces, device):\n    return [p.to(device) for p in pieces]",
-            "def in_one_copy(pieces, device):\n    return torch.cat(pieces).to(device)",
-            "def in_one_copy(pieces, device):\n    return list(torch.cat(pieces).split(len(pieces[0])))",
-        ),
+        chapter="03",
     ),
     Question(
         number=3,
@@ -160,12 +186,6 @@ QUESTIONS = [
         checker=_check_losses_to_floats,
         hint_text="torch.stack makes one tensor of the list (on the device); one .tolist() (or one .cpu()) "
         "then brings them all to the host.",
-        solution_code="def losses_to_floats(losses):\n    return torch.stack(losses).tolist()",
-        wrong_answers=(
-            "def losses_to_floats(losses):\n    return [loss.item() for loss in losses]",
-            "def losses_to_floats(losses):\n    return [float(loss) for loss in losses]",
-            "def losses_to_floats(losses):\n    return torch.stack(losses)",
-            "def losses_to_floats(losses):\n    return [loss.cpu().tolist() for loss in losses]",
-        ),
+        chapter="03",
     ),
 ]

@@ -13,10 +13,27 @@ from typing import Any
 
 import torch
 from torch import nn
+from torch.overrides import TorchFunctionMode
 
 from ..checking import Question, Wrong, expect_function, expect_number
 from ..devices import is_device_mismatch_error
 from ..training import make_data, make_model
+
+
+class _OffMeta(TorchFunctionMode):
+    """Records the calls that would take a tensor off the `meta` device (`.to`, `.cpu()`, `.item()`, ...)."""
+
+    NAMES = frozenset({"to", "cpu", "cuda", "item", "tolist", "numpy", "__float__"})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[str] = []
+
+    def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+        name = getattr(func, "__name__", "")
+        if name in self.NAMES and args and isinstance(args[0], torch.Tensor) and args[0].device.type == "meta":
+            self.calls.append(f".{name}()")
+        return func(*args, **(kwargs or {}))
 
 
 def _check_predict(fn: Any) -> None:
@@ -24,13 +41,25 @@ def _check_predict(fn: Any) -> None:
     torch.manual_seed(0)
     model = nn.Linear(3, 2)
     x = torch.randn(4, 3)
+    x_before, want = x.clone(), model(x).detach()
     got = fn(model, x)
+    if not torch.equal(x, x_before):
+        raise Wrong("predict changed the caller's x: leave it as it is and run the model on a moved copy")
     if not isinstance(got, torch.Tensor):
         raise Wrong(f"predict(model, x) returned a {type(got).__name__}, not the model's output tensor")
-    if got.shape != (4, 2) or not torch.allclose(got, model(x)):
+    if got.shape != (4, 2) or not torch.allclose(got, want):
         raise Wrong("with model and x on the same device, predict(model, x) should equal model(x)")
-    model_on_meta = nn.Linear(3, 2).to("meta")
-    got = fn(model_on_meta, x)
+    model_on_meta, watch = nn.Linear(3, 2).to("meta"), _OffMeta()
+    try:
+        with watch:
+            got = fn(model_on_meta, x)
+    except Exception:
+        if watch.calls:  # moving meta tensors (the model, the output) raises: say what the rule is
+            raise Wrong(
+                f"with the model on meta, predict called {watch.calls[0]} on a tensor on the model's device: leave "
+                "the model and the output where the model lives, and move only x"
+            ) from None
+        raise
     if next(model_on_meta.parameters()).device.type != "meta":
         raise Wrong("predict moved the model: move the (small) input to the model, not the model to the input")
     if not isinstance(got, torch.Tensor) or got.device.type != "meta":
@@ -59,26 +88,59 @@ def _check_load_on(fn: Any) -> None:
 
 def _reference_epoch(model: nn.Module, optimizer: torch.optim.Optimizer, X, y, batch_size: int) -> torch.Tensor:
     """One epoch in order, one optimizer step per batch of mean squared error: what train_epoch should do."""
-    losses = []
-    for start in range(0, X.shape[0], batch_size):
-        loss = nn.functional.mse_loss(model(X[start : start + batch_size]), y[start : start + batch_size])
+    total, batches = torch.zeros(()), 0
+    for inputs, targets in zip(X.split(batch_size), y.split(batch_size), strict=True):
+        loss = nn.functional.mse_loss(model(inputs), targets)
         loss.backward()
         optimizer.step()
         optimizer.zero_grad()
-        losses.append(loss.detach())
-    return torch.stack(losses).mean()
+        total, batches = total + loss.detach(), batches + 1
+    return total / batches
 
 
 def _same_weights(a: nn.Module, b: nn.Module) -> bool:
     return all(torch.allclose(p, q, atol=1e-6) for p, q in zip(a.parameters(), b.parameters(), strict=True))
 
 
+class _HostReads(TorchFunctionMode):
+    """Records the calls that bring a tensor's values to the host (`.item()`, `float()`, `.tolist()`, `.cpu()`)."""
+
+    NAMES = frozenset({"item", "tolist", "__float__", "__int__", "cpu", "numpy"})
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[str] = []
+
+    def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+        name = getattr(func, "__name__", "")
+        if name in self.NAMES:
+            self.calls.append("float()" if name == "__float__" else "int()" if name == "__int__" else f".{name}()")
+        return func(*args, **(kwargs or {}))
+
+
 def _check_train_epoch(fn: Any) -> None:
     expect_function(fn, "train_epoch", "(model, optimizer, X, y, batch_size)")
-    X, y = make_data(32, 4, seed=1)
+    X, y = make_data(36, 4, seed=1)
     theirs, ours = make_model(4, 8, seed=2), make_model(4, 8, seed=2)
-    got = fn(theirs, torch.optim.SGD(theirs.parameters(), lr=0.1), X, y, 8)
-    want = _reference_epoch(ours, torch.optim.SGD(ours.parameters(), lr=0.1), X, y, 8)
+    reads, batches = _HostReads(), []
+    theirs.register_forward_pre_hook(
+        lambda module, inputs: batches.append(
+            inputs[0].shape[0] if inputs and isinstance(inputs[0], torch.Tensor) else 0
+        )
+    )
+    with reads:
+        got = fn(theirs, torch.optim.SGD(theirs.parameters(), lr=0.1), X, y, 12)
+    want = _reference_epoch(ours, torch.optim.SGD(ours.parameters(), lr=0.1), X, y, 12)
+    if reads.calls:
+        raise Wrong(
+            f"train_epoch read values back to the host ({reads.calls[0]}, {len(reads.calls)} time(s)): on a GPU each "
+            "such read makes the host wait; keep the losses on the device and return their mean as a tensor"
+        )
+    if batches != [12, 12, 12]:
+        raise Wrong(
+            f"with 36 rows and batch_size=12 the model should see batches of [12, 12, 12] rows, in order, but it saw "
+            f"{batches}: slice X[start : start + batch_size] for start in range(0, len(X), batch_size)"
+        )
     if not isinstance(got, torch.Tensor):
         raise Wrong(
             f"train_epoch returned a {type(got).__name__}: return the mean loss as a tensor left on the device "
@@ -97,7 +159,7 @@ def _check_train_epoch(fn: Any) -> None:
         raise Wrong(f"the returned loss {got.item():.4g} is not the mean of the batches' losses ({want.item():.4g})")
     on_meta = make_model(4, 8).to("meta")
     try:
-        got = fn(on_meta, torch.optim.SGD(on_meta.parameters(), lr=0.1), X, y, 8)
+        got = fn(on_meta, torch.optim.SGD(on_meta.parameters(), lr=0.1), X, y, 12)
     except RuntimeError as error:
         if is_device_mismatch_error(error):
             raise Wrong(
@@ -174,14 +236,7 @@ QUESTIONS = [
         variable="predict",
         checker=_check_predict,
         hint_text="next(model.parameters()).device says where the model lives; move x there with .to(...).",
-        solution_code=(
-            "def predict(model, x):\n    device = next(model.parameters()).device\n    return model(x.to(device))"
-        ),
-        wrong_answers=(
-            "def predict(model, x):\n    return model(x)",
-            "def predict(model, x):\n    return model.to(x.device)(x)",
-            "def predict(model, x):\n    return model(x.to(model.device))",
-        ),
+        chapter="04",
     ),
     Question(
         number=2,
@@ -196,58 +251,7 @@ QUESTIONS = [
             "loss = nn.functional.mse_loss(model(xb), yb), loss.backward(), optimizer.step(), optimizer.zero_grad(); "
             "keep loss.detach() and return torch.stack(losses).mean()."
         ),
-        solution_code=(
-            "def train_epoch(model, optimizer, X, y, batch_size):\n"
-            "    device = next(model.parameters()).device\n"
-            "    X, y = X.to(device), y.to(device)\n"
-            "    losses = []\n"
-            "    for start in range(0, X.shape[0], batch_size):\n"
-            "        xb, yb = X[start : start + batch_size], y[start : start + batch_size]\n"
-            "        loss = nn.functional.mse_loss(model(xb), yb)\n"
-            "        loss.backward()\n"
-            "        optimizer.step()\n"
-            "        optimizer.zero_grad()\n"
-            "        losses.append(loss.detach())\n"
-            "    return torch.stack(losses).mean()"
-        ),
-        wrong_answers=(
-            # forgets zero_grad: gradients pile up from batch to batch
-            "def train_epoch(model, optimizer, X, y, batch_size):\n"
-            "    device = next(model.parameters()).device\n"
-            "    X, y = X.to(device), y.to(device)\n"
-            "    losses = []\n"
-            "    for start in range(0, X.shape[0], batch_size):\n"
-            "        xb, yb = X[start : start + batch_size], y[start : start + batch_size]\n"
-            "        loss = nn.functional.mse_loss(model(xb), yb)\n"
-            "        loss.backward()\n"
-            "        optimizer.step()\n"
-            "        losses.append(loss.detach())\n"
-            "    return torch.stack(losses).mean()",
-            # leaves the data on the CPU: fine here, the device error on a GPU
-            "def train_epoch(model, optimizer, X, y, batch_size):\n"
-            "    losses = []\n"
-            "    for start in range(0, X.shape[0], batch_size):\n"
-            "        xb, yb = X[start : start + batch_size], y[start : start + batch_size]\n"
-            "        loss = nn.functional.mse_loss(model(xb), yb)\n"
-            "        optimizer.zero_grad()\n"
-            "        loss.backward()\n"
-            "        optimizer.step()\n"
-            "        losses.append(loss.detach())\n"
-            "    return torch.stack(losses).mean()",
-            # reads every loss back to the host
-            "def train_epoch(model, optimizer, X, y, batch_size):\n"
-            "    device = next(model.parameters()).device\n"
-            "    X, y = X.to(device), y.to(device)\n"
-            "    total = 0.0\n"
-            "    for start in range(0, X.shape[0], batch_size):\n"
-            "        xb, yb = X[start : start + batch_size], y[start : start + batch_size]\n"
-            "        loss = nn.functional.mse_loss(model(xb), yb)\n"
-            "        optimizer.zero_grad()\n"
-            "        loss.backward()\n"
-            "        optimizer.step()\n"
-            "        total += loss.item()\n"
-            "    return total / (X.shape[0] // batch_size)",
-        ),
+        chapter="04",
     ),
     Question(
         number=3,
@@ -255,14 +259,7 @@ QUESTIONS = [
         variable="load_on",
         checker=_check_load_on,
         hint_text="torch.load(path, map_location=device, weights_only=True) puts each tensor on `device` as it loads.",
-        solution_code=(
-            "def load_on(path, device):\n    return torch.load(path, map_location=device, weights_only=True)"
-        ),
-        wrong_answers=(
-            "def load_on(path, device):\n    return torch.load(path)",
-            "def load_on(path, device):\n    return torch.load(path).to(device)",
-            "def load_on(path, device):\n    return nn.Linear(3, 1).to(device).state_dict()",
-        ),
+        chapter="04",
     ),
     Question(
         number=4,
@@ -277,53 +274,6 @@ QUESTIONS = [
             "Forward and loss inside `with torch.autocast(device_type=device.type, dtype=low):`, then outside it "
             "scaler.scale(loss).backward(), scaler.step(optimizer), scaler.update(), optimizer.zero_grad()."
         ),
-        solution_code=(
-            "def amp_step(model, optimizer, scaler, x, y):\n"
-            "    device = next(model.parameters()).device\n"
-            "    low = torch.float16 if device.type in ('cuda', 'mps') else torch.bfloat16\n"
-            "    x, y = x.to(device), y.to(device)\n"
-            "    with torch.autocast(device_type=device.type, dtype=low):\n"
-            "        loss = nn.functional.mse_loss(model(x), y)\n"
-            "    scaler.scale(loss).backward()\n"
-            "    scaler.step(optimizer)\n"
-            "    scaler.update()\n"
-            "    optimizer.zero_grad()\n"
-            "    return loss.detach()"
-        ),
-        wrong_answers=(
-            # no autocast: the scaler alone does not make anything 16-bit
-            "def amp_step(model, optimizer, scaler, x, y):\n"
-            "    loss = nn.functional.mse_loss(model(x), y)\n"
-            "    scaler.scale(loss).backward()\n"
-            "    scaler.step(optimizer)\n"
-            "    scaler.update()\n"
-            "    optimizer.zero_grad()\n"
-            "    return loss",
-            # steps with the scaled gradients: every update is `scale` times too large
-            "def amp_step(model, optimizer, scaler, x, y):\n"
-            "    with torch.autocast(device_type='cpu', dtype=torch.bfloat16):\n"
-            "        loss = nn.functional.mse_loss(model(x), y)\n"
-            "    scaler.scale(loss).backward()\n"
-            "    optimizer.step()\n"
-            "    optimizer.zero_grad()\n"
-            "    return loss",
-            # forgets update(): the scale never adapts
-            "def amp_step(model, optimizer, scaler, x, y):\n"
-            "    with torch.autocast(device_type='cpu', dtype=torch.bfloat16):\n"
-            "        loss = nn.functional.mse_loss(model(x), y)\n"
-            "    scaler.scale(loss).backward()\n"
-            "    scaler.step(optimizer)\n"
-            "    optimizer.zero_grad()\n"
-            "    return loss",
-            # float16 on the CPU
-            "def amp_step(model, optimizer, scaler, x, y):\n"
-            "    with torch.autocast(device_type='cpu', dtype=torch.float16):\n"
-            "        loss = nn.functional.mse_loss(model(x), y)\n"
-            "    scaler.scale(loss).backward()\n"
-            "    scaler.step(optimizer)\n"
-            "    scaler.update()\n"
-            "    optimizer.zero_grad()\n"
-            "    return loss",
-        ),
+        chapter="04",
     ),
 ]

@@ -50,7 +50,7 @@ _BATCH_CASES = (
 
 
 def _largest_batch(budget: int, fixed: int, per_sample: int) -> int:
-    return max(0, (budget - fixed) // per_sample)
+    return (budget - fixed) // per_sample if budget >= fixed else 0
 
 
 def _check_largest_batch(fn: Any) -> None:
@@ -84,7 +84,11 @@ def _meta_models() -> list[tuple[str, torch.nn.Module, int]]:
 
 
 def _adam_bytes(model: torch.nn.Module) -> int:
-    return sum(p.numel() * p.element_size() * (4 if p.requires_grad else 1) for p in model.parameters())
+    total = 0
+    for p in model.parameters():
+        copies = 4 if p.requires_grad else 1  # the weights, and for a trained one its gradient and Adam's two moments
+        total += p.numel() * p.element_size() * copies
+    return total
 
 
 def _check_adam_training_bytes(fn: Any) -> None:
@@ -114,14 +118,7 @@ QUESTIONS = [
         checker=_check_tensor_bytes,
         hint_text="Multiply the dimensions together (math.prod) for the number of elements, then multiply "
         "by dtype.itemsize, the bytes of one element. A tensor on the meta device gives the same via .nbytes.",
-        solution_code="def tensor_bytes(shape, dtype):\n    return math.prod(shape) * dtype.itemsize",
-        wrong_answers=(
-            "def tensor_bytes(shape, dtype):\n    return math.prod(shape)",
-            "def tensor_bytes(shape, dtype):\n    return math.prod(shape) * 4",
-            "def tensor_bytes(shape, dtype):\n    return sum(shape) * dtype.itemsize",
-            "def tensor_bytes(shape, dtype):\n    return math.prod(shape) * torch.finfo(dtype).bits",
-            "tensor_bytes = 38535168",
-        ),
+        chapter="05",
         context=lambda: {"math": math, "torch": torch},
     ),
     Question(
@@ -132,15 +129,7 @@ QUESTIONS = [
         checker=_check_largest_batch,
         hint_text="Take the fixed bytes out of the budget first, then see how many whole samples fit in what is "
         "left (floor division //). If the fixed part alone is over budget, the answer is 0, not a negative number.",
-        solution_code="def largest_batch(budget, fixed, per_sample):\n"
-        "    return max(0, (budget - fixed) // per_sample)",
-        wrong_answers=(
-            "def largest_batch(budget, fixed, per_sample):\n    return budget // per_sample",
-            "def largest_batch(budget, fixed, per_sample):\n    return (budget - fixed) // per_sample",
-            "def largest_batch(budget, fixed, per_sample):\n    return (budget - fixed) / per_sample",
-            "def largest_batch(budget, fixed, per_sample):\n"
-            "    return max(0, math.ceil((budget - fixed) / per_sample))",
-        ),
+        chapter="05",
         context=lambda: {"math": math},
     ),
     Question(
@@ -152,18 +141,7 @@ QUESTIONS = [
         hint_text="Loop over model.parameters(); a parameter's bytes are p.numel() * p.element_size(). A "
         "trainable one (p.requires_grad) counts four times: itself, its gradient and Adam's two moments; "
         "a frozen one once.",
-        solution_code="def adam_training_bytes(model):\n"
-        "    return sum(p.numel() * p.element_size() * (4 if p.requires_grad else 1) for p in model.parameters())",
-        wrong_answers=(
-            "def adam_training_bytes(model):\n"
-            "    return 4 * sum(p.numel() * p.element_size() for p in model.parameters())",
-            "def adam_training_bytes(model):\n"
-            "    return sum(p.numel() * (4 if p.requires_grad else 1) for p in model.parameters())",
-            "def adam_training_bytes(model):\n"
-            "    return sum(p.numel() * p.element_size() * (3 if p.requires_grad else 1) for p in model.parameters())",
-            "def adam_training_bytes(model):\n"
-            "    return sum(p.numel() * 4 * (4 if p.requires_grad else 1) for p in model.parameters())",
-        ),
+        chapter="05",
         context=lambda: {"torch": torch},
     ),
 ]

@@ -12,6 +12,7 @@ import math
 import time
 from dataclasses import dataclass
 from typing import Any
+from unittest import mock
 
 import torch
 
@@ -32,10 +33,23 @@ def _check_time_with_events(fn: Any) -> None:
             torch.cuda._sleep(int(ms * SIMULATED_CYCLES_PER_MS))  # the simulation's stand-in: `ms` of GPU work
 
         with simulated_cuda(launch_ms=0.001) as sim:
-            got = fn(work)
+            events: list[Any] = []
+            make_event = torch.cuda.Event  # the simulation's stand-in, while the block runs
+
+            def counted_event(*args: Any, make: Any = make_event, made: list = events, **kwargs: Any) -> Any:
+                made.append(make(*args, **kwargs))
+                return made[-1]
+
+            with mock.patch.object(torch.cuda, "Event", counted_event):
+                got = fn(work)
         got = expect_number(got, "a number of milliseconds from time_with_events(fn)")
         if len(calls) != 1:
             raise Wrong(f"call fn() exactly once between the two events (your function called it {len(calls)} times)")
+        if sum(e.enable_timing and e.at_ms is not None for e in events) < 2:
+            raise Wrong(
+                "measure with two CUDA events, torch.cuda.Event(enable_timing=True), recorded around fn(), as the "
+                "task asks: they time the GPU's work on its stream, where a host clock times the host's view of it"
+            )
         if abs(got - work_ms) <= 0.1:
             continue
         if math.isclose(got, work_ms / 1000, rel_tol=0.05):
@@ -56,7 +70,8 @@ def _check_time_with_events(fn: Any) -> None:
 
 #: Question 2's two timings on the simulated GPU: (fill_ms, read_ms) with a slow producer, then a slow consumer.
 _SLOW_PRODUCER, _SLOW_CONSUMER = (10.0, 1.0), (1.0, 10.0)
-_ROUNDS = 3
+#: Rounds asked for with the slow producer and with the slow consumer (two, so no constant passes).
+_ROUNDS = (3, 4)
 
 
 @dataclass
@@ -71,19 +86,20 @@ class _Run:
     war_ok: bool  # every fill after the first started after the previous round's mean had finished
 
 
-def _run_rounds(fn: Any, fill_ms: float, read_ms: float) -> _Run:
+def _run_rounds(fn: Any, fill_ms: float, read_ms: float, rounds: int) -> _Run:
     """Run the learner's rounds on the simulated GPU and record every ordering that matters."""
     with simulated_cuda(launch_ms=0.001) as sim:
         a = sim.zeros("a", fill_ms=fill_ms, read_ms=read_ms)
         side = torch.cuda.Stream()
-        means = fn(a, side, _ROUNDS)
+        means = fn(a, side, rounds)
         waited = list(sim.host_waits)
         means = expect_type(means, list, "a list of the rounds' means (the results of a.mean())")
-        if len(means) != _ROUNDS or not all(isinstance(m, SimulatedValue) for m in means):
+        if len(means) != rounds or not all(isinstance(m, SimulatedValue) for m in means):
             raise Wrong(
-                f"return a list of the {_ROUNDS} results of a.mean(), one per round, as they are (do not read them)"
+                f"given rounds={rounds}, return a list of the {rounds} results of a.mean(), one per round, as they are "
+                "(do not read them)"
             )
-        if len(a.writes) != _ROUNDS:
+        if len(a.writes) != rounds:
             raise Wrong(f"fill `a` once per round, with the round's number r + 1 ({len(a.writes)} fills seen)")
         reads = [m.read for m in means]
         run = _Run(
@@ -99,8 +115,10 @@ def _run_rounds(fn: Any, fill_ms: float, read_ms: float) -> _Run:
 
 def _check_produce_and_consume(fn: Any) -> None:
     expect_function(fn, "produce_and_consume", "(a, side, rounds)")
-    expected = [float(r + 1) for r in range(_ROUNDS)]
-    runs = {"a slow fill_": _run_rounds(fn, *_SLOW_PRODUCER), "a slow mean": _run_rounds(fn, *_SLOW_CONSUMER)}
+    runs = {
+        "a slow fill_": _run_rounds(fn, *_SLOW_PRODUCER, _ROUNDS[0]),
+        "a slow mean": _run_rounds(fn, *_SLOW_CONSUMER, _ROUNDS[1]),
+    }
     for run in runs.values():
         if run.waited:
             raise Wrong(
@@ -124,10 +142,12 @@ def _check_produce_and_consume(fn: Any) -> None:
     for ordering, what_went_wrong in orderings:
         for slow, run in runs.items():
             if not getattr(run, ordering):
+                expected = [float(r + 1) for r in range(len(run.seen))]
                 raise Wrong(
                     f"with {slow}, the means read {_shown(run.seen)} instead of {_shown(expected)}: {what_went_wrong}"
                 )
     for run in runs.values():
+        expected = [float(r + 1) for r in range(len(run.seen))]
         if run.seen != expected:
             raise Wrong(f"the means read {_shown(run.seen)} instead of {_shown(expected)}: fill `a` with r + 1")
         if run.read_later != expected:
@@ -151,48 +171,6 @@ _RACY = """def produce_and_consume(a, side, rounds):
     return means"""
 
 
-def _timed(*body: str) -> str:
-    """Code of a `time_with_events` that makes two timing events, then runs `body`."""
-    head = (
-        "def time_with_events(fn):",
-        "    start = torch.cuda.Event(enable_timing=True)",
-        "    end = torch.cuda.Event(enable_timing=True)",
-    )
-    return "\n".join((*head, *(f"    {line}" for line in body)))
-
-
-_AROUND = ("start.record()", "fn()", "end.record()")
-_SYNC_AND_READ = ("end.synchronize()", "return start.elapsed_time(end)")
-
-
-def _rounds(
-    before_fill: tuple[str, ...] = (),
-    after_fill: tuple[str, ...] = (),
-    after_mean: tuple[str, ...] = (),
-    before_return: tuple[str, ...] = (),
-) -> str:
-    """Code of a `produce_and_consume` with the given lines around its fill and its mean."""
-    return "\n".join(
-        (
-            "def produce_and_consume(a, side, rounds):",
-            "    current = torch.cuda.current_stream()",
-            "    means = []",
-            "    for r in range(rounds):",
-            *(f"        {line}" for line in before_fill),
-            "        a.fill_(r + 1)",
-            *(f"        {line}" for line in after_fill),
-            "        with torch.cuda.stream(side):",
-            "            means.append(a.mean())",
-            *(f"        {line}" for line in after_mean),
-            *(f"    {line}" for line in before_return),
-            "    return means",
-        )
-    )
-
-
-_WAR, _RAW, _FINAL = "current.wait_stream(side)", "side.wait_stream(current)", "current.wait_stream(side)"
-
-
 QUESTIONS = [
     Question(
         number=1,
@@ -206,15 +184,7 @@ QUESTIONS = [
             "Make two torch.cuda.Event(enable_timing=True); start.record(), fn(), end.record(); then "
             "end.synchronize() (the GPU must have reached the end event) and return start.elapsed_time(end)."
         ),
-        solution_code=_timed(*_AROUND, *_SYNC_AND_READ),
-        wrong_answers=(
-            "def time_with_events(fn):\n    t0 = time.perf_counter()\n    fn()\n"
-            "    return (time.perf_counter() - t0) * 1000",
-            _timed(*_AROUND, "return start.elapsed_time(end)"),
-            _timed("fn()", "torch.cuda.synchronize()", "start.record()", "end.record()", *_SYNC_AND_READ),
-            _timed(*_AROUND, "end.synchronize()", "return start.elapsed_time(end) / 1000"),
-            _timed(*_AROUND, *_SYNC_AND_READ).replace("enable_timing=True", ""),
-        ),
+        chapter="06",
         context=lambda: {"time": time},
     ),
     Question(
@@ -232,19 +202,7 @@ QUESTIONS = [
             "the last round's mean must have read `a`); and the current stream waits for the side stream once "
             "more before you return. s.wait_stream(other) covers the work queued on `other` so far."
         ),
-        solution_code=_rounds(
-            (_WAR + "  # write-after-read: last round's mean has read `a`",),
-            (_RAW + "  # read-after-write: the fill is done",),
-            (),
-            (_FINAL + "  # the caller reads the means on the current stream",),
-        ),
-        wrong_answers=(
-            _RACY,
-            _rounds((), (_RAW,), (), (_FINAL,)),
-            _rounds((_WAR,), (_RAW,), (), ()),
-            _rounds((), ("torch.cuda.synchronize()",), (), ("torch.cuda.synchronize()",)),
-            _rounds((_WAR,), (), (_RAW,), (_FINAL,)),
-        ),
+        chapter="06",
         context=lambda: {"RACY_PRODUCE_AND_CONSUME": _RACY},
     ),
 ]

@@ -88,8 +88,23 @@ def _recording_tensors(moves: list[bool]) -> type[torch.Tensor]:
     return HostTensor
 
 
+class _WaitingStream:
+    """`torch.cuda.current_stream()` while question 1 runs: its waits are counted like `synchronize`'s."""
+
+    def __init__(self, waits: _Waits) -> None:
+        self.synchronize = waits.wait
+
+    def wait_stream(self, *args: Any, **kwargs: Any) -> None:
+        """A stream waiting for a stream: no wait of the host's."""
+
+
 def _check_to_device(fn: Any) -> None:
     expect_function(fn, "to_device", "(batch, device)")
+    for device in ("meta", "cpu"):  # two devices: an answer that names one itself fails with the other
+        _check_to_device_on(fn, torch.device(device))
+
+
+def _check_to_device_on(fn: Any, device: torch.device) -> None:
     moves: list[bool] = []
     host = _recording_tensors(moves)
     batch = {"image": torch.ones(4, 3, 8, 8).as_subclass(host), "label": torch.arange(4).as_subclass(host)}
@@ -98,17 +113,20 @@ def _check_to_device(fn: Any) -> None:
     with _replaced(
         (torch.cuda, "synchronize", waits.wait),
         (torch.accelerator, "synchronize", waits.wait),
+        (torch.cuda, "current_stream", lambda *args, **kwargs: _WaitingStream(waits)),
     ):
-        got = fn(batch, torch.device("meta"))
+        got = fn(batch, device)
+    if batch.keys() != given.keys() or any(batch[key] is not given[key] for key in given):
+        raise Wrong("your function changed the batch it was given: build a new dict and leave `batch` as it was")
     if not isinstance(got, dict):
         raise Wrong(f"return a dict with the same keys as the batch, not a {type(got).__name__}")
     if set(got) != set(given):
         raise Wrong(f"the returned dict should have the keys {sorted(given)}, not {sorted(map(str, got))}")
     for key, t in got.items():
-        if not isinstance(t, torch.Tensor) or t.device.type != "meta":
+        if not isinstance(t, torch.Tensor) or t.device.type != device.type:
             where = t.device if isinstance(t, torch.Tensor) else type(t).__name__
             raise Wrong(
-                f"{key!r} should be on the device you were given (the checker passes meta), not {where}: "
+                f"{key!r} should be on the device you were given (the checker passes {device}), not {where}: "
                 "t.to(device) returns a new tensor, keep it"
             )
         if t.shape != given[key].shape or t.dtype != given[key].dtype:
@@ -314,23 +332,7 @@ QUESTIONS = [
         hint_text="A dict comprehension over batch.items(); t.to(device, non_blocking=True) queues each copy "
         "and returns at once. Do not call torch.cuda.synchronize() inside: kernels that use the tensors later "
         "wait for the copies on the stream anyway.",
-        solution_code="def to_device(batch, device):\n"
-        "    return {key: t.to(device, non_blocking=True) for key, t in batch.items()}",
-        wrong_answers=(
-            "def to_device(batch, device):\n    return {key: t.to(device) for key, t in batch.items()}",
-            "def to_device(batch, device):\n"
-            "    moved = {}\n"
-            "    for key, t in batch.items():\n"
-            "        moved[key] = t.to(device, non_blocking=True)\n"
-            "        torch.cuda.synchronize()\n"
-            "    return moved",
-            "def to_device(batch, device):\n"
-            "    for t in batch.values():\n"
-            "        t.to(device, non_blocking=True)\n"
-            "    return batch",
-            "def to_device(batch, device):\n    return [t.to(device, non_blocking=True) for t in batch.values()]",
-            "def to_device(batch, device):\n    return {key: t.cuda(non_blocking=True) for key, t in batch.items()}",
-        ),
+        chapter="07",
         context=lambda: {"torch": torch},
     ),
     Question(
@@ -342,28 +344,7 @@ QUESTIONS = [
         hint_text="host = t.to('cpu', non_blocking=True) only queues the copy. Then copied = torch.cuda.Event(); "
         "copied.record() marks the stream right after it, and copied.synchronize() makes the host wait for "
         "that mark. Return host after the wait.",
-        solution_code="def to_host(t):\n"
-        "    host = t.to('cpu', non_blocking=True)\n"
-        "    copied = torch.cuda.Event()\n"
-        "    copied.record()\n"
-        "    copied.synchronize()\n"
-        "    return host",
-        wrong_answers=(
-            "def to_host(t):\n    return t.to('cpu', non_blocking=True)",
-            "def to_host(t):\n"
-            "    copied = torch.cuda.Event()\n"
-            "    copied.record()\n"
-            "    host = t.to('cpu', non_blocking=True)\n"
-            "    copied.synchronize()\n"
-            "    return host",
-            "def to_host(t):\n"
-            "    host = t.to('cpu', non_blocking=True)\n"
-            "    copied = torch.cuda.Event()\n"
-            "    copied.record()\n"
-            "    copied.wait()\n"
-            "    return host",
-            "def to_host(t):\n    return t.cpu()",
-        ),
+        chapter="07",
         context=lambda: {"torch": torch},
     ),
 ]

@@ -97,9 +97,15 @@ def _check_hogwild_worker(fn: Any) -> None:
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # as in a Hogwild worker: tiny steps run faster on one thread than on several
     try:
+        for steps, lr, what in ((0, _LR, "steps=0"), (_STEPS, 0.0, "lr=0.0")):  # each must leave the model as it is
+            fn(0, model, x, y, steps, lr)
+            if not _unchanged(model, before):
+                raise Wrong(f"with {what} the model still changed: take the number of steps and lr from the arguments")
         fn(0, model, x, y, _STEPS, _LR)
     finally:
         torch.set_num_threads(threads)
+    if not (torch.equal(x, _problem()[0]) and torch.equal(y, _problem()[1])):
+        raise Wrong("your worker changed x or y: pick random rows with indices (x[idx]), and leave the data as it is")
     _judge_training(
         model,
         before,
@@ -238,15 +244,22 @@ def _judge_sums(out: torch.Tensor, x: torch.Tensor, world_size: int, where: str)
     )
 
 
+def _expect_x_unchanged(x: torch.Tensor) -> None:
+    if not torch.equal(x, torch.arange(1.0, 11.0)):
+        raise Wrong("Run here: your partial_sum changed x; read your chunk of it and write only into out[rank]")
+
+
 def _check_partial_sum(fn: Any) -> None:
     expect_function(fn, "partial_sum", "(rank, world_size, x, out)")
     x = torch.arange(1.0, 11.0)
     out = torch.zeros(1)
     fn(0, 1, x, out)
+    _expect_x_unchanged(x)
     _judge_sums(out, x, 1, "Run here with one process:")
     out = torch.zeros(3)
     for rank in range(3):
         fn(rank, 3, x, out)
+    _expect_x_unchanged(x)
     _judge_sums(out, x, 3, "Run here for ranks 0, 1 and 2 in turn:")
 
     x.share_memory_()
@@ -271,45 +284,7 @@ QUESTIONS = [
         hint_text="Make the optimizer inside the worker: opt = torch.optim.SGD(model.parameters(), lr=lr). Then "
         "`steps` times: pick rows with torch.randint(0, len(x), (32,)), compute F.cross_entropy(model(x[idx]), "
         "y[idx]), then opt.zero_grad(), loss.backward(), opt.step().",
-        solution_code="def hogwild_worker(rank, model, x, y, steps, lr):\n"
-        "    opt = torch.optim.SGD(model.parameters(), lr=lr)\n"
-        "    for _ in range(steps):\n"
-        "        idx = torch.randint(0, len(x), (32,))\n"
-        "        loss = F.cross_entropy(model(x[idx]), y[idx])\n"
-        "        opt.zero_grad()\n"
-        "        loss.backward()\n"
-        "        opt.step()",
-        wrong_answers=(
-            # forgets the optimizer step
-            "def hogwild_worker(rank, model, x, y, steps, lr):\n"
-            "    opt = torch.optim.SGD(model.parameters(), lr=lr)\n"
-            "    for _ in range(steps):\n"
-            "        idx = torch.randint(0, len(x), (32,))\n"
-            "        loss = F.cross_entropy(model(x[idx]), y[idx])\n"
-            "        opt.zero_grad()\n"
-            "        loss.backward()",
-            # trains a private copy: the shared model never changes
-            "def hogwild_worker(rank, model, x, y, steps, lr):\n"
-            "    import copy\n"
-            "    local = copy.deepcopy(model)\n"
-            "    opt = torch.optim.SGD(local.parameters(), lr=lr)\n"
-            "    for _ in range(steps):\n"
-            "        idx = torch.randint(0, len(x), (32,))\n"
-            "        loss = F.cross_entropy(local(x[idx]), y[idx])\n"
-            "        opt.zero_grad()\n"
-            "        loss.backward()\n"
-            "        opt.step()",
-            # computes the loss without a graph
-            "def hogwild_worker(rank, model, x, y, steps, lr):\n"
-            "    opt = torch.optim.SGD(model.parameters(), lr=lr)\n"
-            "    for _ in range(steps):\n"
-            "        idx = torch.randint(0, len(x), (32,))\n"
-            "        with torch.no_grad():\n"
-            "            loss = F.cross_entropy(model(x[idx]), y[idx])\n"
-            "        opt.zero_grad()\n"
-            "        loss.backward()\n"
-            "        opt.step()",
-        ),
+        chapter="09",
         context=_context,
         time_limit=TIME_LIMIT,
     ),
@@ -321,38 +296,7 @@ QUESTIONS = [
         checker=_check_consumer,
         hint_text="A `while True:` loop: item = tasks.get(); if item is None: return; otherwise index, t = item "
         "and results.put((index, t.mean().item())). `.item()` makes the mean a plain float.",
-        solution_code="def consumer(tasks, results):\n"
-        "    while True:\n"
-        "        item = tasks.get()\n"
-        "        if item is None:\n"
-        "            return\n"
-        "        index, t = item\n"
-        "        results.put((index, t.mean().item()))",
-        wrong_answers=(
-            # sends a tensor back
-            "def consumer(tasks, results):\n"
-            "    while True:\n"
-            "        item = tasks.get()\n"
-            "        if item is None:\n"
-            "            return\n"
-            "        index, t = item\n"
-            "        results.put((index, t.mean()))",
-            # handles one task only
-            "def consumer(tasks, results):\n    index, t = tasks.get()\n    results.put((index, t.mean().item()))",
-            # the sum, not the mean
-            "def consumer(tasks, results):\n"
-            "    while True:\n"
-            "        item = tasks.get()\n"
-            "        if item is None:\n"
-            "            return\n"
-            "        index, t = item\n"
-            "        results.put((index, t.sum().item()))",
-            # never looks for the stop signal
-            "def consumer(tasks, results):\n"
-            "    while True:\n"
-            "        index, t = tasks.get()\n"
-            "        results.put((index, t.mean().item()))",
-        ),
+        chapter="09",
         context=_context,
         time_limit=TIME_LIMIT,
     ),
@@ -364,13 +308,7 @@ QUESTIONS = [
         checker=_check_partial_sum,
         hint_text="out[rank] = x.chunk(world_size)[rank].sum() writes in place, into the shared memory the parent "
         "sees. Assigning to `out` itself, or returning the sum, changes nothing the parent can see.",
-        solution_code="def partial_sum(rank, world_size, x, out):\n    out[rank] = x.chunk(world_size)[rank].sum()",
-        wrong_answers=(
-            "def partial_sum(rank, world_size, x, out):\n    out[rank] = x.sum()",
-            "def partial_sum(rank, world_size, x, out):\n    out = x.chunk(world_size)[rank].sum()",
-            "def partial_sum(rank, world_size, x, out):\n    out[rank] = x[rank].sum()",
-            "def partial_sum(rank, world_size, x, out):\n    return x.chunk(world_size)[rank].sum()",
-        ),
+        chapter="09",
         context=_context,
         time_limit=TIME_LIMIT,
     ),

@@ -74,9 +74,9 @@ _LINEAR_CASES = ((512, 1024, 1024, 4), (1, 4096, 4096, 2), (8, 64, 256, 4), (3, 
 
 def _linear_cost(batch: int, d_in: int, d_out: int, itemsize: int) -> tuple[int, int, int]:
     """(FLOPs without bias, FLOPs with bias, least bytes) of F.linear."""
-    flops = 2 * batch * d_in * d_out
-    moved = (batch * d_in + d_out * d_in + d_out + batch * d_out) * itemsize
-    return flops, flops + batch * d_out, moved
+    multiply_adds = batch * d_out * d_in  # each output is a dot product of d_in pairs
+    elements = batch * d_in + d_in * d_out + d_out + batch * d_out  # read x, w and b; write the output
+    return 2 * multiply_adds, 2 * multiply_adds + batch * d_out, elements * itemsize
 
 
 def _check_linear_cost(fn: Any) -> None:
@@ -132,20 +132,45 @@ class _SimulatedGpu:
             time.sleep(left)
 
 
-#: Seconds of simulated work per call, FLOPs it stands for, and the repeats the checker asks for.
-_WORK_S, _WORK_FLOPS, _REPEATS = 0.004, 4e10, 10
+#: (seconds of simulated work per call, FLOPs it stands for, repeats asked for): two, so no constant passes.
+_WORK_CASES = ((0.004, 4e10, 10), (0.002, 1e10, 4))
+#: Untimed calls before the timed ones that are fine (a warm-up).
+_WARM_UPS = 3
+
+
+class _Counted:
+    """The learner's `fn`: launches the simulated work and counts the calls."""
+
+    def __init__(self, gpu: _SimulatedGpu) -> None:
+        self.gpu, self.calls = gpu, 0
+
+    def __call__(self) -> None:
+        self.calls += 1
+        self.gpu.launch()
 
 
 def _check_achieved_tflops(fn: Any) -> None:
     expect_function(fn, "achieved_tflops", "(fn, flops, sync, repeats)")
-    gpu = _SimulatedGpu(_WORK_S)
-    result = fn(gpu.launch, _WORK_FLOPS, gpu.sync, _REPEATS)
+    for seconds, flops, repeats in _WORK_CASES:
+        _check_achieved_tflops_on(fn, seconds, flops, repeats)
+
+
+def _check_achieved_tflops_on(fn: Any, seconds: float, flops: float, repeats: int) -> None:
+    gpu = _SimulatedGpu(seconds)
+    work = _Counted(gpu)
+    result = fn(work, flops, gpu.sync, repeats)
     pending = gpu.busy_until > time.perf_counter()  # work still queued when the function returned
     gpu.sync()  # leave no queued work behind
+    call = f"achieved_tflops(fn, {flops:g}, sync, {repeats})"
+    if not repeats <= work.calls <= repeats + _WARM_UPS:
+        raise Wrong(
+            f"{call} called fn() {work.calls} times: time `repeats` calls ({repeats} here), after at most "
+            f"{_WARM_UPS} untimed warm-up calls"
+        )
     got = _number(result, "a number of TFLOP/s")
-    right = _WORK_FLOPS / _WORK_S / 1e12  # 10 TFLOP/s
+    right = flops / seconds / 1e12
     if not math.isfinite(got) or got <= 0:
-        raise Wrong(f"achieved_tflops returned {got!r}; it should be a positive number of TFLOP/s")
+        raise Wrong(f"{call} returned {got!r}; it should be a positive number of TFLOP/s")
     ratio = got / right
     if 0.3 <= ratio <= 1.05:  # slower than the work itself only by timer and sleep overheads
         return
@@ -153,25 +178,17 @@ def _check_achieved_tflops(fn: Any) -> None:
         raise Wrong("that is FLOP/s, not TFLOP/s (divide by 10^12)")
     if not pending and 0.3 <= ratio / 1e3 <= 1.05:
         raise Wrong("that is GFLOP/s, not TFLOP/s (divide by 10^12, not 10^9)")
+    others = [f for _, f, _ in _WORK_CASES if f != flops]
+    if not pending and any(0.3 <= ratio * flops / other <= 1.05 for other in others):
+        raise Wrong(f"{call}: use the `flops` argument ({flops:g} here) for the work of one call")
     if ratio > 1.05:
         raise Wrong(
             f"{got:.4g} TFLOP/s is faster than the device can work: the clock was read before the work was "
             "done. Call sync() after the calls and before time.perf_counter()"
         )
-    if 0.3 <= ratio * _REPEATS <= 1.05:
-        raise Wrong(f"you timed all {_REPEATS} calls together: divide the time by repeats for one call")
+    if 0.3 <= ratio * repeats <= 1.05:
+        raise Wrong(f"you timed all {repeats} calls together: divide the time by repeats for one call")
     raise Wrong(f"{got:.4g} TFLOP/s is too slow for this device: time only the calls, synchronised, per call")
-
-
-#: The synchronised timing loop of question 4's solution; its wrong answers change what follows it.
-_TIMED = (
-    "def achieved_tflops(fn, flops, sync, repeats):\n"
-    "    sync()\n"
-    "    start = time.perf_counter()\n"
-    "    for _ in range(repeats):\n"
-    "        fn()\n"
-    "    sync()\n"
-)
 
 
 def _context() -> dict[str, Any]:
@@ -193,12 +210,7 @@ QUESTIONS = [
         variable="axpy_intensity",
         checker=_check_axpy,
         hint_text="Per element: how many arithmetic operations? How many 4-byte reads and writes?",
-        solution_code="axpy_intensity = 2 / (3 * 4)  # multiply + add; read x, read y, write y",
-        wrong_answers=(
-            "axpy_intensity = 2 / (2 * 4)",
-            "axpy_intensity = 1 / (3 * 4)",
-            "axpy_intensity = 2 / 3",
-        ),
+        chapter="10",
         context=_context,
     ),
     Question(
@@ -210,17 +222,7 @@ QUESTIONS = [
         hint_text="Intensities: a vector add 1/12 FLOP/byte; an n×n matmul n/6; a 4096×4096 weight matrix times "
         "one vector does 2 FLOPs per weight and reads each 4-byte weight once, about 0.5. The T4's FP32 ridge "
         "point is fp32_tflops × 1000 / bandwidth_gbs FLOP/byte.",
-        solution_code=(
-            'T4 = by_short_name("T4")\n'
-            "ridge = T4.fp32_tflops * 1000 / T4.bandwidth_gbs\n"
-            'intensities = {"vector add": 1 / 12, "matmul n=1024": 1024 / 6, "linear 4096→4096, batch 1": 2 / 4}\n'
-            't4_bounds = {k: "memory" if i < ridge else "compute" for k, i in intensities.items()}'
-        ),
-        wrong_answers=(
-            't4_bounds = {"vector add": "memory", "matmul n=1024": "compute", "linear 4096→4096, batch 1": "compute"}',
-            't4_bounds = {"vector add": "memory", "matmul n=1024": "memory", "linear 4096→4096, batch 1": "memory"}',
-            't4_bounds = {"vector add": "memory", "matmul n=1024": "compute"}',
-        ),
+        chapter="10",
         context=_context,
     ),
     Question(
@@ -231,22 +233,7 @@ QUESTIONS = [
         checker=_check_linear_cost,
         hint_text="Each of the batch×d_out outputs is a dot product of d_in pairs: 2·d_in FLOPs. Bytes: read x "
         "(batch×d_in), w (d_out×d_in) and b (d_out), write the output (batch×d_out), each element itemsize bytes.",
-        solution_code=(
-            "def linear_cost(batch, d_in, d_out, itemsize):\n"
-            "    flops = 2 * batch * d_in * d_out\n"
-            "    moved = (batch * d_in + d_out * d_in + d_out + batch * d_out) * itemsize\n"
-            "    return flops, moved"
-        ),
-        wrong_answers=(
-            "def linear_cost(batch, d_in, d_out, itemsize):\n"
-            "    return batch * d_in * d_out, (batch * d_in + d_out * d_in + d_out + batch * d_out) * itemsize",
-            "def linear_cost(batch, d_in, d_out, itemsize):\n"
-            "    return 2 * batch * d_in * d_out, (batch * d_in + batch * d_out) * itemsize",
-            "def linear_cost(batch, d_in, d_out, itemsize):\n"
-            "    return 2 * batch * d_in * d_out, batch * d_in + d_out * d_in + d_out + batch * d_out",
-            "def linear_cost(batch, d_in, d_out, itemsize):\n"
-            "    return 2 * batch * d_in * d_out, (batch * d_in + d_out * d_in + d_out) * itemsize",
-        ),
+        chapter="10",
         context=_context,
     ),
     Question(
@@ -258,14 +245,7 @@ QUESTIONS = [
         hint_text="sync(); start = time.perf_counter(); call fn() repeats times; sync() again so that the queued "
         "work is done; then seconds per call = (time.perf_counter() - start) / repeats, and TFLOP/s = "
         "flops / seconds / 1e12.",
-        solution_code=_TIMED
-        + "    seconds = (time.perf_counter() - start) / repeats\n    return flops / seconds / 1e12",
-        wrong_answers=(
-            _TIMED.replace("    sync()\n", "")
-            + "    seconds = (time.perf_counter() - start) / repeats\n    return flops / seconds / 1e12",
-            _TIMED + "    return flops / (time.perf_counter() - start) / 1e12",
-            _TIMED + "    seconds = (time.perf_counter() - start) / repeats\n    return flops / seconds / 1e9",
-        ),
+        chapter="10",
         context=_context,
     ),
 ]

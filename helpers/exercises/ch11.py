@@ -109,8 +109,13 @@ class _PretendGPU:
 
 def _check_steady_seconds(fn: Any) -> None:
     expect_function(fn, "steady_seconds", "(fn, x, sync, warmup, iters)")
+    for warmup, iters in ((3, 20), (2, 12)):  # two settings: an answer that ignores its arguments fails one
+        _check_steady_seconds_with(fn, warmup, iters)
+
+
+def _check_steady_seconds_with(fn: Any, warmup: int, iters: int) -> None:
     device = _PretendGPU()
-    warmup, iters, run = 3, 20, _PretendGPU.RUN_S
+    run = _PretendGPU.RUN_S
     started = time.perf_counter()
     got = fn(device.fn, torch.zeros(3), device.sync, warmup, iters)
     wall = time.perf_counter() - started
@@ -119,6 +124,11 @@ def _check_steady_seconds(fn: Any) -> None:
         raise Wrong(f"call fn(x) `iters` times ({iters}) in the timed loop; it was called {device.calls} times")
     if device.calls == iters:
         raise Wrong("the first call of a compiled function compiles: call fn(x) `warmup` times before the timed loop")
+    if device.calls != warmup + iters:
+        raise Wrong(
+            f"with warmup={warmup} and iters={iters}, fn(x) should run {warmup + iters} times ({warmup} warm-up "
+            f"calls, then {iters} timed ones), not {device.calls}: use the arguments"
+        )
     if got <= 0:
         raise Wrong(f"steady_seconds returned {got!r}: a time per call is a positive number of seconds")
     if got * iters > 1.5 * wall:
@@ -149,13 +159,20 @@ def _affine(x: torch.Tensor) -> torch.Tensor:
 
 def _check_run_batches(fn: Any) -> None:
     expect_function(fn, "run_batches", "(graph, static_input, static_output, batches)")
+    for count in (3, 5):  # two lengths: an answer written for one list of batches fails the other
+        _check_run_batches_of(fn, count)
+
+
+def _check_run_batches_of(fn: Any, count: int) -> None:
     static_input = torch.zeros(4)
     graph = GraphReplayModel()
     static_output = graph.capture(_affine, static_input)
-    batches = [torch.full((4,), float(i + 1)) for i in range(3)]
-    sent = [b.clone() for b in batches]
+    batches = [torch.full((4,), float(i + 1)) for i in range(count)]
+    given, sent = list(batches), [b.clone() for b in batches]
     expected = [_affine(b) for b in batches]
-    got = fn(graph, static_input, static_output, batches)
+    got = fn(graph, static_input, static_output, given)
+    if len(given) != count or any(g is not b for g, b in zip(given, batches, strict=False)):
+        raise Wrong("your function changed the list `batches` it was given: read it, leave it as it is")
     if not all(torch.equal(b, s) for b, s in zip(batches, sent, strict=True)):
         raise Wrong("the batches changed: copy each batch *into* static_input (static_input.copy_(batch)), not back")
     if not isinstance(got, (list, tuple)) or not all(isinstance(g, torch.Tensor) for g in got):
@@ -196,17 +213,7 @@ QUESTIONS = [
         hint_text="torch.stack(weights) is one (n, k, k) tensor and torch.stack(vectors) one (n, k) tensor. A "
         "batched matmul (torch.bmm, or @ on 3-D tensors) multiplies all n pairs in one launch; give the vectors "
         "a trailing dimension of size 1 (unsqueeze(-1)) so that they are (n, k, 1) matrices.",
-        solution_code="def apply_all(weights, vectors):\n"
-        "    products = torch.stack(weights) @ torch.stack(vectors).unsqueeze(-1)\n"
-        "    return list(products.squeeze(-1))",
-        wrong_answers=(
-            "def apply_all(weights, vectors):\n    return [w @ v for w, v in zip(weights, vectors)]",
-            "def apply_all(weights, vectors):\n"
-            "    return list((torch.stack(vectors).unsqueeze(1) @ torch.stack(weights)).squeeze(1))",
-            "def apply_all(weights, vectors):\n"
-            "    return [torch.stack(weights)[i] @ torch.stack(vectors)[i] for i in range(len(weights))]",
-            "def apply_all(weights, vectors):\n    return torch.stack(weights) @ torch.stack(vectors).unsqueeze(-1)",
-        ),
+        chapter="11",
         context=lambda: {"torch": torch},
     ),
     Question(
@@ -218,29 +225,7 @@ QUESTIONS = [
         hint_text="The first call of a compiled function compiles, and on a GPU every call returns before its work "
         "is done. So: a warm-up loop; sync(); start = time.perf_counter(); the timed loop; sync(); then "
         "(time.perf_counter() - start) / iters.",
-        solution_code="def steady_seconds(fn, x, sync, warmup=3, iters=20):\n"
-        "    for _ in range(warmup):\n"
-        "        fn(x)\n"
-        "    sync()\n"
-        "    start = time.perf_counter()\n"
-        "    for _ in range(iters):\n"
-        "        fn(x)\n"
-        "    sync()\n"
-        "    return (time.perf_counter() - start) / iters",
-        wrong_answers=(
-            "def steady_seconds(fn, x, sync, warmup=3, iters=20):\n"
-            "    sync()\n    start = time.perf_counter()\n    for _ in range(iters):\n        fn(x)\n"
-            "    sync()\n    return (time.perf_counter() - start) / iters",
-            "def steady_seconds(fn, x, sync, warmup=3, iters=20):\n"
-            "    for _ in range(warmup):\n        fn(x)\n    sync()\n    start = time.perf_counter()\n"
-            "    for _ in range(iters):\n        fn(x)\n    return (time.perf_counter() - start) / iters",
-            "def steady_seconds(fn, x, sync, warmup=3, iters=20):\n"
-            "    for _ in range(warmup):\n        fn(x)\n    start = time.perf_counter()\n"
-            "    for _ in range(iters):\n        fn(x)\n    sync()\n    return (time.perf_counter() - start) / iters",
-            "def steady_seconds(fn, x, sync, warmup=3, iters=20):\n"
-            "    for _ in range(warmup):\n        fn(x)\n    sync()\n    start = time.perf_counter()\n"
-            "    for _ in range(iters):\n        fn(x)\n    sync()\n    return time.perf_counter() - start",
-        ),
+        chapter="11",
         context=lambda: {"time": time},
     ),
     Question(
@@ -252,27 +237,7 @@ QUESTIONS = [
         hint_text="For each batch: static_input.copy_(batch) puts the data where the graph reads it; "
         "graph.replay() writes static_output; static_output.clone() keeps that result before the next replay "
         "overwrites it.",
-        solution_code="def run_batches(graph, static_input, static_output, batches):\n"
-        "    outputs = []\n"
-        "    for batch in batches:\n"
-        "        static_input.copy_(batch)\n"
-        "        graph.replay()\n"
-        "        outputs.append(static_output.clone())\n"
-        "    return outputs",
-        wrong_answers=(
-            "def run_batches(graph, static_input, static_output, batches):\n"
-            "    outputs = []\n    for batch in batches:\n        static_input = batch\n        graph.replay()\n"
-            "        outputs.append(static_output.clone())\n    return outputs",
-            "def run_batches(graph, static_input, static_output, batches):\n"
-            "    outputs = []\n    for batch in batches:\n        static_input.copy_(batch)\n        graph.replay()\n"
-            "        outputs.append(static_output)\n    return outputs",
-            "def run_batches(graph, static_input, static_output, batches):\n"
-            "    outputs = []\n    for batch in batches:\n        graph.replay()\n        static_input.copy_(batch)\n"
-            "        outputs.append(static_output.clone())\n    return outputs",
-            "def run_batches(graph, static_input, static_output, batches):\n"
-            "    outputs = []\n    for batch in batches:\n        batch.copy_(static_input)\n        graph.replay()\n"
-            "        outputs.append(static_output.clone())\n    return outputs",
-        ),
+        chapter="11",
         context=lambda: {"torch": torch},
     ),
 ]

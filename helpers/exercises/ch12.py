@@ -165,15 +165,6 @@ def _check_shard(fn: Any) -> None:
         raise Wrong("the sharded ranks did not train like one process on both batches: did you change the model?")
 
 
-_SHARD_TEMPLATE = """\
-def shard(model, mesh):
-{body}
-    return model
-"""
-_BLOCKS = "    for block in model:\n        fully_shard(block, mesh=mesh)\n"
-_ROOT = "    fully_shard(model, mesh=mesh)\n"
-
-
 def _context() -> dict[str, Any]:
     from torch.distributed.fsdp import fully_shard
 
@@ -191,29 +182,7 @@ QUESTIONS = [
         hint_text="One copy is n_params * dtype_bytes. Training keeps the parameters, the gradients and 0, 1 or 2 "
         "optimizer states (SGD, momentum, Adam): that is 2, 3 or 4 copies. DDP keeps them whole on every rank; "
         "FSDP divides each by world_size.",
-        solution_code=(
-            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
-            "    copies = 2 + states  # parameters, gradients, optimizer states\n"
-            "    per_rank = n_params if strategy == 'DDP' else -(-n_params // world_size)\n"
-            "    return per_rank * dtype_bytes * copies"
-        ),
-        wrong_answers=(
-            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
-            "    return n_params * dtype_bytes * (2 + states) / world_size",
-            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
-            "    return n_params * dtype_bytes * (2 + states)",
-            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
-            "    per_rank = n_params if strategy == 'DDP' else n_params / world_size\n"
-            "    return per_rank * dtype_bytes * (1 + states)",
-            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 1}[optimizer]\n"
-            "    per_rank = n_params if strategy == 'DDP' else n_params / world_size\n"
-            "    return per_rank * dtype_bytes * (2 + states)",
-        ),
+        chapter="12",
     ),
     Question(
         number=2,
@@ -223,13 +192,7 @@ QUESTIONS = [
         checker=_check_shard,
         hint_text="A loop `for block in model: fully_shard(block, mesh=mesh)`, then `fully_shard(model, mesh=mesh)` "
         "(the root last: it picks up the parameters no block owns), then `return model`.",
-        solution_code=_SHARD_TEMPLATE.format(body=_BLOCKS + _ROOT),
-        wrong_answers=(
-            _SHARD_TEMPLATE.format(body=_ROOT),
-            _SHARD_TEMPLATE.format(body=_BLOCKS),
-            _SHARD_TEMPLATE.format(body=_ROOT + _BLOCKS),
-            _SHARD_TEMPLATE.format(body="    pass\n"),
-        ),
+        chapter="12",
         context=_context,
         time_limit=LAUNCH_TIMEOUT + 30,
     ),

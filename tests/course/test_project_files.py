@@ -40,7 +40,8 @@ def test_the_learner_package_needs_no_course_tooling() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     runtime = {_name(r) for r in project["project"]["dependencies"]}
     assert not runtime & set(TOOLING), f"learners would install tooling: {sorted(runtime & set(TOOLING))}"
-    assert project["tool"]["setuptools"]["packages"] == ["helpers", "helpers.exercises"], "only helpers ships"
+    packages = ["helpers", "helpers.exercises", "helpers.exercises.solutions"]
+    assert project["tool"]["setuptools"]["packages"] == packages, "only helpers ships"
     never = re.compile(r"^\s*(?:from|import)\s+(coursetools|nbval|nbconvert|nbformat|nbclient|jupyterlab)\b", re.M)
     top_level = re.compile(r"^(?:from|import)\s+(papermill)\b", re.M)
     for path in sorted((ROOT / "helpers").rglob("*.py")):

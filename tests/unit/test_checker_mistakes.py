@@ -2,9 +2,11 @@
 
 The questions are discovered from `helpers.exercises`, so a new chapter's are covered without
 listing them. For each question whose solution is a function, functions that hang, exit, get
-interrupted, raise, return None or print forever must each get a verdict (not correct, a
-message, no traceback, no escaping exception, within the time limit); for every question, a
-missing variable, `...`, None, a string and `object()` must too. And every alternative form a
+interrupted, raise (their own exception class too), return None, a number, a generator or a
+tensor of the wrong shape, or print forever must each get a verdict (not correct, a message, no
+traceback, no escaping exception, within the time limit); for every question, a missing variable,
+`...`, None, a string, numbers, `object()`, lambdas of the wrong arity, a generator and a list of
+None must too. And every alternative form a
 careful learner could write for the solution (np.float64, a Fraction, a 0-d tensor, a Decimal, a
 tuple for a list, ...) must be accepted. A checker-bug verdict for any of these fails the test.
 
@@ -56,6 +58,14 @@ FAULTY_FUNCTIONS: dict[str, tuple[str, bool, str]] = {
     "raises KeyboardInterrupt": ("raise KeyboardInterrupt", False, "interrupted"),
     "raises ValueError": ('raise ValueError("a mistake of mine")', False, ""),
     "returns None": ("return None", False, ""),
+    "returns a number": ("return 12345", False, ""),
+    "returns a generator": ("yield None", False, ""),
+    "returns a tensor of the wrong shape": ("import torch\n    return torch.ones(7, 5)", False, ""),
+    "raises its own exception class": (
+        "class MyError(Exception):\n        pass\n    raise MyError('mine')",
+        False,
+        "MyError",
+    ),
     "prints 10 MB, then loops forever": (
         'for _ in range(10_000):\n        print("x" * 1_000)\n    while True:\n        pass',
         True,
@@ -63,8 +73,25 @@ FAULTY_FUNCTIONS: dict[str, tuple[str, bool, str]] = {
     ),
 }
 
-#: Values that are wrong for every question (None, a string, object()) besides missing and `...`.
-JUNK_VALUES: dict[str, Any] = {"None": None, "a string": "some text", "object()": object(), "...": ...}
+
+def _junk_values() -> dict[str, Any]:
+    """Values that are wrong for every question besides missing and `...`, made fresh for each question.
+
+    Not the kind asked for, a function that cannot be called as the task says (wrong arity), or a
+    generator instead of a function.
+    """
+    return {
+        "None": None,
+        "a string": "some text",
+        "a number": 12345,
+        "a negative float": -1.5,
+        "object()": object(),
+        "...": ...,
+        "a lambda taking no arguments": lambda: None,
+        "a lambda taking seven arguments": lambda a, b, c, d, e, f, g: None,
+        "a generator": (i for i in range(3)),
+        "a list of None": [None, None],
+    }
 
 
 def _solution_value(question: Question) -> Any:
@@ -133,7 +160,7 @@ def test_generic_mistakes_get_a_verdict(chapter: str, question: Question) -> Non
         pytest.skip("no SIGALRM here: a function that never returns cannot be stopped")
     problems: dict[str, list[str]] = {"hangs": [], "escaped": [], "bad verdicts": []}
     cases: list[tuple[str, dict, float, str]] = [("missing", {}, QUICK_LIMIT, "can't find")]
-    cases += [(name, {question.variable: v}, QUICK_LIMIT, "") for name, v in JUNK_VALUES.items()]
+    cases += [(name, {question.variable: v}, QUICK_LIMIT, "") for name, v in _junk_values().items()]
     if callable(_solution_value(question)):
         for name, (body, hangs, must_say) in FAULTY_FUNCTIONS.items():
             limit = HANG_LIMIT if hangs else QUICK_LIMIT
@@ -249,3 +276,9 @@ def test_the_forms_apply_to_numbers_and_sequences() -> None:
     assert _as_other_sequence([1, 2]) == (1, 2) and _as_other_sequence((1, 2)) == [1, 2]
     assert type(_as_numpy([1, 2.5])[1]) is np.float64
     assert _as_fraction(2 / 12) == Fraction(1, 6) and type(_as_fraction(0.1 + 0.2)) is float
+
+
+def test_a_value_of_the_wrong_type_is_named_with_the_right_article() -> None:
+    for value, named in ((5, "an int"), (object(), "an object"), ([1], "a list"), (None, "a NoneType")):
+        with pytest.raises(checking.Wrong, match=f"expected a string, but got {named}: "):
+            checking.expect_type(value, str, "a string")

@@ -1,0 +1,81 @@
+"""Chapter 08's exercise solutions, by question number (see the package's docstring)."""
+
+SOLUTIONS: dict[int, str] = {
+    1: (
+        "def rank_indices(n_samples, world_size, rank, epoch):\n"
+        "    sampler = DistributedSampler(range(n_samples), num_replicas=world_size, rank=rank, shuffle=True, seed=0)\n"
+        "    sampler.set_epoch(epoch)\n"
+        "    return list(sampler)"
+    ),
+    2: (
+        "def train_on_rank(rank, world_size):\n"
+        "    torch.manual_seed(0)\n"
+        "    model = nn.Linear(4, 1)\n"
+        "    model = DDP(model)\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=0.1)\n"
+        "    g = torch.Generator().manual_seed(rank)\n"
+        "    x, y = torch.randn(8, 4, generator=g), torch.full((8, 1), float(rank))\n"
+        "    for step in range(5):\n"
+        "        loss = F.mse_loss(model(x), y)\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "    return [p.detach() for p in model.parameters()]\n"
+    ),
+}
+
+
+_DDP_TEMPLATE = """\
+def train_on_rank(rank, world_size):
+    torch.manual_seed(0)
+    model = nn.Linear(4, 1)
+    model = DDP(model)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    g = torch.Generator().manual_seed(rank)
+    x, y = torch.randn(8, 4, generator=g), torch.full((8, 1), float(rank))
+    for step in range(5):
+{step}
+    return [p.detach() for p in model.parameters()]
+"""
+
+
+_STEP = """\
+        loss = F.mse_loss(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()"""
+
+
+#: Typical wrong answers to each question, by number: each must be rejected (tested in CI). They live
+#: here, not with the questions, because most are the solution with one line changed.
+WRONG_ANSWERS: dict[int, tuple[str, ...]] = {
+    1: (
+        "def rank_indices(n_samples, world_size, rank, epoch):\n"
+        "    return torch.empty(n_samples // world_size, device='meta')",
+        "def rank_indices(n_samples, world_size, rank, epoch):\n"
+        "    sampler = DistributedSampler(range(n_samples), num_replicas=world_size, rank=rank, "
+        "shuffle=True, seed=0)\n"
+        "    return list(sampler)",
+        "def rank_indices(n_samples, world_size, rank, epoch):\n    return list(range(rank, n_samples, world_size))",
+        "def rank_indices(n_samples, world_size, rank, epoch):\n"
+        "    sampler = DistributedSampler(range(n_samples), num_replicas=world_size, rank=0, seed=0)\n"
+        "    sampler.set_epoch(epoch)\n"
+        "    return list(sampler)",
+        "def rank_indices(n_samples, world_size, rank, epoch):\n"
+        "    order = torch.randperm(n_samples, generator=torch.Generator().manual_seed(epoch)).tolist()\n"
+        "    return order[rank::world_size]",
+    ),
+    2: (
+        _DDP_TEMPLATE.replace("    model = DDP(model)\n", "").format(step=_STEP),
+        _DDP_TEMPLATE.format(step=_STEP.replace("        opt.zero_grad()\n", "")),
+        _DDP_TEMPLATE.replace("    model = DDP(model)\n", "").format(
+            step=_STEP.replace(
+                "        opt.step()",
+                "        for p in model.parameters():\n"
+                "            dist.all_reduce(p.grad)  # a sum over the ranks\n"
+                "        opt.step()",
+            )
+        ),
+        _DDP_TEMPLATE.format(step="        pass"),
+    ),
+}

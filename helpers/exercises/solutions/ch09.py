@@ -1,0 +1,101 @@
+"""Chapter 09's exercise solutions, by question number (see the package's docstring)."""
+
+SOLUTIONS: dict[int, str] = {
+    1: (
+        "def hogwild_worker(rank, model, x, y, steps, lr):\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=lr)\n"
+        "    for _ in range(steps):\n"
+        "        idx = torch.randint(0, len(x), (32,))\n"
+        "        loss = F.cross_entropy(model(x[idx]), y[idx])\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()"
+    ),
+    2: (
+        "def consumer(tasks, results):\n"
+        "    while True:\n"
+        "        item = tasks.get()\n"
+        "        if item is None:\n"
+        "            return\n"
+        "        index, t = item\n"
+        "        results.put((index, t.mean().item()))"
+    ),
+    3: "def partial_sum(rank, world_size, x, out):\n    out[rank] = x.chunk(world_size)[rank].sum()",
+}
+
+
+#: Typical wrong answers to each question, by number: each must be rejected (tested in CI). They live
+#: here, not with the questions, because most are the solution with one line changed.
+WRONG_ANSWERS: dict[int, tuple[str, ...]] = {
+    1: (
+        "def hogwild_worker(rank, model, x, y, steps, lr):\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=0.5)\n"
+        "    for _ in range(60):\n"
+        "        idx = torch.randint(0, len(x), (32,))\n"
+        "        loss = F.cross_entropy(model(x[idx]), y[idx])\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()",
+        # forgets the optimizer step
+        "def hogwild_worker(rank, model, x, y, steps, lr):\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=lr)\n"
+        "    for _ in range(steps):\n"
+        "        idx = torch.randint(0, len(x), (32,))\n"
+        "        loss = F.cross_entropy(model(x[idx]), y[idx])\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()",
+        # trains a private copy: the shared model never changes
+        "def hogwild_worker(rank, model, x, y, steps, lr):\n"
+        "    import copy\n"
+        "    local = copy.deepcopy(model)\n"
+        "    opt = torch.optim.SGD(local.parameters(), lr=lr)\n"
+        "    for _ in range(steps):\n"
+        "        idx = torch.randint(0, len(x), (32,))\n"
+        "        loss = F.cross_entropy(local(x[idx]), y[idx])\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()",
+        # computes the loss without a graph
+        "def hogwild_worker(rank, model, x, y, steps, lr):\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=lr)\n"
+        "    for _ in range(steps):\n"
+        "        idx = torch.randint(0, len(x), (32,))\n"
+        "        with torch.no_grad():\n"
+        "            loss = F.cross_entropy(model(x[idx]), y[idx])\n"
+        "        opt.zero_grad()\n"
+        "        loss.backward()\n"
+        "        opt.step()",
+    ),
+    2: (
+        # sends a tensor back
+        "def consumer(tasks, results):\n"
+        "    while True:\n"
+        "        item = tasks.get()\n"
+        "        if item is None:\n"
+        "            return\n"
+        "        index, t = item\n"
+        "        results.put((index, t.mean()))",
+        # handles one task only
+        "def consumer(tasks, results):\n    index, t = tasks.get()\n    results.put((index, t.mean().item()))",
+        # the sum, not the mean
+        "def consumer(tasks, results):\n"
+        "    while True:\n"
+        "        item = tasks.get()\n"
+        "        if item is None:\n"
+        "            return\n"
+        "        index, t = item\n"
+        "        results.put((index, t.sum().item()))",
+        # never looks for the stop signal
+        "def consumer(tasks, results):\n"
+        "    while True:\n"
+        "        index, t = tasks.get()\n"
+        "        results.put((index, t.mean().item()))",
+    ),
+    3: (
+        "def partial_sum(rank, world_size, x, out):\n    out[rank] = x.chunk(world_size)[rank].sum()\n    x.zero_()",
+        "def partial_sum(rank, world_size, x, out):\n    out[rank] = x.sum()",
+        "def partial_sum(rank, world_size, x, out):\n    out = x.chunk(world_size)[rank].sum()",
+        "def partial_sum(rank, world_size, x, out):\n    out[rank] = x[rank].sum()",
+        "def partial_sum(rank, world_size, x, out):\n    return x.chunk(world_size)[rank].sum()",
+    ),
+}

@@ -1,0 +1,60 @@
+"""Chapter 12's exercise solutions, by question number (see the package's docstring)."""
+
+SOLUTIONS: dict[int, str] = {
+    1: (
+        "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+        "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
+        "    copies = 2 + states  # parameters, gradients, optimizer states\n"
+        "    per_rank = n_params if strategy == 'DDP' else -(-n_params // world_size)\n"
+        "    return per_rank * dtype_bytes * copies"
+    ),
+    2: (
+        "def shard(model, mesh):\n"
+        "    for block in model:\n"
+        "        fully_shard(block, mesh=mesh)\n"
+        "    fully_shard(model, mesh=mesh)\n"
+        "\n"
+        "    return model\n"
+    ),
+}
+
+
+_SHARD_TEMPLATE = """\
+def shard(model, mesh):
+{body}
+    return model
+"""
+
+
+_BLOCKS = "    for block in model:\n        fully_shard(block, mesh=mesh)\n"
+
+
+_ROOT = "    fully_shard(model, mesh=mesh)\n"
+
+
+#: Typical wrong answers to each question, by number: each must be rejected (tested in CI). They live
+#: here, not with the questions, because most are the solution with one line changed.
+WRONG_ANSWERS: dict[int, tuple[str, ...]] = {
+    1: (
+        "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+        "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
+        "    return n_params * dtype_bytes * (2 + states) / world_size",
+        "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+        "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
+        "    return n_params * dtype_bytes * (2 + states)",
+        "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+        "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
+        "    per_rank = n_params if strategy == 'DDP' else n_params / world_size\n"
+        "    return per_rank * dtype_bytes * (1 + states)",
+        "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+        "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 1}[optimizer]\n"
+        "    per_rank = n_params if strategy == 'DDP' else n_params / world_size\n"
+        "    return per_rank * dtype_bytes * (2 + states)",
+    ),
+    2: (
+        _SHARD_TEMPLATE.format(body=_ROOT),
+        _SHARD_TEMPLATE.format(body=_BLOCKS),
+        _SHARD_TEMPLATE.format(body=_ROOT + _BLOCKS),
+        _SHARD_TEMPLATE.format(body="    pass\n"),
+    ),
+}
