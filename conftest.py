@@ -37,6 +37,9 @@ NO_GPU_MARKER = "[no-GPU path]"  # helpers.devices.NO_GPU_MARKER (tested to agre
 # test run executes each chapter once. tests/course/test_selftest.py tests what it calls.
 collect_ignore = ["notebooks/gpu_self_test.ipynb"]
 
+# Each chapter's kernel gets its own temp dir, and a chapter that leaves files there fails.
+pytest_plugins = ["tests.temp_litter"]
+
 
 def pytest_itemcollected(item: pytest.Item) -> None:
     # nbval runs a notebook's cells in one kernel, in order: keep each notebook on one xdist worker

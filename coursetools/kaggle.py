@@ -19,16 +19,19 @@ they return a list of problems, empty when the file is fine. `open_in_kaggle_url
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
+import tempfile
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from helpers import __version__ as COURSE_VERSION
-from helpers.selftest import GPU_TESTS, GPU_TESTS_DIR
+from helpers.selftest import GPU_TESTS, GPU_TESTS_DIR, write_fault
 
 from . import BUILD, NOTEBOOKS, ROOT
 
@@ -132,6 +135,10 @@ DATASET_SUBTITLE_LENGTH = (20, 80)
 
 class KaggleSetupError(ValueError):
     """The Kaggle settings or a generated file break one of Kaggle's rules (the message says which)."""
+
+
+class KaggleWriteError(RuntimeError):
+    """The disk refused a folder of the build (full, read-only, not allowed); one sentence naming the path."""
 
 
 # ----------------------------------------------------------------------------------------------
@@ -542,25 +549,87 @@ def dataset_metadata(owner: str, settings: dict[str, Any]) -> dict[str, Any]:
     return meta
 
 
+def _named(path: Path, exc: OSError) -> OSError:
+    """`exc` naming `path`: a write refused by a full disk names no file."""
+    if exc.filename is None and not isinstance(exc, shutil.Error):
+        exc.filename = str(path)
+    return exc
+
+
+def _write_text(path: Path, text: str) -> None:
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise _named(path, exc) from None
+
+
+def _copy(source: Path, target: Path) -> None:
+    try:
+        shutil.copy2(source, target)
+    except OSError as exc:
+        raise _named(target, exc) from None
+
+
 def _write_json(path: Path, data: dict[str, Any]) -> None:
-    path.write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    _write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
 def _ignore(_dir: str, names: list[str]) -> list[str]:
     return [n for n in names if n == "__pycache__" or n.endswith((".pyc", ".pyo")) or n == ".ipynb_checkpoints"]
 
 
+def _failed_path(exc: OSError, staging: Path, final: Path) -> Path:
+    """The file a refused write was for, named where it was going (`final`), not in the staging folder."""
+    name = exc.filename
+    if isinstance(exc, shutil.Error) and exc.args and isinstance(exc.args[0], list) and exc.args[0]:
+        name = exc.args[0][0][1]  # copytree's (source, destination, why) of the first failure
+    try:
+        return final / Path(name).relative_to(staging)
+    except (TypeError, ValueError):
+        return final
+
+
+def staged_folder(final: Path, fill: Callable[[Path], None]) -> Path:
+    """Build the folder `final` all or nothing: `fill` a temporary folder beside it, then swap it in.
+
+    A full disk or a refused write removes the temporary folder, leaves `final` as it was, and
+    raises KaggleWriteError with one sentence naming the path that could not be written.
+    """
+    final = Path(final)
+    staging: Path | None = None
+    previous: Path | None = None
+    try:
+        final.parent.mkdir(parents=True, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".partial", dir=final.parent))
+        staging.chmod(0o755)  # mkdtemp makes it private; the folder is published
+        fill(staging)
+        if final.exists():
+            previous = staging.with_suffix(".old")
+            os.replace(final, previous)
+        os.replace(staging, final)
+    except OSError as exc:
+        where = _failed_path(exc, staging, final) if staging else final
+        if previous is not None and not final.exists():
+            os.replace(previous, final)
+            previous = None
+        raise KaggleWriteError(write_fault(exc, where)) from exc
+    finally:
+        for leftover in (staging, previous):
+            if leftover is not None and leftover.exists():
+                shutil.rmtree(leftover, ignore_errors=True)
+    return final
+
+
 def build_kernel(kernel: Kernel, owner: str, settings: dict[str, Any], out_dir: Path) -> Path:
     """Write one kernel folder: the notebook (with Kaggle's accelerator metadata) and kernel-metadata.json."""
-    folder = Path(out_dir) / kernel.folder_name
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
     nb = json.loads(kernel.notebook.read_text(encoding="utf-8"))
     nb.setdefault("metadata", {})["kaggle"] = kaggle_notebook_metadata(settings)
-    (folder / kernel.notebook.name).write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    _write_json(folder / KERNEL_METADATA, kernel_metadata(kernel, owner, settings))
-    return folder
+
+    def fill(folder: Path) -> None:
+        _write_text(folder / kernel.notebook.name, json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+        _write_json(folder / KERNEL_METADATA, kernel_metadata(kernel, owner, settings))
+
+    return staged_folder(Path(out_dir) / kernel.folder_name, fill)
 
 
 def build_dataset(owner: str, settings: dict[str, Any], out_dir: Path, root: Path = ROOT) -> Path:
@@ -569,27 +638,26 @@ def build_dataset(owner: str, settings: dict[str, Any], out_dir: Path, root: Pat
     `helpers/` (the learner package, which carries the course's version), `tests/gpu/` (the GPU
     tests and their conftest), the chapter notebooks the self-test executes, and dataset-metadata.json.
     """
+    return staged_folder(Path(out_dir) / DATASET_FOLDER, lambda folder: _fill_dataset(folder, owner, settings, root))
+
+
+def _fill_dataset(folder: Path, owner: str, settings: dict[str, Any], root: Path) -> None:
     from .runner import discover_chapters
 
     root = Path(root)
-    folder = Path(out_dir) / DATASET_FOLDER
-    if folder.exists():
-        shutil.rmtree(folder)
-    folder.mkdir(parents=True)
     shutil.copytree(root / "helpers", folder / "helpers", ignore=_ignore)
     gpu_tests = folder / GPU_TESTS_DIR
     gpu_tests.mkdir(parents=True)
-    shutil.copy2(root / "tests" / "__init__.py", folder / "tests" / "__init__.py")
+    _copy(root / "tests" / "__init__.py", folder / "tests" / "__init__.py")
     for name in ("__init__.py", "conftest.py"):
-        shutil.copy2(root / GPU_TESTS_DIR / name, gpu_tests / name)
+        _copy(root / GPU_TESTS_DIR / name, gpu_tests / name)
     for path in sorted((root / GPU_TESTS_DIR).glob(GPU_TESTS)):
-        shutil.copy2(path, gpu_tests / path.name)
+        _copy(path, gpu_tests / path.name)
     notebooks = folder / "notebooks"
     notebooks.mkdir()
     for path in discover_chapters(root / "notebooks"):
-        shutil.copy2(path, notebooks / path.name)
+        _copy(path, notebooks / path.name)
     _write_json(folder / DATASET_METADATA, dataset_metadata(owner, settings))
-    return folder
 
 
 @dataclass(frozen=True)
@@ -622,7 +690,6 @@ def build_all(
     if duplicates:
         raise KaggleSetupError(f"two notebooks would get the same Kaggle slug: {', '.join(duplicates)}")
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     result = BuildResult(
         kernels=[build_kernel(k, owner, settings, out_dir) for k in kernels],
         dataset=build_dataset(owner, settings, out_dir, root),
@@ -641,6 +708,9 @@ def main(owner: str | None, out_dir: str | None) -> int:
     except KaggleSetupError as exc:
         print(f"Kaggle build failed: {exc}")
         return 2
+    except KaggleWriteError as exc:  # one sentence, no traceback; every folder is whole or as it was
+        print(f"Kaggle build failed: {str(exc)[:1].lower()}{str(exc)[1:]}")
+        return 1
     chosen = owner if owner is not None else settings["owner"]
     if chosen == PLACEHOLDER_OWNER:
         print(

@@ -18,11 +18,12 @@ import re
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Literal
 
 from .devices import HOW_TO_GET_A_GPU
+from .validation import checks, instance_of, optional
 
 Level = Literal["ok", "note", "problem"]
 
@@ -159,13 +160,133 @@ def build_supports(capability: tuple[int, int], arch_list: tuple[str, ...]) -> b
     return False
 
 
-def _hidden_by_visible_devices(value: str | None) -> bool:
-    return value is not None and value.strip() in {"", "-1", "none", "NoDevFiles"}
+#: How much of a CUDA_VISIBLE_DEVICES value a message quotes: a value can be thousands of characters.
+ECHO_LIMIT = 60
+UUID_PREFIXES = ("GPU-", "MIG-")
+
+
+def echo_value(value: str, limit: int = ECHO_LIMIT) -> str:
+    """`value` quoted for a message; past `limit` characters, its start and its length."""
+    if len(value) <= limit:
+        return repr(value)
+    return f"{value[:limit]!r}… ({len(value):,} characters)"
+
+
+@dataclass(frozen=True)
+class VisibleDevices:
+    """What CUDA makes of a CUDA_VISIBLE_DEVICES value (see `parse_visible_devices`)."""
+
+    value: str | None
+    kind: Literal["all", "index", "GPU-", "MIG-"]  # "all": the variable is not set
+    entries: tuple[str, ...] = ()  # the entries CUDA uses, in its order: indices ("0") or UUIDs
+    bad: str | None = None  # the entry where CUDA stopped reading, if it stopped before the end
+    why: str = ""  # what is wrong with it, in words that follow the entry ("is negative")
+    repeated: bool = False  # an entry is listed twice, which hides every GPU
+
+    @property
+    def hides_all(self) -> bool:
+        """Whether no GPU stays visible, whatever GPUs the machine has."""
+        return self.kind != "all" and not self.entries
+
+    def on_machine(self, gpus: int | None) -> VisibleDevices:
+        """This reading on a machine with `gpus` GPUs: an index with no GPU stops the list there."""
+        if self.kind != "index" or gpus is None:
+            return self
+        for n, entry in enumerate(self.entries):
+            if int(entry) >= gpus:
+                why = f"names no GPU (this machine has {'GPU 0 only' if gpus == 1 else f'GPUs 0 to {gpus - 1}'})"
+                return replace(self, entries=self.entries[:n], bad=entry, why=why)
+        return self
+
+    def visible_count(self, gpus: int | None) -> int | None:
+        """How many GPUs CUDA shows on a machine with `gpus` GPUs; None when only the driver knows."""
+        seen = self.on_machine(gpus)
+        if seen.kind == "all":
+            return gpus
+        if seen.kind == "index" or not seen.entries:
+            return len(seen.entries)
+        return None  # UUIDs: which ones match a GPU, only the driver knows
+
+
+def _leading_index(entry: str) -> int | None:
+    """The integer `entry` starts with, as C's strtoul reads it ("1gpu" → 1), or None."""
+    m = re.match(r"[+-]?\d+", entry)
+    return int(m.group()) if m else None
+
+
+def parse_visible_devices(value: str | None) -> VisibleDevices:
+    """Read CUDA_VISIBLE_DEVICES as CUDA does.
+
+    CUDA's rules (CUDA C++ Programming Guide, "CUDA Environment Variables"): a comma-separated
+    list of GPU indices or UUIDs (`GPU-<uuid>`, a unique prefix allowed; `MIG-<…>` for MIG
+    instances); the GPUs listed are visible in that order, and "if one of the indices is invalid,
+    only the devices whose index precedes the invalid index are visible". The finer points follow
+    torch's own reading of the variable (`_parse_visible_devices` in torch/cuda/__init__.py),
+    which copies CUDA's: an index is read like C's `strtoul` (leading digits, so `1gpu` is 1);
+    a negative or unreadable entry stops the list; a list that starts with `GPU-` or `MIG-` stops
+    at the first entry without that prefix; and an entry listed twice hides every GPU (torch:
+    "Repeated ordinal results in empty set"). An empty value lists none.
+    """
+    if value is None:
+        return VisibleDevices(None, "all")
+    prefix = next((p for p in UUID_PREFIXES if value.startswith(p)), None)
+    kind: Literal["index", "GPU-", "MIG-"] = prefix or "index"  # type: ignore[assignment]
+    entries: list[str] = []
+    for raw in value.split(","):
+        entry = raw if prefix else raw.strip()
+        if prefix:
+            if not entry.startswith(prefix):
+                return VisibleDevices(value, kind, tuple(entries), raw, f"is not a {prefix} UUID like the first entry")
+            key = entry
+        else:
+            number = _leading_index(entry)
+            if number is None:
+                why = "is not an index or a GPU-/MIG- UUID" if entry else "is empty"
+                return VisibleDevices(value, kind, tuple(entries), raw, why)
+            if number < 0:
+                return VisibleDevices(value, kind, tuple(entries), raw, "is negative")
+            key = str(number)
+        if key in entries:
+            return VisibleDevices(value, kind, (), raw, "is listed twice", repeated=True)
+        entries.append(key)
+    return VisibleDevices(value, kind, tuple(entries))
+
+
+def describe_visible_devices(value: str | None, gpus: int | None = None) -> str:
+    """In words, what CUDA_VISIBLE_DEVICES=`value` shows and hides on a machine with `gpus` GPUs.
+
+    "" when the variable is not set. Values and entries are quoted shortened (`echo_value`).
+    """
+    if value is None:
+        return ""
+    seen = parse_visible_devices(value).on_machine(gpus)
+    name = f"CUDA_VISIBLE_DEVICES={echo_value(value)}"
+    if not value.strip():
+        return f"{name} hides every GPU: an empty value lists none"
+    bad = f"{echo_value(seen.bad or '', 30)} {seen.why}"
+    if seen.repeated:
+        return f"{name} hides every GPU: {bad}, and an entry listed twice hides them all"
+    stops = "and CUDA stops reading at the first bad entry"
+    if seen.hides_all:
+        return f"{name} hides every GPU: {bad}, {stops}"
+    gpus_word = "GPU" if len(seen.entries) == 1 else "GPUs"
+    if seen.kind == "index":
+        order = "torch calls it cuda:0" if len(seen.entries) == 1 else "torch numbers them from 0, in this order"
+        shown = f"{name} shows {gpus_word} {', '.join(seen.entries)} ({order})"
+    else:
+        listed = ", ".join(echo_value(e, 20) for e in seen.entries[:3]) + (", …" if len(seen.entries) > 3 else "")
+        shown = f"{name} selects {len(seen.entries)} {gpus_word} by UUID ({listed})"
+    if seen.bad is not None:
+        shown += f", and hides the rest: {bad}, {stops}"
+    if seen.kind != "index":
+        shown += "; a UUID that matches no GPU (`nvidia-smi -L` lists them) hides it and every entry after it"
+    return shown
 
 
 def diagnose(m: Machine) -> list[Finding]:
     """Turn a machine description into findings, problems first. Pure: reads nothing else."""
     findings: list[Finding] = []
+    visible = parse_visible_devices(m.cuda_visible_devices)
     gpu_word = "GPU" if len(m.gpus) == 1 else "GPUs"
 
     if m.gpus:
@@ -194,13 +315,22 @@ def diagnose(m: Machine) -> list[Finding]:
                 "Install a CUDA build of torch (pick the CUDA version at pytorch.org/get-started) in this environment.",
             )
         )
-    elif _hidden_by_visible_devices(m.cuda_visible_devices) and (m.driver_gpu_count or 0) > 0:
+    elif visible.visible_count(m.driver_gpu_count) == 0 and (m.driver_gpu_count or 0) > 0:
         findings.append(
             Finding(
                 "problem",
-                f"CUDA_VISIBLE_DEVICES={m.cuda_visible_devices!r} hides all {m.driver_gpu_count} GPU(s) "
-                "from this process.",
+                f"{describe_visible_devices(m.cuda_visible_devices, m.driver_gpu_count)}. torch sees none of "
+                f"the {m.driver_gpu_count} GPU(s) the driver lists.",
                 "Unset CUDA_VISIBLE_DEVICES (or list the GPU indices you want, e.g. 0,1) before Python starts.",
+            )
+        )
+    elif visible.kind in UUID_PREFIXES and (m.driver_gpu_count or 0) > 0:
+        findings.append(
+            Finding(
+                "problem",
+                f"{describe_visible_devices(m.cuda_visible_devices, m.driver_gpu_count)}. The driver lists "
+                f"{m.driver_gpu_count} GPU(s) and torch sees none, so no UUID listed matches one.",
+                "Copy the UUIDs from `nvidia-smi -L`, or list GPU indices (e.g. 0,1), before Python starts.",
             )
         )
     elif (m.driver_gpu_count or 0) > 0:
@@ -243,8 +373,8 @@ def diagnose(m: Machine) -> list[Finding]:
         findings.append(
             Finding(
                 "note",
-                f"CUDA_VISIBLE_DEVICES={m.cuda_visible_devices!r} shows torch {len(m.gpus)} of the "
-                f"{m.driver_gpu_count} GPUs the driver lists; torch numbers the visible ones from 0.",
+                f"{describe_visible_devices(m.cuda_visible_devices, m.driver_gpu_count)}: torch sees "
+                f"{len(m.gpus)} of the {m.driver_gpu_count} GPUs the driver lists.",
             )
         )
     if m.torch_threads > m.cpus_usable:
@@ -284,6 +414,7 @@ def _this_machine() -> Machine:
     return describe_machine()
 
 
+@checks(m=optional(instance_of(Machine, what="a Machine (from describe_machine()) or None")))
 def stamp(m: Machine | None = None) -> str:
     """The label every measured figure carries: hardware, torch and CUDA versions, date."""
     m = m or _this_machine()
@@ -310,9 +441,10 @@ def report(m: Machine) -> str:
             f"  GPU {g.index}: {g.name}, {g.total_memory_bytes / 2**30:.1f} GiB, compute capability "
             f"{g.capability[0]}.{g.capability[1]} ({g.sm}), {g.multiprocessors} multiprocessors"
         )
+    visible_value = "(not set)" if m.cuda_visible_devices is None else echo_value(m.cuda_visible_devices)
     lines += [
         f"  GPUs the NVIDIA driver lists: {'no nvidia-smi' if m.driver_gpu_count is None else m.driver_gpu_count}",
-        f"  CUDA_VISIBLE_DEVICES: {'(not set)' if m.cuda_visible_devices is None else repr(m.cuda_visible_devices)}",
+        f"  CUDA_VISIBLE_DEVICES: {visible_value}",
         f"  CPUs: {m.cpus_usable} usable by this process, {m.cpus_machine} in the machine; "
         f"torch uses {m.torch_threads} threads",
         f"  on Kaggle: {'yes' if m.on_kaggle else 'no'}",

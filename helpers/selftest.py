@@ -15,15 +15,18 @@ row saying why.
 
 from __future__ import annotations
 
+import contextlib
 import html
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
 import xml.etree.ElementTree as ET
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from queue import Empty
@@ -316,10 +319,11 @@ def polling_kernel_manager(slice_seconds: float = 0.5) -> type:
     jupyter/nbclient#312, jupyter/nbconvert#1921 and #2029. A missed wake-up now costs at most one
     slice, and the cell time limit still applies.
     """
+    import zmq
     from jupyter_client.asynchronous.client import AsyncKernelClient
     from jupyter_client.channels import AsyncZMQSocketChannel
     from jupyter_client.manager import AsyncKernelManager
-    from traitlets import Type
+    from traitlets import Type, default
 
     class SlicedPollChannel(AsyncZMQSocketChannel):
         async def get_msg(self, timeout: float | None = None) -> dict:
@@ -339,6 +343,14 @@ def polling_kernel_manager(slice_seconds: float = 0.5) -> type:
     class PollingKernelManager(AsyncKernelManager):
         client_factory = Type(PollingKernelClient)
 
+        @default("transport_encryption")
+        def _encrypt_when_possible(self) -> str:
+            # ipykernel 7 warns at every start that its local TCP sockets are not encrypted.
+            # jupyter_client 8.10 can hand the kernel CurveZMQ keys when its kernelspec declares
+            # support ("auto"), which encrypts them and ends the warning; releases without this
+            # setting never ask for this default.
+            return "auto" if zmq.has("curve") else "disabled"
+
     return PollingKernelManager
 
 
@@ -356,49 +368,250 @@ class ChapterRun:
     html: str = ""  # path of its HTML page, when the course runner wrote one
 
 
+#: What a chapter's run may leave in its temp dir, with why; anything else it leaves there is litter.
+TEMP_DIR_CACHES = {
+    "torchinductor_*": "torch.compile's cache, which Inductor keeps in the temp dir on purpose (its precompiled "
+    "headers go there whatever TORCHINDUCTOR_CACHE_DIR says: torch/_inductor/codecache.py)",
+    "pymp-*": "multiprocessing's folder for its helper processes' sockets, removed at a normal exit; a kernel "
+    "that is killed on stop (nbval kills every kernel, Jupyter one that does not stop in time) leaves it",
+    "matplotlib-*": "matplotlib's config folder where the home folder cannot be written (removed at a normal exit)",
+}
+
+
+def inductor_cache_name() -> str:
+    """The name of torch.compile's cache folder in the temp dir, `torchinductor_<user>`, as torch makes it."""
+    import getpass
+
+    try:
+        user = getpass.getuser()
+    except (KeyError, ImportError, OSError):
+        user = f"uid_{os.getuid()}" if hasattr(os, "getuid") else "unknown_user"
+    return "torchinductor_" + re.sub(r'[\\/:*?"<>|]', "_", user)
+
+
+def temp_dir_env(folder: Path) -> dict[str, str]:
+    """Make `folder` the temp dir of a kernel about to start; returns the environment variables for it.
+
+    torch.compile's cache in it is a link to the usual one (`<temp dir>/torchinductor_<user>`), so
+    a chapter compiles as fast as in any other run (a cold cache costs seconds); where no link can
+    be made (Windows without the right), the chapter compiles from a cold cache.
+    """
+    usual = Path(tempfile.gettempdir()) / inductor_cache_name()
+    try:
+        usual.mkdir(exist_ok=True)
+        (Path(folder) / usual.name).symlink_to(usual, target_is_directory=True)
+    except OSError:
+        pass
+    return {"TMPDIR": str(folder)}
+
+
+#: The longest path of a kernel's temp dir: multiprocessing puts its forkserver's socket 32 characters
+#: deeper (`pymp-…/listener-…`), and a socket's path may hold 104 characters on macOS, 108 on Linux.
+KERNEL_TEMP_DIR_LENGTH = 64
+
+
+def kernel_temp_dir(name: str) -> Path | None:
+    """A new empty folder to be the temp dir of a kernel that runs chapter `name` (None: none fits).
+
+    Its name carries this process's id, as `helpers.scratch_folder`'s do: a run killed before it
+    could remove the folder (a `timeout`, Ctrl-C twice) leaves it, and the next call here or of
+    `scratch_folder()` removes it once this process is gone. Where the temp dir's own path is
+    long (macOS's `/var/folders/…`), a folder inside it would be too long for the sockets a chapter
+    opens there, and there is none.
+    """
+    from .scratch import PREFIX, remove_abandoned_folders
+
+    remove_abandoned_folders()
+    folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-{name[:2]}-"))
+    if len(str(folder)) > KERNEL_TEMP_DIR_LENGTH:
+        folder.rmdir()
+        return None
+    return folder
+
+
+@contextlib.contextmanager
+def environment(variables: dict[str, str]) -> Iterator[None]:
+    """Set environment variables for what starts inside the block (a kernel), then put back what was there."""
+    saved = {name: os.environ.get(name) for name in variables}
+    os.environ.update(variables)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def temp_dir_litter(folder: Path) -> list[str]:
+    """What a chapter's run left in `folder`, the temp dir it ran with: names, folders ending in "/".
+
+    The caches of `TEMP_DIR_CACHES` are allowed. Scratch folders (`helpers.scratch_folder`) of a
+    kernel that was killed, and so ran no exit handler, are first removed as the next
+    `scratch_folder()` would remove them (nbval kills every kernel it stops).
+    """
+    from fnmatch import fnmatch
+
+    from .scratch import remove_abandoned_folders
+
+    remove_abandoned_folders(Path(folder))
+    return sorted(
+        p.name + ("/" if p.is_dir() else "")
+        for p in Path(folder).iterdir()
+        if not any(fnmatch(p.name, pattern) for pattern in TEMP_DIR_CACHES)
+    )
+
+
+def write_fault(exc: OSError, path: Path | str, verb: str = "write") -> str:
+    """One sentence on why the disk refused `path`: "Could not write PATH: no space left on device (ENOSPC)."
+
+    What a tool prints instead of a traceback when a disk is full, a folder read-only or a file
+    not allowed; `shutil.copytree`'s collected errors (`shutil.Error`) give their first one.
+    """
+    import errno
+
+    reason = exc.strerror or ""
+    code = exc.errno
+    if isinstance(exc, shutil.Error) and exc.args and isinstance(exc.args[0], list) and exc.args[0]:
+        reason = str(exc.args[0][0][-1])  # (source, destination, why) of the first file that failed
+        m = re.match(r"\[Errno (\d+)\] ([^:]*)", reason)
+        if m:
+            code, reason = int(m.group(1)), m.group(2)
+    reason = (reason or str(exc) or type(exc).__name__).strip().rstrip(".")
+    name = errno.errorcode.get(code) if code is not None else None
+    return f"Could not {verb} {path}: {reason[:1].lower()}{reason[1:]}" + (f" ({name})." if name else ".")
+
+
+def partial_path(path: Path, suffix: str = "") -> Path:
+    """A new name beside `path` to write it under until it is whole: `.NAME.1a2b3c4d.partial` + `suffix`."""
+    import secrets
+
+    return path.with_name(f".{path.name}.{secrets.token_hex(4)}.partial{suffix}")
+
+
+def write_text_atomically(path: Path | str, text: str) -> Path:
+    """Write `text` to `path` all or nothing: a temporary file in the same folder, then `os.replace`.
+
+    A full disk or a refused write raises OSError and leaves `path` as it was (and no temporary
+    file behind), never a file cut short.
+    """
+    path = Path(path)
+    partial = partial_path(path)
+    try:
+        with open(partial, "x", encoding="utf-8") as f:  # a new file with the usual permissions (mkstemp's: 0600)
+            f.write(text)
+        os.replace(partial, path)
+    except BaseException:
+        remove_quietly(partial)
+        raise
+    return path
+
+
+def remove_quietly(path: Path) -> None:
+    """Delete a file if it is there; a failure to delete is not worth another error."""
+    try:
+        path.unlink(missing_ok=True)
+    except OSError:
+        pass
+
+
+def _is_disk_fault(exc: BaseException) -> bool:
+    """Whether `exc` is the operating system refusing a file (not a cell's time limit, not a lost connection)."""
+    return isinstance(exc, OSError) and exc.errno is not None and not isinstance(exc, (TimeoutError, ConnectionError))
+
+
+def _finish_notebook(partial: Path, executed: Path) -> dict:
+    """Put papermill's output in place as `executed`, naming itself, all or nothing; return it as a dict.
+
+    The name is corrected in the temporary file itself, so that a nearly full disk never has to
+    hold the notebook twice.
+    """
+    nb = json.loads(partial.read_text(encoding="utf-8"))
+    papermill_record = nb.get("metadata", {}).get("papermill")
+    if isinstance(papermill_record, dict):
+        papermill_record["output_path"] = str(executed)
+    text = json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n"  # as nbformat writes a notebook
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, executed)
+    return nb
+
+
 def execute_chapter(notebook: Path, out_dir: Path, *, quick: bool = True, cell_timeout: float = 90) -> ChapterRun:
     """Run one chapter with papermill into `out_dir` (its working folder too); report, never raise.
 
     A cell that runs longer than `cell_timeout` seconds stops the chapter, which then fails and
     names that cell. The kernel finds the helpers in use through PYTHONPATH, so the chapter can
-    run from a read-only copy (the Kaggle dataset) in a scratch folder.
+    run from a read-only copy (the Kaggle dataset) in a scratch folder. papermill writes into a
+    temporary file next to the executed notebook, which replaces it only when complete: a full disk
+    or a read-only folder fails the chapter with one sentence naming the path (`write_fault`) and
+    leaves no notebook cut short. The kernel gets a temp dir of its own, and a chapter that leaves
+    files there fails, naming them (`temp_dir_litter`).
     """
     import papermill  # only here: the self-test and the course runner need it, a chapter does not
     from papermill.exceptions import PapermillExecutionError
 
     notebook, out_dir = Path(notebook), Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     executed = out_dir / notebook.name
-    saved = os.environ.get("PYTHONPATH")
-    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (str(helpers_root()), saved) if p)
+    partial = partial_path(executed, ".ipynb")  # papermill writes here (at the start, then after every cell)
+    variables = {"PYTHONPATH": os.pathsep.join(p for p in (str(helpers_root()), os.environ.get("PYTHONPATH")) if p)}
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        return ChapterRun(notebook.stem, "failed", 0.0, "unknown", 0, error=write_fault(exc, out_dir, "create"))
+    try:
+        temp = kernel_temp_dir(notebook.stem)  # the kernel's, to see what it leaves there
+    except OSError as exc:
+        return ChapterRun(notebook.stem, "failed", 0.0, "unknown", 0, error=write_fault(exc, tempfile.gettempdir()))
+    if temp is not None:
+        variables |= temp_dir_env(temp)
     start = time.perf_counter()
     error = ""
+    fault: OSError | None = None
     try:
-        papermill.execute_notebook(
-            str(notebook),
-            str(executed),
-            parameters={"QUICK": quick},
-            cwd=str(out_dir),
-            kernel_name="python3",
-            progress_bar=False,
-            execution_timeout=cell_timeout,
-            kernel_manager_class=polling_kernel_manager(),
-        )
+        with environment(variables):
+            papermill.execute_notebook(
+                str(notebook),
+                str(partial),
+                parameters={"QUICK": quick},
+                cwd=str(out_dir),
+                kernel_name="python3",
+                progress_bar=False,
+                execution_timeout=cell_timeout,
+                kernel_manager_class=polling_kernel_manager(),
+            )
     except PapermillExecutionError as exc:
         error = f"{exc.ename}: {exc.evalue}"
     except Exception as exc:  # a cell past its time limit, a dead kernel, an unreadable notebook
-        error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
-        if "timed out" in str(exc).lower() or "timeout" in type(exc).__name__.lower():
-            error = f"a cell ran past the {cell_timeout:g} s limit: {error}"
-    finally:
-        if saved is None:
-            os.environ.pop("PYTHONPATH", None)
+        if _is_disk_fault(exc):  # the disk refused papermill's write (full, read-only), or the chapter is unreadable
+            fault = exc
         else:
-            os.environ["PYTHONPATH"] = saved
+            error = f"{type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
+            if "timed out" in str(exc).lower() or "timeout" in type(exc).__name__.lower():
+                error = f"a cell ran past the {cell_timeout:g} s limit: {error}"
     seconds = time.perf_counter() - start
-    nb = json.loads(executed.read_text(encoding="utf-8")) if executed.exists() else {}
-    if error and nb:
+    litter = temp_dir_litter(temp) if temp is not None else []
+    if temp is not None:
+        shutil.rmtree(temp, ignore_errors=True)
+    nb: dict = {}
+    if fault is None and partial.exists():
+        try:
+            nb = _finish_notebook(partial, executed)
+        except OSError as exc:
+            fault = exc
+        except ValueError as exc:  # papermill wrote no readable notebook (it failed before the first cell)
+            error = error or f"papermill wrote no readable notebook: {exc}"
+    elif fault is None:
+        error = error or "papermill wrote no notebook"
+    remove_quietly(partial)
+    if fault is not None:
+        other = fault.filename not in (None, str(partial)) and Path(fault.filename) != partial
+        error = write_fault(fault, fault.filename, "use") if other else write_fault(fault, executed)
+    elif error and nb:
         error = f"{_stalled_cell(nb)}: {error}"
+    elif litter:
+        shown = ", ".join(litter[:5]) + (f" and {len(litter) - 5} more" if len(litter) > 5 else "")
+        error = f"the chapter left {len(litter)} file(s) or folder(s) in its temp dir: {shown}"
     return ChapterRun(
         chapter=notebook.stem,
         status="failed" if error else "ok",
@@ -406,7 +619,7 @@ def execute_chapter(notebook: Path, out_dir: Path, *, quick: bool = True, cell_t
         device=device_line(nb),
         no_gpu_cells=count_no_gpu_cells(nb),
         error=error,
-        executed=str(executed) if executed.exists() else "",
+        executed=str(executed) if nb else "",
     )
 
 
@@ -518,5 +731,4 @@ def write_results(report: SelfTestReport, path: Path) -> Path:
     }
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-    return path
+    return write_text_atomically(path, json.dumps(data, indent=2) + "\n")

@@ -218,6 +218,20 @@ def test_the_command_line_builds_and_says_how_to_publish(tmp_path, capsys) -> No
     assert "Kaggle build failed" in capsys.readouterr().out
 
 
+def test_a_rebuild_replaces_each_folder_whole(tmp_path, settings) -> None:
+    """Each folder is built beside the old one and swapped in: stale files go, no staging folder stays.
+
+    The disk faults during a build are tested in test_disk_faults.py.
+    """
+    first = kaggle.build_all(OWNER, out_dir=tmp_path, settings=settings)
+    (first.kernels[0] / "stale.txt").write_text("from an older build")
+    (first.dataset / "helpers" / "gone.py").write_text("")
+    again = kaggle.build_all("someone-else", out_dir=tmp_path, settings=settings)
+    assert not (again.kernels[0] / "stale.txt").exists() and not (again.dataset / "helpers" / "gone.py").exists()
+    assert _meta(again.kernels[0], kaggle.KERNEL_METADATA)["id"].startswith("someone-else/")
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(f.name for f in again.folders)
+
+
 def test_the_default_owner_comes_from_kaggle_metadata(tmp_path, settings, capsys) -> None:
     result = kaggle.build_all(out_dir=tmp_path, settings=settings)
     assert _meta(result.kernels[0], kaggle.KERNEL_METADATA)["id"].startswith(settings["owner"] + "/")

@@ -59,16 +59,101 @@ def test_cpu_only_build_on_a_gpu_machine_is_a_problem() -> None:
 
 def test_hidden_gpus_are_a_problem() -> None:
     found = levels(MACHINES["GPUs hidden by CUDA_VISIBLE_DEVICES"])
-    assert any("hides all 2" in m for m in found["problem"])
+    assert any("CUDA_VISIBLE_DEVICES='' hides every GPU" in m and "the 2 GPU(s)" in m for m in found["problem"])
     for value in ("-1", "none", "NoDevFiles"):
         m = replace(MACHINES["GPUs hidden by CUDA_VISIBLE_DEVICES"], cuda_visible_devices=value)
         assert levels(m)["problem"], value
 
 
+@pytest.mark.parametrize(
+    ("value", "why"),
+    [
+        ("garbage", "'garbage' is not an index or a GPU-/MIG- UUID, and CUDA stops reading at the first bad entry"),
+        ("cuda:1", "'cuda:1' is not an index or a GPU-/MIG- UUID"),
+        ("5", "'5' names no GPU (this machine has GPUs 0 to 1)"),
+        ("1,0,1", "'1' is listed twice, and an entry listed twice hides them all"),
+        (",0", "'' is empty"),
+        ("-1,0", "'-1' is negative"),
+    ],
+)
+def test_a_value_that_hides_every_gpu_is_named_not_the_driver(value: str, why: str) -> None:
+    """The first edition blamed the driver's CUDA version for these; the value hides every GPU."""
+    m = replace(MACHINES["GPUs hidden by CUDA_VISIBLE_DEVICES"], cuda_visible_devices=value)
+    (problem,) = levels(m)["problem"]
+    assert problem.startswith(f"CUDA_VISIBLE_DEVICES={value!r} hides every GPU: {why}"), problem
+    assert "driver supports" not in problem and "Unset CUDA_VISIBLE_DEVICES" in problem
+
+
+@pytest.mark.parametrize(
+    ("value", "kind", "entries", "bad"),
+    [
+        (None, "all", (), None),
+        ("", "index", (), ""),
+        ("0", "index", ("0",), None),
+        ("1,0", "index", ("1", "0"), None),  # CUDA's order: GPU 1 becomes cuda:0
+        (" 2 , 1", "index", ("2", "1"), None),  # spaces around an index are ignored
+        ("1gpu,0", "index", ("1", "0"), None),  # an index is read like strtoul: leading digits
+        ("0,2,-1,1", "index", ("0", "2"), "-1"),  # the CUDA guide's own example
+        ("0,garbage,1", "index", ("0",), "garbage"),  # a bad entry hides every entry after it
+        ("0,GPU-8932f937", "index", ("0",), "GPU-8932f937"),  # one kind per list
+        ("0,1,0", "index", (), "0"),  # a repeated index hides every GPU
+        ("GPU-8932f937-d72c-4106-c12f-20bd9faed9f6", "GPU-", ("GPU-8932f937-d72c-4106-c12f-20bd9faed9f6",), None),
+        ("GPU-8932f937,GPU-1a2b", "GPU-", ("GPU-8932f937", "GPU-1a2b"), None),  # prefixes of UUIDs
+        ("GPU-8932f937,1", "GPU-", ("GPU-8932f937",), "1"),
+        ("GPU-8932f937,GPU-8932f937", "GPU-", (), "GPU-8932f937"),
+        ("MIG-GPU-8932f937/1/0,MIG-5c2a", "MIG-", ("MIG-GPU-8932f937/1/0", "MIG-5c2a"), None),
+    ],
+)
+def test_parse_visible_devices_reads_every_form(
+    value: str | None, kind: str, entries: tuple[str, ...], bad: str | None
+) -> None:
+    seen = env.parse_visible_devices(value)
+    assert (seen.kind, seen.entries, seen.bad) == (kind, entries, bad)
+    assert seen.hides_all is (value is not None and not entries)
+
+
+def test_an_index_past_the_last_gpu_hides_it_and_every_entry_after_it() -> None:
+    seen = env.parse_visible_devices("1,3,0")
+    assert seen.visible_count(None) == 3, "without the machine, every readable index counts"
+    assert seen.visible_count(4) == 3 and seen.visible_count(2) == 1 and seen.visible_count(1) == 0
+    assert env.parse_visible_devices(None).visible_count(2) == 2
+    assert env.parse_visible_devices("GPU-1a2b").visible_count(2) is None, "which UUID matches, only the driver knows"
+
+
+def test_the_description_says_what_is_shown_and_what_is_hidden() -> None:
+    assert env.describe_visible_devices(None) == ""
+    assert env.describe_visible_devices("1,0", 2) == (
+        "CUDA_VISIBLE_DEVICES='1,0' shows GPUs 1, 0 (torch numbers them from 0, in this order)"
+    )
+    partial = env.describe_visible_devices("0,garbage,1", 2)
+    assert partial.startswith("CUDA_VISIBLE_DEVICES='0,garbage,1' shows GPU 0 (torch calls it cuda:0)")
+    assert "hides the rest: 'garbage' is not an index" in partial
+    uuid = env.describe_visible_devices("GPU-8932f937", 2)
+    assert "selects 1 GPU by UUID ('GPU-8932f937')" in uuid and "nvidia-smi -L" in uuid
+
+
+def test_a_long_value_is_shortened_in_every_message() -> None:
+    value = "7" + "x" * 4999
+    m = replace(MACHINES["GPUs hidden by CUDA_VISIBLE_DEVICES"], cuda_visible_devices="garbage" * 700)
+    text = env.report(m)
+    assert "… (4,900 characters)" in text and "garbage" * 20 not in text
+    assert max(len(line) for line in text.splitlines()) < 400
+    assert env.echo_value(value) == repr(value[:60]) + "… (5,000 characters)"
+    assert env.echo_value("0,1") == "'0,1'"
+
+
+def test_uuids_that_match_no_gpu_are_the_problem_named() -> None:
+    m = replace(MACHINES["GPUs hidden by CUDA_VISIBLE_DEVICES"], cuda_visible_devices="GPU-ffff")
+    (problem,) = levels(m)["problem"]
+    assert "by UUID ('GPU-ffff')" in problem and "no UUID listed matches one" in problem and "nvidia-smi -L" in problem
+
+
 def test_a_partly_hidden_machine_gets_a_note() -> None:
     one = (Gpu(0, "Tesla T4", 15 * 2**30, (7, 5), 40),)
     m = replace(MACHINES["Kaggle, GPU T4 ×2"], gpus=one, cuda_visible_devices="1")
-    assert any("1 of the 2 GPUs" in n for n in levels(m)["note"])
+    assert any("shows GPU 1 (torch calls it cuda:0)" in n and "1 of the 2 GPUs" in n for n in levels(m)["note"])
+    m = replace(m, cuda_visible_devices="1,oops,0")
+    assert any("hides the rest: 'oops' is not an index" in n for n in levels(m)["note"])
 
 
 def test_driver_sees_gpus_that_torch_does_not() -> None:
