@@ -32,9 +32,11 @@ import torch
 from .devices import synchronize
 from .memory import MIB, NeedsCudaError, cuda_device_for, format_bytes
 from .timing import gigabytes_per_second, wall_seconds
-from .validation import checks, whole_number
+from .validation import MAX_BYTES, MAX_REPEATS, a_function, checks, flag, positive_number, usable_device, whole_number
 
 DIRECTIONS = ("h2d", "d2h")
+#: The most tensors one timed batch holds.
+MAX_COPIES = 4096
 DIRECTION_NAMES = {"h2d": "host→device", "d2h": "device→host"}
 
 #: A copy function as chapter 07 writes it: `copy(tensors, device, non_blocking)` returns the copies.
@@ -123,10 +125,7 @@ def _check_direction(direction: Any) -> str:
     return direction
 
 
-def _check_flag(value: Any, name: str) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(f"{name} must be True or False, not {value!r}")
-    return value
+_check_flag = flag  # the helpers' one check of a True/False argument
 
 
 def _copies_per_timing(nbytes: int) -> int:
@@ -151,11 +150,10 @@ def copy_bandwidth(
     """
     from .environment import stamp
 
-    nbytes, direction = whole_number(nbytes, "nbytes"), _check_direction(direction)
+    nbytes, direction = whole_number(nbytes, "nbytes", maximum=MAX_BYTES), _check_direction(direction)
     pinned = _check_flag(pinned, "pinned")
     non_blocking = pinned if non_blocking is None else _check_flag(non_blocking, "non_blocking")
-    if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
-        raise ValueError(f"repeats must be a whole number ≥ 1, not {repeats!r}")
+    whole_number(repeats, "repeats", maximum=MAX_REPEATS)
     dev = cuda_device_for(device, "copy_bandwidth (it copies between host memory and a GPU)")
     host = torch.empty(nbytes, dtype=torch.uint8, pin_memory=pinned)
     on_device = torch.empty(nbytes, dtype=torch.uint8, device=dev)
@@ -190,6 +188,7 @@ def copy_bandwidth(
 # --------------------------------------------------------------------------- timing the learner's copy loop
 
 
+@checks(nbytes=whole_number, total_bytes=whole_number, max_copies=whole_number)
 def copies_for(nbytes: int, total_bytes: int, max_copies: int) -> int:
     """How many tensors of `nbytes` a batch holds: enough for `total_bytes`, at least 1, at most `max_copies`."""
     return max(1, min(max_copies, total_bytes // nbytes))
@@ -230,14 +229,16 @@ def time_copy_batch(
     from .environment import stamp
 
     nbytes, copies, repeats = (
-        whole_number(nbytes, "nbytes"),
-        whole_number(copies, "copies"),
-        whole_number(repeats, "repeats"),
+        whole_number(nbytes, "nbytes", maximum=MAX_BYTES),
+        whole_number(copies, "copies", maximum=MAX_COPIES),
+        whole_number(repeats, "repeats", maximum=MAX_REPEATS),
     )
+    if nbytes * copies > MAX_BYTES:
+        raise ValueError(f"{copies} copies of nbytes={nbytes:,} exceed {MAX_BYTES:,} bytes; copy fewer or smaller")
     pinned, non_blocking = _check_flag(pinned, "pinned"), _check_flag(non_blocking, "non_blocking")
     if not callable(copy):
         raise TypeError(f"copy must be a function copy(tensors, device, non_blocking), not {type(copy).__name__}")
-    device = torch.device(device)
+    device = usable_device(device)
     sources = [torch.empty(nbytes, dtype=torch.uint8, pin_memory=pinned).fill_(1) for _ in range(copies)]
     threads = torch.get_num_threads()
     if device.type == "cpu":
@@ -286,10 +287,16 @@ def two_by_two(
     """
     from tqdm.auto import tqdm
 
-    sizes = [whole_number(n, "nbytes") for n in sizes]
+    if isinstance(sizes, (str, bytes)) or not hasattr(sizes, "__iter__"):
+        raise TypeError(f"sizes must be a list of sizes in bytes, not {sizes!r}")
+    sizes = [whole_number(n, "every entry of sizes", maximum=MAX_BYTES) for n in sizes]
     if not sizes:
-        raise ValueError("two_by_two needs at least one size")
-    device = torch.device(device)
+        raise ValueError("two_by_two needs at least one size in sizes")
+    a_function(copy, "copy")
+    device = usable_device(device)
+    whole_number(total_bytes, "total_bytes", maximum=MAX_BYTES)
+    whole_number(max_copies, "max_copies", maximum=MAX_COPIES)
+    whole_number(repeats, "repeats", maximum=MAX_REPEATS)
     pinned_options = (False, True) if device.type == "cuda" else (False,)
     cases = [(n, p, nb) for p in pinned_options for nb in (False, True) for n in sizes]
     return [
@@ -376,10 +383,12 @@ def _nvml_handle(pynvml: Any, dev: torch.device) -> tuple[Any, str]:
     return pynvml.nvmlDeviceGetHandleByIndex(dev.index), "; matched by index, check CUDA_VISIBLE_DEVICES"
 
 
+@checks(peak_gb_per_s=positive_number)
 def ratio_lines(results: Sequence[BandwidthResult], peak_gb_per_s: float, min_nbytes: int = 0) -> list[str]:
     """One line per result of at least `min_nbytes`: measured GB/s and its fraction of the peak."""
-    if peak_gb_per_s <= 0:
-        raise ValueError(f"the peak must be positive, not {peak_gb_per_s!r}")
+    whole_number(min_nbytes, "min_nbytes", minimum=0)
+    if not isinstance(results, Sequence) or not all(isinstance(r, BandwidthResult) for r in results):
+        raise TypeError("results must be a list of BandwidthResult (what copy_bandwidth and time_copy_batch return)")
     return [
         f"{r}  → {r.gb_per_s / peak_gb_per_s:.0%} of {peak_gb_per_s:.2f} GB/s"
         for r in results
@@ -387,8 +396,8 @@ def ratio_lines(results: Sequence[BandwidthResult], peak_gb_per_s: float, min_nb
     ]
 
 
-#: Line styles: colour by direction and memory kind, dashes for blocking copies.
-_COLOURS = {("h2d", True): "C0", ("h2d", False): "C1", ("d2h", True): "C2", ("d2h", False): "C3"}
+#: Line styles: colour (from helpers.plots.PALETTE) by direction and memory kind, dashes for blocking copies.
+_COLOURS = {("h2d", True): 0, ("h2d", False): 1, ("d2h", True): 2, ("d2h", False): 3}
 
 
 def plot_bandwidth(
@@ -406,7 +415,7 @@ def plot_bandwidth(
     published points (dicts with `nbytes`, `gb_per_s` as (low, high), `what`) drawn as markers and
     labelled as published. The stamp defaults to the results' own; pass one when there are none.
     """
-    from .plots import add_stamp, new_figure
+    from .plots import GREY, OKABE_ITO, add_stamp, colour, keep_labels_inside, new_figure, set_alt
 
     if not results and not reference:
         raise ValueError("plot_bandwidth needs measured results or reference points")
@@ -419,7 +428,7 @@ def plot_bandwidth(
         ax.plot(
             [r.nbytes for r in rs],
             [r.gb_per_s for r in rs],
-            color=_COLOURS[(direction, pinned)],
+            color=colour(_COLOURS[(direction, pinned)]),
             linestyle="--" if non_blocking is False else "-",
             marker="o" if pinned else "s",
             markersize=4,
@@ -431,10 +440,11 @@ def plot_bandwidth(
             [point["nbytes"]],
             [(low + high) / 2],
             yerr=[[(high - low) / 2], [(high - low) / 2]],
-            fmt="k^",
+            fmt="^",
+            color=OKABE_ITO["black"],
             label="published T4 (not measured here)" if i == 0 else None,
         )
-        right = point["nbytes"] > 4 * MIB  # labels of the large sizes go left of their marker, inside the axes
+        right = point["nbytes"] >= 1e6  # labels from 1 MB up go left of their marker: inside the axes, apart
         ax.annotate(
             point["what"],
             (point["nbytes"], (low + high) / 2),
@@ -447,17 +457,37 @@ def plot_bandwidth(
         ax.set_xlim(512, 512 * MIB)
         ax.set_ylim(0.1, 2 * (peak_gb_per_s or 16))
     if peak_gb_per_s is not None:
-        ax.axhline(peak_gb_per_s, color="0.3", linestyle=":", label=f"{peak_label}: {peak_gb_per_s:.2f} GB/s")
+        ax.axhline(peak_gb_per_s, color=GREY, linestyle=":", label=f"{peak_label}: {peak_gb_per_s:.2f} GB/s")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlabel("bytes per copy")
-    ax.set_ylabel("GB/s (10⁹ bytes/s)")
+    ax.set_xlabel("copy size (bytes, log scale)")
+    ax.set_ylabel("bandwidth (GB/s = 10⁹ bytes/s)")
     ax.set_title(title)
     ax.xaxis.set_major_formatter(_bytes_formatter())
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=7, loc="lower right")
     add_stamp(fig, stamp or (results[0].stamp if results else "published figures, not measured here"))
-    return fig
+    keep_labels_inside(ax)
+    return set_alt(fig, _bandwidth_alt(groups, peak_gb_per_s, peak_label, reference))
+
+
+def _bandwidth_alt(
+    groups: dict[tuple[str, bool, bool | None], list[BandwidthResult]],
+    peak_gb_per_s: float | None,
+    peak_label: str,
+    reference: Sequence[dict[str, Any]],
+) -> str:
+    """Alt text of `plot_bandwidth`: the best bandwidth of each line, with the copy size it was reached at."""
+    parts = []
+    for rs in groups.values():
+        best = max(rs, key=lambda r: r.gb_per_s)
+        parts.append(f"{best.route}, {best.kind} reaches {best.gb_per_s:.3g} GB/s at {format_bytes(best.nbytes)}")
+    if peak_gb_per_s is not None:
+        parts.append(f"{peak_label} {peak_gb_per_s:.3g} GB/s")
+    published = [f"{p['what']} {p['gb_per_s'][0]:g}–{p['gb_per_s'][1]:g} GB/s" for p in reference if "nbytes" in p]
+    if published:
+        parts.append("published T4 figures (not measured here): " + ", ".join(published))
+    return "Copy bandwidth against copy size, log-log: " + "; ".join(parts) + "."
 
 
 def _bytes_formatter() -> Any:

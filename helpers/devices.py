@@ -17,7 +17,7 @@ from collections.abc import Iterator
 
 import torch
 
-from .validation import checks
+from .validation import checks, text, usable_device
 
 #: Printed by `have_gpus` when a cell takes its no-GPU path; counted by the runner and tests.
 NO_GPU_MARKER = "[no-GPU path]"
@@ -75,6 +75,7 @@ def cuda_gpu_count() -> int:
     return torch.cuda.device_count() if torch.cuda.is_available() else 0
 
 
+@checks(task=text)
 def have_gpus(n: int = 1, task: str = "this cell") -> bool:
     """True when at least `n` CUDA GPUs are visible; otherwise explain what is missing and return False.
 
@@ -90,6 +91,7 @@ def have_gpus(n: int = 1, task: str = "this cell") -> bool:
     return False
 
 
+@checks(device=usable_device)
 def synchronize(device: torch.device | str) -> None:
     """Wait until every queued operation on `device` has finished (a no-op for the CPU).
 
@@ -97,7 +99,7 @@ def synchronize(device: torch.device | str) -> None:
     returns at once, so a clock stopped without it measures only the queuing.
     """
     device = torch.device(device)
-    if device.type == "cpu":
+    if device.type in ("cpu", "meta"):
         return
     if device.type == "cuda":
         torch.cuda.synchronize(device)

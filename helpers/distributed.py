@@ -32,7 +32,6 @@ from __future__ import annotations
 import contextlib
 import datetime
 import gc
-import math
 import os
 import shlex
 import shutil
@@ -49,6 +48,8 @@ from pathlib import Path
 from typing import Any
 
 import torch
+
+from .validation import MAX_SECONDS, bounded, checks, flag, optional, positive_number, whole_number
 
 #: Seconds a launch may take before every rank is killed (a hung rank must not hang a notebook).
 DEFAULT_TIMEOUT = 120.0
@@ -251,11 +252,13 @@ def _rank_main(
     timeout: float,
     threads: int,
     init_group: bool = True,
+    stderr_path: str | None = None,
 ) -> None:
     """Runs in each rank process: join the group (or let the worker do it), run the worker, report."""
     import torch.distributed as dist
 
     try:
+        write_stderr_to(stderr_path)
         torch.set_num_threads(threads)
         os.environ.update(rank_environment(rank, world_size, port))
         os.environ.setdefault("OMP_NUM_THREADS", str(threads))
@@ -310,6 +313,59 @@ def describe_exit(code: int | None) -> str:
     return f"exited with code {code}"
 
 
+def write_stderr_to(path: str | None) -> None:
+    """In a child process: send its error output (file descriptor 2, C/C++ code's too) to the file `path`.
+
+    A child that dies without reporting (`os._exit`, a crash, an abort in C++) leaves its cause on
+    its error output; with it in a file, the parent can quote it (`died_before_reporting`).
+    `faulthandler` writes the Python stack there too when a signal kills the child.
+    """
+    import faulthandler
+
+    if path is None:
+        return
+    sys.stderr.flush()
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    os.dup2(fd, 2)
+    os.close(fd)
+    faulthandler.enable()
+
+
+@contextlib.contextmanager
+def stderr_files(n: int) -> Iterator[list[str]]:
+    """`n` file paths for children's error output (`write_stderr_to`); afterwards their text is echoed here and removed.
+
+    Echoed to this process's stderr, so what the children wrote still shows where it showed before
+    (a notebook cell, a terminal).
+    """
+    folder = tempfile.mkdtemp(prefix="course-stderr-")
+    paths = [os.path.join(folder, f"stderr{i}.txt") for i in range(n)]
+    try:
+        yield paths
+    finally:
+        for path in paths:
+            with contextlib.suppress(OSError):
+                text = Path(path).read_text(errors="replace")
+                if text:
+                    sys.stderr.write(text)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def died_before_reporting(who: str, code: int | None, stderr_path: str) -> str:
+    """Why a child or rank gave no result: how it ended and the last lines of its error output (the cause)."""
+    try:
+        lines = Path(stderr_path).read_text(errors="replace").strip().splitlines()
+    except OSError:
+        lines = []
+    said = f"{who} {describe_exit(code)} before reporting a result"
+    if lines:
+        return f"{said}; the last lines of its error output:\n" + "\n".join(lines[-10:])
+    return (
+        f"{said}, and wrote nothing to its error output (an error while it was starting, before it ran "
+        "any of our code, goes to the terminal that runs Python or Jupyter)"
+    )
+
+
 def stop_processes(processes: list[Any]) -> None:
     """Terminate, then kill, then join every process that is still alive."""
     for p in processes:
@@ -324,6 +380,30 @@ def stop_processes(processes: list[Any]) -> None:
             p.join(5.0)
 
 
+#: The most ranks `launch` starts: each is a Python process with torch (hundreds of MB), and a
+#: notebook's lesson needs two to a handful.
+MAX_RANKS = 32
+
+
+def check_launch(worker: Any, world_size: Any, args: Any, backend: Any) -> None:
+    """Refuse, before any rank starts, what would otherwise fail inside every rank (or start too many)."""
+    if not callable(worker):
+        raise TypeError(f"worker must be a function worker(rank, world_size, ...), not {worker!r:.80}")
+    if isinstance(world_size, bool) or not isinstance(world_size, int):  # a ValueError, as launch has always said
+        raise ValueError(f"world_size must be a whole number ≥ 1 such as 2, not {world_size!r}")
+    whole_number(world_size, "world_size", maximum=MAX_RANKS)
+    if not isinstance(args, tuple | list):
+        raise TypeError(f"args must be a tuple of the worker's extra arguments, such as (64, 0.1), not {args!r:.80}")
+    if backend is not None and backend not in ("gloo", "nccl"):
+        raise ValueError(f"backend must be 'gloo', 'nccl' or None (the launcher picks), not {backend!r}")
+
+
+@checks(
+    check_launch,
+    timeout=bounded(positive_number, maximum=MAX_SECONDS),
+    threads_per_rank=optional(bounded(whole_number, maximum=1024)),
+    init_group=flag,
+)
 def launch(
     worker: Callable[..., Any],
     world_size: int = 2,
@@ -349,14 +429,8 @@ def launch(
 
     import torch.distributed as dist
 
-    if isinstance(world_size, bool) or not isinstance(world_size, int) or world_size < 1:
-        raise ValueError(f"world_size must be a whole number ≥ 1, not {world_size!r}")
-    if not (isinstance(timeout, (int, float)) and timeout > 0 and math.isfinite(timeout)):
-        raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
     _check_importable(worker)
     backend = backend or default_backend(world_size)
-    if backend not in ("gloo", "nccl"):
-        raise ValueError(f"backend must be 'gloo' or 'nccl', not {backend!r}")
     if backend == "nccl" and (not torch.cuda.is_available() or torch.cuda.device_count() < world_size):
         raise RuntimeError(f"the NCCL backend needs one CUDA GPU per rank ({world_size}); use backend='gloo'")
     if threads_per_rank is None:
@@ -378,6 +452,8 @@ def launch(
         master_listen_fd=os.dup(listener.fileno()),
     )
     processes, pipes = [], []
+    echo_stderr = stderr_files(world_size)  # each rank's error output, quoted when it dies, echoed at the end
+    stderr_paths = echo_stderr.__enter__()
     try:
         for rank in range(world_size):
             receive, send = ctx.Pipe(duplex=False)
@@ -385,7 +461,19 @@ def launch(
                 target=_rank_main,
                 name=f"rank-{rank}",
                 daemon=True,
-                args=(worker, rank, world_size, port, backend, args, send, timeout, threads_per_rank, init_group),
+                args=(
+                    worker,
+                    rank,
+                    world_size,
+                    port,
+                    backend,
+                    args,
+                    send,
+                    timeout,
+                    threads_per_rank,
+                    init_group,
+                    stderr_paths[rank],
+                ),
             )
             p.start()
             send.close()  # the child holds the only sending end: EOF tells us it is gone
@@ -406,7 +494,7 @@ def launch(
                 except EOFError:
                     processes[rank].join(2.0)
                     raise WorkerFailed(
-                        rank, f"the process {describe_exit(processes[rank].exitcode)} before reporting a result"
+                        rank, died_before_reporting("the process", processes[rank].exitcode, stderr_paths[rank])
                     ) from None
                 if kind == "error":
                     raise WorkerFailed(rank, payload)
@@ -427,6 +515,7 @@ def launch(
             p.close()
         del store
         listener.close()
+        echo_stderr.__exit__(None, None, None)
 
 
 # --------------------------------------------------------------------------------------------
@@ -607,10 +696,15 @@ def run_commands(
     done, with a note. With `check`, a command that failed raises `CommandFailed` (NCCL advice
     included when its output mentions NCCL).
     """
-    if not commands or any(not c for c in commands):
-        raise ValueError("give at least one command, each a non-empty list of strings")
-    if not (isinstance(timeout, (int, float)) and timeout > 0 and math.isfinite(timeout)):
-        raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
+    if (
+        isinstance(commands, str | bytes)
+        or not isinstance(commands, Sequence)
+        or not commands
+        or any(isinstance(c, str | bytes) or not isinstance(c, Sequence) or not c for c in commands)
+        or not all(isinstance(part, str | os.PathLike) for c in commands for part in c)
+    ):
+        raise ValueError(f"commands must be a list of commands, each a non-empty list of strings, not {commands!r:.80}")
+    positive_number(timeout, "timeout", maximum=MAX_SECONDS)
     envs = list(envs) if envs is not None else [{} for _ in commands]
     files = list(done_files) if done_files is not None else [None] * len(commands)
     if len(envs) != len(commands) or len(files) != len(commands):
@@ -705,17 +799,23 @@ def leftovers() -> dict[str, list[str]]:
 
 def plot_throughput(labels: Sequence[str], samples_per_second: Sequence[float], title: str, stamp_text: str) -> Any:
     """Bar chart of samples per second, each bar labelled with its speed-up over the first. Returns the figure."""
-    from .plots import add_stamp, new_figure
+    from .plots import add_stamp, colour, new_figure, number, set_alt
 
     if len(labels) != len(samples_per_second) or not labels:
         raise ValueError("give one throughput per label, at least one")
     fig, ax = new_figure(7.5, 3.8)
     base = samples_per_second[0]
-    bars = ax.bar(list(labels), list(samples_per_second), color=[f"C{i}" for i in range(len(labels))])
+    bars = ax.bar(list(labels), list(samples_per_second), color=[colour(i) for i in range(len(labels))])
     for bar, rate in zip(bars, samples_per_second, strict=True):
         ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height(), f"{rate / base:.2f}×", ha="center", va="bottom")
-    ax.set_ylabel("training samples per second")
+    ax.margins(y=0.12)  # room above the tallest bar for its label
+    ax.set_ylabel("throughput (training samples/s)")
+    ax.set_xlabel("how it ran (bar label: speed-up over the first)")
     ax.tick_params(axis="x", labelsize=8)
     ax.set_title(title, fontsize=10)
     add_stamp(fig, stamp_text)
-    return fig
+    bars_alt = "; ".join(
+        f"{label}: {number(rate)} samples/s ({rate / base:.2f}×)"
+        for label, rate in zip(labels, samples_per_second, strict=True)
+    )
+    return set_alt(fig, f"Bar chart of training throughput, {title}: {bars_alt}.")

@@ -337,12 +337,20 @@ GPUS: tuple[GpuSpec, ...] = (
 )
 
 
+class UnknownGpu(ValueError, KeyError):
+    """A GPU the table does not hold: a ValueError (a bad argument), and a KeyError (a failed look-up)."""
+
+    __str__ = BaseException.__str__  # the message as written, not quoted as a KeyError's key would be
+
+
 def by_short_name(short: str) -> GpuSpec:
     """The table's row whose short label is `short` (e.g. "T4"), with a clear error otherwise."""
+    if not isinstance(short, str):
+        raise TypeError(f"short must be a GPU's short name such as 'T4', not {short!r} ({type(short).__name__})")
     for spec in GPUS:
-        if spec.short.lower() == str(short).strip().lower():
+        if spec.short.lower() == short.strip().lower():
             return spec
-    raise KeyError(f"no GPU called {short!r} in the table; it has {', '.join(s.short for s in GPUS)}")
+    raise UnknownGpu(f"no GPU called {short!r} in the table; it has {', '.join(s.short for s in GPUS)}")
 
 
 def find_spec(device_name: str) -> GpuSpec | None:
@@ -360,6 +368,9 @@ def find_spec(device_name: str) -> GpuSpec | None:
 
 def format_table(specs: tuple[GpuSpec, ...] = GPUS) -> str:
     """The table as fixed-width text (dense peaks; '—' where the GPU lacks that hardware or no price was published)."""
+
+    if not isinstance(specs, tuple | list) or not all(isinstance(s, GpuSpec) for s in specs):
+        raise TypeError(f"specs must be a tuple of GpuSpec rows such as gpu_specs.GPUS, not {specs!r:.80}")
 
     def cell(value: float | None, fmt: str = "{:g}") -> str:
         return "—" if value is None else fmt.format(value)

@@ -33,8 +33,18 @@ from typing import Any
 
 import torch
 
-from .distributed import LaunchTimeout, WorkerFailed, describe_exit, process_context, stop_processes, to_plain
+from .distributed import (
+    LaunchTimeout,
+    WorkerFailed,
+    died_before_reporting,
+    process_context,
+    stderr_files,
+    stop_processes,
+    to_plain,
+    write_stderr_to,
+)
 from .portable import portable, rebuild
+from .validation import MAX_SECONDS, a_function, bounded, checks, positive_number
 
 
 def _started(p: Any) -> bool:
@@ -135,10 +145,36 @@ class time_limit:  # noqa: N801 - used like a function: `with time_limit(procs, 
 # --------------------------------------------------------------------------------------------
 
 
-def _child_main(target: Any, index: int, args: tuple[Any, ...], conn: Any) -> None:
-    """Runs in each child: rebuild the function, call it with one CPU thread, send back what happened."""
+class _ArgumentsForChild:
+    """A child's arguments, pickled while its process starts and rebuilt by the child's own code.
+
+    Pickled then, not earlier, because a multiprocessing Queue may only be handed to a process as
+    it starts. Rebuilt by `_child_main`, not by Python's start-up in the child, so that one the
+    child cannot rebuild (an object of a class defined in a notebook) comes back with its traceback
+    instead of a child that dies before any of our code runs. (A forked child gets them as they are.)
+    """
+
+    def __init__(self, args: tuple[Any, ...], pickled: bytes | None = None) -> None:
+        self.args, self.pickled = args, pickled
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        from multiprocessing.reduction import ForkingPickler  # the pickler that shares tensors and queues
+
+        return (_ArgumentsForChild, ((), bytes(ForkingPickler.dumps(self.args))))
+
+    def rebuild(self) -> tuple[Any, ...]:
+        return pickle.loads(self.pickled) if self.pickled is not None else self.args
+
+
+def _child_main(target: Any, index: int, sent: _ArgumentsForChild, conn: Any, stderr_path: str | None = None) -> None:
+    """Runs in each child: rebuild the function and its arguments, call it with one CPU thread, send back what happened.
+
+    If the child dies before it can report, its stderr file tells the parent why.
+    """
     try:
+        write_stderr_to(stderr_path)
         torch.set_num_threads(1)
+        args = sent.rebuild()
         result = rebuild(target)(*args)
         message: tuple[str, Any] = ("ok", to_plain(result))
         try:
@@ -153,6 +189,25 @@ def _child_main(target: Any, index: int, args: tuple[Any, ...], conn: Any) -> No
         conn.close()
 
 
+#: The most children `run_in_children` starts at once (each is a Python process with torch).
+MAX_CHILDREN = 32
+
+
+def check_args_per_child(args_per_child: Any, name: str) -> None:
+    """Refuse, before any child starts, an `args_per_child` that is not a short list of argument tuples."""
+    if isinstance(args_per_child, str | bytes) or not isinstance(args_per_child, Sequence):
+        raise TypeError(
+            f"{name} must be a list with one tuple of arguments per child, such as [(0,), (1,)], "
+            f"not {args_per_child!r:.80}"
+        )
+    if not 1 <= len(args_per_child) <= MAX_CHILDREN:
+        raise ValueError(f"{name} must hold from 1 to {MAX_CHILDREN} tuples (one per child), not {len(args_per_child)}")
+    for i, args in enumerate(args_per_child):
+        if not isinstance(args, tuple | list):
+            raise TypeError(f"{name}[{i}] must be a tuple of arguments such as (1, 2), not {args!r:.80}")
+
+
+@checks(fn=a_function, args_per_child=check_args_per_child, timeout=bounded(positive_number, maximum=MAX_SECONDS))
 def run_in_children(
     fn: Callable[..., Any], args_per_child: Sequence[tuple[Any, ...]], timeout: float = 30.0
 ) -> list[Any]:
@@ -164,20 +219,29 @@ def run_in_children(
     """
     from multiprocessing.connection import wait
 
-    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not (0 < timeout < math.inf):
-        raise ValueError(f"timeout must be a positive number of seconds, not {timeout!r}")
     target = portable(fn)
     ctx = process_context()
     processes: list[Any] = []
     pipes: list[Any] = []
     results: dict[int, Any] = {}
     try:
-        with time_limit(processes, timeout):
+        with stderr_files(len(args_per_child)) as stderr_paths, time_limit(processes, timeout):
             for i, args in enumerate(args_per_child):
                 receive, send = ctx.Pipe(duplex=False)
                 pipes.append(receive)
-                p = ctx.Process(target=_child_main, args=(target, i, tuple(args), send), daemon=True, name=f"child-{i}")
-                p.start()
+                p = ctx.Process(
+                    target=_child_main,
+                    args=(target, i, _ArgumentsForChild(tuple(args)), send, stderr_paths[i]),
+                    daemon=True,
+                    name=f"child-{i}",
+                )
+                try:
+                    p.start()
+                except (pickle.PicklingError, TypeError, AttributeError) as exc:
+                    raise TypeError(
+                        f"args_per_child[{i}] cannot be sent to a child process ({type(exc).__name__}: {exc}); "
+                        "pass numbers, strings, lists, dicts, tensors, queues or objects of classes defined in a module"
+                    ) from None
                 send.close()  # the child holds the only sending end: EOF tells us it is gone
                 processes.append(p)
             waiting = dict(zip(pipes, range(len(pipes)), strict=True))
@@ -189,7 +253,7 @@ def run_in_children(
                     except EOFError:
                         processes[i].join(2.0)
                         raise WorkerFailed(
-                            i, f"child process {i} {describe_exit(processes[i].exitcode)} before reporting"
+                            i, died_before_reporting(f"child process {i}", processes[i].exitcode, stderr_paths[i])
                         ) from None
                     if kind == "error":
                         raise WorkerFailed(i, payload)

@@ -29,7 +29,7 @@ from typing import Any
 import torch
 
 from .devices import HOW_TO_GET_A_GPU
-from .validation import checks
+from .validation import a_device, checks
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -68,7 +68,7 @@ def cuda_device_for(device: torch.device | str | int | None, what: str) -> torch
         return torch.device("cuda", torch.cuda.current_device())
     if isinstance(device, bool) or not isinstance(device, (torch.device, str, int)):
         raise TypeError(f"device must be a torch.device, a string such as 'cuda:0' or an index, not {device!r}")
-    device = torch.device("cuda", device) if isinstance(device, int) else torch.device(device)
+    device = torch.device("cuda", device) if isinstance(device, int) else a_device(device)
     if device.type != "cuda":
         raise ValueError(f"{what} reads CUDA memory; {device} is not a CUDA device")
     if device.index is None:
@@ -170,6 +170,8 @@ def format_bytes(n: int | float) -> str:
     """Bytes in binary units, as the allocator counts them: 512 B, 2.0 MiB, 14.7 GiB."""
     if isinstance(n, bool) or not isinstance(n, (int, float)):
         raise TypeError(f"format_bytes needs a number of bytes, not {n!r}")
+    if not math.isfinite(n):
+        raise ValueError(f"format_bytes needs a finite number of bytes, not {n!r}")
     sign = "-" if n < 0 else ""
     n = abs(n)
     for unit, scale in (("GiB", GIB), ("MiB", MIB), ("KiB", KIB)):
@@ -204,8 +206,8 @@ def _check_request(nbytes: Any) -> None:
         raise ValueError(f"a request must ask for at least one byte, not {nbytes} (empty tensors take no block)")
 
 
-class ModelOutOfMemoryError(MemoryError):
-    """The model's stand-in for `torch.cuda.OutOfMemoryError`."""
+class ModelOutOfMemoryError(torch.OutOfMemoryError, MemoryError):
+    """The model's stand-in for `torch.cuda.OutOfMemoryError`: `except torch.OutOfMemoryError` catches both."""
 
 
 @dataclass
@@ -330,7 +332,8 @@ class CachingAllocatorModel:
             if self.reserved + size > self.capacity:
                 self.num_ooms += 1
                 raise ModelOutOfMemoryError(
-                    f"model: tried to allocate {format_bytes(asked)} (a new segment of {format_bytes(size)}); "
+                    f"MODEL out of memory (a simulation, not a GPU): "
+                    f"tried to allocate {format_bytes(asked)} (a new segment of {format_bytes(size)}); "
                     f"capacity {format_bytes(self.capacity)}, {format_bytes(self.allocated)} allocated, "
                     f"{format_bytes(self.reserved)} reserved"
                 )
@@ -380,11 +383,16 @@ class CachingAllocatorModel:
 
 @dataclass(frozen=True)
 class Step:
-    """One action in the playground and the counters right after it."""
+    """One action in the playground and the counters right after it; `error` is set when it ran out of memory."""
 
     action: str
     allocated: int
     reserved: int
+    error: str = ""
+
+
+#: The pretend GPU size of the playground's model: a few clicks of 64 MiB run it out of memory.
+PLAYGROUND_MODEL_CAPACITY = 128 * MIB
 
 
 class AllocatorPlayground:
@@ -410,11 +418,22 @@ class AllocatorPlayground:
         self._record("start")
 
     @classmethod
-    def create(cls, capacity: int | None = None) -> AllocatorPlayground:
-        """The real allocator of GPU 0 if there is one, else a model (with `capacity`, if given)."""
+    def create(cls, capacity: int | None = PLAYGROUND_MODEL_CAPACITY) -> AllocatorPlayground:
+        """The real allocator of GPU 0 if there is one, else a model of a GPU with `capacity` bytes.
+
+        The model runs out of memory as a GPU does (`ModelOutOfMemoryError`, a `torch.OutOfMemoryError`);
+        pass `capacity=None` for a model without a limit. A real GPU's limit is its own.
+        """
         if torch.cuda.is_available():
             return cls()
         return cls(model=CachingAllocatorModel(capacity))
+
+    @property
+    def capacity(self) -> int | None:
+        """The bytes the allocator can reserve at most: the model's capacity, or the GPU's total memory."""
+        if self.model is not None:
+            return self.model.capacity
+        return torch.cuda.get_device_properties(self.device).total_memory
 
     @property
     def on_gpu(self) -> bool:
@@ -426,19 +445,27 @@ class AllocatorPlayground:
             return self.model.allocated, self.model.reserved
         return torch.cuda.memory_allocated(self.device), torch.cuda.memory_reserved(self.device)
 
-    def _record(self, action: str) -> Step:
+    def _record(self, action: str, error: str = "") -> Step:
         allocated, reserved = self.counters()
-        step = Step(action, allocated, reserved)
+        step = Step(action, allocated, reserved, error)
         self.history.append(step)
         return step
 
     def allocate(self, nbytes: int) -> Step:
-        """Allocate a tensor of `nbytes` bytes (uint8) and record the counters."""
+        """Allocate a tensor of `nbytes` bytes (uint8) and record the counters.
+
+        Out of memory (the model's capacity, or the GPU's) records a step with its `error` and
+        raises the error again, as the real allocation would.
+        """
         _check_request(nbytes)
-        if self.model is not None:
-            self._handles.append(self.model.malloc(nbytes))
-        else:
-            self._handles.append(torch.empty(nbytes, dtype=torch.uint8, device=self.device))
+        try:
+            if self.model is not None:
+                self._handles.append(self.model.malloc(nbytes))
+            else:
+                self._handles.append(torch.empty(nbytes, dtype=torch.uint8, device=self.device))
+        except torch.OutOfMemoryError as exc:  # the model's error is one too
+            self._record(f"alloc {format_bytes(nbytes)}: OUT OF MEMORY", f"{type(exc).__name__}: {exc}".splitlines()[0])
+            raise
         return self._record(f"alloc {format_bytes(nbytes)}")
 
     def _drop_last(self) -> None:
@@ -474,48 +501,112 @@ class AllocatorPlayground:
         return len(self._handles)
 
 
-def plot_steps(history: Sequence[Step], label: str, title: str = "allocated vs reserved after each step") -> Any:
-    """Bars of allocated and reserved bytes after each step; `label` says where the numbers come from."""
-    from .plots import add_stamp, new_figure
+def plot_steps(history: Sequence[Step], label: str, title: str | None = None, *, capacity: int | None = None) -> Any:
+    """Bars of allocated and reserved MiB after each step; `label` says where the numbers come from.
+
+    A step that ran out of memory is shaded and named in red; `capacity` (bytes) draws the limit
+    as a dashed line when the bars come near it or memory ran out. The figure carries alt text.
+    """
+    from .plots import GREY, OKABE_ITO, WHITE, add_stamp, colour, new_figure, set_alt
 
     if not history:
         raise ValueError("plot_steps needs at least one step")
-    fig, ax = new_figure(max(5.0, 0.9 * len(history) + 2), 3.6)
-    xs = range(len(history))
+    fig, ax = new_figure(max(5.0, 0.9 * len(history) + 2), 3.8)
+    xs = list(range(len(history)))
     width = 0.4
-    ax.bar([x - width / 2 for x in xs], [s.allocated / MIB for s in history], width, label="allocated")
-    ax.bar([x + width / 2 for x in xs], [s.reserved / MIB for s in history], width, label="reserved")
-    ax.set_xticks(list(xs), [s.action for s in history], rotation=30, ha="right", fontsize=8)
-    ax.set_ylabel("MiB")
-    ax.set_title(title)
-    ax.legend()
+    allocated = [s.allocated / MIB for s in history]
+    reserved = [s.reserved / MIB for s in history]
+    ax.bar([x - width / 2 for x in xs], allocated, width, label="allocated", color=colour(0))
+    ax.bar([x + width / 2 for x in xs], reserved, width, label="reserved", color=colour(1), hatch="//", edgecolor=WHITE)
+    ooms = [x for x, s in zip(xs, history, strict=True) if s.error]
+    for x in ooms:
+        ax.axvspan(x - 0.5, x + 0.5, color=OKABE_ITO["vermillion"], alpha=0.15, lw=0)
+    ax.set_xticks(xs, [s.action for s in history], rotation=30, ha="right", fontsize=8)
+    for x in ooms:
+        ax.get_xticklabels()[x].set_color(OKABE_ITO["vermillion"])
+    top = max(reserved + allocated)
+    show_capacity = capacity is not None and (bool(ooms) or top >= capacity / MIB / 4)
+    if show_capacity and capacity is not None:
+        ax.axhline(capacity / MIB, color=GREY, linestyle="--", label=f"capacity {format_bytes(capacity)}")
+        top = max(top, capacity / MIB)
+    ax.set_ylim(0, max(1.0, 1.15 * top))  # never a ±0.04 axis for zero bytes
+    ax.set_ylabel("memory (MiB)")
+    ax.set_xlabel("step (oldest first)")
+    last = history[-1]
+    if title is None:
+        title = (
+            "OUT OF MEMORY: the last allocation did not fit" if last.error else "allocated vs reserved after each step"
+        )
+    ax.set_title(title, **({"color": OKABE_ITO["vermillion"]} if last.error else {}))
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the plot: never over a bar or the limit
     add_stamp(fig, label)
-    return fig
+    alt = (
+        f"Bar chart of allocated and reserved memory in MiB after "
+        f"{f'each of {len(history)} steps' if len(history) > 1 else 'one step'} ({label}). "
+        f"After '{last.action}': allocated {format_bytes(last.allocated)}, reserved {format_bytes(last.reserved)}; "
+        f"most reserved {format_bytes(max(s.reserved for s in history))}"
+    )
+    if capacity is not None:
+        alt += f"; capacity {format_bytes(capacity)}"
+    if ooms:
+        alt += "; out of memory at: " + ", ".join(repr(history[x].action) for x in ooms)
+    return set_alt(fig, alt + ".")
+
+
+def playground_text(playground: AllocatorPlayground) -> str:
+    """What the widget prints under its buttons: the last step, its counters, and the model's segments."""
+    last = playground.history[-1]
+    lines = [
+        f"{last.action}: allocated {format_bytes(last.allocated)}, reserved {format_bytes(last.reserved)}"
+        f" · {playground.live} live tensor(s) · {playground.source}"
+    ]
+    if last.error:
+        lines.append(
+            f"OUT OF MEMORY: {last.error}\n  On a GPU this is torch.OutOfMemoryError (torch.cuda.OutOfMemoryError); "
+            "free a tensor or call empty_cache, then allocate again."
+        )
+    if playground.model is not None:
+        if playground.model.capacity is not None:
+            lines.append(f"model capacity (a pretend GPU): {format_bytes(playground.model.capacity)}")
+        lines.append(playground.model.describe())
+    return "\n".join(lines)
 
 
 def allocator_widget(playground: AllocatorPlayground, sizes_mib: Sequence[float] = (0.001, 0.5, 1, 4, 16, 64)) -> Any:
-    """Buttons to allocate / free / empty the cache, redrawing allocated vs reserved after each click."""
+    """Buttons to allocate / free / empty the cache, redrawing allocated vs reserved after each click.
+
+    Each redraw replaces the output area's contents in one update (text and a fresh figure with
+    alt text, the figure closed at once), so quick clicks cannot leave it half cleared or empty.
+    Running out of memory is a step like the others: shown in the text and the plot.
+    """
     import ipywidgets as widgets
-    import matplotlib.pyplot as plt
     from IPython.display import display
 
-    size = widgets.Dropdown(options=[(f"{s:g} MiB", s) for s in sizes_mib], value=sizes_mib[2], description="size")
+    from .plots import bundle
+
+    size = widgets.Dropdown(
+        options=[(f"{s:g} MiB", s) for s in sizes_mib],
+        value=sizes_mib[min(2, len(sizes_mib) - 1)],
+        description="size",
+        style={"description_width": "initial"},
+    )
     buttons = {name: widgets.Button(description=name) for name in ("allocate", "free last", "free all", "empty_cache")}
     out = widgets.Output()
+    capacity = playground.capacity
 
     def redraw() -> None:
-        with out:
-            out.clear_output(wait=True)
-            last = playground.history[-1]
-            print(
-                f"{last.action}: allocated {format_bytes(last.allocated)}, reserved {format_bytes(last.reserved)}"
-                f" · {playground.live} live tensor(s) · {playground.source}"
-            )
-            if playground.model is not None:
-                print(playground.model.describe())
-            fig = plot_steps(playground.history[-12:], playground.source)
-            display(fig)
+        import matplotlib.pyplot as plt
+
+        text = playground_text(playground)
+        fig = plot_steps(playground.history[-12:], playground.source, capacity=capacity)
+        try:
+            image = bundle(fig)
+        finally:
             plt.close(fig)
+        out.outputs = (
+            {"output_type": "stream", "name": "stdout", "text": text + "\n"},
+            {"output_type": "display_data", "data": image, "metadata": {}},
+        )
 
     def act(name: str) -> None:
         try:
@@ -527,16 +618,13 @@ def allocator_widget(playground: AllocatorPlayground, sizes_mib: Sequence[float]
                 playground.free_all()
             else:
                 playground.empty_cache()
-        except (ModelOutOfMemoryError, torch.cuda.OutOfMemoryError) as exc:
-            playground._record("out of memory")
-            with out:
-                print(f"{type(exc).__name__}: {str(exc).splitlines()[0]}")
-            return
+        except torch.OutOfMemoryError:
+            pass  # recorded as a step with its error; the redraw shows it
         redraw()
 
     for name, button in buttons.items():
         button.on_click(lambda _b, name=name: act(name))
     box = widgets.VBox([widgets.HBox([size, *buttons.values()]), out])
-    display(box)
     redraw()
+    display(box)
     return box

@@ -24,7 +24,8 @@ from typing import Any
 import torch
 
 from .gpu_specs import GPUS, GpuSpec, find_spec
-from .validation import checks, positive_number
+from .plots import OKABE_ITO
+from .validation import checks, instance_of, positive_number, text, usable_device
 
 # --------------------------------------------------------------------------------------------
 # The roofline model (pure)
@@ -52,6 +53,7 @@ def bound_by(intensity: float, peak_tflops: float, bandwidth_gbs: float) -> str:
     return "memory" if intensity < ridge_point(peak_tflops, bandwidth_gbs) else "compute"
 
 
+@checks(spec=instance_of(GpuSpec, what="a row of the GPU table (gpu_specs.by_short_name('T4'))"), precision=text)
 def explain(spec: GpuSpec, precision: str, intensity: float) -> str:
     """Which ceiling binds for an operation of `intensity` on a GPU from the table, and how fast it can go."""
     peak = spec.peak_tflops(precision)
@@ -73,6 +75,7 @@ def explain(spec: GpuSpec, precision: str, intensity: float) -> str:
     )
 
 
+@checks(device=usable_device)
 def spec_for_device(device: torch.device | str) -> GpuSpec | None:
     """The datasheet row for this CUDA device if it is in the table (None for CPUs and unknown GPUs)."""
     device = torch.device(device)
@@ -108,7 +111,7 @@ def plot_roofline(
     """
     import numpy as np
 
-    from .plots import add_stamp, new_figure
+    from .plots import add_stamp, keep_labels_inside, new_figure, set_alt
 
     bandwidth_gbs = positive_number(bandwidth_gbs, "bandwidth_gbs")
     placed = [(p, *_point(p)) for p in points]
@@ -116,20 +119,20 @@ def plot_roofline(
     lo = min([0.03] + [i / 2 for _, i, _ in placed])
     hi = max([1e3] + [i * 2 for _, i, _ in placed])
     x = np.logspace(math.log10(lo), math.log10(hi), 200)
-    colors = {"float32": "tab:blue", "float16": "tab:orange", "bfloat16": "tab:green", "tf32": "tab:purple"}
+    colors = _DTYPE_COLOURS
     for i, (dtype, peak) in enumerate(compute_tflops.items()):
         ax.plot(
             x,
             np.minimum(peak, x * bandwidth_gbs / 1e3),
-            color=colors.get(dtype, "k"),
+            color=colors.get(dtype, OKABE_ITO["black"]),
             lw=max(1.0, 4 - 1.2 * i),
             alpha=0.85,
             label=f"measured roof {dtype}: {peak:.3g} TFLOP/s, {bandwidth_gbs:.3g} GB/s",
         )
     if spec is not None:
         for label, peak, color in (
-            ("FP32", spec.fp32_tflops, "tab:blue"),
-            ("16-bit tensor", spec.tensor_tflops, "tab:orange"),
+            ("FP32", spec.fp32_tflops, colors["float32"]),
+            ("16-bit tensor", spec.tensor_tflops, colors["float16"]),
         ):
             if peak is not None:
                 y = np.minimum(peak, x * spec.bandwidth_gbs / 1e3)
@@ -141,8 +144,8 @@ def plot_roofline(
             intensity,
             tflops,
             marker=markers.get(kind, "x"),
-            color=colors.get(p["dtype"], "k"),
-            edgecolor="k",
+            color=colors.get(p["dtype"], OKABE_ITO["black"]),
+            edgecolor=OKABE_ITO["black"],
             zorder=5,
             s=36,
         )
@@ -156,7 +159,25 @@ def plot_roofline(
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, loc="lower right")
     add_stamp(fig, stamp + (f" · dashed: {spec.source}" if spec is not None else ""))
-    return fig
+    keep_labels_inside(ax)
+    roofs = ", ".join(f"{dtype} {peak:.3g} TFLOP/s" for dtype, peak in compute_tflops.items())
+    shown = "; ".join(f"{p['what']} ({p['dtype']}) {i:.3g} FLOP/byte at {t:.3g} TFLOP/s" for p, i, t in placed[:6])
+    more = f" and {len(placed) - 6} more" if len(placed) > 6 else ""
+    return set_alt(
+        fig,
+        f"Roofline, log-log, {where}: measured memory roof {bandwidth_gbs:.3g} GB/s, compute roofs {roofs}"
+        + (f"; dashed, the {spec.short} datasheet" if spec is not None else "")
+        + (f". Measured points: {shown}{more}." if placed else "."),
+    )
+
+
+#: Colours of the precisions on the roofline plots (from helpers.plots.PALETTE, Okabe–Ito).
+_DTYPE_COLOURS = {
+    "float32": OKABE_ITO["blue"],
+    "float16": OKABE_ITO["orange"],
+    "bfloat16": OKABE_ITO["bluish green"],
+    "tf32": OKABE_ITO["reddish purple"],
+}
 
 
 def plot_matmul_sweep(results: Sequence[Mapping[str, Any]], stamp: str) -> Any:
@@ -164,16 +185,20 @@ def plot_matmul_sweep(results: Sequence[Mapping[str, Any]], stamp: str) -> Any:
 
     `results` are dicts with `shape` (m, n, k), `dtype` and `tflops`.
     """
-    from .plots import add_stamp, new_figure
+    from .plots import add_stamp, keep_labels_inside, marker, new_figure, set_alt
 
     if not results:
         raise ValueError("need at least one measured matmul to plot")
     fig, ax = new_figure(8, 4)
-    for dtype in dict.fromkeys(r["dtype"] for r in results):
+    bests = []
+    for i, dtype in enumerate(dict.fromkeys(r["dtype"] for r in results)):
         rows = sorted((r for r in results if r["dtype"] == dtype), key=lambda r: math.prod(r["shape"]))
         flops = [2 * math.prod(r["shape"]) for r in rows]
-        line = ax.plot(flops, [r["tflops"] for r in rows], marker="o", label=dtype)[0]
+        line = ax.plot(
+            flops, [r["tflops"] for r in rows], marker=marker(i), color=_DTYPE_COLOURS.get(dtype), label=dtype
+        )[0]
         best = max(rows, key=lambda r: r["tflops"])
+        bests.append(f"{dtype} {best['tflops']:.3g} TFLOP/s at {'×'.join(map(str, best['shape']))}")
         ax.axhline(best["tflops"], color=line.get_color(), ls=":", lw=1)
         ax.annotate(
             f"roof {best['tflops']:.3g} at {'×'.join(map(str, best['shape']))}",
@@ -185,12 +210,17 @@ def plot_matmul_sweep(results: Sequence[Mapping[str, Any]], stamp: str) -> Any:
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("FLOPs per matmul call (2·m·n·k)")
-    ax.set_ylabel("achieved TFLOP/s")
+    ax.set_ylabel("achieved throughput (TFLOP/s)")
     ax.set_title("The compute roof is the best matmul over many shapes, not one size")
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     add_stamp(fig, stamp)
-    return fig
+    keep_labels_inside(ax)
+    return set_alt(
+        fig,
+        f"Achieved TFLOP/s against FLOPs per matmul call, log-log, {len(results)} measured shapes; "
+        f"the best (the compute roof): {'; '.join(bests)}.",
+    )
 
 
 _PRICE_CAVEAT = (
@@ -199,9 +229,18 @@ _PRICE_CAVEAT = (
 )
 
 
+def _fp32_and_tensor_bars(ax: Any, fp32: Sequence[float], tensor: Sequence[float], tensor_label: str) -> None:
+    """Two bars per GPU: FP32 (plain) and tensor-core (hatched, so they differ in more than colour)."""
+    from .plots import WHITE, colour
+
+    xs = range(len(fp32))
+    ax.bar([x - 0.2 for x in xs], fp32, width=0.4, label="FP32", color=colour(0))
+    ax.bar([x + 0.2 for x in xs], tensor, width=0.4, label=tensor_label, color=colour(1), hatch="//", edgecolor=WHITE)
+
+
 def plot_price_performance(specs: Sequence[GpuSpec] = GPUS) -> Any:
     """TFLOP/s per 1,000 US$ of launch price, for the rows that have a cited price."""
-    from .plots import add_stamp, new_figure
+    from .plots import add_stamp, new_figure, set_alt
 
     priced = [s for s in specs if s.launch_price_usd]
     if not priced:
@@ -211,37 +250,42 @@ def plot_price_performance(specs: Sequence[GpuSpec] = GPUS) -> Any:
     xs = range(len(priced))
     fp32 = [s.fp32_tflops / s.launch_price_usd * 1e3 for s in priced]
     tensor = [(s.tensor_tflops or 0) / s.launch_price_usd * 1e3 for s in priced]
-    ax.bar([x - 0.2 for x in xs], fp32, width=0.4, label="FP32")
-    ax.bar([x + 0.2 for x in xs], tensor, width=0.4, label="FP16/BF16 tensor (dense, FP32 accumulate)")
+    _fp32_and_tensor_bars(ax, fp32, tensor, "FP16/BF16 tensor (dense, FP32 accumulate)")
     ax.set_xticks(list(xs), labels, fontsize=8)
-    ax.set_ylabel("TFLOP/s per $1,000 of launch price")
+    ax.set_ylabel("TFLOP/s per $1,000 (launch price)")
+    ax.set_xlabel("GPU (launch price, year)")
     ax.set_title("Price/performance at launch (prices move: check today's)")
     ax.legend(fontsize=8)
     add_stamp(fig, "Figures from datasheets/whitepapers (helpers.gpu_specs).\n" + _PRICE_CAVEAT)
-    return fig
+    bars = "; ".join(
+        f"{s.short} (${s.launch_price_usd:,.0f}, {s.year}) FP32 {f:.3g}, tensor {t:.3g}"
+        for s, f, t in zip(priced, fp32, tensor, strict=True)
+    )
+    return set_alt(fig, f"Bar chart of datasheet TFLOP/s per $1,000 of launch price, not measured: {bars}.")
 
 
 def plot_performance_per_watt(specs: Sequence[GpuSpec] = GPUS) -> Any:
     """Datasheet TFLOP/s per watt of rated board power, oldest GPU first."""
-    from .plots import add_stamp, new_figure
+    from .plots import add_stamp, new_figure, set_alt
 
     rows = sorted(specs, key=lambda s: (s.year, s.short))
     fig, ax = new_figure(8, 3.8)
     xs = range(len(rows))
-    ax.bar([x - 0.2 for x in xs], [s.fp32_tflops / s.power_w * 1e3 for s in rows], width=0.4, label="FP32")
-    ax.bar(
-        [x + 0.2 for x in xs],
-        [(s.tensor_tflops or 0) / s.power_w * 1e3 for s in rows],
-        width=0.4,
-        label="FP16/BF16 tensor (dense; the P100 has no tensor cores)",
-    )
+    fp32 = [s.fp32_tflops / s.power_w * 1e3 for s in rows]
+    tensor = [(s.tensor_tflops or 0) / s.power_w * 1e3 for s in rows]
+    _fp32_and_tensor_bars(ax, fp32, tensor, "FP16/BF16 tensor (dense; the P100 has no tensor cores)")
     ax.set_xticks(list(xs), [f"{s.short}\n{s.year}" for s in rows], fontsize=8)
-    ax.set_ylabel("GFLOP/s per watt")
+    ax.set_ylabel("GFLOP/s per W (log scale)")
+    ax.set_xlabel("GPU (year of launch)")
     ax.set_yscale("log")
     ax.set_title("Performance per watt from the datasheets (rated power, not measured)")
     ax.legend(fontsize=8)
     add_stamp(fig, "Figures from datasheets/whitepapers named in helpers.gpu_specs (peak rates ÷ rated power).")
-    return fig
+    bars = "; ".join(
+        f"{s.short} ({s.year}, {s.power_w:g} W) FP32 {f:.3g}" + (f", tensor {t:.3g}" if t else "")
+        for s, f, t in zip(rows, fp32, tensor, strict=True)
+    )
+    return set_alt(fig, f"Bar chart of datasheet GFLOP/s per watt of rated power, log scale, not measured: {bars}.")
 
 
 def roofline_widget(specs: Sequence[GpuSpec] = GPUS) -> Any:
@@ -252,14 +296,16 @@ def roofline_widget(specs: Sequence[GpuSpec] = GPUS) -> Any:
     import ipywidgets as widgets
 
     options = [(s.short, s) for s in specs]
+    wide = {"description_width": "initial"}  # the whole description shows, never cut to "prec…"
     gpu = widgets.Dropdown(
+        style=wide,
         options=options,
         value=specs[[s.short for s in specs].index("T4")] if any(s.short == "T4" for s in specs) else specs[0],
         description="GPU",
     )
-    precision = widgets.Dropdown(options=["fp32", "fp16", "bf16"], value="fp32", description="precision")
+    precision = widgets.Dropdown(options=["fp32", "fp16", "bf16"], value="fp32", description="precision", style=wide)
     intensity = widgets.FloatLogSlider(
-        value=10, base=10, min=-2, max=4, step=0.05, description="FLOP/byte", readout_format=".3g"
+        value=10, base=10, min=-2, max=4, step=0.05, description="FLOP/byte", readout_format=".3g", style=wide
     )
 
     def show(gpu: GpuSpec, precision: str, intensity: float) -> None:

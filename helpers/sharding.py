@@ -12,6 +12,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from .validation import checks, one_of, whole_number
+
 #: Tensors the optimizer keeps per parameter (each as big as the parameter).
 OPTIMIZER_STATES = {"SGD": 0, "SGD with momentum": 1, "Adam": 2}
 #: Bytes per number of the common training dtypes.
@@ -22,6 +24,7 @@ T4_BYTES = 16 * 10**9
 PARTS = ("parameters", "gradients", "optimizer states")
 
 
+@checks(dtype_bytes=whole_number, optimizer=one_of(*OPTIMIZER_STATES), strategy=one_of(*STRATEGIES))
 def bytes_per_rank(n_params: int, dtype_bytes: int, optimizer: str, world_size: int, strategy: str) -> dict[str, int]:
     """Bytes one rank keeps for parameters, gradients and optimizer states (activations not included).
 
@@ -62,13 +65,14 @@ def budget_widget() -> Any:
     """
     import ipywidgets as widgets
 
+    wide = {"description_width": "initial"}  # the whole description shows, never cut to "param…"
     size = widgets.FloatLogSlider(
-        value=1e9, base=10, min=6, max=11, step=0.1, description="parameters", readout_format=".2g"
+        value=1e9, base=10, min=6, max=11, step=0.1, description="parameters", readout_format=".2g", style=wide
     )
-    dtype = widgets.Dropdown(options=list(DTYPE_BYTES), value="float32", description="dtype")
-    optimizer = widgets.Dropdown(options=list(OPTIMIZER_STATES), value="Adam", description="optimizer")
-    ranks = widgets.IntSlider(value=2, min=1, max=64, description="ranks")
-    strategy = widgets.ToggleButtons(options=list(STRATEGIES), value="FSDP", description="strategy")
+    dtype = widgets.Dropdown(options=list(DTYPE_BYTES), value="float32", description="dtype", style=wide)
+    optimizer = widgets.Dropdown(options=list(OPTIMIZER_STATES), value="Adam", description="optimizer", style=wide)
+    ranks = widgets.IntSlider(value=2, min=1, max=64, description="ranks", style=wide)
+    strategy = widgets.ToggleButtons(options=list(STRATEGIES), value="FSDP", description="strategy", style=wide)
 
     def show(size: float, dtype: str, optimizer: str, ranks: int, strategy: str) -> None:
         print(describe_budget(int(size), dtype, optimizer, ranks, strategy))
@@ -81,7 +85,7 @@ def plot_per_rank(measured: Mapping[str, Mapping[str, float]], stamp_text: str) 
 
     `measured` maps a strategy name to a dict with the keys `PARTS` (bytes). Returns the figure.
     """
-    from .plots import add_stamp, new_figure
+    from .plots import WHITE, add_stamp, colour, new_figure, set_alt
 
     if not measured:
         raise ValueError("give at least one strategy's measurement")
@@ -90,12 +94,20 @@ def plot_per_rank(measured: Mapping[str, Mapping[str, float]], stamp_text: str) 
     bottom = [0.0] * len(names)
     for i, part in enumerate(PARTS):
         heights = [measured[n][part] / 1e3 for n in names]
-        ax.bar(names, heights, bottom=bottom, label=part, color=f"C{i}")
+        ax.bar(
+            names, heights, bottom=bottom, label=part, color=colour(i), hatch=("", "//", "..")[i % 3], edgecolor=WHITE
+        )
         bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
     for x, total in enumerate(bottom):
         ax.text(x, total, f"{total:,.0f} kB", ha="center", va="bottom")
-    ax.set_ylabel("kB held by one rank (measured)")
+    ax.margins(y=0.12)  # room above the tallest bar for its total
+    ax.set_ylabel("memory held by one rank (kB, measured)")
+    ax.set_xlabel("strategy (bar label: total)")
     ax.set_title("Training memory per rank, excluding activations", fontsize=10)
     ax.legend(fontsize=8)
     add_stamp(fig, stamp_text)
-    return fig
+    bars = "; ".join(
+        f"{name} {total:,.0f} kB (" + ", ".join(f"{part} {measured[name][part] / 1e3:,.0f}" for part in PARTS) + ")"
+        for name, total in zip(names, bottom, strict=True)
+    )
+    return set_alt(fig, f"Stacked bar chart of the training memory one rank holds, measured: {bars}.")

@@ -33,23 +33,29 @@ from unittest import mock
 import torch
 
 from .devices import synchronize
+from .plots import LIGHT_GREY, OKABE_ITO
 from .profiling import quiet_stderr
-from .validation import whole_number
+from .validation import a_function, checks, usable_device, whole_number
+
+#: The most chunks the model of streams schedules: enough for any lesson, and answered in well under a second.
+MAX_CHUNKS = 10_000
+#: The longest operation the model takes, in ms (about 11 days): far beyond any lesson, far below overflow.
+MAX_MS = 1e9
 
 # ----------------------------------------------------------------------------------------------
 # Timelines: spans on lanes, from the model or from the profiler
 # ----------------------------------------------------------------------------------------------
 
-#: Colours of the kinds of work drawn on a timeline.
+#: Colours of the kinds of work drawn on a timeline (helpers.plots: Okabe–Ito, colour-blind safe).
 KIND_COLOURS = {
-    "copy": "tab:orange",
-    "compute": "tab:blue",
-    "delay": "0.75",
-    "read": "tab:green",
-    "write": "tab:cyan",
-    "host blocked": "tab:red",
-    "host waits for results": "tab:olive",
-    "other": "tab:purple",
+    "copy": OKABE_ITO["orange"],
+    "compute": OKABE_ITO["blue"],
+    "delay": LIGHT_GREY,
+    "read": OKABE_ITO["bluish green"],
+    "write": OKABE_ITO["sky blue"],
+    "host blocked": OKABE_ITO["vermillion"],
+    "host waits for results": OKABE_ITO["yellow"],
+    "other": OKABE_ITO["reddish purple"],
 }
 
 
@@ -137,6 +143,7 @@ def spans_from_events(events: Iterable[Any], device_type: str = "cuda", *, top_l
     return sorted(spans, key=lambda s: (s.lane, s.start_ms))
 
 
+@checks(fn=a_function, device=usable_device)
 def profile_spans(fn: Callable[[], Any], device: torch.device | str) -> list[Span]:
     """Run `fn()` once under `torch.profiler` and return its timeline (GPU streams, or CPU threads).
 
@@ -183,6 +190,8 @@ def plot_timelines(
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch
 
+    from .plots import GREY, WHITE, set_alt, text_colour_on
+
     if not panels:
         raise ValueError("plot_timelines needs at least one panel of spans")
     lane_counts = [max(1, len({s.lane for s in spans})) for spans in panels.values()]
@@ -207,7 +216,7 @@ def plot_timelines(
                     [(s.start_ms, max(s.ms, 1e-6))],
                     (row - 0.38, 0.76),
                     facecolors=colour,
-                    edgecolors="white",
+                    edgecolors=WHITE,
                     linewidth=0.6,
                 )
                 if s.ms / x_range * 470 > 4.3 * len(s.name) + 6:  # name the span where the name fits (≈ points)
@@ -218,14 +227,14 @@ def plot_timelines(
                         ha="center",
                         va="center",
                         fontsize=7,
-                        color="white" if s.kind in ("copy", "compute", "host blocked") else "black",
+                        color=text_colour_on(colour),
                         clip_on=True,
                     )
                 if s.kind not in kinds_seen:
                     kinds_seen.append(s.kind)
         ax.set_yticks(range(len(lanes)), lanes)
         ax.set_ylim(len(lanes) - 0.5, -0.5)
-        ax.set_title(f"{label}: {makespan(spans):.3g} ms", loc="left", fontsize=10)
+        ax.set_title(f"{label}: {elapsed_ms(spans):.3g} ms", loc="left", fontsize=10)
         ax.grid(axis="x", alpha=0.3)
         if simulated:
             ax.text(
@@ -236,7 +245,7 @@ def plot_timelines(
                 ha="center",
                 va="center",
                 fontsize=26,
-                color="0.5",
+                color=GREY,
                 alpha=0.18,
                 rotation=8,
             )
@@ -252,7 +261,21 @@ def plot_timelines(
             frameon=False,
         )
     fig.suptitle(("SIMULATION · " if simulated else "") + title, fontsize=11)
-    return fig
+    fig.supylabel("lane (host, stream or thread)", fontsize=8)
+    described = "; ".join(
+        f"{label}: {elapsed_ms(spans):.3g} ms on {len({s.lane for s in spans})} lane(s)"
+        for label, spans in panels.items()
+    )
+    what = "SIMULATED timeline (a model, not a measurement)" if simulated else "Timeline measured with torch.profiler"
+    return set_alt(fig, f"{what}, {title}, time in ms from the first launch: {described}.")
+
+
+def elapsed_ms(spans: Iterable[Span]) -> float:
+    """Milliseconds from time 0 (the first launch) to the end of the last span: what a panel's title shows.
+
+    For the model it equals `Schedule.total_ms`; measured spans start at 0, so it is their makespan.
+    """
+    return max((s.end_ms for s in spans), default=0.0)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -332,6 +355,8 @@ def _check_ms(value: Any, what: str, *, allow_zero: bool = False) -> float:
         raise TypeError(f"{what} must be a number of milliseconds, not {value!r}")
     if value < 0 or (value == 0 and not allow_zero):
         raise ValueError(f"{what} must be {'zero or ' if allow_zero else ''}positive, not {value!r}")
+    if value > MAX_MS:
+        raise ValueError(f"{what} must be at most {MAX_MS:g} ms (a model of milliseconds, not of days), not {value!r}")
     return float(value)
 
 
@@ -342,7 +367,7 @@ def copy_compute_ops(chunks: int, copy_ms: float, compute_ms: float, *, overlapp
     on a compute stream waits for its own chunk's copy only, so chunk i+1 is copied while
     chunk i is computed.
     """
-    whole_number(chunks, "chunks")
+    whole_number(chunks, "chunks", maximum=MAX_CHUNKS)
     _check_ms(copy_ms, "copy_ms")
     _check_ms(compute_ms, "compute_ms")
     ops: list[Op] = []
@@ -365,7 +390,7 @@ def simulate_copy_compute(
 
 def ideal_overlapped_ms(chunks: int, copy_ms: float, compute_ms: float) -> float:
     """Closed form of the two-stream makespan: first copy, then the slower lane sets the pace, then the last compute."""
-    whole_number(chunks, "chunks")
+    whole_number(chunks, "chunks", maximum=MAX_CHUNKS)
     _check_ms(copy_ms, "copy_ms")
     _check_ms(compute_ms, "compute_ms")
     return copy_ms + (chunks - 1) * max(copy_ms, compute_ms) + compute_ms
@@ -386,7 +411,8 @@ class OverlapModel:
 
 def split_work(chunks: int, total_copy_ms: float, total_compute_ms: float, *, launch_ms: float = 0.0) -> OverlapModel:
     """Split fixed totals of copying and computing into `chunks` pieces; simulate both schedules."""
-    whole_number(chunks, "chunks")
+    whole_number(chunks, "chunks", maximum=MAX_CHUNKS)
+    _check_ms(launch_ms, "launch_ms", allow_zero=True)
     copy_ms = _check_ms(total_copy_ms, "total_copy_ms") / chunks
     compute_ms = _check_ms(total_compute_ms, "total_compute_ms") / chunks
     return OverlapModel(
@@ -690,6 +716,17 @@ def simulated_cuda(*, launch_ms: float = 0.005) -> Iterator[SimulatedCuda]:
 # ----------------------------------------------------------------------------------------------
 
 
+def check_cuda_index(device_index: Any, name: str) -> None:
+    """Refuse an index that is not a CUDA GPU of this machine (NeedsCudaError when it has none)."""
+    whole_number(device_index, name, minimum=0)
+    if not torch.cuda.is_available():
+        from .memory import NeedsCudaError
+
+        raise NeedsCudaError(f"{name}: this machine has no usable CUDA GPU; without one use SIMULATED_CYCLES_PER_MS")
+    usable_device(torch.device("cuda", device_index), name)
+
+
+@checks(device_index=check_cuda_index)
 @lru_cache(maxsize=16)
 def gpu_cycles_per_ms(device_index: int = 0) -> float:
     """GPU clock cycles per millisecond of `torch.cuda._sleep` on CUDA device `device_index`, measured.
@@ -697,8 +734,6 @@ def gpu_cycles_per_ms(device_index: int = 0) -> float:
     Measured with CUDA events after a warm-up sleep (which lets the GPU raise its clock first), so
     that `torch.cuda._sleep(int(ms * gpu_cycles_per_ms()))` keeps a stream busy for about `ms`.
     """
-    if not torch.cuda.is_available():
-        raise RuntimeError("gpu_cycles_per_ms needs a CUDA GPU; without one use SIMULATED_CYCLES_PER_MS")
     probe = 20_000_000
     with torch.cuda.device(device_index):
         torch.cuda._sleep(probe)  # warm-up

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 import torch
 from torch import nn
 
-from .validation import whole_number
+from .validation import checks, usable_device, whole_number
 
 
 def make_data(
@@ -44,6 +44,13 @@ def make_model(features: int = 8, hidden: int = 32, *, seed: int = 0) -> nn.Sequ
         return nn.Sequential(nn.Linear(features, hidden), nn.Tanh(), nn.Linear(hidden, 1))
 
 
+def check_threads(threads: int | None) -> None:
+    """Refuse a thread count that is not None or a whole number from 1 to 1024 (torch would crash on a huge one)."""
+    if threads is not None:
+        whole_number(threads, "cpu_threads", maximum=1024)
+
+
+@checks(check_threads, device=usable_device)
 @contextmanager
 def threads_on_cpu(device: torch.device | str, threads: int | None) -> Iterator[None]:
     """Run the block with `threads` torch threads when `device` is the CPU (None: leave torch's setting).

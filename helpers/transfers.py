@@ -17,7 +17,10 @@ import torch
 
 from .devices import try_gpu
 from .timing import format_seconds, gigabytes_per_second, wall_seconds
-from .validation import checks, whole_number
+from .validation import MAX_BYTES, MAX_REPEATS, a_function, checks, usable_device, whole_number
+
+#: The most pieces one measurement copies: beyond this a sweep takes minutes and says nothing new.
+MAX_PIECES = 2**16
 
 #: A copy function: `copy(src, dst, pieces)` copies 1-D `src` into `dst` as `pieces` equal copies.
 CopyFunction = Callable[[torch.Tensor, torch.Tensor, int], object]
@@ -25,7 +28,7 @@ CopyFunction = Callable[[torch.Tensor, torch.Tensor, int], object]
 
 def destination_for_transfers(device: torch.device | str | None = None) -> torch.device:
     """The device host memory is copied to: `device` if given, else the first GPU, else the CPU."""
-    return torch.device(device) if device is not None else try_gpu()
+    return usable_device(device) if device is not None else try_gpu()
 
 
 def transfer_direction(device: torch.device | str) -> str:
@@ -98,9 +101,13 @@ def measure_pieces(
     runs is reported (the run least disturbed by other work on the machine, as bandwidth tests
     usually report).
     """
-    total_bytes = whole_number(total_bytes, "total_bytes")
-    pieces = whole_number(pieces, "pieces")
-    repeats = whole_number(repeats, "repeats")
+    total_bytes = whole_number(total_bytes, "total_bytes", maximum=MAX_BYTES)
+    pieces = whole_number(pieces, "pieces", maximum=MAX_PIECES)
+    repeats = whole_number(repeats, "repeats", maximum=MAX_REPEATS)
+    if device is not None:
+        usable_device(device)
+    if copy is not None:
+        a_function(copy, "copy")
     if pieces > total_bytes:
         raise ValueError(f"{pieces} pieces of {total_bytes} bytes would be smaller than one byte each")
     if total_bytes % pieces:
@@ -167,9 +174,21 @@ def sweep_pieces(
     copy: CopyFunction | None = None,
 ) -> list[PieceTiming]:
     """`measure_pieces` for every piece count in `counts` (with a progress bar), timing `copy`."""
+    if isinstance(counts, (str, bytes)) or not hasattr(counts, "__iter__"):
+        raise TypeError(f"counts must be a list of piece counts such as [1, 4, 16], not {counts!r}")
     counts = list(counts)
     if not counts:
         raise ValueError("counts is empty: give at least one number of pieces")
+    whole_number(total_bytes, "total_bytes", maximum=MAX_BYTES)
+    for n in counts:
+        whole_number(n, "every entry of counts", maximum=MAX_PIECES)
+        if total_bytes % n:
+            raise ValueError(f"counts holds {n}, which does not divide total_bytes={total_bytes} into equal pieces")
+    whole_number(repeats, "repeats", maximum=MAX_REPEATS)
+    if device is not None:
+        usable_device(device)
+    if copy is not None:
+        a_function(copy, "copy")
     if progress:
         from tqdm.auto import tqdm
 
@@ -186,11 +205,13 @@ def plot_sweep(records: Sequence[PieceTiming]) -> Any:
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FuncFormatter, NullFormatter
 
-    from .plots import add_stamp
+    from .plots import add_stamp, colour, set_alt, style_axes
 
     fig, (ax_time, ax_bw) = plt.subplots(1, 2, figsize=(10.0, 4.0), layout="constrained")
+    style_axes(ax_time)
+    style_axes(ax_bw)
     pieces = [r.pieces for r in records]
-    ax_time.loglog(pieces, [r.seconds * 1e3 for r in records], "o-", color="tab:red")
+    ax_time.loglog(pieces, [r.seconds * 1e3 for r in records], "o-", color=colour(3))
     ax_time.set_xlabel("number of copies (same total bytes)")
     ax_time.set_ylabel("total time (ms)")
     ax_time.set_title(f"moving {_format_bytes(records[0].total_bytes)}")
@@ -202,15 +223,26 @@ def plot_sweep(records: Sequence[PieceTiming]) -> Any:
         ax_time.yaxis.set_minor_formatter(plain)
     else:
         ax_time.yaxis.set_minor_formatter(NullFormatter())
-    ax_bw.semilogx([r.piece_bytes for r in records], [r.gb_per_s for r in records], "o-", color="tab:blue")
-    ax_bw.set_xlabel("bytes per copy")
+    ax_bw.semilogx([r.piece_bytes for r in records], [r.gb_per_s for r in records], "s-", color=colour(0))
+    ax_bw.set_xlabel("bytes per copy (log scale)")
     ax_bw.set_ylabel("effective bandwidth (GB/s)")
     ax_bw.set_title("fewer, bigger copies move bytes faster")
     ax_bw.set_ylim(bottom=0)
     ax_bw.grid(True, which="both", alpha=0.3)
     fig.suptitle(records[0].direction)
     add_stamp(fig, records[0].stamp)
-    return fig
+    fewest, most = min(records, key=lambda r: r.pieces), max(records, key=lambda r: r.pieces)
+    return set_alt(
+        fig,
+        f"Two log-scale panels, {records[0].direction}, moving {_format_bytes(records[0].total_bytes)}: "
+        + "; ".join(
+            f"{r.pieces} cop{'y' if r.pieces == 1 else 'ies'} of {_format_bytes(r.piece_bytes)} "
+            f"take{'s' if r.pieces == 1 else ''} "
+            f"{format_seconds(r.seconds)} ({r.gb_per_s:.3g} GB/s)"
+            for r in (fewest, most)
+        )
+        + f"; {len(records)} piece counts measured.",
+    )
 
 
 def pieces_widget(
@@ -252,8 +284,9 @@ def pieces_widget(
         print(record.stamp)
         return record
 
-    size = widgets.Dropdown(options=list(sizes_mib), value=sizes_mib[0], description="total MiB")
+    wide = {"description_width": "initial"}  # the whole description shows
+    size = widgets.Dropdown(options=list(sizes_mib), value=sizes_mib[0], description="total MiB", style=wide)
     count = widgets.SelectionSlider(
-        options=choices, value=choices[len(choices) // 2], description="pieces", continuous_update=False
+        options=choices, value=choices[len(choices) // 2], description="pieces", continuous_update=False, style=wide
     )
     return widgets.interactive(measure, total_mib=size, pieces=count)

@@ -15,23 +15,152 @@ from typing import Any, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
 
+#: The most bytes one measurement allocates (per buffer): 4 GiB, more than any lesson needs, and a
+#: bound that keeps a mistyped size from exhausting the machine's memory.
+MAX_BYTES = 2**32
+#: The most repeats of one measurement: beyond this a cell runs for minutes and says nothing new.
+MAX_REPEATS = 1000
+#: The longest time limit a helper accepts, in seconds (a day): longer is a mistake, and it
+#: overflows the timers of some libraries.
+MAX_SECONDS = 86_400.0
 
-def whole_number(value: Any, name: str, *, minimum: int = 1) -> int:
-    """Return `value` if it is an int (not a bool) of at least `minimum`; else raise saying what `name` needs."""
+
+def whole_number(value: Any, name: str, *, minimum: int = 1, maximum: int | None = None) -> int:
+    """Return `value` if it is an int (not a bool) from `minimum` to `maximum`; else raise saying what `name` needs.
+
+    `maximum` bounds the work a helper takes on, so a huge size is refused at once instead of
+    hanging the notebook or exhausting its memory.
+    """
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError(f"{name} must be a whole number, not {value!r} ({type(value).__name__})")
     if value < minimum:
         raise ValueError(f"{name} must be at least {minimum}, not {value}")
+    if maximum is not None and value > maximum:
+        raise ValueError(
+            f"{name} must be at most {maximum:,} here (more would take too long or too much memory), not {value:,}"
+        )
     return value
 
 
-def positive_number(value: Any, name: str) -> float:
-    """Return `value` as a float if it is a finite number above zero; else raise saying what `name` needs."""
+def positive_number(value: Any, name: str, *, allow_zero: bool = False, maximum: float | None = None) -> float:
+    """Return `value` as a float if it is a finite number above zero (or zero, with `allow_zero`) and at most `maximum`.
+
+    NaN and infinities are refused too: they pass a plain `> 0` test and then poison every result.
+    """
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise TypeError(f"{name} must be a number, not {value!r} ({type(value).__name__})")
-    if not math.isfinite(value) or value <= 0:
-        raise ValueError(f"{name} must be a positive finite number, not {value!r}")
+    if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+        kind = "zero or a positive" if allow_zero else "a positive"
+        raise ValueError(f"{name} must be {kind} finite number, not {value!r}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be at most {maximum:g} here (more would take too long), not {value!r}")
     return float(value)
+
+
+def bounded(check: Callable[..., Any], **limits: Any) -> Callable[[Any, str], Any]:
+    """`check` with keyword limits bound, for `@checks`: `chunks=bounded(whole_number, maximum=10_000)`."""
+
+    def check_within(value: Any, name: str) -> Any:
+        return check(value, name, **limits)
+
+    check_within.__name__ = getattr(check, "__name__", "check")
+    return check_within
+
+
+def flag(value: Any, name: str) -> bool:
+    """Return `value` if it is True or False; else raise (a string such as "no" would count as true)."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False, not {value!r} ({type(value).__name__})")
+    return value
+
+
+def instance_of(*kinds: type, what: str = "") -> Callable[[Any, str], None]:
+    """An argument check that accepts only instances of `kinds`, and says what to pass (`what`, else the type names)."""
+    wanted = what or " or ".join(k.__name__ for k in kinds)
+
+    def check_instance(value: Any, name: str) -> None:
+        if isinstance(value, bool) and bool not in kinds or not isinstance(value, kinds):
+            raise TypeError(f"{name} must be {wanted}, not {value!r} ({type(value).__name__})")
+
+    return check_instance
+
+
+def a_function(value: Any, name: str) -> Any:
+    """Return `value` if it can be called; else raise saying that `name` must be a function."""
+    if not callable(value):
+        raise TypeError(f"{name} must be a function (something callable), not {value!r} ({type(value).__name__})")
+    return value
+
+
+def text(value: Any, name: str) -> str:
+    """Return `value` if it is a string; else raise saying that `name` must be text."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string, not {value!r} ({type(value).__name__})")
+    return value
+
+
+#: The device spellings a helper accepts, named in every error about a device.
+DEVICE_FORMS = "'cpu', 'cuda' or 'cuda:0' (a GPU by number), 'mps' (Apple), or a torch.device"
+
+
+class DeviceError(ValueError, RuntimeError):
+    """A device argument that is misspelt or cannot be used here.
+
+    A ValueError (a bad argument), and a RuntimeError too, because torch raises RuntimeError for a
+    device string it does not know, and code written against torch catches that.
+    """
+
+
+def a_device(value: Any, name: str = "device") -> Any:
+    """Return `value` as a `torch.device` if it is one or a spelling torch knows; else raise listing the forms.
+
+    Only the spelling is checked: a chapter may describe a device this machine lacks. Use
+    `usable_device` for a device that work will run on.
+    """
+    import torch
+
+    if isinstance(value, torch.device):
+        return value
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a device such as {DEVICE_FORMS}, not {value!r} ({type(value).__name__})")
+    try:
+        return torch.device(value)
+    except (RuntimeError, ValueError):
+        raise DeviceError(f"{name}={value!r} is not a device torch knows; pass {DEVICE_FORMS}") from None
+
+
+def usable_device(value: Any, name: str = "device") -> Any:
+    """Return `value` as a `torch.device` if it names a device this process can use; else raise saying what to pass.
+
+    The one device check of the helpers. A spelling torch does not know ('gpu', 'cuda:x') gets the
+    forms it does know; a device of a type this machine cannot use ('cuda' on a CPU-only build, or
+    on a CUDA build without a driver) or an index past the devices present is refused, so the
+    error comes here and not from deep inside torch. Usable means what torch can use now
+    (`torch.cuda.is_available()`, the current accelerator), never guessed from error wording.
+    'cpu' and 'meta' are always usable.
+    """
+    import torch
+
+    device = a_device(value, name)
+    if device.type in ("cpu", "meta"):
+        return device
+    from .devices import accelerator_count, accelerator_type
+
+    if device.type == "cuda":
+        usable, count = torch.cuda.is_available(), torch.cuda.device_count() if torch.cuda.is_available() else 0
+    else:
+        usable, count = accelerator_type() == device.type, accelerator_count()
+    if not usable:
+        raise DeviceError(
+            f"{name} {str(device)!r} is not usable here: this machine has no usable {device.type} device; "
+            "pass 'cpu' or helpers.try_gpu() (the first GPU if there is one, else the CPU)"
+        )
+    if device.index is not None and device.index >= count:
+        raise DeviceError(
+            f"{name} {str(device)!r} does not exist: this machine has {count} {device.type} device(s), "
+            f"numbered from 0; pass '{device.type}:0'" + (f" to '{device.type}:{count - 1}'" if count > 1 else "")
+        )
+    return device
 
 
 def optional(check: Callable[[Any, str], object]) -> Callable[[Any, str], None]:

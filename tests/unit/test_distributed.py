@@ -11,6 +11,7 @@ import _thread
 import multiprocessing
 import os
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -201,8 +202,11 @@ def _script(folder: Path, name: str, text: str) -> Path:
 
 
 @needs_proc
-def test_torchrun_timeout_returns_promptly_and_kills_every_rank(tmp_path: Path) -> None:
+def test_torchrun_timeout_returns_promptly_and_kills_every_rank(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     script = _script(tmp_path, "sleeps.py", SLEEPER)
+    # A temp dir of this test's own: another test running at the same time may have a launch folder open.
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
     folders = set(d.leftovers()["course-run"])
     started = time.monotonic()
     with pytest.raises(d.LaunchTimeout, match="within 6 s"):

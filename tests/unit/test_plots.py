@@ -1,0 +1,350 @@
+"""helpers.plots and every plotting helper: alt text from the data, titles and units, the palette, labels inside.
+
+Each plotting helper is called with small synthetic data (Agg backend, no GPU), shown through
+`helpers.plots.bundle`, and checked the way a reader meets it: an `<img>` with alt text that names a
+measured number, a title, labelled axes with a unit, only the course's colour-blind-safe colours,
+and no text past the figure's edge or out of its plot's frame.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Callable
+from typing import Any
+
+import matplotlib
+import pytest
+
+matplotlib.use("Agg")
+
+import matplotlib.pyplot as plt  # noqa: E402
+from matplotlib.colors import to_hex  # noqa: E402
+
+from helpers import plots  # noqa: E402
+
+MIB = 2**20
+
+
+def _bandwidth() -> Any:
+    from helpers.bandwidth import PUBLISHED_T4, BandwidthResult, plot_bandwidth
+
+    rs = [
+        BandwidthResult(n, d, p, n / (gb * 1e9), gb, "cuda:0", "test stamp", nb)
+        for n, gb in ((4096, 0.52), (64 * MIB, 11.2))
+        for d in ("h2d", "d2h")
+        for p in (True, False)
+        for nb in (True, False)
+    ]
+    return plot_bandwidth(rs, 15.75, reference=PUBLISHED_T4)
+
+
+def _bandwidth_published_only() -> Any:
+    from helpers.bandwidth import PUBLISHED_T4, plot_bandwidth
+
+    return plot_bandwidth([], 15.75, reference=PUBLISHED_T4, stamp="published figures, docs/sources.md §4")
+
+
+def _throughput() -> Any:
+    from helpers.distributed import plot_throughput
+
+    return plot_throughput(["1 process", "DDP, 2 ranks"], [1234.0, 2210.0], "a workload", "test stamp")
+
+
+def _steps() -> Any:
+    from helpers.memory import AllocatorPlayground, CachingAllocatorModel, plot_steps
+
+    p = AllocatorPlayground(model=CachingAllocatorModel(128 * MIB))
+    p.allocate(MIB)
+    p.allocate(64 * MIB)
+    with pytest.raises(Exception, match="out of memory"):
+        p.allocate(64 * MIB)
+    return plot_steps(p.history, p.source, capacity=128 * MIB)
+
+
+def _batch_flow() -> Any:
+    from helpers.parallel import draw_batch_flow
+
+    return draw_batch_flow(10, 2)
+
+
+def _roofline() -> Any:
+    from helpers import roofline
+    from helpers.gpu_specs import by_short_name
+
+    points = [
+        {"what": "vector add", "dtype": "float32", "flops": 1e6, "bytes": 12e6, "seconds": 1e-3},
+        {"what": "matmul 512×512×512", "dtype": "float32", "flops": 2.7e8, "bytes": 3.1e6, "seconds": 2e-3},
+        {"what": "conv2d 3×3", "dtype": "float32", "flops": 3e8, "bytes": 1e6, "seconds": 3e-3},
+    ]
+    return roofline.plot_roofline(points, 20.0, {"float32": 0.15}, "test stamp", by_short_name("T4"))
+
+
+def _matmul_sweep() -> Any:
+    from helpers import roofline
+
+    sweep = [
+        {"shape": (s, s, s), "dtype": dt, "tflops": t}
+        for s, t in ((64, 0.01), (512, 0.12), (2048, 0.15))
+        for dt in ("float32", "bfloat16")
+    ]
+    return roofline.plot_matmul_sweep(sweep, "test stamp")
+
+
+def _price() -> Any:
+    from helpers import roofline
+
+    return roofline.plot_price_performance()
+
+
+def _power() -> Any:
+    from helpers import roofline
+
+    return roofline.plot_performance_per_watt()
+
+
+def _per_rank() -> Any:
+    from helpers.sharding import PARTS, plot_per_rank
+
+    measured = {"DDP": dict.fromkeys(PARTS, 4000.0), "FSDP": dict.fromkeys(PARTS, 2000.0)}
+    return plot_per_rank(measured, "test stamp")
+
+
+def _timelines() -> Any:
+    from helpers import streams
+
+    model = streams.split_work(4, 40.0, 40.0, launch_ms=0.05)
+    fig = streams.plot_timelines(
+        {"serial": model.serial.spans, "overlapped": model.overlapped.spans}, title="a test", simulated=True
+    )
+    plots.add_stamp(fig, "SIMULATION by helpers.streams · test stamp")
+    return fig
+
+
+def _sweep() -> Any:
+    from helpers.transfers import PieceTiming, plot_sweep
+
+    total = 4 * MIB
+    records = [
+        PieceTiming(
+            n, total // n, total, 1e-3 * (1 + n / 64), total / (1e-3 * (1 + n / 64)) / 1e9, 3, "host→host", "test"
+        )
+        for n in (1, 16, 256)
+    ]
+    return plot_sweep(records)
+
+
+PLOTTERS: dict[str, Callable[[], Any]] = {
+    "bandwidth": _bandwidth,
+    "bandwidth, published only": _bandwidth_published_only,
+    "throughput": _throughput,
+    "memory steps": _steps,
+    "DataParallel diagram": _batch_flow,
+    "roofline": _roofline,
+    "matmul sweep": _matmul_sweep,
+    "price/performance": _price,
+    "performance per watt": _power,
+    "per-rank memory": _per_rank,
+    "timelines": _timelines,
+    "pieces sweep": _sweep,
+}
+
+UNIT = re.compile(r"\([^)]*\)|\b(ms|µs|s|GB/s|MiB|kB|bytes|TFLOP/s|W)\b")
+ALLOWED = {to_hex(c) for c in (*plots.PALETTE, plots.GREY, plots.LIGHT_GREY, plots.WHITE)}
+
+
+def _colours(fig: Any) -> set[str]:
+    """Every face and edge colour of the figure's lines, patches and collections (transparent ones left out)."""
+    found: set[str] = set()
+    for ax in fig.axes:
+        for line in ax.lines:
+            found.add(to_hex(line.get_color()))
+            found.add(to_hex(line.get_markerfacecolor()))
+        for patch in ax.patches:
+            if patch.get_fill():
+                found.add(to_hex(patch.get_facecolor()))
+        for collection in ax.collections:
+            for rgba in (*collection.get_facecolors(), *collection.get_edgecolors()):
+                if rgba[3] > 0:
+                    found.add(to_hex(rgba))
+    return found
+
+
+@pytest.fixture(scope="module", params=list(PLOTTERS), ids=list(PLOTTERS))
+def figure(request: pytest.FixtureRequest) -> Any:  # one figure per helper, shared by the checks below
+    fig = PLOTTERS[request.param]()
+    yield fig
+    plt.close(fig)
+
+
+def test_the_bundle_has_alt_text_with_a_number(figure: Any) -> None:
+    data = plots.bundle(figure)
+    alt = data["text/plain"]
+    assert re.search(r"\d", alt), f"alt text should carry the plotted numbers: {alt!r}"
+    assert data["text/html"].startswith('<img alt="') and "data:image/png;base64," in data["text/html"]
+    assert base64.b64decode(data["image/png"])[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_title_axis_labels_units_and_stamp(figure: Any) -> None:
+    suptitle = figure._suptitle.get_text() if figure._suptitle else ""
+    supy = figure._supylabel.get_text() if figure._supylabel else ""
+    assert suptitle or any(ax.get_title() or ax.get_title("left") for ax in figure.axes)
+    labels = []
+    for ax in figure.axes:
+        if not ax.axison:
+            continue
+        assert ax.get_ylabel() or supy, f"axes {ax.get_title(loc='left')!r} has no y label"
+        labels += [ax.get_xlabel(), ax.get_ylabel()]
+    if labels:
+        assert any(ax.get_xlabel() for ax in figure.axes), "no x label"
+        assert any(UNIT.search(label) for label in labels if label), f"no unit in {labels}"
+    assert any(t.get_gid() == "stamp" and t.get_text() for t in figure.texts), "unstamped"
+
+
+def test_only_palette_colours(figure: Any) -> None:
+    assert _colours(figure) <= ALLOWED, f"colours outside helpers.plots' palette: {_colours(figure) - ALLOWED}"
+
+
+def test_every_label_is_inside(figure: Any) -> None:
+    assert plots.texts_outside(figure) == []
+
+
+def test_show_displays_one_bundle_and_closes(monkeypatch: pytest.MonkeyPatch) -> None:
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda *a, **k: shown.append((a, k)))
+    fig, ax = plots.new_figure(3, 2)
+    ax.plot([1, 2], [3, 4])
+    plots.show(fig, 'speeds: 1 < 2 & "3"')
+    ((data,), kwargs) = shown[0]
+    assert kwargs == {"raw": True} and len(shown) == 1
+    assert 'alt="speeds: 1 &lt; 2 &amp; &quot;3&quot;"' in data["text/html"]
+    assert not plt.fignum_exists(fig.number), "closed, so the inline backend does not draw it twice"
+    fig2, _ = plots.new_figure(3, 2)
+    with pytest.raises(ValueError, match="needs alt text"):
+        plots.show(fig2)
+    assert not plt.fignum_exists(fig2.number)
+
+
+def test_stamp_and_alt_reject_empty_text() -> None:
+    fig, _ = plots.new_figure(3, 2)
+    try:
+        with pytest.raises(ValueError, match="stamp"):
+            plots.add_stamp(fig, " ")
+        with pytest.raises(ValueError, match="alt text"):
+            plots.set_alt(fig, "")
+    finally:
+        plt.close(fig)
+
+
+def test_a_long_stamp_wraps_inside_the_figure() -> None:
+    fig, ax = plots.new_figure(4, 3)
+    ax.plot([1, 2], [3, 4])
+    ax.set_xlabel("x (s)")
+    plots.add_stamp(fig, "measured on a machine with a rather long name " * 6)
+    plots.add_stamp(fig, "a second line")
+    try:
+        assert plots.texts_outside(fig) == []
+    finally:
+        plt.close(fig)
+
+
+def test_labels_near_the_edge_move_inside() -> None:
+    fig, ax = plots.new_figure(6, 3)
+    ax.plot([1, 10], [1, 10])
+    ax.annotate("the label of the last point", (10, 10), xytext=(6, 6), textcoords="offset points")
+    try:
+        assert plots.texts_outside(fig), "the test needs a label that starts outside"
+        plots.keep_labels_inside(ax)
+        assert plots.texts_outside(fig) == []
+    finally:
+        plt.close(fig)
+
+
+def test_text_colour_reads_on_the_palette() -> None:
+    assert plots.text_colour_on(plots.OKABE_ITO["blue"]) == plots.WHITE
+    assert plots.text_colour_on(plots.OKABE_ITO["yellow"]) == plots.OKABE_ITO["black"]
+    assert [plots.colour(i) for i in (0, 8)] == [plots.PALETTE[0]] * 2
+
+
+def test_the_model_runs_out_of_memory_past_its_capacity() -> None:
+    import torch
+
+    from helpers.memory import AllocatorPlayground, ModelOutOfMemoryError
+
+    p = AllocatorPlayground.create() if not torch.cuda.is_available() else None
+    if p is None:
+        pytest.skip("a GPU is present: create() drives the real allocator, whose capacity is the GPU's")
+    assert p.capacity == 128 * MIB
+    p.allocate(64 * MIB)
+    with pytest.raises(torch.OutOfMemoryError, match="MODEL out of memory") as caught:
+        for _ in range(3):
+            p.allocate(64 * MIB)
+    assert isinstance(caught.value, ModelOutOfMemoryError)
+    assert p.history[-1].error.startswith("ModelOutOfMemoryError") and "OUT OF MEMORY" in p.history[-1].action
+    p.free_all()
+    p.allocate(64 * MIB)  # after freeing, it fits again
+    assert not p.history[-1].error
+
+
+def test_the_widget_redraws_after_quick_clicks() -> None:
+    pytest.importorskip("ipywidgets")
+    from helpers.memory import AllocatorPlayground, CachingAllocatorModel, allocator_widget
+
+    open_before = plt.get_fignums()
+    box = allocator_widget(AllocatorPlayground(model=CachingAllocatorModel(128 * MIB)), sizes_mib=(64,))
+    size, allocate, *_ = box.children[0].children
+    out = box.children[1]
+
+    def shown() -> tuple[str, str]:
+        text = "".join(o.get("text", "") for o in out.outputs if o["output_type"] == "stream")
+        images = [o["data"] for o in out.outputs if o["output_type"] == "display_data"]
+        assert len(images) == 1 and images[0]["image/png"] and images[0]["text/plain"]
+        return text, images[0]["text/plain"]
+
+    assert "allocated 0 bytes" in shown()[0] or "allocated 0" in shown()[0]
+    for clicks in range(1, 4):
+        allocate.click()
+        text, alt = shown()
+        assert f"{min(clicks, 2)} live tensor" in text
+    assert "OUT OF MEMORY" in text and "torch.OutOfMemoryError" in text and "out of memory at" in alt
+    assert size.style.description_width == "initial"
+    assert plt.get_fignums() == open_before, "every redraw closes its figure"
+
+
+def test_the_first_plot_of_zero_bytes_has_a_sensible_scale() -> None:
+    from helpers.memory import Step, plot_steps
+
+    fig = plot_steps([Step("start", 0, 0)], "test stamp")
+    try:
+        low, high = fig.axes[0].get_ylim()
+        assert low == 0 and high >= 1.0
+    finally:
+        plt.close(fig)
+
+
+def test_the_timeline_title_and_the_printed_time_are_one_value() -> None:
+    from helpers import streams
+
+    model = streams.split_work(8, 40.0, 40.0 * 1.19, launch_ms=0.05)
+    fig = streams.plot_timelines(
+        {"serial": model.serial.spans, "overlapped": model.overlapped.spans}, title="t", simulated=True
+    )
+    try:
+        titles = [ax.get_title(loc="left") for ax in fig.axes]
+        assert titles == [f"serial: {model.serial.total_ms:.3g} ms", f"overlapped: {model.overlapped.total_ms:.3g} ms"]
+    finally:
+        plt.close(fig)
+
+
+def test_a_title_longer_than_the_figure_is_wrapped_inside_it():
+    from helpers import plots
+
+    fig, ax = plots.new_figure(5, 3)
+    ax.plot([1, 2], [3, 4])
+    ax.set_title("the 2×2 on CPU STAND-IN: host→host copies, no PCIe link crossed; ▲ published T4 figures, not here")
+    ax.set_xlabel("x (s)")
+    ax.set_ylabel("y (m)")
+    assert plots.texts_outside(fig), "the title should run past the figure before it is wrapped"
+    plots.bundle(fig, "a line from 3 to 4 m")
+    assert "\n" in ax.get_title()
+    assert plots.texts_outside(fig) == []
