@@ -460,7 +460,8 @@ class SimulatedStream:
         self.sim._host_waits(self.free_ms, f"{self.name}.synchronize()")
 
     def query(self) -> bool:
-        return self.free_ms <= self.sim.host_ms
+        """Whether this stream's queued work is done; each query of unfinished work passes host time."""
+        return self.sim._poll(self.free_ms)
 
     def __enter__(self) -> SimulatedStream:
         self._previous = self.sim.current
@@ -498,7 +499,8 @@ class SimulatedEvent:
             self.sim._host_waits(self.at_ms, "event.synchronize()")
 
     def query(self) -> bool:
-        return self.at_ms is None or self.at_ms <= self.sim.host_ms
+        """Whether the GPU has reached this event; each query of one not reached yet passes host time."""
+        return self.at_ms is None or self.sim._poll(self.at_ms)
 
     def elapsed_time(self, end_event: SimulatedEvent) -> float:
         """Milliseconds between two recorded events; raises as CUDA does when they are not ready."""
@@ -613,7 +615,7 @@ class SimulatedCuda:
 
     Every call queues work the way CUDA does: the host spends `launch_ms` per call and goes on;
     the work starts when its stream is free and what it waits for is done. Only `synchronize`,
-    `Event.synchronize` and `.item()` make the host wait.
+    `Event.synchronize`, `.item()` and asking `query()` in a loop make the host wait.
     """
 
     def __init__(self, *, launch_ms: float = 0.005) -> None:
@@ -677,6 +679,24 @@ class SimulatedCuda:
         if ms > 0:
             self.spans.append(Span(stream.name, name, start, start + ms, kind))
         return start, start + ms
+
+    #: Host milliseconds one `query()` of unfinished work stands for: asking in a loop holds the host
+    #: as waiting does (Python does nothing else meanwhile), and the GPU gets there eventually.
+    POLL_MS = 0.05
+
+    def _poll(self, until_ms: float) -> bool:
+        """One `query()`: True when the work is done by `until_ms`, else the host spends POLL_MS asking."""
+        if until_ms <= self.host_ms:
+            return True
+        step_end = min(until_ms, self.host_ms + self.POLL_MS)
+        last = self.spans[-1] if self.spans else None
+        if last is not None and last.lane == "host" and last.name == "polls: query()" and last.end_ms == self.host_ms:
+            self.spans[-1] = Span("host", last.name, last.start_ms, step_end, "host blocked")  # one span per loop
+        else:
+            self.host_waits.append("query() in a loop")
+            self.spans.append(Span("host", "polls: query()", self.host_ms, step_end, "host blocked"))
+        self.host_ms = step_end
+        return False
 
     def _host_waits(self, until_ms: float, why: str) -> None:
         self.host_waits.append(why)

@@ -219,6 +219,7 @@ class _SimulatedGpu(TorchFunctionMode):
 
 def _simulated_classes(gpu: _SimulatedGpu) -> tuple[type, type]:
     """An event class and a stream class that act on `gpu`'s stream, standing in for torch.cuda's."""
+    stream_queries = [0]
 
     class Event:
         def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -266,6 +267,9 @@ def _simulated_classes(gpu: _SimulatedGpu) -> tuple[type, type]:
             return None
 
         def query(self) -> bool:
+            stream_queries[0] += 1  # counted for the GPU: current_stream() gives a new object each call
+            if stream_queries[0] > 1:  # the GPU gets there eventually, as with Event.query()
+                gpu.land_all()
             return gpu.landed >= len(gpu.queue)
 
     return Event, Stream

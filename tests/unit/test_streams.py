@@ -310,3 +310,21 @@ def produce_and_consume(a, side, rounds):
         messages.append(question.evaluate(namespace).message)
     for missing in ("read-after-write", "write-after-read", "before you return"):
         assert any(missing in m for m in messages), f"no wrong answer is told about the {missing} rule: {messages}"
+
+
+def test_asking_query_in_a_loop_ends_and_holds_the_host_as_waiting_does():
+    with st.simulated_cuda() as sim:
+        torch.cuda._sleep(2 * st.SIMULATED_CYCLES_PER_MS)  # 2 ms of GPU work
+        event = torch.cuda.Event()
+        event.record()
+        polls = 0
+        while not event.query():
+            polls += 1
+        assert polls >= 1 and sim.host_ms >= 2.0
+        stream = torch.cuda.current_stream()
+        torch.cuda._sleep(st.SIMULATED_CYCLES_PER_MS)
+        while not stream.query():
+            pass
+    assert sim.host_ms >= 3.0
+    assert sim.host_waits.count("query() in a loop") == 2  # one entry per loop, not per query
+    assert sim.blocked_ms >= 2.9  # the loops held the host, like synchronize()
