@@ -32,7 +32,21 @@ import torch
 from .devices import synchronize
 from .memory import MIB, NeedsCudaError, cuda_device_for, format_bytes
 from .timing import gigabytes_per_second, wall_seconds
-from .validation import MAX_BYTES, MAX_REPEATS, a_function, checks, flag, positive_number, usable_device, whole_number
+from .validation import (
+    MAX_BYTES,
+    MAX_REPEATS,
+    a_function,
+    checks,
+    flag,
+    optional,
+    positive_number,
+    sequence_of,
+    text,
+    usable_device,
+    whole_number,
+    with_fields,
+    with_keys,
+)
 
 DIRECTIONS = ("h2d", "d2h")
 #: The most tensors one timed batch holds.
@@ -400,6 +414,20 @@ def ratio_lines(results: Sequence[BandwidthResult], peak_gb_per_s: float, min_nb
 _COLOURS = {("h2d", True): 0, ("h2d", False): 1, ("d2h", True): 2, ("d2h", False): 3}
 
 
+@checks(
+    results=sequence_of(
+        with_fields(BandwidthResult, nbytes=whole_number, gb_per_s=positive_number), allow_empty=True, most=1000
+    ),
+    peak_gb_per_s=optional(positive_number),
+    peak_label=text,
+    reference=sequence_of(
+        with_keys({"nbytes": whole_number, "gb_per_s": sequence_of(positive_number), "what": text}),
+        allow_empty=True,
+        most=100,
+    ),
+    stamp=optional(text),
+    title=text,
+)
 def plot_bandwidth(
     results: Sequence[BandwidthResult],
     peak_gb_per_s: float | None = None,

@@ -49,7 +49,18 @@ from typing import Any
 
 import torch
 
-from .validation import MAX_SECONDS, bounded, checks, flag, optional, positive_number, whole_number
+from .validation import (
+    MAX_SECONDS,
+    bounded,
+    checks,
+    flag,
+    optional,
+    positive_number,
+    same_lengths,
+    sequence_of,
+    text,
+    whole_number,
+)
 
 #: Seconds a launch may take before every rank is killed (a hung rank must not hang a notebook).
 DEFAULT_TIMEOUT = 120.0
@@ -797,6 +808,13 @@ def leftovers() -> dict[str, list[str]]:
 # --------------------------------------------------------------------------------------------
 
 
+@checks(
+    same_lengths("labels", "samples_per_second"),
+    labels=sequence_of(text, most=100),
+    samples_per_second=sequence_of(positive_number, most=100),
+    title=text,
+    stamp_text=text,
+)
 def plot_throughput(labels: Sequence[str], samples_per_second: Sequence[float], title: str, stamp_text: str) -> Any:
     """Bar chart of samples per second, each bar labelled with its speed-up over the first. Returns the figure."""
     from .plots import add_stamp, colour, new_figure, number, set_alt

@@ -29,7 +29,19 @@ from typing import Any
 import torch
 
 from .devices import HOW_TO_GET_A_GPU
-from .validation import a_device, checks
+from .validation import (
+    MAX_BYTES,
+    a_device,
+    bounded,
+    checks,
+    instance_of,
+    optional,
+    positive_number,
+    sequence_of,
+    text,
+    whole_number,
+    with_fields,
+)
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -501,6 +513,15 @@ class AllocatorPlayground:
         return len(self._handles)
 
 
+@checks(
+    history=sequence_of(
+        with_fields(Step, allocated=bounded(whole_number, minimum=0), reserved=bounded(whole_number, minimum=0)),
+        most=1000,
+    ),
+    label=text,
+    title=optional(text),
+    capacity=optional(whole_number),
+)
 def plot_steps(history: Sequence[Step], label: str, title: str | None = None, *, capacity: int | None = None) -> Any:
     """Bars of allocated and reserved MiB after each step; `label` says where the numbers come from.
 
@@ -572,6 +593,10 @@ def playground_text(playground: AllocatorPlayground) -> str:
     return "\n".join(lines)
 
 
+@checks(
+    playground=instance_of(AllocatorPlayground),
+    sizes_mib=sequence_of(bounded(positive_number, maximum=MAX_BYTES / MIB), most=20),
+)
 def allocator_widget(playground: AllocatorPlayground, sizes_mib: Sequence[float] = (0.001, 0.5, 1, 4, 16, 64)) -> Any:
     """Buttons to allocate / free / empty the cache, redrawing allocated vs reserved after each click.
 

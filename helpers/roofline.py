@@ -25,7 +25,19 @@ import torch
 
 from .gpu_specs import GPUS, GpuSpec, find_spec
 from .plots import OKABE_ITO
-from .validation import checks, instance_of, positive_number, text, usable_device
+from .validation import (
+    a_device,
+    checks,
+    instance_of,
+    mapping_of,
+    optional,
+    positive_number,
+    sequence_of,
+    text,
+    usable_device,
+    whole_number,
+    with_keys,
+)
 
 # --------------------------------------------------------------------------------------------
 # The roofline model (pure)
@@ -95,6 +107,14 @@ def _point(p: Mapping[str, Any]) -> tuple[float, float]:
     return flops / moved, flops / seconds / 1e12
 
 
+@checks(
+    points=sequence_of(with_keys({k: positive_number for k in ("flops", "bytes", "seconds")}), allow_empty=True),
+    bandwidth_gbs=positive_number,
+    compute_tflops=mapping_of(positive_number, most=20),
+    stamp=text,
+    spec=optional(instance_of(GpuSpec, what="a row of the GPU table (gpu_specs.by_short_name('T4'))")),
+    device=a_device,
+)
 def plot_roofline(
     points: Sequence[Mapping[str, Any]],
     bandwidth_gbs: float,
@@ -180,6 +200,10 @@ _DTYPE_COLOURS = {
 }
 
 
+@checks(
+    results=sequence_of(with_keys({"shape": sequence_of(whole_number), "dtype": text, "tflops": positive_number})),
+    stamp=text,
+)
 def plot_matmul_sweep(results: Sequence[Mapping[str, Any]], stamp: str) -> Any:
     """Achieved TFLOP/s against FLOPs per call, one line per dtype, its best (the compute roof) dotted.
 
@@ -238,6 +262,11 @@ def _fp32_and_tensor_bars(ax: Any, fp32: Sequence[float], tensor: Sequence[float
     ax.bar([x + 0.2 for x in xs], tensor, width=0.4, label=tensor_label, color=colour(1), hatch="//", edgecolor=WHITE)
 
 
+#: The check of a `specs` argument: rows of the GPU table.
+_GPU_ROWS = sequence_of(instance_of(GpuSpec, what="a row of the GPU table (helpers.gpu_specs.GPUS)"), most=100)
+
+
+@checks(specs=_GPU_ROWS)
 def plot_price_performance(specs: Sequence[GpuSpec] = GPUS) -> Any:
     """TFLOP/s per 1,000 US$ of launch price, for the rows that have a cited price."""
     from .plots import add_stamp, new_figure, set_alt
@@ -264,6 +293,7 @@ def plot_price_performance(specs: Sequence[GpuSpec] = GPUS) -> Any:
     return set_alt(fig, f"Bar chart of datasheet TFLOP/s per $1,000 of launch price, not measured: {bars}.")
 
 
+@checks(specs=_GPU_ROWS)
 def plot_performance_per_watt(specs: Sequence[GpuSpec] = GPUS) -> Any:
     """Datasheet TFLOP/s per watt of rated board power, oldest GPU first."""
     from .plots import add_stamp, new_figure, set_alt
@@ -288,6 +318,7 @@ def plot_performance_per_watt(specs: Sequence[GpuSpec] = GPUS) -> Any:
     return set_alt(fig, f"Bar chart of datasheet GFLOP/s per watt of rated power, log scale, not measured: {bars}.")
 
 
+@checks(specs=_GPU_ROWS)
 def roofline_widget(specs: Sequence[GpuSpec] = GPUS) -> Any:
     """Pick a GPU from the table, a precision and an intensity: see which roof binds and the attainable speed.
 

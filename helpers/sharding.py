@@ -12,7 +12,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from .validation import checks, one_of, whole_number
+from .validation import bounded, checks, mapping_of, one_of, positive_number, text, whole_number, with_keys
 
 #: Tensors the optimizer keeps per parameter (each as big as the parameter).
 OPTIMIZER_STATES = {"SGD": 0, "SGD with momentum": 1, "Adam": 2}
@@ -80,6 +80,10 @@ def budget_widget() -> Any:
     return widgets.interactive(show, size=size, dtype=dtype, optimizer=optimizer, ranks=ranks, strategy=strategy)
 
 
+@checks(
+    measured=mapping_of(with_keys(dict.fromkeys(PARTS, bounded(positive_number, allow_zero=True))), most=20),
+    stamp_text=text,
+)
 def plot_per_rank(measured: Mapping[str, Mapping[str, float]], stamp_text: str) -> Any:
     """Stacked bars: bytes per rank of parameters, gradients and optimizer states, one bar per strategy.
 

@@ -35,7 +35,17 @@ import torch
 from .devices import synchronize
 from .plots import LIGHT_GREY, OKABE_ITO
 from .profiling import quiet_stderr
-from .validation import a_function, checks, usable_device, whole_number
+from .validation import (
+    a_function,
+    checks,
+    flag,
+    instance_of,
+    mapping_of,
+    sequence_of,
+    text,
+    usable_device,
+    whole_number,
+)
 
 #: The most chunks the model of streams schedules: enough for any lesson, and answered in well under a second.
 MAX_CHUNKS = 10_000
@@ -175,6 +185,12 @@ def _lane_order(spans: Sequence[Span]) -> list[str]:
     return sorted(lanes, key=rank)
 
 
+@checks(
+    panels=mapping_of(sequence_of(instance_of(Span), allow_empty=True), most=20),
+    title=text,
+    simulated=flag,
+    share_x=flag,
+)
 def plot_timelines(
     panels: Mapping[str, Sequence[Span]],
     *,

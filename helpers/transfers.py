@@ -17,7 +17,19 @@ import torch
 
 from .devices import try_gpu
 from .timing import format_seconds, gigabytes_per_second, wall_seconds
-from .validation import MAX_BYTES, MAX_REPEATS, a_function, checks, usable_device, whole_number
+from .validation import (
+    MAX_BYTES,
+    MAX_REPEATS,
+    a_function,
+    bounded,
+    checks,
+    optional,
+    positive_number,
+    sequence_of,
+    usable_device,
+    whole_number,
+    with_fields,
+)
 
 #: The most pieces one measurement copies: beyond this a sweep takes minutes and says nothing new.
 MAX_PIECES = 2**16
@@ -198,6 +210,19 @@ def sweep_pieces(
     return [measure_pieces(total_bytes, n, device, repeats=repeats, copy=copy) for n in counts_iter]
 
 
+@checks(
+    records=sequence_of(
+        with_fields(
+            PieceTiming,
+            pieces=whole_number,
+            piece_bytes=whole_number,
+            total_bytes=whole_number,
+            seconds=positive_number,
+            gb_per_s=positive_number,
+        ),
+        empty="no records to plot: run sweep_pieces first",
+    )
+)
 def plot_sweep(records: Sequence[PieceTiming]) -> Any:
     """Total time against number of pieces, and effective bandwidth against piece size (log axes), stamped."""
     if not records:
@@ -245,6 +270,13 @@ def plot_sweep(records: Sequence[PieceTiming]) -> Any:
     )
 
 
+@checks(
+    device=optional(usable_device),
+    sizes_mib=sequence_of(bounded(whole_number, maximum=MAX_BYTES // 2**20), most=20),
+    max_pieces=bounded(whole_number, maximum=2**20),
+    repeats=bounded(whole_number, maximum=MAX_REPEATS),
+    copy=optional(a_function),
+)
 def pieces_widget(
     device: torch.device | str | None = None,
     *,

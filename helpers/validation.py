@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import inspect
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -225,3 +225,87 @@ def checks(*whole_call: Callable[..., object], **per_argument: Callable[[Any, st
         return checked  # type: ignore[return-value]
 
     return decorate
+
+
+#: The most items a plotting helper draws from one sequence: more makes a figure too big to draw or read.
+MAX_ITEMS = 10_000
+
+
+def sequence_of(
+    item: Callable[[Any, str], object], *, allow_empty: bool = False, most: int = MAX_ITEMS, empty: str = ""
+) -> Callable[[Any, str], None]:
+    """An argument check for a list or tuple (not a string) of at most `most` items, each passing `item`.
+
+    An item's error names it by position (`results[2].seconds must be ...`), so the learner finds
+    the bad entry; an empty sequence is refused unless `allow_empty`, with the message `empty` if
+    given (one that names the argument and says what to run first).
+    """
+
+    def check_sequence(value: Any, name: str) -> None:
+        if isinstance(value, str | bytes) or not isinstance(value, Sequence):
+            raise TypeError(f"{name} must be a list or tuple, not {value!r:.80} ({type(value).__name__})")
+        if not value and not allow_empty:
+            raise ValueError(empty or f"{name} is empty: give at least one item")
+        if len(value) > most:
+            raise ValueError(f"{name} has {len(value):,} items; at most {most:,} can be drawn here")
+        for i, each in enumerate(value):
+            item(each, f"{name}[{i}]")
+
+    return check_sequence
+
+
+def mapping_of(
+    item: Callable[[Any, str], object], *, allow_empty: bool = False, most: int = MAX_ITEMS
+) -> Callable[[Any, str], None]:
+    """An argument check for a dict from names (strings) to values each passing `item`."""
+
+    def check_mapping(value: Any, name: str) -> None:
+        if not isinstance(value, Mapping):
+            raise TypeError(f"{name} must be a dict, not {value!r:.80} ({type(value).__name__})")
+        if not value and not allow_empty:
+            raise ValueError(f"{name} is empty: give at least one entry")
+        if len(value) > most:
+            raise ValueError(f"{name} has {len(value):,} entries; at most {most:,} can be drawn here")
+        for key, each in value.items():
+            text(key, f"every key of {name}")
+            item(each, f"{name}[{key!r}]")
+
+    return check_mapping
+
+
+def with_keys(wanted: Mapping[str, Callable[[Any, str], object]]) -> Callable[[Any, str], None]:
+    """An argument check for a dict that has every key of `wanted`, each value passing its check."""
+
+    def check_keys(value: Any, name: str) -> None:
+        if not isinstance(value, Mapping):
+            raise TypeError(f"{name} must be a dict with keys {', '.join(wanted)}, not {value!r:.80}")
+        for key, check in wanted.items():
+            if key not in value:
+                raise ValueError(f"{name} has no key {key!r}; it needs {', '.join(map(repr, wanted))}")
+            check(value[key], f"{name}[{key!r}]")
+
+    return check_keys
+
+
+def with_fields(kind: type, **wanted: Callable[[Any, str], object]) -> Callable[[Any, str], None]:
+    """An argument check for an instance of `kind` whose fields each pass their check (a record's NaN is refused)."""
+    is_kind = instance_of(kind)
+
+    def check_fields(value: Any, name: str) -> None:
+        is_kind(value, name)
+        for field, check in wanted.items():
+            check(getattr(value, field), f"{name}.{field}")
+
+    return check_fields
+
+
+def same_lengths(*names: str) -> Callable[..., None]:
+    """A whole-call check for `checks(...)`: the sequences `names` have as many items each."""
+
+    def check_same_lengths(**arguments: Any) -> None:
+        lengths = [len(arguments[n]) for n in names]
+        if len(set(lengths)) > 1:
+            given = ", ".join(f"{n} has {k}" for n, k in zip(names, lengths, strict=True))
+            raise ValueError(f"{' and '.join(names)} must have the same length ({given})")
+
+    return check_same_lengths

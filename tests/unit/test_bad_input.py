@@ -19,9 +19,11 @@ driver (where 'cuda' is compiled in but unusable).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import multiprocessing.process
 import subprocess
+import sys
 import threading
 from collections import Counter
 from collections.abc import Callable
@@ -130,6 +132,37 @@ def bad_number(*, huge: bool = True, zero: bool = True, none: bool = True) -> st
 NOT_A_FLAG = st.one_of(st.sampled_from(["yes", "no", "", 0, 1, None, 2.0]), st.lists(st.booleans(), max_size=1))
 NOT_TEXT = st.one_of(st.none(), st.integers(), st.floats(allow_nan=True), st.lists(st.text(max_size=2), max_size=2))
 NOT_CALLABLE = st.one_of(st.none(), st.integers(), st.text(max_size=4), st.just([print]))
+
+# --------------------------------------------------------------------------------------------- bad data to plot
+
+NOT_A_LIST = st.one_of(st.none(), st.integers(), st.text(max_size=4), st.just({}), st.just(object()))
+NOT_A_MAPPING = st.one_of(st.none(), st.integers(), st.text(max_size=4), st.just([]), st.just([("a", 1)]))
+
+#: Small valid records of each kind the plotting helpers draw.
+SPAN = streams.Span("stream 0", "copy", 0.0, 1.0, "copy")
+PIECE = transfers.PieceTiming(1, 1024, 1024, 1e-3, 1.0, 1, "h2h", "stamp")
+STEP = memory.Step("allocate", 1024, 2048)
+COPY = bandwidth.BandwidthResult(1024, "h2d", False, 1e-3, 1.0, "cpu", "stamp")
+POINT = {"what": "matmul", "dtype": "float32", "flops": 2e6, "bytes": 1.2e4, "seconds": 1e-3}
+MATMUL = {"shape": (64, 64, 64), "dtype": "float32", "tflops": 0.01}
+REFERENCE = {"nbytes": 2**20, "gb_per_s": (10.0, 12.0), "what": "published"}
+
+
+def bad_list(good: Any, most: int = 10_000, **fields: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """Not a list of good items: another type, empty, an item of the wrong type, an item with one bad field
+    (a record's field or a dict's key), or more items than a figure can show."""
+
+    def one_bad(field_name: str, values: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+        if isinstance(good, dict):
+            return values.map(lambda v: [good, {**good, field_name: v}])
+        return values.map(lambda v: [good, dataclasses.replace(good, **{field_name: v})])
+
+    kinds = [NOT_A_LIST, st.just([]), st.lists(WRONG_TYPES, min_size=1, max_size=2), st.just([good] * (most + 1))]
+    kinds += [one_bad(name, values) for name, values in fields.items()]
+    if isinstance(good, dict):
+        kinds.append(st.sampled_from(sorted(good)).map(lambda k: [{n: v for n, v in good.items() if n != k}]))
+    return st.one_of(*kinds)
+
 
 # --------------------------------------------------------------------------------------------- the subjects
 
@@ -480,6 +513,182 @@ SUBJECTS = [
         {"folder": "/nonexistent"},
         {"folder": st.one_of(st.none(), st.integers(), st.just([Path(".")]))},
     ),
+    # plots and widgets (chapters 03, 05-08, 10, 12): each builds a figure or a widget, never shows it here
+    Subject(
+        "plot_timelines",
+        streams.plot_timelines,
+        {"panels": {"one stream": [SPAN]}, "title": "t", "simulated": True},
+        {
+            "panels": st.one_of(
+                NOT_A_MAPPING,
+                st.just({}),
+                st.just({1: [SPAN]}),
+                st.builds(lambda v: {"p": v}, st.one_of(NOT_A_LIST, st.lists(WRONG_TYPES, min_size=1, max_size=2))),
+                st.just({f"p{i}": [SPAN] for i in range(21)}),
+                st.just({"p": [SPAN] * 10_001}),
+            ),
+            "title": NOT_TEXT,
+            "simulated": NOT_A_FLAG,
+            "share_x": NOT_A_FLAG,
+        },
+    ),
+    Subject(
+        "plot_throughput",
+        distributed.plot_throughput,
+        {"labels": ["one", "two"], "samples_per_second": [10.0, 20.0], "title": "t", "stamp_text": "s"},
+        {
+            "labels": st.one_of(
+                NOT_A_LIST,
+                st.just([]),
+                st.lists(NOT_TEXT, min_size=2, max_size=2),
+                st.just(["a"]),
+                st.just(["a"] * 101),
+            ),
+            "samples_per_second": st.one_of(
+                NOT_A_LIST, st.just([]), st.lists(bad_number(), min_size=1, max_size=2), st.just([1.0])
+            ),
+            "title": NOT_TEXT,
+            "stamp_text": NOT_TEXT,
+        },
+    ),
+    Subject(
+        "plot_sweep",
+        transfers.plot_sweep,
+        {"records": [PIECE]},
+        {
+            "records": bad_list(
+                PIECE,
+                seconds=bad_number(huge=False),
+                gb_per_s=bad_number(huge=False),
+                pieces=bad_count(huge=False),
+                piece_bytes=bad_count(huge=False),
+            )
+        },
+    ),
+    Subject(
+        "pieces_widget",
+        transfers.pieces_widget,
+        {"device": "cpu", "sizes_mib": (1,), "max_pieces": 4, "repeats": 1},
+        {
+            "device": BAD_DEVICES.filter(lambda v: v is not None),
+            "sizes_mib": st.one_of(NOT_A_LIST, st.just([]), st.lists(bad_count(), min_size=1, max_size=2)),
+            "max_pieces": bad_count(),
+            "repeats": bad_count(),
+            "copy": NOT_CALLABLE.filter(lambda v: v is not None),
+        },
+    ),
+    Subject(
+        "plot_steps",
+        memory.plot_steps,
+        {"history": [STEP], "label": "model", "capacity": 2**20},
+        {
+            "history": bad_list(STEP, most=1000, allocated=bad_count(zero=False), reserved=bad_count(zero=False)),
+            "label": NOT_TEXT,
+            "title": NOT_TEXT.filter(lambda v: v is not None),
+            "capacity": bad_count(none=False, huge=False),
+        },
+    ),
+    Subject(
+        "allocator_widget",
+        memory.allocator_widget,
+        {"playground": memory.AllocatorPlayground.create()},
+        {
+            "playground": st.one_of(NOT_TEXT, st.just(memory.CachingAllocatorModel(2**20))),
+            "sizes_mib": st.one_of(NOT_A_LIST, st.just([]), st.lists(bad_number(), min_size=1, max_size=2)),
+        },
+    ),
+    Subject(
+        "plot_bandwidth",
+        bandwidth.plot_bandwidth,
+        {"results": [COPY], "peak_gb_per_s": 16.0, "reference": [REFERENCE], "stamp": "s"},
+        {
+            "results": bad_list(COPY, most=1000, nbytes=bad_count(huge=False), gb_per_s=bad_number(huge=False)),
+            "peak_gb_per_s": bad_number(none=False, huge=False),
+            "peak_label": NOT_TEXT,
+            "reference": bad_list(
+                REFERENCE,
+                most=100,
+                nbytes=bad_count(huge=False),
+                gb_per_s=st.one_of(NOT_A_LIST, st.lists(bad_number(huge=False), min_size=1, max_size=2)),
+                what=NOT_TEXT,
+            ),
+            "stamp": NOT_TEXT.filter(lambda v: v is not None),
+            "title": NOT_TEXT,
+        },
+    ),
+    Subject(
+        "plot_per_rank",
+        sharding.plot_per_rank,
+        {"measured": {"DDP": dict.fromkeys(sharding.PARTS, 1e6)}, "stamp_text": "s"},
+        {
+            "measured": st.one_of(
+                NOT_A_MAPPING,
+                st.just({}),
+                st.just({1: dict.fromkeys(sharding.PARTS, 1.0)}),
+                st.just({"DDP": {}}),
+                st.builds(lambda v: {"DDP": v}, NOT_A_MAPPING),
+                st.builds(
+                    lambda v: {"DDP": {**dict.fromkeys(sharding.PARTS, 1.0), "gradients": v}},
+                    bad_number(zero=False, huge=False),
+                ),
+                st.just({f"s{i}": dict.fromkeys(sharding.PARTS, 1.0) for i in range(21)}),
+            ),
+            "stamp_text": NOT_TEXT,
+        },
+    ),
+    Subject("budget_widget", sharding.budget_widget, {}, {}),
+    Subject(
+        "plot_roofline",
+        roofline.plot_roofline,
+        {"points": [POINT], "bandwidth_gbs": 10.0, "compute_tflops": {"float32": 0.5}, "stamp": "s"},
+        {
+            "points": bad_list(
+                POINT, flops=bad_number(huge=False), bytes=bad_number(huge=False), seconds=bad_number(huge=False)
+            ),
+            "bandwidth_gbs": bad_number(huge=False),
+            "compute_tflops": st.one_of(
+                NOT_A_MAPPING,
+                st.just({}),
+                st.just({1: 1.0}),
+                st.builds(lambda v: {"float32": v}, bad_number(huge=False)),
+                st.just({f"d{i}": 1.0 for i in range(21)}),
+            ),
+            "stamp": NOT_TEXT,
+            "spec": st.one_of(st.text(max_size=3), st.integers(), st.just("T4")),
+            "device": BAD_DEVICES.filter(lambda v: not isinstance(v, str)),
+        },
+    ),
+    Subject(
+        "plot_matmul_sweep",
+        roofline.plot_matmul_sweep,
+        {"results": [MATMUL, {**MATMUL, "shape": (128, 128, 128), "tflops": 0.05}], "stamp": "s"},
+        {
+            "results": bad_list(
+                MATMUL,
+                tflops=bad_number(huge=False),
+                dtype=NOT_TEXT,
+                shape=st.one_of(NOT_A_LIST, st.just(()), st.lists(bad_count(huge=False), min_size=1, max_size=3)),
+            ),
+            "stamp": NOT_TEXT,
+        },
+    ),
+    *(
+        Subject(
+            name,
+            fn,
+            {},
+            {
+                "specs": st.one_of(
+                    NOT_A_LIST, st.just([]), st.just(["T4"]), st.just([None]), st.just(gpu_specs.GPUS * 10)
+                )
+            },
+        )
+        for name, fn in (
+            ("plot_price_performance", roofline.plot_price_performance),
+            ("plot_performance_per_watt", roofline.plot_performance_per_watt),
+            ("roofline_widget", roofline.roofline_widget),
+        )
+    ),
     # set-up cells, every chapter
     Subject("scratch_folder", scratch.scratch_folder, {"importable": False}, {"importable": NOT_A_FLAG}),
     Subject("stamp", stamp, {}, {"m": st.one_of(st.integers(), st.text(max_size=3), st.just({}))}),
@@ -490,6 +699,32 @@ SUBJECTS = [
         {"chapter": st.one_of(st.just("99"), st.just("x"), st.integers(min_value=13, max_value=10**6))},
     ),
 ]
+
+
+#: The subjects that draw a figure or build a widget: their valid calls are run too.
+DRAWN = [s for s in SUBJECTS if s.name.startswith("plot_") or s.name.endswith("_widget")]
+
+
+def close_figures() -> None:
+    """Close every figure a call made (the plotting subjects draw one per accepted call)."""
+    if "matplotlib.pyplot" in sys.modules:
+        sys.modules["matplotlib.pyplot"].close("all")
+
+
+@pytest.mark.parametrize("subject", DRAWN, ids=[s.name for s in DRAWN])
+def test_a_valid_call_to_a_plotting_helper_draws(subject: Subject, capsys: pytest.CaptureFixture[str]) -> None:
+    """The `good` call of each plotting subject works, so a bad argument is the only thing wrong in the calls above.
+
+    A widget prints itself when built outside a notebook: `capsys` keeps that out of the figures' output.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    try:
+        drawn = subject.fn(**subject.good)
+    finally:
+        close_figures()
+    assert type(drawn).__name__ in ("Figure", "interactive", "VBox"), type(drawn)
 
 
 def test_the_subjects_cover_what_the_chapters_call() -> None:
@@ -583,6 +818,7 @@ def test_bad_input_gets_a_clear_error_or_a_sane_result(subject: Subject, arg: st
     @given(subject.bad[arg])
     def check(value: Any) -> None:
         kind, payload = call_with_limit(subject, {**subject.good, arg: value})
+        close_figures()
         verdict = classify(subject, arg, value, kind, payload)
         TALLY["calls"] += 1
         TALLY[verdict] += 1
