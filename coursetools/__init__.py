@@ -5,6 +5,7 @@
 * `coursetools.kaggle`    build the folders that publish the course on Kaggle (`python -m coursetools kaggle build`)
 * `coursetools.site`      the course site (Sphinx, MyST-NB) built from the executed chapters; the runner calls it
 * `coursetools.editions`  the handout (no solutions) and teacher editions (`python -m coursetools edition …`)
+* `coursetools.folders`   published folders written all or nothing (`staged_folder`), disk faults in one sentence
 * `coursetools.progress`  the runner's progress bar: the chapter running and its time so far
 * `coursetools.verified`  the "verified on" record in docs/verified.* (`python -m coursetools verified`)
 

@@ -30,7 +30,6 @@ import importlib.util
 import json
 import re
 import shutil
-import tempfile
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +39,7 @@ from helpers.selftest import discover_chapters
 
 from . import BUILD, ROOT
 from .authoring import tidy, write
-from .kaggle import _ignore as _build_junk
+from .folders import WriteFault, build_junk, staged_folder
 
 #: The editions and the label their site shows on every page.
 EDITIONS = {"handout": "Handout edition", "teacher": "Teacher edition"}
@@ -133,12 +132,20 @@ def _squeezed(text: str) -> str:
     return " ".join(text.split())
 
 
-def solution_leaks(folder: Path, solutions: dict[str, str]) -> list[str]:
-    """Where a solution can be read under `folder`: "path: chNN qN" for each file and solution found in it."""
+def readable_files(folder: Path) -> dict[Path, list[str]]:
+    """Every file under `folder`, in order, with what a reader sees in it as text (`_readable_texts`)."""
+    return {path: _readable_texts(path) for path in sorted(p for p in Path(folder).rglob("*") if p.is_file())}
+
+
+def solution_leaks(folder: Path, solutions: dict[str, str], files: dict[Path, list[str]] | None = None) -> list[str]:
+    """Where a solution can be read under `folder`: "path: chNN qN" for each file and solution found in it.
+
+    `files` is `readable_files(folder)` when the caller has already read them.
+    """
     wanted = {key: _squeezed(code) for key, code in solutions.items()}
     leaks = []
-    for path in sorted(p for p in Path(folder).rglob("*") if p.is_file()):
-        texts = [_squeezed(t) for t in _readable_texts(path)]
+    for path, readable in (files if files is not None else readable_files(folder)).items():
+        texts = [_squeezed(t) for t in readable]
         for key, code in wanted.items():
             if any(code in text for text in texts):
                 leaks.append(f"{path.relative_to(folder)}: {key}")
@@ -175,16 +182,19 @@ def shown_lines(folder: Path) -> set[str]:
     return shown
 
 
-def solution_line_leaks(folder: Path, solutions: dict[str, str]) -> list[str]:
+def solution_line_leaks(
+    folder: Path, solutions: dict[str, str], files: dict[Path, list[str]] | None = None
+) -> list[str]:
     """Where a substantial line of a solution can be read under `folder`, other than where it is shown openly.
 
     One entry per file and solution: "path: chNN qN line 'the line'" (and how many more lines).
+    `files` is `readable_files(folder)` when the caller has already read them.
     """
     shown = shown_lines(folder)
     wanted = {key: _substantial_lines(code) - shown for key, code in solutions.items()}
     leaks = []
-    for path in sorted(p for p in Path(folder).rglob("*") if p.is_file()):
-        lines = {_code_line(line) for text in _readable_texts(path) for line in text.splitlines()}
+    for path, readable in (files if files is not None else readable_files(folder)).items():
+        lines = {_code_line(line) for text in readable for line in text.splitlines()}
         for key, own in wanted.items():
             found = sorted(own & lines)
             if found:
@@ -269,15 +279,10 @@ def _solutions_page(solutions: dict[str, str]) -> str:
     return "\n".join(lines)
 
 
-def _replace(folder: Path, staging: Path) -> None:
-    """Put the finished `staging` folder at `folder`, replacing only an edition this tool built."""
-    if folder.exists():
-        if any(folder.iterdir()) and not (folder / MARKER).is_file():
-            raise FileExistsError(
-                f"{folder} exists and is not an edition built by this tool: pass an empty or new --out"
-            )
-        shutil.rmtree(folder)
-    staging.rename(folder)
+def _refuse_foreign(folder: Path) -> None:
+    """Refuse to replace a folder that holds something other than an edition this tool built."""
+    if folder.exists() and any(folder.iterdir()) and not (folder / MARKER).is_file():
+        raise FileExistsError(f"{folder} exists and is not an edition built by this tool: pass an empty or new --out")
 
 
 def build_edition(
@@ -312,17 +317,18 @@ def build_edition(
             where = "; ".join(f"{name} code cells {cells}" for name, cells in printing.items())
             raise EditionError(f"executed cells call .solution(), so the site would show solutions: {where}")
     solutions = solution_texts(root / "helpers")
-    folder.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{folder.name}-", dir=folder.parent))
-    staging.chmod(0o755)  # mkdtemp's folder is private; the edition is for handing out
-    try:
+    _refuse_foreign(folder)
+    site_index: Path | None = None
+
+    def fill(staging: Path) -> None:
+        nonlocal site_index
         (staging / MARKER).write_text(edition + "\n", encoding="utf-8")
         (staging / "notebooks").mkdir()
         for path in chapters:
             write(staging / "notebooks" / path.name, tidy(json.loads(path.read_text(encoding="utf-8"))))
 
         def ignore(directory: str, names: list[str]) -> list[str]:
-            skipped = _build_junk(directory, names)
+            skipped = build_junk(directory, names)
             if edition == "handout" and Path(directory) == root / "helpers" / SOLUTIONS_DIR.parent:
                 skipped.append(SOLUTIONS_DIR.name)
             return skipped
@@ -331,22 +337,19 @@ def build_edition(
         (staging / "pyproject.toml").write_text(_pyproject(staging / "helpers", root / "pyproject.toml"), "utf-8")
         if edition == "teacher":
             (staging / "solutions.md").write_text(_solutions_page(solutions), encoding="utf-8")
-        site_index = None
         if executed_dir is not None:
             from .site import build_site
 
-            site_index = build_site(Path(executed_dir), staging / "site", label=EDITIONS[edition]).index
-            site_index = folder / site_index.relative_to(staging)
-            # MyST-NB leaves its copies of the notebooks beside the site; the pages do not link them.
-            shutil.rmtree(staging / "jupyter_execute", ignore_errors=True)
+            built = build_site(Path(executed_dir), staging / "site", label=EDITIONS[edition]).index
+            site_index = folder / built.relative_to(staging)
         (staging / "README.md").write_text(_readme(edition, chapters, site_index is not None), encoding="utf-8")
         if edition == "handout":
-            leaks = solution_leaks(staging, solutions) + solution_line_leaks(staging, solutions)
+            files = readable_files(staging)  # read once, searched for whole solutions and for their lines
+            leaks = solution_leaks(staging, solutions, files) + solution_line_leaks(staging, solutions, files)
             if leaks:
                 raise EditionError("the handout would ship solution code:\n  " + "\n  ".join(leaks))
-        _replace(folder, staging)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
+
+    staged_folder(folder, fill)
     return Edition(edition, folder, [folder / "notebooks" / p.name for p in chapters], site_index)
 
 
@@ -354,7 +357,7 @@ def main(edition: str, out_dir: str | None, site: bool = True) -> int:
     """`python -m coursetools edition ...`: build one edition and say where it is."""
     try:
         built = build_edition(edition, Path(out_dir) if out_dir else None, executed_dir=BUILD if site else None)
-    except (EditionError, FileNotFoundError, FileExistsError) as exc:
+    except (EditionError, FileNotFoundError, FileExistsError, WriteFault) as exc:
         print(f"Could not build the {edition} edition: {exc}")
         return 1
     print(f"{EDITIONS[edition]}: {built.folder}/ ({len(built.notebooks)} chapters in notebooks/, helpers/)")

@@ -19,21 +19,19 @@ they return a list of problems, empty when the file is fine. `open_in_kaggle_url
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import tempfile
 import unicodedata
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from helpers import __version__ as COURSE_VERSION
-from helpers.selftest import GPU_TESTS, GPU_TESTS_DIR, write_fault
+from helpers.selftest import GPU_TESTS, GPU_TESTS_DIR
 
 from . import BUILD, NOTEBOOKS, ROOT
+from .folders import WriteFault, build_junk, staged_folder
 
 SETTINGS_FILE = ROOT / "kaggle-metadata.json"
 BUILD_KAGGLE = BUILD / "kaggle"
@@ -135,10 +133,6 @@ DATASET_SUBTITLE_LENGTH = (20, 80)
 
 class KaggleSetupError(ValueError):
     """The Kaggle settings or a generated file break one of Kaggle's rules (the message says which)."""
-
-
-class KaggleWriteError(RuntimeError):
-    """The disk refused a folder of the build (full, read-only, not allowed); one sentence naming the path."""
 
 
 # ----------------------------------------------------------------------------------------------
@@ -574,52 +568,6 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
     _write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 
-def _ignore(_dir: str, names: list[str]) -> list[str]:
-    return [n for n in names if n == "__pycache__" or n.endswith((".pyc", ".pyo")) or n == ".ipynb_checkpoints"]
-
-
-def _failed_path(exc: OSError, staging: Path, final: Path) -> Path:
-    """The file a refused write was for, named where it was going (`final`), not in the staging folder."""
-    name = exc.filename
-    if isinstance(exc, shutil.Error) and exc.args and isinstance(exc.args[0], list) and exc.args[0]:
-        name = exc.args[0][0][1]  # copytree's (source, destination, why) of the first failure
-    try:
-        return final / Path(name).relative_to(staging)
-    except (TypeError, ValueError):
-        return final
-
-
-def staged_folder(final: Path, fill: Callable[[Path], None]) -> Path:
-    """Build the folder `final` all or nothing: `fill` a temporary folder beside it, then swap it in.
-
-    A full disk or a refused write removes the temporary folder, leaves `final` as it was, and
-    raises KaggleWriteError with one sentence naming the path that could not be written.
-    """
-    final = Path(final)
-    staging: Path | None = None
-    previous: Path | None = None
-    try:
-        final.parent.mkdir(parents=True, exist_ok=True)
-        staging = Path(tempfile.mkdtemp(prefix=f".{final.name}.", suffix=".partial", dir=final.parent))
-        staging.chmod(0o755)  # mkdtemp makes it private; the folder is published
-        fill(staging)
-        if final.exists():
-            previous = staging.with_suffix(".old")
-            os.replace(final, previous)
-        os.replace(staging, final)
-    except OSError as exc:
-        where = _failed_path(exc, staging, final) if staging else final
-        if previous is not None and not final.exists():
-            os.replace(previous, final)
-            previous = None
-        raise KaggleWriteError(write_fault(exc, where)) from exc
-    finally:
-        for leftover in (staging, previous):
-            if leftover is not None and leftover.exists():
-                shutil.rmtree(leftover, ignore_errors=True)
-    return final
-
-
 def build_kernel(kernel: Kernel, owner: str, settings: dict[str, Any], out_dir: Path) -> Path:
     """Write one kernel folder: the notebook (with Kaggle's accelerator metadata) and kernel-metadata.json."""
     nb = json.loads(kernel.notebook.read_text(encoding="utf-8"))
@@ -645,7 +593,7 @@ def _fill_dataset(folder: Path, owner: str, settings: dict[str, Any], root: Path
     from .runner import discover_chapters
 
     root = Path(root)
-    shutil.copytree(root / "helpers", folder / "helpers", ignore=_ignore)
+    shutil.copytree(root / "helpers", folder / "helpers", ignore=build_junk)
     gpu_tests = folder / GPU_TESTS_DIR
     gpu_tests.mkdir(parents=True)
     _copy(root / "tests" / "__init__.py", folder / "tests" / "__init__.py")
@@ -708,7 +656,7 @@ def main(owner: str | None, out_dir: str | None) -> int:
     except KaggleSetupError as exc:
         print(f"Kaggle build failed: {exc}")
         return 2
-    except KaggleWriteError as exc:  # one sentence, no traceback; every folder is whole or as it was
+    except WriteFault as exc:  # one sentence, no traceback; every folder is whole or as it was
         print(f"Kaggle build failed: {str(exc)[:1].lower()}{str(exc)[1:]}")
         return 1
     chosen = owner if owner is not None else settings["owner"]

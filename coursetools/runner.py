@@ -22,6 +22,7 @@ from helpers import selftest
 from helpers.selftest import ChapterRun
 
 from . import BUILD, NOTEBOOKS
+from .folders import WriteFault
 
 if TYPE_CHECKING:
     from .site import Site
@@ -82,6 +83,8 @@ def build_course_site(
     print("Building the course site ...", flush=True)
     try:
         site = build_site(build_dir, build_dir / "site", runs=results, notebooks_dir=notebooks_dir)
+    except WriteFault as exc:  # the site folder could not be written: already one sentence naming the path
+        return None, str(exc)
     except OSError as exc:  # a full disk or a read-only folder: one sentence naming the path
         return None, selftest.write_fault(exc, exc.filename or build_dir / "site")
     except Exception as exc:  # a broken site must not hide the chapters' summary

@@ -25,7 +25,6 @@ from __future__ import annotations
 import html
 import io
 import json
-import os
 import re
 import shutil
 import tempfile
@@ -38,7 +37,8 @@ from typing import Any
 from helpers.selftest import ChapterRun, discover_chapters, outputs_text, running_on
 
 from . import NOTEBOOKS, ROOT
-from .verified import RECORD, load_record, render
+from .folders import staged_folder
+from .verified import RECORD, chapter_cells, load_record, render
 
 #: The site's stylesheet (fonts for the glossary's Chinese terms and the ✅/❌ marks) and the
 #: "Open in Kaggle" badge, served from the site itself so that a page loads nothing from elsewhere.
@@ -211,18 +211,6 @@ def static_widgets(nb: dict[str, Any]) -> dict[str, Any]:
     return nb
 
 
-def verified_rows(record: dict[str, Any], notebooks_dir: Path = NOTEBOOKS) -> tuple[str, dict[str, str]]:
-    """The "verified on" table's header and each chapter's row, exactly as `make verified` renders them."""
-    lines = render(record, notebooks_dir).splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("| chapter |"))
-    rows = {}
-    for line in lines[start + 2 :]:
-        m = re.match(r"\| (?:<a id=\"[^\"]*\"></a>)?(\S+) \|", line)
-        if m:
-            rows[m.group(1)] = line
-    return "\n".join(lines[start : start + 2]), rows
-
-
 def _kaggle_link(name: str, settings: dict[str, Any] | None) -> str:
     from .kaggle import KaggleSetupError, open_in_kaggle_url
 
@@ -239,20 +227,8 @@ def _sizes(quick: bool | None) -> str:
     return "QUICK sizes (small inputs, few repeats)" if quick else "full sizes"
 
 
-def _as_list(header: str, row: str) -> list[str]:
-    """One chapter's row of the "verified on" table as a list, "- stack: what was verified" (a
-    six-column table does not fit the page's width; the chapter and hash columns are left out)."""
-
-    def cells(line: str) -> list[str]:
-        return [cell.strip() for cell in line.strip().strip("|").split(" | ")]
-
-    names, values = cells(header.splitlines()[0]), cells(row)
-    return [f"- {name}: {value}" for name, value in list(zip(names, values, strict=False))[2:]]
-
-
-def run_info(chapter: Chapter, verified: tuple[str, dict[str, str]], settings: dict[str, Any] | None) -> str:
+def run_info(chapter: Chapter, verified: dict[str, list[tuple[str, str]]], settings: dict[str, Any] | None) -> str:
     """The MyST box under a chapter's title: where and how it ran, its verified record, its Kaggle badge."""
-    header, rows = verified
     where = md_text(chapter.ran_on) if chapter.ran_on else "a machine this page cannot name (no setup line)"
     took = f", {chapter.seconds:.1f} s" if chapter.seconds is not None else ""
     when = f" on {md_text(chapter.date)}" if chapter.date else ""
@@ -270,8 +246,10 @@ def run_info(chapter: Chapter, verified: tuple[str, dict[str, str]], settings: d
         _kaggle_link(chapter.name, settings),
         "",
     ]
-    if chapter.name in rows:
-        lines += ["Verified on (`make verified`, from real runs):", "", *_as_list(header, rows[chapter.name]), ""]
+    if chapter.name in verified:
+        # One item per stack (a six-column table does not fit the page's width).
+        cells = [f"- {title}: {text}" for title, text in verified[chapter.name]]
+        lines += ["Verified on (`make verified`, from real runs):", "", *cells, ""]
     else:
         lines.append("Verified on: no record for this chapter.")
     lines.append(":::")
@@ -457,8 +435,7 @@ def build_site(
     start = time.perf_counter()
     chapters = [read_chapter(n, executed_dir / f"{n}.ipynb", r, notebooks_dir) for n, r in by_name.items()]
     record = load_record(verified_record)
-    verified = verified_rows(record, notebooks_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    verified = {name: cells for name, (_, cells) in chapter_cells(record, notebooks_dir).items()}
     with tempfile.TemporaryDirectory(prefix="course-site-") as tmp:
         src = Path(tmp) / "src"
         src.mkdir()
@@ -466,31 +443,17 @@ def build_site(
         for chapter in chapters:
             name, content = chapter_source(chapter, run_info(chapter, verified, kaggle_settings))
             (src / name).write_text(content, encoding="utf-8")
-        has_verified = bool(verified[1])
+        has_verified = bool(verified)
         if has_verified:
             (src / "verified.md").write_text(render(record, notebooks_dir), encoding="utf-8")
         (src / "index.md").write_text(index_page(title, label, chapters, has_verified), encoding="utf-8")
-        # Built beside `out_dir` (one rename puts it in place), in a folder of its own: MyST-NB also
-        # writes a `jupyter_execute/` folder next to Sphinx's output, and it goes with the staging.
-        staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}-", dir=out_dir.parent))
-        try:
-            html = staging / "html"
-            log = run_sphinx(src, html, Path(tmp) / "doctrees", sphinx_config(title, label))
-            html.chmod(0o777 & ~_umask())  # a site folder anyone may read, as a plain mkdir makes it
-            if out_dir.exists():
-                shutil.rmtree(out_dir)
-            html.rename(out_dir)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
+        # Sphinx writes into the temporary folder (MyST-NB puts a `jupyter_execute/` folder beside
+        # its output, so that stays there too); the finished site is then swapped in whole.
+        html = Path(tmp) / "html"
+        log = run_sphinx(src, html, Path(tmp) / "doctrees", sphinx_config(title, label))
+        staged_folder(out_dir, lambda staging: shutil.copytree(html, staging, dirs_exist_ok=True))
     found = [line for line in log.splitlines() if line.strip()]
     return Site(out_dir / "index.html", chapters, found, round(time.perf_counter() - start, 1))
-
-
-def _umask() -> int:
-    """This process's umask (reading it means setting it, so it is set straight back)."""
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 def run_sphinx(src: Path, out: Path, doctrees: Path, config: dict[str, Any]) -> str:

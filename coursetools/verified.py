@@ -98,21 +98,34 @@ def render(record: dict[str, Any], notebooks_dir: Path = NOTEBOOKS) -> str:
         "| chapter | content hash | " + " | ".join(title for title, _ in COLUMNS.values()) + " |",
         "| --- | --- | " + " | ".join("---" for _ in COLUMNS) + " |",
     ]
+    for chapter, (current, cells) in chapter_cells(record, notebooks_dir).items():
+        lines.append(
+            f'| <a id="{chapter[:2]}"></a>{chapter} | `{current}` | ' + " | ".join(text for _, text in cells) + " |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def chapter_cells(
+    record: dict[str, Any], notebooks_dir: Path = NOTEBOOKS
+) -> dict[str, tuple[str, list[tuple[str, str]]]]:
+    """Each chapter's content hash and its (stack title, what was verified) cells, in the page's order."""
+    table = {}
     for notebook in discover_chapters(notebooks_dir):
         current = chapter_hash(notebook)
         stacks = record.get("chapters", {}).get(notebook.stem, {})
         cells = []
-        for stack, (_, missing) in COLUMNS.items():
+        for stack, (title, missing) in COLUMNS.items():
             row = stacks.get(stack)
             if row is None:
-                cells.append(missing)
+                text = missing
             elif row["hash"] != current:
-                cells.append(f"stale (ran {row['date']} as {row['hash']})")
+                text = f"stale (ran {row['date']} as {row['hash']})"
             else:
                 where = f" · {row['device']}" if row.get("device") and stack not in ("cpu-only",) else ""
-                cells.append(f"✓ {row['date']} · {row.get('torch', '')}{where}")
-        lines.append(f'| <a id="{notebook.stem[:2]}"></a>{notebook.stem} | `{current}` | ' + " | ".join(cells) + " |")
-    return "\n".join(lines) + "\n"
+                text = f"✓ {row['date']} · {row.get('torch', '')}{where}"
+            cells.append((title, text))
+        table[notebook.stem] = (current, cells)
+    return table
 
 
 def stale_rows(

@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from coursetools import kaggle, runner
+from coursetools import editions, kaggle, runner
 from helpers import selftest
 
 from .notebook_code import write_notebook
@@ -224,6 +224,18 @@ def test_the_kaggle_build_on_a_full_disk_says_where_and_leaves_no_half_written_f
     first = kaggle.kernel_for(kaggle.notebooks_to_publish()[0], kaggle.load_settings())
     one_sentence(printed, out / first.folder_name / first.notebook.name)
     assert list(out.iterdir()) == [], "no half-written folder, no staging folder"
+
+
+def test_an_edition_on_a_full_disk_says_where_and_leaves_no_half_written_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "editions" / "handout"
+    FaultyDisk(monkeypatch, out.parent, errno.ENOSPC, room=12_288)
+    assert editions.main("handout", str(out), site=False) == 1
+    printed = capsys.readouterr().out
+    assert printed.startswith("Could not build the handout edition: Could not write ") and "(ENOSPC)" in printed
+    assert f"Could not write {out}" in printed, "the edition's folder (or a file in it), not the staging folder"
+    assert list(out.parent.iterdir()) == [], "no half-written folder, no staging folder"
 
 
 def test_the_kaggle_build_keeps_whole_folders_when_the_disk_fills_during_the_dataset(

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from coursetools import site
+from coursetools import site, verified
 from coursetools.kaggle import open_in_kaggle_url
 from helpers.selftest import ChapterRun, chapter_hash
 
@@ -218,11 +218,14 @@ def test_reading_a_chapter_from_its_notebook_alone(tmp_path: Path) -> None:
     assert missing.status == "failed" and "no executed notebook" in missing.error and missing.title == "09_x"
 
 
-def test_verified_rows_are_the_rendered_ones(tmp_path: Path) -> None:
+def test_verified_cells_are_the_rendered_ones(tmp_path: Path) -> None:
     (tmp_path / "07_tiny.ipynb").write_text(json.dumps(executed_chapter()), encoding="utf-8")
-    header, rows = site.verified_rows({"chapters": {}}, tmp_path)
-    assert header.startswith("| chapter | content hash |") and list(rows) == ["07_tiny"]
-    assert "not yet executed" in rows["07_tiny"]
+    table = verified.chapter_cells({"chapters": {}}, tmp_path)
+    page = verified.render({"chapters": {}}, tmp_path)
+    assert "| chapter | content hash |" in page and list(table) == ["07_tiny"]
+    current, cells = table["07_tiny"]
+    assert any("not yet executed" in text for _, text in cells)
+    assert f"07_tiny | `{current}` | " + " | ".join(text for _, text in cells) + " |" in page
 
 
 def test_bad_folders_are_refused_with_what_to_do(tmp_path: Path) -> None:
