@@ -1,6 +1,9 @@
 """GPU tests: each test marked `gpu` (or `gpu2`) is skipped, with the reason, where the GPUs it needs are missing.
 
-This folder ships in the Kaggle helpers dataset, where the self-test notebook runs it on GPU T4 ×2.
+Every skip here names the capability this machine lacks (`missing.missing`), recorded on the test's
+report as the user property `missing_capability`: the self-test fails a skip without one wherever
+torch can use a GPU. This folder ships in the Kaggle helpers dataset, where the self-test notebook
+runs it on GPU T4 ×2.
 """
 
 from __future__ import annotations
@@ -8,6 +11,10 @@ from __future__ import annotations
 import gc
 
 import pytest
+
+from .missing import PROPERTY, MissingCapability
+
+CAPABILITY = {1: "a CUDA GPU that torch can use", 2: "a second CUDA GPU"}
 
 
 def _cuda_count() -> int:
@@ -21,12 +28,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         needed = 2 if "gpu2" in item.keywords else 1 if "gpu" in item.keywords else 0
         if needed and found < needed:
+            item.user_properties.append((PROPERTY, CAPABILITY[2 if found else 1]))
             item.add_marker(
                 pytest.mark.skip(
                     reason=f"needs {needed} CUDA GPU(s), this machine has {found}: run `pytest -m 'gpu or gpu2'` "
                     "on Kaggle (GPU T4 x2) or any CUDA machine"
                 )
             )
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """Put the capability a test named with `missing(...)` on its report (`missing_capability`)."""
+    outcome = yield
+    if call.excinfo is not None and isinstance(call.excinfo.value, MissingCapability):
+        outcome.get_result().user_properties.append((PROPERTY, call.excinfo.value.capability))
 
 
 @pytest.fixture(autouse=True)

@@ -30,6 +30,8 @@ from helpers.memory import (
     reset_peaks,
 )
 
+from .missing import missing
+
 pytestmark = pytest.mark.gpu
 DEV = torch.device("cuda:0")
 
@@ -51,7 +53,10 @@ def _default_allocator_or_skip() -> None:
     """The segment arithmetic below is the default allocator's; `PYTORCH_CUDA_ALLOC_CONF` options change it."""
     conf = os.environ.get("PYTORCH_CUDA_ALLOC_CONF") or os.environ.get("PYTORCH_ALLOC_CONF")
     if conf:
-        pytest.skip(f"the allocator is configured ({conf!r}); chapter 05 teaches its default segment sizes")
+        missing(
+            "the default caching-allocator settings",
+            f"PYTORCH_CUDA_ALLOC_CONF is {conf!r}; chapter 05 teaches the default segment sizes",
+        )
 
 
 @pytest.fixture(autouse=True)
@@ -119,9 +124,10 @@ def test_model_agrees_with_the_real_allocator_on_a_sequence() -> None:
     _default_allocator_or_skip()
     base = memory_counters(DEV)
     if base.cached_free:
-        pytest.skip(
+        missing(
+            "an allocator with no partly used cached segment",
             f"{base.cached_free} bytes stay cached in partly used segments after empty_cache (live tensors or "
-            "a cuBLAS workspace this torch cannot release): the model starts from an empty allocator"
+            "a cuBLAS workspace this torch cannot release): the model starts from an empty allocator",
         )
     model = CachingAllocatorModel()
     live = []

@@ -8,6 +8,7 @@ The copy loop is the chapter's `copy_many`, timed by the chapter's harness (one 
 
 from __future__ import annotations
 
+import importlib.util
 import time
 
 import pytest
@@ -23,6 +24,8 @@ from helpers.bandwidth import (
     two_by_two,
 )
 from helpers.gpu_specs import find_spec
+
+from .missing import missing
 
 pytestmark = pytest.mark.gpu
 DEV = torch.device("cuda:0")
@@ -46,7 +49,7 @@ def _link_peak_or_skip() -> tuple[float, str]:
         return peak, how
     if _is_t4():
         return pcie_peak_gb_per_s(3, 16), f"PCIe 3.0 x16, assumed for a T4 (Kaggle's link); NVML: {how}"
-    pytest.skip(f"no link peak to compare with: NVML gave none ({how}) and {torch.cuda.get_device_name(DEV)} is no T4")
+    missing("a known host link peak", f"NVML gave none ({how}) and {torch.cuda.get_device_name(DEV)} is no T4")
 
 
 def test_pin_memory_makes_a_pinned_copy() -> None:
@@ -58,7 +61,8 @@ def test_pin_memory_makes_a_pinned_copy() -> None:
 
 
 def test_nvml_reads_the_link() -> None:
-    pytest.importorskip("pynvml")
+    if importlib.util.find_spec("pynvml") is None:
+        missing("NVML (pip install nvidia-ml-py)")
     peak, how = link_peak_gb_per_s(DEV)
     assert peak is not None, how
     assert peak >= pcie_peak_gb_per_s(1, 1) and "PCIe" in how

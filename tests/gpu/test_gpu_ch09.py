@@ -16,6 +16,8 @@ import torch
 from helpers.distributed import process_context
 from helpers.hogwild import time_limit
 
+from .missing import missing
+
 WORKERS = textwrap.dedent(
     """
     import torch
@@ -94,7 +96,7 @@ def test_the_child_synchronises_the_tensors_own_gpu(cuda_workers) -> None:
 @pytest.mark.gpu
 def test_cuda_in_a_forked_child_after_cuda_init_fails(cuda_workers) -> None:
     if "fork" not in multiprocessing.get_all_start_methods():
-        pytest.skip("this system has no fork")
+        missing("the fork start method", "this system has no fork")
     torch.zeros(1, device="cuda")  # CUDA is initialised in this process
     ctx = multiprocessing.get_context("fork")
     receive, send = ctx.Pipe(duplex=False)

@@ -18,6 +18,8 @@ from helpers import roofline as r
 from helpers.bandwidth import copy_bandwidth, link_peak_gb_per_s, pcie_peak_gb_per_s
 from helpers.timing import time_call
 
+from .missing import missing
+
 pytestmark = pytest.mark.gpu
 DEV = torch.device("cuda", 0)
 N = 2**26  # 256 MiB of float32 per buffer, as the chapter uses on a GPU: beyond any L2 cache
@@ -26,7 +28,7 @@ N = 2**26  # 256 MiB of float32 per buffer, as the chapter uses on a GPU: beyond
 def _spec_or_skip():
     spec = r.spec_for_device(DEV)
     if spec is None:
-        pytest.skip(f"{torch.cuda.get_device_name(DEV)} is not in helpers.gpu_specs; no datasheet to compare with")
+        missing("datasheet figures for this GPU", f"{torch.cuda.get_device_name(DEV)} is not in helpers.gpu_specs")
     return spec
 
 
@@ -63,7 +65,7 @@ def test_achievable_fp32_matmul_peak_is_below_the_datasheet_with_tf32_off(true_f
 def test_tf32_is_a_different_roof_on_ampere_and_later(true_fp32) -> None:
     major, _ = torch.cuda.get_device_capability(DEV)
     if major < 8:
-        pytest.skip("TF32 needs compute capability 8.0 or later (a T4 is 7.5)")
+        missing("TF32 (compute capability 8.0 or later)", "a T4 is 7.5")
     fp32 = _matmul_tflops(4096, 4096, 4096, torch.float32)
     torch.backends.cuda.matmul.allow_tf32 = True
     tf32 = _matmul_tflops(4096, 4096, 4096, torch.float32)
@@ -73,7 +75,7 @@ def test_tf32_is_a_different_roof_on_ampere_and_later(true_fp32) -> None:
 def test_fp16_matmul_uses_the_tensor_cores(true_fp32) -> None:
     spec = _spec_or_skip()
     if spec.fp16_tensor_tflops is None:
-        pytest.skip(f"{spec.short} has no FP16 tensor cores")
+        missing("FP16 tensor cores", f"{spec.short} has none")
     fp16 = _sweep_roof(torch.float16)
     fp32 = _matmul_tflops(4096, 4096, 4096, torch.float32)
     # datasheet FP16-tensor / FP32: 8× on a T4, 16× on an A100, 2× on GeForce cards; measured on Kaggle's T4 ≈ 10×
@@ -148,7 +150,7 @@ def test_host_to_device_bandwidth_is_below_the_link() -> None:
 @pytest.mark.gpu2
 def test_gpu_to_gpu_copy_is_bounded_by_the_link() -> None:
     if torch.cuda.device_count() < 2:
-        pytest.skip("needs two GPUs")
+        missing("a second CUDA GPU")
     src = torch.empty(256 * 2**20, dtype=torch.uint8, device="cuda:0")
     dst = torch.empty(256 * 2**20, dtype=torch.uint8, device="cuda:1")
 
