@@ -334,8 +334,9 @@ QUESTIONS = [
         variable="to_device",
         checker=_check_to_device,
         hint_text="A dict comprehension over batch.items(); t.to(device, non_blocking=True) queues each copy "
-        "and returns at once. Do not call torch.cuda.synchronize() inside: kernels that use the tensors later "
-        "wait for the copies on the stream anyway.",
+        "without waiting for the GPU (from pinned memory, as a DataLoader with pin_memory=True gives, it returns "
+        "at once). Do not call torch.cuda.synchronize() inside: kernels that use the tensors later wait for the "
+        "copies on the stream anyway.",
         chapter="07",
         context=lambda: {"torch": torch},
     ),
