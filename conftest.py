@@ -25,7 +25,7 @@ TEST_RUNS = ROOT / "build" / "test-notebooks"  # one folder per stack; `make ver
 
 
 def _stack_runs() -> Path:
-    from helpers.selftest import stack_name
+    from coursetools.verified import stack_name
 
     return TEST_RUNS / stack_name()
 
@@ -68,7 +68,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     else:
         import torch
 
-        from helpers.selftest import chapter_hash
+        from coursetools.execute import chapter_hash
 
         result = {"chapter": item.path.stem, "status": "ok", "seconds": 0.0, "device": "unknown", "no_gpu_cells": 0}
         result.update(
@@ -77,7 +77,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             torch=f"torch {torch.__version__}",
             python=platform.python_version(),
         )
-    from helpers.selftest import cell_text, running_on
+    from coursetools.execute import cell_text, running_on
 
     text = cell_text(getattr(item, "test_outputs", None) or [])
     result["seconds"] = round(result["seconds"] + call.duration, 1)

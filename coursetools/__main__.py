@@ -1,10 +1,11 @@
-"""Course tooling: `python -m coursetools run [--quick]`, `tidy [NB ...]`, `kaggle build [--owner NAME]`, `verified`,
-`edition handout|teacher [--out DIR]`."""
+"""Course tooling: `python -m coursetools run [--quick]`, `selftest`, `wheelhouse`, `tidy [NB ...]`,
+`kaggle build [--owner NAME]`, `verified`, `edition handout|teacher [--out DIR]`."""
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -22,6 +23,31 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--only", nargs="*", metavar="NN", help="run only chapters whose names start with these")
     run.add_argument("--jobs", type=int, default=1, help="chapters to execute at once (default 1)")
     run.add_argument("--build", default=None, help="output folder (default build/ in the repository)")
+    selftest = sub.add_parser(
+        "selftest", help="on a GPU machine: every chapter (QUICK), then the gpu/gpu2 tests; one table"
+    )
+    selftest.add_argument("--only", nargs="+", metavar="NN", help="run only chapters whose names start with these")
+    selftest.add_argument("--no-chapters", action="store_true", help="run only the GPU tests")
+    selftest.add_argument("--no-tests", action="store_true", help="run only the chapters")
+    selftest.add_argument("--json", default=None, metavar="PATH", help="also save the results as JSON here")
+    selftest.add_argument(
+        "--wheelhouse", default=None, metavar="DIR", help="first install what the self-test needs from DIR alone"
+    )
+    selftest.add_argument("--require-gpu", action="store_true", help="fail where torch can use no GPU")
+    selftest.add_argument("--cell-timeout", type=float, default=90, metavar="S", help="seconds a cell may run")
+    wheelhouse = sub.add_parser("wheelhouse", help="download the wheels the self-test needs beyond torch, to copy")
+    wheelhouse.add_argument("--out", default=None, metavar="DIR", help="folder to write (default build/wheelhouse/)")
+    wheelhouse.add_argument("--python", default=None, metavar="X.Y", help="the target's Python (default 3.12)")
+    wheelhouse.add_argument(
+        "--platform",
+        action="append",
+        default=None,
+        metavar="TAG",
+        help="a wheel platform tag (repeat; default manylinux x86-64)",
+    )
+    wheelhouse.add_argument(
+        "--have", default=None, metavar="FILE", help="leave out the projects FILE lists (`pip freeze` of the target)"
+    )
     tidy = sub.add_parser("tidy", help="put chapter notebooks in the course's shape (strip unchecked outputs)")
     tidy.add_argument("notebooks", nargs="*", help="notebooks to tidy (default: every chapter)")
     tidy.add_argument("--refresh-checked", action="store_true", help="re-execute and store checked outputs")
@@ -38,6 +64,17 @@ def main(argv: list[str] | None = None) -> int:
         "--no-site", action="store_true", help="leave out the site (needs the chapters executed into build/ first)"
     )
     args = parser.parse_args(argv)
+
+    if args.command == "selftest":
+        return selftest_main(args)
+
+    if args.command == "wheelhouse":
+        return wheelhouse_main(args)
+
+    here = {p.name for p in Path(__file__).parent.glob("*.py")}
+    if not {"runner.py", "verified.py"} <= here:  # the Kaggle dataset's copy: the self-test's modules only
+        print(f"This copy of coursetools carries only the self-test; `{args.command}` needs a clone of the repository.")
+        return 2
 
     if args.command == "verified":
         from .verified import main as verified_main
@@ -66,6 +103,64 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--jobs must be at least 1")
     build_dir = Path(args.build) if args.build else BUILD
     return run_course(quick=args.quick, only=args.only, jobs=args.jobs, build_dir=build_dir)
+
+
+def selftest_main(args: argparse.Namespace) -> int:
+    """`python -m coursetools selftest`: install from a wheelhouse if asked, run, print the table, exit 0 on a pass."""
+    from .wheelhouse import WheelhouseError, install_wheelhouse
+
+    if args.wheelhouse:  # first, before anything that needs what it installs is imported
+        try:
+            install_wheelhouse(Path(args.wheelhouse))
+        except WheelhouseError as exc:
+            print(f"The self-test could not install what it needs: {exc}")
+            return 2
+        print(f"Installed the self-test's dependencies from {args.wheelhouse} (torch untouched).")
+    from .selftest import run_self_test, select_chapters, write_results
+
+    if args.only and not select_chapters(args.only):
+        print(f"No chapter matches {args.only!r}; chapters are named like 01_devices.ipynb.")
+        return 2
+    report = run_self_test(
+        chapters=not args.no_chapters, tests=not args.no_tests, only=args.only, cell_timeout=args.cell_timeout
+    )
+    print(report)
+    if not report.ok:
+        print("\n" + (report.output[-20000:] or report.problem))
+    if args.json:
+        print(f"results saved to {write_results(report, Path(args.json))}")
+    return 0 if report.ok and (report.gpu.usable or not args.require_gpu) else 1
+
+
+def wheelhouse_main(args: argparse.Namespace) -> int:
+    """`python -m coursetools wheelhouse`: write the offline wheelhouse and say how to use it."""
+    from .wheelhouse import (
+        DEFAULT_PLATFORMS,
+        DEFAULT_PYTHON,
+        DEFAULT_WHEELHOUSE,
+        WheelhouseError,
+        build_wheelhouse,
+        listed_names,
+        wheelhouse_size,
+    )
+
+    python, platforms = args.python or DEFAULT_PYTHON, tuple(args.platform or DEFAULT_PLATFORMS)
+    if not re.fullmatch(r"3\.\d{1,2}", python):
+        print(f"--python takes a version such as 3.12, not {python!r}.")
+        return 2
+    out = Path(args.out) if args.out else DEFAULT_WHEELHOUSE
+    try:
+        have = listed_names(Path(args.have).read_text(encoding="utf-8")) if args.have else set()
+        build_wheelhouse(out, python=python, platforms=platforms, have=have)
+    except (WheelhouseError, OSError) as exc:
+        print(f"The wheelhouse could not be written: {exc}")
+        return 1
+    count, size = wheelhouse_size(out)
+    print(
+        f"{count} wheels, {size / 2**20:.0f} MiB, for Python {python} on {', '.join(platforms)}: {out}\n"
+        f"Copy the folder to the GPU machine, then run there: python -m coursetools selftest --wheelhouse {out.name}"
+    )
+    return 0
 
 
 if __name__ == "__main__":

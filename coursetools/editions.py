@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from helpers.selftest import discover_chapters
+from coursetools.execute import discover_chapters
 
 from . import BUILD, ROOT
 from .authoring import tidy, write

@@ -1,230 +1,40 @@
-"""The GPU self-test: execute every chapter, then run the course's GPU tests, and tabulate both.
+"""Executing a chapter headless: the one executor behind `make run`, the GPU self-test and the site.
 
-`run_self_test()` is what the notebook `notebooks/gpu_self_test.ipynb` (on Kaggle's GPU T4 ×2) and
-`make selftest` (on any CUDA machine) run. First every chapter notebook is executed headless with
-papermill (QUICK sizes, in a scratch folder): the chapters' GPU branches assert what they teach,
-so executing them on a GPU tests them. Then `pytest -m "gpu or gpu2"` runs the GPU tests in a
-child process with a junit-xml report. Chapters and tests are found next to the `helpers` package
-in use: `notebooks/` and `tests/gpu/` of a clone, or the copies inside the helpers dataset (mounted
-read-only under /kaggle/input). The result is one table: chapter or test, outcome, seconds,
-device, torch / CUDA version.
-
-On a machine without a GPU the chapters take their CPU paths and every GPU test is skipped, each
-row saying why.
+`execute_chapter` runs a chapter with papermill in a kernel of its own (its own temp dir, the
+course on its PYTHONPATH), writes the executed notebook all or nothing, and reports how it went
+(`ChapterRun`) without raising: a failing cell, a cell past its time limit, a full disk or files
+left in the temp dir each become one sentence. The helpers around it read what a chapter printed
+(`running_on`, `count_no_gpu_cells`) and name a chapter's content (`chapter_hash`) for the
+"verified on" record. This module ships in the Kaggle helpers dataset with the self-test, so it
+imports only the standard library, `helpers` and, inside functions, papermill and jupyter_client.
 """
 
 from __future__ import annotations
 
 import contextlib
-import html
 import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
-import xml.etree.ElementTree as ET
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from queue import Empty
 
-from .devices import NO_GPU_MARKER
+from helpers.devices import NO_GPU_MARKER
 
-MARKER = "gpu or gpu2"
-GPU_TESTS = "test_gpu_ch*.py"  # the chapters' GPU claims (tests/gpu/test_gpu_chNN.py)
-GPU_TESTS_DIR = Path("tests") / "gpu"  # where they live, in a clone and in the helpers dataset
-OUTCOMES = ("passed", "failed", "error", "skipped")
-
-# pytest settings for the child run: our markers, none of the repository's addopts (xdist, nbval),
-# so that the same command works in a clone and in the read-only dataset copy on Kaggle.
-PYTEST_INI = """\
-[pytest]
-markers =
-    gpu: needs a CUDA GPU
-    gpu2: needs two CUDA GPUs
-    slow: a longer check
-addopts =
-"""
-
-
-@dataclass(frozen=True)
-class TestRow:
-    """One test's outcome."""
-
-    __test__ = False  # not a pytest test class
-
-    test: str  # e.g. "test_gpu_ch10.py::test_fp16_matmul_uses_the_tensor_cores"
-    outcome: str  # passed, failed, error or skipped
-    seconds: float
-    message: str = ""  # the skip reason or the first line of the failure
-    device: str = ""  # what a chapter's setup line said it ran on ("" for a test: the report's hardware)
-    hash: str = ""  # a chapter's content hash (`chapter_hash`), "" for a test
-
-
-def torch_versions() -> str:
-    """torch and CUDA versions of this process, e.g. "torch 2.10.0+cu128 / CUDA 12.8"."""
-    import torch
-
-    return f"torch {torch.__version__} / CUDA {torch.version.cuda or 'none (CPU build)'}"
-
-
-@dataclass(repr=False)
-class SelfTestReport:
-    """What a self-test run found: the rows, the hardware, and how pytest ended."""
-
-    rows: list[TestRow]
-    hardware: str
-    tests_dir: str
-    exit_code: int
-    seconds: float
-    output: str = ""  # pytest's console output (for failures)
-    problem: str = ""  # why nothing ran, if nothing could
-    counts: dict[str, int] = field(default_factory=dict)
-    versions: str = ""  # torch / CUDA of the run
-
-    def __post_init__(self) -> None:
-        self.counts = {o: sum(1 for r in self.rows if r.outcome == o) for o in OUTCOMES}
-        self.versions = self.versions or torch_versions()
-
-    def device_of(self, row: TestRow) -> str:
-        return row.device or self.hardware.split(" | ")[0]
-
-    @property
-    def ok(self) -> bool:
-        """True when nothing failed (all skipped on a CPU machine counts as ok)."""
-        return not self.problem and self.counts["failed"] == 0 and self.counts["error"] == 0
-
-    def summary(self) -> str:
-        if self.problem:
-            return f"GPU self-test could not run: {self.problem}"
-        c = self.counts
-        return (
-            f"GPU self-test on {self.hardware}: {c['passed']} passed, {c['failed']} failed, {c['error']} errors, "
-            f"{c['skipped']} skipped ({self.seconds:.1f} s, tests from {self.tests_dir})"
-        )
-
-    def table(self) -> str:
-        """A Markdown table: chapter or test, outcome, seconds, device, torch/CUDA, message."""
-        lines = [
-            "| chapter or test | outcome | seconds | device | torch / CUDA | message |",
-            "| --- | --- | ---: | --- | --- | --- |",
-        ]
-        for r in self.rows:
-            message = r.message.replace("|", "\\|").replace("\n", " ")
-            lines.append(
-                f"| {r.test} | {r.outcome} | {r.seconds:.2f} | {self.device_of(r)} | {self.versions} | {message} |"
-            )
-        return "\n".join(lines)
-
-    def _repr_html_(self) -> str:
-        colours = {"passed": "#186a3b", "failed": "#b03a2e", "error": "#b03a2e", "skipped": "#7d6608"}
-        body = "".join(
-            f"<tr><td><code>{html.escape(r.test)}</code></td>"
-            f"<td style='color:{colours.get(r.outcome, '#000')};font-weight:bold'>{r.outcome}</td>"
-            f"<td style='text-align:right'>{r.seconds:.2f}</td><td>{html.escape(self.device_of(r))}</td>"
-            f"<td>{html.escape(self.versions)}</td><td>{html.escape(r.message)}</td></tr>"
-            for r in self.rows
-        )
-        return (
-            f"<p><b>{html.escape(self.summary())}</b></p>"
-            "<table><tr><th>chapter or test</th><th>outcome</th><th>seconds</th><th>device</th>"
-            "<th>torch / CUDA</th><th>message</th></tr>"
-            f"{body}</table>"
-        )
-
-    def __str__(self) -> str:
-        return self.summary() + "\n\n" + self.table()
-
-    __repr__ = __str__  # what a plain-text frontend (papermill, a terminal) shows for `display(report)`
-
-    def raise_for_failures(self) -> None:
-        """Raise AssertionError naming the failed tests (so a Kaggle run is marked as failed)."""
-        if self.problem:
-            raise AssertionError(self.summary())
-        bad = [r for r in self.rows if r.outcome in ("failed", "error")]
-        if bad:
-            raise AssertionError(
-                f"{len(bad)} GPU test(s) or chapter(s) failed on {self.hardware}:\n"
-                + "\n".join(f"  {r.test}: {r.message}" for r in bad)
-            )
-
-
-def helpers_root() -> Path:
-    """The folder that holds the `helpers` package in use (a clone, or the dataset on Kaggle)."""
-    return Path(__file__).resolve().parent.parent
-
-
-def find_gpu_tests(root: Path | None = None) -> Path | None:
-    """The `tests/gpu/` folder next to the helpers package, if it holds GPU tests."""
-    tests = Path(root or helpers_root()) / GPU_TESTS_DIR
-    return tests if any(tests.glob(GPU_TESTS)) else None
-
-
-def hardware_line() -> str:
-    """The machine the tests ran on, as the chapters' setup line describes it."""
-    from .environment import describe_machine, one_line
-
-    return one_line(describe_machine()).removeprefix("Running on: ")
-
-
-def parse_junit(xml_text: str, tests_dir: Path | None = None) -> list[TestRow]:
-    """Turn a pytest junit-xml report into rows (one per test case)."""
-    root = ET.fromstring(xml_text)
-    rows = []
-    for case in root.iter("testcase"):
-        classname, name = case.get("classname", ""), case.get("name", "")
-        module = classname.rsplit(".", 1)[-1] if classname else ""
-        test = f"{module}.py::{name}" if module else name
-        outcome, message = "passed", ""
-        for tag in ("failure", "error", "skipped"):
-            element = case.find(tag)
-            if element is not None:
-                outcome = {"failure": "failed", "error": "error", "skipped": "skipped"}[tag]
-                message = element.get("message") or (element.text or "").strip()
-                break
-        if outcome == "skipped":
-            message = message.removeprefix("Skipped: ")
-        first = message.strip().splitlines()[0] if message.strip() else ""
-        rows.append(TestRow(test=test, outcome=outcome, seconds=float(case.get("time") or 0), message=first))
-    return rows
-
-
-def pytest_command(tests_dir: Path, ini: Path, report: Path, marker: str = MARKER) -> list[str]:
-    """The child command: pytest on the GPU test files with our ini and a junit-xml report."""
-    files = sorted(str(p) for p in Path(tests_dir).glob(GPU_TESTS))
-    return [
-        sys.executable,
-        "-m",
-        "pytest",
-        *files,
-        "-m",
-        marker,
-        "-c",
-        str(ini),
-        "--rootdir",
-        str(Path(tests_dir).parent.parent),
-        "--confcutdir",  # load the GPU tests' conftest only, never the root one of a clone
-        str(tests_dir),
-        "-p",
-        "no:cacheprovider",
-        f"--junitxml={report}",
-        "-o",
-        "junit_family=xunit2",
-        "-rA",
-        "-q",
-        "--tb=short",
-    ]
-
+#: The folder that holds `helpers/`, `coursetools/`, `notebooks/` and `tests/`: a clone, or the
+#: Kaggle helpers dataset (read-only under /kaggle/input).
+COURSE_ROOT = Path(__file__).resolve().parent.parent
 
 CHAPTER_PATTERN = re.compile(r"^(\d\d)_[a-z0-9_]+\.ipynb$")
 
 
 def discover_chapters(notebooks_dir: Path | None = None) -> list[Path]:
-    """The chapter notebooks (`NN_topic.ipynb`) next to the helpers in use, in order."""
-    folder = Path(notebooks_dir) if notebooks_dir else helpers_root() / "notebooks"
+    """The chapter notebooks (`NN_topic.ipynb`) of the course in use (`COURSE_ROOT/notebooks`), in order."""
+    folder = Path(notebooks_dir) if notebooks_dir else COURSE_ROOT / "notebooks"
     return sorted(p for p in folder.glob("*.ipynb") if CHAPTER_PATTERN.match(p.name))
 
 
@@ -240,17 +50,6 @@ def chapter_hash(notebook: Path) -> str:
         (c["cell_type"], "".join(c["source"]) if isinstance(c["source"], list) else c["source"]) for c in nb["cells"]
     ]
     return hashlib.sha256(json.dumps(cells, ensure_ascii=False).encode("utf-8")).hexdigest()[:12]
-
-
-def stack_name() -> str:
-    """Which of the course's stacks this process runs on: gpu, mps, cuda-build-no-driver or cpu-only."""
-    import torch
-
-    if torch.cuda.is_available():
-        return "gpu"
-    if torch.backends.mps.is_available():
-        return "mps"
-    return "cuda-build-no-driver" if torch.version.cuda else "cpu-only"
 
 
 def cell_text(outputs: list[dict]) -> str:
@@ -419,7 +218,7 @@ def kernel_temp_dir(name: str) -> Path | None:
     long (macOS's `/var/folders/…`), a folder inside it would be too long for the sockets a chapter
     opens there, and there is none.
     """
-    from .scratch import PREFIX, remove_abandoned_folders
+    from helpers.scratch import PREFIX, remove_abandoned_folders
 
     remove_abandoned_folders()
     folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-{name[:2]}-"))
@@ -453,7 +252,7 @@ def temp_dir_litter(folder: Path) -> list[str]:
     """
     from fnmatch import fnmatch
 
-    from .scratch import remove_abandoned_folders
+    from helpers.scratch import remove_abandoned_folders
 
     remove_abandoned_folders(Path(folder))
     return sorted(
@@ -554,7 +353,7 @@ def execute_chapter(notebook: Path, out_dir: Path, *, quick: bool = True, cell_t
     notebook, out_dir = Path(notebook), Path(out_dir)
     executed = out_dir / notebook.name
     partial = partial_path(executed, ".ipynb")  # papermill writes here (at the start, then after every cell)
-    variables = {"PYTHONPATH": os.pathsep.join(p for p in (str(helpers_root()), os.environ.get("PYTHONPATH")) if p)}
+    variables = {"PYTHONPATH": os.pathsep.join(p for p in (str(COURSE_ROOT), os.environ.get("PYTHONPATH")) if p)}
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -621,114 +420,3 @@ def execute_chapter(notebook: Path, out_dir: Path, *, quick: bool = True, cell_t
         error=error,
         executed=str(executed) if nb else "",
     )
-
-
-def run_chapters(notebooks: list[Path] | None = None, *, quick: bool = True, cell_timeout: float = 90) -> list[TestRow]:
-    """Execute every chapter (QUICK) in a scratch folder, one row per chapter.
-
-    Every chapter's GPU branches assert what they teach, so on a GPU machine this is a test of them.
-    """
-    from tqdm.auto import tqdm
-
-    notebooks = discover_chapters() if notebooks is None else [Path(n) for n in notebooks]
-    try:
-        import papermill  # noqa: F401
-    except ImportError:
-        return [
-            TestRow(n.stem, "error", 0.0, "papermill is not installed here: pip install papermill") for n in notebooks
-        ]
-    rows = []
-    with tempfile.TemporaryDirectory(prefix="gpu-self-test-chapters-") as tmp:
-        for notebook in tqdm(notebooks, desc="chapters", unit="chapter"):
-            run = execute_chapter(notebook, Path(tmp) / notebook.stem, quick=quick, cell_timeout=cell_timeout)
-            outcome = "passed" if run.status == "ok" else "failed"
-            row = TestRow(f"chapter {run.chapter}", outcome, run.seconds, run.error, run.device, chapter_hash(notebook))
-            rows.append(row)
-    return rows
-
-
-def run_gpu_tests(
-    tests_dir: Path | None = None,
-    *,
-    marker: str = MARKER,
-    timeout: float = 3600,
-    echo: bool = False,
-) -> SelfTestReport:
-    """Run the GPU tests in a child pytest and return the report (never raises for a failing test)."""
-    start = time.perf_counter()
-    hardware = hardware_line()
-    tests_dir = Path(tests_dir) if tests_dir else find_gpu_tests()
-    if tests_dir is None or not any(Path(tests_dir).glob(GPU_TESTS)):
-        where = tests_dir or helpers_root() / GPU_TESTS_DIR
-        return SelfTestReport([], hardware, str(where), 5, 0.0, problem=f"no test_gpu_ch*.py files in {where}")
-    try:
-        import pytest  # noqa: F401
-    except ImportError:
-        return SelfTestReport(
-            [], hardware, str(tests_dir), 5, 0.0, problem="pytest is not installed here: pip install pytest"
-        )
-    with tempfile.TemporaryDirectory(prefix="gpu-self-test-") as tmp:
-        ini, report = Path(tmp) / "pytest.ini", Path(tmp) / "report.xml"
-        ini.write_text(PYTEST_INI, encoding="utf-8")
-        env = dict(os.environ)
-        root = str(Path(tests_dir).parent.parent)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH", "")) if p)
-        env["PYTHONDONTWRITEBYTECODE"] = "1"  # the dataset copy is read-only on Kaggle
-        command = pytest_command(Path(tests_dir), ini, report, marker)
-        try:
-            done = subprocess.run(command, cwd=tmp, env=env, capture_output=True, text=True, timeout=timeout)
-            exit_code, output = done.returncode, done.stdout + done.stderr
-        except subprocess.TimeoutExpired as exc:
-            out = exc.stdout.decode() if isinstance(exc.stdout, bytes) else exc.stdout or ""
-            exit_code, output = -1, out + f"\n(stopped after {timeout:.0f} s)"
-        if echo:
-            print(output)
-        rows = parse_junit(report.read_text(encoding="utf-8")) if report.is_file() else []
-    problem = ""
-    if not rows:
-        tail = "\n".join(output.strip().splitlines()[-15:])
-        problem = f"pytest ended with exit code {exit_code} and reported no test:\n{tail}"
-    return SelfTestReport(
-        rows, hardware, str(tests_dir), exit_code, round(time.perf_counter() - start, 1), output=output, problem=problem
-    )
-
-
-def run_self_test(
-    *,
-    chapters: bool = True,
-    notebooks_dir: Path | None = None,
-    tests_dir: Path | None = None,
-    cell_timeout: float = 90,
-    timeout: float = 3600,
-) -> SelfTestReport:
-    """The whole self-test: every chapter executed (QUICK), then the `gpu`/`gpu2` tests, in one report."""
-    start = time.perf_counter()
-    chapter_rows = run_chapters(discover_chapters(notebooks_dir), cell_timeout=cell_timeout) if chapters else []
-    report = run_gpu_tests(tests_dir, timeout=timeout)
-    return SelfTestReport(
-        chapter_rows + report.rows,
-        report.hardware,
-        report.tests_dir,
-        report.exit_code,
-        round(time.perf_counter() - start, 1),
-        output=report.output,
-        problem=report.problem,
-    )
-
-
-def write_results(report: SelfTestReport, path: Path) -> Path:
-    """Save a run's rows, hardware and versions as JSON (what `coursetools verified` records)."""
-    from dataclasses import asdict
-    from datetime import date
-
-    data = {
-        "date": date.today().isoformat(),
-        "hardware": report.hardware,
-        "versions": report.versions,
-        "ok": report.ok,
-        "problem": report.problem,
-        "rows": [asdict(r) for r in report.rows],
-    }
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    return write_text_atomically(path, json.dumps(data, indent=2) + "\n")

@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from helpers.selftest import write_fault
+from coursetools.execute import write_fault
 
 
 class WriteFault(RuntimeError):

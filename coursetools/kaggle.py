@@ -6,7 +6,8 @@
   ready for `kaggle kernels push -p DIR`: the notebook and a `kernel-metadata.json` that turns
   the GPU on (GPU T4 ×2) and attaches the helpers dataset;
 * `dataset/`, ready for `kaggle datasets create -p DIR -r zip`: a copy of the `helpers` package,
-  the GPU tests the self-test runs, and `dataset-metadata.json`.
+  the self-test's part of `coursetools` (`SELFTEST_MODULES`), the GPU tests and chapters it runs,
+  and `dataset-metadata.json`.
 
 The collection's settings live in one place, `kaggle-metadata.json` at the repository root.
 `validate_kernel_metadata` and `validate_dataset_metadata` check the rules the Kaggle CLI
@@ -28,10 +29,10 @@ from typing import Any
 from urllib.parse import quote
 
 from helpers import __version__ as COURSE_VERSION
-from helpers.selftest import GPU_TESTS, GPU_TESTS_DIR
 
-from . import BUILD, NOTEBOOKS, ROOT
+from . import BUILD, NOTEBOOKS, ROOT, SELFTEST_MODULES
 from .folders import WriteFault, build_junk, staged_folder
+from .selftest import GPU_TESTS_DIR
 
 SETTINGS_FILE = ROOT / "kaggle-metadata.json"
 BUILD_KAGGLE = BUILD / "kaggle"
@@ -583,8 +584,9 @@ def build_kernel(kernel: Kernel, owner: str, settings: dict[str, Any], out_dir: 
 def build_dataset(owner: str, settings: dict[str, Any], out_dir: Path, root: Path = ROOT) -> Path:
     """Write the helpers dataset folder: what the self-test notebook needs on Kaggle, and nothing else.
 
-    `helpers/` (the learner package, which carries the course's version), `tests/gpu/` (the GPU
-    tests and their conftest), the chapter notebooks the self-test executes, and dataset-metadata.json.
+    `helpers/` (the learner package, which carries the course's version), the self-test's modules of
+    `coursetools/`, `tests/gpu/` (the GPU tests, their conftest and `missing`), the chapter notebooks
+    the self-test executes, and dataset-metadata.json.
     """
     return staged_folder(Path(out_dir) / DATASET_FOLDER, lambda folder: _fill_dataset(folder, owner, settings, root))
 
@@ -594,12 +596,13 @@ def _fill_dataset(folder: Path, owner: str, settings: dict[str, Any], root: Path
 
     root = Path(root)
     shutil.copytree(root / "helpers", folder / "helpers", ignore=build_junk)
+    (folder / "coursetools").mkdir()
+    for name in SELFTEST_MODULES:
+        _copy(root / "coursetools" / name, folder / "coursetools" / name)
     gpu_tests = folder / GPU_TESTS_DIR
     gpu_tests.mkdir(parents=True)
     _copy(root / "tests" / "__init__.py", folder / "tests" / "__init__.py")
-    for name in ("__init__.py", "conftest.py"):
-        _copy(root / GPU_TESTS_DIR / name, gpu_tests / name)
-    for path in sorted((root / GPU_TESTS_DIR).glob(GPU_TESTS)):
+    for path in sorted((root / GPU_TESTS_DIR).glob("*.py")):
         _copy(path, gpu_tests / path.name)
     notebooks = folder / "notebooks"
     notebooks.mkdir()

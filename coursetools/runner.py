@@ -6,7 +6,7 @@ device it ran on, cells that took the no-GPU path) printed and written to `build
 non-zero naming the chapters that failed. The executed notebooks then become the course site,
 `build/site/index.html` (`coursetools.site`: Sphinx with MyST-NB; failed chapters get a page that
 states their error). The GPU self-test executes chapters with the same
-`helpers.selftest.execute_chapter`.
+`coursetools.execute.execute_chapter`.
 """
 
 from __future__ import annotations
@@ -18,10 +18,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from helpers import selftest
-from helpers.selftest import ChapterRun
-
-from . import BUILD, NOTEBOOKS
+from . import BUILD, NOTEBOOKS, execute
+from .execute import ChapterRun
 from .folders import WriteFault
 
 if TYPE_CHECKING:
@@ -32,13 +30,13 @@ if TYPE_CHECKING:
 QUICK_CELL_TIMEOUT = 90
 FULL_CELL_TIMEOUT = 600
 
-#: One chapter's run; the self-test (helpers.selftest) and this runner execute chapters the same way.
+#: One chapter's run; the self-test (coursetools.selftest) and this runner execute chapters the same way.
 ChapterResult = ChapterRun
 
 
 def discover_chapters(notebooks_dir: Path = NOTEBOOKS) -> list[Path]:
     """The chapter notebooks (`NN_topic.ipynb`) of the repository, in order."""
-    return selftest.discover_chapters(notebooks_dir)
+    return execute.discover_chapters(notebooks_dir)
 
 
 def execute_chapter(
@@ -54,7 +52,7 @@ def execute_chapter(
     and the error names the cell.
     """
     timeout = cell_timeout if cell_timeout is not None else (QUICK_CELL_TIMEOUT if quick else FULL_CELL_TIMEOUT)
-    return selftest.execute_chapter(notebook, out_dir, quick=quick, cell_timeout=timeout)
+    return execute.execute_chapter(notebook, out_dir, quick=quick, cell_timeout=timeout)
 
 
 def summary_table(results: list[ChapterResult]) -> str:
@@ -86,7 +84,7 @@ def build_course_site(
     except WriteFault as exc:  # the site folder could not be written: already one sentence naming the path
         return None, str(exc)
     except OSError as exc:  # a full disk or a read-only folder: one sentence naming the path
-        return None, selftest.write_fault(exc, exc.filename or build_dir / "site")
+        return None, execute.write_fault(exc, exc.filename or build_dir / "site")
     except Exception as exc:  # a broken site must not hide the chapters' summary
         return None, f"{type(exc).__name__}: {exc}"
     for result in results:
@@ -115,7 +113,7 @@ def run_course(
     try:
         build_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
-        print(selftest.write_fault(exc, build_dir, "create"))
+        print(execute.write_fault(exc, build_dir, "create"))
         return 1
     results: dict[str, ChapterResult] = {}
     with ChapterProgress(len(chapters)) as progress:
@@ -148,10 +146,10 @@ def run_course(
     summaries = {"summary.md": table + "\n", "summary.json": json.dumps([asdict(r) for r in ordered], indent=2)}
     for name, text in summaries.items():
         try:
-            selftest.write_text_atomically(build_dir / name, text)  # all or nothing: never a summary cut short
+            execute.write_text_atomically(build_dir / name, text)  # all or nothing: never a summary cut short
         except OSError as exc:
             print(table)
-            print(selftest.write_fault(exc, build_dir / name).removesuffix(".") + "; the table above is the summary.")
+            print(execute.write_fault(exc, build_dir / name).removesuffix(".") + "; the table above is the summary.")
             return 1
     print(table)
     print(f"\nExecuted notebooks: {build_dir}/")

@@ -34,7 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from helpers.selftest import ChapterRun, discover_chapters, outputs_text, running_on
+from coursetools.execute import ChapterRun, discover_chapters, outputs_text, running_on
 
 from . import NOTEBOOKS, ROOT
 from .folders import staged_folder

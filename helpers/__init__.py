@@ -9,9 +9,8 @@ them, so `import helpers` stays cheap):
 * `helpers.timing`, `helpers.plots`  measuring harnesses and stamped plots
 * `helpers.checking`    exercises with `check()`, `hint()`, `solution()`; `helpers.exercises` holds them
 * `helpers.scratch`     a per-run folder for worker scripts written with `%%writefile`
-* `helpers.selftest`    the GPU self-test that the Kaggle notebook `gpu_self_test` runs
 
-The course tooling (headless runner, Kaggle build, notebook tidying) is `coursetools/` in the
+The course tooling (headless runner, GPU self-test, Kaggle build, notebook tidying) is `coursetools/` in the
 repository; it imports `helpers`, never the reverse.
 """
 

@@ -54,7 +54,7 @@ class Machine:
     gpus: tuple[Gpu, ...] = ()
     arch_list: tuple[str, ...] = ()  # torch.cuda.get_arch_list(): the kernels this build ships
     cuda_visible_devices: str | None = None
-    driver_gpu_count: int | None = None  # GPUs that nvidia-smi lists; None without nvidia-smi
+    driver_gpu_count: int | None = None  # GPUs the driver lists (NVML or nvidia-smi); None: no driver
     cpus_usable: int = 1
     cpus_machine: int = 1
     torch_threads: int = 1
@@ -84,9 +84,34 @@ def running_on_kaggle() -> bool:
 
 
 def _driver_gpu_count() -> int | None:
-    """Count the GPUs the NVIDIA driver knows, ignoring CUDA_VISIBLE_DEVICES; None without nvidia-smi."""
+    """Count the GPUs the NVIDIA driver knows (NVML, else `nvidia-smi -L`), ignoring CUDA_VISIBLE_DEVICES.
+
+    None where neither answers (no NVIDIA driver). NVML comes first: it needs no process and is there
+    in containers that mount the driver's library without its tools.
+    """
+    count = _nvml_gpu_count()
+    if count is not None:
+        return count
     out = nvidia_smi("-L")
     return None if out is None else sum(1 for line in out.splitlines() if line.startswith("GPU "))
+
+
+def _nvml_gpu_count() -> int | None:
+    """The GPU count NVML reports, or None without the nvidia-ml-py package or a driver library to load."""
+    try:
+        import pynvml  # from the nvidia-ml-py package
+    except ImportError:
+        return None
+    try:
+        pynvml.nvmlInit()
+    except pynvml.NVMLError:
+        return None
+    try:
+        return int(pynvml.nvmlDeviceGetCount())
+    except pynvml.NVMLError:
+        return None
+    finally:
+        pynvml.nvmlShutdown()
 
 
 def nvidia_smi(*args: str, timeout: float = 30) -> str | None:
@@ -442,8 +467,9 @@ def report(m: Machine) -> str:
             f"{g.capability[0]}.{g.capability[1]} ({g.sm}), {g.multiprocessors} multiprocessors"
         )
     visible_value = "(not set)" if m.cuda_visible_devices is None else echo_value(m.cuda_visible_devices)
+    listed = "no driver found (NVML, nvidia-smi)" if m.driver_gpu_count is None else m.driver_gpu_count
     lines += [
-        f"  GPUs the NVIDIA driver lists: {'no nvidia-smi' if m.driver_gpu_count is None else m.driver_gpu_count}",
+        f"  GPUs the NVIDIA driver lists: {listed}",
         f"  CUDA_VISIBLE_DEVICES: {visible_value}",
         f"  CPUs: {m.cpus_usable} usable by this process, {m.cpus_machine} in the machine; "
         f"torch uses {m.torch_threads} threads",
@@ -461,10 +487,10 @@ def report(m: Machine) -> str:
 def example_machines() -> dict[str, Machine]:
     """Machines learners meet, described by hand, for chapter 00's diagnosis tour and the tests.
 
-    The arch lists are illustrative (a modern CUDA 12.8 build no longer ships sm_60), not copied
-    from a particular wheel; read your own with `torch.cuda.get_arch_list()`.
+    The arch list is the one torch 2.10's CUDA 12.8 wheel (Kaggle's build) reports, with no sm_60
+    (docs/sources.md §2); read your own with `torch.cuda.get_arch_list()`.
     """
-    modern = ("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120", "compute_120")
+    modern = ("sm_70", "sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120")
     gib = 2**30
 
     def t4(i: int) -> Gpu:

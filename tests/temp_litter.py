@@ -4,8 +4,8 @@ Each notebook nbval executes gets a kernel whose temp dir (TMPDIR) is a new empt
 nbval has stopped that kernel, which it does as the notebook's last cell is torn down, whatever
 is left in the folder fails that teardown, named: a chapter removes what it writes
 (`helpers.scratch_folder()` does it for files a chapter needs). The caches that may stay are
-`helpers.selftest.TEMP_DIR_CACHES`, each with its reason; torch.compile's cache there is a link
-to the usual one (`helpers.selftest.temp_dir_env`), so compiling costs what it always does. This
+`coursetools.execute.TEMP_DIR_CACHES`, each with its reason; torch.compile's cache there is a link
+to the usual one (`coursetools.execute.temp_dir_env`), so compiling costs what it always does. This
 only watches the one execution of each chapter, it adds none. The root conftest.py loads it;
 tests/course/test_temp_litter.py shows that it catches a notebook that leaves a file.
 """
@@ -31,7 +31,7 @@ def pytest_runtest_setup(item: pytest.Item):
     """Give the notebook's kernel, which nbval starts while its first cell is set up, its own TMPDIR."""
     if not _is_notebook(item):
         return (yield)
-    from helpers.selftest import environment, kernel_temp_dir, temp_dir_env
+    from coursetools.execute import environment, kernel_temp_dir, temp_dir_env
 
     if item.path not in _TEMP_DIRS:
         folder = kernel_temp_dir(item.path.stem)
@@ -51,7 +51,7 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None):
     if item.path not in _TEMP_DIRS:
         return result
     folder, _ = _TEMP_DIRS.pop(item.path)
-    from helpers.selftest import temp_dir_litter
+    from coursetools.execute import temp_dir_litter
 
     try:
         left = temp_dir_litter(folder)

@@ -25,8 +25,7 @@ from typing import Any
 
 import pytest
 
-from coursetools import editions, kaggle, runner
-from helpers import selftest
+from coursetools import editions, execute, kaggle, runner
 
 from .notebook_code import write_notebook
 
@@ -156,7 +155,7 @@ def test_a_chapter_whose_notebook_cannot_be_written_fails_in_one_sentence_and_le
     out = tmp_path / "build"
     out.mkdir()
     FaultyDisk(monkeypatch, out, code, room=12_288)
-    run = selftest.execute_chapter(books / "01_a.ipynb", out)
+    run = execute.execute_chapter(books / "01_a.ipynb", out)
     assert run.status == "failed" and run.executed == ""
     one_sentence(run.error, out / "01_a.ipynb")
     assert words in run.error
@@ -272,10 +271,10 @@ def test_the_kaggle_build_into_a_read_only_folder_leaves_the_last_build_as_it_wa
 def test_write_text_atomically_replaces_whole_or_not_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     target = tmp_path / "out" / "summary.json"
     target.parent.mkdir()
-    selftest.write_text_atomically(target, "old\n")
+    execute.write_text_atomically(target, "old\n")
     FaultyDisk(monkeypatch, target.parent, errno.ENOSPC, room=3)
     with pytest.raises(OSError) as caught:
-        selftest.write_text_atomically(target, "new and longer\n")
+        execute.write_text_atomically(target, "new and longer\n")
     assert caught.value.errno == errno.ENOSPC
     assert target.read_text() == "old\n" and [p.name for p in target.parent.iterdir()] == ["summary.json"]
-    assert selftest.write_fault(caught.value, target) == f"Could not write {target}: no space left on device (ENOSPC)."
+    assert execute.write_fault(caught.value, target) == f"Could not write {target}: no space left on device (ENOSPC)."

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import helpers
-from coursetools import authoring, kaggle
+from coursetools import SELFTEST_MODULES, authoring, kaggle
 from coursetools.__main__ import main as cli
 from coursetools.runner import discover_chapters
 
@@ -83,7 +83,7 @@ def test_kernel_metadata_turns_the_gpu_on_and_attaches_the_helpers(built, settin
     ), "pushed without outputs"
 
 
-def test_dataset_folder_holds_helpers_the_gpu_tests_and_the_chapters_only(built, settings) -> None:
+def test_dataset_folder_holds_helpers_the_self_test_its_gpu_tests_and_the_chapters_only(built, settings) -> None:
     ds = built.dataset
     meta = _meta(ds, kaggle.DATASET_METADATA)
     assert meta["id"] == f"{OWNER}/{authoring.HELPERS_DATASET}"
@@ -94,15 +94,19 @@ def test_dataset_folder_holds_helpers_the_gpu_tests_and_the_chapters_only(built,
     copied = sorted(p.relative_to(ds / "helpers").as_posix() for p in (ds / "helpers").rglob("*.py"))
     assert copied == ours
     assert not list(ds.rglob("__pycache__")) and not list(ds.rglob("*.pyc"))
-    assert sorted(p.name for p in ds.iterdir()) == sorted([kaggle.DATASET_METADATA, "helpers", "notebooks", "tests"])
-    assert not (ds / "coursetools").exists(), "course tooling never ships to learners"
-    gpu_dir = ROOT / "tests" / "gpu"
-    gpu_tests = sorted(p.name for p in gpu_dir.glob("test_gpu_ch*.py"))
-    assert sorted(p.name for p in (ds / "tests").iterdir()) == ["__init__.py", "gpu"]
-    assert sorted(p.name for p in (ds / "tests" / "gpu").iterdir()) == sorted(
-        ["__init__.py", "conftest.py", *gpu_tests]
+    assert sorted(p.name for p in ds.iterdir()) == sorted(
+        [kaggle.DATASET_METADATA, "coursetools", "helpers", "notebooks", "tests"]
     )
-    for name in gpu_tests:
+    shipped = sorted(p.name for p in (ds / "coursetools").iterdir())
+    assert shipped == sorted(SELFTEST_MODULES), "of the course tooling, only the self-test ships"
+    for name in shipped:
+        assert (ds / "coursetools" / name).read_bytes() == (ROOT / "coursetools" / name).read_bytes()
+    gpu_dir = ROOT / "tests" / "gpu"
+    gpu_files = sorted(p.name for p in gpu_dir.glob("*.py"))
+    assert "missing.py" in gpu_files and "conftest.py" in gpu_files
+    assert sorted(p.name for p in (ds / "tests").iterdir()) == ["__init__.py", "gpu"]
+    assert sorted(p.name for p in (ds / "tests" / "gpu").iterdir()) == gpu_files
+    for name in gpu_files:
         assert (ds / "tests" / "gpu" / name).read_bytes() == (gpu_dir / name).read_bytes()
     chapters = sorted(p.name for p in discover_chapters())
     assert sorted(p.name for p in (ds / "notebooks").iterdir()) == chapters, "the chapters the self-test executes"

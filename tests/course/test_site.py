@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from coursetools import site, verified
+from coursetools.execute import ChapterRun, chapter_hash
 from coursetools.kaggle import open_in_kaggle_url
-from helpers.selftest import ChapterRun, chapter_hash
 
 # A 1×1 PNG: what an executed plot carries, small.
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
@@ -102,7 +102,7 @@ def built(tmp_path_factory):
     )
     record = root / "verified.json"
     row = {"hash": chapter_hash(sources / "07_tiny.ipynb"), "date": "2026-11-21", "torch": "torch 9.9.9", "device": "x"}
-    record.write_text(json.dumps({"chapters": {"07_tiny": {"cpu-only": row}}}), encoding="utf-8")
+    record.write_text(json.dumps({"chapters": {"07_tiny": {verified.CI_STACKS[0]: row}}}), encoding="utf-8")
     runs = [
         ChapterRun("07_tiny", "ok", 3.2, "Test box", 0, "", str(executed / "07_tiny.ipynb")),
         ChapterRun("08_gone", "failed", 1.0, "unknown", 0, "RuntimeError: the kernel died on purpose"),

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.selftest import execute_chapter, temp_dir_env, temp_dir_litter
+from coursetools.execute import execute_chapter, temp_dir_env, temp_dir_litter
 
 from .notebook_code import write_notebook
 
@@ -103,11 +103,11 @@ def test_the_runner_fails_a_chapter_that_leaves_files_in_its_temp_dir(
 
 
 def test_no_kernel_temp_dir_where_its_path_would_be_too_long_for_sockets(monkeypatch: pytest.MonkeyPatch) -> None:
-    from helpers import selftest
+    from coursetools import execute
 
-    folder = selftest.kernel_temp_dir("09_x")
+    folder = execute.kernel_temp_dir("09_x")
     assert folder is not None and folder.name.startswith(f"pytorch-gpu-course-{os.getpid()}-09-")
     folder.rmdir()
-    monkeypatch.setattr(selftest, "KERNEL_TEMP_DIR_LENGTH", len(str(folder)) - 1)  # as in macOS's long temp dir
-    assert selftest.kernel_temp_dir("09_x") is None
+    monkeypatch.setattr(execute, "KERNEL_TEMP_DIR_LENGTH", len(str(folder)) - 1)  # as in macOS's long temp dir
+    assert execute.kernel_temp_dir("09_x") is None
     assert not list(folder.parent.glob(f"pytorch-gpu-course-{os.getpid()}-09-*")), "and none is left behind"

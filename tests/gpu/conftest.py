@@ -39,10 +39,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
-    """Put the capability a test named with `missing(...)` on its report (`missing_capability`)."""
+    """Put the capability a test named with `missing(...)` on its report (`missing_capability`).
+
+    Its reason then reads as any skip's ("Skipped: needs ..."), not under the exception's class name.
+    """
     outcome = yield
     if call.excinfo is not None and isinstance(call.excinfo.value, MissingCapability):
-        outcome.get_result().user_properties.append((PROPERTY, call.excinfo.value.capability))
+        report = outcome.get_result()
+        report.user_properties.append((PROPERTY, call.excinfo.value.capability))
+        if isinstance(report.longrepr, tuple):
+            path, line, _ = report.longrepr
+            report.longrepr = (path, line, f"Skipped: {call.excinfo.value.msg}")
 
 
 @pytest.fixture(autouse=True)
