@@ -42,6 +42,8 @@ from pathlib import Path
 
 import pytest
 
+from coursetools import verified
+
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = ROOT / "build" / "browser"
@@ -340,7 +342,8 @@ def test_the_course_site_walks_end_to_end(course_site, browser_page) -> None:
         expect(box).to_contain_text("torch ")
         expect(box).to_contain_text("QUICK sizes")
         expect(box.locator("a:has(img[alt='Open in Kaggle'])")).to_have_attribute("href", re.compile("kaggle.com"))
-        expect(box).to_contain_text("CPU-only build of torch")  # the verified-on row's header
+        first_stack = next(iter(verified.COLUMNS.values()))[0]  # "CPU-only build, torch 2.13"
+        expect(box).to_contain_text(first_stack)  # the verified-on row's header
         # papermill's injected parameters cell is hidden; the chapter's own parameters cell stays.
         expect(page.locator("div.cell", has_text=re.compile(r"^\s*QUICK = False\s*$", re.M)).first).to_be_visible()
         injected = re.compile(r"^\s*# Parameters\s*QUICK = True\s*$")
