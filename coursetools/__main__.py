@@ -129,7 +129,10 @@ def selftest_main(args: argparse.Namespace) -> int:
         print("\n" + (report.output[-20000:] or report.problem))
     if args.json:
         print(f"results saved to {write_results(report, Path(args.json))}")
-    return 0 if report.ok and (report.gpu.usable or not args.require_gpu) else 1
+    if args.require_gpu and not report.gpu.usable:
+        print("--require-gpu: this run fails, since torch could use no GPU here.")
+        return 1
+    return 0 if report.ok else 1
 
 
 def wheelhouse_main(args: argparse.Namespace) -> int:

@@ -67,6 +67,11 @@ def _pip_alone() -> dict[str, str]:
     return env
 
 
+def _tail(done: subprocess.CompletedProcess[str], lines: int = 10) -> str:
+    """The last lines pip printed: where it says what went wrong."""
+    return "\n".join((done.stdout + done.stderr).strip().splitlines()[-lines:])
+
+
 def find_python(version: str) -> str:
     """An interpreter of Python `version` ("3.12") on this machine, to run `pip download` with.
 
@@ -132,8 +137,7 @@ def build_wheelhouse(
     ]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
     if done.returncode:
-        tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-10:])
-        raise WheelhouseError(f"pip could not download the wheels (exit code {done.returncode}):\n{tail}")
+        raise WheelhouseError(f"pip could not download the wheels (exit code {done.returncode}):\n{_tail(done)}")
     torch_wheels = sorted(p.name for p in out.glob("*.whl") if wheel_name(p) == "torch")
     if torch_wheels:
         raise WheelhouseError(f"the wheelhouse must never carry torch, but pip fetched {torch_wheels}")
@@ -168,11 +172,10 @@ def install_wheelhouse(folder: Path) -> str:
     ]
     done = subprocess.run(command, capture_output=True, text=True, env=_pip_alone(), check=False)
     if done.returncode:
-        tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-10:])
         raise WheelhouseError(
             f"installing from {folder} failed (exit code {done.returncode}); was it written for this Python "
             f"({sys.version_info.major}.{sys.version_info.minor}) and platform, and does this machine have what "
-            f"--have left out?\n{tail}"
+            f"--have left out?\n{_tail(done)}"
         )
     importlib.invalidate_caches()  # what was just installed is importable in this process
     return done.stdout

@@ -239,6 +239,21 @@ def test_a_gpu_the_driver_lists_but_torch_cannot_use_fails_the_self_test_before_
     assert "lists 1 GPU(s)" in saved["problem"] or "CUDA_VISIBLE_DEVICES" in saved["problem"], "the doctor's why"
 
 
+def test_require_gpu_fails_a_run_without_a_gpu_and_names_why(tmp_path) -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("this machine has a GPU: --require-gpu would pass")
+    results = tmp_path / "selftest.json"
+    command = [sys.executable, "-m", "coursetools", "selftest", "--only", "00", "--no-tests", "--require-gpu"]
+    done = subprocess.run([*command, "--json", str(results)], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "--require-gpu: this run fails, since torch could use no GPU here." in done.stdout
+    saved = json.loads(results.read_text(encoding="utf-8"))
+    assert saved["ok"] is True and saved["gpu_verified"] is False, "the chapter passed; no GPU was used"
+    assert [r["test"] for r in saved["rows"]] == ["chapter 00_gpu_on_kaggle_and_your_machine"]
+
+
 def test_the_old_command_says_where_the_self_test_went() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "helpers", "selftest"], cwd=ROOT, capture_output=True, text=True, timeout=60
