@@ -116,9 +116,10 @@ def selftest_main(args: argparse.Namespace) -> int:
             print(f"The self-test could not install what it needs: {exc}")
             return 2
         print(f"Installed the self-test's dependencies from {args.wheelhouse} (torch untouched).")
-    from .selftest import run_self_test, select_chapters, write_results
+    from .execute import discover_chapters
+    from .selftest import run_self_test, write_results
 
-    if args.only and not select_chapters(args.only):
+    if args.only and not discover_chapters(only=args.only):
         print(f"No chapter matches {args.only!r}; chapters are named like 01_devices.ipynb.")
         return 2
     report = run_self_test(

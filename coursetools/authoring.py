@@ -154,7 +154,7 @@ def write(path: Path, nb: dict[str, Any]) -> None:
 
 
 def main(paths: list[str], refresh: bool) -> int:
-    from .runner import discover_chapters
+    from .execute import discover_chapters
 
     targets = [Path(p) for p in paths] or discover_chapters()
     for path in targets:

@@ -32,10 +32,14 @@ COURSE_ROOT = Path(__file__).resolve().parent.parent
 CHAPTER_PATTERN = re.compile(r"^(\d\d)_[a-z0-9_]+\.ipynb$")
 
 
-def discover_chapters(notebooks_dir: Path | None = None) -> list[Path]:
-    """The chapter notebooks (`NN_topic.ipynb`) of the course in use (`COURSE_ROOT/notebooks`), in order."""
+def discover_chapters(notebooks_dir: Path | None = None, only: list[str] | None = None) -> list[Path]:
+    """The chapter notebooks (`NN_topic.ipynb`) of the course in use (`COURSE_ROOT/notebooks`), in order.
+
+    With `only`, just those whose names start with one of its entries ("07", "08_several").
+    """
     folder = Path(notebooks_dir) if notebooks_dir else COURSE_ROOT / "notebooks"
-    return sorted(p for p in folder.glob("*.ipynb") if CHAPTER_PATTERN.match(p.name))
+    chapters = sorted(p for p in folder.glob("*.ipynb") if CHAPTER_PATTERN.match(p.name))
+    return [c for c in chapters if any(c.name.startswith(o) for o in only)] if only else chapters
 
 
 def chapter_hash(notebook: Path) -> str:

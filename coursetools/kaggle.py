@@ -31,6 +31,7 @@ from urllib.parse import quote
 from helpers import __version__ as COURSE_VERSION
 
 from . import BUILD, NOTEBOOKS, ROOT, SELFTEST_MODULES
+from .execute import discover_chapters
 from .folders import WriteFault, build_junk, staged_folder
 from .selftest import GPU_TESTS_DIR
 
@@ -476,8 +477,6 @@ def kernel_for(notebook: Path, settings: dict[str, Any]) -> Kernel:
 
 def notebooks_to_publish(notebooks_dir: Path = NOTEBOOKS) -> list[Path]:
     """Every chapter notebook (NN_*.ipynb) and the GPU self-test."""
-    from .runner import discover_chapters
-
     found = discover_chapters(notebooks_dir)
     self_test = Path(notebooks_dir) / SELF_TEST_NOTEBOOK.name
     return found + ([self_test] if self_test.is_file() else [])
@@ -592,8 +591,6 @@ def build_dataset(owner: str, settings: dict[str, Any], out_dir: Path, root: Pat
 
 
 def _fill_dataset(folder: Path, owner: str, settings: dict[str, Any], root: Path) -> None:
-    from .runner import discover_chapters
-
     root = Path(root)
     shutil.copytree(root / "helpers", folder / "helpers", ignore=build_junk)
     (folder / "coursetools").mkdir()

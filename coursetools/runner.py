@@ -34,11 +34,6 @@ FULL_CELL_TIMEOUT = 600
 ChapterResult = ChapterRun
 
 
-def discover_chapters(notebooks_dir: Path = NOTEBOOKS) -> list[Path]:
-    """The chapter notebooks (`NN_topic.ipynb`) of the repository, in order."""
-    return execute.discover_chapters(notebooks_dir)
-
-
 def execute_chapter(
     notebook: Path,
     out_dir: Path = BUILD,
@@ -103,9 +98,7 @@ def run_course(
     """Execute every chapter (or those whose names start with one of `only`); return the exit code."""
     from .progress import ChapterProgress
 
-    chapters = discover_chapters(notebooks_dir)
-    if only:
-        chapters = [c for c in chapters if any(c.name.startswith(o) for o in only)]
+    chapters = execute.discover_chapters(notebooks_dir, only)
     if not chapters:
         print(f"No chapter matches {only!r} in {notebooks_dir}; chapters are named like 01_devices.ipynb.")
         return 2

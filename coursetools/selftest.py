@@ -293,6 +293,7 @@ class TestRun:
     exit_code: int
     output: str
     problem: str = ""
+    tests_dir: str = ""  # the folder the tests came from
 
 
 def run_gpu_tests(
@@ -345,7 +346,7 @@ def run_gpu_tests(
         problem = f"pytest ended with exit code {exit_code} after {len(rows)} test(s):\n{tail}"
     elif len(rows) < collected:
         problem = f"pytest ended after {len(rows)} of its {collected} tests (exit code {exit_code}):\n{tail}"
-    return TestRun(rows, exit_code, output, problem)
+    return TestRun(rows, exit_code, output, problem, str(tests_dir))
 
 
 def _redraw_seconds() -> float:
@@ -379,12 +380,6 @@ def run_chapters(
     return rows
 
 
-def select_chapters(only: list[str] | None, notebooks_dir: Path | None = None) -> list[Path]:
-    """The chapters whose names start with one of `only` (every chapter for None)."""
-    chapters = discover_chapters(notebooks_dir)
-    return [c for c in chapters if any(c.name.startswith(o) for o in only)] if only else chapters
-
-
 def run_self_test(
     *,
     chapters: bool = True,
@@ -410,7 +405,7 @@ def run_self_test(
     if gpu.unusable:
         return SelfTestReport([], hardware, gpu, problem=f"torch cannot use the GPU(s) the driver lists. {gpu.why}")
     rows = (
-        run_chapters(select_chapters(only, notebooks_dir), cell_timeout=cell_timeout, progress=progress)
+        run_chapters(discover_chapters(notebooks_dir, only), cell_timeout=cell_timeout, progress=progress)
         if chapters
         else []
     )
@@ -420,7 +415,7 @@ def run_self_test(
         hardware,
         gpu,
         seconds=round(time.perf_counter() - start, 1),
-        tests_dir=str(tests_dir or find_gpu_tests() or "") if tests else "",
+        tests_dir=run.tests_dir,
         output=run.output,
         problem=run.problem,
     )

@@ -23,10 +23,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from coursetools.execute import chapter_hash
-
 from . import BUILD, NOTEBOOKS, ROOT
-from .runner import discover_chapters
+from .execute import chapter_hash, discover_chapters
 
 RECORD = ROOT / "docs" / "verified.json"
 PAGE = ROOT / "docs" / "verified.md"

@@ -8,7 +8,8 @@ from typing import Any
 
 from IPython.core.inputtransformer2 import TransformerManager
 
-from coursetools.runner import NOTEBOOKS, discover_chapters
+from coursetools import NOTEBOOKS
+from coursetools.execute import discover_chapters
 
 ALL_NOTEBOOKS = sorted(NOTEBOOKS.glob("*.ipynb"))
 CHAPTERS = discover_chapters()

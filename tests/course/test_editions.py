@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from coursetools import editions
-from coursetools.runner import discover_chapters
+from coursetools.execute import discover_chapters
 from helpers.checking import _NO_SOLUTION
 from helpers.exercises import ch02
 from tests.course.notebook_code import write_notebook

@@ -21,7 +21,7 @@ import pytest
 import helpers
 from coursetools import SELFTEST_MODULES, authoring, kaggle
 from coursetools.__main__ import main as cli
-from coursetools.runner import discover_chapters
+from coursetools.execute import discover_chapters
 
 ROOT = Path(__file__).resolve().parents[2]
 OWNER = "someone"

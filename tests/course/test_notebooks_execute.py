@@ -6,7 +6,7 @@ import tomllib
 
 import conftest as root_conftest
 from coursetools import ROOT
-from coursetools.runner import discover_chapters
+from coursetools.execute import discover_chapters
 from helpers.devices import NO_GPU_MARKER
 
 

@@ -10,12 +10,9 @@ from pathlib import Path
 import yaml
 
 from coursetools import authoring
+from coursetools.wheelhouse import requirement_name
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _name(requirement: str) -> str:
-    return re.split(r"[<>=!~\[; ]", requirement.strip(), maxsplit=1)[0].lower().replace("_", "-")
 
 
 def test_environment_yml_declares_the_same_dependencies_as_pyproject() -> None:
@@ -40,7 +37,7 @@ TOOLING = ("jupyterlab", "ipykernel", "nbconvert", "nbval", "papermill", "nbform
 
 def test_the_learner_package_needs_no_course_tooling() -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    runtime = {_name(r) for r in project["project"]["dependencies"]}
+    runtime = {requirement_name(r) for r in project["project"]["dependencies"]}
     assert not runtime & set(TOOLING), f"learners would install tooling: {sorted(runtime & set(TOOLING))}"
     packages = ["helpers", "helpers.exercises", "helpers.exercises.solutions"]
     assert project["tool"]["setuptools"]["packages"] == packages, "only helpers ships"
@@ -59,7 +56,7 @@ def test_torch_range_admits_kaggle_and_ci() -> None:
     from packaging.specifiers import SpecifierSet
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    torch_req = next(r for r in project["dependencies"] if _name(r) == "torch")
+    torch_req = next(r for r in project["dependencies"] if requirement_name(r) == "torch")
     spec = SpecifierSet(torch_req[len("torch") :])
     assert "2.10.0" in spec, "Kaggle runs torch 2.10"
     assert "2.13.0" in spec, "CI installs torch 2.13.0"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from coursetools import authoring, runner
+from coursetools import authoring, execute, runner
 
 from .notebook_code import write_notebook
 
@@ -44,7 +44,8 @@ def test_a_failing_chapter_does_not_stop_the_others(tmp_path: Path, capsys: pyte
 def test_discover_chapters_ignores_other_notebooks(tmp_path: Path) -> None:
     for name in ("00_a.ipynb", "10_b.ipynb", "gpu_self_test.ipynb", "scratch.ipynb"):
         (tmp_path / name).write_text("{}")
-    assert [p.name for p in runner.discover_chapters(tmp_path)] == ["00_a.ipynb", "10_b.ipynb"]
+    assert [p.name for p in execute.discover_chapters(tmp_path)] == ["00_a.ipynb", "10_b.ipynb"]
+    assert [p.name for p in execute.discover_chapters(tmp_path, only=["10"])] == ["10_b.ipynb"]
 
 
 def test_tidy_strips_unchecked_outputs_and_restores_canonical_cells() -> None:

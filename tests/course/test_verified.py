@@ -7,8 +7,7 @@ import shutil
 from pathlib import Path
 
 from coursetools import verified
-from coursetools.execute import chapter_hash
-from coursetools.runner import discover_chapters
+from coursetools.execute import chapter_hash, discover_chapters
 
 ROOT = Path(__file__).resolve().parents[2]
 
