@@ -122,8 +122,13 @@ def selftest_main(args: argparse.Namespace) -> int:
     if args.only and not discover_chapters(only=args.only):
         print(f"No chapter matches {args.only!r}; chapters are named like 01_devices.ipynb.")
         return 2
+    save = (lambda report: write_results(report, Path(args.json))) if args.json else None
     report = run_self_test(
-        chapters=not args.no_chapters, tests=not args.no_tests, only=args.only, cell_timeout=args.cell_timeout
+        chapters=not args.no_chapters,
+        tests=not args.no_tests,
+        only=args.only,
+        cell_timeout=args.cell_timeout,
+        checkpoint=save,
     )
     print(report)
     if not report.ok:

@@ -40,6 +40,8 @@ from .execute import COURSE_ROOT, chapter_hash, discover_chapters, execute_chapt
 from .gpu_test_results import MISSING_CAPABILITY, RESULTS_FILE
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from helpers.environment import Machine
 
 MARKER = "gpu or gpu2"
@@ -391,10 +393,13 @@ def run_self_test(
     timeout: float = 3600,
     progress: bool = True,
     gpu: GpuCheck | None = None,
+    checkpoint: Callable[[SelfTestReport], object] | None = None,
 ) -> SelfTestReport:
     """The whole self-test: the chapters executed (QUICK), then the `gpu`/`gpu2` tests, in one report.
 
     Where the driver lists a GPU that torch cannot use, nothing runs and the report says why.
+    `checkpoint` gets a failed-as-a-whole report of the chapters before the tests start, so that a run
+    stopped at a time limit still leaves what it found.
     """
     from helpers.environment import describe_machine
 
@@ -409,6 +414,11 @@ def run_self_test(
         if chapters
         else []
     )
+    if checkpoint and chapters and tests:
+        cut_short = "cut short: saved after the chapters, before the GPU tests ran"
+        checkpoint(
+            SelfTestReport(list(rows), hardware, gpu, seconds=round(time.perf_counter() - start, 1), problem=cut_short)
+        )
     run = run_gpu_tests(tests_dir, timeout=timeout, progress=progress) if tests else TestRun([], 0, "")
     return SelfTestReport(
         rows + run.rows,

@@ -290,7 +290,12 @@ def test_the_self_test_executes_chapters_and_tests_into_one_table(tmp_path) -> N
     tests = tmp_path / "tests" / "gpu"
     tests.mkdir(parents=True)
     (tests / "test_gpu_ch97.py").write_text("import pytest\n\n@pytest.mark.gpu\ndef test_one():\n    pass\n")
-    report = selftest.run_self_test(notebooks_dir=books, tests_dir=tests, cell_timeout=5, progress=False, gpu=NO_GPU)
+    saved: list[selftest.SelfTestReport] = []
+    report = selftest.run_self_test(
+        notebooks_dir=books, tests_dir=tests, cell_timeout=5, progress=False, gpu=NO_GPU, checkpoint=saved.append
+    )
+    assert [len(r.rows) for r in saved] == [3] and "before the GPU tests ran" in saved[0].problem
+    assert not saved[0].ok, "a run saved before its tests is never recorded as a pass"
     rows = {r.test: r for r in report.rows}
     assert list(rows)[:3] == ["chapter 00_good", "chapter 01_bad", "chapter 02_stalls"], "chapters first, in order"
     assert rows["chapter 00_good"].outcome == "passed" and rows["chapter 00_good"].device == "test box"
