@@ -104,6 +104,9 @@ def produce_and_consume(a, side, rounds, producer_cycles, consumer_cycles, *, fi
 def _run_on_gpu(**case: object) -> tuple[list[float], float, float]:
     a = torch.zeros(1 << 16, device=DEV)
     side = torch.cuda.Stream()
+    a.fill_(0.0)  # the chapter's warm-up: a kernel's first (lazy) load can wait for the GPU
+    a.mean()
+    torch.cuda._sleep(1)
     torch.cuda.synchronize()
     start = time.perf_counter()
     means = produce_and_consume(a, side, 3, **case)

@@ -123,7 +123,7 @@ def test_the_profiler_shows_a_stream_sync_after_every_blocking_copy() -> None:
     assert syncs[False] >= len(small) > syncs[True], syncs
 
 
-def test_pinning_a_tensor_used_once_does_not_make_its_copy_much_faster() -> None:
+def test_pinning_before_every_copy_costs_more_than_reusing_a_pinned_buffer() -> None:
     x = torch.randn(16 * MIB)  # 64 MiB of float32, pageable
 
     def timed(fn) -> float:
@@ -146,11 +146,10 @@ def test_pinning_a_tensor_used_once_does_not_make_its_copy_much_faster() -> None
     )
     print(f"{figures}; pin then copy is {plain / pin_then_copy:.2f}x as fast as plain")
     # the chapter: every pin adds a host copy, so a buffer pinned once and reused beats pinning each time
-    # (the pin's 64 MiB host copy costs a large part of what the pinned copy to the GPU costs, on any host)
+    # (the pin's 64 MiB host copy costs a large part of what the pinned copy to the GPU costs, on any host).
+    # Whether pinning a tensor used once beats a plain copy depends on the host, so nothing is claimed:
+    # PyTorch's tutorial found it slower; the H200 self-test host found it 4x faster (docs/sources.md §2).
     assert pin_then_copy > 1.1 * reused, figures
-    # and pinning a tensor used once is rarely much faster than a plain copy: the tutorial found it up to 2x
-    # slower; a many-core host pins at tens of GB/s and can make it faster, but not 4x
-    assert pin_then_copy > 0.25 * plain, figures
 
 
 def test_non_blocking_d2h_gives_wrong_values_without_waiting_and_right_ones_with_it() -> None:
