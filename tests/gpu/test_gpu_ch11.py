@@ -2,7 +2,7 @@
 
 Floors are ones a Kaggle T4 meets: a tiny kernel costs microseconds to launch (not nanoseconds,
 not milliseconds), a launch-bound model replayed as a CUDA graph beats eager launches, and
-`torch.compile(mode="reduce-overhead")` beats eager on the same model. Every timing synchronises
+`torch.compile(mode="reduce-overhead")` replays CUDA graphs with eager's results. Every timing synchronises
 the GPU. The compile tests take tens of seconds on a T4 (Triton compiles each kernel).
 """
 
@@ -33,11 +33,11 @@ def _seconds_per_call(fn, *args, calls: int = 200, repeats: int = 5) -> float:
     return best
 
 
-def _small_net(blocks: int = 6) -> torch.nn.Module:
-    """The chapter's launch-bound model: six (or `blocks`) Linear(128, 128) + GELU layers."""
+def _small_net() -> torch.nn.Module:
+    """The chapter's launch-bound model: six Linear(128, 128) + GELU layers."""
     torch.manual_seed(0)
     layers: list[torch.nn.Module] = []
-    for _ in range(blocks):
+    for _ in range(6):
         layers += [torch.nn.Linear(128, 128), torch.nn.GELU()]
     return torch.nn.Sequential(*layers).to(DEV).eval()
 
@@ -192,17 +192,27 @@ def test_torch_compile_fuses_the_gelu_chain_into_generated_kernels() -> None:
     assert _seconds_per_call(compiled, x, calls=50) < _seconds_per_call(gelu_tanh, x, calls=50)
 
 
-def test_reduce_overhead_beats_eager_once_the_model_launches_many_kernels() -> None:
-    """Its fixed cost per call (guards, the input copy, the graph tree's bookkeeping) can outweigh the
-    launches it saves on the chapter's six blocks (the H200 self-test measured it slower there); on
-    24 blocks, 48 kernels, the saved launches win."""
-    net = _small_net(blocks=24)
+def test_reduce_overhead_replays_a_cuda_graph_and_gives_eagers_results() -> None:
+    """What the chapter states for certain: the mode records CUDA graphs and replays them, with eager's results.
+
+    Its speed is not claimed: on the H200 self-test host (torch 2.11, CUDA 13) it lost to eager on six blocks
+    (320 vs 204 µs per forward) and on 24 (1,292 vs 1,103 µs), while a hand-captured graph beat eager there.
+    """
+    from torch.profiler import ProfilerActivity, profile
+
+    net = _small_net()
     static_in = torch.randn(8, 128, device=DEV)
     graphed = torch.compile(net, mode="reduce-overhead")
     with torch.no_grad():
-        for _ in range(3):
+        for _ in range(3):  # compile, warm up, record
             graphed(static_in)
-        torch.testing.assert_close(graphed(static_in).clone(), net(static_in), rtol=1e-4, atol=1e-4)
-        eager = _seconds_per_call(net, static_in, calls=200)
-        fast = _seconds_per_call(graphed, static_in, calls=200)
-    assert fast < eager, f"reduce-overhead {fast * 1e6:.1f} µs vs eager {eager * 1e6:.1f} µs"
+        torch.cuda.synchronize(DEV)
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            out = graphed(static_in).clone()
+            torch.cuda.synchronize(DEV)
+        for _ in range(3):  # new data each call: copied into the graph's static input
+            batch = torch.randn(8, 128, device=DEV)
+            torch.testing.assert_close(graphed(batch).clone(), net(batch), rtol=1e-4, atol=1e-4)
+        torch.testing.assert_close(out, net(static_in), rtol=1e-4, atol=1e-4)
+    names = [event.name for event in prof.events()]
+    assert any(name.startswith("cudaGraphLaunch") for name in names), sorted(set(names))[:40]
