@@ -17,8 +17,6 @@ from collections.abc import Iterator
 
 import torch
 
-from .validation import checks, text, usable_device
-
 #: Printed by `have_gpus` when a cell takes its no-GPU path; counted by the runner and tests.
 NO_GPU_MARKER = "[no-GPU path]"
 
@@ -27,6 +25,61 @@ HOW_TO_GET_A_GPU = (
     "On Kaggle: Settings → Accelerator → GPU T4 ×2, then run the notebook again. "
     "Locally: an NVIDIA GPU with a CUDA build of PyTorch (see pytorch.org/get-started)."
 )
+
+
+#: The device spellings the helpers accept, named in every error about a device.
+DEVICE_FORMS = "'cpu', 'cuda' or 'cuda:0' (a GPU by number), 'mps' (Apple), or a torch.device"
+
+
+class DeviceError(ValueError, RuntimeError):
+    """A device argument that is misspelt or cannot be used here.
+
+    A ValueError (a bad argument), and a RuntimeError too, because torch raises RuntimeError for a
+    device string it does not know, and code written against torch catches that.
+    """
+
+
+def a_device(value: object, name: str = "device") -> torch.device:
+    """`value` as a `torch.device` if it is one or a spelling torch knows; else raise listing the forms.
+
+    Only the spelling is checked: a chapter may describe a device this machine lacks.
+    """
+    if isinstance(value, torch.device):
+        return value
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a device such as {DEVICE_FORMS}, not {value!r} ({type(value).__name__})")
+    try:
+        return torch.device(value)
+    except (RuntimeError, ValueError):
+        raise DeviceError(f"{name}={value!r} is not a device torch knows; pass {DEVICE_FORMS}") from None
+
+
+def usable_device(value: object, name: str = "device") -> torch.device:
+    """`value` as a `torch.device` if this process can use it; else raise saying what to pass.
+
+    The device a learner hands a helper arrives here: a spelling torch does not know gets the forms
+    it knows; a type this machine cannot use ('cuda' on a CPU-only build or without a driver) or an
+    index past the devices present is refused here rather than deep inside torch. Usable means what
+    torch can use now, never guessed from error wording.
+    """
+    device = a_device(value, name)
+    if device.type in ("cpu", "meta"):
+        return device
+    if device.type == "cuda":
+        usable, count = torch.cuda.is_available(), cuda_gpu_count()
+    else:
+        usable, count = accelerator_type() == device.type, accelerator_count()
+    if not usable:
+        raise DeviceError(
+            f"{name} {str(device)!r} is not usable here: this machine has no usable {device.type} device; "
+            "pass 'cpu' or helpers.try_gpu() (the first GPU if there is one, else the CPU)"
+        )
+    if device.index is not None and device.index >= count:
+        raise DeviceError(
+            f"{name} {str(device)!r} does not exist: this machine has {count} {device.type} device(s), "
+            f"numbered from 0; pass '{device.type}:0'" + (f" to '{device.type}:{count - 1}'" if count > 1 else "")
+        )
+    return device
 
 
 def check_device_index(i: object) -> int:
@@ -51,12 +104,12 @@ def accelerator_count() -> int:
     return torch.accelerator.device_count() if accelerator_type() else 0
 
 
-@checks(check_device_index)
 def try_gpu(i: int = 0) -> torch.device:
     """Return accelerator device `i` if it exists, otherwise the CPU.
 
     Lets a notebook say "the second GPU, if there is one" and still run on a laptop.
     """
+    i = check_device_index(i)
     kind = accelerator_type()
     if kind is not None and accelerator_count() > i:
         return torch.device(kind, i)
@@ -75,7 +128,6 @@ def cuda_gpu_count() -> int:
     return torch.cuda.device_count() if torch.cuda.is_available() else 0
 
 
-@checks(task=text)
 def have_gpus(n: int = 1, task: str = "this cell") -> bool:
     """True when at least `n` CUDA GPUs are visible; otherwise explain what is missing and return False.
 
@@ -83,6 +135,8 @@ def have_gpus(n: int = 1, task: str = "this cell") -> bool:
     so a learner without the hardware reads why the GPU part did not run instead of a traceback.
     """
     n = check_device_index(n)
+    if not isinstance(task, str):
+        raise TypeError(f"task must be a string that says what the cell does, not {task!r} ({type(task).__name__})")
     found = cuda_gpu_count()
     if found >= n:
         return True
@@ -91,12 +145,12 @@ def have_gpus(n: int = 1, task: str = "this cell") -> bool:
     return False
 
 
-@checks(device=usable_device)
 def synchronize(device: torch.device | str) -> None:
     """Wait until every queued operation on `device` has finished (a no-op for the CPU).
 
     Every timing in the course calls this before it reads a clock: GPU work is queued and
-    returns at once, so a clock stopped without it measures only the queuing.
+    returns at once, so a clock stopped without it measures only the queuing. It runs inside timed
+    code, so it checks nothing: the harness that calls it has checked the device once.
     """
     device = torch.device(device)
     if device.type in ("cpu", "meta"):

@@ -99,68 +99,7 @@ def text(value: Any, name: str) -> str:
     return value
 
 
-#: The device spellings a helper accepts, named in every error about a device.
-DEVICE_FORMS = "'cpu', 'cuda' or 'cuda:0' (a GPU by number), 'mps' (Apple), or a torch.device"
-
-
-class DeviceError(ValueError, RuntimeError):
-    """A device argument that is misspelt or cannot be used here.
-
-    A ValueError (a bad argument), and a RuntimeError too, because torch raises RuntimeError for a
-    device string it does not know, and code written against torch catches that.
-    """
-
-
-def a_device(value: Any, name: str = "device") -> Any:
-    """Return `value` as a `torch.device` if it is one or a spelling torch knows; else raise listing the forms.
-
-    Only the spelling is checked: a chapter may describe a device this machine lacks. Use
-    `usable_device` for a device that work will run on.
-    """
-    import torch
-
-    if isinstance(value, torch.device):
-        return value
-    if not isinstance(value, str):
-        raise TypeError(f"{name} must be a device such as {DEVICE_FORMS}, not {value!r} ({type(value).__name__})")
-    try:
-        return torch.device(value)
-    except (RuntimeError, ValueError):
-        raise DeviceError(f"{name}={value!r} is not a device torch knows; pass {DEVICE_FORMS}") from None
-
-
-def usable_device(value: Any, name: str = "device") -> Any:
-    """Return `value` as a `torch.device` if it names a device this process can use; else raise saying what to pass.
-
-    The one device check of the helpers. A spelling torch does not know ('gpu', 'cuda:x') gets the
-    forms it does know; a device of a type this machine cannot use ('cuda' on a CPU-only build, or
-    on a CUDA build without a driver) or an index past the devices present is refused, so the
-    error comes here and not from deep inside torch. Usable means what torch can use now
-    (`torch.cuda.is_available()`, the current accelerator), never guessed from error wording.
-    'cpu' and 'meta' are always usable.
-    """
-    import torch
-
-    device = a_device(value, name)
-    if device.type in ("cpu", "meta"):
-        return device
-    from .devices import accelerator_count, accelerator_type
-
-    if device.type == "cuda":
-        usable, count = torch.cuda.is_available(), torch.cuda.device_count() if torch.cuda.is_available() else 0
-    else:
-        usable, count = accelerator_type() == device.type, accelerator_count()
-    if not usable:
-        raise DeviceError(
-            f"{name} {str(device)!r} is not usable here: this machine has no usable {device.type} device; "
-            "pass 'cpu' or helpers.try_gpu() (the first GPU if there is one, else the CPU)"
-        )
-    if device.index is not None and device.index >= count:
-        raise DeviceError(
-            f"{name} {str(device)!r} does not exist: this machine has {count} {device.type} device(s), "
-            f"numbered from 0; pass '{device.type}:0'" + (f" to '{device.type}:{count - 1}'" if count > 1 else "")
-        )
-    return device
+from .devices import DEVICE_FORMS, DeviceError, a_device, usable_device  # noqa: E402, F401  (moving out)
 
 
 def optional(check: Callable[[Any, str], object]) -> Callable[[Any, str], None]:

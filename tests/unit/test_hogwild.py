@@ -217,3 +217,50 @@ def test_a_function_that_fails_only_in_a_child_gets_a_verdict(
     assert not outcome.correct and verdict in outcome.message, outcome.message
     assert "Traceback" not in outcome.message
     assert multiprocessing.active_children() == []
+
+
+# --------------------------------------------------------------------------------------------- children's failures
+
+
+def add_one(x: int) -> int:
+    """An importable worker (a child process can import this module)."""
+    return x + 1
+
+
+def write_to_stderr_and_die(code: int) -> None:
+    """A child that dies without reporting (as C++ code that aborts would), its cause only on stderr."""
+    import os
+    import sys
+
+    print("the cause: the child's own words on stderr", file=sys.stderr, flush=True)
+    os._exit(code)
+
+
+def test_a_child_that_dies_is_reported_with_the_last_lines_of_its_stderr(capfd: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(WorkerFailed) as failed:
+        run_in_children(write_to_stderr_and_die, [(1,)], timeout=60)
+    message = str(failed.value)
+    assert "exited with code 1 before reporting a result" in message
+    assert "the cause: the child's own words on stderr" in message
+    assert "the child's own words" in capfd.readouterr().err  # still shown where it showed before
+
+
+def test_an_argument_the_child_cannot_rebuild_is_reported_with_its_traceback(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+    import types
+
+    only_here = types.ModuleType("course_module_only_in_the_parent")
+
+    class Thing:
+        pass
+
+    Thing.__module__, Thing.__qualname__ = only_here.__name__, "Thing"
+    only_here.Thing = Thing  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, only_here.__name__, only_here)
+    with pytest.raises(WorkerFailed, match="No module named 'course_module_only_in_the_parent'"):
+        run_in_children(add_one, [(Thing(),)], timeout=60)
+
+
+def test_an_argument_that_cannot_be_sent_is_refused_naming_it() -> None:
+    with pytest.raises(TypeError, match=r"args_per_child\[0\] cannot be sent to a child process"):
+        run_in_children(add_one, [(lambda: 1,)], timeout=60)

@@ -1,5 +1,5 @@
 """Small helpers: starting a chapter, the version check, the scratch folder, the fresh-process helper,
-timing, import cost, show_source, stamped plots, argument checks, the learner's command line."""
+timing, import cost, stamped plots, argument checks, the learner's command line."""
 
 from __future__ import annotations
 
@@ -120,17 +120,6 @@ def test_import_helpers_is_cheap_beyond_torch() -> None:
         assert heavy == "-", f"import helpers pulled in {heavy}"
         costs.append(float(cost))
     assert min(costs) <= 0.3, f"import helpers costs {min(costs):.2f} s beyond import torch"
-
-
-def test_show_source_prints_the_helpers_code(capsys: pytest.CaptureFixture[str]) -> None:
-    from helpers.devices import try_gpu
-    from helpers.show import show_source
-
-    show_source(try_gpu)
-    out = capsys.readouterr().out
-    assert out.startswith("# from helpers.devices") and "def try_gpu(" in out
-    with pytest.raises(TypeError, match="function or class"):
-        show_source(len)
 
 
 def test_plots_stamp_a_figure(tmp_path: Path) -> None:
