@@ -249,7 +249,9 @@ def test_the_kaggle_build_keeps_whole_folders_when_the_disk_fills_during_the_dat
     folders = sorted(p.name for p in out.iterdir())
     assert "dataset" not in folders and not [f for f in folders if f.startswith(".")]
     assert len(folders) == len(kaggle.notebooks_to_publish())
-    assert all(kaggle.validate_folder(out / f) == [] for f in folders), "every kernel folder built is whole"
+    for f in folders:  # every kernel folder built is whole: its metadata parses and names its notebook
+        meta = json.loads((out / f / kaggle.KERNEL_METADATA).read_text(encoding="utf-8"))
+        assert (out / f / meta["code_file"]).is_file(), f
 
 
 def test_the_kaggle_build_into_a_read_only_folder_leaves_the_last_build_as_it_was(
