@@ -29,28 +29,11 @@ from typing import Any
 
 import torch
 
-from .devices import synchronize
+from .devices import synchronize, usable_device
 from .memory import MIB, NeedsCudaError, cuda_device_for, format_bytes
 from .timing import gigabytes_per_second, wall_seconds
-from .validation import (
-    MAX_BYTES,
-    MAX_REPEATS,
-    a_function,
-    checks,
-    flag,
-    optional,
-    positive_number,
-    sequence_of,
-    text,
-    usable_device,
-    whole_number,
-    with_fields,
-    with_keys,
-)
 
 DIRECTIONS = ("h2d", "d2h")
-#: The most tensors one timed batch holds.
-MAX_COPIES = 4096
 DIRECTION_NAMES = {"h2d": "host→device", "d2h": "device→host"}
 
 #: A copy function as chapter 07 writes it: `copy(tensors, device, non_blocking)` returns the copies.
@@ -133,15 +116,6 @@ class BandwidthResult:
         )
 
 
-def _check_direction(direction: Any) -> str:
-    if direction not in DIRECTIONS:
-        raise ValueError(f"direction must be 'h2d' (host→device) or 'd2h' (device→host), not {direction!r}")
-    return direction
-
-
-_check_flag = flag  # the helpers' one check of a True/False argument
-
-
 def _copies_per_timing(nbytes: int) -> int:
     """Small copies are timed in batches (up to 100 back to back), so that a clock read is not most of the time."""
     return max(1, min(100, (16 * 1024 * 1024) // nbytes))
@@ -164,10 +138,7 @@ def copy_bandwidth(
     """
     from .environment import stamp
 
-    nbytes, direction = whole_number(nbytes, "nbytes", maximum=MAX_BYTES), _check_direction(direction)
-    pinned = _check_flag(pinned, "pinned")
-    non_blocking = pinned if non_blocking is None else _check_flag(non_blocking, "non_blocking")
-    whole_number(repeats, "repeats", maximum=MAX_REPEATS)
+    non_blocking = pinned if non_blocking is None else non_blocking
     dev = cuda_device_for(device, "copy_bandwidth (it copies between host memory and a GPU)")
     host = torch.empty(nbytes, dtype=torch.uint8, pin_memory=pinned)
     on_device = torch.empty(nbytes, dtype=torch.uint8, device=dev)
@@ -202,7 +173,6 @@ def copy_bandwidth(
 # --------------------------------------------------------------------------- timing the learner's copy loop
 
 
-@checks(nbytes=whole_number, total_bytes=whole_number, max_copies=whole_number)
 def copies_for(nbytes: int, total_bytes: int, max_copies: int) -> int:
     """How many tensors of `nbytes` a batch holds: enough for `total_bytes`, at least 1, at most `max_copies`."""
     return max(1, min(max_copies, total_bytes // nbytes))
@@ -238,20 +208,13 @@ def time_copy_batch(
     so blocking and non_blocking copies are compared on equal terms (on a CPU, with one thread, like a
     GPU's one copy engine). Pinned sources come from
     `torch.empty(..., pin_memory=True)`. Returns the fastest of `repeats` batches (the one least
-    disturbed by the rest of the machine, as bandwidth tests report), per copy.
+    disturbed by the rest of the machine, as bandwidth tests report), per copy. `copy` and `device`
+    are the learner's, so they are checked before anything is allocated or timed.
     """
     from .environment import stamp
 
-    nbytes, copies, repeats = (
-        whole_number(nbytes, "nbytes", maximum=MAX_BYTES),
-        whole_number(copies, "copies", maximum=MAX_COPIES),
-        whole_number(repeats, "repeats", maximum=MAX_REPEATS),
-    )
-    if nbytes * copies > MAX_BYTES:
-        raise ValueError(f"{copies} copies of nbytes={nbytes:,} exceed {MAX_BYTES:,} bytes; copy fewer or smaller")
-    pinned, non_blocking = _check_flag(pinned, "pinned"), _check_flag(non_blocking, "non_blocking")
     if not callable(copy):
-        raise TypeError(f"copy must be a function copy(tensors, device, non_blocking), not {type(copy).__name__}")
+        raise TypeError(f"copy must be a function (something callable), not {copy!r} ({type(copy).__name__})")
     device = usable_device(device)
     sources = [torch.empty(nbytes, dtype=torch.uint8, pin_memory=pinned).fill_(1) for _ in range(copies)]
     threads = torch.get_num_threads()
@@ -298,19 +261,14 @@ def two_by_two(
 
     Each batch holds `copies_for(size, total_bytes, max_copies)` tensors. Pinned sources are
     measured only when `device` is a CUDA GPU: a CPU cannot pin (and host→host copies gain nothing).
+    `copy` and `device` are the learner's, so they are checked before the first batch.
     """
     from tqdm.auto import tqdm
 
-    if isinstance(sizes, (str, bytes)) or not hasattr(sizes, "__iter__"):
-        raise TypeError(f"sizes must be a list of sizes in bytes, not {sizes!r}")
-    sizes = [whole_number(n, "every entry of sizes", maximum=MAX_BYTES) for n in sizes]
-    if not sizes:
-        raise ValueError("two_by_two needs at least one size in sizes")
-    a_function(copy, "copy")
+    if not callable(copy):
+        raise TypeError(f"copy must be a function (something callable), not {copy!r} ({type(copy).__name__})")
     device = usable_device(device)
-    whole_number(total_bytes, "total_bytes", maximum=MAX_BYTES)
-    whole_number(max_copies, "max_copies", maximum=MAX_COPIES)
-    whole_number(repeats, "repeats", maximum=MAX_REPEATS)
+    sizes = list(sizes)
     pinned_options = (False, True) if device.type == "cuda" else (False,)
     cases = [(n, p, nb) for p in pinned_options for nb in (False, True) for n in sizes]
     return [
@@ -321,18 +279,6 @@ def two_by_two(
     ]
 
 
-def check_pcie_link(generation: int, width: int) -> None:
-    """Refuse a PCIe generation or link width that does not exist."""
-    for name, value in (("generation", generation), ("width", width)):
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise TypeError(f"{name} must be a whole number, not {value!r}")
-    if generation not in PCIE_GENERATIONS:
-        raise ValueError(f"PCIe generation {generation} is unknown; known: {sorted(PCIE_GENERATIONS)}")
-    if width not in PCIE_WIDTHS:
-        raise ValueError(f"a PCIe link is x1, x2, x4, x8, x12, x16 or x32, not x{width}")
-
-
-@checks(check_pcie_link)
 def pcie_peak_gb_per_s(generation: int, width: int) -> float:
     """Theoretical data rate of a PCIe link, in GB/s per direction (10^9 bytes/s).
 
@@ -379,10 +325,12 @@ def link_peak_gb_per_s(device: torch.device | str | int | None = None) -> tuple[
         return None, f"NVML could not read the PCIe link ({exc})"
     finally:
         pynvml.nvmlShutdown()
-    try:
-        peak = pcie_peak_gb_per_s(generation, width)
-    except (TypeError, ValueError) as exc:
-        return None, f"NVML reports PCIe gen {generation} x{width}, which this helper cannot price: {exc}"
+    if generation not in PCIE_GENERATIONS or width not in PCIE_WIDTHS:
+        return None, (
+            f"NVML reports PCIe gen {generation} x{width}, which this helper cannot price "
+            f"(it knows gens {min(PCIE_GENERATIONS)}–{max(PCIE_GENERATIONS)}, widths x1–x32)"
+        )
+    peak = pcie_peak_gb_per_s(generation, width)
     return peak, f"PCIe {generation}.0 x{width} (maximum link of {dev}, read through NVML{how}{current})"
 
 
@@ -397,12 +345,8 @@ def _nvml_handle(pynvml: Any, dev: torch.device) -> tuple[Any, str]:
     return pynvml.nvmlDeviceGetHandleByIndex(dev.index), "; matched by index, check CUDA_VISIBLE_DEVICES"
 
 
-@checks(peak_gb_per_s=positive_number)
 def ratio_lines(results: Sequence[BandwidthResult], peak_gb_per_s: float, min_nbytes: int = 0) -> list[str]:
     """One line per result of at least `min_nbytes`: measured GB/s and its fraction of the peak."""
-    whole_number(min_nbytes, "min_nbytes", minimum=0)
-    if not isinstance(results, Sequence) or not all(isinstance(r, BandwidthResult) for r in results):
-        raise TypeError("results must be a list of BandwidthResult (what copy_bandwidth and time_copy_batch return)")
     return [
         f"{r}  → {r.gb_per_s / peak_gb_per_s:.0%} of {peak_gb_per_s:.2f} GB/s"
         for r in results
@@ -414,20 +358,6 @@ def ratio_lines(results: Sequence[BandwidthResult], peak_gb_per_s: float, min_nb
 _COLOURS = {("h2d", True): 0, ("h2d", False): 1, ("d2h", True): 2, ("d2h", False): 3}
 
 
-@checks(
-    results=sequence_of(
-        with_fields(BandwidthResult, nbytes=whole_number, gb_per_s=positive_number), allow_empty=True, most=1000
-    ),
-    peak_gb_per_s=optional(positive_number),
-    peak_label=text,
-    reference=sequence_of(
-        with_keys({"nbytes": whole_number, "gb_per_s": sequence_of(positive_number), "what": text}),
-        allow_empty=True,
-        most=100,
-    ),
-    stamp=optional(text),
-    title=text,
-)
 def plot_bandwidth(
     results: Sequence[BandwidthResult],
     peak_gb_per_s: float | None = None,
@@ -445,8 +375,6 @@ def plot_bandwidth(
     """
     from .plots import GREY, OKABE_ITO, add_stamp, colour, keep_labels_inside, new_figure, set_alt
 
-    if not results and not reference:
-        raise ValueError("plot_bandwidth needs measured results or reference points")
     fig, ax = new_figure(7.5, 4.2)
     groups: dict[tuple[str, bool, bool | None], list[BandwidthResult]] = {}
     for r in results:

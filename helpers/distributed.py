@@ -49,19 +49,6 @@ from typing import Any
 
 import torch
 
-from .validation import (
-    MAX_SECONDS,
-    bounded,
-    checks,
-    flag,
-    optional,
-    positive_number,
-    same_lengths,
-    sequence_of,
-    text,
-    whole_number,
-)
-
 #: Seconds a launch may take before every rank is killed (a hung rank must not hang a notebook).
 DEFAULT_TIMEOUT = 120.0
 
@@ -166,6 +153,7 @@ def loopback_interface() -> str:
 
 
 def _check_importable(worker: Callable[..., Any]) -> None:
+    """Refuse, before any rank starts, a worker that a process started with spawn or forkserver cannot import."""
     module = getattr(worker, "__module__", None)
     qualname = getattr(worker, "__qualname__", "")
     if not callable(worker):
@@ -391,30 +379,6 @@ def stop_processes(processes: list[Any]) -> None:
             p.join(5.0)
 
 
-#: The most ranks `launch` starts: each is a Python process with torch (hundreds of MB), and a
-#: notebook's lesson needs two to a handful.
-MAX_RANKS = 32
-
-
-def check_launch(worker: Any, world_size: Any, args: Any, backend: Any) -> None:
-    """Refuse, before any rank starts, what would otherwise fail inside every rank (or start too many)."""
-    if not callable(worker):
-        raise TypeError(f"worker must be a function worker(rank, world_size, ...), not {worker!r:.80}")
-    if isinstance(world_size, bool) or not isinstance(world_size, int):  # a ValueError, as launch has always said
-        raise ValueError(f"world_size must be a whole number ≥ 1 such as 2, not {world_size!r}")
-    whole_number(world_size, "world_size", maximum=MAX_RANKS)
-    if not isinstance(args, tuple | list):
-        raise TypeError(f"args must be a tuple of the worker's extra arguments, such as (64, 0.1), not {args!r:.80}")
-    if backend is not None and backend not in ("gloo", "nccl"):
-        raise ValueError(f"backend must be 'gloo', 'nccl' or None (the launcher picks), not {backend!r}")
-
-
-@checks(
-    check_launch,
-    timeout=bounded(positive_number, maximum=MAX_SECONDS),
-    threads_per_rank=optional(bounded(whole_number, maximum=1024)),
-    init_group=flag,
-)
 def launch(
     worker: Callable[..., Any],
     world_size: int = 2,
@@ -707,15 +671,6 @@ def run_commands(
     done, with a note. With `check`, a command that failed raises `CommandFailed` (NCCL advice
     included when its output mentions NCCL).
     """
-    if (
-        isinstance(commands, str | bytes)
-        or not isinstance(commands, Sequence)
-        or not commands
-        or any(isinstance(c, str | bytes) or not isinstance(c, Sequence) or not c for c in commands)
-        or not all(isinstance(part, str | os.PathLike) for c in commands for part in c)
-    ):
-        raise ValueError(f"commands must be a list of commands, each a non-empty list of strings, not {commands!r:.80}")
-    positive_number(timeout, "timeout", maximum=MAX_SECONDS)
     envs = list(envs) if envs is not None else [{} for _ in commands]
     files = list(done_files) if done_files is not None else [None] * len(commands)
     if len(envs) != len(commands) or len(files) != len(commands):
@@ -808,13 +763,6 @@ def leftovers() -> dict[str, list[str]]:
 # --------------------------------------------------------------------------------------------
 
 
-@checks(
-    same_lengths("labels", "samples_per_second"),
-    labels=sequence_of(text, most=100),
-    samples_per_second=sequence_of(positive_number, most=100),
-    title=text,
-    stamp_text=text,
-)
 def plot_throughput(labels: Sequence[str], samples_per_second: Sequence[float], title: str, stamp_text: str) -> Any:
     """Bar chart of samples per second, each bar labelled with its speed-up over the first. Returns the figure."""
     from .plots import add_stamp, colour, new_figure, number, set_alt

@@ -23,7 +23,6 @@ from datetime import date
 from typing import Literal
 
 from .devices import HOW_TO_GET_A_GPU
-from .validation import checks, instance_of, optional
 
 Level = Literal["ok", "note", "problem"]
 
@@ -439,7 +438,6 @@ def _this_machine() -> Machine:
     return describe_machine()
 
 
-@checks(m=optional(instance_of(Machine, what="a Machine (from describe_machine()) or None")))
 def stamp(m: Machine | None = None) -> str:
     """The label every measured figure carries: hardware, torch and CUDA versions, date."""
     m = m or _this_machine()

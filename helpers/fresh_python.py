@@ -12,22 +12,8 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any
-
-from .validation import MAX_SECONDS, bounded, checks, positive_number, text
 
 
-def check_env(env: Any, name: str) -> None:
-    """Refuse an `env` that is not a dict of variable names to strings (or None, to remove one)."""
-    if env is None:
-        return
-    if not isinstance(env, dict) or not all(
-        isinstance(k, str) and (v is None or isinstance(v, str)) for k, v in env.items()
-    ):
-        raise TypeError(f"{name} must be a dict of variable names to strings (None removes one), not {env!r:.80}")
-
-
-@checks(code=text, env=check_env, timeout=bounded(positive_number, maximum=MAX_SECONDS))
 def run_fresh_python(code: str, env: dict[str, str | None] | None = None, timeout: float = 120.0) -> str:
     """Run `code` with this kernel's Python in a new process and return what it printed.
 

@@ -44,7 +44,6 @@ from .distributed import (
     write_stderr_to,
 )
 from .portable import portable, rebuild
-from .validation import MAX_SECONDS, a_function, bounded, checks, positive_number
 
 
 def _started(p: Any) -> bool:
@@ -189,25 +188,6 @@ def _child_main(target: Any, index: int, sent: _ArgumentsForChild, conn: Any, st
         conn.close()
 
 
-#: The most children `run_in_children` starts at once (each is a Python process with torch).
-MAX_CHILDREN = 32
-
-
-def check_args_per_child(args_per_child: Any, name: str) -> None:
-    """Refuse, before any child starts, an `args_per_child` that is not a short list of argument tuples."""
-    if isinstance(args_per_child, str | bytes) or not isinstance(args_per_child, Sequence):
-        raise TypeError(
-            f"{name} must be a list with one tuple of arguments per child, such as [(0,), (1,)], "
-            f"not {args_per_child!r:.80}"
-        )
-    if not 1 <= len(args_per_child) <= MAX_CHILDREN:
-        raise ValueError(f"{name} must hold from 1 to {MAX_CHILDREN} tuples (one per child), not {len(args_per_child)}")
-    for i, args in enumerate(args_per_child):
-        if not isinstance(args, tuple | list):
-            raise TypeError(f"{name}[{i}] must be a tuple of arguments such as (1, 2), not {args!r:.80}")
-
-
-@checks(fn=a_function, args_per_child=check_args_per_child, timeout=bounded(positive_number, maximum=MAX_SECONDS))
 def run_in_children(
     fn: Callable[..., Any], args_per_child: Sequence[tuple[Any, ...]], timeout: float = 30.0
 ) -> list[Any]:

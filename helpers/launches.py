@@ -28,8 +28,6 @@ from typing import Any
 
 import torch
 
-from .validation import a_device, checks, instance_of
-
 #: How to get a C++ compiler Inductor can use, by platform (`sys.platform` prefix).
 _INSTALL = {
     "linux": "install g++ (Debian/Ubuntu: `sudo apt-get install g++`; conda: `conda install -c conda-forge gxx`)",
@@ -50,7 +48,6 @@ def cpp_compiler() -> str:
     return os.environ.get("CXX", "clang++" if sys.platform == "darwin" else "g++")
 
 
-@checks(exc=instance_of(BaseException, what="the exception torch.compile raised"), device=a_device)
 def compiler_advice(exc: BaseException, device: torch.device | str = "cpu") -> str:
     """What to tell a learner whose `torch.compile` failed with `exc`: what broke, what is missing, how to fix it."""
     device = torch.device(device)
@@ -95,7 +92,6 @@ def inductor_cache_dir() -> Path:
     return Path(tempfile.gettempdir(), f"torchinductor_{user}")
 
 
-@checks(folder=instance_of(str, Path, what="a folder, as a str or a pathlib.Path"))
 def compiled_files(folder: Path | str) -> int:
     """How many compiled-code files (`COMPILED_SUFFIXES`) lie anywhere under `folder` (0 when it does not exist)."""
     folder = Path(folder)

@@ -5,8 +5,7 @@ Three parts, for chapter 05:
 * **Readers of the real counters** (`memory_counters`, `reset_peaks`, `free_and_total`,
   `allocator_stats`). They return plain numbers and need a CUDA GPU: on a machine without one
   they raise `NeedsCudaError` instead of returning the zeros that torch's CPU-only build gives.
-* **Sizes before allocating** (`tensor_nbytes`, `format_bytes`): numel × element size, with
-  clear errors for a shape or dtype that is not one.
+* **Sizes before allocating** (`tensor_nbytes`, `format_bytes`): numel × element size.
 * **`CachingAllocatorModel`**, a MODEL of PyTorch's CUDA caching allocator for machines without a
   GPU. It follows the rules in PyTorch's `c10/cuda/CUDACachingAllocator.cpp` (the "Memory
   management" section of the "CUDA semantics" docs describes the behaviour): requests are
@@ -28,20 +27,7 @@ from typing import Any
 
 import torch
 
-from .devices import HOW_TO_GET_A_GPU
-from .validation import (
-    MAX_BYTES,
-    a_device,
-    bounded,
-    checks,
-    instance_of,
-    optional,
-    positive_number,
-    sequence_of,
-    text,
-    whole_number,
-    with_fields,
-)
+from .devices import HOW_TO_GET_A_GPU, a_device
 
 KIB = 1024
 MIB = 1024 * KIB
@@ -154,21 +140,6 @@ def allocator_stats(device: torch.device | str | int | None = None, keys: Sequen
 # --------------------------------------------------------------------------- sizes
 
 
-def check_shape_and_dtype(shape: Any, dtype: Any) -> None:
-    """Refuse a shape that is not whole numbers from 0 (or one such number), and a dtype that is not a torch.dtype."""
-    if not isinstance(dtype, torch.dtype):
-        raise TypeError(f"dtype must be a torch.dtype such as torch.float32, not {dtype!r} ({type(dtype).__name__})")
-    dims = (shape,) if isinstance(shape, int) and not isinstance(shape, bool) else shape
-    if isinstance(dims, (str, bytes)) or not isinstance(dims, Sequence):
-        raise TypeError(f"shape must be a tuple of whole numbers such as (64, 3, 224, 224), not {shape!r}")
-    for d in dims:
-        if isinstance(d, bool) or not isinstance(d, int):
-            raise TypeError(f"every dimension must be a whole number, but shape {tuple(dims)!r} holds {d!r}")
-        if d < 0:
-            raise ValueError(f"a dimension cannot be negative, but shape {tuple(dims)!r} holds {d}")
-
-
-@checks(check_shape_and_dtype)
 def tensor_nbytes(shape: int | Sequence[int] | torch.Size, dtype: torch.dtype) -> int:
     """Bytes a dense tensor of `shape` and `dtype` needs: numel × element size (what `Tensor.nbytes` says).
 
@@ -212,6 +183,11 @@ def segment_size(rounded: int) -> int:
 
 
 def _check_request(nbytes: Any) -> None:
+    """Refuse a request that is not a whole number of bytes from 1.
+
+    A learner types sizes into the playground; the model would otherwise give a request of 0,
+    a negative or a fractional size a block as if it were real.
+    """
     if isinstance(nbytes, bool) or not isinstance(nbytes, int):
         raise TypeError(f"a request is a whole number of bytes, not {nbytes!r} ({type(nbytes).__name__})")
     if nbytes <= 0:
@@ -513,15 +489,6 @@ class AllocatorPlayground:
         return len(self._handles)
 
 
-@checks(
-    history=sequence_of(
-        with_fields(Step, allocated=bounded(whole_number, minimum=0), reserved=bounded(whole_number, minimum=0)),
-        most=1000,
-    ),
-    label=text,
-    title=optional(text),
-    capacity=optional(whole_number),
-)
 def plot_steps(history: Sequence[Step], label: str, title: str | None = None, *, capacity: int | None = None) -> Any:
     """Bars of allocated and reserved MiB after each step; `label` says where the numbers come from.
 
@@ -593,10 +560,6 @@ def playground_text(playground: AllocatorPlayground) -> str:
     return "\n".join(lines)
 
 
-@checks(
-    playground=instance_of(AllocatorPlayground),
-    sizes_mib=sequence_of(bounded(positive_number, maximum=MAX_BYTES / MIB), most=20),
-)
 def allocator_widget(playground: AllocatorPlayground, sizes_mib: Sequence[float] = (0.001, 0.5, 1, 4, 16, 64)) -> Any:
     """Buttons to allocate / free / empty the cache, redrawing allocated vs reserved after each click.
 

@@ -10,14 +10,7 @@ from typing import Any
 
 import torch
 
-from .validation import bounded, checks, optional, text, whole_number
 
-
-@checks(
-    batch_size=bounded(whole_number, maximum=64),
-    n_devices=bounded(whole_number, maximum=16),
-    title=optional(text),
-)
 def draw_batch_flow(batch_size: int = 8, n_devices: int = 2, title: str | None = None) -> Any:
     """A diagram of how one batch flows through DataParallel: scatter, replicas, gather. Returns the figure."""
     import matplotlib.pyplot as plt

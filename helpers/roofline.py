@@ -23,28 +23,15 @@ from typing import Any
 
 import torch
 
+from .devices import usable_device
 from .gpu_specs import GPUS, GpuSpec, find_spec
 from .plots import OKABE_ITO
-from .validation import (
-    a_device,
-    checks,
-    instance_of,
-    mapping_of,
-    optional,
-    positive_number,
-    sequence_of,
-    text,
-    usable_device,
-    whole_number,
-    with_keys,
-)
 
 # --------------------------------------------------------------------------------------------
 # The roofline model (pure)
 # --------------------------------------------------------------------------------------------
 
 
-@checks(intensity=positive_number, peak_tflops=positive_number, bandwidth_gbs=positive_number)
 def attainable_tflops(intensity: float, peak_tflops: float, bandwidth_gbs: float) -> float:
     """The roofline: min(peak compute, intensity × memory bandwidth), in TFLOP/s.
 
@@ -56,16 +43,14 @@ def attainable_tflops(intensity: float, peak_tflops: float, bandwidth_gbs: float
 
 def ridge_point(peak_tflops: float, bandwidth_gbs: float) -> float:
     """The intensity (FLOP/byte) where the two roofs meet: below it memory binds, above it compute."""
-    return positive_number(peak_tflops, "peak_tflops") * 1e3 / positive_number(bandwidth_gbs, "bandwidth_gbs")
+    return peak_tflops * 1e3 / bandwidth_gbs
 
 
 def bound_by(intensity: float, peak_tflops: float, bandwidth_gbs: float) -> str:
     """'memory' if an operation of this intensity is limited by bandwidth, else 'compute'."""
-    intensity = positive_number(intensity, "intensity (FLOP/byte)")
     return "memory" if intensity < ridge_point(peak_tflops, bandwidth_gbs) else "compute"
 
 
-@checks(spec=instance_of(GpuSpec, what="a row of the GPU table (gpu_specs.by_short_name('T4'))"), precision=text)
 def explain(spec: GpuSpec, precision: str, intensity: float) -> str:
     """Which ceiling binds for an operation of `intensity` on a GPU from the table, and how fast it can go."""
     peak = spec.peak_tflops(precision)
@@ -87,10 +72,9 @@ def explain(spec: GpuSpec, precision: str, intensity: float) -> str:
     )
 
 
-@checks(device=usable_device)
 def spec_for_device(device: torch.device | str) -> GpuSpec | None:
     """The datasheet row for this CUDA device if it is in the table (None for CPUs and unknown GPUs)."""
-    device = torch.device(device)
+    device = usable_device(device)
     if device.type != "cuda":
         return None
     return find_spec(torch.cuda.get_device_name(device))
@@ -103,18 +87,10 @@ def spec_for_device(device: torch.device | str) -> GpuSpec | None:
 
 def _point(p: Mapping[str, Any]) -> tuple[float, float]:
     """(intensity in FLOP/byte, TFLOP/s) of a measured point: a dict with flops, bytes and seconds."""
-    flops, moved, seconds = (positive_number(p[key], key) for key in ("flops", "bytes", "seconds"))
+    flops, moved, seconds = p["flops"], p["bytes"], p["seconds"]
     return flops / moved, flops / seconds / 1e12
 
 
-@checks(
-    points=sequence_of(with_keys({k: positive_number for k in ("flops", "bytes", "seconds")}), allow_empty=True),
-    bandwidth_gbs=positive_number,
-    compute_tflops=mapping_of(positive_number, most=20),
-    stamp=text,
-    spec=optional(instance_of(GpuSpec, what="a row of the GPU table (gpu_specs.by_short_name('T4'))")),
-    device=a_device,
-)
 def plot_roofline(
     points: Sequence[Mapping[str, Any]],
     bandwidth_gbs: float,
@@ -133,7 +109,6 @@ def plot_roofline(
 
     from .plots import add_stamp, keep_labels_inside, new_figure, set_alt
 
-    bandwidth_gbs = positive_number(bandwidth_gbs, "bandwidth_gbs")
     placed = [(p, *_point(p)) for p in points]
     fig, ax = new_figure(8, 5)
     lo = min([0.03] + [i / 2 for _, i, _ in placed])
@@ -200,10 +175,6 @@ _DTYPE_COLOURS = {
 }
 
 
-@checks(
-    results=sequence_of(with_keys({"shape": sequence_of(whole_number), "dtype": text, "tflops": positive_number})),
-    stamp=text,
-)
 def plot_matmul_sweep(results: Sequence[Mapping[str, Any]], stamp: str) -> Any:
     """Achieved TFLOP/s against FLOPs per call, one line per dtype, its best (the compute roof) dotted.
 
@@ -262,11 +233,6 @@ def _fp32_and_tensor_bars(ax: Any, fp32: Sequence[float], tensor: Sequence[float
     ax.bar([x + 0.2 for x in xs], tensor, width=0.4, label=tensor_label, color=colour(1), hatch="//", edgecolor=WHITE)
 
 
-#: The check of a `specs` argument: rows of the GPU table.
-_GPU_ROWS = sequence_of(instance_of(GpuSpec, what="a row of the GPU table (helpers.gpu_specs.GPUS)"), most=100)
-
-
-@checks(specs=_GPU_ROWS)
 def plot_price_performance(specs: Sequence[GpuSpec] = GPUS) -> Any:
     """TFLOP/s per 1,000 US$ of launch price, for the rows that have a cited price."""
     from .plots import add_stamp, new_figure, set_alt
@@ -293,7 +259,6 @@ def plot_price_performance(specs: Sequence[GpuSpec] = GPUS) -> Any:
     return set_alt(fig, f"Bar chart of datasheet TFLOP/s per $1,000 of launch price, not measured: {bars}.")
 
 
-@checks(specs=_GPU_ROWS)
 def plot_performance_per_watt(specs: Sequence[GpuSpec] = GPUS) -> Any:
     """Datasheet TFLOP/s per watt of rated board power, oldest GPU first."""
     from .plots import add_stamp, new_figure, set_alt
@@ -318,7 +283,6 @@ def plot_performance_per_watt(specs: Sequence[GpuSpec] = GPUS) -> Any:
     return set_alt(fig, f"Bar chart of datasheet GFLOP/s per watt of rated power, log scale, not measured: {bars}.")
 
 
-@checks(specs=_GPU_ROWS)
 def roofline_widget(specs: Sequence[GpuSpec] = GPUS) -> Any:
     """Pick a GPU from the table, a precision and an intensity: see which roof binds and the attainable speed.
 

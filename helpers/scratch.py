@@ -20,8 +20,6 @@ import sys
 import tempfile
 from pathlib import Path
 
-from .validation import checks, flag
-
 PREFIX = "pytorch-gpu-course-"
 
 
@@ -51,7 +49,6 @@ def remove_abandoned_folders(parent: Path | None = None) -> list[Path]:
     return removed
 
 
-@checks(importable=flag)
 def scratch_folder(importable: bool = True) -> Path:
     """Make a new empty folder for this kernel's files; it is removed when the kernel exits.
 

@@ -12,8 +12,6 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from .validation import bounded, checks, mapping_of, one_of, positive_number, text, whole_number, with_keys
-
 #: Tensors the optimizer keeps per parameter (each as big as the parameter).
 OPTIMIZER_STATES = {"SGD": 0, "SGD with momentum": 1, "Adam": 2}
 #: Bytes per number of the common training dtypes.
@@ -24,7 +22,6 @@ T4_BYTES = 16 * 10**9
 PARTS = ("parameters", "gradients", "optimizer states")
 
 
-@checks(dtype_bytes=whole_number, optimizer=one_of(*OPTIMIZER_STATES), strategy=one_of(*STRATEGIES))
 def bytes_per_rank(n_params: int, dtype_bytes: int, optimizer: str, world_size: int, strategy: str) -> dict[str, int]:
     """Bytes one rank keeps for parameters, gradients and optimizer states (activations not included).
 
@@ -32,9 +29,14 @@ def bytes_per_rank(n_params: int, dtype_bytes: int, optimizer: str, world_size: 
     parameter that does not divide evenly is padded), and gathers full parameters only briefly,
     one wrapped block at a time, around its forward and backward. Everything is counted in the one
     dtype given (no mixed precision, where states are often kept in float32).
+
+    A learner estimates their own models with it, so a wrong argument is refused saying what to
+    pass, instead of returning a wrong count.
     """
     if isinstance(n_params, bool) or not isinstance(n_params, int) or n_params < 0:
         raise ValueError(f"n_params must be a whole number ≥ 0, not {n_params!r}")
+    if isinstance(dtype_bytes, bool) or not isinstance(dtype_bytes, int) or dtype_bytes < 1:
+        raise ValueError(f"dtype_bytes must be bytes per number (4 for float32, 2 for bfloat16), not {dtype_bytes!r}")
     if isinstance(world_size, bool) or not isinstance(world_size, int) or world_size < 1:
         raise ValueError(f"world_size must be a whole number ≥ 1, not {world_size!r}")
     if optimizer not in OPTIMIZER_STATES:
@@ -80,10 +82,6 @@ def budget_widget() -> Any:
     return widgets.interactive(show, size=size, dtype=dtype, optimizer=optimizer, ranks=ranks, strategy=strategy)
 
 
-@checks(
-    measured=mapping_of(with_keys(dict.fromkeys(PARTS, bounded(positive_number, allow_zero=True))), most=20),
-    stamp_text=text,
-)
 def plot_per_rank(measured: Mapping[str, Mapping[str, float]], stamp_text: str) -> Any:
     """Stacked bars: bytes per rank of parameters, gradients and optimizer states, one bar per strategy.
 

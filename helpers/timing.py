@@ -8,7 +8,6 @@ that produced it.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -16,8 +15,7 @@ from typing import Any
 
 import torch
 
-from .devices import synchronize
-from .validation import a_function, bounded, checks, positive_number, usable_device
+from .devices import synchronize, usable_device
 
 
 @dataclass(frozen=True)
@@ -35,10 +33,6 @@ class Timing:
 
 def format_seconds(seconds: float) -> str:
     """Seconds in the unit a person reads best: ns, µs, ms or s (a difference keeps its sign: '-1 s')."""
-    if isinstance(seconds, bool) or not isinstance(seconds, int | float):
-        raise TypeError(f"seconds must be a number, not {seconds!r} ({type(seconds).__name__})")
-    if not math.isfinite(seconds):
-        raise ValueError(f"seconds must be a finite number, not {seconds!r}")
     sign, seconds = ("-" if seconds < 0 else ""), abs(seconds)
     for unit, scale in (("s", 1.0), ("ms", 1e-3), ("µs", 1e-6)):
         if seconds >= scale:
@@ -46,7 +40,6 @@ def format_seconds(seconds: float) -> str:
     return f"{sign}{seconds / 1e-9:.3g} ns"
 
 
-@checks(fn=a_function, device=usable_device, min_run_time=bounded(positive_number, maximum=600))
 def time_call(
     fn: Callable[[], Any],
     device: torch.device | str,
@@ -57,12 +50,15 @@ def time_call(
 
     Uses `torch.utils.benchmark.Timer` (warm-up, automatic repeat count) with an explicit
     synchronise inside the timed statement, so the result is right for CUDA, MPS and the CPU.
+    `fn` and `device` are the learner's, so they are checked before anything is timed.
     """
     from torch.utils import benchmark
 
     from .environment import stamp
 
-    device = torch.device(device)
+    if not callable(fn):
+        raise TypeError(f"fn must be a function (something callable), not {fn!r} ({type(fn).__name__})")
+    device = usable_device(device)
 
     def run() -> None:
         fn()
@@ -78,10 +74,14 @@ def time_call(
     )
 
 
-@checks(fn=a_function, device=usable_device)
 def wall_seconds(fn: Callable[[], Any], device: torch.device | str) -> float:
-    """Wall-clock seconds of one call of `fn()`, with the device synchronised before and after."""
-    device = torch.device(device)
+    """Wall-clock seconds of one call of `fn()`, with the device synchronised before and after.
+
+    `fn` and `device` are the learner's, so they are checked before the clock starts.
+    """
+    if not callable(fn):
+        raise TypeError(f"fn must be a function (something callable), not {fn!r} ({type(fn).__name__})")
+    device = usable_device(device)
     synchronize(device)
     start = time.perf_counter()
     fn()
@@ -89,7 +89,6 @@ def wall_seconds(fn: Callable[[], Any], device: torch.device | str) -> float:
     return time.perf_counter() - start
 
 
-@checks(nbytes=bounded(positive_number, allow_zero=True), seconds=positive_number)
 def gigabytes_per_second(nbytes: int, seconds: float) -> float:
     """Bandwidth in GB/s (10^9 bytes per second, as datasheets count) for `nbytes` moved in `seconds`."""
     return nbytes / seconds / 1e9

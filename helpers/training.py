@@ -13,7 +13,7 @@ from contextlib import contextmanager
 import torch
 from torch import nn
 
-from .validation import checks, usable_device, whole_number
+from .devices import usable_device
 
 
 def make_data(
@@ -24,10 +24,6 @@ def make_data(
     Generated on the CPU with its own generator, so the data are the same on every machine; the
     training loop moves them to the model's device.
     """
-    n = whole_number(n, "n")
-    features = whole_number(features, "features")
-    if noise < 0:
-        raise ValueError(f"noise is a standard deviation, so it cannot be negative (got {noise})")
     g = torch.Generator().manual_seed(seed)
     X = torch.randn(n, features, generator=g)
     w = torch.randn(features, 1, generator=g) / features**0.5
@@ -37,20 +33,11 @@ def make_data(
 
 def make_model(features: int = 8, hidden: int = 32, *, seed: int = 0) -> nn.Sequential:
     """A two-layer perceptron, created on the CPU with reproducible initial weights."""
-    features = whole_number(features, "features")
-    hidden = whole_number(hidden, "hidden")
     with torch.random.fork_rng(devices=[]):  # leave the global random state alone
         torch.manual_seed(seed)
         return nn.Sequential(nn.Linear(features, hidden), nn.Tanh(), nn.Linear(hidden, 1))
 
 
-def check_threads(threads: int | None) -> None:
-    """Refuse a thread count that is not None or a whole number from 1 to 1024 (torch would crash on a huge one)."""
-    if threads is not None:
-        whole_number(threads, "cpu_threads", maximum=1024)
-
-
-@checks(check_threads, device=usable_device)
 @contextmanager
 def threads_on_cpu(device: torch.device | str, threads: int | None) -> Iterator[None]:
     """Run the block with `threads` torch threads when `device` is the CPU (None: leave torch's setting).
@@ -59,9 +46,7 @@ def threads_on_cpu(device: torch.device | str, threads: int | None) -> Iterator[
     other programs share the cores (measured here: 0.4 s with one thread, 10 s with two, on a busy
     2-core machine). The previous setting comes back when the block ends, errors included.
     """
-    device = torch.device(device)
-    if threads is not None:
-        threads = whole_number(threads, "cpu_threads")
+    device = usable_device(device)
     before = torch.get_num_threads()
     if device.type == "cpu" and threads is not None:
         torch.set_num_threads(threads)

@@ -15,24 +15,8 @@ from typing import Any
 
 import torch
 
-from .devices import try_gpu
+from .devices import try_gpu, usable_device
 from .timing import format_seconds, gigabytes_per_second, wall_seconds
-from .validation import (
-    MAX_BYTES,
-    MAX_REPEATS,
-    a_function,
-    bounded,
-    checks,
-    optional,
-    positive_number,
-    sequence_of,
-    usable_device,
-    whole_number,
-    with_fields,
-)
-
-#: The most pieces one measurement copies: beyond this a sweep takes minutes and says nothing new.
-MAX_PIECES = 2**16
 
 #: A copy function: `copy(src, dst, pieces)` copies 1-D `src` into `dst` as `pieces` equal copies.
 CopyFunction = Callable[[torch.Tensor, torch.Tensor, int], object]
@@ -78,18 +62,6 @@ def _format_bytes(n: int) -> str:
     return f"{n} B"
 
 
-def check_pieces(src: torch.Tensor, dst: torch.Tensor, pieces: int) -> None:
-    """Refuse what `copy_in_pieces` cannot do: tensors not 1-D or of different sizes, unequal pieces."""
-    if src.dim() != 1 or dst.dim() != 1:
-        raise ValueError(f"src and dst must be 1-D, not {src.dim()}-D and {dst.dim()}-D")
-    if src.numel() != dst.numel():
-        raise ValueError(f"src has {src.numel()} elements but dst has {dst.numel()}")
-    whole_number(pieces, "pieces")
-    if src.numel() % pieces:
-        raise ValueError(f"{src.numel()} elements do not split into {pieces} equal pieces")
-
-
-@checks(check_pieces)
 def copy_in_pieces(src: torch.Tensor, dst: torch.Tensor, pieces: int) -> None:
     """Copy 1-D `src` into `dst` as `pieces` equal consecutive slices, one `copy_` each."""
     for d, s in zip(dst.view(pieces, -1), src.view(pieces, -1), strict=True):
@@ -111,27 +83,14 @@ def measure_pieces(
     (then the copies are host to host). The destination is allocated once, so only the copies are
     timed; the device is synchronised before and after every repeat, and the fastest of `repeats`
     runs is reported (the run least disturbed by other work on the machine, as bandwidth tests
-    usually report).
+    usually report). `copy` and `device` are the learner's, so they are checked before anything is
+    allocated or timed.
     """
-    total_bytes = whole_number(total_bytes, "total_bytes", maximum=MAX_BYTES)
-    pieces = whole_number(pieces, "pieces", maximum=MAX_PIECES)
-    repeats = whole_number(repeats, "repeats", maximum=MAX_REPEATS)
-    if device is not None:
-        usable_device(device)
-    if copy is not None:
-        a_function(copy, "copy")
-    if pieces > total_bytes:
-        raise ValueError(f"{pieces} pieces of {total_bytes} bytes would be smaller than one byte each")
-    if total_bytes % pieces:
-        raise ValueError(
-            f"{total_bytes} bytes do not split into {pieces} equal pieces; pick a number of pieces that "
-            f"divides the size (powers of two divide sizes in KiB and MiB)"
-        )
     from .environment import stamp
 
     copy = copy_in_pieces if copy is None else copy
     if not callable(copy):
-        raise TypeError(f"copy must be a function copy(src, dst, pieces), not {type(copy).__name__}")
+        raise TypeError(f"copy must be a function (something callable), not {copy!r} ({type(copy).__name__})")
     device = destination_for_transfers(device)
     src = torch.ones(total_bytes, dtype=torch.uint8)  # touch every page before timing
     dst = torch.zeros(total_bytes, dtype=torch.uint8, device=device)
@@ -162,17 +121,12 @@ def measure_pieces(
 
 def piece_counts(total_bytes: int, smallest_piece_bytes: int = 1024, step: int = 4) -> list[int]:
     """Piece counts 1, step, step², ... while pieces hold `smallest_piece_bytes` or more and divide evenly."""
-    total_bytes = whole_number(total_bytes, "total_bytes")
-    smallest_piece_bytes = whole_number(smallest_piece_bytes, "smallest_piece_bytes")
-    step = whole_number(step, "step")
-    if step < 2:
-        raise ValueError(f"step must be at least 2 so that the sweep grows, not {step}")
+    if step < 2:  # a step of 1 would never leave the loop
+        raise ValueError(f"step must be 2 or more, not {step}")
     counts, n = [], 1
     while total_bytes // n >= smallest_piece_bytes and total_bytes % n == 0:
         counts.append(n)
         n *= step
-    if not counts:
-        raise ValueError(f"{total_bytes} bytes is less than one piece of {smallest_piece_bytes} bytes")
     return counts
 
 
@@ -186,21 +140,7 @@ def sweep_pieces(
     copy: CopyFunction | None = None,
 ) -> list[PieceTiming]:
     """`measure_pieces` for every piece count in `counts` (with a progress bar), timing `copy`."""
-    if isinstance(counts, (str, bytes)) or not hasattr(counts, "__iter__"):
-        raise TypeError(f"counts must be a list of piece counts such as [1, 4, 16], not {counts!r}")
     counts = list(counts)
-    if not counts:
-        raise ValueError("counts is empty: give at least one number of pieces")
-    whole_number(total_bytes, "total_bytes", maximum=MAX_BYTES)
-    for n in counts:
-        whole_number(n, "every entry of counts", maximum=MAX_PIECES)
-        if total_bytes % n:
-            raise ValueError(f"counts holds {n}, which does not divide total_bytes={total_bytes} into equal pieces")
-    whole_number(repeats, "repeats", maximum=MAX_REPEATS)
-    if device is not None:
-        usable_device(device)
-    if copy is not None:
-        a_function(copy, "copy")
     if progress:
         from tqdm.auto import tqdm
 
@@ -210,23 +150,8 @@ def sweep_pieces(
     return [measure_pieces(total_bytes, n, device, repeats=repeats, copy=copy) for n in counts_iter]
 
 
-@checks(
-    records=sequence_of(
-        with_fields(
-            PieceTiming,
-            pieces=whole_number,
-            piece_bytes=whole_number,
-            total_bytes=whole_number,
-            seconds=positive_number,
-            gb_per_s=positive_number,
-        ),
-        empty="no records to plot: run sweep_pieces first",
-    )
-)
 def plot_sweep(records: Sequence[PieceTiming]) -> Any:
     """Total time against number of pieces, and effective bandwidth against piece size (log axes), stamped."""
-    if not records:
-        raise ValueError("no records to plot: run sweep_pieces first")
     import matplotlib.pyplot as plt
     from matplotlib.ticker import FuncFormatter, NullFormatter
 
@@ -270,13 +195,6 @@ def plot_sweep(records: Sequence[PieceTiming]) -> Any:
     )
 
 
-@checks(
-    device=optional(usable_device),
-    sizes_mib=sequence_of(bounded(whole_number, maximum=MAX_BYTES // 2**20), most=20),
-    max_pieces=bounded(whole_number, maximum=2**20),
-    repeats=bounded(whole_number, maximum=MAX_REPEATS),
-    copy=optional(a_function),
-)
 def pieces_widget(
     device: torch.device | str | None = None,
     *,
@@ -288,15 +206,13 @@ def pieces_widget(
     """An ipywidgets control: pick the total size and the number of pieces, and it re-measures `copy`.
 
     Returns the `interactive` widget (display it); its `.result` is the latest `PieceTiming`.
-    It measures once when built, so a headless run shows a result too.
+    It measures once when built, so a headless run shows a result too. `copy` and `device` are
+    the learner's, so they are checked here: the widget would only log an error from a measurement.
     """
     import ipywidgets as widgets
 
-    max_pieces = whole_number(max_pieces, "max_pieces")
-    if not sizes_mib:
-        raise ValueError("sizes_mib is empty: give at least one total size in MiB")
-    for size in sizes_mib:
-        whole_number(size, "every size in sizes_mib")
+    if copy is not None and not callable(copy):
+        raise TypeError(f"copy must be a function (something callable), not {copy!r} ({type(copy).__name__})")
     choices = [2**k for k in range(max_pieces.bit_length()) if 2**k <= max_pieces]
     device = destination_for_transfers(device)
     one_copy: dict[int, PieceTiming] = {}

@@ -1,4 +1,5 @@
 """Which allocations does the grad-mode forward leave live beyond the saved activations? (diagnostic)"""
+
 import torch
 from torch import nn
 

@@ -1,9 +1,9 @@
-"""Kaggle publishing: every generated folder is valid, bad settings get clear errors, links are right.
+"""Kaggle publishing: every generated folder is accepted, bad settings get clear errors, links are right.
 
-The rules come from the Kaggle CLI's docs (docs/kernels_metadata.md, docs/datasets_metadata.md)
-and are also cross-checked with the `kaggle` package's own validation when it is installed: its
-`kernels_push` and `dataset_create_new` run for real in a child process, offline and without
-credentials, with only the final network call replaced by a recorder.
+The metadata formats are the Kaggle CLI's to check: when the `kaggle` package is installed (it is a
+dev dependency), its `kernels_push` and `dataset_create_new` run for real on every folder in a
+child process, offline and without credentials, with only the final network call replaced by a
+recorder.
 """
 
 from __future__ import annotations

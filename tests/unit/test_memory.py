@@ -1,4 +1,4 @@
-"""helpers.memory: tensor sizes, the caching-allocator model, the playground, and clear errors."""
+"""helpers.memory: tensor sizes, the caching-allocator model, the playground, and its refusal of bad requests."""
 
 from __future__ import annotations
 
@@ -41,22 +41,6 @@ def test_tensor_nbytes_matches_torch(shape, dtype) -> None:
 def test_tensor_nbytes_accepts_an_int_and_a_size() -> None:
     assert tensor_nbytes(10, torch.float32) == 40
     assert tensor_nbytes(torch.Size([2, 3]), torch.float64) == 48
-
-
-@pytest.mark.parametrize(
-    ("shape", "dtype", "error", "words"),
-    [
-        ((2, -1), torch.float32, ValueError, "negative"),
-        ((2, 1.5), torch.float32, TypeError, "whole number"),
-        ("2,3", torch.float32, TypeError, "tuple"),
-        ((2, 3), "float32", TypeError, "torch.dtype"),
-        ((2, True), torch.float32, TypeError, "whole number"),
-        (None, torch.float32, TypeError, "tuple"),
-    ],
-)
-def test_tensor_nbytes_rejects_bad_input(shape, dtype, error, words) -> None:
-    with pytest.raises(error, match=words):
-        tensor_nbytes(shape, dtype)
 
 
 def test_format_bytes() -> None:

@@ -1,4 +1,4 @@
-"""The roofline harness: the pure model, bad inputs, and the plots and widget built headless."""
+"""The roofline harness: the pure model, and the plots and widget built headless."""
 
 from __future__ import annotations
 
@@ -19,28 +19,9 @@ def test_roofline_is_the_min_of_two_roofs() -> None:
     assert r.bound_by(ridge * 1.01, 8.1, 320) == "compute"
 
 
-@pytest.mark.parametrize(
-    ("call", "error", "match"),
-    [
-        (lambda: r.attainable_tflops(-1, 8.1, 320), ValueError, "intensity"),
-        (lambda: r.attainable_tflops(1, 0, 320), ValueError, "peak_tflops"),
-        (lambda: r.attainable_tflops(1, 8.1, float("nan")), ValueError, "bandwidth_gbs"),
-        (lambda: r.ridge_point("8.1", 320), TypeError, "peak_tflops"),
-        (lambda: r.bound_by(0, 8.1, 320), ValueError, "intensity"),
-        (lambda: r.plot_matmul_sweep([], "stamp"), ValueError, "at least one"),
-        (lambda: r.plot_roofline([], -1.0, {"float32": 1.0}, "stamp"), ValueError, "bandwidth_gbs"),
-        (
-            lambda: r.plot_roofline(
-                [{"what": "x", "dtype": "float32", "flops": 1, "bytes": 0, "seconds": 1}], 10, {}, "s"
-            ),
-            ValueError,
-            "bytes",
-        ),
-    ],
-)
-def test_bad_inputs_raise_clear_errors(call, error, match) -> None:
-    with pytest.raises(error, match=match):
-        call()
+def test_a_sweep_without_a_measurement_is_refused() -> None:
+    with pytest.raises(ValueError, match="at least one"):
+        r.plot_matmul_sweep([], "stamp")
 
 
 def test_explain_names_the_binding_roof_and_the_source() -> None:

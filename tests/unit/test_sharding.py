@@ -28,6 +28,7 @@ def test_fsdp_divides_every_part_and_rounds_a_shard_up() -> None:
     [
         (-1, 4, "Adam", 2, "DDP"),
         (1.5, 4, "Adam", 2, "DDP"),
+        (10, "float32", "Adam", 2, "DDP"),
         (10, 4, "Adagrad", 2, "DDP"),
         (10, 4, "Adam", 0, "DDP"),
         (10, 4, "Adam", 2, "ZeRO"),

@@ -1,5 +1,5 @@
 """Small helpers: starting a chapter, the version check, the scratch folder, the fresh-process helper,
-timing, import cost, stamped plots, argument checks, the learner's command line."""
+timing, import cost, stamped plots, the learner's command line."""
 
 from __future__ import annotations
 
@@ -99,10 +99,6 @@ def test_timing_helpers() -> None:
     assert wall_seconds(lambda: None, "cpu") >= 0
     assert gigabytes_per_second(2_000_000_000, 2.0) == 1.0
     assert [format_seconds(s) for s in (2.0, 0.002, 2e-6, 2e-9)] == ["2 s", "2 ms", "2 µs", "2 ns"]
-    with pytest.raises(ValueError, match="positive"):
-        gigabytes_per_second(1, 0)
-    with pytest.raises(ValueError, match="positive"):
-        time_call(lambda: None, "cpu", min_run_time=0)
 
 
 def test_import_helpers_is_cheap_beyond_torch() -> None:
@@ -134,20 +130,3 @@ def test_plots_stamp_a_figure(tmp_path: Path) -> None:
     assert any(t.get_text() == "measured on test hardware" for t in fig.texts)
     fig.savefig(tmp_path / "f.png")
     assert (tmp_path / "f.png").stat().st_size > 0
-
-
-def test_validation_messages() -> None:
-    from helpers.validation import positive_number, whole_number
-
-    assert whole_number(3, "n") == 3 and whole_number(0, "i", minimum=0) == 0
-    assert positive_number(2, "x") == 2.0
-    for bad, error, words in (
-        (0, ValueError, "n must be at least 1, not 0"),
-        (True, TypeError, "whole number"),
-        (1.5, TypeError, "whole number, not 1.5"),
-    ):
-        with pytest.raises(error, match=words):
-            whole_number(bad, "n")
-    for bad, error in ((0, ValueError), (float("inf"), ValueError), ("1", TypeError), (False, TypeError)):
-        with pytest.raises(error, match="x must be"):
-            positive_number(bad, "x")

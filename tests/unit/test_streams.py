@@ -1,4 +1,4 @@
-"""helpers.streams on any machine: the stream model, timelines from events, plots, timing, bad inputs."""
+"""helpers.streams on any machine: the stream model, timelines from events, plots, timing, the simulated GPU."""
 
 from __future__ import annotations
 
@@ -72,8 +72,6 @@ def test_simulate_is_deterministic_and_host_blocks_only_when_asked() -> None:
         ("not a list", TypeError),
         ([("a", "x", 1.0)], TypeError),
         ([st.Op("", "x", 1.0)], ValueError),
-        ([st.Op("a", "x", -1.0)], ValueError),
-        ([st.Op("a", "x", float("nan"))], TypeError),
         ([st.Op("a", "x", 1.0, after=(0,))], ValueError),
         ([st.Op("a", "x", 1.0), st.Op("a", "y", 1.0, after=(5,))], ValueError),
     ],
@@ -81,21 +79,6 @@ def test_simulate_is_deterministic_and_host_blocks_only_when_asked() -> None:
 def test_simulate_rejects_bad_operations(ops: object, error: type[Exception]) -> None:
     with pytest.raises(error):
         st.simulate(ops)  # type: ignore[arg-type]
-
-
-@pytest.mark.parametrize(
-    ("args", "error"),
-    [
-        ((0, 1.0, 1.0), ValueError),
-        ((2.5, 1.0, 1.0), TypeError),
-        ((True, 1.0, 1.0), TypeError),
-        ((2, 0.0, 1.0), ValueError),
-        ((2, 1.0, "5"), TypeError),
-    ],
-)
-def test_copy_compute_rejects_bad_inputs(args: tuple, error: type[Exception]) -> None:
-    with pytest.raises(error):
-        st.simulate_copy_compute(*args, overlapped=True)
 
 
 # -- timelines from events -----------------------------------------------------------------------
@@ -256,15 +239,11 @@ def test_simulated_cuda_rejects_bad_inputs() -> None:
             torch.cuda.stream(42)  # type: ignore[arg-type]
         with pytest.raises(TypeError, match="whole number of cycles"):
             torch.cuda._sleep(2.5)  # type: ignore[arg-type]
-        with pytest.raises(ValueError):
-            sim.zeros(fill_ms=-1.0)
         with pytest.raises(AttributeError, match="knows fill_"):
             sim.zeros().add_(1)
     with st.simulated_cuda() as other:
         with pytest.raises(TypeError):
             other.default.wait_stream(side)  # a stream of another simulation
-    with pytest.raises(ValueError):
-        st.simulated_cuda(launch_ms=-1.0).__enter__()
 
 
 def test_question_2_accepts_every_ordering_that_is_right_and_names_the_missing_one() -> None:

@@ -1,4 +1,4 @@
-"""helpers.transfers: the pieces sweep (default and given copy functions), its plot and widget, bad inputs."""
+"""helpers.transfers: the pieces sweep (default and given copy functions, and ones it refuses), its plot and widget."""
 
 from __future__ import annotations
 
@@ -25,21 +25,6 @@ def test_copy_in_pieces_copies_every_byte() -> None:
     dst = torch.zeros(64)
     copy_in_pieces(src, dst, 8)
     assert torch.equal(src, dst)
-
-
-@pytest.mark.parametrize(
-    ("src", "dst", "pieces", "error", "match"),
-    [
-        (torch.zeros(2, 4), torch.zeros(2, 4), 2, ValueError, "1-D"),
-        (torch.zeros(8), torch.zeros(6), 2, ValueError, "elements"),
-        (torch.zeros(8), torch.zeros(8), 3, ValueError, "equal pieces"),
-        (torch.zeros(8), torch.zeros(8), 0, ValueError, "at least 1"),
-        (torch.zeros(8), torch.zeros(8), 2.0, TypeError, "whole number"),
-    ],
-)
-def test_copy_in_pieces_rejects_bad_inputs(src, dst, pieces, error, match) -> None:
-    with pytest.raises(error, match=match):
-        copy_in_pieces(src, dst, pieces)
 
 
 def test_measure_pieces_on_the_cpu_is_a_labelled_stamped_record() -> None:
@@ -85,36 +70,10 @@ def test_measure_pieces_defaults_to_this_machine_device() -> None:
     assert r.direction.startswith(expected)
 
 
-@pytest.mark.parametrize(
-    ("total", "pieces", "repeats", "error", "match"),
-    [
-        (0, 1, 1, ValueError, "total_bytes must be at least 1"),
-        (-1024, 1, 1, ValueError, "total_bytes must be at least 1"),
-        (1024, 0, 1, ValueError, "pieces must be at least 1"),
-        (1024, -4, 1, ValueError, "pieces must be at least 1"),
-        (1024, 3, 1, ValueError, "do not split into 3 equal pieces"),
-        (1024, 2048, 1, ValueError, "smaller than one byte"),
-        (1024, 1, 0, ValueError, "repeats must be at least 1"),
-        (1024.0, 1, 1, TypeError, "whole number"),
-        (True, 1, 1, TypeError, "whole number"),
-        (1024, "4", 1, TypeError, "whole number"),
-    ],
-)
-def test_measure_pieces_rejects_bad_inputs(total, pieces, repeats, error, match) -> None:
-    with pytest.raises(error, match=match):
-        measure_pieces(total, pieces, "cpu", repeats=repeats)
-
-
 def test_piece_counts() -> None:
     assert piece_counts(16 * KIB, smallest_piece_bytes=KIB) == [1, 4, 16]
     assert piece_counts(16 * KIB, smallest_piece_bytes=KIB, step=2) == [1, 2, 4, 8, 16]
     assert piece_counts(3000, smallest_piece_bytes=1000) == [1]  # 3000 / 4 is not whole
-    with pytest.raises(ValueError, match="less than one piece"):
-        piece_counts(512, smallest_piece_bytes=KIB)
-    with pytest.raises(ValueError, match="step must be at least 2"):
-        piece_counts(KIB, step=1)
-    with pytest.raises(ValueError, match="at least 1"):
-        piece_counts(0)
 
 
 def test_sweep_and_plot() -> None:
@@ -132,13 +91,6 @@ def test_sweep_and_plot() -> None:
     plt.close(fig)
 
 
-def test_sweep_and_plot_reject_empty_inputs() -> None:
-    with pytest.raises(ValueError, match="counts is empty"):
-        sweep_pieces(KIB, [], "cpu")
-    with pytest.raises(ValueError, match="no records"):
-        plot_sweep([])
-
-
 def test_widget_measures_once_when_built_and_again_on_change(capsys: pytest.CaptureFixture[str]) -> None:
     w = pieces_widget("cpu", sizes_mib=(1,), max_pieces=64, repeats=1)
     first = w.result
@@ -146,12 +98,11 @@ def test_widget_measures_once_when_built_and_again_on_change(capsys: pytest.Capt
     slider = w.children[1]
     slider.value = 64
     assert w.result.pieces == 64
-    with pytest.raises(ValueError, match="sizes_mib is empty"):
-        pieces_widget("cpu", sizes_mib=())
-    with pytest.raises(ValueError, match="at least 1"):
-        pieces_widget("cpu", sizes_mib=(0,))
-    with pytest.raises(ValueError, match="max_pieces"):
-        pieces_widget("cpu", max_pieces=0)
+
+
+def test_widget_refuses_a_copy_that_is_not_a_function_when_built() -> None:
+    with pytest.raises(TypeError, match="copy must be a function"):
+        pieces_widget("cpu", sizes_mib=(1,), max_pieces=4, repeats=1, copy="copy_")
 
 
 def test_transfer_direction_names_what_was_measured() -> None:
