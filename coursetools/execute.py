@@ -116,11 +116,9 @@ def polling_kernel_manager(slice_seconds: float = 0.5) -> type:
     Why: executing a widget cell headless, the client now and then misses the wake-up for a
     message that has already arrived (zmq's edge-triggered notification under asyncio), and
     nbclient then waits out the whole cell time limit before it looks again and carries on as if
-    nothing happened. Measured here with a notebook of 25 `interact` cells: 5 of 50 runs had one
-    cell take exactly the limit (30 s) and finish "ok"; with the sliced wait, 0 of 60. This is how
-    a chapter 05 run "stalled" for the runner's 900 s limit and was reported ok. Upstream:
-    jupyter/nbclient#312, jupyter/nbconvert#1921 and #2029. A missed wake-up now costs at most one
-    slice, and the cell time limit still applies.
+    nothing happened (in a notebook of 25 `interact` cells, one cell in 5 of 50 runs; none in 60
+    with the sliced wait). Upstream: jupyter/nbclient#312, jupyter/nbconvert#1921 and #2029. A
+    missed wake-up costs at most one slice; the cell time limit still applies.
     """
     import zmq
     from jupyter_client.asynchronous.client import AsyncKernelClient

@@ -5,11 +5,11 @@ this module only times it and draws the result:
 
 * `time_copy_batch(copy, nbytes, device, *, copies, pinned, non_blocking)`: one batch of `copies`
   copies of `nbytes` each, made by the learner's `copy`, with ONE synchronise after the batch
-  (and one before); the median over repeats, as a `BandwidthResult`
+  (and one before); the fastest of the repeats, per copy, as a `BandwidthResult`
 * `two_by_two(copy, sizes, device)`: the same for every size × pageable/pinned × blocking/non_blocking
   (pinned only where the device is a GPU; on a CPU the copies are host→host, a labelled stand-in)
 * `copy_bandwidth(nbytes, direction, pinned, device=None)`: one tensor copied back and forth on a
-  CUDA GPU (chapter 10 and the GPU tests use it)
+  CUDA GPU, the median over repeats (chapter 10 and the GPU tests use it)
 * `pcie_peak_gb_per_s(generation, width)`: the theoretical peak of a link, per direction (pure)
 * `link_peak_gb_per_s(device=None)`: (peak, description) for this GPU's link read through NVML,
   or (None, reason) where NVML cannot tell

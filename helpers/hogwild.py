@@ -1,9 +1,6 @@
 """Process handling for chapter 09 (processes and shared memory): time limits, and child processes for the checkers.
 
-The lesson itself (`Process`, `start`/`join`, `Queue`, `Pipe`, `share_memory_()`, Hogwild's
-workers, CUDA sharing) is plain `torch.multiprocessing` code in the chapter's cells, with the
-workers written by the learner into a module with `%%writefile`. This module holds only what
-makes those cells safe to run again and again in a notebook:
+What makes the chapter's `torch.multiprocessing` cells safe to run again and again in a notebook:
 
 * `time_limit(processes, seconds)`: a `with` block around the cell's own `start()`/`join()` code.
   A watchdog thread terminates every process still running after `seconds` (so a plain

@@ -1,8 +1,6 @@
 """Chapter 11's harness: what `torch.compile` needs on this machine, and a labelled CPU model of CUDA graph replay.
 
-The chapter's lesson (timing small ops with the device synchronised, batching launches by hand,
-`torch.compile`, capturing and replaying a CUDA graph) is code in the notebook's cells. This
-module holds two things a learner need not read:
+Two things the chapter's cells lean on:
 
 * `cpp_compiler()` and `compiler_advice(exc)`: which C++ compiler Inductor, the default backend
   of `torch.compile`, looks for on this platform, and what to install when compiling failed.

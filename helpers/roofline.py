@@ -1,9 +1,6 @@
 """The roofline model's harness for chapter 10: the pure model, the plots and the widget.
 
-The chapter's lesson (counting FLOPs and bytes, timing kernels with the device synchronised, the
-memory roof from streaming kernels, the compute roof from a sweep of matmul shapes, model FLOPs
-utilisation) is code in the notebook's cells. This module holds what those cells and the widget
-share and what a learner need not read:
+What the chapter's cells and its widget share:
 
 * **the model** (pure): `attainable_tflops(intensity, peak, bandwidth) = min(peak, intensity ×
   bandwidth)`, `ridge_point`, `bound_by`, `explain` (the widget's sentence);

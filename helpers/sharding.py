@@ -1,9 +1,7 @@
 """Chapter 12's harness: the memory-budget arithmetic, its widget, and the per-rank memory plot.
 
-The lesson itself (a model trained with DDP and with FSDP2's `fully_shard`, its bytes counted per
-rank) is plain PyTorch in the chapter's cells and its `%%writefile` worker. This module only does
-the bookkeeping around it: how many bytes training keeps per rank for a given model size, so that
-a learner can explore sizes no machine here could hold, and a bar chart of what was measured.
+How many bytes training keeps per rank for a given model size, so that a learner can explore
+sizes no machine here could hold, and a bar chart of what was measured.
 """
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 """Asynchronous execution and CUDA streams (chapter 06): timelines, a simulated GPU, and small GPU harness parts.
 
-The chapter's lesson (events, streams, the race and its fix, copy/compute overlap) is written in
-the notebook's cells. This module holds what those cells lean on:
+What the chapter's cells lean on:
 
 * **Timelines.** `Span` is one piece of work on one lane (a stream, or the host);
   `spans_from_events` turns `torch.profiler` events into spans, one lane per CUDA stream, and

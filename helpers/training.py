@@ -1,8 +1,6 @@
 """Small infrastructure for chapter 04: synthetic data, a tiny model, CPU threads, where a model lives.
 
-The training loop itself is not here: chapter 04 writes it in its cells (and its exercises make
-the learner write one), so the learner reads and edits the PyTorch it teaches. The exercise
-checkers and the GPU tests use `make_data` and `make_model` for reproducible inputs.
+The exercise checkers and the GPU tests use `make_data` and `make_model` for reproducible inputs.
 """
 
 from __future__ import annotations
