@@ -197,8 +197,10 @@ def pretend_machine(accelerator: str | None, count: int = 0, *, built: str | Non
     a Mac, `pretend_machine(None, built="cuda")` a CUDA build of torch without a driver, and
     `pretend_machine(None)` the CPU-only build. Only these answers change:
     `torch.accelerator.is_available / current_accelerator / device_count`,
-    `torch.cuda.is_available / device_count` and `torch.backends.mps.is_available`. Nothing can run
-    on a pretend device: creating a tensor there still fails (or uses the real hardware).
+    `torch.cuda.is_available / device_count`, `torch.backends.mps.is_available` and
+    `torch.version.cuda` (this build's CUDA version, or 12.8, on a CUDA build; None elsewhere).
+    Nothing can run on a pretend device: creating a tensor there still fails (or uses the real
+    hardware). Chapters 00 and 01 check a learner's device-choosing code on machines they lack with it.
     """
     if accelerator is not None and (not isinstance(accelerator, str) or not accelerator):
         raise TypeError(f"accelerator must be a device type such as 'cuda' or 'mps', or None, not {accelerator!r}")
@@ -219,6 +221,7 @@ def pretend_machine(accelerator: str | None, count: int = 0, *, built: str | Non
         return torch.device(built)
 
     answers = {
+        (torch.version, "cuda"): (torch.version.cuda or "12.8") if built == "cuda" else None,
         (torch.accelerator, "is_available"): lambda: accelerator is not None,
         (torch.accelerator, "current_accelerator"): current_accelerator,
         (torch.accelerator, "device_count"): lambda: count,

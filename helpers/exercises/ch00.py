@@ -1,63 +1,27 @@
 """Chapter 00 exercises: pick the device to use, tell the three CUDA situations apart, and spot the P100 trap.
 
 The first two checkers call the learner's function on this machine, then again while torch pretends
-to be other machines (`_pretend`): a CPU-only build, a CUDA build without a driver, Kaggle's two T4s
-and a Mac. Only the answers torch gives are replaced, for the length of one call.
+to be other machines (`helpers.devices.pretend_machine`): a CPU-only build, a CUDA build without a
+driver, Kaggle's two T4s and a Mac. Only the answers torch gives are replaced, for one call.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
-from unittest import mock
 
 import torch
 
 from ..checking import Question, Wrong, expect_function, expect_type
+from ..devices import pretend_machine
 
-
-@dataclass(frozen=True)
-class _Pretend:
-    """What torch answers on a machine we do not have."""
-
-    name: str
-    cuda_build: str | None  # torch.version.cuda
-    built_for: str | None  # torch.accelerator.current_accelerator()
-    usable: str | None  # torch.accelerator.current_accelerator(check_available=True)
-    cuda_gpus: int  # torch.cuda.device_count() (0 where torch.cuda.is_available() is False)
-
-
+#: Machines we do not have: (what to call it, `pretend_machine`'s accelerator, count and built).
 _MACHINES = (
-    _Pretend("a CPU-only build of torch", None, None, None, 0),
-    _Pretend("a CUDA build without a driver (Kaggle with the accelerator off)", "12.8", "cuda", None, 0),
-    _Pretend("Kaggle with GPU T4 ×2", "12.8", "cuda", "cuda", 2),
-    _Pretend("a Mac with Apple's mps", None, "mps", "mps", 0),
+    ("a CPU-only build of torch", None, 0, None),
+    ("a CUDA build without a driver (Kaggle with the accelerator off)", None, 0, "cuda"),
+    ("Kaggle with GPU T4 ×2", "cuda", 2, None),
+    ("a Mac with Apple's mps", "mps", 1, None),
 )
-
-
-@contextlib.contextmanager
-def _pretend(m: _Pretend) -> Iterator[None]:
-    """Make torch answer as machine `m` would, while the block runs."""
-    built = None if m.built_for is None else torch.device(m.built_for)
-    usable = None if m.usable is None else torch.device(m.usable)
-
-    def current_accelerator(check_available: bool = False) -> torch.device | None:
-        return usable if check_available else built
-
-    with contextlib.ExitStack() as stack:
-        for target, name, value in (
-            (torch.version, "cuda", m.cuda_build),
-            (torch.cuda, "is_available", lambda: m.cuda_gpus > 0),
-            (torch.cuda, "device_count", lambda: m.cuda_gpus),
-            (torch.accelerator, "current_accelerator", current_accelerator),
-            (torch.accelerator, "is_available", lambda: usable is not None),
-            (torch.accelerator, "device_count", lambda: 0 if usable is None else max(m.cuda_gpus, 1)),
-            (torch.backends.mps, "is_available", lambda: m.usable == "mps"),
-        ):
-            stack.enter_context(mock.patch.object(target, name, value))
-        yield
 
 
 def _as_device(value: Any, call: str) -> torch.device:
@@ -80,12 +44,12 @@ def _check_pick_device(fn: Any) -> None:
         raise Wrong(
             f"on this machine pick_device() returned {got}, but the device torch can use here is {_usable_or_cpu()}"
         )
-    for m in _MACHINES:
-        with _pretend(m):
+    for name, accelerator, count, built in _MACHINES:
+        with pretend_machine(accelerator, count, built=built):
             got = _as_device(fn(), "pick_device()")
             wanted = _usable_or_cpu()
         if got.type != wanted.type:
-            raise Wrong(f"on {m.name}, pick_device() returned {got}; the usable device there is {wanted.type}")
+            raise Wrong(f"on {name}, pick_device() returned {got}; the usable device there is {wanted.type}")
 
 
 _READY, _NO_GPU, _NO_CUDA = "GPU ready", "no usable GPU", "CPU-only build"
@@ -98,9 +62,10 @@ def _expected_diagnosis() -> str:
 
 def _check_cuda_diagnosis(fn: Any) -> None:
     expect_function(fn, "cuda_diagnosis", "no arguments")
-    machines = [(None, "this machine")] + [(m, m.name) for m in _MACHINES if m.usable != "mps"]
-    for m, name in machines:
-        with _pretend(m) if m is not None else contextlib.nullcontext():
+    machines = [("this machine", None)] + [(m[0], m[1:]) for m in _MACHINES if m[1] != "mps"]
+    for name, machine in machines:
+        pretending = pretend_machine(machine[0], machine[1], built=machine[2]) if machine else contextlib.nullcontext()
+        with pretending:
             got = fn()
             wanted = _expected_diagnosis()
         got = expect_type(got, str, "cuda_diagnosis() to return a string")
