@@ -8,6 +8,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from ..checking import Question, Wrong, expect_function, expect_type
+from .calls import names_the_cpu
 
 
 def _values(count: int, width: int, seed: int) -> list[torch.Tensor]:
@@ -70,7 +71,7 @@ def _counting_device_tensors() -> type[torch.Tensor]:
                 raise Wrong(
                     "on a GPU, .numpy() refuses a GPU tensor (TypeError): bring the values over with .cpu() first"
                 )
-            to_host = name in _TO_HOST or name == "cpu" or (name == "to" and _names_the_cpu(args[1:], kwargs))
+            to_host = name in _TO_HOST or name == "cpu" or (name == "to" and names_the_cpu(args[1:], kwargs))
             if not to_host:
                 return super().__torch_function__(func, types, args, kwargs)
             cls.trips += 1
@@ -81,14 +82,6 @@ def _counting_device_tensors() -> type[torch.Tensor]:
             return result
 
     return OnDevice
-
-
-def _names_the_cpu(args: tuple, kwargs: dict) -> bool:
-    """Whether the arguments of a `Tensor.to` call name the CPU as the destination."""
-    for value in (*args, kwargs.get("device")):
-        if isinstance(value, (str, torch.device)):
-            return torch.device(value).type == "cpu"
-    return False
 
 
 class _Trips(TorchFunctionMode):

@@ -17,24 +17,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from ..checking import Question, Wrong, expect_function
-
-
-def _names_the_cpu(args: tuple, kwargs: dict) -> bool:
-    """Whether the arguments of a `Tensor.to` call name the CPU as the destination."""
-    for value in (*args, kwargs.get("device")):
-        if isinstance(value, (str, torch.device)):
-            try:
-                return torch.device(value).type == "cpu"
-            except RuntimeError:
-                return False
-    return False
-
-
-def _non_blocking(args: tuple, kwargs: dict) -> bool:
-    """The `non_blocking` flag of a `to` / `copy_` / `cuda` call, given by keyword or as a positional bool."""
-    if "non_blocking" in kwargs:
-        return bool(kwargs["non_blocking"])
-    return any(isinstance(a, bool) and a for a in args)
+from .calls import names_the_cpu, non_blocking
 
 
 class _Waits:
@@ -80,7 +63,7 @@ def _recording_tensors(moves: list[bool]) -> type[torch.Tensor]:
                 )
             if name not in ("to", "copy_"):
                 return super().__torch_function__(func, types, args, kwargs)
-            moves.append(_non_blocking(args[1:], kwargs))
+            moves.append(non_blocking(args[1:], kwargs))
             with torch._C.DisableTorchFunctionSubclass():
                 result = func(*args, **kwargs)
             return result.as_subclass(torch.Tensor) if isinstance(result, torch.Tensor) else result
@@ -190,19 +173,19 @@ class _SimulatedGpu(TorchFunctionMode):
         source = args[0] if args else None
         if self._is_gpu(source) and name in ("numpy", "__array__"):
             raise TypeError("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy it first.")
-        to_host = self._is_gpu(source) and (name == "cpu" or (name == "to" and _names_the_cpu(args[1:], kwargs)))
+        to_host = self._is_gpu(source) and (name == "cpu" or (name == "to" and names_the_cpu(args[1:], kwargs)))
         if to_host:
             values = func(*args, **kwargs)
-            return self._to_host(values, torch.empty_like(values), _non_blocking(args[1:], kwargs))
+            return self._to_host(values, torch.empty_like(values), non_blocking(args[1:], kwargs))
         if name == "copy_" and len(args) >= 2 and self._is_gpu(args[1]) and not self._is_gpu(args[0]):
             values = args[1].to(args[0].dtype).expand_as(args[0]).clone()
-            return self._to_host(values, args[0], _non_blocking(args[2:], kwargs))
+            return self._to_host(values, args[0], non_blocking(args[2:], kwargs))
         if self._is_gpu(source) and name in ("item", "tolist", "__bool__", "__float__", "__int__", "__repr__"):
             self.blocking_copies += 1
             self.land_all()
         result = func(*args, **kwargs)
         from_gpu = any(self._is_gpu(a) for a in (*args, *kwargs.values()))
-        if from_gpu and isinstance(result, torch.Tensor) and not _names_the_cpu((), kwargs):
+        if from_gpu and isinstance(result, torch.Tensor) and not names_the_cpu((), kwargs):
             self.on_gpu.append(result)
         return result
 
