@@ -19,6 +19,11 @@ from ..checking import Question, Wrong, expect_function, expect_number
 from ..devices import is_device_mismatch_error
 from ..training import make_data, make_model
 
+# The first optimizer a process builds imports torch._dynamo, which takes seconds. One is built here,
+# as the exercises load, so that this import never runs inside a checker's time limit: an import cut
+# short there leaves torch._dynamo half-initialised, and every later check fails, until a restart.
+torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=0.1)
+
 
 class _OffMeta(TorchFunctionMode):
     """Records the calls that would take a tensor off the `meta` device (`.to`, `.cpu()`, `.item()`, ...)."""

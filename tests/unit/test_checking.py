@@ -321,3 +321,38 @@ def test_an_error_in_the_checkers_own_comparison_is_not_blamed_on_the_learner() 
     )
     assert outcome.message.endswith("This is a bug in the course, not in your answer: please report it.")
     assert "Your `t`" not in outcome.message
+
+
+FIRST_IMPORT_UNDER_A_LIMIT = """
+import sys
+
+import torch
+from helpers.checking import load_exercises
+
+questions = vars(load_exercises("04", {})).values()
+before = set(sys.modules)
+for q in questions:
+    solution = {"torch": torch, "nn": torch.nn, **q.context()}
+    exec(q.solution_code, solution)
+    assert q.evaluate(solution, time_limit=60).correct, q.number
+print(sorted(m for m in set(sys.modules) - before if m.startswith("torch._dynamo")))
+"""
+
+
+def test_checking_chapter_04_imports_no_part_of_torch_dynamo_inside_the_time_limit() -> None:
+    """The first optimizer a process builds imports torch._dynamo, which takes seconds: loading the exercises does it.
+
+    Inside a checker's time limit that import would eat the learner's seconds, and a limit that cuts it
+    short can leave torch._dynamo half-initialised for the rest of the session.
+    """
+    import subprocess
+
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_IMPORT_UNDER_A_LIMIT],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout[-2000:]
