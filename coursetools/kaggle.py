@@ -412,11 +412,10 @@ def build_all(
     if duplicates:
         raise KaggleSetupError(f"two notebooks would get the same Kaggle slug: {', '.join(duplicates)}")
     out_dir = Path(out_dir)
-    result = BuildResult(
+    return BuildResult(
         kernels=[build_kernel(k, owner, settings, out_dir) for k in kernels],
         dataset=build_dataset(owner, settings, out_dir, root),
     )
-    return result
 
 
 def main(owner: str | None, out_dir: str | None) -> int:

@@ -29,7 +29,7 @@ from typing import Any
 
 import torch
 
-from .devices import synchronize, usable_device
+from .devices import a_function, synchronize, usable_device
 from .memory import MIB, NeedsCudaError, cuda_device_for, format_bytes
 from .timing import gigabytes_per_second, wall_seconds
 
@@ -213,8 +213,7 @@ def time_copy_batch(
     """
     from .environment import stamp
 
-    if not callable(copy):
-        raise TypeError(f"copy must be a function (something callable), not {copy!r} ({type(copy).__name__})")
+    a_function(copy, "copy")
     device = usable_device(device)
     sources = [torch.empty(nbytes, dtype=torch.uint8, pin_memory=pinned).fill_(1) for _ in range(copies)]
     threads = torch.get_num_threads()
@@ -265,8 +264,7 @@ def two_by_two(
     """
     from tqdm.auto import tqdm
 
-    if not callable(copy):
-        raise TypeError(f"copy must be a function (something callable), not {copy!r} ({type(copy).__name__})")
+    a_function(copy, "copy")
     device = usable_device(device)
     sizes = list(sizes)
     pinned_options = (False, True) if device.type == "cuda" else (False,)

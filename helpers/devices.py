@@ -82,6 +82,12 @@ def usable_device(value: object, name: str = "device") -> torch.device:
     return device
 
 
+def a_function(value: object, name: str) -> None:
+    """Refuse `value` unless it can be called: a learner's function handed to a measuring harness."""
+    if not callable(value):
+        raise TypeError(f"{name} must be a function (something callable), not {value!r} ({type(value).__name__})")
+
+
 def check_device_index(i: object) -> int:
     """Return `i` if it is a usable device index, else raise an error that says what to pass."""
     if isinstance(i, bool) or not isinstance(i, int):

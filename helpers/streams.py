@@ -31,7 +31,7 @@ from unittest import mock
 
 import torch
 
-from .devices import synchronize, usable_device
+from .devices import a_function, synchronize, usable_device
 from .plots import LIGHT_GREY, OKABE_ITO
 from .profiling import quiet_stderr
 
@@ -142,8 +142,7 @@ def profile_spans(fn: Callable[[], Any], device: torch.device | str) -> list[Spa
     `fn` and `device` are checked before anything runs, since a learner hands in their own. The
     profiler's own start/stop lines on stderr are kept out of the notebook (`quiet_stderr`).
     """
-    if not callable(fn):
-        raise TypeError(f"fn must be a function (something callable), not {fn!r} ({type(fn).__name__})")
+    a_function(fn, "fn")
     device = usable_device(device)
     from torch.profiler import ProfilerActivity, profile
 

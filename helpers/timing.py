@@ -15,7 +15,7 @@ from typing import Any
 
 import torch
 
-from .devices import synchronize, usable_device
+from .devices import a_function, synchronize, usable_device
 
 
 @dataclass(frozen=True)
@@ -56,8 +56,7 @@ def time_call(
 
     from .environment import stamp
 
-    if not callable(fn):
-        raise TypeError(f"fn must be a function (something callable), not {fn!r} ({type(fn).__name__})")
+    a_function(fn, "fn")
     device = usable_device(device)
 
     def run() -> None:
@@ -79,8 +78,7 @@ def wall_seconds(fn: Callable[[], Any], device: torch.device | str) -> float:
 
     `fn` and `device` are the learner's, so they are checked before the clock starts.
     """
-    if not callable(fn):
-        raise TypeError(f"fn must be a function (something callable), not {fn!r} ({type(fn).__name__})")
+    a_function(fn, "fn")
     device = usable_device(device)
     synchronize(device)
     start = time.perf_counter()

@@ -15,7 +15,7 @@ from typing import Any
 
 import torch
 
-from .devices import try_gpu, usable_device
+from .devices import a_function, try_gpu, usable_device
 from .timing import format_seconds, gigabytes_per_second, wall_seconds
 
 #: A copy function: `copy(src, dst, pieces)` copies 1-D `src` into `dst` as `pieces` equal copies.
@@ -89,8 +89,7 @@ def measure_pieces(
     from .environment import stamp
 
     copy = copy_in_pieces if copy is None else copy
-    if not callable(copy):
-        raise TypeError(f"copy must be a function (something callable), not {copy!r} ({type(copy).__name__})")
+    a_function(copy, "copy")
     device = destination_for_transfers(device)
     src = torch.ones(total_bytes, dtype=torch.uint8)  # touch every page before timing
     dst = torch.zeros(total_bytes, dtype=torch.uint8, device=device)
@@ -211,8 +210,8 @@ def pieces_widget(
     """
     import ipywidgets as widgets
 
-    if copy is not None and not callable(copy):
-        raise TypeError(f"copy must be a function (something callable), not {copy!r} ({type(copy).__name__})")
+    if copy is not None:
+        a_function(copy, "copy")
     choices = [2**k for k in range(max_pieces.bit_length()) if 2**k <= max_pieces]
     device = destination_for_transfers(device)
     one_copy: dict[int, PieceTiming] = {}
