@@ -16,6 +16,10 @@ usable afterwards:
   and `expect_type` accept 0-d tensors, an int where a float is asked and a tuple where a list is;
 * an error in a checker's own comparison is reported as a bug in the course, not in the answer.
 
+A question whose answer another process must run (a DDP rank, a child process) names a `file`:
+the learner writes the function into it with `%%writefile {WORK}/name.py`, as the chapters write
+their workers, and `check()` imports it fresh from there; the child processes import it too.
+
 Each chapter's questions live in `helpers/exercises/chNN.py`; their solutions and a few typical
 wrong answers (most are the solution with one line changed) live apart, in
 `helpers/exercises/solutions/chNN.py`, which the handout edition leaves out (`solution()` then
@@ -28,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
+import importlib.util
 import io
 import os
 import reprlib
@@ -385,13 +390,17 @@ class _Attempt:
     calls: _LearnerCalls = field(default_factory=_LearnerCalls)
 
 
-def _attempt(checker: Checker, value: Any, seconds: float) -> _Attempt:
-    """Run `checker` on the learner's `value` with a time limit and captured output; never raises."""
+def _attempt(checker: Checker, answer: Callable[[], Any], seconds: float) -> _Attempt:
+    """Run `checker` on the learner's answer with a time limit and captured output; never raises.
+
+    `answer()` gives the value (it may import the learner's file). A function reaches the checker
+    wrapped; `inspect.unwrap` gives the learner's own, to send to another process by name.
+    """
     attempt = _Attempt(limited=_time_limit_possible())
     output = _CappedText(OUTPUT_LIMIT)
 
     def run() -> None:
-        checker(attempt.calls.wrap(normalise(value)))
+        checker(attempt.calls.wrap(normalise(answer())))
 
     alarm = _Alarm()
     try:
@@ -427,6 +436,50 @@ def _describe_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}{where}: {message}" if message else f"{type(exc).__name__}{where}"
 
 
+# -- Answers written to a file, for other processes ----------------------------------------------
+
+
+def _find_file(file: str) -> str | None:
+    """The path of the learner's module `file` on `sys.path` (the chapter's WORK folder), or None."""
+    name = file.removesuffix(".py")
+    importlib.invalidate_caches()  # the file may have been written a moment ago
+    sys.modules.pop(name, None)
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    return spec.origin if spec is not None and spec.origin and spec.origin.endswith(file) else None
+
+
+def _function_in_file(file: str, variable: str) -> Any:
+    """Import the learner's file afresh (never a copy cached earlier) and return its `variable`.
+
+    Fresh, so that a file written again is checked as it is now: the module is dropped from
+    `sys.modules` and its cached bytecode deleted. What goes wrong is a `Wrong` in the learner's terms.
+    """
+    path = _find_file(file)
+    if path is None:
+        raise Wrong(f"the file `{file}` disappeared: run the cell that writes it again")
+    with contextlib.suppress(OSError):
+        os.remove(importlib.util.cache_from_source(path))
+    try:
+        module = importlib.import_module(file.removesuffix(".py"))
+    except SyntaxError as exc:
+        raise Wrong(f"`{file}` is not valid Python: {exc.msg} (line {exc.lineno})") from None
+    except Exception as exc:
+        line = _learner_line(exc)
+        where = f" at line {line}" if line is not None else ""
+        raise Wrong(f"importing `{file}` raised {type(exc).__name__}{where}: {_first_line(exc)}") from None
+    value = getattr(module, variable, None)
+    if value is Ellipsis:
+        raise Wrong(f"`{variable}` in `{file}` is still `...`: replace the dots with your function")
+    if value is None:
+        raise Wrong(f"`{file}` defines no function `{variable}`: write `def {variable}(...):` in it")
+    if not isinstance(value, types.FunctionType):
+        raise Wrong(f"`{variable}` in `{file}` should be a function written with `def`, not a {type(value).__name__}")
+    return value
+
+
 # -- Questions ------------------------------------------------------------------------------------
 
 
@@ -451,6 +504,8 @@ class Question:
     time_limit: float = DEFAULT_TIME_LIMIT
     #: The chapter ("01") whose solutions module holds this question's solution and wrong answers.
     chapter: str = ""
+    #: The file ("ddp_answer.py") the learner writes the answer into, when other processes must import it.
+    file: str = ""
     _namespace: Mapping[str, Any] | None = field(default=None, repr=False)
 
     def bind(self, namespace: Mapping[str, Any]) -> Question:
@@ -463,19 +518,30 @@ class Question:
 
         The learner's code may run `time_limit` seconds (the question's own limit when None).
         """
-        if self.variable not in namespace:
-            return Outcome(
-                False,
-                f"I can't find a variable named `{self.variable}`. Define it in a cell above and run that cell, "
-                "then check again.",
-            )
-        value = namespace[self.variable]
-        if value is Ellipsis:
-            return Outcome(False, f"`{self.variable}` is still `...`: replace the dots with your answer.")
         seconds = self.time_limit if time_limit is None else time_limit
-        attempt = _attempt(self.checker, value, seconds)
+        if self.file:
+            if _find_file(self.file) is None:
+                return Outcome(
+                    False,
+                    f"I can't find the file `{self.file}`. Run the cell above that writes it "
+                    f"(`%%writefile {{WORK}}/{self.file}`), then check again.",
+                )
+            attempt = _attempt(self.checker, lambda: _function_in_file(self.file, self.variable), seconds)
+            is_function = True
+        else:
+            if self.variable not in namespace:
+                return Outcome(
+                    False,
+                    f"I can't find a variable named `{self.variable}`. Define it in a cell above and run that "
+                    "cell, then check again.",
+                )
+            value = namespace[self.variable]
+            if value is Ellipsis:
+                return Outcome(False, f"`{self.variable}` is still `...`: replace the dots with your answer.")
+            attempt = _attempt(self.checker, lambda: value, seconds)
+            is_function = callable(value)
         correct = attempt.error is None and not attempt.timed_out
-        message = self._verdict(attempt, callable(value), seconds) + _no_limit_notice(attempt.limited)
+        message = self._verdict(attempt, is_function, seconds) + _no_limit_notice(attempt.limited)
         return Outcome(correct, message, attempt.output)
 
     def _verdict(self, attempt: _Attempt, is_function: bool, seconds: float) -> str:
@@ -566,10 +632,13 @@ class Question:
         if code is None:
             print(_NO_SOLUTION.format(number=self.number))
             return
-        print("One solution:\n\n" + textwrap.indent(code.strip(), "    "))
+        where = f" (the file {self.file})" if self.file else ""
+        print(f"One solution{where}:\n\n" + textwrap.indent(code.strip(), "    "))
 
     def __repr__(self) -> str:
-        return f"Question {self.number}: {self.task}\n(define `{self.variable}`, then run q{self.number}.check())"
+        where = f" in the file {self.file}" if self.file else ""
+        then = f"then run q{self.number}.check()"
+        return f"Question {self.number}: {self.task}\n(define `{self.variable}`{where}, {then})"
 
 
 def _no_limit_notice(limited: bool) -> str:

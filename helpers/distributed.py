@@ -214,9 +214,7 @@ def process_context() -> Any:
 
     if "forkserver" in mp.get_all_start_methods():
         ctx = mp.get_context("forkserver")
-        ctx.set_forkserver_preload(
-            ["torch", "torch.distributed", "torch._dynamo", "helpers.distributed", "helpers.hogwild"]
-        )
+        ctx.set_forkserver_preload(["torch", "torch.distributed", "torch._dynamo", "helpers.distributed"])
         return ctx
     return mp.get_context("spawn")
 
@@ -673,8 +671,6 @@ def run_commands(
     """
     envs = list(envs) if envs is not None else [{} for _ in commands]
     files = list(done_files) if done_files is not None else [None] * len(commands)
-    if len(envs) != len(commands) or len(files) != len(commands):
-        raise ValueError("envs and done_files need one entry per command")
 
     tmp = Path(tempfile.mkdtemp(prefix="course-run-"))
     procs: list[subprocess.Popen] = []
@@ -767,8 +763,6 @@ def plot_throughput(labels: Sequence[str], samples_per_second: Sequence[float], 
     """Bar chart of samples per second, each bar labelled with its speed-up over the first. Returns the figure."""
     from .plots import add_stamp, colour, new_figure, number, set_alt
 
-    if len(labels) != len(samples_per_second) or not labels:
-        raise ValueError("give one throughput per label, at least one")
     fig, ax = new_figure(7.5, 3.8)
     base = samples_per_second[0]
     bars = ax.bar(list(labels), list(samples_per_second), color=[colour(i) for i in range(len(labels))])

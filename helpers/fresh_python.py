@@ -21,8 +21,6 @@ def run_fresh_python(code: str, env: dict[str, str | None] | None = None, timeou
     variable). The child can `import helpers` wherever this process found it. Raises
     RuntimeError with the child's last error line when the child fails.
     """
-    if not isinstance(code, str) or not code.strip():
-        raise ValueError("run_fresh_python needs some Python code to run, as a string")
     child_env = dict(os.environ)
     for name, value in (env or {}).items():
         if value is None:

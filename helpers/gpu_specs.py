@@ -68,8 +68,6 @@ class GpuSpec:
         """Peak dense TFLOP/s for `precision`: "fp32", "fp16" (tensor cores) or "bf16" (tensor cores)."""
         key = precision.lower().replace("bfloat16", "bf16").replace("float", "fp")
         table = {"fp32": self.fp32_tflops, "fp16": self.fp16_tensor_tflops, "bf16": self.bf16_tensor_tflops}
-        if key not in table:
-            raise ValueError(f"precision must be one of 'fp32', 'fp16', 'bf16', not {precision!r}")
         return table[key]
 
     def ridge_point(self, precision: str = "fp32") -> float | None:
@@ -368,9 +366,6 @@ def find_spec(device_name: str) -> GpuSpec | None:
 
 def format_table(specs: tuple[GpuSpec, ...] = GPUS) -> str:
     """The table as fixed-width text (dense peaks; '—' where the GPU lacks that hardware or no price was published)."""
-
-    if not isinstance(specs, tuple | list) or not all(isinstance(s, GpuSpec) for s in specs):
-        raise TypeError(f"specs must be a tuple of GpuSpec rows such as gpu_specs.GPUS, not {specs!r:.80}")
 
     def cell(value: float | None, fmt: str = "{:g}") -> str:
         return "—" if value is None else fmt.format(value)

@@ -122,14 +122,8 @@ class GraphReplayModel:
 
     def capture(self, fn: Callable[..., torch.Tensor], *static_inputs: torch.Tensor) -> torch.Tensor:
         """Run `fn(*static_inputs)` once, without autograd, and return its output: the static output tensor."""
-        if not callable(fn):
-            raise TypeError(f"capture needs a function or module to run, not {type(fn).__name__}")
-        if not static_inputs or not all(isinstance(t, torch.Tensor) for t in static_inputs):
-            raise TypeError("capture needs the static input tensors the function reads, e.g. capture(model, static_in)")
         with torch.no_grad():
             output = fn(*static_inputs)
-        if not isinstance(output, torch.Tensor):
-            raise TypeError(f"the captured function must return one tensor, not {type(output).__name__}")
         self._fn, self._inputs, self._output = fn, static_inputs, output
         return output
 

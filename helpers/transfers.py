@@ -120,8 +120,6 @@ def measure_pieces(
 
 def piece_counts(total_bytes: int, smallest_piece_bytes: int = 1024, step: int = 4) -> list[int]:
     """Piece counts 1, step, step², ... while pieces hold `smallest_piece_bytes` or more and divide evenly."""
-    if step < 2:  # a step of 1 would never leave the loop
-        raise ValueError(f"step must be 2 or more, not {step}")
     counts, n = [], 1
     while total_bytes // n >= smallest_piece_bytes and total_bytes % n == 0:
         counts.append(n)

@@ -1,10 +1,9 @@
 """Chapter 08 exercises: a rank's share of the data (DistributedSampler), and the lines that make a worker DDP.
 
-The second question runs the learner's worker for real: first on one rank in this process (so a
-mistake shows with its line number and what it prints), then on two gloo ranks through
-`helpers.distributed.launch`, with a time limit. A function defined in a notebook cannot be
-imported by a new process, so its compiled code is shipped to the ranks with the modules and
-values it uses (`helpers.portable`), and rebuilt there.
+The second question's worker lives in a file the learner writes (`%%writefile`), because every
+rank is a new process that imports it, as chapter 08 teaches. The checker runs it for real: on one
+rank in this process first (so a mistake shows with its line number and what it prints), then on
+two gloo ranks through the chapter's launcher, `helpers.distributed.launch`, with a time limit.
 """
 
 from __future__ import annotations
@@ -17,8 +16,32 @@ from typing import Any
 import torch
 
 from ..checking import Question, Wrong, expect_function
-from ..portable import rebuild
-from .on_ranks import LAUNCH_TIMEOUT, run_on_two_ranks, ship
+
+#: Seconds a two-rank launch may take (the first launch of a session also starts the process server).
+LAUNCH_TIMEOUT = 60.0
+
+
+def run_on_two_ranks(worker: Any, args: tuple[Any, ...] = ()) -> list[Any]:
+    """Call `worker(rank, 2, *args)` on two gloo ranks and return what each returned; a failure is a `Wrong`.
+
+    `worker` and `args` travel by name: the learner's function must come from a file (`inspect.unwrap`
+    gives it back from the checker's wrapper).
+    """
+    from ..distributed import LaunchTimeout, WorkerFailed, launch
+
+    args = tuple(inspect.unwrap(a) if callable(a) else a for a in args)
+    try:
+        out = launch(inspect.unwrap(worker), 2, args, backend="gloo", timeout=LAUNCH_TIMEOUT, threads_per_rank=1)
+    except WorkerFailed as error:
+        last = error.details.strip().splitlines()[-1] if error.details.strip() else "it died"
+        raise Wrong(f"on two ranks, rank {error.rank} failed: {last}") from None
+    except LaunchTimeout as error:
+        raise Wrong(
+            f"on two ranks, ranks {error.unfinished} did not finish within {LAUNCH_TIMEOUT:g} s: does one rank "
+            "wait in a collective (all_reduce, barrier) that the other never reaches?"
+        ) from None
+    return out.results
+
 
 # -- Question 1: DistributedSampler ---------------------------------------------------------------
 
@@ -140,11 +163,6 @@ def _flat(value: Any, where: str) -> torch.Tensor:
     return flat
 
 
-def run_shipped(rank: int, world_size: int, shipped: Any) -> Any:
-    """Runs in each rank: rebuild the learner's function and call it (the launcher set up the group)."""
-    return rebuild(shipped)(rank, world_size)
-
-
 def _run_on_one_rank_here(fn: Any) -> tuple[bool, Any]:
     """Call the learner's worker in this process, on one gloo rank: (whether it ran, what it returned).
 
@@ -158,13 +176,12 @@ def _run_on_one_rank_here(fn: Any) -> tuple[bool, Any]:
 
 def _check_ddp_worker(fn: Any) -> None:
     expect_function(fn, "train_on_rank", "(rank, world_size)")
-    shipped = ship(fn)
     # 1. One rank, here: what it prints and raises shows in this notebook, with your line numbers.
     ran, alone = _run_on_one_rank_here(fn)
     if ran and torch.allclose(_flat(alone, "on one rank"), _initial_weights()):
         raise Wrong("the weights did not change: write the training step (loss, zero_grad, backward, step)")
     # 2. Two gloo ranks, each with its own data, through the course's launcher.
-    results = run_on_two_ranks(run_shipped, shipped)
+    results = run_on_two_ranks(fn)
     w0, w1 = (_flat(r, f"on rank {i},") for i, r in enumerate(results))
     if torch.allclose(w0, _initial_weights()):
         raise Wrong("the weights did not change: write the training step (loss, zero_grad, backward, step)")
@@ -182,13 +199,6 @@ def _check_ddp_worker(fn: Any) -> None:
         )
 
 
-def _context() -> dict[str, Any]:
-    import torch.distributed as dist
-    from torch.nn.parallel import DistributedDataParallel
-
-    return {"torch": torch, "nn": torch.nn, "F": torch.nn.functional, "dist": dist, "DDP": DistributedDataParallel}
-
-
 QUESTIONS = [
     Question(
         number=1,
@@ -203,14 +213,15 @@ QUESTIONS = [
     ),
     Question(
         number=2,
-        task="Complete `train_on_rank(rank, world_size)`: wrap the model in DDP and write the training step, so "
-        "that two ranks with different data end with the same weights as one process trained on both.",
+        task="Complete `train_on_rank(rank, world_size)` in the file ddp_answer.py: wrap the model in DDP and "
+        "write the training step, so that two ranks with different data end with the same weights as one "
+        "process trained on both.",
         variable="train_on_rank",
         checker=_check_ddp_worker,
         hint_text="`model = DDP(model)` right after building it (the launcher already called init_process_group); "
         "then each step: loss = F.mse_loss(model(x), y), opt.zero_grad(), loss.backward(), opt.step().",
         chapter="08",
-        context=_context,
+        file="ddp_answer.py",
         time_limit=LAUNCH_TIMEOUT + 30,
     ),
 ]

@@ -1,14 +1,16 @@
 """Chapter 09 exercises: a Hogwild worker, a queue consumer, and a sum shared out between processes.
 
-Each checker runs the learner's function for real, twice: first in this process (where a
-function that hangs, exits or raises gets the checker's usual verdict), then in two child
-processes (`helpers.hogwild.run_in_children`: the function's code is sent to children that
-cannot import a notebook cell; a child that raises is named, one that hangs is stopped after
-`CHILD_SECONDS`, and none outlives the check).
+Each answer is a function in a file the learner writes (`%%writefile`), because a child process
+imports the function it runs, as the chapter teaches. Each checker runs it for real, twice:
+first in this process (where a function that hangs, exits or raises gets the checker's usual
+verdict), then in two child processes started by `helpers.distributed.launch` without a process
+group (a child that raises is named, one that hangs is stopped after `CHILD_SECONDS`, and none
+outlives the check).
 """
 
 from __future__ import annotations
 
+import inspect
 import math
 import queue
 from typing import Any
@@ -18,9 +20,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..checking import Question, Wrong, expect_function, normalise
-from ..distributed import LaunchTimeout, WorkerFailed, process_context
-from ..hogwild import run_in_children
-from ..portable import NotPortable
+from ..distributed import LaunchTimeout, WorkerFailed, launch, process_context
 
 #: Seconds the child processes of one check may take (the question's own limit is longer).
 CHILD_SECONDS = 30.0
@@ -28,12 +28,24 @@ CHILD_SECONDS = 30.0
 TIME_LIMIT = 90.0
 
 
+def call_with_own_arguments(rank: int, world_size: int, fn: Any, args_per_child: list[tuple[Any, ...]]) -> None:
+    """Runs in each child: call the learner's function with this child's arguments."""
+    fn(*args_per_child[rank])
+
+
 def _in_children(fn: Any, what: str, args_per_child: list[tuple[Any, ...]]) -> None:
-    """Run `fn` in child processes; turn every way it can go wrong there into a `Wrong` for the learner."""
+    """Run `fn` in one child process per entry of `args_per_child`; every way it can go wrong is a `Wrong`."""
+    children = len(args_per_child)
     try:
-        run_in_children(fn, args_per_child, timeout=CHILD_SECONDS)
-    except NotPortable as exc:
-        raise Wrong(str(exc)) from None
+        launch(
+            call_with_own_arguments,
+            children,
+            (inspect.unwrap(fn), args_per_child),
+            backend="gloo",
+            init_group=False,
+            timeout=CHILD_SECONDS,
+            threads_per_rank=1,
+        )
     except LaunchTimeout:
         raise Wrong(
             f"in the child processes your `{what}` did not finish within {CHILD_SECONDS:g} s, so they were "
@@ -270,22 +282,18 @@ def _check_partial_sum(fn: Any) -> None:
         raise Wrong(f"In two child processes: out.sum() is {out.sum().item():g}, not the sum of x ({x.sum().item():g})")
 
 
-def _context() -> dict[str, Any]:
-    return {"torch": torch, "nn": nn, "F": F}
-
-
 QUESTIONS = [
     Question(
         number=1,
         task="Write `hogwild_worker(rank, model, x, y, steps, lr)`: train the shared `model` in place with SGD "
         "(learning rate lr) for `steps` steps, each on 32 random rows of (x, y) with cross-entropy.",
         variable="hogwild_worker",
+        file="hogwild_answer.py",
         checker=_check_hogwild_worker,
         hint_text="Make the optimizer inside the worker: opt = torch.optim.SGD(model.parameters(), lr=lr). Then "
         "`steps` times: pick rows with torch.randint(0, len(x), (32,)), compute F.cross_entropy(model(x[idx]), "
         "y[idx]), then opt.zero_grad(), loss.backward(), opt.step().",
         chapter="09",
-        context=_context,
         time_limit=TIME_LIMIT,
     ),
     Question(
@@ -293,11 +301,11 @@ QUESTIONS = [
         task="Write `consumer(tasks, results)`: take (index, tensor) items from the queue `tasks` until None; for "
         "each, put (index, the tensor's mean as a Python float) on `results`; then return.",
         variable="consumer",
+        file="consumer_answer.py",
         checker=_check_consumer,
         hint_text="A `while True:` loop: item = tasks.get(); if item is None: return; otherwise index, t = item "
         "and results.put((index, t.mean().item())). `.item()` makes the mean a plain float.",
         chapter="09",
-        context=_context,
         time_limit=TIME_LIMIT,
     ),
     Question(
@@ -305,11 +313,11 @@ QUESTIONS = [
         task="Write `partial_sum(rank, world_size, x, out)`: sum this process's chunk of the 1-D tensor x, "
         "x.chunk(world_size)[rank], into out[rank] (out is a tensor the parent shared).",
         variable="partial_sum",
+        file="partial_sum_answer.py",
         checker=_check_partial_sum,
         hint_text="out[rank] = x.chunk(world_size)[rank].sum() writes in place, into the shared memory the parent "
         "sees. Assigning to `out` itself, or returning the sum, changes nothing the parent can see.",
         chapter="09",
-        context=_context,
         time_limit=TIME_LIMIT,
     ),
 ]

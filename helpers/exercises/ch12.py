@@ -1,10 +1,9 @@
 """Chapter 12 exercises: the bytes of training per rank, and the lines that shard a model with FSDP2.
 
-The second question runs the learner's function for real: first on one rank in this process (so a
-mistake shows with its line number), then on two gloo ranks through `helpers.distributed.launch`,
-where the sharded model trains and must end where one process trained on both ranks' data ends.
-A function defined in a notebook cannot be imported by a new process, so its compiled code is
-shipped to the ranks (`helpers.portable`), as in chapter 08.
+The second question's function lives in a file the learner writes (`%%writefile`), because the
+ranks import it. The checker runs it for real: first on one rank in this process (so a mistake
+shows with its line number), then on two gloo ranks through `helpers.distributed.launch`, where
+the sharded model trains and must end where one process trained on both ranks' data ends.
 """
 
 from __future__ import annotations
@@ -14,10 +13,9 @@ from typing import Any
 import torch
 
 from ..checking import Question, Wrong, expect_function, expect_number
-from ..portable import rebuild
 from ..sharding import OPTIMIZER_STATES
 from ..sharding import bytes_per_rank as _reference
-from .on_ranks import LAUNCH_TIMEOUT, run_on_two_ranks, ship
+from .ch08 import LAUNCH_TIMEOUT, run_on_two_ranks
 
 # -- Question 1: bytes per rank --------------------------------------------------------------------
 
@@ -116,7 +114,7 @@ def _apply(fn: Any, model: torch.nn.Module, mesh: Any) -> torch.nn.Module:
     return model
 
 
-def run_shipped(rank: int, world_size: int, shipped: Any) -> dict[str, Any]:
+def run_shard(rank: int, world_size: int, shard: Any) -> dict[str, Any]:
     """Runs in each rank: shard the model with the learner's function, train, report bytes and weights."""
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.tensor import DTensor
@@ -124,7 +122,7 @@ def run_shipped(rank: int, world_size: int, shipped: Any) -> dict[str, Any]:
     model = build_model()
     mesh = init_device_mesh("cpu", (world_size,))
     try:
-        _apply(rebuild(shipped), model, mesh)
+        _apply(shard, model, mesh)
     except Wrong as wrong:
         return {"wrong": str(wrong)}
     _train(model, [_rank_data(rank)])
@@ -148,11 +146,10 @@ def _run_on_one_rank_here(fn: Any) -> None:
 
 def _check_shard(fn: Any) -> None:
     expect_function(fn, "shard", "(model, mesh)")
-    shipped = ship(fn)
     # 1. One rank, here: what it prints and raises shows in this notebook, with your line numbers.
     _run_on_one_rank_here(fn)
     # 2. Two gloo ranks, each training on its own batch, through the course's launcher.
-    results = run_on_two_ranks(run_shipped, shipped)
+    results = run_on_two_ranks(run_shard, (fn,))
     for rank, result in enumerate(results):
         if "wrong" in result:
             raise Wrong(f"on rank {rank} of two: {result['wrong']}")
@@ -163,12 +160,6 @@ def _check_shard(fn: Any) -> None:
     weights = torch.tensor(results[0]["weights"])
     if not torch.allclose(weights, _expected_weights(2), atol=1e-5):
         raise Wrong("the sharded ranks did not train like one process on both batches: did you change the model?")
-
-
-def _context() -> dict[str, Any]:
-    from torch.distributed.fsdp import fully_shard
-
-    return {"torch": torch, "nn": torch.nn, "fully_shard": fully_shard}
 
 
 QUESTIONS = [
@@ -186,14 +177,14 @@ QUESTIONS = [
     ),
     Question(
         number=2,
-        task="Write `shard(model, mesh)`: shard each block of the `nn.Sequential` `model` with `fully_shard` on "
-        "the device mesh `mesh`, then the whole model, and return it.",
+        task="Write `shard(model, mesh)` in the file shard_answer.py: shard each block of the `nn.Sequential` "
+        "`model` with `fully_shard` on the device mesh `mesh`, then the whole model, and return it.",
         variable="shard",
         checker=_check_shard,
         hint_text="A loop `for block in model: fully_shard(block, mesh=mesh)`, then `fully_shard(model, mesh=mesh)` "
         "(the root last: it picks up the parameters no block owns), then `return model`.",
         chapter="12",
-        context=_context,
+        file="shard_answer.py",
         time_limit=LAUNCH_TIMEOUT + 30,
     ),
 ]

@@ -35,6 +35,8 @@ import helpers.exercises
 from helpers import checking
 from helpers.checking import Outcome, Question
 
+from .answers import evaluate
+
 MODULES = sorted(m.name for m in pkgutil.iter_modules(helpers.exercises.__path__) if m.name.startswith("ch"))
 QUESTIONS: list[tuple[str, Question]] = [
     (name, q) for name in MODULES for q in importlib.import_module(f"helpers.exercises.{name}").QUESTIONS
@@ -101,21 +103,30 @@ def _solution_value(question: Question) -> Any:
     return namespace[question.variable]
 
 
-def _faulty_function(question: Question, body: str) -> Callable[..., Any]:
+def _faulty_code(question: Question, body: str) -> str:
     """A learner's function named like the question's variable, taking any arguments, with `body`."""
-    code = f"import sys\n\ndef {question.variable}(*args, **kwargs):\n    {body}\n"
+    return f"import sys\n\ndef {question.variable}(*args, **kwargs):\n    {body}\n"
+
+
+def _faulty_function(code: str, variable: str) -> Callable[..., Any]:
+    """The function `code` defines, compiled as a notebook cell's is."""
     namespace: dict[str, Any] = {}
-    exec(compile(code, f"<{question.variable}>", "exec"), namespace)
-    return namespace[question.variable]
+    exec(compile(code, f"<{variable}>", "exec"), namespace)
+    return namespace[variable]
 
 
-def _timed_evaluate(question: Question, namespace: dict, limit: float) -> tuple[Outcome | None, str, float]:
-    """Evaluate with a watchdog; return the outcome (None if an exception escaped), that exception, seconds."""
+def _timed_evaluate(question: Question, answer: dict | str, limit: float) -> tuple[Outcome | None, str, float]:
+    """Evaluate with a watchdog; return the outcome (None if an exception escaped), that exception, seconds.
+
+    `answer` is the notebook's namespace, or for a question with a file the code written to it.
+    """
     watchdog = threading.Timer(limit + HANG_GRACE, _thread.interrupt_main)
     started = time.monotonic()
     watchdog.start()
     try:
-        return question.evaluate(namespace, time_limit=limit), "", time.monotonic() - started
+        if isinstance(answer, str):
+            return evaluate(question, answer, time_limit=limit), "", time.monotonic() - started
+        return question.evaluate(answer, time_limit=limit), "", time.monotonic() - started
     except BaseException as exc:  # noqa: BLE001 - counting what escapes is the point
         return None, f"{type(exc).__name__}: {exc}", time.monotonic() - started
     finally:
@@ -159,12 +170,15 @@ def test_generic_mistakes_get_a_verdict(chapter: str, question: Question) -> Non
     if not checking._time_limit_possible():
         pytest.skip("no SIGALRM here: a function that never returns cannot be stopped")
     problems: dict[str, list[str]] = {"hangs": [], "escaped": [], "bad verdicts": []}
-    cases: list[tuple[str, dict, float, str]] = [("missing", {}, QUICK_LIMIT, "can't find")]
-    cases += [(name, {question.variable: v}, QUICK_LIMIT, "") for name, v in _junk_values().items()]
+    cases: list[tuple[str, dict | str, float, str]] = [("missing", {}, QUICK_LIMIT, "can't find")]
+    if not question.file:  # a file question's wrong files: test_exercises.py
+        cases += [(name, {question.variable: v}, QUICK_LIMIT, "") for name, v in _junk_values().items()]
     if callable(_solution_value(question)):
         for name, (body, hangs, must_say) in FAULTY_FUNCTIONS.items():
             limit = HANG_LIMIT if hangs else QUICK_LIMIT
-            cases.append((name, {question.variable: _faulty_function(question, body)}, limit, must_say))
+            code = _faulty_code(question, body)
+            answer = code if question.file else {question.variable: _faulty_function(code, question.variable)}
+            cases.append((name, answer, limit, must_say))
     for name, namespace, limit, must_say in cases:
         outcome, escaped, seconds = _timed_evaluate(question, namespace, limit)
         _merge(problems, _problems(name, outcome, escaped, seconds, limit, must_say))
@@ -247,6 +261,8 @@ def _converting(fn: Callable[..., Any], form: Callable[[Any], Any], used: list[b
 @pytest.mark.parametrize(("chapter", "question"), QUESTIONS, ids=IDS)
 def test_valid_forms_of_the_solution_are_accepted(chapter: str, question: Question) -> None:
     """Each form of the solution's value (or of a solution function's results) is accepted."""
+    if question.file:
+        pytest.skip("the answer runs in other processes as its file is written: no form can be wrapped around it")
     solution = _solution_value(question)
     tried, rejected = [], []
     for name, form in FORMS.items():

@@ -7,10 +7,11 @@ import os
 import pkgutil
 
 import pytest
-import torch
 
 import helpers.exercises
 from helpers.checking import Question, load_exercises
+
+from .answers import evaluate
 
 MODULES = sorted(m.name for m in pkgutil.iter_modules(helpers.exercises.__path__) if m.name.startswith("ch"))
 QUESTIONS: list[tuple[str, Question]] = [
@@ -20,12 +21,6 @@ IDS = [f"{name}-q{q.number}" for name, q in QUESTIONS]
 
 #: The phrase of the checker-bug verdict: a learner's wrong answer or junk must never get it.
 CHECKER_BUG = "bug in the course"
-
-
-def _namespace(question: Question, code: str) -> dict:
-    namespace = {"torch": torch, "nn": torch.nn, **question.context()}
-    exec(compile(code, f"<{question.variable}>", "exec"), namespace)
-    return namespace
 
 
 def test_every_chapter_module_has_questions() -> None:
@@ -50,7 +45,7 @@ def test_solutions_and_wrong_answers_live_in_the_solutions_package() -> None:
 
 @pytest.mark.parametrize(("chapter", "question"), QUESTIONS, ids=IDS)
 def test_solution_is_accepted(chapter: str, question: Question) -> None:
-    outcome = question.evaluate(_namespace(question, question.solution_code))
+    outcome = evaluate(question, question.solution_code)
     assert outcome.correct, f"{chapter} q{question.number} rejects its own solution: {outcome.message}"
 
 
@@ -58,7 +53,7 @@ def test_solution_is_accepted(chapter: str, question: Question) -> None:
 def test_typical_wrong_answers_are_rejected(chapter: str, question: Question) -> None:
     assert len(question.wrong_answers) >= 2, f"{chapter} q{question.number} needs at least two wrong answers"
     for code in question.wrong_answers:
-        outcome = question.evaluate(_namespace(question, code))
+        outcome = evaluate(question, code)
         assert not outcome.correct, f"{chapter} q{question.number} accepted a wrong answer:\n{code}"
         assert outcome.message and "Traceback" not in outcome.message
         assert CHECKER_BUG not in outcome.message, f"{chapter} q{question.number}: {outcome.message}\n{code}"
@@ -66,6 +61,9 @@ def test_typical_wrong_answers_are_rejected(chapter: str, question: Question) ->
 
 @pytest.mark.parametrize(("chapter", "question"), QUESTIONS, ids=IDS)
 def test_missing_and_mistyped_answers_get_friendly_messages(chapter: str, question: Question) -> None:
+    if question.file:
+        _file_is_missing_or_wrong(question)
+        return
     missing = question.evaluate({})
     assert not missing.correct and f"`{question.variable}`" in missing.message
     placeholder = question.evaluate({question.variable: ...})
@@ -75,6 +73,37 @@ def test_missing_and_mistyped_answers_get_friendly_messages(chapter: str, questi
         assert not outcome.correct, f"{chapter} q{question.number} accepted {junk!r}"
         assert outcome.message.strip() and "Traceback" not in outcome.message
         assert CHECKER_BUG not in outcome.message, f"{chapter} q{question.number} on {junk!r}: {outcome.message}"
+
+
+#: Files a learner might write instead of the function a file question asks for: each needs a plain verdict.
+WRONG_FILES = (
+    "{variable} = ...",
+    "{variable} = None",
+    "{variable} = 'some text'",
+    "{variable} = 12345",
+    "{variable} = object()",
+    "{variable} = print",
+    "x = 1  # no function at all",
+    "def {variable}(:\n    pass",
+    "import torch\n\nraise ValueError('while importing')",
+    "import a_module_that_does_not_exist",
+)
+
+
+def _file_is_missing_or_wrong(question: Question) -> None:
+    missing = question.evaluate({})
+    assert not missing.correct and f"`{question.file}`" in missing.message
+    for code in WRONG_FILES:
+        outcome = evaluate(question, code.format(variable=question.variable))
+        assert not outcome.correct, f"{question.file} accepted {code!r}"
+        assert outcome.message.strip() and "Traceback" not in outcome.message
+        assert CHECKER_BUG not in outcome.message, f"{question.file} with {code!r}: {outcome.message}"
+    placeholder = evaluate(question, f"{question.variable} = ...")
+    assert "..." in placeholder.message
+    broken = evaluate(question, f"def {question.variable}(:\n    pass")
+    assert "not valid Python" in broken.message and "line 1" in broken.message, broken.message
+    raises = evaluate(question, "import torch\n\nraise ValueError('while importing')")
+    assert "ValueError at line 3" in raises.message and "while importing" in raises.message, raises.message
 
 
 #: Right answers other than the solution, as a learner could write them: each must be accepted.
@@ -288,7 +317,7 @@ def test_alternatives_name_real_questions() -> None:
 
 @pytest.mark.parametrize(("chapter", "question", "code"), ALTERNATIVE_CASES)
 def test_alternative_right_answers_are_accepted(chapter: str, question: Question, code: str) -> None:
-    outcome = question.evaluate(_namespace(question, code))
+    outcome = evaluate(question, code)
     assert outcome.correct, f"{chapter} q{question.number} rejects a right answer:\n{code}\n{outcome.message}"
 
 

@@ -119,18 +119,3 @@ def test_several_static_inputs() -> None:
 def test_replay_before_capture_says_what_to_do() -> None:
     with pytest.raises(RuntimeError, match="nothing captured yet"):
         GraphReplayModel().replay()
-
-
-@pytest.mark.parametrize(
-    ("fn", "inputs", "match"),
-    [
-        ("not a function", (torch.zeros(1),), "needs a function or module"),
-        (_affine, (), "needs the static input tensors"),
-        (_affine, ([1.0, 2.0],), "needs the static input tensors"),
-        (lambda t: [t], (torch.zeros(1),), "must return one tensor, not list"),
-    ],
-    ids=["not callable", "no inputs", "a list as input", "returns a list"],
-)
-def test_bad_captures_get_clear_errors(fn, inputs, match) -> None:
-    with pytest.raises(TypeError, match=match):
-        GraphReplayModel().capture(fn, *inputs)

@@ -48,8 +48,6 @@ def test_format_bytes() -> None:
     assert format_bytes(2 * MIB) == "2.0 MiB"
     assert format_bytes(15 * 2**30) == "15.0 GiB"
     assert format_bytes(-1024) == "-1.0 KiB"
-    with pytest.raises(TypeError):
-        format_bytes("12")
 
 
 def test_rounding_and_segment_sizes_follow_the_allocator_constants() -> None:
@@ -167,8 +165,6 @@ def test_model_playground_records_steps() -> None:
     assert p.history[-3].reserved == 66 * MIB
     fig = plot_steps(p.history, p.source)
     assert fig.axes[0].get_title()
-    with pytest.raises(ValueError):
-        plot_steps([], "x")
 
 
 @pytest.mark.skipif(not NO_CUDA, reason="checks the CPU-only behaviour")

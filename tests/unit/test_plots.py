@@ -225,15 +225,15 @@ def test_show_displays_one_bundle_and_closes(monkeypatch: pytest.MonkeyPatch) ->
     assert not plt.fignum_exists(fig2.number)
 
 
-def test_stamp_and_alt_reject_empty_text() -> None:
+def test_show_closes_the_figure_even_when_it_cannot_display_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fail(fig: object, alt: object) -> dict[str, str]:
+        raise RuntimeError("cannot draw")
+
+    monkeypatch.setattr(plots, "bundle", fail)
     fig, _ = plots.new_figure(3, 2)
-    try:
-        with pytest.raises(ValueError, match="stamp"):
-            plots.add_stamp(fig, " ")
-        with pytest.raises(ValueError, match="alt text"):
-            plots.set_alt(fig, "")
-    finally:
-        plt.close(fig)
+    with pytest.raises(RuntimeError, match="cannot draw"):
+        plots.show(fig, "a plot")
+    assert not plt.fignum_exists(fig.number)
 
 
 def test_a_long_stamp_wraps_inside_the_figure() -> None:

@@ -19,11 +19,6 @@ def test_roofline_is_the_min_of_two_roofs() -> None:
     assert r.bound_by(ridge * 1.01, 8.1, 320) == "compute"
 
 
-def test_a_sweep_without_a_measurement_is_refused() -> None:
-    with pytest.raises(ValueError, match="at least one"):
-        r.plot_matmul_sweep([], "stamp")
-
-
 def test_explain_names_the_binding_roof_and_the_source() -> None:
     t4 = by_short_name("T4")
     low = r.explain(t4, "fp32", 1.0)

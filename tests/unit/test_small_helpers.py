@@ -86,8 +86,6 @@ def test_run_fresh_python_sets_and_removes_variables(monkeypatch: pytest.MonkeyP
     assert run_fresh_python(code, env={"COURSE_TEST_VAR": None, "OTHER": "x"}).split() == ["None", "x"]
     with pytest.raises(RuntimeError, match="ZeroDivisionError"):
         run_fresh_python("1 / 0")
-    with pytest.raises(ValueError, match="some Python code"):
-        run_fresh_python("  ")
     with pytest.raises(RuntimeError, match="did not finish within"):
         run_fresh_python("import time; time.sleep(5)", timeout=0.5)
 

@@ -66,21 +66,6 @@ def test_simulate_is_deterministic_and_host_blocks_only_when_asked() -> None:
     assert [s.lane for s in first.spans].count("host") == 1
 
 
-@pytest.mark.parametrize(
-    ("ops", "error"),
-    [
-        ("not a list", TypeError),
-        ([("a", "x", 1.0)], TypeError),
-        ([st.Op("", "x", 1.0)], ValueError),
-        ([st.Op("a", "x", 1.0, after=(0,))], ValueError),
-        ([st.Op("a", "x", 1.0), st.Op("a", "y", 1.0, after=(5,))], ValueError),
-    ],
-)
-def test_simulate_rejects_bad_operations(ops: object, error: type[Exception]) -> None:
-    with pytest.raises(error):
-        st.simulate(ops)  # type: ignore[arg-type]
-
-
 # -- timelines from events -----------------------------------------------------------------------
 
 
@@ -106,20 +91,12 @@ def test_spans_from_cpu_events_keep_top_level_calls() -> None:
     assert st.spans_from_events([], "cpu") == []
 
 
-def test_spans_from_events_rejects_bad_inputs() -> None:
-    with pytest.raises(TypeError, match="profiler events"):
-        st.spans_from_events([{"name": "x"}], "cuda")
-    with pytest.raises(ValueError, match="device_type"):
-        st.spans_from_events([], "gpu")
+def test_spans_from_events_refuses_an_event_that_ends_before_it_starts() -> None:
     with pytest.raises(ValueError, match="ends"):
         st.spans_from_events([_event("k", "CUDA", 10.0, 5.0, device_resource_id=7)], "cuda")
 
 
-def test_span_validates_itself() -> None:
-    with pytest.raises(ValueError):
-        st.Span("", "x", 0.0, 1.0)
-    with pytest.raises(ValueError):
-        st.Span("lane", "x", 2.0, 1.0)
+def test_a_span_knows_how_long_it_took() -> None:
     assert st.Span("lane", "x", 1.0, 3.5).ms == 2.5
 
 
@@ -148,8 +125,6 @@ def test_plot_timelines_labels_simulations() -> None:
     assert [t.get_text() for t in fig.axes[1].get_yticklabels()] == ["copy stream", "compute stream"]
     real = st.plot_timelines({"measured": [st.Span("GPU 0 stream 7", "k", 0.0, 1.0)]}, title="t", simulated=False)
     assert "SIMULATION" not in real._suptitle.get_text()
-    with pytest.raises(ValueError):
-        st.plot_timelines({}, title="nothing", simulated=True)
 
 
 def test_quiet_stderr_silences_file_descriptor_2_and_restores_it(capfd: pytest.CaptureFixture[str]) -> None:

@@ -8,6 +8,12 @@ SOLUTIONS: dict[int, str] = {
         "    return list(sampler)"
     ),
     2: (
+        "import torch\n"
+        "import torch.nn.functional as F\n"
+        "from torch import nn\n"
+        "from torch.nn.parallel import DistributedDataParallel as DDP\n"
+        "\n"
+        "\n"
         "def train_on_rank(rank, world_size):\n"
         "    torch.manual_seed(0)\n"
         "    model = nn.Linear(4, 1)\n"
@@ -26,6 +32,13 @@ SOLUTIONS: dict[int, str] = {
 
 
 _DDP_TEMPLATE = """\
+import torch
+import torch.distributed as dist
+import torch.nn.functional as F
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel as DDP
+
+
 def train_on_rank(rank, world_size):
     torch.manual_seed(0)
     model = nn.Linear(4, 1)

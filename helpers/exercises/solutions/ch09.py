@@ -2,6 +2,7 @@
 
 SOLUTIONS: dict[int, str] = {
     1: (
+        "import torch\nimport torch.nn.functional as F\n\n\n"
         "def hogwild_worker(rank, model, x, y, steps, lr):\n"
         "    opt = torch.optim.SGD(model.parameters(), lr=lr)\n"
         "    for _ in range(steps):\n"
@@ -20,7 +21,7 @@ SOLUTIONS: dict[int, str] = {
         "        index, t = item\n"
         "        results.put((index, t.mean().item()))"
     ),
-    3: "def partial_sum(rank, world_size, x, out):\n    out[rank] = x.chunk(world_size)[rank].sum()",
+    3: "import torch\n\n\ndef partial_sum(rank, world_size, x, out):\n    out[rank] = x.chunk(world_size)[rank].sum()",
 }
 
 
@@ -28,6 +29,7 @@ SOLUTIONS: dict[int, str] = {
 #: here, not with the questions, because most are the solution with one line changed.
 WRONG_ANSWERS: dict[int, tuple[str, ...]] = {
     1: (
+        "import torch\nimport torch.nn.functional as F\n\n\n"
         "def hogwild_worker(rank, model, x, y, steps, lr):\n"
         "    opt = torch.optim.SGD(model.parameters(), lr=0.5)\n"
         "    for _ in range(60):\n"
@@ -37,6 +39,7 @@ WRONG_ANSWERS: dict[int, tuple[str, ...]] = {
         "        loss.backward()\n"
         "        opt.step()",
         # forgets the optimizer step
+        "import torch\nimport torch.nn.functional as F\n\n\n"
         "def hogwild_worker(rank, model, x, y, steps, lr):\n"
         "    opt = torch.optim.SGD(model.parameters(), lr=lr)\n"
         "    for _ in range(steps):\n"
@@ -45,6 +48,7 @@ WRONG_ANSWERS: dict[int, tuple[str, ...]] = {
         "        opt.zero_grad()\n"
         "        loss.backward()",
         # trains a private copy: the shared model never changes
+        "import torch\nimport torch.nn.functional as F\n\n\n"
         "def hogwild_worker(rank, model, x, y, steps, lr):\n"
         "    import copy\n"
         "    local = copy.deepcopy(model)\n"
@@ -56,6 +60,7 @@ WRONG_ANSWERS: dict[int, tuple[str, ...]] = {
         "        loss.backward()\n"
         "        opt.step()",
         # computes the loss without a graph
+        "import torch\nimport torch.nn.functional as F\n\n\n"
         "def hogwild_worker(rank, model, x, y, steps, lr):\n"
         "    opt = torch.optim.SGD(model.parameters(), lr=lr)\n"
         "    for _ in range(steps):\n"
@@ -92,10 +97,12 @@ WRONG_ANSWERS: dict[int, tuple[str, ...]] = {
         "        results.put((index, t.mean().item()))",
     ),
     3: (
-        "def partial_sum(rank, world_size, x, out):\n    out[rank] = x.chunk(world_size)[rank].sum()\n    x.zero_()",
-        "def partial_sum(rank, world_size, x, out):\n    out[rank] = x.sum()",
-        "def partial_sum(rank, world_size, x, out):\n    out = x.chunk(world_size)[rank].sum()",
-        "def partial_sum(rank, world_size, x, out):\n    out[rank] = x[rank].sum()",
-        "def partial_sum(rank, world_size, x, out):\n    return x.chunk(world_size)[rank].sum()",
+        "import torch\n\n\ndef partial_sum(rank, world_size, x, out):\n"
+        "    out[rank] = x.chunk(world_size)[rank].sum()\n"
+        "    x.zero_()",
+        "import torch\n\n\ndef partial_sum(rank, world_size, x, out):\n    out[rank] = x.sum()",
+        "import torch\n\n\ndef partial_sum(rank, world_size, x, out):\n    out = x.chunk(world_size)[rank].sum()",
+        "import torch\n\n\ndef partial_sum(rank, world_size, x, out):\n    out[rank] = x[rank].sum()",
+        "import torch\n\n\ndef partial_sum(rank, world_size, x, out):\n    return x.chunk(world_size)[rank].sum()",
     ),
 }

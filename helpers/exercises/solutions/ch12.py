@@ -9,6 +9,9 @@ SOLUTIONS: dict[int, str] = {
         "    return per_rank * dtype_bytes * copies"
     ),
     2: (
+        "from torch.distributed.fsdp import fully_shard\n"
+        "\n"
+        "\n"
         "def shard(model, mesh):\n"
         "    for block in model:\n"
         "        fully_shard(block, mesh=mesh)\n"
@@ -20,6 +23,9 @@ SOLUTIONS: dict[int, str] = {
 
 
 _SHARD_TEMPLATE = """\
+from torch.distributed.fsdp import fully_shard
+
+
 def shard(model, mesh):
 {body}
     return model
