@@ -2,9 +2,9 @@
 
 The checkers call the learner's functions with the `meta` device, which exists on every machine
 (tensors there have a shape and a dtype but no values), so they test device handling for real
-without a GPU. While the learner's function runs, a `torch.overrides.TorchFunctionMode` watches
-the torch calls it makes, so a checker can tell "created on the CPU, then moved" from "created on
-the device", and can name the operation that mixed two devices.
+without a GPU. While the learner's function runs, a `CallLog` records the torch calls it makes,
+so a checker can tell "created on the CPU, then moved" from "created on the device", and can
+name the operation that mixed two devices.
 """
 
 from __future__ import annotations
@@ -13,82 +13,45 @@ from collections.abc import Callable
 from typing import Any
 
 import torch
-from torch.overrides import TorchFunctionMode
 
 from ..checking import Question, Wrong, expect_function
+from .calls import MOVES, Call, CallLog
 
 META = torch.device("meta")
-#: The tensor methods that move a tensor to another device.
-_MOVES = frozenset({"to", "cpu", "cuda"})
 #: The tensor methods that may take tensors on two devices (`b.to(a)`, `out.copy_(b)`).
-_CROSS_DEVICE = _MOVES | {"copy_"}
+_CROSS_DEVICE = MOVES | {"copy_"}
 
 
-def _call_name(func: Any) -> str:
-    """A readable name of a torch function or tensor method, such as `torch.ones` or `Tensor.to`."""
-    name = getattr(func, "__name__", None) or repr(func)
-    owner = getattr(func, "__objclass__", None) or getattr(func, "__self__", None)
-    if owner is torch.Tensor or (isinstance(owner, type) and issubclass(owner, torch.Tensor)):
-        return f"Tensor.{name}"
-    module = getattr(func, "__module__", None) or ""
-    return f"torch.{name}" if module.startswith("torch") and not name.startswith("__") else name
+def _mixed(log: CallLog) -> list[Call]:
+    """The calls that met tensors on two devices, other than those meant to (a move, a copy)."""
+    return [c for c in log.calls if len(c.devices) > 1 and c.name not in _CROSS_DEVICE]
 
 
-def _tensor_devices(values: Any) -> set[torch.device]:
-    """The devices of the tensors among `values` (one level into lists and tuples), 0-d CPU tensors left out."""
-    found: set[torch.device] = set()
-    for value in values:
-        items = value if isinstance(value, list | tuple) else (value,)
-        for item in items:
-            if isinstance(item, torch.Tensor) and not (item.device.type == "cpu" and item.dim() == 0):
-                found.add(item.device)
-    return found
+def _moves_off(log: CallLog, device: torch.device) -> list[Call]:
+    """The moves (`.to`, `.cpu`, `.cuda`) of a tensor on `device` to another device, tried or done."""
+    return [
+        c
+        for c in log.named(MOVES)
+        if c.on == device and (c.raised or (isinstance(c.result, torch.Tensor) and c.result.device != device))
+    ]
 
 
-class _Watch(TorchFunctionMode):
-    """Records the torch calls a learner's function makes: those that made a CPU tensor, those that mixed devices."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.made_on_cpu: list[str] = []
-        self.mixed: list[tuple[str, list[str]]] = []
-        #: (tensor, where it went or None when the move failed) for each `.to`/`.cpu`/`.cuda` off its device.
-        self.moves: list[tuple[torch.Tensor, torch.device | None]] = []
-
-    def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
-        kwargs = kwargs or {}
-        devices = _tensor_devices([*args, *kwargs.values()])
-        if len(devices) > 1 and getattr(func, "__name__", "") not in _CROSS_DEVICE:
-            self.mixed.append((_call_name(func), sorted(str(d) for d in devices)))
-        moving = args[0] if getattr(func, "__name__", "") in _MOVES and args else None
-        try:
-            result = func(*args, **kwargs)
-        except Exception:
-            if isinstance(moving, torch.Tensor):
-                self.moves.append((moving, None))
-            raise
-        if isinstance(result, torch.Tensor) and result.device.type == "cpu":
-            self.made_on_cpu.append(_call_name(func))
-        if isinstance(moving, torch.Tensor) and isinstance(result, torch.Tensor) and result.device != moving.device:
-            self.moves.append((moving, result.device))
-        return result
-
-
-def _watched(fn: Callable[..., Any], *args: Any) -> tuple[Any, _Watch]:
-    """Call the learner's `fn(*args)` under a fresh `_Watch`; a device mix that raised becomes a `Wrong`."""
-    watch = _Watch()
+def _watched(fn: Callable[..., Any], *args: Any) -> tuple[Any, CallLog]:
+    """Call the learner's `fn(*args)` under a fresh `CallLog`; a device mix that raised becomes a `Wrong`."""
+    log = CallLog()
     try:
-        with watch:
+        with log:
             result = fn(*args)
     except RuntimeError:
-        if watch.mixed:
-            name, devices = watch.mixed[0]
+        if _mixed(log):
+            call = _mixed(log)[0]
+            devices = " and ".join(sorted(map(str, call.devices)))
             raise Wrong(
-                f"your code called {name} on tensors that live on {' and '.join(devices)}, which torch refuses: "
-                "bring one of them to the other's device first"
+                f"your code called {call.label} on tensors that live on {devices}, which torch refuses: bring one "
+                "of them to the other's device first"
             ) from None
         raise
-    return result, watch
+    return result, log
 
 
 def _expect_tensor(value: Any, call: str) -> torch.Tensor:
@@ -99,10 +62,11 @@ def _expect_tensor(value: Any, call: str) -> torch.Tensor:
     return value
 
 
-def _expect_made_on_the_device(watch: _Watch, call: str) -> None:
-    if watch.made_on_cpu:
+def _expect_made_on_the_device(log: CallLog, call: str) -> None:
+    made_on_cpu = [c for c in log.calls if isinstance(c.result, torch.Tensor) and c.result.device.type == "cpu"]
+    if made_on_cpu:
         raise Wrong(
-            f"{call} first made a tensor on the CPU (with {watch.made_on_cpu[0]}) and moved it afterwards: "
+            f"{call} first made a tensor on the CPU (with {made_on_cpu[0].label}) and moved it afterwards: "
             "pass device=... to the factory function so the tensor is created on the device directly"
         )
 
@@ -134,22 +98,23 @@ def _check_ones_on(fn: Any) -> None:
 # -- Question 2 ------------------------------------------------------------------------------------
 
 
-def _blame_moves_and_mixes(watch: _Watch, a: torch.Tensor, call: str) -> None:
+def _blame_moves_and_mixes(log: CallLog, a: torch.Tensor, call: str) -> None:
     """Say what the learner's add_on_first did wrong when it moved `a`, moved the result, or mixed devices."""
-    off_a_device = [moved for moved, _ in watch.moves if moved.device == a.device]
-    if any(moved is a for moved in off_a_device):
+    off_a_device = _moves_off(log, a.device)
+    if any(c.args[0] is a for c in off_a_device):
         raise Wrong(f"{call} moved a off its device: move b to a.device instead; a stays where it is")
     if off_a_device:
         raise Wrong(f"{call} moved a tensor off a's device (meta): the sum should stay where a lives")
-    if any(name == "__set__" for name, _ in watch.mixed):  # `b.data = ...` swaps the caller's tensor's storage
+    mixed = _mixed(log)
+    if any(c.name == "__set__" for c in mixed):  # `b.data = ...` swaps the caller's tensor's storage
         raise Wrong(
             f"{call} assigned to the .data of a tensor it was given, which changes the caller's tensor: "
             "leave the inputs as they are and move a copy, b.to(a.device)"
         )
-    if watch.mixed:
-        name, devices = watch.mixed[0]
+    if mixed:
+        devices = " and ".join(sorted(map(str, mixed[0].devices)))
         raise Wrong(
-            f"{call}: your code called {name} on tensors that live on {' and '.join(devices)}, which torch "
+            f"{call}: your code called {mixed[0].label} on tensors that live on {devices}, which torch "
             "refuses: move b to a.device first (a stays where it is)"
         )
 
@@ -166,14 +131,14 @@ def _check_add_on_first(fn: Any) -> None:
         raise Wrong("with a and b on the same device the result should simply be a + b")
     a_meta, b_before = torch.ones(2, 3, device=META), b.clone()
     call = "add_on_first(a, b) with a on meta and b on cpu"
-    watch = _Watch()
+    log = CallLog()
     try:
-        with watch:
+        with log:
             got = fn(a_meta, b)
     except Exception:
-        _blame_moves_and_mixes(watch, a_meta, call)
+        _blame_moves_and_mixes(log, a_meta, call)
         raise
-    _blame_moves_and_mixes(watch, a_meta, call)
+    _blame_moves_and_mixes(log, a_meta, call)
     got = _expect_tensor(got, call)
     if got.device == b.device:
         raise Wrong(f"{call} computed the sum on b's device (cpu): move b to a.device, not a to b's device")

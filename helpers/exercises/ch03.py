@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import torch
-from torch.overrides import TorchFunctionMode
 
 from ..checking import Question, Wrong, expect_function, expect_type
-from .calls import names_the_cpu
+from .calls import CallLog, names_the_cpu
 
 
 def _values(count: int, width: int, seed: int) -> list[torch.Tensor]:
@@ -84,32 +83,25 @@ def _counting_device_tensors() -> type[torch.Tensor]:
     return OnDevice
 
 
-class _Trips(TorchFunctionMode):
-    """Counts the torch calls that bring CPU tensors' values onto the `meta` device (`.to`, `copy_`, factories)."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.count = 0
-
-    def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
-        kwargs = kwargs or {}
-        result = func(*args, **kwargs)
-        inputs = [
-            v for value in (*args, *kwargs.values()) for v in (value if isinstance(value, list | tuple) else [value])
-        ]
-        from_cpu = any(isinstance(v, torch.Tensor) and v.device.type == "cpu" for v in inputs)
-        if from_cpu and isinstance(result, torch.Tensor) and result.device.type == "meta":
-            self.count += 1
-        return result
+def _trips(log: CallLog) -> int:
+    """The calls that brought CPU tensors' values onto the `meta` device (`.to`, `copy_`, a factory)."""
+    return sum(
+        1
+        for c in log.calls
+        if isinstance(c.result, torch.Tensor)
+        and c.result.device.type == "meta"
+        and any(d.type == "cpu" for d in c.devices)
+    )
 
 
 def _check_in_one_copy(fn: Any) -> None:
     expect_function(fn, "in_one_copy", "(pieces, device)")
     for count, width, device in ((3, 4, "meta"), (5, 2, "cpu")):  # two sizes: nothing can be written for one
         pieces = _values(count, width, seed=count)
-        given, trips = list(pieces), _Trips()
-        with trips:
+        given, log = list(pieces), CallLog()
+        with log:
             got = fn(given, torch.device(device))
+        trips = _trips(log)
         _expect_list_unchanged(given, pieces, "pieces")
         if not isinstance(got, list | tuple):
             raise Wrong(f"return a list of tensors, one per piece, not a {type(got).__name__}")
@@ -119,9 +111,9 @@ def _check_in_one_copy(fn: Any) -> None:
             raise Wrong(f"the pieces should arrive on the device you were given (the test passes {device})")
         if any(tuple(g.shape) != (width,) for g in got):
             raise Wrong("each returned piece should have the shape of the piece that went in")
-        if trips.count > 1:
+        if trips > 1:
             raise Wrong(
-                f"the pieces made {trips.count} trips to the device: join them into one tensor on the host "
+                f"the pieces made {trips} trips to the device: join them into one tensor on the host "
                 "(torch.cat), move it once, then split it there"
             )
         if device == "cpu" and not all(torch.equal(g, p) for g, p in zip(got, pieces, strict=True)):

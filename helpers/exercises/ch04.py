@@ -13,11 +13,11 @@ from typing import Any
 
 import torch
 from torch import nn
-from torch.overrides import TorchFunctionMode
 
 from ..checking import Question, Wrong, expect_function, expect_number
 from ..devices import is_device_mismatch_error
 from ..training import make_data, make_model
+from .calls import CallLog
 
 # The first optimizer a process builds imports torch._dynamo, which takes seconds. One is built here,
 # as the exercises load, so that this import never runs inside a checker's time limit: an import cut
@@ -25,20 +25,10 @@ from ..training import make_data, make_model
 torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=0.1)
 
 
-class _OffMeta(TorchFunctionMode):
-    """Records the calls that would take a tensor off the `meta` device (`.to`, `.cpu()`, `.item()`, ...)."""
-
-    NAMES = frozenset({"to", "cpu", "cuda", "item", "tolist", "numpy", "__float__"})
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.calls: list[str] = []
-
-    def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
-        name = getattr(func, "__name__", "")
-        if name in self.NAMES and args and isinstance(args[0], torch.Tensor) and args[0].device.type == "meta":
-            self.calls.append(f".{name}()")
-        return func(*args, **(kwargs or {}))
+#: Calls that would take a tensor off the `meta` device, or read its values.
+_OFF_DEVICE = frozenset({"to", "cpu", "cuda", "item", "tolist", "numpy", "__float__"})
+#: Calls that bring a tensor's values to the host.
+_HOST_READS = frozenset({"item", "tolist", "__float__", "__int__", "cpu", "numpy"})
 
 
 def _check_predict(fn: Any) -> None:
@@ -54,15 +44,16 @@ def _check_predict(fn: Any) -> None:
         raise Wrong(f"predict(model, x) returned a {type(got).__name__}, not the model's output tensor")
     if got.shape != (4, 2) or not torch.allclose(got, want):
         raise Wrong("with model and x on the same device, predict(model, x) should equal model(x)")
-    model_on_meta, watch = nn.Linear(3, 2).to("meta"), _OffMeta()
+    model_on_meta, log = nn.Linear(3, 2).to("meta"), CallLog()
     try:
-        with watch:
+        with log:
             got = fn(model_on_meta, x)
     except Exception:
-        if watch.calls:  # moving meta tensors (the model, the output) raises: say what the rule is
+        off_meta = [c for c in log.named(_OFF_DEVICE) if c.on is not None and c.on.type == "meta"]
+        if off_meta:  # moving meta tensors (the model, the output) raises: say what the rule is
             raise Wrong(
-                f"with the model on meta, predict called {watch.calls[0]} on a tensor on the model's device: leave "
-                "the model and the output where the model lives, and move only x"
+                f"with the model on meta, predict called {off_meta[0].written} on a tensor on the model's device: "
+                "leave the model and the output where the model lives, and move only x"
             ) from None
         raise
     if next(model_on_meta.parameters()).device.type != "meta":
@@ -107,38 +98,23 @@ def _same_weights(a: nn.Module, b: nn.Module) -> bool:
     return all(torch.allclose(p, q, atol=1e-6) for p, q in zip(a.parameters(), b.parameters(), strict=True))
 
 
-class _HostReads(TorchFunctionMode):
-    """Records the calls that bring a tensor's values to the host (`.item()`, `float()`, `.tolist()`, `.cpu()`)."""
-
-    NAMES = frozenset({"item", "tolist", "__float__", "__int__", "cpu", "numpy"})
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.calls: list[str] = []
-
-    def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
-        name = getattr(func, "__name__", "")
-        if name in self.NAMES:
-            self.calls.append("float()" if name == "__float__" else "int()" if name == "__int__" else f".{name}()")
-        return func(*args, **(kwargs or {}))
-
-
 def _check_train_epoch(fn: Any) -> None:
     expect_function(fn, "train_epoch", "(model, optimizer, X, y, batch_size)")
     X, y = make_data(36, 4, seed=1)
     theirs, ours = make_model(4, 8, seed=2), make_model(4, 8, seed=2)
-    reads, batches = _HostReads(), []
+    log, batches = CallLog(), []
     theirs.register_forward_pre_hook(
         lambda module, inputs: batches.append(
             inputs[0].shape[0] if inputs and isinstance(inputs[0], torch.Tensor) else 0
         )
     )
-    with reads:
+    with log:
         got = fn(theirs, torch.optim.SGD(theirs.parameters(), lr=0.1), X, y, 12)
     want = _reference_epoch(ours, torch.optim.SGD(ours.parameters(), lr=0.1), X, y, 12)
-    if reads.calls:
+    reads = log.named(_HOST_READS)
+    if reads:
         raise Wrong(
-            f"train_epoch read values back to the host ({reads.calls[0]}, {len(reads.calls)} time(s)): on a GPU each "
+            f"train_epoch read values back to the host ({reads[0].written}, {len(reads)} time(s)): on a GPU each "
             "such read makes the host wait; keep the losses on the device and return their mean as a tensor"
         )
     if batches != [12, 12, 12]:

@@ -17,7 +17,7 @@ import torch
 from torch.overrides import TorchFunctionMode
 
 from ..checking import Question, Wrong, expect_function
-from .calls import names_the_cpu, non_blocking
+from .calls import CallLog, names_the_cpu, non_blocking
 
 
 class _Waits:
@@ -46,29 +46,15 @@ def _replaced(*replacements: tuple[Any, str, Any]) -> Iterator[None]:
 # -- Question 1: a batch moved with non_blocking=True and no wait per tensor ---------------------------
 
 
-def _recording_tensors(moves: list[bool]) -> type[torch.Tensor]:
-    """Tensors that record the `non_blocking` flag of every move to a device; they refuse `.cuda()` and re-pinning."""
-
-    class HostTensor(torch.Tensor):
-        @classmethod
-        def __torch_function__(cls, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
-            kwargs = kwargs or {}
-            name = getattr(func, "__name__", "")
-            if name == "cuda":
-                raise Wrong(".cuda() always means a CUDA GPU: use .to(device) with the device you were given")
-            if name == "pin_memory":
-                raise Wrong(
-                    "the DataLoader already pinned the batch (pin_memory=True); pinning again first copies every "
-                    "tensor on the host (section 5)"
-                )
-            if name not in ("to", "copy_"):
-                return super().__torch_function__(func, types, args, kwargs)
-            moves.append(non_blocking(args[1:], kwargs))
-            with torch._C.DisableTorchFunctionSubclass():
-                result = func(*args, **kwargs)
-            return result.as_subclass(torch.Tensor) if isinstance(result, torch.Tensor) else result
-
-    return HostTensor
+def _refuse_cuda_and_pinning(log: CallLog) -> None:
+    """A `Wrong` for `.cuda()` and for pinning the batch again, whether or not the call worked here."""
+    if log.named({"cuda"}):
+        raise Wrong(".cuda() always means a CUDA GPU: use .to(device) with the device you were given")
+    if log.named({"pin_memory"}):
+        raise Wrong(
+            "the DataLoader already pinned the batch (pin_memory=True); pinning again first copies every "
+            "tensor on the host (section 5)"
+        )
 
 
 class _WaitingStream:
@@ -88,17 +74,28 @@ def _check_to_device(fn: Any) -> None:
 
 
 def _check_to_device_on(fn: Any, device: torch.device) -> None:
-    moves: list[bool] = []
-    host = _recording_tensors(moves)
-    batch = {"image": torch.ones(4, 3, 8, 8).as_subclass(host), "label": torch.arange(4).as_subclass(host)}
+    batch = {"image": torch.ones(4, 3, 8, 8), "label": torch.arange(4)}
     given = dict(batch)
-    waits = _Waits()
-    with _replaced(
-        (torch.cuda, "synchronize", waits.wait),
-        (torch.accelerator, "synchronize", waits.wait),
-        (torch.cuda, "current_stream", lambda *args, **kwargs: _WaitingStream(waits)),
-    ):
-        got = fn(batch, device)
+    waits, log = _Waits(), CallLog()
+    try:
+        with (
+            _replaced(
+                (torch.cuda, "synchronize", waits.wait),
+                (torch.accelerator, "synchronize", waits.wait),
+                (torch.cuda, "current_stream", lambda *args, **kwargs: _WaitingStream(waits)),
+            ),
+            log,
+        ):
+            got = fn(batch, device)
+    except Exception:
+        _refuse_cuda_and_pinning(log)
+        raise
+    _refuse_cuda_and_pinning(log)
+    moves = [
+        non_blocking(c.args[1:], c.kwargs)
+        for c in log.named({"to", "copy_"})
+        if any(a is t for a in c.args for t in given.values())
+    ]
     if batch.keys() != given.keys() or any(batch[key] is not given[key] for key in given):
         raise Wrong("your function changed the batch it was given: build a new dict and leave `batch` as it was")
     if not isinstance(got, dict):
