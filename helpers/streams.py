@@ -15,7 +15,9 @@ What the chapter's cells lean on:
   `sim.zeros()` makes a tensor whose `fill_` and `mean` are queued work too. The same code that
   races on a GPU races in the simulation, read-after-write and write-after-read alike, so a
   learner without a GPU sees both races and both fixes, labelled SIMULATION. The exercises check
-  a learner's stream code with it.
+  a learner's stream code with it. Real tensors can play GPU tensors too (`sim.on_gpu(t)` inside
+  `with sim.tensors():`): a copy of one to the host with `non_blocking=True` is queued work whose
+  values land only when the host has waited past it, as chapter 07's exercise needs.
 * **GPU harness parts:** `gpu_cycles_per_ms` calibrates `torch.cuda._sleep` on a real GPU.
 """
 
@@ -23,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -30,6 +33,7 @@ from typing import Any
 from unittest import mock
 
 import torch
+from torch.overrides import TorchFunctionMode
 
 from .devices import a_function, synchronize, usable_device
 from .plots import LIGHT_GREY, OKABE_ITO
@@ -378,6 +382,34 @@ def split_work(chunks: int, total_copy_ms: float, total_compute_ms: float, *, la
 SIMULATED_CYCLES_PER_MS = 1_000_000
 
 
+def names_the_cpu(args: tuple, kwargs: dict) -> bool:
+    """Whether the arguments of a `Tensor.to` call name the CPU as the destination."""
+    for value in (*args, kwargs.get("device")):
+        if isinstance(value, (str, torch.device)):
+            try:
+                return torch.device(value).type == "cpu"
+            except RuntimeError:
+                return False
+    return False
+
+
+def non_blocking(args: tuple, kwargs: dict) -> bool:
+    """The `non_blocking` flag of a `to` / `copy_` / `cuda` call, given by keyword or as a positional bool."""
+    if "non_blocking" in kwargs:
+        return bool(kwargs["non_blocking"])
+    return any(isinstance(a, bool) and a for a in args)
+
+
+@dataclass
+class _HostCopy:
+    """A device→host copy queued with `non_blocking=True`: `values` land in `host` at `end_ms`."""
+
+    host: torch.Tensor
+    values: torch.Tensor
+    end_ms: float
+    landed: bool = False
+
+
 class SimulatedStream:
     """A stream of the simulated GPU: work queued on it runs in order (SIMULATION)."""
 
@@ -431,6 +463,8 @@ class SimulatedEvent:
     ) -> None:
         self.sim, self.enable_timing = sim, bool(enable_timing)
         self.at_ms: float | None = None
+        #: Device→host copies queued before the event was recorded.
+        self.copies_before = 0
 
     def record(self, stream: SimulatedStream | None = None) -> None:
         stream = self.sim.current if stream is None else stream
@@ -438,6 +472,8 @@ class SimulatedEvent:
         self.sim.host_ms += self.sim.launch_ms
         stream.free_ms = max(stream.free_ms, self.sim.host_ms)
         self.at_ms = stream.free_ms
+        self.copies_before = len(self.sim.copies)
+        self.sim.recorded.append(self)
 
     def wait(self, stream: SimulatedStream | None = None) -> None:
         (self.sim.current if stream is None else stream).wait_event(self)
@@ -566,14 +602,22 @@ class SimulatedCuda:
     `Event.synchronize`, `.item()` and asking `query()` in a loop make the host wait.
     """
 
-    def __init__(self, *, launch_ms: float = 0.005) -> None:
+    #: What a host buffer holds until a copy into it has landed.
+    NOT_LANDED = -1.0
+
+    def __init__(self, *, launch_ms: float = 0.005, copy_ms: float = 1.0) -> None:
         self.launch_ms = float(launch_ms)
+        self.copy_ms = float(copy_ms)  # one device→host copy of a tensor that plays a GPU tensor
         self.host_ms = 0.0
         self.spans: list[Span] = []
         self.host_waits: list[str] = []  # what made the host wait, in order
         self.default = SimulatedStream(self, "default stream")
         self.streams = [self.default]
         self.current = self.default
+        self.recorded: list[SimulatedEvent] = []  # every event recorded, in order
+        self.copies: list[_HostCopy] = []  # device→host copies queued with non_blocking=True
+        self.blocking_reads = 0  # blocking copies and reads (.item(), .cpu()) of tensors playing GPU tensors
+        self._gpu_tensors: list[torch.Tensor] = []  # compared by identity
 
     # -- the torch.cuda stand-ins ----------------------------------------------------------------
 
@@ -612,6 +656,43 @@ class SimulatedCuda:
         """A simulated tensor, all zeros; its `fill_` and `mean` take `fill_ms` and `read_ms` on the GPU."""
         return SimulatedTensor(self, name, float(fill_ms), float(read_ms))
 
+    def on_gpu(self, tensor: torch.Tensor) -> torch.Tensor:
+        """Let the real `tensor` play a tensor on this GPU (inside `with sim.tensors():`); returns it."""
+        self._gpu_tensors.append(tensor)
+        return tensor
+
+    def is_on_gpu(self, value: Any) -> bool:
+        """Whether `value` plays a tensor on this GPU (`on_gpu`, or computed from one)."""
+        return isinstance(value, torch.Tensor) and any(value is t for t in self._gpu_tensors)
+
+    def tensors(self) -> _GpuTensors:
+        """`with sim.tensors():` makes the tensors given to `on_gpu` act as GPU tensors (copies to the host)."""
+        return _GpuTensors(self)
+
+    def _copy_to_host(self, values: torch.Tensor, host: torch.Tensor, non_blocking: bool) -> torch.Tensor:
+        """A copy to `host`: queued (its values land later) with non_blocking, else the host waits for it."""
+        if non_blocking:
+            host.fill_(self.NOT_LANDED)
+            _, end = self._queue(self.current, "copy to host", self.copy_ms, "copy")
+            self.copies.append(_HostCopy(host, values, end))
+        else:
+            self._read_on_host("a blocking copy to the host")
+            host.copy_(values)
+        return host
+
+    def _read_on_host(self, why: str) -> None:
+        """A blocking read of GPU values: the host waits for the current stream's work first."""
+        self.blocking_reads += 1
+        self._host_waits(self.current.free_ms, why)
+
+    def _land(self) -> None:
+        """Copy in the values of every queued device→host copy the GPU has finished by now."""
+        for copy in self.copies:
+            if not copy.landed and copy.end_ms <= self.host_ms:
+                with torch._C.DisableTorchFunction():
+                    copy.host.copy_(copy.values)
+                copy.landed = True
+
     @property
     def blocked_ms(self) -> float:
         """Milliseconds the host sat waiting for the simulated GPU so far."""
@@ -644,6 +725,7 @@ class SimulatedCuda:
             self.host_waits.append("query() in a loop")
             self.spans.append(Span("host", "polls: query()", self.host_ms, step_end, "host blocked"))
         self.host_ms = step_end
+        self._land()
         return False
 
     def _host_waits(self, until_ms: float, why: str) -> None:
@@ -651,21 +733,88 @@ class SimulatedCuda:
         if until_ms > self.host_ms:
             self.spans.append(Span("host", f"waits: {why}", self.host_ms, until_ms, "host blocked"))
             self.host_ms = until_ms
+        self._land()
 
     def _expect(self, value: Any, kind: type, what: str) -> None:
         if not isinstance(value, kind) or getattr(value, "sim", None) is not self:
             raise TypeError(f"{what}; got {value!r} (in the SIMULATION, make it with torch.cuda inside the same block)")
 
 
+class PretendAsyncDevice:
+    """A labelled stand-in for an asynchronous device on the real clock, for checking timing code.
+
+    `launch(seconds)` queues that much work and returns at once, as a kernel launch does; `sync()`
+    sleeps until the queued work is done, as `torch.cuda.synchronize()` waits. A learner's timer
+    that reads the clock without `sync()` sees the launches only, as on a GPU.
+    """
+
+    def __init__(self) -> None:
+        self.busy_until = time.perf_counter()
+
+    def launch(self, seconds: float) -> None:
+        self.busy_until = max(self.busy_until, time.perf_counter()) + seconds
+
+    def sync(self) -> None:
+        while (left := self.busy_until - time.perf_counter()) > 0:
+            time.sleep(left)
+
+    @property
+    def busy(self) -> bool:
+        """Whether queued work is still running."""
+        return self.busy_until > time.perf_counter()
+
+
+#: Tensor calls that read a GPU tensor's values on the host, each waiting for the GPU.
+_HOST_READS = frozenset({"item", "tolist", "__bool__", "__float__", "__int__", "__repr__"})
+
+
+class _GpuTensors(TorchFunctionMode):
+    """While active, the tensors given to `SimulatedCuda.on_gpu` (and results computed from them) act
+    as GPU tensors: copies to the host go through the simulated stream, reads wait for it, `.numpy()`
+    refuses. Pinning host memory is granted (host memory here is never really pinned, and need not be).
+    """
+
+    def __init__(self, sim: SimulatedCuda) -> None:
+        super().__init__()
+        self.sim = sim
+
+    def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+        sim, kwargs, name = self.sim, dict(kwargs or {}), getattr(func, "__name__", "")
+        kwargs.pop("pin_memory", None)
+        source = args[0] if args else None
+        on_gpu = sim.is_on_gpu(source)
+        if name == "pin_memory" and isinstance(source, torch.Tensor) and not on_gpu:
+            return source.clone()
+        if name == "is_pinned" and not on_gpu:
+            return True
+        if on_gpu and name in ("numpy", "__array__"):
+            raise TypeError("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy it first.")
+        if on_gpu and (name == "cpu" or (name == "to" and names_the_cpu(args[1:], kwargs))):
+            values = func(*args, **kwargs)
+            return sim._copy_to_host(values, torch.empty_like(values), non_blocking(args[1:], kwargs))
+        if name == "copy_" and len(args) >= 2 and sim.is_on_gpu(args[1]) and not on_gpu:
+            values = args[1].to(args[0].dtype).expand_as(args[0]).clone()
+            return sim._copy_to_host(values, args[0], non_blocking(args[2:], kwargs))
+        if on_gpu and name in _HOST_READS:
+            sim._read_on_host(f"Tensor.{name}")
+        result = func(*args, **kwargs)
+        from_gpu = any(sim.is_on_gpu(a) for a in (*args, *kwargs.values()))
+        if from_gpu and isinstance(result, torch.Tensor) and not names_the_cpu((), kwargs):
+            sim.on_gpu(result)
+        return result
+
+
 @contextlib.contextmanager
-def simulated_cuda(*, launch_ms: float = 0.005) -> Iterator[SimulatedCuda]:
+def simulated_cuda(*, launch_ms: float = 0.005, copy_ms: float = 1.0) -> Iterator[SimulatedCuda]:
     """Run `torch.cuda` stream code on a SIMULATED GPU inside the block; yield the simulation.
 
     `torch.cuda.Stream`, `Event`, `stream`, `current_stream`, `default_stream`, `synchronize` and
-    `_sleep` are replaced by stand-ins for the duration of the block and restored afterwards, even
-    when the block raises. Make the tensors the code works on with `sim.zeros()`.
+    `_sleep`, and the device-generic `torch.Stream`, `torch.Event` and `torch.accelerator.synchronize`,
+    are replaced by stand-ins for the duration of the block and restored afterwards, even when the
+    block raises. Make the tensors the code works on with `sim.zeros()`, or let real tensors play GPU
+    tensors (`sim.on_gpu`, inside `with sim.tensors():`).
     """
-    sim = SimulatedCuda(launch_ms=launch_ms)
+    sim = SimulatedCuda(launch_ms=launch_ms, copy_ms=copy_ms)
     stand_ins = {
         "Stream": sim.Stream,
         "Event": sim.Event,
@@ -675,7 +824,18 @@ def simulated_cuda(*, launch_ms: float = 0.005) -> Iterator[SimulatedCuda]:
         "synchronize": sim.synchronize,
         "_sleep": sim.sleep,
     }
-    with mock.patch.multiple(torch.cuda, **stand_ins):
+
+    def generic_stream(device: Any = None, priority: int = 0, **kwargs: Any) -> SimulatedStream:
+        return sim.Stream(priority=priority)
+
+    def generic_event(device: Any = None, **kwargs: Any) -> SimulatedEvent:
+        return sim.Event(**kwargs)
+
+    with (
+        mock.patch.multiple(torch.cuda, **stand_ins),
+        mock.patch.multiple(torch, Stream=generic_stream, Event=generic_event),
+        mock.patch.object(torch.accelerator, "synchronize", sim.synchronize),
+    ):
         yield sim
 
 

@@ -89,21 +89,3 @@ class CallLog(TorchFunctionMode):
     def named(self, names: frozenset[str] | set[str]) -> list[Call]:
         """The calls whose bare name is one of `names`, in order."""
         return [c for c in self.calls if c.name in names]
-
-
-def names_the_cpu(args: tuple, kwargs: dict) -> bool:
-    """Whether the arguments of a `Tensor.to` call name the CPU as the destination."""
-    for value in (*args, kwargs.get("device")):
-        if isinstance(value, (str, torch.device)):
-            try:
-                return torch.device(value).type == "cpu"
-            except RuntimeError:
-                return False
-    return False
-
-
-def non_blocking(args: tuple, kwargs: dict) -> bool:
-    """The `non_blocking` flag of a `to` / `copy_` / `cuda` call, given by keyword or as a positional bool."""
-    if "non_blocking" in kwargs:
-        return bool(kwargs["non_blocking"])
-    return any(isinstance(a, bool) and a for a in args)

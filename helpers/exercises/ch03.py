@@ -7,7 +7,8 @@ from typing import Any
 import torch
 
 from ..checking import Question, Wrong, expect_function, expect_type
-from .calls import CallLog, names_the_cpu
+from ..streams import names_the_cpu
+from .calls import CallLog
 
 
 def _values(count: int, width: int, seed: int) -> list[torch.Tensor]:

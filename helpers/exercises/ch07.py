@@ -2,9 +2,10 @@
 
 Both run on any machine. Question 1 calls the learner's function on the `meta` device and counts
 the waits it makes (`torch.cuda.synchronize` and friends are replaced by counters while it runs).
-Question 2 runs it on a *simulated* GPU: a stream in which a copy issued with `non_blocking=True`
-to the host is only queued, and its values land when the host waits past it (an event recorded
-after the copy and synchronised, or a synchronise of the device or stream), as on a real GPU.
+Question 2 runs it on the course's *simulated* GPU (`helpers.streams.simulated_cuda`): a copy
+issued with `non_blocking=True` to the host is only queued, and its values land when the host
+waits past it (an event recorded after the copy and synchronised, or a synchronise of the device
+or stream), as on a real GPU.
 """
 
 from __future__ import annotations
@@ -14,10 +15,10 @@ from collections.abc import Iterator
 from typing import Any
 
 import torch
-from torch.overrides import TorchFunctionMode
 
 from ..checking import Question, Wrong, expect_function
-from .calls import CallLog, names_the_cpu, non_blocking
+from ..streams import non_blocking, simulated_cuda
+from .calls import CallLog
 
 
 class _Waits:
@@ -125,164 +126,27 @@ def _check_to_device_on(fn: Any, device: torch.device) -> None:
 # -- Question 2: a device→host copy guarded by an event ---------------------------------------------
 
 
-class _SimulatedGpu(TorchFunctionMode):
-    """One stream of a pretend GPU. Copies to the host issued with `non_blocking=True` are queued; their
-    values land when the host waits past them. Blocking copies wait for the whole queue, as on a GPU.
-
-    Tensors in `on_gpu` (and results computed from them) play GPU tensors; `pin_memory` requests are
-    granted (host memory here is never really pinned, and need not be).
-    """
-
-    GARBAGE = -1.0
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.on_gpu: list[torch.Tensor] = []  # compared by identity
-        self.queue: list[tuple[torch.Tensor, torch.Tensor]] = []  # (host destination, values), in stream order
-        self.landed = 0  # how many queued copies have arrived
-        self.blocking_copies = 0
-        self.events_recorded = 0
-        self.events_waited = 0  # event.synchronize() calls
-        self.marks_before_copies = 0  # events recorded while no copy was queued yet
-
-    # the stream
-    def land_until(self, mark: int) -> None:
-        while self.landed < min(mark, len(self.queue)):
-            host, values = self.queue[self.landed]
-            with torch._C.DisableTorchFunction():
-                host.copy_(values)
-            self.landed += 1
-
-    def land_all(self, *args: Any, **kwargs: Any) -> None:
-        self.land_until(len(self.queue))
-
-    def _is_gpu(self, value: Any) -> bool:
-        return isinstance(value, torch.Tensor) and any(value is t for t in self.on_gpu)
-
-    def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
-        kwargs = dict(kwargs or {})
-        name = getattr(func, "__name__", "")
-        kwargs.pop("pin_memory", None)  # granted: pinned or not, host memory works the same here
-        if name == "pin_memory" and args and isinstance(args[0], torch.Tensor) and not self._is_gpu(args[0]):
-            return args[0].clone()
-        if name == "is_pinned" and args and not self._is_gpu(args[0]):
-            return True
-        source = args[0] if args else None
-        if self._is_gpu(source) and name in ("numpy", "__array__"):
-            raise TypeError("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy it first.")
-        to_host = self._is_gpu(source) and (name == "cpu" or (name == "to" and names_the_cpu(args[1:], kwargs)))
-        if to_host:
-            values = func(*args, **kwargs)
-            return self._to_host(values, torch.empty_like(values), non_blocking(args[1:], kwargs))
-        if name == "copy_" and len(args) >= 2 and self._is_gpu(args[1]) and not self._is_gpu(args[0]):
-            values = args[1].to(args[0].dtype).expand_as(args[0]).clone()
-            return self._to_host(values, args[0], non_blocking(args[2:], kwargs))
-        if self._is_gpu(source) and name in ("item", "tolist", "__bool__", "__float__", "__int__", "__repr__"):
-            self.blocking_copies += 1
-            self.land_all()
-        result = func(*args, **kwargs)
-        from_gpu = any(self._is_gpu(a) for a in (*args, *kwargs.values()))
-        if from_gpu and isinstance(result, torch.Tensor) and not names_the_cpu((), kwargs):
-            self.on_gpu.append(result)
-        return result
-
-    def _to_host(self, values: torch.Tensor, host: torch.Tensor, non_blocking: bool) -> torch.Tensor:
-        if non_blocking:
-            host.fill_(self.GARBAGE)  # what the memory held before the copy lands
-            self.queue.append((host, values))
-        else:
-            self.blocking_copies += 1
-            self.land_all()
-            host.copy_(values)
-        return host
-
-
-def _simulated_classes(gpu: _SimulatedGpu) -> tuple[type, type]:
-    """An event class and a stream class that act on `gpu`'s stream, standing in for torch.cuda's."""
-    stream_queries = [0]
-
-    class Event:
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            self.mark: int | None = None
-            self.asked = 0
-
-        def record(self, stream: Any = None) -> None:
-            if not gpu.queue:
-                gpu.marks_before_copies += 1
-            gpu.events_recorded += 1
-            self.mark = len(gpu.queue)
-
-        def synchronize(self) -> None:
-            gpu.events_waited += 1
-            gpu.land_until(self.mark or 0)
-
-        def query(self) -> bool:
-            self.asked += 1
-            if self.asked > 1:  # the GPU gets there eventually
-                gpu.land_until(self.mark or 0)
-            return self.mark is None or gpu.landed >= min(self.mark, len(gpu.queue))
-
-        def wait(self, stream: Any = None) -> None:  # a stream waits; the host does not
-            return None
-
-        def elapsed_time(self, end_event: Any) -> float:
-            return 0.0
-
-    class Stream:
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            pass
-
-        def synchronize(self) -> None:
-            gpu.land_all()
-
-        def record_event(self, event: Any = None) -> Any:
-            event = event or Event()
-            event.record()
-            return event
-
-        def wait_event(self, event: Any) -> None:
-            return None
-
-        def wait_stream(self, stream: Any) -> None:
-            return None
-
-        def query(self) -> bool:
-            stream_queries[0] += 1  # counted for the GPU: current_stream() gives a new object each call
-            if stream_queries[0] > 1:  # the GPU gets there eventually, as with Event.query()
-                gpu.land_all()
-            return gpu.landed >= len(gpu.queue)
-
-    return Event, Stream
+#: Device→host copies of the simulated GPU take this long, far more than a launch: one that is only
+#: queued when the function returns has not landed.
+_COPY_MS = 1.0
 
 
 def _check_to_host(fn: Any) -> None:
     expect_function(fn, "to_host", "(t)")
     values = torch.arange(1.0, 9.0)
-    gpu = _SimulatedGpu()
-    event, stream = _simulated_classes(gpu)
-    on_gpu = values.clone()
-    gpu.on_gpu.append(on_gpu)
-    with _replaced(
-        (torch.cuda, "Event", event),
-        (torch, "Event", event),
-        (torch.cuda, "Stream", stream),
-        (torch, "Stream", stream),
-        (torch.cuda, "current_stream", lambda *a, **k: stream()),
-        (torch.cuda, "default_stream", lambda *a, **k: stream()),
-        (torch.cuda, "synchronize", gpu.land_all),
-        (torch.accelerator, "synchronize", gpu.land_all),
-    ):
-        with gpu:
+    with simulated_cuda(copy_ms=_COPY_MS) as sim:
+        on_gpu = sim.on_gpu(values.clone())
+        with sim.tensors():
             got = fn(on_gpu)
         read_now = got.clone() if isinstance(got, torch.Tensor) else None  # what the caller reads on return
     if read_now is None:
         raise Wrong(f"return the host tensor, not {type(got).__name__}")
-    if gpu._is_gpu(got):
+    if sim.is_on_gpu(got):
         raise Wrong("that is still the GPU tensor: copy it to the host with .to('cpu', non_blocking=True)")
     if read_now.shape != values.shape:
         raise Wrong(f"the host tensor should have the shape of t, {tuple(values.shape)}, not {tuple(read_now.shape)}")
-    if not gpu.queue:
-        if gpu.blocking_copies:
+    if not sim.copies:
+        if sim.blocking_reads:
             raise Wrong(
                 "that copy blocks (.cpu() or non_blocking=False): the values are right, but the task is to "
                 "start the copy with non_blocking=True and then wait for it yourself"
@@ -290,12 +154,13 @@ def _check_to_host(fn: Any) -> None:
         raise Wrong("copy t to the host with t.to('cpu', non_blocking=True)")
     if torch.equal(read_now.to(values.dtype), values):
         return
-    if gpu.events_waited and gpu.marks_before_copies:
+    waited_for_an_event = "event.synchronize()" in sim.host_waits
+    if waited_for_an_event and any(event.copies_before == 0 for event in sim.recorded):
         raise Wrong(
             "you waited for an event recorded before the copy was queued, so the copy had not landed: "
             "record the event after the copy"
         )
-    if gpu.events_recorded and not gpu.events_waited:
+    if sim.recorded and not waited_for_an_event:
         raise Wrong(
             "you recorded an event but the host never waited for it: call event.synchronize() "
             "(event.wait() makes a stream wait, not the host)"

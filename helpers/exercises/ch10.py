@@ -9,6 +9,7 @@ from typing import Any
 
 from ..checking import Question, Wrong, expect_function, expect_number, expect_type
 from ..gpu_specs import by_short_name
+from ..streams import PretendAsyncDevice
 
 #: y = a*x + y in float32: a multiply and an add per element (2 FLOPs); read x, read y, write y (12 bytes).
 AXPY_INTENSITY = 2 / 12
@@ -116,22 +117,6 @@ def _check_linear_cost(fn: Any) -> None:
         raise Wrong(f"{call} counts {moved} bytes; the least traffic is {right_bytes}")
 
 
-class _SimulatedGpu:
-    """A labelled stand-in for an asynchronous device: `launch()` queues `seconds` of work and returns at
-    once, `sync()` waits until the queue is empty (as `torch.cuda.synchronize` does)."""
-
-    def __init__(self, seconds: float) -> None:
-        self.seconds = seconds
-        self.busy_until = time.perf_counter()
-
-    def launch(self) -> None:
-        self.busy_until = max(self.busy_until, time.perf_counter()) + self.seconds
-
-    def sync(self) -> None:
-        while (left := self.busy_until - time.perf_counter()) > 0:
-            time.sleep(left)
-
-
 #: (seconds of simulated work per call, FLOPs it stands for, repeats asked for): two, so no constant passes.
 _WORK_CASES = ((0.004, 4e10, 10), (0.002, 1e10, 4))
 #: Untimed calls before the timed ones that are fine (a warm-up).
@@ -139,14 +124,14 @@ _WARM_UPS = 3
 
 
 class _Counted:
-    """The learner's `fn`: launches the simulated work and counts the calls."""
+    """The learner's `fn`: launches `seconds` of work on the pretend device and counts the calls."""
 
-    def __init__(self, gpu: _SimulatedGpu) -> None:
-        self.gpu, self.calls = gpu, 0
+    def __init__(self, gpu: PretendAsyncDevice, seconds: float) -> None:
+        self.gpu, self.seconds, self.calls = gpu, seconds, 0
 
     def __call__(self) -> None:
         self.calls += 1
-        self.gpu.launch()
+        self.gpu.launch(self.seconds)
 
 
 def _check_achieved_tflops(fn: Any) -> None:
@@ -156,10 +141,10 @@ def _check_achieved_tflops(fn: Any) -> None:
 
 
 def _check_achieved_tflops_on(fn: Any, seconds: float, flops: float, repeats: int) -> None:
-    gpu = _SimulatedGpu(seconds)
-    work = _Counted(gpu)
+    gpu = PretendAsyncDevice()
+    work = _Counted(gpu, seconds)
     result = fn(work, flops, gpu.sync, repeats)
-    pending = gpu.busy_until > time.perf_counter()  # work still queued when the function returned
+    pending = gpu.busy  # work still queued when the function returned
     gpu.sync()  # leave no queued work behind
     call = f"achieved_tflops(fn, {flops:g}, sync, {repeats})"
     if not repeats <= work.calls <= repeats + _WARM_UPS:

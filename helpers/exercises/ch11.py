@@ -13,6 +13,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from ..checking import Question, Wrong, expect_function, expect_number
 from ..launches import GraphReplayModel
+from ..streams import PretendAsyncDevice
 
 
 class _CountOperators(TorchDispatchMode):
@@ -79,32 +80,24 @@ def _check_apply_all(fn: Any) -> None:
 
 
 class _PretendGPU:
-    """A pretend asynchronous device: calls return at once and queue work; `sync()` waits until the work is done.
-
-    The first call of `fn` also compiles (costs host time) and queues a long first run, like a compiled
-    function's first call on a GPU.
-    """
+    """The function timed on a pretend asynchronous device: its first call also compiles (costs host
+    time) and queues a long first run, like a compiled function's first call on a GPU."""
 
     COMPILE_S = 0.12
     FIRST_RUN_S = 0.04
     RUN_S = 0.001
 
     def __init__(self) -> None:
-        self.busy_until = time.perf_counter()
+        self.device = PretendAsyncDevice()
+        self.sync = self.device.sync
         self.calls = 0
 
     def fn(self, x: Any) -> Any:
         self.calls += 1
         if self.calls == 1:
             time.sleep(self.COMPILE_S)
-        work = self.FIRST_RUN_S if self.calls == 1 else self.RUN_S
-        self.busy_until = max(time.perf_counter(), self.busy_until) + work
+        self.device.launch(self.FIRST_RUN_S if self.calls == 1 else self.RUN_S)
         return x
-
-    def sync(self) -> None:
-        left = self.busy_until - time.perf_counter()
-        if left > 0:
-            time.sleep(left)
 
 
 def _check_steady_seconds(fn: Any) -> None:

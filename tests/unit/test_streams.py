@@ -198,11 +198,15 @@ def test_simulated_events_time_the_gpu_and_refuse_what_cuda_refuses() -> None:
 
 
 def test_simulated_cuda_restores_torch_cuda_even_after_an_error() -> None:
-    real = (torch.cuda.Stream, torch.cuda.Event, torch.cuda.stream, torch.cuda.synchronize, torch.cuda._sleep)
+    def patched() -> tuple:
+        cuda = (torch.cuda.Stream, torch.cuda.Event, torch.cuda.stream, torch.cuda.synchronize, torch.cuda._sleep)
+        return (*cuda, torch.Stream, torch.Event, torch.accelerator.synchronize)
+
+    real = patched()
     with pytest.raises(ZeroDivisionError), st.simulated_cuda():
-        assert torch.cuda.Stream is not real[0]
+        assert all(now is not before for now, before in zip(patched(), real, strict=True))
         1 / 0  # noqa: B018
-    assert (torch.cuda.Stream, torch.cuda.Event, torch.cuda.stream, torch.cuda.synchronize, torch.cuda._sleep) == real
+    assert patched() == real
 
 
 def test_simulated_cuda_rejects_bad_inputs() -> None:
@@ -282,3 +286,23 @@ def test_asking_query_in_a_loop_ends_and_holds_the_host_as_waiting_does():
     assert sim.host_ms >= 3.0
     assert sim.host_waits.count("query() in a loop") == 2  # one entry per loop, not per query
     assert sim.blocked_ms >= 2.9  # the loops held the host, like synchronize()
+
+
+def test_a_non_blocking_copy_to_the_host_lands_only_when_the_host_waits_past_it() -> None:
+    with st.simulated_cuda(copy_ms=1.0) as sim:
+        gpu = sim.on_gpu(torch.arange(1.0, 5.0))
+        with sim.tensors():
+            early = torch.cuda.Event()
+            early.record()  # before the copy: waiting for it does not wait for the copy
+            host = gpu.to("cpu", non_blocking=True)
+            assert host.tolist() == [sim.NOT_LANDED] * 4, "only queued"
+            early.synchronize()
+            assert host.tolist() == [sim.NOT_LANDED] * 4
+            late = torch.Event("cuda")  # the device-generic spelling is simulated too
+            late.record()
+            late.synchronize()
+            assert host.tolist() == [1.0, 2.0, 3.0, 4.0]
+            assert sim.is_on_gpu(gpu * 2) and not sim.is_on_gpu(host)
+            blocking = gpu.cpu()
+    assert blocking.tolist() == [1.0, 2.0, 3.0, 4.0] and sim.blocking_reads == 1
+    assert [e.copies_before for e in sim.recorded] == [0, 1]
