@@ -743,17 +743,6 @@ def run_command(command: Sequence[str], timeout: float = DEFAULT_TIMEOUT, **kwar
     return run_commands([command], timeout, done_files=[done_file], **kwargs)[0]
 
 
-def leftovers() -> dict[str, list[str]]:
-    """What a launch could leave behind: torchelastic and course folders in the temp dir, torch files in /dev/shm."""
-    tmp = Path(tempfile.gettempdir())
-    shm = Path("/dev/shm")
-    return {
-        "torchelastic": sorted(p.name for p in tmp.glob("torchelastic_*")),
-        "course-run": sorted(p.name for p in tmp.glob("course-run-*")),
-        "shm": sorted(p.name for p in shm.glob("torch_*")) if shm.is_dir() else [],
-    }
-
-
 # --------------------------------------------------------------------------------------------
 # Throughput plot
 # --------------------------------------------------------------------------------------------

@@ -345,11 +345,6 @@ def simulate_copy_compute(
     return simulate(copy_compute_ops(chunks, copy_ms, compute_ms, overlapped=overlapped), launch_ms=launch_ms)
 
 
-def ideal_overlapped_ms(chunks: int, copy_ms: float, compute_ms: float) -> float:
-    """Closed form of the two-stream makespan: first copy, then the slower lane sets the pace, then the last compute."""
-    return copy_ms + (chunks - 1) * max(copy_ms, compute_ms) + compute_ms
-
-
 @dataclass(frozen=True)
 class OverlapModel:
     """Serial vs overlapped time of a fixed amount of data split into chunks (from the model)."""

@@ -24,6 +24,17 @@ from helpers import distributed as d
 # -- workers (module-level, so that a new process can import them) --------------------------------
 
 
+def leftovers() -> dict[str, list[str]]:
+    """What a launch could leave behind: torchelastic and course folders in the temp dir, torch files in /dev/shm."""
+    tmp = Path(tempfile.gettempdir())
+    shm = Path("/dev/shm")
+    return {
+        "torchelastic": sorted(p.name for p in tmp.glob("torchelastic_*")),
+        "course-run": sorted(p.name for p in tmp.glob("course-run-*")),
+        "shm": sorted(p.name for p in shm.glob("torch_*")) if shm.is_dir() else [],
+    }
+
+
 def hello_worker(rank: int, world_size: int) -> dict:
     import torch.distributed as dist
 
@@ -99,17 +110,17 @@ def warm() -> set[int]:
     return _descendants()
 
 
-def _nothing_left(before: set[int], leftovers: dict[str, list[str]]) -> None:
+def _nothing_left(before: set[int], found_before: dict[str, list[str]]) -> None:
     assert multiprocessing.active_children() == []
     assert _descendants() <= before, f"processes left behind: {_descendants() - before}"
-    assert d.leftovers()["shm"] == leftovers["shm"]
+    assert leftovers()["shm"] == found_before["shm"]
 
 
 # -- launch -----------------------------------------------------------------------------------------
 
 
 def test_launch_20_times_in_a_row(warm: set[int]) -> None:
-    before = d.leftovers()
+    before = leftovers()
     for attempt in range(20):
         out = d.launch(hello_worker, 2, timeout=60)
         assert [r["rank"] for r in out.results] == [0, 1], f"attempt {attempt}"
@@ -119,7 +130,7 @@ def test_launch_20_times_in_a_row(warm: set[int]) -> None:
 
 
 def test_a_failing_worker_names_its_rank_and_leaves_nothing(warm: set[int]) -> None:
-    before = d.leftovers()
+    before = leftovers()
     with pytest.raises(d.WorkerFailed, match=r"^rank 1 failed: ValueError: rank 1 was told to fail") as info:
         d.launch(failing_worker, 2, timeout=60)
     assert info.value.rank == 1
@@ -133,7 +144,7 @@ def test_a_hung_rank_hits_the_timeout_and_is_killed(warm: set[int]) -> None:
     with pytest.raises(d.LaunchTimeout, match=r"within 2 s; ranks \[0, 1\]"):
         d.launch(sleeping_worker, 2, (60.0,), timeout=2)
     assert time.monotonic() - started < 10
-    _nothing_left(warm, d.leftovers())
+    _nothing_left(warm, leftovers())
 
 
 def test_a_worker_can_join_the_group_itself_as_under_torchrun(warm: set[int]) -> None:
@@ -141,7 +152,7 @@ def test_a_worker_can_join_the_group_itself_as_under_torchrun(warm: set[int]) ->
     assert [r["sum"] for r in out.results] == [3.0, 3.0]
     assert [r["env"]["RANK"] for r in out.results] == ["0", "1"]
     assert out.results[1]["env"] == {"RANK": "1", "LOCAL_RANK": "1", "WORLD_SIZE": "2", "MASTER_ADDR": "127.0.0.1"}
-    _nothing_left(warm, d.leftovers())
+    _nothing_left(warm, leftovers())
 
 
 def test_an_nccl_failure_comes_with_advice(warm: set[int]) -> None:
@@ -190,14 +201,14 @@ def test_torchrun_timeout_returns_promptly_and_kills_every_rank(tmp_path: Path, 
     # A temp dir of this test's own: another test running at the same time may have a launch folder open.
     (tmp_path / "tmp").mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
-    folders = set(d.leftovers()["course-run"])
+    folders = set(leftovers()["course-run"])
     started = time.monotonic()
     with pytest.raises(d.LaunchTimeout, match="within 6 s"):
         d.run_command(["torchrun", "--standalone", "--nproc-per-node=2", str(script), "60"], timeout=6)
     assert time.monotonic() - started < 6 + 5, "the launcher must not wait for the ranks"
     time.sleep(0.5)
     assert _processes_mentioning(str(script)) == [], "a rank survived the timeout"
-    assert set(d.leftovers()["course-run"]) <= folders, "the launcher's temporary folder was left behind"
+    assert set(leftovers()["course-run"]) <= folders, "the launcher's temporary folder was left behind"
 
 
 @needs_proc

@@ -10,7 +10,71 @@ import torch
 from helpers import environment as env
 from helpers.environment import Gpu, Machine, build_supports, diagnose
 
-MACHINES = env.example_machines()
+
+def example_machines() -> dict[str, Machine]:
+    """Machines learners meet, described by hand.
+
+    The arch list is the one torch 2.10's CUDA 12.8 wheel (Kaggle's build) reports, with no sm_60
+    (docs/sources.md §2); read your own with `torch.cuda.get_arch_list()`.
+    """
+    modern = ("sm_70", "sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120")
+    gib = 2**30
+
+    def t4(i: int) -> Gpu:
+        return Gpu(i, "Tesla T4", 15 * gib, (7, 5), 40)
+
+    return {
+        "Kaggle, GPU T4 ×2": Machine(
+            "2.10.0+cu128",
+            "12.8",
+            "cuda",
+            (t4(0), t4(1)),
+            modern,
+            driver_gpu_count=2,
+            cpus_usable=4,
+            cpus_machine=4,
+            torch_threads=4,
+            on_kaggle=True,
+        ),
+        "Kaggle, accelerator off": Machine(
+            "2.10.0+cu128", "12.8", None, (), modern, cpus_usable=4, cpus_machine=4, torch_threads=4, on_kaggle=True
+        ),
+        "an old P100 with a modern torch": Machine(
+            "2.10.0+cu128",
+            "12.8",
+            "cuda",
+            (Gpu(0, "Tesla P100-PCIE-16GB", 16 * gib, (6, 0), 56),),
+            modern,
+            driver_gpu_count=1,
+            cpus_usable=4,
+            cpus_machine=4,
+            torch_threads=4,
+        ),
+        "a GPU box with CPU-only torch": Machine(
+            "2.13.0+cpu", None, None, (), (), driver_gpu_count=1, cpus_usable=8, cpus_machine=8, torch_threads=8
+        ),
+        "GPUs hidden by CUDA_VISIBLE_DEVICES": Machine(
+            "2.13.0+cu128",
+            "12.8",
+            None,
+            (),
+            modern,
+            cuda_visible_devices="",
+            driver_gpu_count=2,
+            cpus_usable=8,
+            cpus_machine=8,
+            torch_threads=8,
+        ),
+        "a CUDA build of torch without a driver": Machine(
+            "2.10.0+cu128", "12.8", None, (), modern, cpus_usable=2, cpus_machine=2, torch_threads=2
+        ),
+        "a laptop without a GPU": Machine(
+            "2.13.0+cpu", None, None, (), (), cpus_usable=2, cpus_machine=8, torch_threads=8
+        ),
+    }
+
+
+MACHINES = example_machines()
 
 
 def levels(m: Machine) -> dict[str, list[str]]:
