@@ -220,7 +220,7 @@ def kernel_temp_dir(name: str) -> Path | None:
     long (macOS's `/var/folders/…`), a folder inside it would be too long for the sockets a chapter
     opens there, and there is none.
     """
-    from helpers.scratch import PREFIX, remove_abandoned_folders
+    from helpers.processes import PREFIX, remove_abandoned_folders
 
     remove_abandoned_folders()
     folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-{name[:2]}-"))
@@ -254,7 +254,7 @@ def temp_dir_litter(folder: Path) -> list[str]:
     """
     from fnmatch import fnmatch
 
-    from helpers.scratch import remove_abandoned_folders
+    from helpers.processes import remove_abandoned_folders
 
     remove_abandoned_folders(Path(folder))
     return sorted(

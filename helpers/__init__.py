@@ -8,7 +8,7 @@ them, so `import helpers` stays cheap):
 * `helpers.environment` describing the machine, diagnosing what blocks the GPU, stamping figures
 * `helpers.timing`, `helpers.plots`  measuring harnesses and stamped plots
 * `helpers.checking`    exercises with `check()`, `hint()`, `solution()`; `helpers.exercises` holds them
-* `helpers.scratch`     a per-run folder for worker scripts written with `%%writefile`
+* `helpers.processes`   launching ranks and torchrun with time limits, fresh interpreters, scratch folders
 
 The course tooling (headless runner, GPU self-test, Kaggle build, notebook tidying) is `coursetools/` in the
 repository; it imports `helpers`, never the reverse.
@@ -16,7 +16,7 @@ repository; it imports `helpers`, never the reverse.
 
 from .checking import load_exercises
 from .devices import have_gpus, synchronize, try_all_gpus, try_gpu
-from .scratch import scratch_folder
+from .processes import scratch_folder
 
 #: The course's version. Chapters say which version they were written for (`start`); the Kaggle
 #: helpers dataset carries the package, so a stale dataset is caught by the chapter that needs more.

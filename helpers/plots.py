@@ -14,6 +14,7 @@ import base64
 import html
 import io
 import textwrap
+from collections.abc import Sequence
 from typing import Any
 
 #: The Okabe–Ito palette, eight colours told apart by the common kinds of colour blindness:
@@ -259,6 +260,7 @@ __all__ = [
     "marker",
     "new_figure",
     "number",
+    "plot_throughput",
     "set_alt",
     "show",
     "style_axes",
@@ -266,3 +268,23 @@ __all__ = [
     "texts_outside",
     "wrap_long_titles",
 ]
+
+
+def plot_throughput(labels: Sequence[str], samples_per_second: Sequence[float], title: str, stamp_text: str) -> Any:
+    """Bar chart of samples per second (chapter 08), each bar labelled with its speed-up over the first."""
+    fig, ax = new_figure(7.5, 3.8)
+    base = samples_per_second[0]
+    bars = ax.bar(list(labels), list(samples_per_second), color=[colour(i) for i in range(len(labels))])
+    for bar, rate in zip(bars, samples_per_second, strict=True):
+        ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height(), f"{rate / base:.2f}×", ha="center", va="bottom")
+    ax.margins(y=0.12)  # room above the tallest bar for its label
+    ax.set_ylabel("throughput (training samples/s)")
+    ax.set_xlabel("how it ran (bar label: speed-up over the first)")
+    ax.tick_params(axis="x", labelsize=8)
+    ax.set_title(title, fontsize=10)
+    add_stamp(fig, stamp_text)
+    bars_alt = "; ".join(
+        f"{label}: {number(rate)} samples/s ({rate / base:.2f}×)"
+        for label, rate in zip(labels, samples_per_second, strict=True)
+    )
+    return set_alt(fig, f"Bar chart of training throughput, {title}: {bars_alt}.")

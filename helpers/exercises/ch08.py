@@ -3,7 +3,7 @@
 The second question's worker lives in a file the learner writes (`%%writefile`), because every
 rank is a new process that imports it, as chapter 08 teaches. The checker runs it for real: on one
 rank in this process first (so a mistake shows with its line number and what it prints), then on
-two gloo ranks through the chapter's launcher, `helpers.distributed.launch`, with a time limit.
+two gloo ranks through the chapter's launcher, `helpers.processes.launch`, with a time limit.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ def run_on_two_ranks(worker: Any, args: tuple[Any, ...] = ()) -> list[Any]:
     `worker` and `args` travel by name: the learner's function must come from a file (`inspect.unwrap`
     gives it back from the checker's wrapper).
     """
-    from ..distributed import LaunchTimeout, WorkerFailed, launch
+    from ..processes import LaunchTimeout, WorkerFailed, launch
 
     args = tuple(inspect.unwrap(a) if callable(a) else a for a in args)
     try:
@@ -168,7 +168,7 @@ def _run_on_one_rank_here(fn: Any) -> tuple[bool, Any]:
 
     It does not run when the notebook has a process group of its own.
     """
-    from ..distributed import one_rank_group
+    from ..processes import one_rank_group
 
     with one_rank_group() as made:
         return (True, fn(0, 1)) if made else (False, None)

@@ -3,7 +3,7 @@
 Each answer is a function in a file the learner writes (`%%writefile`), because a child process
 imports the function it runs, as the chapter teaches. Each checker runs it for real, twice:
 first in this process (where a function that hangs, exits or raises gets the checker's usual
-verdict), then in two child processes started by `helpers.distributed.launch` without a process
+verdict), then in two child processes started by `helpers.processes.launch` without a process
 group (a child that raises is named, one that hangs is stopped after `CHILD_SECONDS`, and none
 outlives the check).
 """
@@ -20,7 +20,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..checking import Question, Wrong, expect_function, normalise
-from ..distributed import LaunchTimeout, WorkerFailed, launch, process_context
+from ..processes import LaunchTimeout, WorkerFailed, launch, process_context
 
 #: Seconds the child processes of one check may take (the question's own limit is longer).
 CHILD_SECONDS = 30.0

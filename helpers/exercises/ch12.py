@@ -2,7 +2,7 @@
 
 The second question's function lives in a file the learner writes (`%%writefile`), because the
 ranks import it. The checker runs it for real: first on one rank in this process (so a mistake
-shows with its line number), then on two gloo ranks through `helpers.distributed.launch`, where
+shows with its line number), then on two gloo ranks through `helpers.processes.launch`, where
 the sharded model trains and must end where one process trained on both ranks' data ends.
 """
 
@@ -137,7 +137,7 @@ def _run_on_one_rank_here(fn: Any) -> None:
     """Call the learner's function in this process, on a one-rank gloo mesh; skipped if the notebook has a group."""
     from torch.distributed.device_mesh import init_device_mesh
 
-    from ..distributed import one_rank_group
+    from ..processes import one_rank_group
 
     with one_rank_group() as made:
         if made:

@@ -1,7 +1,7 @@
 """Chapter 01's GPU claims: `torch.device(0)` on a usable GPU, the current device and `set_device`,
 `CUDA_VISIBLE_DEVICES` (renumbering, hiding, ignored once CUDA has started) and `CUDA_DEVICE_ORDER`.
 
-Settings that count only at start-up run in a fresh Python process (helpers.fresh_python), as in the chapter.
+Settings that count only at start-up run in a fresh Python process (helpers.processes), as in the chapter.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from helpers.exercises import ch01
-from helpers.fresh_python import run_fresh_python
+from helpers.processes import run_fresh_python
 
 #: A child that prints, one line per GPU it sees: its UUID and its PCI (domain, bus, device).
 LIST_GPUS = """

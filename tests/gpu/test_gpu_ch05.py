@@ -19,7 +19,6 @@ import pickle
 import pytest
 import torch
 
-from helpers.fresh_python import run_fresh_python
 from helpers.memory import (
     MIB,
     AllocatorPlayground,
@@ -29,6 +28,7 @@ from helpers.memory import (
     memory_counters,
     reset_peaks,
 )
+from helpers.processes import run_fresh_python
 
 from .missing import missing
 

@@ -18,7 +18,7 @@ import pytest
 import torch
 from torch import nn
 
-from helpers import distributed as dd
+from helpers import processes as dd
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "08_several_gpus.ipynb"
 

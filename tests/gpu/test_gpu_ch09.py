@@ -13,8 +13,7 @@ import textwrap
 import pytest
 import torch
 
-from helpers.distributed import process_context
-from helpers.hogwild import time_limit
+from helpers.processes import process_context, time_limit
 
 from .missing import missing
 

@@ -16,7 +16,7 @@ import pytest
 import torch
 from torch import nn
 
-from helpers.distributed import launch
+from helpers.processes import launch
 from helpers.sharding import bytes_per_rank
 
 from .missing import missing

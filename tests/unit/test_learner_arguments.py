@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import helpers
-from helpers import devices, distributed, timing
+from helpers import devices, processes, timing
 from helpers.devices import DeviceError, usable_device
 
 
@@ -79,4 +79,4 @@ def test_a_worker_written_in_the_notebook_is_refused_saying_how_to_write_it_to_a
 
     worker.__module__ = "__main__"  # as a function defined in a notebook cell is
     with pytest.raises(TypeError, match=r"defined in the notebook .* %%writefile"):
-        distributed.launch(worker, 2)
+        processes.launch(worker, 2)

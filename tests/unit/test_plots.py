@@ -46,7 +46,7 @@ def _bandwidth_published_only() -> Any:
 
 
 def _throughput() -> Any:
-    from helpers.distributed import plot_throughput
+    from helpers.plots import plot_throughput
 
     return plot_throughput(["1 process", "DDP, 2 ranks"], [1234.0, 2210.0], "a workload", "test stamp")
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import helpers
-from helpers.fresh_python import run_fresh_python
+from helpers.processes import run_fresh_python
 from helpers.timing import format_seconds, gigabytes_per_second, time_call, wall_seconds
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,7 +59,7 @@ def test_scratch_folder_is_fresh_importable_and_removed_at_exit() -> None:
 
 @pytest.mark.skipif(os.name != "posix", reason="abandoned folders are found by process id on POSIX only")
 def test_scratch_folders_of_killed_kernels_are_removed(tmp_path: Path) -> None:
-    from helpers.scratch import PREFIX, remove_abandoned_folders
+    from helpers.processes import PREFIX, remove_abandoned_folders
 
     ended = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
     dead = tmp_path / f"{PREFIX}{int(ended.stdout)}-abc"  # a kernel that was killed before its exit handlers ran

@@ -10,8 +10,7 @@ import time
 
 import pytest
 
-from helpers.distributed import LaunchTimeout, WorkerFailed, launch, process_context
-from helpers.hogwild import time_limit
+from helpers.processes import LaunchTimeout, WorkerFailed, launch, process_context, time_limit
 
 from .answers import evaluate
 

@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from helpers import distributed as d
+from helpers import processes as d
+from helpers.plots import plot_throughput
 
 # -- workers (module-level, so that a new process can import them) --------------------------------
 
@@ -348,7 +349,7 @@ def test_the_throughput_plot_draws() -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig = d.plot_throughput(["1 GPU", "DDP"], [100.0, 180.0], "a title", "a stamp")
+    fig = plot_throughput(["1 GPU", "DDP"], [100.0, 180.0], "a title", "a stamp")
     try:
         assert [t.get_text() for t in fig.axes[0].texts][:2] == ["1.00×", "1.80×"]
     finally:

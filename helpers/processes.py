@@ -1,15 +1,15 @@
-"""Launchers that make multi-process PyTorch safe to run from a notebook: spawn-style and torchrun.
+"""Processes a notebook starts: ranks and torchrun, a cell's own children, fresh interpreters, scratch folders.
 
-The chapter's workers are plain PyTorch that the learner writes in cells (`%%writefile`); this
+The chapters' workers are plain PyTorch that the learner writes in cells (`%%writefile`); this
 module only starts them, waits with a time limit, reports a failure by rank, and cleans up.
 CONTRIBUTING.md ("Launchers") explains the choices; in short:
 
 * **`launch(worker, world_size, args)`** starts one process per rank (forkserver where it exists,
   else spawn) and returns what each rank returned, as plain Python values. By default it sets up
-  the process group itself (gloo on the CPU, NCCL when every rank has a GPU) — chapters 09 and 12
-  use that. With `init_group=False` it only provides what `torchrun` provides (`RANK`,
-  `WORLD_SIZE`, `LOCAL_RANK`, `MASTER_ADDR`, `MASTER_PORT` in the environment), so the worker
-  calls `dist.init_process_group(backend)` itself, exactly as under torchrun.
+  the process group itself (gloo on the CPU, NCCL when every rank has a GPU). With
+  `init_group=False` it only provides what `torchrun` provides (`RANK`, `WORLD_SIZE`,
+  `LOCAL_RANK`, `MASTER_ADDR`, `MASTER_PORT` in the environment), so the worker calls
+  `dist.init_process_group(backend)` itself, exactly as under torchrun.
 * **Importable workers.** A process started with spawn or forkserver imports the worker's module;
   a function defined in a notebook cell (module `__main__`) is refused up front with a message
   that says so.
@@ -25,13 +25,22 @@ CONTRIBUTING.md ("Launchers") explains the choices; in short:
   Temporary files (`TMPDIR`, torchrun's logs) go into a folder that is removed afterwards.
 * **NCCL trouble** (two PCIe GPUs without peer-to-peer, a small `/dev/shm`) is explained:
   `NCCL_ADVICE` is added to the error whenever a failure mentions NCCL.
+* **`time_limit(processes, seconds)`**, a `with` block around a chapter 09 cell's own
+  `start()`/`join()` code: a watchdog terminates every process still running after `seconds`, and
+  leaving the block, however it is left, stops every process the block started.
+* **`run_fresh_python(code, env)`** runs a snippet in a new interpreter, for settings that only
+  count at start-up (`CUDA_VISIBLE_DEVICES`, the allocator's configuration).
+* **`scratch_folder()`**, a per-kernel folder for the files a chapter writes (workers, answers),
+  first on `sys.path` and removed when the kernel exits.
 """
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import datetime
 import gc
+import math
 import os
 import shlex
 import shutil
@@ -40,14 +49,14 @@ import socket
 import subprocess
 import sys
 import tempfile
+import textwrap
+import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-import torch
 
 #: Seconds a launch may take before every rank is killed (a hung rank must not hang a notebook).
 DEFAULT_TIMEOUT = 120.0
@@ -103,6 +112,8 @@ def to_plain(value: Any) -> Any:
     What a rank returns crosses to the parent through a pipe; plain values are copied by value and
     cannot dangle, unlike tensors, which travel as handles to shared memory.
     """
+    import torch
+
     if isinstance(value, torch.Tensor):
         return value.detach().cpu().tolist()
     if isinstance(value, dict):
@@ -195,6 +206,8 @@ def one_rank_group() -> Iterator[bool]:
 
 def default_backend(world_size: int) -> str:
     """NCCL when every rank can have its own CUDA GPU, gloo otherwise (CPU tensors)."""
+    import torch
+
     if torch.cuda.is_available() and torch.cuda.device_count() >= world_size and torch.distributed.is_nccl_available():
         return "nccl"
     return "gloo"
@@ -214,7 +227,7 @@ def process_context() -> Any:
 
     if "forkserver" in mp.get_all_start_methods():
         ctx = mp.get_context("forkserver")
-        ctx.set_forkserver_preload(["torch", "torch.distributed", "torch._dynamo", "helpers.distributed"])
+        ctx.set_forkserver_preload(["torch", "torch.distributed", "torch._dynamo", "helpers.processes"])
         return ctx
     return mp.get_context("spawn")
 
@@ -252,6 +265,7 @@ def _rank_main(
     stderr_path: str | None = None,
 ) -> None:
     """Runs in each rank process: join the group (or let the worker do it), run the worker, report."""
+    import torch
     import torch.distributed as dist
 
     try:
@@ -400,6 +414,7 @@ def launch(
     """
     from multiprocessing.connection import wait
 
+    import torch
     import torch.distributed as dist
 
     _check_importable(worker)
@@ -744,27 +759,183 @@ def run_command(command: Sequence[str], timeout: float = DEFAULT_TIMEOUT, **kwar
 
 
 # --------------------------------------------------------------------------------------------
-# Throughput plot
+# A time limit for a cell's own processes (chapter 09)
 # --------------------------------------------------------------------------------------------
 
 
-def plot_throughput(labels: Sequence[str], samples_per_second: Sequence[float], title: str, stamp_text: str) -> Any:
-    """Bar chart of samples per second, each bar labelled with its speed-up over the first. Returns the figure."""
-    from .plots import add_stamp, colour, new_figure, number, set_alt
+def _started(p: Any) -> bool:
+    """Whether `p` was started and not closed (`pid` is None before `start()`, and raises after `close()`)."""
+    try:
+        return p.pid is not None
+    except ValueError:
+        return False
 
-    fig, ax = new_figure(7.5, 3.8)
-    base = samples_per_second[0]
-    bars = ax.bar(list(labels), list(samples_per_second), color=[colour(i) for i in range(len(labels))])
-    for bar, rate in zip(bars, samples_per_second, strict=True):
-        ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height(), f"{rate / base:.2f}×", ha="center", va="bottom")
-    ax.margins(y=0.12)  # room above the tallest bar for its label
-    ax.set_ylabel("throughput (training samples/s)")
-    ax.set_xlabel("how it ran (bar label: speed-up over the first)")
-    ax.tick_params(axis="x", labelsize=8)
-    ax.set_title(title, fontsize=10)
-    add_stamp(fig, stamp_text)
-    bars_alt = "; ".join(
-        f"{label}: {number(rate)} samples/s ({rate / base:.2f}×)"
-        for label, rate in zip(labels, samples_per_second, strict=True)
-    )
-    return set_alt(fig, f"Bar chart of training throughput, {title}: {bars_alt}.")
+
+def _running(p: Any) -> bool:
+    """Whether `p` was started and has not ended, read from its sentinel without consuming it (thread-safe)."""
+    from multiprocessing.connection import wait
+
+    if not _started(p):
+        return False
+    try:
+        return not wait([p.sentinel], 0)
+    except (ValueError, OSError):
+        return False
+
+
+@contextlib.contextmanager
+def _alarm_held() -> Iterator[None]:
+    """Hold SIGALRM back (where it exists) while processes are being stopped, so a time limit cannot cut it short."""
+    can = hasattr(signal, "pthread_sigmask") and hasattr(signal, "SIGALRM")
+    if not can or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+class time_limit:  # noqa: N801 - used like a function: `with time_limit(procs, 30):`
+    """`with time_limit(processes, seconds):` around code that starts and joins `processes`.
+
+    `processes` is the list the block fills (read again and again, so processes appended inside the
+    block count). From `seconds` after the block began, a watchdog terminates every process that is
+    running, started late ones included, which makes a waiting `p.join()` return. When the block ends, for any
+    reason, every process it started is stopped and joined. If the watchdog stopped any,
+    `LaunchTimeout` names them (by their index in `processes`), unless the block was interrupted.
+    """
+
+    def __init__(self, processes: list[Any], seconds: float) -> None:
+        if not isinstance(processes, list):
+            raise TypeError(f"processes must be a list of processes, not {type(processes).__name__}")
+        if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not (0 < seconds < math.inf):
+            raise ValueError(f"seconds must be a positive number, not {seconds!r}")
+        self.processes = processes
+        self.seconds = float(seconds)
+        #: Indices (in `processes`) of the processes the watchdog had to stop.
+        self.stopped: list[int] = []
+        self._done = threading.Event()
+        self._watchdog: threading.Thread | None = None
+
+    def _watch(self) -> None:
+        """The watchdog: from the deadline on, stop every process that is (or gets) running, until the block ends."""
+        if self._done.wait(self.seconds):
+            return
+        kill_after: dict[int, float] = {}
+        while True:
+            for i, p in enumerate(list(self.processes)):
+                if not _running(p):
+                    continue
+                if i not in kill_after:  # also a process started after the deadline
+                    self.stopped.append(i)
+                    kill_after[i] = time.monotonic() + 3.0
+                    with contextlib.suppress(Exception):
+                        p.terminate()
+                elif time.monotonic() > kill_after[i]:  # SIGTERM ignored or blocked: SIGKILL cannot be
+                    with contextlib.suppress(Exception):
+                        p.kill()
+            if self._done.wait(0.05):
+                return
+
+    def __enter__(self) -> time_limit:
+        self._done.clear()
+        self._watchdog = threading.Thread(target=self._watch, name="time_limit watchdog", daemon=True)
+        self._watchdog.start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, exc: BaseException | None, tb: Any) -> bool:
+        with _alarm_held():
+            self._done.set()
+            if self._watchdog is not None:
+                self._watchdog.join()
+            stop_processes([p for p in self.processes if _started(p)])
+        if self.stopped and (kind is None or issubclass(kind, Exception)):
+            raise LaunchTimeout(self.seconds, self.stopped) from exc
+        return False
+
+
+# --------------------------------------------------------------------------------------------
+# A fresh interpreter, for settings read at start-up
+# --------------------------------------------------------------------------------------------
+
+
+def run_fresh_python(code: str, env: dict[str, str | None] | None = None, timeout: float = 120.0) -> str:
+    """Run `code` with this kernel's Python in a new process and return what it printed.
+
+    `env` entries are set in a copy of this process's environment (a value of None removes the
+    variable). The child can `import helpers` wherever this process found it. Raises
+    RuntimeError with the child's last error line when the child fails.
+    """
+    child_env = dict(os.environ)
+    for name, value in (env or {}).items():
+        if value is None:
+            child_env.pop(name, None)
+        else:
+            child_env[name] = value
+    package_parent = str(Path(__file__).resolve().parent.parent)
+    child_env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, child_env.get("PYTHONPATH", "")) if p)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", textwrap.dedent(code)],
+            capture_output=True,
+            text=True,
+            env=child_env,
+            timeout=timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        raise RuntimeError(f"the child Python did not finish within {timeout:g} s") from None
+    if done.returncode != 0:
+        last = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "(no error output)"
+        raise RuntimeError(f"the child Python exited with code {done.returncode}: {last}")
+    return done.stdout
+
+
+# --------------------------------------------------------------------------------------------
+# Scratch folders for the files a chapter writes
+# --------------------------------------------------------------------------------------------
+
+
+PREFIX = "pytorch-gpu-course-"
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)  # signal 0: no signal is sent, only whether the process exists
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # it exists, under another user
+    return True
+
+
+def remove_abandoned_folders(parent: Path | None = None) -> list[Path]:
+    """Remove the scratch folders of kernels that no longer run; returns what was removed.
+
+    Only on POSIX: on Windows `os.kill` would end the process it is asked about.
+    """
+    if os.name != "posix":
+        return []
+    removed = []
+    for folder in Path(parent or tempfile.gettempdir()).glob(f"{PREFIX}*-*"):
+        pid_text = folder.name[len(PREFIX) :].split("-", 1)[0]
+        if folder.is_dir() and pid_text.isdigit() and not _process_alive(int(pid_text)):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
+
+
+def scratch_folder(importable: bool = True) -> Path:
+    """Make a new empty folder for this kernel's files; it is removed when the kernel exits.
+
+    With `importable` (the default) the folder is put first on `sys.path`, so a module written
+    there can be imported here and by processes started with `spawn`, which copy `sys.path`.
+    """
+    remove_abandoned_folders()
+    folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    if importable:
+        sys.path.insert(0, str(folder))
+    return folder
