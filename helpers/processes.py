@@ -510,9 +510,6 @@ def launch(
 # Commands such as torchrun: a time limit, every rank killed, nothing left behind
 # --------------------------------------------------------------------------------------------
 
-#: What a process prints when C++ `std::terminate` ends it with no exception in flight.
-ABORT_AT_EXIT = "terminate called without an active exception"
-
 
 @dataclass
 class CommandResult:
@@ -523,7 +520,6 @@ class CommandResult:
     output: str
     seconds: float
     done: bool
-    aborted_at_exit: bool = False
     notes: list[str] = field(default_factory=list)
 
     def __str__(self) -> str:
@@ -546,39 +542,6 @@ class CommandFailed(RuntimeError):
         if mentions_nccl(result.output):
             message += "\n\n" + NCCL_ADVICE
         super().__init__(message)
-
-
-def only_aborted_at_exit(output: str, returncode: int) -> bool:
-    """Whether the only failure in a command's output is the abort at exit (SIGABRT with `ABORT_AT_EXIT`).
-
-    torchrun lists each failed rank's exit code: -6 (SIGABRT) for the rank that aborted, -15
-    (SIGTERM) for the ranks torchrun stopped because of it. A plain command aborted itself (-6).
-    """
-    import re
-
-    if ABORT_AT_EXIT not in output:
-        return False
-    codes = [int(c) for c in re.findall(r"exitcode\s*:\s*(-?\d+)", output)]
-    if not codes:
-        return returncode == -signal.SIGABRT
-    return -signal.SIGABRT in codes and all(c in (-signal.SIGABRT, -signal.SIGTERM) for c in codes)
-
-
-#: What torch elastic raises when a node's agent can no longer reach the rendezvous store.
-STORE_GONE = "RendezvousConnectionError"
-
-
-def only_lost_the_store(output: str) -> bool:
-    """Whether a torchrun "node" failed only because the rendezvous store went away, with no rank failing.
-
-    In a multi-node run one node's agent hosts the c10d store; when that node finishes first and
-    exits, the other agent's next poll of the store (`num_nodes_waiting`) raises
-    `RendezvousConnectionError`, although its ranks did their work. torchrun reports failed ranks
-    with their exit codes; an agent that lost the store reports none.
-    """
-    import re
-
-    return STORE_GONE in output and not re.search(r"exitcode\s*:\s*-?\d+", output)
 
 
 def failed_rank(output: str) -> int | None:
@@ -678,14 +641,18 @@ def run_commands(
     error or a KeyboardInterrupt every process of every command is killed (see `kill_tree`) before
     the call returns, and `LaunchTimeout` names the commands that had not finished.
 
-    `done_files[i]`, when given, is the file command `i` writes when its work is done: a command that
-    wrote it and then died of the abort at exit (`ABORT_AT_EXIT`, SIGABRT after the work), or whose
-    torchrun lost the rendezvous store when another node finished first (`STORE_GONE`), counts as
-    done, with a note. With `check`, a command that failed raises `CommandFailed` (NCCL advice
-    included when its output mentions NCCL).
+    `done_files[i]`, when given, is the file command `i` writes when its work is done (the course's
+    workers write it last, after every rank has finished). A command that wrote it during this run
+    and then exited with an error counts as done, with a note saying how it ended: what failed came
+    after the work (a rank that aborted while the interpreter shut down, a torchrun "node" that lost
+    the rendezvous store when the node hosting it finished first; CONTRIBUTING, "Launchers"). The
+    outcome is decided by exit codes and that file only, never by the command's output. With
+    `check`, a command that failed raises `CommandFailed` (NCCL advice included when its output
+    mentions NCCL).
     """
     envs = list(envs) if envs is not None else [{} for _ in commands]
-    files = list(done_files) if done_files is not None else [None] * len(commands)
+    files = [None if f is None else Path(f) for f in done_files] if done_files is not None else [None] * len(commands)
+    before = [_stamp(f) for f in files]  # a file left by an earlier run does not count
 
     tmp = Path(tempfile.mkdtemp(prefix="course-run-"))
     procs: list[subprocess.Popen] = []
@@ -717,22 +684,12 @@ def run_commands(
             output = log.read().decode(errors="replace")
             done = p.returncode == 0
             result = CommandResult([str(c) for c in command], p.returncode, output, seconds, done)
-            if (
-                not done
-                and files[i] is not None
-                and Path(files[i]).is_file()
-                and only_aborted_at_exit(output, p.returncode)
-            ):
-                result.done = result.aborted_at_exit = True
-                result.notes.append(
-                    "a rank wrote its result and then aborted while the interpreter shut down "
-                    f"('{ABORT_AT_EXIT}'); the work was done, so the run counts"
-                )
-            elif not done and files[i] is not None and Path(files[i]).is_file() and only_lost_the_store(output):
+            wrote = files[i] is not None and _stamp(files[i]) not in (None, before[i])
+            if not done and wrote:
                 result.done = True
                 result.notes.append(
-                    "this node's torchrun lost the rendezvous store after the work was done: the node that "
-                    f"hosted it finished first and exited ({STORE_GONE}); the result was written, so the run counts"
+                    f"it {describe_exit(p.returncode)} after writing its result ({files[i].name}): the work was "
+                    "done, so the run counts"
                 )
             results.append(result)
         if check:
@@ -750,6 +707,14 @@ def run_commands(
         for log in logs:
             log.close()
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _stamp(path: Path | None) -> int | None:
+    """When `path` was last written (nanoseconds), or None when it does not exist."""
+    try:
+        return None if path is None else path.stat().st_mtime_ns
+    except OSError:
+        return None
 
 
 def run_command(command: Sequence[str], timeout: float = DEFAULT_TIMEOUT, **kwargs: Any) -> CommandResult:
