@@ -11,9 +11,7 @@ the course runner and the tests can count the cells that took the no-GPU path.
 
 from __future__ import annotations
 
-import contextlib
 import re
-from collections.abc import Iterator
 
 import torch
 
@@ -192,54 +190,3 @@ def is_device_mismatch_error(exc: BaseException) -> bool:
     04 check the error with this instead of matching one message.
     """
     return isinstance(exc, RuntimeError) and bool(_DEVICE_MISMATCH.search(str(exc)))
-
-
-@contextlib.contextmanager
-def pretend_machine(accelerator: str | None, count: int = 0, *, built: str | None = None) -> Iterator[None]:
-    """Make torch's device *queries* answer as they would on another machine, inside a `with` block.
-
-    A CPU stand-in for checking code that chooses devices (chapter 01's `try_gpu` exercises):
-    `pretend_machine("cuda", 2)` is a machine with two usable CUDA GPUs, `pretend_machine("mps", 1)`
-    a Mac, `pretend_machine(None, built="cuda")` a CUDA build of torch without a driver, and
-    `pretend_machine(None)` the CPU-only build. Only these answers change:
-    `torch.accelerator.is_available / current_accelerator / device_count`,
-    `torch.cuda.is_available / device_count`, `torch.backends.mps.is_available` and
-    `torch.version.cuda` (this build's CUDA version, or 12.8, on a CUDA build; None elsewhere).
-    Nothing can run on a pretend device: creating a tensor there still fails (or uses the real
-    hardware). Chapters 00 and 01 check a learner's device-choosing code on machines they lack with it.
-    """
-    if accelerator is not None and (not isinstance(accelerator, str) or not accelerator):
-        raise TypeError(f"accelerator must be a device type such as 'cuda' or 'mps', or None, not {accelerator!r}")
-    if built is not None and (not isinstance(built, str) or not built):
-        raise TypeError(f"built must be a device type such as 'cuda', or None, not {built!r}")
-    count = check_device_index(count)
-    if accelerator is None and count:
-        raise ValueError(f"a machine without a usable accelerator has 0 of them, not {count}")
-    if accelerator is not None and not count:
-        raise ValueError("a usable accelerator needs count >= 1 (use accelerator=None, built=... for an unusable one)")
-    if accelerator is not None and built not in (None, accelerator):
-        raise ValueError(f"torch is built for one accelerator: built={built!r} cannot go with {accelerator!r}")
-    built = accelerator or built
-
-    def current_accelerator(check_available: bool = False) -> torch.device | None:
-        if built is None or (check_available and accelerator is None):
-            return None
-        return torch.device(built)
-
-    answers = {
-        (torch.version, "cuda"): (torch.version.cuda or "12.8") if built == "cuda" else None,
-        (torch.accelerator, "is_available"): lambda: accelerator is not None,
-        (torch.accelerator, "current_accelerator"): current_accelerator,
-        (torch.accelerator, "device_count"): lambda: count,
-        (torch.cuda, "is_available"): lambda: accelerator == "cuda",
-        (torch.cuda, "device_count"): lambda: count if accelerator == "cuda" else 0,
-        (torch.backends.mps, "is_available"): lambda: accelerator == "mps",
-    }
-    saved = {key: getattr(*key) for key in answers}
-    try:
-        for (module, name), answer in answers.items():
-            setattr(module, name, answer)
-        yield
-    finally:
-        for (module, name), original in saved.items():
-            setattr(module, name, original)

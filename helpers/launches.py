@@ -1,6 +1,4 @@
-"""Chapter 11's harness: what `torch.compile` needs on this machine, and a labelled CPU model of CUDA graph replay.
-
-Two things the chapter's cells lean on:
+"""Chapter 11's harness: what `torch.compile` needs on this machine, and where it keeps what it compiled.
 
 * `cpp_compiler()` and `compiler_advice(exc)`: which C++ compiler Inductor, the default backend
   of `torch.compile`, looks for on this platform, and what to install when compiling failed.
@@ -8,9 +6,8 @@ Two things the chapter's cells lean on:
 * `inductor_cache_dir()` and `compiled_files(folder)`: where Inductor keeps what it compiled, and
   how many compiled artefacts are there, so that a chapter can tell a cold first call (new
   artefacts appeared) from a warm one (loaded from the cache an earlier run left).
-* `GraphReplayModel`: on a machine without a CUDA GPU, a small CPU *model* of what a CUDA graph
-  does on replay (re-run the captured work on the very tensors it was captured with), so that the
-  rules of static inputs can be shown and checked. It captures nothing and makes nothing faster.
+
+The CPU model of CUDA graph replay is `helpers.standins.GraphReplayModel`.
 """
 
 from __future__ import annotations
@@ -20,9 +17,7 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import torch
 
@@ -96,41 +91,3 @@ def compiled_files(folder: Path | str) -> int:
     if not folder.is_dir():
         return 0
     return sum(1 for p in folder.rglob("*") if p.suffix in COMPILED_SUFFIXES and p.is_file())
-
-
-class GraphReplayModel:
-    """A CPU model of a CUDA graph's replay, for machines without a CUDA GPU. **Not a CUDA graph.**
-
-    `capture(fn, *static_inputs)` runs `fn` once and keeps the tensor objects it was given and the
-    output it made; `replay()` runs `fn` again on those same tensor objects and copies the result
-    into that same output tensor. That is the part of a real graph's behaviour the rules come from:
-    a replay reads the captured inputs' memory and overwrites the captured output's memory, whatever
-    the Python names point at now. Copy new data *into* the static input (`copy_`) and clone what
-    you keep of the output.
-
-    What it leaves out: a real replay re-runs recorded kernels without Python, so it skips the
-    per-op launch cost (the point of CUDA graphs), and anything else the captured code read by
-    address (a replaced `nn.Parameter`, a random generator's state) stays captured too, while this
-    model re-runs `fn` and would see such changes.
-    """
-
-    def __init__(self) -> None:
-        self._fn: Callable[..., Any] | None = None
-        self._inputs: tuple[torch.Tensor, ...] = ()
-        self._output: torch.Tensor | None = None
-        self.replays = 0
-
-    def capture(self, fn: Callable[..., torch.Tensor], *static_inputs: torch.Tensor) -> torch.Tensor:
-        """Run `fn(*static_inputs)` once, without autograd, and return its output: the static output tensor."""
-        with torch.no_grad():
-            output = fn(*static_inputs)
-        self._fn, self._inputs, self._output = fn, static_inputs, output
-        return output
-
-    def replay(self) -> None:
-        """Redo the captured work on the captured input tensors, writing into the captured output tensor."""
-        if self._fn is None or self._output is None:
-            raise RuntimeError("nothing captured yet: call capture(fn, *static_inputs) first")
-        with torch.no_grad():
-            self._output.copy_(self._fn(*self._inputs))
-        self.replays += 1

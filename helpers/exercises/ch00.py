@@ -1,7 +1,7 @@
 """Chapter 00 exercises: pick the device to use, tell the three CUDA situations apart, and spot the P100 trap.
 
 The first two checkers call the learner's function on this machine, then again while torch pretends
-to be other machines (`helpers.devices.pretend_machine`): a CPU-only build, a CUDA build without a
+to be other machines (`helpers.standins.pretend_machine`): a CPU-only build, a CUDA build without a
 driver, Kaggle's two T4s and a Mac. Only the answers torch gives are replaced, for one call.
 """
 
@@ -13,7 +13,7 @@ from typing import Any
 import torch
 
 from ..checking import Question, Wrong, expect_function, expect_type
-from ..devices import pretend_machine
+from ..standins import pretend_machine
 
 #: Machines we do not have: (what to call it, `pretend_machine`'s accelerator, count and built).
 _MACHINES = (

@@ -1,6 +1,6 @@
 """Chapter 01 exercises: your own `try_gpu` and `try_all_gpus`, and counting usable CPUs.
 
-The device-choosing answers are called on pretend machines (`helpers.devices.pretend_machine`):
+The device-choosing answers are called on pretend machines (`helpers.standins.pretend_machine`):
 two CUDA GPUs, a Mac, a CUDA build without a driver and the CPU-only build, whatever this machine is.
 """
 
@@ -12,7 +12,7 @@ from typing import Any
 import torch
 
 from ..checking import Question, Wrong, expect_function, expect_number, expect_type
-from ..devices import pretend_machine
+from ..standins import pretend_machine
 
 #: Pretend machines the device-choosing answers are checked on: (label, accelerator, count, built).
 _MACHINES = (

@@ -7,7 +7,7 @@ from typing import Any
 import torch
 
 from ..checking import Question, Wrong, expect_function, expect_type
-from ..streams import names_the_cpu
+from ..standins import names_the_cpu
 from .calls import CallLog
 
 

@@ -1,6 +1,6 @@
 """Chapter 06 exercises: time work with CUDA events, and order a producer and a consumer on two streams.
 
-Both are checked on the course's SIMULATED GPU (`helpers.streams.simulated_cuda`), on every
+Both are checked on the course's SIMULATED GPU (`helpers.standins.simulated_cuda`), on every
 machine: inside the check, `torch.cuda.Event`, `Stream`, `stream`, `current_stream`, `synchronize`
 and `_sleep` are the simulation's stand-ins, so the learner's own `torch.cuda` code runs, its
 timing and its races included, deterministically and without a GPU.
@@ -17,7 +17,7 @@ from unittest import mock
 import torch
 
 from ..checking import Question, Wrong, expect_function, expect_number, expect_type
-from ..streams import SIMULATED_CYCLES_PER_MS, SimulatedValue, simulated_cuda
+from ..standins import SIMULATED_CYCLES_PER_MS, SimulatedValue, simulated_cuda
 
 #: How long the work takes on the simulated GPU in question 1, in milliseconds (two, so no constant passes).
 _WORK_MS = (5.0, 2.0)

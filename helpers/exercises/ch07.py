@@ -2,7 +2,7 @@
 
 Both run on any machine. Question 1 calls the learner's function on the `meta` device and counts
 the waits it makes (`torch.cuda.synchronize` and friends are replaced by counters while it runs).
-Question 2 runs it on the course's *simulated* GPU (`helpers.streams.simulated_cuda`): a copy
+Question 2 runs it on the course's *simulated* GPU (`helpers.standins.simulated_cuda`): a copy
 issued with `non_blocking=True` to the host is only queued, and its values land when the host
 waits past it (an event recorded after the copy and synchronised, or a synchronise of the device
 or stream), as on a real GPU.
@@ -17,7 +17,7 @@ from typing import Any
 import torch
 
 from ..checking import Question, Wrong, expect_function
-from ..streams import non_blocking, simulated_cuda
+from ..standins import non_blocking, simulated_cuda
 from .calls import CallLog
 
 

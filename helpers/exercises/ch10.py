@@ -9,7 +9,7 @@ from typing import Any
 
 from ..checking import Question, Wrong, expect_function, expect_number, expect_type
 from ..gpu_specs import by_short_name
-from ..streams import PretendAsyncDevice
+from ..standins import PretendAsyncDevice
 
 #: y = a*x + y in float32: a multiply and an add per element (2 FLOPs); read x, read y, write y (12 bytes).
 AXPY_INTENSITY = 2 / 12

@@ -12,8 +12,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from ..checking import Question, Wrong, expect_function, expect_number
-from ..launches import GraphReplayModel
-from ..streams import PretendAsyncDevice
+from ..standins import GraphReplayModel, PretendAsyncDevice
 
 
 class _CountOperators(TorchDispatchMode):

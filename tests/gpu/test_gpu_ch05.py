@@ -19,16 +19,9 @@ import pickle
 import pytest
 import torch
 
-from helpers.memory import (
-    MIB,
-    AllocatorPlayground,
-    CachingAllocatorModel,
-    allocator_stats,
-    free_and_total,
-    memory_counters,
-    reset_peaks,
-)
+from helpers.memory import MIB, allocator_stats, free_and_total, memory_counters, reset_peaks
 from helpers.processes import run_fresh_python
+from helpers.standins import AllocatorPlayground, CachingAllocatorModel
 
 from .missing import missing
 

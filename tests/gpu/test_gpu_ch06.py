@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from helpers import standins
 from helpers import streams as st
 
 DEV = torch.device("cuda", 0)
@@ -116,7 +117,7 @@ def _run_on_gpu(**case: object) -> tuple[list[float], float, float]:
 
 
 def _run_simulated(**case: object) -> list[float]:
-    with st.simulated_cuda() as sim:
+    with standins.simulated_cuda() as sim:
         a, side = sim.zeros(), torch.cuda.Stream()
         means = produce_and_consume(a, side, 3, **case)
         return [m.item() for m in means]
@@ -146,7 +147,7 @@ def test_the_race_both_ways_on_a_gpu_matches_the_simulation(name: str) -> None:
     on_gpu = _case(producer, consumer, fix_raw=fix_raw, fix_war=fix_war, per_ms=st.gpu_cycles_per_ms(0))
     seen, host_ms, total_ms = _run_on_gpu(**on_gpu)
     assert seen == expected, f"{name}: the GPU read {seen}"
-    simulated = _case(producer, consumer, fix_raw=fix_raw, fix_war=fix_war, per_ms=st.SIMULATED_CYCLES_PER_MS)
+    simulated = _case(producer, consumer, fix_raw=fix_raw, fix_war=fix_war, per_ms=standins.SIMULATED_CYCLES_PER_MS)
     assert _run_simulated(**simulated) == seen, "the simulation predicts what the GPU does"
     # stream waits hold no Python: it queued everything long before the GPU finished its sleeps
     assert host_ms < 0.2 * total_ms, (host_ms, total_ms)

@@ -13,7 +13,7 @@ import time
 import pytest
 import torch
 
-from helpers.launches import GraphReplayModel
+from helpers.standins import GraphReplayModel
 
 pytestmark = pytest.mark.gpu
 DEV = torch.device("cuda:0")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from helpers import devices
+from helpers import devices, standins
 
 
 def test_on_this_machine_everything_falls_back_to_what_exists() -> None:
@@ -102,7 +102,7 @@ def test_pretend_machine_answers_like_that_machine_and_restores(arguments: tuple
     def kind(d: torch.device | None) -> str | None:
         return None if d is None else d.type
 
-    with devices.pretend_machine(accelerator, count, built=built):
+    with standins.pretend_machine(accelerator, count, built=built):
         seen = (
             torch.accelerator.is_available(),
             kind(torch.accelerator.current_accelerator()),
@@ -121,7 +121,7 @@ def test_pretend_machine_answers_like_that_machine_and_restores(arguments: tuple
 
 def test_pretend_machine_restores_after_an_error() -> None:
     real = torch.cuda.device_count()
-    with pytest.raises(KeyError), devices.pretend_machine("cuda", 8):
+    with pytest.raises(KeyError), standins.pretend_machine("cuda", 8):
         raise KeyError("boom")
     assert torch.cuda.device_count() == real
 
@@ -140,5 +140,5 @@ def test_pretend_machine_restores_after_an_error() -> None:
 )
 def test_pretend_machine_refuses_impossible_machines(arguments: tuple, error: type[Exception], words: str) -> None:
     accelerator, count, built = arguments
-    with pytest.raises(error, match=words), devices.pretend_machine(accelerator, count, built=built):
+    with pytest.raises(error, match=words), standins.pretend_machine(accelerator, count, built=built):
         pass

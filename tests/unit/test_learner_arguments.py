@@ -11,7 +11,7 @@ import pytest
 import torch
 
 import helpers
-from helpers import devices, processes, timing
+from helpers import processes, standins, timing
 from helpers.devices import DeviceError, usable_device
 
 
@@ -28,7 +28,7 @@ from helpers.devices import DeviceError, usable_device
 )
 def test_a_bad_device_is_refused_saying_what_to_pass(machine: tuple, spelling: str, words: str) -> None:
     accelerator, count, built = machine
-    with devices.pretend_machine(accelerator, count, built=built), pytest.raises(DeviceError) as refused:
+    with standins.pretend_machine(accelerator, count, built=built), pytest.raises(DeviceError) as refused:
         usable_device(spelling)
     assert words in str(refused.value)
     assert isinstance(refused.value, ValueError) and isinstance(refused.value, RuntimeError)
@@ -42,7 +42,7 @@ def test_a_device_that_is_not_a_string_or_a_device_is_refused_naming_the_forms(v
 
 @pytest.mark.parametrize(("machine", "spelling"), [((None, 0), "cpu"), ((None, 0), "meta"), (("cuda", 2), "cuda:1")])
 def test_a_usable_device_passes(machine: tuple, spelling: str) -> None:
-    with devices.pretend_machine(*machine):
+    with standins.pretend_machine(*machine):
         assert usable_device(spelling) == torch.device(spelling)
 
 

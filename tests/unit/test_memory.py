@@ -5,18 +5,15 @@ from __future__ import annotations
 import pytest
 import torch
 
-from helpers.memory import (
-    MIB,
+from helpers.memory import MIB, NeedsCudaError, format_bytes, tensor_nbytes
+from helpers.standins import (
     AllocatorPlayground,
     CachingAllocatorModel,
     ModelOutOfMemoryError,
-    NeedsCudaError,
     Step,
-    format_bytes,
     plot_steps,
     round_size,
     segment_size,
-    tensor_nbytes,
 )
 
 NO_CUDA = not torch.cuda.is_available()
@@ -178,7 +175,7 @@ def test_readers_need_cuda_and_say_so() -> None:
 
 
 def test_widget_builds_headless() -> None:
-    from helpers.memory import allocator_widget
+    from helpers.standins import allocator_widget
 
     box = allocator_widget(AllocatorPlayground(model=CachingAllocatorModel()))
     assert box.children

@@ -52,7 +52,7 @@ def _throughput() -> Any:
 
 
 def _steps() -> Any:
-    from helpers.memory import AllocatorPlayground, CachingAllocatorModel, plot_steps
+    from helpers.standins import AllocatorPlayground, CachingAllocatorModel, plot_steps
 
     p = AllocatorPlayground(model=CachingAllocatorModel(128 * MIB))
     p.allocate(MIB)
@@ -269,7 +269,7 @@ def test_text_colour_reads_on_the_palette() -> None:
 def test_the_model_runs_out_of_memory_past_its_capacity() -> None:
     import torch
 
-    from helpers.memory import AllocatorPlayground, ModelOutOfMemoryError
+    from helpers.standins import AllocatorPlayground, ModelOutOfMemoryError
 
     p = AllocatorPlayground.create() if not torch.cuda.is_available() else None
     if p is None:
@@ -288,7 +288,7 @@ def test_the_model_runs_out_of_memory_past_its_capacity() -> None:
 
 def test_the_widget_redraws_after_quick_clicks() -> None:
     pytest.importorskip("ipywidgets")
-    from helpers.memory import AllocatorPlayground, CachingAllocatorModel, allocator_widget
+    from helpers.standins import AllocatorPlayground, CachingAllocatorModel, allocator_widget
 
     open_before = plt.get_fignums()
     box = allocator_widget(AllocatorPlayground(model=CachingAllocatorModel(128 * MIB)), sizes_mib=(64,))
@@ -312,7 +312,7 @@ def test_the_widget_redraws_after_quick_clicks() -> None:
 
 
 def test_the_first_plot_of_zero_bytes_has_a_sensible_scale() -> None:
-    from helpers.memory import Step, plot_steps
+    from helpers.standins import Step, plot_steps
 
     fig = plot_steps([Step("start", 0, 0)], "test stamp")
     try:

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 import pytest
 import torch
 
+from helpers import standins
 from helpers import streams as st
 from tests.gpu.test_gpu_ch06 import produce_and_consume  # the chapter's loop, as its cell writes it
 
@@ -146,8 +147,8 @@ def test_quiet_stderr_silences_file_descriptor_2_and_restores_it(capfd: pytest.C
 
 
 def _race(producer_ms: float, consumer_ms: float, *, fix_raw: bool, fix_war: bool) -> tuple[list[float], float, float]:
-    ms = st.SIMULATED_CYCLES_PER_MS
-    with st.simulated_cuda() as sim:
+    ms = standins.SIMULATED_CYCLES_PER_MS
+    with standins.simulated_cuda() as sim:
         a, side = sim.zeros(), torch.cuda.Stream()
         means = produce_and_consume(
             a, side, 3, int(producer_ms * ms), int(consumer_ms * ms), fix_raw=fix_raw, fix_war=fix_war
@@ -169,13 +170,13 @@ def test_simulation_shows_the_write_after_read_race_and_its_fix() -> None:
 
 
 def test_simulated_synchronize_blocks_the_host_and_item_reads_unwritten_results_as_nan() -> None:
-    with st.simulated_cuda() as sim:
+    with standins.simulated_cuda() as sim:
         a, side = sim.zeros(fill_ms=5.0), torch.cuda.Stream()
         a.fill_(7)
         torch.cuda.synchronize()
         assert sim.host_ms >= 5.0 and sim.blocked_ms > 4.0 and sim.host_waits == ["torch.cuda.synchronize()"]
         with torch.cuda.stream(side):
-            torch.cuda._sleep(3 * st.SIMULATED_CYCLES_PER_MS)
+            torch.cuda._sleep(3 * standins.SIMULATED_CYCLES_PER_MS)
             mean = a.mean()
         assert math.isnan(mean.item())  # read on the default stream, which did not wait for `side`
         torch.cuda.current_stream().wait_stream(side)
@@ -183,10 +184,10 @@ def test_simulated_synchronize_blocks_the_host_and_item_reads_unwritten_results_
 
 
 def test_simulated_events_time_the_gpu_and_refuse_what_cuda_refuses() -> None:
-    with st.simulated_cuda(launch_ms=0.0) as sim:
+    with standins.simulated_cuda(launch_ms=0.0) as sim:
         start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
         start.record()
-        torch.cuda._sleep(4 * st.SIMULATED_CYCLES_PER_MS)
+        torch.cuda._sleep(4 * standins.SIMULATED_CYCLES_PER_MS)
         end.record()
         with pytest.raises(RuntimeError, match="not ready"):
             start.elapsed_time(end)  # the GPU has not reached `end` yet
@@ -208,14 +209,14 @@ def test_simulated_cuda_restores_torch_cuda_even_after_an_error() -> None:
         return (*cuda, torch.Stream, torch.Event, torch.accelerator.synchronize)
 
     real = patched()
-    with pytest.raises(ZeroDivisionError), st.simulated_cuda():
+    with pytest.raises(ZeroDivisionError), standins.simulated_cuda():
         assert all(now is not before for now, before in zip(patched(), real, strict=True))
         1 / 0  # noqa: B018
     assert patched() == real
 
 
 def test_simulated_cuda_rejects_bad_inputs() -> None:
-    with st.simulated_cuda() as sim:
+    with standins.simulated_cuda() as sim:
         side = torch.cuda.Stream()
         with pytest.raises(TypeError, match="wait_stream needs a stream"):
             side.wait_stream("default")  # type: ignore[arg-type]
@@ -225,7 +226,7 @@ def test_simulated_cuda_rejects_bad_inputs() -> None:
             torch.cuda._sleep(2.5)  # type: ignore[arg-type]
         with pytest.raises(AttributeError, match="knows fill_"):
             sim.zeros().add_(1)
-    with st.simulated_cuda() as other:
+    with standins.simulated_cuda() as other:
         with pytest.raises(TypeError):
             other.default.wait_stream(side)  # a stream of another simulation
 
@@ -276,8 +277,8 @@ def produce_and_consume(a, side, rounds):
 
 
 def test_asking_query_in_a_loop_ends_and_holds_the_host_as_waiting_does():
-    with st.simulated_cuda() as sim:
-        torch.cuda._sleep(2 * st.SIMULATED_CYCLES_PER_MS)  # 2 ms of GPU work
+    with standins.simulated_cuda() as sim:
+        torch.cuda._sleep(2 * standins.SIMULATED_CYCLES_PER_MS)  # 2 ms of GPU work
         event = torch.cuda.Event()
         event.record()
         polls = 0
@@ -285,7 +286,7 @@ def test_asking_query_in_a_loop_ends_and_holds_the_host_as_waiting_does():
             polls += 1
         assert polls >= 1 and sim.host_ms >= 2.0
         stream = torch.cuda.current_stream()
-        torch.cuda._sleep(st.SIMULATED_CYCLES_PER_MS)
+        torch.cuda._sleep(standins.SIMULATED_CYCLES_PER_MS)
         while not stream.query():
             pass
     assert sim.host_ms >= 3.0
@@ -294,7 +295,7 @@ def test_asking_query_in_a_loop_ends_and_holds_the_host_as_waiting_does():
 
 
 def test_a_non_blocking_copy_to_the_host_lands_only_when_the_host_waits_past_it() -> None:
-    with st.simulated_cuda(copy_ms=1.0) as sim:
+    with standins.simulated_cuda(copy_ms=1.0) as sim:
         gpu = sim.on_gpu(torch.arange(1.0, 5.0))
         with sim.tensors():
             early = torch.cuda.Event()
