@@ -63,7 +63,7 @@ def _steps() -> Any:
 
 
 def _batch_flow() -> Any:
-    from helpers.parallel import draw_batch_flow
+    from helpers.plots import draw_batch_flow
 
     return draw_batch_flow(10, 2)
 

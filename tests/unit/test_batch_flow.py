@@ -5,7 +5,7 @@ from __future__ import annotations
 import matplotlib
 import pytest
 
-from helpers import parallel as par
+from helpers import plots
 
 
 @pytest.mark.parametrize(("rows", "devices", "lanes"), [(8, 2, 2), (10, 3, 3), (2, 4, 2)])
@@ -13,7 +13,7 @@ def test_the_diagram_draws_one_lane_per_chunk(rows: int, devices: int, lanes: in
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig = par.draw_batch_flow(rows, devices)
+    fig = plots.draw_batch_flow(rows, devices)
     try:
         ax = fig.axes[0]
         assert str(rows) in ax.get_title()
