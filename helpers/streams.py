@@ -58,14 +58,6 @@ class Span:
         return self.end_ms - self.start_ms
 
 
-def makespan(spans: Iterable[Span]) -> float:
-    """Milliseconds from the first start to the last end of `spans` (0 for none)."""
-    spans = list(spans)
-    if not spans:
-        return 0.0
-    return max(s.end_ms for s in spans) - min(s.start_ms for s in spans)
-
-
 def kind_of(name: str) -> str:
     """Classify a profiler event name: a memory copy, or computation."""
     low = name.lower()
@@ -241,7 +233,7 @@ def plot_timelines(
 def elapsed_ms(spans: Iterable[Span]) -> float:
     """Milliseconds from time 0 (the first launch) to the end of the last span: what a panel's title shows.
 
-    For the model it equals `Schedule.total_ms`; measured spans start at 0, so it is their makespan.
+    For the model it equals `Schedule.total_ms`; measured spans start at 0, so it is their whole span.
     """
     return max((s.end_ms for s in spans), default=0.0)
 

@@ -16,8 +16,6 @@ from torch.overrides import TorchFunctionMode
 
 #: The tensor methods that move a tensor to another device.
 MOVES = frozenset({"to", "cpu", "cuda"})
-#: Calls that bring a tensor's values to the host: on a GPU tensor each is one device → host copy.
-HOST_READS = frozenset({"item", "tolist", "numpy", "__float__", "__int__", "__index__", "__bool__"})
 
 
 @dataclass

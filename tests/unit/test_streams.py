@@ -86,7 +86,7 @@ def test_spans_from_gpu_events_one_lane_per_stream() -> None:
     assert {s.lane for s in spans} == {"GPU 0 stream 13", "GPU 0 stream 7"}
     assert min(s.start_ms for s in spans) == 0.0
     assert [s.kind for s in spans if s.lane.endswith("13")] == ["copy", "copy"]
-    assert st.makespan(spans) == pytest.approx(1.5)
+    assert st.elapsed_ms(spans) == pytest.approx(1.5)
 
 
 def test_spans_from_cpu_events_keep_top_level_calls() -> None:
