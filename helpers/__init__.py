@@ -4,11 +4,23 @@ It holds infrastructure only; the PyTorch a chapter teaches is in the chapter's 
 Modules by concern (matplotlib and ipywidgets are imported only inside the functions that need
 them, so `import helpers` stays cheap):
 
-* `helpers.devices`     choosing devices: `try_gpu`, `try_all_gpus`, `have_gpus`, `synchronize`
-* `helpers.environment` describing the machine, diagnosing what blocks the GPU, stamping figures
-* `helpers.timing`, `helpers.plots`  measuring harnesses and stamped plots
-* `helpers.checking`    exercises with `check()`, `hint()`, `solution()`; `helpers.exercises` holds them
-* `helpers.processes`   launching ranks and torchrun with time limits, fresh interpreters, scratch folders
+* `helpers.devices`      choosing devices: `try_gpu`, `try_all_gpus`, `have_gpus`, `synchronize`
+* `helpers.environment`  describing the machine, diagnosing what blocks the GPU, stamping figures
+* `helpers.timing`       synchronised timers
+* `helpers.transfers`    many small copies against one big one
+* `helpers.bandwidth`    host↔device copy bandwidth, the PCIe peak
+* `helpers.memory`       CUDA memory counters, tensor sizes
+* `helpers.streams`      timelines, a model of streams
+* `helpers.launches`     `torch.compile`'s compiler and cache
+* `helpers.roofline`     the roofline model, its plots and widget
+* `helpers.sharding`     the per-rank memory budget
+* `helpers.training`     synthetic data, a tiny model, CPU threads
+* `helpers.profiling`    a quiet profiler
+* `helpers.plots`        plot style, stamps, alt text
+* `helpers.standins`     a pretend machine, a simulated GPU, allocator and CUDA-graph models
+* `helpers.processes`    ranks and torchrun with time limits, fresh interpreters, scratch folders
+* `helpers.gpu_specs`    GPU datasheet figures
+* `helpers.checking`     exercises with `check()`, `hint()`, `solution()`; `helpers.exercises` holds them
 
 The course tooling (headless runner, GPU self-test, Kaggle build, notebook tidying) is `coursetools/` in the
 repository; it imports `helpers`, never the reverse.

@@ -1,15 +1,13 @@
 """Host↔device copy bandwidth: a measuring harness, the PCIe link's limit, and published T4 figures.
 
-Chapter 07 writes the copy loop itself, in a cell (`copy_many(tensors, device, non_blocking)`);
-this module only times it and draws the result:
-
 * `time_copy_batch(copy, nbytes, device, *, copies, pinned, non_blocking)`: one batch of `copies`
-  copies of `nbytes` each, made by the learner's `copy`, with ONE synchronise after the batch
+  copies of `nbytes` each, made by a copy loop such as chapter 07's
+  `copy_many(tensors, device, non_blocking)`, with ONE synchronise after the batch
   (and one before); the fastest of the repeats, per copy, as a `BandwidthResult`
 * `two_by_two(copy, sizes, device)`: the same for every size × pageable/pinned × blocking/non_blocking
   (pinned only where the device is a GPU; on a CPU the copies are host→host, a labelled stand-in)
-* `copy_bandwidth(nbytes, direction, pinned, device=None)`: one tensor copied back and forth on a
-  CUDA GPU, the median over repeats (chapter 10 and the GPU tests use it)
+* `copy_bandwidth(nbytes, direction, pinned, device=None)`: one tensor copied in one `direction`
+  between host memory and a CUDA GPU, the median over repeats (chapter 10 and the GPU tests use it)
 * `pcie_peak_gb_per_s(generation, width)`: the theoretical peak of a link, per direction (pure)
 * `link_peak_gb_per_s(device=None)`: (peak, description) for this GPU's link read through NVML,
   or (None, reason) where NVML cannot tell
@@ -89,7 +87,7 @@ class BandwidthResult:
     nbytes: int
     direction: str  # "h2d" or "d2h"
     pinned: bool
-    seconds: float  # median seconds per copy
+    seconds: float  # seconds per copy: the median (`copy_bandwidth`) or the fastest (`time_copy_batch`) batch
     gb_per_s: float  # 10^9 bytes per second
     device: str
     stamp: str
@@ -205,11 +203,11 @@ def time_copy_batch(
     """Time `copy(tensors, device, non_blocking)` on `copies` host tensors of `nbytes` bytes each.
 
     The device is synchronised once before and ONCE after each batch, never between its copies,
-    so blocking and non_blocking copies are compared on equal terms (on a CPU, with one thread, like a
-    GPU's one copy engine). Pinned sources come from
-    `torch.empty(..., pin_memory=True)`. Returns the fastest of `repeats` batches (the one least
-    disturbed by the rest of the machine, as bandwidth tests report), per copy. `copy` and `device`
-    are the learner's, so they are checked before anything is allocated or timed.
+    so blocking and non_blocking copies are compared on equal terms (on a CPU, with one thread, like
+    a GPU's one copy engine). Pinned sources come from `torch.empty(..., pin_memory=True)`. Returns
+    the fastest of `repeats` batches (the one least disturbed by the rest of the machine, as
+    bandwidth tests report), per copy. `copy` and `device` are the learner's, so they are checked
+    before anything is allocated or timed.
     """
     from .environment import stamp
 
@@ -352,7 +350,7 @@ def ratio_lines(results: Sequence[BandwidthResult], peak_gb_per_s: float, min_nb
     ]
 
 
-#: Line styles: colour (from helpers.plots.PALETTE) by direction and memory kind, dashes for blocking copies.
+#: Colour (an index into helpers.plots.PALETTE) of each line of `plot_bandwidth`, by (direction, pinned).
 _COLOURS = {("h2d", True): 0, ("h2d", False): 1, ("d2h", True): 2, ("d2h", False): 3}
 
 

@@ -57,8 +57,8 @@ def usable_device(value: object, name: str = "device") -> torch.device:
 
     The device a learner hands a helper arrives here: a spelling torch does not know gets the forms
     it knows; a type this machine cannot use ('cuda' on a CPU-only build or without a driver) or an
-    index past the devices present is refused here rather than deep inside torch. Usable means what
-    torch can use now, never guessed from error wording.
+    index past the devices present is refused here rather than deep inside torch. What is usable is
+    read from torch's own queries (`is_available`, the device counts).
     """
     device = a_device(value, name)
     if device.type in ("cpu", "meta"):
@@ -186,7 +186,7 @@ _DEVICE_MISMATCH = re.compile(r"same device|expected device|different from other
 def is_device_mismatch_error(exc: BaseException) -> bool:
     """True when `exc` is the RuntimeError torch raises for tensors on different devices.
 
-    The wording differs between devices (`meta` vs `cuda`) and torch releases, so chapters 02 and
-    04 check the error with this instead of matching one message.
+    The wording differs between devices (`meta` vs `cuda`) and torch releases, so chapter 04 and the
+    tests check the error with this instead of matching one message.
     """
     return isinstance(exc, RuntimeError) and bool(_DEVICE_MISMATCH.search(str(exc)))

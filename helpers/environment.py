@@ -114,7 +114,7 @@ def _nvml_gpu_count() -> int | None:
 
 
 def nvidia_smi(*args: str, timeout: float = 30) -> str | None:
-    """What `nvidia-smi ARGS` prints, or None where there is no nvidia-smi (no NVIDIA driver)."""
+    """What `nvidia-smi ARGS` prints, a line saying why it could not run, or None where there is no nvidia-smi."""
     exe = shutil.which("nvidia-smi")
     if exe is None:
         return None

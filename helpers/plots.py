@@ -1,11 +1,10 @@
 """Plot helpers: one colour-blind-safe style, the stamp, and figures shown with alt text.
 
-matplotlib and IPython are imported inside the functions, so `import helpers` stays cheap.
-
-Every figure of the course is drawn with `new_figure` (or given the same style with `style_axes`),
-coloured from `PALETTE`, stamped with `add_stamp` (where its numbers come from), and shown with
-`show(fig, alt)`: one display bundle whose HTML is an ``<img alt="…">``, so a screen reader, the
-course site and nbconvert's HTML all carry a description built from the plotted numbers.
+A plot is drawn with `new_figure` (or given the same style with `style_axes`), coloured from
+`PALETTE`, stamped with `add_stamp` (where its numbers come from), and shown with `show(fig, alt)`:
+one display bundle whose HTML is an ``<img alt="…">``, so a screen reader, the course site and
+nbconvert's HTML all carry a description built from the plotted numbers. Chapter 08's two figures,
+`plot_throughput` and `draw_batch_flow`, are here too.
 """
 
 from __future__ import annotations
@@ -217,8 +216,8 @@ def wrap_long_titles(fig: Any) -> None:
 def keep_labels_inside(ax: Any) -> None:
     """Move annotations (`ax.annotate` with an offset) that run out of the frame to another side of their point.
 
-    Tries the label right of its point, left of it, then centred on it, each above and then below,
-    and keeps the first that fits: a label near the right edge then sits left of its point.
+    Tries the label right of its point, left of it and centred on it, first above the point and then
+    below, and keeps the first that fits: a label near the right edge then sits left of its point.
     """
     from matplotlib.text import Annotation
 
@@ -294,8 +293,8 @@ def plot_throughput(labels: Sequence[str], samples_per_second: Sequence[float], 
 def draw_batch_flow(batch_size: int = 8, n_devices: int = 2, title: str | None = None) -> Any:
     """A diagram of how one batch flows through `nn.DataParallel` (chapter 08): scatter, replicas, gather.
 
-    Chapter 08 runs the four steps themselves (`scatter`, `replicate`, `parallel_apply`, `gather`
-    from `torch.nn.parallel`) in its cells; this only draws the picture. Returns the figure.
+    The steps drawn are `scatter`, `replicate`, `parallel_apply` and `gather` from `torch.nn.parallel`.
+    Returns the figure.
     """
     import matplotlib.pyplot as plt
     import torch

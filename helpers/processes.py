@@ -1,8 +1,7 @@
 """Processes a notebook starts: ranks and torchrun, a cell's own children, fresh interpreters, scratch folders.
 
-The chapters' workers are plain PyTorch that the learner writes in cells (`%%writefile`); this
-module only starts them, waits with a time limit, reports a failure by rank, and cleans up.
-CONTRIBUTING.md ("Launchers") explains the choices; in short:
+Each launcher starts the workers a chapter writes (`%%writefile`), waits with a time limit, reports
+a failure by rank, and cleans up. CONTRIBUTING.md ("Launchers") explains the choices; in short:
 
 * **`launch(worker, world_size, args)`** starts one process per rank (forkserver where it exists,
   else spawn) and returns what each rank returned, as plain Python values. By default it sets up
@@ -346,8 +345,8 @@ def write_stderr_to(path: str | None) -> None:
 def stderr_files(n: int) -> Iterator[list[str]]:
     """`n` file paths for children's error output (`write_stderr_to`); afterwards their text is echoed here and removed.
 
-    Echoed to this process's stderr, so what the children wrote still shows where it showed before
-    (a notebook cell, a terminal).
+    Echoed to this process's stderr, so what the children wrote shows where this process's own
+    error output does (a notebook cell, a terminal).
     """
     folder = tempfile.mkdtemp(prefix="course-stderr-")
     paths = [os.path.join(folder, f"stderr{i}.txt") for i in range(n)]
@@ -554,7 +553,7 @@ def failed_rank(output: str) -> int | None:
 
 
 def resolve_program(command: Sequence[str]) -> list[str]:
-    """`torchrun` means the torchrun of this Python (the venv's), or `python -m torch.distributed.run`."""
+    """`torchrun` means this Python's torchrun (or `-m torch.distributed.run`), and `python` this Python."""
     command = [str(c) for c in command]
     if command and command[0] == "torchrun":
         torchrun = Path(sys.executable).with_name("torchrun")

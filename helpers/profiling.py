@@ -1,6 +1,6 @@
 """Keeping the profiler's own start/stop lines out of a learner's cell.
 
-`torch.profiler` is a lesson in chapters 05, 06 and 11; the lines its tracing library prints
+`torch.profiler` is a lesson in chapters 05, 06, 07 and 11; the lines its tracing library prints
 are not. They are written by C++ code straight to file descriptor 2, so redirecting Python's
 `sys.stderr` does not catch them.
 """

@@ -163,7 +163,7 @@ def plot_roofline(
     )
 
 
-#: Colours of the precisions on the roofline plots (from helpers.plots.PALETTE, Okabe–Ito).
+#: Colours of the precisions on the roofline plots (Okabe–Ito, from helpers.plots).
 _DTYPE_COLOURS = {
     "float32": OKABE_ITO["blue"],
     "float16": OKABE_ITO["orange"],
@@ -253,7 +253,7 @@ def plot_price_performance(specs: Sequence[GpuSpec] = GPUS) -> Any:
 
 
 def plot_performance_per_watt(specs: Sequence[GpuSpec] = GPUS) -> Any:
-    """Datasheet TFLOP/s per watt of rated board power, oldest GPU first."""
+    """Datasheet GFLOP/s per watt of rated board power (log scale), oldest GPU first."""
     from .plots import add_stamp, new_figure, set_alt
 
     rows = sorted(specs, key=lambda s: (s.year, s.short))

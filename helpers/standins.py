@@ -64,7 +64,7 @@ from .streams import Span
 def pretend_machine(accelerator: str | None, count: int = 0, *, built: str | None = None) -> Iterator[None]:
     """Make torch's device *queries* answer as they would on another machine, inside a `with` block.
 
-    A CPU stand-in for checking code that chooses devices (chapter 01's `try_gpu` exercises):
+    A CPU stand-in for checking a learner's device-choosing code on machines they lack (chapters 00, 01):
     `pretend_machine("cuda", 2)` is a machine with two usable CUDA GPUs, `pretend_machine("mps", 1)`
     a Mac, `pretend_machine(None, built="cuda")` a CUDA build of torch without a driver, and
     `pretend_machine(None)` the CPU-only build. Only these answers change:
@@ -72,7 +72,7 @@ def pretend_machine(accelerator: str | None, count: int = 0, *, built: str | Non
     `torch.cuda.is_available / device_count`, `torch.backends.mps.is_available` and
     `torch.version.cuda` (this build's CUDA version, or 12.8, on a CUDA build; None elsewhere).
     Nothing can run on a pretend device: creating a tensor there still fails (or uses the real
-    hardware). Chapters 00 and 01 check a learner's device-choosing code on machines they lack with it.
+    hardware).
     """
     if accelerator is not None and (not isinstance(accelerator, str) or not accelerator):
         raise TypeError(f"accelerator must be a device type such as 'cuda' or 'mps', or None, not {accelerator!r}")
@@ -336,8 +336,9 @@ class SimulatedCuda:
     """The state of one simulated GPU: its streams, the host's clock, and what ran when (SIMULATION).
 
     Every call queues work the way CUDA does: the host spends `launch_ms` per call and goes on;
-    the work starts when its stream is free and what it waits for is done. Only `synchronize`,
-    `Event.synchronize`, `.item()` and asking `query()` in a loop make the host wait.
+    the work starts when its stream is free and what it waits for is done. Only the `synchronize`
+    calls, `.item()`, blocking reads of tensors playing GPU tensors and asking `query()` in a loop
+    make the host wait.
     """
 
     #: What a host buffer holds until a copy into it has landed.
@@ -655,12 +656,12 @@ class CachingAllocatorModel:
     * `empty_cache` returns every segment that is wholly free; blocks in use stay put.
 
     What it leaves out: streams (a real block is reused only on the stream it was freed on, or
-    after `record_stream` events complete), the options of `PYTORCH_ALLOC_CONF` (formerly `PYTORCH_CUDA_ALLOC_CONF`)
-    (`max_split_size_mb`, `roundup_power2_divisions`, `expandable_segments`, garbage collection
-    thresholds), CUDA graphs' private pools, the CUDA context (which the driver counts but the allocator does
-    not), cuBLAS workspaces (which the real allocator does hold, from the first matrix product on),
-    and fragmentation of the device's address space
-    (the model's "driver" only checks the total against `capacity`).
+    after `record_stream` events complete), the options of `PYTORCH_ALLOC_CONF` (`max_split_size_mb`,
+    `roundup_power2_divisions`, `expandable_segments`, garbage collection thresholds; its older name
+    is `PYTORCH_CUDA_ALLOC_CONF`), CUDA graphs' private pools, the CUDA context (which the driver
+    counts but the allocator does not), cuBLAS workspaces (which the real allocator does hold, from
+    the first matrix product on), and fragmentation of the device's address space (the model's
+    "driver" only checks the total against `capacity`).
     """
 
     def __init__(self, capacity: int | None = None) -> None:
@@ -823,7 +824,7 @@ class AllocatorPlayground:
 
     @classmethod
     def create(cls, capacity: int | None = PLAYGROUND_MODEL_CAPACITY) -> AllocatorPlayground:
-        """The real allocator of GPU 0 if there is one, else a model of a GPU with `capacity` bytes.
+        """The real allocator of the current CUDA GPU if there is one, else a model of a GPU with `capacity` bytes.
 
         The model runs out of memory as a GPU does (`ModelOutOfMemoryError`, a `torch.OutOfMemoryError`);
         pass `capacity=None` for a model without a limit. A real GPU's limit is its own.
@@ -909,7 +910,7 @@ def plot_steps(history: Sequence[Step], label: str, title: str | None = None, *,
     """Bars of allocated and reserved MiB after each step; `label` says where the numbers come from.
 
     A step that ran out of memory is shaded and named in red; `capacity` (bytes) draws the limit
-    as a dashed line when the bars come near it or memory ran out. The figure carries alt text.
+    as a dashed line when a bar reaches a quarter of it or memory ran out. The figure carries alt text.
     """
     from .plots import GREY, OKABE_ITO, WHITE, add_stamp, colour, new_figure, set_alt
 

@@ -59,7 +59,7 @@ class Span:
 
 
 def kind_of(name: str) -> str:
-    """Classify a profiler event name: a memory copy, or computation."""
+    """Classify a profiler event name: "copy" (a memory copy), "other" (a memset) or "compute"."""
     low = name.lower()
     if "memcpy" in low or low.startswith("aten::copy_") or "copy engine" in low:
         return "copy"

@@ -1,9 +1,9 @@
-"""Timing that is right on a GPU: synchronise before every clock read, and label every figure.
+"""Timing that is right on a GPU: synchronise before every clock read.
 
 GPU work is queued and returns at once, so `time.perf_counter()` around a CUDA call measures
 the queuing, not the work. Every timer here waits for the device (`helpers.devices.synchronize`)
-before it reads the clock, and every result carries `stamp()`: the hardware and torch version
-that produced it.
+before it reads the clock, and a `Timing` carries `stamp()`: the hardware and torch version that
+produced it.
 """
 
 from __future__ import annotations

@@ -41,8 +41,7 @@ def threads_on_cpu(device: torch.device | str, threads: int | None) -> Iterator[
     """Run the block with `threads` torch threads when `device` is the CPU (None: leave torch's setting).
 
     For the chapter's small models extra threads only add waiting, and a great deal of it when
-    other programs share the cores (measured here: 0.4 s with one thread, 10 s with two, on a busy
-    2-core machine). The previous setting comes back when the block ends, errors included.
+    other programs share the cores. The previous setting comes back when the block ends, errors included.
     """
     device = usable_device(device)
     before = torch.get_num_threads()

@@ -1,10 +1,10 @@
 """Copies between devices, measured: many small copies against one big one (chapter 03's harness).
 
-`measure_pieces` / `sweep_pieces` time a copy function (the chapter's learner writes it in a cell;
-`copy_in_pieces` here is the reference) that moves the same bytes as one copy or as N smaller
-copies, and report the total time and the effective bandwidth. On a GPU the copies go from host
-memory to the device (pageable memory, as most code has it); on a machine without one they go
-from host memory to host memory, and every record says which it measured (`direction`).
+`measure_pieces` / `sweep_pieces` time a copy function (the learner's, or the reference
+`copy_in_pieces`) that moves the same bytes as one copy or as N smaller copies, and report the
+total time and the effective bandwidth. On a GPU the copies go from host memory to the device
+(pageable memory, as most code has it); on a machine without one they go from host memory to
+host memory, and every record says which it measured (`direction`).
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ def destination_for_transfers(device: torch.device | str | None = None) -> torch
 
 
 def transfer_direction(device: torch.device | str) -> str:
-    """Words for what a measurement copied, e.g. 'host → cuda:0' or 'host → host (no GPU here)'."""
+    """Words for what a measurement copied: 'host → cuda:0', or on the CPU a host → host stand-in."""
     device = torch.device(device)
     if device.type == "cpu":
         return "host → host, one thread (no GPU here: a stand-in for host → GPU)"
