@@ -30,6 +30,7 @@ import torch
 from .devices import a_function, synchronize, usable_device
 from .memory import MIB, NeedsCudaError, cuda_device_for, format_bytes
 from .timing import gigabytes_per_second, wall_seconds
+from .training import ONE_COPY_ENGINE, threads_on_cpu
 
 DIRECTIONS = ("h2d", "d2h")
 DIRECTION_NAMES = {"h2d": "host→device", "d2h": "device→host"}
@@ -214,12 +215,7 @@ def time_copy_batch(
     a_function(copy, "copy")
     device = usable_device(device)
     sources = [torch.empty(nbytes, dtype=torch.uint8, pin_memory=pinned).fill_(1) for _ in range(copies)]
-    threads = torch.get_num_threads()
-    if device.type == "cpu":
-        # A GPU's copy engine moves one copy at a time; one CPU thread is the fair stand-in (and
-        # a multi-threaded copy stalls whenever another process holds one of the cores).
-        torch.set_num_threads(1)
-    try:
+    with threads_on_cpu(device, ONE_COPY_ENGINE):
         _check_copied(copy(sources, device, non_blocking), sources, device)  # warm-up, and a check
         times = []
         for _ in range(repeats):
@@ -229,8 +225,6 @@ def time_copy_batch(
             synchronize(device)  # the one wait of this batch
             times.append(time.perf_counter() - start)
             del arrived
-    finally:
-        torch.set_num_threads(threads)
     seconds = min(times) / copies
     return BandwidthResult(
         nbytes,

@@ -36,6 +36,11 @@ def make_model(features: int = 8, hidden: int = 32, *, seed: int = 0) -> nn.Sequ
         return nn.Sequential(nn.Linear(features, hidden), nn.Tanh(), nn.Linear(hidden, 1))
 
 
+#: CPU threads for a copy that stands in for a GPU's: a copy engine moves one copy at a time, and a
+#: multi-threaded copy stalls whenever another process holds one of the cores.
+ONE_COPY_ENGINE = 1
+
+
 @contextmanager
 def threads_on_cpu(device: torch.device | str, threads: int | None) -> Iterator[None]:
     """Run the block with `threads` torch threads when `device` is the CPU (None: leave torch's setting).

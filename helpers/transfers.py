@@ -16,7 +16,9 @@ from typing import Any
 import torch
 
 from .devices import a_function, try_gpu, usable_device
+from .memory import format_bytes
 from .timing import format_seconds, gigabytes_per_second, wall_seconds
+from .training import ONE_COPY_ENGINE, threads_on_cpu
 
 #: A copy function: `copy(src, dst, pieces)` copies 1-D `src` into `dst` as `pieces` equal copies.
 CopyFunction = Callable[[torch.Tensor, torch.Tensor, int], object]
@@ -50,16 +52,9 @@ class PieceTiming:
 
     def __str__(self) -> str:
         return (
-            f"{self.pieces:>6} × {_format_bytes(self.piece_bytes):>9}: "
+            f"{self.pieces:>6} × {format_bytes(self.piece_bytes):>9}: "
             f"{format_seconds(self.seconds):>9} in all, {self.gb_per_s:7.2f} GB/s"
         )
-
-
-def _format_bytes(n: int) -> str:
-    for unit, scale in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
-        if n >= scale:
-            return f"{n / scale:.3g} {unit}"
-    return f"{n} B"
 
 
 def copy_in_pieces(src: torch.Tensor, dst: torch.Tensor, pieces: int) -> None:
@@ -93,18 +88,11 @@ def measure_pieces(
     device = destination_for_transfers(device)
     src = torch.ones(total_bytes, dtype=torch.uint8)  # touch every page before timing
     dst = torch.zeros(total_bytes, dtype=torch.uint8, device=device)
-    threads = torch.get_num_threads()
-    if device.type == "cpu":
-        # A GPU's copy engine moves one copy at a time; one CPU thread is the fair stand-in (and
-        # a multi-threaded copy stalls whenever another process holds one of the cores).
-        torch.set_num_threads(1)
-    try:
+    with threads_on_cpu(device, ONE_COPY_ENGINE):
         copy(src, dst, pieces)  # warm-up: first touch, allocator, CUDA context
         if not bool(dst.eq(1).all()):
             raise ValueError(f"{getattr(copy, '__name__', 'copy')} left some bytes of dst uncopied")
         times = [wall_seconds(lambda: copy(src, dst, pieces), device) for _ in range(repeats)]
-    finally:
-        torch.set_num_threads(threads)
     seconds = min(times)
     return PieceTiming(
         pieces=pieces,
@@ -161,7 +149,7 @@ def plot_sweep(records: Sequence[PieceTiming]) -> Any:
     ax_time.loglog(pieces, [r.seconds * 1e3 for r in records], "o-", color=colour(3))
     ax_time.set_xlabel("number of copies (same total bytes)")
     ax_time.set_ylabel("total time (ms)")
-    ax_time.set_title(f"moving {_format_bytes(records[0].total_bytes)}")
+    ax_time.set_title(f"moving {format_bytes(records[0].total_bytes)}")
     ax_time.grid(True, which="both", alpha=0.3)
     plain = FuncFormatter(lambda v, _: f"{v:g}")
     ax_time.yaxis.set_major_formatter(plain)
@@ -181,9 +169,9 @@ def plot_sweep(records: Sequence[PieceTiming]) -> Any:
     fewest, most = min(records, key=lambda r: r.pieces), max(records, key=lambda r: r.pieces)
     return set_alt(
         fig,
-        f"Two log-scale panels, {records[0].direction}, moving {_format_bytes(records[0].total_bytes)}: "
+        f"Two log-scale panels, {records[0].direction}, moving {format_bytes(records[0].total_bytes)}: "
         + "; ".join(
-            f"{r.pieces} cop{'y' if r.pieces == 1 else 'ies'} of {_format_bytes(r.piece_bytes)} "
+            f"{r.pieces} cop{'y' if r.pieces == 1 else 'ies'} of {format_bytes(r.piece_bytes)} "
             f"take{'s' if r.pieces == 1 else ''} "
             f"{format_seconds(r.seconds)} ({r.gb_per_s:.3g} GB/s)"
             for r in (fewest, most)
@@ -223,7 +211,7 @@ def pieces_widget(
         print(record.direction)
         print(record)
         print(
-            f"one copy of {_format_bytes(total)}: {format_seconds(base.seconds)}, {base.gb_per_s:.2f} GB/s → "
+            f"one copy of {format_bytes(total)}: {format_seconds(base.seconds)}, {base.gb_per_s:.2f} GB/s → "
             f"{pieces} pieces take {record.seconds / base.seconds:.1f}× as long"
         )
         print(record.stamp)
