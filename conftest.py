@@ -1,8 +1,8 @@
 """Root pytest hooks, here so that they also apply to the chapter notebooks nbval collects under notebooks/.
 
 nbval executes each chapter once, cell by cell, in one kernel (QUICK sizes: COURSE_QUICK=1 below),
-fails a chapter on any cell that raises, and compares the outputs of cells marked
-`# NBVAL_CHECK_OUTPUT`. The hooks here keep each notebook on one xdist worker, and collect what each
+fails a chapter on any cell that raises, and compares the outputs of cells tagged
+`nbval-check-output`. The hooks here keep each notebook on one xdist worker, and collect what each
 chapter printed (the machine it ran on, cells that took the no-GPU path, seconds) for the summary
 at the end of the run.
 """

@@ -2,8 +2,10 @@
 
 * The cell tagged `parameters` exists (papermill injects its values after it).
 * The cell tagged `setup` is exactly `SETUP_CELL`, the same in every chapter.
-* Outputs are stripped, except in cells marked `# NBVAL_CHECK_OUTPUT`, whose outputs nbval
-  compares; `--refresh-checked` re-executes the chapter (QUICK) and stores those outputs anew.
+* Outputs are stripped, except in cells tagged `nbval-check-output` (nbval's own tag), whose
+  outputs nbval compares; `--refresh-checked` re-executes the chapter (QUICK) and stores those
+  outputs anew. Test markers live in cell tags, never in the code a learner reads (a comment
+  such as `# NBVAL_CHECK_OUTPUT` shows on Kaggle and on the site).
 * Notebook metadata names the Python 3 kernel and carries Kaggle's accelerator block
   (GPU T4 ×2, Internet on, from kaggle-metadata.json).
 
@@ -19,7 +21,12 @@ from typing import Any
 
 from helpers import HELPERS_DATASET, __version__
 
-CHECK_MARK = "# NBVAL_CHECK_OUTPUT"
+#: The cell tag that makes nbval compare a cell's output with the stored one.
+CHECK_TAG = "nbval-check-output"
+#: The cell tag of a cell that calls a deprecated torch name in order to teach that it is deprecated.
+TEACHES_DEPRECATED_TAG = "teaches-deprecated"
+#: Marker comments that belong in tags: what `problems` refuses in a code cell's text.
+MARKER_COMMENTS = ("# NBVAL_", "# PYTEST_VALIDATE", "# teaches-deprecated")
 
 #: Where pip can fetch the helpers when Internet is on (kaggle-metadata.json's repository; tested).
 HELPERS_PIP_SOURCE = "git+https://github.com/pytorch-gpu-course/pytorch-gpu-course"
@@ -59,8 +66,13 @@ def _tags(cell: dict[str, Any]) -> list[str]:
 
 
 def is_checked(cell: dict[str, Any]) -> bool:
-    """Whether nbval compares this code cell's output (it carries `# NBVAL_CHECK_OUTPUT`)."""
-    return cell.get("cell_type") == "code" and CHECK_MARK in _source(cell)
+    """Whether nbval compares this code cell's output (it is tagged `nbval-check-output`)."""
+    return cell.get("cell_type") == "code" and CHECK_TAG in _tags(cell)
+
+
+def teaches_deprecated(cell: dict[str, Any]) -> bool:
+    """Whether this code cell may call a deprecated torch name (it is tagged `teaches-deprecated`)."""
+    return cell.get("cell_type") == "code" and TEACHES_DEPRECATED_TAG in _tags(cell)
 
 
 def find_tagged(nb: dict[str, Any], tag: str) -> list[int]:
@@ -92,6 +104,10 @@ def problems(nb: dict[str, Any]) -> list[str]:
         if cell.get("cell_type") == "code" and (cell.get("outputs") or cell.get("execution_count")):
             if not is_checked(cell):
                 found.append(f"cell {i} keeps an output or execution count that no test checks")
+        if cell.get("cell_type") == "code" and any(m in _source(cell) for m in MARKER_COMMENTS):
+            found.append(
+                f"cell {i} has a test marker in its code: use a cell tag ({CHECK_TAG}, {TEACHES_DEPRECATED_TAG})"
+            )
     return found
 
 

@@ -72,9 +72,7 @@ def test_kernel_metadata_turns_the_gpu_on_and_attaches_the_helpers(built, settin
     assert pushed["metadata"]["kaggle"]["accelerator"] == "nvidiaTeslaT4"
     assert pushed["metadata"]["kaggle"]["isGpuEnabled"] is True
     assert not any(
-        c.get("outputs")
-        for c in pushed["cells"]
-        if c["cell_type"] == "code" and authoring.CHECK_MARK not in "".join(c["source"])
+        c.get("outputs") for c in pushed["cells"] if c["cell_type"] == "code" and not authoring.is_checked(c)
     ), "pushed without outputs"
 
 

@@ -1,7 +1,7 @@
 """Every `torch.…` name in notebooks and helpers exists in the installed torch and is not deprecated.
 
 A deprecated name may appear only in a notebook cell that teaches that it is deprecated; such a
-cell says so with the comment `# teaches-deprecated`.
+cell carries the tag `teaches-deprecated`.
 """
 
 from __future__ import annotations
@@ -12,11 +12,12 @@ from pathlib import Path
 
 import pytest
 
+from coursetools import authoring
+
 from .notebook_code import ALL_NOTEBOOKS, code_cells, load
 
 ROOT = Path(__file__).resolve().parents[2]
 HELPER_FILES = sorted((ROOT / "helpers").rglob("*.py"))
-TEACHING_MARK = "# teaches-deprecated"
 
 #: Deprecated in current PyTorch (docs/sources.md §2 and the torch docs), with what to use instead.
 DEPRECATED = {
@@ -143,8 +144,10 @@ def test_torch_names_exist_and_are_current(label: str, path: Path) -> None:
         found = _problems(path.read_text(encoding="utf-8"), label, teaching=False)
     else:
         found = []
-        for i, code in enumerate(code_cells(load(path))):
-            found += _problems(code, f"{label} code cell {i}", teaching=TEACHING_MARK in code)
+        nb = load(path)
+        cells = [c for c in nb["cells"] if c["cell_type"] == "code"]
+        for i, (cell, code) in enumerate(zip(cells, code_cells(nb), strict=True)):
+            found += _problems(code, f"{label} code cell {i}", teaching=authoring.teaches_deprecated(cell))
     assert not found, "\n".join(found)
 
 
