@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+import unicodedata
 from pathlib import Path
 
 import yaml
@@ -110,6 +111,9 @@ def test_readme_links_every_chapter_to_kaggle_from_the_configured_repository() -
         assert readme_chapter_link(chapter.name) in readme, f"the README's Kaggle link for {chapter.name} is stale"
 
 
+#: Where a chapter links for its sources: docs/sources.md in the public repository (kaggle-metadata.json's).
+SOURCES_URL = "https://github.com/pytorch-gpu-course/pytorch-gpu-course/blob/main/docs/sources.md"
+
 # Built from pieces so that this file does not match itself.
 OUTSIDE = re.compile("|".join(("facts" + r"\.md", "shared" + "/notes", "course" + " notes")))
 
@@ -125,6 +129,7 @@ def test_everything_the_course_cites_is_in_the_repository() -> None:
         ROOT / "README.md",
         ROOT / "CONTRIBUTING.md",
     ]
+    anchors = {_github_anchor(h) for h in re.findall(r"^#+ (.+)$", sources, re.M)}
     cited = 0
     for path in files:
         text = path.read_text(encoding="utf-8")
@@ -133,5 +138,23 @@ def test_everything_the_course_cites_is_in_the_repository() -> None:
             assert section in sections, (
                 f"{path.relative_to(ROOT)} cites docs/sources.md §{section}, which does not exist"
             )
+            assert path.suffix != ".ipynb", (
+                f"{path.name} cites docs/sources.md §{section} as plain text, which a learner on Kaggle cannot follow: "
+                f"link it, {SOURCES_URL}#<the heading's anchor>"
+            )
+        for anchor in re.findall(re.escape(SOURCES_URL) + r"#([\w-]+)", text):
+            assert anchor in anchors, f"{path.relative_to(ROOT)} links to #{anchor}, no heading of docs/sources.md"
             cited += 1
-    assert cited >= 3, "the chapters' external figures cite docs/sources.md"
+    assert cited >= 3, "the chapters' external figures link to docs/sources.md"
+
+
+def _github_anchor(heading: str) -> str:
+    """The anchor GitHub gives a markdown heading: lower case, punctuation and symbols dropped, spaces to hyphens."""
+    kept = (ch for ch in heading.strip().lower() if ch in " -_" or unicodedata.category(ch)[0] in "LN")
+    return "".join(kept).replace(" ", "-")
+
+
+def test_links_to_sources_use_the_repository_kaggle_names() -> None:
+    settings = json.loads((ROOT / "kaggle-metadata.json").read_text(encoding="utf-8"))
+    assert SOURCES_URL == f"{settings['repository']}/blob/{settings['branch']}/docs/sources.md"
+    assert _github_anchor("§1 Kaggle's platform") == "1-kaggles-platform"
