@@ -158,17 +158,19 @@ def describe_machine() -> Machine:
     )
 
 
-def _arch_number(arch: str) -> tuple[str, int] | None:
-    """Split `sm_75` into ("sm", 75) and `compute_90` into ("compute", 90)."""
-    m = re.fullmatch(r"(sm|compute)_(\d+)a?", arch)
-    return (m.group(1), int(m.group(2))) if m else None
+def _arch_number(arch: str) -> tuple[str, int, str] | None:
+    """Split `sm_75` into ("sm", 75, ""), `compute_90a` into ("compute", 90, "a"), `sm_100f` into ("sm", 100, "f")."""
+    m = re.fullmatch(r"(sm|compute)_(\d+)([af]?)", arch)
+    return (m.group(1), int(m.group(2)), m.group(3)) if m else None
 
 
 def build_supports(capability: tuple[int, int], arch_list: tuple[str, ...]) -> bool:
     """Whether a torch build that ships `arch_list` has kernels that run on a GPU of `capability`.
 
-    A GPU runs machine code (`sm_XY`) built for its own major version and an equal or lower
-    minor version, and can compile PTX (`compute_XY`) built for any equal or lower capability.
+    A GPU runs machine code (`sm_XY`, and the family target `sm_XYf`) built for its own major
+    version and an equal or lower minor version, and can compile PTX (`compute_XY`) built for any
+    equal or lower capability. An architecture-specific target (`sm_90a`, `compute_90a`) runs on
+    exactly that capability and no other.
     """
     major, minor = capability
     target = major * 10 + minor
@@ -176,10 +178,13 @@ def build_supports(capability: tuple[int, int], arch_list: tuple[str, ...]) -> b
         parsed = _arch_number(arch)
         if parsed is None:
             continue
-        kind, number = parsed
-        if kind == "sm" and number // 10 == major and number % 10 <= minor:
+        kind, number, letter = parsed
+        if letter == "a":
+            if number == target:
+                return True
+        elif kind == "sm" and number // 10 == major and number % 10 <= minor:
             return True
-        if kind == "compute" and number <= target:
+        elif kind == "compute" and number <= target:
             return True
     return False
 

@@ -99,6 +99,10 @@ def _check_has_kernels_for(fn: Any) -> None:
         ((10, 0), modern, True, "a 10.0 GPU: compute_90 is PTX, compiled for any newer GPU"),
         ((7, 5), ["compute_80"], False, "a T4 (7.5): PTX for 8.0 cannot run on an older GPU"),
         ((7, 5), [], False, "an empty list (a CPU-only build, or CUDA not usable)"),
+        ((9, 0), ["sm_90a"], True, "an H100 (9.0): sm_90a is built for exactly 9.0"),
+        ((12, 1), ["sm_120a"], False, "a 12.1 GPU: an 'a' target (sm_120a) runs on exactly 12.0, no other"),
+        ((12, 1), ["sm_120"], True, "a 12.1 GPU: plain sm_120 machine code runs on any 12.x at or above 12.0"),
+        ((10, 0), ["compute_90a"], False, "a 10.0 GPU: 'a' PTX (compute_90a) runs on exactly 9.0, no newer GPU"),
     )
     for capability, archs, expected, why in cases:
         given = list(archs)
@@ -144,8 +148,10 @@ QUESTIONS = [
         variable="has_kernels_for",
         checker=_check_has_kernels_for,
         hint_text=(
-            "'sm_XY' machine code runs on GPUs of major version X with minor version Y or higher; "
-            "'compute_XY' PTX runs on any GPU whose capability is X.Y or higher. Compare major*10 + minor."
+            "Split each entry into its kind, its number and an optional letter: 'sm_XY' machine code runs on "
+            "GPUs of major version X with minor version Y or higher; 'compute_XY' PTX runs on any GPU whose "
+            "capability is X.Y or higher; a target ending in 'a' (sm_90a, compute_90a) runs only on exactly X.Y. "
+            "The last digit is the minor version: sm_120 is 12.0."
         ),
         chapter="00",
     ),

@@ -239,6 +239,10 @@ def test_too_many_threads_is_noted() -> None:
         ((8, 0), ("compute_75",), True),  # PTX is, by JIT compilation
         ((6, 0), ("sm_75", "sm_80", "compute_90"), False),
         ((9, 0), ("sm_90a",), True),
+        ((12, 1), ("sm_120a",), False),  # an architecture-specific target runs on exactly that capability
+        ((12, 1), ("sm_120",), True),
+        ((10, 0), ("compute_90a",), False),  # nor is its PTX compiled for newer GPUs
+        ((10, 3), ("sm_100f",), True),  # a family target runs like plain machine code
         ((9, 0), ("weird",), False),
     ],
 )

@@ -19,10 +19,13 @@ SOLUTIONS: dict[int, str] = {
         "    major, minor = capability\n"
         "    for arch in arch_list:\n"
         '        kind, _, digits = arch.partition("_")\n'
-        '        number = int(digits.rstrip("af"))  # sm_90a and sm_100f are sm_90 and sm_100\n'
-        '        if kind == "sm" and number // 10 == major and number % 10 <= minor:\n'
+        '        number = int(digits.rstrip("af"))  # sm_100f runs like sm_100; sm_90a only on 9.0\n'
+        '        if digits.endswith("a"):\n'
+        "            if number == major * 10 + minor:\n"
+        "                return True\n"
+        '        elif kind == "sm" and number // 10 == major and number % 10 <= minor:\n'
         "            return True\n"
-        '        if kind == "compute" and number <= major * 10 + minor:\n'
+        '        elif kind == "compute" and number <= major * 10 + minor:\n'
         "            return True\n"
         "    return False"
     ),
@@ -55,5 +58,16 @@ WRONG_ANSWERS: dict[int, tuple[str, ...]] = {
         "def has_kernels_for(capability, arch_list):\n"
         "    target = capability[0] * 10 + capability[1]\n"
         '    return any(int(a.split("_")[1]) >= target for a in arch_list)',
+        # reads sm_90a as sm_90, which runs on any 9.x and, as PTX, on newer GPUs
+        "def has_kernels_for(capability, arch_list):\n"
+        "    major, minor = capability\n"
+        "    for arch in arch_list:\n"
+        '        kind, _, digits = arch.partition("_")\n'
+        '        number = int(digits.rstrip("af"))\n'
+        '        if kind == "sm" and number // 10 == major and number % 10 <= minor:\n'
+        "            return True\n"
+        '        if kind == "compute" and number <= major * 10 + minor:\n'
+        "            return True\n"
+        "    return False",
     ),
 }
