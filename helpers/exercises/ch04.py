@@ -246,8 +246,8 @@ QUESTIONS = [
         number=4,
         task=(
             "Write `amp_step(model, optimizer, scaler, x, y)`: one mixed-precision training step on the model's "
-            "device (float16 autocast on cuda and mps, bfloat16 elsewhere), through the gradient scaler; "
-            "return the loss."
+            "device (bfloat16 autocast on CPUs and on GPUs with bfloat16 hardware, float16 elsewhere), through "
+            "the gradient scaler; return the loss."
         ),
         variable="amp_step",
         checker=_check_amp_step,

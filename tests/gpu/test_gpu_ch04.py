@@ -16,6 +16,8 @@ from helpers.devices import is_device_mismatch_error
 from helpers.timing import time_call
 from helpers.training import make_data, make_model, model_device
 
+from .missing import missing
+
 
 class _Scaled(nn.Module):
     """Chapter 04's example: parameters, buffers, and a plain tensor attribute that `to` does not know."""
@@ -64,11 +66,19 @@ def test_cpu_input_to_a_gpu_model_raises_the_device_mismatch_error() -> None:
     assert net(torch.rand(2, 3).to(model_device(net))).device == model_device(net)
 
 
-def _train(model, optimizer, X, y, epochs, batch_size=64, *, mixed=False):
-    """Chapter 04's loops (sections 4 and 6): on the model's device; autocast and a scaler when `mixed`."""
+def _low_precision(device: torch.device) -> torch.dtype:
+    """Chapter 04's `low_precision` (section 6): bfloat16 where the hardware has it, else float16."""
+    if device.type == "cuda":
+        return torch.bfloat16 if torch.cuda.is_bf16_supported(including_emulation=False) else torch.float16
+    return torch.float16 if device.type == "mps" else torch.bfloat16
+
+
+def _train(model, optimizer, X, y, epochs, batch_size=64, *, mixed=False, low=None):
+    """Chapter 04's loops (sections 4 and 6): on the model's device; autocast (in `low`, else the chapter's
+    choice) when `mixed`, with a gradient scaler for float16 on CUDA."""
     device = next(model.parameters()).device
-    low = torch.float16 if device.type in ("cuda", "mps") else torch.bfloat16
-    scaler = torch.amp.GradScaler(device.type, enabled=mixed and device.type == "cuda")
+    low = low or _low_precision(device)
+    scaler = torch.amp.GradScaler(device.type, enabled=mixed and device.type == "cuda" and low == torch.float16)
     X, y = X.to(device), y.to(device)
     n, history = X.shape[0], []
     for _ in range(epochs):
@@ -109,10 +119,31 @@ def test_the_training_loop_runs_on_the_gpu_and_stays_there() -> None:
 
 
 @pytest.mark.gpu
-def test_float16_autocast_with_a_grad_scaler_trains_and_keeps_a_finite_scale() -> None:
+def test_the_chapter_picks_bfloat16_from_ampere_on_and_float16_before() -> None:
+    """A T4 (7.5) gets float16 and a scaler; an A100 or H100 (8.0, 9.0) bfloat16 without one."""
+    major, _ = torch.cuda.get_device_capability()
+    assert _low_precision(torch.device("cuda")) == (torch.bfloat16 if major >= 8 else torch.float16)
+
+
+@pytest.mark.gpu
+def test_bfloat16_autocast_trains_without_a_scaler_where_the_gpu_has_it() -> None:
+    if not torch.cuda.is_bf16_supported(including_emulation=False):
+        missing("bfloat16 hardware (compute capability 8.0 or newer)", "the chapter uses float16 with a scaler here")
     X, y = make_data(512)
     net = make_model().to("cuda")
     losses, scale = _train(net, torch.optim.Adam(net.parameters(), lr=1e-2), X, y, 10, mixed=True)
+    assert all(math.isfinite(v) for v in losses) and losses[-1] < 0.75 * losses[0], losses
+    assert scale == 1.0, "a disabled scaler reports a scale of 1"
+    with torch.autocast(device_type="cuda", dtype=torch.bfloat16):
+        assert net(X[:2].cuda()).dtype == torch.bfloat16
+
+
+@pytest.mark.gpu
+def test_float16_autocast_with_a_grad_scaler_trains_and_keeps_a_finite_scale() -> None:
+    X, y = make_data(512)
+    net = make_model().to("cuda")
+    opt = torch.optim.Adam(net.parameters(), lr=1e-2)
+    losses, scale = _train(net, opt, X, y, 10, mixed=True, low=torch.float16)
     assert all(math.isfinite(v) for v in losses) and losses[-1] < 0.75 * losses[0], losses
     assert math.isfinite(scale) and scale > 0, scale
     assert net[0].weight.dtype == torch.float32, "autocast leaves the weights in float32"

@@ -20,7 +20,11 @@ SOLUTIONS: dict[int, str] = {
     4: (
         "def amp_step(model, optimizer, scaler, x, y):\n"
         "    device = next(model.parameters()).device\n"
-        "    low = torch.float16 if device.type in ('cuda', 'mps') else torch.bfloat16\n"
+        "    if device.type == 'cuda':\n"
+        "        native = torch.cuda.is_bf16_supported(including_emulation=False)\n"
+        "        low = torch.bfloat16 if native else torch.float16\n"
+        "    else:\n"
+        "        low = torch.float16 if device.type == 'mps' else torch.bfloat16\n"
         "    x, y = x.to(device), y.to(device)\n"
         "    with torch.autocast(device_type=device.type, dtype=low):\n"
         "        loss = nn.functional.mse_loss(model(x), y)\n"
