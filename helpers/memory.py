@@ -31,7 +31,7 @@ MIN_LARGE_ALLOC = 10 * MIB  # requests between 1 and 10 MiB may share a 20 MiB s
 LARGE_BUFFER = 20 * MIB
 ROUND_LARGE = 2 * MIB  # segments for requests of 10 MiB or more are rounded up to 2 MiB
 
-#: The `memory_stats()` keys chapter 05 prints (the dictionary has about 80).
+#: The `memory_stats()` keys chapter 05 prints (the dictionary has over a hundred).
 STAT_KEYS = (
     "allocated_bytes.all.current",
     "allocated_bytes.all.peak",

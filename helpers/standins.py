@@ -772,14 +772,21 @@ class CachingAllocatorModel:
         return before - self.reserved
 
     def describe(self) -> str:
-        """One line per segment: its size, pool and blocks (`#n` in use, `free`)."""
+        """One line per segment: its size, pool and blocks (`#n` in use, `free`), all in one exact unit.
+
+        Exact, so that the blocks of a segment visibly add up to its size (rounded figures such as
+        "1.0 KiB + 1.0 KiB + 2.0 MiB" would not).
+        """
         if not self.segments:
             return "(no segments: nothing reserved)"
         lines = []
         for s in self.segments:
-            parts = [f"{'#' + str(b.handle) if b.handle else 'free'} {format_bytes(b.size)}" for b in s.blocks]
+            sizes = [s.size, *(b.size for b in s.blocks)]
+            units = ((MIB, "MiB"), (1024, "KiB"), (1, "B"))
+            unit, name = next((u, n) for u, n in units if all(x % u == 0 for x in sizes))
+            parts = [f"{'#' + str(b.handle) if b.handle else 'free'} {b.size // unit:,} {name}" for b in s.blocks]
             pool = "small" if s.small else "large"
-            lines.append(f"segment {s.number} ({pool} pool, {format_bytes(s.size)}): " + " | ".join(parts))
+            lines.append(f"segment {s.number} ({pool} pool, {s.size // unit:,} {name}): " + " | ".join(parts))
         return "\n".join(lines)
 
 

@@ -179,3 +179,18 @@ def test_widget_builds_headless() -> None:
 
     box = allocator_widget(AllocatorPlayground(model=CachingAllocatorModel()))
     assert box.children
+
+
+def test_describe_shows_blocks_that_add_up_to_their_segment() -> None:
+    """One exact unit per segment: rounded figures ("1.0 KiB + 1.0 KiB + 2.0 MiB") would not add up."""
+    import re
+
+    m = CachingAllocatorModel()
+    m.malloc(1000)
+    m.malloc(1000)
+    m.free(m.malloc(30 * MIB))
+    lines = m.describe().splitlines()
+    assert lines[0] == "segment 1 (small pool, 2,048 KiB): #1 1 KiB | #2 1 KiB | free 2,046 KiB"
+    for line in lines:
+        total, *parts = (int(n.replace(",", "")) for n in re.findall(r"(\d[\d,]*) (?:MiB|KiB|B)\b", line))
+        assert sum(parts) == total, line
