@@ -69,6 +69,28 @@ def test_copy_into_a_cpu_tensor_returns_that_cpu_tensor() -> None:
 
 
 @pytest.mark.gpu
+def test_sync_debug_mode_warns_at_item_and_cpu_but_not_at_a_queued_sum() -> None:
+    """Chapter 03's way to find hidden waits: set_sync_debug_mode("warn") names each call that waits."""
+    import warnings
+
+    y = torch.rand(1000, device="cuda")
+
+    def warned(fn) -> bool:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            fn()
+        return any("synchroniz" in str(w.message) for w in caught)
+
+    torch.cuda.set_sync_debug_mode("warn")
+    try:
+        found = [warned(lambda: y.sum()), warned(lambda: y.sum().item()), warned(lambda: y.cpu())]
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    assert found == [False, True, True], found
+    assert torch.cuda.get_sync_debug_mode() == 0
+
+
+@pytest.mark.gpu
 def test_numpy_refuses_a_gpu_tensor() -> None:
     with pytest.raises(TypeError):
         torch.ones(2, device="cuda").numpy()
