@@ -89,6 +89,8 @@ def _train(model, optimizer, X, y, epochs, batch_size=64, *, mixed=False, low=No
             with torch.autocast(device_type=device.type, dtype=low, enabled=mixed):
                 loss = nn.functional.mse_loss(model(X[idx]), y[idx])
             scaler.scale(loss).backward()
+            scaler.unscale_(optimizer)
+            nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
             scaler.step(optimizer)
             scaler.update()
             optimizer.zero_grad()
