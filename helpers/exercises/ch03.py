@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import torch
 
-from ..checking import Question, Wrong, expect_function, expect_type
+from ..checking import Question, Wrong, expect_function, expect_number, expect_type
 from ..standins import names_the_cpu
 from .calls import CallLog
 
@@ -142,6 +143,48 @@ def _check_losses_to_floats(fn: Any) -> None:
             )
 
 
+# -- Question 4: predict a copy's time from two measured figures --------------------------------------
+
+#: (bytes, copies, GB/s, seconds per copy): large and small pieces, fast and slow links.
+_PREDICT_CASES = (
+    (64 * 2**20, 1, 12.0, 10e-6),
+    (64 * 2**20, 16_384, 12.0, 10e-6),
+    (4 * 2**20, 1_024, 3.0, 2e-6),
+    (12_000, 10, 0.5, 5e-6),
+)
+
+
+def _close(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-6)
+
+
+def _check_predict_seconds(fn: Any) -> None:
+    expect_function(fn, "predict_seconds", "(nbytes, pieces, gb_per_s, per_copy_s)")
+    for nbytes, pieces, gb, per_copy in _PREDICT_CASES:
+        call = f"predict_seconds({nbytes:_}, {pieces}, {gb:g}, {per_copy:g})"
+        got = expect_number(fn(nbytes, pieces, gb, per_copy), f"{call} (a number of seconds)")
+        on_the_link = nbytes / (gb * 1e9)
+        want = pieces * per_copy + on_the_link
+        if _close(got, want):
+            continue
+        if _close(got, on_the_link):
+            raise Wrong(f"{call}: the per-copy cost is missing; each of the {pieces} copies pays {per_copy:g} s")
+        if pieces > 1 and _close(got, per_copy + on_the_link):
+            raise Wrong(f"{call}: per_copy_s is paid once per copy, so {pieces} times, not once")
+        if _close(got, pieces * per_copy + nbytes / (gb * 2**30)):
+            raise Wrong(f"{call}: GB/s here means 10^9 bytes a second, as the chapter's figures do, not 2^30")
+        if _close(got, pieces * per_copy + nbytes / gb):
+            raise Wrong(f"{call}: gb_per_s counts gigabytes; turn it into bytes a second (× 1e9) first")
+        if pieces > 1 and _close(got, pieces * per_copy + on_the_link / pieces):
+            raise Wrong(f"{call}: every byte crosses the link, so the bytes term is for all {nbytes:_}, not one piece")
+        if _close(got, want * 1e3):
+            raise Wrong(f"{call} looks like milliseconds ({got:.4g}); return seconds")
+        raise Wrong(
+            f"{call} returned {got:.4g} s; {pieces} copies of {per_copy:g} s plus {nbytes:_} bytes at {gb:g} GB/s "
+            f"take {want:.4g} s"
+        )
+
+
 QUESTIONS = [
     Question(
         number=1,
@@ -172,6 +215,17 @@ QUESTIONS = [
         checker=_check_losses_to_floats,
         hint_text="torch.stack makes one tensor of the list (on the device); one .tolist() (or one .cpu()) "
         "then brings them all to the host.",
+        chapter="03",
+    ),
+    Question(
+        number=4,
+        task="Write `predict_seconds(nbytes, pieces, gb_per_s, per_copy_s)`: the seconds it takes to move "
+        "`nbytes` as `pieces` equal copies over a link of `gb_per_s` GB/s (10^9 bytes a second) that also "
+        "costs `per_copy_s` seconds per copy.",
+        variable="predict_seconds",
+        checker=_check_predict_seconds,
+        hint_text="Two terms: what the copies cost whatever their size (pieces × per_copy_s), and what the "
+        "bytes cost on the link (nbytes ÷ (gb_per_s × 10^9)).",
         chapter="03",
     ),
 ]

@@ -335,3 +335,23 @@ def test_load_exercises_binds_to_the_namespace(capsys: pytest.CaptureFixture[str
 def test_load_exercises_names_a_missing_chapter() -> None:
     with pytest.raises(ValueError, match="no exercises for chapter '99'"):
         load_exercises("99", {})
+
+
+def test_predicting_a_copys_time_names_the_term_that_is_off() -> None:
+    """Chapter 03's predict-then-measure question: each wrong answer gets the message for its mistake."""
+    from helpers.exercises import ch03
+    from helpers.exercises.solutions.ch03 import WRONG_ANSWERS
+
+    question = next(q for q in ch03.QUESTIONS if q.variable == "predict_seconds")
+    said = [evaluate(question, code).message for code in WRONG_ANSWERS[question.number]]
+    expected = [
+        "the per-copy cost is missing",
+        "per_copy_s is paid once per copy",
+        "GB/s here means 10^9 bytes a second",
+        "gb_per_s counts gigabytes",
+        "every byte crosses the link",
+        "looks like milliseconds",
+        "copies of",
+    ]
+    for message, phrase in zip(said, expected, strict=True):
+        assert message.startswith("Not yet: ") and phrase in message, (phrase, message)

@@ -13,6 +13,10 @@ SOLUTIONS: dict[int, str] = {
         "    return list(moved.split(len(pieces[0])))"
     ),
     3: "def losses_to_floats(losses):\n    return torch.stack(losses).tolist()",
+    4: (
+        "def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n"
+        "    return pieces * per_copy_s + nbytes / (gb_per_s * 1e9)"
+    ),
 }
 
 
@@ -62,5 +66,18 @@ WRONG_ANSWERS: dict[int, tuple[str, ...]] = {
         "def losses_to_floats(losses):\n    return [float(loss) for loss in losses]",
         "def losses_to_floats(losses):\n    return torch.stack(losses)",
         "def losses_to_floats(losses):\n    return [loss.cpu().tolist() for loss in losses]",
+    ),
+    4: (
+        "def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n    return nbytes / (gb_per_s * 1e9)",
+        "def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n    return per_copy_s + nbytes / (gb_per_s * 1e9)",
+        "def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n"
+        "    return pieces * per_copy_s + nbytes / (gb_per_s * 2**30)",
+        "def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n"
+        "    return pieces * per_copy_s + nbytes / gb_per_s",
+        "def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n"
+        "    return pieces * per_copy_s + nbytes / pieces / (gb_per_s * 1e9)",
+        "def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n"
+        "    return (pieces * per_copy_s + nbytes / (gb_per_s * 1e9)) * 1000",
+        "def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n    return pieces * (per_copy_s + nbytes)",
     ),
 }
