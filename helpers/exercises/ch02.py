@@ -183,6 +183,42 @@ def _check_zeros_for(fn: Any) -> None:
             raise Wrong(f"{call} should hold zeros")
 
 
+# -- Question 4: debug this ---------------------------------------------------------------------------
+
+
+def _check_scale_rows(fn: Any) -> None:
+    expect_function(fn, "scale_rows", "(x)")
+    for x in (torch.ones(4, 3, device=META), torch.arange(6.0).reshape(3, 2)):
+        call = f"scale_rows(x) with x of shape {tuple(x.shape)} on {x.device}"
+        before = x.clone()
+        log = CallLog()
+        try:
+            with log:
+                got = fn(x)
+        except (RuntimeError, NotImplementedError):  # a meta tensor moved to the CPU: NotImplementedError
+            if any(c.args[0] is x for c in _moves_off(log, x.device)):
+                raise Wrong(f"{call} moved x off its device: leave x where it lives, bring the weights to it") from None
+            made = [c for c in log.calls if c.name not in MOVES and isinstance(c.result, torch.Tensor)]
+            made_on_cpu = [c for c in made if c.result.device.type == "cpu"]
+            if x.device.type != "cpu" and _mixed(log) and made_on_cpu:
+                raise Wrong(
+                    f"{call}: a tensor made on the CPU (by {made_on_cpu[0].label}) met x, which lives on "
+                    f"{x.device}; make it where x lives (device=x.device)"
+                ) from None
+            raise
+        got = _expect_tensor(got, call)
+        if x.device != before.device or (x.device.type == "cpu" and not torch.equal(x, before)):
+            raise Wrong(f"{call} changed x: leave the input as it is")
+        if got.device != x.device:
+            raise Wrong(f"{call} returned a tensor on {got.device}: the result should stay where x lives")
+        if tuple(got.shape) != tuple(x.shape):
+            raise Wrong(f"{call} returned shape {tuple(got.shape)}, not x's {tuple(x.shape)}")
+        if x.device.type == "cpu":
+            weights = torch.linspace(0.5, 1.5, x.shape[0])
+            if not torch.allclose(got, x * weights[:, None]):
+                raise Wrong(f"{call} changed what the function computes: row i is still multiplied by weights[i]")
+
+
 QUESTIONS = [
     Question(
         number=1,
@@ -209,6 +245,16 @@ QUESTIONS = [
         variable="zeros_for",
         checker=_check_zeros_for,
         hint_text="A tensor knows its own t.dtype and t.device: pass both to torch.zeros.",
+        chapter="02",
+    ),
+    Question(
+        number=4,
+        task="Debug this: `scale_rows(x)` works on the CPU but fails when x lives on another device. Fix it so "
+        "that it works wherever x lives, computes the same, and leaves x where it is.",
+        variable="scale_rows",
+        checker=_check_scale_rows,
+        hint_text="Read the line that makes the weights: where does a factory function create a tensor when you "
+        "do not say? x.device names the place it should be.",
         chapter="02",
     ),
 ]

@@ -355,3 +355,19 @@ def test_predicting_a_copys_time_names_the_term_that_is_off() -> None:
     ]
     for message, phrase in zip(said, expected, strict=True):
         assert message.startswith("Not yet: ") and phrase in message, (phrase, message)
+
+
+def test_debugging_scale_rows_names_the_mistake() -> None:
+    """Chapter 02's debug-this question: each wrong fix gets the message for its mistake."""
+    from helpers.exercises import ch02
+    from helpers.exercises.solutions.ch02 import WRONG_ANSWERS
+
+    question = next(q for q in ch02.QUESTIONS if q.variable == "scale_rows")
+    said = [evaluate(question, code).message for code in WRONG_ANSWERS[question.number]]
+    expected = ["a tensor made on the CPU (by torch.linspace) met x", "moved x off its device", "changed what"]
+    for message, phrase in zip(said, expected, strict=True):
+        assert message.startswith("Not yet: ") and phrase in message, (phrase, message)
+    moved_after = (
+        "def scale_rows(x):\n    w = torch.linspace(0.5, 1.5, x.shape[0]).to(x.device)\n    return x * w[:, None]"
+    )
+    assert evaluate(question, moved_after).correct, "made on the CPU, then moved: right too"

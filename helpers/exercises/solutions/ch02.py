@@ -4,6 +4,11 @@ SOLUTIONS: dict[int, str] = {
     1: "def ones_on(device):\n    return torch.ones(2, 3, device=device)",
     2: "def add_on_first(a, b):\n    return a + b.to(a.device)",
     3: "def zeros_for(t, n):\n    return torch.zeros(n, dtype=t.dtype, device=t.device)",
+    4: (
+        "def scale_rows(x):\n"
+        "    weights = torch.linspace(0.5, 1.5, x.shape[0], device=x.device)\n"
+        "    return x * weights[:, None]"
+    ),
 }
 
 
@@ -32,5 +37,15 @@ WRONG_ANSWERS: dict[int, tuple[str, ...]] = {
         "def zeros_for(t, n):\n    return torch.zeros(n).to(t)",
         "def zeros_for(t, n):\n    return torch.zeros(n, dtype=t.dtype).to(t.device)",
         "def zeros_for(t, n):\n    return torch.zeros_like(t, device=t.device)",
+    ),
+    4: (
+        # the bug itself: the weights are made on the CPU
+        "def scale_rows(x):\n    weights = torch.linspace(0.5, 1.5, x.shape[0])\n    return x * weights[:, None]",
+        # moves x to the CPU instead: works, but the result leaves x's device
+        "def scale_rows(x):\n    weights = torch.linspace(0.5, 1.5, x.shape[0])\n    return x.cpu() * weights[:, None]",
+        # weights per column: runs everywhere, computes something else
+        "def scale_rows(x):\n"
+        "    weights = torch.linspace(0.5, 1.5, x.shape[1], device=x.device)\n"
+        "    return x * weights",
     ),
 }
