@@ -451,15 +451,13 @@ def _find_file(file: str) -> str | None:
     return spec.origin if spec is not None and spec.origin and spec.origin.endswith(file) else None
 
 
-def _function_in_file(file: str, variable: str) -> Any:
+def _function_in_file(path: str, file: str, variable: str) -> Any:
     """Import the learner's file afresh (never a copy cached earlier) and return its `variable`.
 
-    Fresh, so that a file written again is checked as it is now: the module is dropped from
-    `sys.modules` and its cached bytecode deleted. What goes wrong is a `Wrong` in the learner's terms.
+    Fresh, so that a file written again is checked as it is now: `_find_file` has dropped the
+    module from `sys.modules`, and its cached bytecode is deleted here. What goes wrong is a
+    `Wrong` in the learner's terms.
     """
-    path = _find_file(file)
-    if path is None:
-        raise Wrong(f"the file `{file}` disappeared: run the cell that writes it again")
     with contextlib.suppress(OSError):
         os.remove(importlib.util.cache_from_source(path))
     try:
@@ -520,13 +518,14 @@ class Question:
         """
         seconds = self.time_limit if time_limit is None else time_limit
         if self.file:
-            if _find_file(self.file) is None:
+            path = _find_file(self.file)
+            if path is None:
                 return Outcome(
                     False,
                     f"I can't find the file `{self.file}`. Run the cell above that writes it "
                     f"(`%%writefile {{WORK}}/{self.file}`), then check again.",
                 )
-            attempt = _attempt(self.checker, lambda: _function_in_file(self.file, self.variable), seconds)
+            attempt = _attempt(self.checker, lambda: _function_in_file(path, self.file, self.variable), seconds)
             is_function = True
         else:
             if self.variable not in namespace:

@@ -72,13 +72,16 @@ for NCCL's buffers (docker run --shm-size=1g ...)."""
 
 
 class WorkerFailed(RuntimeError):
-    """A rank raised an exception or died; `rank` says which, `details` holds its traceback."""
+    """A rank raised an exception or died; `rank` says which, `details` holds its traceback.
+
+    `last_line` is the traceback's last line (the exception and its message), for a one-line report.
+    """
 
     def __init__(self, rank: int, details: str) -> None:
         self.rank = rank
         self.details = details
-        last = details.strip().splitlines()[-1] if details.strip() else "no details"
-        message = f"rank {rank} failed: {last}\n--- traceback from rank {rank} ---\n{details.rstrip()}"
+        self.last_line = details.strip().splitlines()[-1] if details.strip() else "no details"
+        message = f"rank {rank} failed: {self.last_line}\n--- traceback from rank {rank} ---\n{details.rstrip()}"
         if mentions_nccl(details):
             message += "\n\n" + NCCL_ADVICE
         super().__init__(message)

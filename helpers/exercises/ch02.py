@@ -43,8 +43,9 @@ def _watched(fn: Callable[..., Any], *args: Any) -> tuple[Any, CallLog]:
         with log:
             result = fn(*args)
     except RuntimeError:
-        if _mixed(log):
-            call = _mixed(log)[0]
+        mixed = _mixed(log)
+        if mixed:
+            call = mixed[0]
             devices = " and ".join(sorted(map(str, call.devices)))
             raise Wrong(
                 f"your code called {call.label} on tensors that live on {devices}, which torch refuses: bring one "
@@ -198,8 +199,11 @@ def _check_scale_rows(fn: Any) -> None:
         except (RuntimeError, NotImplementedError):  # a meta tensor moved to the CPU: NotImplementedError
             if any(c.args[0] is x for c in _moves_off(log, x.device)):
                 raise Wrong(f"{call} moved x off its device: leave x where it lives, bring the weights to it") from None
-            made = [c for c in log.calls if c.name not in MOVES and isinstance(c.result, torch.Tensor)]
-            made_on_cpu = [c for c in made if c.result.device.type == "cpu"]
+            made_on_cpu = [
+                c
+                for c in log.calls
+                if c.name not in MOVES and isinstance(c.result, torch.Tensor) and c.result.device.type == "cpu"
+            ]
             if x.device.type != "cpu" and _mixed(log) and made_on_cpu:
                 raise Wrong(
                     f"{call}: a tensor made on the CPU (by {made_on_cpu[0].label}) met x, which lives on "

@@ -33,8 +33,7 @@ def run_on_two_ranks(worker: Any, args: tuple[Any, ...] = ()) -> list[Any]:
     try:
         out = launch(inspect.unwrap(worker), 2, args, backend="gloo", timeout=LAUNCH_TIMEOUT, threads_per_rank=1)
     except WorkerFailed as error:
-        last = error.details.strip().splitlines()[-1] if error.details.strip() else "it died"
-        raise Wrong(f"on two ranks, rank {error.rank} failed: {last}") from None
+        raise Wrong(f"on two ranks, rank {error.rank} failed: {error.last_line}") from None
     except LaunchTimeout as error:
         raise Wrong(
             f"on two ranks, ranks {error.unfinished} did not finish within {LAUNCH_TIMEOUT:g} s: does one rank "

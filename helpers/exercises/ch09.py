@@ -52,8 +52,7 @@ def _in_children(fn: Any, what: str, args_per_child: list[tuple[Any, ...]]) -> N
             "stopped; it worked here, so look for something it waits for that only this process has"
         ) from None
     except WorkerFailed as exc:
-        last = exc.details.strip().splitlines()[-1] if exc.details.strip() else "no details"
-        raise Wrong(f"in child process {exc.rank} your `{what}` failed: {last}") from None
+        raise Wrong(f"in child process {exc.rank} your `{what}` failed: {exc.last_line}") from None
 
 
 # -- Question 1: a Hogwild worker --------------------------------------------------------------
