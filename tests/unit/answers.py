@@ -13,6 +13,13 @@ import torch
 from helpers.checking import Outcome, Question
 
 
+def run_in_notebook(question: Question, code: str) -> dict[str, Any]:
+    """The namespace a notebook cell leaves after running `code`, with the names the chapter provides."""
+    namespace = {"torch": torch, "nn": torch.nn, **question.context()}
+    exec(compile(code, f"<{question.variable}>", "exec"), namespace)
+    return namespace
+
+
 def evaluate(question: Question, code: str, **kwargs: Any) -> Outcome:
     """The verdict on `code` as the learner's answer to `question`.
 
@@ -21,9 +28,7 @@ def evaluate(question: Question, code: str, **kwargs: Any) -> Outcome:
     question runs the code in a fresh namespace with the names the chapter provides.
     """
     if not question.file:
-        namespace = {"torch": torch, "nn": torch.nn, **question.context()}
-        exec(compile(code, f"<{question.variable}>", "exec"), namespace)
-        return question.evaluate(namespace, **kwargs)
+        return question.evaluate(run_in_notebook(question, code), **kwargs)
     folder = Path(tempfile.mkdtemp(prefix="answer-"))
     (folder / question.file).write_text(code)
     sys.path.insert(0, str(folder))

@@ -35,7 +35,7 @@ import helpers.exercises
 from helpers import checking
 from helpers.checking import Outcome, Question
 
-from .answers import evaluate
+from .answers import evaluate, run_in_notebook
 
 MODULES = sorted(m.name for m in pkgutil.iter_modules(helpers.exercises.__path__) if m.name.startswith("ch"))
 QUESTIONS: list[tuple[str, Question]] = [
@@ -98,9 +98,7 @@ def _junk_values() -> dict[str, Any]:
 
 def _solution_value(question: Question) -> Any:
     """The value the question's solution code gives its variable, run as the notebook would."""
-    namespace = {"torch": torch, "nn": torch.nn, **question.context()}
-    exec(compile(question.solution_code, f"<{question.variable}>", "exec"), namespace)
-    return namespace[question.variable]
+    return run_in_notebook(question, question.solution_code)[question.variable]
 
 
 def _faulty_code(question: Question, body: str) -> str:
