@@ -371,3 +371,14 @@ def test_debugging_scale_rows_names_the_mistake() -> None:
         "def scale_rows(x):\n    w = torch.linspace(0.5, 1.5, x.shape[0]).to(x.device)\n    return x * w[:, None]"
     )
     assert evaluate(question, moved_after).correct, "made on the CPU, then moved: right too"
+
+
+def test_reading_sm_90a_as_sm_90_is_named() -> None:
+    """Chapter 00 question 3: an answer that strips the 'a' of an architecture-specific target is told why."""
+    from helpers.exercises import ch00
+    from helpers.exercises.solutions.ch00 import WRONG_ANSWERS
+
+    question = next(q for q in ch00.QUESTIONS if q.variable == "has_kernels_for")
+    message = evaluate(question, WRONG_ANSWERS[question.number][-1]).message
+    assert message.startswith("Not yet: has_kernels_for((12, 1), ['sm_120a']) returned True, but should be False")
+    assert "an 'a' target (sm_120a) runs on exactly 12.0" in message, message
