@@ -108,6 +108,8 @@ def measure_pieces(
 
 def piece_counts(total_bytes: int, smallest_piece_bytes: int = 1024, step: int = 4) -> list[int]:
     """Piece counts 1, step, step², ... while pieces hold `smallest_piece_bytes` or more and divide evenly."""
+    if step < 2:
+        raise ValueError(f"step must be 2 or more (each count is `step` times the last), not {step}")
     counts, n = [], 1
     while total_bytes // n >= smallest_piece_bytes and total_bytes % n == 0:
         counts.append(n)
@@ -178,48 +180,3 @@ def plot_sweep(records: Sequence[PieceTiming]) -> Any:
         )
         + f"; {len(records)} piece counts measured.",
     )
-
-
-def pieces_widget(
-    device: torch.device | str | None = None,
-    *,
-    sizes_mib: Sequence[int] = (1, 4, 16, 64),
-    max_pieces: int = 16384,
-    repeats: int = 3,
-    copy: CopyFunction | None = None,
-) -> Any:
-    """An ipywidgets control: pick the total size and the number of pieces, and it re-measures `copy`.
-
-    Returns the `interactive` widget (display it); its `.result` is the latest `PieceTiming`.
-    It measures once when built, so a headless run shows a result too. `copy` and `device` are
-    the learner's, so they are checked here: the widget would only log an error from a measurement.
-    """
-    import ipywidgets as widgets
-
-    if copy is not None:
-        a_function(copy, "copy")
-    choices = [2**k for k in range(max_pieces.bit_length()) if 2**k <= max_pieces]
-    device = destination_for_transfers(device)
-    one_copy: dict[int, PieceTiming] = {}
-
-    def measure(total_mib: int, pieces: int) -> PieceTiming:
-        total = total_mib * 2**20
-        if total_mib not in one_copy:
-            one_copy[total_mib] = measure_pieces(total, 1, device, repeats=repeats, copy=copy)
-        record = measure_pieces(total, pieces, device, repeats=repeats, copy=copy)
-        base = one_copy[total_mib]
-        print(record.direction)
-        print(record)
-        print(
-            f"one copy of {format_bytes(total)}: {format_seconds(base.seconds)}, {base.gb_per_s:.2f} GB/s → "
-            f"{pieces} pieces take {record.seconds / base.seconds:.1f}× as long"
-        )
-        print(record.stamp)
-        return record
-
-    wide = {"description_width": "initial"}  # the whole description shows
-    size = widgets.Dropdown(options=list(sizes_mib), value=sizes_mib[0], description="total MiB", style=wide)
-    count = widgets.SelectionSlider(
-        options=choices, value=choices[len(choices) // 2], description="pieces", continuous_update=False, style=wide
-    )
-    return widgets.interactive(measure, total_mib=size, pieces=count)

@@ -11,7 +11,6 @@ from helpers.transfers import (
     copy_in_pieces,
     measure_pieces,
     piece_counts,
-    pieces_widget,
     plot_sweep,
     sweep_pieces,
     transfer_direction,
@@ -74,6 +73,8 @@ def test_piece_counts() -> None:
     assert piece_counts(16 * KIB, smallest_piece_bytes=KIB) == [1, 4, 16]
     assert piece_counts(16 * KIB, smallest_piece_bytes=KIB, step=2) == [1, 2, 4, 8, 16]
     assert piece_counts(3000, smallest_piece_bytes=1000) == [1]  # 3000 / 4 is not whole
+    with pytest.raises(ValueError, match="step must be 2 or more"):
+        piece_counts(16 * KIB, step=1)
 
 
 def test_sweep_and_plot() -> None:
@@ -89,20 +90,6 @@ def test_sweep_and_plot() -> None:
     import matplotlib.pyplot as plt
 
     plt.close(fig)
-
-
-def test_widget_measures_once_when_built_and_again_on_change(capsys: pytest.CaptureFixture[str]) -> None:
-    w = pieces_widget("cpu", sizes_mib=(1,), max_pieces=64, repeats=1)
-    first = w.result
-    assert isinstance(first, PieceTiming) and first.total_bytes == 2**20
-    slider = w.children[1]
-    slider.value = 64
-    assert w.result.pieces == 64
-
-
-def test_widget_refuses_a_copy_that_is_not_a_function_when_built() -> None:
-    with pytest.raises(TypeError, match="copy must be a function"):
-        pieces_widget("cpu", sizes_mib=(1,), max_pieces=4, repeats=1, copy="copy_")
 
 
 def test_transfer_direction_names_what_was_measured() -> None:
