@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +28,10 @@ CHECK_TAG = "nbval-check-output"
 TEACHES_DEPRECATED_TAG = "teaches-deprecated"
 #: Marker comments that belong in tags: what `problems` refuses in a code cell's text.
 MARKER_COMMENTS = ("# NBVAL_", "# PYTEST_VALIDATE", "# teaches-deprecated")
+
+#: The most words of markdown a chapter should ask a learner to read (CONTRIBUTING's budget table);
+#: reference material beyond it belongs on a page of its own.
+PROSE_BUDGET = 2_500
 
 #: Where pip can fetch the helpers when Internet is on (kaggle-metadata.json's repository; tested).
 HELPERS_PIP_SOURCE = "git+https://github.com/pytorch-gpu-course/pytorch-gpu-course"
@@ -63,6 +68,22 @@ def _source(cell: dict[str, Any]) -> str:
 
 def _tags(cell: dict[str, Any]) -> list[str]:
     return cell.get("metadata", {}).get("tags", [])
+
+
+def prose_words(nb: dict[str, Any]) -> int:
+    """The words a learner reads in the chapter's markdown cells.
+
+    Fenced code and link targets are left out (a URL is not read), and so are tokens without a
+    letter or digit (table rules, bullets); a Chinese term counts as one word.
+    """
+    words = 0
+    for cell in nb["cells"]:
+        if cell.get("cell_type") != "markdown":
+            continue
+        text = re.sub(r"```.*?```", " ", _source(cell), flags=re.S)
+        text = re.sub(r"\]\([^)\s]*\)", "]", text)
+        words += sum(1 for token in text.split() if re.search(r"\w", token))
+    return words
 
 
 def is_checked(cell: dict[str, Any]) -> bool:
@@ -180,5 +201,7 @@ def main(paths: list[str], refresh: bool) -> int:
         write(path, tidy(json.loads(path.read_text(encoding="utf-8"))))
         if refresh:
             refresh_checked(path)
-        print(f"tidied {path}")
+        words = prose_words(json.loads(path.read_text(encoding="utf-8")))
+        over = f", over the budget of {PROSE_BUDGET:,}" if words > PROSE_BUDGET else ""
+        print(f"tidied {path} ({words:,} words of prose{over})")
     return 0
