@@ -598,15 +598,23 @@ class Question:
 
     @property
     def wrong_answers(self) -> tuple[str, ...]:
-        """Code a learner might plausibly write, each to be rejected (tested in CI); () in the handout edition.
+        """Code a learner might plausibly write, each to be rejected (tested in CI); () in the handout edition."""
+        return tuple(code for code, _ in self.wrong_answers_and_messages)
+
+    @property
+    def wrong_answers_and_messages(self) -> tuple[tuple[str, str | None], ...]:
+        """Each wrong answer with the words its verdict must contain (None where none are stated yet).
 
         Most are the solution with one line changed, so chapter questions keep them with their
-        solutions, in `helpers.exercises.solutions.chNN` (`WRONG_ANSWERS`), looked up only when asked for.
+        solutions, in `helpers.exercises.solutions.chNN` (`WRONG_ANSWERS`, each entry the code or a
+        pair of the code and those words), looked up only when asked for.
         """
         if self.written_wrong_answers or not self.chapter:
-            return self.written_wrong_answers
-        module = self._solutions_module()
-        return () if module is None else tuple(module.WRONG_ANSWERS.get(self.number, ()))
+            entries: tuple[Any, ...] = self.written_wrong_answers
+        else:
+            module = self._solutions_module()
+            entries = () if module is None else tuple(module.WRONG_ANSWERS.get(self.number, ()))
+        return tuple((entry, None) if isinstance(entry, str) else (entry[0], entry[1]) for entry in entries)
 
     def _solutions_module(self) -> types.ModuleType | None:
         """This chapter's `helpers.exercises.solutions.chNN` module, or None in the handout edition."""

@@ -45,6 +45,11 @@ def _check_fill_rows(fn: Any) -> None:
                 "`buffer` now uses new memory (buffer.data = ... or buffer.set_(...) swap it for another tensor's): "
                 "copy the values into the memory it has, row.copy_(t), and allocate no new buffer"
             )
+        if not buffer.any():
+            raise Wrong(
+                f"with {rows} tensors of {width} values, `buffer` came back as zeros as it went in: `row = ...` "
+                "only gives the name `row` a new tensor; write into the row itself, row.copy_(t)"
+            )
         if not torch.equal(buffer, sent):
             raise Wrong(f"with {rows} tensors of {width} values, row i of `buffer` should hold tensors[i] afterwards")
 
@@ -85,14 +90,18 @@ def _counting_device_tensors() -> type[torch.Tensor]:
     return OnDevice
 
 
+#: Factories that build a tensor from host data (a Python list, a NumPy array) on the device they are given.
+_FROM_HOST_DATA = frozenset({"tensor", "as_tensor", "asarray", "from_numpy"})
+
+
 def _trips(log: CallLog) -> int:
-    """The calls that brought CPU tensors' values onto the `meta` device (`.to`, `copy_`, a factory)."""
+    """The calls that brought host values onto the `meta` device (`.to`, `copy_`, `torch.tensor(list, device=)`)."""
     return sum(
         1
         for c in log.calls
         if isinstance(c.result, torch.Tensor)
         and c.result.device.type == "meta"
-        and any(d.type == "cpu" for d in c.devices)
+        and (any(d.type == "cpu" for d in c.devices) or c.name in _FROM_HOST_DATA)
     )
 
 
@@ -130,6 +139,8 @@ def _check_losses_to_floats(fn: Any) -> None:
         given = list(losses)
         got = fn(given)
         _expect_list_unchanged(given, losses, "losses")
+        if isinstance(got, torch.Tensor):
+            raise Wrong("you returned a tensor (still on the device): .tolist() turns it into a list of Python floats")
         got = expect_type(got, list, "a list of Python floats")
         if not all(isinstance(v, float) for v in got):
             kind = type(got[0]).__name__ if got else "nothing"
@@ -167,8 +178,9 @@ def _check_predict_seconds(fn: Any) -> None:
         want = pieces * per_copy + on_the_link
         if _close(got, want):
             continue
+        copies = "the one copy pays" if pieces == 1 else f"each of the {pieces} copies pays"
         if _close(got, on_the_link):
-            raise Wrong(f"{call}: the per-copy cost is missing; each of the {pieces} copies pays {per_copy:g} s")
+            raise Wrong(f"{call}: the per-copy cost is missing; {copies} {per_copy:g} s")
         if pieces > 1 and _close(got, per_copy + on_the_link):
             raise Wrong(f"{call}: per_copy_s is paid once per copy, so {pieces} times, not once")
         if _close(got, pieces * per_copy + nbytes / (gb * 2**30)):
@@ -180,8 +192,8 @@ def _check_predict_seconds(fn: Any) -> None:
         if _close(got, want * 1e3):
             raise Wrong(f"{call} looks like milliseconds ({got:.4g}); return seconds")
         raise Wrong(
-            f"{call} returned {got:.4g} s; {pieces} copies of {per_copy:g} s plus {nbytes:_} bytes at {gb:g} GB/s "
-            f"take {want:.4g} s"
+            f"{call} returned {got:.4g} s; {pieces} cop{'y' if pieces == 1 else 'ies'} of {per_copy:g} s plus "
+            f"{nbytes:_} bytes at {gb:g} GB/s take {want:.4g} s"
         )
 
 
