@@ -163,6 +163,8 @@ def _check_achieved_tflops_on(fn: Any, seconds: float, flops: float, repeats: in
         raise Wrong("that is FLOP/s, not TFLOP/s (divide by 10^12)")
     if not pending and 0.3 <= ratio / 1e3 <= 1.05:
         raise Wrong("that is GFLOP/s, not TFLOP/s (divide by 10^12, not 10^9)")
+    if not pending and 0.3 <= ratio * repeats <= 1.05:
+        raise Wrong(f"{call}: you timed all {repeats} calls together: divide the time by repeats for one call")
     others = [f for _, f, _ in _WORK_CASES if f != flops]
     if not pending and any(0.3 <= ratio * flops / other <= 1.05 for other in others):
         raise Wrong(f"{call}: use the `flops` argument ({flops:g} here) for the work of one call")
@@ -171,8 +173,6 @@ def _check_achieved_tflops_on(fn: Any, seconds: float, flops: float, repeats: in
             f"{got:.4g} TFLOP/s is faster than the device can work: the clock was read before the work was "
             "done. Call sync() after the calls and before time.perf_counter()"
         )
-    if 0.3 <= ratio * repeats <= 1.05:
-        raise Wrong(f"you timed all {repeats} calls together: divide the time by repeats for one call")
     raise Wrong(f"{got:.4g} TFLOP/s is too slow for this device: time only the calls, synchronised, per call")
 
 

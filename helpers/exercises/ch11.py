@@ -123,8 +123,15 @@ def _check_steady_seconds_with(fn: Any, warmup: int, iters: int) -> None:
         )
     if got <= 0:
         raise Wrong(f"steady_seconds returned {got!r}: a time per call is a positive number of seconds")
-    if got * iters > 1.5 * wall:
-        raise Wrong(f"you returned {got * 1e3:.1f} ms, the time of all {iters} calls: divide by iters")
+    if got * iters > 1.5 * wall:  # more per call than the whole function took
+        if 0.5 * run <= got / 1e3 <= 1.5 * wall / iters:
+            raise Wrong(f"you returned {got:.4g}, which looks like milliseconds per call: return seconds")
+        if got <= 1.5 * wall:
+            raise Wrong(f"you returned {got * 1e3:.1f} ms, the time of all {iters} calls: divide by iters")
+        raise Wrong(
+            f"you returned {got:.4g} s per call, but steady_seconds itself took {wall:.4g} s: return the timed "
+            "loop's seconds divided by iters"
+        )
     if got < 0.5 * run:
         raise Wrong(
             f"you measured {got * 1e6:.0f} µs per call, but the device needs {run * 1e3:.0f} ms: you stopped the clock "

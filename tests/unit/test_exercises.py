@@ -30,11 +30,8 @@ MESSAGES_NOT_YET_STATED = {
     "04": "issue 25",
     "05": "issue 25",
     "06": "issue 25",
-    "07": "issue 26",
     "08": "issue 26",
     "09": "issue 26",
-    "10": "issue 26",
-    "11": "issue 26",
     "12": "issue 26",
 }
 

@@ -29,66 +29,188 @@ SOLUTIONS: dict[int, str] = {
 }
 
 
-#: Typical wrong answers to each question, by number: each must be rejected (tested in CI). They live
-#: here, not with the questions, because most are the solution with one line changed.
-WRONG_ANSWERS: dict[int, tuple[str, ...]] = {
+#: Typical wrong answers to each question, by number, each with words its verdict must contain (the
+#: message a learner who wrote it is told, checked in CI). They live here, not with the questions,
+#: because most are the solution with one line changed.
+WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
-        "def apply_all(weights, vectors):\n    return [w @ v for w, v in zip(weights, vectors)]",
-        "def apply_all(weights, vectors):\n"
-        "    return list((torch.stack(vectors).unsqueeze(1) @ torch.stack(weights)).squeeze(1))",
-        "def apply_all(weights, vectors):\n"
-        "    return [torch.stack(weights)[i] @ torch.stack(vectors)[i] for i in range(len(weights))]",
-        "def apply_all(weights, vectors):\n    return torch.stack(weights) @ torch.stack(vectors).unsqueeze(-1)",
+        (
+            ("def apply_all(weights, vectors):\n    return [w @ v for w, v in zip(weights, vectors)]"),
+            "your code ran 3 operators for 3 pairs and 12 for 12: one launch (or more) per pair",
+        ),
+        (
+            (
+                "def apply_all(weights, vectors):\n"
+                "    return list((torch.stack(vectors).unsqueeze(1) @ torch.stack(weights)).squeeze(1))"
+            ),
+            "result 0 is x @ W; the task asks for W @ x",
+        ),
+        (
+            (
+                "def apply_all(weights, vectors):\n"
+                "    return [torch.stack(weights)[i] @ torch.stack(vectors)[i] for i in range(len(weights))]"
+            ),
+            "your code ran 9 operators for 3 pairs and 36 for 12",
+        ),
+        (
+            ("def apply_all(weights, vectors):\n    return torch.stack(weights) @ torch.stack(vectors).unsqueeze(-1)"),
+            "return 3 vectors; got a tensor of shape (3, 5, 1)",
+        ),
     ),
     2: (
-        "def steady_seconds(fn, x, sync, warmup, iters):\n"
-        "    for _ in range(3):\n"
-        "        fn(x)\n"
-        "    sync()\n"
-        "    start = time.perf_counter()\n"
-        "    for _ in range(20):\n"
-        "        fn(x)\n"
-        "    sync()\n"
-        "    return (time.perf_counter() - start) / 20",
-        "def steady_seconds(fn, x, sync, warmup=3, iters=20):\n"
-        "    sync()\n    start = time.perf_counter()\n    for _ in range(iters):\n        fn(x)\n"
-        "    sync()\n    return (time.perf_counter() - start) / iters",
-        "def steady_seconds(fn, x, sync, warmup=3, iters=20):\n"
-        "    for _ in range(warmup):\n        fn(x)\n    sync()\n    start = time.perf_counter()\n"
-        "    for _ in range(iters):\n        fn(x)\n    return (time.perf_counter() - start) / iters",
-        "def steady_seconds(fn, x, sync, warmup=3, iters=20):\n"
-        "    for _ in range(warmup):\n        fn(x)\n    start = time.perf_counter()\n"
-        "    for _ in range(iters):\n        fn(x)\n    sync()\n    return (time.perf_counter() - start) / iters",
-        "def steady_seconds(fn, x, sync, warmup=3, iters=20):\n"
-        "    for _ in range(warmup):\n        fn(x)\n    sync()\n    start = time.perf_counter()\n"
-        "    for _ in range(iters):\n        fn(x)\n    sync()\n    return time.perf_counter() - start",
+        (
+            (
+                "def steady_seconds(fn, x, sync, warmup, iters):\n"
+                "    for _ in range(3):\n"
+                "        fn(x)\n"
+                "    sync()\n"
+                "    start = time.perf_counter()\n"
+                "    for _ in range(20):\n"
+                "        fn(x)\n"
+                "    sync()\n"
+                "    return (time.perf_counter() - start) / 20"
+            ),
+            "fn(x) should run 14 times (2 warm-up calls, then 12 timed ones), not 23",
+        ),
+        (
+            (
+                "def steady_seconds(fn, x, sync, warmup=3, iters=20):\n"
+                "    sync()\n"
+                "    start = time.perf_counter()\n"
+                "    for _ in range(iters):\n"
+                "        fn(x)\n"
+                "    sync()\n"
+                "    return (time.perf_counter() - start) / iters"
+            ),
+            "call fn(x) `warmup` times before the timed loop",
+        ),
+        (
+            (
+                "def steady_seconds(fn, x, sync, warmup=3, iters=20):\n"
+                "    for _ in range(warmup):\n"
+                "        fn(x)\n"
+                "    sync()\n"
+                "    start = time.perf_counter()\n"
+                "    for _ in range(iters):\n"
+                "        fn(x)\n"
+                "    return (time.perf_counter() - start) / iters"
+            ),
+            "you stopped the clock while its work was still queued",
+        ),
+        (
+            (
+                "def steady_seconds(fn, x, sync, warmup=3, iters=20):\n"
+                "    for _ in range(warmup):\n"
+                "        fn(x)\n"
+                "    start = time.perf_counter()\n"
+                "    for _ in range(iters):\n"
+                "        fn(x)\n"
+                "    sync()\n"
+                "    return (time.perf_counter() - start) / iters"
+            ),
+            "the warm-up's work was still running on the device when you started the clock",
+        ),
+        (
+            (
+                "def steady_seconds(fn, x, sync, warmup=3, iters=20):\n"
+                "    for _ in range(warmup):\n"
+                "        fn(x)\n"
+                "    sync()\n"
+                "    start = time.perf_counter()\n"
+                "    for _ in range(iters):\n"
+                "        fn(x)\n"
+                "    sync()\n"
+                "    return time.perf_counter() - start"
+            ),
+            "the time of all 20 calls: divide by iters",
+        ),
+        (
+            (
+                "def steady_seconds(fn, x, sync, warmup=3, iters=20):\n"
+                "    for _ in range(warmup):\n"
+                "        fn(x)\n"
+                "    sync()\n"
+                "    start = time.perf_counter()\n"
+                "    for _ in range(iters):\n"
+                "        fn(x)\n"
+                "    sync()\n"
+                "    return (time.perf_counter() - start) / iters * 1000"
+            ),
+            "which looks like milliseconds per call: return seconds",
+        ),
     ),
     3: (
-        "def run_batches(graph, static_input, static_output, batches):\n"
-        "    outputs = []\n"
-        "    for i in range(3):\n"
-        "        static_input.copy_(batches[i])\n"
-        "        graph.replay()\n"
-        "        outputs.append(static_output.clone())\n"
-        "    return outputs",
-        "def run_batches(graph, static_input, static_output, batches):\n"
-        "    outputs = []\n"
-        "    while batches:\n"
-        "        static_input.copy_(batches.pop(0))\n"
-        "        graph.replay()\n"
-        "        outputs.append(static_output.clone())\n"
-        "    return outputs",
-        "def run_batches(graph, static_input, static_output, batches):\n"
-        "    outputs = []\n    for batch in batches:\n        static_input = batch\n        graph.replay()\n"
-        "        outputs.append(static_output.clone())\n    return outputs",
-        "def run_batches(graph, static_input, static_output, batches):\n"
-        "    outputs = []\n    for batch in batches:\n        static_input.copy_(batch)\n        graph.replay()\n"
-        "        outputs.append(static_output)\n    return outputs",
-        "def run_batches(graph, static_input, static_output, batches):\n"
-        "    outputs = []\n    for batch in batches:\n        graph.replay()\n        static_input.copy_(batch)\n"
-        "        outputs.append(static_output.clone())\n    return outputs",
-        "def run_batches(graph, static_input, static_output, batches):\n"
-        "    outputs = []\n    for batch in batches:\n        batch.copy_(static_input)\n        graph.replay()\n"
-        "        outputs.append(static_output.clone())\n    return outputs",
+        (
+            (
+                "def run_batches(graph, static_input, static_output, batches):\n"
+                "    outputs = []\n"
+                "    for i in range(3):\n"
+                "        static_input.copy_(batches[i])\n"
+                "        graph.replay()\n"
+                "        outputs.append(static_output.clone())\n"
+                "    return outputs"
+            ),
+            "return one output per batch: 5 batches, 3 outputs",
+        ),
+        (
+            (
+                "def run_batches(graph, static_input, static_output, batches):\n"
+                "    outputs = []\n"
+                "    while batches:\n"
+                "        static_input.copy_(batches.pop(0))\n"
+                "        graph.replay()\n"
+                "        outputs.append(static_output.clone())\n"
+                "    return outputs"
+            ),
+            "changed the list `batches` it was given",
+        ),
+        (
+            (
+                "def run_batches(graph, static_input, static_output, batches):\n"
+                "    outputs = []\n"
+                "    for batch in batches:\n"
+                "        static_input = batch\n"
+                "        graph.replay()\n"
+                "        outputs.append(static_output.clone())\n"
+                "    return outputs"
+            ),
+            "Rebinding a name (static_input = batch) changes nothing",
+        ),
+        (
+            (
+                "def run_batches(graph, static_input, static_output, batches):\n"
+                "    outputs = []\n"
+                "    for batch in batches:\n"
+                "        static_input.copy_(batch)\n"
+                "        graph.replay()\n"
+                "        outputs.append(static_output)\n"
+                "    return outputs"
+            ),
+            "every output is the last batch's: each replay overwrites static_output",
+        ),
+        (
+            (
+                "def run_batches(graph, static_input, static_output, batches):\n"
+                "    outputs = []\n"
+                "    for batch in batches:\n"
+                "        graph.replay()\n"
+                "        static_input.copy_(batch)\n"
+                "        outputs.append(static_output.clone())\n"
+                "    return outputs"
+            ),
+            "each output belongs to the batch before: copy the batch in first",
+        ),
+        (
+            (
+                "def run_batches(graph, static_input, static_output, batches):\n"
+                "    outputs = []\n"
+                "    for batch in batches:\n"
+                "        batch.copy_(static_input)\n"
+                "        graph.replay()\n"
+                "        outputs.append(static_output.clone())\n"
+                "    return outputs"
+            ),
+            "the batches changed: copy each batch *into* static_input",
+        ),
     ),
 }
