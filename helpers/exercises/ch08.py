@@ -89,7 +89,10 @@ def _check_rank_indices(fn: Any) -> None:
                 if got == expected:
                     continue
                 if sorted(got) == list(range(rank, n, world)):
-                    raise Wrong(f"{call} gives rank {rank} every {world}th sample in order: shuffle (shuffle=True)")
+                    raise Wrong(
+                        f"{call} gives rank {rank} the samples {rank}, {rank + world}, {rank + 2 * world}, … in order: "
+                        "shuffle (shuffle=True)"
+                    )
                 if epoch == 1 and got == _sampler_indices(n, world, rank, 0):
                     raise Wrong(
                         f"{call} repeats epoch 0's order: call sampler.set_epoch(epoch), or every epoch "
@@ -120,14 +123,18 @@ def _rank_data(rank: int) -> tuple[torch.Tensor, torch.Tensor]:
     return torch.randn(8, 4, generator=g), torch.full((8, 1), float(rank))
 
 
-def _expected_weights(world_size: int, average: bool = True) -> torch.Tensor:
-    """One process trained on every rank's data at once: what DDP (which averages gradients) must give."""
+def _expected_weights(world_size: int, average: bool = True, zero_grad: bool = True) -> torch.Tensor:
+    """One process trained on every rank's data at once: what DDP (which averages gradients) must give.
+
+    `average=False` sums the ranks' gradients instead; `zero_grad=False` lets them pile up from step to step.
+    """
     torch.manual_seed(0)
     model = torch.nn.Linear(4, 1)
     opt = torch.optim.SGD(model.parameters(), lr=LR)
     data = [_rank_data(r) for r in range(world_size)]
     for _ in range(STEPS):
-        opt.zero_grad()
+        if zero_grad:
+            opt.zero_grad()
         losses = [torch.nn.functional.mse_loss(model(x), y) for x, y in data]
         (sum(losses) / (world_size if average else 1)).backward()
         opt.step()
@@ -186,11 +193,17 @@ def _check_ddp_worker(fn: Any) -> None:
         raise Wrong("the weights did not change: write the training step (loss, zero_grad, backward, step)")
     if not torch.allclose(w0, w1, atol=1e-6):
         raise Wrong(
-            "rank 0 and rank 1 ended with different weights: each trained on its own data alone. Wrap the "
-            "model in DDP so that backward() averages the gradients over the ranks"
+            "rank 0 and rank 1 ended with different weights: each trained on its own data alone, so no gradient "
+            "was averaged over the ranks. Wrap the model in DDP and run the forward pass through the wrapped "
+            "model (ddp_model(x)): that call is what sets up the averaging in backward()"
         )
     if torch.allclose(w0, _expected_weights(2, average=False), atol=1e-5):
         raise Wrong("the ranks agree, but their gradients were summed, not averaged (DDP divides by world_size)")
+    if torch.allclose(w0, _expected_weights(2, zero_grad=False), atol=1e-5):
+        raise Wrong(
+            "the ranks agree, but each step's gradients were added to the last step's: call "
+            "optimizer.zero_grad() every step"
+        )
     if not torch.allclose(w0, _expected_weights(2), atol=1e-5):
         raise Wrong(
             "the ranks agree, but not with one process trained on both ranks' data: did every step zero the "

@@ -251,7 +251,8 @@ def _judge_sums(out: torch.Tensor, x: torch.Tensor, world_size: int, where: str)
             return
     chunks = [c.sum().item() for c in x.chunk(world_size)]
     raise Wrong(
-        f"{where} with {world_size} processes `out` became {got}; the sums of x.chunk({world_size}) are {chunks}"
+        f"{where} with {world_size} process{'es' if world_size > 1 else ''} `out` became {got}; "
+        f"the sums of x.chunk({world_size}) are {chunks}"
     )
 
 

@@ -59,36 +59,67 @@ _STEP = """\
         opt.step()"""
 
 
-#: Typical wrong answers to each question, by number: each must be rejected (tested in CI). They live
-#: here, not with the questions, because most are the solution with one line changed.
-WRONG_ANSWERS: dict[int, tuple[str, ...]] = {
+#: Typical wrong answers to each question, by number, each with words its verdict must contain (the
+#: message a learner who wrote it is told, checked in CI). They live here, not with the questions,
+#: because most are the solution with one line changed.
+WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
-        "def rank_indices(n_samples, world_size, rank, epoch):\n"
-        "    return torch.empty(n_samples // world_size, device='meta')",
-        "def rank_indices(n_samples, world_size, rank, epoch):\n"
-        "    sampler = DistributedSampler(range(n_samples), num_replicas=world_size, rank=rank, "
-        "shuffle=True, seed=0)\n"
-        "    return list(sampler)",
-        "def rank_indices(n_samples, world_size, rank, epoch):\n    return list(range(rank, n_samples, world_size))",
-        "def rank_indices(n_samples, world_size, rank, epoch):\n"
-        "    sampler = DistributedSampler(range(n_samples), num_replicas=world_size, rank=0, seed=0)\n"
-        "    sampler.set_epoch(epoch)\n"
-        "    return list(sampler)",
-        "def rank_indices(n_samples, world_size, rank, epoch):\n"
-        "    order = torch.randperm(n_samples, generator=torch.Generator().manual_seed(epoch)).tolist()\n"
-        "    return order[rank::world_size]",
+        (
+            "def rank_indices(n_samples, world_size, rank, epoch):\n"
+            "    return torch.empty(n_samples // world_size, device='meta')",
+            "returned a tensor on the meta device, which holds no values",
+        ),
+        (
+            "def rank_indices(n_samples, world_size, rank, epoch):\n"
+            "    sampler = DistributedSampler(range(n_samples), num_replicas=world_size, rank=rank, "
+            "shuffle=True, seed=0)\n"
+            "    return list(sampler)",
+            "repeats epoch 0's order: call sampler.set_epoch(epoch)",
+        ),
+        (
+            "def rank_indices(n_samples, world_size, rank, epoch):\n"
+            "    return list(range(rank, n_samples, world_size))",
+            "gives rank 0 the samples 0, 2, 4, … in order: shuffle",
+        ),
+        (
+            "def rank_indices(n_samples, world_size, rank, epoch):\n"
+            "    sampler = DistributedSampler(range(n_samples), num_replicas=world_size, rank=0, seed=0)\n"
+            "    sampler.set_epoch(epoch)\n"
+            "    return list(sampler)",
+            "is rank 0's share: pass rank=1",
+        ),
+        (
+            "def rank_indices(n_samples, world_size, rank, epoch):\n"
+            "    order = torch.randperm(n_samples, generator=torch.Generator().manual_seed(epoch)).tolist()\n"
+            "    return order[rank::world_size]",
+            "has 2 indices; each of 4 ranks reads ceil(10 / 4) = 3",
+        ),
     ),
     2: (
-        _DDP_TEMPLATE.replace("    model = DDP(model)\n", "").format(step=_STEP),
-        _DDP_TEMPLATE.format(step=_STEP.replace("        opt.zero_grad()\n", "")),
-        _DDP_TEMPLATE.replace("    model = DDP(model)\n", "").format(
-            step=_STEP.replace(
-                "        opt.step()",
-                "        for p in model.parameters():\n"
-                "            dist.all_reduce(p.grad)  # a sum over the ranks\n"
-                "        opt.step()",
-            )
+        (
+            _DDP_TEMPLATE.replace("    model = DDP(model)\n", "").format(step=_STEP),
+            "each trained on its own data alone, so no gradient was averaged over the ranks",
         ),
-        _DDP_TEMPLATE.format(step="        pass"),
+        (
+            _DDP_TEMPLATE.format(step=_STEP.replace("        opt.zero_grad()\n", "")),
+            "each step's gradients were added to the last step's: call optimizer.zero_grad() every step",
+        ),
+        (
+            _DDP_TEMPLATE.replace("    model = DDP(model)\n", "").format(
+                step=_STEP.replace(
+                    "        opt.step()",
+                    "        for p in model.parameters():\n"
+                    "            dist.all_reduce(p.grad)  # a sum over the ranks\n"
+                    "        opt.step()",
+                )
+            ),
+            "their gradients were summed, not averaged",
+        ),
+        (_DDP_TEMPLATE.format(step="        pass"), "the weights did not change: write the training step"),
+        # wraps the model but runs the forward pass through the plain module
+        (
+            _DDP_TEMPLATE.replace("    model = DDP(model)\n", "    ddp_model = DDP(model)\n").format(step=_STEP),
+            "run the forward pass through the wrapped model",
+        ),
     ),
 }

@@ -25,84 +25,124 @@ SOLUTIONS: dict[int, str] = {
 }
 
 
-#: Typical wrong answers to each question, by number: each must be rejected (tested in CI). They live
-#: here, not with the questions, because most are the solution with one line changed.
-WRONG_ANSWERS: dict[int, tuple[str, ...]] = {
+#: Typical wrong answers to each question, by number, each with words its verdict must contain (the
+#: message a learner who wrote it is told, checked in CI). They live here, not with the questions,
+#: because most are the solution with one line changed.
+WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
-        "import torch\nimport torch.nn.functional as F\n\n\n"
-        "def hogwild_worker(rank, model, x, y, steps, lr):\n"
-        "    opt = torch.optim.SGD(model.parameters(), lr=0.5)\n"
-        "    for _ in range(60):\n"
-        "        idx = torch.randint(0, len(x), (32,))\n"
-        "        loss = F.cross_entropy(model(x[idx]), y[idx])\n"
-        "        opt.zero_grad()\n"
-        "        loss.backward()\n"
-        "        opt.step()",
+        (
+            "import torch\nimport torch.nn.functional as F\n\n\n"
+            "def hogwild_worker(rank, model, x, y, steps, lr):\n"
+            "    opt = torch.optim.SGD(model.parameters(), lr=0.5)\n"
+            "    for _ in range(60):\n"
+            "        idx = torch.randint(0, len(x), (32,))\n"
+            "        loss = F.cross_entropy(model(x[idx]), y[idx])\n"
+            "        opt.zero_grad()\n"
+            "        loss.backward()\n"
+            "        opt.step()",
+            "with steps=0 the model still changed: take the number of steps and lr from the arguments",
+        ),
         # forgets the optimizer step
-        "import torch\nimport torch.nn.functional as F\n\n\n"
-        "def hogwild_worker(rank, model, x, y, steps, lr):\n"
-        "    opt = torch.optim.SGD(model.parameters(), lr=lr)\n"
-        "    for _ in range(steps):\n"
-        "        idx = torch.randint(0, len(x), (32,))\n"
-        "        loss = F.cross_entropy(model(x[idx]), y[idx])\n"
-        "        opt.zero_grad()\n"
-        "        loss.backward()",
+        (
+            "import torch\nimport torch.nn.functional as F\n\n\n"
+            "def hogwild_worker(rank, model, x, y, steps, lr):\n"
+            "    opt = torch.optim.SGD(model.parameters(), lr=lr)\n"
+            "    for _ in range(steps):\n"
+            "        idx = torch.randint(0, len(x), (32,))\n"
+            "        loss = F.cross_entropy(model(x[idx]), y[idx])\n"
+            "        opt.zero_grad()\n"
+            "        loss.backward()",
+            "the model's parameters did not change",
+        ),
         # trains a private copy: the shared model never changes
-        "import torch\nimport torch.nn.functional as F\n\n\n"
-        "def hogwild_worker(rank, model, x, y, steps, lr):\n"
-        "    import copy\n"
-        "    local = copy.deepcopy(model)\n"
-        "    opt = torch.optim.SGD(local.parameters(), lr=lr)\n"
-        "    for _ in range(steps):\n"
-        "        idx = torch.randint(0, len(x), (32,))\n"
-        "        loss = F.cross_entropy(local(x[idx]), y[idx])\n"
-        "        opt.zero_grad()\n"
-        "        loss.backward()\n"
-        "        opt.step()",
+        (
+            "import torch\nimport torch.nn.functional as F\n\n\n"
+            "def hogwild_worker(rank, model, x, y, steps, lr):\n"
+            "    import copy\n"
+            "    local = copy.deepcopy(model)\n"
+            "    opt = torch.optim.SGD(local.parameters(), lr=lr)\n"
+            "    for _ in range(steps):\n"
+            "        idx = torch.randint(0, len(x), (32,))\n"
+            "        loss = F.cross_entropy(local(x[idx]), y[idx])\n"
+            "        opt.zero_grad()\n"
+            "        loss.backward()\n"
+            "        opt.step()",
+            "the model's parameters did not change",
+        ),
         # computes the loss without a graph
-        "import torch\nimport torch.nn.functional as F\n\n\n"
-        "def hogwild_worker(rank, model, x, y, steps, lr):\n"
-        "    opt = torch.optim.SGD(model.parameters(), lr=lr)\n"
-        "    for _ in range(steps):\n"
-        "        idx = torch.randint(0, len(x), (32,))\n"
-        "        with torch.no_grad():\n"
-        "            loss = F.cross_entropy(model(x[idx]), y[idx])\n"
-        "        opt.zero_grad()\n"
-        "        loss.backward()\n"
-        "        opt.step()",
+        (
+            "import torch\nimport torch.nn.functional as F\n\n\n"
+            "def hogwild_worker(rank, model, x, y, steps, lr):\n"
+            "    opt = torch.optim.SGD(model.parameters(), lr=lr)\n"
+            "    for _ in range(steps):\n"
+            "        idx = torch.randint(0, len(x), (32,))\n"
+            "        with torch.no_grad():\n"
+            "            loss = F.cross_entropy(model(x[idx]), y[idx])\n"
+            "        opt.zero_grad()\n"
+            "        loss.backward()\n"
+            "        opt.step()",
+            "element 0 of tensors does not require grad",
+        ),
     ),
     2: (
         # sends a tensor back
-        "def consumer(tasks, results):\n"
-        "    while True:\n"
-        "        item = tasks.get()\n"
-        "        if item is None:\n"
-        "            return\n"
-        "        index, t = item\n"
-        "        results.put((index, t.mean()))",
+        (
+            "def consumer(tasks, results):\n"
+            "    while True:\n"
+            "        item = tasks.get()\n"
+            "        if item is None:\n"
+            "            return\n"
+            "        index, t = item\n"
+            "        results.put((index, t.mean()))",
+            "the mean you sent is a tensor; send a plain Python float",
+        ),
         # handles one task only
-        "def consumer(tasks, results):\n    index, t = tasks.get()\n    results.put((index, t.mean().item()))",
+        (
+            "def consumer(tasks, results):\n    index, t = tasks.get()\n    results.put((index, t.mean().item()))",
+            "3 tasks went in and 1 results came out: handle every task, and stop only at None",
+        ),
         # the sum, not the mean
-        "def consumer(tasks, results):\n"
-        "    while True:\n"
-        "        item = tasks.get()\n"
-        "        if item is None:\n"
-        "            return\n"
-        "        index, t = item\n"
-        "        results.put((index, t.sum().item()))",
+        (
+            "def consumer(tasks, results):\n"
+            "    while True:\n"
+            "        item = tasks.get()\n"
+            "        if item is None:\n"
+            "            return\n"
+            "        index, t = item\n"
+            "        results.put((index, t.sum().item()))",
+            "for task 0 you sent 10, the sum; the mean divides it by numel()",
+        ),
         # never looks for the stop signal
-        "def consumer(tasks, results):\n"
-        "    while True:\n"
-        "        index, t = tasks.get()\n"
-        "        results.put((index, t.mean().item()))",
+        (
+            "def consumer(tasks, results):\n"
+            "    while True:\n"
+            "        index, t = tasks.get()\n"
+            "        results.put((index, t.mean().item()))",
+            "cannot unpack non-iterable NoneType object",
+        ),
     ),
     3: (
-        "import torch\n\n\ndef partial_sum(rank, world_size, x, out):\n"
-        "    out[rank] = x.chunk(world_size)[rank].sum()\n"
-        "    x.zero_()",
-        "import torch\n\n\ndef partial_sum(rank, world_size, x, out):\n    out[rank] = x.sum()",
-        "import torch\n\n\ndef partial_sum(rank, world_size, x, out):\n    out = x.chunk(world_size)[rank].sum()",
-        "import torch\n\n\ndef partial_sum(rank, world_size, x, out):\n    out[rank] = x[rank].sum()",
-        "import torch\n\n\ndef partial_sum(rank, world_size, x, out):\n    return x.chunk(world_size)[rank].sum()",
+        (
+            "import torch\n\n\ndef partial_sum(rank, world_size, x, out):\n"
+            "    out[rank] = x.chunk(world_size)[rank].sum()\n"
+            "    x.zero_()",
+            "your partial_sum changed x",
+        ),
+        (
+            "import torch\n\n\ndef partial_sum(rank, world_size, x, out):\n    out[rank] = x.sum()",
+            "every process wrote the sum of all of x",
+        ),
+        (
+            "import torch\n\n\ndef partial_sum(rank, world_size, x, out):\n    out = x.chunk(world_size)[rank].sum()",
+            "`out` is still all zeros: write into it in place",
+        ),
+        (
+            "import torch\n\n\ndef partial_sum(rank, world_size, x, out):\n    out[rank] = x[rank].sum()",
+            "with 1 process `out` became [1.0]; the sums of x.chunk(1) are [55.0]",
+        ),
+        (
+            "import torch\n\n\ndef partial_sum(rank, world_size, x, out):\n    return x.chunk(world_size)[rank].sum()",
+            "`out` is still all zeros: write into it in place",
+        ),
     ),
 }
