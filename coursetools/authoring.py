@@ -39,8 +39,8 @@ HELPERS_PIP_SOURCE = "git+https://github.com/pytorch-gpu-course/pytorch-gpu-cour
 WRITTEN_FOR = ".".join(__version__.split(".")[:2])
 
 PARAMETERS_CELL = """\
-# Parameters (papermill replaces them). QUICK=True shrinks sizes and repeats so that the tests
-# run fast; every code path still runs. COURSE_QUICK=1 in the environment does the same.
+# Parameters. QUICK = True shrinks sizes and repeats for a fast run-through; every code path
+# still runs. COURSE_QUICK=1 in the environment does the same.
 QUICK = False"""
 
 #: Ten lines that find `helpers` in a clone (the notebook's parent folder), a pip install, or the

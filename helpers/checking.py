@@ -224,7 +224,9 @@ def expect_function(value: Any, name: str, takes: str = "") -> None:
     """Raise `Wrong` unless `value` is callable; `takes` describes its arguments, e.g. "(major, minor)"."""
     if not callable(value):
         shape = f"taking {takes}" if takes else f"(def {name}(...): ...)"
-        raise Wrong(f"`{name}` should be a function {shape}, but it is a {type(value).__name__}")
+        kind = type(value).__name__
+        article = "an" if kind[0] in "aeiouAEIOU" else "a"
+        raise Wrong(f"`{name}` should be a function {shape}, but it is {article} {kind}")
 
 
 # -- Whose code raised: the learner's or the course's --------------------------------------------

@@ -1,12 +1,12 @@
-"""GPU memory (chapter 05): the real CUDA counters and tensor sizes.
+"""GPU memory (chapter 05): sizes before allocating, and the caching allocator's constants.
 
-* **Readers of the real counters** (`memory_counters`, `reset_peaks`, `free_and_total`,
-  `allocator_stats`). They return plain numbers and need a CUDA GPU: on a machine without one
-  they raise `NeedsCudaError` instead of returning the zeros that torch's CPU-only build gives.
 * **Sizes before allocating** (`tensor_nbytes`, `format_bytes`): numel × element size.
+* **`MemoryCounters`**, the allocator's four counters as one record (the model in
+  `helpers.standins` reports its own in this form), and **`cuda_device_for`**, which names the
+  CUDA device a helper drives or raises `NeedsCudaError` with what to do on a machine without one.
 
-The caching allocator's constants are here too; its model for machines without a GPU, and the
-playground that drives either, are in `helpers.standins`.
+Chapter 05 reads the real counters with `torch.cuda` itself, in its own cells; the model of the
+allocator for machines without a GPU is in `helpers.standins`.
 """
 
 from __future__ import annotations
@@ -30,18 +30,6 @@ SMALL_BUFFER = 2 * MIB  # small requests are packed into 2 MiB segments
 MIN_LARGE_ALLOC = 10 * MIB  # requests between 1 and 10 MiB may share a 20 MiB segment
 LARGE_BUFFER = 20 * MIB
 ROUND_LARGE = 2 * MIB  # segments for requests of 10 MiB or more are rounded up to 2 MiB
-
-#: The `memory_stats()` keys chapter 05 prints (the dictionary has over a hundred).
-STAT_KEYS = (
-    "allocated_bytes.all.current",
-    "allocated_bytes.all.peak",
-    "reserved_bytes.all.current",
-    "reserved_bytes.all.peak",
-    "active_bytes.all.current",
-    "segment.all.current",
-    "num_alloc_retries",
-    "num_ooms",
-)
 
 
 class NeedsCudaError(RuntimeError):
@@ -88,35 +76,6 @@ class MemoryCounters:
             f"{self.device}: allocated {format_bytes(self.allocated)} (peak {format_bytes(self.max_allocated)}), "
             f"reserved {format_bytes(self.reserved)} (peak {format_bytes(self.max_reserved)})"
         )
-
-
-def memory_counters(device: torch.device | str | int | None = None) -> MemoryCounters:
-    """Read `memory_allocated`, `memory_reserved` and their peaks for a CUDA device."""
-    device = cuda_device_for(device, "memory_counters")
-    return MemoryCounters(
-        allocated=torch.cuda.memory_allocated(device),
-        reserved=torch.cuda.memory_reserved(device),
-        max_allocated=torch.cuda.max_memory_allocated(device),
-        max_reserved=torch.cuda.max_memory_reserved(device),
-        device=str(device),
-    )
-
-
-def reset_peaks(device: torch.device | str | int | None = None) -> None:
-    """Set the peaks (`max_memory_allocated`, `max_memory_reserved`) back to the current values."""
-    torch.cuda.reset_peak_memory_stats(cuda_device_for(device, "reset_peaks"))
-
-
-def free_and_total(device: torch.device | str | int | None = None) -> tuple[int, int]:
-    """The driver's view (`torch.cuda.mem_get_info`): bytes free on the GPU and its total, for all processes."""
-    free, total = torch.cuda.mem_get_info(cuda_device_for(device, "free_and_total"))
-    return int(free), int(total)
-
-
-def allocator_stats(device: torch.device | str | int | None = None, keys: Sequence[str] = STAT_KEYS) -> dict[str, int]:
-    """Chosen entries of `torch.cuda.memory_stats` as a plain dict (0 for a key the allocator has not set yet)."""
-    stats = torch.cuda.memory_stats(cuda_device_for(device, "allocator_stats"))
-    return {key: int(stats.get(key, 0)) for key in keys}
 
 
 # --------------------------------------------------------------------------- sizes

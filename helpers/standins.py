@@ -20,8 +20,7 @@ simulated GPU, a model of the caching allocator, a model of CUDA graph replay.
   requests under 10 MiB from 20 MiB segments, larger ones from a segment of their own size
   rounded up to 2 MiB; freed blocks stay cached for reuse; `empty_cache` returns wholly free
   segments. It is a teaching model, not the allocator: see the class docstring for what it leaves
-  out. `AllocatorPlayground` drives either the real counters (on a GPU) or the model with the same
-  calls, and `allocator_widget` puts buttons on it.
+  out.
 * **`GraphReplayModel`**, a CPU model of what a CUDA graph does on replay (chapter 11): it re-runs
   the captured work on the very tensors it was captured with, so that the rules of static inputs
   can be shown and checked. It captures nothing and makes nothing faster.
@@ -32,7 +31,7 @@ from __future__ import annotations
 import contextlib
 import math
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from unittest import mock
@@ -50,8 +49,6 @@ from .memory import (
     SMALL_BUFFER,
     SMALL_SIZE,
     MemoryCounters,
-    cuda_device_for,
-    format_bytes,
 )
 from .streams import Span
 
@@ -602,17 +599,13 @@ def segment_size(rounded: int) -> int:
 def _check_request(nbytes: Any) -> None:
     """Refuse a request that is not a whole number of bytes from 1.
 
-    A learner types sizes into the playground; the model would otherwise give a request of 0,
-    a negative or a fractional size a block as if it were real.
+    The model would otherwise give a request of 0, a negative or a fractional size a block as if
+    it were real.
     """
     if isinstance(nbytes, bool) or not isinstance(nbytes, int):
         raise TypeError(f"a request is a whole number of bytes, not {nbytes!r} ({type(nbytes).__name__})")
     if nbytes <= 0:
         raise ValueError(f"a request must ask for at least one byte, not {nbytes} (empty tensors take no block)")
-
-
-class ModelOutOfMemoryError(torch.OutOfMemoryError, MemoryError):
-    """The model's stand-in for `torch.cuda.OutOfMemoryError`: `except torch.OutOfMemoryError` catches both."""
 
 
 @dataclass
@@ -651,8 +644,6 @@ class CachingAllocatorModel:
       an unsplit block is counted whole in `allocated`, as the real counter does;
     * otherwise asks the "driver" for a new segment of `segment_size(rounded)` bytes;
     * on `free`, keeps the block cached and merges it with free neighbours in its segment;
-    * when a new segment would exceed `capacity`, first returns all unused cached segments, then
-      raises `ModelOutOfMemoryError`, as the real allocator frees its cache and retries once;
     * `empty_cache` returns every segment that is wholly free; blocks in use stay put.
 
     What it leaves out: streams (a real block is reused only on the stream it was freed on, or
@@ -660,18 +651,14 @@ class CachingAllocatorModel:
     `roundup_power2_divisions`, `expandable_segments`, garbage collection thresholds; its older name
     is `PYTORCH_CUDA_ALLOC_CONF`), CUDA graphs' private pools, the CUDA context (which the driver
     counts but the allocator does not), cuBLAS workspaces (which the real allocator does hold, from
-    the first matrix product on), and fragmentation of the device's address space (the model's
-    "driver" only checks the total against `capacity`).
+    the first matrix product on), and running out of memory (its "driver" has no limit: a real
+    allocator that finds none frees its cache, retries once, then raises `torch.OutOfMemoryError`).
     """
 
-    def __init__(self, capacity: int | None = None) -> None:
-        if capacity is not None:
-            _check_request(capacity)
-        self.capacity = capacity
+    def __init__(self) -> None:
         self.segments: list[Segment] = []
         self.max_allocated = 0
         self.max_reserved = 0
-        self.num_ooms = 0
         self._next_handle = 1
         self._next_segment = 1
 
@@ -705,7 +692,7 @@ class CachingAllocatorModel:
         small = rounded <= SMALL_SIZE
         found = self._best_fit(rounded, small)
         if found is None:
-            found = self._new_segment(segment_size(rounded), small, nbytes)
+            found = self._new_segment(segment_size(rounded), small)
         segment, index = found
         block = segment.blocks[index]
         rest = block.size - rounded
@@ -731,17 +718,7 @@ class CachingAllocatorModel:
         *_, segment, index = min(candidates, key=lambda c: c[:3])
         return segment, index
 
-    def _new_segment(self, size: int, small: bool, asked: int) -> tuple[Segment, int]:
-        if self.capacity is not None and self.reserved + size > self.capacity:
-            self.empty_cache()  # the real allocator frees its cached blocks and retries once
-            if self.reserved + size > self.capacity:
-                self.num_ooms += 1
-                raise ModelOutOfMemoryError(
-                    f"MODEL out of memory (a simulation, not a GPU): "
-                    f"tried to allocate {format_bytes(asked)} (a new segment of {format_bytes(size)}); "
-                    f"capacity {format_bytes(self.capacity)}, {format_bytes(self.allocated)} allocated, "
-                    f"{format_bytes(self.reserved)} reserved"
-                )
+    def _new_segment(self, size: int, small: bool) -> tuple[Segment, int]:
         segment = Segment(self._next_segment, size, small, [Block(0, size)])
         self._next_segment += 1
         self.segments.append(segment)
@@ -788,256 +765,6 @@ class CachingAllocatorModel:
             pool = "small" if s.small else "large"
             lines.append(f"segment {s.number} ({pool} pool, {s.size // unit:,} {name}): " + " | ".join(parts))
         return "\n".join(lines)
-
-
-# -- the playground: the same calls on the real allocator or on the model, with buttons
-
-
-@dataclass(frozen=True)
-class Step:
-    """One action in the playground and the counters right after it; `error` is set when it ran out of memory."""
-
-    action: str
-    allocated: int
-    reserved: int
-    error: str = ""
-
-
-#: The pretend GPU size of the playground's model: a few clicks of 64 MiB run it out of memory.
-PLAYGROUND_MODEL_CAPACITY = 128 * MIB
-
-
-class AllocatorPlayground:
-    """Allocate and free tensors by size, on a real GPU or on the model, and record the counters.
-
-    `AllocatorPlayground.create()` picks the real thing when a CUDA GPU is present and the model
-    otherwise; `source` says which one the numbers come from.
-    """
-
-    def __init__(self, device: torch.device | str | None = None, *, model: CachingAllocatorModel | None = None):
-        self._handles: list[Any] = []
-        self.history: list[Step] = []
-        if model is not None:
-            self.model: CachingAllocatorModel | None = model
-            self.device = None
-            self.source = "MODEL of the caching allocator (no GPU here): not measured"
-        else:
-            self.model = None
-            self.device = cuda_device_for(device, "a GPU playground")
-            torch.cuda.synchronize(self.device)
-            torch.cuda.empty_cache()  # start from what the rest of the notebook keeps alive
-            self.source = f"real counters of {torch.cuda.get_device_name(self.device)} ({self.device})"
-        self._record("start")
-
-    @classmethod
-    def create(cls, capacity: int | None = PLAYGROUND_MODEL_CAPACITY) -> AllocatorPlayground:
-        """The real allocator of the current CUDA GPU if there is one, else a model of a GPU with `capacity` bytes.
-
-        The model runs out of memory as a GPU does (`ModelOutOfMemoryError`, a `torch.OutOfMemoryError`);
-        pass `capacity=None` for a model without a limit. A real GPU's limit is its own.
-        """
-        if torch.cuda.is_available():
-            return cls()
-        return cls(model=CachingAllocatorModel(capacity))
-
-    @property
-    def capacity(self) -> int | None:
-        """The bytes the allocator can reserve at most: the model's capacity, or the GPU's total memory."""
-        if self.model is not None:
-            return self.model.capacity
-        return torch.cuda.get_device_properties(self.device).total_memory
-
-    @property
-    def on_gpu(self) -> bool:
-        return self.model is None
-
-    def counters(self) -> tuple[int, int]:
-        """(allocated, reserved) right now."""
-        if self.model is not None:
-            return self.model.allocated, self.model.reserved
-        return torch.cuda.memory_allocated(self.device), torch.cuda.memory_reserved(self.device)
-
-    def _record(self, action: str, error: str = "") -> Step:
-        allocated, reserved = self.counters()
-        step = Step(action, allocated, reserved, error)
-        self.history.append(step)
-        return step
-
-    def allocate(self, nbytes: int) -> Step:
-        """Allocate a tensor of `nbytes` bytes (uint8) and record the counters.
-
-        Out of memory (the model's capacity, or the GPU's) records a step with its `error` and
-        raises the error again, as the real allocation would.
-        """
-        _check_request(nbytes)
-        try:
-            if self.model is not None:
-                self._handles.append(self.model.malloc(nbytes))
-            else:
-                self._handles.append(torch.empty(nbytes, dtype=torch.uint8, device=self.device))
-        except torch.OutOfMemoryError as exc:  # the model's error is one too
-            self._record(f"alloc {format_bytes(nbytes)}: OUT OF MEMORY", f"{type(exc).__name__}: {exc}".splitlines()[0])
-            raise
-        return self._record(f"alloc {format_bytes(nbytes)}")
-
-    def _drop_last(self) -> None:
-        """Forget the newest tensor: the model frees its block; a real tensor dies with its last reference."""
-        handle = self._handles.pop()
-        if self.model is not None:
-            self.model.free(handle)
-
-    def free_last(self) -> Step:
-        """Drop the most recent tensor still alive."""
-        if not self._handles:
-            return self._record("free (nothing to free)")
-        self._drop_last()
-        return self._record("free last")
-
-    def free_all(self) -> Step:
-        """Drop every tensor this playground holds."""
-        while self._handles:
-            self._drop_last()
-        return self._record("free all")
-
-    def empty_cache(self) -> Step:
-        """Return unused cached segments to the driver."""
-        if self.model is not None:
-            self.model.empty_cache()
-        else:
-            torch.cuda.empty_cache()
-        return self._record("empty_cache")
-
-    @property
-    def live(self) -> int:
-        """How many tensors the playground holds."""
-        return len(self._handles)
-
-
-def plot_steps(history: Sequence[Step], label: str, title: str | None = None, *, capacity: int | None = None) -> Any:
-    """Bars of allocated and reserved MiB after each step; `label` says where the numbers come from.
-
-    A step that ran out of memory is shaded and named in red; `capacity` (bytes) draws the limit
-    as a dashed line when a bar reaches a quarter of it or memory ran out. The figure carries alt text.
-    """
-    from .plots import GREY, OKABE_ITO, WHITE, add_stamp, colour, new_figure, set_alt
-
-    fig, ax = new_figure(max(5.0, 0.9 * len(history) + 2), 3.8)
-    xs = list(range(len(history)))
-    width = 0.4
-    allocated = [s.allocated / MIB for s in history]
-    reserved = [s.reserved / MIB for s in history]
-    ax.bar([x - width / 2 for x in xs], allocated, width, label="allocated", color=colour(0))
-    ax.bar([x + width / 2 for x in xs], reserved, width, label="reserved", color=colour(1), hatch="//", edgecolor=WHITE)
-    ooms = [x for x, s in zip(xs, history, strict=True) if s.error]
-    for x in ooms:
-        ax.axvspan(x - 0.5, x + 0.5, color=OKABE_ITO["vermillion"], alpha=0.15, lw=0)
-    ax.set_xticks(xs, [s.action for s in history], rotation=30, ha="right", fontsize=8)
-    for x in ooms:
-        ax.get_xticklabels()[x].set_color(OKABE_ITO["vermillion"])
-    top = max(reserved + allocated)
-    show_capacity = capacity is not None and (bool(ooms) or top >= capacity / MIB / 4)
-    if show_capacity and capacity is not None:
-        ax.axhline(capacity / MIB, color=GREY, linestyle="--", label=f"capacity {format_bytes(capacity)}")
-        top = max(top, capacity / MIB)
-    ax.set_ylim(0, max(1.0, 1.15 * top))  # never a ±0.04 axis for zero bytes
-    ax.set_ylabel("memory (MiB)")
-    ax.set_xlabel("step (oldest first)")
-    last = history[-1]
-    if title is None:
-        title = (
-            "OUT OF MEMORY: the last allocation did not fit" if last.error else "allocated vs reserved after each step"
-        )
-    ax.set_title(title, **({"color": OKABE_ITO["vermillion"]} if last.error else {}))
-    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1))  # beside the plot: never over a bar or the limit
-    add_stamp(fig, label)
-    alt = (
-        f"Bar chart of allocated and reserved memory in MiB after "
-        f"{f'each of {len(history)} steps' if len(history) > 1 else 'one step'} ({label}). "
-        f"After '{last.action}': allocated {format_bytes(last.allocated)}, reserved {format_bytes(last.reserved)}; "
-        f"most reserved {format_bytes(max(s.reserved for s in history))}"
-    )
-    if capacity is not None:
-        alt += f"; capacity {format_bytes(capacity)}"
-    if ooms:
-        alt += "; out of memory at: " + ", ".join(repr(history[x].action) for x in ooms)
-    return set_alt(fig, alt + ".")
-
-
-def playground_text(playground: AllocatorPlayground) -> str:
-    """What the widget prints under its buttons: the last step, its counters, and the model's segments."""
-    last = playground.history[-1]
-    lines = [
-        f"{last.action}: allocated {format_bytes(last.allocated)}, reserved {format_bytes(last.reserved)}"
-        f" · {playground.live} live tensor(s) · {playground.source}"
-    ]
-    if last.error:
-        lines.append(
-            f"OUT OF MEMORY: {last.error}\n  On a GPU this is torch.OutOfMemoryError (torch.cuda.OutOfMemoryError); "
-            "free a tensor or call empty_cache, then allocate again."
-        )
-    if playground.model is not None:
-        if playground.model.capacity is not None:
-            lines.append(f"model capacity (a pretend GPU): {format_bytes(playground.model.capacity)}")
-        lines.append(playground.model.describe())
-    return "\n".join(lines)
-
-
-def allocator_widget(playground: AllocatorPlayground, sizes_mib: Sequence[float] = (0.001, 0.5, 1, 4, 16, 64)) -> Any:
-    """Buttons to allocate / free / empty the cache, redrawing allocated vs reserved after each click.
-
-    Each redraw replaces the output area's contents in one update (text and a fresh figure with
-    alt text, the figure closed at once), so quick clicks cannot leave it half cleared or empty.
-    Running out of memory is a step like the others: shown in the text and the plot.
-    """
-    import ipywidgets as widgets
-    from IPython.display import display
-
-    from .plots import bundle
-
-    size = widgets.Dropdown(
-        options=[(f"{s:g} MiB", s) for s in sizes_mib],
-        value=sizes_mib[min(2, len(sizes_mib) - 1)],
-        description="size",
-        style={"description_width": "initial"},
-    )
-    buttons = {name: widgets.Button(description=name) for name in ("allocate", "free last", "free all", "empty_cache")}
-    out = widgets.Output()
-    capacity = playground.capacity
-
-    def redraw() -> None:
-        import matplotlib.pyplot as plt
-
-        text = playground_text(playground)
-        fig = plot_steps(playground.history[-12:], playground.source, capacity=capacity)
-        try:
-            image = bundle(fig)
-        finally:
-            plt.close(fig)
-        out.outputs = (
-            {"output_type": "stream", "name": "stdout", "text": text + "\n"},
-            {"output_type": "display_data", "data": image, "metadata": {}},
-        )
-
-    def act(name: str) -> None:
-        try:
-            if name == "allocate":
-                playground.allocate(max(1, int(size.value * MIB)))
-            elif name == "free last":
-                playground.free_last()
-            elif name == "free all":
-                playground.free_all()
-            else:
-                playground.empty_cache()
-        except torch.OutOfMemoryError:
-            pass  # recorded as a step with its error; the redraw shows it
-        redraw()
-
-    for name, button in buttons.items():
-        button.on_click(lambda _b, name=name: act(name))
-    box = widgets.VBox([widgets.HBox([size, *buttons.values()]), out])
-    redraw()
-    display(box)
-    return box
 
 
 # ----------------------------------------------------------------------------------------------

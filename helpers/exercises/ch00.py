@@ -87,30 +87,121 @@ def _short(value: Any) -> str:
     return text if len(text) <= 60 else text[:60] + "…"
 
 
+#: The cases of question 3: (capability, arch_list, the answer, why). Most are GPUs and builds that
+#: section 4 did not show, so the rule has to be applied, not looked up.
+_KERNEL_CASES = (
+    ((7, 5), ["sm_75", "sm_80", "sm_86", "sm_90", "compute_90"], True, "a T4 (7.5) with sm_75 in the list"),
+    (
+        (6, 0),
+        ["sm_75", "sm_80", "sm_86", "sm_90", "compute_90"],
+        False,
+        "a P100 (6.0): every entry is built for a newer GPU, and neither machine code nor PTX runs on a GPU "
+        "older than it was built for",
+    ),
+    ((8, 9), ["sm_80", "sm_90"], True, "an RTX 4090 (8.9): sm_80 machine code runs on any 8.x at or above 8.0"),
+    ((7, 0), ["sm_75"], False, "a V100 (7.0): sm_75 code needs 7.5 or newer within major 7"),
+    ((8, 0), ["sm_75"], False, "an A100 (8.0): machine code never crosses a major version"),
+    (
+        (10, 0),
+        ["sm_75", "sm_80", "sm_86", "sm_90", "compute_90"],
+        True,
+        "a 10.0 GPU: compute_90 is PTX, compiled for any newer GPU",
+    ),
+    ((7, 5), ["compute_80"], False, "a T4 (7.5): PTX for 8.0 cannot run on an older GPU"),
+    ((7, 5), [], False, "an empty list (a CPU-only build, or CUDA not usable)"),
+    ((9, 0), ["sm_90a"], True, "an H100 (9.0): sm_90a is built for exactly 9.0"),
+    ((12, 1), ["sm_120a"], False, "a 12.1 GPU: an 'a' target (sm_120a) runs on exactly 12.0, no other"),
+    ((12, 1), ["sm_120"], True, "a 12.1 GPU: plain sm_120 machine code runs on any 12.x at or above 12.0"),
+    ((10, 0), ["compute_90a"], False, "a 10.0 GPU: 'a' PTX (compute_90a) runs on exactly 9.0, no newer GPU"),
+)
+
+
+def _target(arch: str) -> tuple[str, int, int, bool]:
+    """'sm_120a' as ('sm', 12, 0, True): kind, major, minor, and whether it is for that capability alone."""
+    kind, digits = arch.split("_", 1)
+    whole = int(digits.rstrip("af"))  # f (family) targets are not asked about; they read like plain ones here
+    return kind, whole // 10, whole % 10, digits.endswith("a")
+
+
+def _runs(capability: tuple[int, int], arch: str) -> bool:
+    """The compatibility rule for one entry of the list (the checker's own statement of it)."""
+    kind, major, minor, exact = _target(arch)
+    if exact:
+        return capability == (major, minor)
+    if kind == "compute":  # PTX: compiled when loaded, for this GPU or any newer one
+        return capability >= (major, minor)
+    return capability[0] == major and capability[1] >= minor  # machine code: same major, same or newer minor
+
+
+def _ask(fn: Any, capability: tuple[int, int], archs: list[str]) -> bool | int:
+    """The learner's answer for one case, after checking that it left the list it was given alone."""
+    given = list(archs)
+    got = _truth(fn(capability, given))
+    if given != list(archs):
+        raise Wrong(f"has_kernels_for changed the arch_list it was given ({given}): read it, do not change it")
+    return got
+
+
+def _probe(fn: Any, capability: tuple[int, int], archs: list[str]) -> bool | None:
+    """The learner's answer to a question the checker asks only to find the mistake; None if it fails."""
+    try:
+        return bool(fn(capability, list(archs)))
+    except Exception:  # no evidence then: the case itself is reported as it is
+        return None
+
+
+def _on_major(arch: str, major: int) -> str:
+    """`arch` rebuilt for another major version: ('sm_120a', 8) gives 'sm_80a'."""
+    kind, _, minor, _ = _target(arch)
+    return f"{kind}_{major}{minor}{arch[-1] if arch[-1] in 'af' else ''}"
+
+
+def _mistake(fn: Any, capability: tuple[int, int], archs: list[str], expected: bool) -> str:
+    """What the learner's function gets wrong in a failed case, where further questions to it show it; else ""."""
+    major, minor = capability
+    running = [a for a in archs if _runs(capability, a)]
+    if expected and len(archs) > 1:
+        for arch in running:
+            if _probe(fn, capability, [arch]) is True:
+                return (
+                    f" With only [{arch!r}] your function says True: one entry that runs is enough, so look at "
+                    "every entry before you answer False."
+                )
+    for arch in running:
+        kind, built_major, built_minor, exact = _target(arch)
+        if kind == "sm" and not exact and built_minor < minor and _probe(fn, capability, [f"sm_{major}{minor}"]):
+            return (
+                f" Your function wants an exact match (it accepts sm_{major}{minor} on {major}.{minor}), but "
+                f"machine code for {built_major}.{built_minor} runs on every later {built_major}.x too."
+            )
+        if kind == "compute" and not exact and built_major < major and _probe(fn, (built_major, built_minor), [arch]):
+            return (
+                f" Your function runs {arch} on {built_major}.{built_minor} but not on {major}.{minor}: PTX is "
+                "compiled for the GPU when it is loaded, so it runs on newer major versions too."
+            )
+    long = [a for a in archs if _target(a)[1] >= 10]
+    if long and major >= 10 and all(_target(a)[1] == major for a in long):
+        other = 8
+        analog = [_on_major(a, other) if a in long else a for a in archs]
+        if _probe(fn, (other, minor), analog) == any(_runs((other, minor), a) for a in analog):
+            return (
+                f" Your function answers the same question for {other}.{minor} with {analog} rightly, so it reads "
+                f"{long[0]!r} wrongly: the last digit is the minor version and the digits before it the major, "
+                f"so {long[0]} is for {_target(long[0])[1]}.{_target(long[0])[2]}."
+            )
+    return ""
+
+
 def _check_has_kernels_for(fn: Any) -> None:
     expect_function(fn, "has_kernels_for", "(capability, arch_list)")
-    modern = ["sm_75", "sm_80", "sm_86", "sm_90", "compute_90"]
-    cases = (
-        ((7, 5), modern, True, "a T4 (7.5) with sm_75 in the list"),
-        ((6, 0), modern, False, "a P100 (6.0): nothing in the list is built for 6.x or older PTX"),
-        ((8, 9), ["sm_80", "sm_90"], True, "an RTX 4090 (8.9): sm_80 machine code runs on any 8.x at or above 8.0"),
-        ((7, 0), ["sm_75"], False, "a V100 (7.0): sm_75 code needs 7.5 or newer within major 7"),
-        ((8, 0), ["sm_75"], False, "an A100 (8.0): machine code never crosses a major version"),
-        ((10, 0), modern, True, "a 10.0 GPU: compute_90 is PTX, compiled for any newer GPU"),
-        ((7, 5), ["compute_80"], False, "a T4 (7.5): PTX for 8.0 cannot run on an older GPU"),
-        ((7, 5), [], False, "an empty list (a CPU-only build, or CUDA not usable)"),
-        ((9, 0), ["sm_90a"], True, "an H100 (9.0): sm_90a is built for exactly 9.0"),
-        ((12, 1), ["sm_120a"], False, "a 12.1 GPU: an 'a' target (sm_120a) runs on exactly 12.0, no other"),
-        ((12, 1), ["sm_120"], True, "a 12.1 GPU: plain sm_120 machine code runs on any 12.x at or above 12.0"),
-        ((10, 0), ["compute_90a"], False, "a 10.0 GPU: 'a' PTX (compute_90a) runs on exactly 9.0, no newer GPU"),
-    )
-    for capability, archs, expected, why in cases:
-        given = list(archs)
-        got = _truth(fn(capability, given))
-        if given != list(archs):
-            raise Wrong(f"has_kernels_for changed the arch_list it was given ({given}): read it, do not change it")
+    for capability, archs, expected, why in _KERNEL_CASES:
+        got = _ask(fn, capability, archs)
         if bool(got) != expected:
-            raise Wrong(f"has_kernels_for({capability}, {archs}) returned {got!r}, but should be {expected}: {why}")
+            mistake = _mistake(fn, capability, archs, expected)
+            raise Wrong(
+                f"has_kernels_for({capability}, {archs}) returned {got!r}, but should be {expected}: {why}"
+                + (f".{mistake}" if mistake else "")
+            )
 
 
 QUESTIONS = [

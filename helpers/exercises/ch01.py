@@ -1,7 +1,9 @@
-"""Chapter 01 exercises: your own `try_gpu` and `try_all_gpus`, and counting usable CPUs.
+"""Chapter 01 exercises: your own `try_gpu` and `try_all_gpus`, counting usable CPUs, and a debug-this
+on the trap of `try_gpu(1)` falling back to the CPU.
 
 The device-choosing answers are called on pretend machines (`helpers.standins.pretend_machine`):
-two CUDA GPUs, a Mac, a CUDA build without a driver and the CPU-only build, whatever this machine is.
+two CUDA GPUs, a Mac, a CUDA build without a driver and the CPU-only build, whatever this machine is
+(question 4 adds one CUDA GPU and four). Only torch's device queries answer as there; no tensor is made.
 """
 
 from __future__ import annotations
@@ -113,6 +115,91 @@ def _check_count_usable_cpus(fn: Any) -> None:
         raise Wrong("count_usable_cpus() should follow the process's CPU set, which is back to normal now")
 
 
+# -- Question 4: debug this ---------------------------------------------------------------------------
+
+#: The machines question 4's answer is called on: (label, accelerator, count, built), in this order.
+_STAGE_MACHINES = (
+    ("the CPU-only build of torch", None, 0, None),
+    ("a CUDA build of torch without a driver", None, 0, "cuda"),
+    ("a machine with one CUDA GPU", "cuda", 1, None),
+    ("two CUDA GPUs (Kaggle's T4 ×2)", "cuda", 2, None),
+    ("a Mac with Apple's GPU", "mps", 1, None),
+    ("a machine with four CUDA GPUs", "cuda", 4, None),
+)
+
+
+def _stage_device(value: Any, stage: int, where: str) -> torch.device:
+    """The device the learner gave for one stage: a torch.device, or a spelling torch knows."""
+    if isinstance(value, str):
+        try:
+            return torch.device(value)
+        except RuntimeError:
+            raise Wrong(
+                f"on {where}, stage_devices() gave {value!r} for stage {stage}: not a device torch knows"
+            ) from None
+    return expect_type(value, torch.device, f"a torch.device for stage {stage}")
+
+
+def _stage_pair(fn: Any, where: str, accelerator: str | None, count: int, built: str | None) -> tuple:
+    """The learner's two devices on one pretend machine; `Wrong` for an IndexError there or for not a pair."""
+    with pretend_machine(accelerator, count, built=built):
+        try:
+            got = fn()
+        except IndexError as error:
+            devices = f"{count} {accelerator} device{'s' * (count != 1)}" if accelerator else "no usable accelerator"
+            raise Wrong(
+                f"on {where}, stage_devices() raised IndexError ({error}): that machine has {devices}, so a list "
+                "of its devices is shorter than two there: plan for the number of devices you get"
+            ) from None
+    if got is None:
+        raise Wrong("stage_devices() returned None: return the two devices as a pair, (first, second)")
+    pair = expect_type(got, tuple, "a pair of devices (first, second) from stage_devices()")
+    if len(pair) != 2:
+        raise Wrong(f"on {where}, stage_devices() returned {len(pair)} values: return two, (first, second)")
+    return tuple(_stage_device(d, n, where) for n, d in enumerate(pair, 1))
+
+
+def _check_stage_devices(fn: Any) -> None:
+    expect_function(fn, "stage_devices", "no arguments")
+    for where, accelerator, count, built in _STAGE_MACHINES:
+        first, second = _stage_pair(fn, where, accelerator, count, built)
+        usable = [torch.device(accelerator, i) for i in range(count)] if accelerator else []
+        said = f"on {where}, stage_devices() returned ({first}, {second})"
+        for device in (first, second):
+            if device.type == accelerator and device.index is None:
+                raise Wrong(f"{said}: name the index ({accelerator}:0); a device without one means the current device")
+            if device.type != "cpu" and device not in usable:
+                because = (
+                    f": this torch is built for {built} but has no driver, so nothing of that kind is usable. "
+                    "Ask what is usable now (check_available=True, try_all_gpus()), not what torch was built for"
+                    if built and device.type == built
+                    else f", but {device} cannot be used there"
+                )
+                raise Wrong(f"{said}{because}")
+        if not usable:
+            continue
+        if first.type == second.type == "cpu":
+            if accelerator != "cuda":  # the CUDA machines, checked first, were answered right
+                raise Wrong(
+                    f"{said}, although {usable[0]} is usable: torch.cuda knows only CUDA GPUs; "
+                    "count with torch.accelerator (or try_all_gpus()), which knows every kind"
+                )
+            raise Wrong(f"{said}: both stages on the CPU although {usable[0]} is usable")
+        if second.type == "cpu":
+            plan = "With one GPU, put both stages on it." if count == 1 else "Give it a GPU of its own."
+            raise Wrong(
+                f"{said}: the second stage would run on the CPU next to a GPU, and every step would copy "
+                f"its input across. {plan}"
+            )
+        if first.type == "cpu":
+            raise Wrong(f"{said}: the first stage would run on the CPU although {usable[0]} is usable")
+        if count >= 2 and first == second:
+            raise Wrong(
+                f"{said}: each stage should get its own GPU where there are {count}; both on {first} leaves "
+                f"{'the other' if count == 2 else 'the others'} idle"
+            )
+
+
 QUESTIONS = [
     Question(
         number=1,
@@ -144,5 +231,20 @@ QUESTIONS = [
         hint_text="os.cpu_count() counts the machine's CPUs; os.sched_getaffinity(0) is the set this process may use.",
         chapter="01",
         context=lambda: {"os": os},
+    ),
+    Question(
+        number=4,
+        task=(
+            "Debug this: `stage_devices()` picks the devices for a model split in two stages with try_gpu(0) "
+            "and try_gpu(1). Fix it so that each stage gets its own GPU where there are two or more, both "
+            "stages share the GPU where there is one, and both use the CPU where there is none."
+        ),
+        variable="stage_devices",
+        checker=_check_stage_devices,
+        hint_text=(
+            "What is try_gpu(1) on a machine with one GPU? Count first: try_all_gpus() lists the usable devices "
+            "([cpu] when there is none), and its length says how many stages can have a device of their own."
+        ),
+        chapter="01",
     ),
 ]

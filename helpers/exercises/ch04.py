@@ -1,5 +1,5 @@
 """Chapter 04 exercises: bring the data to the model, write a training epoch, load a checkpoint onto a
-chosen device, and write one mixed-precision training step.
+chosen device, write one mixed-precision training step, and debug one that clips its gradients.
 
 The checkers use the `meta` device (present on every machine) as the "other" device, and the CPU
 (bfloat16 autocast, a CPU gradient scaler) for mixed precision.
@@ -210,6 +210,175 @@ def _check_amp_step(fn: Any) -> None:
         raise Wrong(f"return the loss itself ({want.item():.4g}), not the scaled loss or something else ({value:.4g})")
 
 
+#: The clipping exercise's scale: the scaler starts at 2**16 and, with growth_interval=1, doubles after a good step.
+_CLIP_SCALE = 2.0**16
+#: Its learning rate and clipping threshold; its data (below) give a gradient of norm 10 at the zero weights.
+_CLIP_LR, _CLIP_MAX_NORM = 0.5, 1.0
+
+
+class _WatchedScaler(torch.amp.GradScaler):
+    """A CPU gradient scaler that notes which of its calls the learner's step made, in order.
+
+    `step()` unscales the gradients itself when the learner did not; that call is not the learner's, so it
+    is not noted.
+    """
+
+    def __init__(self) -> None:
+        super().__init__("cpu", init_scale=_CLIP_SCALE, growth_interval=1)
+        self.calls: list[str] = []
+        self._inside_step = False
+
+    def unscale_(self, optimizer: torch.optim.Optimizer) -> None:
+        if not self._inside_step:
+            self.calls.append("unscale_")
+        super().unscale_(optimizer)
+
+    def step(self, optimizer: torch.optim.Optimizer, *args: Any, **kwargs: Any) -> Any:
+        self.calls.append("step")
+        self._inside_step = True
+        try:
+            return super().step(optimizer, *args, **kwargs)
+        finally:
+            self._inside_step = False
+
+    def update(self, new_scale: Any = None) -> None:
+        self.calls.append("update")
+        super().update(new_scale)
+
+
+def _scaler_misuse(calls: list[str]) -> str | None:
+    """What went wrong when the scaler's last call (the one that raised) broke the order of a step; else None."""
+    if not calls:
+        return None
+    *before, last = calls
+    since_update = before[len(before) - before[::-1].index("update") :] if "update" in before else before
+    if last == "unscale_" and "step" in since_update:
+        return (
+            "scaler.unscale_(optimizer) came after scaler.step(optimizer), and the scaler refused it: the step "
+            "has already used the gradients, so unscale and clip them before the step"
+        )
+    if last == "unscale_" and "unscale_" in since_update:
+        return (
+            "scaler.unscale_(optimizer) ran twice in one step, and the scaler refused the second: the first "
+            "already divided the gradients by the scale (and scaler.step does not divide again), so unscale once, "
+            "just before clipping"
+        )
+    if last == "update" and "step" not in since_update and "unscale_" not in since_update:
+        return (
+            "scaler.update() found no step to learn from: step with scaler.step(optimizer), not "
+            "optimizer.step(), so that the scaler checks the gradients for inf and NaN and skips such a step"
+        )
+    return None
+
+
+def _zero_linear() -> nn.Linear:
+    model = nn.Linear(4, 1)
+    with torch.no_grad():
+        model.weight.zero_()
+        model.bias.zero_()
+    return model
+
+
+def _flat(model: nn.Module) -> torch.Tensor:
+    return torch.cat([p.detach().reshape(-1) for p in model.parameters()]).double()
+
+
+def _close(a: torch.Tensor, b: torch.Tensor, rtol: float) -> bool:
+    return torch.allclose(a, b, rtol=rtol, atol=rtol * float(b.abs().max()))
+
+
+def _check_clipped_step(fn: Any) -> None:
+    expect_function(fn, "clipped_step", "(model, optimizer, scaler, x, y, max_norm)")
+    # At zero weights the identity input makes each weight's gradient -y/2 (bias: 0): a norm of exactly 10,
+    # every number exact in bfloat16, so the scaled gradients are exactly 65536 times that.
+    x = torch.eye(4)
+    y = torch.tensor([[10.0], [10.0], [-10.0], [-10.0]])
+    model, scaler = _zero_linear(), _WatchedScaler()
+    start = _flat(model)
+    try:
+        got = fn(model, torch.optim.SGD(model.parameters(), lr=_CLIP_LR), scaler, x, y, _CLIP_MAX_NORM)
+    except Exception:
+        misuse = _scaler_misuse(scaler.calls)
+        if misuse:
+            raise Wrong(misuse) from None
+        raise
+    # What one SGD step should do, from float32 gradients of the same loss: clip them to max_norm, then step.
+    plain = _zero_linear()
+    gradient = torch.cat(
+        [g.reshape(-1) for g in torch.autograd.grad(nn.functional.mse_loss(plain(x), y), list(plain.parameters()))]
+    ).double()
+    true_norm = float(gradient.norm())
+    shrink = min(1.0, _CLIP_MAX_NORM / (true_norm + 1e-6))
+    unclipped = -_CLIP_LR * gradient
+    wanted = shrink * unclipped
+    if any(p.device.type != "cpu" for p in model.parameters()):
+        raise Wrong("clipped_step moved the model off its device: leave it where it lives and bring x and y to it")
+    moved = _flat(model) - start
+    if not torch.isfinite(moved).all():
+        raise Wrong(
+            "the weights became inf or NaN after one step: step with scaler.step(optimizer), which divides the "
+            "gradients by the scale (and skips a step whose gradients overflowed)"
+        )
+    if not moved.any():
+        if "step" not in scaler.calls:
+            raise Wrong("the weights did not change: the step never happened; finish with scaler.step(optimizer)")
+        raise Wrong(
+            "scaler.step(optimizer) ran but the weights did not change: it found no gradients; keep backward "
+            "before the step and optimizer.zero_grad() after it"
+        )
+    if not _close(moved, wanted, 1e-3):
+        size, should = float(moved.norm()), float(wanted.norm())
+        if _close(moved, wanted / _CLIP_SCALE, 1e-2):
+            raise Wrong(
+                f"the weights moved {should / size:,.0f} times less than a step with the gradients clipped to "
+                f"max_norm={_CLIP_MAX_NORM:g}: clip_grad_norm_ saw the gradients while they were still multiplied "
+                f"by the scaler's scale ({_CLIP_SCALE:,.0f}), measured a norm {_CLIP_SCALE:,.0f} times too large "
+                "and cut them that much too far; call scaler.unscale_(optimizer) before clipping"
+            )
+        if _close(moved, unclipped, 1e-2):
+            raise Wrong(
+                f"the weights moved as if the gradients had not been clipped (their norm is {true_norm:g}, "
+                f"max_norm={_CLIP_MAX_NORM:g}): clip after scaler.unscale_(optimizer) and before "
+                "scaler.step(optimizer); a clip after the step changes nothing that step used"
+            )
+        if _close(moved, wanted * _CLIP_SCALE, 1e-2) or _close(moved, unclipped * _CLIP_SCALE, 1e-2):
+            raise Wrong(
+                f"the weights moved {size / should:,.0f} times too far: the optimizer stepped with the gradients "
+                "still multiplied by the scale; unscale them (scaler.unscale_, or scaler.step does it) first"
+            )
+        raise Wrong(
+            f"one step of SGD(lr={_CLIP_LR:g}) with the gradients clipped to max_norm={_CLIP_MAX_NORM:g} moves the "
+            f"weights by {should:.4g}, but yours moved them by {size:.4g}: one backward, unscale, clip, step"
+        )
+    if "step" not in scaler.calls:
+        raise Wrong(
+            "the optimizer stepped without the scaler: use scaler.step(optimizer), which skips a step whose "
+            "gradients hold inf or NaN (optimizer.step() would write them into the weights)"
+        )
+    if scaler.get_scale() != 2 * _CLIP_SCALE:
+        raise Wrong("the scale did not change after a good step: call scaler.update() after scaler.step(optimizer)")
+    if any(p.grad is not None and p.grad.abs().sum() > 0 for p in model.parameters()):
+        raise Wrong("the gradients are still there after the step: clear them with optimizer.zero_grad()")
+    norm = expect_number(
+        got.detach() if isinstance(got, torch.Tensor) else got, "the gradient norm (what clip_grad_norm_ returns)"
+    )
+    if not abs(norm - true_norm) <= 1e-3 * true_norm:  # written so that a NaN is not right
+        scaled = abs(norm - true_norm * _CLIP_SCALE) <= 1e-3 * true_norm * _CLIP_SCALE
+        fix = (
+            "that is the norm of the scaled gradients; return the one measured after unscale_"
+            if scaled
+            else "return the norm that clip_grad_norm_ measured"
+        )
+        raise Wrong(f"clipped_step returned {norm:g}, but the gradients' norm is {true_norm:g}: {fix}")
+
+
+def _low_precision(device: torch.device) -> torch.dtype:
+    """Chapter 04's `low_precision` (section 6), for the answers the tests run outside the notebook."""
+    if device.type == "cuda":
+        return torch.bfloat16 if torch.cuda.is_bf16_supported(including_emulation=False) else torch.float16
+    return torch.float16 if device.type == "mps" else torch.bfloat16
+
+
 QUESTIONS = [
     Question(
         number=1,
@@ -255,6 +424,22 @@ QUESTIONS = [
             "Forward and loss inside `with torch.autocast(device_type=device.type, dtype=low):`, then outside it "
             "scaler.scale(loss).backward(), scaler.step(optimizer), scaler.update(), optimizer.zero_grad()."
         ),
+        chapter="04",
+    ),
+    Question(
+        number=5,
+        task=(
+            "Debug this: `clipped_step(model, optimizer, scaler, x, y, max_norm)` should take one mixed-precision "
+            "step, through the gradient scaler, with the gradients clipped to norm `max_norm`, and return their "
+            "norm; its weights barely move and the norm it returns is far too large. Fix it."
+        ),
+        variable="clipped_step",
+        checker=_check_clipped_step,
+        hint_text=(
+            "After scaler.scale(loss).backward() every gradient is multiplied by scaler.get_scale(). Which call "
+            "divides them back, and must it come before or after clip_grad_norm_? It may run only once a step."
+        ),
+        context=lambda: {"low_precision": _low_precision},
         chapter="04",
     ),
 ]

@@ -1,8 +1,10 @@
-"""Chapter 05 exercises: a tensor's size, the largest batch that fits, and a training step's memory."""
+"""Chapter 05 exercises: a tensor's size, and a training step's peak memory, predicted then measured."""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -37,77 +39,116 @@ def _check_tensor_bytes(fn: Any) -> None:
             raise Wrong(f"tensor_bytes({shape}, {dtype}) returned {got!r}; a dense tensor needs {expected} bytes")
 
 
-#: (budget, fixed, per_sample) → the largest batch; the last ones leave no room or just one sample.
-_BATCH_CASES = (
-    (16 * 2**30, 2 * 2**30, 3 * 2**20),
-    (1000, 100, 300),
-    (1000, 100, 450),
-    (1000, 100, 900),
-    (1000, 100, 901),
-    (1000, 1200, 10),
-    (2**20, 0, 2**10),
+# -- Question 2: predict a training step's peak, then measure it -----------------------------------
+
+
+@dataclass(frozen=True)
+class _Case:
+    """A model on the meta device (no memory used), a batch, and the parts a prediction is made of."""
+
+    what: str
+    model: torch.nn.Module
+    batch: int
+    per_sample: int
+
+    @property
+    def sizes(self) -> list[tuple[int, int, bool]]:
+        return [(p.numel(), p.element_size(), p.requires_grad) for p in self.model.parameters()]
+
+    @property
+    def weights(self) -> int:
+        """Bytes of every parameter, trainable or frozen."""
+        return sum(n * size for n, size, _ in self.sizes)
+
+    @property
+    def trained(self) -> int:
+        """Bytes of one copy of the trainable parameters."""
+        return sum(n * size for n, size, grad in self.sizes if grad)
+
+    @property
+    def acts(self) -> int:
+        return self.batch * self.per_sample
+
+    @property
+    def want(self) -> int:
+        return self.weights + 3 * self.trained + self.acts  # a gradient and two moments per trainable one
+
+    def call(self) -> str:
+        return f"predict_peak_bytes({self.what}, {self.batch}, {self.per_sample})"
+
+
+def _cases() -> list[_Case]:
+    """Three models: the second has a frozen layer, the third float16 parameters, so that every term counts."""
+    with torch.device("meta"):
+        mlp = torch.nn.Sequential(torch.nn.Linear(64, 32), torch.nn.ReLU(), torch.nn.Linear(32, 10))
+        frozen = torch.nn.Sequential(torch.nn.Linear(64, 32), torch.nn.ReLU(), torch.nn.Linear(32, 10))
+        half = torch.nn.Linear(16, 8, dtype=torch.float16)
+    frozen[0].requires_grad_(False)
+    return [
+        _Case("a float32 MLP", mlp, 16, 32 * 4),
+        _Case("an MLP whose first layer is frozen", frozen, 8, 32 * 4),
+        _Case("a float16 Linear", half, 4, 8 * 2),
+    ]
+
+
+#: What a mistaken prediction gives, and what the learner is told: a mistake is named only when its
+#: formula gives the learner's answer on every case.
+_MISTAKES: tuple[tuple[Callable[[_Case], float], str], ...] = (
+    (
+        lambda c: 4 * c.weights + c.acts,
+        "you count a gradient and Adam's two moments for frozen parameters too; "
+        "a parameter with requires_grad=False gets neither",
+    ),
+    (
+        lambda c: 4 * c.trained + c.acts,
+        "the frozen parameters are missing: they get no gradient and no moments, but they are in memory (once)",
+    ),
+    (
+        lambda c: c.weights + 2 * c.trained + c.acts,
+        "one copy per trainable parameter is missing: it has a gradient AND two Adam moments "
+        "(was the gradient forgotten, or the two moments counted once?)",
+    ),
+    (
+        lambda c: c.weights + c.trained + c.acts,
+        "Adam's two moments are missing: it keeps two per trainable parameter, each the parameter's size",
+    ),
+    (lambda c: c.weights + c.acts, "the gradients and Adam's moments of the trainable parameters are missing"),
+    (lambda c: c.weights + 3 * c.trained, "the activations kept for backward are missing"),
+    (
+        lambda c: c.weights + 3 * c.trained + c.per_sample,
+        "the activations are counted for one sample: multiply by the batch size",
+    ),
+    (
+        lambda c: sum(n * (4 if grad else 1) for n, _, grad in c.sizes) + c.acts,
+        "you count elements, not bytes: multiply numel() by element_size()",
+    ),
+    (
+        lambda c: sum(n * 4 * (4 if grad else 1) for n, _, grad in c.sizes) + c.acts,
+        "you assume 4 bytes per element; use each parameter's element_size() (float16 has 2)",
+    ),
+    (lambda c: 8 * (c.want - c.acts) + c.acts, "you count bits, not bytes: element_size() is in bytes already"),
+    (lambda c: 8 * c.want, "you count bits, not bytes: element_size() is in bytes already"),
+    (lambda c: c.want / 2**20, "that looks like MiB; return bytes"),
+    (lambda c: c.want / 1e6, "that looks like megabytes (10^6 bytes); return bytes"),
 )
 
 
-def _largest_batch(budget: int, fixed: int, per_sample: int) -> int:
-    return (budget - fixed) // per_sample if budget >= fixed else 0
+def _close(got: float, want: float) -> bool:
+    return math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-9)
 
 
-def _check_largest_batch(fn: Any) -> None:
-    expect_function(fn, "largest_batch", "(budget, fixed, per_sample)")
-    for budget, fixed, per_sample in _BATCH_CASES:
-        call = f"largest_batch({budget}, {fixed}, {per_sample})"
-        expected = _largest_batch(budget, fixed, per_sample)
-        got = expect_number(fn(budget, fixed, per_sample), f"a whole number of samples from {call}")
-        if got == expected:
-            continue
-        if isinstance(got, float) and not got.is_integer():
-            raise Wrong(f"{call} returned {got}: a batch holds a whole number of samples")
-        if got == budget // per_sample:
-            raise Wrong(f"{call} returned {got}: the fixed bytes ({fixed}) come out of the budget first")
-        if got < 0:
-            raise Wrong(f"{call} returned {got}: when not even one sample fits, the answer is 0")
-        if got == expected + 1:
-            raise Wrong(f"{call} returned {got}, but {fixed} + {got} × {per_sample} is more than {budget}")
-        raise Wrong(f"{call} returned {got!r}; the largest batch that fits is {expected}")
-
-
-def _meta_models() -> list[tuple[str, torch.nn.Module, int]]:
-    """Models on the meta device (no memory used), each with the bytes the solution gives."""
-    with torch.device("meta"):
-        mlp = torch.nn.Sequential(torch.nn.Linear(64, 32), torch.nn.ReLU(), torch.nn.Linear(32, 10))
-        frozen = torch.nn.Sequential(torch.nn.Linear(64, 32), torch.nn.Linear(32, 10))
-        half = torch.nn.Linear(16, 8, dtype=torch.float16)
-    frozen[0].requires_grad_(False)
-    models = [("a float32 MLP", mlp), ("an MLP whose first layer is frozen", frozen), ("a float16 Linear", half)]
-    return [(what, m, _adam_bytes(m)) for what, m in models]
-
-
-def _adam_bytes(model: torch.nn.Module) -> int:
-    total = 0
-    for p in model.parameters():
-        copies = 4 if p.requires_grad else 1  # the weights, and for a trained one its gradient and Adam's two moments
-        total += p.numel() * p.element_size() * copies
-    return total
-
-
-def _check_adam_training_bytes(fn: Any) -> None:
-    expect_function(fn, "adam_training_bytes", "(model)")
-    for what, model, expected in _meta_models():
-        got = expect_number(fn(model), f"a number of bytes from adam_training_bytes({what})")
-        if got == expected:
-            continue
-        params = [(p.numel(), p.element_size(), p.requires_grad) for p in model.parameters()]
-        all_bytes = sum(n * size for n, size, _ in params)
-        if got == 4 * all_bytes:
-            raise Wrong(f"for {what} you count gradients and moments for frozen parameters too; they have none")
-        if got == sum(n * (4 if grad else 1) for n, _, grad in params):
-            raise Wrong(f"for {what} you count elements, not bytes: multiply by element_size()")
-        if got == sum(n * size * (3 if grad else 1) for n, size, grad in params):
-            raise Wrong(f"for {what} one copy is missing: Adam keeps two moments besides the gradient")
-        if got == sum(n * 4 * (4 if grad else 1) for n, _, grad in params):
-            raise Wrong(f"for {what} you assume 4 bytes per element; use each parameter's element_size()")
-        raise Wrong(f"adam_training_bytes({what}) returned {got!r}; it should be {expected}")
+def _check_predict_peak_bytes(fn: Any) -> None:
+    expect_function(fn, "predict_peak_bytes", "(model, batch_size, activation_bytes_per_sample)")
+    cases = _cases()
+    answers = [expect_number(fn(c.model, c.batch, c.per_sample), f"a number of bytes from {c.call()}") for c in cases]
+    wrong = [(c, got) for c, got in zip(cases, answers, strict=True) if not _close(got, c.want)]
+    if not wrong:
+        return
+    case, got = wrong[0]
+    for formula, message in _MISTAKES:
+        if all(_close(answer, formula(c)) for c, answer in zip(cases, answers, strict=True)):
+            raise Wrong(f"{case.call()} returned {got:,}: {message}")
+    raise Wrong(f"{case.call()} returned {got!r}; a step with Adam holding all of it at once needs {case.want:,} bytes")
 
 
 QUESTIONS = [
@@ -123,24 +164,14 @@ QUESTIONS = [
     ),
     Question(
         number=2,
-        task="Write `largest_batch(budget, fixed, per_sample)` returning the largest batch size b with "
-        "fixed + b * per_sample <= budget (0 when none fits).",
-        variable="largest_batch",
-        checker=_check_largest_batch,
-        hint_text="Take the fixed bytes out of the budget first, then see how many whole samples fit in what is "
-        "left (floor division //). If the fixed part alone is over budget, the answer is 0, not a negative number.",
-        chapter="05",
-        context=lambda: {"math": math},
-    ),
-    Question(
-        number=3,
-        task="Write `adam_training_bytes(model)`: every parameter, plus gradient and two Adam moments for "
-        "each trainable parameter, in bytes.",
-        variable="adam_training_bytes",
-        checker=_check_adam_training_bytes,
-        hint_text="Loop over model.parameters(); a parameter's bytes are p.numel() * p.element_size(). A "
-        "trainable one (p.requires_grad) counts four times: itself, its gradient and Adam's two moments; "
-        "a frozen one once.",
+        task="Write `predict_peak_bytes(model, batch_size, activation_bytes_per_sample)`: the bytes a training "
+        "step with Adam holds if all of it is alive at once: every parameter; for each trainable one its "
+        "gradient and Adam's two moments; and the activations kept for backward, for every sample of the batch.",
+        variable="predict_peak_bytes",
+        checker=_check_predict_peak_bytes,
+        hint_text="Loop over model.parameters(): a parameter's bytes are p.numel() * p.element_size(). A "
+        "trainable one (p.requires_grad) is in memory four times (itself, its gradient, two moments), a frozen "
+        "one once. Then add batch_size * activation_bytes_per_sample.",
         chapter="05",
         context=lambda: {"torch": torch},
     ),

@@ -1,6 +1,7 @@
-"""Chapter 06 exercises: time work with CUDA events, and order a producer and a consumer on two streams.
+"""Chapter 06 exercises: time work with CUDA events, order a producer and a consumer on two streams, and
+debug a timing of work that another stream runs.
 
-Both are checked on the course's SIMULATED GPU (`helpers.standins.simulated_cuda`), on every
+All three are checked on the course's SIMULATED GPU (`helpers.standins.simulated_cuda`), on every
 machine: inside the check, `torch.cuda.Event`, `Stream`, `stream`, `current_stream`, `synchronize`
 and `_sleep` are the simulation's stand-ins, so the learner's own `torch.cuda` code runs, its
 timing and its races included, deterministically and without a GPU.
@@ -8,6 +9,7 @@ timing and its races included, deterministically and without a GPU.
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
 from dataclasses import dataclass
@@ -162,6 +164,139 @@ def _shown(values: list[float], nan: str = "half-written") -> str:
     return "[" + ", ".join(nan if math.isnan(v) else f"{v:g}" for v in values) + "]"
 
 
+#: Question 3's cases on the simulated GPU: (ms already queued on the current stream, ms already queued on
+#: `side`, ms of work fn() queues on `side`). Idle streams first, then `side` busier, then the current stream
+#: busier: an event on the wrong stream is early or late in one of them, whichever mistake it is.
+_SIDE_CASES = ((0.0, 0.0, 5.0), (1.0, 3.0, 2.0), (4.0, 1.0, 2.0))
+#: How far (ms) a measurement or an event may be from the work and still count as on it.
+_TOLERANCE_MS = 0.1
+
+
+@dataclass
+class _Mark:
+    """A timing event the learner recorded: where, when the GPU reached it, and how often Python had waited."""
+
+    event: Any
+    stream: str
+    order: int
+    waits_before: int
+
+
+def _sleep_cycles(ms: float) -> int:
+    return int(ms * SIMULATED_CYCLES_PER_MS)
+
+
+def _time_on_side(fn: Any, busy_current: float, busy_side: float, work_ms: float) -> None:
+    """Run the learner's timer once on the simulated GPU and say what is off, if anything."""
+    work: list[Any] = []  # the span of fn()'s work on the side stream
+    marks: dict[int, _Mark] = {}
+    order = itertools.count()
+    with simulated_cuda(launch_ms=0.001) as sim:
+        side = torch.cuda.Stream()
+        torch.cuda._sleep(_sleep_cycles(busy_current))  # work queued before, on the current stream
+        with torch.cuda.stream(side):
+            torch.cuda._sleep(_sleep_cycles(busy_side))  # and on the side stream
+
+        def queue_work(stream: Any = side, spans: list = sim.spans) -> None:
+            with torch.cuda.stream(stream):
+                torch.cuda._sleep(_sleep_cycles(work_ms))
+            work.append(spans[-1])
+
+        def marked(make: Any) -> Any:
+            def new_event(*args: Any, **kwargs: Any) -> Any:
+                event = make(*args, **kwargs)
+                plain_record = event.record
+
+                def record(stream: Any = None) -> None:
+                    where = sim.current if stream is None else stream
+                    plain_record(stream)
+                    if event.enable_timing:
+                        marks[id(event)] = _Mark(event, getattr(where, "name", "?"), next(order), len(sim.host_waits))
+
+                event.record = record
+                return event
+
+            return new_event
+
+        with (
+            mock.patch.object(torch.cuda, "Event", marked(torch.cuda.Event)),
+            mock.patch.object(torch, "Event", marked(torch.Event)),
+        ):
+            got = fn(queue_work, side)
+        waits = list(sim.host_waits)
+    got = expect_number(got, "a number of milliseconds from time_side_work(fn, side)")
+    if len(work) != 1:
+        raise Wrong(f"call fn() exactly once between the two events (your function called it {len(work)} times)")
+    recorded = sorted(marks.values(), key=lambda m: m.order)
+    if len(recorded) < 2:
+        raise Wrong(
+            "time it with two CUDA events, torch.cuda.Event(enable_timing=True), recorded around fn(), as the task "
+            "asks: events mark the GPU's own clock on a stream"
+        )
+    start, end = recorded[0], recorded[-1]
+    if end.waits_before > start.waits_before:
+        raise Wrong(
+            f"Python waited for the GPU ({waits[start.waits_before]}) between your two events, so your end event "
+            "marks the moment Python woke up and queued it, not the moment fn()'s work finished. Queue both "
+            "events without waiting; wait only for the end event, before elapsed_time"
+        )
+    if abs(got - work_ms) <= _TOLERANCE_MS:
+        return
+    measured, span = end.event.at_ms - start.event.at_ms, work[0]
+    if abs(got - measured) > _TOLERANCE_MS:
+        if abs(measured - work_ms) <= _TOLERANCE_MS and math.isclose(got, measured / 1000, rel_tol=0.05):
+            raise Wrong("start.elapsed_time(end) is already in milliseconds: return it as it is")
+        if abs(got + measured) <= _TOLERANCE_MS:
+            raise Wrong(
+                "end.elapsed_time(start) counts backwards: start.elapsed_time(end) is the time from start to end"
+            )
+        raise Wrong(f"you returned {got:.3g} ms for {work_ms:g} ms of work: return what your two events measured")
+    _say_which_event_is_off(got, work_ms, start, end, span)
+    raise Wrong(f"you measured {got:.3g} ms for {work_ms:g} ms of work on the side stream")
+
+
+def _say_which_event_is_off(got: float, work_ms: float, start: _Mark, end: _Mark, span: Any) -> None:
+    """Raise `Wrong` naming the event the GPU reached before or after fn()'s work, and why (`span`: that work)."""
+    note = f"you measured {got:.3g} ms for {work_ms:g} ms of work on the side stream: "
+    on_work = "Record your events on the stream that runs the work"
+
+    def reached(mark: _Mark, which: str) -> str:
+        return f"your {which} event, recorded on the {mark.stream}, was reached at {mark.event.at_ms:.3g} ms"
+
+    def busy(mark: _Mark) -> str:
+        return f"because the {mark.stream} was still busy with its own earlier work"
+
+    if end.event.at_ms < span.end_ms - _TOLERANCE_MS:
+        why = (
+            f"an event marks a point in one stream's queue, and the {end.stream} holds none of fn()'s work. {on_work}"
+            if end.stream != span.lane
+            else "record it after fn() has queued the work"
+        )
+        raise Wrong(f"{note}{reached(end, 'end')}, before fn()'s work had finished (at {span.end_ms:.3g} ms): {why}")
+    if start.event.at_ms < span.start_ms - _TOLERANCE_MS:
+        raise Wrong(
+            f"{note}{reached(start, 'start')}, but fn()'s work could start only at {span.start_ms:.3g} ms, once the "
+            f"side stream had done the work queued on it before: your time counts that wait too. {on_work}"
+        )
+    if start.event.at_ms > span.start_ms + _TOLERANCE_MS:
+        why = f"{busy(start)}: part of fn()'s work is missing. {on_work}" if start.stream != span.lane else ""
+        raise Wrong(
+            f"{note}{reached(start, 'start')}, after fn()'s work had started (at {span.start_ms:.3g} ms)"
+            + (f", {why}" if why else ": record it before fn() queues the work")
+        )
+    if end.event.at_ms > span.end_ms + _TOLERANCE_MS and end.stream != span.lane:
+        raise Wrong(
+            f"{note}{reached(end, 'end')}, after fn()'s work had finished (at {span.end_ms:.3g} ms), {busy(end)}: "
+            f"your time counts that too. {on_work}"
+        )
+
+
+def _check_time_side_work(fn: Any) -> None:
+    expect_function(fn, "time_side_work", "(fn, side)")
+    for busy_current, busy_side, work_ms in _SIDE_CASES:
+        _time_on_side(fn, busy_current, busy_side, work_ms)
+
+
 _RACY = """def produce_and_consume(a, side, rounds):
     means = []
     for r in range(rounds):
@@ -205,7 +340,24 @@ QUESTIONS = [
         chapter="06",
         context=lambda: {"RACY_PRODUCE_AND_CONSUME": _RACY},
     ),
+    Question(
+        number=3,
+        task=(
+            "Fix `time_side_work(fn, side)`: fn() queues its GPU work on the stream `side`; return how many "
+            "milliseconds that work took, measured with two CUDA events, and let Python wait for the GPU only "
+            "after both events are queued."
+        ),
+        variable="time_side_work",
+        checker=_check_time_side_work,
+        hint_text=(
+            "An event marks a point in the queue of the stream it is recorded on, and the GPU reaches it in that "
+            "stream's order. Which stream holds fn()'s work? Event.record takes a stream (or records on the "
+            "current one, which `with torch.cuda.stream(...)` sets)."
+        ),
+        chapter="06",
+        context=lambda: {"time": time},
+    ),
 ]
 
-#: The racy version question 2 starts from (the notebook prints it).
+#: The racy version question 2 starts from (the notebook's answer cell shows it).
 RACY_PRODUCE_AND_CONSUME = _RACY

@@ -9,7 +9,7 @@
    page to the verified page and "previous" back to the index (page title and heading are the
    chapter's; the box says the device, torch, QUICK sizes, the Kaggle badge and the verified row;
    papermill's injected `QUICK = True` cell is not shown, the chapter's own parameters cell is;
-   chapter 05's widget shows its note). On every page, every link resolves (local pages and files
+   chapter 10's widget shows its note). On every page, every link resolves (local pages and files
    answer 200 and their anchors exist; external links are only checked to be well-formed, nothing
    is fetched from the network) and nothing loads from elsewhere; every <img> loads
    (naturalWidth > 0) and has alt text that is not its file name. The search page finds chapter 05
@@ -348,7 +348,7 @@ def test_the_course_site_walks_end_to_end(course_site, browser_page) -> None:
         expect(page.locator("div.cell", has_text=re.compile(r"^\s*QUICK = False\s*$", re.M)).first).to_be_visible()
         injected = re.compile(r"^\s*# Parameters\s*QUICK = True\s*$")
         expect(page.locator("div.cell", has_text=injected)).to_have_count(0)
-        if chapter.startswith("05"):  # its allocator playground is a widget
+        if chapter.startswith("10"):  # its roofline explorer is a widget
             expect(page.locator(".course-widget-note").first).to_be_visible()
             SHOTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(SHOTS / f"{chapter}_site.png"))

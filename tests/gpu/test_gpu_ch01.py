@@ -1,5 +1,6 @@
-"""Chapter 01's GPU claims: `torch.device(0)` on a usable GPU, the current device and `set_device`,
-`CUDA_VISIBLE_DEVICES` (renumbering, hiding, ignored once CUDA has started) and `CUDA_DEVICE_ORDER`.
+"""Chapter 01's GPU claims: `torch.device(0)` on a usable GPU, the current device (`with torch.cuda.device`,
+`set_device`), `CUDA_VISIBLE_DEVICES` (renumbering, hiding, ignored once CUDA has started),
+`CUDA_DEVICE_ORDER`, and the exercise solutions on the real GPUs.
 
 Settings that count only at start-up run in a fresh Python process (helpers.processes), as in the chapter.
 """
@@ -45,6 +46,37 @@ def test_the_exercise_solutions_choose_the_real_gpus() -> None:
     assert namespace["try_gpu"]() == torch.device("cuda", 0)
     assert namespace["try_gpu"](count) == torch.device("cpu")
     assert namespace["try_all_gpus"]() == [torch.device("cuda", i) for i in range(count)]
+
+
+@pytest.mark.gpu
+def test_the_stage_devices_fix_uses_every_gpu_there_is_and_runs() -> None:
+    """Question 4's solution: both stages on the one GPU, or one GPU each; a two-stage product runs on them."""
+    namespace: dict = {"torch": torch}
+    exec(ch01.QUESTIONS[3].solution_code, namespace)
+    first, second = namespace["stage_devices"]()
+    count = torch.cuda.device_count()
+    assert (first, second) == (torch.device("cuda", 0), torch.device("cuda", 1 if count >= 2 else 0))
+    x, w1, w2 = torch.randn(4, 8), torch.randn(8, 8), torch.randn(8, 8)
+    y = (x.to(first) @ w1.to(first)).to(second) @ w2.to(second)
+    assert y.device == second
+    torch.testing.assert_close(y.cpu(), x @ w1 @ w2, rtol=1e-2, atol=1e-2)  # TF32 may be on
+
+
+@pytest.mark.gpu2
+def test_inside_torch_cuda_device_new_tensors_follow_the_block_and_results_their_operands() -> None:
+    """The lesson's `with torch.cuda.device(1):` cell, run in this process: the block restores the current device."""
+    before = torch.cuda.current_device()
+    x = torch.ones(2, device="cuda:0")
+    with torch.cuda.device(1):
+        assert torch.cuda.current_device() == 1
+        a = torch.ones(2, device="cuda")
+        b = torch.ones(2).cuda()
+        moved = torch.ones(2).to(device="cuda")
+        c = a + b
+        z = x + x
+    assert [t.device for t in (a, b, moved, c)] == [torch.device("cuda", 1)] * 4
+    assert z.device == torch.device("cuda", 0), "a result follows its operands, not the current device"
+    assert torch.cuda.current_device() == before
 
 
 @pytest.mark.gpu2

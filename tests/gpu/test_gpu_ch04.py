@@ -1,5 +1,6 @@
 """Chapter 04's GPU claims: Module.to, where parameters live, input mismatch, the training loop, checkpoints
-with optimizer state, autocast and the gradient scaler, and float16 autocast being faster on a GPU.
+with optimizer state, autocast and the gradient scaler (and clipping only after `unscale_`, exercise 5), and
+float16 autocast being faster on a GPU.
 
 The floors are ones a Kaggle T4 (sm_75, float16 tensor cores) meets.
 """
@@ -256,3 +257,44 @@ def test_float16_autocast_makes_a_wide_training_step_faster_than_float32() -> No
     fp32 = time_call(lambda: step(False), "cuda", min_run_time=0.5)
     fp16 = time_call(lambda: step(True), "cuda", min_run_time=0.5)
     assert fp16.seconds * 1.5 < fp32.seconds, (str(fp32), str(fp16))
+
+
+def _clipped_step(device: str, unscale_first: bool) -> tuple[torch.Tensor, float, float]:
+    """Exercise 5's step in float16 with a scaler at 2**16, clipping after (or, the bug, before) `unscale_`.
+
+    At zero weights the identity input gives each weight a gradient of -y/2 = ±1/16 (norm 1/8, bias 0),
+    scaled to ±4096: every number is exact in float16 and below its largest, 65504.
+    Returns the weights after one step, the norm `clip_grad_norm_` returned, and the scale after the update.
+    """
+    model = nn.Linear(4, 1).to(device)
+    with torch.no_grad():
+        model.weight.zero_()
+        model.bias.zero_()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+    scaler = torch.amp.GradScaler(device, init_scale=2.0**16)
+    x = torch.eye(4, device=device)
+    y = torch.tensor([[0.125], [0.125], [-0.125], [-0.125]], device=device)
+    with torch.autocast(device_type=device, dtype=torch.float16):
+        loss = nn.functional.mse_loss(model(x), y)
+    scaler.scale(loss).backward()
+    if unscale_first:
+        scaler.unscale_(optimizer)
+    norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm=1 / 64)
+    if not unscale_first:
+        scaler.unscale_(optimizer)
+    scaler.step(optimizer)
+    scaler.update()
+    return model.weight.detach().cpu(), float(norm), scaler.get_scale()
+
+
+@pytest.mark.gpu
+def test_clipping_before_unscale_makes_the_float16_step_scale_times_too_small() -> None:
+    """Exercise 5 on CUDA in float16: the fixed order takes the clipped step; the bug a step 65536 times smaller."""
+    clipped = torch.tensor([[1.0, 1.0, -1.0, -1.0]]) / 256  # -lr * g * (max_norm / |g|) = 0.5 * (1/16) / 8
+    weights, norm, scale = _clipped_step("cuda", unscale_first=True)
+    torch.testing.assert_close(weights, clipped, rtol=1e-4, atol=0.0)
+    assert norm == pytest.approx(0.125, rel=1e-6) and scale == 2.0**16, (norm, scale)
+    weights, norm, scale = _clipped_step("cuda", unscale_first=False)
+    torch.testing.assert_close(weights * 2.0**16, clipped, rtol=1e-3, atol=0.0)
+    assert norm == pytest.approx(0.125 * 2.0**16, rel=1e-6), "the bug measures the scaled gradients' norm"
+    assert scale == 2.0**16, "the step was taken, not skipped: no gradient overflowed"

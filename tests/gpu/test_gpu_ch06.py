@@ -1,5 +1,6 @@
-"""Chapter 06's GPU claims: launches return early, events time the GPU, the race both ways and its fixes,
-record_stream against the allocator, late device-side errors, and copy/compute overlap on a profiler timeline.
+"""Chapter 06's GPU claims: launches return early, events time the GPU (on the stream they are recorded on),
+the race both ways and its fixes, record_stream against the allocator, late device-side errors, and
+copy/compute overlap on a profiler timeline.
 
 The code under test is the chapter's cell code, repeated here (tests cannot import notebook cells).
 Every time is taken after synchronising the device or with CUDA events; thresholds compare two
@@ -82,6 +83,33 @@ def test_cuda_events_agree_with_synchronised_wall_time() -> None:
     end.synchronize()
     gpu_ms = begin.elapsed_time(end)
     assert abs(gpu_ms - wall_ms) < 0.25 * wall_ms + 2.0, (gpu_ms, wall_ms)
+
+
+def _time_side_work(side: torch.cuda.Stream, cycles: int, *, record_on_side: bool) -> float:
+    """Question 3's timer: fn() queues `cycles` of _sleep on `side`; the events go on `side` or the current stream."""
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record(side if record_on_side else None)  # None: the current stream
+    with torch.cuda.stream(side):
+        torch.cuda._sleep(cycles)
+    end.record(side if record_on_side else None)
+    end.synchronize()
+    return start.elapsed_time(end)
+
+
+@pytest.mark.gpu
+def test_events_on_the_current_stream_miss_work_queued_on_a_side_stream() -> None:
+    """Question 3's premise: the notebook's starting code reports about 0 ms; events on `side` time the work."""
+    side = torch.cuda.Stream()
+    with torch.cuda.stream(side):
+        torch.cuda._sleep(1)  # warm-up: load the _sleep kernel before anything is timed (lazy loading)
+    torch.cuda.synchronize()
+    cycles = int(SLOW_MS * st.gpu_cycles_per_ms(0))
+    on_current = _time_side_work(side, cycles, record_on_side=False)
+    torch.cuda.synchronize()
+    on_side = _time_side_work(side, cycles, record_on_side=True)
+    torch.cuda.synchronize()
+    assert 15.0 < on_side < 200.0, on_side  # the band of the calibration test above
+    assert on_current < 0.1 * on_side, (on_current, on_side)
 
 
 def produce_and_consume(a, side, rounds, producer_cycles, consumer_cycles, *, fix_raw, fix_war):  # noqa: ANN001, ANN201

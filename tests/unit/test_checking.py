@@ -79,7 +79,7 @@ def test_expect_function_names_what_it_wanted() -> None:
     from helpers.checking import expect_function
 
     expect_function(len, "f")
-    with pytest.raises(Wrong, match=r"`f` should be a function taking \(a, b\), but it is a int"):
+    with pytest.raises(Wrong, match=r"`f` should be a function taking \(a, b\), but it is an int"):
         expect_function(3, "f", "(a, b)")
     with pytest.raises(Wrong, match=r"\(def g\(\.\.\.\): \.\.\.\)"):
         expect_function("x", "g")

@@ -22,16 +22,6 @@ IDS = [f"{name}-q{q.number}" for name, q in QUESTIONS]
 #: The phrase of the checker-bug verdict: a learner's wrong answer or junk must never get it.
 CHECKER_BUG = "bug in the course"
 
-#: Chapters whose wrong answers do not all state the words their verdict must contain yet, with the
-#: issue that states them; a chapter whose wrong answers all do must leave this list.
-MESSAGES_NOT_YET_STATED = {
-    "00": "issue 25",
-    "01": "issue 25",
-    "04": "issue 25",
-    "05": "issue 25",
-    "06": "issue 25",
-}
-
 
 def test_every_chapter_module_has_questions() -> None:
     assert MODULES, "no exercise modules found"
@@ -64,8 +54,7 @@ def test_typical_wrong_answers_are_rejected_and_told_their_mistake(chapter: str,
     """Each wrong answer is rejected, and its verdict contains the words stated beside it in the solutions."""
     pairs = question.wrong_answers_and_messages
     assert len(pairs) >= 2, f"{chapter} q{question.number} needs at least two wrong answers"
-    if chapter.removeprefix("ch") not in MESSAGES_NOT_YET_STATED:
-        assert all(said for _, said in pairs), f"{chapter} q{question.number}: state what each wrong answer is told"
+    assert all(said for _, said in pairs), f"{chapter} q{question.number}: state what each wrong answer is told"
     for code, said in pairs:
         outcome = evaluate(question, code)
         assert not outcome.correct, f"{chapter} q{question.number} accepted a wrong answer:\n{code}"
@@ -362,20 +351,3 @@ def test_a_fix_made_on_the_cpu_then_moved_is_right_too() -> None:
         "def scale_rows(x):\n    w = torch.linspace(0.5, 1.5, x.shape[0]).to(x.device)\n    return x * w[:, None]"
     )
     assert evaluate(question, moved_after).correct
-
-
-def test_reading_sm_90a_as_sm_90_is_named() -> None:
-    """Chapter 00 question 3: an answer that strips the 'a' of an architecture-specific target is told why."""
-    from helpers.exercises import ch00
-    from helpers.exercises.solutions.ch00 import WRONG_ANSWERS
-
-    question = next(q for q in ch00.QUESTIONS if q.variable == "has_kernels_for")
-    message = evaluate(question, WRONG_ANSWERS[question.number][-1]).message
-    assert message.startswith("Not yet: has_kernels_for((12, 1), ['sm_120a']) returned True, but should be False")
-    assert "an 'a' target (sm_120a) runs on exactly 12.0" in message, message
-
-
-def test_chapters_waiting_for_stated_messages_still_wait() -> None:
-    for number in MESSAGES_NOT_YET_STATED:
-        pairs = [p for name, q in QUESTIONS if name == f"ch{number}" for p in q.wrong_answers_and_messages]
-        assert any(said is None for _, said in pairs), f"chapter {number} states every message: take it off the list"

@@ -51,17 +51,6 @@ def _throughput() -> Any:
     return plot_throughput(["1 process", "DDP, 2 ranks"], [1234.0, 2210.0], "a workload", "test stamp")
 
 
-def _steps() -> Any:
-    from helpers.standins import AllocatorPlayground, CachingAllocatorModel, plot_steps
-
-    p = AllocatorPlayground(model=CachingAllocatorModel(128 * MIB))
-    p.allocate(MIB)
-    p.allocate(64 * MIB)
-    with pytest.raises(Exception, match="out of memory"):
-        p.allocate(64 * MIB)
-    return plot_steps(p.history, p.source, capacity=128 * MIB)
-
-
 def _batch_flow() -> Any:
     from helpers.plots import draw_batch_flow
 
@@ -138,7 +127,6 @@ PLOTTERS: dict[str, Callable[[], Any]] = {
     "bandwidth": _bandwidth,
     "bandwidth, published only": _bandwidth_published_only,
     "throughput": _throughput,
-    "memory steps": _steps,
     "DataParallel diagram": _batch_flow,
     "roofline": _roofline,
     "matmul sweep": _matmul_sweep,
@@ -264,62 +252,6 @@ def test_text_colour_reads_on_the_palette() -> None:
     assert plots.text_colour_on(plots.OKABE_ITO["blue"]) == plots.WHITE
     assert plots.text_colour_on(plots.OKABE_ITO["yellow"]) == plots.OKABE_ITO["black"]
     assert [plots.colour(i) for i in (0, 8)] == [plots.PALETTE[0]] * 2
-
-
-def test_the_model_runs_out_of_memory_past_its_capacity() -> None:
-    import torch
-
-    from helpers.standins import AllocatorPlayground, ModelOutOfMemoryError
-
-    p = AllocatorPlayground.create() if not torch.cuda.is_available() else None
-    if p is None:
-        pytest.skip("a GPU is present: create() drives the real allocator, whose capacity is the GPU's")
-    assert p.capacity == 128 * MIB
-    p.allocate(64 * MIB)
-    with pytest.raises(torch.OutOfMemoryError, match="MODEL out of memory") as caught:
-        for _ in range(3):
-            p.allocate(64 * MIB)
-    assert isinstance(caught.value, ModelOutOfMemoryError)
-    assert p.history[-1].error.startswith("ModelOutOfMemoryError") and "OUT OF MEMORY" in p.history[-1].action
-    p.free_all()
-    p.allocate(64 * MIB)  # after freeing, it fits again
-    assert not p.history[-1].error
-
-
-def test_the_widget_redraws_after_quick_clicks() -> None:
-    pytest.importorskip("ipywidgets")
-    from helpers.standins import AllocatorPlayground, CachingAllocatorModel, allocator_widget
-
-    open_before = plt.get_fignums()
-    box = allocator_widget(AllocatorPlayground(model=CachingAllocatorModel(128 * MIB)), sizes_mib=(64,))
-    size, allocate, *_ = box.children[0].children
-    out = box.children[1]
-
-    def shown() -> tuple[str, str]:
-        text = "".join(o.get("text", "") for o in out.outputs if o["output_type"] == "stream")
-        images = [o["data"] for o in out.outputs if o["output_type"] == "display_data"]
-        assert len(images) == 1 and images[0]["image/png"] and images[0]["text/plain"]
-        return text, images[0]["text/plain"]
-
-    assert "allocated 0 bytes" in shown()[0] or "allocated 0" in shown()[0]
-    for clicks in range(1, 4):
-        allocate.click()
-        text, alt = shown()
-        assert f"{min(clicks, 2)} live tensor" in text
-    assert "OUT OF MEMORY" in text and "torch.OutOfMemoryError" in text and "out of memory at" in alt
-    assert size.style.description_width == "initial"
-    assert plt.get_fignums() == open_before, "every redraw closes its figure"
-
-
-def test_the_first_plot_of_zero_bytes_has_a_sensible_scale() -> None:
-    from helpers.standins import Step, plot_steps
-
-    fig = plot_steps([Step("start", 0, 0)], "test stamp")
-    try:
-        low, high = fig.axes[0].get_ylim()
-        assert low == 0 and high >= 1.0
-    finally:
-        plt.close(fig)
 
 
 def test_the_timeline_title_and_the_printed_time_are_one_value() -> None:
