@@ -39,7 +39,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
         (
             'def pick_device():\n    return torch.accelerator.current_accelerator() or torch.device("cpu")',
-            "(Kaggle with the accelerator off), pick_device() returned cuda; the usable device there is cpu",
+            "pick_device() returned cuda",
         ),
         (
             'def pick_device():\n    return torch.device("cuda" if torch.cuda.is_available() else "cpu")',
