@@ -1,4 +1,5 @@
-"""Chapter 08 exercises: a rank's share of the data (DistributedSampler), and the lines that make a worker DDP.
+"""Chapter 08 exercises: a rank's share of the data (DistributedSampler), the lines that make a worker DDP,
+and the global batch and learning rate of a recipe moved to several ranks.
 
 The second question's worker lives in a file the learner writes (`%%writefile`), because every
 rank is a new process that imports it, as chapter 08 teaches. The checker runs it for real: on one
@@ -10,12 +11,13 @@ from __future__ import annotations
 
 import inspect
 import itertools
+import math
 from collections.abc import Iterator
 from typing import Any
 
 import torch
 
-from ..checking import Question, Wrong, expect_function
+from ..checking import Question, Wrong, expect_function, expect_number, expect_type
 
 #: Seconds a two-rank launch may take (the first launch of a session also starts the process server).
 LAUNCH_TIMEOUT = 60.0
@@ -211,6 +213,64 @@ def _check_ddp_worker(fn: Any) -> None:
         )
 
 
+# -- Question 3: the global batch and the learning rate on N ranks --------------------------------
+
+#: (world_size, per_rank_batch, base_lr, base_batch): the chapter's own run first (its global batch is the
+#: recipe's, so the rate stays), then a global batch four times the recipe's, then one half of it.
+_SCALING_CASES = ((2, 16, 0.05, 32), (4, 64, 0.1, 64), (8, 32, 0.001, 512))
+
+
+def _near(a: float, b: float) -> bool:
+    return math.isclose(a, b, rel_tol=1e-6)
+
+
+def _check_scaled_run(fn: Any) -> None:
+    expect_function(fn, "scaled_run", "(world_size, per_rank_batch, base_lr, base_batch)")
+    for world, per_rank, base_lr, base_batch in _SCALING_CASES:
+        call = f"scaled_run({world}, {per_rank}, {base_lr:g}, {base_batch})"
+        pair = expect_type(fn(world, per_rank, base_lr, base_batch), tuple, f"{call} to return (global_batch, lr)")
+        if len(pair) != 2:
+            raise Wrong(f"{call} returned {len(pair)} values; return two: (global_batch, lr)")
+        batch = expect_number(pair[0], f"{call}[0], the global batch, to be a number")
+        lr = expect_number(pair[1], f"{call}[1], the learning rate, to be a number")
+        every_rank = per_rank * world  # samples behind one optimizer step, all ranks together
+        rate = base_lr * every_rank / base_batch  # linear rule: the rate grows with the samples per step
+        if _near(batch, every_rank) and _near(lr, rate):
+            continue
+        if _near(batch, rate) and _near(lr, every_rank):
+            raise Wrong(f"{call} returned ({batch:g}, {lr:g}): the two are swapped; return (global_batch, lr)")
+        if not _near(batch, every_rank):
+            if _near(batch, per_rank):
+                raise Wrong(
+                    f"{call}: the global batch is every rank's batch together, {world} × {per_rank} = "
+                    f"{every_rank}, not one rank's {per_rank}"
+                )
+            raise Wrong(f"{call}: global batch {batch:g}; {world} ranks of {per_rank} samples make {every_rank}")
+        if _near(lr, base_lr):
+            raise Wrong(
+                f"{call}: the learning rate was kept at {base_lr:g}, but the global batch is now {every_rank}, "
+                f"not the recipe's {base_batch}: scale the rate by {every_rank}/{base_batch}"
+            )
+        if _near(lr, base_lr * world):
+            raise Wrong(
+                f"{call}: the rate was scaled by the number of ranks ({world}), but it follows the global batch: "
+                f"{every_rank} samples against the recipe's {base_batch}, so {rate:g}"
+            )
+        if _near(lr, base_lr * per_rank / base_batch):
+            raise Wrong(
+                f"{call}: the rate was scaled by one rank's batch ({per_rank}); DDP averages the gradients "
+                f"over all {every_rank} samples, so the rate is {base_lr:g} × {every_rank}/{base_batch} = {rate:g}"
+            )
+        if _near(lr, base_lr * base_batch / every_rank):
+            raise Wrong(
+                f"{call}: the rate was scaled the wrong way: a global batch {every_rank / base_batch:g} times the "
+                f"recipe's takes a rate {every_rank / base_batch:g} times as large"
+            )
+        if _near(lr, base_lr * math.sqrt(every_rank / base_batch)):
+            raise Wrong(f"{call}: that is the square-root rule; this question asks for the linear one")
+        raise Wrong(f"{call}: learning rate {lr:g}; {base_lr:g} × {every_rank}/{base_batch} is {rate:g}")
+
+
 QUESTIONS = [
     Question(
         number=1,
@@ -235,5 +295,16 @@ QUESTIONS = [
         chapter="08",
         file="ddp_answer.py",
         time_limit=LAUNCH_TIMEOUT + 30,
+    ),
+    Question(
+        number=3,
+        task="Write `scaled_run(world_size, per_rank_batch, base_lr, base_batch)`: a recipe trained with "
+        "learning rate `base_lr` on batches of `base_batch`; on `world_size` DDP ranks with `per_rank_batch` "
+        "samples each, return (the global batch per optimizer step, the learning rate by the linear scaling rule).",
+        variable="scaled_run",
+        checker=_check_scaled_run,
+        hint_text="One optimizer step averages the gradients of every rank's batch; the linear rule multiplies "
+        "the rate by how many times larger that global batch is than the recipe's.",
+        chapter="08",
     ),
 ]

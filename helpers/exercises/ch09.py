@@ -1,7 +1,9 @@
-"""Chapter 09 exercises: a Hogwild worker, a queue consumer, and a sum shared out between processes.
+"""Chapter 09 exercises: a Hogwild worker, a queue consumer, a sum shared out between processes, and a
+launcher that forks (debug this).
 
-Each answer is a function in a file the learner writes (`%%writefile`), because a child process
-imports the function it runs, as the chapter teaches. Each checker runs it for real, twice:
+Each answer to questions 1-3 is a function in a file the learner writes (`%%writefile`), because a
+child process imports the function it runs, as the chapter teaches. Question 4's launcher forks, so it
+may live in the notebook; its checker calls it here, with a worker of its own. Each checker runs it for real, twice:
 first in this process (where a function that hangs, exits or raises gets the checker's usual
 verdict), then in two child processes started by `helpers.processes.launch` without a process
 group (a child that raises is named, one that hangs is stopped after `CHILD_SECONDS`, and none
@@ -10,8 +12,11 @@ outlives the check).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import math
+import multiprocessing
+import os
 import queue
 from typing import Any
 
@@ -282,6 +287,66 @@ def _check_partial_sum(fn: Any) -> None:
         raise Wrong(f"In two child processes: out.sum() is {out.sum().item():g}, not the sum of x ({x.sum().item():g})")
 
 
+# -- Question 4: debug this: a launcher that forks ----------------------------------------------------
+
+_CHILDREN = 2
+
+
+def _nudge(ran: torch.Tensor, parent: int, model: nn.Module) -> None:
+    """The checker's worker: add 1 to every parameter (as an SGD step writes them) and note where it ran."""
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(1.0)
+    ran[0 if os.getpid() != parent else 1] += 1  # ran[0]: in a child process; ran[1]: in the checker's own
+
+
+def _check_run_in_forks(fn: Any) -> None:
+    expect_function(fn, "run_in_forks", "(model, work, processes)")
+    model = nn.Linear(4, 2)
+    before = _snapshot(model)
+    ran = torch.zeros(2).share_memory_()  # in shared memory before any child exists: every child's count arrives
+    work = functools.partial(_nudge, ran, os.getpid())  # picklable, so spawn and forkserver can run it too
+    earlier = set(multiprocessing.active_children())
+    try:
+        fn(model, work, _CHILDREN)
+        running = [p for p in multiprocessing.active_children() if p not in earlier]
+        if running:
+            raise Wrong(
+                f"your run_in_forks returned while {len(running)} child process(es) were still running: join() "
+                "every process before returning, or the caller reads the model before the children have written it"
+            )
+    finally:
+        for p in multiprocessing.active_children():
+            if p not in earlier:
+                p.join(timeout=5)
+                if p.is_alive():
+                    p.kill()
+                    p.join(timeout=5)
+    in_children, here = int(ran[0].item()), int(ran[1].item())
+    if here and not in_children:
+        raise Wrong(
+            "`work` ran in this process, not in child processes: start each one with "
+            "ctx.Process(target=work, args=(model,)) and let the children call it"
+        )
+    if not in_children:
+        raise Wrong(
+            f"no child process ran `work` to its end: start {_CHILDREN} processes with target=work and "
+            "args=(model,), and look at their exitcode"
+        )
+    if not _unchanged(model, before):
+        return
+    if all(p.is_shared() for p in model.parameters()):
+        raise Wrong(
+            "the parameters are in shared memory now, but the children were forked before they were: a forked "
+            "child keeps a copy of memory as it was at start(), so share the model before starting the processes"
+        )
+    raise Wrong(
+        "the child processes ran `work`, but the model in this process did not change: a forked child trains "
+        "its own copy-on-write copy of the parameters, so nothing reaches the parent; put the model in shared "
+        "memory first"
+    )
+
+
 QUESTIONS = [
     Question(
         number=1,
@@ -317,6 +382,17 @@ QUESTIONS = [
         checker=_check_partial_sum,
         hint_text="out[rank] = x.chunk(world_size)[rank].sum() writes in place, into the shared memory the parent "
         "sees. Assigning to `out` itself, or returning the sum, changes nothing the parent can see.",
+        chapter="09",
+        time_limit=TIME_LIMIT,
+    ),
+    Question(
+        number=4,
+        task="Debug this: `run_in_forks(model, work, processes)` runs work(model) in `processes` forked child "
+        "processes, but the parent's model never changes. Fix it so that what the children write reaches it.",
+        variable="run_in_forks",
+        checker=_check_run_in_forks,
+        hint_text="fork gives each child a copy of the parent's memory, and a child's write to its copy stays "
+        "there. Memory that is shared before the fork is the same pages in every process: see section 2.",
         chapter="09",
         time_limit=TIME_LIMIT,
     ),

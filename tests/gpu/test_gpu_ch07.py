@@ -178,3 +178,34 @@ def test_dataloader_pin_memory_pins_the_batches_and_non_blocking_copies_arrive()
             # pinned batch is not overwritten before the copy has run)
             on_gpu = x.to(DEV, non_blocking=True)
             assert torch.equal((on_gpu * 2).cpu(), images[128 * i : 128 * (i + 1)] * 2)
+
+
+def test_the_dataloader_training_loop_waits_only_when_the_copies_block() -> None:
+    # Chapter 07 section 6: with pinned batches and non_blocking=True the host never waits inside the
+    # loop (copy and step are queued; the copy is ordered before the step on the same stream), while a
+    # blocking copy waits for the GPU after every tensor. Both loops train to the same weights.
+    from torch import nn
+
+    data = TensorDataset(torch.randn(512, 3, 32, 32), torch.randint(0, 10, (512,)))
+    weights, syncs = {}, {}
+    for pin, non_blocking in ((False, False), (True, True)):
+        torch.manual_seed(0)
+        model = nn.Sequential(nn.Flatten(), nn.Linear(3 * 32 * 32, 64), nn.ReLU(), nn.Linear(64, 10)).to(DEV)
+        optimizer = torch.optim.SGD(model.parameters(), lr=0.01)
+        loader = DataLoader(data, batch_size=128, num_workers=2, pin_memory=pin)
+        batches = [(x, y) for x, y in loader]  # fetched first: the profile holds the loop's own calls only
+        assert all(x.is_pinned() == pin for x, _ in batches)
+        torch.cuda.synchronize(DEV)
+        with profile(activities=[ProfilerActivity.CPU, ProfilerActivity.CUDA]) as prof:
+            for x, y in batches:
+                x = x.to(DEV, non_blocking=non_blocking)
+                y = y.to(DEV, non_blocking=non_blocking)
+                loss = nn.functional.cross_entropy(model(x), y)
+                optimizer.zero_grad()
+                loss.backward()
+                optimizer.step()
+            torch.cuda.synchronize(DEV)  # the one wait, after the epoch
+        syncs[pin, non_blocking] = [e.name for e in prof.events()].count("cudaStreamSynchronize")
+        weights[pin, non_blocking] = torch.cat([p.detach().flatten() for p in model.parameters()]).cpu()
+    assert syncs[False, False] >= 2 * len(batches) > len(batches) > syncs[True, True], syncs
+    assert torch.allclose(weights[True, True], weights[False, False], atol=1e-5), "the copies arrive before the step"

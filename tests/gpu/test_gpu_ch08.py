@@ -129,6 +129,10 @@ def test_the_chapters_ddp_worker_uses_nccl_and_matches_one_process(ddp_worker: M
     rank0, rank1 = run.results
     assert rank0["backend"] == "nccl" and rank0["identical_on_all_ranks"]
     assert rank0["params"] == rank1["params"]
+    # The loss all-reduced for logging (SUM, then / world_size) is the mean of the ranks' own losses, on NCCL too.
+    assert rank0["global_losses"] == rank1["global_losses"]
+    means = [(a + b) / 2 for a, b in zip(rank0["losses"], rank1["losses"], strict=True)]
+    assert max(abs(a - b) for a, b in zip(rank0["global_losses"], means, strict=True)) < 1e-5
     gap = (torch.tensor(rank0["params"]) - _one_process(ddp_worker)).abs().max().item()
     assert gap < 1e-4
 

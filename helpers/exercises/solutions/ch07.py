@@ -10,6 +10,19 @@ SOLUTIONS: dict[int, str] = {
         "    copied.synchronize()\n"
         "    return host"
     ),
+    3: (
+        "def upload_all(batches, device):\n"
+        "    staging = torch.empty(batches[0].shape, pin_memory=True)\n"
+        "    on_device, read = [], None\n"
+        "    for batch in batches:\n"
+        "        if read is not None:\n"
+        "            read.synchronize()  # the previous copy has read the buffer\n"
+        "        staging.copy_(batch)\n"
+        "        on_device.append(staging.to(device, non_blocking=True))\n"
+        "        read = torch.cuda.Event()\n"
+        "        read.record()\n"
+        "    return on_device"
+    ),
 }
 
 
@@ -97,6 +110,86 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             ("def to_host(t):\n    return t.cpu()"),
             "that copy blocks (.cpu() or non_blocking=False)",
+        ),
+    ),
+    3: (
+        (
+            (
+                "def upload_all(batches, device):\n"
+                "    staging = torch.empty(batches[0].shape, pin_memory=True)\n"
+                "    on_device = []\n"
+                "    for batch in batches:\n"
+                "        staging.copy_(batch)\n"
+                "        on_device.append(staging.to(device, non_blocking=True))\n"
+                "    return on_device"
+            ),
+            "its copy ran after the staging buffer had been refilled. A non_blocking copy from pinned memory",
+        ),
+        (
+            (
+                "def upload_all(batches, device):\n"
+                "    staging = torch.empty(batches[0].shape, pin_memory=True)\n"
+                "    on_device = []\n"
+                "    for batch in batches:\n"
+                "        staging.copy_(batch)\n"
+                "        read = torch.cuda.Event()\n"
+                "        read.record()\n"
+                "        read.synchronize()\n"
+                "        on_device.append(staging.to(device, non_blocking=True))\n"
+                "    return on_device"
+            ),
+            "You waited, but not for this copy",
+        ),
+        (
+            (
+                "def upload_all(batches, device):\n"
+                "    staging = torch.empty(batches[0].shape, pin_memory=True)\n"
+                "    on_device = []\n"
+                "    for batch in batches:\n"
+                "        staging.copy_(batch)\n"
+                "        on_device.append(staging.to(device, non_blocking=True))\n"
+                "        read = torch.cuda.Event()\n"
+                "        read.record()\n"
+                "        read.wait()\n"
+                "    return on_device"
+            ),
+            "You recorded an event but the host never waited for it",
+        ),
+        (
+            (
+                "def upload_all(batches, device):\n"
+                "    staging = torch.empty(batches[0].shape, pin_memory=True)\n"
+                "    on_device = []\n"
+                "    for batch in batches:\n"
+                "        staging.copy_(batch)\n"
+                "        on_device.append(staging.to(device))\n"
+                "    return on_device"
+            ),
+            "the copies block (non_blocking=False)",
+        ),
+        (
+            (
+                "def upload_all(batches, device):\n"
+                "    staging = torch.empty(batches[0].shape, pin_memory=True)\n"
+                "    on_device = []\n"
+                "    for batch in batches:\n"
+                "        staging.copy_(batch)\n"
+                "        on_device.append(batch.pin_memory().to(device, non_blocking=True))\n"
+                "    return on_device"
+            ),
+            "you pinned 5 buffers for 4 batches",
+        ),
+        (
+            (
+                "def upload_all(batches, device):\n"
+                "    staging = torch.empty(batches[0].shape, pin_memory=True)\n"
+                "    on_device = []\n"
+                "    for batch in batches:\n"
+                "        staging.copy_(batch)\n"
+                "        on_device.append(batch.to(device, non_blocking=True))\n"
+                "    return on_device"
+            ),
+            "4 of the copies came from pageable memory",
         ),
     ),
 }

@@ -28,6 +28,11 @@ SOLUTIONS: dict[int, str] = {
         "        opt.step()\n"
         "    return [p.detach() for p in model.parameters()]\n"
     ),
+    3: (
+        "def scaled_run(world_size, per_rank_batch, base_lr, base_batch):\n"
+        "    global_batch = world_size * per_rank_batch\n"
+        "    return global_batch, base_lr * global_batch / base_batch"
+    ),
 }
 
 
@@ -120,6 +125,40 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             _DDP_TEMPLATE.replace("    model = DDP(model)\n", "    ddp_model = DDP(model)\n").format(step=_STEP),
             "run the forward pass through the wrapped model",
+        ),
+    ),
+    3: (
+        (
+            "def scaled_run(world_size, per_rank_batch, base_lr, base_batch):\n"
+            "    return per_rank_batch, base_lr * per_rank_batch / base_batch",
+            "the global batch is every rank's batch together, 2 × 16 = 32, not one rank's 16",
+        ),
+        (
+            "def scaled_run(world_size, per_rank_batch, base_lr, base_batch):\n"
+            "    return world_size * per_rank_batch, base_lr",
+            "the learning rate was kept at 0.1, but the global batch is now 256, not the recipe's 64",
+        ),
+        (
+            "def scaled_run(world_size, per_rank_batch, base_lr, base_batch):\n"
+            "    return world_size * per_rank_batch, base_lr * world_size",
+            "the rate was scaled by the number of ranks (2), but it follows the global batch",
+        ),
+        (
+            "def scaled_run(world_size, per_rank_batch, base_lr, base_batch):\n"
+            "    return world_size * per_rank_batch, base_lr * per_rank_batch / base_batch",
+            "the rate was scaled by one rank's batch (16)",
+        ),
+        (
+            "def scaled_run(world_size, per_rank_batch, base_lr, base_batch):\n"
+            "    global_batch = world_size * per_rank_batch\n"
+            "    return global_batch, base_lr * base_batch / global_batch",
+            "the rate was scaled the wrong way: a global batch 4 times the recipe's takes a rate 4 times as large",
+        ),
+        (
+            "def scaled_run(world_size, per_rank_batch, base_lr, base_batch):\n"
+            "    global_batch = world_size * per_rank_batch\n"
+            "    return base_lr * global_batch / base_batch, global_batch",
+            "the two are swapped; return (global_batch, lr)",
         ),
     ),
 }

@@ -22,6 +22,17 @@ SOLUTIONS: dict[int, str] = {
         "        results.put((index, t.mean().item()))"
     ),
     3: "import torch\n\n\ndef partial_sum(rank, world_size, x, out):\n    out[rank] = x.chunk(world_size)[rank].sum()",
+    4: (
+        "import torch.multiprocessing as mp\n\n\n"
+        "def run_in_forks(model, work, processes):\n"
+        "    model.share_memory()  # before the fork: every child maps the same pages\n"
+        '    ctx = mp.get_context("fork")\n'
+        "    procs = [ctx.Process(target=work, args=(model,)) for _ in range(processes)]\n"
+        "    for p in procs:\n"
+        "        p.start()\n"
+        "    for p in procs:\n"
+        "        p.join()"
+    ),
 }
 
 
@@ -143,6 +154,51 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             "import torch\n\n\ndef partial_sum(rank, world_size, x, out):\n    return x.chunk(world_size)[rank].sum()",
             "`out` is still all zeros: write into it in place",
+        ),
+    ),
+    4: (
+        # the launcher as given: each forked child trains a private copy
+        (
+            "import torch.multiprocessing as mp\n\n\n"
+            "def run_in_forks(model, work, processes):\n"
+            '    ctx = mp.get_context("fork")\n'
+            "    procs = [ctx.Process(target=work, args=(model,)) for _ in range(processes)]\n"
+            "    for p in procs:\n"
+            "        p.start()\n"
+            "    for p in procs:\n"
+            "        p.join()",
+            "its own copy-on-write copy of the parameters, so nothing reaches the parent",
+        ),
+        # shares the model, but only after the children were forked
+        (
+            "import torch.multiprocessing as mp\n\n\n"
+            "def run_in_forks(model, work, processes):\n"
+            '    ctx = mp.get_context("fork")\n'
+            "    procs = [ctx.Process(target=work, args=(model,)) for _ in range(processes)]\n"
+            "    for p in procs:\n"
+            "        p.start()\n"
+            "    model.share_memory()\n"
+            "    for p in procs:\n"
+            "        p.join()",
+            "the children were forked before they were",
+        ),
+        # shares first, but returns without waiting for the children
+        (
+            "import torch.multiprocessing as mp\n\n\n"
+            "def run_in_forks(model, work, processes):\n"
+            "    model.share_memory()\n"
+            '    ctx = mp.get_context("fork")\n'
+            "    for _ in range(processes):\n"
+            "        ctx.Process(target=work, args=(model,)).start()",
+            "returned while 2 child process(es) were still running: join() every process",
+        ),
+        # calls the worker itself instead of starting processes
+        (
+            "def run_in_forks(model, work, processes):\n"
+            "    model.share_memory()\n"
+            "    for _ in range(processes):\n"
+            "        work(model)",
+            "`work` ran in this process, not in child processes",
         ),
     ),
 }
