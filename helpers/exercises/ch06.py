@@ -42,15 +42,25 @@ def _check_time_with_events(fn: Any) -> None:
                 made.append(make(*args, **kwargs))
                 return made[-1]
 
-            with mock.patch.object(torch.cuda, "Event", counted_event):
+            make_generic = torch.Event  # the device-generic event is a CUDA event on a CUDA machine: counted too
+
+            def counted_generic(*args: Any, make: Any = make_generic, made: list = events, **kwargs: Any) -> Any:
+                made.append(make(*args, **kwargs))
+                return made[-1]
+
+            with (
+                mock.patch.object(torch.cuda, "Event", counted_event),
+                mock.patch.object(torch, "Event", counted_generic),
+            ):
                 got = fn(work)
         got = expect_number(got, "a number of milliseconds from time_with_events(fn)")
         if len(calls) != 1:
             raise Wrong(f"call fn() exactly once between the two events (your function called it {len(calls)} times)")
         if sum(e.enable_timing and e.at_ms is not None for e in events) < 2:
             raise Wrong(
-                "measure with two CUDA events, torch.cuda.Event(enable_timing=True), recorded around fn(), as the "
-                "task asks: they time the GPU's work on its stream, where a host clock times the host's view of it"
+                "measure with two CUDA events made with enable_timing=True (torch.cuda.Event(enable_timing=True)), "
+                "recorded around fn(), as the task asks: they time the GPU's work on its stream, where a host clock "
+                "times the host's view of it"
             )
         if abs(got - work_ms) <= 0.1:
             continue

@@ -10,6 +10,7 @@ from typing import Any
 from ..checking import Question, Wrong, expect_function, expect_number, expect_type
 from ..gpu_specs import by_short_name
 from ..standins import PretendAsyncDevice
+from .calls import cpu_clocks_read
 
 #: y = a*x + y in float32: a multiply and an add per element (2 FLOPs); read x, read y, write y (12 bytes).
 AXPY_INTENSITY = 2 / 12
@@ -143,7 +144,8 @@ def _check_achieved_tflops(fn: Any) -> None:
 def _check_achieved_tflops_on(fn: Any, seconds: float, flops: float, repeats: int) -> None:
     gpu = PretendAsyncDevice()
     work = _Counted(gpu, seconds)
-    result = fn(work, flops, gpu.sync, repeats)
+    with cpu_clocks_read() as cpu_clocks:
+        result = fn(work, flops, gpu.sync, repeats)
     pending = gpu.busy  # work still queued when the function returned
     gpu.sync()  # leave no queued work behind
     call = f"achieved_tflops(fn, {flops:g}, sync, {repeats})"
@@ -159,6 +161,11 @@ def _check_achieved_tflops_on(fn: Any, seconds: float, flops: float, repeats: in
     ratio = got / right
     if 0.3 <= ratio <= 1.05:  # slower than the work itself only by timer and sleep overheads
         return
+    if ratio > 1.05 and cpu_clocks:
+        raise Wrong(
+            f"{got:.4g} TFLOP/s is faster than the device can work: {cpu_clocks[0]} counts only this process's CPU "
+            "time, not the time it spends waiting in sync(). Use time.perf_counter()"
+        )
     if not pending and 0.3 <= ratio / 1e12 <= 1.05:
         raise Wrong("that is FLOP/s, not TFLOP/s (divide by 10^12)")
     if not pending and 0.3 <= ratio / 1e3 <= 1.05:

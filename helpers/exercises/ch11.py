@@ -13,6 +13,7 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from ..checking import Question, Wrong, expect_function, expect_number
 from ..standins import GraphReplayModel, PretendAsyncDevice
+from .calls import cpu_clocks_read
 
 
 class _CountOperators(TorchDispatchMode):
@@ -109,7 +110,8 @@ def _check_steady_seconds_with(fn: Any, warmup: int, iters: int) -> None:
     device = _PretendGPU()
     run = _PretendGPU.RUN_S
     started = time.perf_counter()
-    got = fn(device.fn, torch.zeros(3), device.sync, warmup, iters)
+    with cpu_clocks_read() as cpu_clocks:
+        got = fn(device.fn, torch.zeros(3), device.sync, warmup, iters)
     wall = time.perf_counter() - started
     got = expect_number(got, "seconds per call from steady_seconds")
     if device.calls < iters:
@@ -131,6 +133,11 @@ def _check_steady_seconds_with(fn: Any, warmup: int, iters: int) -> None:
         raise Wrong(
             f"you returned {got:.4g} s per call, but steady_seconds itself took {wall:.4g} s: return the timed "
             "loop's seconds divided by iters"
+        )
+    if got < 0.5 * run and cpu_clocks:
+        raise Wrong(
+            f"you measured {got * 1e6:.0f} µs per call, but the device needs {run * 1e3:.0f} ms: {cpu_clocks[0]} "
+            "counts only this process's CPU time, not the time it spends waiting in sync(). Use time.perf_counter()"
         )
     if got < 0.5 * run:
         raise Wrong(

@@ -42,3 +42,18 @@ def test_timing_work_on_a_side_stream_accepts_every_stream_it_can_be_marked_on()
     for code in (SOLUTIONS[question.number], inside_the_block, idle_first):
         outcome = evaluate(question, code)
         assert outcome.correct, (code, outcome.message)
+
+
+def test_the_device_generic_event_times_the_work_too() -> None:
+    """Question 1: torch.Event is a CUDA event on a CUDA machine, so timing with it is right."""
+    generic = (
+        "def time_with_events(fn):\n"
+        "    start, end = torch.Event(enable_timing=True), torch.Event(enable_timing=True)\n"
+        "    start.record()\n"
+        "    fn()\n"
+        "    end.record()\n"
+        "    end.synchronize()\n"
+        "    return start.elapsed_time(end)"
+    )
+    outcome = evaluate(_question("time_with_events"), generic)
+    assert outcome.correct, outcome.message

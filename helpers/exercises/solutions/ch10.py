@@ -152,5 +152,15 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             ),
             "that is GFLOP/s, not TFLOP/s",
         ),
+        (
+            "def achieved_tflops(fn, flops, sync, repeats):\n"
+            "    sync()\n"
+            "    start = time.process_time()\n"
+            "    for _ in range(repeats):\n"
+            "        fn()\n"
+            "    sync()\n"
+            "    return flops / ((time.process_time() - start) / repeats) / 1e12",
+            "time.process_time() counts only this process's CPU time",
+        ),
     ),
 }

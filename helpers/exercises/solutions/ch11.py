@@ -138,6 +138,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             ),
             "which looks like milliseconds per call: return seconds",
         ),
+        (
+            "def steady_seconds(fn, x, sync, warmup=3, iters=20):\n"
+            "    for _ in range(warmup):\n        fn(x)\n    sync()\n    start = time.process_time()\n"
+            "    for _ in range(iters):\n        fn(x)\n    sync()\n    return (time.process_time() - start) / iters",
+            "time.process_time() counts only this process's CPU time",
+        ),
     ),
     3: (
         (
