@@ -220,6 +220,17 @@ def expect_number(value: Any, what: str = "a number") -> float:
     return number
 
 
+def expect_pair(value: Any, call: str, first: str, second: str) -> tuple[float, float]:
+    """The two numbers `call` returned, as (`first`, `second`); `Wrong` names what is off (kind, count, type)."""
+    pair = expect_type(value, tuple, f"{call} to return ({first}, {second})")
+    if len(pair) != 2:
+        raise Wrong(f"{call} returned {len(pair)} values; return two: ({first}, {second})")
+    return (
+        expect_number(pair[0], f"{call}[0], the {first}, to be a number"),
+        expect_number(pair[1], f"{call}[1], the {second}, to be a number"),
+    )
+
+
 def expect_function(value: Any, name: str, takes: str = "") -> None:
     """Raise `Wrong` unless `value` is callable; `takes` describes its arguments, e.g. "(major, minor)"."""
     if not callable(value):

@@ -17,7 +17,7 @@ from typing import Any
 
 import torch
 
-from ..checking import Question, Wrong, expect_function, expect_number, expect_type
+from ..checking import Question, Wrong, expect_function, expect_pair
 
 #: Seconds a two-rank launch may take (the first launch of a session also starts the process server).
 LAUNCH_TIMEOUT = 60.0
@@ -228,11 +228,7 @@ def _check_scaled_run(fn: Any) -> None:
     expect_function(fn, "scaled_run", "(world_size, per_rank_batch, base_lr, base_batch)")
     for world, per_rank, base_lr, base_batch in _SCALING_CASES:
         call = f"scaled_run({world}, {per_rank}, {base_lr:g}, {base_batch})"
-        pair = expect_type(fn(world, per_rank, base_lr, base_batch), tuple, f"{call} to return (global_batch, lr)")
-        if len(pair) != 2:
-            raise Wrong(f"{call} returned {len(pair)} values; return two: (global_batch, lr)")
-        batch = expect_number(pair[0], f"{call}[0], the global batch, to be a number")
-        lr = expect_number(pair[1], f"{call}[1], the learning rate, to be a number")
+        batch, lr = expect_pair(fn(world, per_rank, base_lr, base_batch), call, "global_batch", "lr")
         every_rank = per_rank * world  # samples behind one optimizer step, all ranks together
         rate = base_lr * every_rank / base_batch  # linear rule: the rate grows with the samples per step
         if _near(batch, every_rank) and _near(lr, rate):

@@ -7,7 +7,7 @@ import math
 import time
 from typing import Any
 
-from ..checking import Question, Wrong, expect_function, expect_number, expect_type
+from ..checking import Question, Wrong, expect_function, expect_number, expect_pair, expect_type
 from ..gpu_specs import by_short_name
 from ..standins import PretendAsyncDevice
 from .calls import cpu_clocks_read
@@ -85,11 +85,7 @@ def _check_linear_cost(fn: Any) -> None:
     expect_function(fn, "linear_cost", "(batch, d_in, d_out, itemsize)")
     for batch, d_in, d_out, itemsize in _LINEAR_CASES:
         call = f"linear_cost({batch}, {d_in}, {d_out}, {itemsize})"
-        got = expect_type(fn(batch, d_in, d_out, itemsize), tuple, f"a tuple (flops, bytes) from {call}")
-        if len(got) != 2:
-            raise Wrong(f"{call} should return two numbers, (flops, bytes), not {len(got)} values")
-        flops = expect_number(got[0], f"a number of FLOPs from {call}")
-        moved = expect_number(got[1], f"a number of bytes from {call}")
+        flops, moved = expect_pair(fn(batch, d_in, d_out, itemsize), call, "flops", "bytes")
         bare, with_bias, right_bytes = _linear_cost(batch, d_in, d_out, itemsize)
         if flops not in (bare, with_bias):
             if flops in (bare // 2, bare // 2 + batch * d_out):

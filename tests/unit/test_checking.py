@@ -356,3 +356,15 @@ def test_checking_chapter_04_imports_no_part_of_torch_dynamo_inside_the_time_lim
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout[-2000:]
+
+
+def test_expect_pair_names_what_is_off() -> None:
+    from helpers.checking import expect_pair
+
+    assert expect_pair((2, 0.5), "f(1)", "batch", "lr") == (2, 0.5)
+    with pytest.raises(Wrong, match=r"f\(1\) to return \(batch, lr\)"):
+        expect_pair("2, 0.5", "f(1)", "batch", "lr")
+    with pytest.raises(Wrong, match=r"f\(1\) returned 3 values; return two: \(batch, lr\)"):
+        expect_pair((2, 0.5, 1), "f(1)", "batch", "lr")
+    with pytest.raises(Wrong, match=r"f\(1\)\[1\], the lr, to be a number"):
+        expect_pair((2, "fast"), "f(1)", "batch", "lr")
