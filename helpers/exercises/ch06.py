@@ -9,9 +9,11 @@ timing and its races included, deterministically and without a GPU.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 from unittest import mock
@@ -20,6 +22,35 @@ import torch
 
 from ..checking import Question, Wrong, expect_function, expect_number, expect_type
 from ..standins import SIMULATED_CYCLES_PER_MS, SimulatedValue, simulated_cuda
+
+
+def _sleep_cycles(ms: float) -> int:
+    """The `torch.cuda._sleep` argument that keeps the simulated GPU busy for `ms` milliseconds."""
+    return int(ms * SIMULATED_CYCLES_PER_MS)
+
+
+@contextlib.contextmanager
+def _events_made(see: Callable[[Any], None]) -> Iterator[None]:
+    """Inside a `simulated_cuda` block: hand every event the learner makes to `see` first.
+
+    Both constructors are watched, `torch.cuda.Event` and the device-generic `torch.Event` (a CUDA
+    event on a CUDA machine, so an answer may use either).
+    """
+
+    def watched(make: Any) -> Any:
+        def new_event(*args: Any, **kwargs: Any) -> Any:
+            event = make(*args, **kwargs)
+            see(event)
+            return event
+
+        return new_event
+
+    with (
+        mock.patch.object(torch.cuda, "Event", watched(torch.cuda.Event)),
+        mock.patch.object(torch, "Event", watched(torch.Event)),
+    ):
+        yield
+
 
 #: How long the work takes on the simulated GPU in question 1, in milliseconds (two, so no constant passes).
 _WORK_MS = (5.0, 2.0)
@@ -32,26 +63,11 @@ def _check_time_with_events(fn: Any) -> None:
 
         def work(ms: float = work_ms, calls: list[int] = calls) -> None:
             calls.append(1)
-            torch.cuda._sleep(int(ms * SIMULATED_CYCLES_PER_MS))  # the simulation's stand-in: `ms` of GPU work
+            torch.cuda._sleep(_sleep_cycles(ms))  # the simulation's stand-in: `ms` of GPU work
 
         with simulated_cuda(launch_ms=0.001) as sim:
             events: list[Any] = []
-            make_event = torch.cuda.Event  # the simulation's stand-in, while the block runs
-
-            def counted_event(*args: Any, make: Any = make_event, made: list = events, **kwargs: Any) -> Any:
-                made.append(make(*args, **kwargs))
-                return made[-1]
-
-            make_generic = torch.Event  # the device-generic event is a CUDA event on a CUDA machine: counted too
-
-            def counted_generic(*args: Any, make: Any = make_generic, made: list = events, **kwargs: Any) -> Any:
-                made.append(make(*args, **kwargs))
-                return made[-1]
-
-            with (
-                mock.patch.object(torch.cuda, "Event", counted_event),
-                mock.patch.object(torch, "Event", counted_generic),
-            ):
+            with _events_made(events.append):
                 got = fn(work)
         got = expect_number(got, "a number of milliseconds from time_with_events(fn)")
         if len(calls) != 1:
@@ -192,10 +208,6 @@ class _Mark:
     waits_before: int
 
 
-def _sleep_cycles(ms: float) -> int:
-    return int(ms * SIMULATED_CYCLES_PER_MS)
-
-
 def _time_on_side(fn: Any, busy_current: float, busy_side: float, work_ms: float) -> None:
     """Run the learner's timer once on the simulated GPU and say what is off, if anything."""
     work: list[Any] = []  # the span of fn()'s work on the side stream
@@ -212,26 +224,18 @@ def _time_on_side(fn: Any, busy_current: float, busy_side: float, work_ms: float
                 torch.cuda._sleep(_sleep_cycles(work_ms))
             work.append(spans[-1])
 
-        def marked(make: Any) -> Any:
-            def new_event(*args: Any, **kwargs: Any) -> Any:
-                event = make(*args, **kwargs)
-                plain_record = event.record
+        def marked(event: Any) -> None:
+            plain_record = event.record
 
-                def record(stream: Any = None) -> None:
-                    where = sim.current if stream is None else stream
-                    plain_record(stream)
-                    if event.enable_timing:
-                        marks[id(event)] = _Mark(event, getattr(where, "name", "?"), next(order), len(sim.host_waits))
+            def record(stream: Any = None) -> None:
+                where = sim.current if stream is None else stream
+                plain_record(stream)
+                if event.enable_timing:
+                    marks[id(event)] = _Mark(event, getattr(where, "name", "?"), next(order), len(sim.host_waits))
 
-                event.record = record
-                return event
+            event.record = record
 
-            return new_event
-
-        with (
-            mock.patch.object(torch.cuda, "Event", marked(torch.cuda.Event)),
-            mock.patch.object(torch, "Event", marked(torch.Event)),
-        ):
+        with _events_made(marked):
             got = fn(queue_work, side)
         waits = list(sim.host_waits)
     got = expect_number(got, "a number of milliseconds from time_side_work(fn, side)")
