@@ -158,7 +158,7 @@ def describe_machine() -> Machine:
     )
 
 
-def _arch_number(arch: str) -> tuple[str, int, str] | None:
+def split_arch(arch: str) -> tuple[str, int, str] | None:
     """Split `sm_75` into ("sm", 75, ""), `compute_90a` into ("compute", 90, "a"), `sm_100f` into ("sm", 100, "f")."""
     m = re.fullmatch(r"(sm|compute)_(\d+)([af]?)", arch)
     return (m.group(1), int(m.group(2)), m.group(3)) if m else None
@@ -175,7 +175,7 @@ def build_supports(capability: tuple[int, int], arch_list: tuple[str, ...]) -> b
     major, minor = capability
     target = major * 10 + minor
     for arch in arch_list:
-        parsed = _arch_number(arch)
+        parsed = split_arch(arch)
         if parsed is None:
             continue
         kind, number, letter = parsed

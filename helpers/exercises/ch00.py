@@ -13,6 +13,7 @@ from typing import Any
 import torch
 
 from ..checking import Question, Wrong, expect_function, expect_type
+from ..environment import build_supports, split_arch
 from ..standins import pretend_machine
 
 #: Machines we do not have: (what to call it, `pretend_machine`'s accelerator, count and built).
@@ -118,19 +119,11 @@ _KERNEL_CASES = (
 
 def _target(arch: str) -> tuple[str, int, int, bool]:
     """'sm_120a' as ('sm', 12, 0, True): kind, major, minor, and whether it is for that capability alone."""
-    kind, digits = arch.split("_", 1)
-    whole = int(digits.rstrip("af"))  # f (family) targets are not asked about; they read like plain ones here
-    return kind, whole // 10, whole % 10, digits.endswith("a")
-
-
-def _runs(capability: tuple[int, int], arch: str) -> bool:
-    """The compatibility rule for one entry of the list (the checker's own statement of it)."""
-    kind, major, minor, exact = _target(arch)
-    if exact:
-        return capability == (major, minor)
-    if kind == "compute":  # PTX: compiled when loaded, for this GPU or any newer one
-        return capability >= (major, minor)
-    return capability[0] == major and capability[1] >= minor  # machine code: same major, same or newer minor
+    parsed = split_arch(arch)
+    if parsed is None:
+        raise ValueError(f"not an architecture of the checker's cases: {arch!r}")
+    kind, number, letter = parsed
+    return kind, number // 10, number % 10, letter == "a"
 
 
 def _ask(fn: Any, capability: tuple[int, int], archs: list[str]) -> bool | int:
@@ -159,7 +152,7 @@ def _on_major(arch: str, major: int) -> str:
 def _mistake(fn: Any, capability: tuple[int, int], archs: list[str], expected: bool) -> str:
     """What the learner's function gets wrong in a failed case, where further questions to it show it; else ""."""
     major, minor = capability
-    running = [a for a in archs if _runs(capability, a)]
+    running = [a for a in archs if build_supports(capability, (a,))]
     if expected and len(archs) > 1:
         for arch in running:
             if _probe(fn, capability, [arch]) is True:
@@ -183,7 +176,7 @@ def _mistake(fn: Any, capability: tuple[int, int], archs: list[str], expected: b
     if long and major >= 10 and all(_target(a)[1] == major for a in long):
         other = 8
         analog = [_on_major(a, other) if a in long else a for a in archs]
-        if _probe(fn, (other, minor), analog) == any(_runs((other, minor), a) for a in analog):
+        if _probe(fn, (other, minor), analog) == build_supports((other, minor), tuple(analog)):
             return (
                 f" Your function answers the same question for {other}.{minor} with {analog} rightly, so it reads "
                 f"{long[0]!r} wrongly: the last digit is the minor version and the digits before it the major, "
