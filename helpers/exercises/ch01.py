@@ -17,12 +17,11 @@ from ..checking import Question, Wrong, expect_function, expect_number, expect_t
 from ..standins import pretend_machine
 
 #: Pretend machines the device-choosing answers are checked on: (label, accelerator, count, built).
-_MACHINES = (
-    ("a CUDA build of torch without a driver", None, 0, "cuda"),
-    ("the CPU-only build of torch", None, 0, None),
-    ("two CUDA GPUs (Kaggle's T4 ×2)", "cuda", 2, None),
-    ("a Mac with Apple's GPU", "mps", 1, None),
-)
+_NO_DRIVER = ("a CUDA build of torch without a driver", None, 0, "cuda")
+_CPU_ONLY = ("the CPU-only build of torch", None, 0, None)
+_TWO_T4 = ("two CUDA GPUs (Kaggle's T4 ×2)", "cuda", 2, None)
+_MAC = ("a Mac with Apple's GPU", "mps", 1, None)
+_MACHINES = (_NO_DRIVER, _CPU_ONLY, _TWO_T4, _MAC)
 
 
 def _expected_devices(accelerator: str | None, count: int) -> list[torch.device]:
@@ -117,13 +116,13 @@ def _check_count_usable_cpus(fn: Any) -> None:
 
 # -- Question 4: debug this ---------------------------------------------------------------------------
 
-#: The machines question 4's answer is called on: (label, accelerator, count, built), in this order.
+#: The machines question 4's answer is called on, in this order: those above, one GPU and four.
 _STAGE_MACHINES = (
-    ("the CPU-only build of torch", None, 0, None),
-    ("a CUDA build of torch without a driver", None, 0, "cuda"),
+    _CPU_ONLY,
+    _NO_DRIVER,
     ("a machine with one CUDA GPU", "cuda", 1, None),
-    ("two CUDA GPUs (Kaggle's T4 ×2)", "cuda", 2, None),
-    ("a Mac with Apple's GPU", "mps", 1, None),
+    _TWO_T4,
+    _MAC,
     ("a machine with four CUDA GPUs", "cuda", 4, None),
 )
 
@@ -163,7 +162,7 @@ def _check_stage_devices(fn: Any) -> None:
     expect_function(fn, "stage_devices", "no arguments")
     for where, accelerator, count, built in _STAGE_MACHINES:
         first, second = _stage_pair(fn, where, accelerator, count, built)
-        usable = [torch.device(accelerator, i) for i in range(count)] if accelerator else []
+        usable = _expected_devices(accelerator, count)
         said = f"on {where}, stage_devices() returned ({first}, {second})"
         for device in (first, second):
             if device.type == accelerator and device.index is None:
@@ -176,7 +175,7 @@ def _check_stage_devices(fn: Any) -> None:
                     else f", but {device} cannot be used there"
                 )
                 raise Wrong(f"{said}{because}")
-        if not usable:
+        if not accelerator:
             continue
         if first.type == second.type == "cpu":
             if accelerator != "cuda":  # the CUDA machines, checked first, were answered right
