@@ -372,8 +372,8 @@ def _check_clipped_step(fn: Any) -> None:
         raise Wrong(f"clipped_step returned {norm:g}, but the gradients' norm is {true_norm:g}: {fix}")
 
 
-def _low_precision(device: torch.device) -> torch.dtype:
-    """Chapter 04's `low_precision` (section 6), for the answers the tests run outside the notebook."""
+def low_precision(device: torch.device) -> torch.dtype:
+    """Chapter 04's `low_precision` (section 6), for answers run outside the notebook and for its GPU tests."""
     if device.type == "cuda":
         return torch.bfloat16 if torch.cuda.is_bf16_supported(including_emulation=False) else torch.float16
     return torch.float16 if device.type == "mps" else torch.bfloat16
@@ -439,7 +439,7 @@ QUESTIONS = [
             "After scaler.scale(loss).backward() every gradient is multiplied by scaler.get_scale(). Which call "
             "divides them back, and must it come before or after clip_grad_norm_? It may run only once a step."
         ),
-        context=lambda: {"low_precision": _low_precision},
+        context=lambda: {"low_precision": low_precision},
         chapter="04",
     ),
 ]

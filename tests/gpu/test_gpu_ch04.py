@@ -14,6 +14,7 @@ import torch
 from torch import nn
 
 from helpers.devices import is_device_mismatch_error
+from helpers.exercises.ch04 import low_precision
 from helpers.timing import time_call
 from helpers.training import make_data, make_model, model_device
 
@@ -67,18 +68,11 @@ def test_cpu_input_to_a_gpu_model_raises_the_device_mismatch_error() -> None:
     assert net(torch.rand(2, 3).to(model_device(net))).device == model_device(net)
 
 
-def _low_precision(device: torch.device) -> torch.dtype:
-    """Chapter 04's `low_precision` (section 6): bfloat16 where the hardware has it, else float16."""
-    if device.type == "cuda":
-        return torch.bfloat16 if torch.cuda.is_bf16_supported(including_emulation=False) else torch.float16
-    return torch.float16 if device.type == "mps" else torch.bfloat16
-
-
 def _train(model, optimizer, X, y, epochs, batch_size=64, *, mixed=False, low=None):
     """Chapter 04's loops (sections 4 and 6): on the model's device; autocast (in `low`, else the chapter's
     choice) when `mixed`, with a gradient scaler for float16 on CUDA."""
     device = next(model.parameters()).device
-    low = low or _low_precision(device)
+    low = low or low_precision(device)
     scaler = torch.amp.GradScaler(device.type, enabled=mixed and device.type == "cuda" and low == torch.float16)
     X, y = X.to(device), y.to(device)
     n, history = X.shape[0], []
@@ -125,7 +119,7 @@ def test_the_training_loop_runs_on_the_gpu_and_stays_there() -> None:
 def test_the_chapter_picks_bfloat16_from_ampere_on_and_float16_before() -> None:
     """A T4 (7.5) gets float16 and a scaler; an A100 or H100 (8.0, 9.0) bfloat16 without one."""
     major, _ = torch.cuda.get_device_capability()
-    assert _low_precision(torch.device("cuda")) == (torch.bfloat16 if major >= 8 else torch.float16)
+    assert low_precision(torch.device("cuda")) == (torch.bfloat16 if major >= 8 else torch.float16)
 
 
 @pytest.mark.gpu
