@@ -25,7 +25,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..checking import Question, Wrong, expect_function, normalise
-from ..processes import LaunchTimeout, WorkerFailed, launch, process_context
+from ..processes import LaunchTimeout, WorkerFailed, launch, process_context, stop_processes
 
 #: Seconds the child processes of one check may take (the question's own limit is longer).
 CHILD_SECONDS = 30.0
@@ -316,12 +316,7 @@ def _check_run_in_forks(fn: Any) -> None:
                 "every process before returning, or the caller reads the model before the children have written it"
             )
     finally:
-        for p in multiprocessing.active_children():
-            if p not in earlier:
-                p.join(timeout=5)
-                if p.is_alive():
-                    p.kill()
-                    p.join(timeout=5)
+        stop_processes([p for p in multiprocessing.active_children() if p not in earlier])
     in_children, here = int(ran[0].item()), int(ran[1].item())
     if here and not in_children:
         raise Wrong(
