@@ -18,6 +18,7 @@ import math
 import multiprocessing
 import os
 import queue
+import time
 from typing import Any
 
 import torch
@@ -290,10 +291,17 @@ def _check_partial_sum(fn: Any) -> None:
 # -- Question 4: debug this: a launcher that forks ----------------------------------------------------
 
 _CHILDREN = 2
+#: How long the checker's worker runs in each child before it writes.
+_WORK_SECONDS = 0.3
 
 
 def _nudge(ran: torch.Tensor, parent: int, model: nn.Module) -> None:
-    """The checker's worker: add 1 to every parameter (as an SGD step writes them) and note where it ran."""
+    """The checker's worker: add 1 to every parameter (as an SGD step writes them) and note where it ran.
+
+    It takes a while first, as training does, so that a launcher that returns without join() returns
+    while its children still run, however fast this machine starts them.
+    """
+    time.sleep(_WORK_SECONDS)
     with torch.no_grad():
         for p in model.parameters():
             p.add_(1.0)

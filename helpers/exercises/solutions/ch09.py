@@ -190,7 +190,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             '    ctx = mp.get_context("fork")\n'
             "    for _ in range(processes):\n"
             "        ctx.Process(target=work, args=(model,)).start()",
-            "returned while 2 child process(es) were still running: join() every process",
+            "child process(es) were still running: join() every process",
         ),
         # calls the worker itself instead of starting processes
         (
