@@ -98,14 +98,15 @@ NEWEST_TORCH ?= torch==2.15.0
 TORCH_OF_$(CUDA_VENV) = $(CUDA_TORCH)
 TORCH_OF_$(NEWEST_VENV) = $(NEWEST_TORCH)
 PYTHON312 := $(firstword $(foreach p,python3.12 $(wildcard $(HOME)/.pyenv/versions/3.12*/bin/python3.12),$(shell $(p) -c "" >/dev/null 2>&1 && echo $(p))) $(PYTHON))
-# These machines cap pip's torch with a constraints file (/etc/xdg/pip); an empty constraints file
+# A CUDA build with its NVIDIA libraries is 6-8 GB in the venv; --no-cache-dir keeps pip from keeping
+# a second copy of its wheels. These machines cap pip's torch with a constraints file (/etc/xdg/pip); an empty constraints file
 # lifts it for these installs (an empty PIP_CONSTRAINT does not, on pip 23-26). Harmless elsewhere.
 NO_CAP := PIP_CONSTRAINT=/dev/null
 
 .venv-%/.installed: pyproject.toml
 	$(PYTHON312) -m venv $(@D)
 	$(NO_CAP) $(@D)/bin/python -m pip install --quiet --upgrade pip
-	$(NO_CAP) $(@D)/bin/python -m pip install --quiet "$(TORCH_OF_$(@D))"
+	$(NO_CAP) $(@D)/bin/python -m pip install --quiet --no-cache-dir "$(TORCH_OF_$(@D))"
 	$(NO_CAP) $(@D)/bin/python -m pip install --quiet -e '.[course,dev]'
 	$(@D)/bin/python -c "import torch, sys; sys.exit(0 if torch.version.cuda and not torch.cuda.is_available() else 'expected a CUDA build of torch and no usable GPU')"
 	$(@D)/bin/python -c "$$PRIME_INDUCTOR"
