@@ -2,6 +2,10 @@
 
 How many bytes training keeps per rank for a given model size, so that a learner can explore
 sizes no machine here could hold, and a bar chart of what was measured.
+
+Mixed precision (autocast, or FSDP2's `MixedPrecisionPolicy`) computes in 16 bits but keeps the
+parameters the optimizer updates, their gradients and the optimizer's states in float32, so it
+changes none of the three counts; it adds 16-bit copies of the weights while they are in use.
 """
 
 from __future__ import annotations
@@ -12,8 +16,12 @@ from typing import Any
 
 #: Tensors the optimizer keeps per parameter (each as big as the parameter).
 OPTIMIZER_STATES = {"SGD": 0, "SGD with momentum": 1, "Adam": 2}
-#: Bytes per number of the common training dtypes.
-DTYPE_BYTES = {"float32": 4, "bfloat16": 2, "float16": 2}
+#: What the budget widget offers: the precision of the stored states, and bytes per 16-bit copy on top.
+PRECISIONS = ("float32", "mixed (float16/bfloat16 compute)")
+#: Bytes a number of the states takes under either precision: mixed precision keeps them float32.
+STATE_BYTES = 4
+#: Bytes of one 16-bit copy of a weight (float16 or bfloat16), made while the weight is in use.
+LOW_PRECISION_BYTES = 2
 STRATEGIES = ("DDP", "FSDP")
 #: Memory of one NVIDIA T4 (Kaggle's GPU), from its datasheet: docs/sources.md §4.
 T4_BYTES = 16 * 10**9
@@ -23,10 +31,12 @@ PARTS = ("parameters", "gradients", "optimizer states")
 def bytes_per_rank(n_params: int, dtype_bytes: int, optimizer: str, world_size: int, strategy: str) -> dict[str, int]:
     """Bytes one rank keeps for parameters, gradients and optimizer states (activations not included).
 
-    DDP keeps all three whole on every rank. FSDP keeps 1/world_size of each (rounded up: a
-    parameter that does not divide evenly is padded), and gathers full parameters only briefly,
-    one wrapped block at a time, around its forward and backward. Everything is counted in the one
-    dtype given (no mixed precision, where states are often kept in float32).
+    DDP keeps all three whole on every rank. FSDP keeps about 1/world_size of each, and gathers
+    full parameters only briefly, one wrapped block at a time, around its forward and backward.
+    `ceil(n_params / world_size)` is exact only when dim 0 of every parameter divides by
+    world_size: FSDP2 cuts each parameter into rows along dim 0 and pads every rank's share to
+    `ceil(rows / world_size)` rows (chapter 12, section 4). Everything is counted in the one dtype
+    given; under mixed precision that dtype is float32 (4).
 
     A learner estimates their own models with it, so a wrong argument is refused saying what to
     pass, instead of returning a wrong count.
@@ -47,19 +57,33 @@ def bytes_per_rank(n_params: int, dtype_bytes: int, optimizer: str, world_size: 
     return {**parts, "total": sum(parts.values())}
 
 
-def describe_budget(n_params: int, dtype: str, optimizer: str, world_size: int, strategy: str) -> str:
-    """The widget's text: each part in GB, and whether it fits a 16 GB T4 before any activations."""
-    parts = bytes_per_rank(n_params, DTYPE_BYTES[dtype], optimizer, world_size, strategy)
-    lines = [f"{n_params / 1e9:.3g} billion parameters in {dtype}, {optimizer}, {strategy} on {world_size} rank(s):"]
-    lines += [f"  {name:<17} {parts[name] / 1e9:9.2f} GB per rank" for name in PARTS]
+def describe_budget(n_params: int, precision: str, optimizer: str, world_size: int, strategy: str) -> str:
+    """The widget's text: each part in GB, and whether it fits a 16 GB T4 before any activations.
+
+    `precision` is one of `PRECISIONS`. Mixed precision keeps the same float32 states; under DDP
+    (autocast) the 16-bit copies of the whole model are added, since autocast keeps them from the
+    forward pass to the backward; under FSDP only the gathered blocks have them, which the text
+    names without counting (their size depends on how the model was wrapped).
+    """
+    if precision not in PRECISIONS:
+        raise ValueError(f"precision must be one of {list(PRECISIONS)}, not {precision!r}")
+    parts = bytes_per_rank(n_params, STATE_BYTES, optimizer, world_size, strategy)
+    lines = [f"{n_params / 1e9:.3g} billion parameters, {precision}, {optimizer}, {strategy} on {world_size} rank(s):"]
+    lines += [f"  {name:<17} {parts[name] / 1e9:9.2f} GB per rank (float32)" for name in PARTS]
     total = parts["total"]
+    if precision != "float32" and strategy == "DDP":
+        copies = n_params * LOW_PRECISION_BYTES
+        lines.append(f"  {'16-bit copies':<17} {copies / 1e9:9.2f} GB per rank (every weight, forward to backward)")
+        total += copies
+    elif precision != "float32":
+        lines.append(f"  {'16-bit copies':<17} {'':>9}    2 bytes a parameter of the blocks gathered at the time")
     verdict = "fits" if total < T4_BYTES else "does NOT fit"
     lines.append(f"  {'total':<17} {total / 1e9:9.2f} GB per rank: {verdict} in a 16 GB T4 (before activations)")
     return "\n".join(lines)
 
 
 def budget_widget() -> Any:
-    """Sliders for model size, dtype, optimizer, ranks and strategy; prints `describe_budget`.
+    """Sliders for model size, precision, optimizer, ranks and strategy; prints `describe_budget`.
 
     Returns an `ipywidgets.interactive` (display it, or leave it as a cell's last expression).
     """
@@ -69,15 +93,17 @@ def budget_widget() -> Any:
     size = widgets.FloatLogSlider(
         value=1e9, base=10, min=6, max=11, step=0.1, description="parameters", readout_format=".2g", style=wide
     )
-    dtype = widgets.Dropdown(options=list(DTYPE_BYTES), value="float32", description="dtype", style=wide)
+    precision = widgets.Dropdown(options=list(PRECISIONS), value="float32", description="precision", style=wide)
     optimizer = widgets.Dropdown(options=list(OPTIMIZER_STATES), value="Adam", description="optimizer", style=wide)
     ranks = widgets.IntSlider(value=2, min=1, max=64, description="ranks", style=wide)
     strategy = widgets.ToggleButtons(options=list(STRATEGIES), value="FSDP", description="strategy", style=wide)
 
-    def show(size: float, dtype: str, optimizer: str, ranks: int, strategy: str) -> None:
-        print(describe_budget(int(size), dtype, optimizer, ranks, strategy))
+    def show(size: float, precision: str, optimizer: str, ranks: int, strategy: str) -> None:
+        print(describe_budget(int(size), precision, optimizer, ranks, strategy))
 
-    return widgets.interactive(show, size=size, dtype=dtype, optimizer=optimizer, ranks=ranks, strategy=strategy)
+    return widgets.interactive(
+        show, size=size, precision=precision, optimizer=optimizer, ranks=ranks, strategy=strategy
+    )
 
 
 def plot_per_rank(measured: Mapping[str, Mapping[str, float]], stamp_text: str) -> Any:

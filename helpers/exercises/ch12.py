@@ -1,4 +1,5 @@
-"""Chapter 12 exercises: the bytes of training per rank, and the lines that shard a model with FSDP2.
+"""Chapter 12 exercises: the bytes of training per rank, the lines that shard a model with FSDP2, and
+rank 0's bytes under FSDP2 with a mixed-precision policy, predicted before the chapter's launch measures them.
 
 The second question's function lives in a file the learner writes (`%%writefile`), because the
 ranks import it. The checker runs it for real: first on one rank in this process (so a mistake
@@ -11,6 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 import torch
+
+import math
 
 from ..checking import Question, Wrong, expect_function, expect_number
 from ..sharding import OPTIMIZER_STATES
@@ -162,6 +165,76 @@ def _check_shard(fn: Any) -> None:
         raise Wrong("the sharded ranks did not train like one process on both batches: did you change the model?")
 
 
+# -- Question 3: rank 0's bytes under FSDP2 with MixedPrecisionPolicy(param_dtype=bfloat16) ----------
+
+#: (parameter shapes, world size): the chapter's model with rows of 99, 33 and 1 first (section 4's launch
+#: measures it), then rows that divide, a weight of one row, more ranks than some rows, and one rank.
+_RANK0_CASES = (
+    ([(99, 64), (99,), (33, 99), (33,), (1, 33), (1,)], 2),
+    ([(6, 4), (6,)], 3),
+    ([(1, 8), (5, 3, 2)], 2),
+    ([(10, 4), (10,), (3, 10), (3,)], 4),
+    ([(7, 7), (7,)], 1),
+)
+#: What training with Adam keeps per number of a shard: the float32 shard, its float32 gradient, exp_avg and
+#: exp_avg_sq. The bfloat16 param_dtype only sets the dtype of the gathered copies used in forward and backward.
+_FLOAT32_COPIES = 4
+
+
+def _rank0_numbers(shapes: list[tuple[int, ...]], world_size: int) -> int:
+    """Numbers rank 0 holds: FSDP2 cuts dim 0 with torch.chunk and gives every rank the first chunk's size."""
+    return sum(torch.empty(shape, device="meta").chunk(world_size)[0].numel() for shape in shapes)
+
+
+def _check_rank0_bytes(fn: Any) -> None:
+    expect_function(fn, "rank0_bytes", "(shapes, world_size)")
+    for shapes, world in _RANK0_CASES:
+        call = f"rank0_bytes({shapes}, {world})"
+        got = expect_number(fn([tuple(s) for s in shapes], world), f"{call} (a number of bytes)")
+        numbers = _rank0_numbers(shapes, world)
+        want = numbers * _FLOAT32_COPIES * 4
+        if got == want:
+            continue
+        total = sum(math.prod(s) for s in shapes)
+        even = math.ceil(total / world)
+        each_even = sum(math.ceil(math.prod(s) / world) for s in shapes)
+        floored = sum(s[0] // world * math.prod(s[1:]) for s in shapes)
+        said = f"{call} = {got:,.0f}"
+        if numbers != even and got == even * 16:
+            raise Wrong(
+                f"{said}, ceil(n_params / world_size) = {even:,} numbers × 16 bytes: but FSDP2 cuts every "
+                f"parameter along dim 0 and pads each rank's share to ceil(rows / world_size) rows, so rank 0 "
+                f"holds {numbers:,} numbers"
+            )
+        if numbers != each_even and got == each_even * 16:
+            raise Wrong(
+                f"{said}: each parameter's numbers were split evenly, but FSDP2 cuts whole rows (dim 0): a "
+                f"(rows, …) parameter gives rank 0 ceil(rows / world_size) rows, {numbers:,} numbers in all"
+            )
+        if numbers != floored and got == floored * 16:
+            raise Wrong(
+                f"{said}: the rows were rounded down; rank 0 takes ceil(rows / world_size) rows (torch.chunk), "
+                f"and the other ranks are padded to that size"
+            )
+        if got == numbers * 8:
+            raise Wrong(
+                f"{said}, 8 bytes a number: everything was counted in bfloat16, but param_dtype is only the dtype "
+                "of the gathered copies used in forward and backward; the shards, their gradients and Adam's two "
+                "states stay float32: 4 numbers of 4 bytes each"
+            )
+        if got == numbers * 12:
+            raise Wrong(
+                f"{said}, 12 bytes a number of rank 0's shard; training with Adam keeps 4 float32 numbers for each "
+                "(the shard, its gradient, exp_avg, exp_avg_sq): 16 bytes"
+            )
+        if got == numbers:
+            raise Wrong(f"{said} is rank 0's count of numbers; return bytes (16 for each)")
+        raise Wrong(
+            f"{said}; rank 0 holds {numbers:,} numbers of the sharded parameters, 16 bytes each for training with "
+            f"Adam: {want:,} bytes"
+        )
+
+
 QUESTIONS = [
     Question(
         number=1,
@@ -186,5 +259,17 @@ QUESTIONS = [
         chapter="12",
         file="shard_answer.py",
         time_limit=LAUNCH_TIMEOUT + 30,
+    ),
+    Question(
+        number=3,
+        task="Write `rank0_bytes(shapes, world_size)`: the bytes rank 0 keeps for the parameters, gradients and "
+        "Adam's states of a model whose parameters have the shapes `shapes`, sharded with `fully_shard` on "
+        "`world_size` ranks and `MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)`.",
+        variable="rank0_bytes",
+        checker=_check_rank0_bytes,
+        hint_text="Per parameter, rank 0 holds the first of world_size chunks along dim 0: ceil(rows / world_size) "
+        "rows of prod(shape[1:]) numbers. param_dtype changes only the gathered copies; the shard, its gradient "
+        "and Adam's two states are float32.",
+        chapter="12",
     ),
 ]
