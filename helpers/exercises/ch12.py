@@ -9,11 +9,10 @@ the sharded model trains and must end where one process trained on both ranks' d
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import torch
-
-import math
 
 from ..checking import Question, Wrong, expect_function, expect_number
 from ..sharding import OPTIMIZER_STATES

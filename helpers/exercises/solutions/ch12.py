@@ -36,9 +36,7 @@ SOLUTIONS: dict[int, str] = {
 _RANK0_HEAD = "import math\n\n\ndef rank0_bytes(shapes, world_size):\n"
 
 
-_RANK0_ROWS = (
-    "    numbers = sum(-(-s[0] // world_size) * math.prod(s[1:]) for s in shapes)\n"
-)
+_RANK0_ROWS = "    numbers = sum(-(-s[0] // world_size) * math.prod(s[1:]) for s in shapes)\n"
 
 
 _SHARD_TEMPLATE = """\
