@@ -1,13 +1,14 @@
 """Chapter 12's GPU claims, run for real on one GPU or two (Kaggle's T4 ×2); skipped here with the reason.
 
-The worker is the one the chapter writes with `%%writefile`: it is read from the notebook's cell,
-so these tests check the code the learner runs.
+The workers are the ones the chapter writes with `%%writefile`: they are read from the notebook's
+cells, so these tests check the code the learner runs.
 """
 
 from __future__ import annotations
 
 import importlib
 import json
+import math
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -25,19 +26,33 @@ NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "12_sharding_with
 PARTS = ("parameters", "gradients", "optimizer states")
 
 
-@pytest.fixture(scope="module")
-def fsdp_worker(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
-    """Write the chapter's `%%writefile {WORK}/fsdp_worker.py` cell into a folder and import it."""
-    folder = tmp_path_factory.mktemp("ch12")
+def _worker(folder: Path, name: str) -> ModuleType:
+    """Write the chapter's `%%writefile {WORK}/<name>.py` cell into `folder` and import it."""
     for cell in json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]:
         source = "".join(cell["source"])
-        if cell["cell_type"] == "code" and source.startswith("%%writefile {WORK}/fsdp_worker.py"):
-            (folder / "fsdp_worker.py").write_text(source.split("\n", 1)[1], encoding="utf-8")
+        if cell["cell_type"] == "code" and source.startswith(f"%%writefile {{WORK}}/{name}.py"):
+            (folder / f"{name}.py").write_text(source.split("\n", 1)[1], encoding="utf-8")
             break
     else:
-        raise AssertionError("chapter 12 has no %%writefile cell for fsdp_worker.py")
-    sys.path.insert(0, str(folder))  # launched ranks copy sys.path, so they find it too
-    return importlib.import_module("fsdp_worker")
+        raise AssertionError(f"chapter 12 has no %%writefile cell for {name}.py")
+    if str(folder) not in sys.path:
+        sys.path.insert(0, str(folder))  # launched ranks copy sys.path, so they find it too
+    return importlib.import_module(name)
+
+
+@pytest.fixture(scope="module")
+def worker_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("ch12")
+
+
+@pytest.fixture(scope="module")
+def fsdp_worker(worker_folder: Path) -> ModuleType:
+    return _worker(worker_folder, "fsdp_worker")
+
+
+@pytest.fixture(scope="module")
+def fit_worker(worker_folder: Path) -> ModuleType:
+    return _worker(worker_folder, "fit_worker")
 
 
 @pytest.mark.gpu
@@ -86,3 +101,37 @@ def test_one_gpu_machine_runs_the_two_ranks_with_gloo(fsdp_worker: ModuleType) -
     assert run.backend == "gloo"
     assert run.results[0]["FSDP"]["peak GPU bytes"] is None
     assert run.results[0]["max weight difference"] <= 1e-5
+
+
+@pytest.mark.gpu
+def test_a_capped_allocator_raises_out_of_memory_past_the_budget() -> None:
+    """Section 3's cap: past `set_per_process_memory_fraction`, an allocation raises torch.OutOfMemoryError."""
+    device = torch.device("cuda", 0)
+    total = torch.cuda.get_device_properties(device).total_memory
+    room = 256 * 2**20
+    budget = torch.cuda.memory_reserved(device) + room  # what earlier tests left cached counts against the cap
+    torch.cuda.set_per_process_memory_fraction(budget / total, device)
+    try:
+        with pytest.raises(torch.OutOfMemoryError):
+            torch.empty(2 * room, dtype=torch.uint8, device=device)
+        fits = torch.empty(room // 4, dtype=torch.uint8, device=device)  # and the GPU is still usable
+        assert fits.numel() == room // 4
+        del fits
+    finally:
+        torch.cuda.set_per_process_memory_fraction(1.0, device)
+
+
+@pytest.mark.gpu2
+def test_the_model_that_does_not_fit_runs_out_of_memory_under_ddp_and_trains_under_fsdp2(
+    fit_worker: ModuleType,
+) -> None:
+    """Section 3 on two GPUs: each rank capped at 1 GB; training needs 1.25 GB under DDP, about half under FSDP2."""
+    budget, blocks = 10**9, 16
+    width = int((1.25 * budget / 16 / blocks) ** 0.5) // 64 * 64  # the chapter's sizing rule
+    run = launch(fit_worker.ddp_then_fsdp, 2, (budget, width, blocks, 8, 2), backend="nccl", timeout=300)
+    bf16 = torch.cuda.get_device_capability(0) >= (8, 0)
+    for report in run.results:
+        assert report["DDP"] == "out of memory", report
+        assert len(report["FSDP"]) == 2 and all(math.isfinite(v) for v in report["FSDP"]), report
+        assert report["FSDP peak bytes"] <= budget, report
+        assert report["16-bit type"] == ("torch.bfloat16" if bf16 else "torch.float16")
