@@ -1,0 +1,53 @@
+"""Chapter 12's question 3 beyond the wrong answers its solutions module states: other right answers are
+accepted, a mistake is named only where the checker has evidence for it, and the notebook's starter is no answer."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .answers import evaluate
+
+NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "12_sharding_with_fsdp.ipynb"
+HEAD = "def rank0_bytes(shapes, world_size):\n"
+
+
+def _question():
+    from helpers.exercises import ch12
+
+    return next(q for q in ch12.QUESTIONS if q.variable == "rank0_bytes")
+
+
+def test_other_right_answers_are_accepted() -> None:
+    right = [
+        # the rows with math.ceil, the bytes as float32 numbers times four copies
+        HEAD + "    import math\n    n = sum(math.ceil(s[0] / world_size) * math.prod(s[1:]) for s in shapes)\n"
+        "    return float(n * 4 * 4)",
+        # torch.chunk on the meta device, as FSDP2 itself cuts
+        HEAD + "    import torch\n"
+        "    n = sum(torch.empty(s, device='meta').chunk(world_size)[0].numel() for s in shapes)\n"
+        "    return torch.tensor(16 * n)",
+        # numpy
+        HEAD + "    import numpy as np\n"
+        "    return int(np.sum([-(-s[0] // world_size) * np.prod(s[1:], dtype=np.int64) for s in shapes])) * 16",
+    ]
+    for code in right:
+        outcome = evaluate(_question(), code)
+        assert outcome.correct, (code, outcome.message)
+
+
+def test_a_mistake_without_evidence_gets_what_was_expected_and_what_came_back() -> None:
+    # the world size ignored: no rule names it, so the message says what rank 0 holds instead of guessing
+    message = evaluate(_question(), HEAD + "    import math\n    return sum(math.prod(s) for s in shapes) * 16").message
+    assert message.startswith("Not yet: ") and "rank 0 holds 4,984 numbers" in message and "79,744 bytes" in message
+    # only the parameter shards (4 bytes a number), not their gradients and Adam's states: no rule for it either
+    only = HEAD + "    import math\n    return 4 * sum(-(-s[0] // world_size) * math.prod(s[1:]) for s in shapes)"
+    message = evaluate(_question(), only).message
+    assert "= 19,936; rank 0 holds 4,984 numbers" in message and "16 bytes each" in message, message
+
+
+def test_the_notebooks_starter_is_not_an_answer() -> None:
+    cells = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
+    starter = next("".join(c["source"]) for c in cells if "def rank0_bytes(" in "".join(c["source"]))
+    outcome = evaluate(_question(), starter.replace("ex.q3.check()", ""))
+    assert not outcome.correct and "bug in the course" not in outcome.message, outcome.message
