@@ -21,9 +21,14 @@ How to read the columns (they are the ones datasheets print, made comparable):
   product over 8 is the bandwidth: 256 bits × 10 Gbit/s / 8 = 320 GB/s on a T4.
 * `pcie_generation` (the host link, x16 on every card here) and `nvlink_gbs`: the NVLink figure
   the datasheet prints, which adds both directions (`None`: no NVLink; chapter 10, section 10).
-* `launch_price_usd`: the launch list price (MSRP) with `price_source`, where one was published.
-  NVIDIA publishes no list prices for its data-centre GPUs, so those are `None`. Prices move:
-  a launch price says little about what a card costs today.
+* `launch_price_usd`: the launch list price (MSRP) with `price_source`, which dates it (month and
+  year of launch), where one was published. NVIDIA publishes no list prices for its data-centre
+  GPUs, so those are `None`. Prices move: a launch price says little about what a card, or an
+  hour of a cloud GPU, costs today; the chapter has the learner enter today's price.
+* `tensor_formats`: the floating-point formats the tensor cores multiply in hardware, newest
+  first, from the row's own `source` documents ("fp8", "tf32", "bf16", "fp16"; empty without
+  tensor cores). A format missing here still runs in PyTorch, but slowly or not on tensor cores:
+  bfloat16 on a T4 is emulated; float32 without TF32 uses the ordinary CUDA cores.
 """
 
 from __future__ import annotations
@@ -57,6 +62,7 @@ class GpuSpec:
     data_rate_gbps: float | None = None  # per pin; None where no document prints it
     pcie_generation: int | None = None  # the host link, x16
     nvlink_gbs: float | None = None  # GPU-to-GPU, both directions added, as datasheets print it
+    tensor_formats: tuple[str, ...] = ()  # floating-point formats the tensor cores run, newest first
 
     @property
     def tensor_tflops(self) -> float | None:
@@ -101,6 +107,7 @@ GPUS: tuple[GpuSpec, ...] = (
         device_names=("p100",),
         bus_width_bits=4096,
         pcie_generation=3,
+        tensor_formats=(),
     ),
     GpuSpec(
         name="NVIDIA Tesla V100 SXM2",
@@ -122,6 +129,7 @@ GPUS: tuple[GpuSpec, ...] = (
         bus_width_bits=4096,
         pcie_generation=3,
         nvlink_gbs=300,
+        tensor_formats=("fp16",),
     ),
     GpuSpec(
         name="NVIDIA T4",
@@ -143,6 +151,7 @@ GPUS: tuple[GpuSpec, ...] = (
         bus_width_bits=256,
         data_rate_gbps=10,
         pcie_generation=3,
+        tensor_formats=("fp16",),
     ),
     GpuSpec(
         name="NVIDIA A100 80GB SXM",
@@ -164,6 +173,7 @@ GPUS: tuple[GpuSpec, ...] = (
         bus_width_bits=5120,
         pcie_generation=4,
         nvlink_gbs=600,
+        tensor_formats=("tf32", "bf16", "fp16"),
     ),
     GpuSpec(
         name="NVIDIA GeForce RTX 3080",
@@ -186,6 +196,7 @@ GPUS: tuple[GpuSpec, ...] = (
         bus_width_bits=320,
         data_rate_gbps=19,
         pcie_generation=4,
+        tensor_formats=("tf32", "bf16", "fp16"),
     ),
     GpuSpec(
         name="NVIDIA GeForce RTX 3090",
@@ -208,6 +219,7 @@ GPUS: tuple[GpuSpec, ...] = (
         data_rate_gbps=19.5,
         pcie_generation=4,
         nvlink_gbs=112.5,
+        tensor_formats=("tf32", "bf16", "fp16"),
     ),
     GpuSpec(
         name="NVIDIA GeForce RTX 4080",
@@ -230,6 +242,7 @@ GPUS: tuple[GpuSpec, ...] = (
         bus_width_bits=256,
         data_rate_gbps=22.4,
         pcie_generation=4,
+        tensor_formats=("fp8", "tf32", "bf16", "fp16"),
     ),
     GpuSpec(
         name="NVIDIA GeForce RTX 4090",
@@ -252,6 +265,7 @@ GPUS: tuple[GpuSpec, ...] = (
         bus_width_bits=384,
         data_rate_gbps=21,
         pcie_generation=4,
+        tensor_formats=("fp8", "tf32", "bf16", "fp16"),
     ),
     GpuSpec(
         name="NVIDIA H100 SXM",
@@ -273,6 +287,7 @@ GPUS: tuple[GpuSpec, ...] = (
         bus_width_bits=5120,
         pcie_generation=5,
         nvlink_gbs=900,
+        tensor_formats=("fp8", "tf32", "bf16", "fp16"),
     ),
     GpuSpec(
         name="NVIDIA H100 PCIe",
@@ -294,6 +309,7 @@ GPUS: tuple[GpuSpec, ...] = (
         bus_width_bits=5120,
         pcie_generation=5,
         nvlink_gbs=600,
+        tensor_formats=("fp8", "tf32", "bf16", "fp16"),
     ),
     GpuSpec(
         name="NVIDIA H100 NVL",
@@ -313,6 +329,7 @@ GPUS: tuple[GpuSpec, ...] = (
         device_names=("h100 nvl",),
         pcie_generation=5,
         nvlink_gbs=600,
+        tensor_formats=("fp8", "tf32", "bf16", "fp16"),
     ),
     GpuSpec(
         name="NVIDIA L4",
@@ -331,6 +348,7 @@ GPUS: tuple[GpuSpec, ...] = (
         notes="The T4's successor in clouds: same power and bandwidth class, four times the FP32.",
         device_names=("nvidia l4",),
         pcie_generation=4,
+        tensor_formats=("fp8", "tf32", "bf16", "fp16"),
     ),
 )
 
@@ -372,7 +390,7 @@ def format_table(specs: tuple[GpuSpec, ...] = GPUS) -> str:
 
     header = (
         f"{'GPU':<10}{'year':>5}{'FP32':>7}{'FP16 TC':>9}{'BF16 TC':>9}{'memory':>14}{'GB/s':>7}"
-        f"{'watts':>7}{'launch $':>10}"
+        f"{'watts':>7}{'launch $':>10}  tensor formats"
     )
     units = f"{'':<10}{'':>5}{'TFLOP/s':>7}{'TFLOP/s':>9}{'TFLOP/s':>9}{'':>14}{'':>7}{'':>7}{'(MSRP)':>10}"
     lines = [header, units]
@@ -381,6 +399,6 @@ def format_table(specs: tuple[GpuSpec, ...] = GPUS) -> str:
         lines.append(
             f"{s.short:<10}{s.year:>5}{s.fp32_tflops:>7g}{cell(s.fp16_tensor_tflops):>9}"
             f"{cell(s.bf16_tensor_tflops):>9}{memory:>14}{s.bandwidth_gbs:>7g}{s.power_w:>7g}"
-            f"{cell(s.launch_price_usd, '{:,.0f}'):>10}"
+            f"{cell(s.launch_price_usd, '{:,.0f}'):>10}  {' '.join(s.tensor_formats) or '—'}"
         )
     return "\n".join(lines)

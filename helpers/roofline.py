@@ -96,12 +96,15 @@ def plot_roofline(
     spec: GpuSpec | None = None,
     *,
     device: str = "cpu",
+    roof_notes: Mapping[str, str] | None = None,
 ) -> Any:
     """Log-log roofline: measured roofs (solid), datasheet roofs (dashed, when `spec`), measured points.
 
     `points` are dicts with `what` (a label), `dtype`, `flops`, `bytes` and `seconds`;
-    `compute_tflops` maps a dtype name to its measured compute roof.
+    `compute_tflops` maps a dtype name to its measured compute roof; `roof_notes` adds a few words to
+    a roof's legend entry (e.g. that a CPU's bfloat16 "roof" is its best emulated matmul, not a peak).
     """
+    notes = dict(roof_notes or {})
     import numpy as np
 
     from .plots import add_stamp, keep_labels_inside, new_figure, set_alt
@@ -119,7 +122,8 @@ def plot_roofline(
             color=colors.get(dtype, OKABE_ITO["black"]),
             lw=max(1.0, 4 - 1.2 * i),
             alpha=0.85,
-            label=f"measured roof {dtype}: {peak:.3g} TFLOP/s, {bandwidth_gbs:.3g} GB/s",
+            label=f"measured roof {dtype}: {peak:.3g} TFLOP/s, {bandwidth_gbs:.3g} GB/s"
+            + (f" ({notes[dtype]})" if dtype in notes else ""),
         )
     if spec is not None:
         for label, peak, color in (
@@ -152,7 +156,10 @@ def plot_roofline(
     ax.legend(fontsize=7, loc="lower right")
     add_stamp(fig, stamp + (f" · dashed: {spec.source}" if spec is not None else ""))
     keep_labels_inside(ax)
-    roofs = ", ".join(f"{dtype} {peak:.3g} TFLOP/s" for dtype, peak in compute_tflops.items())
+    roofs = ", ".join(
+        f"{dtype} {peak:.3g} TFLOP/s" + (f" ({notes[dtype]})" if dtype in notes else "")
+        for dtype, peak in compute_tflops.items()
+    )
     shown = "; ".join(f"{p['what']} ({p['dtype']}) {i:.3g} FLOP/byte at {t:.3g} TFLOP/s" for p, i, t in placed[:6])
     more = f" and {len(placed) - 6} more" if len(placed) > 6 else ""
     return set_alt(

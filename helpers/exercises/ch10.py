@@ -1,5 +1,6 @@
 """Chapter 10 exercises: arithmetic intensity, which roof binds on a T4, counting a layer's FLOPs and
-bytes, and timing work on an asynchronous device."""
+bytes, timing work on an asynchronous device, and predicting an operation's time from the roofs (the
+transfer question: the notebook then measures it)."""
 
 from __future__ import annotations
 
@@ -179,6 +180,71 @@ def _check_achieved_tflops_on(fn: Any, seconds: float, flops: float, repeats: in
     raise Wrong(f"{got:.4g} TFLOP/s is too slow for this device: time only the calls, synchronised, per call")
 
 
+#: (FLOPs, bytes, peak TFLOP/s, GB/s) for roofline_seconds: a memory-bound add on a T4-like roof, a
+#: compute-bound matmul, and a CPU-sized case; in each the two times differ, so min, max and sum differ.
+_TIME_CASES = (
+    (1e7, 1.2e8, 8.1, 320.0),
+    (2 * 4096.0**3, 3 * 4096.0**2 * 2, 65.0, 320.0),
+    (2 * 512.0**3, 3 * 512.0**2 * 4, 0.05, 12.0),
+)
+
+
+def _roofline_mistakes(flops: float, nbytes: float, peak: float, bandwidth: float) -> dict[str, float]:
+    """What each typical mistake returns for one case: the checker names a mistake only where it fits every case."""
+    compute, memory = flops / (peak * 1e12), nbytes / (bandwidth * 1e9)
+    return {
+        "min": min(compute, memory),
+        "sum": compute + memory,
+        "only the arithmetic time": compute,
+        "only the memory time": memory,
+        "TFLOP/s × 10^12 and GB/s × 10^9": max(flops / peak, nbytes / bandwidth),
+        "GB/s × 10^9 (bytes per second)": max(compute, nbytes / bandwidth),
+        "TFLOP/s × 10^12 (FLOP per second)": max(flops / peak, memory),
+        "TFLOP/s × 10^12, not 10^9": max(flops / (peak * 1e9), memory),
+    }
+
+
+def _check_roofline_seconds(fn: Any) -> None:
+    expect_function(fn, "roofline_seconds", "(flops, nbytes, peak_tflops, bandwidth_gbs)")
+    answers = []
+    for flops, nbytes, peak, bandwidth in _TIME_CASES:
+        call = f"roofline_seconds({flops:g}, {nbytes:g}, {peak:g}, {bandwidth:g})"
+        answers.append((call, _number(fn(flops, nbytes, peak, bandwidth), "a number of seconds")))
+    wrong = []
+    for (call, got), case in zip(answers, _TIME_CASES, strict=True):
+        flops, nbytes, peak, bandwidth = case
+        compute, memory = flops / (peak * 1e12), nbytes / (bandwidth * 1e9)
+        if not math.isclose(got, max(compute, memory), rel_tol=1e-6):
+            wrong.append((call, got, max(compute, memory), "memory" if memory > compute else "compute"))
+    if not wrong:
+        return
+    call, got, right, binding = wrong[0]
+    fits = [
+        name
+        for name in _roofline_mistakes(*_TIME_CASES[0])
+        if all(
+            math.isclose(given, _roofline_mistakes(*case)[name], rel_tol=1e-6)
+            for (_, given), case in zip(answers, _TIME_CASES, strict=True)
+        )
+    ]
+    said = f"{call} returned {got:.4g} s"
+    if fits == ["min"]:
+        raise Wrong(
+            f"{said}, the time of the faster resource; this case is {binding}-bound, and the slower one sets "
+            f"the time: {right:.4g} s (take the larger of the two)"
+        )
+    if fits == ["sum"]:
+        raise Wrong(
+            f"{said}, the two times added; the roofline lets memory traffic and arithmetic overlap, so the "
+            f"larger of the two sets the time: {right:.4g} s"
+        )
+    if fits and fits[0].startswith("only"):
+        raise Wrong(f"{said}, {fits[0]}; this case is {binding}-bound: {right:.4g} s. Compute both and take the larger")
+    if fits:
+        raise Wrong(f"{said} instead of {right:.4g} s: a unit slip; convert {fits[0]} before dividing")
+    raise Wrong(f"{said}; the roofline's least time is {right:.4g} s")
+
+
 def _context() -> dict[str, Any]:
     from .. import gpu_specs, roofline
 
@@ -233,6 +299,18 @@ QUESTIONS = [
         hint_text="sync(); start = time.perf_counter(); call fn() repeats times; sync() again so that the queued "
         "work is done; then seconds per call = (time.perf_counter() - start) / repeats, and TFLOP/s = "
         "flops / seconds / 1e12.",
+        chapter="10",
+        context=_context,
+    ),
+    Question(
+        number=5,
+        task="Write `roofline_seconds(flops, nbytes, peak_tflops, bandwidth_gbs)`: the least time, in seconds, "
+        "an operation of `flops` FLOPs moving `nbytes` bytes can take on a machine with these roofs.",
+        variable="roofline_seconds",
+        checker=_check_roofline_seconds,
+        hint_text="Time for the arithmetic at the peak: flops / (peak_tflops × 10^12). Time for the bytes at "
+        "full bandwidth: nbytes / (bandwidth_gbs × 10^9). Both can overlap, so the operation takes at least "
+        "the longer of the two.",
         chapter="10",
         context=_context,
     ),

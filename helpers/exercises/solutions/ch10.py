@@ -26,7 +26,16 @@ SOLUTIONS: dict[int, str] = {
         "    return flops, moved"
     ),
     4: _TIMED + "    seconds = (time.perf_counter() - start) / repeats\n    return flops / seconds / 1e12",
+    5: (
+        "def roofline_seconds(flops, nbytes, peak_tflops, bandwidth_gbs):\n"
+        "    arithmetic = flops / (peak_tflops * 1e12)\n"
+        "    traffic = nbytes / (bandwidth_gbs * 1e9)\n"
+        "    return max(arithmetic, traffic)  # they overlap: the slower one sets the time"
+    ),
 }
+
+#: The start every wrong answer to question 5 shares.
+_ROOF = "def roofline_seconds(flops, nbytes, peak_tflops, bandwidth_gbs):\n"
 
 
 #: Typical wrong answers to each question, by number, each with words its verdict must contain (the
@@ -161,6 +170,28 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    sync()\n"
             "    return flops / ((time.process_time() - start) / repeats) / 1e12",
             "time.process_time() counts only this process's CPU time",
+        ),
+    ),
+    5: (
+        (
+            _ROOF + "    return min(flops / (peak_tflops * 1e12), nbytes / (bandwidth_gbs * 1e9))",
+            "the time of the faster resource; this case is memory-bound",
+        ),
+        (
+            _ROOF + "    return flops / (peak_tflops * 1e12) + nbytes / (bandwidth_gbs * 1e9)",
+            "the two times added; the roofline lets memory traffic and arithmetic overlap",
+        ),
+        (
+            _ROOF + "    return flops / (peak_tflops * 1e12)",
+            "only the arithmetic time; this case is memory-bound",
+        ),
+        (
+            _ROOF + "    return max(flops / peak_tflops, nbytes / bandwidth_gbs)",
+            "a unit slip; convert TFLOP/s × 10^12 and GB/s × 10^9",
+        ),
+        (
+            _ROOF + "    return max(flops / (peak_tflops * 1e12), nbytes / bandwidth_gbs)",
+            "a unit slip; convert GB/s × 10^9 (bytes per second)",
         ),
     ),
 }
