@@ -54,6 +54,24 @@ def _sweep_roof(dtype: torch.dtype) -> float:
     return max(_matmul_tflops(*shape, dtype) for shape in shapes)
 
 
+#: L2 caches the chapter's facts state (docs/sources.md §4), in bytes as `L2_cache_size` reports them.
+L2_BYTES = {"T4": 4 * 2**20, "H100": 50 * 2**20, "H100 PCIe": 50 * 2**20}
+
+
+def test_device_properties_the_chapter_reads_match_the_datasheet() -> None:
+    """Section 1 reads name, SM count, memory and L2 from `get_device_properties`: each is there and sane."""
+    props = torch.cuda.get_device_properties(DEV)
+    assert props.name and props.multi_processor_count > 0, props
+    assert props.L2_cache_size > 0 and props.total_memory > 2**30, props
+    spec = _spec_or_skip()
+    # a datasheet's "16 GB" lies between 16·10^9 and 16·2^30 bytes, less what the driver keeps for itself
+    assert 0.85 * spec.memory_gb * 1e9 <= props.total_memory <= 1.01 * spec.memory_gb * 2**30, (
+        f"{props.total_memory / 2**30:.1f} GiB vs {spec.memory_gb} GB in the table"
+    )
+    if spec.short in L2_BYTES:
+        assert props.L2_cache_size == L2_BYTES[spec.short], f"L2 {props.L2_cache_size / 2**20:g} MiB on {spec.short}"
+
+
 def test_achievable_fp32_matmul_peak_is_below_the_datasheet_with_tf32_off(true_fp32) -> None:
     spec = _spec_or_skip()
     best = _sweep_roof(torch.float32)

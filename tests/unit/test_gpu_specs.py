@@ -103,3 +103,18 @@ def test_interconnect_columns() -> None:
             assert "NVLink" in spec.source, f"{spec.short}: the NVLink figure needs its source"
         if spec.bus_width_bits is not None:
             assert f"{spec.bus_width_bits}-bit" in spec.source, f"{spec.short}: the bus width needs its source"
+
+
+def test_tensor_formats_say_which_precision_each_generation_accelerates() -> None:
+    """T4: FP16 only (no BF16, no TF32); Ampere: TF32 and BF16; Ada and Hopper: FP8 (docs/sources.md §4)."""
+    assert by_short_name("T4").tensor_formats == ("fp16",)
+    assert by_short_name("V100").tensor_formats == ("fp16",)
+    assert by_short_name("P100").tensor_formats == ()
+    assert {"tf32", "bf16"} <= set(by_short_name("A100").tensor_formats)
+    assert "fp8" not in by_short_name("A100").tensor_formats
+    for short in ("H100", "H100 PCIe", "H100 NVL", "L4", "RTX 4090"):
+        assert "fp8" in by_short_name(short).tensor_formats, short
+    for spec in GPUS:  # the columns agree: a 16-bit peak exactly where the format is listed
+        assert (spec.bf16_tensor_tflops is not None) == ("bf16" in spec.tensor_formats), spec.short
+        assert (spec.fp16_tensor_tflops is not None) == ("fp16" in spec.tensor_formats), spec.short
+    assert "tensor formats" in format_table() and "fp8 tf32 bf16 fp16" in format_table()

@@ -43,6 +43,14 @@ def test_plots_and_widget_build_headless() -> None:
     ]
     fig = r.plot_roofline(points, 20.0, {"float32": 0.1, "bfloat16": 0.05}, "a stamp", by_short_name("T4"))
     assert "CPU" in fig.axes[0].get_title()
+    roofs = {"float32": 0.1, "bfloat16": 0.05}
+    noted = r.plot_roofline(points, 20.0, roofs, "a stamp", roof_notes={"bfloat16": "no peak"})
+    legend = [t.get_text() for t in noted.axes[0].get_legend().get_texts()]
+    assert any("bfloat16" in t and "(no peak)" in t for t in legend), legend
+    assert not any("float32" in t and "(no peak)" in t for t in legend if "bfloat16" not in t), legend
+    from helpers.plots import alt_of
+
+    assert "bfloat16 0.05 TFLOP/s (no peak)" in alt_of(noted)
     sweep = [
         {"shape": (64, 64, 64), "dtype": "float32", "tflops": 0.01},
         {"shape": (256, 256, 256), "dtype": "float32", "tflops": 0.1},
