@@ -5,8 +5,7 @@ What the chapter's cells and its widget share:
 * **the model** (pure): `attainable_tflops(intensity, peak, bandwidth) = min(peak, intensity ×
   bandwidth)`, `ridge_point`, `bound_by`, `explain` (the widget's sentence);
 * **plots**, each stamped: `plot_roofline` (measured points under measured roofs, with the
-  datasheet's roofs dashed), `plot_matmul_sweep` (achieved TFLOP/s over matmul sizes),
-  `plot_price_performance`, `plot_performance_per_watt`;
+  datasheet's roofs dashed), `plot_price_performance`, `plot_performance_per_watt`;
 * **the widget**: `roofline_widget`, and `spec_for_device` (the datasheet row of this CUDA GPU).
 
 Units throughout: intensity in FLOP/byte, compute in TFLOP/s (10^12), bandwidth in GB/s (10^9).
@@ -177,47 +176,6 @@ _DTYPE_COLOURS = {
     "bfloat16": OKABE_ITO["bluish green"],
     "tf32": OKABE_ITO["reddish purple"],
 }
-
-
-def plot_matmul_sweep(results: Sequence[Mapping[str, Any]], stamp: str) -> Any:
-    """Achieved TFLOP/s against FLOPs per call, one line per dtype, its best (the compute roof) dotted.
-
-    `results` are dicts with `shape` (m, n, k), `dtype` and `tflops`.
-    """
-    from .plots import add_stamp, keep_labels_inside, marker, new_figure, set_alt
-
-    fig, ax = new_figure(8, 4)
-    bests = []
-    for i, dtype in enumerate(dict.fromkeys(r["dtype"] for r in results)):
-        rows = sorted((r for r in results if r["dtype"] == dtype), key=lambda r: math.prod(r["shape"]))
-        flops = [2 * math.prod(r["shape"]) for r in rows]
-        line = ax.plot(
-            flops, [r["tflops"] for r in rows], marker=marker(i), color=_DTYPE_COLOURS.get(dtype), label=dtype
-        )[0]
-        best = max(rows, key=lambda r: r["tflops"])
-        bests.append(f"{dtype} {best['tflops']:.3g} TFLOP/s at {'×'.join(map(str, best['shape']))}")
-        ax.axhline(best["tflops"], color=line.get_color(), ls=":", lw=1)
-        ax.annotate(
-            f"roof {best['tflops']:.3g} at {'×'.join(map(str, best['shape']))}",
-            (2 * math.prod(best["shape"]), best["tflops"]),
-            xytext=(0, 5),
-            textcoords="offset points",
-            fontsize=7,
-        )
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("FLOPs per matmul call (2·m·n·k)")
-    ax.set_ylabel("achieved throughput (TFLOP/s)")
-    ax.set_title("The compute roof is the best matmul over many shapes, not one size")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=8)
-    add_stamp(fig, stamp)
-    keep_labels_inside(ax)
-    return set_alt(
-        fig,
-        f"Achieved TFLOP/s against FLOPs per matmul call, log-log, {len(results)} measured shapes; "
-        f"the best (the compute roof): {'; '.join(bests)}.",
-    )
 
 
 _PRICE_CAVEAT = (

@@ -69,17 +69,6 @@ def _roofline() -> Any:
     return roofline.plot_roofline(points, 20.0, {"float32": 0.15}, "test stamp", by_short_name("T4"))
 
 
-def _matmul_sweep() -> Any:
-    from helpers import roofline
-
-    sweep = [
-        {"shape": (s, s, s), "dtype": dt, "tflops": t}
-        for s, t in ((64, 0.01), (512, 0.12), (2048, 0.15))
-        for dt in ("float32", "bfloat16")
-    ]
-    return roofline.plot_matmul_sweep(sweep, "test stamp")
-
-
 def _price() -> Any:
     from helpers import roofline
 
@@ -129,7 +118,6 @@ PLOTTERS: dict[str, Callable[[], Any]] = {
     "throughput": _throughput,
     "DataParallel diagram": _batch_flow,
     "roofline": _roofline,
-    "matmul sweep": _matmul_sweep,
     "price/performance": _price,
     "performance per watt": _power,
     "per-rank memory": _per_rank,

@@ -51,12 +51,6 @@ def test_plots_and_widget_build_headless() -> None:
     from helpers.plots import alt_of
 
     assert "bfloat16 0.05 TFLOP/s (no peak)" in alt_of(noted)
-    sweep = [
-        {"shape": (64, 64, 64), "dtype": "float32", "tflops": 0.01},
-        {"shape": (256, 256, 256), "dtype": "float32", "tflops": 0.1},
-        {"shape": (256, 256, 256), "dtype": "bfloat16", "tflops": 0.05},
-    ]
-    assert r.plot_matmul_sweep(sweep, "a stamp").axes
     for f in (r.plot_price_performance(), r.plot_performance_per_watt()):
         assert f.axes
     plt.close("all")
