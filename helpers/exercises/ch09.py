@@ -28,8 +28,9 @@ from torch import nn
 from ..checking import Question, Wrong, expect_function, normalise
 from ..processes import LaunchTimeout, WorkerFailed, launch, process_context, stop_processes
 
-#: Seconds the child processes of one check may take (the question's own limit is longer).
-CHILD_SECONDS = 30.0
+#: Seconds the child processes of one check may take, their start included (the first start of a session
+#: imports torch in the process server, which a loaded machine makes slow; the question's own limit is longer).
+CHILD_SECONDS = 60.0
 #: Seconds the learner's code may run during one check, children included.
 TIME_LIMIT = 90.0
 
