@@ -21,9 +21,11 @@ simulated GPU, a model of the caching allocator, a model of CUDA graph replay.
   rounded up to 2 MiB; freed blocks stay cached for reuse; `empty_cache` returns wholly free
   segments. It is a teaching model, not the allocator: see the class docstring for what it leaves
   out.
-* **`GraphReplayModel`**, a CPU model of what a CUDA graph does on replay (chapter 11): it re-runs
-  the captured work on the very tensors it was captured with, so that the rules of static inputs
-  can be shown and checked. It captures nothing and makes nothing faster.
+* **`GraphReplayModel`**, a CPU model of what a CUDA graph does on replay (chapter 11): it records
+  the operators a function dispatches and replays them on the very tensors they were captured
+  with, without running Python again, so that the rules of static inputs, CPU-side branches
+  frozen at capture and host reads refused during capture can be shown and checked. It makes
+  nothing faster.
 """
 
 from __future__ import annotations
@@ -773,38 +775,82 @@ class CachingAllocatorModel:
 
 
 class GraphReplayModel:
-    """A CPU model of a CUDA graph's replay, for machines without a CUDA GPU. **Not a CUDA graph.**
+    """A CPU model of a CUDA graph, for machines without a CUDA GPU. **Not a CUDA graph.**
 
-    `capture(fn, *static_inputs)` runs `fn` once and keeps the tensor objects it was given and the
-    output it made; `replay()` runs `fn` again on those same tensor objects and copies the result
-    into that same output tensor. That is the part of a real graph's behaviour the rules come from:
-    a replay reads the captured inputs' memory and overwrites the captured output's memory, whatever
-    the Python names point at now. Copy new data *into* the static input (`copy_`) and clone what
-    you keep of the output.
+    `capture(fn, *static_inputs)` runs `fn` once, without autograd, and records every ATen
+    operator it dispatches with the tensors it was called with. `replay()` runs exactly those
+    operators again on those same tensor objects, writing each result into the tensor the capture
+    made, as a CUDA graph replays its kernels on the addresses they were captured with. Python is
+    not run again: a Python `if`, a Python number, whatever `fn` decided on the CPU, stays as it was
+    at capture. So a replay reads the captured inputs' memory and overwrites the captured output's,
+    whatever the Python names point at now: copy new data *into* a static input (`copy_`) and clone
+    what you keep of the output.
 
-    What it leaves out: a real replay re-runs recorded kernels without Python, so it skips the
-    per-op launch cost (the point of CUDA graphs), and anything else the captured code read by
-    address (a replaced `nn.Parameter`, a random generator's state) stays captured too, while this
-    model re-runs `fn` and would see such changes.
+    During capture, reading a tensor's value on the host (`.item()`, `float(t)`, `if t:`,
+    `print(t)`, `.tolist()`, `.numpy()`) raises RuntimeError: on a GPU each of those copies to the
+    CPU and waits for the GPU, and CUDA refuses to synchronise while a stream is being captured.
+
+    What it leaves out: a real replay re-runs recorded kernels without Python or dispatch, so it
+    skips the per-operator launch cost (the point of CUDA graphs); this model re-dispatches every
+    operator and makes nothing faster.
     """
 
+    #: Tensor methods that read values on the host without dispatching an ATen operator on the CPU.
+    HOST_READS = ("__repr__", "__format__", "tolist", "numpy")
+
     def __init__(self) -> None:
-        self._fn: Callable[..., Any] | None = None
-        self._inputs: tuple[torch.Tensor, ...] = ()
-        self._output: torch.Tensor | None = None
+        self._ops: list[tuple[Any, tuple, dict, Any]] = []
+        self._output: Any = None
+        self.captured = False
         self.replays = 0
 
-    def capture(self, fn: Callable[..., torch.Tensor], *static_inputs: torch.Tensor) -> torch.Tensor:
-        """Run `fn(*static_inputs)` once, without autograd, and return its output: the static output tensor."""
-        with torch.no_grad():
+    def capture(self, fn: Callable[..., Any], *static_inputs: torch.Tensor) -> Any:
+        """Run `fn(*static_inputs)` once, recording its operators; return its output: the static output."""
+        from torch.utils._python_dispatch import TorchDispatchMode  # see helpers.exercises.ch11
+
+        ops: list[tuple[Any, tuple, dict, Any]] = []
+
+        def host_read(what: str) -> RuntimeError:
+            return RuntimeError(
+                f"CPU MODEL of a CUDA graph: {what} reads a tensor's value on the host during capture. On a GPU "
+                "that copies to the CPU and waits for the GPU, which CUDA forbids while a stream is captured: "
+                "the capture fails with a RuntimeError. Keep the decision on the device (torch.where) or move "
+                "the read out of the captured code."
+            )
+
+        class Recorder(TorchDispatchMode):
+            def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+                if func is torch.ops.aten._local_scalar_dense.default:
+                    raise host_read(".item() (or float(t), int(t), `if t:`)")
+                out = func(*args, **(kwargs or {}))
+                ops.append((func, args, kwargs or {}, out))
+                return out
+
+        def refuse(name: str) -> Callable[..., Any]:
+            def method(*args: Any, **kwargs: Any) -> Any:
+                raise host_read("print(t)" if name in ("__repr__", "__format__") else f".{name}()")
+
+            return method
+
+        with contextlib.ExitStack() as stack:
+            for name in self.HOST_READS:
+                stack.enter_context(mock.patch.object(torch.Tensor, name, refuse(name)))
+            stack.enter_context(torch.no_grad())
+            stack.enter_context(Recorder())
             output = fn(*static_inputs)
-        self._fn, self._inputs, self._output = fn, static_inputs, output
+        self._ops, self._output, self.captured = ops, output, True
         return output
 
     def replay(self) -> None:
-        """Redo the captured work on the captured input tensors, writing into the captured output tensor."""
-        if self._fn is None or self._output is None:
+        """Re-run the recorded operators on the recorded tensors, each result written into the tensor capture made."""
+        if not self.captured:
             raise RuntimeError("nothing captured yet: call capture(fn, *static_inputs) first")
         with torch.no_grad():
-            self._output.copy_(self._fn(*self._inputs))
+            for func, args, kwargs, out in self._ops:
+                result = func(*args, **kwargs)
+                olds, news = (out, result) if isinstance(out, (tuple, list)) else ((out,), (result,))
+                for old, new in zip(olds, news, strict=True):
+                    # An in-place operator or a view already wrote into (or points at) the captured memory.
+                    if isinstance(old, torch.Tensor) and new.data_ptr() != old.data_ptr():
+                        old.copy_(new)
         self.replays += 1

@@ -120,3 +120,62 @@ def test_several_static_inputs() -> None:
 def test_replay_before_capture_says_what_to_do() -> None:
     with pytest.raises(RuntimeError, match="nothing captured yet"):
         GraphReplayModel().replay()
+
+
+def test_replay_runs_no_python_so_cpu_side_values_and_branches_stay_as_captured() -> None:
+    settings = {"scale": 2.0, "flip": False}
+
+    def step(x: torch.Tensor) -> torch.Tensor:
+        y = x * settings["scale"]
+        if settings["flip"]:  # decided on the CPU, once, at capture
+            y = -y
+        return y
+
+    static_in = torch.ones(3)
+    graph = GraphReplayModel()
+    static_out = graph.capture(step, static_in)
+    settings.update(scale=3.0, flip=True)
+    static_in.fill_(5.0)
+    graph.replay()
+    assert torch.equal(static_out, torch.full((3,), 10.0)), "new data, but the captured scale and branch"
+
+
+def test_values_kept_in_tensors_follow_the_new_settings() -> None:
+    scale, flip = torch.tensor(2.0), torch.tensor(False)
+    static_in = torch.ones(3)
+    graph = GraphReplayModel()
+    static_out = graph.capture(lambda x: torch.where(flip, -(x * scale), x * scale), static_in)
+    scale.fill_(3.0)
+    flip.fill_(True)
+    graph.replay()
+    assert torch.equal(static_out, torch.full((3,), -3.0))
+
+
+@pytest.mark.parametrize(
+    ("read", "named"),
+    [
+        (lambda x: x.sum().item(), ".item()"),
+        (lambda x: x * 2 if x.sum() > 0 else x, "`if t:`"),
+        (lambda x: print(x), "print(t)"),
+        (lambda x: x.tolist(), ".tolist()"),
+        (lambda x: x.numpy(), ".numpy()"),
+    ],
+)
+def test_a_host_read_during_capture_raises_and_leaves_tensors_printable(read, named: str) -> None:
+    with pytest.raises(RuntimeError, match="CPU MODEL") as caught:
+        GraphReplayModel().capture(read, torch.ones(2))
+    assert named in str(caught.value)
+    assert repr(torch.ones(2)) == "tensor([1., 1.])" and torch.ones(2).tolist() == [1.0, 1.0]
+
+
+def test_a_layered_module_replays_on_new_data_like_eager() -> None:
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.GELU(), torch.nn.Linear(8, 3)).eval()
+    static_in = torch.randn(4, 8)
+    graph = GraphReplayModel()
+    static_out = graph.capture(net, static_in)
+    batch = torch.randn(4, 8)
+    static_in.copy_(batch)
+    graph.replay()
+    with torch.no_grad():
+        torch.testing.assert_close(static_out, net(batch))
