@@ -1,7 +1,11 @@
-"""Chapter 11 exercises: one batched launch instead of many, timing a compiled function right, replaying a graph."""
+"""Chapter 11 exercises: one batched launch instead of many, timing a compiled function right, replaying a graph,
+and (debug this) a function that torch.compile breaks into two graphs."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import sys
 import time
 from typing import Any
 
@@ -209,6 +213,88 @@ def _check_run_batches_of(fn: Any, count: int) -> None:
             raise Wrong(f"output {i} should be what the captured function gives for batches[{i}]")
 
 
+class _HostReads(TorchDispatchMode):
+    """Counts reads of a tensor's value on the CPU: `.item()`, `float(t)` and `if t:` dispatch `_local_scalar_dense`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.count = 0
+
+    def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+        if func is torch.ops.aten._local_scalar_dense.default:
+            self.count += 1
+        return func(*args, **(kwargs or {}))
+
+
+#: Inputs for `normalise`: a peak above 1, a peak below 1, and all zeros (which must come back as they are).
+_NORMALISE_INPUTS = ([3.0, -6.0, 1.5], [0.25, -0.5, 0.125], [0.0, 0.0, 0.0])
+
+
+class _Tee(io.TextIOBase):
+    """Passes what is written on to `out` and remembers whether anything was."""
+
+    def __init__(self, out: Any) -> None:
+        self.out, self.wrote = out, False
+
+    def write(self, text: str) -> int:
+        self.wrote = self.wrote or bool(text)
+        return self.out.write(text)
+
+
+def _shown(t: torch.Tensor) -> str:
+    shown = "[" + ", ".join(f"{float(v):g}" for v in t.detach().flatten().tolist()) + "]"
+    return shown if t.dim() == 1 else f"a tensor of shape {tuple(t.shape)}"
+
+
+def _check_normalise(fn: Any) -> None:
+    """Eager results first (evidence for the values), then a compile with a counting backend (evidence for breaks).
+
+    The compile starts with `torch.compiler.reset()`, so that the count is this function's alone.
+    """
+    expect_function(fn, "normalise", "(x)")
+    printed, reads = _Tee(sys.stdout), _HostReads()
+    for values in _NORMALISE_INPUTS:
+        x = torch.tensor(values)
+        with contextlib.redirect_stdout(printed), reads:
+            got = fn(x)
+        if not isinstance(got, torch.Tensor):
+            raise Wrong(f"normalise returned {type(got).__name__}: return the normalised tensor")
+        if x.tolist() != values:
+            raise Wrong(f"normalise changed the x it was given (now {_shown(x)}): return a new tensor, leave x alone")
+        peak = max(abs(v) for v in values)
+        want = torch.tensor([v / peak if peak else v for v in values])
+        if got.shape != want.shape or not torch.allclose(got.float(), want, rtol=1e-5, atol=1e-7, equal_nan=False):
+            if not peak and torch.isnan(got).any():
+                raise Wrong(
+                    f"for an all-zero x your function returned {_shown(got)}: 0 / 0 is nan. The original returned x "
+                    "unchanged there; pick between the two on the device with torch.where(condition, a, b)"
+                )
+            raise Wrong(f"for x = {_shown(x)} normalise should return {_shown(want)}, got {_shown(got)}")
+    graphs: list[Any] = []
+
+    def counting_backend(gm: Any, example_inputs: Any) -> Any:
+        graphs.append(gm)
+        return gm.forward
+
+    torch.compiler.reset()
+    compiled = torch.compile(fn, backend=counting_backend)
+    with contextlib.redirect_stdout(io.StringIO()):
+        for values in _NORMALISE_INPUTS:
+            compiled(torch.tensor(values))
+    torch.compiler.reset()
+    if len(graphs) <= 1:
+        return
+    said = f"torch.compile made {len(graphs)} graphs of normalise, so it breaks the graph: one graph is the goal. "
+    if reads.count:
+        raise Wrong(
+            said + "Your function reads a tensor's value on the CPU (.item(), float(t) and a Python `if` on a tensor "
+            "all do). Keep the choice on the device: torch.where(condition, a, b) computes both and picks one"
+        )
+    if printed.wrote:
+        raise Wrong(said + "Your function prints, and print is a graph break: leave it out of the compiled function")
+    raise Wrong(said + "torch._logging.set_logs(graph_breaks=True) says where and why")
+
+
 QUESTIONS = [
     Question(
         number=1,
@@ -245,5 +331,18 @@ QUESTIONS = [
         "overwrites it.",
         chapter="11",
         context=lambda: {"torch": torch},
+    ),
+    Question(
+        number=4,
+        task="Debug this: `normalise(x)` divides x by its largest absolute value and leaves an all-zero x as it is, "
+        "but torch.compile breaks it into two graphs. Fix it so that it compiles into one graph, with the same results.",
+        variable="normalise",
+        checker=_check_normalise,
+        hint_text="`if peak.item() == 0:` reads a value on the CPU, and Dynamo must stop its graph there. Make the "
+        "choice on the device instead: torch.where(condition, a, b) takes a tensor as its condition, computes both "
+        "a and b, and picks between them without a Python `if`.",
+        chapter="11",
+        context=lambda: {"torch": torch},
+        time_limit=60.0,
     ),
 ]

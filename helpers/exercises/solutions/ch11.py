@@ -26,6 +26,7 @@ SOLUTIONS: dict[int, str] = {
         "        outputs.append(static_output.clone())\n"
         "    return outputs"
     ),
+    4: ("def normalise(x):\n    peak = x.abs().max()\n    return torch.where(peak == 0, x, x / peak)"),
 }
 
 
@@ -217,6 +218,43 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "    return outputs"
             ),
             "the batches changed: copy each batch *into* static_input",
+        ),
+    ),
+    4: (
+        (
+            (
+                "def normalise(x):\n"
+                "    peak = x.abs().max()\n"
+                "    if peak.item() == 0:  # an all-zero x stays as it is\n"
+                "        return x\n"
+                "    return x / peak"
+            ),
+            "Your function reads a tensor's value on the CPU",
+        ),
+        (
+            ("def normalise(x):\n    peak = x.abs().max()\n    if peak == 0:\n        return x\n    return x / peak"),
+            "torch.compile made 2 graphs of normalise, so it breaks the graph",
+        ),
+        (
+            ("def normalise(x):\n    return x / x.abs().max()"),
+            "for an all-zero x your function returned [nan, nan, nan]: 0 / 0 is nan",
+        ),
+        (
+            (
+                "def normalise(x):\n"
+                "    peak = x.abs().max()\n"
+                "    print('peak', peak)\n"
+                "    return torch.where(peak == 0, x, x / peak)"
+            ),
+            "Your function prints, and print is a graph break",
+        ),
+        (
+            ("def normalise(x):\n    return x / x.abs().max().clamp_min(1)"),
+            "for x = [0.25, -0.5, 0.125] normalise should return [0.5, -1, 0.25], got [0.25, -0.5, 0.125]",
+        ),
+        (
+            ("def normalise(x):\n    peak = x.abs().max()\n    return torch.where(peak == 0, x, x.div_(peak))"),
+            "normalise changed the x it was given",
         ),
     ),
 }
