@@ -335,7 +335,8 @@ QUESTIONS = [
     Question(
         number=4,
         task="Debug this: `normalise(x)` divides x by its largest absolute value and leaves an all-zero x as it is, "
-        "but torch.compile breaks it into two graphs. Fix it so that it compiles into one graph, with the same results.",
+        "but torch.compile breaks it into two graphs. Fix it so that it compiles into one graph, with the same "
+        "results.",
         variable="normalise",
         checker=_check_normalise,
         hint_text="`if peak.item() == 0:` reads a value on the CPU, and Dynamo must stop its graph there. Make the "
