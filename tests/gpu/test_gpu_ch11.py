@@ -216,3 +216,181 @@ def test_reduce_overhead_replays_a_cuda_graph_and_gives_eagers_results() -> None
         torch.testing.assert_close(out, net(static_in), rtol=1e-4, atol=1e-4)
     names = [event.name for event in prof.events()]
     assert any(name.startswith("cudaGraphLaunch") for name in names), sorted(set(names))[:40]
+
+
+def test_copy_into_a_static_input_broadcasts_a_batch_of_one_silently() -> None:
+    """Section 7: copy_ guards no shape; a batch of 1 fills all 8 captured rows, a batch of 4 raises."""
+    static_in = torch.zeros(8, 128, device=DEV)
+    one = torch.randn(1, 128, device=DEV)
+    static_in.copy_(one)
+    assert torch.equal(static_in, one.expand(8, 128))
+    with pytest.raises(RuntimeError):
+        static_in.copy_(torch.randn(4, 128, device=DEV))
+
+
+#: The chapter's section 8 child, with the three host reads defined inline: each capture on its own graph,
+#: outcomes decided by exception type, the stream put back, and a clean capture afterwards as a control.
+HOST_READS_CHILD = """
+import json, torch
+
+def with_item(x):
+    y = x * 2
+    return y / y.abs().max().item()
+
+def with_print(x):
+    y = x * 2
+    print(y)
+    return y
+
+def with_if(x):
+    y = x * 2
+    if y.sum() > 0:
+        return y
+    return y - 1
+
+x = torch.ones(8, device="cuda")
+seen = {}
+for fn in (with_item, with_print, with_if):
+    try:
+        with torch.cuda.graph(torch.cuda.CUDAGraph()):
+            fn(x)
+        seen[fn.__name__] = "captured"
+    except RuntimeError as exc:
+        seen[fn.__name__] = "refused " + type(exc).__name__
+    torch.cuda.set_stream(torch.cuda.default_stream())
+    seen[fn.__name__ + " still capturing"] = torch.cuda.is_current_stream_capturing()
+graph = torch.cuda.CUDAGraph()
+with torch.cuda.graph(graph):
+    out = torch.where((x * 2).sum() > 0, x * 2, x * 2 - 1)
+x.fill_(-1.0)
+graph.replay()
+seen["control"] = out.tolist() == [-3.0] * 8
+print("RESULT " + json.dumps(seen))
+"""
+
+
+def test_a_host_read_inside_capture_makes_the_capture_fail_with_a_runtime_error() -> None:
+    """Section 8: .item(), print(t) and an `if` on a tensor each raise a RuntimeError inside capture (in a fresh
+    process, as the chapter does), the stream leaves capture mode, and a clean capture works afterwards."""
+    import json
+
+    from helpers.processes import run_fresh_python
+
+    out = run_fresh_python(HOST_READS_CHILD)
+    seen = json.loads(next(line for line in out.splitlines() if line.startswith("RESULT "))[7:])
+    for name in ("with_item", "with_print", "with_if"):
+        assert seen[name].startswith("refused"), seen
+        assert seen[name + " still capturing"] is False, seen
+    assert seen["control"] is True, seen
+
+
+def _capture_fn(fn, static_in: torch.Tensor):
+    """The chapter's capture(): warm up on a side stream, then capture fn(static_in)."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side), torch.no_grad():
+        for _ in range(3):
+            fn(static_in)
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.no_grad(), torch.cuda.graph(graph):
+        static_out = fn(static_in)
+    return graph, static_out
+
+
+def test_python_values_are_frozen_at_capture_and_values_in_tensors_follow() -> None:
+    """Section 8: a Python number and a Python `if` are decided at capture; values kept in device tensors follow."""
+    settings = {"scale": 2.0, "flip": False}
+
+    def scaled(x: torch.Tensor) -> torch.Tensor:
+        y = x * settings["scale"]
+        if settings["flip"]:
+            y = -y
+        return y
+
+    static_x = torch.ones(4, device=DEV)
+    results = {}
+    for kind in ("cuda graph", "cpu model"):
+        settings.update(scale=2.0, flip=False)
+        if kind == "cuda graph":
+            graph, static_out = _capture_fn(scaled, static_x)
+        else:
+            graph = GraphReplayModel()
+            static_out = graph.capture(scaled, static_x)
+        settings.update(scale=3.0, flip=True)
+        graph.replay()
+        results[kind] = static_out.tolist()
+    assert results == {"cuda graph": [2.0] * 4, "cpu model": [2.0] * 4}, results
+
+    scale_t, flip_t = torch.tensor(2.0, device=DEV), torch.tensor(False, device=DEV)
+    graph, static_out = _capture_fn(lambda x: torch.where(flip_t, -(x * scale_t), x * scale_t), static_x)
+    scale_t.fill_(3.0)
+    flip_t.fill_(True)
+    graph.replay()
+    assert static_out.tolist() == [-3.0] * 4
+
+
+def test_a_choice_made_with_where_captures_and_follows_the_data() -> None:
+    """Section 8's fix: torch.where keeps the decision on the device, so the capture succeeds and replays follow x."""
+
+    def with_where(x: torch.Tensor) -> torch.Tensor:
+        y = x * 2
+        return torch.where(y.sum() > 0, y, y - 1)
+
+    static_x = torch.ones(8, device=DEV)
+    graph, static_out = _capture_fn(with_where, static_x)
+    for sign, want in ((1.0, 2.0), (-1.0, -3.0)):
+        static_x.fill_(sign)
+        graph.replay()
+        assert static_out.tolist() == [want] * 8
+
+
+def test_graph_breaks_and_recompiles_count_the_same_on_the_gpu() -> None:
+    """Section 10's counts, from a counting backend, with CUDA tensors: a break makes 2 graphs, moving the print
+    out makes 1; 3 lengths give 3 graphs with dynamic=False, 2 by default, 1 with dynamic=True."""
+    import contextlib
+    import io
+
+    graphs: list = []
+
+    def counting_backend(gm, example_inputs):
+        graphs.append(gm)
+        return gm.forward
+
+    def step(x: torch.Tensor) -> torch.Tensor:
+        y = torch.tanh(x) * 2
+        print("mean:", y.mean().item())
+        return y + 1
+
+    torch.compiler.reset()
+    with contextlib.redirect_stdout(io.StringIO()):
+        torch.compile(step, backend=counting_backend)(torch.randn(64, device=DEV))
+    assert len(graphs) == 2
+
+    def gelu_tanh(x: torch.Tensor) -> torch.Tensor:
+        return 0.5 * x * (1 + torch.tanh(0.7978845608 * (x + 0.044715 * x * x * x)))
+
+    counts = {}
+    for dynamic in (False, None, True):
+        torch.compiler.reset()
+        graphs.clear()
+        compiled = torch.compile(gelu_tanh, backend=counting_backend, dynamic=dynamic)
+        for n in (64, 128, 256):
+            compiled(torch.randn(n, device=DEV))
+        counts[dynamic] = len(graphs)
+    torch.compiler.reset()
+    assert counts == {False: 3, None: 2, True: 1}, counts
+
+
+def test_a_compiled_training_step_gives_eagers_gradients() -> None:
+    """Section 11: torch.compile (Inductor, Triton kernels) forward and backward; gradients equal an eager twin's."""
+    import copy
+
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.GELU(), torch.nn.Linear(64, 1)).to(DEV)
+    twin = copy.deepcopy(model)
+    x, y = torch.randn(64, 32, device=DEV), torch.randn(64, 1, device=DEV)
+    torch.nn.functional.mse_loss(torch.compile(model)(x), y).backward()
+    torch.nn.functional.mse_loss(twin(x), y).backward()
+    for p, q in zip(model.parameters(), twin.parameters(), strict=True):
+        torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-5)
