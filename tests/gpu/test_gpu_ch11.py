@@ -2,8 +2,12 @@
 
 Floors are ones a Kaggle T4 meets: a tiny kernel costs microseconds to launch (not nanoseconds,
 not milliseconds), a launch-bound model replayed as a CUDA graph beats eager launches, and
-`torch.compile(mode="reduce-overhead")` replays CUDA graphs with eager's results. Every timing synchronises
-the GPU. The compile tests take tens of seconds on a T4 (Triton compiles each kernel).
+`torch.compile(mode="reduce-overhead")` replays CUDA graphs with eager's results. The capture rules
+are checked without timings: `copy_` broadcasts into a static input, a host read inside capture
+raises a RuntimeError (in a fresh process, as the chapter does), Python values are frozen at
+capture while values in tensors follow, and graph breaks, recompiles and a compiled training step
+behave on CUDA tensors as on the CPU. Every timing synchronises the GPU. The compile tests take
+tens of seconds on a T4 (Triton compiles each kernel).
 """
 
 from __future__ import annotations
