@@ -25,6 +25,10 @@ export SAY_STACK = import sys, torch; print("stack: Python", sys.version.split()
 VENV := .venv
 PY := $(VENV)/bin/python
 TORCH ?= torch==2.13.0
+# Triton for chapter 13 on the CPU-only stack, where its interpreter (TRITON_INTERPRET=1) runs the
+# kernels on CPU tensors. A CUDA build of torch brings the Triton it pins, so pyproject.toml names
+# none; this is the release torch 2.13.0's CUDA build pins. Linux wheels only: elsewhere pip skips it.
+TRITON ?= triton==3.7.1
 
 .PHONY: setup run test lint lab tidy clean test-cuda-build test-newest-torch selftest wheelhouse test-selftest-offline \
 	verified handout teacher
@@ -32,10 +36,11 @@ TORCH ?= torch==2.13.0
 setup: $(VENV)/.installed
 
 # The learner package (helpers) plus the course tooling and test extras.
-$(VENV)/.installed: pyproject.toml
+$(VENV)/.installed: pyproject.toml Makefile
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet "$(TORCH)"
+	$(PY) -m pip install --quiet "$(TRITON); platform_system == 'Linux'"
 	$(PY) -m pip install --quiet -e '.[course,dev]'
 	$(PY) -c "$$PRIME_INDUCTOR"
 	touch $@

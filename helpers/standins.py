@@ -26,6 +26,10 @@ simulated GPU, a model of the caching allocator, a model of CUDA graph replay.
   with, without running Python again, so that the rules of static inputs, CPU-side branches
   frozen at capture and host reads refused during capture can be shown and checked. It makes
   nothing faster.
+* **`missing_triton()`**, for a machine without Triton (macOS, Windows, a CPU-only torch without it;
+  chapter 13): stand-ins for the `triton` and `triton.language` modules that let the cells that
+  *define* kernels run, so that the chapter's plain-PyTorch parts still run. Launching such a kernel
+  raises `RuntimeError` saying what to install (`helpers.kernels.triton_advice`).
 """
 
 from __future__ import annotations
@@ -854,3 +858,66 @@ class GraphReplayModel:
                     if isinstance(old, torch.Tensor) and new.data_ptr() != old.data_ptr():
                         old.copy_(new)
         self.replays += 1
+
+
+class KernelNeedingTriton:
+    """What the stand-in `triton.jit` makes of a kernel: its Python function, which cannot be launched here."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+        self.__name__ = getattr(fn, "__name__", "kernel")
+        self.__doc__ = getattr(fn, "__doc__", None)
+
+    def __getitem__(self, grid: Any) -> Callable[..., Any]:
+        from .kernels import triton_advice
+
+        raise RuntimeError(f"`{self.__name__}` is a Triton kernel, and Triton is missing here. {triton_advice()}")
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self[None]
+
+
+class _StandInConfig:
+    """The stand-in `triton.Config`: it keeps the block sizes it was given."""
+
+    def __init__(self, kwargs: dict[str, Any], **options: Any) -> None:
+        self.kwargs, self.options = dict(kwargs), options
+
+    def __repr__(self) -> str:
+        return f"Config({self.kwargs})"
+
+
+class _StandInLanguage:
+    """The stand-in `triton.language`: `tl.constexpr` and the dtypes exist (for signatures); nothing runs."""
+
+    class constexpr:  # noqa: N801 - Triton's own spelling, used in kernel signatures
+        """Marks a compile-time argument; here only an annotation."""
+
+    def __getattr__(self, name: str) -> Any:
+        return f"tl.{name} (stand-in: Triton is missing)"
+
+
+def missing_triton() -> tuple[Any, Any]:
+    """Stand-ins for the `triton` and `triton.language` modules where Triton cannot be imported (LABELLED).
+
+    `@triton.jit` and `@triton.autotune(...)` keep the kernel's Python function; launching it raises
+    `RuntimeError` with what to install. `triton.cdiv` and `triton.next_power_of_2` work as Triton's do.
+    """
+    import types
+
+    def jit(fn: Callable[..., Any] | None = None, **options: Any) -> Any:
+        return KernelNeedingTriton(fn) if fn is not None else KernelNeedingTriton
+
+    def autotune(configs: list[Any], key: list[str], **options: Any) -> Callable[[Any], Any]:
+        return lambda kernel: kernel
+
+    triton = types.SimpleNamespace(
+        jit=jit,
+        autotune=autotune,
+        Config=_StandInConfig,
+        cdiv=lambda x, y: (x + y - 1) // y,
+        next_power_of_2=lambda n: 1 << max(int(n) - 1, 0).bit_length(),
+        __version__="missing (stand-in)",
+        STAND_IN=True,
+    )
+    return triton, _StandInLanguage()

@@ -1,0 +1,163 @@
+"""Chapter 13's harness: where Triton runs, a bounds check for its interpreter, and what Inductor wrote.
+
+* `triton_advice()`: what to install, or where to run the chapter, when `import triton` failed.
+* `interpreted(kernel)` and `as_interpreted(kernel)`: whether a `@triton.jit` kernel was defined
+  under `TRITON_INTERPRET=1`, and an interpreted copy of a compiled one (its Python function run by
+  Triton's interpreter), so that a kernel can be tried safely on CPU tensors before a GPU runs it.
+* `bounds_checked(**tensors)`: while active, every load and store of an *interpreted* kernel is
+  checked against the elements of the CPU tensors named; one outside all of them raises
+  `OutOfBounds` naming the tensor it came nearest to. Triton's interpreter itself reads and writes
+  raw addresses (`triton/runtime/interpreter.py`: `_interpreter.load` and `store`), so a missing
+  mask there is as silent as on a GPU. The check wraps the interpreter's `create_masked_load` and
+  `create_masked_store`, which every `tl.load` and `tl.store` goes through in Triton 3.6 to 3.9.
+* `output_code_path(log_text)` and `kernels_in(code)`: the file of code that `torch.compile`
+  wrote, found in the log `torch._logging.set_logs(output_code=True)` prints, and the kernels in it
+  (C++ on a CPU, Triton on a GPU).
+
+The stand-in that keeps kernel definitions running where Triton is missing is
+`helpers.standins.missing_triton`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import sys
+from collections.abc import Iterator
+from typing import Any
+from unittest import mock
+
+import torch
+
+
+def triton_advice() -> str:
+    """What to do when `import triton` failed: what to install, or where to run the chapter instead."""
+    if sys.platform.startswith("linux"):
+        return (
+            "Triton is not installed. On Linux: `pip install triton` (a CUDA build of torch brings the release it "
+            "pins; for a CPU-only torch 2.13 that is `pip install triton==3.7.1`), then restart the kernel. Or run "
+            "this chapter on Kaggle (Settings → Accelerator → GPU T4 ×2), where Triton comes with torch."
+        )
+    return (
+        f"Triton has no wheels for this system ({sys.platform}): it runs on Linux only. Run this chapter on Kaggle "
+        "(Settings → Accelerator → GPU T4 ×2) or on a Linux machine; here the cells that launch kernels say so and "
+        "the plain-PyTorch parts still run."
+    )
+
+
+def interpreted(kernel: Any) -> bool:
+    """Whether `kernel` was defined with TRITON_INTERPRET=1 set (Triton's interpreter runs it, on any tensors)."""
+    from triton.runtime.interpreter import InterpretedFunction
+
+    return isinstance(kernel, InterpretedFunction)
+
+
+def as_interpreted(kernel: Any) -> Any:
+    """`kernel` itself if it is interpreted; else an interpreted copy made from its Python function."""
+    from triton.runtime.interpreter import InterpretedFunction
+
+    return kernel if isinstance(kernel, InterpretedFunction) else InterpretedFunction(kernel.fn)
+
+
+class OutOfBounds(IndexError):
+    """An interpreted kernel loaded or stored an element that belongs to none of the tensors it was given.
+
+    `access` is "load" or "store"; `tensor` names the tensor the first bad address came nearest to, and
+    `kind` says where it lay: "past" its end, "before" its start, or in a "gap" between its elements.
+    """
+
+    def __init__(self, message: str, access: str, tensor: str, kind: str) -> None:
+        super().__init__(message)
+        self.access, self.tensor, self.kind = access, tensor, kind
+
+
+def _element_addresses(t: torch.Tensor) -> Any:
+    """The byte address of every element of the CPU tensor `t` (a view's gaps left out), sorted, as numpy uint64."""
+    import numpy as np
+
+    offsets = torch.zeros((), dtype=torch.int64)
+    for size, stride in zip(t.shape, t.stride(), strict=True):
+        offsets = offsets.unsqueeze(-1) + torch.arange(size, dtype=torch.int64) * stride
+    addresses = t.data_ptr() + offsets.reshape(-1).numpy().astype(np.uint64) * np.uint64(t.element_size())
+    return np.sort(addresses)
+
+
+@contextlib.contextmanager
+def bounds_checked(**tensors: torch.Tensor) -> Iterator[None]:
+    """Check every load and store of an interpreted kernel against the elements of `tensors` (CPU tensors).
+
+    Only the elements a mask lets through are checked, as on a GPU. Raises `OutOfBounds` from inside
+    the launch (Triton wraps it in its `InterpreterError`) at the first access outside every tensor.
+    """
+    import numpy as np
+    from triton.runtime import interpreter
+
+    valid = {name: _element_addresses(t) for name, t in tensors.items()}
+    builder = interpreter.interpreter_builder
+
+    def check(access: str, ptrs: Any, mask: Any) -> None:
+        wanted = np.asarray(ptrs.data, dtype=np.uint64)[np.asarray(mask.data, dtype=bool)]
+        inside = np.zeros(wanted.shape, dtype=bool)
+        for addresses in valid.values():
+            inside |= np.isin(wanted, addresses)
+        if inside.all():
+            return
+        name, kind, where = _nearest(int(wanted[~inside].min()))
+        message = f"a {access} of {int((~inside).sum())} element(s) outside every tensor given: {where}"
+        raise OutOfBounds(message, access, name, kind)
+
+    def _nearest(address: int) -> tuple[str, str, str]:
+        """(tensor, kind, words) for the tensor that `address` came nearest to."""
+        best: tuple[int, str, str, str] | None = None
+        for name, t in tensors.items():
+            start, size = t.data_ptr(), t.element_size()
+            end = int(valid[name][-1]) + size if len(valid[name]) else start
+            if address >= end:
+                away = (address - end) // size + 1
+                found = (away, name, "past", f"{away} element(s) past the end of {name}")
+            elif address < start:
+                away = (start - address + size - 1) // size
+                found = (away, name, "before", f"{away} element(s) before the start of {name}")
+            else:
+                found = (0, name, "gap", f"inside {name}'s memory but not one of its elements (a gap between rows)")
+            if best is None or found[0] < best[0]:
+                best = found
+        assert best is not None, "bounds_checked() needs at least one tensor"
+        return best[1], best[2], best[3]
+
+    load, store = builder.create_masked_load, builder.create_masked_store
+
+    def checked_load(ptrs: Any, mask: Any, *args: Any, **kwargs: Any) -> Any:
+        check("load", ptrs, mask)
+        return load(ptrs, mask, *args, **kwargs)
+
+    def checked_store(ptrs: Any, value: Any, mask: Any, *args: Any, **kwargs: Any) -> Any:
+        check("store", ptrs, mask)
+        return store(ptrs, value, mask, *args, **kwargs)
+
+    with (
+        mock.patch.object(builder, "create_masked_load", checked_load),
+        mock.patch.object(builder, "create_masked_store", checked_store),
+    ):
+        yield
+
+
+def output_code_path(log_text: str) -> str | None:
+    """The file of generated code named in the log of `torch._logging.set_logs(output_code=True)`, or None.
+
+    Inductor logs "Output code written to: PATH" after compiling and on a cache hit alike
+    (`torch/_inductor/graph.py`, `codecache.py`, torch 2.10 to 2.15); the last one is the newest.
+    """
+    paths = re.findall(r"Output code written to: (\S+\.py)", log_text)
+    return paths[-1] if paths else None
+
+
+def kernels_in(code: str) -> dict[str, str]:
+    """The kernels in Inductor's generated module: {name: source}, C++ (`cpp_fused_…`) or Triton (`triton_…`).
+
+    Each kernel is a string handed to `async_compile.cpp_pybinding(...)` or `async_compile.triton(...)`.
+    """
+    found = {}
+    for match in re.finditer(r"^(\w+) = async_compile\.\w+\((.*?)(?:r|)'''\n(.*?)\n'''", code, re.M | re.S):
+        found[match.group(1)] = match.group(3)
+    return found
