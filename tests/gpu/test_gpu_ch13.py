@@ -55,7 +55,9 @@ if triton is not None:
             tl.store(out_ptr + row * out_row_stride + cols, e / tl.sum(e, axis=0), mask=mask)
 
         @triton.jit
-        def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+        def matmul_kernel(
+            a_ptr, b_ptr, c_ptr, M, N, K: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr
+        ):
             rows = tl.program_id(0) * BM + tl.arange(0, BM)
             cols = tl.program_id(1) * BN + tl.arange(0, BN)
             acc = tl.zeros((BM, BN), dtype=tl.float32)
