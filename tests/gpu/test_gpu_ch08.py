@@ -7,10 +7,8 @@ from the notebook's cells, so these tests check the code the learner runs.
 from __future__ import annotations
 
 import copy
-import importlib
 import json
 import shlex
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -20,21 +18,9 @@ from torch import nn
 
 from helpers import processes as dd
 
-NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "08_several_gpus.ipynb"
+from .chapter_files import import_written_file
 
-
-def _notebook_module(name: str, folder: Path) -> ModuleType:
-    """Write the chapter's `%%writefile {WORK}/name.py` cell into `folder` and import it."""
-    for cell in json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]:
-        source = "".join(cell["source"])
-        if cell["cell_type"] == "code" and source.startswith(f"%%writefile {{WORK}}/{name}.py"):
-            (folder / f"{name}.py").write_text(source.split("\n", 1)[1], encoding="utf-8")
-            break
-    else:
-        raise AssertionError(f"chapter 08 has no %%writefile cell for {name}.py")
-    if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))  # launched ranks copy sys.path, so they find it too
-    return importlib.import_module(name)
+NOTEBOOK = "08_several_gpus.ipynb"
 
 
 @pytest.fixture(scope="module")
@@ -44,12 +30,12 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def ddp_worker(work: Path) -> ModuleType:
-    return _notebook_module("ddp_worker", work)
+    return import_written_file(NOTEBOOK, "ddp_worker", work)
 
 
 @pytest.fixture(scope="module")
 def scaling_worker(work: Path) -> ModuleType:
-    return _notebook_module("scaling_worker", work)
+    return import_written_file(NOTEBOOK, "scaling_worker", work)
 
 
 def _model() -> nn.Module:

@@ -13,6 +13,8 @@ tens of seconds on a T4 (Triton compiles each kernel).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 import torch
@@ -46,8 +48,8 @@ def _small_net() -> torch.nn.Module:
     return torch.nn.Sequential(*layers).to(DEV).eval()
 
 
-def _capture(net: torch.nn.Module, static_in: torch.Tensor) -> tuple[torch.cuda.CUDAGraph, torch.Tensor]:
-    """The docs' recipe, as in the chapter: warm up on a side stream, then capture."""
+def _capture(net: Callable[[torch.Tensor], Any], static_in: torch.Tensor) -> tuple[torch.cuda.CUDAGraph, Any]:
+    """The docs' recipe, as in the chapter: warm up `net(static_in)` on a side stream, then capture it."""
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side), torch.no_grad():
@@ -288,20 +290,6 @@ def test_a_host_read_inside_capture_makes_the_capture_fail_with_a_runtime_error(
     assert seen["control"] is True, seen
 
 
-def _capture_fn(fn, static_in: torch.Tensor):
-    """The chapter's capture(): warm up on a side stream, then capture fn(static_in)."""
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side), torch.no_grad():
-        for _ in range(3):
-            fn(static_in)
-    torch.cuda.current_stream().wait_stream(side)
-    graph = torch.cuda.CUDAGraph()
-    with torch.no_grad(), torch.cuda.graph(graph):
-        static_out = fn(static_in)
-    return graph, static_out
-
-
 def test_python_values_are_frozen_at_capture_and_values_in_tensors_follow() -> None:
     """Section 8: a Python number and a Python `if` are decided at capture; values kept in device tensors follow."""
     settings = {"scale": 2.0, "flip": False}
@@ -317,7 +305,7 @@ def test_python_values_are_frozen_at_capture_and_values_in_tensors_follow() -> N
     for kind in ("cuda graph", "cpu model"):
         settings.update(scale=2.0, flip=False)
         if kind == "cuda graph":
-            graph, static_out = _capture_fn(scaled, static_x)
+            graph, static_out = _capture(scaled, static_x)
         else:
             graph = GraphReplayModel()
             static_out = graph.capture(scaled, static_x)
@@ -327,7 +315,7 @@ def test_python_values_are_frozen_at_capture_and_values_in_tensors_follow() -> N
     assert results == {"cuda graph": [2.0] * 4, "cpu model": [2.0] * 4}, results
 
     scale_t, flip_t = torch.tensor(2.0, device=DEV), torch.tensor(False, device=DEV)
-    graph, static_out = _capture_fn(lambda x: torch.where(flip_t, -(x * scale_t), x * scale_t), static_x)
+    graph, static_out = _capture(lambda x: torch.where(flip_t, -(x * scale_t), x * scale_t), static_x)
     scale_t.fill_(3.0)
     flip_t.fill_(True)
     graph.replay()
@@ -342,7 +330,7 @@ def test_a_choice_made_with_where_captures_and_follows_the_data() -> None:
         return torch.where(y.sum() > 0, y, y - 1)
 
     static_x = torch.ones(8, device=DEV)
-    graph, static_out = _capture_fn(with_where, static_x)
+    graph, static_out = _capture(with_where, static_x)
     for sign, want in ((1.0, 2.0), (-1.0, -3.0)):
         static_x.fill_(sign)
         graph.replay()

@@ -6,10 +6,7 @@ cells, so these tests check the code the learner runs.
 
 from __future__ import annotations
 
-import importlib
-import json
 import math
-import sys
 from pathlib import Path
 from types import ModuleType
 
@@ -20,24 +17,11 @@ from torch import nn
 from helpers.processes import launch
 from helpers.sharding import bytes_per_rank
 
+from .chapter_files import import_written_file
 from .missing import missing
 
-NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "12_sharding_with_fsdp.ipynb"
+NOTEBOOK = "12_sharding_with_fsdp.ipynb"
 PARTS = ("parameters", "gradients", "optimizer states")
-
-
-def _worker(folder: Path, name: str) -> ModuleType:
-    """Write the chapter's `%%writefile {WORK}/<name>.py` cell into `folder` and import it."""
-    for cell in json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]:
-        source = "".join(cell["source"])
-        if cell["cell_type"] == "code" and source.startswith(f"%%writefile {{WORK}}/{name}.py"):
-            (folder / f"{name}.py").write_text(source.split("\n", 1)[1], encoding="utf-8")
-            break
-    else:
-        raise AssertionError(f"chapter 12 has no %%writefile cell for {name}.py")
-    if str(folder) not in sys.path:
-        sys.path.insert(0, str(folder))  # launched ranks copy sys.path, so they find it too
-    return importlib.import_module(name)
 
 
 @pytest.fixture(scope="module")
@@ -47,12 +31,12 @@ def worker_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def fsdp_worker(worker_folder: Path) -> ModuleType:
-    return _worker(worker_folder, "fsdp_worker")
+    return import_written_file(NOTEBOOK, "fsdp_worker", worker_folder)
 
 
 @pytest.fixture(scope="module")
 def fit_worker(worker_folder: Path) -> ModuleType:
-    return _worker(worker_folder, "fit_worker")
+    return import_written_file(NOTEBOOK, "fit_worker", worker_folder)
 
 
 @pytest.mark.gpu
