@@ -48,11 +48,14 @@ def pytest_itemcollected(item: pytest.Item) -> None:
         item.add_marker(pytest.mark.xdist_group(item.path.stem))
 
 
-def pytest_sessionstart(session: pytest.Session) -> None:
-    # Only the controlling process clears the previous run's reports (xdist workers have workerinput).
-    if not hasattr(session.config, "workerinput") and NOTEBOOK_RUNS.is_dir():
-        for old in NOTEBOOK_RUNS.glob("*.result.json"):
-            old.unlink()
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    # A chapter collected for this run loses its previous report, which this run replaces. Only those:
+    # a session that runs no chapter (a single test file, or a test's own pytest run inside `make
+    # test`) leaves the reports of the chapters it did not run for `make verified`. Every process
+    # collects before any test runs (xdist compares the collections first), so none is lost.
+    for item in items:
+        if item.path.suffix == ".ipynb":
+            (NOTEBOOK_RUNS / f"{item.path.stem}.result.json").unlink(missing_ok=True)
 
 
 @pytest.hookimpl(hookwrapper=True)
