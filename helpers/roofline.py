@@ -103,7 +103,7 @@ def plot_roofline(
     `compute_tflops` maps a dtype name to its measured compute roof; `roof_notes` adds a few words to
     a roof's legend entry (e.g. that a CPU's bfloat16 "roof" is its best emulated matmul, not a peak).
     """
-    notes = dict(roof_notes or {})
+    notes = {dtype: f" ({note})" for dtype, note in (roof_notes or {}).items()}  # legend suffixes
     import numpy as np
 
     from .plots import add_stamp, keep_labels_inside, new_figure, set_alt
@@ -121,8 +121,7 @@ def plot_roofline(
             color=colors.get(dtype, OKABE_ITO["black"]),
             lw=max(1.0, 4 - 1.2 * i),
             alpha=0.85,
-            label=f"measured roof {dtype}: {peak:.3g} TFLOP/s, {bandwidth_gbs:.3g} GB/s"
-            + (f" ({notes[dtype]})" if dtype in notes else ""),
+            label=f"measured roof {dtype}: {peak:.3g} TFLOP/s, {bandwidth_gbs:.3g} GB/s{notes.get(dtype, '')}",
         )
     if spec is not None:
         for label, peak, color in (
@@ -155,10 +154,7 @@ def plot_roofline(
     ax.legend(fontsize=7, loc="lower right")
     add_stamp(fig, stamp + (f" · dashed: {spec.source}" if spec is not None else ""))
     keep_labels_inside(ax)
-    roofs = ", ".join(
-        f"{dtype} {peak:.3g} TFLOP/s" + (f" ({notes[dtype]})" if dtype in notes else "")
-        for dtype, peak in compute_tflops.items()
-    )
+    roofs = ", ".join(f"{dtype} {peak:.3g} TFLOP/s{notes.get(dtype, '')}" for dtype, peak in compute_tflops.items())
     shown = "; ".join(f"{p['what']} ({p['dtype']}) {i:.3g} FLOP/byte at {t:.3g} TFLOP/s" for p, i, t in placed[:6])
     more = f" and {len(placed) - 6} more" if len(placed) > 6 else ""
     return set_alt(

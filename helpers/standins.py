@@ -804,7 +804,6 @@ class GraphReplayModel:
 
     def __init__(self) -> None:
         self._ops: list[tuple[Any, tuple, dict, Any]] = []
-        self._output: Any = None
         self.captured = False
         self.replays = 0
 
@@ -842,7 +841,7 @@ class GraphReplayModel:
             stack.enter_context(torch.no_grad())
             stack.enter_context(Recorder())
             output = fn(*static_inputs)
-        self._ops, self._output, self.captured = ops, output, True
+        self._ops, self.captured = ops, True
         return output
 
     def replay(self) -> None:

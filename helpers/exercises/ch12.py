@@ -15,7 +15,7 @@ from typing import Any
 import torch
 
 from ..checking import Question, Wrong, expect_function, expect_number
-from ..sharding import OPTIMIZER_STATES
+from ..sharding import OPTIMIZER_STATES, STATE_BYTES
 from ..sharding import bytes_per_rank as _reference
 from .ch08 import LAUNCH_TIMEOUT, run_on_two_ranks
 
@@ -175,9 +175,9 @@ _RANK0_CASES = (
     ([(10, 4), (10,), (3, 10), (3,)], 4),
     ([(7, 7), (7,)], 1),
 )
-#: What training with Adam keeps per number of a shard: the float32 shard, its float32 gradient, exp_avg and
-#: exp_avg_sq. The bfloat16 param_dtype only sets the dtype of the gathered copies used in forward and backward.
-_FLOAT32_COPIES = 4
+#: Bytes training with Adam keeps per number of a shard: the float32 shard, its float32 gradient, exp_avg and
+#: exp_avg_sq (16). The bfloat16 param_dtype only sets the dtype of the gathered copies used in forward and backward.
+_BYTES_PER_NUMBER = STATE_BYTES * (2 + OPTIMIZER_STATES["Adam"])
 
 
 def _rank0_numbers(shapes: list[tuple[int, ...]], world_size: int) -> int:
@@ -191,7 +191,7 @@ def _check_rank0_bytes(fn: Any) -> None:
         call = f"rank0_bytes({shapes}, {world})"
         got = expect_number(fn([tuple(s) for s in shapes], world), f"{call} (a number of bytes)")
         numbers = _rank0_numbers(shapes, world)
-        want = numbers * _FLOAT32_COPIES * 4
+        want = numbers * _BYTES_PER_NUMBER
         if got == want:
             continue
         total = sum(math.prod(s) for s in shapes)
@@ -199,18 +199,18 @@ def _check_rank0_bytes(fn: Any) -> None:
         each_even = sum(math.ceil(math.prod(s) / world) for s in shapes)
         floored = sum(s[0] // world * math.prod(s[1:]) for s in shapes)
         said = f"{call} = {got:,.0f}"
-        if numbers != even and got == even * 16:
+        if numbers != even and got == even * _BYTES_PER_NUMBER:
             raise Wrong(
-                f"{said}, ceil(n_params / world_size) = {even:,} numbers × 16 bytes: but FSDP2 cuts every "
-                f"parameter along dim 0 and pads each rank's share to ceil(rows / world_size) rows, so rank 0 "
-                f"holds {numbers:,} numbers"
+                f"{said}, ceil(n_params / world_size) = {even:,} numbers × {_BYTES_PER_NUMBER} bytes: but FSDP2 "
+                "cuts every parameter along dim 0 and pads each rank's share to ceil(rows / world_size) rows, so "
+                f"rank 0 holds {numbers:,} numbers"
             )
-        if numbers != each_even and got == each_even * 16:
+        if numbers != each_even and got == each_even * _BYTES_PER_NUMBER:
             raise Wrong(
                 f"{said}: each parameter's numbers were split evenly, but FSDP2 cuts whole rows (dim 0): a "
                 f"(rows, …) parameter gives rank 0 ceil(rows / world_size) rows, {numbers:,} numbers in all"
             )
-        if numbers != floored and got == floored * 16:
+        if numbers != floored and got == floored * _BYTES_PER_NUMBER:
             raise Wrong(
                 f"{said}: the rows were rounded down; rank 0 takes ceil(rows / world_size) rows (torch.chunk), "
                 f"and the other ranks are padded to that size"
@@ -224,13 +224,13 @@ def _check_rank0_bytes(fn: Any) -> None:
         if got == numbers * 12:
             raise Wrong(
                 f"{said}, 12 bytes a number of rank 0's shard; training with Adam keeps 4 float32 numbers for each "
-                "(the shard, its gradient, exp_avg, exp_avg_sq): 16 bytes"
+                f"(the shard, its gradient, exp_avg, exp_avg_sq): {_BYTES_PER_NUMBER} bytes"
             )
         if got == numbers:
-            raise Wrong(f"{said} is rank 0's count of numbers; return bytes (16 for each)")
+            raise Wrong(f"{said} is rank 0's count of numbers; return bytes ({_BYTES_PER_NUMBER} for each)")
         raise Wrong(
-            f"{said}; rank 0 holds {numbers:,} numbers of the sharded parameters, 16 bytes each for training with "
-            f"Adam: {want:,} bytes"
+            f"{said}; rank 0 holds {numbers:,} numbers of the sharded parameters, {_BYTES_PER_NUMBER} bytes each for "
+            f"training with Adam: {want:,} bytes"
         )
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import torch
 
 from ..checking import Question, Wrong, _first_line, expect_number
-from ..kernels import triton_advice
+from ..kernels import as_interpreted, triton_advice
 from ..standins import KernelNeedingTriton
 
 #: The third question's cases: (rows, columns, bytes per element, memory roof in GB/s).
@@ -44,7 +44,7 @@ def _kernels(value: Any, name: str, takes: str) -> tuple[Any, Any, bool]:
     if isinstance(value, InterpretedFunction):
         return value, None, False
     if isinstance(value, JITFunction):
-        return InterpretedFunction(value.fn), (value if torch.cuda.is_available() else None), False
+        return as_interpreted(value), (value if torch.cuda.is_available() else None), False
     if isinstance(value, types.FunctionType):
         return InterpretedFunction(_seeing_triton(inspect.unwrap(value))), None, True
     if isinstance(value, KernelNeedingTriton):  # defined while Triton was missing, before it was installed
