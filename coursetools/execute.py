@@ -174,7 +174,8 @@ TEMP_DIR_CACHES = {
     "torchinductor_*": "torch.compile's cache, which Inductor keeps in the temp dir on purpose (its precompiled "
     "headers go there whatever TORCHINDUCTOR_CACHE_DIR says: torch/_inductor/codecache.py)",
     "pymp-*": "multiprocessing's folder for its helper processes' sockets, removed at a normal exit; a kernel "
-    "that is killed on stop (nbval kills every kernel, Jupyter one that does not stop in time) leaves it",
+    "that is killed on stop (nbval and the course runner kill every kernel, Jupyter one that does not stop in "
+    "time) leaves it",
     "matplotlib-*": "matplotlib's config folder where the home folder cannot be written (removed at a normal exit)",
 }
 
@@ -378,6 +379,9 @@ def execute_chapter(notebook: Path, out_dir: Path, *, quick: bool = True, cell_t
                 cwd=str(out_dir),
                 kernel_name="python3",
                 progress_bar=False,
+                # Kill the kernel once the last cell is done, as nbval does: a graceful shutdown
+                # waits about 2 s for the kernel's exit handlers, which leave nothing the run needs.
+                shutdown_kernel="immediate",
                 execution_timeout=cell_timeout,
                 kernel_manager_class=polling_kernel_manager(),
             )
