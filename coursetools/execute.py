@@ -22,6 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from queue import Empty
+from typing import Any
 
 from helpers.devices import NO_GPU_MARKER
 
@@ -153,6 +154,28 @@ def polling_kernel_manager(slice_seconds: float = 0.5) -> type:
             return "auto" if zmq.has("curve") else "disabled"
 
     return PollingKernelManager
+
+
+def engine_saving_at_the_ends() -> str:
+    """Register papermill's nbclient engine, saving the notebook only at the start and the end; return its name.
+
+    papermill otherwise writes the whole notebook before and after every cell, markdown included:
+    10-70 ms a write once a chapter holds its figures, several seconds a chapter. The final write
+    also comes after a failed or stalled cell, with the cell's start time in it (`_stalled_cell`).
+    """
+    from papermill.engines import NBClientEngine, papermill_engines
+
+    class SavesAtTheEnds(NBClientEngine):
+        @classmethod
+        def execute_managed_notebook(cls, nb_man: Any, kernel_name: str, **kwargs: Any) -> Any:
+            path, nb_man.output_path = nb_man.output_path, None  # no write per cell
+            try:
+                return super().execute_managed_notebook(nb_man, kernel_name, **kwargs)
+            finally:
+                nb_man.output_path = path  # for the engine's final write, which follows even a failure
+
+    papermill_engines.register("course-saves-at-the-ends", SavesAtTheEnds)
+    return "course-saves-at-the-ends"
 
 
 @dataclass
@@ -355,7 +378,7 @@ def execute_chapter(notebook: Path, out_dir: Path, *, quick: bool = True, cell_t
 
     notebook, out_dir = Path(notebook), Path(out_dir)
     executed = out_dir / notebook.name
-    partial = partial_path(executed, ".ipynb")  # papermill writes here (at the start, then after every cell)
+    partial = partial_path(executed, ".ipynb")  # papermill writes here (at the start and at the end)
     variables = {"PYTHONPATH": os.pathsep.join(p for p in (str(COURSE_ROOT), os.environ.get("PYTHONPATH")) if p)}
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -379,6 +402,7 @@ def execute_chapter(notebook: Path, out_dir: Path, *, quick: bool = True, cell_t
                 cwd=str(out_dir),
                 kernel_name="python3",
                 progress_bar=False,
+                engine_name=engine_saving_at_the_ends(),
                 # Kill the kernel once the last cell is done, as nbval does: a graceful shutdown
                 # waits about 2 s for the kernel's exit handlers, which leave nothing the run needs.
                 shutdown_kernel="immediate",

@@ -41,6 +41,25 @@ def test_a_failing_chapter_does_not_stop_the_others(tmp_path: Path, capsys: pyte
     assert runner.run_course(only=["99"], notebooks_dir=books, build_dir=build) == 2
 
 
+def test_a_chapter_run_writes_its_notebook_at_the_start_and_the_end_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """papermill's write after every cell cost seconds a chapter; every cell's output and timing still arrive."""
+    import papermill.engines
+
+    writes: list[str] = []
+    write = papermill.engines.write_ipynb
+    monkeypatch.setattr(papermill.engines, "write_ipynb", lambda nb, path: (writes.append(path), write(nb, path)))
+    chapter = write_notebook(tmp_path / "03_x.ipynb", "print('one')", "print('two')", "print('three')")
+    run = execute.execute_chapter(chapter, tmp_path / "build")
+    assert run.status == "ok", run.error
+    assert len(writes) == 2, f"papermill wrote the notebook {len(writes)} times"
+    cells = json.loads((tmp_path / "build" / "03_x.ipynb").read_text())["cells"]
+    printed = ["".join(o.get("text", "")) for c in cells for o in c.get("outputs", [])]
+    assert printed == ["one\n", "two\n", "three\n"]
+    assert all(c["metadata"]["papermill"]["duration"] is not None for c in cells)
+
+
 def test_discover_chapters_ignores_other_notebooks(tmp_path: Path) -> None:
     for name in ("00_a.ipynb", "10_b.ipynb", "gpu_self_test.ipynb", "scratch.ipynb"):
         (tmp_path / name).write_text("{}")
