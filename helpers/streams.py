@@ -5,7 +5,8 @@ What the chapter's cells lean on:
 * **Timelines.** `Span` is one piece of work on one lane (a stream, or the host);
   `spans_from_events` turns `torch.profiler` events into spans, one lane per CUDA stream, and
   `profile_spans` runs a function under the profiler (without the profiler's stderr chatter);
-  `plot_timelines` draws measured and simulated timelines the same way.
+  `step_spans` lays out a training step's trace (chapter 14): the host's named phases, where it
+  waits, and the device's work; `plot_timelines` draws measured and simulated timelines the same way.
 * **A model of streams** (`simulate`, `simulate_copy_compute`, `split_work`): a tiny deterministic
   scheduler in which each stream runs its operations in order, an operation may wait for others
   and the host may block. Its results are a SIMULATION, and the plots say so. The simulated GPU
@@ -40,7 +41,16 @@ KIND_COLOURS = {
     "host blocked": OKABE_ITO["vermillion"],
     "host waits for results": OKABE_ITO["yellow"],
     "other": OKABE_ITO["reddish purple"],
+    "host phase": OKABE_ITO["sky blue"],
+    "data": OKABE_ITO["bluish green"],
 }
+
+#: Where a trace shows the host waiting for the device: CUDA's synchronising calls, and the operator
+#: that `.item()`, `int(t)` and `float(t)` run to read one value (on a CPU it waits for nothing).
+HOST_WAITS = ("cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "aten::_local_scalar_dense")
+
+#: The name the DataLoader gives the profiler range around fetching each batch starts with this.
+DATA_RANGE = "enumerate(DataLoader)"
 
 
 @dataclass(frozen=True)
@@ -104,6 +114,44 @@ def spans_from_events(events: Iterable[Any], device_type: str = "cuda", *, top_l
     return sorted(spans, key=lambda s: (s.lane, s.start_ms))
 
 
+def step_spans(events: Iterable[Any], phases: Sequence[str]) -> list[Span]:
+    """A training step's timeline from `torch.profiler` events (`prof.events()`), in three kinds of lane.
+
+    * "host": the `record_function` ranges named in `phases`, and the DataLoader's fetch of each
+      batch (drawn as "next batch");
+    * "host waits": the calls in `HOST_WAITS`, where the host waits for the device;
+    * the device: one lane per CUDA stream where the trace has GPU events (kernels, copies);
+      without them, "CPU operators": the operators called directly inside a phase, the device's
+      work in a CPU stand-in.
+
+    Times are shifted so that the first span starts at 0 ms.
+    """
+    events = list(events)
+    on_gpu = any(_device_type_name(e.device_type) == "cuda" for e in events)
+    raw = []
+    for e in events:
+        name, start, end = str(e.name), e.time_range.start / 1000, e.time_range.end / 1000
+        if on_gpu and _device_type_name(e.device_type) == "cuda":
+            raw.append(
+                (f"GPU {getattr(e, 'device_index', 0)} stream {e.device_resource_id}", name, start, end, kind_of(name))
+            )
+        elif _device_type_name(e.device_type) != "cpu":
+            continue
+        elif name in phases:
+            raw.append(("host", name, start, end, "host phase"))
+        elif name.startswith(DATA_RANGE):
+            raw.append(("host", "next batch", start, end, "data"))
+        elif name in HOST_WAITS:
+            raw.append(("host waits", name, start, end, "host waits for results"))
+        elif not on_gpu and getattr(e.cpu_parent, "name", None) in phases:
+            raw.append(("CPU operators", name, start, end, kind_of(name)))
+    if not raw:
+        return []
+    origin = min(r[2] for r in raw)
+    spans = [Span(lane, name, s - origin, t - origin, kind) for lane, name, s, t, kind in raw]
+    return sorted(spans, key=lambda s: (s.lane, s.start_ms))
+
+
 def profile_spans(fn: Callable[[], Any], device: torch.device | str) -> list[Span]:
     """Run `fn()` once under `torch.profiler` and return its timeline (GPU streams, or CPU threads).
 
@@ -124,14 +172,14 @@ def profile_spans(fn: Callable[[], Any], device: torch.device | str) -> list[Spa
 
 
 def _lane_order(spans: Sequence[Span]) -> list[str]:
-    """Lanes top to bottom: the host first, then the default stream, then the rest as they appear."""
+    """Lanes top to bottom: the host's first, then the default stream, then the rest as they appear."""
     lanes: list[str] = []
     for s in sorted(spans, key=lambda s: s.start_ms):
         if s.lane not in lanes:
             lanes.append(s.lane)
 
     def rank(lane: str) -> tuple[int, int]:
-        first = 0 if lane == "host" else 1 if "default" in lane else 2
+        first = 0 if lane.startswith("host") else 1 if "default" in lane else 2
         return first, lanes.index(lane)
 
     return sorted(lanes, key=rank)

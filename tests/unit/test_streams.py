@@ -97,6 +97,40 @@ def test_spans_from_cpu_events_keep_top_level_calls() -> None:
     assert st.spans_from_events([], "cpu") == []
 
 
+def test_step_spans_on_a_cpu_trace_host_phases_waits_and_operators() -> None:
+    forward = _event("forward", "CPU", 100.0, 400.0, thread=1, cpu_parent=None)
+    events = [
+        _event("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "CPU", 0.0, 90.0, cpu_parent=None),
+        forward,
+        _event("aten::linear", "CPU", 120.0, 300.0, cpu_parent=forward),
+        _event("aten::addmm", "CPU", 130.0, 290.0, cpu_parent=SimpleNamespace(name="aten::linear")),
+        _event("aten::_local_scalar_dense", "CPU", 410.0, 420.0, cpu_parent=None),
+        _event("aten::add", "CPU", 500.0, 510.0, cpu_parent=None),  # outside every phase: not drawn
+    ]
+    spans = st.step_spans(events, ("forward",))
+    assert [(s.lane, s.name, s.kind) for s in spans] == [
+        ("CPU operators", "aten::linear", "compute"),
+        ("host", "next batch", "data"),
+        ("host", "forward", "host phase"),
+        ("host waits", "aten::_local_scalar_dense", "host waits for results"),
+    ]
+    assert spans[1].start_ms == 0.0 and spans[0].start_ms == pytest.approx(0.12)
+    assert st._lane_order(spans)[:2] == ["host", "host waits"]
+
+
+def test_step_spans_on_a_gpu_trace_draw_streams_not_cpu_operators() -> None:
+    forward = _event("forward", "CPU", 0.0, 50.0, cpu_parent=None)
+    events = [
+        forward,
+        _event("aten::mm", "CPU", 10.0, 20.0, cpu_parent=forward),
+        _event("cudaStreamSynchronize", "CPU", 60.0, 900.0, cpu_parent=None),
+        _event("sm90_xmma_gemm", "CUDA", 30.0, 800.0, device_index=0, device_resource_id=7),
+    ]
+    spans = st.step_spans(events, ("forward",))
+    assert {s.lane for s in spans} == {"host", "host waits", "GPU 0 stream 7"}
+    assert st.step_spans([], ("forward",)) == []
+
+
 def test_spans_from_events_refuses_an_event_that_ends_before_it_starts() -> None:
     with pytest.raises(ValueError, match="ends"):
         st.spans_from_events([_event("k", "CUDA", 10.0, 5.0, device_resource_id=7)], "cuda")
