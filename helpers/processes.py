@@ -234,6 +234,19 @@ def process_context() -> Any:
     return mp.get_context("spawn")
 
 
+def start_process_server() -> None:
+    """Start the server that `launch` forks its ranks from now, and return without waiting for it.
+
+    The server imports torch and Dynamo first (several seconds, once per kernel); started early, it
+    does so while the cells before the first launch run, on another core where there is one. Where
+    processes are spawned instead (Windows) there is no server, and this does nothing.
+    """
+    if process_context().get_start_method() == "forkserver":
+        from multiprocessing import forkserver
+
+        forkserver.ensure_running()
+
+
 def rank_environment(rank: int, world_size: int, port: int) -> dict[str, str]:
     """The variables torchrun gives each rank, for a worker that calls `init_process_group()` itself.
 

@@ -218,15 +218,19 @@ def plot_timelines(
     for ax, (label, spans) in zip(axes[:, 0], panels.items(), strict=True):
         lanes = _lane_order(spans)
         for row, lane in enumerate(lanes):
+            by_kind: dict[str, list[tuple[float, float]]] = {}
             for s in (s for s in spans if s.lane == lane):
-                colour = KIND_COLOURS.get(s.kind, KIND_COLOURS["other"])
+                by_kind.setdefault(s.kind, []).append((s.start_ms, max(s.ms, 1e-6)))
+            for kind, bars in by_kind.items():  # one collection per kind and lane: a trace has hundreds of spans
                 ax.broken_barh(
-                    [(s.start_ms, max(s.ms, 1e-6))],
+                    bars,
                     (row - 0.38, 0.76),
-                    facecolors=colour,
+                    facecolors=KIND_COLOURS.get(kind, KIND_COLOURS["other"]),
                     edgecolors=WHITE,
                     linewidth=0.6,
                 )
+            for s in (s for s in spans if s.lane == lane):
+                colour = KIND_COLOURS.get(s.kind, KIND_COLOURS["other"])
                 if s.ms / x_range * 470 > 4.3 * len(s.name) + 6:  # name the span where the name fits (≈ points)
                     ax.text(
                         s.start_ms + s.ms / 2,

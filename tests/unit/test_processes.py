@@ -107,6 +107,7 @@ def warm() -> set[int]:
     """Start the forkserver once (it stays, idle, for the life of this process) and note what runs."""
     if not Path("/proc").is_dir():
         pytest.skip("needs /proc (Linux) to list processes")
+    d.start_process_server()  # returns at once; the launch below waits for the server's imports
     d.launch(hello_worker, 1, timeout=60)
     return _descendants()
 
@@ -118,6 +119,16 @@ def _nothing_left(before: set[int], found_before: dict[str, list[str]]) -> None:
 
 
 # -- launch -----------------------------------------------------------------------------------------
+
+
+def test_the_process_server_started_early_is_the_one_launch_uses(warm: set[int]) -> None:
+    from multiprocessing import forkserver
+
+    server = forkserver._forkserver._forkserver_pid
+    assert server is not None and Path(f"/proc/{server}").is_dir()
+    d.start_process_server()  # already running: nothing new
+    assert d.launch(hello_worker, 2, timeout=60).results[1]["rank"] == 1
+    assert forkserver._forkserver._forkserver_pid == server
 
 
 def test_launch_20_times_in_a_row(warm: set[int]) -> None:
