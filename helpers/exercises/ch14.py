@@ -160,13 +160,13 @@ def _check_train(fn: Callable[..., Any]) -> None:
     selects, reads = counts.get("aten::select", 0), counts.get("aten::_local_scalar_dense", 0)
     if selects > 2 * _TRACED_STEPS:  # a step may index a tensor or two; a loop over samples indexes hundreds of times
         raise Wrong(
-            f"the trace of {_TRACED_STEPS} steps shows {selects} aten::select calls: a Python loop still indexes a tensor "
-            "element by element; compare and sum over the whole batch"
+            f"the trace of {_TRACED_STEPS} steps shows {selects} aten::select calls: a Python loop still indexes a "
+            "tensor element by element; compare and sum over the whole batch"
         )
     if reads > _TRACED_STEPS // 2 + 1:  # one read at the end of the pass, or two
         raise Wrong(
-            f"the trace of {_TRACED_STEPS} steps shows {reads} calls to aten::_local_scalar_dense, which .item(), int() and "
-            "float() of a tensor run: on a GPU each one waits for the GPU; keep the values on the device and "
+            f"the trace of {_TRACED_STEPS} steps shows {reads} calls to aten::_local_scalar_dense, which .item(), "
+            "int() and float() of a tensor run: on a GPU each one waits for the GPU; keep the values on the device and "
             "read them once at the end"
         )
     slow, yours = _seconds(slow_train), _seconds(fn)
