@@ -154,7 +154,7 @@ def _check_train(fn: Callable[..., Any]) -> None:
         raise Wrong(f"correct should count the right predictions, a whole number; got {correct:g}, a fraction")
     if correct != want_correct:
         raise Wrong(f"train counted {correct:g} right predictions, the slow loop {want_correct}")
-    with quiet_stderr(), profile(activities=[ProfilerActivity.CPU]) as prof:  # a short trace: two steps
+    with quiet_stderr(), profile(activities=[ProfilerActivity.CPU], acc_events=True) as prof:  # a short trace
         fn(*_fresh(_TRACED_STEPS))
     counts = {e.key: e.count for e in prof.key_averages()}
     selects, reads = counts.get("aten::select", 0), counts.get("aten::_local_scalar_dense", 0)
