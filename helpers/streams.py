@@ -103,14 +103,24 @@ def spans_from_events(events: Iterable[Any], device_type: str = "cuda", *, top_l
                 continue
             lane = f"CPU thread {e.thread}"
         else:
-            lane = f"GPU {getattr(e, 'device_index', 0)} stream {e.device_resource_id}"
+            lane = _gpu_lane(e)
         if end_us < start_us:
             raise ValueError(f"profiler event {name!r} ends ({end_us} µs) before it starts ({start_us} µs)")
-        raw.append((lane, str(name), start_us / 1000, end_us / 1000))
+        raw.append((lane, str(name), start_us / 1000, end_us / 1000, kind_of(str(name))))
+    return _from_zero(raw)
+
+
+def _gpu_lane(event: Any) -> str:
+    """The lane of a GPU event: its device and CUDA stream (`device_resource_id`, the profiler's stream ID)."""
+    return f"GPU {getattr(event, 'device_index', 0)} stream {event.device_resource_id}"
+
+
+def _from_zero(raw: Sequence[tuple[str, str, float, float, str]]) -> list[Span]:
+    """Spans from (lane, name, start ms, end ms, kind), shifted so that the first starts at 0 ms, by lane and start."""
     if not raw:
         return []
     origin = min(r[2] for r in raw)
-    spans = [Span(lane, name, s - origin, t - origin, kind_of(name)) for lane, name, s, t in raw]
+    spans = [Span(lane, name, s - origin, t - origin, kind) for lane, name, s, t, kind in raw]
     return sorted(spans, key=lambda s: (s.lane, s.start_ms))
 
 
@@ -132,9 +142,7 @@ def step_spans(events: Iterable[Any], phases: Sequence[str]) -> list[Span]:
     for e in events:
         name, start, end = str(e.name), e.time_range.start / 1000, e.time_range.end / 1000
         if on_gpu and _device_type_name(e.device_type) == "cuda":
-            raw.append(
-                (f"GPU {getattr(e, 'device_index', 0)} stream {e.device_resource_id}", name, start, end, kind_of(name))
-            )
+            raw.append((_gpu_lane(e), name, start, end, kind_of(name)))
         elif _device_type_name(e.device_type) != "cpu":
             continue
         elif name in phases:
@@ -145,11 +153,7 @@ def step_spans(events: Iterable[Any], phases: Sequence[str]) -> list[Span]:
             raw.append(("host waits", name, start, end, "host waits for results"))
         elif not on_gpu and getattr(e.cpu_parent, "name", None) in phases:
             raw.append(("CPU operators", name, start, end, kind_of(name)))
-    if not raw:
-        return []
-    origin = min(r[2] for r in raw)
-    spans = [Span(lane, name, s - origin, t - origin, kind) for lane, name, s, t, kind in raw]
-    return sorted(spans, key=lambda s: (s.lane, s.start_ms))
+    return _from_zero(raw)
 
 
 def profile_spans(fn: Callable[[], Any], device: torch.device | str) -> list[Span]:
