@@ -30,8 +30,8 @@ _IDLE_CASES: tuple[tuple[tuple[tuple[float, float], ...], float, float], ...] = 
 )
 
 
-def _covered(pairs: Any, lo: float | None = None, hi: float | None = None) -> float:
-    """Milliseconds covered by at least one pair, each cut to [lo, hi] when given."""
+def covered_ms(pairs: Any, lo: float | None = None, hi: float | None = None) -> float:
+    """Milliseconds covered by at least one pair, each cut to [lo, hi] when given (the GPU tests use it too)."""
     cut = [(max(a, lo) if lo is not None else a, min(b, hi) if hi is not None else b) for a, b in pairs]
     total, reach = 0.0, None
     for a, b in sorted(p for p in cut if p[1] > p[0]):
@@ -48,14 +48,14 @@ def _check_idle_share(fn: Callable[..., Any]) -> None:
         call = f"idle_share({[*pairs]}, {lo:g}, {hi:g})"
         got = expect_number(fn([*pairs], lo, hi), f"{call} to return a number from 0 to 1")
         width = hi - lo
-        right = 1 - _covered(pairs, lo, hi) / width
+        right = 1 - covered_ms(pairs, lo, hi) / width
         if abs(got - right) < 1e-6:
             continue
         slips = {
             "pairs that overlap were counted twice: merge overlapping pairs before adding up their lengths": 1
             - sum(max(0.0, min(b, hi) - max(a, lo)) for a, b in pairs) / width,
             "a pair that sticks out of the window counts only for the part inside it: clip each pair to "
-            "[start_ms, end_ms]": 1 - _covered(pairs) / width,
+            "[start_ms, end_ms]": 1 - covered_ms(pairs) / width,
             "that is the busy share; return the share of the window in which nothing ran": 1 - right,
             "that looks like a percentage; return a fraction from 0 to 1": 100 * right,
         }

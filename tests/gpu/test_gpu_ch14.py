@@ -24,6 +24,7 @@ from torch import nn
 from torch.profiler import ProfilerActivity, profile, record_function
 
 from helpers import processes
+from helpers.exercises.ch14 import covered_ms
 from helpers.profiling import quiet_stderr
 from helpers.streams import step_spans
 
@@ -73,12 +74,7 @@ def _trace(batch: int, steps: int = 4, item_each_step: bool = False):
 def _idle_share(prof) -> float:
     """Share of the traced window (first to last GPU span) in which no GPU span runs."""
     spans = sorted((s.start_ms, s.end_ms) for s in step_spans(prof.events(), PHASES) if s.lane.startswith("GPU"))
-    covered, reach = 0.0, spans[0][0]
-    for start, end in spans:
-        if end > reach:
-            covered += end - max(start, reach)
-            reach = end
-    return 1 - covered / (spans[-1][1] - spans[0][0])
+    return 1 - covered_ms(spans) / (spans[-1][1] - spans[0][0])
 
 
 def test_a_gpu_trace_has_kernels_on_stream_lanes_and_device_time() -> None:
