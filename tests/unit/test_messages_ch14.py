@@ -4,6 +4,8 @@ matches no known slip is told what was expected, with no mistake named."""
 
 from __future__ import annotations
 
+from helpers.exercises.solutions.ch14 import _Q2_HEAD, _Q2_STEP  # the loop's head and step, as the solution spells them
+
 from .answers import evaluate
 
 IDLE = "def idle_share(busy, start_ms, end_ms):\n"
@@ -51,14 +53,7 @@ def test_other_right_answers_are_accepted() -> None:
 
 def test_the_slow_loop_as_the_notebook_gives_it_is_named_by_its_index_calls() -> None:
     code = (
-        TRAIN + "    losses, correct = [], 0\n"
-        "    for x, y in batches:\n"
-        "        opt.zero_grad()\n"
-        "        out = model(x)\n"
-        "        loss = F.cross_entropy(out, y)\n"
-        "        loss.backward()\n"
-        "        opt.step()\n"
-        "        losses.append(loss.item())\n"
+        _Q2_HEAD + _Q2_STEP + "        losses.append(loss.item())\n"
         "        pred = out.argmax(dim=1)\n"
         "        for i in range(len(y)):\n"
         "            correct += int(pred[i] == y[i])\n"
@@ -79,13 +74,7 @@ def test_an_unknown_wrong_share_names_no_mistake() -> None:
 def test_a_wrong_count_is_told_both_numbers() -> None:
     code = (
         TRAIN + "    losses = []\n"
-        "    for x, y in batches:\n"
-        "        opt.zero_grad()\n"
-        "        out = model(x)\n"
-        "        loss = F.cross_entropy(out, y)\n"
-        "        loss.backward()\n"
-        "        opt.step()\n"
-        "        losses.append(loss.detach())\n"
+        "    for x, y in batches:\n" + _Q2_STEP + "        losses.append(loss.detach())\n"
         "    return torch.stack(losses).tolist(), 0"
     )
     outcome = evaluate(_question(2), code)
