@@ -12,6 +12,7 @@ imports only the standard library, `helpers` and, inside functions, papermill an
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import os
 import re
@@ -156,8 +157,11 @@ def polling_kernel_manager(slice_seconds: float = 0.5) -> type:
     return PollingKernelManager
 
 
+@functools.cache
 def engine_saving_at_the_ends() -> str:
     """Register papermill's nbclient engine, saving the notebook only at the start and the end; return its name.
+
+    Registered once per process (cached): every chapter the runner executes uses the same engine.
 
     papermill otherwise writes the whole notebook before and after every cell, markdown included:
     10-70 ms a write once a chapter holds its figures, several seconds a chapter. The final write
