@@ -8,11 +8,15 @@ fetched from the network, when building or when reading.
 
 Each chapter is a copy of its executed notebook, changed only where a static page needs it:
 
-* under the title, a box says where and how the chapter ran (the setup line: machine, torch,
-  Python; QUICK or full sizes; seconds; date), its "verified on" row (`docs/verified.json`, as
-  `make verified` renders it) and its "Open in Kaggle" badge (`coursetools.kaggle`);
-* papermill's injected parameters cell is hidden (MyST-NB's `remove-cell` tag), and papermill's
-  red error banners are replaced by that box, which states the error of a failed chapter;
+* the page opens as the notebook does, with its title and what the chapter teaches ("After this
+  chapter..."); then one collapsed line, "How this page was made", opens onto where and how the
+  chapter ran (the setup line: machine, torch, Python; QUICK or full sizes; seconds; date) and its
+  "verified on" row (`docs/verified.json`, as `make verified` renders it); its "Open in Kaggle"
+  badge (`coursetools.kaggle`) follows, and then the first lesson;
+* the cells a reader of the page does not need are hidden (MyST-NB's `remove-cell` tag, added
+  here, never in the notebooks): the chapter's parameters cell (`parameters`), papermill's injected
+  one and the set-up cell (`setup`; kept when it failed, to show its error). Papermill's red error
+  banners are dropped: a failed chapter's error is stated under the collapsed line;
 * an interactive widget, which needs a kernel, becomes a note that says so, followed by what its
   output widgets showed when the chapter ran (the widget state papermill stored).
 
@@ -227,8 +231,20 @@ def _sizes(quick: bool | None) -> str:
     return "QUICK sizes (small inputs, few repeats)" if quick else "full sizes"
 
 
+def _run_summary(chapter: Chapter) -> str:
+    """The collapsed line's words after "How this page was made": machine and torch, sizes, seconds."""
+    if chapter.notebook is None:
+        return "no executed notebook"
+    facts = [", ".join(part.strip() for part in chapter.ran_on.split("|")[:2])] if chapter.ran_on else []
+    facts.append({True: "QUICK sizes", False: "full sizes"}.get(chapter.quick, "sizes not recorded"))
+    if chapter.seconds is not None:
+        facts.append(f"{chapter.seconds:.1f} s")
+    return " · ".join(facts)
+
+
 def run_info(chapter: Chapter, verified: dict[str, list[tuple[str, str]]], settings: dict[str, Any] | None) -> str:
-    """The MyST box under a chapter's title: where and how it ran, its verified record, its Kaggle badge."""
+    """The run facts under a chapter's opening: one collapsed line (where and how it ran, its verified
+    record), then its Kaggle badge and, for a failed chapter, its error."""
     where = md_text(chapter.ran_on) if chapter.ran_on else "a machine this page cannot name (no setup line)"
     took = f", {chapter.seconds:.1f} s" if chapter.seconds is not None else ""
     when = f" on {md_text(chapter.date)}" if chapter.date else ""
@@ -238,21 +254,16 @@ def run_info(chapter: Chapter, verified: dict[str, list[tuple[str, str]]], setti
         if chapter.notebook is not None
         else "This run wrote no executed notebook of this chapter, so this page has only its title."
     )
-    lines = [
-        ":::{admonition} How this page was made",
-        ":class: course-run-info",
-        ran,
-        "",
-        _kaggle_link(chapter.name, settings),
-        "",
-    ]
+    # A <details> element: closed, it is one line; its Markdown body is rendered as the page's own.
+    summary = html.escape(f"How this page was made: {_run_summary(chapter)}")
+    lines = ['<details class="course-run-info">', f"<summary>{summary}</summary>", "", ran, ""]
     if chapter.name in verified:
         # One item per stack (a six-column table does not fit the page's width).
         cells = [f"- {title}: {text}" for title, text in verified[chapter.name]]
         lines += ["Verified on (`make verified`, from real runs):", "", *cells, ""]
     else:
-        lines.append("Verified on: no record for this chapter.")
-    lines.append(":::")
+        lines += ["Verified on: no record for this chapter.", ""]
+    lines += ["</details>", "", _kaggle_link(chapter.name, settings)]
     if chapter.status != "ok":
         lines += [
             "",
@@ -261,6 +272,16 @@ def run_info(chapter: Chapter, verified: dict[str, list[tuple[str, str]]], setti
             ":::",
         ]
     return "\n".join(lines) + "\n"
+
+
+#: Cells the site hides (MyST-NB's `remove-cell`): the chapter's parameters, papermill's, the set-up.
+HIDDEN_TAGS = ("parameters", "injected-parameters", "setup")
+
+
+def hide_cell(cell: dict[str, Any]) -> bool:
+    """Whether the page hides `cell`: one of HIDDEN_TAGS, unless it shows an error (a set-up that failed)."""
+    failed = any(out.get("output_type") == "error" for out in cell.get("outputs", []))
+    return bool(set(_tags(cell)) & set(HIDDEN_TAGS)) and not failed
 
 
 def _markdown(cell_id: str, text: str) -> dict[str, Any]:
@@ -274,9 +295,9 @@ def chapter_source(chapter: Chapter, info: str) -> tuple[str, str]:
     nb = static_widgets(json.loads(json.dumps(chapter.notebook)))
     cells = [c for c in nb.get("cells", []) if "papermill-error-cell-tag" not in _tags(c)]
     for cell in cells:
-        if "injected-parameters" in _tags(cell) and "remove-cell" not in _tags(cell):
+        if hide_cell(cell) and "remove-cell" not in _tags(cell):
             _tags(cell).append("remove-cell")
-    # The box goes right under the title line: the title's cell is split there.
+    # The run facts go under the title's cell (title and what the chapter teaches), before the lesson.
     title_at = next(
         (i for i, c in enumerate(cells) if c.get("cell_type") == "markdown" and chapter_title({"cells": [c]})), None
     )
@@ -287,9 +308,10 @@ def chapter_source(chapter: Chapter, info: str) -> tuple[str, str]:
         cut = next(i for i, line in enumerate(lines) if line.startswith("# ")) + 1
         before, after = cells[:title_at], cells[title_at + 1 :]
         head, rest = "".join(lines[:cut]), "".join(lines[cut:]).strip("\n")
-    added = [_markdown("course-title", head), _markdown("course-run-info", info)]
+    added = [_markdown("course-title", head)]
     if rest:
         added.append(_markdown("course-intro", rest))
+    added.append(_markdown("course-run-info", info))
     nb["cells"] = [*before, *added, *after]
     for n, cell in enumerate(nb["cells"]):  # nbformat 4.5 wants an id on every cell
         cell.setdefault("id", f"cell-{n}")
@@ -321,9 +343,9 @@ def index_page(title: str, label: str, chapters: list[Chapter], has_verified: bo
         "with the sizes its row names. These pages were then built from the executed notebooks by",
         "Sphinx with MyST-NB and sphinx-book-theme, without running anything again: every printed",
         "figure and plot is what that run measured. An interactive widget needs a running kernel, so",
-        "its place says so and shows what it drew during the run. Papermill's parameters cell, which",
-        "set `QUICK` for the run, is hidden. Each chapter's page names its machine, its torch build,",
-        "where the chapter has been verified, and links to it on Kaggle.",
+        "its place says so and shows what it drew during the run. The parameters and set-up cells",
+        "(the notebook has them) are hidden. Each chapter's page names its machine, its torch build",
+        "and where the chapter has been verified in one line under its opening, and links to it on Kaggle.",
     ]
     if quick == {True}:
         how.append("QUICK sizes shrink inputs and repeats so the whole course runs in minutes; `make run`")

@@ -7,8 +7,9 @@
    served from a local HTTP server on a free loopback port. Chromium opens the index (chapter
    titles in its table, the CJK and emoji fonts asked for), follows "next" through every chapter
    page to the verified page and "previous" back to the index (page title and heading are the
-   chapter's; the box says the device, torch, QUICK sizes, the Kaggle badge and the verified row;
-   papermill's injected `QUICK = True` cell is not shown, the chapter's own parameters cell is;
+   chapter's; the page opens with the title, "After this chapter..." and one closed line of run
+   facts (device, torch, QUICK sizes, the verified row), then the Kaggle badge and section 1; the
+   parameters cells, papermill's and the chapter's own, and the set-up cell are not shown;
    chapter 10's widget shows its note). On every page, every link resolves (local pages and files
    answer 200 and their anchors exist; external links are only checked to be well-formed, nothing
    is fetched from the network) and nothing loads from elsewhere; every <img> loads
@@ -337,17 +338,25 @@ def test_the_course_site_walks_end_to_end(course_site, browser_page) -> None:
         visited.append(f"{chapter}.html")
         expect(page).to_have_title(re.compile("^" + re.escape(titles[chapter])))
         expect(page.locator("main h1").first).to_contain_text(titles[chapter])
-        box = page.locator(".course-run-info")
+        box = page.locator("details.course-run-info")
         expect(box).to_contain_text(next(r["device"] for r in summary if r["chapter"] == chapter))
         expect(box).to_contain_text("torch ")
         expect(box).to_contain_text("QUICK sizes")
-        expect(box.locator("a:has(img[alt='Open in Kaggle'])")).to_have_attribute("href", re.compile("kaggle.com"))
+        expect(page.locator("article a:has(img[alt='Open in Kaggle'])")).to_have_attribute(
+            "href", re.compile("kaggle.com")
+        )
         first_stack = next(iter(verified.COLUMNS.values()))[0]  # "CPU-only build, torch 2.13"
         expect(box).to_contain_text(first_stack)  # the verified-on row's header
-        # papermill's injected parameters cell is hidden; the chapter's own parameters cell stays.
-        expect(page.locator("div.cell", has_text=re.compile(r"^\s*QUICK = False\s*$", re.M)).first).to_be_visible()
-        injected = re.compile(r"^\s*# Parameters\s*QUICK = True\s*$")
-        expect(page.locator("div.cell", has_text=injected)).to_have_count(0)
+        # The page opens with the lesson: title, "After this chapter...", the run facts folded into
+        # one closed line, then section 1; the parameters cells and the set-up cell are hidden.
+        expect(box).to_have_count(1)
+        assert box.evaluate("d => d.tagName === 'DETAILS' && !d.open"), "the run facts are not one closed line"
+        assert box.bounding_box()["height"] < 60, "the closed run facts take more than a line"
+        intro = page.locator("article p", has_text="After this chapter").first
+        lesson = page.locator("article section h2").first
+        assert intro.bounding_box()["y"] < box.bounding_box()["y"] < lesson.bounding_box()["y"]
+        for hidden in (r"^\s*QUICK = False\s*$", r"^\s*QUICK = True\s*$", r"Running on:", r"^import glob, os, sys$"):
+            expect(page.locator("div.cell", has_text=re.compile(hidden, re.M))).to_have_count(0)
         if chapter.startswith("10"):  # its roofline explorer is a widget
             expect(page.locator(".course-widget-note").first).to_be_visible()
             SHOTS.mkdir(parents=True, exist_ok=True)

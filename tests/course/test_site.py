@@ -141,14 +141,23 @@ def test_a_chapter_page_says_where_it_ran_and_links_kaggle_and_its_record(built)
     assert open_in_kaggle_url("07_tiny.ipynb") in page, "the badge links the chapter on Kaggle"
     assert 'alt="Open in Kaggle"' in page and (out / "_images" / site.BADGE).is_file(), "the badge is served locally"
     assert "✓ 2026-11-21 · torch 9.9.9" in page, "the verified row, as make verified renders it"
-    assert page.index("How this page was made") < page.index("After this chapter you can count"), "box under title"
+    main = page[page.index("<article") :]
+    order = [main.index(s) for s in ("07 · Tiny chapter", "After this chapter you can count", "How this page was made")]
+    assert order == sorted(order) and main.index("How this page was made") < main.index("1. Counting allocations")
+    folded = re.search(r'<details class="course-run-info">\s*<summary>(.*?)</summary>(.*?)</details>', page, re.S)
+    assert folded, "the run facts are one collapsed line"
+    assert html.unescape(folded.group(1)) == (
+        "How this page was made: Test box, torch 9.9.9+test (CPU build) · QUICK sizes · 3.2 s"
+    )
+    assert "2026-11-22 10:30 UTC" in folded.group(2) and "✓ 2026-11-21 · torch 9.9.9" in folded.group(2)
 
 
-def test_the_injected_parameters_cell_is_hidden_and_the_original_stays(built) -> None:
+def test_the_parameters_and_setup_cells_are_hidden(built) -> None:
     _, out = built
     text = html.unescape(re.sub(r"<[^>]+>", "", _text(out / "07_tiny.html")))  # the code as a reader sees it
-    assert "# Parameters of the chapter\nQUICK = False" in text
+    assert "QUICK = False" not in text, "the chapter's parameters cell is on the page"
     assert "QUICK = True" not in text, "papermill's injected parameters cell is on the page"
+    assert "import helpers" not in text and "Running on:" not in text, "the set-up cell is on the page"
 
 
 def test_plots_keep_their_html_and_alt_text_and_widgets_become_a_note(built) -> None:
@@ -246,8 +255,14 @@ def test_a_chapter_source_keeps_every_cell_once_and_puts_the_box_under_the_title
     chapter = site.Chapter("07_tiny", "07 · Tiny chapter", "ok", notebook=executed_chapter())
     name, text = site.chapter_source(chapter, "BOX")
     cells = json.loads(text)["cells"]
-    assert name == "07_tiny.ipynb" and [c["source"] for c in cells[:3]] == ["# 07 · Tiny chapter\n", "BOX", INTRO]
+    assert name == "07_tiny.ipynb" and [c["source"] for c in cells[:3]] == ["# 07 · Tiny chapter\n", INTRO, "BOX"]
     assert len(cells) == len(executed_chapter()["cells"]) + 2 and len({c["id"] for c in cells}) == len(cells)
+    hidden = [c["metadata"]["tags"] for c in cells if "remove-cell" in c["metadata"].get("tags", [])]
+    assert hidden == [["parameters", "remove-cell"], ["injected-parameters", "remove-cell"], ["setup", "remove-cell"]]
+    assert "remove-cell" not in str(executed_chapter()), "the notebook itself is not changed"
+    error = {"output_type": "error", "ename": "E", "evalue": "v", "traceback": []}
+    failed = _code("import helpers", [error], ["setup"])
+    assert not site.hide_cell(failed), "a set-up cell that failed stays, with its error"
     untitled = site.Chapter("09_x", "09_x", "ok", notebook={"cells": [_code("x = 1", [])], "metadata": {}})
     cells = json.loads(site.chapter_source(untitled, "BOX")[1])["cells"]
     assert [c["source"] for c in cells] == ["# 09_x", "BOX", "x = 1"], "a notebook without a title gets its name"
