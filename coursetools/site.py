@@ -44,8 +44,9 @@ from . import NOTEBOOKS, ROOT
 from .folders import staged_folder
 from .verified import RECORD, chapter_cells, load_record, render
 
-#: The site's stylesheet (fonts for the glossary's Chinese terms and the ✅/❌ marks) and the
-#: "Open in Kaggle" badge, served from the site itself so that a page loads nothing from elsewhere.
+#: The site's stylesheet (fonts for the glossary's Chinese terms and the ✅/❌ marks; wrapping on a
+#: phone), its script (the theme's sidebar buttons, which work at every width) and the "Open in Kaggle"
+#: badge, served from the site itself so that a page loads nothing from elsewhere.
 SITE_FILES = Path(__file__).resolve().parent / "site_files"
 BADGE = "open-in-kaggle.svg"
 DEFAULT_TITLE = "GPU programming with PyTorch"
@@ -406,6 +407,7 @@ def sphinx_config(title: str, label: str) -> dict[str, Any]:
         },
         "html_static_path": [str(SITE_FILES)],
         "html_css_files": ["course.css"],
+        "html_js_files": [("course.js", {"defer": "defer"})],
         "html_show_sourcelink": False,
         "html_copy_source": False,
         "html_last_updated_fmt": None,

@@ -15,8 +15,13 @@
    is fetched from the network) and nothing loads from elsewhere; every <img> loads
    (naturalWidth > 0) and has alt text that is not its file name. The search page finds chapter 05
    by a word in it.
+3. The same site at 1366x900 and 390x844: no page is wider than the window (inline code and titles
+   wrap); on the desktop ☰ folds and opens the sidebar of chapters; on the phone ☰ opens the
+   chapters as a dialog and a tap follows one, and the contents icon opens the page's sections
+   (pydata-sphinx-theme#2451 bound both buttons' handlers to hidden twins). Screenshots of the
+   landing page, a chapter and the phone menu land in build/browser/.
 
-Both skip, with the reason, only when /usr/bin/chromium or Playwright is missing
+All skip, with the reason, only when /usr/bin/chromium or Playwright is missing
 (`apt-get install -y chromium`, `pip install playwright`; never `playwright install`).
 Everything a test starts is stopped in `finally` blocks, also when it fails.
 """
@@ -216,16 +221,16 @@ def _wait_for_idle_kernel(url: str, token: str, timeout: float = 60) -> None:
     pytest.fail(f"the kernel was not idle within {timeout} s")
 
 
-@pytest.fixture
-def course_site(tmp_path):
+@pytest.fixture(scope="module")
+def course_site(tmp_path_factory):
     """The course runner executes RUNNER_CHAPTERS (QUICK) and builds its site; served on a free loopback port.
 
     Yields (base URL, the site's folder, the runner's summary rows). The only chapter executions of
-    this module, as before the site existed.
+    this module, as before the site existed; the site's tests share them.
     """
     from coursetools.runner import run_course
 
-    build = tmp_path / "build"
+    build = tmp_path_factory.mktemp("course") / "build"
     code = run_course(quick=True, only=RUNNER_CHAPTERS, jobs=2, build_dir=build)
     assert code == 0, (build / "summary.md").read_text()
     summary = json.loads((build / "summary.json").read_text(encoding="utf-8"))
@@ -385,3 +390,62 @@ def test_the_course_site_walks_end_to_end(course_site, browser_page) -> None:
     expect(results.first).to_be_visible(timeout=30_000)
     hrefs = results.evaluate_all("links => links.map(a => a.getAttribute('href'))")
     assert any(h.split("#")[0].split("?")[0] == "05_gpu_memory.html" for h in hrefs), hrefs
+
+
+# The widths a learner reads at: a laptop and a phone (an iPhone 12-15's CSS pixels).
+DESKTOP, PHONE = {"width": 1366, "height": 900}, {"width": 390, "height": 844}
+
+
+def _visible(page, selector: str):
+    """The one element matching `selector` that the reader sees (the theme has hidden twins)."""
+    found = page.locator(f"{selector}:visible")
+    expect(found).to_have_count(1)
+    return found
+
+
+def test_the_course_site_works_at_desktop_and_phone_widths(course_site, browser_page) -> None:
+    """Navigation at every width (the theme's toggles, pydata-sphinx-theme#2451) and no page wider
+    than a phone; screenshots of the landing page and a chapter at both widths in build/browser/."""
+    base, _, summary = course_site
+    page = browser_page
+    chapters = [row["chapter"] for row in summary]
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for viewport in (DESKTOP, PHONE):
+        page.set_viewport_size(viewport)
+        width = viewport["width"]
+        for name in ["index", *chapters, "verified"]:
+            page.goto(f"{base}/{name}.html")
+            wide = page.evaluate("document.documentElement.scrollWidth")
+            assert wide <= width, f"{name}.html is {wide} px wide in a {width} px window: the page scrolls sideways"
+            if name in ("index", chapters[0]):
+                page.screenshot(path=str(SHOTS / f"site_{name}_{width}.png"))
+
+        page.goto(f"{base}/{chapters[0]}.html")
+        sidebar = page.locator("#pst-primary-sidebar")
+        if viewport is DESKTOP:  # the chapters are in the sidebar; ☰ folds it and opens it again
+            expect(sidebar.locator(f"a[href='{chapters[-1]}.html']")).to_be_visible()
+            _visible(page, ".primary-toggle").click()
+            expect(sidebar).to_be_hidden()
+            _visible(page, ".primary-toggle").click()
+            expect(sidebar).to_be_visible()
+            continue
+        # On a phone the sidebars are hidden; ☰ opens the chapters as a dialog, and a tap follows one.
+        page.goto(f"{base}/index.html")  # (on a chapter's page, its own entry links to "#")
+        expect(sidebar).to_be_hidden()
+        _visible(page, ".primary-toggle").click()
+        menu = page.locator("#pst-primary-sidebar-modal")
+        expect(menu).to_be_visible()
+        for chapter in chapters:
+            expect(menu.locator(f"a[href='{chapter}.html']")).to_be_visible()
+        page.screenshot(path=str(SHOTS / f"site_menu_{width}.png"))
+        menu.locator(f"a[href='{chapters[-1]}.html']").click()
+        page.wait_for_load_state("load")
+        assert page.url == f"{base}/{chapters[-1]}.html"
+        # The page's contents icon opens its sections, and a tap goes to one.
+        _visible(page, ".secondary-toggle").click()
+        contents = page.locator("#pst-secondary-sidebar-modal")
+        expect(contents).to_be_visible()
+        section = contents.locator("a[href^='#']").first
+        expect(section).to_be_visible()
+        section.click()
+        expect(contents).to_be_hidden()

@@ -182,7 +182,7 @@ def test_nothing_is_fetched_from_the_network_and_fonts_are_declared(built) -> No
         text = _text(page)
         remote = re.findall(r"<(?:script|link|img|iframe)\b[^>]*\b(?:src|href)=\"(?:https?:)?//[^\"]*\"", text)
         assert not remote, f"{page.name} loads {remote}"
-        assert "_static/course.css" in text
+        assert "_static/course.css" in text and "_static/course.js" in text
     css = _text(out / "_static" / "course.css")
     for font in ("Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC", "Microsoft YaHei", "Noto Color Emoji"):
         assert f'"{font}"' in css
