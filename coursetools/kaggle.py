@@ -105,6 +105,11 @@ def open_in_kaggle_url(notebook: str | Path, settings: dict[str, Any] | None = N
 
     `https://kaggle.com/kernels/welcome?src=https://github.com/OWNER/REPO/blob/BRANCH/notebooks/NB`
     """
+    return f"https://kaggle.com/kernels/welcome?src={github_url(notebook, settings)}"
+
+
+def github_url(notebook: str | Path, settings: dict[str, Any] | None = None) -> str:
+    """A repository notebook on GitHub: `https://github.com/OWNER/REPO/blob/BRANCH/notebooks/NB`."""
     settings = settings if settings is not None else load_settings()
     repo = str(settings.get("repository", "")).rstrip("/")
     branch = str(settings.get("branch", "")).strip()
@@ -126,8 +131,7 @@ def open_in_kaggle_url(notebook: str | Path, settings: dict[str, Any] | None = N
             raise KaggleSetupError(f"{notebook} is not inside the repository {ROOT}") from None
     elif len(path.parts) == 1:
         path = Path("notebooks") / path
-    github = f"https://github.com/{m.group(1)}/{m.group(2)}/blob/{quote(branch)}/{quote(path.as_posix())}"
-    return f"https://kaggle.com/kernels/welcome?src={github}"
+    return f"https://github.com/{m.group(1)}/{m.group(2)}/blob/{quote(branch)}/{quote(path.as_posix())}"
 
 
 def readme_chapter_link(notebook: str | Path, settings: dict[str, Any] | None = None) -> str:

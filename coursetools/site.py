@@ -49,6 +49,9 @@ from .verified import RECORD, chapter_cells, load_record, render
 #: badge, served from the site itself so that a page loads nothing from elsewhere.
 SITE_FILES = Path(__file__).resolve().parent / "site_files"
 BADGE = "open-in-kaggle.svg"
+#: The folder of the site's sources that holds the chapters' notebooks to download (not pages).
+NOTEBOOK_COPIES = "_notebooks"
+LICENCE = "Apache-2.0"
 DEFAULT_TITLE = "GPU programming with PyTorch"
 WIDGET_NOTE = "Interactive widget: open this chapter in JupyterLab or on Kaggle to use it."
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -216,14 +219,35 @@ def static_widgets(nb: dict[str, Any]) -> dict[str, Any]:
     return nb
 
 
-def _kaggle_link(name: str, settings: dict[str, Any] | None) -> str:
-    from .kaggle import KaggleSetupError, open_in_kaggle_url
+def chapter_links(name: str, settings: dict[str, Any] | None, downloadable: bool) -> str:
+    """The line of reader tools under a chapter's run facts: its Kaggle badge, a download of its
+    notebook (as in the repository, without outputs) and the notebook on GitHub."""
+    from .kaggle import KaggleSetupError, github_url, open_in_kaggle_url
+
+    links = []
+    try:
+        links += [f"[![Open in Kaggle]({BADGE})]({open_in_kaggle_url(f'{name}.ipynb', settings)})"]
+    except KaggleSetupError as exc:
+        links += [f"No Kaggle link: {md_text(exc)}"]
+    if downloadable:
+        links.append(f"{{download}}`Download the notebook <{NOTEBOOK_COPIES}/{name}.ipynb>`")
+    try:
+        links.append(f"[The notebook on GitHub]({github_url(f'{name}.ipynb', settings)})")
+    except KaggleSetupError:
+        pass  # said once, with the Kaggle link
+    return " · ".join(links)
+
+
+def repository_url(settings: dict[str, Any] | None) -> str:
+    """The course's repository (kaggle-metadata.json's "repository"), or "" when it is not set right."""
+    from .kaggle import KaggleSetupError, github_url, load_settings
 
     try:
-        url = open_in_kaggle_url(f"{name}.ipynb", settings)
-    except KaggleSetupError as exc:
-        return f"No Kaggle link: {md_text(exc)}"
-    return f"[![Open in Kaggle]({BADGE})]({url})"
+        settings = settings if settings is not None else load_settings()
+        github_url("x.ipynb", settings)  # checks the address
+    except KaggleSetupError:
+        return ""
+    return str(settings["repository"]).rstrip("/").removesuffix(".git")
 
 
 def _sizes(quick: bool | None) -> str:
@@ -243,9 +267,15 @@ def _run_summary(chapter: Chapter) -> str:
     return " · ".join(facts)
 
 
-def run_info(chapter: Chapter, verified: dict[str, list[tuple[str, str]]], settings: dict[str, Any] | None) -> str:
+def run_info(
+    chapter: Chapter,
+    verified: dict[str, list[tuple[str, str]]],
+    settings: dict[str, Any] | None,
+    downloadable: bool = False,
+) -> str:
     """The run facts under a chapter's opening: one collapsed line (where and how it ran, its verified
-    record), then its Kaggle badge and, for a failed chapter, its error."""
+    record), then its links (Kaggle, the notebook's download when `downloadable`, GitHub) and, for a
+    failed chapter, its error."""
     where = md_text(chapter.ran_on) if chapter.ran_on else "a machine this page cannot name (no setup line)"
     took = f", {chapter.seconds:.1f} s" if chapter.seconds is not None else ""
     when = f" on {md_text(chapter.date)}" if chapter.date else ""
@@ -264,7 +294,7 @@ def run_info(chapter: Chapter, verified: dict[str, list[tuple[str, str]]], setti
         lines += ["Verified on (`make verified`, from real runs):", "", *cells, ""]
     else:
         lines += ["Verified on: no record for this chapter.", ""]
-    lines += ["</details>", "", _kaggle_link(chapter.name, settings)]
+    lines += ["</details>", "", chapter_links(chapter.name, settings, downloadable)]
     if chapter.status != "ok":
         lines += [
             "",
@@ -387,7 +417,13 @@ def index_page(title: str, label: str, chapters: list[Chapter], has_verified: bo
 # ----------------------------------------------------------------------------------------------
 
 
-def sphinx_config(title: str, label: str) -> dict[str, Any]:
+def footer(repository: str) -> str:
+    """The footer of every page: the licence and where the source is."""
+    source = f' · Source: <a href="{html.escape(repository)}">{html.escape(repository.removeprefix("https://"))}</a>'
+    return f'<p class="course-footer">Licence: {LICENCE}{source if repository else ""}</p>'
+
+
+def sphinx_config(title: str, label: str, repository: str = "") -> dict[str, Any]:
     """The Sphinx configuration of the site (passed as overrides: the site has no conf.py)."""
     banner = f'<span class="course-edition">{html.escape(label)}</span>' if label else ""
     return {
@@ -395,7 +431,9 @@ def sphinx_config(title: str, label: str) -> dict[str, Any]:
         "author": "the course's authors",
         "html_title": f"{title} · {label}" if label else title,
         "language": "en",
-        "extensions": ["myst_nb"],
+        "extensions": ["myst_nb", "sphinx_copybutton"],
+        # A copy button on every code cell and code block, none on outputs.
+        "copybutton_selector": "div:not(.output) > div.highlight pre",
         "html_theme": "sphinx_book_theme",
         "html_theme_options": {
             "announcement": banner,
@@ -404,6 +442,9 @@ def sphinx_config(title: str, label: str) -> dict[str, Any]:
             "use_download_button": False,  # it offers _sources/, which the site does not copy
             "use_fullscreen_button": False,
             "show_toc_level": 2,
+            "repository_url": repository,
+            "use_repository_button": bool(repository),
+            "extra_footer": footer(repository),
         },
         "html_static_path": [str(SITE_FILES)],
         "html_css_files": ["course.css"],
@@ -416,7 +457,7 @@ def sphinx_config(title: str, label: str) -> dict[str, Any]:
         "nb_mime_priority_overrides": MIME_PRIORITY,
         "nb_ipywidgets_js": {},  # MyST-NB would load ipywidgets' JavaScript from a CDN
         "myst_enable_extensions": ["colon_fence"],
-        "exclude_patterns": ["_build"],
+        "exclude_patterns": ["_build", NOTEBOOK_COPIES],
         "suppress_warnings": ["myst.header"],  # chapters' sections may skip a heading level
     }
 
@@ -464,8 +505,13 @@ def build_site(
         src = Path(tmp) / "src"
         src.mkdir()
         shutil.copy2(SITE_FILES / BADGE, src / BADGE)
+        (src / NOTEBOOK_COPIES).mkdir()
         for chapter in chapters:
-            name, content = chapter_source(chapter, run_info(chapter, verified, kaggle_settings))
+            notebook = Path(notebooks_dir) / f"{chapter.name}.ipynb"
+            if notebook.is_file():  # the download: the notebook as in the repository, no outputs
+                shutil.copy2(notebook, src / NOTEBOOK_COPIES / notebook.name)
+            info = run_info(chapter, verified, kaggle_settings, downloadable=notebook.is_file())
+            name, content = chapter_source(chapter, info)
             (src / name).write_text(content, encoding="utf-8")
         has_verified = bool(verified)
         if has_verified:
@@ -474,7 +520,8 @@ def build_site(
         # Sphinx writes into the temporary folder (MyST-NB puts a `jupyter_execute/` folder beside
         # its output, so that stays there too); the finished site is then swapped in whole.
         html = Path(tmp) / "html"
-        log = run_sphinx(src, html, Path(tmp) / "doctrees", sphinx_config(title, label))
+        config = sphinx_config(title, label, repository_url(kaggle_settings))
+        log = run_sphinx(src, html, Path(tmp) / "doctrees", config)
         staged_folder(out_dir, lambda staging: shutil.copytree(html, staging, dirs_exist_ok=True))
     found = [line for line in log.splitlines() if line.strip()]
     return Site(out_dir / "index.html", chapters, found, round(time.perf_counter() - start, 1))

@@ -9,7 +9,9 @@
    page to the verified page and "previous" back to the index (page title and heading are the
    chapter's; the page opens with the title, "After this chapter..." and one closed line of run
    facts (device, torch, QUICK sizes, the verified row), then the Kaggle badge and section 1; the
-   parameters cells, papermill's and the chapter's own, and the set-up cell are not shown;
+   parameters cells, papermill's and the chapter's own, and the set-up cell are not shown; every
+   code cell has a copy button and no output has one, the page offers its notebook to download and
+   on GitHub, the header links the repository and the footer names the licence and the source;
    chapter 10's widget shows its note). On every page, every link resolves (local pages and files
    answer 200 and their anchors exist; external links are only checked to be well-formed, nothing
    is fetched from the network) and nothing loads from elsewhere; every <img> loads
@@ -362,6 +364,19 @@ def test_the_course_site_walks_end_to_end(course_site, browser_page) -> None:
         assert intro.bounding_box()["y"] < box.bounding_box()["y"] < lesson.bounding_box()["y"]
         for hidden in (r"^\s*QUICK = False\s*$", r"^\s*QUICK = True\s*$", r"Running on:", r"^import glob, os, sys$"):
             expect(page.locator("div.cell", has_text=re.compile(hidden, re.M))).to_have_count(0)
+        # Reader tools: a copy button on every code cell (none on outputs), the notebook to
+        # download, the notebook on GitHub, the repository in the header, licence and source below.
+        cells = page.locator("article div.cell_input")
+        expect(cells.first).to_be_visible()
+        expect(page.locator("article div.cell_input button.copybtn")).to_have_count(cells.count())
+        expect(page.locator("article div.cell_output button.copybtn")).to_have_count(0)
+        download = page.locator("article a.download", has_text="Download the notebook")
+        expect(download).to_have_attribute("href", re.compile(rf"/{chapter}\.ipynb$"))
+        expect(page.locator("article a", has_text="The notebook on GitHub")).to_have_attribute(
+            "href", re.compile(rf"^https://github\.com/.+/notebooks/{chapter}\.ipynb$")
+        )
+        expect(page.locator(".article-header-buttons a[href^='https://github.com/']")).to_have_count(1)
+        expect(page.locator("footer .course-footer")).to_contain_text("Licence: Apache-2.0 · Source: github.com/")
         if chapter.startswith("10"):  # its roofline explorer is a widget
             expect(page.locator(".course-widget-note").first).to_be_visible()
             SHOTS.mkdir(parents=True, exist_ok=True)

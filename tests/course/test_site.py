@@ -266,3 +266,22 @@ def test_a_chapter_source_keeps_every_cell_once_and_puts_the_box_under_the_title
     untitled = site.Chapter("09_x", "09_x", "ok", notebook={"cells": [_code("x = 1", [])], "metadata": {}})
     cells = json.loads(site.chapter_source(untitled, "BOX")[1])["cells"]
     assert [c["source"] for c in cells] == ["# 09_x", "BOX", "x = 1"], "a notebook without a title gets its name"
+
+
+def test_reader_tools_copy_download_repository_and_licence(built) -> None:
+    _, out = built
+    page = _text(out / "07_tiny.html")
+    assert "_static/copybutton.js" in page and "div:not(.output) > div.highlight pre" in _text(
+        out / "_static" / "copybutton.js"
+    ), "a copy button on code cells, not on outputs"
+    download = re.search(r'<a class="reference download internal" download="" href="([^"]+)"', page)
+    assert download and download.group(1).endswith("/07_tiny.ipynb"), "the page offers its notebook"
+    downloaded = json.loads(_text(out / download.group(1)))
+    assert downloaded == executed_chapter(), "the download is the notebook as in the repository"
+    repository = "https://github.com/pytorch-gpu-course/pytorch-gpu-course"
+    assert f'href="{repository}/blob/main/notebooks/07_tiny.ipynb"' in page, "the notebook on GitHub"
+    for name in ("index.html", "07_tiny.html", "08_gone.html", "verified.html"):
+        text = _text(out / name)
+        assert f'href="{repository}"' in text, f"{name} lacks the repository link"
+        assert re.search(r'class="course-footer">Licence: Apache-2\.0 · Source: <a href="', text), f"{name}: footer"
+    assert not (out / "_notebooks").exists(), "the notebooks to download are not pages"
