@@ -52,6 +52,10 @@ BADGE = "open-in-kaggle.svg"
 #: The folder of the site's sources that holds the chapters' notebooks to download (not pages).
 NOTEBOOK_COPIES = "_notebooks"
 LICENCE = "Apache-2.0"
+#: The page of figures and corrections the chapters cite (`docs/sources.md §N`), published as `sources`.
+SOURCES = ROOT / "docs" / "sources.md"
+#: A chapter's link to an entry of docs/sources.md on GitHub; on the site it goes to the site's page.
+SOURCES_LINK = re.compile(r"\(https://github\.com/[\w.-]+/[\w.-]+/blob/[^/\s)]+/docs/sources\.md(#[^)\s]*)?\)")
 DEFAULT_TITLE = "GPU programming with PyTorch"
 WIDGET_NOTE = "Interactive widget: open this chapter in JupyterLab or on Kaggle to use it."
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -319,12 +323,23 @@ def _markdown(cell_id: str, text: str) -> dict[str, Any]:
     return {"cell_type": "markdown", "id": cell_id, "metadata": {}, "source": text}
 
 
-def chapter_source(chapter: Chapter, info: str) -> tuple[str, str]:
-    """(file name, content) of a chapter's page source: its executed notebook, prepared; or a page."""
+def site_links(text: str) -> str:
+    """Markdown `text` with its links to docs/sources.md on GitHub sent to the site's own page
+    (the anchors are GitHub's heading slugs, which the site's headings also answer to)."""
+    return SOURCES_LINK.sub(lambda m: f"(sources.md{m.group(1) or ''})", text)
+
+
+def chapter_source(chapter: Chapter, info: str, sources_page: bool = False) -> tuple[str, str]:
+    """(file name, content) of a chapter's page source: its executed notebook, prepared; or a page.
+    With `sources_page`, links to docs/sources.md go to the site's page of it."""
     if chapter.notebook is None:
         return f"{chapter.name}.md", f"# {chapter.title}\n\n{info}"
     nb = static_widgets(json.loads(json.dumps(chapter.notebook)))
     cells = [c for c in nb.get("cells", []) if "papermill-error-cell-tag" not in _tags(c)]
+    if sources_page:
+        for cell in cells:
+            if cell.get("cell_type") == "markdown":
+                cell["source"] = site_links(_source(cell))
     for cell in cells:
         if hide_cell(cell) and "remove-cell" not in _tags(cell):
             _tags(cell).append("remove-cell")
@@ -359,7 +374,7 @@ def course_description(readme: Path = ROOT / "README.md") -> str:
     return m.group(1).strip() if m else ""
 
 
-def index_page(title: str, label: str, chapters: list[Chapter], has_verified: bool) -> str:
+def index_page(title: str, label: str, chapters: list[Chapter], has_verified: bool, has_sources: bool = False) -> str:
     """The landing page: what the course is, the chapter table, how the pages were made; the toctree."""
     rows = ["| chapter | status | seconds | ran on | sizes |", "| --- | --- | ---: | --- | --- |"]
     for c in chapters:
@@ -381,7 +396,7 @@ def index_page(title: str, label: str, chapters: list[Chapter], has_verified: bo
     if quick == {True}:
         how.append("QUICK sizes shrink inputs and repeats so the whole course runs in minutes; `make run`")
         how.append("without `QUICK=1` measures at full size.")
-    toc = [c.name for c in chapters] + (["verified"] if has_verified else [])
+    toc = [c.name for c in chapters] + (["sources"] if has_sources else []) + (["verified"] if has_verified else [])
     failed = [c for c in chapters if c.status != "ok"]
     parts = [
         f"# {md_text(title)}",
@@ -457,6 +472,8 @@ def sphinx_config(title: str, label: str, repository: str = "") -> dict[str, Any
         "nb_mime_priority_overrides": MIME_PRIORITY,
         "nb_ipywidgets_js": {},  # MyST-NB would load ipywidgets' JavaScript from a CDN
         "myst_enable_extensions": ["colon_fence"],
+        # Headings answer to GitHub's slugs (`sources.md#4-hardware-figures`), as the chapters link them.
+        "myst_heading_anchors": 2,
         "exclude_patterns": ["_build", NOTEBOOK_COPIES],
         "suppress_warnings": ["myst.header"],  # chapters' sections may skip a heading level
     }
@@ -472,6 +489,7 @@ def build_site(
     notebooks_dir: Path = NOTEBOOKS,
     verified_record: Path = RECORD,
     kaggle_settings: dict[str, Any] | None = None,
+    sources: Path = SOURCES,
 ) -> Site:
     """Build the course site from the executed chapters in `executed_dir` into `out_dir`.
 
@@ -479,7 +497,8 @@ def build_site(
     runner's results (status, error, seconds), in chapter order: without them, every `NN_*.ipynb`
     in `executed_dir` is a chapter and its status comes from the notebook. `notebooks_dir` holds
     the chapters' sources (their titles when no notebook was executed, and the content hash of the
-    "verified on" record); `kaggle_settings` default to kaggle-metadata.json. `out_dir` is
+    "verified on" record); `kaggle_settings` default to kaggle-metadata.json; `sources` (the
+    course's docs/sources.md) is published as a page, and the chapters' links to it lead there. `out_dir` is
     replaced as a whole, once the new site is complete; a folder there that is not a site is
     refused rather than deleted.
     """
@@ -511,12 +530,15 @@ def build_site(
             if notebook.is_file():  # the download: the notebook as in the repository, no outputs
                 shutil.copy2(notebook, src / NOTEBOOK_COPIES / notebook.name)
             info = run_info(chapter, verified, kaggle_settings, downloadable=notebook.is_file())
-            name, content = chapter_source(chapter, info)
+            name, content = chapter_source(chapter, info, sources_page=Path(sources).is_file())
             (src / name).write_text(content, encoding="utf-8")
         has_verified = bool(verified)
         if has_verified:
             (src / "verified.md").write_text(render(record, notebooks_dir), encoding="utf-8")
-        (src / "index.md").write_text(index_page(title, label, chapters, has_verified), encoding="utf-8")
+        if Path(sources).is_file():
+            shutil.copy2(sources, src / "sources.md")
+        index = index_page(title, label, chapters, has_verified, Path(sources).is_file())
+        (src / "index.md").write_text(index, encoding="utf-8")
         # Sphinx writes into the temporary folder (MyST-NB puts a `jupyter_execute/` folder beside
         # its output, so that stays there too); the finished site is then swapped in whole.
         html = Path(tmp) / "html"

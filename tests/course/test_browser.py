@@ -12,7 +12,8 @@
    parameters cells, papermill's and the chapter's own, and the set-up cell are not shown; every
    code cell has a copy button and no output has one, the page offers its notebook to download and
    on GitHub, the header links the repository and the footer names the licence and the source;
-   chapter 10's widget shows its note). On every page, every link resolves (local pages and files
+   chapter 10's widget shows its note; its citations of docs/sources.md lead to the site's page of
+   sources, which follows the chapters). On every page, every link resolves (local pages and files
    answer 200 and their anchors exist; external links are only checked to be well-formed, nothing
    is fetched from the network) and nothing loads from elsewhere; every <img> loads
    (naturalWidth > 0) and has alt text that is not its file name. The search page finds chapter 05
@@ -377,10 +378,17 @@ def test_the_course_site_walks_end_to_end(course_site, browser_page) -> None:
         )
         expect(page.locator(".article-header-buttons a[href^='https://github.com/']")).to_have_count(1)
         expect(page.locator("footer .course-footer")).to_contain_text("Licence: Apache-2.0 · Source: github.com/")
+        # Its citations of docs/sources.md lead to the site's page of sources (the anchors are checked below).
+        expect(page.locator("article a[href^='sources.html#']").first).to_be_attached()
+        expect(page.locator("article a[href*='docs/sources.md']")).to_have_count(0)
         if chapter.startswith("10"):  # its roofline explorer is a widget
             expect(page.locator(".course-widget-note").first).to_be_visible()
             SHOTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(SHOTS / f"{chapter}_site.png"))
+    page.locator("a.right-next").click()  # the page of sources the chapters cite
+    page.wait_for_load_state("load")
+    assert page.url == f"{base}/sources.html"
+    visited.append("sources.html")
     page.locator("a.right-next").click()
     page.wait_for_load_state("load")
     assert page.url == f"{base}/verified.html"

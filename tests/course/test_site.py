@@ -21,6 +21,8 @@ from coursetools.kaggle import open_in_kaggle_url
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 ALT = "Bars of allocated and reserved MiB after each step (test)"
 INTRO = "After this chapter you can count.\n\n**Glossary** · GPU 显卡 ✅"
+REPO = "https://github.com/pytorch-gpu-course/pytorch-gpu-course"
+CITE = f"A T4 has 320 tensor cores ([sources §4]({REPO}/blob/main/docs/sources.md#4-hardware-figures))."
 SETUP = "Running on: Test box | torch 9.9.9+test (CPU build) | 2 CPUs | Python 3.11.7 | local\n"
 
 
@@ -54,7 +56,11 @@ def executed_chapter() -> dict:
         _code("# Parameters of the chapter\nQUICK = False", [], ["parameters"]),
         _code("# Parameters\nQUICK = True\n", [], ["injected-parameters"]),
         _code("import helpers", [_stream(SETUP)], ["setup"]),
-        {"cell_type": "markdown", "metadata": {}, "source": "## 1. Counting allocations\n\nA word: zeppelinium."},
+        {
+            "cell_type": "markdown",
+            "metadata": {},
+            "source": "## 1. Counting allocations\n\nA word: zeppelinium. " + CITE,
+        },
         _code(
             "show(fig)",
             [
@@ -107,9 +113,13 @@ def built(tmp_path_factory):
         ChapterRun("07_tiny", "ok", 3.2, "Test box", 0, "", str(executed / "07_tiny.ipynb")),
         ChapterRun("08_gone", "failed", 1.0, "unknown", 0, "RuntimeError: the kernel died on purpose"),
     ]
+    cited = root / "sources.md"
+    cited.write_text(
+        "# Sources\n\n## §4 Hardware figures\n\n| fact | source |\n| --- | --- |\n| 320 tensor cores | T4 datasheet |\n"
+    )
     out = root / "out"
     result = site.build_site(
-        executed, out, label="Handout edition", runs=runs, notebooks_dir=sources, verified_record=record
+        executed, out, label="Handout edition", runs=runs, notebooks_dir=sources, verified_record=record, sources=cited
     )
     return result, out
 
@@ -278,10 +288,24 @@ def test_reader_tools_copy_download_repository_and_licence(built) -> None:
     assert download and download.group(1).endswith("/07_tiny.ipynb"), "the page offers its notebook"
     downloaded = json.loads(_text(out / download.group(1)))
     assert downloaded == executed_chapter(), "the download is the notebook as in the repository"
-    repository = "https://github.com/pytorch-gpu-course/pytorch-gpu-course"
+    repository = REPO
     assert f'href="{repository}/blob/main/notebooks/07_tiny.ipynb"' in page, "the notebook on GitHub"
     for name in ("index.html", "07_tiny.html", "08_gone.html", "verified.html"):
         text = _text(out / name)
         assert f'href="{repository}"' in text, f"{name} lacks the repository link"
         assert re.search(r'class="course-footer">Licence: Apache-2\.0 · Source: <a href="', text), f"{name}: footer"
     assert not (out / "_notebooks").exists(), "the notebooks to download are not pages"
+
+
+def test_the_sources_page_is_published_and_the_chapters_cite_it_there(built) -> None:
+    _, out = built
+    page = _text(out / "07_tiny.html")
+    link = re.search(r'<a class="reference internal" href="(sources\.html#[^"]+)">', page)
+    assert link, "the chapter's link to docs/sources.md §4 leads to the site's sources page"
+    anchor = link.group(1).split("#")[1]
+    sources = _text(out / "sources.html")
+    assert f'id="{anchor}"' in sources and "320 tensor cores" in sources
+    assert "docs/sources.md" not in page, "no link to the repository's copy is left"
+    assert 'href="sources.html"' in _text(out / "index.html"), "the sources page is in the table of contents"
+    text = "(see [§2](https://github.com/a/b/blob/dev/docs/sources.md#2-x) and [all](https://github.com/a/b/blob/main/docs/sources.md))"
+    assert site.site_links(text) == "(see [§2](sources.md#2-x) and [all](sources.md))"
