@@ -44,20 +44,21 @@ PARAMETERS_CELL = """\
 QUICK = False"""
 
 #: Ten lines that find `helpers` in a clone (the notebook's parent folder), a pip install, or the
-#: Kaggle dataset at either mount path; on Kaggle without the dataset they try pip (Internet on).
+#: Kaggle dataset at either mount path; on Kaggle without the dataset (Internet on) and on Colab,
+#: which opens a notebook without its repository, they install it with pip.
 SETUP_CELL = f"""\
 # Set-up, the same in every chapter: make the course's `helpers` importable (a clone, a pip install,
-# or the Kaggle dataset below at either mount path; pip fetches it on Kaggle with Internet on).
+# or the Kaggle dataset below at either mount path); on Colab, and on Kaggle with Internet on, pip fetches it.
 import glob, os, sys
 
-DATASET, KAGGLE = "{HELPERS_DATASET}", os.environ.get("COURSE_KAGGLE_INPUT", "/kaggle/input")
+DATASET, KAGGLE = "{HELPERS_DATASET}", os.getenv("COURSE_KAGGLE_INPUT", "/kaggle/input")
 sys.path[:0] = [os.path.abspath(".."), *glob.glob(f"{{KAGGLE}}/{{DATASET}}"), *glob.glob(f"{{KAGGLE}}/datasets/*/{{DATASET}}")]
-if os.path.isdir(KAGGLE) and not any(os.path.isdir(f"{{p}}/helpers") for p in sys.path):
+if (os.path.isdir(KAGGLE) or os.getenv("COLAB_RELEASE_TAG")) and not any(glob.glob(f"{{p}}/helpers") for p in sys.path):
     os.system(f"{{sys.executable}} -m pip install --no-deps {HELPERS_PIP_SOURCE}")
 try:
     import helpers
 except ImportError:
-    sys.exit(f"The course's helpers are missing. Kaggle: Add Input → {{DATASET}} or turn Internet on. Locally: make lab.")
+    sys.exit(f"Helpers are missing. Kaggle: Add Input → {{DATASET}} or Internet on. Colab: pip failed. Local: make lab.")
 QUICK = helpers.start("{WRITTEN_FOR}", QUICK)"""
 
 

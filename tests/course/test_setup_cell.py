@@ -86,8 +86,17 @@ def fake_helpers(where: Path) -> Path:
     return where
 
 
-def run_setup(python: Path, tmp_path: Path, kaggle_input: Path, *, internet: bool = False, cwd: Path | None = None):
-    """Run the setup cell in a fresh process; return (completed process, helpers' file, pip calls)."""
+def run_setup(
+    python: Path,
+    tmp_path: Path,
+    kaggle_input: Path,
+    *,
+    internet: bool = False,
+    cwd: Path | None = None,
+    colab: bool = False,
+):
+    """Run the setup cell in a fresh process; return (completed process, helpers' file, pip calls).
+    `colab` sets the variable a Colab runtime sets (COLAB_RELEASE_TAG)."""
     script = tmp_path / "setup_cell.py"
     script.write_text(
         "QUICK = False\n" + SETUP_CELL + "\nprint('HELPERS_FILE=' + helpers.__file__)\n", encoding="utf-8"
@@ -95,12 +104,13 @@ def run_setup(python: Path, tmp_path: Path, kaggle_input: Path, *, internet: boo
     cwd = cwd or tmp_path / "kaggle" / "working"
     cwd.mkdir(parents=True, exist_ok=True)
     log = tmp_path / "pip-calls.jsonl"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "COURSE_"))}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "COURSE_", "COLAB_"))}
     env.update(
         COURSE_KAGGLE_INPUT=str(kaggle_input),
         FAKE_PIP_LOG=str(log),
         FAKE_PIP_INTERNET="1" if internet else "0",
         PYTHONDONTWRITEBYTECODE="1",
+        **({"COLAB_RELEASE_TAG": "release-colab-test"} if colab else {}),
     )
     try:
         done = subprocess.run([str(python), str(script)], cwd=cwd, env=env, capture_output=True, text=True, timeout=60)
@@ -159,21 +169,37 @@ def test_without_dataset_or_internet_says_what_to_turn_on(clean_python, tmp_path
     assert done.returncode == 1 and found is None
     assert "Traceback" not in done.stderr, done.stderr
     message = done.stderr.strip().splitlines()[-1]
-    assert "helpers are missing" in message
+    assert "Helpers are missing" in message
     assert f"Add Input → {HELPERS_DATASET}" in message, "names the dataset to attach"
     assert "Internet on" in message, "names the other way: turning Internet on"
 
 
+def test_on_colab_the_cell_pip_installs_the_helpers(clean_python, tmp_path) -> None:
+    """Colab opens a notebook from GitHub without its repository and has no /kaggle/input."""
+    done, found, calls = run_setup(clean_python, tmp_path, tmp_path / "no-such-kaggle-input", internet=True, colab=True)
+    assert done.returncode == 0, done.stderr
+    assert calls == [{"executable": str(clean_python), "argv": ["install", "--no-deps", HELPERS_PIP_SOURCE]}], calls
+    assert found and "site-packages" in found
+    assert "SETUP_CHAPTER_RAN" in done.stdout
+
+
+def test_on_colab_without_network_says_pip_failed(clean_python, tmp_path) -> None:
+    done, found, calls = run_setup(clean_python, tmp_path, tmp_path / "no-such-kaggle-input", colab=True)
+    assert len(calls) == 1 and done.returncode == 1 and found is None
+    assert "Traceback" not in done.stderr, done.stderr
+    assert "Colab: pip failed" in done.stderr.strip().splitlines()[-1]
+
+
 def test_off_kaggle_without_helpers_does_not_call_pip(clean_python, tmp_path) -> None:
     done, found, calls = run_setup(clean_python, tmp_path, tmp_path / "no-such-kaggle-input")
-    assert calls == [], "pip is tried only on Kaggle (when the input folder exists)"
+    assert calls == [], "pip is tried only on Kaggle (when the input folder exists) and on Colab"
     assert done.returncode == 1 and found is None
     assert "Traceback" not in done.stderr
     assert "make lab" in done.stderr, "tells a local learner to open the notebook from a clone"
 
 
 def test_the_cell_looks_in_kaggle_s_real_input_folder_by_default() -> None:
-    assert 'os.environ.get("COURSE_KAGGLE_INPUT", "/kaggle/input")' in SETUP_CELL
+    assert 'os.getenv("COURSE_KAGGLE_INPUT", "/kaggle/input")' in SETUP_CELL
     assert f'DATASET, KAGGLE = "{HELPERS_DATASET}"' in SETUP_CELL
     assert "{sys.executable} -m pip" in SETUP_CELL, "installs into the running interpreter, never a bare `pip`"
 
