@@ -108,6 +108,15 @@ def open_in_kaggle_url(notebook: str | Path, settings: dict[str, Any] | None = N
     return f"https://kaggle.com/kernels/welcome?src={github_url(notebook, settings)}"
 
 
+def open_in_colab_url(notebook: str | Path, settings: dict[str, Any] | None = None) -> str:
+    """The "Open in Colab" link of a repository notebook: Colab opens it from GitHub (with a free T4
+    when the runtime type is GPU; the set-up cell installs the helpers there with pip).
+
+    `https://colab.research.google.com/github/OWNER/REPO/blob/BRANCH/notebooks/NB`
+    """
+    return github_url(notebook, settings).replace("https://github.com/", "https://colab.research.google.com/github/", 1)
+
+
 def github_url(notebook: str | Path, settings: dict[str, Any] | None = None) -> str:
     """A repository notebook on GitHub: `https://github.com/OWNER/REPO/blob/BRANCH/notebooks/NB`."""
     settings = settings if settings is not None else load_settings()
@@ -135,9 +144,13 @@ def github_url(notebook: str | Path, settings: dict[str, Any] | None = None) -> 
 
 
 def readme_chapter_link(notebook: str | Path, settings: dict[str, Any] | None = None) -> str:
-    """The Markdown badge the README's chapter table uses for a notebook."""
-    badge = "https://kaggle.com/static/images/open-in-kaggle.svg"
-    return f"[![Open in Kaggle]({badge})]({open_in_kaggle_url(notebook, settings)})"
+    """The Markdown badges the README's chapter table uses for a notebook: Kaggle, then Colab."""
+    kaggle = "https://kaggle.com/static/images/open-in-kaggle.svg"
+    colab = "https://colab.research.google.com/assets/colab-badge.svg"
+    return (
+        f"[![Open in Kaggle]({kaggle})]({open_in_kaggle_url(notebook, settings)}) "
+        f"[![Open in Colab]({colab})]({open_in_colab_url(notebook, settings)})"
+    )
 
 
 # ----------------------------------------------------------------------------------------------

@@ -49,6 +49,7 @@ from .verified import RECORD, chapter_cells, load_record, render
 #: badge, served from the site itself so that a page loads nothing from elsewhere.
 SITE_FILES = Path(__file__).resolve().parent / "site_files"
 BADGE = "open-in-kaggle.svg"
+COLAB_BADGE = "open-in-colab.svg"
 #: The folder of the site's sources that holds the chapters' notebooks to download (not pages).
 NOTEBOOK_COPIES = "_notebooks"
 LICENCE = "Apache-2.0"
@@ -224,15 +225,18 @@ def static_widgets(nb: dict[str, Any]) -> dict[str, Any]:
 
 
 def chapter_links(name: str, settings: dict[str, Any] | None, downloadable: bool) -> str:
-    """The line of reader tools under a chapter's run facts: its Kaggle badge, a download of its
-    notebook (as in the repository, without outputs) and the notebook on GitHub."""
-    from .kaggle import KaggleSetupError, github_url, open_in_kaggle_url
+    """The line of reader tools under a chapter's run facts: its Kaggle and Colab badges, a download
+    of its notebook (as in the repository, without outputs) and the notebook on GitHub."""
+    from .kaggle import KaggleSetupError, github_url, open_in_colab_url, open_in_kaggle_url
 
     links = []
     try:
-        links += [f"[![Open in Kaggle]({BADGE})]({open_in_kaggle_url(f'{name}.ipynb', settings)})"]
+        links += [
+            f"[![Open in Kaggle]({BADGE})]({open_in_kaggle_url(f'{name}.ipynb', settings)})",
+            f"[![Open in Colab]({COLAB_BADGE})]({open_in_colab_url(f'{name}.ipynb', settings)})",
+        ]
     except KaggleSetupError as exc:
-        links += [f"No Kaggle link: {md_text(exc)}"]
+        links += [f"No Kaggle or Colab link: {md_text(exc)}"]
     if downloadable:
         links.append(f"{{download}}`Download the notebook <{NOTEBOOK_COPIES}/{name}.ipynb>`")
     try:
@@ -374,30 +378,91 @@ def course_description(readme: Path = ROOT / "README.md") -> str:
     return m.group(1).strip() if m else ""
 
 
-def index_page(title: str, label: str, chapters: list[Chapter], has_verified: bool, has_sources: bool = False) -> str:
-    """The landing page: what the course is, the chapter table, how the pages were made; the toctree."""
-    rows = ["| chapter | status | seconds | ran on | sizes |", "| --- | --- | ---: | --- | --- |"]
+def chapter_promise(chapter: Chapter) -> str:
+    """What a chapter says a learner can do after it: its "After this chapter you can ..." sentence
+    after "you can" (Markdown, on one line: the landing page's line for it), or "" when it has none."""
+    nb = chapter.notebook or {}
+    for cell in nb.get("cells", [])[:3]:
+        if cell.get("cell_type") != "markdown":
+            continue
+        m = re.search(r"After this chapter,?\s+you\s+can\s+(.*?)(?:\n\s*\n|\Z)", _source(cell), flags=re.S)
+        if m:
+            text = " ".join(m.group(1).split())
+            return text[0].upper() + text[1:]
+    return ""
+
+
+#: The landing page's words for a learner: who the course is for, where to start, how to run a chapter.
+WHO_FOR = """\
+## Who it is for
+
+For anyone who trains or runs models in PyTorch and wants them to use a GPU well, or to understand
+why they do not. You need Python and the PyTorch basics: tensors, an `nn.Module`, a training loop
+with an optimizer. You do not need a GPU to start: every chapter runs on a laptop's CPU, and where
+a cell needs a GPU it says so and runs a labelled stand-in that teaches the same lesson.
+
+## Start here
+
+Begin with {doc}`CH00`: it switches a GPU on (on Kaggle, on Colab or on your machine) and finds out
+what stops torch from using one. Chapters 01 to 07 build on each other and are best read in order;
+after them, take 08 to 14 in the order you need them. Each chapter ends with exercises that check
+your answer and explain a wrong one.
+
+## Run a chapter yourself
+
+Each chapter page has its launch buttons under its opening.
+
+* **Kaggle** (two T4 GPUs): *Open in Kaggle*, then **Settings → Accelerator → GPU T4 ×2** and
+  **Run All**. The set-up cell finds the course's helpers in the attached dataset
+  `pytorch-gpu-course-helpers` (**Add Input**), or installs them when **Internet** is on.
+* **Colab** (one T4): *Open in Colab*, then **Runtime → Change runtime type → T4 GPU** and
+  **Run all**; the set-up cell installs the helpers with pip.
+* **Your machine**: clone the repository and run `make lab` (JupyterLab on the chapters) or
+  `make run` (every chapter, headless); the README says more.
+"""
+
+
+def index_page(
+    title: str,
+    label: str,
+    chapters: list[Chapter],
+    has_verified: bool,
+    has_sources: bool = False,
+    repository: str = "",
+) -> str:
+    """The landing page for a learner: what the course is, who it is for and where to start, how to
+    run a chapter, each chapter with what it teaches; then one paragraph on how the pages were made
+    (the details of each run live on its page and on the verified page); the toctree."""
+    items = []
     for c in chapters:
-        seconds = f"{c.seconds:.1f}" if c.seconds is not None else ""
-        status = "ok" if c.status == "ok" else f"**failed**: {md_text(c.error)}"
-        sizes = {True: "QUICK", False: "full"}.get(c.quick, "not recorded")
-        rows.append(f"| {{doc}}`{c.name}` | {status} | {seconds} | {md_text(c.ran_on)} | {sizes} |")
-    quick = {c.quick for c in chapters}
-    how = [
-        "Each chapter was executed from top to bottom, headless, by `python -m coursetools run`",
-        "(`make run`, with papermill: one Jupyter kernel per chapter) on the machine its row names,",
-        "with the sizes its row names. These pages were then built from the executed notebooks by",
-        "Sphinx with MyST-NB and sphinx-book-theme, without running anything again: every printed",
-        "figure and plot is what that run measured. An interactive widget needs a running kernel, so",
-        "its place says so and shows what it drew during the run. The parameters and set-up cells",
-        "(the notebook has them) are hidden. Each chapter's page names its machine, its torch build",
-        "and where the chapter has been verified in one line under its opening, and links to it on Kaggle.",
-    ]
-    if quick == {True}:
-        how.append("QUICK sizes shrink inputs and repeats so the whole course runs in minutes; `make run`")
-        how.append("without `QUICK=1` measures at full size.")
-    toc = [c.name for c in chapters] + (["sources"] if has_sources else []) + (["verified"] if has_verified else [])
+        promise = chapter_promise(c)
+        line = f"- **{{doc}}`{c.name}`**" + (f" — {promise}" if promise else "")
+        if c.status != "ok":
+            line += " **(failed in this build; its page says why)**"
+        items.append(line)
+    machines = sorted({", ".join(p.strip() for p in c.ran_on.split("|")[:2]) for c in chapters if c.ran_on})
+    dates = sorted(c.date[:10] for c in chapters if c.date)
+    quick = {c.quick for c in chapters if c.notebook is not None}
+    made = "Every chapter on this site was executed from top to bottom, headless"
+    made += f", on {md_text('; '.join(machines))}" if machines else ""
+    if quick in ({True}, {False}):
+        made += " with " + ("QUICK sizes (small inputs, few repeats)" if True in quick else "full sizes")
+    if dates:
+        made += f", on {dates[0]}" + (f" to {dates[-1]}" if dates[-1] != dates[0] else "")
+    made += (
+        ". Every figure and plot is what that run measured. Each page's closed *How this page was made*"
+        " line has the details of its run"
+        + (", and the {doc}`verified` page lists every stack each chapter has run on." if has_verified else ".")
+        + " An interactive widget needs a running kernel: its place on a page says so and shows what it drew."
+    )
     failed = [c for c in chapters if c.status != "ok"]
+    if failed:
+        made += f" **{len(failed)} of {len(chapters)} chapters failed** in this build; their pages state the error."
+    who = WHO_FOR.replace("CH00", chapters[0].name)
+    if repository:
+        who = who.replace("clone the repository", f"clone [the repository]({repository})")
+        who = who.replace("the README says more", f"[the README]({repository}#readme) says more")
+    toc = [c.name for c in chapters] + (["sources"] if has_sources else []) + (["verified"] if has_verified else [])
     parts = [
         f"# {md_text(title)}",
         "",
@@ -405,17 +470,16 @@ def index_page(title: str, label: str, chapters: list[Chapter], has_verified: bo
         "",
         course_description(),
         "",
+        who,
         "## Chapters",
         "",
-        *rows,
+        "Each chapter, and what you will be able to do after it:",
         "",
-        f"**{len(failed)} of {len(chapters)} chapters failed** in this run; their pages state the error."
-        if failed
-        else "",
+        *items,
         "",
         "## How these pages were made",
         "",
-        *how,
+        made,
         "",
         "```{toctree}",
         ":hidden:",
@@ -461,6 +525,10 @@ def sphinx_config(title: str, label: str, repository: str = "") -> dict[str, Any
             "use_repository_button": bool(repository),
             "extra_footer": footer(repository),
         },
+        # pydata-sphinx-theme's colour mode before a reader picks one (its own default is empty, and
+        # it logs "Got invalid theme mode" as a console error on a first visit).
+        "html_context": {"default_mode": "auto"},
+        "html_favicon": str(SITE_FILES / "favicon.svg"),
         "html_static_path": [str(SITE_FILES)],
         "html_css_files": ["course.css"],
         "html_js_files": [("course.js", {"defer": "defer"})],
@@ -523,7 +591,8 @@ def build_site(
     with tempfile.TemporaryDirectory(prefix="course-site-") as tmp:
         src = Path(tmp) / "src"
         src.mkdir()
-        shutil.copy2(SITE_FILES / BADGE, src / BADGE)
+        for badge in (BADGE, COLAB_BADGE):
+            shutil.copy2(SITE_FILES / badge, src / badge)
         (src / NOTEBOOK_COPIES).mkdir()
         for chapter in chapters:
             notebook = Path(notebooks_dir) / f"{chapter.name}.ipynb"
@@ -537,12 +606,13 @@ def build_site(
             (src / "verified.md").write_text(render(record, notebooks_dir), encoding="utf-8")
         if Path(sources).is_file():
             shutil.copy2(sources, src / "sources.md")
-        index = index_page(title, label, chapters, has_verified, Path(sources).is_file())
+        repository = repository_url(kaggle_settings)
+        index = index_page(title, label, chapters, has_verified, Path(sources).is_file(), repository)
         (src / "index.md").write_text(index, encoding="utf-8")
         # Sphinx writes into the temporary folder (MyST-NB puts a `jupyter_execute/` folder beside
         # its output, so that stays there too); the finished site is then swapped in whole.
         html = Path(tmp) / "html"
-        config = sphinx_config(title, label, repository_url(kaggle_settings))
+        config = sphinx_config(title, label, repository)
         log = run_sphinx(src, html, Path(tmp) / "doctrees", config)
         staged_folder(out_dir, lambda staging: shutil.copytree(html, staging, dirs_exist_ok=True))
     found = [line for line in log.splitlines() if line.strip()]

@@ -13,15 +13,20 @@
    code cell has a copy button and no output has one, the page offers its notebook to download and
    on GitHub, the header links the repository and the footer names the licence and the source;
    chapter 10's widget shows its note; its citations of docs/sources.md lead to the site's page of
-   sources, which follows the chapters). On every page, every link resolves (local pages and files
+   sources, which follows the chapters; every plot can be opened at full size; the Colab badge). On
+   every page, every link resolves (local pages and files
    answer 200 and their anchors exist; external links are only checked to be well-formed, nothing
    is fetched from the network) and nothing loads from elsewhere; every <img> loads
-   (naturalWidth > 0) and has alt text that is not its file name. The search page finds chapter 05
-   by a word in it.
+   (naturalWidth > 0) and has alt text that is not its file name; no page logs a console error,
+   fails a script or misses a file. The landing page is for learners (who it is for, start here, how
+   to run a chapter, each chapter with what it teaches). The search page finds chapter 05 by a word
+   in it and its snippets quote the lesson, not the theme's buttons.
 3. The same site at 1366x900 and 390x844: no page is wider than the window (inline code and titles
    wrap); on the desktop ☰ folds and opens the sidebar of chapters; on the phone ☰ opens the
    chapters as a dialog and a tap follows one, and the contents icon opens the page's sections
-   (pydata-sphinx-theme#2451 bound both buttons' handlers to hidden twins). Screenshots of the
+   (pydata-sphinx-theme#2451 bound both buttons' handlers to hidden twins); one search control is
+   shown per page; the verified page shows all its columns on the desktop; a tap on a plot opens it at
+   its full size and a tap closes it. Screenshots of the
    landing page, a chapter and the phone menu land in build/browser/.
 
 All skip, with the reason, only when /usr/bin/chromium or Playwright is missing
@@ -326,12 +331,24 @@ def test_the_course_site_walks_end_to_end(course_site, browser_page) -> None:
     chapters = [row["chapter"] for row in summary]
     assert all(Path(row["html"]) == site / f"{row['chapter']}.html" for row in summary)
 
-    # The landing page: every chapter by its title, and what the pages are.
+    # No page logs an error, fails a script or misses a file (the favicon included).
+    problems: list[str] = []
+    page.on("console", lambda m: m.type == "error" and problems.append(f"{page.url}: console error {m.text}"))
+    page.on("pageerror", lambda e: problems.append(f"{page.url}: script error {e}"))
+    page.on("response", lambda r: r.status >= 400 and problems.append(f"{page.url}: HTTP {r.status} for {r.url}"))
+
+    # The landing page, for a learner: who it is for, where to start, how to run a chapter, and every
+    # chapter by its title with what it teaches; the build facts in one paragraph.
     page.goto(f"{base}/index.html")
     expect(page).to_have_title(re.compile("GPU programming with PyTorch"))
+    for heading in ("Who it is for", "Start here", "Run a chapter yourself", "How these pages were made"):
+        expect(page.locator("main h2", has_text=heading)).to_have_count(1)
+    expect(page.locator("main p", has_text="Begin with").locator(f"a[href='{chapters[0]}.html']")).to_have_count(1)
     for chapter in chapters:
-        expect(page.locator(f"main table a[href='{chapter}.html']")).to_contain_text(titles[chapter])
-    expect(page.locator("main")).to_contain_text("How these pages were made")
+        item = page.locator("main li", has=page.locator(f"a[href='{chapter}.html']"))
+        expect(item).to_contain_text(titles[chapter])
+        expect(item).to_contain_text(" — ")  # what a learner can do after it
+    expect(page.locator("main table")).to_have_count(0)
     family = page.evaluate("getComputedStyle(document.body).fontFamily")
     for font in ("Noto Sans CJK SC", "PingFang SC", "Microsoft YaHei", "Noto Color Emoji"):
         assert font in family, f"the page does not ask for {font}: {family}"
@@ -352,6 +369,9 @@ def test_the_course_site_walks_end_to_end(course_site, browser_page) -> None:
         expect(box).to_contain_text("QUICK sizes")
         expect(page.locator("article a:has(img[alt='Open in Kaggle'])")).to_have_attribute(
             "href", re.compile("kaggle.com")
+        )
+        expect(page.locator("article a:has(img[alt='Open in Colab'])")).to_have_attribute(
+            "href", re.compile(rf"^https://colab\.research\.google\.com/github/.+/notebooks/{chapter}\.ipynb$")
         )
         first_stack = next(iter(verified.COLUMNS.values()))[0]  # "CPU-only build, torch 2.13"
         expect(box).to_contain_text(first_stack)  # the verified-on row's header
@@ -381,6 +401,9 @@ def test_the_course_site_walks_end_to_end(course_site, browser_page) -> None:
         # Its citations of docs/sources.md lead to the site's page of sources (the anchors are checked below).
         expect(page.locator("article a[href^='sources.html#']").first).to_be_attached()
         expect(page.locator("article a[href*='docs/sources.md']")).to_have_count(0)
+        # Every plot can be opened at its full size.
+        plots = page.locator("div.cell_output img")
+        expect(page.locator("div.cell_output img.course-zoomable")).to_have_count(plots.count())
         if chapter.startswith("10"):  # its roofline explorer is a widget
             expect(page.locator(".course-widget-note").first).to_be_visible()
             SHOTS.mkdir(parents=True, exist_ok=True)
@@ -407,12 +430,22 @@ def test_the_course_site_walks_end_to_end(course_site, browser_page) -> None:
         images += _check_images(page)
     assert images > len(chapters), "the chapters' plots (and Kaggle badges) were not found"
 
-    # Search finds a chapter by a word in it.
-    page.goto(f"{base}/search.html?q=fragmentation")
-    results = page.locator("#search-results ul.search li a")
-    expect(results.first).to_be_visible(timeout=30_000)
-    hrefs = results.evaluate_all("links => links.map(a => a.getAttribute('href'))")
-    assert any(h.split("#")[0].split("?")[0] == "05_gpu_memory.html" for h in hrefs), hrefs
+    # Search finds a chapter by a word in it, and its snippet quotes the lesson (not the theme's
+    # buttons or the page's contents).
+    for word in ("fragmentation", "memory"):
+        page.goto(f"{base}/search.html?q={word}")
+        results = page.locator("#search-results ul.search li")
+        expect(results.first).to_be_visible(timeout=30_000)
+        expect(results.first.locator("p.context")).to_be_visible()
+        hrefs = results.locator("a").evaluate_all("links => links.map(a => a.getAttribute('href'))")
+        assert any(h.split("#")[0].split("?")[0] == "05_gpu_memory.html" for h in hrefs), hrefs
+        if word == "fragmentation":  # (Sphinx finds the stem, "memori", in no text: that snippet starts the page)
+            snippet = results.filter(has=page.locator("a[href^='05_gpu_memory.html']")).locator("p.context")
+            expect(snippet).to_contain_text(word)
+        for snippet in results.locator("p.context").all_inner_texts():
+            for chrome in ("System Settings", "Light Dark", "Copy to clipboard", "How this page was made"):
+                assert chrome not in snippet, f"a search snippet quotes the page's chrome ({chrome}): {snippet!r}"
+    assert not problems, "\n".join(problems)
 
 
 # The widths a learner reads at: a laptop and a phone (an iPhone 12-15's CSS pixels).
@@ -440,10 +473,34 @@ def test_the_course_site_works_at_desktop_and_phone_widths(course_site, browser_
             page.goto(f"{base}/{name}.html")
             wide = page.evaluate("document.documentElement.scrollWidth")
             assert wide <= width, f"{name}.html is {wide} px wide in a {width} px window: the page scrolls sideways"
+            # One way to search: the sidebar's box on a wide screen, the article's icon on a narrow one.
+            searches = page.locator(".search-button-field:visible, .search-button:visible")
+            expect(searches).to_have_count(1)
+        if viewport is DESKTOP:  # the verified page shows all its columns, none cut off
+            page.goto(f"{base}/verified.html")
+            table = page.locator("article table").first
+            cut = table.evaluate("t => t.parentElement.scrollWidth - t.parentElement.clientWidth")
+            assert cut <= 1, f"the verified table is {cut} px wider than its place at {width} px: columns are cut off"
+            last = table.locator("th").last.bounding_box()
+            assert last["x"] + last["width"] <= width, "the verified table's last column is off the screen"
             if name in ("index", chapters[0]):
                 page.screenshot(path=str(SHOTS / f"site_{name}_{width}.png"))
 
+        # A tap on a plot opens it at its full size (wider than a phone), in a dialog a tap closes.
         page.goto(f"{base}/{chapters[0]}.html")
+        plot = page.locator("div.cell_output img").first
+        plot.scroll_into_view_if_needed()
+        plot.click()
+        viewer = page.locator("dialog.course-image-viewer")
+        expect(viewer).to_be_visible()
+        big = viewer.locator("img")
+        expect(big).to_have_attribute("alt", plot.get_attribute("alt"))
+        assert big.evaluate("i => i.complete && i.naturalWidth > 0 && i.clientWidth === i.naturalWidth")
+        if viewport is PHONE:
+            assert big.evaluate("i => i.naturalWidth") > width, "the plot is no wider than the phone: nothing to show"
+        viewer.click()
+        expect(viewer).to_be_hidden()
+
         sidebar = page.locator("#pst-primary-sidebar")
         if viewport is DESKTOP:  # the chapters are in the sidebar; ☰ folds it and opens it again
             expect(sidebar.locator(f"a[href='{chapters[-1]}.html']")).to_be_visible()

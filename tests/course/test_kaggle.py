@@ -335,8 +335,18 @@ def test_open_in_kaggle_url(settings) -> None:
     assert kaggle.open_in_kaggle_url("01_devices.ipynb", settings) == expected
     assert kaggle.open_in_kaggle_url("notebooks/01_devices.ipynb", settings) == expected
     assert kaggle.open_in_kaggle_url(ROOT / "notebooks" / "01_devices.ipynb", settings) == expected
-    assert kaggle.readme_chapter_link("01_devices.ipynb", settings).endswith(f"]({expected})")
+    assert f"]({expected})" in kaggle.readme_chapter_link("01_devices.ipynb", settings)
     assert kaggle.open_in_kaggle_url("01_devices.ipynb") == expected, "defaults to kaggle-metadata.json"
+
+
+def test_open_in_colab_url(settings) -> None:
+    owner_repo = settings["repository"].removeprefix("https://github.com/")
+    expected = f"https://colab.research.google.com/github/{owner_repo}/blob/{settings['branch']}/notebooks/01_devices.ipynb"
+    assert kaggle.open_in_colab_url("01_devices.ipynb", settings) == expected
+    assert kaggle.open_in_colab_url(ROOT / "notebooks" / "01_devices.ipynb", settings) == expected
+    assert kaggle.readme_chapter_link("01_devices.ipynb", settings).endswith(f"]({expected})")
+    with pytest.raises(kaggle.KaggleSetupError, match="GitHub address"):
+        kaggle.open_in_colab_url("01_devices.ipynb", dict(settings, repository="https://gitlab.com/a/b"))
 
 
 @pytest.mark.parametrize(

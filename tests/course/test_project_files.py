@@ -103,12 +103,12 @@ def test_make_test_lints_and_formats_with_the_pinned_ruff() -> None:
     assert re.search(r"^test: .*\blint\b", makefile, re.M), "make test (what CI runs) lints first"
 
 
-def test_readme_links_every_chapter_to_kaggle_from_the_configured_repository() -> None:
+def test_readme_links_every_chapter_to_kaggle_and_colab_from_the_configured_repository() -> None:
     from coursetools.kaggle import readme_chapter_link
 
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for chapter in sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")):
-        assert readme_chapter_link(chapter.name) in readme, f"the README's Kaggle link for {chapter.name} is stale"
+        assert readme_chapter_link(chapter.name) in readme, f"{chapter.name}: stale Kaggle or Colab links in the README"
 
 
 #: Where a chapter links for its sources: docs/sources.md in the public repository (kaggle-metadata.json's).

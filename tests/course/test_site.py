@@ -15,7 +15,7 @@ import pytest
 
 from coursetools import site, verified
 from coursetools.execute import ChapterRun, chapter_hash
-from coursetools.kaggle import open_in_kaggle_url
+from coursetools.kaggle import open_in_colab_url, open_in_kaggle_url
 
 # A 1×1 PNG: what an executed plot carries, small.
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
@@ -143,6 +143,38 @@ def test_the_site_has_every_chapter_with_its_title_and_the_label_on_every_page(b
     assert "zeppelinium" in _text(out / "searchindex.js"), "the search index has the chapter's words"
 
 
+def test_the_landing_page_is_for_learners(built) -> None:
+    """What the course is, who it is for, where to start, how to run a chapter, each chapter with what
+    a learner can do after it; the build facts in one paragraph, not a table of seconds per chapter."""
+    _, out = built
+    index = _text(out / "index.html")
+    text = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", index[index.index("<article") :])).split())
+    sections = ["Who it is for", "Start here", "Run a chapter yourself", "Chapters", "How these pages were made"]
+    at = [text.find(f"{name} #") for name in sections]
+    assert -1 not in at and at == sorted(at), f"the landing page's sections, in order: {sections}"
+    assert re.search(r'Begin with <a class="reference internal" href="07_tiny.html"', index), "start here: chapter 1"
+    for way in ("Kaggle", "Settings → Accelerator → GPU T4 ×2", "Colab", "Runtime → Change runtime type", "make lab"):
+        assert way in text, f"how to run a chapter: {way!r} is missing"
+    assert "07 · Tiny chapter — Count." in text, "each chapter with what a learner can do after it"
+    assert "08 · Gone (failed in this build; its page says why)" in text
+    assert "Test box, torch 9.9.9+test (CPU build) with QUICK sizes" in text and "on 2026-11-22" in text
+    assert "seconds" not in text and "status" not in text, "no build log on the landing page"
+    assert f'href="{REPO}"' in index, "the local way links the repository"
+
+
+def test_chapter_promise_reads_the_after_this_chapter_line() -> None:
+    chapter = site.Chapter("09_x", "09 · X", "ok", notebook=executed_chapter())
+    assert site.chapter_promise(chapter) == "Count."
+    cell = {
+        "cell_type": "markdown",
+        "metadata": {},
+        "source": "# T\n\nAfter this chapter, you can\nread *this*.\n\nMore.",
+    }
+    assert site.chapter_promise(site.Chapter("a", "a", "ok", notebook={"cells": [cell]})) == "Read *this*."
+    assert site.chapter_promise(site.Chapter("a", "a", "ok", notebook={"cells": []})) == ""
+    assert site.chapter_promise(site.Chapter("a", "a", "failed")) == ""
+
+
 def test_a_chapter_page_says_where_it_ran_and_links_kaggle_and_its_record(built) -> None:
     _, out = built
     page = _text(out / "07_tiny.html")
@@ -150,6 +182,8 @@ def test_a_chapter_page_says_where_it_ran_and_links_kaggle_and_its_record(built)
     assert "QUICK sizes" in page and "3.2 s" in page and "2026-11-22 10:30 UTC" in page
     assert open_in_kaggle_url("07_tiny.ipynb") in page, "the badge links the chapter on Kaggle"
     assert 'alt="Open in Kaggle"' in page and (out / "_images" / site.BADGE).is_file(), "the badge is served locally"
+    assert open_in_colab_url("07_tiny.ipynb") in page and 'alt="Open in Colab"' in page, "the Colab badge"
+    assert (out / "_images" / site.COLAB_BADGE).is_file()
     assert "✓ 2026-11-21 · torch 9.9.9" in page, "the verified row, as make verified renders it"
     main = page[page.index("<article") :]
     order = [main.index(s) for s in ("07 · Tiny chapter", "After this chapter you can count", "How this page was made")]
