@@ -17,7 +17,8 @@ Each chapter is a copy of its executed notebook, changed only where a static pag
   here, never in the notebooks): the chapter's parameters cell (`parameters`), papermill's injected
   one and the set-up cell (`setup`; kept when it failed, to show its error). Papermill's red error
   banners are dropped: a failed chapter's error is stated under the collapsed line;
-* an interactive widget, which needs a kernel, becomes a note that says so, followed by what its
+* a progress bar (tqdm's widget) becomes the line of text it showed at the end of the run; an
+  interactive widget, which needs a kernel, becomes a note that says so, followed by what its
   output widgets showed when the chapter ran (the widget state papermill stored).
 
 A chapter that failed still gets its page, with its error stated (and without its notebook, when
@@ -61,6 +62,9 @@ DEFAULT_TITLE = "GPU programming with PyTorch"
 WIDGET_NOTE = "Interactive widget: open this chapter in JupyterLab or on Kaggle to use it."
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+#: The widgets of a tqdm progress bar in a notebook (tqdm.notebook): label, bar, count.
+PROGRESS_BOX = ["HTMLModel", "FloatProgressModel", "HTMLModel"]
+PROGRESS_BOX_INT = ["HTMLModel", "IntProgressModel", "HTMLModel"]
 #: Output bundles that carry an HTML rendering (plots as `<img alt="...">`) show it, not the bare PNG.
 MIME_PRIORITY = [("html", "text/html", 0)]
 
@@ -172,6 +176,32 @@ def md_text(text: str) -> str:
     return re.sub(r"([!-/:-@\[-`{-~])", r"\\\1", " ".join(str(text).split()))
 
 
+def _model(ref: str, state: dict[str, Any]) -> dict[str, Any]:
+    """The stored model that `ref` names (a model id, or an `IPY_MODEL_` reference); {} if none."""
+    return state.get(ref.removeprefix("IPY_MODEL_"), {}) if isinstance(ref, str) else {}
+
+
+def progress_line(model_id: str, state: dict[str, Any]) -> str | None:
+    """The line a tqdm progress bar showed when the chapter ran; None if `model_id` is not one.
+
+    tqdm.auto, in a notebook, draws a box of an HTML label, a progress bar and an HTML count
+    (tqdm.notebook), the spaces in its text as figure spaces. A bar closed with `leave=False` was
+    hidden at the end and shows as "" (its stored text is stale).
+    """
+    box = _model(model_id, state)
+    parts = [_model(ref, state) for ref in box.get("state", {}).get("children", [])]
+    names = [part.get("model_name") for part in parts]
+    if box.get("model_name") != "HBoxModel" or names not in (PROGRESS_BOX, PROGRESS_BOX_INT):
+        return None
+    if _model(box["state"].get("layout", ""), state).get("state", {}).get("visibility") == "hidden":
+        return ""
+    label, bar, count = (part.get("state", {}) for part in parts)
+    text = " ".join(html.unescape(str(part.get("value") or "")) for part in (label, count))
+    if not text.split():  # a bar_format without text: the bar's own numbers
+        text = f"{bar.get('value', 0):g}/{bar.get('max', 0):g}"
+    return " ".join(text.split())
+
+
 def _widget_outputs(model_id: str, state: dict[str, Any]) -> list[dict[str, Any]]:
     """What the output widgets under model `model_id` showed when the chapter ran, in the order found."""
     found: list[dict[str, Any]] = []
@@ -203,24 +233,40 @@ def widget_note(has_outputs: bool) -> dict[str, Any]:
     }
 
 
-def static_widgets(nb: dict[str, Any]) -> dict[str, Any]:
-    """Replace every widget output with a note and the outputs its output widgets held; drop the state.
+def _static_outputs(outputs: list[dict[str, Any]], state: dict[str, Any], depth: int = 0) -> list[dict[str, Any]]:
+    """`outputs` with each widget in them as a static page shows it (see `static_widgets`)."""
+    static: list[dict[str, Any]] = []
+    for out in outputs:
+        view = out.get("data", {}).get(WIDGET_VIEW)
+        if view is None:
+            static.append(out)
+            continue
+        model_id = view.get("model_id", "")
+        line = progress_line(model_id, state)
+        if line is not None:
+            if line:
+                static.append({"output_type": "display_data", "metadata": {}, "data": {"text/plain": line}})
+            continue
+        shown = _widget_outputs(model_id, state)
+        if depth < 4:  # an output widget can hold widgets too (a progress bar printed inside it)
+            shown = _static_outputs(shown, state, depth + 1)
+        static += [widget_note(bool(shown)), *shown]
+    return static
 
-    Papermill stores the widget state, but showing live widgets would need ipywidgets' JavaScript
-    from a CDN; the note and the stored outputs need nothing.
+
+def static_widgets(nb: dict[str, Any]) -> dict[str, Any]:
+    """Show every widget output as a static page can; drop the widget state.
+
+    A tqdm progress bar becomes the line of text it showed at the end of the run (nothing, if it
+    was hidden then). Any other widget is interactive: it becomes a note that says so, followed
+    by what its output widgets held when the chapter ran. Papermill stores the widget state, but
+    showing live widgets would need ipywidgets' JavaScript from a CDN; text and stored outputs
+    need nothing.
     """
     state = nb.get("metadata", {}).pop("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
     for cell in nb.get("cells", []):
-        outputs = []
-        for out in cell.get("outputs", []):
-            view = out.get("data", {}).get(WIDGET_VIEW)
-            if view is None:
-                outputs.append(out)
-                continue
-            shown = _widget_outputs(view.get("model_id", ""), state)
-            outputs += [widget_note(bool(shown)), *shown]
         if "outputs" in cell:
-            cell["outputs"] = outputs
+            cell["outputs"] = _static_outputs(cell["outputs"], state)
     return nb
 
 

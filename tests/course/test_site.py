@@ -343,3 +343,95 @@ def test_the_sources_page_is_published_and_the_chapters_cite_it_there(built) -> 
     assert 'href="sources.html"' in _text(out / "index.html"), "the sources page is in the table of contents"
     text = "(see [§2](https://github.com/a/b/blob/dev/docs/sources.md#2-x) and [all](https://github.com/a/b/blob/main/docs/sources.md))"
     assert site.site_links(text) == "(see [§2](sources.md#2-x) and [all](sources.md))"
+
+
+# ------------------------------------------------------------------------------------------------
+# Widgets: progress bars are text, interactive widgets keep their note and what they drew
+# ------------------------------------------------------------------------------------------------
+
+
+def _view(model_id: str, text: str, output_type: str = "display_data") -> dict:
+    return {
+        "output_type": output_type,
+        "metadata": {},
+        "data": {site.WIDGET_VIEW: {"model_id": model_id, "version_major": 2, "version_minor": 0}, "text/plain": text},
+    }
+
+
+def _tqdm_state(box: str, label: str, count: str, value: float, total: float, hidden: bool = False) -> dict:
+    """A tqdm.auto bar's widgets as papermill stores them (shape copied from chapter 03's run)."""
+    layout = {"model_name": "LayoutModel", "state": {"_model_name": "LayoutModel", "visibility": None, "width": None}}
+    return {
+        box: {
+            "model_name": "HBoxModel",
+            "state": {
+                "_model_name": "HBoxModel",
+                "box_style": "",
+                "children": [f"IPY_MODEL_{box}-label", f"IPY_MODEL_{box}-bar", f"IPY_MODEL_{box}-count"],
+                "layout": f"IPY_MODEL_{box}-layout",
+            },
+        },
+        f"{box}-layout": {**layout, "state": {**layout["state"], "visibility": "hidden" if hidden else None}},
+        f"{box}-label": {
+            "model_name": "HTMLModel",
+            "state": {"_model_name": "HTMLModel", "placeholder": "\u200b", "value": label, "layout": "IPY_MODEL_l"},
+        },
+        f"{box}-bar": {
+            "model_name": "FloatProgressModel",
+            "state": {"bar_style": "success", "max": total, "min": 0.0, "value": value, "layout": "IPY_MODEL_l"},
+        },
+        f"{box}-count": {
+            "model_name": "HTMLModel",
+            "state": {"_model_name": "HTMLModel", "placeholder": "\u200b", "value": count, "layout": "IPY_MODEL_l"},
+        },
+        "l": layout,
+    }
+
+
+def _with_state(cells: list[dict], state: dict) -> dict:
+    return {"cells": cells, "metadata": {"widgets": {site.WIDGET_STATE: {"state": state, "version_major": 2}}}}
+
+
+def test_a_progress_bar_becomes_the_line_it_showed_and_no_widget_note() -> None:
+    end, stale = "\u20077/7\u2007[00:00&lt;00:00,\u200726.73count/s]", "\u20070/5\u2007[00:00&lt;?,\u2007?it/s]"
+    state = {
+        **_tqdm_state("bar", "piece\u2007counts:\u2007100%", end, 7, 7),
+        **_tqdm_state("gone", "hidden:\u2007\u2007\u20070%", stale, 5, 5, hidden=True),
+        **_tqdm_state("bare", "", "", 3, 8),
+    }
+    views = [_view("bar", "piece counts:   0%|  | 0/7"), _view("gone", "hidden: 0%"), _view("bare", "0%")]
+    nb = site.static_widgets(_with_state([_code("sweep()", [_stream("before\n"), *views])], state))
+    outputs = nb["cells"][0]["outputs"]
+    assert [o.get("text") or o["data"]["text/plain"] for o in outputs] == [
+        "before\n",
+        "piece counts: 100% 7/7 [00:00<00:00, 26.73count/s]",  # the end of the run, not the 0% it began with
+        "3/8",  # a bar without text: its own numbers
+    ], "a bar closed with leave=False was hidden at the end, and shows nothing"
+    assert all(site.WIDGET_VIEW not in o.get("data", {}) for o in outputs)
+    assert site.WIDGET_NOTE not in json.dumps(nb), "a progress bar is not an interactive widget"
+    assert site.progress_line("bar", state) == "piece counts: 100% 7/7 [00:00<00:00, 26.73count/s]"
+    assert site.progress_line("l", state) is None and site.progress_line("?", state) is None
+
+
+def test_an_interactive_widget_keeps_its_note_and_what_it_drew() -> None:
+    drawn = {"text/html": f'<img alt="{ALT}">', "image/png": PNG}
+    plot = {"output_type": "display_data", "metadata": {}, "data": drawn}
+    state = {
+        "ui": {
+            "model_name": "VBoxModel",
+            "state": {"_dom_classes": ["widget-interact"], "children": ["IPY_MODEL_size", "IPY_MODEL_out"]},
+        },
+        "size": {"model_name": "DropdownModel", "state": {"description": "size", "index": 1}},
+        "out": {
+            "model_name": "OutputModel",
+            "state": {"msg_id": "", "outputs": [_stream("drawn at first\n"), plot, _view("inner", "inner: 0%")]},
+        },
+        **_tqdm_state("inner", "inner:\u2007100%", "\u20073/3\u2007[00:00&lt;00:00]", 3, 3),
+    }
+    nb = site.static_widgets(_with_state([_code("interact(show, size=...)", [_view("ui", "interactive(...)")])], state))
+    outputs = nb["cells"][0]["outputs"]
+    assert outputs[0]["data"]["text/plain"] == site.WIDGET_NOTE + " Below, what it showed when the chapter ran."
+    assert 'class="course-widget-note"' in outputs[0]["data"]["text/html"]
+    assert outputs[1:3] == [_stream("drawn at first\n"), plot], "its drawing, as the run left it"
+    assert outputs[3]["data"] == {"text/plain": "inner: 100% 3/3 [00:00<00:00]"}, "a bar inside it is text too"
+    assert len(outputs) == 4 and "widgets" not in nb["metadata"]
