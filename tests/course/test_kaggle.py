@@ -341,7 +341,9 @@ def test_open_in_kaggle_url(settings) -> None:
 
 def test_open_in_colab_url(settings) -> None:
     owner_repo = settings["repository"].removeprefix("https://github.com/")
-    expected = f"https://colab.research.google.com/github/{owner_repo}/blob/{settings['branch']}/notebooks/01_devices.ipynb"
+    expected = (
+        f"https://colab.research.google.com/github/{owner_repo}/blob/{settings['branch']}/notebooks/01_devices.ipynb"
+    )
     assert kaggle.open_in_colab_url("01_devices.ipynb", settings) == expected
     assert kaggle.open_in_colab_url(ROOT / "notebooks" / "01_devices.ipynb", settings) == expected
     assert kaggle.readme_chapter_link("01_devices.ipynb", settings).endswith(f"]({expected})")
