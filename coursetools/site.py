@@ -2,8 +2,10 @@
 
 `build_site(executed_dir, out_dir, label=...)` turns a folder of executed chapter notebooks
 (`NN_topic.ipynb`, as `python -m coursetools run` writes them into build/) into a static site in
-`out_dir` with a landing page, a table of contents, previous/next links through the chapters and
-a search page. Nothing is executed again (MyST-NB's `nb_execution_mode = "off"`) and nothing is
+`out_dir` with a landing page for learners (`index_page`: what the course is, who it is for,
+where to start, how to run a chapter, each chapter with what it teaches), a table of contents,
+previous/next links through the chapters, the page of sources the chapters cite, the verified
+page and a search page. Nothing is executed again (MyST-NB's `nb_execution_mode = "off"`) and nothing is
 fetched from the network, when building or when reading.
 
 Each chapter is a copy of its executed notebook, changed only where a static page needs it:
@@ -12,7 +14,9 @@ Each chapter is a copy of its executed notebook, changed only where a static pag
   chapter..."); then one collapsed line, "How this page was made", opens onto where and how the
   chapter ran (the setup line: machine, torch, Python; QUICK or full sizes; seconds; date) and its
   "verified on" row (`docs/verified.json`, as `make verified` renders it); its "Open in Kaggle"
-  badge (`coursetools.kaggle`) follows, and then the first lesson;
+  and "Open in Colab" badges (`coursetools.kaggle`), its notebook to download and on GitHub
+  follow, and then the first lesson;
+* links to docs/sources.md on GitHub lead to the site's own page of it;
 * the cells a reader of the page does not need are hidden (MyST-NB's `remove-cell` tag, added
   here, never in the notebooks): the chapter's parameters cell (`parameters`), papermill's injected
   one and the set-up cell (`setup`; kept when it failed, to show its error). Papermill's red error
