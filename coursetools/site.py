@@ -44,6 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from coursetools.execute import ChapterRun, discover_chapters, outputs_text, running_on
+from helpers import HELPERS_DATASET
 
 from . import NOTEBOOKS, ROOT
 from .folders import staged_folder
@@ -453,9 +454,8 @@ a cell needs a GPU it says so and runs a labelled stand-in that teaches the same
 
 ## Start here
 
-Begin with {doc}`CH00`: it switches a GPU on (on Kaggle, on Colab or on your machine) and finds out
-what stops torch from using one. Chapters 01 to 07 build on each other and are best read in order;
-after them, take 08 to 14 in the order you need them. Each chapter ends with exercises that check
+Begin with {doc}`FIRST`WHAT_IT_DOES Chapters 01 to 07 build on each other and are best read in order;
+after them, take the others in the order you need them. Each chapter ends with exercises that check
 your answer and explain a wrong one.
 
 ## Run a chapter yourself
@@ -464,7 +464,7 @@ Each chapter page has its launch buttons under its opening.
 
 * **Kaggle** (two T4 GPUs): *Open in Kaggle*, then **Settings → Accelerator → GPU T4 ×2** and
   **Run All**. The set-up cell finds the course's helpers in the attached dataset
-  `pytorch-gpu-course-helpers` (**Add Input**), or installs them when **Internet** is on.
+  `DATASET` (**Add Input**), or installs them when **Internet** is on.
 * **Colab** (one T4): *Open in Colab*, then **Runtime → Change runtime type → T4 GPU** and
   **Run all**; the set-up cell installs the helpers with pip.
 * **Your machine**: clone the repository and run `make lab` (JupyterLab on the chapters) or
@@ -508,7 +508,10 @@ def index_page(
     failed = [c for c in chapters if c.status != "ok"]
     if failed:
         made += f" **{len(failed)} of {len(chapters)} chapters failed** in this build; their pages state the error."
-    who = WHO_FOR.replace("CH00", chapters[0].name)
+    first = chapters[0].name  # chapter 00 says what it does; a build without it starts elsewhere
+    does = ": it switches a GPU on (on Kaggle, on Colab or on your machine) and finds out what stops torch using one."
+    who = WHO_FOR.replace("FIRST", first).replace("WHAT_IT_DOES", does if first.startswith("00_") else ".")
+    who = who.replace("DATASET", HELPERS_DATASET)
     if repository:
         who = who.replace("clone the repository", f"clone [the repository]({repository})")
         who = who.replace("the README says more", f"[the README]({repository}#readme) says more")

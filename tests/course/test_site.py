@@ -162,6 +162,14 @@ def test_the_landing_page_is_for_learners(built) -> None:
     assert f'href="{REPO}"' in index, "the local way links the repository"
 
 
+def test_start_here_describes_chapter_00_only_when_the_site_has_it() -> None:
+    with_00 = site.index_page("T", "", [site.Chapter("00_gpu", "00 · GPU", "ok")], False)
+    assert "Begin with {doc}`00_gpu`: it switches a GPU on" in with_00
+    without = site.index_page("T", "", [site.Chapter("05_mem", "05 · Memory", "ok")], False)
+    assert "Begin with {doc}`05_mem`. Chapters 01 to 07" in without and "switches a GPU on" not in without
+    assert "`pytorch-gpu-course-helpers` (**Add Input**)" in without, "the Kaggle dataset by its name"
+
+
 def test_chapter_promise_reads_the_after_this_chapter_line() -> None:
     chapter = site.Chapter("09_x", "09 · X", "ok", notebook=executed_chapter())
     assert site.chapter_promise(chapter) == "Count."
