@@ -315,11 +315,16 @@ def _sizes(quick: bool | None) -> str:
     return "QUICK sizes (small inputs, few repeats)" if quick else "full sizes"
 
 
+def _machine_and_torch(ran_on: str) -> str:
+    """The first two fields of a setup line ("Test box | torch 2.13.0+cpu | ..."): "Test box, torch 2.13.0+cpu"."""
+    return ", ".join(part.strip() for part in ran_on.split("|")[:2])
+
+
 def _run_summary(chapter: Chapter) -> str:
     """The collapsed line's words after "How this page was made": machine and torch, sizes, seconds."""
     if chapter.notebook is None:
         return "no executed notebook"
-    facts = [", ".join(part.strip() for part in chapter.ran_on.split("|")[:2])] if chapter.ran_on else []
+    facts = [_machine_and_torch(chapter.ran_on)] if chapter.ran_on else []
     facts.append({True: "QUICK sizes", False: "full sizes"}.get(chapter.quick, "sizes not recorded"))
     if chapter.seconds is not None:
         facts.append(f"{chapter.seconds:.1f} s")
@@ -490,13 +495,13 @@ def index_page(
         if c.status != "ok":
             line += " **(failed in this build; its page says why)**"
         items.append(line)
-    machines = sorted({", ".join(p.strip() for p in c.ran_on.split("|")[:2]) for c in chapters if c.ran_on})
+    machines = sorted({_machine_and_torch(c.ran_on) for c in chapters if c.ran_on})
     dates = sorted(c.date[:10] for c in chapters if c.date)
     quick = {c.quick for c in chapters if c.notebook is not None}
     made = "Every chapter on this site was executed from top to bottom, headless"
     made += f", on {md_text('; '.join(machines))}" if machines else ""
     if quick in ({True}, {False}):
-        made += " with " + ("QUICK sizes (small inputs, few repeats)" if True in quick else "full sizes")
+        made += " with " + _sizes(True in quick)
     if dates:
         made += f", on {dates[0]}" + (f" to {dates[-1]}" if dates[-1] != dates[0] else "")
     made += (
@@ -647,20 +652,21 @@ def build_site(
         for badge in (BADGE, COLAB_BADGE):
             shutil.copy2(SITE_FILES / badge, src / badge)
         (src / NOTEBOOK_COPIES).mkdir()
+        has_sources = Path(sources).is_file()
         for chapter in chapters:
             notebook = Path(notebooks_dir) / f"{chapter.name}.ipynb"
             if notebook.is_file():  # the download: the notebook as in the repository, no outputs
                 shutil.copy2(notebook, src / NOTEBOOK_COPIES / notebook.name)
             info = run_info(chapter, verified, kaggle_settings, downloadable=notebook.is_file())
-            name, content = chapter_source(chapter, info, sources_page=Path(sources).is_file())
+            name, content = chapter_source(chapter, info, sources_page=has_sources)
             (src / name).write_text(content, encoding="utf-8")
         has_verified = bool(verified)
         if has_verified:
             (src / "verified.md").write_text(render(record, notebooks_dir), encoding="utf-8")
-        if Path(sources).is_file():
+        if has_sources:
             shutil.copy2(sources, src / "sources.md")
         repository = repository_url(kaggle_settings)
-        index = index_page(title, label, chapters, has_verified, Path(sources).is_file(), repository)
+        index = index_page(title, label, chapters, has_verified, has_sources, repository)
         (src / "index.md").write_text(index, encoding="utf-8")
         # Sphinx writes into the temporary folder (MyST-NB puts a `jupyter_execute/` folder beside
         # its output, so that stays there too); the finished site is then swapped in whole.
