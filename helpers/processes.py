@@ -71,15 +71,71 @@ and check the size of /dev/shm (`df -h /dev/shm`): containers often give it 64 M
 for NCCL's buffers (docker run --shm-size=1g ...)."""
 
 
+#: How a rank's worker ended, as `RankOutcome.ended` says it.
+RETURNED, RAISED, RUNNING, DIED, STARTING = "returned", "raised", "running", "died", "starting"
+
+#: One line of a stack: (file, line, function).
+Frame = tuple[str, int, str]
+
+
+def _posix(path: str) -> str:
+    return os.path.normcase(path).replace("\\", "/")
+
+
+@dataclass(frozen=True)
+class RankOutcome:
+    """How one rank ended, as data: its worker returned, raised, was still running at the limit, or its process died.
+
+    `frames` (outermost call first) say where it raised or where it was running; `STARTING` means it
+    never reached the point where every rank had started. Checkers decide from these fields, never
+    from an error's text; `details` (a traceback, or how the process ended) is for people.
+    """
+
+    rank: int
+    ended: str
+    result: Any = None
+    error: str = ""
+    frames: tuple[Frame, ...] = ()
+    details: str = ""
+
+    @property
+    def in_distributed(self) -> bool:
+        """Whether it raised or was running inside `torch.distributed` (waiting in a collective, say)."""
+        return any("/torch/distributed/" in _posix(f) for f, _, _ in self.frames)
+
+    @property
+    def collective(self) -> str | None:
+        """The `torch.distributed` call it was inside ("all_reduce", "barrier", …), outermost first; None if none.
+
+        A public function of `distributed_c10d` (where `dist.all_reduce` and the other collectives
+        live) when one is on the stack, else the innermost function of `torch.distributed` (a wait
+        inside FSDP, say).
+        """
+        inside = [name for f, _, name in self.frames if "/torch/distributed/" in _posix(f)]
+        public = [
+            name
+            for f, _, name in self.frames
+            if _posix(f).endswith("/torch/distributed/distributed_c10d.py") and not name.startswith("_")
+        ]
+        return public[0] if public else (inside[-1] if inside else None)
+
+    def line_in(self, file: str) -> int | None:
+        """The line of the innermost frame from `file` (a basename such as "ddp_answer.py"), or None."""
+        lines = [line for f, line, _ in self.frames if os.path.basename(f) == file]
+        return lines[-1] if lines else None
+
+
 class WorkerFailed(RuntimeError):
     """A rank raised an exception or died; `rank` says which, `details` holds its traceback.
 
-    `last_line` is the traceback's last line (the exception and its message), for a one-line report.
+    `last_line` is the traceback's last line (the exception and its message), for a one-line report;
+    `outcomes` says how every rank ended (`RankOutcome`).
     """
 
-    def __init__(self, rank: int, details: str) -> None:
+    def __init__(self, rank: int, details: str, outcomes: Sequence[RankOutcome] = ()) -> None:
         self.rank = rank
         self.details = details
+        self.outcomes = list(outcomes)
         self.last_line = details.strip().splitlines()[-1] if details.strip() else "no details"
         message = f"rank {rank} failed: {self.last_line}\n--- traceback from rank {rank} ---\n{details.rstrip()}"
         if mentions_nccl(details):
@@ -88,14 +144,19 @@ class WorkerFailed(RuntimeError):
 
 
 class LaunchTimeout(TimeoutError):
-    """The launch did not finish in time; every rank was killed."""
+    """The launch did not finish in time; every rank was killed. `outcomes` says how each had got on."""
 
-    def __init__(self, seconds: float, unfinished: Sequence[int]) -> None:
+    def __init__(self, seconds: float, unfinished: Sequence[int], outcomes: Sequence[RankOutcome] = ()) -> None:
         self.unfinished = list(unfinished)
-        super().__init__(
-            f"the launch did not finish within {seconds:g} s; ranks {self.unfinished} had not finished "
-            "and were killed (a rank waiting for a peer that never arrives hangs until this timeout)"
-        )
+        self.outcomes = list(outcomes)
+        if any(o.ended == STARTING for o in self.outcomes):
+            said = f"ranks {self.unfinished} had not all started within {seconds:g} s (a busy machine starts slowly)"
+        else:
+            said = (
+                f"the launch did not finish within {seconds:g} s; ranks {self.unfinished} had not finished "
+                "and were killed (a rank waiting for a peer that never arrives hangs until this timeout)"
+            )
+        super().__init__(said)
 
 
 def mentions_nccl(text: str) -> bool:
@@ -266,52 +327,118 @@ def rank_environment(rank: int, world_size: int, port: int) -> dict[str, str]:
     }
 
 
-def _rank_main(
-    worker: Callable[..., Any],
-    rank: int,
-    world_size: int,
-    port: int,
-    backend: str,
-    args: tuple[Any, ...],
-    conn: Any,
-    timeout: float,
-    threads: int,
-    init_group: bool = True,
-    stderr_path: str | None = None,
-) -> None:
-    """Runs in each rank process: join the group (or let the worker do it), run the worker, report."""
+#: Seconds a launch waits, once a rank has failed or the limit has passed, for the other ranks to
+#: report how they are doing before they are stopped (ProcessContext.join's grace period).
+GRACE_SECONDS = 2.0
+
+
+@dataclass
+class _Plan:
+    """What every rank receives (torch.multiprocessing hands each the same arguments)."""
+
+    worker: Callable[..., Any]
+    world_size: int
+    args: tuple[Any, ...]
+    backend: str
+    port: int
+    init_group: bool
+    threads: int
+    timeout: float
+    collective_timeout: float
+    start_timeout: float
+    pipes: list[Any]  # each rank's end of its two-way pipe to the parent
+    stderr_paths: list[str]
+
+
+def _listen(conn: Any) -> dict[str, threading.Event]:
+    """In a rank: a thread that turns the parent's words into events the rank waits on.
+
+    "go": every rank has started, the time limit runs from now; "finish": every rank's worker has
+    returned, the groups may be torn down; "report": say where the worker is running. A pipe, not a
+    multiprocessing `Event`: setting such an event waits for every waiter to wake, and a rank that
+    died while waiting never does.
+    """
+    heard = {word: threading.Event() for word in ("go", "finish", "report")}
+
+    def listen() -> None:
+        with contextlib.suppress(EOFError, OSError):  # the parent is gone: the rank is about to be stopped
+            while True:
+                heard[conn.recv()].set()
+
+    threading.Thread(target=listen, name="listen to the launcher", daemon=True).start()
+    return heard
+
+
+def _stack_on_request(heard: dict[str, threading.Event], send: Callable[[tuple[Any, ...]], None]) -> None:
+    """In a rank: a thread that, when the parent asks, sends where the worker is running (the main thread's stack)."""
+    main = threading.main_thread().ident
+
+    def watch() -> None:
+        heard["report"].wait()
+        frame = sys._current_frames().get(main) if main is not None else None
+        if frame is not None:
+            send(("running", tuple((f.filename, f.lineno or 0, f.name) for f in traceback.extract_stack(frame))))
+
+    threading.Thread(target=watch, name="report the stack on request", daemon=True).start()
+
+
+def _rank_main(rank: int, plan: _Plan) -> None:
+    """Runs in each rank: wait until every rank has started, join the group, run the worker, report as data."""
     import torch
     import torch.distributed as dist
 
+    conn = plan.pipes[rank]
+    for other in plan.pipes:
+        if other is not conn:
+            other.close()  # only the parent and this rank hold this rank's pipe: EOF means it is gone
+    lock, returned = threading.Lock(), threading.Event()
+
+    def send(message: tuple[Any, ...]) -> None:
+        with lock:
+            if message[0] != "running" or not returned.is_set():
+                conn.send(message)
+
     try:
-        write_stderr_to(stderr_path)
-        torch.set_num_threads(threads)
-        os.environ.update(rank_environment(rank, world_size, port))
-        os.environ.setdefault("OMP_NUM_THREADS", str(threads))
+        write_stderr_to(plan.stderr_paths[rank])
+        torch.set_num_threads(plan.threads)
+        os.environ.update(rank_environment(rank, plan.world_size, plan.port))
+        os.environ.setdefault("OMP_NUM_THREADS", str(plan.threads))
+        heard = _listen(conn)
+        send(("started",))
+        if not heard["go"].wait(plan.start_timeout):
+            os._exit(1)  # the parent gave up waiting for a rank to start, and stops us all
+        _stack_on_request(heard, send)
         store = None
-        if init_group:
-            if backend == "nccl":
+        if plan.init_group:
+            if plan.backend == "nccl":
                 torch.cuda.set_device(rank)
-            store = dist.TCPStore("127.0.0.1", port, None, False, datetime.timedelta(seconds=timeout))
+            store = dist.TCPStore("127.0.0.1", plan.port, None, False, datetime.timedelta(seconds=plan.timeout))
             dist.init_process_group(
-                backend, store=store, rank=rank, world_size=world_size, timeout=datetime.timedelta(seconds=timeout)
+                plan.backend,
+                store=store,
+                rank=rank,
+                world_size=plan.world_size,
+                timeout=datetime.timedelta(seconds=plan.collective_timeout),
             )
-        result = to_plain(worker(rank, world_size, *args))
+        result = to_plain(plan.worker(rank, plan.world_size, *plan.args))
+        with lock:
+            returned.set()
+            conn.send(("returned", result))
+        heard["finish"].wait(plan.timeout)  # nobody closes sockets while a peer's worker still needs them
         gc.collect()
         if dist.is_initialized():  # the launcher's group, or one the worker forgot to destroy
-            dist.barrier()  # nobody closes sockets while a peer still needs them
             dist.destroy_process_group()
         del store
-        conn.send(("ok", rank, result))
-        conn.close()
-    except BaseException:  # report everything, KeyboardInterrupt included, then die quickly
+    except BaseException as exc:  # report everything, KeyboardInterrupt included, then die quickly
         try:
-            conn.send(("error", rank, traceback.format_exc()))
+            frames = tuple((f.filename, f.lineno or 0, f.name) for f in traceback.extract_tb(exc.__traceback__))
+            send(("raised", type(exc).__name__, frames, traceback.format_exc()))
             conn.close()
         finally:
             # Peers may be blocked on us inside a collective: skip the interpreter's teardown (which
             # would wait for gloo's threads) and let the parent stop everyone.
             os._exit(1)
+    conn.close()
     # multiprocessing ends every child it starts with os._exit after the target returns; flush first.
     sys.stdout.flush()
     sys.stderr.flush()
@@ -406,6 +533,76 @@ def stop_processes(processes: list[Any]) -> None:
             p.join(5.0)
 
 
+class _Reports:
+    """The parent's side of the ranks' pipes: what each rank said, read as it arrives."""
+
+    def __init__(self, pipes: list[Any]) -> None:
+        self.pipes = pipes
+        self.open = {conn: rank for rank, conn in enumerate(pipes)}
+        self.started: set[int] = set()
+        self.said: dict[int, RankOutcome] = {}
+        self.order: list[int] = []  # ranks in the order they raised
+
+    def read(self, timeout: float) -> None:
+        """Read every message that arrives within `timeout` seconds (0: only what is there)."""
+        from multiprocessing.connection import wait
+
+        for conn in wait(list(self.open), timeout=timeout):
+            rank = self.open[conn]
+            try:
+                while conn.poll():
+                    self._take(rank, conn.recv())
+            except (EOFError, OSError):  # the rank is gone (a cut-off message ends in EOF too)
+                del self.open[conn]
+
+    def _take(self, rank: int, message: tuple[Any, ...]) -> None:
+        kind = message[0]
+        if kind == "started":
+            self.started.add(rank)
+        elif kind == "returned":
+            self.said[rank] = RankOutcome(rank, RETURNED, result=message[1])
+        elif kind == "running" and rank not in self.said:
+            self.said[rank] = RankOutcome(rank, RUNNING, frames=message[1])
+        elif kind == "raised":
+            self.said[rank] = RankOutcome(rank, RAISED, error=message[1], frames=message[2], details=message[3])
+            self.order.append(rank)
+
+    def tell(self, word: str) -> None:
+        """Say `word` ("go", "finish", "report") to every rank still there."""
+        for conn in self.open:
+            with contextlib.suppress(OSError):
+                conn.send(word)
+
+    def ended(self, ended: str) -> list[int]:
+        return [r for r, o in sorted(self.said.items()) if o.ended == ended]
+
+
+def _outcomes(reports: _Reports, processes: list[Any], stderr_paths: list[str], stopped: set[int]) -> list[RankOutcome]:
+    """Every rank's outcome: what it said, else how its process ended (`stopped`: still running when it was stopped)."""
+    found = []
+    for rank, p in enumerate(processes):
+        said = reports.said.get(rank)
+        if said is not None and not (said.ended == RETURNED and p.exitcode not in (0, None) and rank not in stopped):
+            found.append(said)
+        elif said is not None:  # returned, then its process failed on the way out
+            how = f"the process finished its work but {describe_exit(p.exitcode)} at exit"
+            found.append(RankOutcome(rank, DIED, details=how))
+        elif rank in stopped:
+            found.append(RankOutcome(rank, RUNNING if rank in reports.started else STARTING))
+        else:
+            found.append(
+                RankOutcome(rank, DIED, details=died_before_reporting("the process", p.exitcode, stderr_paths[rank]))
+            )
+    return found
+
+
+def _blame(outcomes: list[RankOutcome], order: list[int]) -> RankOutcome | None:
+    """The rank whose failure explains the launch's: an error outside torch.distributed, a death, then any error."""
+    raised = sorted((o for o in outcomes if o.ended == RAISED), key=lambda o: order.index(o.rank))
+    first = [o for o in raised if not o.in_distributed] + [o for o in outcomes if o.ended == DIED] + raised
+    return first[0] if first else None
+
+
 def launch(
     worker: Callable[..., Any],
     world_size: int = 2,
@@ -413,6 +610,8 @@ def launch(
     *,
     backend: str | None = None,
     timeout: float = DEFAULT_TIMEOUT,
+    collective_timeout: float | None = None,
+    start_timeout: float | None = None,
     threads_per_rank: int | None = None,
     init_group: bool = True,
 ) -> LaunchResult:
@@ -420,17 +619,21 @@ def launch(
 
     Returns a `LaunchResult` whose `results[r]` is what rank `r` returned (tensors turned into
     lists). Raises `WorkerFailed` naming the rank when a rank raises or dies, and `LaunchTimeout`
-    after `timeout` seconds. No rank process survives the call, whatever happens.
+    when the ranks have not finished `timeout` seconds after every rank started, or have not all
+    started within `start_timeout` (default: `timeout`), so a slow start on a busy machine does not
+    eat the workers' time. Both carry `outcomes`, how each rank ended (`RankOutcome`). No rank
+    process survives the call, whatever happens.
 
-    With `init_group=False` the worker calls `dist.init_process_group(backend)` itself, reading
-    `RANK`, `WORLD_SIZE`, `MASTER_ADDR` and `MASTER_PORT` from the environment as under torchrun
-    (`backend` is then only what the result reports). `threads_per_rank` (default: the usable CPUs
-    shared out equally) keeps ranks from fighting over cores.
+    `collective_timeout` (default: `timeout`) is the process group's own timeout: a rank that waits
+    longer in one collective raises. With `init_group=False` the worker calls
+    `dist.init_process_group(backend)` itself, reading `RANK`, `WORLD_SIZE`, `MASTER_ADDR` and
+    `MASTER_PORT` from the environment as under torchrun (`backend` is then only what the result
+    reports). `threads_per_rank` (default: the usable CPUs shared out equally) keeps ranks from
+    fighting over cores.
     """
-    from multiprocessing.connection import wait
-
     import torch
     import torch.distributed as dist
+    import torch.multiprocessing as mp
 
     _check_importable(worker)
     backend = backend or default_backend(world_size)
@@ -454,71 +657,102 @@ def launch(
         wait_for_workers=False,
         master_listen_fd=os.dup(listener.fileno()),
     )
-    processes, pipes = [], []
-    echo_stderr = stderr_files(world_size)  # each rank's error output, quoted when it dies, echoed at the end
-    stderr_paths = echo_stderr.__enter__()
-    try:
-        for rank in range(world_size):
-            receive, send = ctx.Pipe(duplex=False)
-            p = ctx.Process(
-                target=_rank_main,
-                name=f"rank-{rank}",
-                daemon=True,
-                args=(
-                    worker,
-                    rank,
-                    world_size,
-                    port,
-                    backend,
-                    args,
-                    send,
-                    timeout,
-                    threads_per_rank,
-                    init_group,
-                    stderr_paths[rank],
-                ),
+    ours, theirs = zip(*(ctx.Pipe() for _ in range(world_size)), strict=True)
+    processes: list[Any] = []
+    error_files: list[str] = []
+    with stderr_files(world_size) as stderr_paths:  # each rank's error output, quoted when it dies, echoed at the end
+        plan = _Plan(
+            worker,
+            world_size,
+            tuple(args),
+            backend,
+            port,
+            init_group,
+            threads_per_rank,
+            timeout,
+            timeout if collective_timeout is None else collective_timeout,
+            timeout if start_timeout is None else start_timeout,
+            list(theirs),
+            stderr_paths,
+        )
+        try:
+            context = mp.start_processes(
+                _rank_main, (plan,), world_size, join=False, daemon=True, start_method=ctx.get_start_method()
             )
-            p.start()
-            send.close()  # the child holds the only sending end: EOF tells us it is gone
-            processes.append(p)
-            pipes.append(receive)
+            processes, error_files = context.processes, context.error_files
+            for conn in theirs:
+                conn.close()  # each rank holds the only other end of its pipe: EOF tells us it is gone
+            outcomes, limit, order = _wait(context, plan, _Reports(list(ours)), stderr_paths, start)
+            if all(o.ended == RETURNED for o in outcomes):
+                results = [o.result for o in outcomes]
+                return LaunchResult(results, time.perf_counter() - start, world_size, backend)
+            blamed = _blame(outcomes, order)
+            if limit is None and blamed is not None:
+                raise WorkerFailed(blamed.rank, blamed.details, outcomes)
+            unfinished = [o.rank for o in outcomes if o.ended in (RUNNING, STARTING)]
+            raise LaunchTimeout(limit or timeout, unfinished, outcomes)
+        finally:
+            stop_processes(processes)
+            for conn in (*ours, *theirs):
+                conn.close()
+            for path in error_files:  # torch.multiprocessing's error files (a rank here never leaves one)
+                with contextlib.suppress(OSError):
+                    os.remove(path)
+            del store
+            listener.close()
 
-        results: dict[int, Any] = {}
-        waiting = {pipes[r]: r for r in range(world_size)}
-        deadline = start + timeout
-        while waiting:
-            remaining = deadline - time.perf_counter()
-            if remaining <= 0:
-                raise LaunchTimeout(timeout, sorted(waiting.values()))
-            for conn in wait(list(waiting), timeout=remaining):
-                rank = waiting.pop(conn)
-                try:
-                    kind, _, payload = conn.recv()
-                except EOFError:
-                    processes[rank].join(2.0)
-                    raise WorkerFailed(
-                        rank, died_before_reporting("the process", processes[rank].exitcode, stderr_paths[rank])
-                    ) from None
-                if kind == "error":
-                    raise WorkerFailed(rank, payload)
-                results[rank] = payload
-        # Every rank reported; each must also exit cleanly (a crash at exit is a failure too).
-        for rank, p in enumerate(processes):
-            p.join(max(0.1, deadline - time.perf_counter()))
-            if p.is_alive():
-                raise LaunchTimeout(timeout, [r for r, q in enumerate(processes) if q.is_alive()])
-            if p.exitcode != 0:
-                raise WorkerFailed(rank, f"the process finished its work but {describe_exit(p.exitcode)} at exit")
-        return LaunchResult([results[r] for r in range(world_size)], time.perf_counter() - start, world_size, backend)
-    finally:
-        stop_processes(processes)
-        for conn in pipes:
-            conn.close()
-        for p in processes:
-            p.close()
-        del store
-        listener.close()
-        echo_stderr.__exit__(None, None, None)
+
+def _wait(
+    context: Any, plan: _Plan, reports: _Reports, stderr_paths: list[str], start: float
+) -> tuple[list[RankOutcome], float | None, list[int]]:
+    """Wait for the ranks (`ProcessContext.join`), reading their reports as they come.
+
+    Returns every rank's outcome, the limit that was hit (None if none) and the ranks in the order
+    they raised. The start and the run have limits of their own: the run's clock starts when every
+    rank has started. When a rank fails, or a limit passes, every rank still running is asked where
+    it is, and has `GRACE_SECONDS` to say so before it is stopped.
+    """
+    from torch.multiprocessing.spawn import ProcessException
+
+    processes, world = context.processes, plan.world_size
+    deadline, limit, running = start + plan.start_timeout, None, False
+    told_finish = told_report = False
+    alive = set(range(world))
+    while True:
+        reports.read(timeout=min(0.05, max(0.0, deadline - time.perf_counter())))
+        if not running and len(reports.started) == world:
+            running, deadline = True, time.perf_counter() + plan.timeout
+            reports.tell("go")
+        if len(reports.ended(RETURNED)) == world and not told_finish:
+            reports.tell("finish")
+            told_finish = True
+        if not told_report and (reports.order or any(p.exitcode not in (None, 0) for p in processes)):
+            reports.tell("report")  # a rank failed: the others say where they are before join stops them
+            told_report = True
+        alive = {rank for rank, p in enumerate(processes) if p.exitcode is None}
+        try:
+            if context.join(timeout=0, grace_period=GRACE_SECONDS):
+                break
+        except ProcessException:
+            break  # join has waited its grace period for the others, then stopped them
+        if time.perf_counter() > deadline:
+            limit = plan.timeout if running else plan.start_timeout
+            reports.tell("report")
+            _await_stacks(reports, alive)
+            break
+    stop_processes(processes)
+    until = time.monotonic() + 5.0
+    while reports.open and time.monotonic() < until:  # every rank has ended: read its pipe to the end
+        reports.read(timeout=0.5)
+    stopped = {r for r in alive if processes[r].exitcode is not None and processes[r].exitcode < 0}
+    return _outcomes(reports, processes, stderr_paths, stopped), limit, reports.order
+
+
+def _await_stacks(reports: _Reports, ranks: set[int]) -> None:
+    """Read reports for up to `GRACE_SECONDS`, until each of `ranks` that has started has said something."""
+    until = time.perf_counter() + GRACE_SECONDS
+    while time.perf_counter() < until and any(r in reports.started and r not in reports.said for r in ranks):
+        reports.read(timeout=0.05)
 
 
 # --------------------------------------------------------------------------------------------
@@ -730,12 +964,6 @@ def _stamp(path: Path | None) -> int | None:
         return None if path is None else path.stat().st_mtime_ns
     except OSError:
         return None
-
-
-def run_command(command: Sequence[str], timeout: float = DEFAULT_TIMEOUT, **kwargs: Any) -> CommandResult:
-    """`run_commands` for one command (`done_file=` names the file it writes when done)."""
-    done_file = kwargs.pop("done_file", None)
-    return run_commands([command], timeout, done_files=[done_file], **kwargs)[0]
 
 
 # --------------------------------------------------------------------------------------------

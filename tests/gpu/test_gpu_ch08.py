@@ -129,7 +129,7 @@ def test_torchrun_standalone_and_two_nodes_use_nccl(ddp_worker: ModuleType, work
     standalone = work / "torchrun"
     standalone.mkdir()
     command = ["torchrun", "--standalone", "--nproc-per-node=2", str(script), str(standalone)]
-    dd.run_command(command, timeout=300, done_file=standalone / "result.json")
+    dd.run_commands([command], timeout=300, done_files=[standalone / "result.json"])
     nodes = work / "nodes"
     nodes.mkdir()
     port = dd.free_loopback_port()

@@ -193,7 +193,7 @@ def test_nccl_without_gpus_says_so() -> None:
     assert d.default_backend(2) == "gloo"
 
 
-# -- run_command / run_commands (torchrun) ----------------------------------------------------------
+# -- run_commands (torchrun) ----------------------------------------------------------
 
 SLEEPER = "import sys, time\ntime.sleep(float(sys.argv[1]))\n"
 FAILS_ON_RANK_1 = (
@@ -216,7 +216,7 @@ def test_torchrun_timeout_returns_promptly_and_kills_every_rank(tmp_path: Path, 
     folders = set(leftovers()["course-run"])
     started = time.monotonic()
     with pytest.raises(d.LaunchTimeout, match="within 6 s"):
-        d.run_command(["torchrun", "--standalone", "--nproc-per-node=2", str(script), "60"], timeout=6)
+        d.run_commands([["torchrun", "--standalone", "--nproc-per-node=2", str(script), "60"]], timeout=6)
     assert time.monotonic() - started < 6 + 5, "the launcher must not wait for the ranks"
     time.sleep(0.5)
     assert _processes_mentioning(str(script)) == [], "a rank survived the timeout"
@@ -232,7 +232,7 @@ def test_an_interrupt_during_torchrun_kills_every_rank(tmp_path: Path) -> None:
     started = time.monotonic()
     try:
         with pytest.raises(KeyboardInterrupt):
-            d.run_command(["torchrun", "--standalone", "--nproc-per-node=2", str(script), "60"], timeout=120)
+            d.run_commands([["torchrun", "--standalone", "--nproc-per-node=2", str(script), "60"]], timeout=120)
     finally:
         timer.cancel()
     assert time.monotonic() - started < 4 + 10
@@ -244,7 +244,7 @@ def test_an_interrupt_during_torchrun_kills_every_rank(tmp_path: Path) -> None:
 def test_a_failing_torchrun_rank_is_named(tmp_path: Path) -> None:
     script = _script(tmp_path, "fails.py", FAILS_ON_RANK_1)
     with pytest.raises(d.CommandFailed, match=r"^rank 1 failed first") as info:
-        d.run_command(["torchrun", "--standalone", "--nproc-per-node=2", str(script)], timeout=120)
+        d.run_commands([["torchrun", "--standalone", "--nproc-per-node=2", str(script)]], timeout=120)
     assert info.value.rank == 1 and "ValueError: rank 1 was told to fail" in info.value.result.output
     time.sleep(0.5)
     assert _processes_mentioning(str(script)) == []
@@ -267,23 +267,23 @@ def test_a_command_that_fails_after_writing_its_result_counts_as_done(tmp_path: 
         "print('terminate called without an active exception', file=sys.stderr, flush=True)\n"
         f"{how}\n",
     )
-    result = d.run_command(["python", str(script), "work"], timeout=60, done_file=done)
+    result = d.run_commands([["python", str(script), "work"]], timeout=60, done_files=[done])[0]
     assert result.done and result.returncode != 0
     assert f"it {ended} after writing its result (result.json)" in str(result)
     with pytest.raises(d.CommandFailed):  # the file is there, but from before this run
-        d.run_command(["python", str(script), "idle"], timeout=60, done_file=done)
+        d.run_commands([["python", str(script), "idle"]], timeout=60, done_files=[done])
     done.unlink()
     with pytest.raises(d.CommandFailed):
-        d.run_command(["python", str(script), "idle"], timeout=60, done_file=done)
+        d.run_commands([["python", str(script), "idle"]], timeout=60, done_files=[done])
 
 
 def test_command_output_and_nccl_advice(tmp_path: Path) -> None:
-    ok = d.run_command(["python", "-c", "print('hello from the command')"], timeout=60)
+    ok = d.run_commands([["python", "-c", "print('hello from the command')"]], timeout=60)[0]
     assert ok.done and ok.returncode == 0 and "hello from the command" in ok.output
     script = _script(tmp_path, "nccl.py", "import sys\nprint('NCCL WARN unhandled system error')\nsys.exit(1)\n")
     with pytest.raises(d.CommandFailed, match="NCCL_SHM_DISABLE=1"):
-        d.run_command(["python", str(script)], timeout=60)
-    failed = d.run_command(["python", str(script)], timeout=60, check=False)
+        d.run_commands([["python", str(script)]], timeout=60)
+    failed = d.run_commands([["python", str(script)]], timeout=60, check=False)[0]
     assert not failed.done and failed.returncode == 1
 
 
