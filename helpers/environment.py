@@ -191,12 +191,12 @@ def echo_value(value: str, limit: int = 60) -> str:
     return f"{value[:limit]!r}… ({len(value):,} characters)"
 
 
-def gpus_word(n: int) -> str:
+def _gpus_word(n: int) -> str:
     """`1 GPU`, `2 GPUs`."""
     return f"{n} GPU" if n == 1 else f"{n} GPUs"
 
 
-def name_counts(names: tuple[str, ...]) -> str:
+def _name_counts(names: tuple[str, ...]) -> str:
     """GPU names with their counts, e.g. `2× Tesla T4` (eight GPUs stay one short phrase)."""
     return ", ".join(f"{names.count(name)}× {name}" for name in sorted(set(names)))
 
@@ -243,7 +243,7 @@ def diagnose(m: Machine) -> list[Finding]:
         findings.append(
             Finding(
                 "problem",
-                f"The NVIDIA driver lists {gpus_word(listed)}, but this torch ({m.torch_version}) "
+                f"The NVIDIA driver lists {_gpus_word(listed)}, but this torch ({m.torch_version}) "
                 "was built without CUDA, so it cannot use them.",
                 "Install a CUDA build of torch (pick the CUDA version at pytorch.org/get-started) in this environment.",
             )
@@ -252,7 +252,7 @@ def diagnose(m: Machine) -> list[Finding]:
         findings.append(
             Finding(
                 "problem",
-                f"The NVIDIA driver lists {gpus_word(listed)} and torch sees none, with {variable}: "
+                f"The NVIDIA driver lists {_gpus_word(listed)} and torch sees none, with {variable}: "
                 "the variable hides them.",
                 f"{unset_it} If torch still sees none, `{COLLECT_ENV}` shows what it finds.",
             )
@@ -261,7 +261,7 @@ def diagnose(m: Machine) -> list[Finding]:
         findings.append(
             Finding(
                 "problem",
-                f"The NVIDIA driver lists {gpus_word(listed)} but torch sees none.",
+                f"The NVIDIA driver lists {_gpus_word(listed)} but torch sees none.",
                 "Check that the driver supports this torch's CUDA "
                 f"{m.cuda_build} (nvidia-smi shows the highest CUDA version the driver supports); "
                 f"`{COLLECT_ENV}` shows what torch finds.",
@@ -292,7 +292,7 @@ def diagnose(m: Machine) -> list[Finding]:
         findings.append(Finding("note", "No GPU here: chapters run their CPU stand-ins.", HOW_TO_GET_A_GPU))
 
     if m.gpus and len(m.gpus) < listed:
-        seen = f"torch sees {len(m.gpus)} of the {gpus_word(listed)} the NVIDIA driver lists"
+        seen = f"torch sees {len(m.gpus)} of the {_gpus_word(listed)} the NVIDIA driver lists"
         if variable:
             findings.append(Finding("note", f"{seen}: {variable} hides the rest.", f"To use them all: {unset_it}"))
         else:
@@ -361,7 +361,7 @@ def report(m: Machine) -> str:
             f"{g.capability[0]}.{g.capability[1]} ({g.sm}), {g.multiprocessors} multiprocessors"
         )
     visible_value = "(not set)" if m.cuda_visible_devices is None else echo_value(m.cuda_visible_devices)
-    listed = "no driver found (NVML, nvidia-smi)" if m.driver_gpus is None else name_counts(m.driver_gpus) or "none"
+    listed = "no driver found (NVML, nvidia-smi)" if m.driver_gpus is None else _name_counts(m.driver_gpus) or "none"
     lines += [
         f"  GPUs the NVIDIA driver lists: {listed}",
         f"  CUDA GPUs torch can use: {len(m.gpus)}",
