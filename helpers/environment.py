@@ -18,7 +18,7 @@ import re
 import shutil
 import subprocess
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import date
 from typing import Literal
 
@@ -52,13 +52,18 @@ class Machine:
     accelerator: str | None  # "cuda", "mps", ... or None
     gpus: tuple[Gpu, ...] = ()
     arch_list: tuple[str, ...] = ()  # torch.cuda.get_arch_list(): the kernels this build ships
-    cuda_visible_devices: str | None = None
-    driver_gpu_count: int | None = None  # GPUs the driver lists (NVML or nvidia-smi); None: no driver
+    cuda_visible_devices: str | None = None  # as set; which GPUs it leaves visible is CUDA's to decide
+    driver_gpus: tuple[str, ...] | None = None  # GPU names from NVML or nvidia-smi; None: no driver
     cpus_usable: int = 1
     cpus_machine: int = 1
     torch_threads: int = 1
     on_kaggle: bool = False
     python_version: str = field(default_factory=lambda: platform.python_version())
+
+    @property
+    def driver_gpu_count(self) -> int | None:
+        """How many GPUs the driver lists, whatever CUDA_VISIBLE_DEVICES says; None where no driver answers."""
+        return None if self.driver_gpus is None else len(self.driver_gpus)
 
 
 @dataclass(frozen=True)
@@ -82,47 +87,47 @@ def running_on_kaggle() -> bool:
     return "KAGGLE_KERNEL_RUN_TYPE" in os.environ or os.path.isdir("/kaggle/input")
 
 
-def _driver_gpu_count() -> int | None:
-    """Count the GPUs the NVIDIA driver knows (NVML, else `nvidia-smi -L`), ignoring CUDA_VISIBLE_DEVICES.
+def driver_gpu_names() -> tuple[str, ...] | None:
+    """The names of the GPUs the NVIDIA driver lists (NVML, else `nvidia-smi`), ignoring CUDA_VISIBLE_DEVICES.
 
     None where neither answers (no NVIDIA driver). NVML comes first: it needs no process and is there
     in containers that mount the driver's library without its tools.
     """
-    count = _nvml_gpu_count()
-    if count is not None:
-        return count
-    out = nvidia_smi("-L")
-    return None if out is None else sum(1 for line in out.splitlines() if line.startswith("GPU "))
+    names = _nvml_gpu_names()
+    return names if names is not None else _nvidia_smi_gpu_names()
 
 
-def _nvml_gpu_count() -> int | None:
-    """The GPU count NVML reports, or None without the nvidia-ml-py package or a driver library to load."""
+def _nvml_gpu_names() -> tuple[str, ...] | None:
+    """The GPU names NVML reports, or None without the nvidia-ml-py package or a driver library to load."""
     try:
         import pynvml  # from the nvidia-ml-py package
     except ImportError:
         return None
     try:
         pynvml.nvmlInit()
+        try:
+            handles = [pynvml.nvmlDeviceGetHandleByIndex(i) for i in range(pynvml.nvmlDeviceGetCount())]
+            names = [pynvml.nvmlDeviceGetName(h) for h in handles]
+        finally:
+            pynvml.nvmlShutdown()
     except pynvml.NVMLError:
         return None
-    try:
-        return int(pynvml.nvmlDeviceGetCount())
-    except pynvml.NVMLError:
-        return None
-    finally:
-        pynvml.nvmlShutdown()
+    return tuple(n.decode() if isinstance(n, bytes) else n for n in names)  # older releases return bytes
 
 
-def nvidia_smi(*args: str, timeout: float = 30) -> str | None:
-    """What `nvidia-smi ARGS` prints, a line saying why it could not run, or None where there is no nvidia-smi."""
+def _nvidia_smi_gpu_names(timeout: float = 30) -> tuple[str, ...] | None:
+    """The GPU names `nvidia-smi` lists, or None where there is no nvidia-smi or it reaches no driver."""
     exe = shutil.which("nvidia-smi")
     if exe is None:
         return None
+    command = [exe, "--query-gpu=name", "--format=csv,noheader"]
     try:
-        done = subprocess.run([exe, *args], capture_output=True, text=True, timeout=timeout, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"nvidia-smi could not run: {exc}"
-    return done.stdout + done.stderr
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if done.returncode != 0:
+        return None
+    return tuple(line.strip() for line in done.stdout.splitlines() if line.strip())
 
 
 def describe_machine() -> Machine:
@@ -131,18 +136,8 @@ def describe_machine() -> Machine:
 
     from .devices import accelerator_type, cuda_gpu_count
 
-    gpus = []
-    for i in range(cuda_gpu_count()):
-        props = torch.cuda.get_device_properties(i)
-        gpus.append(
-            Gpu(
-                index=i,
-                name=props.name,
-                total_memory_bytes=props.total_memory,
-                capability=(props.major, props.minor),
-                multiprocessors=props.multi_processor_count,
-            )
-        )
+    props = [torch.cuda.get_device_properties(i) for i in range(cuda_gpu_count())]
+    gpus = (Gpu(i, p.name, p.total_memory, (p.major, p.minor), p.multi_processor_count) for i, p in enumerate(props))
     return Machine(
         torch_version=torch.__version__,
         cuda_build=torch.version.cuda,
@@ -150,7 +145,7 @@ def describe_machine() -> Machine:
         gpus=tuple(gpus),
         arch_list=tuple(torch.cuda.get_arch_list()) if torch.version.cuda else (),
         cuda_visible_devices=os.environ.get("CUDA_VISIBLE_DEVICES"),
-        driver_gpu_count=_driver_gpu_count(),
+        driver_gpus=driver_gpu_names(),
         cpus_usable=usable_cpu_count(),
         cpus_machine=os.cpu_count() or 1,
         torch_threads=torch.get_num_threads(),
@@ -189,138 +184,47 @@ def build_supports(capability: tuple[int, int], arch_list: tuple[str, ...]) -> b
     return False
 
 
-#: How much of a CUDA_VISIBLE_DEVICES value a message quotes: a value can be thousands of characters.
-ECHO_LIMIT = 60
-UUID_PREFIXES = ("GPU-", "MIG-")
-
-
-def echo_value(value: str, limit: int = ECHO_LIMIT) -> str:
-    """`value` quoted for a message; past `limit` characters, its start and its length."""
+def echo_value(value: str, limit: int = 60) -> str:
+    """`value` quoted for a message; past `limit` characters (a variable can hold thousands), its start and length."""
     if len(value) <= limit:
         return repr(value)
     return f"{value[:limit]!r}… ({len(value):,} characters)"
 
 
-@dataclass(frozen=True)
-class VisibleDevices:
-    """What CUDA makes of a CUDA_VISIBLE_DEVICES value (see `parse_visible_devices`)."""
-
-    value: str | None
-    kind: Literal["all", "index", "GPU-", "MIG-"]  # "all": the variable is not set
-    entries: tuple[str, ...] = ()  # the entries CUDA uses, in its order: indices ("0") or UUIDs
-    bad: str | None = None  # the entry where CUDA stopped reading, if it stopped before the end
-    why: str = ""  # what is wrong with it, in words that follow the entry ("is negative")
-    repeated: bool = False  # an entry is listed twice, which hides every GPU
-
-    @property
-    def hides_all(self) -> bool:
-        """Whether no GPU stays visible, whatever GPUs the machine has."""
-        return self.kind != "all" and not self.entries
-
-    def on_machine(self, gpus: int | None) -> VisibleDevices:
-        """This reading on a machine with `gpus` GPUs: an index with no GPU stops the list there."""
-        if self.kind != "index" or gpus is None:
-            return self
-        for n, entry in enumerate(self.entries):
-            if int(entry) >= gpus:
-                why = f"names no GPU (this machine has {'GPU 0 only' if gpus == 1 else f'GPUs 0 to {gpus - 1}'})"
-                return replace(self, entries=self.entries[:n], bad=entry, why=why)
-        return self
-
-    def visible_count(self, gpus: int | None) -> int | None:
-        """How many GPUs CUDA shows on a machine with `gpus` GPUs; None when only the driver knows."""
-        seen = self.on_machine(gpus)
-        if seen.kind == "all":
-            return gpus
-        if seen.kind == "index" or not seen.entries:
-            return len(seen.entries)
-        return None  # UUIDs: which ones match a GPU, only the driver knows
+def _gpus_word(n: int) -> str:
+    """`1 GPU`, `2 GPUs`."""
+    return f"{n} GPU" if n == 1 else f"{n} GPUs"
 
 
-def _leading_index(entry: str) -> int | None:
-    """The integer `entry` starts with, as C's strtoul reads it ("1gpu" → 1), or None."""
-    m = re.match(r"[+-]?\d+", entry)
-    return int(m.group()) if m else None
+def _name_counts(names: tuple[str, ...]) -> str:
+    """GPU names with their counts, e.g. `2× Tesla T4` (eight GPUs stay one short phrase)."""
+    return ", ".join(f"{names.count(name)}× {name}" for name in sorted(set(names)))
 
 
-def parse_visible_devices(value: str | None) -> VisibleDevices:
-    """Read CUDA_VISIBLE_DEVICES as CUDA does.
-
-    CUDA's rules (CUDA C++ Programming Guide, "CUDA Environment Variables"): a comma-separated
-    list of GPU indices or UUIDs (`GPU-<uuid>`, a unique prefix allowed; `MIG-<…>` for MIG
-    instances); the GPUs listed are visible in that order, and "if one of the indices is invalid,
-    only the devices whose index precedes the invalid index are visible". The finer points follow
-    torch's own reading of the variable (`_parse_visible_devices` in torch/cuda/__init__.py),
-    which copies CUDA's: an index is read like C's `strtoul` (leading digits, so `1gpu` is 1);
-    a negative or unreadable entry stops the list; a list that starts with `GPU-` or `MIG-` stops
-    at the first entry without that prefix; and an entry listed twice hides every GPU (torch:
-    "Repeated ordinal results in empty set"). An empty value lists none.
-    """
-    if value is None:
-        return VisibleDevices(None, "all")
-    prefix = next((p for p in UUID_PREFIXES if value.startswith(p)), None)
-    kind: Literal["index", "GPU-", "MIG-"] = prefix or "index"  # type: ignore[assignment]
-    entries: list[str] = []
-    for raw in value.split(","):
-        entry = raw if prefix else raw.strip()
-        if prefix:
-            if not entry.startswith(prefix):
-                return VisibleDevices(value, kind, tuple(entries), raw, f"is not a {prefix} UUID like the first entry")
-            key = entry
-        else:
-            number = _leading_index(entry)
-            if number is None:
-                why = "is not an index or a GPU-/MIG- UUID" if entry else "is empty"
-                return VisibleDevices(value, kind, tuple(entries), raw, why)
-            if number < 0:
-                return VisibleDevices(value, kind, tuple(entries), raw, "is negative")
-            key = str(number)
-        if key in entries:
-            return VisibleDevices(value, kind, (), raw, "is listed twice", repeated=True)
-        entries.append(key)
-    return VisibleDevices(value, kind, tuple(entries))
-
-
-def describe_visible_devices(value: str | None, gpus: int | None = None) -> str:
-    """In words, what CUDA_VISIBLE_DEVICES=`value` shows and hides on a machine with `gpus` GPUs.
-
-    "" when the variable is not set. Values and entries are quoted shortened (`echo_value`).
-    """
-    if value is None:
-        return ""
-    seen = parse_visible_devices(value).on_machine(gpus)
-    name = f"CUDA_VISIBLE_DEVICES={echo_value(value)}"
-    if not value.strip():
-        return f"{name} hides every GPU: an empty value lists none"
-    bad = f"{echo_value(seen.bad or '', 30)} {seen.why}"
-    if seen.repeated:
-        return f"{name} hides every GPU: {bad}, and an entry listed twice hides them all"
-    stops = "and CUDA stops reading at the first bad entry"
-    if seen.hides_all:
-        return f"{name} hides every GPU: {bad}, {stops}"
-    gpus_word = "GPU" if len(seen.entries) == 1 else "GPUs"
-    if seen.kind == "index":
-        order = "torch calls it cuda:0" if len(seen.entries) == 1 else "torch numbers them from 0, in this order"
-        shown = f"{name} shows {gpus_word} {', '.join(seen.entries)} ({order})"
-    else:
-        listed = ", ".join(echo_value(e, 20) for e in seen.entries[:3]) + (", …" if len(seen.entries) > 3 else "")
-        shown = f"{name} selects {len(seen.entries)} {gpus_word} by UUID ({listed})"
-    if seen.bad is not None:
-        shown += f", and hides the rest: {bad}, {stops}"
-    if seen.kind != "index":
-        shown += "; a UUID that matches no GPU (`nvidia-smi -L` lists them) hides it and every entry after it"
-    return shown
+#: Where a learner finds everything torch knows about the machine, beyond this report.
+COLLECT_ENV = "python -m torch.utils.collect_env"
 
 
 def diagnose(m: Machine) -> list[Finding]:
-    """Turn a machine description into findings, problems first. Pure: reads nothing else."""
+    """Turn a machine description into findings, problems first. Pure: reads nothing else.
+
+    Which GPUs CUDA_VISIBLE_DEVICES leaves visible is CUDA's to decide (indices, UUIDs, MIG names):
+    the diagnosis compares what the driver lists with what torch sees, and names the variable when
+    it is set and torch sees fewer.
+    """
     findings: list[Finding] = []
-    visible = parse_visible_devices(m.cuda_visible_devices)
-    gpu_word = "GPU" if len(m.gpus) == 1 else "GPUs"
+    listed = m.driver_gpu_count or 0
+    variable = None if m.cuda_visible_devices is None else f"CUDA_VISIBLE_DEVICES={echo_value(m.cuda_visible_devices)}"
+    unset_it = (
+        "Unset CUDA_VISIBLE_DEVICES where it is set, before Python starts (`unset CUDA_VISIBLE_DEVICES` in the "
+        "shell that starts Python or Jupyter), or list the GPUs you want (e.g. 0,1); then restart Python."
+    )
 
     if m.gpus:
         names = ", ".join(sorted({g.name for g in m.gpus}))
-        findings.append(Finding("ok", f"{len(m.gpus)} CUDA {gpu_word} visible to torch: {names}."))
+        findings.append(
+            Finding("ok", f"{len(m.gpus)} CUDA {'GPU' if len(m.gpus) == 1 else 'GPUs'} visible to torch: {names}.")
+        )
         for g in m.gpus:
             if m.arch_list and not build_supports(g.capability, m.arch_list):
                 findings.append(
@@ -335,57 +239,46 @@ def diagnose(m: Machine) -> list[Finding]:
                 )
     elif m.accelerator and m.accelerator != "cuda":
         findings.append(Finding("ok", f"Accelerator found: {m.accelerator}. CUDA-only cells will use their stand-ins."))
-    elif m.cuda_build is None and (m.driver_gpu_count or 0) > 0:
+    elif m.cuda_build is None and listed:
         findings.append(
             Finding(
                 "problem",
-                f"The NVIDIA driver lists {m.driver_gpu_count} GPU(s), but this torch ({m.torch_version}) "
+                f"The NVIDIA driver lists {_gpus_word(listed)}, but this torch ({m.torch_version}) "
                 "was built without CUDA, so it cannot use them.",
                 "Install a CUDA build of torch (pick the CUDA version at pytorch.org/get-started) in this environment.",
             )
         )
-    elif visible.visible_count(m.driver_gpu_count) == 0 and (m.driver_gpu_count or 0) > 0:
+    elif listed and variable:
         findings.append(
             Finding(
                 "problem",
-                f"{describe_visible_devices(m.cuda_visible_devices, m.driver_gpu_count)}. torch sees none of "
-                f"the {m.driver_gpu_count} GPU(s) the driver lists.",
-                "Unset CUDA_VISIBLE_DEVICES (or list the GPU indices you want, e.g. 0,1) before Python starts.",
+                f"The NVIDIA driver lists {_gpus_word(listed)} and torch sees none, with {variable}: "
+                "the variable hides them.",
+                f"{unset_it} If torch still sees none, `{COLLECT_ENV}` shows what it finds.",
             )
         )
-    elif visible.kind in UUID_PREFIXES and (m.driver_gpu_count or 0) > 0:
+    elif listed:
         findings.append(
             Finding(
                 "problem",
-                f"{describe_visible_devices(m.cuda_visible_devices, m.driver_gpu_count)}. The driver lists "
-                f"{m.driver_gpu_count} GPU(s) and torch sees none, so no UUID listed matches one.",
-                "Copy the UUIDs from `nvidia-smi -L`, or list GPU indices (e.g. 0,1), before Python starts.",
-            )
-        )
-    elif (m.driver_gpu_count or 0) > 0:
-        findings.append(
-            Finding(
-                "problem",
-                f"The NVIDIA driver lists {m.driver_gpu_count} GPU(s) but torch sees none.",
+                f"The NVIDIA driver lists {_gpus_word(listed)} but torch sees none.",
                 "Check that the driver supports this torch's CUDA "
-                f"{m.cuda_build} (nvidia-smi shows the highest CUDA version the driver supports).",
+                f"{m.cuda_build} (nvidia-smi shows the highest CUDA version the driver supports); "
+                f"`{COLLECT_ENV}` shows what torch finds.",
             )
         )
     elif m.on_kaggle:
+        raises = (
+            " Its torch is a CUDA build, so code that asks for 'cuda' raises 'Found no NVIDIA driver on your system'."
+        )
         findings.append(
             Finding(
                 "note",
-                "This Kaggle session has no GPU: the accelerator is off."
-                + (
-                    " Its torch is a CUDA build, so code that asks for 'cuda' raises "
-                    "'Found no NVIDIA driver on your system'."
-                    if m.cuda_build
-                    else ""
-                ),
+                "This Kaggle session has no GPU: the accelerator is off." + (raises if m.cuda_build else ""),
                 "Settings → Accelerator → GPU T4 ×2, then run the notebook again (GPU hours are a weekly quota).",
             )
         )
-    elif m.cuda_build is not None and not m.driver_gpu_count:  # no nvidia-smi, or it reaches no driver
+    elif m.cuda_build is not None:  # no NVML and no nvidia-smi answer: no driver
         findings.append(
             Finding(
                 "note",
@@ -398,14 +291,12 @@ def diagnose(m: Machine) -> list[Finding]:
     else:
         findings.append(Finding("note", "No GPU here: chapters run their CPU stand-ins.", HOW_TO_GET_A_GPU))
 
-    if m.gpus and m.driver_gpu_count and len(m.gpus) < m.driver_gpu_count and m.cuda_visible_devices is not None:
-        findings.append(
-            Finding(
-                "note",
-                f"{describe_visible_devices(m.cuda_visible_devices, m.driver_gpu_count)}: torch sees "
-                f"{len(m.gpus)} of the {m.driver_gpu_count} GPUs the driver lists.",
-            )
-        )
+    if m.gpus and len(m.gpus) < listed:
+        seen = f"torch sees {len(m.gpus)} of the {_gpus_word(listed)} the NVIDIA driver lists"
+        if variable:
+            findings.append(Finding("note", f"{seen}: {variable} hides the rest.", f"To use them all: {unset_it}"))
+        else:
+            findings.append(Finding("note", f"{seen}; CUDA_VISIBLE_DEVICES is not set.", f"See `{COLLECT_ENV}`."))
     if m.torch_threads > m.cpus_usable:
         findings.append(
             Finding(
@@ -470,9 +361,10 @@ def report(m: Machine) -> str:
             f"{g.capability[0]}.{g.capability[1]} ({g.sm}), {g.multiprocessors} multiprocessors"
         )
     visible_value = "(not set)" if m.cuda_visible_devices is None else echo_value(m.cuda_visible_devices)
-    listed = "no driver found (NVML, nvidia-smi)" if m.driver_gpu_count is None else m.driver_gpu_count
+    listed = "no driver found (NVML, nvidia-smi)" if m.driver_gpus is None else _name_counts(m.driver_gpus) or "none"
     lines += [
         f"  GPUs the NVIDIA driver lists: {listed}",
+        f"  CUDA GPUs torch can use: {len(m.gpus)}",
         f"  CUDA_VISIBLE_DEVICES: {visible_value}",
         f"  CPUs: {m.cpus_usable} usable by this process, {m.cpus_machine} in the machine; "
         f"torch uses {m.torch_threads} threads",
@@ -484,4 +376,5 @@ def report(m: Machine) -> str:
         lines.append(f"  {marks[f.level]} {f.message}")
         if f.fix:
             lines.append(f"          fix: {f.fix}")
+    lines.append(f"Everything torch knows about this machine: {COLLECT_ENV}")
     return "\n".join(lines)

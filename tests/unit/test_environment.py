@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import sys
+import types
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 import torch
@@ -23,6 +26,8 @@ def example_machines() -> dict[str, Machine]:
     def t4(i: int) -> Gpu:
         return Gpu(i, "Tesla T4", 15 * gib, (7, 5), 40)
 
+    two_t4s = ("Tesla T4", "Tesla T4")
+
     return {
         "Kaggle, GPU T4 ×2": Machine(
             "2.10.0+cu128",
@@ -30,7 +35,7 @@ def example_machines() -> dict[str, Machine]:
             "cuda",
             (t4(0), t4(1)),
             modern,
-            driver_gpu_count=2,
+            driver_gpus=two_t4s,
             cpus_usable=4,
             cpus_machine=4,
             torch_threads=4,
@@ -45,13 +50,21 @@ def example_machines() -> dict[str, Machine]:
             "cuda",
             (Gpu(0, "Tesla P100-PCIE-16GB", 16 * gib, (6, 0), 56),),
             modern,
-            driver_gpu_count=1,
+            driver_gpus=("Tesla P100-PCIE-16GB",),
             cpus_usable=4,
             cpus_machine=4,
             torch_threads=4,
         ),
         "a GPU box with CPU-only torch": Machine(
-            "2.13.0+cpu", None, None, (), (), driver_gpu_count=1, cpus_usable=8, cpus_machine=8, torch_threads=8
+            "2.13.0+cpu",
+            None,
+            None,
+            (),
+            (),
+            driver_gpus=("NVIDIA A10",),
+            cpus_usable=8,
+            cpus_machine=8,
+            torch_threads=8,
         ),
         "GPUs hidden by CUDA_VISIBLE_DEVICES": Machine(
             "2.13.0+cu128",
@@ -60,7 +73,7 @@ def example_machines() -> dict[str, Machine]:
             (),
             modern,
             cuda_visible_devices="",
-            driver_gpu_count=2,
+            driver_gpus=two_t4s,
             cpus_usable=8,
             cpus_machine=8,
             torch_threads=8,
@@ -121,79 +134,53 @@ def test_cpu_only_build_on_a_gpu_machine_is_a_problem() -> None:
     assert any("built without CUDA" in m and "CUDA build" in m for m in found["problem"])
 
 
-def test_hidden_gpus_are_a_problem() -> None:
-    found = levels(MACHINES["GPUs hidden by CUDA_VISIBLE_DEVICES"])
-    assert any("CUDA_VISIBLE_DEVICES='' hides every GPU" in m and "the 2 GPU(s)" in m for m in found["problem"])
-    for value in ("-1", "none", "NoDevFiles"):
-        m = replace(MACHINES["GPUs hidden by CUDA_VISIBLE_DEVICES"], cuda_visible_devices=value)
-        assert levels(m)["problem"], value
+def test_hidden_gpus_are_a_problem_that_names_the_variable() -> None:
+    (problem,) = levels(MACHINES["GPUs hidden by CUDA_VISIBLE_DEVICES"])["problem"]
+    assert "lists 2 GPUs and torch sees none, with CUDA_VISIBLE_DEVICES=''" in problem
+    assert "Unset CUDA_VISIBLE_DEVICES" in problem and "driver supports" not in problem
+
+
+T4 = Gpu(0, "Tesla T4", 15 * 2**30, (7, 5), 40)
 
 
 @pytest.mark.parametrize(
-    ("value", "why"),
+    ("torch_sees", "variable", "problem", "note"),
     [
-        ("garbage", "'garbage' is not an index or a GPU-/MIG- UUID, and CUDA stops reading at the first bad entry"),
-        ("cuda:1", "'cuda:1' is not an index or a GPU-/MIG- UUID"),
-        ("5", "'5' names no GPU (this machine has GPUs 0 to 1)"),
-        ("1,0,1", "'1' is listed twice, and an entry listed twice hides them all"),
-        (",0", "'' is empty"),
-        ("-1,0", "'-1' is negative"),
+        # The driver lists two GPUs; what torch sees and whether the variable is set decide the finding.
+        (0, "", "torch sees none, with CUDA_VISIBLE_DEVICES='': the variable hides them", None),
+        (0, "GPU-8932f937,MIG-5c2a", "with CUDA_VISIBLE_DEVICES='GPU-8932f937,MIG-5c2a': the variable hides", None),
+        (0, "0,1", "with CUDA_VISIBLE_DEVICES='0,1': the variable hides them", None),  # CUDA's reading, not ours
+        (0, None, "lists 2 GPUs but torch sees none. | Check that the driver supports this torch's CUDA 12.8", None),
+        (1, "1", None, "torch sees 1 of the 2 GPUs the NVIDIA driver lists: CUDA_VISIBLE_DEVICES='1' hides the rest"),
+        (1, None, None, "torch sees 1 of the 2 GPUs the NVIDIA driver lists; CUDA_VISIBLE_DEVICES is not set"),
+        (2, "0,1", None, None),
+        (2, None, None, None),
     ],
 )
-def test_a_value_that_hides_every_gpu_is_named_not_the_driver(value: str, why: str) -> None:
-    """The first edition blamed the driver's CUDA version for these; the value hides every GPU."""
-    m = replace(MACHINES["GPUs hidden by CUDA_VISIBLE_DEVICES"], cuda_visible_devices=value)
-    (problem,) = levels(m)["problem"]
-    assert problem.startswith(f"CUDA_VISIBLE_DEVICES={value!r} hides every GPU: {why}"), problem
-    assert "driver supports" not in problem and "Unset CUDA_VISIBLE_DEVICES" in problem
-
-
-@pytest.mark.parametrize(
-    ("value", "kind", "entries", "bad"),
-    [
-        (None, "all", (), None),
-        ("", "index", (), ""),
-        ("0", "index", ("0",), None),
-        ("1,0", "index", ("1", "0"), None),  # CUDA's order: GPU 1 becomes cuda:0
-        (" 2 , 1", "index", ("2", "1"), None),  # spaces around an index are ignored
-        ("1gpu,0", "index", ("1", "0"), None),  # an index is read like strtoul: leading digits
-        ("0,2,-1,1", "index", ("0", "2"), "-1"),  # the CUDA guide's own example
-        ("0,garbage,1", "index", ("0",), "garbage"),  # a bad entry hides every entry after it
-        ("0,GPU-8932f937", "index", ("0",), "GPU-8932f937"),  # one kind per list
-        ("0,1,0", "index", (), "0"),  # a repeated index hides every GPU
-        ("GPU-8932f937-d72c-4106-c12f-20bd9faed9f6", "GPU-", ("GPU-8932f937-d72c-4106-c12f-20bd9faed9f6",), None),
-        ("GPU-8932f937,GPU-1a2b", "GPU-", ("GPU-8932f937", "GPU-1a2b"), None),  # prefixes of UUIDs
-        ("GPU-8932f937,1", "GPU-", ("GPU-8932f937",), "1"),
-        ("GPU-8932f937,GPU-8932f937", "GPU-", (), "GPU-8932f937"),
-        ("MIG-GPU-8932f937/1/0,MIG-5c2a", "MIG-", ("MIG-GPU-8932f937/1/0", "MIG-5c2a"), None),
-    ],
-)
-def test_parse_visible_devices_reads_every_form(
-    value: str | None, kind: str, entries: tuple[str, ...], bad: str | None
+def test_what_the_driver_lists_against_what_torch_sees(
+    torch_sees: int, variable: str | None, problem: str | None, note: str | None
 ) -> None:
-    seen = env.parse_visible_devices(value)
-    assert (seen.kind, seen.entries, seen.bad) == (kind, entries, bad)
-    assert seen.hides_all is (value is not None and not entries)
-
-
-def test_an_index_past_the_last_gpu_hides_it_and_every_entry_after_it() -> None:
-    seen = env.parse_visible_devices("1,3,0")
-    assert seen.visible_count(None) == 3, "without the machine, every readable index counts"
-    assert seen.visible_count(4) == 3 and seen.visible_count(2) == 1 and seen.visible_count(1) == 0
-    assert env.parse_visible_devices(None).visible_count(2) == 2
-    assert env.parse_visible_devices("GPU-1a2b").visible_count(2) is None, "which UUID matches, only the driver knows"
-
-
-def test_the_description_says_what_is_shown_and_what_is_hidden() -> None:
-    assert env.describe_visible_devices(None) == ""
-    assert env.describe_visible_devices("1,0", 2) == (
-        "CUDA_VISIBLE_DEVICES='1,0' shows GPUs 1, 0 (torch numbers them from 0, in this order)"
+    m = replace(
+        MACHINES["Kaggle, GPU T4 ×2"],
+        gpus=tuple(replace(T4, index=i) for i in range(torch_sees)),
+        accelerator="cuda" if torch_sees else None,
+        cuda_visible_devices=variable,
+        on_kaggle=False,
     )
-    partial = env.describe_visible_devices("0,garbage,1", 2)
-    assert partial.startswith("CUDA_VISIBLE_DEVICES='0,garbage,1' shows GPU 0 (torch calls it cuda:0)")
-    assert "hides the rest: 'garbage' is not an index" in partial
-    uuid = env.describe_visible_devices("GPU-8932f937", 2)
-    assert "selects 1 GPU by UUID ('GPU-8932f937')" in uuid and "nvidia-smi -L" in uuid
+    found = levels(m)
+    if problem is None:
+        assert found["problem"] == [], found
+    else:
+        (text,) = found["problem"]
+        assert problem in text, text
+        assert ("Unset CUDA_VISIBLE_DEVICES" in text) is (variable is not None), "only a set variable is blamed"
+        assert ("driver supports" in text) is (variable is None), text
+    notes = [n for n in found["note"] if "the NVIDIA driver lists" in n]
+    if note is None:
+        assert notes == [], found
+    else:
+        (text,) = notes
+        assert note in text, text
 
 
 def test_a_long_value_is_shortened_in_every_message() -> None:
@@ -206,23 +193,56 @@ def test_a_long_value_is_shortened_in_every_message() -> None:
     assert env.echo_value("0,1") == "'0,1'"
 
 
-def test_uuids_that_match_no_gpu_are_the_problem_named() -> None:
-    m = replace(MACHINES["GPUs hidden by CUDA_VISIBLE_DEVICES"], cuda_visible_devices="GPU-ffff")
-    (problem,) = levels(m)["problem"]
-    assert "by UUID ('GPU-ffff')" in problem and "no UUID listed matches one" in problem and "nvidia-smi -L" in problem
-
-
-def test_a_partly_hidden_machine_gets_a_note() -> None:
-    one = (Gpu(0, "Tesla T4", 15 * 2**30, (7, 5), 40),)
-    m = replace(MACHINES["Kaggle, GPU T4 ×2"], gpus=one, cuda_visible_devices="1")
-    assert any("shows GPU 1 (torch calls it cuda:0)" in n and "1 of the 2 GPUs" in n for n in levels(m)["note"])
-    m = replace(m, cuda_visible_devices="1,oops,0")
-    assert any("hides the rest: 'oops' is not an index" in n for n in levels(m)["note"])
-
-
 def test_driver_sees_gpus_that_torch_does_not() -> None:
-    m = Machine("2.13.0+cu128", "12.8", None, (), ("sm_80",), driver_gpu_count=1)
-    assert any("torch sees none" in p for p in levels(m)["problem"])
+    m = Machine("2.13.0+cu128", "12.8", None, (), ("sm_80",), driver_gpus=("NVIDIA A100-SXM4-40GB",))
+    assert m.driver_gpu_count == 1 and Machine("2.13.0+cpu", None, None).driver_gpu_count is None
+    assert any("lists 1 GPU but torch sees none" in p for p in levels(m)["problem"])
+
+
+def _fake_nvidia_smi(folder: Path, exit_code: int) -> str:
+    """A folder for PATH whose `nvidia-smi` prints two GPU names and exits with `exit_code`."""
+    folder.mkdir()
+    smi = folder / "nvidia-smi"
+    smi.write_text(f"#!/bin/sh\nprintf 'Tesla T4\\n NVIDIA H200 \\n\\n'\nexit {exit_code}\n")
+    smi.chmod(0o755)
+    return str(folder)
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the stand-in nvidia-smi is a shell script")
+def test_the_driver_list_falls_back_to_nvidia_smi(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(env, "_nvml_gpu_names", lambda: None)  # as on a machine without NVML
+    monkeypatch.setenv("PATH", _fake_nvidia_smi(tmp_path / "works", 0))
+    assert env.driver_gpu_names() == ("Tesla T4", "NVIDIA H200")
+    monkeypatch.setenv("PATH", _fake_nvidia_smi(tmp_path / "no_driver", 9))  # nvidia-smi reaching no driver
+    assert env.driver_gpu_names() is None
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert env.driver_gpu_names() is None
+
+
+def test_the_driver_list_comes_from_nvml_first(monkeypatch: pytest.MonkeyPatch) -> None:
+    class NVMLError(Exception):
+        pass
+
+    calls: list[str] = []
+    names = {0: b"Tesla T4", 1: "Tesla T4"}  # older pynvml releases return bytes
+    fake = types.SimpleNamespace(
+        NVMLError=NVMLError,
+        nvmlInit=lambda: calls.append("init"),
+        nvmlShutdown=lambda: calls.append("shutdown"),
+        nvmlDeviceGetCount=lambda: 2,
+        nvmlDeviceGetHandleByIndex=lambda i: i,
+        nvmlDeviceGetName=lambda handle: names[handle],
+    )
+    monkeypatch.setitem(sys.modules, "pynvml", fake)
+    monkeypatch.setattr(env, "_nvidia_smi_gpu_names", lambda: pytest.fail("NVML answered"))
+    assert env.driver_gpu_names() == ("Tesla T4", "Tesla T4") and calls == ["init", "shutdown"]
+
+    def fails() -> None:
+        raise NVMLError("Driver Not Loaded")
+
+    monkeypatch.setattr(fake, "nvmlDeviceGetCount", fails)
+    monkeypatch.setattr(env, "_nvidia_smi_gpu_names", lambda: None)
+    assert env.driver_gpu_names() is None and calls[-1] == "shutdown"
 
 
 def test_too_many_threads_is_noted() -> None:
@@ -261,6 +281,9 @@ def test_report_and_one_line_name_the_essentials() -> None:
     m = MACHINES["Kaggle, GPU T4 ×2"]
     text = env.report(m)
     assert "Tesla T4" in text and "sm_75" in text and "Diagnosis" in text and "on Kaggle: yes" in text
+    assert "GPUs the NVIDIA driver lists: 2× Tesla T4" in text and "CUDA GPUs torch can use: 2" in text
+    assert "python -m torch.utils.collect_env" in text
+    assert "GPUs the NVIDIA driver lists: no driver found" in env.report(MACHINES["a laptop without a GPU"])
     line = env.one_line(m)
     assert line.startswith("Running on: 2× Tesla T4 |") and "CUDA 12.8" in line and "Kaggle" in line
     assert env.one_line(MACHINES["a laptop without a GPU"]).startswith("Running on: CPU only |")
