@@ -30,7 +30,7 @@ import torch
 from .devices import a_function, synchronize, usable_device
 from .memory import MIB, NeedsCudaError, cuda_device_for, format_bytes
 from .timing import gigabytes_per_second, wall_seconds
-from .training import ONE_COPY_ENGINE, threads_on_cpu
+from .training import STAND_IN_COPY_THREADS, threads_on_cpu
 
 DIRECTIONS = ("h2d", "d2h")
 DIRECTION_NAMES = {"h2d": "host→device", "d2h": "device→host"}
@@ -204,18 +204,18 @@ def time_copy_batch(
     """Time `copy(tensors, device, non_blocking)` on `copies` host tensors of `nbytes` bytes each.
 
     The device is synchronised once before and ONCE after each batch, never between its copies,
-    so blocking and non_blocking copies are compared on equal terms (on a CPU, with one thread, like
-    a GPU's one copy engine). Pinned sources come from `torch.empty(..., pin_memory=True)`. Returns
-    the fastest of `repeats` batches (the one least disturbed by the rest of the machine, as
-    bandwidth tests report), per copy. `copy` and `device` are the learner's, so they are checked
-    before anything is allocated or timed.
+    so blocking and non_blocking copies are compared on equal terms: both run one after another on
+    the stream, and only the blocking ones make the host wait after each. Pinned sources come from
+    `torch.empty(..., pin_memory=True)`. Returns the fastest of `repeats` batches (the one least
+    disturbed by the rest of the machine, as bandwidth tests report), per copy. `copy` and `device`
+    are the learner's, so they are checked before anything is allocated or timed.
     """
     from .environment import stamp
 
     a_function(copy, "copy")
     device = usable_device(device)
     sources = [torch.empty(nbytes, dtype=torch.uint8, pin_memory=pinned).fill_(1) for _ in range(copies)]
-    with threads_on_cpu(device, ONE_COPY_ENGINE):
+    with threads_on_cpu(device, STAND_IN_COPY_THREADS):
         _check_copied(copy(sources, device, non_blocking), sources, device)  # warm-up, and a check
         times = []
         for _ in range(repeats):

@@ -18,7 +18,7 @@ import torch
 from .devices import a_function, try_gpu, usable_device
 from .memory import format_bytes
 from .timing import format_seconds, gigabytes_per_second, wall_seconds
-from .training import ONE_COPY_ENGINE, threads_on_cpu
+from .training import STAND_IN_COPY_THREADS, threads_on_cpu
 
 #: A copy function: `copy(src, dst, pieces)` copies 1-D `src` into `dst` as `pieces` equal copies.
 CopyFunction = Callable[[torch.Tensor, torch.Tensor, int], object]
@@ -88,7 +88,7 @@ def measure_pieces(
     device = destination_for_transfers(device)
     src = torch.ones(total_bytes, dtype=torch.uint8)  # touch every page before timing
     dst = torch.zeros(total_bytes, dtype=torch.uint8, device=device)
-    with threads_on_cpu(device, ONE_COPY_ENGINE):
+    with threads_on_cpu(device, STAND_IN_COPY_THREADS):
         copy(src, dst, pieces)  # warm-up: first touch, allocator, CUDA context
         if not bool(dst.eq(1).all()):
             raise ValueError(f"{getattr(copy, '__name__', 'copy')} left some bytes of dst uncopied")
