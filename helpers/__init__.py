@@ -7,8 +7,7 @@ them, so `import helpers` stays cheap):
 * `helpers.devices`      choosing devices: `try_gpu`, `try_all_gpus`, `have_gpus`, `synchronize`
 * `helpers.environment`  describing the machine, diagnosing what blocks the GPU, stamping figures
 * `helpers.timing`       synchronised timers
-* `helpers.transfers`    many small copies against one big one
-* `helpers.bandwidth`    host↔device copy bandwidth, the PCIe peak
+* `helpers.copies`       copies between host and device, timed; their bandwidth, the PCIe link's peak
 * `helpers.memory`       CUDA memory counters, tensor sizes
 * `helpers.streams`      timelines, a model of streams
 * `helpers.launches`     `torch.compile`'s compiler and cache

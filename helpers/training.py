@@ -36,9 +36,10 @@ def make_model(features: int = 8, hidden: int = 32, *, seed: int = 0) -> nn.Sequ
         return nn.Sequential(nn.Linear(features, hidden), nn.Tanh(), nn.Linear(hidden, 1))
 
 
-#: CPU threads for a copy that stands in for a GPU's: a copy engine moves one copy at a time, and a
-#: multi-threaded copy stalls whenever another process holds one of the cores.
-ONE_COPY_ENGINE = 1
+#: CPU threads for the host→host copies that stand in for host↔GPU copies where there is no GPU:
+#: one, since a multi-threaded copy stalls whenever another process holds one of the cores. (The
+#: copies run one after another either way, as copies queued on one CUDA stream do.)
+STAND_IN_COPY_THREADS = 1
 
 
 @contextmanager

@@ -9,7 +9,7 @@ import time
 import pytest
 import torch
 
-from helpers.transfers import copy_in_pieces, measure_pieces
+from helpers.copies import copy_in_pieces, measure_pieces
 
 DEV = torch.device("cuda", 0)  # an explicit index: the helpers label their records with the device they are given
 
@@ -163,7 +163,7 @@ def test_one_big_host_to_device_copy_beats_many_small_ones() -> None:
     for _ in range(3):
         ones.append(measure_pieces(total, 1, DEV, repeats=3, copy=copy_in_pieces))
         manys.append(measure_pieces(total, total // 4096, DEV, repeats=3, copy=copy_in_pieces))
-    assert {r.direction for r in ones + manys} == {"host → cuda:0"}
+    assert {r.route for r in ones + manys} == {"host → cuda:0"}
     one = statistics.median(r.seconds for r in ones)
     many = statistics.median(r.seconds for r in manys)
     assert many > 2 * one, f"one copy: {[str(r) for r in ones]}; many: {[str(r) for r in manys]}"

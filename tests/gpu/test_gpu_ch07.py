@@ -19,7 +19,7 @@ import torch
 from torch.profiler import ProfilerActivity, profile
 from torch.utils.data import DataLoader, TensorDataset
 
-from helpers.bandwidth import (
+from helpers.copies import (
     copy_bandwidth,
     link_peak_gb_per_s,
     pcie_peak_gb_per_s,

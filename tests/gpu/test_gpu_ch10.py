@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from helpers import roofline as r
-from helpers.bandwidth import copy_bandwidth, link_peak_gb_per_s, pcie_peak_gb_per_s
+from helpers.copies import copy_bandwidth, link_peak_gb_per_s, pcie_peak_gb_per_s
 from helpers.timing import time_call
 
 from .missing import missing

@@ -26,11 +26,11 @@ from helpers import plots  # noqa: E402
 MIB = 2**20
 
 
-def _bandwidth() -> Any:
-    from helpers.bandwidth import PUBLISHED_T4, BandwidthResult, plot_bandwidth
+def _copies() -> Any:
+    from helpers.copies import PUBLISHED_T4, CopyTiming, plot_bandwidth
 
     rs = [
-        BandwidthResult(n, d, p, n / (gb * 1e9), gb, "cuda:0", "test stamp", nb)
+        CopyTiming(n, 1, n / (gb * 1e9), "cuda:0", 3, "test stamp", d, p, nb)
         for n, gb in ((4096, 0.52), (64 * MIB, 11.2))
         for d in ("h2d", "d2h")
         for p in (True, False)
@@ -39,8 +39,8 @@ def _bandwidth() -> Any:
     return plot_bandwidth(rs, 15.75, reference=PUBLISHED_T4)
 
 
-def _bandwidth_published_only() -> Any:
-    from helpers.bandwidth import PUBLISHED_T4, plot_bandwidth
+def _copies_published_only() -> Any:
+    from helpers.copies import PUBLISHED_T4, plot_bandwidth
 
     return plot_bandwidth([], 15.75, reference=PUBLISHED_T4, stamp="published figures, docs/sources.md §4")
 
@@ -99,22 +99,18 @@ def _timelines() -> Any:
     return fig
 
 
-def _sweep() -> Any:
-    from helpers.transfers import PieceTiming, plot_sweep
+def _pieces() -> Any:
+    from helpers.copies import CopyTiming, plot_bandwidth
 
     total = 4 * MIB
-    records = [
-        PieceTiming(
-            n, total // n, total, 1e-3 * (1 + n / 64), total / (1e-3 * (1 + n / 64)) / 1e9, 3, "host→host", "test"
-        )
-        for n in (1, 16, 256)
-    ]
-    return plot_sweep(records)
+    return plot_bandwidth(
+        [CopyTiming(total // n, n, 1e-3 * (1 + n / 64), "cpu", 3, "test stamp") for n in (1, 16, 256)]
+    )
 
 
 PLOTTERS: dict[str, Callable[[], Any]] = {
-    "bandwidth": _bandwidth,
-    "bandwidth, published only": _bandwidth_published_only,
+    "copy bandwidth": _copies,
+    "copy bandwidth, published only": _copies_published_only,
     "throughput": _throughput,
     "DataParallel diagram": _batch_flow,
     "roofline": _roofline,
@@ -122,7 +118,7 @@ PLOTTERS: dict[str, Callable[[], Any]] = {
     "performance per watt": _power,
     "per-rank memory": _per_rank,
     "timelines": _timelines,
-    "pieces sweep": _sweep,
+    "copy bandwidth, one copy or many": _pieces,
 }
 
 UNIT = re.compile(r"\([^)]*\)|\b(ms|µs|s|GB/s|MiB|kB|bytes|TFLOP/s|W)\b")

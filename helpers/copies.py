@@ -1,0 +1,507 @@
+"""Copies between host memory and a device, timed (chapters 03, 07, 10), and the PCIe link's limit.
+
+Every measurement is a `CopyTiming`: `copies` copies of `nbytes` bytes each, timed as one batch
+with the device synchronised before and after it (`helpers.timing.wall_seconds`); the fastest of
+`repeats` batches after a warm-up (the one least disturbed by the rest of the machine, as bandwidth
+tests report). Copies queued on one stream in one direction run one after another, so a batch
+takes the time of its copies added up, the fixed cost of each included.
+
+* `measure_pieces`, `sweep_pieces` (chapter 03): the same bytes as one copy or as N smaller ones,
+  made by a copy function such as the chapter's `copy_in_pieces(src, dst, pieces)`;
+* `time_copy_batch`, `two_by_two` (chapter 07): host tensors copied by a loop such as the chapter's
+  `copy_many(tensors, device, non_blocking)`, for each size × pageable/pinned × blocking/non_blocking;
+* `copy_bandwidth` (chapter 10): one tensor copied to a CUDA GPU or back;
+* `plot_bandwidth` draws any of them; `ratio_lines` puts them beside a link's peak,
+  `pcie_peak_gb_per_s` (in theory) or `link_peak_gb_per_s` (this GPU's, read through NVML);
+  `PUBLISHED_T4` holds published figures for Kaggle's T4 (docs/sources.md §4).
+
+Without a GPU the copies go from host memory to host memory on one CPU thread, a stand-in that
+every record names (`CopyTiming.route`). Every record carries `stamp()`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from .devices import a_function, try_gpu, usable_device
+from .memory import MIB, cuda_device_for, format_bytes
+from .timing import format_seconds, gigabytes_per_second, wall_seconds
+from .training import STAND_IN_COPY_THREADS, threads_on_cpu
+
+#: Chapter 03's copy function: `copy(src, dst, pieces)` copies 1-D `src` into `dst` as `pieces` equal copies.
+CopyPieces = Callable[[torch.Tensor, torch.Tensor, int], object]
+#: Chapter 07's copy function: `copy(tensors, device, non_blocking)` returns the copies.
+CopyMany = Callable[[list[torch.Tensor], torch.device, bool], Any]
+
+#: Per PCIe generation: (transfer rate in GT/s per lane, fraction of the bits that carry data).
+#: Gen 1–2 use 8b/10b coding, gen 3–5 128b/130b; gen 6–7 send 256-byte FLITs of which 242 carry
+#: data (PAM4 signalling, no line code). Sources: PCI-SIG specifications as tabulated on
+#: Wikipedia's "PCI Express" page (x16: 4, 8, 15.75, 31.5, 63, 121, 242 GB/s per direction).
+PCIE_GENERATIONS: dict[int, tuple[float, float]] = {
+    1: (2.5, 8 / 10),
+    2: (5.0, 8 / 10),
+    3: (8.0, 128 / 130),
+    4: (16.0, 128 / 130),
+    5: (32.0, 128 / 130),
+    6: (64.0, 242 / 256),
+    7: (128.0, 242 / 256),
+}
+PCIE_WIDTHS = (1, 2, 4, 8, 12, 16, 32)
+
+#: Published host↔device figures for Kaggle's GPU (Tesla T4, PCIe 3.0 x16). Not measured here.
+PUBLISHED_T4 = (
+    {
+        "what": "pinned host→device, large copies",
+        "gb_per_s": (9.7, 12.4),
+        "nbytes": 32_000_000,
+        "source": "CUDA bandwidthTest results for T4 hosts (range across hosts; drawn at bandwidthTest's "
+        "default 32 MB copy), docs/sources.md §4",
+    },
+    {
+        "what": "host→device, 1 KB copies",
+        "gb_per_s": (0.4, 0.4),
+        "nbytes": 1_000,
+        "source": "bandwidth-vs-size sweep ('shmoo') on a Colab T4, docs/sources.md §4",
+    },
+    {
+        "what": "host→device, ≥ 1 MB copies",
+        "gb_per_s": (12.0, 12.0),
+        "nbytes": 1_000_000,
+        "source": "bandwidth-vs-size sweep ('shmoo') on a Colab T4, docs/sources.md §4",
+    },
+)
+
+
+@dataclass(frozen=True)
+class CopyTiming:
+    """`copies` copies of `nbytes` bytes each, timed as one batch: `seconds` is the fastest of `repeats`.
+
+    `direction` is 'h2d' (host memory to `device`) or 'd2h' (back); `pinned` says whether the host
+    memory was pinned, `non_blocking` how the copies were issued (None: as the copy function chose).
+    """
+
+    nbytes: int
+    copies: int
+    seconds: float  # the whole batch, from one synchronisation to the next
+    device: str
+    repeats: int
+    stamp: str
+    direction: str = "h2d"
+    pinned: bool = False
+    non_blocking: bool | None = None
+
+    @property
+    def total_bytes(self) -> int:
+        return self.nbytes * self.copies
+
+    @property
+    def gb_per_s(self) -> float:
+        """The effective bandwidth: bytes moved per second, in GB/s (10^9 bytes per second)."""
+        return gigabytes_per_second(self.total_bytes, self.seconds)
+
+    @property
+    def route(self) -> str:
+        """'host → cuda:0', 'cuda:0 → host', or 'host → host (CPU stand-in)' where there was no GPU."""
+        if self.device.startswith("cpu"):
+            return "host → host (CPU stand-in)"
+        return f"host → {self.device}" if self.direction == "h2d" else f"{self.device} → host"
+
+    @property
+    def kind(self) -> str:
+        """'pinned' or 'pageable', with ', non_blocking' or ', blocking' when the harness chose it."""
+        memory = "pinned" if self.pinned else "pageable"
+        if self.non_blocking is None:
+            return memory
+        return f"{memory}, {'non_blocking' if self.non_blocking else 'blocking'}"
+
+    def __str__(self) -> str:
+        return (
+            f"{self.route}, {self.kind}: {self.copies:>5} × {format_bytes(self.nbytes):>9} "
+            f"in {format_seconds(self.seconds):>8} ({format_seconds(self.seconds / self.copies)} per copy), "
+            f"{self.gb_per_s:6.2f} GB/s"
+        )
+
+
+def _measure(
+    run: Callable[[], object], check: Callable[[object], None], device: torch.device, repeats: int, **fields: Any
+) -> CopyTiming:
+    """Time `run()`, one batch of copies: a warm-up whose result `check` inspects, then the fastest of `repeats`.
+
+    Each repeat is one `wall_seconds` (the device synchronised before and after); what `run`
+    returns is kept until the clock has stopped, so freeing it is not timed. On the CPU the copies
+    run on `STAND_IN_COPY_THREADS` threads. `fields` are the rest of the `CopyTiming`.
+    """
+    from .environment import stamp
+
+    kept: list[object] = []
+    times = []
+    with threads_on_cpu(device, STAND_IN_COPY_THREADS):
+        check(run())  # warm-up (first touch, allocator, CUDA context), and a check of what it copied
+        for _ in range(repeats):
+            times.append(wall_seconds(lambda: kept.append(run()), device))
+            kept.clear()
+    return CopyTiming(seconds=min(times), device=str(device), repeats=repeats, stamp=stamp(), **fields)
+
+
+# --------------------------------------------------------------------------- chapter 03: one copy or many
+
+
+def copy_in_pieces(src: torch.Tensor, dst: torch.Tensor, pieces: int) -> None:
+    """Copy 1-D `src` into `dst` as `pieces` equal consecutive slices, one `copy_` each."""
+    for d, s in zip(dst.view(pieces, -1), src.view(pieces, -1), strict=True):
+        d.copy_(s)
+
+
+def measure_pieces(
+    total_bytes: int,
+    pieces: int,
+    device: torch.device | str | None = None,
+    *,
+    repeats: int = 5,
+    copy: CopyPieces | None = None,
+) -> CopyTiming:
+    """Time `copy(src, dst, pieces)` moving `total_bytes` of pageable host memory to `device`.
+
+    `copy` defaults to `copy_in_pieces`; pass your own to measure it (it is checked to copy every
+    byte before it is timed). `device` defaults to the first GPU, or the CPU when there is none
+    (then the copies are host to host). The destination is allocated once, so only the copies are
+    timed. `copy` and `device` are the learner's, so they are checked before anything is allocated.
+    """
+    copy = copy_in_pieces if copy is None else copy
+    a_function(copy, "copy")
+    device = try_gpu() if device is None else usable_device(device)
+    src = torch.ones(total_bytes, dtype=torch.uint8)  # touch every page before timing
+    dst = torch.zeros(total_bytes, dtype=torch.uint8, device=device)
+
+    def every_byte_copied(_: object) -> None:
+        if not bool(dst.eq(1).all()):
+            raise ValueError(f"{getattr(copy, '__name__', 'copy')} left some bytes of dst uncopied")
+
+    def run() -> object:
+        return copy(src, dst, pieces)
+
+    return _measure(run, every_byte_copied, device, repeats, nbytes=total_bytes // pieces, copies=pieces)
+
+
+def piece_counts(total_bytes: int, smallest_piece_bytes: int = 1024, step: int = 4) -> list[int]:
+    """Piece counts 1, step, step², ... while pieces hold `smallest_piece_bytes` or more and divide evenly."""
+    if step < 2:
+        raise ValueError(f"step must be 2 or more (each count is `step` times the last), not {step}")
+    counts, n = [], 1
+    while total_bytes // n >= smallest_piece_bytes and total_bytes % n == 0:
+        counts.append(n)
+        n *= step
+    return counts
+
+
+def sweep_pieces(
+    total_bytes: int,
+    counts: Iterable[int],
+    device: torch.device | str | None = None,
+    *,
+    repeats: int = 5,
+    progress: bool = True,
+    copy: CopyPieces | None = None,
+) -> list[CopyTiming]:
+    """`measure_pieces` for every piece count in `counts` (with a progress bar), timing `copy`."""
+    if progress:
+        from tqdm.auto import tqdm
+
+        counts = tqdm(list(counts), desc="piece counts", unit="count")
+    return [measure_pieces(total_bytes, n, device, repeats=repeats, copy=copy) for n in counts]
+
+
+# --------------------------------------------------------------------------- chapter 07: the learner's copy loop
+
+
+def copies_for(nbytes: int, total_bytes: int, max_copies: int) -> int:
+    """How many copies of `nbytes` a batch holds: enough for `total_bytes`, at least 1, at most `max_copies`."""
+    return max(1, min(max_copies, total_bytes // nbytes))
+
+
+def _check_copied(result: Any, sources: list[torch.Tensor], device: torch.device) -> None:
+    """Refuse a copy function whose result is not one new tensor per source on `device`."""
+    if not isinstance(result, (list, tuple)) or len(result) != len(sources):
+        raise ValueError(f"the copy function should return a list of {len(sources)} tensors, one per source")
+    for out, src in zip(result, sources, strict=True):
+        if not isinstance(out, torch.Tensor) or out.device.type != device.type or out.nbytes != src.nbytes:
+            raise ValueError(f"each copy should be a tensor of {src.nbytes} bytes on {device}")
+        if out.data_ptr() == src.data_ptr():
+            raise ValueError(
+                "the copy function returned its sources themselves, so nothing was copied "
+                "(on the CPU, t.to('cpu') returns t: pass copy=True)"
+            )
+
+
+def time_copy_batch(
+    copy: CopyMany,
+    nbytes: int,
+    device: torch.device | str,
+    *,
+    copies: int,
+    pinned: bool,
+    non_blocking: bool,
+    repeats: int = 5,
+) -> CopyTiming:
+    """Time `copy(tensors, device, non_blocking)` on `copies` host tensors of `nbytes` bytes each.
+
+    The device is synchronised once before and ONCE after each batch, never between its copies,
+    so blocking and non_blocking copies are compared on equal terms: both run one after another
+    on the stream, and only the blocking ones make the host wait after each. Pinned sources come
+    from `torch.empty(..., pin_memory=True)`. `copy` and `device` are the learner's, so they are
+    checked before anything is allocated or timed.
+    """
+    a_function(copy, "copy")
+    device = usable_device(device)
+    sources = [torch.empty(nbytes, dtype=torch.uint8, pin_memory=pinned).fill_(1) for _ in range(copies)]
+
+    def run() -> object:
+        return copy(sources, device, non_blocking)
+
+    def one_copy_each(result: object) -> None:
+        _check_copied(result, sources, device)
+
+    return _measure(
+        run, one_copy_each, device, repeats, nbytes=nbytes, copies=copies, pinned=pinned, non_blocking=non_blocking
+    )
+
+
+def two_by_two(
+    copy: CopyMany,
+    sizes: Iterable[int],
+    device: torch.device | str,
+    *,
+    total_bytes: int = 64 * MIB,
+    max_copies: int = 256,
+    repeats: int = 5,
+) -> list[CopyTiming]:
+    """`time_copy_batch` for every size × pageable/pinned × blocking/non_blocking, with a progress bar.
+
+    Each batch holds `copies_for(size, total_bytes, max_copies)` tensors. Pinned sources are
+    measured only when `device` is a CUDA GPU: a CPU cannot pin (and host→host copies gain nothing).
+    `copy` and `device` are the learner's, so they are checked before the first batch.
+    """
+    from tqdm.auto import tqdm
+
+    a_function(copy, "copy")
+    device = usable_device(device)
+    pinned_options = (False, True) if device.type == "cuda" else (False,)
+    cases = [(n, p, nb) for p in pinned_options for nb in (False, True) for n in list(sizes)]
+    return [
+        time_copy_batch(
+            copy, n, device, copies=copies_for(n, total_bytes, max_copies), pinned=p, non_blocking=nb, repeats=repeats
+        )
+        for n, p, nb in tqdm(cases, desc="copy batches", unit="batch")
+    ]
+
+
+# --------------------------------------------------------------------------- chapter 10: to a GPU and back
+
+
+def copy_bandwidth(
+    nbytes: int,
+    direction: str,
+    pinned: bool,
+    device: torch.device | str | int | None = None,
+    *,
+    repeats: int = 5,
+    non_blocking: bool | None = None,
+) -> CopyTiming:
+    """Time copies of `nbytes` between host memory (pinned or pageable) and a CUDA GPU, `direction` 'h2d' or 'd2h'.
+
+    `non_blocking` defaults to `pinned` (the usual pairing). Small copies are timed back to back,
+    up to 100 in a batch (16 MiB at most), so that reading the clock is not most of the time.
+    """
+    non_blocking = pinned if non_blocking is None else non_blocking
+    dev = cuda_device_for(device, "copy_bandwidth (it copies between host memory and a GPU)")
+    host = torch.empty(nbytes, dtype=torch.uint8, pin_memory=pinned).fill_(1)
+    on_device = torch.ones(nbytes, dtype=torch.uint8, device=dev)
+    src, dst = (host, on_device) if direction == "h2d" else (on_device, host)
+    copies = copies_for(nbytes, 16 * MIB, 100)
+
+    def batch() -> None:
+        for _ in range(copies):
+            dst.copy_(src, non_blocking=non_blocking)
+
+    fields = {
+        "nbytes": nbytes,
+        "copies": copies,
+        "direction": direction,
+        "pinned": pinned,
+        "non_blocking": non_blocking,
+    }
+    return _measure(batch, lambda _: None, dev, repeats, **fields)
+
+
+# --------------------------------------------------------------------------- the link's limit
+
+
+def pcie_peak_gb_per_s(generation: int, width: int) -> float:
+    """Theoretical data rate of a PCIe link, in GB/s per direction (10^9 bytes/s).
+
+    rate per lane (GT/s) × coding efficiency ÷ 8 bits × lanes: PCIe 3.0 x16 → 15.75 GB/s.
+    Real copies reach less: packet headers and DMA overheads take another 10–25 %.
+    """
+    rate, efficiency = PCIE_GENERATIONS[generation]
+    return rate * efficiency / 8 * width
+
+
+def link_peak_gb_per_s(device: torch.device | str | int | None = None) -> tuple[float | None, str]:
+    """(peak GB/s per direction, how it was found) for a GPU's PCIe link, read through NVML.
+
+    Uses the link's maximum generation and width (a GPU at rest drops to a slower link to save
+    power, so the *current* values read low until it is busy). Returns (None, reason) without
+    a CUDA GPU, without the `nvidia-ml-py` package (module `pynvml`), or when NVML cannot answer.
+    """
+    if not torch.cuda.is_available():
+        return None, "no CUDA GPU here, so there is no link to read"
+    try:
+        dev = cuda_device_for(device, "link_peak_gb_per_s")
+    except (TypeError, ValueError) as exc:
+        return None, str(exc)
+    try:
+        import pynvml  # from the nvidia-ml-py package
+    except ImportError:
+        return None, "the nvidia-ml-py package (module pynvml) is not installed: pip install nvidia-ml-py"
+    try:
+        pynvml.nvmlInit()
+    except pynvml.NVMLError as exc:
+        return None, f"NVML could not start ({exc})"
+    try:
+        handle, how = _nvml_handle(pynvml, dev)
+        generation = int(pynvml.nvmlDeviceGetMaxPcieLinkGeneration(handle))
+        width = int(pynvml.nvmlDeviceGetMaxPcieLinkWidth(handle))
+        try:
+            current = (
+                f"; now running at gen {pynvml.nvmlDeviceGetCurrPcieLinkGeneration(handle)} "
+                f"x{pynvml.nvmlDeviceGetCurrPcieLinkWidth(handle)}"
+            )
+        except pynvml.NVMLError:
+            current = ""
+    except pynvml.NVMLError as exc:
+        return None, f"NVML could not read the PCIe link ({exc})"
+    finally:
+        pynvml.nvmlShutdown()
+    if generation not in PCIE_GENERATIONS or width not in PCIE_WIDTHS:
+        return None, (
+            f"NVML reports PCIe gen {generation} x{width}, which this helper cannot price "
+            f"(it knows gens {min(PCIE_GENERATIONS)}–{max(PCIE_GENERATIONS)}, widths x1–x32)"
+        )
+    peak = pcie_peak_gb_per_s(generation, width)
+    return peak, f"PCIe {generation}.0 x{width} (maximum link of {dev}, read through NVML{how}{current})"
+
+
+def _nvml_handle(pynvml: Any, dev: torch.device) -> tuple[Any, str]:
+    """NVML's handle for a torch CUDA device: by UUID when torch knows it, else by index."""
+    uuid = getattr(torch.cuda.get_device_properties(dev), "uuid", None)
+    if uuid is not None:
+        try:
+            return pynvml.nvmlDeviceGetHandleByUUID(f"GPU-{uuid}"), ""
+        except pynvml.NVMLError:
+            pass
+    return pynvml.nvmlDeviceGetHandleByIndex(dev.index), "; matched by index, check CUDA_VISIBLE_DEVICES"
+
+
+def ratio_lines(results: Sequence[CopyTiming], peak_gb_per_s: float, min_nbytes: int = 0) -> list[str]:
+    """One line per result of at least `min_nbytes` per copy: measured GB/s and its fraction of the peak."""
+    return [
+        f"{r}  → {r.gb_per_s / peak_gb_per_s:.0%} of {peak_gb_per_s:.2f} GB/s"
+        for r in results
+        if r.nbytes >= min_nbytes
+    ]
+
+
+# --------------------------------------------------------------------------- the plot
+
+
+#: Colour (an index into helpers.plots.PALETTE) of each line of `plot_bandwidth`, by (direction, pinned).
+_COLOURS = {("h2d", True): 0, ("h2d", False): 1, ("d2h", True): 2, ("d2h", False): 3}
+
+
+def plot_bandwidth(
+    results: Sequence[CopyTiming],
+    peak_gb_per_s: float | None = None,
+    *,
+    peak_label: str = "link peak",
+    reference: Sequence[dict[str, Any]] = (),
+    stamp: str | None = None,
+    title: str = "copy bandwidth against bytes per copy",
+) -> Any:
+    """Bandwidth against bytes per copy on log-log axes, one line per route × memory kind × blocking.
+
+    Pinned and pageable differ in colour and marker, blocking copies are dashed. `peak_gb_per_s`
+    draws the link's theoretical limit as a horizontal line. `reference` adds published points
+    (dicts with `nbytes`, `gb_per_s` as (low, high), `what`) drawn as markers and labelled as
+    published. The stamp defaults to the results' own; pass one when there are none.
+    """
+    from matplotlib.ticker import FuncFormatter
+
+    from .plots import GREY, OKABE_ITO, add_stamp, colour, keep_labels_inside, new_figure, number, set_alt
+
+    fig, ax = new_figure(7.5, 4.2)
+    lines: dict[tuple[str, str], list[CopyTiming]] = {}
+    for r in results:
+        lines.setdefault((r.route, r.kind), []).append(r)
+    parts = []
+    for (route, kind), rs in sorted(lines.items()):
+        rs = sorted(rs, key=lambda r: r.nbytes)
+        ax.plot(
+            [r.nbytes for r in rs],
+            [r.gb_per_s for r in rs],
+            color=colour(_COLOURS[(rs[0].direction, rs[0].pinned)]),
+            linestyle="--" if rs[0].non_blocking is False else "-",
+            marker="o" if rs[0].pinned else "s",
+            markersize=4,
+            label=f"{route}, {kind}",
+        )
+        best = max(rs, key=lambda r: r.gb_per_s)
+        parts.append(
+            f"{route}, {kind}: {number(rs[0].gb_per_s)} GB/s at {format_bytes(rs[0].nbytes)} per copy, "
+            f"best {number(best.gb_per_s)} GB/s at {format_bytes(best.nbytes)}"
+        )
+    published = [p for p in reference if "nbytes" in p]
+    for i, point in enumerate(published):
+        low, high = point["gb_per_s"]
+        ax.errorbar(
+            [point["nbytes"]],
+            [(low + high) / 2],
+            yerr=[[(high - low) / 2], [(high - low) / 2]],
+            fmt="^",
+            color=OKABE_ITO["black"],
+            label="published T4 (not measured here)" if i == 0 else None,
+        )
+        right = point["nbytes"] >= 1e6  # labels from 1 MB up go left of their marker: inside the axes, apart
+        ax.annotate(
+            point["what"],
+            (point["nbytes"], (low + high) / 2),
+            textcoords="offset points",
+            xytext=(-6 if right else 6, -12),
+            ha="right" if right else "left",
+            fontsize=7,
+        )
+    if published and not results:
+        ax.set_xlim(512, 512 * MIB)
+        ax.set_ylim(0.1, 2 * (peak_gb_per_s or 16))
+    if peak_gb_per_s is not None:
+        ax.axhline(peak_gb_per_s, color=GREY, linestyle=":", label=f"{peak_label}: {peak_gb_per_s:.2f} GB/s")
+        parts.append(f"{peak_label} {number(peak_gb_per_s)} GB/s")
+    if published:
+        parts.append(
+            "published T4 figures (not measured here): "
+            + ", ".join(f"{p['what']} {p['gb_per_s'][0]:g}–{p['gb_per_s'][1]:g} GB/s" for p in published)
+        )
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("bytes per copy (log scale)")
+    ax.set_ylabel("bandwidth (GB/s = 10⁹ bytes/s)")
+    ax.set_title(title)
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: format_bytes(x).replace(".0 ", " ") if x > 0 else ""))
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=7, loc="lower right")
+    add_stamp(fig, stamp or (results[0].stamp if results else "published figures, not measured here"))
+    keep_labels_inside(ax)
+    return set_alt(fig, "Copy bandwidth against bytes per copy, log-log: " + "; ".join(parts) + ".")
