@@ -57,7 +57,7 @@ from .memory import (
     SMALL_SIZE,
     MemoryCounters,
 )
-from .streams import Span
+from .timelines import Span
 
 # ----------------------------------------------------------------------------------------------
 # A pretend machine: torch's device queries answer as elsewhere
