@@ -6,10 +6,10 @@ them, so `import helpers` stays cheap):
 
 * `helpers.devices`      choosing devices: `try_gpu`, `try_all_gpus`, `have_gpus`, `synchronize`
 * `helpers.environment`  describing the machine, diagnosing what blocks the GPU, stamping figures
-* `helpers.timing`       synchronised timers
+* `helpers.timing`       synchronised timers, the `_sleep` calibration
 * `helpers.copies`       copies between host and device, timed; their bandwidth, the PCIe link's peak
 * `helpers.memory`       CUDA memory counters, tensor sizes
-* `helpers.streams`      timelines, a model of streams
+* `helpers.timelines`    profiler events as spans on timelines, and their plots
 * `helpers.launches`     `torch.compile`'s compiler and cache
 * `helpers.roofline`     the roofline model, its plots and widget
 * `helpers.sharding`     the per-rank memory budget

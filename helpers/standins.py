@@ -9,10 +9,11 @@ simulated GPU, a model of the caching allocator, a model of CUDA graph replay.
   `synchronize` and `_sleep` (and `torch.Stream`, `torch.Event`, `torch.accelerator.synchronize`)
   queue work on a model instead of a GPU. `sim.zeros()` makes a tensor whose `fill_` and `mean`
   are queued work, so the same code that races on a GPU races here, read-after-write and
-  write-after-read alike. Real tensors can play GPU tensors too (`sim.on_gpu(t)` inside
-  `with sim.tensors():`): a copy to the host with `non_blocking=True` lands only when the host has
-  waited past it (chapter 07's exercise). `PretendAsyncDevice` is the same idea on the real clock,
-  for checking a learner's timing code (chapters 10 and 11).
+  write-after-read alike; `sim.work(name, ms)` queues work of a chosen length (a kernel, or a copy),
+  and `sim.spans` is the timeline of everything queued. Real tensors can play GPU tensors too
+  (`sim.on_gpu(t)` inside `with sim.tensors():`): a copy to the host with `non_blocking=True` lands
+  only when the host has waited past it (chapter 07's exercise). `PretendAsyncDevice` is the same
+  idea on the real clock, for checking a learner's timing code (chapters 10 and 11).
 * **`CachingAllocatorModel`**, a MODEL of PyTorch's CUDA caching allocator for machines without a
   GPU (chapter 05). It follows the rules in PyTorch's `c10/cuda/CUDACachingAllocator.cpp` (the
   "Memory management" section of the "CUDA semantics" docs describes the behaviour): requests are
@@ -56,7 +57,7 @@ from .memory import (
     SMALL_SIZE,
     MemoryCounters,
 )
-from .streams import Span
+from .timelines import Span
 
 # ----------------------------------------------------------------------------------------------
 # A pretend machine: torch's device queries answer as elsewhere
@@ -363,8 +364,10 @@ class SimulatedCuda:
 
     # -- the torch.cuda stand-ins ----------------------------------------------------------------
 
-    def Stream(self, device: Any = None, priority: int = 0, **kwargs: Any) -> SimulatedStream:  # noqa: N802
-        stream = SimulatedStream(self, "side stream" if len(self.streams) == 1 else f"stream {len(self.streams)}")
+    def Stream(self, device: Any = None, priority: int = 0, *, name: str = "", **kwargs: Any) -> SimulatedStream:  # noqa: N802
+        """A new stream; `name` (the simulation's own argument) labels its lane on the timeline."""
+        name = name or ("side stream" if len(self.streams) == 1 else f"stream {len(self.streams)}")
+        stream = SimulatedStream(self, name)
         self.streams.append(stream)
         return stream
 
@@ -391,6 +394,10 @@ class SimulatedCuda:
         if isinstance(cycles, bool) or not isinstance(cycles, int) or cycles < 0:
             raise TypeError(f"_sleep takes a whole number of cycles, not {cycles!r}")
         self._queue(self.current, "_sleep", cycles / SIMULATED_CYCLES_PER_MS, "delay")
+
+    def work(self, name: str, ms: float, kind: str = "compute") -> None:
+        """Queue `ms` of GPU work named `name` on the current stream: a kernel, or a copy with kind="copy"."""
+        self._queue(self.current, name, float(ms), kind)
 
     # -- making simulated tensors and reading the result -----------------------------------------
 

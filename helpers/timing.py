@@ -3,7 +3,8 @@
 GPU work is queued and returns at once, so `time.perf_counter()` around a CUDA call measures
 the queuing, not the work. Every timer here waits for the device (`helpers.devices.synchronize`)
 before it reads the clock, and a `Timing` carries `stamp()`: the hardware and torch version that
-produced it.
+produced it. `gpu_cycles_per_ms` times `torch.cuda._sleep` with CUDA events, so that a chapter can keep
+a stream busy for a chosen number of milliseconds (chapter 06).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import torch
@@ -90,3 +92,21 @@ def wall_seconds(fn: Callable[[], Any], device: torch.device | str) -> float:
 def gigabytes_per_second(nbytes: int, seconds: float) -> float:
     """Bandwidth in GB/s (10^9 bytes per second, as datasheets count) for `nbytes` moved in `seconds`."""
     return nbytes / seconds / 1e9
+
+
+@lru_cache(maxsize=16)
+def gpu_cycles_per_ms(device_index: int = 0) -> float:
+    """GPU clock cycles per millisecond of `torch.cuda._sleep` on CUDA device `device_index`, measured.
+
+    Measured with CUDA events after a warm-up sleep (which lets the GPU raise its clock first), so
+    that `torch.cuda._sleep(int(ms * gpu_cycles_per_ms()))` keeps a stream busy for about `ms`.
+    """
+    probe = 20_000_000
+    with torch.cuda.device(device_index):
+        torch.cuda._sleep(probe)  # warm-up
+        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        torch.cuda._sleep(probe)
+        end.record()
+        end.synchronize()
+        return probe / max(start.elapsed_time(end), 1e-6)

@@ -2,7 +2,7 @@
 
 Imports are read from the source (every `import`, also one inside a function, since an import
 moved into a function still ties the two modules together). A module of `helpers` is used when a
-chapter's code cells import it or name it (`helpers.streams.…`, `load_exercises("06", …)` for
+chapter's code cells import it or name it (`helpers.timelines.…`, `load_exercises("06", …)` for
 the exercises), when another module of `helpers` imports it, or when a console entry point names it.
 """
 

@@ -21,8 +21,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from helpers import standins
-from helpers import streams as st
+from helpers import standins, timelines
+from helpers.timing import gpu_cycles_per_ms
 
 DEV = torch.device("cuda", 0)
 SLOW_MS = 50.0  # the slow side's _sleep in the race: far longer than queuing a round (well under 1 ms)
@@ -42,7 +42,7 @@ def _work(n: int = 4096):  # noqa: ANN202
 
 @pytest.mark.gpu
 def test_sleep_calibration_keeps_a_stream_busy_for_about_the_asked_time() -> None:
-    cycles = int(50.0 * st.gpu_cycles_per_ms(0))
+    cycles = int(50.0 * gpu_cycles_per_ms(0))
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     start.record()
     torch.cuda._sleep(cycles)
@@ -103,7 +103,7 @@ def test_events_on_the_current_stream_miss_work_queued_on_a_side_stream() -> Non
     with torch.cuda.stream(side):
         torch.cuda._sleep(1)  # warm-up: load the _sleep kernel before anything is timed (lazy loading)
     torch.cuda.synchronize()
-    cycles = int(SLOW_MS * st.gpu_cycles_per_ms(0))
+    cycles = int(SLOW_MS * gpu_cycles_per_ms(0))
     on_current = _time_side_work(side, cycles, record_on_side=False)
     torch.cuda.synchronize()
     on_side = _time_side_work(side, cycles, record_on_side=True)
@@ -172,7 +172,7 @@ CASES = {
 @pytest.mark.parametrize("name", list(CASES))
 def test_the_race_both_ways_on_a_gpu_matches_the_simulation(name: str) -> None:
     (producer, consumer), fix_raw, fix_war, expected = CASES[name]
-    on_gpu = _case(producer, consumer, fix_raw=fix_raw, fix_war=fix_war, per_ms=st.gpu_cycles_per_ms(0))
+    on_gpu = _case(producer, consumer, fix_raw=fix_raw, fix_war=fix_war, per_ms=gpu_cycles_per_ms(0))
     seen, host_ms, total_ms = _run_on_gpu(**on_gpu)
     assert seen == expected, f"{name}: the GPU read {seen}"
     simulated = _case(producer, consumer, fix_raw=fix_raw, fix_war=fix_war, per_ms=standins.SIMULATED_CYCLES_PER_MS)
@@ -199,7 +199,7 @@ def test_the_sources_synchronize_fix_is_right_but_holds_python_through_every_del
     side = torch.cuda.Stream()
     torch.cuda.synchronize()
     start = time.perf_counter()
-    means = _sources_fix(a, side, 3, int(SLOW_MS * st.gpu_cycles_per_ms(0)))
+    means = _sources_fix(a, side, 3, int(SLOW_MS * gpu_cycles_per_ms(0)))
     host_ms = (time.perf_counter() - start) * 1000
     seen = [m.item() for m in means]
     total_ms = (time.perf_counter() - start) * 1000
@@ -225,7 +225,7 @@ def _fresh_each_round(side: torch.cuda.Stream, consumer_cycles: int, *, record: 
 
 @pytest.mark.gpu
 def test_record_stream_keeps_the_allocator_from_reusing_memory_a_side_stream_still_reads() -> None:
-    cycles = int(SLOW_MS * st.gpu_cycles_per_ms(0))
+    cycles = int(SLOW_MS * gpu_cycles_per_ms(0))
     torch.cuda.empty_cache()
     without = _fresh_each_round(torch.cuda.Stream(), cycles, record=False)
     torch.cuda.empty_cache()
@@ -270,11 +270,32 @@ def test_a_device_side_assert_surfaces_late_and_launch_blocking_finds_its_line(t
     assert surfaced["blocking"] == failing, surfaced
 
 
+def serial(chunks, copy, compute):  # noqa: ANN001, ANN201
+    """The chapter's schedules, as its cell writes them (the unit tests run them on the simulated GPU too)."""
+    for i in range(chunks):
+        copy(i)
+        compute(i)
+
+
+def overlapped(chunks, copy, compute, copy_stream, compute_stream):  # noqa: ANN001, ANN201
+    current = torch.cuda.current_stream()
+    copy_stream.wait_stream(current)
+    compute_stream.wait_stream(current)
+    for i in range(chunks):
+        with torch.cuda.stream(copy_stream):
+            copy(i)
+        compute_stream.wait_stream(copy_stream)
+        with torch.cuda.stream(compute_stream):
+            compute(i)
+    current.wait_stream(copy_stream)
+    current.wait_stream(compute_stream)
+
+
 def _overlap_runs(chunks: int, rows: int):  # noqa: ANN202
     host = [torch.randn(rows, 256).pin_memory() for _ in range(chunks)]
     on_gpu = [torch.empty(rows, 256, device=DEV) for _ in range(chunks)]
     w = torch.randn(256, 256, device=DEV) / 16
-    current, copy_stream, compute_stream = torch.cuda.current_stream(), torch.cuda.Stream(), torch.cuda.Stream()
+    copy_stream, compute_stream = torch.cuda.Stream(), torch.cuda.Stream()
 
     def wall_ms(fn, repeats: int = 3) -> float:  # noqa: ANN001
         best = math.inf
@@ -286,40 +307,32 @@ def _overlap_runs(chunks: int, rows: int):  # noqa: ANN202
             best = min(best, (time.perf_counter() - start) * 1000)
         return best
 
-    copy_ms = wall_ms(lambda: on_gpu[0].copy_(host[0], non_blocking=True))
-    repeats = max(1, round(copy_ms / wall_ms(lambda: on_gpu[0] @ w)))
+    def copy(i: int) -> None:
+        on_gpu[i].copy_(host[i], non_blocking=True)
 
-    def compute(x: torch.Tensor) -> torch.Tensor:
+    def compute(i: int) -> None:
+        x = on_gpu[i]
         for _ in range(repeats):
             x = x @ w
-        return x
 
-    def serial() -> None:
-        for i in range(chunks):
-            on_gpu[i].copy_(host[i], non_blocking=True)
-            compute(on_gpu[i])
+    copy_ms = wall_ms(lambda: copy(0))
+    repeats = max(1, round(copy_ms / wall_ms(lambda: on_gpu[0] @ w)))
 
-    def overlapped() -> None:
-        copy_stream.wait_stream(current)
-        compute_stream.wait_stream(current)
-        for i in range(chunks):
-            with torch.cuda.stream(copy_stream):
-                on_gpu[i].copy_(host[i], non_blocking=True)
-            compute_stream.wait_stream(copy_stream)
-            with torch.cuda.stream(compute_stream):
-                compute(on_gpu[i])
-        current.wait_stream(copy_stream)
-        current.wait_stream(compute_stream)
+    def run_serial() -> None:
+        serial(chunks, copy, compute)
 
-    serial(), overlapped()
-    return serial, overlapped, wall_ms
+    def run_overlapped() -> None:
+        overlapped(chunks, copy, compute, copy_stream, compute_stream)
+
+    run_serial(), run_overlapped()
+    return run_serial, run_overlapped, wall_ms
 
 
 @pytest.mark.gpu
 def test_overlapped_copy_and_compute_is_at_least_1_3_times_faster() -> None:
     """8 balanced chunks of 64 MiB: the ideal is 2 × 8 / 9 ≈ 1.78×; 1.3× leaves room for an imperfect balance."""
-    serial, overlapped, wall_ms = _overlap_runs(8, 64 * 1024)
-    serial_ms, overlapped_ms = wall_ms(serial), wall_ms(overlapped)
+    run_serial, run_overlapped, wall_ms = _overlap_runs(8, 64 * 1024)
+    serial_ms, overlapped_ms = wall_ms(run_serial), wall_ms(run_overlapped)
     assert serial_ms >= 1.3 * overlapped_ms, (serial_ms, overlapped_ms)
 
 
@@ -329,8 +342,8 @@ def test_profiler_timeline_shows_copies_and_kernels_overlapping_on_two_streams(
 ) -> None:
     # 64 MiB chunks: a copy takes milliseconds even on a fast link, far more than launching it under the
     # profiler, so the GPU (not Python) sets the pace and the two streams really run side by side
-    _, overlapped, _ = _overlap_runs(4, 64 * 1024)
-    spans = st.profile_spans(overlapped, DEV)
+    _, run_overlapped, _ = _overlap_runs(4, 64 * 1024)
+    spans = timelines.profile_spans(run_overlapped, DEV)
     assert "USDT" not in capfd.readouterr().err
     copies = [s for s in spans if s.kind == "copy"]
     kernels = [s for s in spans if s.kind == "compute"]

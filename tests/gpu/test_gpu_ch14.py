@@ -1,6 +1,6 @@
 """Chapter 14's GPU claims, checked on a real CUDA GPU (skipped, with the reason, elsewhere).
 
-What the chapter says a GPU trace shows: the GPU's kernels on stream lanes (`helpers.streams.step_spans`)
+What the chapter says a GPU trace shows: the GPU's kernels on stream lanes (`helpers.timelines.step_spans`)
 and device time in `key_averages()`; `.item()` as a `cudaStreamSynchronize` on the host, once per step,
 gone once the losses stay on the device; `set_sync_debug_mode("warn")` warning on it; a tiny batch
 leaving the GPU idle more than a big one, and costing far more per sample; `profile_memory` events
@@ -26,7 +26,7 @@ from torch.profiler import ProfilerActivity, profile, record_function
 from helpers import processes
 from helpers.exercises.ch14 import covered_ms
 from helpers.profiling import quiet_stderr
-from helpers.streams import step_spans
+from helpers.timelines import step_spans
 
 from .chapter_files import import_written_file
 

@@ -89,13 +89,14 @@ def _per_rank() -> Any:
 
 
 def _timelines() -> Any:
-    from helpers import streams
+    from helpers import timelines
+    from tests.unit.test_timelines import on_simulated_gpu
 
-    model = streams.split_work(4, 40.0, 40.0, launch_ms=0.05)
-    fig = streams.plot_timelines(
-        {"serial": model.serial.spans, "overlapped": model.overlapped.spans}, title="a test", simulated=True
-    )
-    plots.add_stamp(fig, "SIMULATION by helpers.streams · test stamp")
+    panels = {
+        o: on_simulated_gpu(4, 10.0, 10.0, overlap=o == "overlapped", launch_ms=0.05) for o in ("serial", "overlapped")
+    }
+    fig = timelines.plot_timelines(panels, title="a test", simulated=True)
+    plots.add_stamp(fig, "SIMULATION by helpers.standins.simulated_cuda · test stamp")
     return fig
 
 
@@ -239,15 +240,21 @@ def test_text_colour_reads_on_the_palette() -> None:
 
 
 def test_the_timeline_title_and_the_printed_time_are_one_value() -> None:
-    from helpers import streams
+    from helpers import timelines
+    from tests.unit.test_timelines import on_simulated_gpu
 
-    model = streams.split_work(8, 40.0, 40.0 * 1.19, launch_ms=0.05)
-    fig = streams.plot_timelines(
-        {"serial": model.serial.spans, "overlapped": model.overlapped.spans}, title="t", simulated=True
-    )
+    # 8 chunks, copy 5 ms and compute 6 ms each, 0.1 ms of the host's time per call
+    panels = {
+        o: on_simulated_gpu(8, 5.0, 6.0, overlap=o == "overlapped", launch_ms=0.1) for o in ("serial", "overlapped")
+    }
+    serial_ms = 0.1 + 8 * (5.0 + 6.0)  # the first copy is the first call, then the work back to back
+    overlapped_ms = 0.3 + 5.0 + 8 * 6.0  # two waits, the first copy, then the compute lane sets the pace
+    printed = [timelines.elapsed_ms(spans) for spans in panels.values()]  # what the chapter prints
+    assert printed == pytest.approx([serial_ms, overlapped_ms])
+    fig = timelines.plot_timelines(panels, title="t", simulated=True)
     try:
         titles = [ax.get_title(loc="left") for ax in fig.axes]
-        assert titles == [f"serial: {model.serial.total_ms:.3g} ms", f"overlapped: {model.overlapped.total_ms:.3g} ms"]
+        assert titles == [f"serial: {serial_ms:.3g} ms", f"overlapped: {overlapped_ms:.3g} ms"]
     finally:
         plt.close(fig)
 

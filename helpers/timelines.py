@@ -1,24 +1,19 @@
-"""Asynchronous execution and CUDA streams (chapter 06): timelines, a model of streams, GPU harness parts.
+"""Timelines: what ran where and when, as spans on lanes, from `torch.profiler` events or a simulation.
 
-What the chapter's cells lean on:
-
-* **Timelines.** `Span` is one piece of work on one lane (a stream, or the host);
-  `spans_from_events` turns `torch.profiler` events into spans, one lane per CUDA stream, and
-  `profile_spans` runs a function under the profiler (without the profiler's stderr chatter);
-  `step_spans` lays out a training step's trace (chapter 14): the host's named phases, where it
-  waits, and the device's work; `plot_timelines` draws measured and simulated timelines the same way.
-* **A model of streams** (`simulate`, `simulate_copy_compute`, `split_work`): a tiny deterministic
-  scheduler in which each stream runs its operations in order, an operation may wait for others
-  and the host may block. Its results are a SIMULATION, and the plots say so. The simulated GPU
-  that runs the cells' own `torch.cuda` code is `helpers.standins.simulated_cuda`.
-* **GPU harness parts:** `gpu_cycles_per_ms` calibrates `torch.cuda._sleep` on a real GPU.
+* `Span` is one piece of work on one lane (a CUDA stream, a CPU thread, or the host).
+* `spans_from_events` turns `torch.profiler` events into spans, one lane per CUDA stream;
+  `profile_spans` runs a function under the profiler (without the profiler's stderr chatter) and
+  returns its spans (chapter 06); `step_spans` lays out a training step's trace (chapter 14): the
+  host's named phases, where it waits, and the device's work.
+* `plot_timelines` draws measured timelines and those of the simulated GPU
+  (`helpers.standins.simulated_cuda`, which records its work as the same spans) the same way, a
+  simulation labelled as one; `elapsed_ms` is the time a panel's title shows.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 import torch
@@ -28,7 +23,7 @@ from .plots import LIGHT_GREY, OKABE_ITO
 from .profiling import quiet_stderr
 
 # ----------------------------------------------------------------------------------------------
-# Timelines: spans on lanes, from the model or from the profiler
+# Spans on lanes, from the profiler or from the simulated GPU
 # ----------------------------------------------------------------------------------------------
 
 #: Colours of the kinds of work drawn on a timeline (helpers.plots: Okabe–Ito, colour-blind safe).
@@ -287,141 +282,9 @@ def plot_timelines(
 
 
 def elapsed_ms(spans: Iterable[Span]) -> float:
-    """Milliseconds from time 0 (the first launch) to the end of the last span: what a panel's title shows.
+    """Milliseconds from time 0 to the end of the last span: what a panel's title shows.
 
-    For the model it equals `Schedule.total_ms`; measured spans start at 0, so it is their whole span.
+    Measured spans start at 0, so it is their whole extent; on the simulated GPU time 0 is where the
+    host began queuing, so it includes the launches before the first piece of work.
     """
     return max((s.end_ms for s in spans), default=0.0)
-
-
-# ----------------------------------------------------------------------------------------------
-# The model: streams as in-order queues, waits as dependencies, a host that may block
-# ----------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Op:
-    """One operation the host queues on a stream, in the model.
-
-    `after` lists earlier operations (by position) this one must wait for, as `wait_stream` or
-    `wait_event` make a stream wait; `host_waits` makes the host block until this operation
-    has finished, as `synchronize()` does (drawn on the host lane as `host_kind`).
-    """
-
-    stream: str
-    name: str
-    ms: float
-    kind: str = "compute"
-    after: tuple[int, ...] = ()
-    host_waits: bool = False
-    host_kind: str = "host blocked"
-
-
-@dataclass(frozen=True)
-class Schedule:
-    """What the model did: the spans, and where the host's clock stood after queuing each operation."""
-
-    spans: tuple[Span, ...]
-    host_ms_after: tuple[float, ...]
-
-    @property
-    def total_ms(self) -> float:
-        return max((s.end_ms for s in self.spans), default=0.0)
-
-
-def simulate(ops: Sequence[Op], *, launch_ms: float = 0.0) -> Schedule:
-    """Run the model: every stream executes its operations in the order queued.
-
-    The host queues `ops` one after another, spending `launch_ms` on each. An operation starts
-    when the host has queued it, its stream has finished the previous operation, and every
-    operation in `after` has finished. Deterministic: the same input gives the same schedule.
-    """
-    host = 0.0
-    stream_free: dict[str, float] = {}
-    ends: list[float] = []
-    spans: list[Span] = []
-    host_after: list[float] = []
-    for op in ops:
-        host += launch_ms
-        start = max([host, stream_free.get(op.stream, 0.0), *(ends[j] for j in op.after)])
-        end = start + op.ms
-        stream_free[op.stream] = end
-        ends.append(end)
-        spans.append(Span(op.stream, op.name, start, end, op.kind))
-        if op.host_waits and end > host:
-            spans.append(Span("host", f"waits for {op.name}", host, end, op.host_kind))
-            host = end
-        host_after.append(host)
-    return Schedule(tuple(spans), tuple(host_after))
-
-
-def copy_compute_ops(chunks: int, copy_ms: float, compute_ms: float, *, overlapped: bool) -> list[Op]:
-    """The model's operations for "copy each chunk to the GPU, then compute on it".
-
-    Serial: everything on the default stream. Overlapped: copies on a copy stream; each compute
-    on a compute stream waits for its own chunk's copy only, so chunk i+1 is copied while
-    chunk i is computed.
-    """
-    ops: list[Op] = []
-    for i in range(chunks):
-        if overlapped:
-            ops.append(Op("copy stream", f"copy {i}", copy_ms, "copy"))
-            ops.append(Op("compute stream", f"compute {i}", compute_ms, "compute", after=(len(ops) - 1,)))
-        else:
-            ops.append(Op("default stream", f"copy {i}", copy_ms, "copy"))
-            ops.append(Op("default stream", f"compute {i}", compute_ms, "compute"))
-    return ops
-
-
-def simulate_copy_compute(
-    chunks: int, copy_ms: float, compute_ms: float, *, overlapped: bool, launch_ms: float = 0.0
-) -> Schedule:
-    """SIMULATION of the copy/compute schedule: `chunks` chunks, each copied then computed on."""
-    return simulate(copy_compute_ops(chunks, copy_ms, compute_ms, overlapped=overlapped), launch_ms=launch_ms)
-
-
-@dataclass(frozen=True)
-class OverlapModel:
-    """Serial vs overlapped time of a fixed amount of data split into chunks (from the model)."""
-
-    chunks: int
-    serial: Schedule
-    overlapped: Schedule
-
-    @property
-    def speedup(self) -> float:
-        return self.serial.total_ms / self.overlapped.total_ms
-
-
-def split_work(chunks: int, total_copy_ms: float, total_compute_ms: float, *, launch_ms: float = 0.0) -> OverlapModel:
-    """Split fixed totals of copying and computing into `chunks` pieces; simulate both schedules."""
-    copy_ms = total_copy_ms / chunks
-    compute_ms = total_compute_ms / chunks
-    return OverlapModel(
-        chunks,
-        simulate_copy_compute(chunks, copy_ms, compute_ms, overlapped=False, launch_ms=launch_ms),
-        simulate_copy_compute(chunks, copy_ms, compute_ms, overlapped=True, launch_ms=launch_ms),
-    )
-
-
-# ----------------------------------------------------------------------------------------------
-# GPU harness parts
-# ----------------------------------------------------------------------------------------------
-
-
-@lru_cache(maxsize=16)
-def gpu_cycles_per_ms(device_index: int = 0) -> float:
-    """GPU clock cycles per millisecond of `torch.cuda._sleep` on CUDA device `device_index`, measured.
-
-    Measured with CUDA events after a warm-up sleep (which lets the GPU raise its clock first), so
-    that `torch.cuda._sleep(int(ms * gpu_cycles_per_ms()))` keeps a stream busy for about `ms`.
-    """
-    probe = 20_000_000
-    with torch.cuda.device(device_index):
-        torch.cuda._sleep(probe)  # warm-up
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        torch.cuda._sleep(probe)
-        end.record()
-        end.synchronize()
-        return probe / max(start.elapsed_time(end), 1e-6)

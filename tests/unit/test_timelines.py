@@ -1,21 +1,64 @@
-"""helpers.streams on any machine: the stream model, timelines from events, plots, timing, the simulated GPU."""
+"""helpers.timelines and the simulated GPU it draws (helpers.standins.simulated_cuda), on any machine.
+
+Timelines from profiler events, their plots, the simulated GPU's streams, events and races, and
+chapter 06's copy/compute overlap run on the simulated GPU.
+"""
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from types import SimpleNamespace
 
 import pytest
 import torch
 
-from helpers import standins
-from helpers import streams as st
-from tests.gpu.test_gpu_ch06 import produce_and_consume  # the chapter's loop, as its cell writes it
+from helpers import standins, timelines
+from helpers.profiling import quiet_stderr
+from helpers.timelines import Span, elapsed_ms
+
+# the chapter's loop and schedules, as its cells write them
+from tests.gpu.test_gpu_ch06 import overlapped, produce_and_consume, serial
+
+
+def on_simulated_gpu(
+    chunks: int,
+    copy_ms: float,
+    compute_ms: float,
+    *,
+    overlap: bool,
+    launch_ms: float = 0.0,
+    schedule: Callable[..., None] = overlapped,
+) -> list[Span]:
+    """Chapter 06's `on_simulated_gpu`, as its cell writes it: `overlapped` (or `serial`) on the simulated GPU."""
+    with standins.simulated_cuda(launch_ms=launch_ms) as sim:
+
+        def copy(i: int) -> None:
+            sim.work(f"copy {i}", copy_ms, "copy")
+
+        def compute(i: int) -> None:
+            sim.work(f"compute {i}", compute_ms)
+
+        if overlap:
+            schedule(chunks, copy, compute, sim.Stream(name="copy stream"), sim.Stream(name="compute stream"))
+        else:
+            serial(chunks, copy, compute)
+    return sim.spans
 
 
 def ideal_overlapped_ms(chunks: int, copy_ms: float, compute_ms: float) -> float:
     """Closed form of the two-stream makespan: first copy, then the slower lane sets the pace, then the last compute."""
     return copy_ms + (chunks - 1) * max(copy_ms, compute_ms) + compute_ms
+
+
+def speedup(chunks: int, total_copy_ms: float, total_compute_ms: float, launch_ms: float = 0.0) -> float:
+    """Serial over overlapped time for fixed totals split into `chunks`, as the chapter's widget prints it."""
+    copy_ms, compute_ms = total_copy_ms / chunks, total_compute_ms / chunks
+    serial_ms, overlapped_ms = (
+        elapsed_ms(on_simulated_gpu(chunks, copy_ms, compute_ms, overlap=overlap, launch_ms=launch_ms))
+        for overlap in (False, True)
+    )
+    return serial_ms / overlapped_ms
 
 
 def _event(name: str, device_type: str, start_us: float, end_us: float, **extra: object) -> SimpleNamespace:
@@ -24,52 +67,67 @@ def _event(name: str, device_type: str, start_us: float, end_us: float, **extra:
     )
 
 
-# -- the model ---------------------------------------------------------------------------------
+# -- the copy/compute overlap on the simulated GPU ---------------------------------------------
 
 
 def test_serial_schedule_is_the_sum_of_all_work() -> None:
-    schedule = st.simulate_copy_compute(4, 3.0, 5.0, overlapped=False)
-    assert schedule.total_ms == pytest.approx(4 * (3 + 5))
-    assert {s.lane for s in schedule.spans} == {"default stream"}
+    spans = on_simulated_gpu(4, 3.0, 5.0, overlap=False)
+    assert elapsed_ms(spans) == pytest.approx(4 * (3 + 5))
+    assert {s.lane for s in spans} == {"default stream"}
+    assert [s.name for s in spans][:3] == ["copy 0", "compute 0", "copy 1"]
 
 
 @pytest.mark.parametrize(("chunks", "copy", "compute"), [(1, 2.0, 2.0), (4, 3.0, 5.0), (8, 5.0, 1.0), (3, 1.5, 1.5)])
 def test_overlapped_schedule_matches_the_closed_form(chunks: int, copy: float, compute: float) -> None:
-    schedule = st.simulate_copy_compute(chunks, copy, compute, overlapped=True)
-    assert schedule.total_ms == pytest.approx(ideal_overlapped_ms(chunks, copy, compute))
-    assert {s.lane for s in schedule.spans} == {"copy stream", "compute stream"}
+    spans = on_simulated_gpu(chunks, copy, compute, overlap=True)
+    assert elapsed_ms(spans) == pytest.approx(ideal_overlapped_ms(chunks, copy, compute))
+    assert {s.lane for s in spans} == {"copy stream", "compute stream"}
 
 
 def test_each_compute_starts_after_its_own_copy_and_streams_stay_in_order() -> None:
-    spans = st.simulate_copy_compute(5, 2.0, 3.0, overlapped=True).spans
+    spans = on_simulated_gpu(5, 2.0, 3.0, overlap=True)
     copies = [s for s in spans if s.kind == "copy"]
     computes = [s for s in spans if s.kind == "compute"]
+    assert len(copies) == len(computes) == 5
     for copy, compute in zip(copies, computes, strict=True):
         assert compute.start_ms >= copy.end_ms
     for lane in (copies, computes):
         assert all(a.end_ms <= b.start_ms for a, b in zip(lane, lane[1:], strict=False))
 
 
+def test_without_the_wait_a_compute_starts_before_its_chunk_has_arrived() -> None:
+    """The order comes from the waits the schedule queues, not from the simulation: leave one out and it shows."""
+
+    def no_wait(chunks, copy, compute, copy_stream, compute_stream):  # noqa: ANN001, ANN202
+        for i in range(chunks):
+            with torch.cuda.stream(copy_stream):
+                copy(i)
+            with torch.cuda.stream(compute_stream):
+                compute(i)
+
+    spans = on_simulated_gpu(3, 2.0, 2.0, overlap=True, schedule=no_wait)
+    first_copy, first_compute = (next(s for s in spans if s.name == f"{what} 0") for what in ("copy", "compute"))
+    assert first_compute.start_ms < first_copy.end_ms
+
+
 def test_balanced_work_approaches_twice_as_fast() -> None:
-    model = st.split_work(16, 80.0, 80.0)
-    assert model.speedup == pytest.approx(2 * 16 / 17)
-    assert st.split_work(1, 80.0, 80.0).speedup == pytest.approx(1.0)  # one chunk: nothing to overlap
+    assert speedup(16, 80.0, 80.0) == pytest.approx(2 * 16 / 17)
+    assert speedup(1, 80.0, 80.0) == pytest.approx(1.0)  # one chunk: nothing to overlap
 
 
 def test_launch_overhead_makes_too_many_chunks_hurt() -> None:
-    few = st.split_work(8, 10.0, 10.0, launch_ms=0.2).overlapped.total_ms
-    many = st.split_work(200, 10.0, 10.0, launch_ms=0.2).overlapped.total_ms
+    few = elapsed_ms(on_simulated_gpu(8, 10.0 / 8, 10.0 / 8, overlap=True, launch_ms=0.2))
+    many = elapsed_ms(on_simulated_gpu(200, 10.0 / 200, 10.0 / 200, overlap=True, launch_ms=0.2))
     assert many > few
+    assert speedup(200, 10.0, 10.0, launch_ms=0.2) < 1.1 < speedup(8, 10.0, 10.0, launch_ms=0.2)
 
 
-def test_simulate_is_deterministic_and_host_blocks_only_when_asked() -> None:
-    ops = [st.Op("a", "x", 2.0), st.Op("b", "y", 1.0, after=(0,), host_waits=True), st.Op("a", "z", 1.0)]
-    first, second = st.simulate(ops, launch_ms=0.5), st.simulate(ops, launch_ms=0.5)
-    assert first == second
-    y = next(s for s in first.spans if s.name == "y")
-    assert y.start_ms == pytest.approx(2.5)  # waits for x (ends at 0.5 + 2)
-    assert first.host_ms_after[1] == pytest.approx(3.5)  # the host blocked until y ended
-    assert [s.lane for s in first.spans].count("host") == 1
+def test_the_overlap_is_deterministic_and_never_holds_the_host() -> None:
+    first = on_simulated_gpu(6, 1.5, 2.5, overlap=True, launch_ms=0.1)
+    assert first == on_simulated_gpu(6, 1.5, 2.5, overlap=True, launch_ms=0.1)
+    assert all(s.lane != "host" for s in first), "stream waits are queued on the GPU: nothing made Python wait"
+    # the first copy is the third call (after two waits), and the host spends 0.1 ms on each
+    assert min(s.start_ms for s in first) == pytest.approx(0.3)
 
 
 # -- timelines from events -----------------------------------------------------------------------
@@ -82,19 +140,19 @@ def test_spans_from_gpu_events_one_lane_per_stream() -> None:
         _event("Memcpy HtoD (Pinned -> Device)", "CUDA", 1500.0, 2000.0, device_index=0, device_resource_id=13),
         _event("aten::mm", "CPU", 900.0, 950.0, thread=1, cpu_parent=None),
     ]
-    spans = st.spans_from_events(events, "cuda")
+    spans = timelines.spans_from_events(events, "cuda")
     assert {s.lane for s in spans} == {"GPU 0 stream 13", "GPU 0 stream 7"}
     assert min(s.start_ms for s in spans) == 0.0
     assert [s.kind for s in spans if s.lane.endswith("13")] == ["copy", "copy"]
-    assert st.elapsed_ms(spans) == pytest.approx(1.5)
+    assert elapsed_ms(spans) == pytest.approx(1.5)
 
 
 def test_spans_from_cpu_events_keep_top_level_calls() -> None:
     parent = _event("aten::matmul", "CPU", 0.0, 100.0, thread=5, cpu_parent=None)
     events = [parent, _event("aten::mm", "CPU", 10.0, 90.0, thread=5, cpu_parent=parent)]
-    assert [s.name for s in st.spans_from_events(events, "cpu")] == ["aten::matmul"]
-    assert len(st.spans_from_events(events, "cpu", top_level_only=False)) == 2
-    assert st.spans_from_events([], "cpu") == []
+    assert [s.name for s in timelines.spans_from_events(events, "cpu")] == ["aten::matmul"]
+    assert len(timelines.spans_from_events(events, "cpu", top_level_only=False)) == 2
+    assert timelines.spans_from_events([], "cpu") == []
 
 
 def test_step_spans_on_a_cpu_trace_host_phases_waits_and_operators() -> None:
@@ -107,7 +165,7 @@ def test_step_spans_on_a_cpu_trace_host_phases_waits_and_operators() -> None:
         _event("aten::_local_scalar_dense", "CPU", 410.0, 420.0, cpu_parent=None),
         _event("aten::add", "CPU", 500.0, 510.0, cpu_parent=None),  # outside every phase: not drawn
     ]
-    spans = st.step_spans(events, ("forward",))
+    spans = timelines.step_spans(events, ("forward",))
     assert [(s.lane, s.name, s.kind) for s in spans] == [
         ("CPU operators", "aten::linear", "compute"),
         ("host", "next batch", "data"),
@@ -115,7 +173,7 @@ def test_step_spans_on_a_cpu_trace_host_phases_waits_and_operators() -> None:
         ("host waits", "aten::_local_scalar_dense", "host waits for results"),
     ]
     assert spans[1].start_ms == 0.0 and spans[0].start_ms == pytest.approx(0.12)
-    assert st._lane_order(spans)[:2] == ["host", "host waits"]
+    assert timelines._lane_order(spans)[:2] == ["host", "host waits"]
 
 
 def test_step_spans_on_a_gpu_trace_draw_streams_not_cpu_operators() -> None:
@@ -126,23 +184,23 @@ def test_step_spans_on_a_gpu_trace_draw_streams_not_cpu_operators() -> None:
         _event("cudaStreamSynchronize", "CPU", 60.0, 900.0, cpu_parent=None),
         _event("sm90_xmma_gemm", "CUDA", 30.0, 800.0, device_index=0, device_resource_id=7),
     ]
-    spans = st.step_spans(events, ("forward",))
+    spans = timelines.step_spans(events, ("forward",))
     assert {s.lane for s in spans} == {"host", "host waits", "GPU 0 stream 7"}
-    assert st.step_spans([], ("forward",)) == []
+    assert timelines.step_spans([], ("forward",)) == []
 
 
 def test_spans_from_events_refuses_an_event_that_ends_before_it_starts() -> None:
     with pytest.raises(ValueError, match="ends"):
-        st.spans_from_events([_event("k", "CUDA", 10.0, 5.0, device_resource_id=7)], "cuda")
+        timelines.spans_from_events([_event("k", "CUDA", 10.0, 5.0, device_resource_id=7)], "cuda")
 
 
 def test_a_span_knows_how_long_it_took() -> None:
-    assert st.Span("lane", "x", 1.0, 3.5).ms == 2.5
+    assert Span("lane", "x", 1.0, 3.5).ms == 2.5
 
 
 def test_profile_spans_on_cpu_ops_without_the_profilers_stderr_lines(capfd: pytest.CaptureFixture[str]) -> None:
     a = torch.randn(64, 64)
-    spans = st.profile_spans(lambda: (a @ a).sin(), "cpu")
+    spans = timelines.profile_spans(lambda: (a @ a).sin(), "cpu")
     assert "USDT" not in capfd.readouterr().err  # kineto's profiler_start/stop lines stay out of the notebook
     names = [s.name for s in spans]
     assert "aten::matmul" in names and "aten::sin" in names
@@ -156,21 +214,19 @@ def test_plot_timelines_labels_simulations() -> None:
     import matplotlib
 
     matplotlib.use("Agg")
-    model = st.split_work(4, 8.0, 8.0)
-    fig = st.plot_timelines(
-        {"serial": model.serial.spans, "overlapped": model.overlapped.spans}, title="copy/compute", simulated=True
-    )
+    panels = {name: on_simulated_gpu(4, 2.0, 2.0, overlap=name == "overlapped") for name in ("serial", "overlapped")}
+    fig = timelines.plot_timelines(panels, title="copy/compute", simulated=True)
     assert fig._suptitle.get_text().startswith("SIMULATION")
     assert len(fig.axes) == 2
     assert [t.get_text() for t in fig.axes[1].get_yticklabels()] == ["copy stream", "compute stream"]
-    real = st.plot_timelines({"measured": [st.Span("GPU 0 stream 7", "k", 0.0, 1.0)]}, title="t", simulated=False)
+    real = timelines.plot_timelines({"measured": [Span("GPU 0 stream 7", "k", 0.0, 1.0)]}, title="t", simulated=False)
     assert "SIMULATION" not in real._suptitle.get_text()
 
 
 def test_quiet_stderr_silences_file_descriptor_2_and_restores_it(capfd: pytest.CaptureFixture[str]) -> None:
     import os
 
-    with st.quiet_stderr():
+    with quiet_stderr():
         os.write(2, b"from C++\n")
     os.write(2, b"after\n")
     err = capfd.readouterr().err
