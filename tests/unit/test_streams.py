@@ -11,6 +11,7 @@ import torch
 from helpers import standins
 from helpers import streams as st
 from tests.gpu.test_gpu_ch06 import produce_and_consume  # the chapter's loop, as its cell writes it
+from tests.wrong_answers import wrong_answers
 
 
 def ideal_overlapped_ms(chunks: int, copy_ms: float, compute_ms: float) -> float:
@@ -302,7 +303,7 @@ def produce_and_consume(a, side, rounds):
         outcome = question.evaluate(namespace)
         assert outcome.correct, outcome.message
     messages = []
-    for code in question.wrong_answers:
+    for code, _ in wrong_answers(question):
         namespace = {"torch": torch}
         exec(code, namespace)
         messages.append(question.evaluate(namespace).message)
