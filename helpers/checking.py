@@ -20,11 +20,9 @@ A question whose answer another process must run (a DDP rank, a child process) n
 the learner writes the function into it with `%%writefile {WORK}/name.py`, as the chapters write
 their workers, and `check()` imports it fresh from there; the child processes import it too.
 
-Each chapter's questions live in `helpers/exercises/chNN.py`; their solutions and a few typical
-wrong answers (most are the solution with one line changed) live apart, in
+Each chapter's questions live in `helpers/exercises/chNN.py`; their solutions live apart, in
 `helpers/exercises/solutions/chNN.py`, which the handout edition leaves out (`solution()` then
-says so). The test suite runs every solution and wrong answer, so a
-checker that accepts a wrong answer or rejects its own solution fails CI.
+says so).
 """
 
 from __future__ import annotations
@@ -496,7 +494,7 @@ def _function_in_file(path: str, file: str, variable: str) -> Any:
 
 @dataclass
 class Question:
-    """One exercise: what to define, how to check it, a hint, a solution and typical wrong answers."""
+    """One exercise: what to define, how to check it, a hint and a solution."""
 
     number: int
     task: str
@@ -506,14 +504,11 @@ class Question:
     #: The solution, when written here (small examples and tests); chapter questions leave it None and
     #: name their `chapter`, whose `helpers.exercises.solutions.chNN` module holds it.
     written_solution: str | None = None
-    #: Wrong answers, when written here (small examples and tests); chapter questions leave them out, and
-    #: their solutions module holds them. See `wrong_answers`.
-    written_wrong_answers: tuple[str, ...] = ()
     #: Names the notebook provides before this exercise (e.g. `torch`), for running solutions in tests.
     context: Callable[[], dict[str, Any]] = field(default=dict)
     #: Seconds the learner's code may run while being checked.
     time_limit: float = DEFAULT_TIME_LIMIT
-    #: The chapter ("01") whose solutions module holds this question's solution and wrong answers.
+    #: The chapter ("01") whose solutions module holds this question's solution.
     chapter: str = ""
     #: The file ("ddp_answer.py") the learner writes the answer into, when other processes must import it.
     file: str = ""
@@ -608,26 +603,6 @@ class Question:
             return self.written_solution
         module = self._solutions_module()
         return None if module is None else module.SOLUTIONS[self.number]
-
-    @property
-    def wrong_answers(self) -> tuple[str, ...]:
-        """Code a learner might plausibly write, each to be rejected (tested in CI); () in the handout edition."""
-        return tuple(code for code, _ in self.wrong_answers_and_messages)
-
-    @property
-    def wrong_answers_and_messages(self) -> tuple[tuple[str, str | None], ...]:
-        """Each wrong answer with the words its verdict must contain (None where none are stated yet).
-
-        Most are the solution with one line changed, so chapter questions keep them with their
-        solutions, in `helpers.exercises.solutions.chNN` (`WRONG_ANSWERS`, each entry the code or a
-        pair of the code and those words), looked up only when asked for.
-        """
-        if self.written_wrong_answers or not self.chapter:
-            entries: tuple[Any, ...] = self.written_wrong_answers
-        else:
-            module = self._solutions_module()
-            entries = () if module is None else tuple(module.WRONG_ANSWERS.get(self.number, ()))
-        return tuple((entry, None) if isinstance(entry, str) else (entry[0], entry[1]) for entry in entries)
 
     def _solutions_module(self) -> types.ModuleType | None:
         """This chapter's `helpers.exercises.solutions.chNN` module, or None in the handout edition."""

@@ -1,9 +1,9 @@
 """Chapter 13's harness: where Triton runs, a bounds check for its interpreter, and what Inductor wrote.
 
 * `triton_advice()`: what to install, or where to run the chapter, when `import triton` failed.
-* `interpreted(kernel)` and `as_interpreted(kernel)`: whether a `@triton.jit` kernel was defined
-  under `TRITON_INTERPRET=1`, and an interpreted copy of a compiled one (its Python function run by
-  Triton's interpreter), so that a kernel can be tried safely on CPU tensors before a GPU runs it.
+* `as_interpreted(kernel)`: a `@triton.jit` kernel defined under `TRITON_INTERPRET=1` itself, or an
+  interpreted copy of a compiled one (its Python function run by Triton's interpreter), so that a
+  kernel can be tried safely on CPU tensors before a GPU runs it.
 * `bounds_checked(**tensors)`: while active, every load and store of an *interpreted* kernel is
   checked against the elements of the CPU tensors named; one outside all of them raises
   `OutOfBounds` naming the tensor it came nearest to. Triton's interpreter itself reads and writes
@@ -43,13 +43,6 @@ def triton_advice() -> str:
         "(Settings → Accelerator → GPU T4 ×2) or on a Linux machine; here the cells that launch kernels say so and "
         "the plain-PyTorch parts still run."
     )
-
-
-def interpreted(kernel: Any) -> bool:
-    """Whether `kernel` was defined with TRITON_INTERPRET=1 set (Triton's interpreter runs it, on any tensors)."""
-    from triton.runtime.interpreter import InterpretedFunction
-
-    return isinstance(kernel, InterpretedFunction)
 
 
 def as_interpreted(kernel: Any) -> Any:

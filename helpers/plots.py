@@ -34,19 +34,13 @@ OKABE_ITO = {
 PALETTE: tuple[str, ...] = tuple(OKABE_ITO.values())
 #: Neutral greys for reference lines, frames and de-emphasised series (not series colours).
 GREY, LIGHT_GREY, WHITE = "#595959", "#BFBFBF", "#FFFFFF"
-#: Markers and line styles that go with the colours, so two series differ in more than hue.
-MARKERS: tuple[str, ...] = ("o", "s", "^", "D", "v", "P", "X", "*")
+#: Line styles that go with the colours, so two series differ in more than hue.
 LINESTYLES: tuple[str, ...] = ("-", "--", "-.", ":")
 
 
 def colour(i: int) -> str:
     """The palette colour of series `i` (it wraps around after eight)."""
     return PALETTE[i % len(PALETTE)]
-
-
-def marker(i: int) -> str:
-    """The marker of series `i`, to pair with `colour(i)`."""
-    return MARKERS[i % len(MARKERS)]
 
 
 def text_colour_on(background: str) -> str:
@@ -65,7 +59,7 @@ def style_axes(ax: Any) -> None:
     """Give axes made elsewhere (`plt.subplots`) the course's series colours, each with its own line style.
 
     Series 0–3 are solid, dashed, dash-dotted, dotted; 4–7 repeat the styles in other colours, so
-    two lines differ in more than hue. Pass `marker=marker(i)` where points matter.
+    two lines differ in more than hue.
     """
     from cycler import cycler
 
@@ -159,41 +153,6 @@ def number(value: float) -> str:
     return f"{value:,.0f}" if abs(value) >= 1000 else f"{value:.3g}"
 
 
-def texts_outside(fig: Any) -> list[str]:
-    """Texts that run past the figure's edge, or out of their plot's frame (labels written on a plot).
-
-    Draws the figure once with its renderer and checks what was drawn: each plot with its tick
-    labels, axis labels, title and legend, the figure's own texts (stamp, suptitle), and every
-    text written on a plot against that plot's frame (a label clipped at the frame is cut off, so
-    it counts as outside). An empty list means every label is inside.
-    """
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
-
-    def inside(box: Any, frame: Any) -> bool:
-        return frame.x0 - 1 <= box.x0 and box.x1 <= frame.x1 + 1 and frame.y0 - 1 <= box.y0 and box.y1 <= frame.y1 + 1
-
-    def shown(text: Any) -> bool:
-        return text is not None and text.get_visible() and bool(text.get_text().strip())
-
-    figure_texts = [*fig.texts, fig._suptitle, fig._supxlabel, fig._supylabel]
-    problems = [
-        f"{t.get_text()!r} runs past the figure's edge"
-        for t in figure_texts
-        if shown(t) and not inside(t.get_window_extent(renderer), fig.bbox)
-    ]
-    for ax in fig.axes:
-        name = ax.get_title() or ax.get_title(loc="left") or "a plot"
-        if ax.get_visible() and not inside(ax.get_tightbbox(renderer), fig.bbox):
-            problems.append(f"the labels of {name!r} run past the figure's edge")
-        problems += [
-            f"{t.get_text()!r} runs out of the frame of {name!r}"
-            for t in ax.texts
-            if shown(t) and not inside(t.get_window_extent(renderer), ax.bbox)
-        ]
-    return problems
-
-
 def wrap_long_titles(fig: Any) -> None:
     """Break each axes title wider than its axes onto as many lines as it needs.
 
@@ -247,7 +206,6 @@ __all__ = [
     "GREY",
     "LIGHT_GREY",
     "LINESTYLES",
-    "MARKERS",
     "OKABE_ITO",
     "PALETTE",
     "WHITE",
@@ -257,7 +215,6 @@ __all__ = [
     "colour",
     "draw_batch_flow",
     "keep_labels_inside",
-    "marker",
     "new_figure",
     "number",
     "plot_throughput",
@@ -265,7 +222,6 @@ __all__ = [
     "show",
     "style_axes",
     "text_colour_on",
-    "texts_outside",
     "wrap_long_titles",
 ]
 

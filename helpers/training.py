@@ -57,11 +57,3 @@ def threads_on_cpu(device: torch.device | str, threads: int | None) -> Iterator[
         yield
     finally:
         torch.set_num_threads(before)
-
-
-def model_device(model: nn.Module) -> torch.device:
-    """The device of the model's first parameter (the models here keep all of them on one device)."""
-    try:
-        return next(model.parameters()).device
-    except StopIteration:
-        raise ValueError(f"{type(model).__name__} has no parameters, so it has no device") from None

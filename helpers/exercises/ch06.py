@@ -311,6 +311,7 @@ def _check_time_side_work(fn: Any) -> None:
         _time_on_side(fn, busy_current, busy_side, work_ms)
 
 
+#: The racy version question 2 starts from (the notebook's answer cell shows it).
 _RACY = """def produce_and_consume(a, side, rounds):
     means = []
     for r in range(rounds):
@@ -372,6 +373,3 @@ QUESTIONS = [
         context=lambda: {"time": time},
     ),
 ]
-
-#: The racy version question 2 starts from (the notebook's answer cell shows it).
-RACY_PRODUCE_AND_CONSUME = _RACY

@@ -12,6 +12,7 @@ import copy
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -103,6 +104,90 @@ def test_dataset_folder_holds_helpers_the_self_test_its_gpu_tests_and_the_chapte
         assert (ds / "tests" / "gpu" / name).read_bytes() == (gpu_dir / name).read_bytes()
     chapters = sorted(p.name for p in discover_chapters())
     assert sorted(p.name for p in (ds / "notebooks").iterdir()) == chapters, "the chapters the self-test executes"
+
+
+#: Run in a fresh Python that sees the dataset folder (argv[1]) and the installed libraries, not the clone:
+#: import every module of tests/gpu/, then every course module any of them imports (inside a test function
+#: too) and each name imported from one; write what failed, or came from outside the folder, to argv[2].
+DATASET_IMPORTS = r"""
+import ast, importlib, json, sys
+from pathlib import Path
+
+root, report = Path(sys.argv[1]).resolve(), Path(sys.argv[2])
+sys.path.insert(0, str(root))
+COURSE = ("helpers", "coursetools", "tests")
+problems = []
+
+
+def load(module):
+    try:
+        found = importlib.import_module(module)
+    except Exception as exc:
+        problems.append(f"{module}: {type(exc).__name__}: {exc}")
+        return None
+    where = getattr(found, "__file__", None) or next(iter(getattr(found, "__path__", [])), "")
+    if not Path(where).resolve().is_relative_to(root):
+        problems.append(f"{module} was imported from {where}, outside the dataset")
+    return found
+
+
+for path in sorted((root / "tests" / "gpu").glob("*.py")):
+    load("tests.gpu" if path.stem == "__init__" else f"tests.gpu.{path.stem}")
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            wanted = [(alias.name, None) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            package = ["tests", "gpu"][: 3 - node.level] if node.level else []
+            module = ".".join(package + ([node.module] if node.module else []))
+            wanted = [(module, alias.name) for alias in node.names]
+        else:
+            continue
+        for module, name in wanted:
+            if module.split(".")[0] not in COURSE:
+                continue  # torch, pytest, triton: the machine's own
+            found = load(module)
+            if found is not None and name is not None and not hasattr(found, name):
+                load(f"{module}.{name}")  # a submodule, or the name is missing
+report.write_text(json.dumps(sorted(set(problems))))
+sys.exit(1 if problems else 0)
+"""
+
+
+def _dataset_import_problems(folder: Path, tmp_path: Path) -> list[str]:
+    """What the GPU tests in the dataset `folder` import that the folder lacks (see DATASET_IMPORTS)."""
+    report = tmp_path / "imports.json"
+    done = subprocess.run(  # -I: PYTHONPATH (the clone, in a test run) is not read
+        [sys.executable, "-I", "-c", DATASET_IMPORTS, str(folder), str(report)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
+    )
+    assert report.is_file(), done.stderr
+    problems = json.loads(report.read_text())
+    assert (done.returncode == 0) == (problems == []), done.stderr
+    return problems
+
+
+def test_the_gpu_tests_import_only_what_the_dataset_holds(built, tmp_path) -> None:
+    """The self-test runs tests/gpu/ on Kaggle from the dataset alone: every module it imports must ship there."""
+    assert _dataset_import_problems(built.dataset, tmp_path) == []
+
+
+def test_the_dataset_import_check_finds_what_the_dataset_lacks(built, tmp_path) -> None:
+    folder = tmp_path / "dataset"
+    shutil.copytree(built.dataset, folder, ignore=shutil.ignore_patterns("notebooks"))
+    (folder / "tests" / "gpu" / "test_gpu_ch99.py").write_text(
+        "from .missing import missing\n\n\n"
+        "def test_one():\n"
+        "    from tests.wrong_answers import wrong_answers\n"
+        "    from helpers.exercises.solutions.ch13 import SOLUTIONS, WRONG_ANSWERS\n"
+    )
+    problems = _dataset_import_problems(folder, tmp_path)
+    assert [p.split(":")[0] for p in problems] == [
+        "helpers.exercises.solutions.ch13.WRONG_ANSWERS",
+        "tests.wrong_answers",
+    ], problems
 
 
 def test_titles_slugify_as_the_kaggle_cli_does(built) -> None:

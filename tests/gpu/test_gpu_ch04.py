@@ -16,9 +16,10 @@ from torch import nn
 from helpers.devices import is_device_mismatch_error
 from helpers.exercises.ch04 import low_precision
 from helpers.timing import time_call
-from helpers.training import make_data, make_model, model_device
+from helpers.training import make_data, make_model
 
 from .missing import missing
+from .models import model_device
 
 
 class _Scaled(nn.Module):

@@ -10,6 +10,7 @@ import pytest
 
 import helpers.exercises
 from helpers.checking import Question, load_exercises
+from tests.wrong_answers import wrong_answers
 
 from .answers import evaluate
 
@@ -31,15 +32,17 @@ def test_every_chapter_module_has_questions() -> None:
         assert [q.number for q in questions] == list(range(1, len(questions) + 1)), f"{name}: number q1, q2, ..."
 
 
-def test_solutions_and_wrong_answers_live_in_the_solutions_package() -> None:
-    """The handout edition leaves that package out; most wrong answers are the solution with one line changed."""
+def test_solutions_live_in_the_solutions_package_and_wrong_answers_in_the_tests() -> None:
+    """The handout edition leaves the solutions package out; the wrong answers are test data, shipped in no edition."""
     for name in MODULES:
         numbers = [q.number for q in importlib.import_module(f"helpers.exercises.{name}").QUESTIONS]
         solutions = importlib.import_module(f"helpers.exercises.solutions.{name}")
-        assert sorted(solutions.SOLUTIONS) == sorted(solutions.WRONG_ANSWERS) == numbers, name
+        assert sorted(solutions.SOLUTIONS) == numbers, name
+        assert [n for n in vars(solutions) if not n.startswith("_")] == ["SOLUTIONS"], f"{name}: solutions only"
+        assert sorted(importlib.import_module(f"tests.wrong_answers.{name}").WRONG_ANSWERS) == numbers, name
     for name, question in QUESTIONS:
-        assert question.written_solution is None and question.written_wrong_answers == (), (
-            f"{name} q{question.number}: put its solution and wrong answers in helpers/exercises/solutions/{name}.py"
+        assert question.written_solution is None and question.chapter == name.removeprefix("ch"), (
+            f"{name} q{question.number}: put its solution in helpers/exercises/solutions/{name}.py and name its chapter"
         )
 
 
@@ -51,8 +54,8 @@ def test_solution_is_accepted(chapter: str, question: Question) -> None:
 
 @pytest.mark.parametrize(("chapter", "question"), QUESTIONS, ids=IDS)
 def test_typical_wrong_answers_are_rejected_and_told_their_mistake(chapter: str, question: Question) -> None:
-    """Each wrong answer is rejected, and its verdict contains the words stated beside it in the solutions."""
-    pairs = question.wrong_answers_and_messages
+    """Each wrong answer is rejected, and its verdict contains the words stated beside it in tests/wrong_answers/."""
+    pairs = wrong_answers(question)
     assert len(pairs) >= 2, f"{chapter} q{question.number} needs at least two wrong answers"
     assert all(said for _, said in pairs), f"{chapter} q{question.number}: state what each wrong answer is told"
     for code, said in pairs:
@@ -60,8 +63,7 @@ def test_typical_wrong_answers_are_rejected_and_told_their_mistake(chapter: str,
         assert not outcome.correct, f"{chapter} q{question.number} accepted a wrong answer:\n{code}"
         assert outcome.message and "Traceback" not in outcome.message
         assert CHECKER_BUG not in outcome.message, f"{chapter} q{question.number}: {outcome.message}\n{code}"
-        if said is not None:
-            assert said in outcome.message, f"expected {said!r} in the verdict:\n{outcome.message}\nfor:\n{code}"
+        assert said in outcome.message, f"expected {said!r} in the verdict:\n{outcome.message}\nfor:\n{code}"
 
 
 @pytest.mark.parametrize(("chapter", "question"), QUESTIONS, ids=IDS)

@@ -1,4 +1,4 @@
-"""Chapter 00's checker beyond the wrong answers its solutions module states: other right answers are
+"""Chapter 00's checker beyond the wrong answers tests/wrong_answers/ states: other right answers are
 accepted, and a mistake is named only where the checker has evidence for it."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Chapter 07's checker beyond the wrong answers its solutions module states: other right answers are
+"""Chapter 07's checker beyond the wrong answers tests/wrong_answers/ states: other right answers are
 accepted, and a mistake is named only where the checker has evidence for it."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from helpers.exercises import ch07
-from helpers.exercises.solutions.ch07 import WRONG_ANSWERS
+from tests.wrong_answers.ch07 import WRONG_ANSWERS
 
 from .answers import evaluate
 

@@ -1,4 +1,4 @@
-"""Chapter 08's checker beyond the wrong answers its solutions module states: other right answers to
+"""Chapter 08's checker beyond the wrong answers tests/wrong_answers/ states: other right answers to
 question 3 (the global batch and learning rate on N ranks) are accepted, and a mistake is named only
 where the checker has evidence for it."""
 

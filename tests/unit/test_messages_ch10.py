@@ -1,4 +1,4 @@
-"""Chapter 10's question 5 (predict, then measure) beyond the wrong answers its solutions module
+"""Chapter 10's question 5 (predict, then measure) beyond the wrong answers tests/wrong_answers/
 states: other right forms are accepted, and a mistake is named only where every case shows it."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Chapter 11's debug-this question (normalise) beyond the wrong answers its solutions module states: other
+"""Chapter 11's debug-this question (normalise) beyond the wrong answers tests/wrong_answers/ states: other
 right answers are accepted, and a mistake is named only where the checker has evidence for it (a host read
 dispatched, something printed, a nan where the original returned zeros); otherwise it says what it expected."""
 

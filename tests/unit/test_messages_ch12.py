@@ -1,4 +1,4 @@
-"""Chapter 12's question 3 beyond the wrong answers its solutions module states: other right answers are
+"""Chapter 12's question 3 beyond the wrong answers tests/wrong_answers/ states: other right answers are
 accepted, a mistake is named only where the checker has evidence for it, and the notebook's starter is no answer."""
 
 from __future__ import annotations

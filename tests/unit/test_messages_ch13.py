@@ -1,4 +1,4 @@
-"""Chapter 13's checkers beyond the wrong answers its solutions module states: other right kernels are
+"""Chapter 13's checkers beyond the wrong answers tests/wrong_answers/ states: other right kernels are
 accepted, a kernel compiled from a file is checked in the interpreter where no GPU is, a kernel defined
 without Triton is told what to install, and the bounds check names where an access went."""
 
@@ -62,7 +62,8 @@ def test_a_kernel_compiled_from_a_file_is_checked_in_the_interpreter_without_a_g
     a usable GPU the checker still runs an interpreted copy of it, bounds-checked."""
     if torch.cuda.is_available():
         pytest.skip("with a GPU the compiled kernel runs there: tests/gpu/test_gpu_ch13.py checks that")
-    from helpers.exercises.solutions.ch13 import SOLUTIONS, WRONG_ANSWERS
+    from helpers.exercises.solutions.ch13 import SOLUTIONS
+    from tests.wrong_answers.ch13 import WRONG_ANSWERS
 
     interpret = os.environ.pop("TRITON_INTERPRET", None)
     sys.path.insert(0, str(tmp_path))

@@ -1,10 +1,10 @@
-"""Chapter 14's checkers beyond the wrong answers its solutions module states: other right answers are
+"""Chapter 14's checkers beyond the wrong answers tests/wrong_answers/ states: other right answers are
 accepted, the loop as the notebook gives it is refused by what its trace shows, and a wrong share that
 matches no known slip is told what was expected, with no mistake named."""
 
 from __future__ import annotations
 
-from helpers.exercises.solutions.ch14 import _Q2_HEAD, _Q2_STEP  # the loop's head and step, as the solution spells them
+from tests.wrong_answers.ch14 import _Q2_HEAD, _Q2_STEP  # the loop's head and step, as the solution spells them
 
 from .answers import evaluate
 

@@ -19,6 +19,7 @@ from helpers.timelines import Span, elapsed_ms
 
 # the chapter's loop and schedules, as its cells write them
 from tests.gpu.test_gpu_ch06 import overlapped, produce_and_consume, serial
+from tests.wrong_answers import wrong_answers
 
 
 def on_simulated_gpu(
@@ -358,7 +359,7 @@ def produce_and_consume(a, side, rounds):
         outcome = question.evaluate(namespace)
         assert outcome.correct, outcome.message
     messages = []
-    for code in question.wrong_answers:
+    for code, _ in wrong_answers(question):
         namespace = {"torch": torch}
         exec(code, namespace)
         messages.append(question.evaluate(namespace).message)

@@ -1,4 +1,4 @@
-"""helpers.training: data, model, CPU threads, where a model lives."""
+"""helpers.training: data, model, CPU threads; and where a model lives (`tests/gpu/models.py`, for the GPU tests)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import torch
 from torch import nn
 
 from helpers.devices import DeviceError
-from helpers.training import make_data, make_model, model_device, threads_on_cpu
+from helpers.training import make_data, make_model, threads_on_cpu
+from tests.gpu.models import model_device
 
 
 def test_data_are_reproducible_and_on_the_cpu() -> None:
