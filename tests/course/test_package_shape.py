@@ -165,18 +165,6 @@ def test_every_module_of_the_learner_package_has_a_reader() -> None:
 #: The node that stands for a module's own top-level code (what runs when it is imported).
 MODULE_CODE = "<module>"
 
-#: Modules others are rewriting now; their names are not checked yet. TODO(integrator): empty this list once
-#: those rewrites have landed, then move or remove whatever the check reports in them.
-NOT_CHECKED_YET = (
-    "helpers.bandwidth",
-    "helpers.environment",
-    "helpers.launches",
-    "helpers.processes",
-    "helpers.standins",
-    "helpers.streams",
-    "helpers.transfers",
-)
-
 #: Dotted names of helpers written in strings: a worker sent to another process by name, a command line.
 NAMED_IN_TEXT = re.compile(r"\bhelpers(?:\.\w+)+")
 
@@ -386,11 +374,7 @@ def test_every_public_name_of_the_learner_package_is_reached_from_what_learners_
     files = modules("helpers")
     package = Package(files)
     roots = notebook_roots(ALL_NOTEBOOKS) | tooling_roots()
-    unreached = package.unreached(roots, skip=("helpers.exercises.solutions", *NOT_CHECKED_YET))
+    unreached = package.unreached(roots, skip=("helpers.exercises.solutions",))
     assert not unreached, (
         f"names in helpers that nothing learners run uses (move test-only ones to tests/): {unreached}"
     )
-
-
-def test_the_modules_not_checked_yet_exist() -> None:
-    assert set(NOT_CHECKED_YET) <= set(modules("helpers")), "a module on the TODO list is gone: drop it from the list"
