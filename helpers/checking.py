@@ -84,6 +84,13 @@ class Wrong(Exception):
     """Raised by a checker to tell the learner, in one sentence, what is not right yet."""
 
 
+class CouldNotCheck(Exception):
+    """Raised by a checker when the check itself could not run (the machine too busy to start processes, say).
+
+    It says nothing about the answer, so the learner is told to check again, not what to change.
+    """
+
+
 class _TimeUp(BaseException):
     """Raised by the alarm when the learner's code runs past the time limit.
 
@@ -562,6 +569,8 @@ class Question:
             return f"Correct! Question {self.number} is done."
         if isinstance(exc, Wrong):
             return f"Not yet: {exc}"
+        if isinstance(exc, CouldNotCheck):
+            return f"Could not check {name}: {exc}"
         if isinstance(exc, SystemExit):
             code = repr(exc.code) if isinstance(exc.code, int | str) else ("" if exc.code is None else "…")
             return (

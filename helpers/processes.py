@@ -78,6 +78,13 @@ RETURNED, RAISED, RUNNING, DIED, STARTING = "returned", "raised", "running", "di
 Frame = tuple[str, int, str]
 
 
+#: Where torch's distributed code lives: torch.distributed, and DistributedDataParallel.
+_DISTRIBUTED = ("/torch/distributed/", "/torch/nn/parallel/distributed.py")
+_C10D = "/torch/distributed/distributed_c10d.py"
+#: Names a learner knows for modules of torch's distributed code.
+_OWNERS = {"torch.nn.parallel.distributed": "DistributedDataParallel"}
+
+
 def _posix(path: str) -> str:
     return os.path.normcase(path).replace("\\", "/")
 
@@ -100,24 +107,29 @@ class RankOutcome:
 
     @property
     def in_distributed(self) -> bool:
-        """Whether it raised or was running inside `torch.distributed` (waiting in a collective, say)."""
-        return any("/torch/distributed/" in _posix(f) for f, _, _ in self.frames)
+        """Whether it raised or was running inside torch.distributed or DDP (waiting in a collective, say)."""
+        return bool(self._distributed_frames())
 
     @property
     def collective(self) -> str | None:
-        """The `torch.distributed` call it was inside ("all_reduce", "barrier", …), outermost first; None if none.
+        """The public collective of `torch.distributed` it was inside ("all_reduce", "barrier", …), or None."""
+        public = [n for f, _, n in self.frames if _posix(f).endswith(_C10D) and not n.startswith("_")]
+        return public[0] if public else None
 
-        A public function of `distributed_c10d` (where `dist.all_reduce` and the other collectives
-        live) when one is on the stack, else the innermost function of `torch.distributed` (a wait
-        inside FSDP, say).
-        """
-        inside = [name for f, _, name in self.frames if "/torch/distributed/" in _posix(f)]
-        public = [
-            name
-            for f, _, name in self.frames
-            if _posix(f).endswith("/torch/distributed/distributed_c10d.py") and not name.startswith("_")
-        ]
-        return public[0] if public else (inside[-1] if inside else None)
+    @property
+    def waited_in(self) -> str | None:
+        """Where inside torch.distributed it was, for people: the collective, else the outermost such function."""
+        if self.collective is not None:
+            return self.collective
+        frames = self._distributed_frames()
+        if not frames:
+            return None
+        path, name = _posix(frames[0][0]), frames[0][2]
+        module = path[path.rindex("/torch/") + 1 :].removesuffix(".py").replace("/", ".")
+        return f"{_OWNERS.get(module, module)}.{name}"
+
+    def _distributed_frames(self) -> list[Frame]:
+        return [f for f in self.frames if any(part in _posix(f[0]) for part in _DISTRIBUTED)]
 
     def line_in(self, file: str) -> int | None:
         """The line of the innermost frame from `file` (a basename such as "ddp_answer.py"), or None."""
@@ -361,9 +373,10 @@ def _listen(conn: Any) -> dict[str, threading.Event]:
     heard = {word: threading.Event() for word in ("go", "finish", "report")}
 
     def listen() -> None:
-        with contextlib.suppress(EOFError, OSError):  # the parent is gone: the rank is about to be stopped
+        with contextlib.suppress(EOFError, OSError):
             while True:
                 heard[conn.recv()].set()
+        os._exit(1)  # the launcher is gone: nobody is left to report to, or to stop this rank
 
     threading.Thread(target=listen, name="listen to the launcher", daemon=True).start()
     return heard
@@ -405,8 +418,7 @@ def _rank_main(rank: int, plan: _Plan) -> None:
         os.environ.setdefault("OMP_NUM_THREADS", str(plan.threads))
         heard = _listen(conn)
         send(("started",))
-        if not heard["go"].wait(plan.start_timeout):
-            os._exit(1)  # the parent gave up waiting for a rank to start, and stops us all
+        heard["go"].wait()  # only the launcher's clocks decide: it stops a rank it stops waiting for
         _stack_on_request(heard, send)
         store = None
         if plan.init_group:
@@ -424,7 +436,7 @@ def _rank_main(rank: int, plan: _Plan) -> None:
         with lock:
             returned.set()
             conn.send(("returned", result))
-        heard["finish"].wait(plan.timeout)  # nobody closes sockets while a peer's worker still needs them
+        heard["finish"].wait()  # nobody closes sockets while a peer's worker still needs them
         gc.collect()
         if dist.is_initialized():  # the launcher's group, or one the worker forgot to destroy
             dist.destroy_process_group()

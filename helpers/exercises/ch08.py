@@ -17,31 +17,112 @@ from typing import Any
 
 import torch
 
-from ..checking import Question, Wrong, expect_function, expect_pair
+from ..checking import CouldNotCheck, Question, Wrong, expect_function, expect_pair
 
-#: Seconds a two-rank launch may take (the first launch of a session also starts the process server).
+#: Seconds the two ranks may take to start (the first launch of a session also starts the process server,
+#: which a busy machine makes slow); a slow start is never held against an answer.
+START_TIMEOUT = 60.0
+#: Seconds the two ranks may run an answer once both have started.
 LAUNCH_TIMEOUT = 60.0
+#: Seconds a rank may wait in one collective (the process group's timeout), far shorter than the run's
+#: limit: a rank its peer left waiting raises there, and says in which collective.
+COLLECTIVE_TIMEOUT = 15.0
+#: The most the learner's code may run in one check of a two-rank question: here, then on two ranks.
+TWO_RANK_TIME_LIMIT = START_TIMEOUT + LAUNCH_TIMEOUT + 30
 
 
-def run_on_two_ranks(worker: Any, args: tuple[Any, ...] = ()) -> list[Any]:
+def run_on_two_ranks(worker: Any, args: tuple[Any, ...] = (), *, file: str) -> list[Any]:
     """Call `worker(rank, 2, *args)` on two gloo ranks and return what each returned; a failure is a `Wrong`.
 
     `worker` and `args` travel by name: the learner's function must come from a file (`inspect.unwrap`
-    gives it back from the checker's wrapper).
+    gives it back from the checker's wrapper); `file` names it in verdicts. What went wrong is decided
+    from how each rank ended (`helpers.processes.RankOutcome`), never from an error's text.
     """
     from ..processes import LaunchTimeout, WorkerFailed, launch
 
     args = tuple(inspect.unwrap(a) if callable(a) else a for a in args)
     try:
-        out = launch(inspect.unwrap(worker), 2, args, backend="gloo", timeout=LAUNCH_TIMEOUT, threads_per_rank=1)
-    except WorkerFailed as error:
-        raise Wrong(f"on two ranks, rank {error.rank} failed: {error.last_line}") from None
-    except LaunchTimeout as error:
-        raise Wrong(
-            f"on two ranks, ranks {error.unfinished} did not finish within {LAUNCH_TIMEOUT:g} s: does one rank "
-            "wait in a collective (all_reduce, barrier) that the other never reaches?"
-        ) from None
+        out = launch(
+            inspect.unwrap(worker),
+            2,
+            args,
+            backend="gloo",
+            timeout=LAUNCH_TIMEOUT,
+            collective_timeout=COLLECTIVE_TIMEOUT,
+            start_timeout=START_TIMEOUT,
+            threads_per_rank=1,
+        )
+    except (WorkerFailed, LaunchTimeout) as error:
+        raise _what_the_ranks_did(error, file) from None
     return out.results
+
+
+def _where(outcome: Any, file: str) -> str:
+    line = outcome.line_in(file)
+    return f" (line {line} of {file})" if line is not None else ""
+
+
+def _what_the_ranks_did(error: Any, file: str) -> Exception:
+    """The verdict on a two-rank run that failed, from each rank's outcome."""
+    from ..processes import RAISED, RETURNED, RUNNING, STARTING, WorkerFailed
+
+    outcomes = error.outcomes
+    if any(o.ended == STARTING for o in outcomes):
+        return CouldNotCheck(
+            f"the two ranks did not start within {START_TIMEOUT:g} s, which says nothing about your answer (the "
+            "machine is busy): run check() again"
+        )
+    waiting = [o for o in outcomes if o.ended in (RAISED, RUNNING) and o.in_distributed]
+    waiting.sort(key=lambda o: (o.collective is None, o.line_in(file) is None))  # a collective the answer called
+    for waited in waiting:
+        others = [o for o in outcomes if o.rank != waited.rank]
+        if all(_elsewhere(o, waited, file) for o in others):
+            instead = "; ".join(_what_it_did(o, file) for o in others)
+            return Wrong(
+                f"rank {waited.rank} waited in {waited.waited_in}{_where(waited, file)}, a collective that "
+                f"{_ranks(others)} never reached: {instead}. Every rank must call the same collectives, in the "
+                "same order"
+            )
+    if waiting and len(waiting) == len(outcomes):
+        each = " and ".join(f"rank {o.rank} in {o.waited_in}{_where(o, file)}" for o in waiting)
+        return Wrong(
+            f"on two ranks, every rank waited in a collective that never completed ({each}): do the ranks call "
+            "the same collectives, in the same order, on tensors of the same shape?"
+        )
+    done = [o for o in outcomes if o.ended == RETURNED]
+    after = f", after rank {done[0].rank} had already finished" if done else ""
+    running = [o for o in outcomes if o.ended == RUNNING]
+    if running:
+        return Wrong(
+            f"on two ranks, rank {running[0].rank} was still running{_where(running[0], file)} after "
+            f"{LAUNCH_TIMEOUT:g} s{after}: does it loop forever, or wait for something the other rank never does?"
+        )
+    if isinstance(error, WorkerFailed):
+        failed = next(o for o in outcomes if o.rank == error.rank)
+        return Wrong(f"on two ranks, rank {error.rank} failed{_where(failed, file)}{after}: {error.last_line}")
+    return Wrong(f"on two ranks, the answer did not finish within {LAUNCH_TIMEOUT:g} s")
+
+
+def _elsewhere(other: Any, waited: Any, file: str) -> bool:
+    """Whether `other` never reached the collective `waited` waits in: it finished, or waits in another one."""
+    from ..processes import RETURNED
+
+    if other.ended == RETURNED:
+        return True
+    place = (other.waited_in, other.line_in(file))
+    return other.in_distributed and place != (waited.waited_in, waited.line_in(file))
+
+
+def _what_it_did(outcome: Any, file: str) -> str:
+    from ..processes import RETURNED
+
+    if outcome.ended == RETURNED:
+        return f"rank {outcome.rank} had already finished"
+    return f"rank {outcome.rank} waited in {outcome.waited_in}{_where(outcome, file)} instead"
+
+
+def _ranks(outcomes: list[Any]) -> str:
+    return " and ".join(f"rank {o.rank}" for o in outcomes)
 
 
 # -- Question 1: DistributedSampler ---------------------------------------------------------------
@@ -189,7 +270,7 @@ def _check_ddp_worker(fn: Any) -> None:
     if ran and torch.allclose(_flat(alone, "on one rank"), _initial_weights()):
         raise Wrong("the weights did not change: write the training step (loss, zero_grad, backward, step)")
     # 2. Two gloo ranks, each with its own data, through the course's launcher.
-    results = run_on_two_ranks(fn)
+    results = run_on_two_ranks(fn, file="ddp_answer.py")
     w0, w1 = (_flat(r, f"on rank {i},") for i, r in enumerate(results))
     if torch.allclose(w0, _initial_weights()):
         raise Wrong("the weights did not change: write the training step (loss, zero_grad, backward, step)")
@@ -290,7 +371,7 @@ QUESTIONS = [
         "then each step: loss = F.mse_loss(model(x), y), opt.zero_grad(), loss.backward(), opt.step().",
         chapter="08",
         file="ddp_answer.py",
-        time_limit=LAUNCH_TIMEOUT + 30,
+        time_limit=TWO_RANK_TIME_LIMIT,
     ),
     Question(
         number=3,

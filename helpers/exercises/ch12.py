@@ -17,7 +17,7 @@ import torch
 from ..checking import Question, Wrong, expect_function, expect_number
 from ..sharding import OPTIMIZER_STATES, STATE_BYTES
 from ..sharding import bytes_per_rank as _reference
-from .ch08 import LAUNCH_TIMEOUT, run_on_two_ranks
+from .ch08 import TWO_RANK_TIME_LIMIT, run_on_two_ranks
 
 # -- Question 1: bytes per rank --------------------------------------------------------------------
 
@@ -151,7 +151,7 @@ def _check_shard(fn: Any) -> None:
     # 1. One rank, here: what it prints and raises shows in this notebook, with your line numbers.
     _run_on_one_rank_here(fn)
     # 2. Two gloo ranks, each training on its own batch, through the course's launcher.
-    results = run_on_two_ranks(run_shard, (fn,))
+    results = run_on_two_ranks(run_shard, (fn,), file="shard_answer.py")
     for rank, result in enumerate(results):
         if "wrong" in result:
             raise Wrong(f"on rank {rank} of two: {result['wrong']}")
@@ -257,7 +257,7 @@ QUESTIONS = [
         "(the root last: it picks up the parameters no block owns), then `return model`.",
         chapter="12",
         file="shard_answer.py",
-        time_limit=LAUNCH_TIMEOUT + 30,
+        time_limit=TWO_RANK_TIME_LIMIT,
     ),
     Question(
         number=3,

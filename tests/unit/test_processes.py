@@ -52,6 +52,15 @@ def failing_worker(rank: int, world_size: int) -> None:
     dist.barrier()  # waits for the failed rank: only the parent can end this
 
 
+def one_sided_worker(rank: int, world_size: int, collective: str) -> int:
+    """Rank 0 alone enters a collective; rank 1 returns at once."""
+    import torch.distributed as dist
+
+    if rank == 0:
+        dist.barrier() if collective == "barrier" else dist.all_reduce(torch.ones(1))
+    return rank
+
+
 def sleeping_worker(rank: int, world_size: int, seconds: float) -> None:
     time.sleep(seconds)
 
@@ -157,6 +166,59 @@ def test_a_hung_rank_hits_the_timeout_and_is_killed(warm: set[int]) -> None:
         d.launch(sleeping_worker, 2, (60.0,), timeout=2)
     assert time.monotonic() - started < 10
     _nothing_left(warm, leftovers())
+
+
+@pytest.mark.parametrize("collective", ["all_reduce", "barrier"])
+@pytest.mark.parametrize(
+    ("clock", "limits", "rank0"),
+    [
+        ("the collective's timeout fires first", {"timeout": 60, "collective_timeout": 3}, d.RAISED),
+        ("the launch's limit fires first", {"timeout": 3, "collective_timeout": 600}, d.RUNNING),
+    ],
+)
+def test_a_rank_left_waiting_in_a_collective_says_where_whichever_clock_fires_first(
+    warm: set[int], collective: str, clock: str, limits: dict[str, float], rank0: str
+) -> None:
+    """The outcomes are data: rank 0 raised in (or was still running in) the collective; rank 1 returned."""
+    before = leftovers()
+    started = time.monotonic()
+    with pytest.raises((d.WorkerFailed, d.LaunchTimeout)) as info:
+        d.launch(one_sided_worker, 2, (collective,), **limits)
+    assert time.monotonic() - started < 30, clock
+    first, second = info.value.outcomes
+    assert (first.ended, first.collective, first.in_distributed) == (rank0, collective, True), clock
+    assert first.line_in(Path(__file__).name) is not None, "where in the worker's file it waited"
+    assert (second.ended, second.result) == (d.RETURNED, 1), clock
+    _nothing_left(warm, before)
+
+
+def test_a_rank_that_raises_is_blamed_not_the_peer_it_left_waiting(warm: set[int]) -> None:
+    with pytest.raises(d.WorkerFailed) as info:
+        d.launch(failing_worker, 2, timeout=60, collective_timeout=30)
+    assert info.value.rank == 1
+    outcomes = {o.rank: o for o in info.value.outcomes}
+    assert (outcomes[1].ended, outcomes[1].error, outcomes[1].in_distributed) == (d.RAISED, "ValueError", False)
+    assert outcomes[0].ended in (d.RAISED, d.RUNNING) and outcomes[0].collective == "barrier"
+
+
+def test_the_start_has_a_limit_of_its_own(warm: set[int], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ranks that have not all started in time are STARTING (a busy machine), not a worker that hangs.
+
+    A rank starts by importing the worker's module; this one takes 30 s to import, against a start
+    limit of 1 s and a run limit of 60 s.
+    """
+    (tmp_path / "slow_to_import.py").write_text(
+        f"import os, time\nif os.getpid() != {os.getpid()}:  # a rank, not this test\n    time.sleep(30)\n\n\n"
+        "def work(rank, world_size):\n    return rank\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from slow_to_import import work as worker
+
+    started = time.monotonic()
+    with pytest.raises(d.LaunchTimeout, match="had not all started within 1 s") as info:
+        d.launch(worker, 2, timeout=60, start_timeout=1)
+    assert time.monotonic() - started < 20
+    assert [o.ended for o in info.value.outcomes] == [d.STARTING, d.STARTING]
 
 
 def test_a_worker_can_join_the_group_itself_as_under_torchrun(warm: set[int]) -> None:
