@@ -170,7 +170,7 @@ def refresh_checked(notebook: Path) -> None:
     """Execute `notebook` (QUICK) and copy the outputs of its checked cells back into it."""
     import tempfile
 
-    from .runner import execute_chapter
+    from .execute import execute_chapter
 
     with tempfile.TemporaryDirectory() as tmp:
         result = execute_chapter(notebook, Path(tmp), quick=True)

@@ -366,18 +366,31 @@ def _finish_notebook(partial: Path, executed: Path) -> dict:
     return nb
 
 
-def execute_chapter(notebook: Path, out_dir: Path, *, quick: bool = True, cell_timeout: float = 90) -> ChapterRun:
+#: Seconds one cell may run before its chapter fails: long enough for the slowest real cell, short
+#: enough that a stalled cell (a widget that never answers, a hung rank) is caught in minutes.
+QUICK_CELL_TIMEOUT = 90
+FULL_CELL_TIMEOUT = 600
+
+
+def execute_chapter(
+    notebook: Path, out_dir: Path, *, quick: bool = True, cell_timeout: float | None = None
+) -> ChapterRun:
     """Run one chapter with papermill into `out_dir` (its working folder too); report, never raise.
 
-    A cell that runs longer than `cell_timeout` seconds stops the chapter, which then fails and
-    names that cell. The kernel finds the helpers in use through PYTHONPATH, so the chapter can
-    run from a read-only copy (the Kaggle dataset) in a scratch folder. papermill writes into a
-    temporary file next to the executed notebook, which replaces it only when complete: a full disk
-    or a read-only folder fails the chapter with one sentence naming the path (`write_fault`) and
-    leaves no notebook cut short. The kernel gets a temp dir of its own, and a chapter that leaves
-    files there fails, naming them (`temp_dir_litter`).
+    The course runner, the self-test and `tidy --refresh-checked` all run chapters through this.
+    A cell that runs longer than `cell_timeout` seconds (by default 90 with QUICK sizes, 600 at
+    full size) stops the chapter, which then fails and names that cell. The kernel finds the
+    helpers in use through PYTHONPATH, so the chapter can run from a read-only copy (the Kaggle
+    dataset) in a scratch folder. papermill writes into a temporary file next to the executed
+    notebook, which replaces it only when complete: a full disk or a read-only folder fails the
+    chapter with one sentence naming the path (`write_fault`) and leaves no notebook cut short.
+    The kernel gets a temp dir of its own, and a chapter that leaves files there fails, naming them
+    (`temp_dir_litter`).
     """
     import papermill  # only here: the self-test and the course runner need it, a chapter does not
+
+    if cell_timeout is None:
+        cell_timeout = QUICK_CELL_TIMEOUT if quick else FULL_CELL_TIMEOUT
     from papermill.exceptions import PapermillExecutionError
 
     notebook, out_dir = Path(notebook), Path(out_dir)

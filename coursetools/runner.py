@@ -25,29 +25,8 @@ from .folders import WriteFault
 if TYPE_CHECKING:
     from .site import Site
 
-#: Seconds one cell may run before its chapter fails: long enough for the slowest real cell, short
-#: enough that a stalled cell (a widget that never answers, a hung rank) is caught in minutes.
-QUICK_CELL_TIMEOUT = 90
-FULL_CELL_TIMEOUT = 600
-
 #: One chapter's run; the self-test (coursetools.selftest) and this runner execute chapters the same way.
 ChapterResult = ChapterRun
-
-
-def execute_chapter(
-    notebook: Path,
-    out_dir: Path = BUILD,
-    *,
-    quick: bool = False,
-    cell_timeout: float | None = None,
-) -> ChapterResult:
-    """Run one chapter with papermill into `out_dir`; report, never raise.
-
-    A cell past `cell_timeout` seconds (90 with QUICK sizes, 600 at full size) fails the chapter
-    and the error names the cell.
-    """
-    timeout = cell_timeout if cell_timeout is not None else (QUICK_CELL_TIMEOUT if quick else FULL_CELL_TIMEOUT)
-    return execute.execute_chapter(notebook, out_dir, quick=quick, cell_timeout=timeout)
 
 
 def summary_table(results: list[ChapterResult]) -> str:
@@ -118,13 +97,13 @@ def run_course(
         if jobs <= 1:
             for chapter in chapters:
                 progress.started(chapter.stem)
-                record(execute_chapter(chapter, build_dir, quick=quick))
+                record(execute.execute_chapter(chapter, build_dir, quick=quick))
         else:
             # Separate processes, not threads: two papermill runs sharing one process can deadlock
             # in their kernel clients (seen here with a widget cell waiting forever).
             context = multiprocessing.get_context("spawn")
             with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
-                futures = {pool.submit(execute_chapter, c, build_dir, quick=quick): c.stem for c in chapters}
+                futures = {pool.submit(execute.execute_chapter, c, build_dir, quick=quick): c.stem for c in chapters}
                 names = list(futures.values())
                 for name in names[:jobs]:  # the pool starts the first `jobs` at once, in order
                     progress.started(name)

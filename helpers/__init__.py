@@ -10,7 +10,7 @@ them, so `import helpers` stays cheap):
 * `helpers.copies`       copies between host and device, timed; their bandwidth, the PCIe link's peak
 * `helpers.memory`       CUDA memory counters, tensor sizes
 * `helpers.timelines`    profiler events as spans on timelines, and their plots
-* `helpers.launches`     `torch.compile`'s compiler and cache
+* `helpers.compiling`    `torch.compile`'s compiler and cache
 * `helpers.roofline`     the roofline model, its plots and widget
 * `helpers.sharding`     the per-rank memory budget
 * `helpers.training`     synthetic data, a tiny model, CPU threads

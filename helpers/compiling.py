@@ -1,4 +1,4 @@
-"""Chapter 11's harness: what `torch.compile` needs on this machine, and where it keeps what it compiled.
+"""What `torch.compile` needs on this machine, and where it keeps what it compiled (chapters 11 and 13).
 
 * `cpp_compiler()` and `compiler_advice(exc)`: which C++ compiler Inductor, the default backend
   of `torch.compile`, looks for on this platform, and what to install when compiling failed.

@@ -1,4 +1,4 @@
-"""helpers.launches: the compiler advice for torch.compile failures and the CPU model of CUDA graph replay."""
+"""helpers.compiling: the compiler advice for torch.compile failures and the CPU model of CUDA graph replay."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import sys
 import pytest
 import torch
 
-from helpers import launches
-from helpers.launches import compiled_files, compiler_advice, cpp_compiler, inductor_cache_dir
+from helpers import compiling
+from helpers.compiling import compiled_files, compiler_advice, cpp_compiler, inductor_cache_dir
 from helpers.standins import GraphReplayModel
 
 
@@ -36,7 +36,7 @@ def test_cpp_compiler_matches_inductors_own_setting_here(monkeypatch) -> None:
 def test_compiler_advice_says_what_broke_what_is_missing_and_how_to_fix_it(monkeypatch, platform, advice) -> None:
     monkeypatch.delenv("CXX", raising=False)
     monkeypatch.setattr(sys, "platform", platform)
-    monkeypatch.setattr(launches.shutil, "which", lambda name: None)
+    monkeypatch.setattr(compiling.shutil, "which", lambda name: None)
     text = compiler_advice(RuntimeError("InvalidCxxCompiler: No working C++ compiler found\nmore lines"))
     assert text.startswith("torch.compile failed: RuntimeError: InvalidCxxCompiler: No working C++ compiler found")
     assert "more lines" not in text, "only the first line of the error"
@@ -45,7 +45,7 @@ def test_compiler_advice_says_what_broke_what_is_missing_and_how_to_fix_it(monke
 
 
 def test_compiler_advice_names_the_compiler_found(monkeypatch) -> None:
-    monkeypatch.setattr(launches.shutil, "which", lambda name: f"/usr/bin/{name}")
+    monkeypatch.setattr(compiling.shutil, "which", lambda name: f"/usr/bin/{name}")
     text = compiler_advice(ValueError("something else broke"))
     assert f"is at /usr/bin/{cpp_compiler()}" in text
 
