@@ -126,6 +126,8 @@ def problems(nb: dict[str, Any]) -> list[str]:
         if cell.get("cell_type") == "code" and (cell.get("outputs") or cell.get("execution_count")):
             if not is_checked(cell):
                 found.append(f"cell {i} keeps an output or execution count that no test checks")
+        elif is_checked(cell):  # nbval compares only a cell that was run: without an output it checks nothing
+            found.append(f"cell {i} is checked but stores no output: run tidy --refresh-checked")
         if cell.get("cell_type") == "code" and any(m in _source(cell) for m in MARKER_COMMENTS):
             found.append(
                 f"cell {i} has a test marker in its code: use a cell tag ({CHECK_TAG}, {TEACHES_DEPRECATED_TAG})"

@@ -1,36 +1,14 @@
 """Processes a notebook starts: ranks and torchrun, a cell's own children, fresh interpreters, scratch folders.
 
-Each launcher starts the workers a chapter writes (`%%writefile`), waits with a time limit, reports
-a failure by rank, and cleans up. CONTRIBUTING.md ("Launchers") explains the choices; in short:
+* `launch(worker, world_size, args)`: one process per rank on `torch.multiprocessing.start_processes`,
+  each rank's outcome as data (`RankOutcome`), a time limit, nothing left behind;
+* `run_commands(commands, timeout)`: shell commands such as `torchrun ...`, every process they start
+  killed on a timeout, an error or an interrupt;
+* `time_limit(processes, seconds)`: a watchdog around a chapter 09 cell's own `start()`/`join()`;
+* `run_fresh_python(code, env)`: a snippet in a new interpreter, for settings read at start-up;
+* `scratch_folder()`: a per-kernel folder for the files a chapter writes, first on `sys.path`.
 
-* **`launch(worker, world_size, args)`** starts one process per rank (forkserver where it exists,
-  else spawn) and returns what each rank returned, as plain Python values. By default it sets up
-  the process group itself (gloo on the CPU, NCCL when every rank has a GPU). With
-  `init_group=False` it only provides what `torchrun` provides (`RANK`, `WORLD_SIZE`,
-  `LOCAL_RANK`, `MASTER_ADDR`, `MASTER_PORT` in the environment), so the worker calls
-  `dist.init_process_group(backend)` itself, exactly as under torchrun.
-* **Importable workers.** A process started with spawn or forkserver imports the worker's module;
-  a function defined in a notebook cell (module `__main__`) is refused up front with a message
-  that says so.
-* **Loopback only, no port race.** The parent binds 127.0.0.1 port 0 and hands that very socket to
-  a `TCPStore` server (`master_listen_fd`); the ranks connect to it as clients.
-* **A time limit on everything**, `WorkerFailed` naming the rank that raised or died, and no rank
-  process, store or socket left behind (`finally`). A rank's result travels as plain values.
-* **`run_commands(commands, timeout)`** runs shell commands such as `torchrun ...` (several at
-  once for a two-"node" run) with a time limit. torch elastic starts every rank in a session of
-  its own, so killing torchrun's process group misses them; the launcher therefore collects every
-  descendant from /proc and kills each one's process group, on a timeout, on an error and on a
-  KeyboardInterrupt. Output goes to files, not pipes, so a surviving rank cannot make it wait.
-  Temporary files (`TMPDIR`, torchrun's logs) go into a folder that is removed afterwards.
-* **NCCL trouble** (two PCIe GPUs without peer-to-peer, a small `/dev/shm`) is explained:
-  `NCCL_ADVICE` is added to the error whenever a failure mentions NCCL.
-* **`time_limit(processes, seconds)`**, a `with` block around a chapter 09 cell's own
-  `start()`/`join()` code: a watchdog terminates every process still running after `seconds`, and
-  leaving the block, however it is left, stops every process the block started.
-* **`run_fresh_python(code, env)`** runs a snippet in a new interpreter, for settings that only
-  count at start-up (`CUDA_VISIBLE_DEVICES`, the allocator's configuration).
-* **`scratch_folder()`**, a per-kernel folder for the files a chapter writes (workers, answers),
-  first on `sys.path` and removed when the kernel exits.
+CONTRIBUTING.md ("Launchers") says what each guarantees, and why.
 """
 
 from __future__ import annotations
@@ -91,11 +69,9 @@ def _posix(path: str) -> str:
 
 @dataclass(frozen=True)
 class RankOutcome:
-    """How one rank ended, as data: its worker returned, raised, was still running at the limit, or its process died.
-
-    `frames` (outermost call first) say where it raised or where it was running; `STARTING` means it
-    never reached the point where every rank had started. Checkers decide from these fields, never
-    from an error's text; `details` (a traceback, or how the process ended) is for people.
+    """How one rank ended, as data: `RETURNED` (with its `result`), `RAISED` (the exception's type, its
+    `frames` outermost first), `RUNNING` at the limit (its stack), `DIED`, or `STARTING` (never got going).
+    Checkers decide from these fields, never from an error's text; `details` is for people.
     """
 
     rank: int
@@ -138,11 +114,7 @@ class RankOutcome:
 
 
 class WorkerFailed(RuntimeError):
-    """A rank raised an exception or died; `rank` says which, `details` holds its traceback.
-
-    `last_line` is the traceback's last line (the exception and its message), for a one-line report;
-    `outcomes` says how every rank ended (`RankOutcome`).
-    """
+    """A rank raised or died: `rank`, its traceback (`details`, `last_line`), every rank's `outcomes`."""
 
     def __init__(self, rank: int, details: str, outcomes: Sequence[RankOutcome] = ()) -> None:
         self.rank = rank
@@ -176,16 +148,12 @@ def mentions_nccl(text: str) -> bool:
     return "nccl" in text.lower()
 
 
-# --------------------------------------------------------------------------------------------
-# Plain values only
-# --------------------------------------------------------------------------------------------
+# -- Plain values only ------------------------------------------------------------------------------
 
 
 def to_plain(value: Any) -> Any:
-    """Turn tensors (also inside lists, tuples and dicts) into nested Python lists and numbers.
-
-    What a rank returns crosses to the parent through a pipe; plain values are copied by value and
-    cannot dangle, unlike tensors, which travel as handles to shared memory.
+    """Tensors (also inside lists, tuples and dicts) as nested Python lists and numbers: a rank's result
+    crosses a pipe by value, where a tensor would travel as a handle to shared memory that can vanish.
     """
     import torch
 
@@ -198,9 +166,7 @@ def to_plain(value: Any) -> Any:
     return value
 
 
-# --------------------------------------------------------------------------------------------
-# Ports and sockets, loopback only
-# --------------------------------------------------------------------------------------------
+# -- Ports and sockets, loopback only ---------------------------------------------------------------
 
 
 def loopback_listener() -> socket.socket:
@@ -212,11 +178,7 @@ def loopback_listener() -> socket.socket:
 
 
 def free_loopback_port() -> int:
-    """A port that was free on 127.0.0.1 a moment ago (for tools that need a number, like torchrun).
-
-    `launch` does better: it keeps the socket open and lets the store listen on it, so the port
-    cannot be taken in between.
-    """
+    """A port that was free on 127.0.0.1 a moment ago, for tools that need a number (torchrun)."""
     with loopback_listener() as sock:
         return sock.getsockname()[1]
 
@@ -233,9 +195,7 @@ def loopback_interface() -> str:
     return "lo0" if sys.platform == "darwin" else "lo"
 
 
-# --------------------------------------------------------------------------------------------
-# The launcher
-# --------------------------------------------------------------------------------------------
+# -- The launcher -----------------------------------------------------------------------------------
 
 
 def _check_importable(worker: Callable[..., Any]) -> None:
@@ -255,11 +215,8 @@ def _check_importable(worker: Callable[..., Any]) -> None:
 
 @contextlib.contextmanager
 def one_rank_group() -> Iterator[bool]:
-    """A gloo process group of one rank in this process, torn down afterwards; yields whether it made one.
-
-    The exercise checkers first run a learner's distributed code here, where what it prints and
-    raises shows in the notebook with its line numbers, before running it on two ranks. When the
-    notebook already has a process group of its own, it is left alone and this yields False.
+    """A gloo group of one rank in this process, for a checker's first run of a learner's code (what it
+    prints and raises shows with line numbers); yields False, and leaves it alone, if the notebook has a group.
     """
     import torch.distributed as dist
 
@@ -289,14 +246,10 @@ def default_backend(world_size: int) -> str:
 
 
 def process_context() -> Any:
-    """Processes are started with `forkserver` where it exists (Linux, macOS), else `spawn`.
+    """`forkserver` where it exists, else `spawn`: clean children, safe after CUDA was initialised.
 
-    Both start clean children (safe after CUDA has been initialised, unlike `fork`). `forkserver`
-    forks each rank from a small server process that has already imported torch and this module,
-    so a launch costs a fraction of a second instead of one `import torch` (≈ 2 s) per rank.
-    `torch._dynamo` is preloaded too: `DistributedDataParallel(...)` imports it on first use, which
-    would otherwise cost every rank of every launch several seconds. The server starts on the first
-    launch (paying those imports once), stays idle between launches, and ends with this process.
+    The server forks each rank with torch, Dynamo (which DDP imports) and this module already imported,
+    so a launch costs a fraction of a second instead of several; it starts once and ends with this process.
     """
     import torch.multiprocessing as mp
 
@@ -308,11 +261,8 @@ def process_context() -> Any:
 
 
 def start_process_server() -> None:
-    """Start the server that `launch` forks its ranks from now, and return without waiting for it.
-
-    The server imports torch and Dynamo first (several seconds, once per kernel); started early, it
-    does so while the cells before the first launch run, on another core where there is one. Where
-    processes are spawned instead (Windows) there is no server, and this does nothing.
+    """Start `launch`'s fork server now, without waiting: its imports then overlap the cells before the
+    first launch. Where ranks are spawned (Windows) there is no server.
     """
     if process_context().get_start_method() == "forkserver":
         from multiprocessing import forkserver
@@ -321,10 +271,8 @@ def start_process_server() -> None:
 
 
 def rank_environment(rank: int, world_size: int, port: int) -> dict[str, str]:
-    """The variables torchrun gives each rank, for a worker that calls `init_process_group()` itself.
-
-    `TORCHELASTIC_USE_AGENT_STORE` tells `init_process_group` that the store already runs (in the
-    launcher, as torchrun's agent runs it), so every rank connects to it as a client.
+    """The variables torchrun gives a rank; `TORCHELASTIC_USE_AGENT_STORE` makes `init_process_group()`
+    join the launcher's store as a client.
     """
     return {
         "RANK": str(rank),
@@ -362,37 +310,29 @@ class _Plan:
     stderr_paths: list[str]
 
 
-def _listen(conn: Any) -> dict[str, threading.Event]:
-    """In a rank: a thread that turns the parent's words into events the rank waits on.
+def _listen(conn: Any, send: Callable[[tuple[Any, ...]], None]) -> dict[str, threading.Event]:
+    """In a rank: a thread that hears the launcher: "go" (every rank has started), "finish" (every worker
+    has returned) and "report" (send where the worker is running: the main thread's stack).
 
-    "go": every rank has started, the time limit runs from now; "finish": every rank's worker has
-    returned, the groups may be torn down; "report": say where the worker is running. A pipe, not a
-    multiprocessing `Event`: setting such an event waits for every waiter to wake, and a rank that
+    A pipe, not a multiprocessing `Event`: setting one waits for every waiter to wake, and a rank that
     died while waiting never does.
     """
-    heard = {word: threading.Event() for word in ("go", "finish", "report")}
+    heard = {word: threading.Event() for word in ("go", "finish")}
+    main = threading.main_thread().ident
 
     def listen() -> None:
         with contextlib.suppress(EOFError, OSError):
+            while (word := conn.recv()) != "report":
+                heard[word].set()
+            frame = sys._current_frames().get(main) if main is not None else None
+            if frame is not None:
+                send(("running", tuple((f.filename, f.lineno or 0, f.name) for f in traceback.extract_stack(frame))))
             while True:
-                heard[conn.recv()].set()
+                conn.recv()
         os._exit(1)  # the launcher is gone: nobody is left to report to, or to stop this rank
 
     threading.Thread(target=listen, name="listen to the launcher", daemon=True).start()
     return heard
-
-
-def _stack_on_request(heard: dict[str, threading.Event], send: Callable[[tuple[Any, ...]], None]) -> None:
-    """In a rank: a thread that, when the parent asks, sends where the worker is running (the main thread's stack)."""
-    main = threading.main_thread().ident
-
-    def watch() -> None:
-        heard["report"].wait()
-        frame = sys._current_frames().get(main) if main is not None else None
-        if frame is not None:
-            send(("running", tuple((f.filename, f.lineno or 0, f.name) for f in traceback.extract_stack(frame))))
-
-    threading.Thread(target=watch, name="report the stack on request", daemon=True).start()
 
 
 def _rank_main(rank: int, plan: _Plan) -> None:
@@ -416,10 +356,9 @@ def _rank_main(rank: int, plan: _Plan) -> None:
         torch.set_num_threads(plan.threads)
         os.environ.update(rank_environment(rank, plan.world_size, plan.port))
         os.environ.setdefault("OMP_NUM_THREADS", str(plan.threads))
-        heard = _listen(conn)
+        heard = _listen(conn, send)
         send(("started",))
         heard["go"].wait()  # only the launcher's clocks decide: it stops a rank it stops waiting for
-        _stack_on_request(heard, send)
         store = None
         if plan.init_group:
             if plan.backend == "nccl":
@@ -479,11 +418,8 @@ def describe_exit(code: int | None) -> str:
 
 
 def write_stderr_to(path: str | None) -> None:
-    """In a child process: send its error output (file descriptor 2, C/C++ code's too) to the file `path`.
-
-    A child that dies without reporting (`os._exit`, a crash, an abort in C++) leaves its cause on
-    its error output; with it in a file, the parent can quote it (`died_before_reporting`).
-    `faulthandler` writes the Python stack there too when a signal kills the child.
+    """In a child: send file descriptor 2 (C++'s output too) to `path`, with `faulthandler`'s stack on a
+    fatal signal, so the parent can quote why a child died without reporting (`died_before_reporting`).
     """
     import faulthandler
 
@@ -498,11 +434,7 @@ def write_stderr_to(path: str | None) -> None:
 
 @contextlib.contextmanager
 def stderr_files(n: int) -> Iterator[list[str]]:
-    """`n` file paths for children's error output (`write_stderr_to`); afterwards their text is echoed here and removed.
-
-    Echoed to this process's stderr, so what the children wrote shows where this process's own
-    error output does (a notebook cell, a terminal).
-    """
+    """`n` paths for children's error output; afterwards their text is echoed to this stderr and removed."""
     folder = tempfile.mkdtemp(prefix="course-stderr-")
     paths = [os.path.join(folder, f"stderr{i}.txt") for i in range(n)]
     try:
@@ -585,9 +517,6 @@ class _Reports:
             with contextlib.suppress(OSError):
                 conn.send(word)
 
-    def ended(self, ended: str) -> list[int]:
-        return [r for r, o in sorted(self.said.items()) if o.ended == ended]
-
 
 def _outcomes(reports: _Reports, processes: list[Any], stderr_paths: list[str], stopped: set[int]) -> list[RankOutcome]:
     """Every rank's outcome: what it said, else how its process ended (`stopped`: still running when it was stopped)."""
@@ -629,19 +558,12 @@ def launch(
 ) -> LaunchResult:
     """Run `worker(rank, world_size, *args)` in `world_size` processes joined in one process group.
 
-    Returns a `LaunchResult` whose `results[r]` is what rank `r` returned (tensors turned into
-    lists). Raises `WorkerFailed` naming the rank when a rank raises or dies, and `LaunchTimeout`
-    when the ranks have not finished `timeout` seconds after every rank started, or have not all
-    started within `start_timeout` (default: `timeout`), so a slow start on a busy machine does not
-    eat the workers' time. Both carry `outcomes`, how each rank ended (`RankOutcome`). No rank
-    process survives the call, whatever happens.
-
-    `collective_timeout` (default: `timeout`) is the process group's own timeout: a rank that waits
-    longer in one collective raises. With `init_group=False` the worker calls
-    `dist.init_process_group(backend)` itself, reading `RANK`, `WORLD_SIZE`, `MASTER_ADDR` and
-    `MASTER_PORT` from the environment as under torchrun (`backend` is then only what the result
-    reports). `threads_per_rank` (default: the usable CPUs shared out equally) keeps ranks from
-    fighting over cores.
+    Returns a `LaunchResult` (`results[r]`: what rank `r` returned, tensors as lists). Raises
+    `WorkerFailed` naming the rank that raised or died, or `LaunchTimeout` when the ranks have not
+    finished `timeout` s after all started, or not all started within `start_timeout` (default
+    `timeout`: a slow start does not eat the workers' time); both carry every rank's `outcomes`.
+    `collective_timeout` (default `timeout`) is the process group's own. With `init_group=False` the
+    worker calls `dist.init_process_group()` itself, from torchrun's variables. No rank survives the call.
     """
     import torch
     import torch.distributed as dist
@@ -717,12 +639,9 @@ def launch(
 def _wait(
     context: Any, plan: _Plan, reports: _Reports, stderr_paths: list[str], start: float
 ) -> tuple[list[RankOutcome], float | None, list[int]]:
-    """Wait for the ranks (`ProcessContext.join`), reading their reports as they come.
-
-    Returns every rank's outcome, the limit that was hit (None if none) and the ranks in the order
-    they raised. The start and the run have limits of their own: the run's clock starts when every
-    rank has started. When a rank fails, or a limit passes, every rank still running is asked where
-    it is, and has `GRACE_SECONDS` to say so before it is stopped.
+    """Wait for the ranks (`ProcessContext.join`), reading their reports; return every outcome, the limit
+    hit (or None) and the ranks in the order they raised. When a rank fails or a limit passes, the ranks
+    still running get `GRACE_SECONDS` to say where they are before they are stopped.
     """
     from torch.multiprocessing.spawn import ProcessException
 
@@ -735,7 +654,7 @@ def _wait(
         if not running and len(reports.started) == world:
             running, deadline = True, time.perf_counter() + plan.timeout
             reports.tell("go")
-        if len(reports.ended(RETURNED)) == world and not told_finish:
+        if not told_finish and sum(o.ended == RETURNED for o in reports.said.values()) == world:
             reports.tell("finish")
             told_finish = True
         if not told_report and (reports.order or any(p.exitcode not in (None, 0) for p in processes)):
@@ -750,7 +669,9 @@ def _wait(
         if time.perf_counter() > deadline:
             limit = plan.timeout if running else plan.start_timeout
             reports.tell("report")
-            _await_stacks(reports, alive)
+            until = time.perf_counter() + GRACE_SECONDS  # each rank still running says where it is
+            while time.perf_counter() < until and any(r in reports.started and r not in reports.said for r in alive):
+                reports.read(timeout=0.05)
             break
     stop_processes(processes)
     until = time.monotonic() + 5.0
@@ -760,16 +681,7 @@ def _wait(
     return _outcomes(reports, processes, stderr_paths, stopped), limit, reports.order
 
 
-def _await_stacks(reports: _Reports, ranks: set[int]) -> None:
-    """Read reports for up to `GRACE_SECONDS`, until each of `ranks` that has started has said something."""
-    until = time.perf_counter() + GRACE_SECONDS
-    while time.perf_counter() < until and any(r in reports.started and r not in reports.said for r in ranks):
-        reports.read(timeout=0.05)
-
-
-# --------------------------------------------------------------------------------------------
-# Commands such as torchrun: a time limit, every rank killed, nothing left behind
-# --------------------------------------------------------------------------------------------
+# -- Commands such as torchrun: a time limit, every rank killed, nothing left behind ----------------
 
 
 @dataclass
@@ -844,11 +756,8 @@ def _process_table() -> dict[int, tuple[int, int, int]]:
 
 
 def descendants(pids: Sequence[int]) -> set[int]:
-    """Every live process below `pids`, and every process in their sessions (empty without /proc).
-
-    torch elastic starts each rank with a session of its own, so a rank is found as a child of
-    torchrun, and whatever the rank started (data-loader workers) as a member of its session, even
-    after torchrun is gone and the rank was handed to init.
+    """Every live process below `pids`, and every process in their sessions (empty without /proc): torch
+    elastic gives each rank a session of its own, so its own children are found even after torchrun died.
     """
     if not Path("/proc/self/stat").is_file():
         return set()
@@ -871,10 +780,7 @@ def descendants(pids: Sequence[int]) -> set[int]:
 
 
 def kill_tree(pids: Sequence[int], known: set[int] | None = None) -> set[int]:
-    """SIGKILL the processes `pids`, their process groups and all their descendants; return the pids hit.
-
-    `known` adds pids seen earlier (ranks whose parent has already died and that init adopted).
-    """
+    """SIGKILL `pids`, their process groups and descendants, and `known` (ranks seen earlier); return the pids hit."""
     targets = set(pids) | descendants(pids) | (known or set())
     sigkill = getattr(signal, "SIGKILL", signal.SIGTERM)  # Windows has no SIGKILL: TerminateProcess
     for pid in targets:
@@ -895,21 +801,13 @@ def run_commands(
     done_files: Sequence[str | Path | None] | None = None,
     check: bool = True,
 ) -> list[CommandResult]:
-    """Run `commands` side by side (e.g. one `torchrun` per "node"), wait at most `timeout` seconds.
+    """Run `commands` side by side (one `torchrun` per "node"), each in its own session, and wait at most `timeout` s.
 
-    Each command gets its own session, `env` (plus its own `envs[i]`), a private `TMPDIR` and
-    torchrun's `--log-dir` inside a temporary folder that is removed afterwards. On a timeout, an
-    error or a KeyboardInterrupt every process of every command is killed (see `kill_tree`) before
-    the call returns, and `LaunchTimeout` names the commands that had not finished.
-
-    `done_files[i]`, when given, is the file command `i` writes when its work is done (the course's
-    workers write it last, after every rank has finished). A command that wrote it during this run
-    and then exited with an error counts as done, with a note saying how it ended: what failed came
-    after the work (a rank that aborted while the interpreter shut down, a torchrun "node" that lost
-    the rendezvous store when the node hosting it finished first; CONTRIBUTING, "Launchers"). The
-    outcome is decided by exit codes and that file only, never by the command's output. With
-    `check`, a command that failed raises `CommandFailed` (NCCL advice included when its output
-    mentions NCCL).
+    Each gets `env` and `envs[i]`, a private `TMPDIR` and torchrun's `--log-dir` in a folder removed afterwards;
+    however the wait ends, every process they started is killed (`kill_tree`). A command that wrote
+    `done_files[i]` during the run and then exited with an error counts as done, with a note (CONTRIBUTING,
+    "Launchers": an abort at exit, a node that lost the rendezvous store). Outcomes come from exit codes
+    and that file, never from output; with `check`, a failure raises `CommandFailed`.
     """
     envs = list(envs) if envs is not None else [{} for _ in commands]
     files = [None if f is None else Path(f) for f in done_files] if done_files is not None else [None] * len(commands)
@@ -978,9 +876,7 @@ def _stamp(path: Path | None) -> int | None:
         return None
 
 
-# --------------------------------------------------------------------------------------------
-# A time limit for a cell's own processes (chapter 09)
-# --------------------------------------------------------------------------------------------
+# -- A time limit for a cell's own processes (chapter 09) -------------------------------------------
 
 
 def _started(p: Any) -> bool:
@@ -1018,13 +914,11 @@ def _alarm_held() -> Iterator[None]:
 
 
 class time_limit:  # noqa: N801 - used like a function: `with time_limit(procs, 30):`
-    """`with time_limit(processes, seconds):` around code that starts and joins `processes`.
+    """`with time_limit(processes, seconds):` around code that starts and joins the list `processes`.
 
-    `processes` is the list the block fills (read again and again, so processes appended inside the
-    block count). From `seconds` after the block began, a watchdog terminates every process that is
-    running, started late ones included, which makes a waiting `p.join()` return. When the block ends, for any
-    reason, every process it started is stopped and joined. If the watchdog stopped any,
-    `LaunchTimeout` names them (by their index in `processes`), unless the block was interrupted.
+    From `seconds` on, a watchdog terminates every process that runs (appended late ones too), so a
+    waiting `join()` returns; leaving the block stops them all. `LaunchTimeout` names those the
+    watchdog stopped (indices in `processes`), unless the block was interrupted.
     """
 
     def __init__(self, processes: list[Any], seconds: float) -> None:
@@ -1076,17 +970,14 @@ class time_limit:  # noqa: N801 - used like a function: `with time_limit(procs, 
         return False
 
 
-# --------------------------------------------------------------------------------------------
-# A fresh interpreter, for settings read at start-up
-# --------------------------------------------------------------------------------------------
+# -- A fresh interpreter, for settings read at start-up ---------------------------------------------
 
 
 def run_fresh_python(code: str, env: dict[str, str | None] | None = None, timeout: float = 120.0) -> str:
-    """Run `code` with this kernel's Python in a new process and return what it printed.
+    """Run `code` in a new interpreter (this Python, `helpers` importable) and return what it printed.
 
-    `env` entries are set in a copy of this process's environment (a value of None removes the
-    variable). The child can `import helpers` wherever this process found it. Raises
-    RuntimeError with the child's last error line when the child fails.
+    `env` entries override this environment (None removes one); a failure raises RuntimeError with the
+    child's last error line.
     """
     child_env = dict(os.environ)
     for name, value in (env or {}).items():
@@ -1113,9 +1004,7 @@ def run_fresh_python(code: str, env: dict[str, str | None] | None = None, timeou
     return done.stdout
 
 
-# --------------------------------------------------------------------------------------------
-# Scratch folders for the files a chapter writes
-# --------------------------------------------------------------------------------------------
+# -- Scratch folders for the files a chapter writes -------------------------------------------------
 
 
 PREFIX = "pytorch-gpu-course-"
@@ -1132,10 +1021,7 @@ def _process_alive(pid: int) -> bool:
 
 
 def remove_abandoned_folders(parent: Path | None = None) -> list[Path]:
-    """Remove the scratch folders of kernels that no longer run; returns what was removed.
-
-    Only on POSIX: on Windows `os.kill` would end the process it is asked about.
-    """
+    """Remove the scratch folders of kernels that no longer run (POSIX only: there `os.kill(pid, 0)` only asks)."""
     if os.name != "posix":
         return []
     removed = []
@@ -1148,10 +1034,8 @@ def remove_abandoned_folders(parent: Path | None = None) -> list[Path]:
 
 
 def scratch_folder(importable: bool = True) -> Path:
-    """Make a new empty folder for this kernel's files; it is removed when the kernel exits.
-
-    With `importable` (the default) the folder is put first on `sys.path`, so a module written
-    there can be imported here and by processes started with `spawn`, which copy `sys.path`.
+    """A new empty folder for this kernel's files, removed when the kernel exits; with `importable`, first on
+    `sys.path`, so modules written there import here and in spawned processes.
     """
     remove_abandoned_folders()
     folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
