@@ -31,7 +31,7 @@ from .processes import scratch_folder
 
 #: The course's version. Chapters say which version they were written for (`start`); the Kaggle
 #: helpers dataset carries the package, so a stale dataset is caught by the chapter that needs more.
-__version__ = "2.0.0"
+__version__ = "2.1.0"
 
 HELPERS_DATASET = "pytorch-gpu-course-helpers"
 
@@ -72,7 +72,7 @@ def version_notice(written_for: str, found: str = __version__, where: str = "") 
 def start(written_for: str, quick: bool = False) -> bool:
     """Begin a chapter: print the machine it runs on and any version mismatch; return the QUICK setting.
 
-    `written_for` is the course version the chapter was written for ("2.0"). QUICK is on when the
+    `written_for` is the course version the chapter was written for ("2.1"). QUICK is on when the
     chapter's parameter says so or when COURSE_QUICK=1 is in the environment (the tests set it).
     """
     import os

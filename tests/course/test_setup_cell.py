@@ -209,3 +209,30 @@ def test_the_cell_is_ten_lines_and_starts_the_chapter_at_its_version() -> None:
     assert len(code) <= 10, code
     assert code[-1] == f'QUICK = helpers.start("{WRITTEN_FOR}", QUICK)'
     assert helpers.__version__.startswith(WRITTEN_FOR + ".")
+
+
+def test_an_older_dataset_with_newer_chapters_says_how_to_update(tmp_path) -> None:
+    """A learner who keeps last release's helpers dataset and opens this release's chapters is told so by
+    the set-up cell, with how to update the dataset, and the cell itself does not fail (the dataset's
+    own `start` says it; this release only raises the version the cell asks for)."""
+    import shutil
+    import sys
+
+    root = tmp_path / "input"
+    old = root / HELPERS_DATASET / "helpers"
+    shutil.copytree(Path(helpers.__file__).parent, old, ignore=shutil.ignore_patterns("__pycache__"))
+    init = old / "__init__.py"
+    major, minor = (int(x) for x in WRITTEN_FOR.split("."))
+    older = f"{major}.{minor - 1}.0" if minor else f"{major - 1}.9.0"
+    init.write_text(init.read_text().replace(f'__version__ = "{helpers.__version__}"', f'__version__ = "{older}"'))
+    script = tmp_path / "setup_cell.py"
+    script.write_text("QUICK = False\n" + SETUP_CELL + "\nprint('HELPERS_FILE=' + helpers.__file__)\n")
+    cwd = tmp_path / "kaggle" / "working"
+    cwd.mkdir(parents=True)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "COURSE_", "COLAB_"))}
+    env.update(COURSE_KAGGLE_INPUT=str(root), PYTHONDONTWRITEBYTECODE="1")
+    done = subprocess.run([sys.executable, str(script)], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert f"HELPERS_FILE={init}" in done.stdout, "the old dataset's helpers were the ones found"
+    assert f"written for the course's helpers {WRITTEN_FOR}" in done.stdout and older in done.stdout
+    assert f"update the dataset '{HELPERS_DATASET}'" in done.stdout
