@@ -643,7 +643,7 @@ def _wait(
     hit (or None) and the ranks in the order they raised. When a rank fails or a limit passes, the ranks
     still running get `GRACE_SECONDS` to say where they are before they are stopped.
     """
-    from torch.multiprocessing.spawn import ProcessException
+    from torch.multiprocessing import ProcessExitedException, ProcessRaisedException
 
     processes, world = context.processes, plan.world_size
     deadline, limit, running = start + plan.start_timeout, None, False
@@ -664,7 +664,7 @@ def _wait(
         try:
             if context.join(timeout=0, grace_period=GRACE_SECONDS):
                 break
-        except ProcessException:
+        except (ProcessExitedException, ProcessRaisedException):
             break  # join has waited its grace period for the others, then stopped them
         if time.perf_counter() > deadline:
             limit = plan.timeout if running else plan.start_timeout
