@@ -284,13 +284,9 @@ def diagnose(m: Machine) -> list[Finding]:
 
 def one_line(m: Machine) -> str:
     """A one-line summary printed by every chapter's setup cell (the runner reads `Running on:`)."""
+    where = m.accelerator or "CPU only"
     if m.gpus:
-        names = sorted({g.name for g in m.gpus})
-        where = f"{len(m.gpus)}× {' + '.join(names)}"
-    elif m.accelerator:
-        where = m.accelerator
-    else:
-        where = "CPU only"
+        where = f"{len(m.gpus)}× {' + '.join(sorted({g.name for g in m.gpus}))}"
     cuda = f"CUDA {m.cuda_build}" if m.cuda_build else "CPU build"
     host = "Kaggle" if m.on_kaggle else "local"
     return (
