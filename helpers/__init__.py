@@ -1,8 +1,7 @@
 """The small library behind the course "GPU programming with PyTorch, as runnable notebooks".
 
-It holds infrastructure only; the PyTorch a chapter teaches is in the chapter's own cells.
-Modules by concern (matplotlib and ipywidgets are imported only inside the functions that need
-them, so `import helpers` stays cheap):
+Infrastructure only: the PyTorch a chapter teaches is in its own cells. Modules by concern (matplotlib and
+ipywidgets are imported inside the functions that need them, so `import helpers` stays cheap):
 
 * `helpers.devices`      choosing devices: `try_gpu`, `try_all_gpus`, `have_gpus`, `synchronize`
 * `helpers.environment`  describing the machine, diagnosing what blocks the GPU, stamping figures
@@ -21,8 +20,7 @@ them, so `import helpers` stays cheap):
 * `helpers.gpu_specs`    GPU datasheet figures
 * `helpers.checking`     exercises with `check()`, `hint()`, `solution()`; `helpers.exercises` holds them
 
-The course tooling (headless runner, GPU self-test, Kaggle build, notebook tidying) is `coursetools/` in the
-repository; it imports `helpers`, never the reverse.
+The course tooling is `coursetools/` in the repository; it imports `helpers`, never the reverse.
 """
 
 from .checking import load_exercises
@@ -47,10 +45,7 @@ __all__ = [
 
 
 def version_notice(written_for: str, found: str = __version__, where: str = "") -> str:
-    """What to tell a learner whose helpers are not the version the chapter was written for ("" when they are).
-
-    Versions match when their first two numbers do (2.0.1 serves a chapter written for 2.0).
-    """
+    """What to tell a learner whose helpers are not the chapter's version ("" when the first two numbers match)."""
     wanted, have = str(written_for).split(".")[:2], str(found).split(".")[:2]
     if wanted == have:
         return ""
@@ -70,10 +65,9 @@ def version_notice(written_for: str, found: str = __version__, where: str = "") 
 
 
 def start(written_for: str, quick: bool = False) -> bool:
-    """Begin a chapter: print the machine it runs on and any version mismatch; return the QUICK setting.
+    """Begin a chapter written for version `written_for` ("2.1"): print the machine and any version mismatch.
 
-    `written_for` is the course version the chapter was written for ("2.1"). QUICK is on when the
-    chapter's parameter says so or when COURSE_QUICK=1 is in the environment (the tests set it).
+    Returns QUICK: on when the chapter's parameter says so or COURSE_QUICK=1 is set (the tests set it).
     """
     import os
 

@@ -1,28 +1,16 @@
 """Exercises a learner checks with `q1.check()`, `q1.hint()` and `q1.solution()`.
 
-Modelled on Kaggle Learn: the learner defines a variable in the notebook, and `check()` looks it
-up in the notebook's namespace (bound once with `load_exercises("01", globals())`). Whatever the
-learner writes, `check()` answers with one short sentence, never a traceback, and the kernel stays
-usable afterwards:
+Modelled on Kaggle Learn: `check()` looks the learner's variable up in the notebook's namespace (bound
+with `load_exercises("01", globals())`) and answers with one short sentence, never a traceback, leaving
+the kernel usable: the learner's code runs with a time limit (SIGALRM, where there is one); `exit()` and
+`KeyboardInterrupt` become verdicts; what it prints is kept up to `OUTPUT_LIMIT` characters; every form a
+careful learner could mean is accepted (`normalise`, `expect_type`); and an error in a checker's own
+comparison is reported as a bug in the course.
 
-* a missing variable, a value of the wrong type and code that raises are reported in plain words;
-* the learner's code runs with a time limit (SIGALRM, where the system has it), so a function that
-  never returns gets a verdict instead of blocking the notebook;
-* `exit()`, `sys.exit()` and `KeyboardInterrupt` become verdicts instead of ending the check;
-* what the learner's code prints while being checked is kept up to `OUTPUT_LIMIT` characters and
-  shown with the verdict, so a function printing in a loop cannot flood the notebook;
-* every form a careful learner could mean is accepted: `normalise` turns numpy scalars,
-  `Fraction` and `Decimal` into Python numbers before the checker sees them, and `expect_number`
-  and `expect_type` accept 0-d tensors, an int where a float is asked and a tuple where a list is;
-* an error in a checker's own comparison is reported as a bug in the course, not in the answer.
-
-A question whose answer another process must run (a DDP rank, a child process) names a `file`:
-the learner writes the function into it with `%%writefile {WORK}/name.py`, as the chapters write
-their workers, and `check()` imports it fresh from there; the child processes import it too.
-
-Each chapter's questions live in `helpers/exercises/chNN.py`; their solutions live apart, in
-`helpers/exercises/solutions/chNN.py`, which the handout edition leaves out (`solution()` then
-says so).
+A question whose answer another process must run names a `file`: the learner writes it with
+`%%writefile {WORK}/name.py`, and `check()` imports it fresh from there, as the child processes do.
+Questions live in `helpers/exercises/chNN.py`; their solutions in `helpers/exercises/solutions/chNN.py`,
+which the handout edition leaves out.
 """
 
 from __future__ import annotations
@@ -43,20 +31,17 @@ import traceback
 import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from types import SimpleNamespace
 from typing import Any
 
 #: Seconds the learner's code may run during one check, unless a question sets its own `time_limit`.
 DEFAULT_TIME_LIMIT = 10.0
+#: After the time limit, the alarm repeats this often until the learner's code has stopped.
+_TICK_S = 0.1
+#: Ticks the alarm waits for the learner's own code to be running before it interrupts whatever runs.
+_GRACE_TICKS = 10
 
 #: Characters of the learner's printed output kept and shown with a verdict; the rest is only counted.
 OUTPUT_LIMIT = 2_000
-
-#: After the time limit, the alarm repeats this often until the learner's code has stopped.
-_TICK_S = 0.1
-
-#: Ticks the alarm waits for the learner's own code to be running before it interrupts whatever runs.
-_GRACE_TICKS = 10
 
 #: Pseudo-file names of code that Python or a library generated: "<string>" is a dataclass's __init__.
 _NOT_LEARNER_NAMES = ("<frozen ", "<string>", "<__array_function__")
@@ -67,7 +52,6 @@ _NO_LIMIT_NOTICE = (
     " (No time limit on this system: a function that never returns will block the kernel; "
     "interrupt it with the stop button.)"
 )
-
 #: Whether this process has already been told that checks run without a time limit.
 _no_limit_told = False
 #: What `solution()` says in the handout edition, which ships without the solutions package.
@@ -85,17 +69,11 @@ class Wrong(Exception):
 
 
 class CouldNotCheck(Exception):
-    """Raised by a checker when the check itself could not run (the machine too busy to start processes, say).
-
-    It says nothing about the answer, so the learner is told to check again, not what to change.
-    """
+    """Raised by a checker when the check could not run (too busy to start processes, say): no fault of the answer."""
 
 
 class _TimeUp(BaseException):
-    """Raised by the alarm when the learner's code runs past the time limit.
-
-    A BaseException, so that a learner's `except Exception:` does not swallow it.
-    """
+    """Raised by the alarm past the time limit; a BaseException, so a learner's `except Exception:` lets it by."""
 
 
 #: A checker receives the learner's value and raises `Wrong` when it is not right.
@@ -118,8 +96,7 @@ class Outcome:
 def _plain_number(value: Any) -> Any:
     """Python's own number for a numpy scalar, a 0-d numpy array, a Fraction or a Decimal; else `value`.
 
-    The modules are looked up in `sys.modules`, not imported: a value of theirs cannot exist unless
-    they are, and `import helpers` stays cheap.
+    The modules are looked up in `sys.modules`, not imported: a value of theirs cannot exist unless they are.
     """
     numpy = sys.modules.get("numpy")
     if numpy is not None and (
@@ -146,9 +123,8 @@ def _whole_or_float(value: Any, whole: bool) -> Any:
 def normalise(value: Any, _depth: int = 0) -> Any:
     """`value` with numpy scalars, Fractions and Decimals made Python numbers, also inside lists, tuples and dicts.
 
-    Checkers then compare with plain `isinstance(x, float)` and `==`. Tensors are left alone (a
-    list of 0-d tensors is a different answer from a list of floats in this course); containers
-    are rebuilt only when something in them changed, so identity checks still work.
+    Checkers then compare with plain `isinstance` and `==`. Tensors are left alone (a list of 0-d tensors
+    is another answer than a list of floats); containers are rebuilt only when something in them changed.
     """
     value = _plain_number(value)
     if _depth >= 4 or type(value) not in (list, tuple, dict):
@@ -181,11 +157,10 @@ def _wanted(kinds: tuple[type, ...], kind: type) -> bool:
 
 
 def expect_type(value: Any, kinds: type | tuple[type, ...], what: str) -> Any:
-    """Return `value` if it is one of `kinds`, converted where the learner clearly meant that kind.
+    """Return `value` if it is one of `kinds`, converted where the learner clearly meant that kind; else raise `Wrong`.
 
-    Accepted as meant: a one-element tensor or array where a number is asked, an int where a float
-    is asked, a tuple where a list is asked and a list where a tuple is asked. A bool is not a
-    number here. Otherwise raise `Wrong`; `what` names the expected kind for the learner.
+    Meant: a one-element tensor or array for a number, an int for a float, a tuple for a list and a list
+    for a tuple; a bool is not a number. `what` names the expected kind for the learner.
     """
     kinds = kinds if isinstance(kinds, tuple) else (kinds,)
     value = normalise(value)
@@ -194,15 +169,15 @@ def expect_type(value: Any, kinds: type | tuple[type, ...], what: str) -> Any:
         value = _one_element_item(value)
     if isinstance(value, bool) and wants_number and not _wanted(kinds, bool):
         raise Wrong(f"expected {what}, but got a bool: {value!r}")
-    if isinstance(value, int) and _wanted(kinds, float) and not isinstance(value, kinds):
+    if isinstance(value, kinds):
+        return value
+    if isinstance(value, int) and _wanted(kinds, float):
         return float(value)
-    if isinstance(value, tuple) and _wanted(kinds, list) and not isinstance(value, kinds):
+    if isinstance(value, tuple) and _wanted(kinds, list):
         return list(value)
-    if isinstance(value, list) and _wanted(kinds, tuple) and not isinstance(value, kinds):
+    if isinstance(value, list) and _wanted(kinds, tuple):
         return tuple(value)
-    if not isinstance(value, kinds):
-        raise Wrong(f"expected {what}, but got {_a(type(value).__name__)}: {_short.repr(value)}")
-    return value
+    raise Wrong(f"expected {what}, but got {_a(type(value).__name__)}: {_short.repr(value)}")
 
 
 def _a(noun: str) -> str:
@@ -213,9 +188,8 @@ def _a(noun: str) -> str:
 def expect_number(value: Any, what: str = "a number") -> float:
     """Return `value` as a Python int or float, whatever form of number the learner gave; else raise `Wrong`.
 
-    Accepts ints, floats, numpy scalars, Fractions, Decimals and tensors or arrays holding one
-    element; not bools and not strings. An int stays an int, so messages show what was given;
-    one too large to become a float is refused here, before a comparison would overflow.
+    An int stays an int, so messages show what was given; one too large for a float is refused here,
+    before a comparison would overflow.
     """
     number = expect_type(value, (int, float), what)
     try:
@@ -240,9 +214,7 @@ def expect_function(value: Any, name: str, takes: str = "") -> None:
     """Raise `Wrong` unless `value` is callable; `takes` describes its arguments, e.g. "(major, minor)"."""
     if not callable(value):
         shape = f"taking {takes}" if takes else f"(def {name}(...): ...)"
-        kind = type(value).__name__
-        article = "an" if kind[0] in "aeiouAEIOU" else "a"
-        raise Wrong(f"`{name}` should be a function {shape}, but it is {article} {kind}")
+        raise Wrong(f"`{name}` should be a function {shape}, but it is {_a(type(value).__name__)}")
 
 
 # -- Whose code raised: the learner's or the course's --------------------------------------------
@@ -279,8 +251,7 @@ def _learner_line(exc: BaseException) -> int | None:
 class _LearnerCalls:
     """Wraps the learner's functions: their results are normalised, and what they raise is remembered.
 
-    An exception that leaves a call into the learner's function is theirs even when no frame of it
-    is their code (a builtin such as `math.sqrt` given as the answer).
+    What leaves their function is theirs even when no frame is their code (`math.sqrt` as the answer).
     """
 
     KINDS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, functools.partial)
@@ -313,18 +284,14 @@ class _LearnerCalls:
 
 
 class _CappedText(io.TextIOBase):
-    """A write-only text stream that keeps the first `limit` characters and only counts the rest.
-
-    It stops storing at the cap, so a function printing forever uses no more memory than that.
-    """
+    """A write-only text stream that keeps the first `limit` characters and only counts the rest (printing forever)."""
 
     encoding = "utf-8"
 
     def __init__(self, limit: int) -> None:
         super().__init__()
-        self._limit = limit
+        self._room = limit
         self._kept: list[str] = []
-        self._size = 0
         self.dropped = 0
 
     def writable(self) -> bool:
@@ -333,11 +300,11 @@ class _CappedText(io.TextIOBase):
     def write(self, text: str) -> int:
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
-        room = max(self._limit - self._size, 0)
-        if room:
-            self._kept.append(text[:room])
-            self._size += min(room, len(text))
-        self.dropped += max(len(text) - room, 0)
+        kept = text[: self._room]
+        if kept:
+            self._kept.append(kept)
+            self._room -= len(kept)
+        self.dropped += len(text) - len(kept)
         return len(text)
 
     def shown(self) -> str:
@@ -359,10 +326,9 @@ def _time_limit_possible() -> bool:
 class _Alarm:
     """The SIGALRM handler: raises `_TimeUp` once the time is up, preferably inside the learner's own code.
 
-    Raising while the course's checker restores state (a `finally` block, a context manager's exit)
-    could leave the kernel changed, so the alarm waits, tick by tick, for the learner's code to be
-    running, and raises wherever it is only after `_GRACE_TICKS` ticks. It keeps ticking after it
-    raised, so code that swallows one `_TimeUp` gets another.
+    Raising while the checker restores state (a `finally`, a context manager's exit) could leave the kernel
+    changed, so it waits, tick by tick, for the learner's code to run, and after `_GRACE_TICKS` raises
+    wherever it is. It keeps ticking, so code that swallows one `_TimeUp` gets another.
     """
 
     def __init__(self) -> None:
@@ -409,10 +375,9 @@ class _Attempt:
 
 
 def _attempt(checker: Checker, answer: Callable[[], Any], seconds: float) -> _Attempt:
-    """Run `checker` on the learner's answer with a time limit and captured output; never raises.
+    """Run `checker` on `answer()` (which may import the learner's file) with a time limit and captured output.
 
-    `answer()` gives the value (it may import the learner's file). A function reaches the checker
-    wrapped; `inspect.unwrap` gives the learner's own, to send to another process by name.
+    Never raises. A function reaches the checker wrapped; `inspect.unwrap` gives the learner's own.
     """
     attempt = _Attempt(limited=_time_limit_possible())
     output = _CappedText(OUTPUT_LIMIT)
@@ -427,11 +392,9 @@ def _attempt(checker: Checker, answer: Callable[[], Any], seconds: float) -> _At
                 _call_with_limit(run, seconds, alarm)
             else:
                 run()
-    except _TimeUp as exc:
-        attempt.timed_out, attempt.error = True, exc
-    except BaseException as exc:  # SystemExit and KeyboardInterrupt included: they become verdicts
+    except BaseException as exc:  # _TimeUp (the alarm fired), SystemExit and KeyboardInterrupt become verdicts
         attempt.error = exc
-    attempt.timed_out = attempt.timed_out or alarm.fired
+    attempt.timed_out = alarm.fired
     attempt.output = output.shown()
     return attempt
 
@@ -470,11 +433,10 @@ def _find_file(file: str) -> str | None:
 
 
 def _function_in_file(path: str, file: str, variable: str) -> Any:
-    """Import the learner's file afresh (never a copy cached earlier) and return its `variable`.
+    """Import the learner's file afresh and return its `variable`; what goes wrong is a `Wrong` in their terms.
 
-    Fresh, so that a file written again is checked as it is now: `_find_file` has dropped the
-    module from `sys.modules`, and its cached bytecode is deleted here. What goes wrong is a
-    `Wrong` in the learner's terms.
+    Fresh, so a file written again is checked as it is now: `_find_file` dropped the module from
+    `sys.modules`, and its cached bytecode is deleted here.
     """
     with contextlib.suppress(OSError):
         os.remove(importlib.util.cache_from_source(path))
@@ -527,10 +489,7 @@ class Question:
         return self
 
     def evaluate(self, namespace: Mapping[str, Any], time_limit: float | None = None) -> Outcome:
-        """Check the learner's variable in `namespace`; never raises.
-
-        The learner's code may run `time_limit` seconds (the question's own limit when None).
-        """
+        """Check the learner's variable in `namespace`, their code limited to `time_limit` s (None: the question's)."""
         seconds = self.time_limit if time_limit is None else time_limit
         if self.file:
             path = _find_file(self.file)
@@ -605,23 +564,18 @@ class Question:
     def solution_code(self) -> str | None:
         """One correct answer, or None in the handout edition, which ships no solutions.
 
-        Chapter solutions are looked up only when asked for, in `helpers.exercises.solutions.chNN`,
-        so that an edition can leave that package out and everything else still works.
+        Looked up only when asked for, so that an edition can leave the solutions package out.
         """
         if self.written_solution is not None or not self.chapter:
             return self.written_solution
-        module = self._solutions_module()
-        return None if module is None else module.SOLUTIONS[self.number]
-
-    def _solutions_module(self) -> types.ModuleType | None:
-        """This chapter's `helpers.exercises.solutions.chNN` module, or None in the handout edition."""
         package = f"{__package__}.exercises.solutions"
         try:
-            return importlib.import_module(f"{package}.ch{self.chapter}")
+            module = importlib.import_module(f"{package}.ch{self.chapter}")
         except ModuleNotFoundError as exc:
             if exc.name == package:  # the handout edition: no solutions package at all
                 return None
             raise
+        return module.SOLUTIONS[self.number]
 
     def solution(self) -> None:
         """Print one correct answer, or say that this edition has none; never raises."""
@@ -654,15 +608,12 @@ def _no_limit_notice(limited: bool) -> str:
     return _NO_LIMIT_NOTICE
 
 
-def load_exercises(chapter: str, namespace: Mapping[str, Any]) -> SimpleNamespace:
-    """Return chapter `chapter`'s questions as `q1`, `q2`, ... bound to the notebook's namespace.
-
-    Use it as `ex = load_exercises("01", globals())`, then `ex.q1.check()`.
-    """
+def load_exercises(chapter: str, namespace: Mapping[str, Any]) -> types.SimpleNamespace:
+    """Chapter `chapter`'s questions as `q1`, `q2`, ... bound to the notebook's namespace (`globals()`)."""
     chapter = str(chapter).zfill(2)
     try:
         module = importlib.import_module(f"helpers.exercises.ch{chapter}")
     except ModuleNotFoundError:
         raise ValueError(f"there are no exercises for chapter {chapter!r}; chapters are named like '01'") from None
     questions: list[Question] = module.QUESTIONS
-    return SimpleNamespace(**{f"q{q.number}": q.bind(namespace) for q in questions})
+    return types.SimpleNamespace(**{f"q{q.number}": q.bind(namespace) for q in questions})

@@ -1,12 +1,8 @@
 """Choosing devices without crashing on machines that lack them.
 
-`try_gpu` and `try_all_gpus` come from the d2l book that the course's sources quote. The
-originals only know CUDA; these ask `torch.accelerator` (PyTorch 2.6+), so the same code picks
-an NVIDIA GPU on Kaggle, Apple's `mps` on a Mac, and the CPU everywhere else.
-
-`have_gpus` is how a chapter cell asks for hardware: it answers True when the GPUs are there,
-and otherwise prints what the cell needs and how to get it, tagged with `NO_GPU_MARKER` so that
-the course runner and the tests can count the cells that took the no-GPU path.
+`try_gpu` and `try_all_gpus` come from the d2l book; these ask `torch.accelerator` (PyTorch 2.6+)
+rather than CUDA alone, so the same code picks a Kaggle GPU, Apple's `mps` or the CPU. `have_gpus`
+is how a chapter cell asks for hardware: without it, it prints why, tagged with `NO_GPU_MARKER`.
 """
 
 from __future__ import annotations
@@ -24,43 +20,33 @@ HOW_TO_GET_A_GPU = (
     "Locally: an NVIDIA GPU with a CUDA build of PyTorch (see pytorch.org/get-started)."
 )
 
-
 #: The device spellings the helpers accept, named in every error about a device.
 DEVICE_FORMS = "'cpu', 'cuda' or 'cuda:0' (a GPU by number), 'mps' (Apple), or a torch.device"
 
 
 class DeviceError(ValueError, RuntimeError):
-    """A device argument that is misspelt or cannot be used here.
-
-    A ValueError (a bad argument), and a RuntimeError too, because torch raises RuntimeError for a
-    device string it does not know, and code written against torch catches that.
-    """
+    """A misspelt or unusable device argument; a RuntimeError too, as torch raises for a spelling it does not know."""
 
 
-def a_device(value: object, name: str = "device") -> torch.device:
-    """`value` as a `torch.device` if it is one or a spelling torch knows; else raise listing the forms.
-
-    Only the spelling is checked: a chapter may describe a device this machine lacks.
-    """
+def a_device(value: object) -> torch.device:
+    """`value` as a `torch.device` if torch knows its spelling (only that: the device may be absent here)."""
     if isinstance(value, torch.device):
         return value
     if not isinstance(value, str):
-        raise TypeError(f"{name} must be a device such as {DEVICE_FORMS}, not {value!r} ({type(value).__name__})")
+        raise TypeError(f"device must be a device such as {DEVICE_FORMS}, not {value!r} ({type(value).__name__})")
     try:
         return torch.device(value)
     except (RuntimeError, ValueError):
-        raise DeviceError(f"{name}={value!r} is not a device torch knows; pass {DEVICE_FORMS}") from None
+        raise DeviceError(f"device={value!r} is not a device torch knows; pass {DEVICE_FORMS}") from None
 
 
-def usable_device(value: object, name: str = "device") -> torch.device:
+def usable_device(value: object) -> torch.device:
     """`value` as a `torch.device` if this process can use it; else raise saying what to pass.
 
-    The device a learner hands a helper arrives here: a spelling torch does not know gets the forms
-    it knows; a type this machine cannot use ('cuda' on a CPU-only build or without a driver) or an
-    index past the devices present is refused here rather than deep inside torch. What is usable is
-    read from torch's own queries (`is_available`, the device counts).
+    A misspelling, a type this machine cannot use ('cuda' without a driver) or an index past the devices
+    present is refused here, by torch's own queries (`is_available`, the counts), not deep inside torch.
     """
-    device = a_device(value, name)
+    device = a_device(value)
     if device.type in ("cpu", "meta"):
         return device
     if device.type == "cuda":
@@ -69,12 +55,12 @@ def usable_device(value: object, name: str = "device") -> torch.device:
         usable, count = accelerator_type() == device.type, accelerator_count()
     if not usable:
         raise DeviceError(
-            f"{name} {str(device)!r} is not usable here: this machine has no usable {device.type} device; "
+            f"device {str(device)!r} is not usable here: this machine has no usable {device.type} device; "
             "pass 'cpu' or helpers.try_gpu() (the first GPU if there is one, else the CPU)"
         )
     if device.index is not None and device.index >= count:
         raise DeviceError(
-            f"{name} {str(device)!r} does not exist: this machine has {count} {device.type} device(s), "
+            f"device {str(device)!r} does not exist: this machine has {count} {device.type} device(s), "
             f"numbered from 0; pass '{device.type}:0'" + (f" to '{device.type}:{count - 1}'" if count > 1 else "")
         )
     return device
@@ -109,10 +95,7 @@ def accelerator_count() -> int:
 
 
 def try_gpu(i: int = 0) -> torch.device:
-    """Return accelerator device `i` if it exists, otherwise the CPU.
-
-    Lets a notebook say "the second GPU, if there is one" and still run on a laptop.
-    """
+    """Accelerator device `i` if it exists, otherwise the CPU: "the second GPU, if there is one"."""
     i = check_device_index(i)
     kind = accelerator_type()
     if kind is not None and accelerator_count() > i:
@@ -133,11 +116,7 @@ def cuda_gpu_count() -> int:
 
 
 def have_gpus(n: int = 1, task: str = "this cell") -> bool:
-    """True when at least `n` CUDA GPUs are visible; otherwise explain what is missing and return False.
-
-    Chapter cells use it as `if have_gpus(2, "copy between two GPUs"): ... else: <CPU stand-in>`,
-    so a learner without the hardware reads why the GPU part did not run instead of a traceback.
-    """
+    """True when at least `n` CUDA GPUs are visible; else print what `task` lacks and return False (for a stand-in)."""
     n = check_device_index(n)
     if not isinstance(task, str):
         raise TypeError(f"task must be a string that says what the cell does, not {task!r} ({type(task).__name__})")
@@ -152,9 +131,8 @@ def have_gpus(n: int = 1, task: str = "this cell") -> bool:
 def synchronize(device: torch.device | str) -> None:
     """Wait until every queued operation on `device` has finished (a no-op for the CPU).
 
-    Every timing in the course calls this before it reads a clock: GPU work is queued and
-    returns at once, so a clock stopped without it measures only the queuing. It runs inside timed
-    code, so it checks nothing: the harness that calls it has checked the device once.
+    Every timing calls it before reading a clock: GPU work is queued and returns at once. It runs
+    inside timed code, so it checks nothing; its caller has checked the device.
     """
     device = torch.device(device)
     if device.type in ("cpu", "meta"):
@@ -186,7 +164,6 @@ _DEVICE_MISMATCH = re.compile(r"same device|expected device|different from other
 def is_device_mismatch_error(exc: BaseException) -> bool:
     """True when `exc` is the RuntimeError torch raises for tensors on different devices.
 
-    The wording differs between devices (`meta` vs `cuda`) and torch releases, so chapter 04 and the
-    tests check the error with this instead of matching one message.
+    Its wording differs between devices (`meta`, `cuda`) and torch releases.
     """
     return isinstance(exc, RuntimeError) and bool(_DEVICE_MISMATCH.search(str(exc)))

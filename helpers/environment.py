@@ -1,12 +1,7 @@
 """What machine is this, and what stops it from using its GPUs?
 
-Two halves on purpose:
-
-* `describe_machine()` reads the real machine into a plain `Machine` record.
-* `diagnose(machine)` is a pure function of that record. Tests feed it a P100, two T4s, no GPU,
-  a CPU-only torch build and a hidden GPU, all on a CPU-only machine.
-
-`python -m helpers doctor` prints `report(describe_machine())`.
+`describe_machine()` reads the real machine into a plain `Machine` record; `diagnose(machine)` is a pure
+function of that record, so tests can feed it any machine. `python -m helpers doctor` prints the `report`.
 """
 
 from __future__ import annotations
@@ -22,7 +17,9 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Literal
 
-from .devices import HOW_TO_GET_A_GPU
+import torch
+
+from .devices import HOW_TO_GET_A_GPU, accelerator_type, cuda_gpu_count
 
 Level = Literal["ok", "note", "problem"]
 
@@ -88,10 +85,9 @@ def running_on_kaggle() -> bool:
 
 
 def driver_gpu_names() -> tuple[str, ...] | None:
-    """The names of the GPUs the NVIDIA driver lists (NVML, else `nvidia-smi`), ignoring CUDA_VISIBLE_DEVICES.
+    """The GPU names the NVIDIA driver lists, ignoring CUDA_VISIBLE_DEVICES; None where no driver answers.
 
-    None where neither answers (no NVIDIA driver). NVML comes first: it needs no process and is there
-    in containers that mount the driver's library without its tools.
+    NVML comes first (it needs no process, and containers may mount the driver's library without its tools).
     """
     names = _nvml_gpu_names()
     return names if names is not None else _nvidia_smi_gpu_names()
@@ -115,27 +111,21 @@ def _nvml_gpu_names() -> tuple[str, ...] | None:
     return tuple(n.decode() if isinstance(n, bytes) else n for n in names)  # older releases return bytes
 
 
-def _nvidia_smi_gpu_names(timeout: float = 30) -> tuple[str, ...] | None:
+def _nvidia_smi_gpu_names() -> tuple[str, ...] | None:
     """The GPU names `nvidia-smi` lists, or None where there is no nvidia-smi or it reaches no driver."""
     exe = shutil.which("nvidia-smi")
     if exe is None:
         return None
     command = [exe, "--query-gpu=name", "--format=csv,noheader"]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    if done.returncode != 0:
+    try:  # an exit status other than 0: nvidia-smi reached no driver
+        done = subprocess.run(command, capture_output=True, text=True, timeout=30, check=True)
+    except (OSError, subprocess.SubprocessError):
         return None
     return tuple(line.strip() for line in done.stdout.splitlines() if line.strip())
 
 
 def describe_machine() -> Machine:
     """Read this machine and torch build into a `Machine` record."""
-    import torch
-
-    from .devices import accelerator_type, cuda_gpu_count
-
     props = [torch.cuda.get_device_properties(i) for i in range(cuda_gpu_count())]
     gpus = (Gpu(i, p.name, p.total_memory, (p.major, p.minor), p.multi_processor_count) for i, p in enumerate(props))
     return Machine(
@@ -162,18 +152,14 @@ def split_arch(arch: str) -> tuple[str, int, str] | None:
 def build_supports(capability: tuple[int, int], arch_list: tuple[str, ...]) -> bool:
     """Whether a torch build that ships `arch_list` has kernels that run on a GPU of `capability`.
 
-    A GPU runs machine code (`sm_XY`, and the family target `sm_XYf`) built for its own major
-    version and an equal or lower minor version, and can compile PTX (`compute_XY`) built for any
-    equal or lower capability. An architecture-specific target (`sm_90a`, `compute_90a`) runs on
-    exactly that capability and no other.
+    A GPU runs machine code (`sm_XY`, and the family target `sm_XYf`) built for its own major version
+    and an equal or lower minor, and compiles PTX (`compute_XY`) built for any equal or lower capability;
+    an architecture-specific target (`sm_90a`, `compute_90a`) runs on exactly that capability.
     """
     major, minor = capability
     target = major * 10 + minor
-    for arch in arch_list:
-        parsed = split_arch(arch)
-        if parsed is None:
-            continue
-        kind, number, letter = parsed
+    parsed = [p for p in map(split_arch, arch_list) if p is not None]
+    for kind, number, letter in parsed:
         if letter == "a":
             if number == target:
                 return True
@@ -208,11 +194,14 @@ COLLECT_ENV = "python -m torch.utils.collect_env"
 def diagnose(m: Machine) -> list[Finding]:
     """Turn a machine description into findings, problems first. Pure: reads nothing else.
 
-    Which GPUs CUDA_VISIBLE_DEVICES leaves visible is CUDA's to decide (indices, UUIDs, MIG names):
-    the diagnosis compares what the driver lists with what torch sees, and names the variable when
-    it is set and torch sees fewer.
+    Which GPUs CUDA_VISIBLE_DEVICES leaves visible is CUDA's to decide (indices, UUIDs, MIG names), so
+    this compares what the driver lists with what torch sees, naming the variable when it is set.
     """
     findings: list[Finding] = []
+
+    def add(level: Level, message: str, fix: str = "") -> None:
+        findings.append(Finding(level, message, fix))
+
     listed = m.driver_gpu_count or 0
     variable = None if m.cuda_visible_devices is None else f"CUDA_VISIBLE_DEVICES={echo_value(m.cuda_visible_devices)}"
     unset_it = (
@@ -222,103 +211,82 @@ def diagnose(m: Machine) -> list[Finding]:
 
     if m.gpus:
         names = ", ".join(sorted({g.name for g in m.gpus}))
-        findings.append(
-            Finding("ok", f"{len(m.gpus)} CUDA {'GPU' if len(m.gpus) == 1 else 'GPUs'} visible to torch: {names}.")
-        )
+        add("ok", f"{len(m.gpus)} CUDA {'GPU' if len(m.gpus) == 1 else 'GPUs'} visible to torch: {names}.")
         for g in m.gpus:
             if m.arch_list and not build_supports(g.capability, m.arch_list):
-                findings.append(
-                    Finding(
-                        "problem",
-                        f"GPU {g.index} ({g.name}, {g.sm}) is too old for this torch build, which ships "
-                        f"kernels for {', '.join(m.arch_list)}. The first CUDA operation will fail with "
-                        "'no kernel image is available for execution on the device'.",
-                        "On Kaggle choose Settings → Accelerator → GPU T4 ×2 (sm_75). Locally, install a "
-                        f"torch build whose torch.cuda.get_arch_list() includes {g.sm}, or use a newer GPU.",
-                    )
+                add(
+                    "problem",
+                    f"GPU {g.index} ({g.name}, {g.sm}) is too old for this torch build, which ships "
+                    f"kernels for {', '.join(m.arch_list)}. The first CUDA operation will fail with "
+                    "'no kernel image is available for execution on the device'.",
+                    "On Kaggle choose Settings → Accelerator → GPU T4 ×2 (sm_75). Locally, install a "
+                    f"torch build whose torch.cuda.get_arch_list() includes {g.sm}, or use a newer GPU.",
                 )
     elif m.accelerator and m.accelerator != "cuda":
-        findings.append(Finding("ok", f"Accelerator found: {m.accelerator}. CUDA-only cells will use their stand-ins."))
+        add("ok", f"Accelerator found: {m.accelerator}. CUDA-only cells will use their stand-ins.")
     elif m.cuda_build is None and listed:
-        findings.append(
-            Finding(
-                "problem",
-                f"The NVIDIA driver lists {_gpus_word(listed)}, but this torch ({m.torch_version}) "
-                "was built without CUDA, so it cannot use them.",
-                "Install a CUDA build of torch (pick the CUDA version at pytorch.org/get-started) in this environment.",
-            )
+        add(
+            "problem",
+            f"The NVIDIA driver lists {_gpus_word(listed)}, but this torch ({m.torch_version}) "
+            "was built without CUDA, so it cannot use them.",
+            "Install a CUDA build of torch (pick the CUDA version at pytorch.org/get-started) in this environment.",
         )
     elif listed and variable:
-        findings.append(
-            Finding(
-                "problem",
-                f"The NVIDIA driver lists {_gpus_word(listed)} and torch sees none, with {variable}: "
-                "the variable hides them.",
-                f"{unset_it} If torch still sees none, `{COLLECT_ENV}` shows what it finds.",
-            )
+        add(
+            "problem",
+            f"The NVIDIA driver lists {_gpus_word(listed)} and torch sees none, with {variable}: "
+            "the variable hides them.",
+            f"{unset_it} If torch still sees none, `{COLLECT_ENV}` shows what it finds.",
         )
     elif listed:
-        findings.append(
-            Finding(
-                "problem",
-                f"The NVIDIA driver lists {_gpus_word(listed)} but torch sees none.",
-                "Check that the driver supports this torch's CUDA "
-                f"{m.cuda_build} (nvidia-smi shows the highest CUDA version the driver supports); "
-                f"`{COLLECT_ENV}` shows what torch finds.",
-            )
+        add(
+            "problem",
+            f"The NVIDIA driver lists {_gpus_word(listed)} but torch sees none.",
+            "Check that the driver supports this torch's CUDA "
+            f"{m.cuda_build} (nvidia-smi shows the highest CUDA version the driver supports); "
+            f"`{COLLECT_ENV}` shows what torch finds.",
         )
     elif m.on_kaggle:
         raises = (
             " Its torch is a CUDA build, so code that asks for 'cuda' raises 'Found no NVIDIA driver on your system'."
         )
-        findings.append(
-            Finding(
-                "note",
-                "This Kaggle session has no GPU: the accelerator is off." + (raises if m.cuda_build else ""),
-                "Settings → Accelerator → GPU T4 ×2, then run the notebook again (GPU hours are a weekly quota).",
-            )
+        add(
+            "note",
+            "This Kaggle session has no GPU: the accelerator is off." + (raises if m.cuda_build else ""),
+            "Settings → Accelerator → GPU T4 ×2, then run the notebook again (GPU hours are a weekly quota).",
         )
     elif m.cuda_build is not None:  # no NVML and no nvidia-smi answer: no driver
-        findings.append(
-            Finding(
-                "note",
-                f"This torch is a CUDA {m.cuda_build} build, but no NVIDIA driver is installed: the first CUDA "
-                "operation raises 'Found no NVIDIA driver on your system'. Chapters run their CPU stand-ins.",
-                "With an NVIDIA GPU, install its driver (nvidia-smi then works). Without one, a CPU build of torch "
-                "is smaller (pytorch.org/get-started). On Kaggle: Settings → Accelerator → GPU T4 ×2.",
-            )
+        add(
+            "note",
+            f"This torch is a CUDA {m.cuda_build} build, but no NVIDIA driver is installed: the first CUDA "
+            "operation raises 'Found no NVIDIA driver on your system'. Chapters run their CPU stand-ins.",
+            "With an NVIDIA GPU, install its driver (nvidia-smi then works). Without one, a CPU build of torch "
+            "is smaller (pytorch.org/get-started). On Kaggle: Settings → Accelerator → GPU T4 ×2.",
         )
     else:
-        findings.append(Finding("note", "No GPU here: chapters run their CPU stand-ins.", HOW_TO_GET_A_GPU))
+        add("note", "No GPU here: chapters run their CPU stand-ins.", HOW_TO_GET_A_GPU)
 
     if m.gpus and len(m.gpus) < listed:
         seen = f"torch sees {len(m.gpus)} of the {_gpus_word(listed)} the NVIDIA driver lists"
         if variable:
-            findings.append(Finding("note", f"{seen}: {variable} hides the rest.", f"To use them all: {unset_it}"))
+            add("note", f"{seen}: {variable} hides the rest.", f"To use them all: {unset_it}")
         else:
-            findings.append(Finding("note", f"{seen}; CUDA_VISIBLE_DEVICES is not set.", f"See `{COLLECT_ENV}`."))
+            add("note", f"{seen}; CUDA_VISIBLE_DEVICES is not set.", f"See `{COLLECT_ENV}`.")
     if m.torch_threads > m.cpus_usable:
-        findings.append(
-            Finding(
-                "note",
-                f"torch uses {m.torch_threads} threads but this process may run on {m.cpus_usable} CPUs, "
-                "so threads compete.",
-                f"torch.set_num_threads({m.cpus_usable})",
-            )
+        add(
+            "note",
+            f"torch uses {m.torch_threads} threads but this process may run on {m.cpus_usable} CPUs, "
+            "so threads compete.",
+            f"torch.set_num_threads({m.cpus_usable})",
         )
-    order = {"problem": 0, "note": 1, "ok": 2}
-    return sorted(findings, key=lambda f: order[f.level])
+    return sorted(findings, key=lambda f: ("problem", "note", "ok").index(f.level))
 
 
 def one_line(m: Machine) -> str:
     """A one-line summary printed by every chapter's setup cell (the runner reads `Running on:`)."""
+    where = m.accelerator or "CPU only"
     if m.gpus:
-        names = sorted({g.name for g in m.gpus})
-        where = f"{len(m.gpus)}× {' + '.join(names)}"
-    elif m.accelerator:
-        where = m.accelerator
-    else:
-        where = "CPU only"
+        where = f"{len(m.gpus)}× {' + '.join(sorted({g.name for g in m.gpus}))}"
     cuda = f"CUDA {m.cuda_build}" if m.cuda_build else "CPU build"
     host = "Kaggle" if m.on_kaggle else "local"
     return (
@@ -329,8 +297,7 @@ def one_line(m: Machine) -> str:
 
 @functools.lru_cache(maxsize=1)
 def _this_machine() -> Machine:
-    """This process's machine, described once: GPUs and torch do not change while a process runs,
-    and describing them runs nvidia-smi, too slow to repeat for every point of a measured sweep."""
+    """This process's machine, described once: it does not change, and nvidia-smi is too slow for every point."""
     return describe_machine()
 
 

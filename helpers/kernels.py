@@ -1,21 +1,9 @@
 """Chapter 13's harness: where Triton runs, a bounds check for its interpreter, and what Inductor wrote.
 
-* `triton_advice()`: what to install, or where to run the chapter, when `import triton` failed.
-* `as_interpreted(kernel)`: a `@triton.jit` kernel defined under `TRITON_INTERPRET=1` itself, or an
-  interpreted copy of a compiled one (its Python function run by Triton's interpreter), so that a
-  kernel can be tried safely on CPU tensors before a GPU runs it.
-* `bounds_checked(**tensors)`: while active, every load and store of an *interpreted* kernel is
-  checked against the elements of the CPU tensors named; one outside all of them raises
-  `OutOfBounds` naming the tensor it came nearest to. Triton's interpreter itself reads and writes
-  raw addresses (`triton/runtime/interpreter.py`: `_interpreter.load` and `store`), so a missing
-  mask there is as silent as on a GPU. The check wraps the interpreter's `create_masked_load` and
-  `create_masked_store`, which every `tl.load` and `tl.store` goes through in Triton 3.6 to 3.9.
-* `output_code_path(log_text)` and `kernels_in(code)`: the file of code that `torch.compile`
-  wrote, found in the log `torch._logging.set_logs(output_code=True)` prints, and the kernels in it
-  (C++ on a CPU, Triton on a GPU).
-
-The stand-in that keeps kernel definitions running where Triton is missing is
-`helpers.standins.missing_triton`.
+`bounds_checked` exists because Triton's interpreter reads and writes raw addresses (`_interpreter.load`
+and `store` in `triton/runtime/interpreter.py`), so a missing mask there is as silent as on a GPU; it wraps
+the masked load and store that every `tl.load` and `tl.store` goes through in Triton 3.6 to 3.9.
+Where Triton is missing, `helpers.standins.missing_triton` keeps kernel definitions running.
 """
 
 from __future__ import annotations
@@ -71,8 +59,7 @@ def _element_addresses(t: torch.Tensor) -> Any:
     offsets = torch.zeros((), dtype=torch.int64)
     for size, stride in zip(t.shape, t.stride(), strict=True):
         offsets = offsets.unsqueeze(-1) + torch.arange(size, dtype=torch.int64) * stride
-    addresses = t.data_ptr() + offsets.reshape(-1).numpy().astype(np.uint64) * np.uint64(t.element_size())
-    return np.sort(addresses)
+    return np.sort(t.data_ptr() + offsets.reshape(-1).numpy().astype(np.uint64) * np.uint64(t.element_size()))
 
 
 @contextlib.contextmanager
@@ -86,13 +73,12 @@ def bounds_checked(**tensors: torch.Tensor) -> Iterator[None]:
     from triton.runtime import interpreter
 
     valid = {name: _element_addresses(t) for name, t in tensors.items()}
+    every_element = np.concatenate([np.empty(0, dtype=np.uint64), *valid.values()])
     builder = interpreter.interpreter_builder
 
     def check(access: str, ptrs: Any, mask: Any) -> None:
         wanted = np.asarray(ptrs.data, dtype=np.uint64)[np.asarray(mask.data, dtype=bool)]
-        inside = np.zeros(wanted.shape, dtype=bool)
-        for addresses in valid.values():
-            inside |= np.isin(wanted, addresses)
+        inside = np.isin(wanted, every_element)
         if inside.all():
             return
         name, kind, where = _nearest(int(wanted[~inside].min()))
@@ -150,7 +136,5 @@ def kernels_in(code: str) -> dict[str, str]:
 
     Each kernel is a string handed to `async_compile.cpp_pybinding(...)` or `async_compile.triton(...)`.
     """
-    found = {}
-    for match in re.finditer(r"^(\w+) = async_compile\.\w+\((.*?)(?:r|)'''\n(.*?)\n'''", code, re.M | re.S):
-        found[match.group(1)] = match.group(3)
-    return found
+    kernel = r"^(\w+) = async_compile\.\w+\((.*?)(?:r|)'''\n(.*?)\n'''"
+    return {match.group(1): match.group(3) for match in re.finditer(kernel, code, re.M | re.S)}

@@ -1,11 +1,8 @@
-"""Chapter 12's harness: the memory-budget arithmetic, its widget, and the per-rank memory plot.
+"""Chapter 12's harness: the bytes training keeps per rank (for sizes no machine here holds), its widget, a plot.
 
-How many bytes training keeps per rank for a given model size, so that a learner can explore
-sizes no machine here could hold, and a bar chart of what was measured.
-
-Mixed precision (autocast, or FSDP2's `MixedPrecisionPolicy`) computes in 16 bits but keeps the
-parameters the optimizer updates, their gradients and the optimizer's states in float32, so it
-changes none of the three counts; it adds 16-bit copies of the weights while they are in use.
+Mixed precision (autocast, or FSDP2's `MixedPrecisionPolicy`) computes in 16 bits but keeps the parameters the
+optimizer updates, their gradients and the optimizer's states in float32, so it changes none of the three counts;
+it adds 16-bit copies of the weights while they are in use.
 """
 
 from __future__ import annotations
@@ -31,15 +28,10 @@ PARTS = ("parameters", "gradients", "optimizer states")
 def bytes_per_rank(n_params: int, dtype_bytes: int, optimizer: str, world_size: int, strategy: str) -> dict[str, int]:
     """Bytes one rank keeps for parameters, gradients and optimizer states (activations not included).
 
-    DDP keeps all three whole on every rank. FSDP keeps about 1/world_size of each, and gathers
-    full parameters only briefly, one wrapped block at a time, around its forward and backward.
-    `ceil(n_params / world_size)` is exact only when dim 0 of every parameter divides by
-    world_size: FSDP2 cuts each parameter into rows along dim 0 and pads every rank's share to
-    `ceil(rows / world_size)` rows (chapter 12, section 4). Everything is counted in the one dtype
-    given; under mixed precision that dtype is float32 (4).
-
-    A learner estimates their own models with it, so a wrong argument is refused saying what to
-    pass, instead of returning a wrong count.
+    DDP keeps all three whole on every rank; FSDP about 1/world_size of each (it gathers full parameters
+    only briefly, a block at a time). `ceil(n_params / world_size)` is exact only when dim 0 of every
+    parameter divides by world_size, as FSDP2 pads each rank's rows (chapter 12, section 4). All is
+    counted in the one dtype given (float32 under mixed precision); a wrong argument is refused.
     """
     if isinstance(n_params, bool) or not isinstance(n_params, int) or n_params < 0:
         raise ValueError(f"n_params must be a whole number ≥ 0, not {n_params!r}")
@@ -60,10 +52,9 @@ def bytes_per_rank(n_params: int, dtype_bytes: int, optimizer: str, world_size: 
 def describe_budget(n_params: int, precision: str, optimizer: str, world_size: int, strategy: str) -> str:
     """The widget's text: each part in GB, and whether it fits a 16 GB T4 before any activations.
 
-    `precision` is one of `PRECISIONS`. Mixed precision keeps the same float32 states; under DDP
-    (autocast) the 16-bit copies of the whole model are added, since autocast keeps them from the
-    forward pass to the backward; under FSDP only the gathered blocks have them, which the text
-    names without counting (their size depends on how the model was wrapped).
+    Mixed precision keeps the same float32 states. Under DDP, autocast keeps 16-bit copies of the whole
+    model from forward to backward, counted here; under FSDP only the gathered blocks have them, named
+    but not counted (their size depends on how the model was wrapped).
     """
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {list(PRECISIONS)}, not {precision!r}")
@@ -83,10 +74,7 @@ def describe_budget(n_params: int, precision: str, optimizer: str, world_size: i
 
 
 def budget_widget() -> Any:
-    """Sliders for model size, precision, optimizer, ranks and strategy; prints `describe_budget`.
-
-    Returns an `ipywidgets.interactive` (display it, or leave it as a cell's last expression).
-    """
+    """An `ipywidgets.interactive` of model size, precision, optimizer, ranks and strategy; prints `describe_budget`."""
     import ipywidgets as widgets
 
     wide = {"description_width": "initial"}  # the whole description shows, never cut to "param…"
@@ -107,10 +95,7 @@ def budget_widget() -> Any:
 
 
 def plot_per_rank(measured: Mapping[str, Mapping[str, float]], stamp_text: str) -> Any:
-    """Stacked bars: bytes per rank of parameters, gradients and optimizer states, one bar per strategy.
-
-    `measured` maps a strategy name to a dict with the keys `PARTS` (bytes). Returns the figure.
-    """
+    """A figure of stacked bars, one per strategy: `measured` maps it to its bytes per rank of each of `PARTS`."""
     from .plots import WHITE, add_stamp, colour, new_figure, set_alt
 
     fig, ax = new_figure(6.5, 3.6)
