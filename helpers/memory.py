@@ -1,12 +1,8 @@
-"""GPU memory (chapter 05): sizes before allocating, and the caching allocator's constants.
+"""GPU memory (chapter 05): sizes in bytes, the caching allocator's constants and its four counters.
 
-* **Sizes before allocating** (`tensor_nbytes`, `format_bytes`): numel × element size.
-* **`MemoryCounters`**, the allocator's four counters as one record (the model in
-  `helpers.standins` reports its own in this form), and **`cuda_device_for`**, which names the
-  CUDA device a helper drives or raises `NeedsCudaError` with what to do on a machine without one.
-
-Chapter 05 reads the real counters with `torch.cuda` itself, in its own cells; the model of the
-allocator for machines without a GPU is in `helpers.standins`.
+Chapter 05 reads the real counters with `torch.cuda` in its own cells; `MemoryCounters` is the record the
+allocator model (`helpers.standins`) reports them in. `cuda_device_for` names the CUDA device a helper
+drives, or raises `NeedsCudaError` on a machine without one.
 """
 
 from __future__ import annotations
@@ -48,16 +44,12 @@ def cuda_device_for(device: torch.device | str | int | None, what: str) -> torch
     return device
 
 
-# --------------------------------------------------------------------------- the real counters
-
-
 @dataclass(frozen=True)
 class MemoryCounters:
     """The caching allocator's four counters for one device, in bytes.
 
-    `allocated` is what live tensors occupy (their blocks, rounded); `reserved` is what the
-    allocator holds from the driver (allocated + cached free blocks). `max_*` are the peaks since
-    the process started or since `reset_peaks`.
+    `allocated` is what live tensors occupy (their blocks, rounded); `reserved` what the allocator holds
+    from the driver (allocated + cached free blocks); `max_*` the peaks since the start or `reset_peaks`.
     """
 
     allocated: int
@@ -76,9 +68,6 @@ class MemoryCounters:
             f"{self.device}: allocated {format_bytes(self.allocated)} (peak {format_bytes(self.max_allocated)}), "
             f"reserved {format_bytes(self.reserved)} (peak {format_bytes(self.max_reserved)})"
         )
-
-
-# --------------------------------------------------------------------------- sizes
 
 
 def tensor_nbytes(shape: int | Sequence[int] | torch.Size, dtype: torch.dtype) -> int:

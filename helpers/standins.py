@@ -1,36 +1,13 @@
-"""Stand-ins for hardware the machine lacks, each labelled as what it is: a pretend machine, a
-simulated GPU, a model of the caching allocator, a model of CUDA graph replay.
+"""Stand-ins for hardware the machine lacks, each labelled as what it is.
 
-* **`pretend_machine(accelerator, count, built=...)`** makes torch's device *queries* answer as on
-  another machine (two CUDA GPUs, a Mac, a CUDA build without a driver), so that code that chooses
-  devices can be run and checked anywhere (chapters 00 and 01).
-* **`simulated_cuda()`**, a SIMULATED GPU for the cells' own stream code (chapter 06): inside the
-  `with` block, `torch.cuda.Stream`, `stream`, `current_stream`, `default_stream`, `Event`,
-  `synchronize` and `_sleep` (and `torch.Stream`, `torch.Event`, `torch.accelerator.synchronize`)
-  queue work on a model instead of a GPU. `sim.zeros()` makes a tensor whose `fill_` and `mean`
-  are queued work, so the same code that races on a GPU races here, read-after-write and
-  write-after-read alike; `sim.work(name, ms)` queues work of a chosen length (a kernel, or a copy),
-  and `sim.spans` is the timeline of everything queued. Real tensors can play GPU tensors too
-  (`sim.on_gpu(t)` inside `with sim.tensors():`): a copy to the host with `non_blocking=True` lands
-  only when the host has waited past it (chapter 07's exercise). `PretendAsyncDevice` is the same
-  idea on the real clock, for checking a learner's timing code (chapters 10 and 11).
-* **`CachingAllocatorModel`**, a MODEL of PyTorch's CUDA caching allocator for machines without a
-  GPU (chapter 05). It follows the rules in PyTorch's `c10/cuda/CUDACachingAllocator.cpp` (the
-  "Memory management" section of the "CUDA semantics" docs describes the behaviour): requests are
-  rounded up to multiples of 512 bytes; requests of at most 1 MiB come from 2 MiB segments,
-  requests under 10 MiB from 20 MiB segments, larger ones from a segment of their own size
-  rounded up to 2 MiB; freed blocks stay cached for reuse; `empty_cache` returns wholly free
-  segments. It is a teaching model, not the allocator: see the class docstring for what it leaves
-  out.
-* **`GraphReplayModel`**, a CPU model of what a CUDA graph does on replay (chapter 11): it records
-  the operators a function dispatches and replays them on the very tensors they were captured
-  with, without running Python again, so that the rules of static inputs, CPU-side branches
-  frozen at capture and host reads refused during capture can be shown and checked. It makes
-  nothing faster.
-* **`missing_triton()`**, for a machine without Triton (macOS, Windows, a CPU-only torch without it;
-  chapter 13): stand-ins for the `triton` and `triton.language` modules that let the cells that
-  *define* kernels run, so that the chapter's plain-PyTorch parts still run. Launching such a kernel
-  raises `RuntimeError` saying what to install (`helpers.kernels.triton_advice`).
+* `pretend_machine`: torch's device queries answer as on another machine (chapters 00, 01).
+* `simulated_cuda`: a SIMULATED GPU that runs the cells' own `torch.cuda` stream code and keeps a
+  timeline (chapters 06, 07); `PretendAsyncDevice`, the same idea on the real clock (chapters 10, 11).
+* `CachingAllocatorModel`: a MODEL of PyTorch's CUDA caching allocator (chapter 05).
+* `GraphReplayModel`: a CPU model of what a CUDA graph does on replay (chapter 11).
+* `missing_triton`: stand-ins for `triton` and `triton.language` where Triton is missing (chapter 13).
+
+Each one's docstring says what it follows and what it leaves out.
 """
 
 from __future__ import annotations
@@ -38,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import math
 import time
+import types
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -59,24 +37,14 @@ from .memory import (
 )
 from .timelines import Span
 
-# ----------------------------------------------------------------------------------------------
-# A pretend machine: torch's device queries answer as elsewhere
-# ----------------------------------------------------------------------------------------------
-
 
 @contextlib.contextmanager
 def pretend_machine(accelerator: str | None, count: int = 0, *, built: str | None = None) -> Iterator[None]:
-    """Make torch's device *queries* answer as they would on another machine, inside a `with` block.
+    """Make torch's device *queries* answer as on another machine inside the block (chapters 00, 01).
 
-    A CPU stand-in for checking a learner's device-choosing code on machines they lack (chapters 00, 01):
-    `pretend_machine("cuda", 2)` is a machine with two usable CUDA GPUs, `pretend_machine("mps", 1)`
-    a Mac, `pretend_machine(None, built="cuda")` a CUDA build of torch without a driver, and
-    `pretend_machine(None)` the CPU-only build. Only these answers change:
-    `torch.accelerator.is_available / current_accelerator / device_count`,
-    `torch.cuda.is_available / device_count`, `torch.backends.mps.is_available` and
-    `torch.version.cuda` (this build's CUDA version, or 12.8, on a CUDA build; None elsewhere).
-    Nothing can run on a pretend device: creating a tensor there still fails (or uses the real
-    hardware).
+    `pretend_machine("cuda", 2)` is two usable CUDA GPUs, `("mps", 1)` a Mac, `(None, built="cuda")` a
+    CUDA build without a driver, `(None)` the CPU-only build. Only the device queries of `torch.accelerator`,
+    `torch.cuda` and `torch.backends.mps` (and `torch.version.cuda`) change: nothing runs on a pretend device.
     """
     if accelerator is not None and (not isinstance(accelerator, str) or not accelerator):
         raise TypeError(f"accelerator must be a device type such as 'cuda' or 'mps', or None, not {accelerator!r}")
@@ -105,19 +73,10 @@ def pretend_machine(accelerator: str | None, count: int = 0, *, built: str | Non
         (torch.cuda, "device_count"): lambda: count if accelerator == "cuda" else 0,
         (torch.backends.mps, "is_available"): lambda: accelerator == "mps",
     }
-    saved = {key: getattr(*key) for key in answers}
-    try:
+    with contextlib.ExitStack() as stack:
         for (module, name), answer in answers.items():
-            setattr(module, name, answer)
+            stack.enter_context(mock.patch.object(module, name, answer))
         yield
-    finally:
-        for (module, name), original in saved.items():
-            setattr(module, name, original)
-
-
-# ----------------------------------------------------------------------------------------------
-# A simulated GPU that runs the cells' own torch.cuda code (SIMULATION)
-# ----------------------------------------------------------------------------------------------
 
 
 #: The simulated GPU's clock: `torch.cuda._sleep(cycles)` keeps a simulated stream busy cycles / this ms.
@@ -200,20 +159,15 @@ class SimulatedStream:
 class SimulatedEvent:
     """An event of the simulated GPU: a marker in a stream with the time the stream reached it."""
 
-    def __init__(
-        self, sim: SimulatedCuda, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False
-    ) -> None:
+    def __init__(self, sim: SimulatedCuda, enable_timing: bool = False) -> None:
         self.sim, self.enable_timing = sim, bool(enable_timing)
         self.at_ms: float | None = None
-        #: Device→host copies queued before the event was recorded.
-        self.copies_before = 0
+        self.copies_before = 0  # device→host copies queued before the event was recorded
 
     def record(self, stream: SimulatedStream | None = None) -> None:
         stream = self.sim.current if stream is None else stream
         self.sim._expect(stream, SimulatedStream, "Event.record needs a stream (or nothing: the current one)")
-        self.sim.host_ms += self.sim.launch_ms
-        stream.free_ms = max(stream.free_ms, self.sim.host_ms)
-        self.at_ms = stream.free_ms
+        self.at_ms, _ = self.sim._queue(stream, "record", 0.0, "event")  # takes no GPU time: no span
         self.copies_before = len(self.sim.copies)
         self.sim.recorded.append(self)
 
@@ -253,18 +207,12 @@ class SimulatedValue:
         self.sim, self.read = sim, read
 
     def item(self) -> float:
-        """Copy the value to the host on the current stream, and wait for the copy (like `.item()`).
-
-        A copy that runs before the value was written reads memory nobody wrote yet: nan here.
-        """
+        """Copy the value to the host on the current stream and wait (like `.item()`); nan if read before written."""
         start, end = self.sim._queue(self.sim.current, "copy to host", 0.01, "read")
         self.sim._host_waits(end, ".item()")
-        if self.read.end_ms > start:
-            return math.nan
-        return self.read.value()
+        return math.nan if self.read.end_ms > start else self.read.value()
 
-    def __float__(self) -> float:
-        return self.item()
+    __float__ = item
 
     def record_stream(self, stream: SimulatedStream) -> None:
         self.sim._expect(stream, SimulatedStream, "record_stream needs a stream")
@@ -303,7 +251,6 @@ class SimulatedTensor:
         self.fill_ms, self.read_ms = fill_ms, read_ms
         self.writes: list[_Write] = []
         self.reads: list[_Read] = []
-        self.recorded_on: list[str] = []
 
     def fill_(self, value: float) -> SimulatedTensor:
         value = float(value)
@@ -324,7 +271,6 @@ class SimulatedTensor:
 
     def record_stream(self, stream: SimulatedStream) -> None:
         self.sim._expect(stream, SimulatedStream, "record_stream needs a stream")
-        self.recorded_on.append(stream.name)
 
     def __getattr__(self, name: str) -> Any:
         raise AttributeError(
@@ -339,10 +285,9 @@ class SimulatedTensor:
 class SimulatedCuda:
     """The state of one simulated GPU: its streams, the host's clock, and what ran when (SIMULATION).
 
-    Every call queues work the way CUDA does: the host spends `launch_ms` per call and goes on;
-    the work starts when its stream is free and what it waits for is done. Only the `synchronize`
-    calls, `.item()`, blocking reads of tensors playing GPU tensors and asking `query()` in a loop
-    make the host wait.
+    Every call queues work as CUDA does: the host spends `launch_ms` on it and goes on; the work starts
+    when its stream is free. Only `synchronize`, `.item()`, blocking reads and `query()` in a loop make
+    the host wait. Its methods named as in `torch.cuda` stand in for those inside `simulated_cuda`.
     """
 
     #: What a host buffer holds until a copy into it has landed.
@@ -362,17 +307,14 @@ class SimulatedCuda:
         self.blocking_reads = 0  # blocking copies and reads (.item(), .cpu()) of tensors playing GPU tensors
         self._gpu_tensors: list[torch.Tensor] = []  # compared by identity
 
-    # -- the torch.cuda stand-ins ----------------------------------------------------------------
-
     def Stream(self, device: Any = None, priority: int = 0, *, name: str = "", **kwargs: Any) -> SimulatedStream:  # noqa: N802
         """A new stream; `name` (the simulation's own argument) labels its lane on the timeline."""
         name = name or ("side stream" if len(self.streams) == 1 else f"stream {len(self.streams)}")
-        stream = SimulatedStream(self, name)
-        self.streams.append(stream)
-        return stream
+        self.streams.append(SimulatedStream(self, name))
+        return self.streams[-1]
 
     def Event(self, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False) -> SimulatedEvent:  # noqa: N802
-        return SimulatedEvent(self, enable_timing, blocking, interprocess)
+        return SimulatedEvent(self, enable_timing)  # blocking and interprocess change nothing here
 
     def stream(self, stream: SimulatedStream | None) -> contextlib.AbstractContextManager[Any]:
         if stream is None:
@@ -389,7 +331,7 @@ class SimulatedCuda:
     def synchronize(self, device: Any = None) -> None:
         self._host_waits(max(s.free_ms for s in self.streams), "torch.cuda.synchronize()")
 
-    def sleep(self, cycles: int) -> None:
+    def _sleep(self, cycles: int) -> None:
         """`torch.cuda._sleep(cycles)`: keep the current stream busy for cycles / SIMULATED_CYCLES_PER_MS ms."""
         if isinstance(cycles, bool) or not isinstance(cycles, int) or cycles < 0:
             raise TypeError(f"_sleep takes a whole number of cycles, not {cycles!r}")
@@ -398,8 +340,6 @@ class SimulatedCuda:
     def work(self, name: str, ms: float, kind: str = "compute") -> None:
         """Queue `ms` of GPU work named `name` on the current stream: a kernel, or a copy with kind="copy"."""
         self._queue(self.current, name, float(ms), kind)
-
-    # -- making simulated tensors and reading the result -----------------------------------------
 
     def zeros(self, name: str = "a", *, fill_ms: float = 0.1, read_ms: float = 0.1) -> SimulatedTensor:
         """A simulated tensor, all zeros; its `fill_` and `mean` take `fill_ms` and `read_ms` on the GPU."""
@@ -447,8 +387,6 @@ class SimulatedCuda:
         """Milliseconds the host sat waiting for the simulated GPU so far."""
         return sum(s.ms for s in self.spans if s.lane == "host")
 
-    # -- the scheduler ---------------------------------------------------------------------------
-
     def _queue(self, stream: SimulatedStream, name: str, ms: float, kind: str) -> tuple[float, float]:
         self._expect(stream, SimulatedStream, "work must be queued on a stream")
         self.host_ms += self.launch_ms
@@ -458,8 +396,7 @@ class SimulatedCuda:
             self.spans.append(Span(stream.name, name, start, start + ms, kind))
         return start, start + ms
 
-    #: Host milliseconds one `query()` of unfinished work stands for: asking in a loop holds the host
-    #: as waiting does (Python does nothing else meanwhile), and the GPU gets there eventually.
+    #: Host ms one `query()` of unfinished work takes: a loop of them holds the host as waiting does.
     POLL_MS = 0.05
 
     def _poll(self, until_ms: float) -> bool:
@@ -492,9 +429,8 @@ class SimulatedCuda:
 class PretendAsyncDevice:
     """A labelled stand-in for an asynchronous device on the real clock, for checking timing code.
 
-    `launch(seconds)` queues that much work and returns at once, as a kernel launch does; `sync()`
-    sleeps until the queued work is done, as `torch.cuda.synchronize()` waits. A learner's timer
-    that reads the clock without `sync()` sees the launches only, as on a GPU.
+    `launch(seconds)` queues work and returns at once, as a kernel launch does; `sync()` sleeps until
+    it is done, as `torch.cuda.synchronize()` waits: a timer without `sync()` sees the launches only.
     """
 
     def __init__(self) -> None:
@@ -513,15 +449,13 @@ class PretendAsyncDevice:
         return self.busy_until > time.perf_counter()
 
 
-#: Tensor calls that read a GPU tensor's values on the host, each waiting for the GPU.
-_HOST_READS = frozenset({"item", "tolist", "__bool__", "__float__", "__int__", "__repr__"})
-
-
 class _GpuTensors(TorchFunctionMode):
-    """While active, the tensors given to `SimulatedCuda.on_gpu` (and results computed from them) act
-    as GPU tensors: copies to the host go through the simulated stream, reads wait for it, `.numpy()`
-    refuses. Pinning host memory is granted (host memory here is never really pinned, and need not be).
-    """
+    """While active, tensors given to `SimulatedCuda.on_gpu` (and results computed from them) act as GPU
+    tensors: copies to the host are queued on the simulated stream, reads wait for it, `.numpy()` refuses.
+    Pinning host memory is granted (host memory here is never really pinned, and need not be)."""
+
+    #: Tensor calls that read a GPU tensor's values on the host, each waiting for the GPU.
+    HOST_READS = frozenset({"item", "tolist", "__bool__", "__float__", "__int__", "__repr__"})
 
     def __init__(self, sim: SimulatedCuda) -> None:
         super().__init__()
@@ -544,7 +478,7 @@ class _GpuTensors(TorchFunctionMode):
         if name == "copy_" and len(args) >= 2 and sim.is_on_gpu(args[1]) and not on_gpu:
             values = args[1].to(args[0].dtype).expand_as(args[0]).clone()
             return sim._copy_to_host(values, args[0], non_blocking(args[2:], kwargs))
-        if on_gpu and name in _HOST_READS:
+        if on_gpu and name in self.HOST_READS:
             sim._read_on_host(f"Tensor.{name}")
         result = func(*args, **kwargs)
         from_gpu = any(sim.is_on_gpu(a) for a in (*args, *kwargs.values()))
@@ -557,68 +491,41 @@ class _GpuTensors(TorchFunctionMode):
 def simulated_cuda(*, launch_ms: float = 0.005, copy_ms: float = 1.0) -> Iterator[SimulatedCuda]:
     """Run `torch.cuda` stream code on a SIMULATED GPU inside the block; yield the simulation.
 
-    `torch.cuda.Stream`, `Event`, `stream`, `current_stream`, `default_stream`, `synchronize` and
-    `_sleep`, and the device-generic `torch.Stream`, `torch.Event` and `torch.accelerator.synchronize`,
-    are replaced by stand-ins for the duration of the block and restored afterwards, even when the
-    block raises. Make the tensors the code works on with `sim.zeros()`, or let real tensors play GPU
-    tensors (`sim.on_gpu`, inside `with sim.tensors():`).
+    Until the block ends (even by an error), `torch.cuda.{Stream, Event, stream, current_stream,
+    default_stream, synchronize, _sleep}`, `torch.Stream`, `torch.Event` and `torch.accelerator.synchronize`
+    are the simulation's. The code works on `sim.zeros()`, on real tensors playing GPU tensors
+    (`sim.on_gpu`, in `with sim.tensors():`) or queues `sim.work`; `sim.spans` is the timeline.
     """
     sim = SimulatedCuda(launch_ms=launch_ms, copy_ms=copy_ms)
-    stand_ins = {
-        "Stream": sim.Stream,
-        "Event": sim.Event,
-        "stream": sim.stream,
-        "current_stream": sim.current_stream,
-        "default_stream": sim.default_stream,
-        "synchronize": sim.synchronize,
-        "_sleep": sim.sleep,
-    }
-
-    def generic_stream(device: Any = None, priority: int = 0, **kwargs: Any) -> SimulatedStream:
-        return sim.Stream(priority=priority)
+    names = ("Stream", "Event", "stream", "current_stream", "default_stream", "synchronize", "_sleep")
 
     def generic_event(device: Any = None, **kwargs: Any) -> SimulatedEvent:
         return sim.Event(**kwargs)
 
     with (
-        mock.patch.multiple(torch.cuda, **stand_ins),
-        mock.patch.multiple(torch, Stream=generic_stream, Event=generic_event),
+        mock.patch.multiple(torch.cuda, **{name: getattr(sim, name) for name in names}),
+        mock.patch.multiple(torch, Stream=sim.Stream, Event=generic_event),
         mock.patch.object(torch.accelerator, "synchronize", sim.synchronize),
     ):
         yield sim
 
 
-# ----------------------------------------------------------------------------------------------
-# The caching allocator, modelled (chapter 05)
-# ----------------------------------------------------------------------------------------------
-
-
 def round_size(nbytes: int) -> int:
-    """The block size the allocator gives a request: at least 512 bytes, rounded up to a multiple of 512."""
-    _check_request(nbytes)
+    """The block size the allocator gives a request of a whole number of bytes from 1: a multiple of 512."""
+    if isinstance(nbytes, bool) or not isinstance(nbytes, int):
+        raise TypeError(f"a request is a whole number of bytes, not {nbytes!r} ({type(nbytes).__name__})")
+    if nbytes <= 0:
+        raise ValueError(f"a request must ask for at least one byte, not {nbytes} (empty tensors take no block)")
     return max(MIN_BLOCK_SIZE, -(-nbytes // MIN_BLOCK_SIZE) * MIN_BLOCK_SIZE)
 
 
 def segment_size(rounded: int) -> int:
     """How much the allocator asks the driver for (cudaMalloc) when no cached block fits `rounded` bytes."""
-    _check_request(rounded)
     if rounded <= SMALL_SIZE:
         return SMALL_BUFFER
     if rounded < MIN_LARGE_ALLOC:
         return LARGE_BUFFER
     return -(-rounded // ROUND_LARGE) * ROUND_LARGE
-
-
-def _check_request(nbytes: Any) -> None:
-    """Refuse a request that is not a whole number of bytes from 1.
-
-    The model would otherwise give a request of 0, a negative or a fractional size a block as if
-    it were real.
-    """
-    if isinstance(nbytes, bool) or not isinstance(nbytes, int):
-        raise TypeError(f"a request is a whole number of bytes, not {nbytes!r} ({type(nbytes).__name__})")
-    if nbytes <= 0:
-        raise ValueError(f"a request must ask for at least one byte, not {nbytes} (empty tensors take no block)")
 
 
 @dataclass
@@ -648,24 +555,12 @@ class Segment:
 class CachingAllocatorModel:
     """A MODEL of PyTorch's CUDA caching allocator, small enough to read, for machines without a GPU.
 
-    What it does as the real allocator does (c10/cuda/CUDACachingAllocator.cpp):
-
-    * rounds every request up to a multiple of 512 bytes (`round_size`);
-    * keeps two pools: requests of at most 1 MiB ("small") and larger ones, never mixed;
-    * looks for the smallest cached free block of the right pool that fits (best fit), and splits
-      it when the rest is worth keeping (≥ 512 bytes in the small pool, > 1 MiB in the large one);
-      an unsplit block is counted whole in `allocated`, as the real counter does;
-    * otherwise asks the "driver" for a new segment of `segment_size(rounded)` bytes;
-    * on `free`, keeps the block cached and merges it with free neighbours in its segment;
-    * `empty_cache` returns every segment that is wholly free; blocks in use stay put.
-
-    What it leaves out: streams (a real block is reused only on the stream it was freed on, or
-    after `record_stream` events complete), the options of `PYTORCH_ALLOC_CONF` (`max_split_size_mb`,
-    `roundup_power2_divisions`, `expandable_segments`, garbage collection thresholds; its older name
-    is `PYTORCH_CUDA_ALLOC_CONF`), CUDA graphs' private pools, the CUDA context (which the driver
-    counts but the allocator does not), cuBLAS workspaces (which the real allocator does hold, from
-    the first matrix product on), and running out of memory (its "driver" has no limit: a real
-    allocator that finds none frees its cache, retries once, then raises `torch.OutOfMemoryError`).
+    As c10/cuda/CUDACachingAllocator.cpp does: requests are rounded up (`round_size`) and kept in two
+    pools (at most 1 MiB, "small", and larger); each takes the smallest cached free block that fits,
+    split when the rest is worth keeping (an unsplit block counts whole in `allocated`), else a new
+    segment (`segment_size`); `free` caches the block, merged with free neighbours; `empty_cache` returns
+    wholly free segments. Left out: streams, `PYTORCH_ALLOC_CONF` options, CUDA graphs' private pools,
+    the CUDA context, cuBLAS workspaces, and running out of memory (its "driver" has no limit).
     """
 
     def __init__(self) -> None:
@@ -687,7 +582,7 @@ class CachingAllocatorModel:
         return sum(s.size for s in self.segments)
 
     def counters(self) -> MemoryCounters:
-        """The four counters in the same record the real reader returns."""
+        """The four counters as one record, as a chapter's cells print them."""
         return MemoryCounters(self.allocated, self.reserved, self.max_allocated, self.max_reserved, "model")
 
     def reset_peaks(self) -> None:
@@ -695,17 +590,16 @@ class CachingAllocatorModel:
         self.max_allocated = self.allocated
         self.max_reserved = self.reserved
 
-    def _note_peaks(self) -> None:
-        self.max_allocated = max(self.max_allocated, self.allocated)
-        self.max_reserved = max(self.max_reserved, self.reserved)
-
     def malloc(self, nbytes: int) -> int:
         """Serve a request of `nbytes`; return a handle to pass to `free`."""
         rounded = round_size(nbytes)
         small = rounded <= SMALL_SIZE
         found = self._best_fit(rounded, small)
         if found is None:
-            found = self._new_segment(segment_size(rounded), small)
+            size = segment_size(rounded)
+            self.segments.append(Segment(self._next_segment, size, small, [Block(0, size)]))
+            self._next_segment += 1
+            found = self.segments[-1], 0
         segment, index = found
         block = segment.blocks[index]
         rest = block.size - rounded
@@ -715,7 +609,8 @@ class CachingAllocatorModel:
             block.size = rounded
         block.handle = self._next_handle
         self._next_handle += 1
-        self._note_peaks()
+        self.max_allocated = max(self.max_allocated, self.allocated)
+        self.max_reserved = max(self.max_reserved, self.reserved)
         return block.handle
 
     def _best_fit(self, rounded: int, small: bool) -> tuple[Segment, int] | None:
@@ -726,16 +621,8 @@ class CachingAllocatorModel:
             for i, b in enumerate(s.blocks)
             if b.handle is None and b.size >= rounded
         ]
-        if not candidates:
-            return None
-        *_, segment, index = min(candidates, key=lambda c: c[:3])
-        return segment, index
-
-    def _new_segment(self, size: int, small: bool) -> tuple[Segment, int]:
-        segment = Segment(self._next_segment, size, small, [Block(0, size)])
-        self._next_segment += 1
-        self.segments.append(segment)
-        return segment, 0
+        best = min(candidates, key=lambda c: c[:3], default=None)
+        return None if best is None else (best[3], best[4])
 
     def free(self, handle: int) -> None:
         """Give a block back to the cache (it stays reserved) and merge it with free neighbours."""
@@ -762,11 +649,7 @@ class CachingAllocatorModel:
         return before - self.reserved
 
     def describe(self) -> str:
-        """One line per segment: its size, pool and blocks (`#n` in use, `free`), all in one exact unit.
-
-        Exact, so that the blocks of a segment visibly add up to its size (rounded figures such as
-        "1.0 KiB + 1.0 KiB + 2.0 MiB" would not).
-        """
+        """One line per segment: its size, pool and blocks (`#n` in use, `free`) in one exact unit, so they add up."""
         if not self.segments:
             return "(no segments: nothing reserved)"
         lines = []
@@ -780,38 +663,23 @@ class CachingAllocatorModel:
         return "\n".join(lines)
 
 
-# ----------------------------------------------------------------------------------------------
-# CUDA graph replay, modelled on the CPU (chapter 11)
-# ----------------------------------------------------------------------------------------------
-
-
 class GraphReplayModel:
     """A CPU model of a CUDA graph, for machines without a CUDA GPU. **Not a CUDA graph.**
 
-    `capture(fn, *static_inputs)` runs `fn` once, without autograd, and records every ATen
-    operator it dispatches with the tensors it was called with. `replay()` runs exactly those
-    operators again on those same tensor objects, writing each result into the tensor the capture
-    made, as a CUDA graph replays its kernels on the addresses they were captured with. Python is
-    not run again: a Python `if`, a Python number, whatever `fn` decided on the CPU, stays as it was
-    at capture. So a replay reads the captured inputs' memory and overwrites the captured output's,
-    whatever the Python names point at now: copy new data *into* a static input (`copy_`) and clone
-    what you keep of the output.
-
-    During capture, reading a tensor's value on the host (`.item()`, `float(t)`, `if t:`,
-    `print(t)`, `.tolist()`, `.numpy()`) raises RuntimeError: on a GPU each of those copies to the
-    CPU and waits for the GPU, and CUDA refuses to synchronise while a stream is being captured.
-
-    What it leaves out: a real replay re-runs recorded kernels without Python or dispatch, so it
-    skips the per-operator launch cost (the point of CUDA graphs); this model re-dispatches every
-    operator and makes nothing faster.
+    `capture(fn, *static_inputs)` runs `fn` once without autograd, recording the ATen operators it
+    dispatches with their tensors; `replay()` re-runs exactly those on the same tensors, each result
+    written into the tensor capture made, as a graph replays kernels on captured addresses. Python does
+    not run again: copy new data *into* a static input and clone what you keep of the output. Reading a
+    value on the host during capture (`.item()`, `if t:`, `print(t)`, `.tolist()`, `.numpy()`) raises
+    RuntimeError, as CUDA refuses to synchronise a stream being captured. It makes nothing faster: it
+    re-dispatches every operator, where a graph skips their launch cost.
     """
 
     #: Tensor methods that read values on the host without dispatching an ATen operator on the CPU.
     HOST_READS = ("__repr__", "__format__", "tolist", "numpy")
 
     def __init__(self) -> None:
-        self._ops: list[tuple[Any, tuple, dict, Any]] = []
-        self.captured = False
+        self._ops: list[tuple[Any, tuple, dict, Any]] | None = None  # None until a capture
         self.replays = 0
 
     def capture(self, fn: Callable[..., Any], *static_inputs: torch.Tensor) -> Any:
@@ -848,12 +716,12 @@ class GraphReplayModel:
             stack.enter_context(torch.no_grad())
             stack.enter_context(Recorder())
             output = fn(*static_inputs)
-        self._ops, self.captured = ops, True
+        self._ops = ops
         return output
 
     def replay(self) -> None:
         """Re-run the recorded operators on the recorded tensors, each result written into the tensor capture made."""
-        if not self.captured:
+        if self._ops is None:
             raise RuntimeError("nothing captured yet: call capture(fn, *static_inputs) first")
         with torch.no_grad():
             for func, args, kwargs, out in self._ops:
@@ -883,16 +751,6 @@ class KernelNeedingTriton:
         return self[None]
 
 
-class _StandInConfig:
-    """The stand-in `triton.Config`: it keeps the block sizes it was given."""
-
-    def __init__(self, kwargs: dict[str, Any], **options: Any) -> None:
-        self.kwargs, self.options = dict(kwargs), options
-
-    def __repr__(self) -> str:
-        return f"Config({self.kwargs})"
-
-
 class _StandInLanguage:
     """The stand-in `triton.language`: `tl.constexpr` and the dtypes exist (for signatures); nothing runs."""
 
@@ -906,24 +764,17 @@ class _StandInLanguage:
 def missing_triton() -> tuple[Any, Any]:
     """Stand-ins for the `triton` and `triton.language` modules where Triton cannot be imported (LABELLED).
 
-    `@triton.jit` and `@triton.autotune(...)` keep the kernel's Python function; launching it raises
-    `RuntimeError` with what to install. `triton.cdiv` and `triton.next_power_of_2` work as Triton's do.
+    `@triton.jit` keeps the kernel's Python function; launching it raises `RuntimeError` with what to
+    install. `triton.cdiv` and `triton.next_power_of_2` work as Triton's do.
     """
-    import types
 
     def jit(fn: Callable[..., Any] | None = None, **options: Any) -> Any:
         return KernelNeedingTriton(fn) if fn is not None else KernelNeedingTriton
 
-    def autotune(configs: list[Any], key: list[str], **options: Any) -> Callable[[Any], Any]:
-        return lambda kernel: kernel
-
     triton = types.SimpleNamespace(
         jit=jit,
-        autotune=autotune,
-        Config=_StandInConfig,
         cdiv=lambda x, y: (x + y - 1) // y,
         next_power_of_2=lambda n: 1 << max(int(n) - 1, 0).bit_length(),
         __version__="missing (stand-in)",
-        STAND_IN=True,
     )
     return triton, _StandInLanguage()

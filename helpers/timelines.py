@@ -1,13 +1,8 @@
 """Timelines: what ran where and when, as spans on lanes, from `torch.profiler` events or a simulation.
 
-* `Span` is one piece of work on one lane (a CUDA stream, a CPU thread, or the host).
-* `spans_from_events` turns `torch.profiler` events into spans, one lane per CUDA stream;
-  `profile_spans` runs a function under the profiler (without the profiler's stderr chatter) and
-  returns its spans (chapter 06); `step_spans` lays out a training step's trace (chapter 14): the
-  host's named phases, where it waits, and the device's work.
-* `plot_timelines` draws measured timelines and those of the simulated GPU
-  (`helpers.standins.simulated_cuda`, which records its work as the same spans) the same way, a
-  simulation labelled as one; `elapsed_ms` is the time a panel's title shows.
+`spans_from_events` and `profile_spans` (chapter 06) and `step_spans` (chapter 14) make spans from the
+profiler; the simulated GPU (`helpers.standins.simulated_cuda`) records the same spans; `plot_timelines`
+draws both the same way, a simulation labelled as one.
 """
 
 from __future__ import annotations
@@ -21,10 +16,6 @@ import torch
 from .devices import a_function, synchronize, usable_device
 from .plots import LIGHT_GREY, OKABE_ITO
 from .profiling import quiet_stderr
-
-# ----------------------------------------------------------------------------------------------
-# Spans on lanes, from the profiler or from the simulated GPU
-# ----------------------------------------------------------------------------------------------
 
 #: Colours of the kinds of work drawn on a timeline (helpers.plots: Okabe–Ito, colour-blind safe).
 KIND_COLOURS = {
@@ -81,27 +72,21 @@ def _device_type_name(value: Any) -> str:
 def spans_from_events(events: Iterable[Any], device_type: str = "cuda", *, top_level_only: bool = True) -> list[Span]:
     """Turn profiler events (`prof.events()`) into timeline spans on one lane per stream or thread.
 
-    GPU events carry their CUDA stream in `device_resource_id` (the profiler's documented field
-    for "stream ID"), so each stream gets a lane; CPU events get one lane per thread. With
-    `top_level_only`, CPU operators called inside other operators are left out, so a lane shows
-    what the program called. Times are shifted so that the first span starts at 0 ms. An event
-    that ends before it starts (a malformed trace) is refused.
+    A GPU event's stream is its `device_resource_id` (the profiler's "stream ID"). With `top_level_only`,
+    CPU operators called inside others are left out. Times start at 0 ms; an event that ends before it
+    starts (a malformed trace) is refused.
     """
     raw = []
     for e in events:
-        name, kind_type = e.name, _device_type_name(e.device_type)
-        start_us, end_us = e.time_range.start, e.time_range.end
-        if kind_type != device_type:
+        if _device_type_name(e.device_type) != device_type:
             continue
-        if device_type == "cpu":
-            if top_level_only and getattr(e, "cpu_parent", None) is not None:
-                continue
-            lane = f"CPU thread {e.thread}"
-        else:
-            lane = _gpu_lane(e)
+        if device_type == "cpu" and top_level_only and getattr(e, "cpu_parent", None) is not None:
+            continue
+        name, start_us, end_us = str(e.name), e.time_range.start, e.time_range.end
         if end_us < start_us:
             raise ValueError(f"profiler event {name!r} ends ({end_us} µs) before it starts ({start_us} µs)")
-        raw.append((lane, str(name), start_us / 1000, end_us / 1000, kind_of(str(name))))
+        lane = f"CPU thread {e.thread}" if device_type == "cpu" else _gpu_lane(e)
+        raw.append((lane, name, start_us / 1000, end_us / 1000, kind_of(name)))
     return _from_zero(raw)
 
 
@@ -112,24 +97,17 @@ def _gpu_lane(event: Any) -> str:
 
 def _from_zero(raw: Sequence[tuple[str, str, float, float, str]]) -> list[Span]:
     """Spans from (lane, name, start ms, end ms, kind), shifted so that the first starts at 0 ms, by lane and start."""
-    if not raw:
-        return []
-    origin = min(r[2] for r in raw)
+    origin = min((r[2] for r in raw), default=0.0)
     spans = [Span(lane, name, s - origin, t - origin, kind) for lane, name, s, t, kind in raw]
     return sorted(spans, key=lambda s: (s.lane, s.start_ms))
 
 
 def step_spans(events: Iterable[Any], phases: Sequence[str]) -> list[Span]:
-    """A training step's timeline from `torch.profiler` events (`prof.events()`), in three kinds of lane.
+    """A training step's timeline from `torch.profiler` events (`prof.events()`), times from 0 ms.
 
-    * "host": the `record_function` ranges named in `phases`, and the DataLoader's fetch of each
-      batch (drawn as "next batch");
-    * "host waits": the calls in `HOST_WAITS`, where the host waits for the device;
-    * the device: one lane per CUDA stream where the trace has GPU events (kernels, copies);
-      without them, "CPU operators": the operators called directly inside a phase, the device's
-      work in a CPU stand-in.
-
-    Times are shifted so that the first span starts at 0 ms.
+    Lanes: "host", the `record_function` ranges named in `phases` and the DataLoader's fetches ("next
+    batch"); "host waits", the calls in `HOST_WAITS`; the device, one lane per CUDA stream, or without
+    GPU events "CPU operators", those called directly inside a phase (the device's work on a CPU).
     """
     events = list(events)
     on_gpu = any(_device_type_name(e.device_type) == "cuda" for e in events)
@@ -154,8 +132,8 @@ def step_spans(events: Iterable[Any], phases: Sequence[str]) -> list[Span]:
 def profile_spans(fn: Callable[[], Any], device: torch.device | str) -> list[Span]:
     """Run `fn()` once under `torch.profiler` and return its timeline (GPU streams, or CPU threads).
 
-    `fn` and `device` are checked before anything runs, since a learner hands in their own. The
-    profiler's own start/stop lines on stderr are kept out of the notebook (`quiet_stderr`).
+    `fn` and `device` are the learner's, so they are checked first; the profiler's start/stop lines on
+    stderr are kept out of the notebook.
     """
     a_function(fn, "fn")
     device = usable_device(device)
@@ -172,16 +150,8 @@ def profile_spans(fn: Callable[[], Any], device: torch.device | str) -> list[Spa
 
 def _lane_order(spans: Sequence[Span]) -> list[str]:
     """Lanes top to bottom: the host's first, then the default stream, then the rest as they appear."""
-    lanes: list[str] = []
-    for s in sorted(spans, key=lambda s: s.start_ms):
-        if s.lane not in lanes:
-            lanes.append(s.lane)
-
-    def rank(lane: str) -> tuple[int, int]:
-        first = 0 if lane.startswith("host") else 1 if "default" in lane else 2
-        return first, lanes.index(lane)
-
-    return sorted(lanes, key=rank)
+    lanes = dict.fromkeys(s.lane for s in sorted(spans, key=lambda s: s.start_ms))  # in order of appearance
+    return sorted(lanes, key=lambda lane: 0 if lane.startswith("host") else 1 if "default" in lane else 2)
 
 
 def plot_timelines(
@@ -193,8 +163,7 @@ def plot_timelines(
 ) -> Any:
     """Draw one timeline per panel (one lane per stream), stacked; return the figure.
 
-    `simulated=True` prefixes the title with SIMULATION and writes it across every panel, so a
-    model's picture is never mistaken for a measurement.
+    `simulated=True` writes SIMULATION in the title and across every panel: a model is not a measurement.
     """
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch
@@ -212,37 +181,22 @@ def plot_timelines(
         gridspec_kw={"height_ratios": lane_counts},
         squeeze=False,
     )
-    kinds_seen: list[str] = []
-    x_range = max((max((s.end_ms for s in spans), default=0.0) for spans in panels.values()), default=0.0) or 1.0
+    kinds_seen: dict[str, None] = {}  # the kinds drawn, in order (for the legend)
+    x_range = max((elapsed_ms(spans) for spans in panels.values()), default=0.0) or 1.0
     for ax, (label, spans) in zip(axes[:, 0], panels.items(), strict=True):
         lanes = _lane_order(spans)
         for row, lane in enumerate(lanes):
             by_kind: dict[str, list[tuple[float, float]]] = {}
             for s in (s for s in spans if s.lane == lane):
                 by_kind.setdefault(s.kind, []).append((s.start_ms, max(s.ms, 1e-6)))
-            for kind, bars in by_kind.items():  # one collection per kind and lane: a trace has hundreds of spans
-                ax.broken_barh(
-                    bars,
-                    (row - 0.38, 0.76),
-                    facecolors=KIND_COLOURS.get(kind, KIND_COLOURS["other"]),
-                    edgecolors=WHITE,
-                    linewidth=0.6,
-                )
-            for s in (s for s in spans if s.lane == lane):
-                colour = KIND_COLOURS.get(s.kind, KIND_COLOURS["other"])
+                kinds_seen.setdefault(s.kind)
                 if s.ms / x_range * 470 > 4.3 * len(s.name) + 6:  # name the span where the name fits (≈ points)
-                    ax.text(
-                        s.start_ms + s.ms / 2,
-                        row,
-                        s.name,
-                        ha="center",
-                        va="center",
-                        fontsize=7,
-                        color=text_colour_on(colour),
-                        clip_on=True,
-                    )
-                if s.kind not in kinds_seen:
-                    kinds_seen.append(s.kind)
+                    colour = text_colour_on(KIND_COLOURS.get(s.kind, KIND_COLOURS["other"]))
+                    x = s.start_ms + s.ms / 2
+                    ax.text(x, row, s.name, ha="center", va="center", fontsize=7, color=colour, clip_on=True)
+            for kind, bars in by_kind.items():  # one collection per kind and lane: a trace has hundreds of spans
+                colour = KIND_COLOURS.get(kind, KIND_COLOURS["other"])
+                ax.broken_barh(bars, (row - 0.38, 0.76), facecolors=colour, edgecolors=WHITE, linewidth=0.6)
         ax.set_yticks(range(len(lanes)), lanes)
         ax.set_ylim(len(lanes) - 0.5, -0.5)
         ax.set_title(f"{label}: {elapsed_ms(spans):.3g} ms", loc="left", fontsize=10)
@@ -282,9 +236,5 @@ def plot_timelines(
 
 
 def elapsed_ms(spans: Iterable[Span]) -> float:
-    """Milliseconds from time 0 to the end of the last span: what a panel's title shows.
-
-    Measured spans start at 0, so it is their whole extent; on the simulated GPU time 0 is where the
-    host began queuing, so it includes the launches before the first piece of work.
-    """
+    """Milliseconds from 0 to the end of the last span (on the simulated GPU, 0 is where queuing began)."""
     return max((s.end_ms for s in spans), default=0.0)

@@ -1,10 +1,6 @@
-"""Timing that is right on a GPU: synchronise before every clock read.
-
-GPU work is queued and returns at once, so `time.perf_counter()` around a CUDA call measures
-the queuing, not the work. Every timer here waits for the device (`helpers.devices.synchronize`)
-before it reads the clock, and a `Timing` carries `stamp()`: the hardware and torch version that
-produced it. `gpu_cycles_per_ms` times `torch.cuda._sleep` with CUDA events, so that a chapter can keep
-a stream busy for a chosen number of milliseconds (chapter 06).
+"""Timing that is right on a GPU: GPU work is queued and returns at once, so every timer here waits
+for the device (`helpers.devices.synchronize`) before it reads the clock. A `Timing` carries the stamp
+of the hardware and torch that produced it; `gpu_cycles_per_ms` calibrates `torch.cuda._sleep` (chapter 06).
 """
 
 from __future__ import annotations
@@ -42,17 +38,11 @@ def format_seconds(seconds: float) -> str:
     return f"{sign}{seconds / 1e-9:.3g} ns"
 
 
-def time_call(
-    fn: Callable[[], Any],
-    device: torch.device | str,
-    *,
-    min_run_time: float = 0.2,
-) -> Timing:
+def time_call(fn: Callable[[], Any], device: torch.device | str, *, min_run_time: float = 0.2) -> Timing:
     """Median seconds per call of `fn()` on `device`, synchronising the device around every call.
 
-    Uses `torch.utils.benchmark.Timer` (warm-up, automatic repeat count) with an explicit
-    synchronise inside the timed statement, so the result is right for CUDA, MPS and the CPU.
-    `fn` and `device` are the learner's, so they are checked before anything is timed.
+    `torch.utils.benchmark.Timer` (warm-up, automatic repeat count) times a statement that ends with a
+    synchronise, so the result is right for CUDA, MPS and the CPU. `fn` and `device` are checked first.
     """
     from torch.utils import benchmark
 
@@ -67,19 +57,12 @@ def time_call(
 
     synchronize(device)
     measured = benchmark.Timer(stmt="run()", globals={"run": run}).blocked_autorange(min_run_time=min_run_time)
-    return Timing(
-        seconds=measured.median,
-        repeats=len(measured.times) * measured.number_per_run,
-        device=str(device),
-        stamp=stamp(),
-    )
+    repeats = len(measured.times) * measured.number_per_run
+    return Timing(seconds=measured.median, repeats=repeats, device=str(device), stamp=stamp())
 
 
 def wall_seconds(fn: Callable[[], Any], device: torch.device | str) -> float:
-    """Wall-clock seconds of one call of `fn()`, with the device synchronised before and after.
-
-    `fn` and `device` are the learner's, so they are checked before the clock starts.
-    """
+    """Wall-clock seconds of one call of `fn()`, the device synchronised before and after (both checked first)."""
     a_function(fn, "fn")
     device = usable_device(device)
     synchronize(device)
@@ -98,8 +81,8 @@ def gigabytes_per_second(nbytes: int, seconds: float) -> float:
 def gpu_cycles_per_ms(device_index: int = 0) -> float:
     """GPU clock cycles per millisecond of `torch.cuda._sleep` on CUDA device `device_index`, measured.
 
-    Measured with CUDA events after a warm-up sleep (which lets the GPU raise its clock first), so
-    that `torch.cuda._sleep(int(ms * gpu_cycles_per_ms()))` keeps a stream busy for about `ms`.
+    Timed with CUDA events after a warm-up sleep (which lets the GPU raise its clock first), so that
+    `torch.cuda._sleep(int(ms * gpu_cycles_per_ms()))` keeps a stream busy for about `ms`.
     """
     probe = 20_000_000
     with torch.cuda.device(device_index):
