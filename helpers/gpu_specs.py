@@ -1,34 +1,11 @@
-"""The GPUs learners meet, as data: compute, memory, bandwidth, power, and where each figure comes from.
+"""The GPUs learners meet, as data (chapter 10): datasheet figures, each row naming its `source`.
 
-One copy of the figures, read by chapter 10's table, roofline, plots, widget, exercises and tests.
-Every row names its `source`. A figure that could not be traced to a vendor datasheet,
-whitepaper or a published review is `None`, never a guess.
-
-How to read the columns (they are the ones datasheets print, made comparable):
-
-* `fp32_tflops`: peak FP32 on the ordinary CUDA cores (no tensor cores, no TF32).
-* `fp16_tensor_tflops`, `bf16_tensor_tflops`: peak **dense** matrix throughput in that dtype.
-  NVIDIA's datasheets from the A100 on print the *sparse* figure (2:4 structured sparsity) with
-  an asterisk; it is exactly twice the dense one, and ordinary PyTorch matmuls are dense, so the
-  table holds half the printed figure. For GeForce cards the whitepapers give two FP16 figures;
-  the table holds the one "with FP32 accumulate", which is what PyTorch's FP16/BF16 matmuls use.
-  `None` means the GPU has no hardware for that dtype (the T4 and V100 have no BF16, the P100
-  has no tensor cores: its 18.7 TFLOP/s FP16 is packed FP16 on the CUDA cores, kept in `notes`).
-* `memory_gb` (10^9 bytes as sold), `bandwidth_gbs` (GB/s, 10^9 bytes per second), `power_w`
-  (board power / TDP as the datasheet states it).
-* `bus_width_bits` and `data_rate_gbps`: the memory interface's width in bits and the data rate of
-  one pin in Gbit/s, where the whitepaper or datasheet prints them (`None` otherwise). Their
-  product over 8 is the bandwidth: 256 bits × 10 Gbit/s / 8 = 320 GB/s on a T4.
-* `pcie_generation` (the host link, x16 on every card here) and `nvlink_gbs`: the NVLink figure
-  the datasheet prints, which adds both directions (`None`: no NVLink; chapter 10, section 10).
-* `launch_price_usd`: the launch list price (MSRP) with `price_source`, which dates it (month and
-  year of launch), where one was published. NVIDIA publishes no list prices for its data-centre
-  GPUs, so those are `None`. Prices move: a launch price says little about what a card, or an
-  hour of a cloud GPU, costs today; the chapter has the learner enter today's price.
-* `tensor_formats`: the floating-point formats the tensor cores multiply in hardware, newest
-  first, from the row's own `source` documents ("fp8", "tf32", "bf16", "fp16"; empty without
-  tensor cores). A format missing here still runs in PyTorch, but slowly or not on tensor cores:
-  bfloat16 on a T4 is emulated; float32 without TF32 uses the ordinary CUDA cores.
+A figure that no vendor datasheet, whitepaper or published review gives is `None`, never a guess.
+Tensor-core peaks are **dense**: from the A100 on, NVIDIA's datasheets print the 2:4-sparse figure,
+exactly twice the dense one, and ordinary PyTorch matmuls are dense, so the table holds half the
+printed figure. For GeForce cards it holds the whitepapers' figure "with FP32 accumulate", which is
+what PyTorch's FP16/BF16 matmuls use. NVIDIA publishes no list prices for its data-centre GPUs, and
+prices move: a launch price says little about what a card, or an hour of a cloud GPU, costs today.
 """
 
 from __future__ import annotations
@@ -45,24 +22,24 @@ class GpuSpec:
     short: str  # a short label for plots and widgets, e.g. "T4"
     architecture: str
     year: int  # year of launch
-    fp32_tflops: float
-    fp16_tensor_tflops: float | None  # dense; None: no FP16 tensor cores
+    fp32_tflops: float  # on the ordinary CUDA cores (no tensor cores, no TF32)
+    fp16_tensor_tflops: float | None  # dense; None: no FP16 tensor cores (the P100's FP16 is in `notes`)
     bf16_tensor_tflops: float | None  # dense; None: no BF16 hardware
-    memory_gb: float
+    memory_gb: float  # 10^9 bytes, as sold
     memory_type: str
-    bandwidth_gbs: float
-    power_w: float
+    bandwidth_gbs: float  # 10^9 bytes per second
+    power_w: float  # board power / TDP as the datasheet states it
     source: str
-    launch_price_usd: float | None = None
-    price_source: str | None = None
+    launch_price_usd: float | None = None  # launch list price (MSRP)
+    price_source: str | None = None  # dates the price (month and year of launch)
     notes: str = ""
-    #: Lower-case fragments of `torch.cuda.get_device_name()` that identify this exact product.
-    device_names: tuple[str, ...] = ()
-    bus_width_bits: int | None = None
+    device_names: tuple[str, ...] = ()  # lower-case fragments of torch.cuda.get_device_name() for this product
+    bus_width_bits: int | None = None  # × data_rate_gbps / 8 = bandwidth: 256 × 10 / 8 = 320 GB/s on a T4
     data_rate_gbps: float | None = None  # per pin; None where no document prints it
-    pcie_generation: int | None = None  # the host link, x16
-    nvlink_gbs: float | None = None  # GPU-to-GPU, both directions added, as datasheets print it
-    tensor_formats: tuple[str, ...] = ()  # floating-point formats the tensor cores run, newest first
+    pcie_generation: int | None = None  # the host link, x16 on every card here
+    nvlink_gbs: float | None = None  # GPU-to-GPU, both directions added, as datasheets print it; None: no NVLink
+    #: The formats the tensor cores multiply in hardware, newest first; others run slowly or on the CUDA cores.
+    tensor_formats: tuple[str, ...] = ()
 
     @property
     def tensor_tflops(self) -> float | None:
@@ -76,17 +53,8 @@ class GpuSpec:
         table = {"fp32": self.fp32_tflops, "fp16": self.fp16_tensor_tflops, "bf16": self.bf16_tensor_tflops}
         return table[key]
 
-    def ridge_point(self, precision: str = "fp32") -> float | None:
-        """FLOP per byte at which this GPU stops being memory-bound (peak / bandwidth)."""
-        peak = self.peak_tflops(precision)
-        return None if peak is None else peak * 1e12 / (self.bandwidth_gbs * 1e9)
 
-
-_NVIDIA_DATASHEET = "NVIDIA datasheet"
-
-#: The table. Sources: NVIDIA's product datasheets and architecture whitepapers (named per row);
-#: prices from the launch coverage named in `price_source`. Checked against copies of those
-#: documents and of third-party spec summaries (docs/sources.md §4 for the T4 and P100).
+#: Checked against the documents each row names and third-party spec summaries (docs/sources.md §4: T4, P100).
 GPUS: tuple[GpuSpec, ...] = (
     GpuSpec(
         name="NVIDIA Tesla P100 PCIe 16 GB",
@@ -100,14 +68,13 @@ GPUS: tuple[GpuSpec, ...] = (
         memory_type="HBM2",
         bandwidth_gbs=732,
         power_w=250,
-        source=f"{_NVIDIA_DATASHEET} 'Tesla P100 PCIe' (2016); P100 for NVLink servers: 10.6 TFLOP/s FP32, 300 W; "
+        source="NVIDIA datasheet 'Tesla P100 PCIe' (2016); P100 for NVLink servers: 10.6 TFLOP/s FP32, 300 W; "
         "'Pascal GP100' whitepaper (4096-bit HBM2)",
         notes="No tensor cores: FP16 runs at 18.7 TFLOP/s as packed math on the CUDA cores. Retired on "
         "Kaggle, and recent PyTorch builds no longer ship kernels for its sm_60.",
         device_names=("p100",),
         bus_width_bits=4096,
         pcie_generation=3,
-        tensor_formats=(),
     ),
     GpuSpec(
         name="NVIDIA Tesla V100 SXM2",
@@ -121,7 +88,7 @@ GPUS: tuple[GpuSpec, ...] = (
         memory_type="HBM2",
         bandwidth_gbs=900,
         power_w=300,
-        source=f"{_NVIDIA_DATASHEET} 'Tesla V100' (SXM2 column; 16 or 32 GB); "
+        source="NVIDIA datasheet 'Tesla V100' (SXM2 column; 16 or 32 GB); "
         "developer.nvidia.com 'Programming Tensor Cores in CUDA 9' (125 tensor TFLOP/s); 'Volta GV100' "
         "whitepaper (4096-bit HBM2, NVLink 300 GB/s)",
         notes="The PCIe card: 14 TFLOP/s FP32, 112 tensor TFLOP/s, 250 W. First tensor cores (FP16 only).",
@@ -143,7 +110,7 @@ GPUS: tuple[GpuSpec, ...] = (
         memory_type="GDDR6",
         bandwidth_gbs=320,
         power_w=70,
-        source=f"{_NVIDIA_DATASHEET} 'NVIDIA T4 Tensor Core GPU' (8.1 FP32, 65 FP16/FP32 mixed precision, "
+        source="NVIDIA datasheet 'NVIDIA T4 Tensor Core GPU' (8.1 FP32, 65 FP16/FP32 mixed precision, "
         "320+ GB/s, 70 W, PCIe Gen3 x16); 256-bit GDDR6 at 10 Gbit/s from third-party spec summaries; "
         "docs/sources.md §4",
         notes="Kaggle's GPU (two of them: 'GPU T4 ×2'). No BF16: PyTorch emulates it slowly.",
@@ -165,7 +132,7 @@ GPUS: tuple[GpuSpec, ...] = (
         memory_type="HBM2e",
         bandwidth_gbs=2039,
         power_w=400,
-        source=f"{_NVIDIA_DATASHEET} 'NVIDIA A100 Tensor Core GPU' (80GB SXM column; 624 FP16/BF16 shown "
+        source="NVIDIA datasheet 'NVIDIA A100 Tensor Core GPU' (80GB SXM column; 624 FP16/BF16 shown "
         "with sparsity; NVLink 600 GB/s, PCIe Gen4); 'NVIDIA A100 Tensor Core GPU Architecture' "
         "whitepaper (5120-bit HBM2e)",
         notes="The 40 GB versions have 1,555 GB/s; the PCIe cards 250-300 W. TF32 tensor: 156 TFLOP/s dense.",
@@ -279,7 +246,7 @@ GPUS: tuple[GpuSpec, ...] = (
         memory_type="HBM3",
         bandwidth_gbs=3350,
         power_w=700,
-        source=f"{_NVIDIA_DATASHEET} 'NVIDIA H100 Tensor Core GPU' (SXM column; 1,979 FP16/BF16 shown with "
+        source="NVIDIA datasheet 'NVIDIA H100 Tensor Core GPU' (SXM column; 1,979 FP16/BF16 shown with "
         "sparsity, halved here; NVLink 900 GB/s, PCIe Gen5); 'NVIDIA H100 Tensor Core GPU Architecture' "
         "whitepaper (5120-bit HBM3)",
         notes="The PCIe card and the H100 NVL are rows of their own.",
@@ -301,7 +268,7 @@ GPUS: tuple[GpuSpec, ...] = (
         memory_type="HBM2e",
         bandwidth_gbs=2000,
         power_w=350,
-        source=f"{_NVIDIA_DATASHEET} 'NVIDIA H100 Tensor Core GPU' (PCIe column; 1,513 FP16/BF16 shown with "
+        source="NVIDIA datasheet 'NVIDIA H100 Tensor Core GPU' (PCIe column; 1,513 FP16/BF16 shown with "
         "sparsity, halved here; 5120-bit HBM2e; NVLink bridge 600 GB/s, PCIe Gen5 128 GB/s); "
         "product brief PB-11133-001 (350 W); docs/sources.md §4",
         notes="Same chip as the SXM module with fewer SMs, slower memory and half the power: 300-350 W.",
@@ -323,7 +290,7 @@ GPUS: tuple[GpuSpec, ...] = (
         memory_type="HBM3",
         bandwidth_gbs=3900,
         power_w=400,
-        source=f"{_NVIDIA_DATASHEET} 'NVIDIA H100 Tensor Core GPU' (H100 NVL column, 2023; 1,671 FP16/BF16 "
+        source="NVIDIA datasheet 'NVIDIA H100 Tensor Core GPU' (H100 NVL column, 2023; 1,671 FP16/BF16 "
         "shown with sparsity, halved here; NVLink 600 GB/s, PCIe Gen5 128 GB/s); docs/sources.md §4",
         notes="A PCIe card sold in NVLink-bridged pairs for inference of large language models; 350-400 W.",
         device_names=("h100 nvl",),
@@ -343,7 +310,7 @@ GPUS: tuple[GpuSpec, ...] = (
         memory_type="GDDR6",
         bandwidth_gbs=300,
         power_w=72,
-        source=f"{_NVIDIA_DATASHEET} 'NVIDIA L4 Tensor Core GPU' (242 FP16/BF16 shown with sparsity, halved "
+        source="NVIDIA datasheet 'NVIDIA L4 Tensor Core GPU' (242 FP16/BF16 shown with sparsity, halved "
         "here; 300 GB/s; 72 W; PCIe Gen4 x16)",
         notes="The T4's successor in clouds: same power and bandwidth class, four times the FP32.",
         device_names=("nvidia l4",),
@@ -372,8 +339,7 @@ def by_short_name(short: str) -> GpuSpec:
 def find_spec(device_name: str) -> GpuSpec | None:
     """The table's row for a device name as torch reports it ("Tesla T4"), or None if it is not in the table.
 
-    Matching is deliberately strict (an A100 40GB PCIe is not the A100 80GB SXM row): a wrong
-    spec-sheet ceiling on a roofline is worse than none.
+    Strict on purpose (an A100 40GB PCIe is not the A100 80GB SXM row): a wrong ceiling is worse than none.
     """
     name = re.sub(r"\s+", " ", str(device_name).lower())
     for spec in GPUS:

@@ -1,10 +1,8 @@
-"""Plot helpers: one colour-blind-safe style, the stamp, and figures shown with alt text.
+"""Plot helpers: one colour-blind-safe style, the stamp, figures shown with alt text, and chapter 08's figures.
 
-A plot is drawn with `new_figure` (or given the same style with `style_axes`), coloured from
-`PALETTE`, stamped with `add_stamp` (where its numbers come from), and shown with `show(fig, alt)`:
-one display bundle whose HTML is an ``<img alt="…">``, so a screen reader, the course site and
-nbconvert's HTML all carry a description built from the plotted numbers. Chapter 08's two figures,
-`plot_throughput` and `draw_batch_flow`, are here too.
+A plot is drawn with `new_figure`, coloured from `PALETTE`, stamped with `add_stamp` (where its numbers
+come from), and shown with `show(fig, alt)`: one display bundle whose HTML is an ``<img alt="…">``, so a
+screen reader, the course site and nbconvert's HTML all carry a description built from the plotted numbers.
 """
 
 from __future__ import annotations
@@ -34,8 +32,6 @@ OKABE_ITO = {
 PALETTE: tuple[str, ...] = tuple(OKABE_ITO.values())
 #: Neutral greys for reference lines, frames and de-emphasised series (not series colours).
 GREY, LIGHT_GREY, WHITE = "#595959", "#BFBFBF", "#FFFFFF"
-#: Line styles that go with the colours, so two series differ in more than hue.
-LINESTYLES: tuple[str, ...] = ("-", "--", "-.", ":")
 
 
 def colour(i: int) -> str:
@@ -55,24 +51,18 @@ def text_colour_on(background: str) -> str:
     return OKABE_ITO["black"] if (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) else WHITE
 
 
-def style_axes(ax: Any) -> None:
-    """Give axes made elsewhere (`plt.subplots`) the course's series colours, each with its own line style.
+def new_figure(width: float = 7.0, height: float = 4.0) -> tuple[Any, Any]:
+    """A fresh (figure, axes) pair sized for a notebook page, laid out so labels stay inside it.
 
-    Series 0–3 are solid, dashed, dash-dotted, dotted; 4–7 repeat the styles in other colours, so
-    two lines differ in more than hue.
+    Series take the palette's colours in turn with line styles solid, dashed, dash-dotted, dotted (then
+    again), so two lines differ in more than hue.
     """
+    import matplotlib.pyplot as plt
     from cycler import cycler
 
-    styles = [LINESTYLES[i % len(LINESTYLES)] for i in range(len(PALETTE))]
-    ax.set_prop_cycle(cycler(color=list(PALETTE)) + cycler(linestyle=styles))
-
-
-def new_figure(width: float = 7.0, height: float = 4.0) -> tuple[Any, Any]:
-    """A fresh (figure, axes) pair sized for a notebook page, laid out so labels stay inside it."""
-    import matplotlib.pyplot as plt
-
     fig, ax = plt.subplots(figsize=(width, height), layout="constrained")
-    style_axes(ax)
+    styles = [("-", "--", "-.", ":")[i % 4] for i in range(len(PALETTE))]
+    ax.set_prop_cycle(cycler(color=list(PALETTE)) + cycler(linestyle=styles))
     return fig, ax
 
 
@@ -154,14 +144,7 @@ def number(value: float) -> str:
 
 
 def wrap_long_titles(fig: Any) -> None:
-    """Break each axes title wider than its axes onto as many lines as it needs.
-
-    A title is often built from the run (what ran where), so its length is not known when the plot
-    is written; centred over its axes and no wider than them, it stays inside the figure, and the
-    figure's layout makes room for the extra lines.
-    """
-    import textwrap
-
+    """Break each axes title wider than its axes onto as many lines as it needs (titles built from a run vary)."""
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     for ax in fig.axes:
@@ -202,30 +185,6 @@ def keep_labels_inside(ax: Any) -> None:
                 break
 
 
-__all__ = [
-    "GREY",
-    "LIGHT_GREY",
-    "LINESTYLES",
-    "OKABE_ITO",
-    "PALETTE",
-    "WHITE",
-    "add_stamp",
-    "alt_of",
-    "bundle",
-    "colour",
-    "draw_batch_flow",
-    "keep_labels_inside",
-    "new_figure",
-    "number",
-    "plot_throughput",
-    "set_alt",
-    "show",
-    "style_axes",
-    "text_colour_on",
-    "wrap_long_titles",
-]
-
-
 def plot_throughput(labels: Sequence[str], samples_per_second: Sequence[float], title: str, stamp_text: str) -> Any:
     """Bar chart of samples per second (chapter 08), each bar labelled with its speed-up over the first."""
     fig, ax = new_figure(7.5, 3.8)
@@ -262,7 +221,6 @@ def draw_batch_flow(batch_size: int = 8, n_devices: int = 2, title: str | None =
     total_h = 1.0 * len(sizes)
     ax.set_ylim(-0.6, total_h + 0.6)
     ax.axis("off")
-    colors = PALETTE
 
     def box(x, y, w, h, text, color, alpha=0.25):
         ax.add_patch(Rectangle((x, y), w, h, facecolor=color, edgecolor=GREY, alpha=alpha))
@@ -277,7 +235,7 @@ def draw_batch_flow(batch_size: int = 8, n_devices: int = 2, title: str | None =
     for d, n in enumerate(sizes):
         for _ in range(n):
             y = total_h - (row + 1) * row_h
-            ax.add_patch(Rectangle((0.2, y), 1.2, row_h, facecolor=colors[d % len(colors)], edgecolor=WHITE, alpha=0.6))
+            ax.add_patch(Rectangle((0.2, y), 1.2, row_h, facecolor=colour(d), edgecolor=WHITE, alpha=0.6))
             row += 1
     ax.text(0.8, total_h + 0.25, f"batch\n{batch_size} rows (GPU 0)", ha="center", fontsize=8)
     # one lane per device: chunk -> replica -> output
@@ -285,11 +243,11 @@ def draw_batch_flow(batch_size: int = 8, n_devices: int = 2, title: str | None =
         yc = total_h - (d + 0.5) * (total_h / len(sizes))
         start = total_h - (sum(sizes[:d]) + n / 2) * row_h
         arrow(1.45, start, 2.6, yc)
-        box(2.6, yc - 0.3, 1.7, 0.6, f"chunk {d}\n{n} rows → GPU {d}", colors[d % len(colors)])
+        box(2.6, yc - 0.3, 1.7, 0.6, f"chunk {d}\n{n} rows → GPU {d}", colour(d))
         arrow(4.3, yc, 4.8, yc)
-        box(4.8, yc - 0.3, 1.9, 0.6, f"replica {d} of the model\n(copied each forward)", colors[d % len(colors)])
+        box(4.8, yc - 0.3, 1.9, 0.6, f"replica {d} of the model\n(copied each forward)", colour(d))
         arrow(6.7, yc, 7.2, yc)
-        box(7.2, yc - 0.3, 1.2, 0.6, f"output {d}", colors[d % len(colors)])
+        box(7.2, yc - 0.3, 1.2, 0.6, f"output {d}", colour(d))
         arrow(8.4, yc, 9.0, total_h / 2)
     box(9.0, total_h / 2 - 0.45, 0.9, 0.9, "gather\non GPU 0", LIGHT_GREY)
     ax.text(3.45, -0.45, "scatter", ha="center", fontsize=9, weight="bold")

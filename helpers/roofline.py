@@ -1,12 +1,4 @@
-"""The roofline model's harness for chapter 10: the pure model, the plots and the widget.
-
-What the chapter's cells and its widget share:
-
-* **the model** (pure): `attainable_tflops(intensity, peak, bandwidth) = min(peak, intensity ×
-  bandwidth)`, `ridge_point`, `bound_by`, `explain` (the widget's sentence);
-* **plots**, each stamped: `plot_roofline` (measured points under measured roofs, with the
-  datasheet's roofs dashed), `plot_price_performance`, `plot_performance_per_watt`;
-* **the widget**: `roofline_widget`, and `spec_for_device` (the datasheet row of this CUDA GPU).
+"""The roofline model for chapter 10: the pure model, its plots and its widget, and datasheet plots.
 
 Units throughout: intensity in FLOP/byte, compute in TFLOP/s (10^12), bandwidth in GB/s (10^9).
 """
@@ -22,10 +14,6 @@ import torch
 from .devices import usable_device
 from .gpu_specs import GPUS, GpuSpec, find_spec
 from .plots import OKABE_ITO
-
-# --------------------------------------------------------------------------------------------
-# The roofline model (pure)
-# --------------------------------------------------------------------------------------------
 
 
 def attainable_tflops(intensity: float, peak_tflops: float, bandwidth_gbs: float) -> float:
@@ -76,11 +64,6 @@ def spec_for_device(device: torch.device | str) -> GpuSpec | None:
     return find_spec(torch.cuda.get_device_name(device))
 
 
-# --------------------------------------------------------------------------------------------
-# Plots and the widget
-# --------------------------------------------------------------------------------------------
-
-
 def _point(p: Mapping[str, Any]) -> tuple[float, float]:
     """(intensity in FLOP/byte, TFLOP/s) of a measured point: a dict with flops, bytes and seconds."""
     flops, moved, seconds = p["flops"], p["bytes"], p["seconds"]
@@ -103,46 +86,35 @@ def plot_roofline(
     `compute_tflops` maps a dtype name to its measured compute roof; `roof_notes` adds a few words to
     a roof's legend entry (e.g. that a CPU's bfloat16 "roof" is its best emulated matmul, not a peak).
     """
-    notes = {dtype: f" ({note})" for dtype, note in (roof_notes or {}).items()}  # legend suffixes
     import numpy as np
 
     from .plots import add_stamp, keep_labels_inside, new_figure, set_alt
 
+    notes = {dtype: f" ({note})" for dtype, note in (roof_notes or {}).items()}  # legend suffixes
     placed = [(p, *_point(p)) for p in points]
     fig, ax = new_figure(8, 5)
     lo = min([0.03] + [i / 2 for _, i, _ in placed])
     hi = max([1e3] + [i * 2 for _, i, _ in placed])
     x = np.logspace(math.log10(lo), math.log10(hi), 200)
-    colors = _DTYPE_COLOURS
     for i, (dtype, peak) in enumerate(compute_tflops.items()):
+        y = [attainable_tflops(v, peak, bandwidth_gbs) for v in x]
+        label = f"measured roof {dtype}: {peak:.3g} TFLOP/s, {bandwidth_gbs:.3g} GB/s{notes.get(dtype, '')}"
         ax.plot(
-            x,
-            np.minimum(peak, x * bandwidth_gbs / 1e3),
-            color=colors.get(dtype, OKABE_ITO["black"]),
-            lw=max(1.0, 4 - 1.2 * i),
-            alpha=0.85,
-            label=f"measured roof {dtype}: {peak:.3g} TFLOP/s, {bandwidth_gbs:.3g} GB/s{notes.get(dtype, '')}",
+            x, y, color=_DTYPE_COLOURS.get(dtype, OKABE_ITO["black"]), lw=max(1.0, 4 - 1.2 * i), alpha=0.85, label=label
         )
     if spec is not None:
         for label, peak, color in (
-            ("FP32", spec.fp32_tflops, colors["float32"]),
-            ("16-bit tensor", spec.tensor_tflops, colors["float16"]),
+            ("FP32", spec.fp32_tflops, _DTYPE_COLOURS["float32"]),
+            ("16-bit tensor", spec.tensor_tflops, _DTYPE_COLOURS["float16"]),
         ):
             if peak is not None:
-                y = np.minimum(peak, x * spec.bandwidth_gbs / 1e3)
+                y = [attainable_tflops(v, peak, spec.bandwidth_gbs) for v in x]
                 ax.plot(x, y, ls="--", color=color, lw=1.2, label=f"{spec.short} datasheet {label}: {peak:g} TFLOP/s")
     markers = {"matmul": "o", "vector": "s", "conv2d": "^"}
     for p, intensity, tflops in placed:
-        kind = str(p["what"]).split()[0]
-        ax.scatter(
-            intensity,
-            tflops,
-            marker=markers.get(kind, "x"),
-            color=colors.get(p["dtype"], OKABE_ITO["black"]),
-            edgecolor=OKABE_ITO["black"],
-            zorder=5,
-            s=36,
-        )
+        marker = markers.get(str(p["what"]).split()[0], "x")
+        face = _DTYPE_COLOURS.get(p["dtype"], OKABE_ITO["black"])
+        ax.scatter(intensity, tflops, marker=marker, color=face, edgecolor=OKABE_ITO["black"], zorder=5, s=36)
         ax.annotate(str(p["what"]), (intensity, tflops), xytext=(4, -10), textcoords="offset points", fontsize=7)
     ax.set_xscale("log")
     ax.set_yscale("log")
@@ -174,19 +146,17 @@ _DTYPE_COLOURS = {
 }
 
 
-_PRICE_CAVEAT = (
-    "Launch list prices (MSRP) from launch coverage; street and cloud prices move a lot, "
-    "and NVIDIA publishes none for data-centre GPUs."
-)
-
-
-def _fp32_and_tensor_bars(ax: Any, fp32: Sequence[float], tensor: Sequence[float], tensor_label: str) -> None:
-    """Two bars per GPU: FP32 (plain) and tensor-core (hatched, so they differ in more than colour)."""
+def _fp32_and_tensor_bars(
+    ax: Any, labels: Sequence[str], fp32: Sequence[float], tensor: Sequence[float], tensor_label: str
+) -> None:
+    """Two bars per GPU, labelled: FP32 (plain) and tensor-core (hatched, so they differ in more than colour)."""
     from .plots import WHITE, colour
 
     xs = range(len(fp32))
     ax.bar([x - 0.2 for x in xs], fp32, width=0.4, label="FP32", color=colour(0))
     ax.bar([x + 0.2 for x in xs], tensor, width=0.4, label=tensor_label, color=colour(1), hatch="//", edgecolor=WHITE)
+    ax.set_xticks(list(xs), labels, fontsize=8)
+    ax.legend(fontsize=8)
 
 
 def plot_price_performance(specs: Sequence[GpuSpec] = GPUS) -> Any:
@@ -196,16 +166,17 @@ def plot_price_performance(specs: Sequence[GpuSpec] = GPUS) -> Any:
     priced = [s for s in specs if s.launch_price_usd]
     fig, ax = new_figure(7, 3.8)
     labels = [f"{s.short}\n${s.launch_price_usd:,.0f} ({s.year})" for s in priced]
-    xs = range(len(priced))
     fp32 = [s.fp32_tflops / s.launch_price_usd * 1e3 for s in priced]
     tensor = [(s.tensor_tflops or 0) / s.launch_price_usd * 1e3 for s in priced]
-    _fp32_and_tensor_bars(ax, fp32, tensor, "FP16/BF16 tensor (dense, FP32 accumulate)")
-    ax.set_xticks(list(xs), labels, fontsize=8)
+    _fp32_and_tensor_bars(ax, labels, fp32, tensor, "FP16/BF16 tensor (dense, FP32 accumulate)")
     ax.set_ylabel("TFLOP/s per $1,000 (launch price)")
     ax.set_xlabel("GPU (launch price, year)")
     ax.set_title("Price/performance at launch (prices move: check today's)")
-    ax.legend(fontsize=8)
-    add_stamp(fig, "Figures from datasheets/whitepapers (helpers.gpu_specs).\n" + _PRICE_CAVEAT)
+    add_stamp(
+        fig,
+        "Figures from datasheets/whitepapers (helpers.gpu_specs).\nLaunch list prices (MSRP) from launch coverage; "
+        "street and cloud prices move a lot, and NVIDIA publishes none for data-centre GPUs.",
+    )
     bars = "; ".join(
         f"{s.short} (${s.launch_price_usd:,.0f}, {s.year}) FP32 {f:.3g}, tensor {t:.3g}"
         for s, f, t in zip(priced, fp32, tensor, strict=True)
@@ -219,16 +190,14 @@ def plot_performance_per_watt(specs: Sequence[GpuSpec] = GPUS) -> Any:
 
     rows = sorted(specs, key=lambda s: (s.year, s.short))
     fig, ax = new_figure(8, 3.8)
-    xs = range(len(rows))
     fp32 = [s.fp32_tflops / s.power_w * 1e3 for s in rows]
     tensor = [(s.tensor_tflops or 0) / s.power_w * 1e3 for s in rows]
-    _fp32_and_tensor_bars(ax, fp32, tensor, "FP16/BF16 tensor (dense; the P100 has no tensor cores)")
-    ax.set_xticks(list(xs), [f"{s.short}\n{s.year}" for s in rows], fontsize=8)
+    labels = [f"{s.short}\n{s.year}" for s in rows]
+    _fp32_and_tensor_bars(ax, labels, fp32, tensor, "FP16/BF16 tensor (dense; the P100 has no tensor cores)")
     ax.set_ylabel("GFLOP/s per W (log scale)")
     ax.set_xlabel("GPU (year of launch)")
     ax.set_yscale("log")
     ax.set_title("Performance per watt from the datasheets (rated power, not measured)")
-    ax.legend(fontsize=8)
     add_stamp(fig, "Figures from datasheets/whitepapers named in helpers.gpu_specs (peak rates ÷ rated power).")
     bars = "; ".join(
         f"{s.short} ({s.year}, {s.power_w:g} W) FP32 {f:.3g}" + (f", tensor {t:.3g}" if t else "")
@@ -244,14 +213,9 @@ def roofline_widget(specs: Sequence[GpuSpec] = GPUS) -> Any:
     """
     import ipywidgets as widgets
 
-    options = [(s.short, s) for s in specs]
     wide = {"description_width": "initial"}  # the whole description shows, never cut to "prec…"
-    gpu = widgets.Dropdown(
-        style=wide,
-        options=options,
-        value=specs[[s.short for s in specs].index("T4")] if any(s.short == "T4" for s in specs) else specs[0],
-        description="GPU",
-    )
+    t4 = next((s for s in specs if s.short == "T4"), specs[0])
+    gpu = widgets.Dropdown(options=[(s.short, s) for s in specs], value=t4, description="GPU", style=wide)
     precision = widgets.Dropdown(options=["fp32", "fp16", "bf16"], value="fp32", description="precision", style=wide)
     intensity = widgets.FloatLogSlider(
         value=10, base=10, min=-2, max=4, step=0.05, description="FLOP/byte", readout_format=".3g", style=wide

@@ -54,10 +54,9 @@ def test_dense_figures_are_half_the_printed_sparse_ones() -> None:
     assert by_short_name("H100 NVL").bf16_tensor_tflops == 835  # datasheet: 1,671 with sparsity
 
 
-def test_ridge_point_and_peaks() -> None:
+def test_peaks_by_precision() -> None:
     t4 = by_short_name("T4")
-    assert t4.ridge_point("fp32") == pytest.approx(8.1e12 / 320e9)
-    assert t4.ridge_point("bf16") is None
+    assert t4.peak_tflops("fp32") == 8.1 and t4.peak_tflops("bf16") is None
     assert t4.peak_tflops("float16") == 65
     assert t4.peak_tflops("bfloat16") is None  # torch's dtype names work too (chapter 10 passes them)
     assert by_short_name("A100").peak_tflops("bfloat16") == 312
