@@ -17,6 +17,7 @@ import atexit
 import contextlib
 import datetime
 import gc
+import logging
 import math
 import os
 import shlex
@@ -59,6 +60,8 @@ Frame = tuple[str, int, str]
 #: Where torch's distributed code lives: torch.distributed, and DistributedDataParallel.
 _DISTRIBUTED = ("/torch/distributed/", "/torch/nn/parallel/distributed.py")
 _C10D = "/torch/distributed/distributed_c10d.py"
+#: What torch.distributed raises when a collective times out or a peer is gone (by type, never by text).
+_COMMUNICATION_ERRORS = ("RuntimeError", "DistError", "DistBackendError", "DistNetworkError", "DistStoreError")
 #: Names a learner knows for modules of torch's distributed code.
 _OWNERS = {"torch.nn.parallel.distributed": "DistributedDataParallel"}
 
@@ -80,6 +83,7 @@ class RankOutcome:
     error: str = ""
     frames: tuple[Frame, ...] = ()
     details: str = ""
+    exit: str = ""  # how a process that DIED ended: "was killed by signal SIGABRT"
 
     @property
     def in_distributed(self) -> bool:
@@ -93,8 +97,11 @@ class RankOutcome:
         return public[0] if public else None
 
     @property
-    def waited_in(self) -> str | None:
-        """Where inside torch.distributed it was, for people: the collective, else the outermost such function."""
+    def waiting_in(self) -> str | None:
+        """Where it waited inside torch.distributed, for people ("all_reduce", "DistributedDataParallel.forward"):
+        still running there, or raised there the kind of error a timeout or a lost peer raises; else None."""
+        if not (self.ended == RUNNING or (self.ended == RAISED and self.error in _COMMUNICATION_ERRORS)):
+            return None
         if self.collective is not None:
             return self.collective
         frames = self._distributed_frames()
@@ -429,7 +436,7 @@ def write_stderr_to(path: str | None) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     os.dup2(fd, 2)
     os.close(fd)
-    faulthandler.enable()
+    faulthandler.enable(all_threads=False)  # the thread that crashed: the launcher's own threads are noise
 
 
 @contextlib.contextmanager
@@ -448,7 +455,7 @@ def stderr_files(n: int) -> Iterator[list[str]]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def died_before_reporting(who: str, code: int | None, stderr_path: str) -> str:
+def died_before_reporting(who: str, code: int | None, stderr_path: str, started: bool = False) -> str:
     """Why a child or rank gave no result: how it ended and the last lines of its error output (the cause)."""
     try:
         lines = Path(stderr_path).read_text(errors="replace").strip().splitlines()
@@ -457,6 +464,8 @@ def died_before_reporting(who: str, code: int | None, stderr_path: str) -> str:
     said = f"{who} {describe_exit(code)} before reporting a result"
     if lines:
         return f"{said}; the last lines of its error output:\n" + "\n".join(lines[-10:])
+    if started:
+        return f"{said}, and wrote nothing to its error output"
     return (
         f"{said}, and wrote nothing to its error output (an error while it was starting, before it ran "
         "any of our code, goes to the terminal that runs Python or Jupyter)"
@@ -527,20 +536,21 @@ def _outcomes(reports: _Reports, processes: list[Any], stderr_paths: list[str], 
             found.append(said)
         elif said is not None:  # returned, then its process failed on the way out
             how = f"the process finished its work but {describe_exit(p.exitcode)} at exit"
-            found.append(RankOutcome(rank, DIED, details=how))
+            found.append(RankOutcome(rank, DIED, details=how, exit=f"{describe_exit(p.exitcode)} at exit"))
         elif rank in stopped:
             found.append(RankOutcome(rank, RUNNING if rank in reports.started else STARTING))
         else:
-            found.append(
-                RankOutcome(rank, DIED, details=died_before_reporting("the process", p.exitcode, stderr_paths[rank]))
-            )
+            why = died_before_reporting("the process", p.exitcode, stderr_paths[rank], rank in reports.started)
+            found.append(RankOutcome(rank, DIED, details=why, exit=describe_exit(p.exitcode)))
     return found
 
 
 def _blame(outcomes: list[RankOutcome], order: list[int]) -> RankOutcome | None:
-    """The rank whose failure explains the launch's: an error outside torch.distributed, a death, then any error."""
+    """The rank whose failure explains the launch's (the one that crashed, not the peer it left waiting): an
+    error of a kind no wait raises, a death, an error outside torch.distributed, then any error."""
     raised = sorted((o for o in outcomes if o.ended == RAISED), key=lambda o: order.index(o.rank))
-    first = [o for o in raised if not o.in_distributed] + [o for o in outcomes if o.ended == DIED] + raised
+    own = [o for o in raised if o.error not in _COMMUNICATION_ERRORS]  # ValueError, AssertionError, …
+    first = own + [o for o in outcomes if o.ended == DIED] + [o for o in raised if o.waiting_in is None] + raised
     return first[0] if first else None
 
 
@@ -616,7 +626,13 @@ def launch(
             processes, error_files = context.processes, context.error_files
             for conn in theirs:
                 conn.close()  # each rank holds the only other end of its pipe: EOF tells us it is gone
-            outcomes, limit, order = _wait(context, plan, _Reports(list(ours)), stderr_paths, start)
+            spawn_log = logging.getLogger("torch.multiprocessing.spawn")  # "Terminating process …": ours to say
+            level = spawn_log.level
+            spawn_log.setLevel(logging.ERROR)
+            try:
+                outcomes, limit, order = _wait(context, plan, _Reports(list(ours)), stderr_paths, start)
+            finally:
+                spawn_log.setLevel(level)
             if all(o.ended == RETURNED for o in outcomes):
                 results = [o.result for o in outcomes]
                 return LaunchResult(results, time.perf_counter() - start, world_size, backend)
@@ -666,8 +682,10 @@ def _wait(
                 break
         except (ProcessExitedException, ProcessRaisedException):
             break  # join has waited its grace period for the others, then stopped them
-        if time.perf_counter() > deadline:
-            limit = plan.timeout if running else plan.start_timeout
+        returned = {r for r, o in reports.said.items() if o.ended == RETURNED}
+        silent = any(p.exitcode == 0 and r not in returned for r, p in enumerate(processes))  # os._exit(0), say
+        if silent or time.perf_counter() > deadline:
+            limit = None if silent else plan.timeout if running else plan.start_timeout
             reports.tell("report")
             until = time.perf_counter() + GRACE_SECONDS  # each rank still running says where it is
             while time.perf_counter() < until and any(r in reports.started and r not in reports.said for r in alive):

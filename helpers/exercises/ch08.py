@@ -35,10 +35,11 @@ def run_on_two_ranks(worker: Any, args: tuple[Any, ...] = (), *, file: str) -> l
     """Call `worker(rank, 2, *args)` on two gloo ranks and return what each returned; a failure is a `Wrong`.
 
     `worker` and `args` travel by name: the learner's function must come from a file (`inspect.unwrap`
-    gives it back from the checker's wrapper); `file` names it in verdicts. What went wrong is decided
-    from how each rank ended (`helpers.processes.RankOutcome`), never from an error's text.
+    gives it back from the checker's wrapper); `file` names it in verdicts. A worker that finds a
+    mistake on its rank returns `{"wrong": sentence}`. What went wrong is decided from how each rank
+    ended (`helpers.processes.RankOutcome`), never from an error's text.
     """
-    from ..processes import LaunchTimeout, WorkerFailed, launch
+    from ..processes import RETURNED, LaunchTimeout, WorkerFailed, launch
 
     args = tuple(inspect.unwrap(a) if callable(a) else a for a in args)
     try:
@@ -53,8 +54,16 @@ def run_on_two_ranks(worker: Any, args: tuple[Any, ...] = (), *, file: str) -> l
             threads_per_rank=1,
         )
     except (WorkerFailed, LaunchTimeout) as error:
+        _wrong_on_a_rank({o.rank: o.result for o in error.outcomes if o.ended == RETURNED})
         raise _what_the_ranks_did(error, file) from None
+    _wrong_on_a_rank(dict(enumerate(out.results)))
     return out.results
+
+
+def _wrong_on_a_rank(results: dict[int, Any]) -> None:
+    for rank, result in sorted(results.items()):
+        if isinstance(result, dict) and "wrong" in result:
+            raise Wrong(f"on rank {rank} of two: {result['wrong']}")
 
 
 def _where(outcome: Any, file: str) -> str:
@@ -64,65 +73,80 @@ def _where(outcome: Any, file: str) -> str:
 
 def _what_the_ranks_did(error: Any, file: str) -> Exception:
     """The verdict on a two-rank run that failed, from each rank's outcome."""
-    from ..processes import RAISED, RETURNED, RUNNING, STARTING, WorkerFailed
+    from ..processes import DIED, RAISED, RETURNED, RUNNING, STARTING, LaunchTimeout
 
     outcomes = error.outcomes
     if any(o.ended == STARTING for o in outcomes):
         return CouldNotCheck(
-            f"the two ranks did not start within {START_TIMEOUT:g} s, which says nothing about your answer (the "
-            "machine is busy): run check() again"
-        )
-    waiting = [o for o in outcomes if o.ended in (RAISED, RUNNING) and o.in_distributed]
-    waiting.sort(key=lambda o: (o.collective is None, o.line_in(file) is None))  # a collective the answer called
-    for waited in waiting:
-        others = [o for o in outcomes if o.rank != waited.rank]
-        if all(_elsewhere(o, waited, file) for o in others):
-            instead = "; ".join(_what_it_did(o, file) for o in others)
-            return Wrong(
-                f"rank {waited.rank} waited in {waited.waited_in}{_where(waited, file)}, a collective that "
-                f"{_ranks(others)} never reached: {instead}. Every rank must call the same collectives, in the "
-                "same order"
-            )
-    if waiting and len(waiting) == len(outcomes):
-        each = " and ".join(f"rank {o.rank} in {o.waited_in}{_where(o, file)}" for o in waiting)
-        return Wrong(
-            f"on two ranks, every rank waited in a collective that never completed ({each}): do the ranks call "
-            "the same collectives, in the same order, on tensors of the same shape?"
+            f"the two ranks did not start within {START_TIMEOUT:g} s. Each starts by importing your file; if "
+            "that is quick, the machine is busy: run check() again"
         )
     done = [o for o in outcomes if o.ended == RETURNED]
     after = f", after rank {done[0].rank} had already finished" if done else ""
-    running = [o for o in outcomes if o.ended == RUNNING]
+    blamed = next((o for o in outcomes if o.rank == getattr(error, "rank", None)), None)  # by the launcher
+    if blamed is not None and blamed.ended == RAISED and blamed.waiting_in is None:  # not a wait its peer caused
+        return Wrong(f"on two ranks, rank {blamed.rank} failed{_where(blamed, file)}{after}: {error.last_line}")
+    if blamed is not None and blamed.ended == DIED:
+        return Wrong(f"on two ranks, rank {blamed.rank} {blamed.exit} before reporting a result{after}")
+    waiting = sorted(
+        (o for o in outcomes if o.waiting_in is not None),
+        key=lambda o: (o.collective is None, o.line_in(file) is None),  # first a collective the answer called
+    )
+    for waited in waiting:
+        others = [o for o in outcomes if o.rank != waited.rank]
+        if all(_elsewhere(o, waited, file) for o in others):
+            pair = " (a recv needs a send on the other rank, and a send a recv)" if waited.collective in _P2P else ""
+            return Wrong(
+                f"rank {waited.rank} waited in {waited.waiting_in}{_where(waited, file)} "
+                f"{' and '.join(_what_it_did(o, file) for o in others)}: every rank must make the same "
+                "collective calls, in the same order, on tensors of the same shape and dtype (look for one that "
+                f"only some ranks make){pair}"
+            )
+    if waiting and len(waiting) == len(outcomes):
+        each = " and ".join(f"rank {o.rank} in {o.waiting_in}{_where(o, file)}" for o in waiting)
+        return Wrong(
+            f"on two ranks, every rank waited inside torch.distributed and none went on ({each}): do the ranks "
+            "call the same collectives, in the same order, on tensors of the same shape?"
+        )
+    running = [o for o in outcomes if o.ended == RUNNING and o.waiting_in is None]
+    limit = LAUNCH_TIMEOUT if isinstance(error, LaunchTimeout) else COLLECTIVE_TIMEOUT
+    if running and waiting:
+        waited, busy = waiting[0], running[0]
+        return Wrong(
+            f"rank {waited.rank} waited {limit:g} s in {waited.waiting_in}{_where(waited, file)} while rank "
+            f"{busy.rank} was still running{_where(busy, file)}: is rank {busy.rank} slow, stuck in a loop, or "
+            f"waiting for something rank {waited.rank} never does?"
+        )
     if running:
         return Wrong(
             f"on two ranks, rank {running[0].rank} was still running{_where(running[0], file)} after "
             f"{LAUNCH_TIMEOUT:g} s{after}: does it loop forever, or wait for something the other rank never does?"
         )
-    if isinstance(error, WorkerFailed):
-        failed = next(o for o in outcomes if o.rank == error.rank)
-        return Wrong(f"on two ranks, rank {error.rank} failed{_where(failed, file)}{after}: {error.last_line}")
-    return Wrong(f"on two ranks, the answer did not finish within {LAUNCH_TIMEOUT:g} s")
+    return Wrong(f"on two ranks, the answer did not finish{after}: {str(error).splitlines()[0]}")
 
 
 def _elsewhere(other: Any, waited: Any, file: str) -> bool:
-    """Whether `other` never reached the collective `waited` waits in: it finished, or waits in another one."""
+    """Whether `other` is not in the collective `waited` waits in: it finished, or waits in another one."""
     from ..processes import RETURNED
 
     if other.ended == RETURNED:
         return True
-    place = (other.waited_in, other.line_in(file))
-    return other.in_distributed and place != (waited.waited_in, waited.line_in(file))
+    return other.waiting_in is not None and (other.waiting_in, other.line_in(file)) != (
+        waited.waiting_in,
+        waited.line_in(file),
+    )
 
 
 def _what_it_did(outcome: Any, file: str) -> str:
     from ..processes import RETURNED
 
     if outcome.ended == RETURNED:
-        return f"rank {outcome.rank} had already finished"
-    return f"rank {outcome.rank} waited in {outcome.waited_in}{_where(outcome, file)} instead"
+        return f"after rank {outcome.rank} had already finished"
+    return f"while rank {outcome.rank} waited in {outcome.waiting_in}{_where(outcome, file)}"
 
 
-def _ranks(outcomes: list[Any]) -> str:
-    return " and ".join(f"rank {o.rank}" for o in outcomes)
+#: Point-to-point calls: a rank waiting in one waits for its partner, not for every rank.
+_P2P = ("send", "recv", "isend", "irecv")
 
 
 # -- Question 1: DistributedSampler ---------------------------------------------------------------

