@@ -84,24 +84,26 @@ class GpuCheck:
 
     listed: int | None  # by the driver (NVML or nvidia-smi); None where no driver answers
     usable: int
-    why: str = ""  # the doctor's diagnosis when the driver lists GPUs that torch cannot use
+    why: str = ""  # the doctor's diagnosis when there are GPUs (listed, or seen) that torch cannot use
 
     @property
     def unusable(self) -> bool:
         """The driver lists a GPU and torch can use none: nothing GPU-specific could be verified."""
-        return bool(self.listed) and not self.usable
+        return bool(self.listed or self.why) and not self.usable
 
 
 def check_gpus(m: Machine | None = None) -> GpuCheck:
     """Read this machine (or take `m`): what the driver lists, what torch can use, the doctor's problems."""
-    from helpers.environment import describe_machine, diagnose
+    from helpers.environment import build_supports, describe_machine, diagnose
 
     m = m or describe_machine()
     problems = [f"{f.message} {f.fix}".strip() for f in diagnose(m) if f.level == "problem"]
-    why = " ".join(problems) or (
-        f"The NVIDIA driver lists {m.driver_gpu_count} GPU(s) but torch {m.torch_version} sees none."
+    usable = [g for g in m.gpus if not m.arch_list or build_supports(g.capability, m.arch_list)]  # kernels for it
+    why = (
+        " ".join(problems)
+        or f"The NVIDIA driver lists GPUs ({m.driver_gpu_count}) that torch {m.torch_version} cannot use."
     )
-    return GpuCheck(m.driver_gpu_count, len(m.gpus), why if m.driver_gpu_count and not m.gpus else "")
+    return GpuCheck(m.driver_gpu_count, len(usable), why if (m.driver_gpu_count or m.gpus) and not usable else "")
 
 
 def torch_versions() -> str:

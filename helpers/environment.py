@@ -15,7 +15,7 @@ import subprocess
 import sys
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Literal
+from typing import Any, Literal
 
 import torch
 
@@ -51,6 +51,7 @@ class Machine:
     arch_list: tuple[str, ...] = ()  # torch.cuda.get_arch_list(): the kernels this build ships
     cuda_visible_devices: str | None = None  # as set; which GPUs it leaves visible is CUDA's to decide
     driver_gpus: tuple[str, ...] | None = None  # GPU names from NVML or nvidia-smi; None: no driver
+    driver_cuda: str | None = None  # the newest CUDA the driver supports ("12.8"), from NVML; None: unknown
     cpus_usable: int = 1
     cpus_machine: int = 1
     torch_threads: int = 1
@@ -89,26 +90,39 @@ def driver_gpu_names() -> tuple[str, ...] | None:
 
     NVML comes first (it needs no process, and containers may mount the driver's library without its tools).
     """
-    names = _nvml_gpu_names()
-    return names if names is not None else _nvidia_smi_gpu_names()
+    names = _nvml("names")
+    return names if isinstance(names, tuple) else _nvidia_smi_gpu_names()
 
 
-def _nvml_gpu_names() -> tuple[str, ...] | None:
-    """The GPU names NVML reports, or None without the nvidia-ml-py package or a driver library to load."""
+def _nvml(read: str) -> tuple[str, ...] | str | None:
+    """From NVML (the nvidia-ml-py package): the GPU names ("names") or the newest CUDA the driver supports
+    ("cuda", e.g. "12.8"); None without the package or a driver library to load."""
     try:
         import pynvml  # from the nvidia-ml-py package
     except ImportError:
         return None
     try:
         pynvml.nvmlInit()
-        try:
-            handles = [pynvml.nvmlDeviceGetHandleByIndex(i) for i in range(pynvml.nvmlDeviceGetCount())]
-            names = [pynvml.nvmlDeviceGetName(h) for h in handles]
-        finally:
-            pynvml.nvmlShutdown()
     except pynvml.NVMLError:
         return None
-    return tuple(n.decode() if isinstance(n, bytes) else n for n in names)  # older releases return bytes
+    try:
+        if read == "cuda":
+            version = pynvml.nvmlSystemGetCudaDriverVersion()  # 12080 for 12.8
+            return f"{version // 1000}.{version % 1000 // 10}"
+        return tuple(_nvml_name(pynvml, i) for i in range(pynvml.nvmlDeviceGetCount()))
+    except pynvml.NVMLError:
+        return None
+    finally:
+        pynvml.nvmlShutdown()
+
+
+def _nvml_name(pynvml: Any, index: int) -> str:
+    """GPU `index`'s name; a GPU this process may not query (a cluster job's cgroup) still counts."""
+    try:
+        name = pynvml.nvmlDeviceGetName(pynvml.nvmlDeviceGetHandleByIndex(index))
+    except pynvml.NVMLError:
+        return f"GPU {index} (no access)"
+    return name.decode() if isinstance(name, bytes) else name  # older releases return bytes
 
 
 def _nvidia_smi_gpu_names() -> tuple[str, ...] | None:
@@ -136,6 +150,7 @@ def describe_machine() -> Machine:
         arch_list=tuple(torch.cuda.get_arch_list()) if torch.version.cuda else (),
         cuda_visible_devices=os.environ.get("CUDA_VISIBLE_DEVICES"),
         driver_gpus=driver_gpu_names(),
+        driver_cuda=_nvml("cuda"),  # type: ignore[arg-type]
         cpus_usable=usable_cpu_count(),
         cpus_machine=os.cpu_count() or 1,
         torch_threads=torch.get_num_threads(),
@@ -182,12 +197,21 @@ def _gpus_word(n: int) -> str:
     return f"{n} GPU" if n == 1 else f"{n} GPUs"
 
 
+def _older(driver: str | None, build: str | None) -> bool:
+    """Whether a driver for CUDA `driver` ("12.8") is too old for a build of CUDA `build` ("13.0"): an older
+    major version. Within one major version a driver runs newer builds (NVIDIA's "minor version
+    compatibility", docs.nvidia.com/deploy/cuda-compatibility). False when either is unknown."""
+    if not driver or not build:
+        return False
+    return int(driver.split(".")[0]) < int(build.split(".")[0])
+
+
 def _name_counts(names: tuple[str, ...]) -> str:
     """GPU names with their counts, e.g. `2× Tesla T4` (eight GPUs stay one short phrase)."""
     return ", ".join(f"{names.count(name)}× {name}" for name in sorted(set(names)))
 
 
-#: Where a learner finds everything torch knows about the machine, beyond this report.
+#: torch's own summary of the environment, the one its bug reports ask for.
 COLLECT_ENV = "python -m torch.utils.collect_env"
 
 
@@ -204,10 +228,8 @@ def diagnose(m: Machine) -> list[Finding]:
 
     listed = m.driver_gpu_count or 0
     variable = None if m.cuda_visible_devices is None else f"CUDA_VISIBLE_DEVICES={echo_value(m.cuda_visible_devices)}"
-    unset_it = (
-        "Unset CUDA_VISIBLE_DEVICES where it is set, before Python starts (`unset CUDA_VISIBLE_DEVICES` in the "
-        "shell that starts Python or Jupyter), or list the GPUs you want (e.g. 0,1); then restart Python."
-    )
+    them = "it" if listed == 1 else "them"
+    driver_check = f"check that the driver supports this torch's CUDA {m.cuda_build} (nvidia-smi shows the newest)"
 
     if m.gpus:
         names = ", ".join(sorted({g.name for g in m.gpus}))
@@ -231,20 +253,27 @@ def diagnose(m: Machine) -> list[Finding]:
             "was built without CUDA, so it cannot use them.",
             "Install a CUDA build of torch (pick the CUDA version at pytorch.org/get-started) in this environment.",
         )
+    elif listed and _older(m.driver_cuda, m.cuda_build):
+        add(
+            "problem",
+            f"The NVIDIA driver lists {_gpus_word(listed)} but supports CUDA up to {m.driver_cuda}, older than "
+            f"this torch's CUDA {m.cuda_build}, so torch cannot use {them}.",
+            f"Update the NVIDIA driver, or install a torch build for CUDA {m.driver_cuda} or older "
+            "(pytorch.org/get-started).",
+        )
     elif listed and variable:
         add(
             "problem",
-            f"The NVIDIA driver lists {_gpus_word(listed)} and torch sees none, with {variable}: "
-            "the variable hides them.",
-            f"{unset_it} If torch still sees none, `{COLLECT_ENV}` shows what it finds.",
+            f"The NVIDIA driver lists {_gpus_word(listed)} and torch sees none, with {variable}: the variable "
+            f"may hide {them}.",
+            "Unset CUDA_VISIBLE_DEVICES before Python starts (`unset CUDA_VISIBLE_DEVICES` in the shell that "
+            f"starts Python or Jupyter) and restart Python; if torch still sees none, {driver_check}.",
         )
     elif listed:
         add(
             "problem",
             f"The NVIDIA driver lists {_gpus_word(listed)} but torch sees none.",
-            "Check that the driver supports this torch's CUDA "
-            f"{m.cuda_build} (nvidia-smi shows the highest CUDA version the driver supports); "
-            f"`{COLLECT_ENV}` shows what torch finds.",
+            f"To find out why, {driver_check}.",
         )
     elif m.on_kaggle:
         raises = (
@@ -254,6 +283,13 @@ def diagnose(m: Machine) -> list[Finding]:
             "note",
             "This Kaggle session has no GPU: the accelerator is off." + (raises if m.cuda_build else ""),
             "Settings → Accelerator → GPU T4 ×2, then run the notebook again (GPU hours are a weekly quota).",
+        )
+    elif m.driver_gpus == ():
+        add(
+            "note",
+            "The NVIDIA driver answers but lists no GPU (a container started without one, say). "
+            "Chapters run their CPU stand-ins.",
+            "Start the container with its GPUs (docker run --gpus all). " + HOW_TO_GET_A_GPU,
         )
     elif m.cuda_build is not None:  # no NVML and no nvidia-smi answer: no driver
         add(
@@ -268,8 +304,8 @@ def diagnose(m: Machine) -> list[Finding]:
 
     if m.gpus and len(m.gpus) < listed:
         seen = f"torch sees {len(m.gpus)} of the {_gpus_word(listed)} the NVIDIA driver lists"
-        if variable:
-            add("note", f"{seen}: {variable} hides the rest.", f"To use them all: {unset_it}")
+        if variable:  # on a cluster or a shared machine the variable is this job's share: no fix to offer
+            add("note", f"{seen}: {variable} hides the rest.")
         else:
             add("note", f"{seen}; CUDA_VISIBLE_DEVICES is not set.", f"See `{COLLECT_ENV}`.")
     if m.torch_threads > m.cpus_usable:
@@ -331,7 +367,7 @@ def report(m: Machine) -> str:
     listed = "no driver found (NVML, nvidia-smi)" if m.driver_gpus is None else _name_counts(m.driver_gpus) or "none"
     lines += [
         f"  GPUs the NVIDIA driver lists: {listed}",
-        f"  CUDA GPUs torch can use: {len(m.gpus)}",
+        f"  CUDA GPUs torch sees: {len(m.gpus)}",
         f"  CUDA_VISIBLE_DEVICES: {visible_value}",
         f"  CPUs: {m.cpus_usable} usable by this process, {m.cpus_machine} in the machine; "
         f"torch uses {m.torch_threads} threads",
@@ -343,5 +379,5 @@ def report(m: Machine) -> str:
         lines.append(f"  {marks[f.level]} {f.message}")
         if f.fix:
             lines.append(f"          fix: {f.fix}")
-    lines.append(f"Everything torch knows about this machine: {COLLECT_ENV}")
+    lines.append(f"torch's environment summary, as its bug reports ask for: {COLLECT_ENV}")
     return "\n".join(lines)

@@ -217,7 +217,7 @@ def _fake_nvidia_smi(folder: Path) -> dict[str, str]:
     """An environment whose PATH has an `nvidia-smi` that lists one GPU, and no GPU for torch to use."""
     folder.mkdir()
     smi = folder / "nvidia-smi"
-    smi.write_text("#!/bin/sh\necho 'GPU 0: Tesla T4 (UUID: GPU-00000000-0000-0000-0000-000000000000)'\n")
+    smi.write_text("#!/bin/sh\necho 'Tesla T4'\n")  # what `nvidia-smi --query-gpu=name --format=csv,noheader` prints
     smi.chmod(0o755)
     # On a machine with a real GPU, NVML lists it and an empty CUDA_VISIBLE_DEVICES hides it from torch.
     return dict(os.environ, PATH=f"{folder}{os.pathsep}{os.environ['PATH']}", CUDA_VISIBLE_DEVICES="")
@@ -236,7 +236,7 @@ def test_a_gpu_the_driver_lists_but_torch_cannot_use_fails_the_self_test_before_
     assert saved["gpu"]["listed"] >= 1 and saved["gpu"]["usable"] == 0
     assert saved["rows"] == [], "no chapter and no test ran on the CPU paths"
     assert saved["problem"].startswith("torch cannot use the GPU(s) the driver lists.")
-    doctor_says = ("was built without CUDA", "CUDA_VISIBLE_DEVICES='': the variable hides them")  # CPU, CUDA build
+    doctor_says = ("was built without CUDA", "CUDA_VISIBLE_DEVICES='': the variable may hide it")  # CPU, CUDA build
     assert any(why in saved["problem"] for why in doctor_says), saved["problem"]
 
 
@@ -359,3 +359,16 @@ async def _never(asked: list, timeout: float | None) -> dict:
     asked.append(timeout)
     await asyncio.sleep(timeout or 0)
     raise Empty
+
+
+def test_a_gpu_torch_sees_but_has_no_kernels_for_is_not_usable() -> None:
+    """A P100 (sm_60) under a build that ships sm_70 and newer: torch sees it, every kernel launch would fail."""
+    from helpers.environment import Gpu, Machine
+
+    p100 = Gpu(0, "Tesla P100-PCIE-16GB", 16 * 2**30, (6, 0), 56)
+    m = Machine("2.10.0+cu128", "12.8", "cuda", (p100,), ("sm_70", "sm_75", "sm_80"), driver_gpus=("Tesla P100",))
+    check = selftest.check_gpus(m)
+    assert (check.listed, check.usable, check.unusable) == (1, 0, True)
+    assert "too old for this torch build" in check.why
+    supported = selftest.check_gpus(Machine("2.10.0+cu128", "12.8", "cuda", (p100,), ("sm_60",), driver_gpus=("P100",)))
+    assert (supported.usable, supported.why) == (1, "")

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 import torch
 
-from helpers.environment import build_supports, describe_machine, diagnose
+from helpers.environment import _older, build_supports, describe_machine, diagnose
 from helpers.exercises import ch00
 
 
@@ -58,6 +58,10 @@ def test_the_doctor_finds_no_problem_on_a_working_gpu() -> None:
     machine = describe_machine()
     assert len(machine.gpus) == torch.cuda.device_count()
     assert [f.message for f in diagnose(machine) if f.level == "problem"] == []
+    if machine.cuda_visible_devices is None:  # nothing hidden: the driver lists what torch sees
+        assert machine.driver_gpu_count == len(machine.gpus), (machine.driver_gpus, machine.gpus)
+        assert sorted(machine.driver_gpus or ()) == sorted(g.name for g in machine.gpus)
+    assert not _older(machine.driver_cuda, machine.cuda_build), "torch runs here, so its driver is new enough"
 
 
 @pytest.mark.gpu

@@ -137,7 +137,7 @@ def test_cpu_only_build_on_a_gpu_machine_is_a_problem() -> None:
 def test_hidden_gpus_are_a_problem_that_names_the_variable() -> None:
     (problem,) = levels(MACHINES["GPUs hidden by CUDA_VISIBLE_DEVICES"])["problem"]
     assert "lists 2 GPUs and torch sees none, with CUDA_VISIBLE_DEVICES=''" in problem
-    assert "Unset CUDA_VISIBLE_DEVICES" in problem and "driver supports" not in problem
+    assert "Unset CUDA_VISIBLE_DEVICES" in problem and "if torch still sees none, check that the driver" in problem
 
 
 T4 = Gpu(0, "Tesla T4", 15 * 2**30, (7, 5), 40)
@@ -147,10 +147,16 @@ T4 = Gpu(0, "Tesla T4", 15 * 2**30, (7, 5), 40)
     ("torch_sees", "variable", "problem", "note"),
     [
         # The driver lists two GPUs; what torch sees and whether the variable is set decide the finding.
-        (0, "", "torch sees none, with CUDA_VISIBLE_DEVICES='': the variable hides them", None),
-        (0, "GPU-8932f937,MIG-5c2a", "with CUDA_VISIBLE_DEVICES='GPU-8932f937,MIG-5c2a': the variable hides", None),
-        (0, "0,1", "with CUDA_VISIBLE_DEVICES='0,1': the variable hides them", None),  # CUDA's reading, not ours
-        (0, None, "lists 2 GPUs but torch sees none. | Check that the driver supports this torch's CUDA 12.8", None),
+        (0, "", "torch sees none, with CUDA_VISIBLE_DEVICES='': the variable may hide them", None),
+        (0, "GPU-8932f937,MIG-5c2a", "with CUDA_VISIBLE_DEVICES='GPU-8932f937,MIG-5c2a': the variable may hide", None),
+        (0, "0,1", "with CUDA_VISIBLE_DEVICES='0,1': the variable may hide them", None),  # CUDA's reading, not ours
+        (
+            0,
+            None,
+            "lists 2 GPUs but torch sees none. | To find out why, check that the driver supports this torch's "
+            "CUDA 12.8",
+            None,
+        ),
         (1, "1", None, "torch sees 1 of the 2 GPUs the NVIDIA driver lists: CUDA_VISIBLE_DEVICES='1' hides the rest"),
         (1, None, None, "torch sees 1 of the 2 GPUs the NVIDIA driver lists; CUDA_VISIBLE_DEVICES is not set"),
         (2, "0,1", None, None),
@@ -174,13 +180,36 @@ def test_what_the_driver_lists_against_what_torch_sees(
         (text,) = found["problem"]
         assert problem in text, text
         assert ("Unset CUDA_VISIBLE_DEVICES" in text) is (variable is not None), "only a set variable is blamed"
-        assert ("driver supports" in text) is (variable is None), text
+        assert "driver supports this torch's CUDA 12.8" in text, "an old driver is the other cause"
     notes = [n for n in found["note"] if "the NVIDIA driver lists" in n]
     if note is None:
         assert notes == [], found
     else:
         (text,) = notes
         assert note in text, text
+
+
+@pytest.mark.parametrize("variable", ["0", None])
+def test_a_driver_older_than_the_build_is_named_whether_or_not_the_variable_is_set(variable: str | None) -> None:
+    hidden = MACHINES["GPUs hidden by CUDA_VISIBLE_DEVICES"]
+    m = replace(hidden, cuda_build="13.0", driver_cuda="12.8", cuda_visible_devices=variable)
+    (problem,) = levels(m)["problem"]
+    assert "supports CUDA up to 12.8, older than this torch's CUDA 13.0" in problem and "Update the NVIDIA driver" in (
+        problem
+    )
+    assert "CUDA_VISIBLE_DEVICES" not in problem
+    same_major = replace(m, cuda_build="12.8", driver_cuda="12.4")  # minor version compatibility: not the cause
+    assert not any("older than" in p for p in levels(same_major)["problem"])
+
+
+def test_one_gpu_hidden_is_it_and_a_driver_with_no_gpu_is_not_a_missing_driver() -> None:
+    one = replace(MACHINES["GPUs hidden by CUDA_VISIBLE_DEVICES"], driver_gpus=("Tesla T4",), cuda_visible_devices="0")
+    assert any("lists 1 GPU and torch sees none" in p and "may hide it." in p for p in levels(one)["problem"])
+    none = replace(one, driver_gpus=(), cuda_visible_devices=None)
+    notes = levels(none)["note"]
+    assert any("driver answers but lists no GPU" in n for n in notes) and not any(
+        "no NVIDIA driver" in n for n in notes
+    )
 
 
 def test_a_long_value_is_shortened_in_every_message() -> None:
@@ -210,7 +239,7 @@ def _fake_nvidia_smi(folder: Path, exit_code: int) -> str:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="the stand-in nvidia-smi is a shell script")
 def test_the_driver_list_falls_back_to_nvidia_smi(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setattr(env, "_nvml_gpu_names", lambda: None)  # as on a machine without NVML
+    monkeypatch.setattr(env, "_nvml", lambda read: None)  # as on a machine without NVML
     monkeypatch.setenv("PATH", _fake_nvidia_smi(tmp_path / "works", 0))
     assert env.driver_gpu_names() == ("Tesla T4", "NVIDIA H200")
     monkeypatch.setenv("PATH", _fake_nvidia_smi(tmp_path / "no_driver", 9))  # nvidia-smi reaching no driver
@@ -223,22 +252,24 @@ def test_the_driver_list_comes_from_nvml_first(monkeypatch: pytest.MonkeyPatch) 
     class NVMLError(Exception):
         pass
 
+    def fails() -> None:
+        raise NVMLError("Driver Not Loaded")
+
     calls: list[str] = []
-    names = {0: b"Tesla T4", 1: "Tesla T4"}  # older pynvml releases return bytes
+    names = {0: b"Tesla T4", 1: "Tesla T4"}  # older pynvml releases return bytes; GPU 2 may not be queried
     fake = types.SimpleNamespace(
         NVMLError=NVMLError,
         nvmlInit=lambda: calls.append("init"),
         nvmlShutdown=lambda: calls.append("shutdown"),
-        nvmlDeviceGetCount=lambda: 2,
+        nvmlDeviceGetCount=lambda: 3,
         nvmlDeviceGetHandleByIndex=lambda i: i,
-        nvmlDeviceGetName=lambda handle: names[handle],
+        nvmlDeviceGetName=lambda handle: names[handle] if handle in names else fails(),
+        nvmlSystemGetCudaDriverVersion=lambda: 12080,
     )
     monkeypatch.setitem(sys.modules, "pynvml", fake)
     monkeypatch.setattr(env, "_nvidia_smi_gpu_names", lambda: pytest.fail("NVML answered"))
-    assert env.driver_gpu_names() == ("Tesla T4", "Tesla T4") and calls == ["init", "shutdown"]
-
-    def fails() -> None:
-        raise NVMLError("Driver Not Loaded")
+    assert env.driver_gpu_names() == ("Tesla T4", "Tesla T4", "GPU 2 (no access)") and calls == ["init", "shutdown"]
+    assert env._nvml("cuda") == "12.8"
 
     monkeypatch.setattr(fake, "nvmlDeviceGetCount", fails)
     monkeypatch.setattr(env, "_nvidia_smi_gpu_names", lambda: None)
@@ -281,7 +312,7 @@ def test_report_and_one_line_name_the_essentials() -> None:
     m = MACHINES["Kaggle, GPU T4 ×2"]
     text = env.report(m)
     assert "Tesla T4" in text and "sm_75" in text and "Diagnosis" in text and "on Kaggle: yes" in text
-    assert "GPUs the NVIDIA driver lists: 2× Tesla T4" in text and "CUDA GPUs torch can use: 2" in text
+    assert "GPUs the NVIDIA driver lists: 2× Tesla T4" in text and "CUDA GPUs torch sees: 2" in text
     assert "python -m torch.utils.collect_env" in text
     assert "GPUs the NVIDIA driver lists: no driver found" in env.report(MACHINES["a laptop without a GPU"])
     line = env.one_line(m)
