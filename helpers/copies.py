@@ -2,7 +2,7 @@
 
 Each measurement is a `CopyTiming`: a batch of copies timed with the device synchronised before and
 after it, the fastest of `repeats` batches after a warm-up (the one least disturbed by the rest of the
-machine, as bandwidth tests report). Without a GPU the copies go from host memory to host memory on
+machine). Without a GPU the copies go from host memory to host memory on
 one CPU thread, a stand-in that every record names (`CopyTiming.route`).
 """
 
@@ -78,9 +78,9 @@ class CopyTiming:
 
     @property
     def route(self) -> str:
-        """'host → cuda:0', 'cuda:0 → host', or 'host → host (CPU stand-in)' where there was no GPU."""
+        """'host → cuda:0', 'cuda:0 → host', or 'host → host (CPU stand-in for host → GPU)' without a GPU."""
         if self.device.startswith("cpu"):
-            return "host → host (CPU stand-in)"
+            return f"host → host (CPU stand-in for {'host → GPU' if self.direction == 'h2d' else 'GPU → host'})"
         return f"host → {self.device}" if self.direction == "h2d" else f"{self.device} → host"
 
     @property
@@ -94,7 +94,8 @@ class CopyTiming:
     def __str__(self) -> str:
         return (
             f"{self.route}, {self.kind}: {self.copies:>5} × {format_bytes(self.nbytes):>9} "
-            f"in {format_seconds(self.seconds):>8} ({format_seconds(self.seconds / self.copies)} per copy), "
+            f"in {format_seconds(self.seconds):>8} ({format_seconds(self.seconds / self.copies)} each, bytes "
+            "included), "
             f"{self.gb_per_s:6.2f} GB/s"
         )
 
@@ -408,7 +409,7 @@ def plot_bandwidth(
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
     ax.set_xlabel("bytes per copy (log scale)")
-    ax.set_ylabel("bandwidth (GB/s = 10⁹ bytes/s)")
+    ax.set_ylabel("bandwidth (GB/s = 10⁹ bytes/s, log scale)")
     ax.set_title(title)
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: format_bytes(x).replace(".0 ", " ") if x > 0 else ""))
     ax.grid(True, which="major", alpha=0.3)

@@ -56,7 +56,7 @@ def test_a_record_derives_its_bandwidth_route_and_kind() -> None:
     assert str(r).startswith("host → cuda:0, pinned, blocking:    16 ×   4.0 KiB in ") and "2.00 GB/s" in str(r)
     back = CopyTiming(4096, 1, 1e-3, "cuda:1", 1, "s", direction="d2h")
     assert (back.route, back.kind) == ("cuda:1 → host", "pageable")
-    assert CopyTiming(4096, 1, 1e-3, "cpu", 1, "s").route == "host → host (CPU stand-in)"
+    assert CopyTiming(4096, 1, 1e-3, "cpu", 1, "s").route == "host → host (CPU stand-in for host → GPU)"
 
 
 # --------------------------------------------------------------------------- chapter 03: one copy or many
@@ -75,7 +75,7 @@ def test_measure_pieces_on_the_cpu_is_a_labelled_stamped_record() -> None:
     assert isinstance(r, CopyTiming)
     assert (r.copies, r.nbytes, r.total_bytes, r.repeats) == (16, 4 * KIB, 64 * KIB, 2)
     assert r.seconds > 0 and r.gb_per_s == pytest.approx(64 * KIB / r.seconds / 1e9)
-    assert r.route == "host → host (CPU stand-in)" and r.kind == "pageable"
+    assert r.route == "host → host (CPU stand-in for host → GPU)" and r.kind == "pageable"
     assert r.stamp.startswith("measured on") and "torch" in r.stamp
     assert torch.get_num_threads() == threads, "the thread count is restored"
     assert "16 ×" in str(r) and "GB/s" in str(r)
@@ -110,7 +110,7 @@ def test_measure_pieces_rejects_a_copy_that_misses_bytes() -> None:
 
 def test_measure_pieces_defaults_to_this_machine_device() -> None:
     r = measure_pieces(4 * KIB, 1, repeats=1)
-    assert r.route == ("host → cuda:0" if torch.cuda.is_available() else "host → host (CPU stand-in)")
+    assert r.route == ("host → cuda:0" if torch.cuda.is_available() else "host → host (CPU stand-in for host → GPU)")
 
 
 def test_piece_counts() -> None:
@@ -131,9 +131,11 @@ def test_the_sweep_and_its_plot() -> None:
         assert ax.get_xscale() == "log" and ax.get_yscale() == "log"
         (line,) = ax.get_lines()
         assert list(line.get_xdata()) == [KIB, 4 * KIB, 16 * KIB], "one point per piece size, by size"
-        assert [t.get_text() for t in ax.get_legend().get_texts()] == ["host → host (CPU stand-in), pageable"]
+        assert [t.get_text() for t in ax.get_legend().get_texts()] == [
+            "host → host (CPU stand-in for host → GPU), pageable"
+        ]
         assert any("measured on" in t.get_text() for t in fig.texts), "the plot carries the stamp"
-        assert "host → host (CPU stand-in), pageable" in fig.alt_text
+        assert "host → host (CPU stand-in for host → GPU), pageable" in fig.alt_text
     finally:
         plt.close(fig)
 
@@ -166,7 +168,7 @@ def test_time_copy_batch_on_the_cpu_measures_host_to_host_copies() -> None:
     r = time_copy_batch(copy_many, 4096, "cpu", copies=8, pinned=False, non_blocking=True, repeats=2)
     assert (r.nbytes, r.pinned, r.non_blocking, r.copies, r.device) == (4096, False, True, 8, "cpu")
     assert r.gb_per_s > 0 and r.seconds > 0 and "torch" in r.stamp
-    assert str(r).startswith("host → host (CPU stand-in), pageable, non_blocking:     8 ×   4.0 KiB in ")
+    assert str(r).startswith("host → host (CPU stand-in for host → GPU), pageable, non_blocking:     8 ×   4.0 KiB in ")
 
 
 def test_the_copies_a_batch_made_are_freed_after_the_clock_stops(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -227,8 +229,8 @@ def test_two_by_two_on_the_cpu_measures_the_pageable_half_with_one_sync_per_batc
     fig = plot_bandwidth(results, 15.75, reference=PUBLISHED_T4)
     try:
         labels = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
-        assert "host → host (CPU stand-in), pageable, blocking" in labels
-        assert "host → host (CPU stand-in), pageable, non_blocking" in labels
+        assert "host → host (CPU stand-in for host → GPU), pageable, blocking" in labels
+        assert "host → host (CPU stand-in for host → GPU), pageable, non_blocking" in labels
     finally:
         plt.close(fig)
 
