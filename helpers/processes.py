@@ -155,9 +155,6 @@ def mentions_nccl(text: str) -> bool:
     return "nccl" in text.lower()
 
 
-# -- Plain values only ------------------------------------------------------------------------------
-
-
 def to_plain(value: Any) -> Any:
     """Tensors (also inside lists, tuples and dicts) as nested Python lists and numbers: a rank's result
     crosses a pipe by value, where a tensor would travel as a handle to shared memory that can vanish.
@@ -171,9 +168,6 @@ def to_plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return type(value)(to_plain(v) for v in value)
     return value
-
-
-# -- Ports and sockets, loopback only ---------------------------------------------------------------
 
 
 def loopback_listener() -> socket.socket:
@@ -192,17 +186,9 @@ def free_loopback_port() -> int:
 
 def loopback_interface() -> str:
     """The name of the loopback network interface ("lo" on Linux, "lo0" on macOS)."""
-    try:
-        names = [name for _, name in socket.if_nameindex()]
-    except (OSError, AttributeError):
-        names = []
-    for name in names:
-        if name.startswith("lo"):
-            return name
+    with contextlib.suppress(OSError, AttributeError, StopIteration):  # no if_nameindex, or no "lo…" in it
+        return next(name for _, name in socket.if_nameindex() if name.startswith("lo"))
     return "lo0" if sys.platform == "darwin" else "lo"
-
-
-# -- The launcher -----------------------------------------------------------------------------------
 
 
 def _check_importable(worker: Callable[..., Any]) -> None:
@@ -294,8 +280,7 @@ def rank_environment(rank: int, world_size: int, port: int) -> dict[str, str]:
     }
 
 
-#: Seconds a launch waits, once a rank has failed or the limit has passed, for the other ranks to
-#: report how they are doing before they are stopped (ProcessContext.join's grace period).
+#: Seconds the ranks get to report, once one failed or a limit passed, before they are stopped.
 GRACE_SECONDS = 2.0
 
 
@@ -699,9 +684,6 @@ def _wait(
     return _outcomes(reports, processes, stderr_paths, stopped), limit, reports.order
 
 
-# -- Commands such as torchrun: a time limit, every rank killed, nothing left behind ----------------
-
-
 @dataclass
 class CommandResult:
     """One finished command: what it printed, how it ended, and whether its job got done."""
@@ -894,9 +876,6 @@ def _stamp(path: Path | None) -> int | None:
         return None
 
 
-# -- A time limit for a cell's own processes (chapter 09) -------------------------------------------
-
-
 def _started(p: Any) -> bool:
     """Whether `p` was started and not closed (`pid` is None before `start()`, and raises after `close()`)."""
     try:
@@ -988,9 +967,6 @@ class time_limit:  # noqa: N801 - used like a function: `with time_limit(procs, 
         return False
 
 
-# -- A fresh interpreter, for settings read at start-up ---------------------------------------------
-
-
 def run_fresh_python(code: str, env: dict[str, str | None] | None = None, timeout: float = 120.0) -> str:
     """Run `code` in a new interpreter (this Python, `helpers` importable) and return what it printed.
 
@@ -1020,9 +996,6 @@ def run_fresh_python(code: str, env: dict[str, str | None] | None = None, timeou
         last = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else "(no error output)"
         raise RuntimeError(f"the child Python exited with code {done.returncode}: {last}")
     return done.stdout
-
-
-# -- Scratch folders for the files a chapter writes -------------------------------------------------
 
 
 PREFIX = "pytorch-gpu-course-"
