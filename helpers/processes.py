@@ -298,8 +298,8 @@ class _Plan:
     timeout: float
     collective_timeout: float
     start_timeout: float
-    pipes: list[Any]  # each rank's end of its two-way pipe to the parent
-    stderr_paths: list[str]
+    pipes: list[Any] = field(default_factory=list)  # each rank's end of its two-way pipe to the parent
+    stderr_paths: list[str] = field(default_factory=list)
 
 
 def _listen(conn: Any, send: Callable[[tuple[Any, ...]], None]) -> dict[str, threading.Event]:
@@ -475,7 +475,6 @@ class _Reports:
     """The parent's side of the ranks' pipes: what each rank said, read as it arrives."""
 
     def __init__(self, pipes: list[Any]) -> None:
-        self.pipes = pipes
         self.open = {conn: rank for rank, conn in enumerate(pipes)}
         self.started: set[int] = set()
         self.said: dict[int, RankOutcome] = {}
@@ -577,33 +576,15 @@ def launch(
     start = time.perf_counter()
     listener = loopback_listener()
     port = listener.getsockname()[1]
-    store = dist.TCPStore(
-        "127.0.0.1",
-        port,
-        None,
-        True,
-        datetime.timedelta(seconds=timeout),
-        wait_for_workers=False,
-        master_listen_fd=os.dup(listener.fileno()),
-    )
+    fd, patience = os.dup(listener.fileno()), datetime.timedelta(seconds=timeout)
+    store = dist.TCPStore("127.0.0.1", port, None, True, patience, wait_for_workers=False, master_listen_fd=fd)
     ours, theirs = zip(*(ctx.Pipe() for _ in range(world_size)), strict=True)
     processes: list[Any] = []
     error_files: list[str] = []
     with stderr_files(world_size) as stderr_paths:  # each rank's error output, quoted when it dies, echoed at the end
-        plan = _Plan(
-            worker,
-            world_size,
-            tuple(args),
-            backend,
-            port,
-            init_group,
-            threads_per_rank,
-            timeout,
-            timeout if collective_timeout is None else collective_timeout,
-            timeout if start_timeout is None else start_timeout,
-            list(theirs),
-            stderr_paths,
-        )
+        waits = [timeout if t is None else t for t in (collective_timeout, start_timeout)]
+        plan = _Plan(worker, world_size, tuple(args), backend, port, init_group, threads_per_rank, timeout, *waits)
+        plan.pipes, plan.stderr_paths = list(theirs), stderr_paths
         try:
             context = mp.start_processes(
                 _rank_main, (plan,), world_size, join=False, daemon=True, start_method=ctx.get_start_method()
@@ -619,8 +600,7 @@ def launch(
             finally:
                 spawn_log.setLevel(level)
             if all(o.ended == RETURNED for o in outcomes):
-                results = [o.result for o in outcomes]
-                return LaunchResult(results, time.perf_counter() - start, world_size, backend)
+                return LaunchResult([o.result for o in outcomes], time.perf_counter() - start, world_size, backend)
             blamed = _blame(outcomes, order)
             if limit is None and blamed is not None:
                 raise WorkerFailed(blamed.rank, blamed.details, outcomes)
