@@ -194,9 +194,9 @@ def write(path: Path, nb: dict[str, Any]) -> None:
 
 
 def main(paths: list[str], refresh: bool) -> int:
-    from .execute import discover_chapters
+    from . import NOTEBOOKS
 
-    targets = [Path(p) for p in paths] or discover_chapters()
+    targets = [Path(p) for p in paths] or sorted(NOTEBOOKS.glob("*.ipynb"))  # the self-test notebook too
     for path in targets:
         if not path.is_file():
             print(f"{path}: no such notebook")
