@@ -88,7 +88,7 @@ class GpuCheck:
 
     @property
     def unusable(self) -> bool:
-        """The driver lists a GPU and torch can use none: nothing GPU-specific could be verified."""
+        """GPUs are here (listed by the driver, or seen by torch) and torch can use none: nothing was verified."""
         return bool(self.listed or self.why) and not self.usable
 
 
@@ -410,7 +410,7 @@ def run_self_test(
     gpu = gpu or check_gpus(machine)
     hardware = hardware_line(machine)
     if gpu.unusable:
-        return SelfTestReport([], hardware, gpu, problem=f"torch cannot use the GPU(s) the driver lists. {gpu.why}")
+        return SelfTestReport([], hardware, gpu, problem=f"torch cannot use the GPUs here. {gpu.why}")
     rows = (
         run_chapters(discover_chapters(notebooks_dir, only), cell_timeout=cell_timeout, progress=progress)
         if chapters

@@ -116,12 +116,16 @@ def _nvml(read: str) -> tuple[str, ...] | str | None:
         pynvml.nvmlShutdown()
 
 
+#: The name the doctor gives a GPU NVML counts but this process may not query (a cluster job's share).
+NO_ACCESS = "(no access)"
+
+
 def _nvml_name(pynvml: Any, index: int) -> str:
     """GPU `index`'s name; a GPU this process may not query (a cluster job's cgroup) still counts."""
     try:
         name = pynvml.nvmlDeviceGetName(pynvml.nvmlDeviceGetHandleByIndex(index))
     except pynvml.NVMLError:
-        return f"GPU {index} (no access)"
+        return NO_ACCESS
     return name.decode() if isinstance(name, bytes) else name  # older releases return bytes
 
 
@@ -229,7 +233,16 @@ def diagnose(m: Machine) -> list[Finding]:
     listed = m.driver_gpu_count or 0
     variable = None if m.cuda_visible_devices is None else f"CUDA_VISIBLE_DEVICES={echo_value(m.cuda_visible_devices)}"
     them = "it" if listed == 1 else "them"
-    driver_check = f"check that the driver supports this torch's CUDA {m.cuda_build} (nvidia-smi shows the newest)"
+    none = "torch cannot use " + them + " (torch.cuda.is_available() is False)"
+    major = (m.cuda_build or "").split(".")[0]
+    if m.driver_cuda and not _older(m.driver_cuda, m.cuda_build):
+        driver_check = (
+            f"the driver (CUDA up to {m.driver_cuda}) is new enough for this build; `{COLLECT_ENV}` may say more"
+        )
+    else:
+        driver_check = (
+            f"check that the driver supports CUDA {major}.x or newer (nvidia-smi shows the newest it supports)"
+        )
 
     if m.gpus:
         names = ", ".join(sorted({g.name for g in m.gpus}))
@@ -250,7 +263,7 @@ def diagnose(m: Machine) -> list[Finding]:
         add(
             "problem",
             f"The NVIDIA driver lists {_gpus_word(listed)}, but this torch ({m.torch_version}) "
-            "was built without CUDA, so it cannot use them.",
+            f"was built without CUDA, so it cannot use {them}.",
             "Install a CUDA build of torch (pick the CUDA version at pytorch.org/get-started) in this environment.",
         )
     elif listed and _older(m.driver_cuda, m.cuda_build):
@@ -259,21 +272,21 @@ def diagnose(m: Machine) -> list[Finding]:
             f"The NVIDIA driver lists {_gpus_word(listed)} but supports CUDA up to {m.driver_cuda}, older than "
             f"this torch's CUDA {m.cuda_build}, so torch cannot use {them}.",
             f"Update the NVIDIA driver, or install a torch build for CUDA {m.driver_cuda} or older "
-            "(pytorch.org/get-started).",
+            "(pytorch.org/get-started)."
+            + (f" {variable} is set too: unset it if the GPUs stay hidden." if variable else ""),
         )
     elif listed and variable:
         add(
             "problem",
-            f"The NVIDIA driver lists {_gpus_word(listed)} and torch sees none, with {variable}: the variable "
-            f"may hide {them}.",
+            f"The NVIDIA driver lists {_gpus_word(listed)} and {none}, with {variable}: the variable may hide {them}.",
             "Unset CUDA_VISIBLE_DEVICES before Python starts (`unset CUDA_VISIBLE_DEVICES` in the shell that "
-            f"starts Python or Jupyter) and restart Python; if torch still sees none, {driver_check}.",
+            f"starts Python or Jupyter) and restart Python; if torch still cannot use {them}, {driver_check}.",
         )
     elif listed:
         add(
             "problem",
-            f"The NVIDIA driver lists {_gpus_word(listed)} but torch sees none.",
-            f"To find out why, {driver_check}.",
+            f"The NVIDIA driver lists {_gpus_word(listed)} but {none}.",
+            f"To find out why: {driver_check}.",
         )
     elif m.on_kaggle:
         raises = (
@@ -287,9 +300,8 @@ def diagnose(m: Machine) -> list[Finding]:
     elif m.driver_gpus == ():
         add(
             "note",
-            "The NVIDIA driver answers but lists no GPU (a container started without one, say). "
-            "Chapters run their CPU stand-ins.",
-            "Start the container with its GPUs (docker run --gpus all). " + HOW_TO_GET_A_GPU,
+            "The NVIDIA driver answers but lists no GPU. Chapters run their CPU stand-ins.",
+            HOW_TO_GET_A_GPU,
         )
     elif m.cuda_build is not None:  # no NVML and no nvidia-smi answer: no driver
         add(
@@ -302,12 +314,12 @@ def diagnose(m: Machine) -> list[Finding]:
     else:
         add("note", "No GPU here: chapters run their CPU stand-ins.", HOW_TO_GET_A_GPU)
 
-    if m.gpus and len(m.gpus) < listed:
-        seen = f"torch sees {len(m.gpus)} of the {_gpus_word(listed)} the NVIDIA driver lists"
-        if variable:  # on a cluster or a shared machine the variable is this job's share: no fix to offer
-            add("note", f"{seen}: {variable} hides the rest.")
-        else:
-            add("note", f"{seen}; CUDA_VISIBLE_DEVICES is not set.", f"See `{COLLECT_ENV}`.")
+    barred = (m.driver_gpus or ()).count(NO_ACCESS)
+    if m.gpus and len(m.gpus) < listed:  # on a cluster or a shared machine, the rest is others' share: no fix
+        seen = f"torch can use {len(m.gpus)} of the {_gpus_word(listed)} the NVIDIA driver lists"
+        if barred:
+            seen += f" ({barred} of them this process may not access: a job's share)"
+        add("note", f"{seen}." if barred or not variable else f"{seen}: {variable} may hide the rest.")
     if m.torch_threads > m.cpus_usable:
         add(
             "note",
@@ -365,9 +377,11 @@ def report(m: Machine) -> str:
         )
     visible_value = "(not set)" if m.cuda_visible_devices is None else echo_value(m.cuda_visible_devices)
     listed = "no driver found (NVML, nvidia-smi)" if m.driver_gpus is None else _name_counts(m.driver_gpus) or "none"
+    if m.driver_cuda:
+        listed += f" (the driver supports CUDA up to {m.driver_cuda})"
     lines += [
         f"  GPUs the NVIDIA driver lists: {listed}",
-        f"  CUDA GPUs torch sees: {len(m.gpus)}",
+        f"  CUDA GPUs torch can open: {len(m.gpus)} (torch.cuda.is_available(): {bool(m.gpus)})",
         f"  CUDA_VISIBLE_DEVICES: {visible_value}",
         f"  CPUs: {m.cpus_usable} usable by this process, {m.cpus_machine} in the machine; "
         f"torch uses {m.torch_threads} threads",

@@ -235,8 +235,8 @@ def test_a_gpu_the_driver_lists_but_torch_cannot_use_fails_the_self_test_before_
     assert saved["ok"] is False and saved["gpu_verified"] is False
     assert saved["gpu"]["listed"] >= 1 and saved["gpu"]["usable"] == 0
     assert saved["rows"] == [], "no chapter and no test ran on the CPU paths"
-    assert saved["problem"].startswith("torch cannot use the GPU(s) the driver lists.")
-    doctor_says = ("was built without CUDA", "CUDA_VISIBLE_DEVICES='': the variable may hide it")  # CPU, CUDA build
+    assert saved["problem"].startswith("torch cannot use the GPUs here.")
+    doctor_says = ("was built without CUDA", "CUDA_VISIBLE_DEVICES='': the variable may hide")  # CPU, CUDA build
     assert any(why in saved["problem"] for why in doctor_says), saved["problem"]
 
 

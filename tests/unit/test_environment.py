@@ -136,8 +136,13 @@ def test_cpu_only_build_on_a_gpu_machine_is_a_problem() -> None:
 
 def test_hidden_gpus_are_a_problem_that_names_the_variable() -> None:
     (problem,) = levels(MACHINES["GPUs hidden by CUDA_VISIBLE_DEVICES"])["problem"]
-    assert "lists 2 GPUs and torch sees none, with CUDA_VISIBLE_DEVICES=''" in problem
-    assert "Unset CUDA_VISIBLE_DEVICES" in problem and "if torch still sees none, check that the driver" in problem
+    assert (
+        "lists 2 GPUs and torch cannot use them (torch.cuda.is_available() is False), with CUDA_VISIBLE_DEVICES=''"
+        in problem
+    )
+    assert (
+        "Unset CUDA_VISIBLE_DEVICES" in problem and "if torch still cannot use them, check that the driver" in problem
+    )
 
 
 T4 = Gpu(0, "Tesla T4", 15 * 2**30, (7, 5), 40)
@@ -147,18 +152,23 @@ T4 = Gpu(0, "Tesla T4", 15 * 2**30, (7, 5), 40)
     ("torch_sees", "variable", "problem", "note"),
     [
         # The driver lists two GPUs; what torch sees and whether the variable is set decide the finding.
-        (0, "", "torch sees none, with CUDA_VISIBLE_DEVICES='': the variable may hide them", None),
+        (0, "", "is False), with CUDA_VISIBLE_DEVICES='': the variable may hide them", None),
         (0, "GPU-8932f937,MIG-5c2a", "with CUDA_VISIBLE_DEVICES='GPU-8932f937,MIG-5c2a': the variable may hide", None),
         (0, "0,1", "with CUDA_VISIBLE_DEVICES='0,1': the variable may hide them", None),  # CUDA's reading, not ours
         (
             0,
             None,
-            "lists 2 GPUs but torch sees none. | To find out why, check that the driver supports this torch's "
-            "CUDA 12.8",
+            "lists 2 GPUs but torch cannot use them (torch.cuda.is_available() is False). | To find out why: "
+            "check that the driver supports CUDA 12.x or newer",
             None,
         ),
-        (1, "1", None, "torch sees 1 of the 2 GPUs the NVIDIA driver lists: CUDA_VISIBLE_DEVICES='1' hides the rest"),
-        (1, None, None, "torch sees 1 of the 2 GPUs the NVIDIA driver lists; CUDA_VISIBLE_DEVICES is not set"),
+        (
+            1,
+            "1",
+            None,
+            "torch can use 1 of the 2 GPUs the NVIDIA driver lists: CUDA_VISIBLE_DEVICES='1' may hide the rest",
+        ),
+        (1, None, None, "torch can use 1 of the 2 GPUs the NVIDIA driver lists."),
         (2, "0,1", None, None),
         (2, None, None, None),
     ],
@@ -180,7 +190,7 @@ def test_what_the_driver_lists_against_what_torch_sees(
         (text,) = found["problem"]
         assert problem in text, text
         assert ("Unset CUDA_VISIBLE_DEVICES" in text) is (variable is not None), "only a set variable is blamed"
-        assert "driver supports this torch's CUDA 12.8" in text, "an old driver is the other cause"
+        assert "driver supports CUDA 12.x or newer" in text, "an old driver is the other cause"
     notes = [n for n in found["note"] if "the NVIDIA driver lists" in n]
     if note is None:
         assert notes == [], found
@@ -197,14 +207,14 @@ def test_a_driver_older_than_the_build_is_named_whether_or_not_the_variable_is_s
     assert "supports CUDA up to 12.8, older than this torch's CUDA 13.0" in problem and "Update the NVIDIA driver" in (
         problem
     )
-    assert "CUDA_VISIBLE_DEVICES" not in problem
+    assert ("CUDA_VISIBLE_DEVICES" in problem) is (variable is not None), "a set variable: named as a second step"
     same_major = replace(m, cuda_build="12.8", driver_cuda="12.4")  # minor version compatibility: not the cause
     assert not any("older than" in p for p in levels(same_major)["problem"])
 
 
 def test_one_gpu_hidden_is_it_and_a_driver_with_no_gpu_is_not_a_missing_driver() -> None:
     one = replace(MACHINES["GPUs hidden by CUDA_VISIBLE_DEVICES"], driver_gpus=("Tesla T4",), cuda_visible_devices="0")
-    assert any("lists 1 GPU and torch sees none" in p and "may hide it." in p for p in levels(one)["problem"])
+    assert any("lists 1 GPU and torch cannot use it" in p and "may hide it." in p for p in levels(one)["problem"])
     none = replace(one, driver_gpus=(), cuda_visible_devices=None)
     notes = levels(none)["note"]
     assert any("driver answers but lists no GPU" in n for n in notes) and not any(
@@ -225,7 +235,7 @@ def test_a_long_value_is_shortened_in_every_message() -> None:
 def test_driver_sees_gpus_that_torch_does_not() -> None:
     m = Machine("2.13.0+cu128", "12.8", None, (), ("sm_80",), driver_gpus=("NVIDIA A100-SXM4-40GB",))
     assert m.driver_gpu_count == 1 and Machine("2.13.0+cpu", None, None).driver_gpu_count is None
-    assert any("lists 1 GPU but torch sees none" in p for p in levels(m)["problem"])
+    assert any("lists 1 GPU but torch cannot use it" in p for p in levels(m)["problem"])
 
 
 def _fake_nvidia_smi(folder: Path, exit_code: int) -> str:
@@ -268,7 +278,7 @@ def test_the_driver_list_comes_from_nvml_first(monkeypatch: pytest.MonkeyPatch) 
     )
     monkeypatch.setitem(sys.modules, "pynvml", fake)
     monkeypatch.setattr(env, "_nvidia_smi_gpu_names", lambda: pytest.fail("NVML answered"))
-    assert env.driver_gpu_names() == ("Tesla T4", "Tesla T4", "GPU 2 (no access)") and calls == ["init", "shutdown"]
+    assert env.driver_gpu_names() == ("Tesla T4", "Tesla T4", env.NO_ACCESS) and calls == ["init", "shutdown"]
     assert env._nvml("cuda") == "12.8"
 
     monkeypatch.setattr(fake, "nvmlDeviceGetCount", fails)
@@ -312,7 +322,10 @@ def test_report_and_one_line_name_the_essentials() -> None:
     m = MACHINES["Kaggle, GPU T4 ×2"]
     text = env.report(m)
     assert "Tesla T4" in text and "sm_75" in text and "Diagnosis" in text and "on Kaggle: yes" in text
-    assert "GPUs the NVIDIA driver lists: 2× Tesla T4" in text and "CUDA GPUs torch sees: 2" in text
+    assert (
+        "GPUs the NVIDIA driver lists: 2× Tesla T4" in text
+        and "CUDA GPUs torch can open: 2 (torch.cuda.is_available(): True)" in text
+    )
     assert "python -m torch.utils.collect_env" in text
     assert "GPUs the NVIDIA driver lists: no driver found" in env.report(MACHINES["a laptop without a GPU"])
     line = env.one_line(m)
@@ -329,3 +342,20 @@ def test_stamp_names_hardware_versions_and_date() -> None:
 def test_on_kaggle_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("KAGGLE_KERNEL_RUN_TYPE", "Interactive")
     assert env.running_on_kaggle()
+
+
+def test_gpus_this_process_may_not_access_are_a_jobs_share_not_a_hidden_variable() -> None:
+    names = (env.NO_ACCESS,) * 7 + ("NVIDIA A100-SXM4-80GB",)
+    a100 = Gpu(0, "NVIDIA A100-SXM4-80GB", 80 * 2**30, (8, 0), 108)
+    m = replace(
+        MACHINES["Kaggle, GPU T4 ×2"], gpus=(a100,), driver_gpus=names, cuda_visible_devices="0", on_kaggle=False
+    )
+    (note,) = [n for n in levels(m)["note"] if "the NVIDIA driver lists" in n]
+    assert "7 of them this process may not access" in note and "may hide" not in note, note
+
+
+def test_a_driver_new_enough_is_said_so_and_the_report_shows_its_cuda() -> None:
+    m = replace(MACHINES["GPUs hidden by CUDA_VISIBLE_DEVICES"], cuda_visible_devices=None, driver_cuda="12.9")
+    (problem,) = levels(m)["problem"]
+    assert "the driver (CUDA up to 12.9) is new enough for this build" in problem, problem
+    assert "(the driver supports CUDA up to 12.9)" in env.report(m)
