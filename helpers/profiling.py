@@ -1,9 +1,4 @@
-"""Keeping the profiler's own start/stop lines out of a learner's cell.
-
-`torch.profiler` is a lesson in chapters 05, 06, 07 and 11; the lines its tracing library prints
-are not. They are written by C++ code straight to file descriptor 2, so redirecting Python's
-`sys.stderr` does not catch them.
-"""
+"""Keeping the profiler's own start/stop lines out of a learner's cell: `torch.profiler` is a lesson, they are not."""
 
 from __future__ import annotations
 
@@ -16,11 +11,11 @@ from collections.abc import Iterator
 
 @contextlib.contextmanager
 def quiet_stderr() -> Iterator[None]:
-    """Send what C++ code writes to the process's stderr (file descriptor 2) nowhere, inside the block.
+    """Send what C++ code writes to file descriptor 2 nowhere inside the block; Python's `sys.stderr` is left alone.
 
-    The profiler's tracing library (kineto) prints `USDT: … profiler_start` and `profiler_stop`
-    lines on stderr at every start and stop, whatever its log level (`SyncActivityProfilerHandler.cpp`);
-    in a notebook they land in the learner's cell. Python's own `sys.stderr` is left alone.
+    The profiler's tracing library (kineto) prints `USDT: … profiler_start` and `profiler_stop` lines at every
+    start and stop, whatever its log level (`SyncActivityProfilerHandler.cpp`), straight to file descriptor 2,
+    which redirecting `sys.stderr` does not reach.
     """
     try:
         sys.stderr.flush()

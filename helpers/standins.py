@@ -6,8 +6,6 @@
 * `CachingAllocatorModel`: a MODEL of PyTorch's CUDA caching allocator (chapter 05).
 * `GraphReplayModel`: a CPU model of what a CUDA graph does on replay (chapter 11).
 * `missing_triton`: stand-ins for `triton` and `triton.language` where Triton is missing (chapter 13).
-
-Each one's docstring says what it follows and what it leaves out.
 """
 
 from __future__ import annotations
@@ -40,11 +38,10 @@ from .timelines import Span
 
 @contextlib.contextmanager
 def pretend_machine(accelerator: str | None, count: int = 0, *, built: str | None = None) -> Iterator[None]:
-    """Make torch's device *queries* answer as on another machine inside the block (chapters 00, 01).
+    """Make torch's device *queries* answer as on another machine inside the block; nothing runs on a pretend device.
 
-    `pretend_machine("cuda", 2)` is two usable CUDA GPUs, `("mps", 1)` a Mac, `(None, built="cuda")` a
-    CUDA build without a driver, `(None)` the CPU-only build. Only the device queries of `torch.accelerator`,
-    `torch.cuda` and `torch.backends.mps` (and `torch.version.cuda`) change: nothing runs on a pretend device.
+    `("cuda", 2)` is two usable CUDA GPUs, `("mps", 1)` a Mac, `(None, built="cuda")` a CUDA build without a
+    driver, `(None)` the CPU-only build.
     """
     if accelerator is not None and (not isinstance(accelerator, str) or not accelerator):
         raise TypeError(f"accelerator must be a device type such as 'cuda' or 'mps', or None, not {accelerator!r}")
@@ -244,7 +241,7 @@ class _Read:
 
 
 class SimulatedTensor:
-    """A tensor on the simulated GPU: `fill_`, `zero_`, `mean`, `sum` and `record_stream` are queued work."""
+    """A tensor on the simulated GPU: `fill_`, `zero_`, `mean` and `sum` are queued work."""
 
     def __init__(self, sim: SimulatedCuda, name: str, fill_ms: float, read_ms: float) -> None:
         self.sim, self.name = sim, name
@@ -268,9 +265,7 @@ class SimulatedTensor:
         return SimulatedValue(self.sim, read)
 
     sum = mean  # the same kind of read, for the model (its value is the fill value, not a true sum)
-
-    def record_stream(self, stream: SimulatedStream) -> None:
-        self.sim._expect(stream, SimulatedStream, "record_stream needs a stream")
+    record_stream = SimulatedValue.record_stream  # only checks its argument: the simulation frees no memory
 
     def __getattr__(self, name: str) -> Any:
         raise AttributeError(
@@ -332,7 +327,6 @@ class SimulatedCuda:
         self._host_waits(max(s.free_ms for s in self.streams), "torch.cuda.synchronize()")
 
     def _sleep(self, cycles: int) -> None:
-        """`torch.cuda._sleep(cycles)`: keep the current stream busy for cycles / SIMULATED_CYCLES_PER_MS ms."""
         if isinstance(cycles, bool) or not isinstance(cycles, int) or cycles < 0:
             raise TypeError(f"_sleep takes a whole number of cycles, not {cycles!r}")
         self._queue(self.current, "_sleep", cycles / SIMULATED_CYCLES_PER_MS, "delay")
@@ -516,7 +510,7 @@ def round_size(nbytes: int) -> int:
         raise TypeError(f"a request is a whole number of bytes, not {nbytes!r} ({type(nbytes).__name__})")
     if nbytes <= 0:
         raise ValueError(f"a request must ask for at least one byte, not {nbytes} (empty tensors take no block)")
-    return max(MIN_BLOCK_SIZE, -(-nbytes // MIN_BLOCK_SIZE) * MIN_BLOCK_SIZE)
+    return -(-nbytes // MIN_BLOCK_SIZE) * MIN_BLOCK_SIZE
 
 
 def segment_size(rounded: int) -> int:
@@ -570,7 +564,6 @@ class CachingAllocatorModel:
         self._next_handle = 1
         self._next_segment = 1
 
-    # counters, named as torch names them
     @property
     def allocated(self) -> int:
         """Bytes in blocks that hold a tensor (the model's `memory_allocated`)."""
@@ -666,13 +659,11 @@ class CachingAllocatorModel:
 class GraphReplayModel:
     """A CPU model of a CUDA graph, for machines without a CUDA GPU. **Not a CUDA graph.**
 
-    `capture(fn, *static_inputs)` runs `fn` once without autograd, recording the ATen operators it
-    dispatches with their tensors; `replay()` re-runs exactly those on the same tensors, each result
-    written into the tensor capture made, as a graph replays kernels on captured addresses. Python does
-    not run again: copy new data *into* a static input and clone what you keep of the output. Reading a
-    value on the host during capture (`.item()`, `if t:`, `print(t)`, `.tolist()`, `.numpy()`) raises
-    RuntimeError, as CUDA refuses to synchronise a stream being captured. It makes nothing faster: it
-    re-dispatches every operator, where a graph skips their launch cost.
+    As a graph replays kernels on captured addresses, `replay()` re-runs the ATen operators `capture`
+    recorded on the captured tensors, without running Python: copy new data *into* a static input and clone
+    what you keep of the output. Reading a value on the host during capture (`.item()`, `if t:`, `print(t)`,
+    `.tolist()`, `.numpy()`) raises RuntimeError, as CUDA refuses to synchronise a stream being captured.
+    It makes nothing faster: it re-dispatches every operator, where a graph skips their launch cost.
     """
 
     #: Tensor methods that read values on the host without dispatching an ATen operator on the CPU.
@@ -683,7 +674,7 @@ class GraphReplayModel:
         self.replays = 0
 
     def capture(self, fn: Callable[..., Any], *static_inputs: torch.Tensor) -> Any:
-        """Run `fn(*static_inputs)` once, recording its operators; return its output: the static output."""
+        """Run `fn(*static_inputs)` once without autograd, recording its operators; return the static output."""
         from torch.utils._python_dispatch import TorchDispatchMode  # see helpers.exercises.ch11
 
         ops: list[tuple[Any, tuple, dict, Any]] = []

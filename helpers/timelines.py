@@ -35,9 +35,6 @@ KIND_COLOURS = {
 #: that `.item()`, `int(t)` and `float(t)` run to read one value (on a CPU it waits for nothing).
 HOST_WAITS = ("cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "aten::_local_scalar_dense")
 
-#: The name the DataLoader gives the profiler range around fetching each batch starts with this.
-DATA_RANGE = "enumerate(DataLoader)"
-
 
 @dataclass(frozen=True)
 class Span:
@@ -72,9 +69,8 @@ def _device_type_name(value: Any) -> str:
 def spans_from_events(events: Iterable[Any], device_type: str = "cuda", *, top_level_only: bool = True) -> list[Span]:
     """Turn profiler events (`prof.events()`) into timeline spans on one lane per stream or thread.
 
-    A GPU event's stream is its `device_resource_id` (the profiler's "stream ID"). With `top_level_only`,
-    CPU operators called inside others are left out. Times start at 0 ms; an event that ends before it
-    starts (a malformed trace) is refused.
+    With `top_level_only`, CPU operators called inside others are left out. Times start at 0 ms; an event
+    that ends before it starts (a malformed trace) is refused.
     """
     raw = []
     for e in events:
@@ -120,7 +116,7 @@ def step_spans(events: Iterable[Any], phases: Sequence[str]) -> list[Span]:
             continue
         elif name in phases:
             raw.append(("host", name, start, end, "host phase"))
-        elif name.startswith(DATA_RANGE):
+        elif name.startswith("enumerate(DataLoader)"):  # the DataLoader's profiler range around each fetch
             raw.append(("host", "next batch", start, end, "data"))
         elif name in HOST_WAITS:
             raw.append(("host waits", name, start, end, "host waits for results"))
@@ -154,13 +150,7 @@ def _lane_order(spans: Sequence[Span]) -> list[str]:
     return sorted(lanes, key=lambda lane: 0 if lane.startswith("host") else 1 if "default" in lane else 2)
 
 
-def plot_timelines(
-    panels: Mapping[str, Sequence[Span]],
-    *,
-    title: str,
-    simulated: bool,
-    share_x: bool = True,
-) -> Any:
+def plot_timelines(panels: Mapping[str, Sequence[Span]], *, title: str, simulated: bool) -> Any:
     """Draw one timeline per panel (one lane per stream), stacked; return the figure.
 
     `simulated=True` writes SIMULATION in the title and across every panel: a model is not a measurement.
@@ -177,7 +167,7 @@ def plot_timelines(
         1,
         figsize=(8.0, height),
         layout="constrained",
-        sharex=share_x,
+        sharex=True,
         gridspec_kw={"height_ratios": lane_counts},
         squeeze=False,
     )

@@ -1,7 +1,4 @@
-"""Small infrastructure for chapter 04: synthetic data, a tiny model, CPU threads, where a model lives.
-
-The exercise checkers and the GPU tests use `make_data` and `make_model` for reproducible inputs.
-"""
+"""Chapter 04's small pieces: reproducible synthetic data and a tiny model (for the checkers), CPU threads."""
 
 from __future__ import annotations
 
@@ -14,9 +11,7 @@ from torch import nn
 from .devices import usable_device
 
 
-def make_data(
-    n: int = 1024, features: int = 8, *, noise: float = 0.05, seed: int = 0
-) -> tuple[torch.Tensor, torch.Tensor]:
+def make_data(n: int = 1024, features: int = 8, *, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
     """Inputs `X` (n × features) and targets `y` (n × 1) on the CPU: a smooth function plus noise.
 
     Generated on the CPU with its own generator, so the data are the same on every machine; the
@@ -25,7 +20,7 @@ def make_data(
     g = torch.Generator().manual_seed(seed)
     X = torch.randn(n, features, generator=g)
     w = torch.randn(features, 1, generator=g) / features**0.5
-    y = torch.sin(2 * X @ w) + noise * torch.randn(n, 1, generator=g)
+    y = torch.sin(2 * X @ w) + 0.05 * torch.randn(n, 1, generator=g)
     return X, y
 
 
