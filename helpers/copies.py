@@ -1,15 +1,15 @@
 """Copies between host memory and a device, timed (chapters 03, 07, 10), and the PCIe link's limit.
 
-Each measurement is a `CopyTiming`: a batch of copies timed with the device synchronised before and
-after it, the fastest of `repeats` batches after a warm-up (the one least disturbed by the rest of the
-machine). Without a GPU the copies go from host memory to host memory on
-one CPU thread, a stand-in that every record names (`CopyTiming.route`).
+Each measurement is a `CopyTiming`: a batch of copies timed with the device synchronised before and after it, the
+fastest of `repeats` batches after a warm-up (the one least disturbed by the rest of the machine). Without a GPU the
+copies go from host memory to host memory on one CPU thread, a stand-in that every record names (`CopyTiming.route`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from itertools import groupby, product
 from typing import Any
 
 import torch
@@ -19,9 +19,7 @@ from .memory import MIB, cuda_device_for, format_bytes
 from .timing import format_seconds, gigabytes_per_second, wall_seconds
 from .training import STAND_IN_COPY_THREADS, threads_on_cpu
 
-#: Chapter 03's copy function: `copy(src, dst, pieces)` copies 1-D `src` into `dst` as `pieces` equal copies.
 CopyPieces = Callable[[torch.Tensor, torch.Tensor, int], object]
-#: Chapter 07's copy function: `copy(tensors, device, non_blocking)` returns the copies.
 CopyMany = Callable[[list[torch.Tensor], torch.device, bool], Any]
 
 #: Per PCIe generation: (GT/s per lane, fraction of the bits that carry data): 8b/10b coding for gen 1–2,
@@ -94,22 +92,18 @@ class CopyTiming:
     def __str__(self) -> str:
         return (
             f"{self.route}, {self.kind}: {self.copies:>5} × {format_bytes(self.nbytes):>9} "
-            f"in {format_seconds(self.seconds):>8} ({format_seconds(self.seconds / self.copies)} each, bytes "
-            "included), "
-            f"{self.gb_per_s:6.2f} GB/s"
+            f"in {format_seconds(self.seconds):>8} ({format_seconds(self.seconds / self.copies)} each, "
+            f"bytes included), {self.gb_per_s:6.2f} GB/s"
         )
 
 
 def _measure(
     run: Callable[[], object], check: Callable[[object], None], device: torch.device, repeats: int, **fields: Any
 ) -> CopyTiming:
-    """Time `run()`, one batch of copies: a warm-up whose result `check` inspects, then the fastest of `repeats`.
-
-    What `run` returns is freed after the clock stops. `fields` are the rest of the `CopyTiming`.
-    """
+    """Time `run()`, one batch of copies: a warm-up whose result `check` inspects, then the fastest of `repeats`."""
     from .environment import stamp
 
-    kept: list[object] = []
+    kept: list[object] = []  # what `run` returns, freed after the clock stops
     times = []
     with threads_on_cpu(device, STAND_IN_COPY_THREADS):
         check(run())  # warm-up (first touch, allocator, CUDA context), and a check of what it copied
@@ -132,13 +126,12 @@ def measure_pieces(
     device: torch.device | str | None = None,
     *,
     repeats: int = 5,
-    copy: CopyPieces | None = None,
+    copy: CopyPieces = copy_in_pieces,
 ) -> CopyTiming:
     """Time `copy(src, dst, pieces)` (default `copy_in_pieces`) moving `total_bytes` of pageable host memory.
 
     `device` defaults to the first GPU, else the CPU. `copy` is checked to copy every byte before it is timed.
     """
-    copy = copy_in_pieces if copy is None else copy
     a_function(copy, "copy")
     device = try_gpu() if device is None else usable_device(device)
     src = torch.ones(total_bytes, dtype=torch.uint8)  # touch every page before timing
@@ -171,7 +164,7 @@ def sweep_pieces(
     *,
     repeats: int = 5,
     progress: bool = True,
-    copy: CopyPieces | None = None,
+    copy: CopyPieces = copy_in_pieces,
 ) -> list[CopyTiming]:
     """`measure_pieces` for every piece count in `counts` (with a progress bar), timing `copy`."""
     if progress:
@@ -240,12 +233,12 @@ def two_by_two(
     a_function(copy, "copy")
     device = usable_device(device)
     pinned_options = (False, True) if device.type == "cuda" else (False,)
-    cases = [(n, p, nb) for p in pinned_options for nb in (False, True) for n in list(sizes)]
+    cases = list(product(pinned_options, (False, True), sizes))
     return [
         time_copy_batch(
             copy, n, device, copies=copies_for(n, total_bytes, max_copies), pinned=p, non_blocking=nb, repeats=repeats
         )
-        for n, p, nb in tqdm(cases, desc="copy batches", unit="batch")
+        for p, nb, n in tqdm(cases, desc="copy batches", unit="batch")
     ]
 
 
@@ -302,7 +295,10 @@ def link_peak_gb_per_s(device: torch.device | str | int | None = None) -> tuple[
     except pynvml.NVMLError as exc:
         return None, f"NVML could not start ({exc})"
     try:
-        handle, how = _nvml_handle(pynvml, dev)
+        try:  # by UUID, else (a UUID NVML does not know) by index
+            handle, how = pynvml.nvmlDeviceGetHandleByUUID(f"GPU-{torch.cuda.get_device_properties(dev).uuid}"), ""
+        except pynvml.NVMLError:
+            handle, how = pynvml.nvmlDeviceGetHandleByIndex(dev.index), "; matched by index, check CUDA_VISIBLE_DEVICES"
         generation = int(pynvml.nvmlDeviceGetMaxPcieLinkGeneration(handle))
         width = int(pynvml.nvmlDeviceGetMaxPcieLinkWidth(handle))
         try:
@@ -325,17 +321,6 @@ def link_peak_gb_per_s(device: torch.device | str | int | None = None) -> tuple[
     return peak, f"PCIe {generation}.0 x{width} (maximum link of {dev}, read through NVML{how}{current})"
 
 
-def _nvml_handle(pynvml: Any, dev: torch.device) -> tuple[Any, str]:
-    """NVML's handle for a torch CUDA device: by UUID when torch knows it, else by index."""
-    uuid = getattr(torch.cuda.get_device_properties(dev), "uuid", None)
-    if uuid is not None:
-        try:
-            return pynvml.nvmlDeviceGetHandleByUUID(f"GPU-{uuid}"), ""
-        except pynvml.NVMLError:
-            pass
-    return pynvml.nvmlDeviceGetHandleByIndex(dev.index), "; matched by index, check CUDA_VISIBLE_DEVICES"
-
-
 def ratio_lines(results: Sequence[CopyTiming], peak_gb_per_s: float, min_nbytes: int = 0) -> list[str]:
     """One line per result of at least `min_nbytes` per copy: measured GB/s and its fraction of the peak."""
     return [
@@ -343,10 +328,6 @@ def ratio_lines(results: Sequence[CopyTiming], peak_gb_per_s: float, min_nbytes:
         for r in results
         if r.nbytes >= min_nbytes
     ]
-
-
-#: Colour (an index into helpers.plots.PALETTE) of each line of `plot_bandwidth`, by (direction, pinned).
-_COLOURS = {("h2d", True): 0, ("h2d", False): 1, ("d2h", True): 2, ("d2h", False): 3}
 
 
 def plot_bandwidth(
@@ -368,16 +349,15 @@ def plot_bandwidth(
     from .plots import GREY, OKABE_ITO, add_stamp, colour, keep_labels_inside, new_figure, number, set_alt
 
     fig, ax = new_figure(7.5, 4.2)
-    lines: dict[tuple[str, str], list[CopyTiming]] = {}
-    for r in results:
-        lines.setdefault((r.route, r.kind), []).append(r)
+    colours = {("h2d", True): 0, ("h2d", False): 1, ("d2h", True): 2, ("d2h", False): 3}  # by (direction, pinned)
     parts = []
-    for (route, kind), rs in sorted(lines.items()):
-        rs = sorted(rs, key=lambda r: r.nbytes)
+    by_line = sorted(results, key=lambda r: (r.route, r.kind, r.nbytes))
+    for (route, kind), group in groupby(by_line, key=lambda r: (r.route, r.kind)):
+        rs = list(group)
         ax.plot(
             [r.nbytes for r in rs],
             [r.gb_per_s for r in rs],
-            color=colour(_COLOURS[(rs[0].direction, rs[0].pinned)]),
+            color=colour(colours[(rs[0].direction, rs[0].pinned)]),
             linestyle="--" if rs[0].non_blocking is False else "-",
             marker="o" if rs[0].pinned else "s",
             markersize=4,
@@ -388,10 +368,8 @@ def plot_bandwidth(
             f"{route}, {kind}: {number(rs[0].gb_per_s)} GB/s at {format_bytes(rs[0].nbytes)} per copy, "
             f"best {number(best.gb_per_s)} GB/s at {format_bytes(best.nbytes)}"
         )
-    published = []
     for i, point in enumerate(reference):
         low, high = point["gb_per_s"]
-        published.append(f"{point['what']} {low:g}–{high:g} GB/s")
         xy = (point["nbytes"], (low + high) / 2)
         label = "published T4 (not measured here)" if i == 0 else None
         ax.errorbar(*xy, yerr=(high - low) / 2, fmt="^", color=OKABE_ITO["black"], label=label)
@@ -405,12 +383,11 @@ def plot_bandwidth(
         ax.axhline(peak_gb_per_s, color=GREY, linestyle=":", label=f"{peak_label}: {peak_gb_per_s:.2f} GB/s")
         parts.append(f"{peak_label} {number(peak_gb_per_s)} GB/s")
     if reference:
-        parts.append("published T4 figures (not measured here): " + ", ".join(published))
+        published = ", ".join(f"{p['what']} {p['gb_per_s'][0]:g}–{p['gb_per_s'][1]:g} GB/s" for p in reference)
+        parts.append(f"published T4 figures (not measured here): {published}")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set_xlabel("bytes per copy (log scale)")
-    ax.set_ylabel("bandwidth (GB/s = 10⁹ bytes/s, log scale)")
-    ax.set_title(title)
+    ax.set(xlabel="bytes per copy (log scale)", ylabel="bandwidth (GB/s = 10⁹ bytes/s, log scale)", title=title)
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: format_bytes(x).replace(".0 ", " ") if x > 0 else ""))
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=7, loc="lower right")

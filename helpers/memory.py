@@ -1,8 +1,7 @@
 """GPU memory (chapter 05): sizes in bytes, the caching allocator's constants and its four counters.
 
 Chapter 05 reads the real counters with `torch.cuda` in its own cells; `MemoryCounters` is the record the
-allocator model (`helpers.standins`) reports them in. `cuda_device_for` names the CUDA device a helper
-drives, or raises `NeedsCudaError` on a machine without one.
+allocator model (`helpers.standins`) reports them in. `cuda_device_for` picks the GPU a helper drives.
 """
 
 from __future__ import annotations
@@ -36,9 +35,7 @@ def cuda_device_for(device: torch.device | str | int | None, what: str) -> torch
     """The CUDA device to use (the current one for None or 'cuda'), or a clear error when this machine has none."""
     if not torch.cuda.is_available():
         raise NeedsCudaError(f"{what} needs a CUDA GPU, and this machine has none. {HOW_TO_GET_A_GPU}")
-    if device is None:
-        return torch.device("cuda", torch.cuda.current_device())
-    device = torch.device("cuda", device) if isinstance(device, int) else a_device(device)
+    device = torch.device("cuda", device) if device is None or isinstance(device, int) else a_device(device)
     if device.type == "cuda" and device.index is None:
         device = torch.device("cuda", torch.cuda.current_device())
     return device

@@ -43,10 +43,7 @@ def text_colour_on(background: str) -> str:
     """Black or white, whichever reads better on `background` (relative luminance, WCAG 2)."""
     from matplotlib.colors import to_rgb
 
-    def linear(c: float) -> float:
-        return c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4
-
-    r, g, b = (linear(c) for c in to_rgb(background))
+    r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in to_rgb(background))  # linear RGB
     luminance = 0.2126 * r + 0.7152 * g + 0.0722 * b
     return OKABE_ITO["black"] if (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) else WHITE
 
@@ -72,8 +69,7 @@ _STAMP_FONTSIZE = 7
 def add_stamp(fig: Any, text: str) -> None:
     """Write where a figure's numbers come from (`helpers.environment.stamp()` or a cited source) under it.
 
-    The text is wrapped to the figure's width and the layout keeps room for it, so it is part of
-    the picture (not cut off, not past the edge). Calling it again adds another line.
+    The text is wrapped to the figure's width and the layout keeps room for it; calling it again adds another line.
     """
     width_in, height_in = fig.get_size_inches()
     chars = max(20, int(width_in * 72 / (_STAMP_FONTSIZE * 0.56)))
@@ -158,8 +154,7 @@ def wrap_long_titles(fig: Any) -> None:
 def keep_labels_inside(ax: Any) -> None:
     """Move annotations (`ax.annotate` with an offset) that run out of the frame to another side of their point.
 
-    Tries the label right of its point, left of it and centred on it, first above the point and then
-    below, and keeps the first that fits: a label near the right edge then sits left of its point.
+    It tries right of the point, left of it and centred on it, above and then below, and keeps the first that fits.
     """
     from matplotlib.text import Annotation
 
@@ -172,9 +167,7 @@ def keep_labels_inside(ax: Any) -> None:
         box = text.get_window_extent(renderer)
         return frame.x0 <= box.x0 and box.x1 <= frame.x1 and frame.y0 <= box.y0 and box.y1 <= frame.y1
 
-    for text in (t for t in ax.texts if isinstance(t, Annotation)):
-        if fits(text):
-            continue
+    for text in (t for t in ax.texts if isinstance(t, Annotation) and not fits(t)):
         dx, dy = (abs(v) for v in text.xyann)
         dy = dy or 4
         for (ha, sx), sy in ((h, s) for s in (1, -1) for h in (("left", 1), ("right", -1), ("center", 0))):
@@ -193,8 +186,7 @@ def plot_throughput(labels: Sequence[str], samples_per_second: Sequence[float], 
     for bar, rate in zip(bars, samples_per_second, strict=True):
         ax.text(bar.get_x() + bar.get_width() / 2, bar.get_height(), f"{rate / base:.2f}×", ha="center", va="bottom")
     ax.margins(y=0.12)  # room above the tallest bar for its label
-    ax.set_ylabel("throughput (training samples/s)")
-    ax.set_xlabel("how it ran (bar label: speed-up over the first)")
+    ax.set(xlabel="how it ran (bar label: speed-up over the first)", ylabel="throughput (training samples/s)")
     ax.tick_params(axis="x", labelsize=8)
     ax.set_title(title, fontsize=10)
     add_stamp(fig, stamp_text)
@@ -209,21 +201,18 @@ def draw_batch_flow(batch_size: int = 8, n_devices: int = 2, title: str | None =
     """A diagram of how one batch flows through `nn.DataParallel` (chapter 08): scatter, replicas, gather.
 
     The steps drawn are `scatter`, `replicate`, `parallel_apply` and `gather` from `torch.nn.parallel`.
-    Returns the figure.
     """
-    import matplotlib.pyplot as plt
     import torch
     from matplotlib.patches import FancyArrowPatch, Rectangle
 
     sizes = [c.numel() for c in torch.chunk(torch.arange(batch_size), n_devices)]
-    fig, ax = plt.subplots(figsize=(8, 1.2 + 1.1 * len(sizes)), layout="constrained")
-    ax.set_xlim(0, 10)
+    fig, ax = new_figure(8, 1.2 + 1.1 * len(sizes))
     total_h = 1.0 * len(sizes)
-    ax.set_ylim(-0.6, total_h + 0.6)
+    ax.set(xlim=(0, 10), ylim=(-0.6, total_h + 0.6))
     ax.axis("off")
 
-    def box(x, y, w, h, text, color, alpha=0.25):
-        ax.add_patch(Rectangle((x, y), w, h, facecolor=color, edgecolor=GREY, alpha=alpha))
+    def box(x, y, w, h, text, color):
+        ax.add_patch(Rectangle((x, y), w, h, facecolor=color, edgecolor=GREY, alpha=0.25))
         ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", fontsize=8)
 
     def arrow(x0, y0, x1, y1):
@@ -231,12 +220,10 @@ def draw_batch_flow(batch_size: int = 8, n_devices: int = 2, title: str | None =
 
     # the batch, rows coloured by the device they go to
     row_h = total_h / batch_size
-    row = 0
-    for d, n in enumerate(sizes):
-        for _ in range(n):
-            y = total_h - (row + 1) * row_h
-            ax.add_patch(Rectangle((0.2, y), 1.2, row_h, facecolor=colour(d), edgecolor=WHITE, alpha=0.6))
-            row += 1
+    gpu_of_row = [d for d, n in enumerate(sizes) for _ in range(n)]
+    for row, d in enumerate(gpu_of_row):
+        y = total_h - (row + 1) * row_h
+        ax.add_patch(Rectangle((0.2, y), 1.2, row_h, facecolor=colour(d), edgecolor=WHITE, alpha=0.6))
     ax.text(0.8, total_h + 0.25, f"batch\n{batch_size} rows (GPU 0)", ha="center", fontsize=8)
     # one lane per device: chunk -> replica -> output
     for d, n in enumerate(sizes):
@@ -250,9 +237,8 @@ def draw_batch_flow(batch_size: int = 8, n_devices: int = 2, title: str | None =
         box(7.2, yc - 0.3, 1.2, 0.6, f"output {d}", colour(d))
         arrow(8.4, yc, 9.0, total_h / 2)
     box(9.0, total_h / 2 - 0.45, 0.9, 0.9, "gather\non GPU 0", LIGHT_GREY)
-    ax.text(3.45, -0.45, "scatter", ha="center", fontsize=9, weight="bold")
-    ax.text(5.75, -0.45, "replicate + parallel_apply", ha="center", fontsize=9, weight="bold")
-    ax.text(8.6, -0.45, "gather", ha="center", fontsize=9, weight="bold")
+    for x, step in ((3.45, "scatter"), (5.75, "replicate + parallel_apply"), (8.6, "gather")):
+        ax.text(x, -0.45, step, ha="center", fontsize=9, weight="bold")
     ax.set_title(title or f"How DataParallel splits a batch of {batch_size} over {n_devices} GPUs", fontsize=10)
     add_stamp(fig, "diagram: how torch.nn.DataParallel moves one batch (not a measurement)")
     chunks = ", ".join(f"{n} rows to GPU {d}" for d, n in enumerate(sizes))

@@ -17,11 +17,7 @@ from .plots import OKABE_ITO
 
 
 def attainable_tflops(intensity: float, peak_tflops: float, bandwidth_gbs: float) -> float:
-    """The roofline: min(peak compute, intensity × memory bandwidth), in TFLOP/s.
-
-    An operation doing `intensity` FLOPs per byte cannot run faster than memory delivers bytes
-    (intensity × bandwidth), nor faster than the arithmetic units (peak).
-    """
+    """The roofline: min(peak compute, intensity × memory bandwidth) in TFLOP/s, whichever ceiling is lower."""
     return min(peak_tflops, intensity * bandwidth_gbs / 1e3)
 
 
@@ -42,8 +38,7 @@ def explain(spec: GpuSpec, precision: str, intensity: float) -> str:
         return f"{spec.short} has no {precision.upper()} tensor-core figure (no such hardware); pick another precision."
     ridge = ridge_point(peak, spec.bandwidth_gbs)
     reach = attainable_tflops(intensity, peak, spec.bandwidth_gbs)
-    which = bound_by(intensity, peak, spec.bandwidth_gbs)
-    if which == "memory":
+    if bound_by(intensity, peak, spec.bandwidth_gbs) == "memory":
         why = (
             f"memory-bound: {intensity:g} FLOP/B × {spec.bandwidth_gbs:g} GB/s = {reach:.3g} TFLOP/s, "
             f"{reach / peak:.0%} of the {peak:g} TFLOP/s peak"
@@ -62,12 +57,6 @@ def spec_for_device(device: torch.device | str) -> GpuSpec | None:
     if device.type != "cuda":
         return None
     return find_spec(torch.cuda.get_device_name(device))
-
-
-def _point(p: Mapping[str, Any]) -> tuple[float, float]:
-    """(intensity in FLOP/byte, TFLOP/s) of a measured point: a dict with flops, bytes and seconds."""
-    flops, moved, seconds = p["flops"], p["bytes"], p["seconds"]
-    return flops / moved, flops / seconds / 1e12
 
 
 def plot_roofline(
@@ -91,7 +80,7 @@ def plot_roofline(
     from .plots import add_stamp, keep_labels_inside, new_figure, set_alt
 
     notes = {dtype: f" ({note})" for dtype, note in (roof_notes or {}).items()}  # legend suffixes
-    placed = [(p, *_point(p)) for p in points]
+    placed = [(p, p["flops"] / p["bytes"], p["flops"] / p["seconds"] / 1e12) for p in points]  # FLOP/byte, TFLOP/s
     fig, ax = new_figure(8, 5)
     lo = min([0.03] + [i / 2 for _, i, _ in placed])
     hi = max([1e3] + [i * 2 for _, i, _ in placed])
@@ -116,10 +105,8 @@ def plot_roofline(
         face = _DTYPE_COLOURS.get(p["dtype"], OKABE_ITO["black"])
         ax.scatter(intensity, tflops, marker=marker, color=face, edgecolor=OKABE_ITO["black"], zorder=5, s=36)
         ax.annotate(str(p["what"]), (intensity, tflops), xytext=(4, -10), textcoords="offset points", fontsize=7)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel("arithmetic intensity (FLOP per byte of memory traffic)")
-    ax.set_ylabel("throughput (TFLOP/s)")
+    ax.set(xscale="log", yscale="log")
+    ax.set(xlabel="arithmetic intensity (FLOP per byte of memory traffic)", ylabel="throughput (TFLOP/s)")
     where = "this CPU's own roofline (no GPU here)" if device == "cpu" else f"roofline of {device}"
     ax.set_title(f"Roofline measured on this machine: {where}")
     ax.grid(True, which="both", alpha=0.3)
@@ -169,8 +156,7 @@ def plot_price_performance(specs: Sequence[GpuSpec] = GPUS) -> Any:
     fp32 = [s.fp32_tflops / s.launch_price_usd * 1e3 for s in priced]
     tensor = [(s.tensor_tflops or 0) / s.launch_price_usd * 1e3 for s in priced]
     _fp32_and_tensor_bars(ax, labels, fp32, tensor, "FP16/BF16 tensor (dense, FP32 accumulate)")
-    ax.set_ylabel("TFLOP/s per $1,000 (launch price)")
-    ax.set_xlabel("GPU (launch price, year)")
+    ax.set(ylabel="TFLOP/s per $1,000 (launch price)", xlabel="GPU (launch price, year)")
     ax.set_title("Price/performance at launch (prices move: check today's)")
     add_stamp(
         fig,
@@ -194,9 +180,7 @@ def plot_performance_per_watt(specs: Sequence[GpuSpec] = GPUS) -> Any:
     tensor = [(s.tensor_tflops or 0) / s.power_w * 1e3 for s in rows]
     labels = [f"{s.short}\n{s.year}" for s in rows]
     _fp32_and_tensor_bars(ax, labels, fp32, tensor, "FP16/BF16 tensor (dense; the P100 has no tensor cores)")
-    ax.set_ylabel("GFLOP/s per W (log scale)")
-    ax.set_xlabel("GPU (year of launch)")
-    ax.set_yscale("log")
+    ax.set(ylabel="GFLOP/s per W (log scale)", xlabel="GPU (year of launch)", yscale="log")
     ax.set_title("Performance per watt from the datasheets (rated power, not measured)")
     add_stamp(fig, "Figures from datasheets/whitepapers named in helpers.gpu_specs (peak rates ÷ rated power).")
     bars = "; ".join(
