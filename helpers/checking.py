@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import importlib
 import importlib.util
 import io
 import os
@@ -82,15 +81,11 @@ Checker = Callable[[Any], None]
 
 @dataclass(frozen=True)
 class Outcome:
-    """The result of checking: right or not, the sentence shown to the learner, and what their code printed."""
+    """The result of checking: right or not, the sentence shown, and what the learner's code printed ("" if nothing)."""
 
     correct: bool
     message: str
-    #: The learner's printed output during the check, cut to `OUTPUT_LIMIT` characters ("" when none).
     output: str = ""
-
-
-# -- Accepting every form a careful learner could mean ------------------------------------------
 
 
 def _plain_number(value: Any) -> Any:
@@ -151,31 +146,26 @@ def _one_element_item(value: Any) -> Any:
         return value
 
 
-def _wanted(kinds: tuple[type, ...], kind: type) -> bool:
-    """Whether `kind` is one of `kinds` (not a subclass: bool is not asked for when int is)."""
-    return any(k is kind for k in kinds)
-
-
 def expect_type(value: Any, kinds: type | tuple[type, ...], what: str) -> Any:
     """Return `value` if it is one of `kinds`, converted where the learner clearly meant that kind; else raise `Wrong`.
 
     Meant: a one-element tensor or array for a number, an int for a float, a tuple for a list and a list
     for a tuple; a bool is not a number. `what` names the expected kind for the learner.
     """
-    kinds = kinds if isinstance(kinds, tuple) else (kinds,)
+    kinds = kinds if isinstance(kinds, tuple) else (kinds,)  # `in kinds` below: that type, not a subclass
     value = normalise(value)
-    wants_number = _wanted(kinds, int) or _wanted(kinds, float)
+    wants_number = int in kinds or float in kinds
     if wants_number and not isinstance(value, kinds):
         value = _one_element_item(value)
-    if isinstance(value, bool) and wants_number and not _wanted(kinds, bool):
+    if isinstance(value, bool) and wants_number and bool not in kinds:
         raise Wrong(f"expected {what}, but got a bool: {value!r}")
     if isinstance(value, kinds):
         return value
-    if isinstance(value, int) and _wanted(kinds, float):
+    if isinstance(value, int) and float in kinds:
         return float(value)
-    if isinstance(value, tuple) and _wanted(kinds, list):
+    if isinstance(value, tuple) and list in kinds:
         return list(value)
-    if isinstance(value, list) and _wanted(kinds, tuple):
+    if isinstance(value, list) and tuple in kinds:
         return tuple(value)
     raise Wrong(f"expected {what}, but got {_a(type(value).__name__)}: {_short.repr(value)}")
 
@@ -215,9 +205,6 @@ def expect_function(value: Any, name: str, takes: str = "") -> None:
     if not callable(value):
         shape = f"taking {takes}" if takes else f"(def {name}(...): ...)"
         raise Wrong(f"`{name}` should be a function {shape}, but it is {_a(type(value).__name__)}")
-
-
-# -- Whose code raised: the learner's or the course's --------------------------------------------
 
 
 @functools.cache
@@ -278,9 +265,6 @@ class _LearnerCalls:
     def blame(self, exc: BaseException) -> bool:
         """Whether `exc` came from the learner's code rather than from the checker."""
         return any(e is exc for e in self.raised) or _learner_line(exc) is not None
-
-
-# -- Running the checker: time limit and captured output ------------------------------------------
 
 
 class _CappedText(io.TextIOBase):
@@ -417,9 +401,6 @@ def _describe_error(exc: BaseException) -> str:
     return f"{type(exc).__name__}{where}: {message}" if message else f"{type(exc).__name__}{where}"
 
 
-# -- Answers written to a file, for other processes ----------------------------------------------
-
-
 def _find_file(file: str) -> str | None:
     """The path of the learner's module `file` on `sys.path` (the chapter's WORK folder), or None."""
     name = file.removesuffix(".py")
@@ -458,9 +439,6 @@ def _function_in_file(path: str, file: str, variable: str) -> Any:
     return value
 
 
-# -- Questions ------------------------------------------------------------------------------------
-
-
 @dataclass
 class Question:
     """One exercise: what to define, how to check it, a hint and a solution."""
@@ -470,14 +448,12 @@ class Question:
     variable: str
     checker: Checker
     hint_text: str
-    #: The solution, when written here (small examples and tests); chapter questions leave it None and
-    #: name their `chapter`, whose `helpers.exercises.solutions.chNN` module holds it.
+    #: The solution, when written here (small examples and tests); else `chapter` says where it is.
     written_solution: str | None = None
     #: Names the notebook provides before this exercise (e.g. `torch`), for running solutions in tests.
     context: Callable[[], dict[str, Any]] = field(default=dict)
-    #: Seconds the learner's code may run while being checked.
     time_limit: float = DEFAULT_TIME_LIMIT
-    #: The chapter ("01") whose solutions module holds this question's solution.
+    #: The chapter ("01") whose `helpers.exercises.solutions.chNN` module holds this question's solution.
     chapter: str = ""
     #: The file ("ddp_answer.py") the learner writes the answer into, when other processes must import it.
     file: str = ""
@@ -562,10 +538,7 @@ class Question:
 
     @property
     def solution_code(self) -> str | None:
-        """One correct answer, or None in the handout edition, which ships no solutions.
-
-        Looked up only when asked for, so that an edition can leave the solutions package out.
-        """
+        """One correct answer, imported only when asked for; None in the handout edition, which ships no solutions."""
         if self.written_solution is not None or not self.chapter:
             return self.written_solution
         package = f"{__package__}.exercises.solutions"

@@ -1,8 +1,7 @@
 """Choosing devices without crashing on machines that lack them.
 
-`try_gpu` and `try_all_gpus` come from the d2l book; these ask `torch.accelerator` (PyTorch 2.6+)
-rather than CUDA alone, so the same code picks a Kaggle GPU, Apple's `mps` or the CPU. `have_gpus`
-is how a chapter cell asks for hardware: without it, it prints why, tagged with `NO_GPU_MARKER`.
+`try_gpu` and `try_all_gpus` come from the d2l book; these ask `torch.accelerator` rather than CUDA
+alone, so the same code picks a Kaggle GPU, Apple's `mps` or the CPU. A chapter cell asks for GPUs with `have_gpus`.
 """
 
 from __future__ import annotations
@@ -83,9 +82,7 @@ def check_device_index(i: object) -> int:
 
 def accelerator_type() -> str | None:
     """The type of this machine's accelerator ("cuda", "mps", "xpu", ...), or None when there is none."""
-    if not torch.accelerator.is_available():
-        return None
-    current = torch.accelerator.current_accelerator()
+    current = torch.accelerator.current_accelerator(check_available=True)
     return None if current is None else current.type
 
 
@@ -98,16 +95,13 @@ def try_gpu(i: int = 0) -> torch.device:
     """Accelerator device `i` if it exists, otherwise the CPU: "the second GPU, if there is one"."""
     i = check_device_index(i)
     kind = accelerator_type()
-    if kind is not None and accelerator_count() > i:
-        return torch.device(kind, i)
-    return torch.device("cpu")
+    return torch.device(kind, i) if accelerator_count() > i else torch.device("cpu")
 
 
 def try_all_gpus() -> list[torch.device]:
     """Return every accelerator device, or `[cpu]` when there is none, so loops over devices always run."""
     kind = accelerator_type()
-    devices = [torch.device(kind, i) for i in range(accelerator_count())] if kind else []
-    return devices or [torch.device("cpu")]
+    return [torch.device(kind, i) for i in range(accelerator_count())] or [torch.device("cpu")]
 
 
 def cuda_gpu_count() -> int:
@@ -131,8 +125,7 @@ def have_gpus(n: int = 1, task: str = "this cell") -> bool:
 def synchronize(device: torch.device | str) -> None:
     """Wait until every queued operation on `device` has finished (a no-op for the CPU).
 
-    Every timing calls it before reading a clock: GPU work is queued and returns at once. It runs
-    inside timed code, so it checks nothing; its caller has checked the device.
+    Every timing calls it before reading a clock, inside timed code, so it checks nothing: its caller has.
     """
     device = torch.device(device)
     if device.type in ("cpu", "meta"):
@@ -162,8 +155,5 @@ _DEVICE_MISMATCH = re.compile(r"same device|expected device|different from other
 
 
 def is_device_mismatch_error(exc: BaseException) -> bool:
-    """True when `exc` is the RuntimeError torch raises for tensors on different devices.
-
-    Its wording differs between devices (`meta`, `cuda`) and torch releases.
-    """
+    """True when `exc` is torch's RuntimeError for tensors on different devices (worded by device and release)."""
     return isinstance(exc, RuntimeError) and bool(_DEVICE_MISMATCH.search(str(exc)))

@@ -10,7 +10,6 @@ prices move: a launch price says little about what a card, or an hour of a cloud
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 
@@ -44,8 +43,7 @@ class GpuSpec:
     @property
     def tensor_tflops(self) -> float | None:
         """The best dense 16-bit matrix peak (FP16 or BF16), or None without tensor cores."""
-        values = [v for v in (self.fp16_tensor_tflops, self.bf16_tensor_tflops) if v is not None]
-        return max(values) if values else None
+        return max((v for v in (self.fp16_tensor_tflops, self.bf16_tensor_tflops) if v is not None), default=None)
 
     def peak_tflops(self, precision: str) -> float | None:
         """Peak dense TFLOP/s for `precision`: "fp32", "fp16" (tensor cores) or "bf16" (tensor cores)."""
@@ -341,7 +339,7 @@ def find_spec(device_name: str) -> GpuSpec | None:
 
     Strict on purpose (an A100 40GB PCIe is not the A100 80GB SXM row): a wrong ceiling is worse than none.
     """
-    name = re.sub(r"\s+", " ", str(device_name).lower())
+    name = " ".join(str(device_name).lower().split())  # runs of spaces as one
     for spec in GPUS:
         if any(fragment in name for fragment in spec.device_names):
             return spec

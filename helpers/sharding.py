@@ -101,11 +101,9 @@ def plot_per_rank(measured: Mapping[str, Mapping[str, float]], stamp_text: str) 
     fig, ax = new_figure(6.5, 3.6)
     names = list(measured)
     bottom = [0.0] * len(names)
-    for i, part in enumerate(PARTS):
+    for i, (part, hatch) in enumerate(zip(PARTS, ("", "//", ".."), strict=True)):
         heights = [measured[n][part] / 1e3 for n in names]
-        ax.bar(
-            names, heights, bottom=bottom, label=part, color=colour(i), hatch=("", "//", "..")[i % 3], edgecolor=WHITE
-        )
+        ax.bar(names, heights, bottom=bottom, label=part, color=colour(i), hatch=hatch, edgecolor=WHITE)
         bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
     for x, total in enumerate(bottom):
         ax.text(x, total, f"{total:,.0f} kB", ha="center", va="bottom")
