@@ -15,6 +15,7 @@ from typing import Any
 import torch
 
 from .devices import a_function, try_gpu, usable_device
+from .environment import nvml
 from .memory import MIB, cuda_device_for, format_bytes
 from .timing import format_seconds, gigabytes_per_second, wall_seconds
 from .training import STAND_IN_COPY_THREADS, threads_on_cpu
@@ -286,32 +287,10 @@ def link_peak_gb_per_s(device: torch.device | str | int | None = None) -> tuple[
         dev = cuda_device_for(device, "link_peak_gb_per_s")
     except (TypeError, ValueError) as exc:
         return None, str(exc)
-    try:
-        import pynvml  # from the nvidia-ml-py package
-    except ImportError:
-        return None, "the nvidia-ml-py package (module pynvml) is not installed: pip install nvidia-ml-py"
-    try:
-        pynvml.nvmlInit()
-    except pynvml.NVMLError as exc:
-        return None, f"NVML could not start ({exc})"
-    try:
-        try:  # by UUID, else (a UUID NVML does not know) by index
-            handle, how = pynvml.nvmlDeviceGetHandleByUUID(f"GPU-{torch.cuda.get_device_properties(dev).uuid}"), ""
-        except pynvml.NVMLError:
-            handle, how = pynvml.nvmlDeviceGetHandleByIndex(dev.index), "; matched by index, check CUDA_VISIBLE_DEVICES"
-        generation = int(pynvml.nvmlDeviceGetMaxPcieLinkGeneration(handle))
-        width = int(pynvml.nvmlDeviceGetMaxPcieLinkWidth(handle))
-        try:
-            current = (
-                f"; now running at gen {pynvml.nvmlDeviceGetCurrPcieLinkGeneration(handle)} "
-                f"x{pynvml.nvmlDeviceGetCurrPcieLinkWidth(handle)}"
-            )
-        except pynvml.NVMLError:
-            current = ""
-    except pynvml.NVMLError as exc:
-        return None, f"NVML could not read the PCIe link ({exc})"
-    finally:
-        pynvml.nvmlShutdown()
+    found, why = nvml(lambda pynvml: _max_link(pynvml, dev))
+    if found is None:
+        return None, why
+    generation, width, how, current = found
     if generation not in PCIE_GENERATIONS or width not in PCIE_WIDTHS:
         return None, (
             f"NVML reports PCIe gen {generation} x{width}, which this helper cannot price "
@@ -319,6 +298,23 @@ def link_peak_gb_per_s(device: torch.device | str | int | None = None) -> tuple[
         )
     peak = pcie_peak_gb_per_s(generation, width)
     return peak, f"PCIe {generation}.0 x{width} (maximum link of {dev}, read through NVML{how}{current})"
+
+
+def _max_link(pynvml: Any, dev: torch.device) -> tuple[int, int, str, str]:
+    """NVML's maximum PCIe generation and width of `dev`, how it was matched, and the link it runs at now."""
+    try:  # by UUID, else (a UUID NVML does not know) by index
+        handle, how = pynvml.nvmlDeviceGetHandleByUUID(f"GPU-{torch.cuda.get_device_properties(dev).uuid}"), ""
+    except pynvml.NVMLError:
+        handle, how = pynvml.nvmlDeviceGetHandleByIndex(dev.index), "; matched by index, check CUDA_VISIBLE_DEVICES"
+    try:
+        current = (
+            f"; now running at gen {pynvml.nvmlDeviceGetCurrPcieLinkGeneration(handle)} "
+            f"x{pynvml.nvmlDeviceGetCurrPcieLinkWidth(handle)}"
+        )
+    except pynvml.NVMLError:
+        current = ""
+    generation, width = pynvml.nvmlDeviceGetMaxPcieLinkGeneration(handle), pynvml.nvmlDeviceGetMaxPcieLinkWidth(handle)
+    return int(generation), int(width), how, current
 
 
 def ratio_lines(results: Sequence[CopyTiming], peak_gb_per_s: float, min_nbytes: int = 0) -> list[str]:

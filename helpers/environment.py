@@ -13,15 +13,17 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import torch
 
 from .devices import HOW_TO_GET_A_GPU, accelerator_type, cuda_gpu_count
 
 Level = Literal["ok", "note", "problem"]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -90,30 +92,36 @@ def driver_gpu_names() -> tuple[str, ...] | None:
 
     NVML comes first (it needs no process, and containers may mount the driver's library without its tools).
     """
-    names = _nvml("names")
-    return names if isinstance(names, tuple) else _nvidia_smi_gpu_names()
+    names, _ = nvml(lambda pynvml: tuple(_nvml_name(pynvml, i) for i in range(pynvml.nvmlDeviceGetCount())))
+    return names if names is not None else _nvidia_smi_gpu_names()
 
 
-def _nvml(read: str) -> tuple[str, ...] | str | None:
-    """From NVML (the nvidia-ml-py package): the GPU names ("names") or the newest CUDA the driver supports
-    ("cuda", e.g. "12.8"); None without the package or a driver library to load."""
+def nvml(read: Callable[[Any], T]) -> tuple[T | None, str]:
+    """`(read(pynvml), "")` with NVML started, then shut down again; `(None, why)` when NVML cannot answer.
+
+    NVML (the nvidia-ml-py package) talks to the driver itself: it needs no CUDA context and ignores
+    CUDA_VISIBLE_DEVICES. The doctor (chapter 00) and the copy harness's link reading (07, 10) use it.
+    """
     try:
         import pynvml  # from the nvidia-ml-py package
     except ImportError:
-        return None
+        return None, "the nvidia-ml-py package (module pynvml) is not installed: pip install nvidia-ml-py"
     try:
         pynvml.nvmlInit()
-    except pynvml.NVMLError:
-        return None
+    except pynvml.NVMLError as exc:
+        return None, f"NVML could not start ({exc})"
     try:
-        if read == "cuda":
-            version = pynvml.nvmlSystemGetCudaDriverVersion()  # 12080 for 12.8
-            return f"{version // 1000}.{version % 1000 // 10}"
-        return tuple(_nvml_name(pynvml, i) for i in range(pynvml.nvmlDeviceGetCount()))
-    except pynvml.NVMLError:
-        return None
+        return read(pynvml), ""
+    except pynvml.NVMLError as exc:
+        return None, f"NVML could not answer ({exc})"
     finally:
         pynvml.nvmlShutdown()
+
+
+def _driver_cuda(pynvml: Any) -> str:
+    """The newest CUDA the driver supports, "12.8" (NVML answers 12080)."""
+    version = pynvml.nvmlSystemGetCudaDriverVersion()
+    return f"{version // 1000}.{version % 1000 // 10}"
 
 
 #: The name the doctor gives a GPU NVML counts but this process may not query (a cluster job's share).
@@ -154,7 +162,7 @@ def describe_machine() -> Machine:
         arch_list=tuple(torch.cuda.get_arch_list()) if torch.version.cuda else (),
         cuda_visible_devices=os.environ.get("CUDA_VISIBLE_DEVICES"),
         driver_gpus=driver_gpu_names(),
-        driver_cuda=_nvml("cuda"),  # type: ignore[arg-type]
+        driver_cuda=nvml(_driver_cuda)[0],
         cpus_usable=usable_cpu_count(),
         cpus_machine=os.cpu_count() or 1,
         torch_threads=torch.get_num_threads(),

@@ -249,7 +249,7 @@ def _fake_nvidia_smi(folder: Path, exit_code: int) -> str:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="the stand-in nvidia-smi is a shell script")
 def test_the_driver_list_falls_back_to_nvidia_smi(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setattr(env, "_nvml", lambda read: None)  # as on a machine without NVML
+    monkeypatch.setattr(env, "nvml", lambda read: (None, "no NVML here"))  # as on a machine without NVML
     monkeypatch.setenv("PATH", _fake_nvidia_smi(tmp_path / "works", 0))
     assert env.driver_gpu_names() == ("Tesla T4", "NVIDIA H200")
     monkeypatch.setenv("PATH", _fake_nvidia_smi(tmp_path / "no_driver", 9))  # nvidia-smi reaching no driver
@@ -279,7 +279,7 @@ def test_the_driver_list_comes_from_nvml_first(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setitem(sys.modules, "pynvml", fake)
     monkeypatch.setattr(env, "_nvidia_smi_gpu_names", lambda: pytest.fail("NVML answered"))
     assert env.driver_gpu_names() == ("Tesla T4", "Tesla T4", env.NO_ACCESS) and calls == ["init", "shutdown"]
-    assert env._nvml("cuda") == "12.8"
+    assert env.nvml(env._driver_cuda) == ("12.8", "")
 
     monkeypatch.setattr(fake, "nvmlDeviceGetCount", fails)
     monkeypatch.setattr(env, "_nvidia_smi_gpu_names", lambda: None)
