@@ -83,7 +83,7 @@ class RankOutcome:
     error: str = ""
     frames: tuple[Frame, ...] = ()
     details: str = ""
-    exit: str = ""  # how a process that DIED ended: "was killed by signal SIGABRT"
+    exit: str = ""  # how a process that DIED ended: "was killed by signal SIGABRT before reporting a result"
 
     @property
     def in_distributed(self) -> bool:
@@ -421,7 +421,7 @@ def write_stderr_to(path: str | None) -> None:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     os.dup2(fd, 2)
     os.close(fd)
-    faulthandler.enable(all_threads=False)  # the thread that crashed: the launcher's own threads are noise
+    faulthandler.enable()  # every thread: a gloo abort comes from a C++ thread, the learner's line is in the main one
 
 
 @contextlib.contextmanager
@@ -519,13 +519,15 @@ def _outcomes(reports: _Reports, processes: list[Any], stderr_paths: list[str], 
         if said is not None and not (said.ended == RETURNED and p.exitcode not in (0, None) and rank not in stopped):
             found.append(said)
         elif said is not None:  # returned, then its process failed on the way out
-            how = f"the process finished its work but {describe_exit(p.exitcode)} at exit"
-            found.append(RankOutcome(rank, DIED, details=how, exit=f"{describe_exit(p.exitcode)} at exit"))
+            how = f"{describe_exit(p.exitcode)} at exit, after reporting its result"
+            found.append(RankOutcome(rank, DIED, details=f"the process finished its work but {how}", exit=how))
         elif rank in stopped:
             found.append(RankOutcome(rank, RUNNING if rank in reports.started else STARTING))
         else:
-            why = died_before_reporting("the process", p.exitcode, stderr_paths[rank], rank in reports.started)
-            found.append(RankOutcome(rank, DIED, details=why, exit=describe_exit(p.exitcode)))
+            started = rank in reports.started
+            why = died_before_reporting("the process", p.exitcode, stderr_paths[rank], started)
+            when = "before reporting a result" if started else "while starting (importing the worker's module)"
+            found.append(RankOutcome(rank, DIED, details=why, exit=f"{describe_exit(p.exitcode)} {when}"))
     return found
 
 

@@ -87,7 +87,7 @@ def _what_the_ranks_did(error: Any, file: str) -> Exception:
     if blamed is not None and blamed.ended == RAISED and blamed.waiting_in is None:  # not a wait its peer caused
         return Wrong(f"on two ranks, rank {blamed.rank} failed{_where(blamed, file)}{after}: {error.last_line}")
     if blamed is not None and blamed.ended == DIED:
-        return Wrong(f"on two ranks, rank {blamed.rank} {blamed.exit} before reporting a result{after}")
+        return Wrong(f"on two ranks, rank {blamed.rank} {blamed.exit}{after}: what it printed is above")
     waiting = sorted(
         (o for o in outcomes if o.waiting_in is not None),
         key=lambda o: (o.collective is None, o.line_in(file) is None),  # first a collective the answer called
@@ -118,9 +118,10 @@ def _what_the_ranks_did(error: Any, file: str) -> Exception:
             f"waiting for something rank {waited.rank} never does?"
         )
     if running:
+        each = " and ".join(f"rank {o.rank}{_where(o, file)}" for o in running)
         return Wrong(
-            f"on two ranks, rank {running[0].rank} was still running{_where(running[0], file)} after "
-            f"{LAUNCH_TIMEOUT:g} s{after}: does it loop forever, or wait for something the other rank never does?"
+            f"on two ranks, {each} {'was' if len(running) == 1 else 'were'} still running after {LAUNCH_TIMEOUT:g} s"
+            f"{after}: does the answer loop forever, or wait for something another rank never does?"
         )
     return Wrong(f"on two ranks, the answer did not finish{after}: {str(error).splitlines()[0]}")
 

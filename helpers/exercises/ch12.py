@@ -10,6 +10,7 @@ the sharded model trains and must end where one process trained on both ranks' d
 from __future__ import annotations
 
 import math
+import traceback
 from typing import Any
 
 import torch
@@ -94,8 +95,9 @@ def _apply(fn: Any, model: torch.nn.Module, mesh: Any) -> torch.nn.Module:
 
     try:
         result = fn(model, mesh)
-    except Exception:
-        if isinstance(model, FSDPModule):
+    except Exception as exc:
+        files = [frame.filename.replace("\\", "/") for frame in traceback.extract_tb(exc.__traceback__)]
+        if isinstance(model, FSDPModule) and any("/fsdp/" in f or "/_composable/" in f for f in files):
             raise Wrong(
                 "fully_shard failed on a block after the whole model was already sharded: shard every block "
                 "first, then the root"
@@ -127,6 +129,8 @@ def run_shard(rank: int, world_size: int, shard: Any) -> dict[str, Any]:
         _apply(shard, model, mesh)
     except Wrong as wrong:
         return {"wrong": str(wrong)}
+    if not torch.distributed.is_initialized():
+        return {"wrong": "shard destroyed the process group the ranks train with: leave that to the launcher"}
     _train(model, [_rank_data(rank)])
     local = sum(
         (p.to_local() if isinstance(p, DTensor) else p).numel() for p in model.parameters()

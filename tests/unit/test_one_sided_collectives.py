@@ -117,3 +117,25 @@ def test_a_rank_that_ends_on_its_own_is_named_not_the_peer_it_left_waiting(chang
     code, line = _with(change, "import os\n")
     outcome = evaluate(ch08.QUESTIONS[1], code)
     assert not outcome.correct and words.format(line=line) in outcome.message, outcome.message
+
+
+def test_a_collective_on_one_rank_after_sharding_is_not_blamed_on_fully_shard(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(ch08, "COLLECTIVE_TIMEOUT", 5.0)
+    body = (
+        _BLOCKS
+        + _ROOT
+        + "    import torch.distributed as dist\n\n    if dist.get_rank() == 0:\n        dist.barrier()\n"
+    )
+    code = _SHARD_TEMPLATE.format(body=body)
+    outcome = evaluate(ch12.QUESTIONS[1], code)
+    assert not outcome.correct and "fully_shard failed" not in outcome.message, outcome.message
+    line = code.splitlines().index("        dist.barrier()") + 1
+    assert f"rank 0 waited in barrier (line {line} of shard_answer.py)" in outcome.message, outcome.message
+
+
+def test_a_shard_that_destroys_the_process_group_is_told_so() -> None:
+    code = _SHARD_TEMPLATE.format(
+        body=_BLOCKS + _ROOT + "    import torch.distributed as dist\n\n    dist.destroy_process_group()\n"
+    )
+    outcome = evaluate(ch12.QUESTIONS[1], code)
+    assert not outcome.correct and "shard destroyed the process group" in outcome.message, outcome.message
