@@ -383,7 +383,8 @@ def plot_bandwidth(
         parts.append(f"published T4 figures (not measured here): {published}")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set(xlabel="bytes per copy (log scale)", ylabel="bandwidth (GB/s = 10⁹ bytes/s, log scale)", title=title)
+    ax.set(xlabel="bytes per copy (log scale)", ylabel="effective bandwidth (GB/s, log scale)", title=title)
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}"))  # 0.1, 1, 10: plain numbers
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: format_bytes(x).replace(".0 ", " ") if x > 0 else ""))
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=7, loc="lower right")

@@ -54,6 +54,7 @@ class Machine:
     cuda_visible_devices: str | None = None  # as set; which GPUs it leaves visible is CUDA's to decide
     driver_gpus: tuple[str, ...] | None = None  # GPU names from NVML or nvidia-smi; None: no driver
     driver_cuda: str | None = None  # the newest CUDA the driver supports ("12.8"), from NVML; None: unknown
+    driver_fault: str | None = None  # NVML's error when a driver library is there but NVML cannot start
     cpus_usable: int = 1
     cpus_machine: int = 1
     torch_threads: int = 1
@@ -118,6 +119,23 @@ def nvml(read: Callable[[Any], T]) -> tuple[T | None, str]:
         pynvml.nvmlShutdown()
 
 
+def _driver_fault() -> str | None:
+    """NVML's error when a driver library is installed but NVML cannot start (a driver updated without a
+    reboot: "RM has detected an NVML/RM version mismatch."); None when NVML starts or finds no library."""
+    try:
+        import pynvml  # from the nvidia-ml-py package
+    except ImportError:
+        return None
+    try:
+        pynvml.nvmlInit()
+    except pynvml.NVMLError_LibraryNotFound:
+        return None
+    except pynvml.NVMLError as exc:
+        return str(exc) or type(exc).__name__
+    pynvml.nvmlShutdown()
+    return None
+
+
 def _driver_cuda(pynvml: Any) -> str:
     """The newest CUDA the driver supports, "12.8" (NVML answers 12080)."""
     version = pynvml.nvmlSystemGetCudaDriverVersion()
@@ -132,8 +150,10 @@ def _nvml_name(pynvml: Any, index: int) -> str:
     """GPU `index`'s name; a GPU this process may not query (a cluster job's cgroup) still counts."""
     try:
         name = pynvml.nvmlDeviceGetName(pynvml.nvmlDeviceGetHandleByIndex(index))
-    except pynvml.NVMLError:
+    except pynvml.NVMLError_NoPermission:
         return NO_ACCESS
+    except pynvml.NVMLError as exc:  # a fault (lost, unpowered), not another job's share
+        return f"GPU {index} (NVML: {exc})"
     return name.decode() if isinstance(name, bytes) else name  # older releases return bytes
 
 
@@ -163,6 +183,7 @@ def describe_machine() -> Machine:
         cuda_visible_devices=os.environ.get("CUDA_VISIBLE_DEVICES"),
         driver_gpus=driver_gpu_names(),
         driver_cuda=nvml(_driver_cuda)[0],
+        driver_fault=_driver_fault(),
         cpus_usable=usable_cpu_count(),
         cpus_machine=os.cpu_count() or 1,
         torch_threads=torch.get_num_threads(),
@@ -245,7 +266,8 @@ def diagnose(m: Machine) -> list[Finding]:
     major = (m.cuda_build or "").split(".")[0]
     if m.driver_cuda and not _older(m.driver_cuda, m.cuda_build):
         driver_check = (
-            f"the driver (CUDA up to {m.driver_cuda}) is new enough for this build; `{COLLECT_ENV}` may say more"
+            f"read torch's 'CUDA initialization' warning, which names the reason (the driver, CUDA up to "
+            f"{m.driver_cuda}, is new enough for this build)"
         )
     else:
         driver_check = (
@@ -310,6 +332,13 @@ def diagnose(m: Machine) -> list[Finding]:
             "note",
             "The NVIDIA driver answers but lists no GPU. Chapters run their CPU stand-ins.",
             HOW_TO_GET_A_GPU,
+        )
+    elif m.driver_fault:
+        add(
+            "problem",
+            f"An NVIDIA driver is installed, but NVML cannot use it: {m.driver_fault}",
+            "A driver updated without a reboot does this: reboot. Otherwise reinstall the driver; nvidia-smi "
+            "works again once it is fixed.",
         )
     elif m.cuda_build is not None:  # no NVML and no nvidia-smi answer: no driver
         add(
@@ -386,7 +415,8 @@ def report(m: Machine) -> str:
     visible_value = "(not set)" if m.cuda_visible_devices is None else echo_value(m.cuda_visible_devices)
     listed = "no driver found (NVML, nvidia-smi)" if m.driver_gpus is None else _name_counts(m.driver_gpus) or "none"
     if m.driver_cuda:
-        listed += f" (the driver supports CUDA up to {m.driver_cuda})"
+        major = m.driver_cuda.split(".")[0]
+        listed += f" (the driver supports CUDA {m.driver_cuda}, enough for any CUDA {major}.x build)"
     lines += [
         f"  GPUs the NVIDIA driver lists: {listed}",
         f"  CUDA GPUs torch can open: {len(m.gpus)} (torch.cuda.is_available(): {bool(m.gpus)})",

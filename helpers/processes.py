@@ -32,7 +32,7 @@ import threading
 import time
 import traceback
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -59,6 +59,8 @@ Frame = tuple[str, int, str]
 
 #: Where torch's distributed code lives: torch.distributed, and DistributedDataParallel.
 _DISTRIBUTED = ("/torch/distributed/", "/torch/nn/parallel/distributed.py")
+#: Where a rank can wait for its peers: there, and in autograd (DDP averages gradients inside backward()).
+_WAITS = (*_DISTRIBUTED, "/torch/autograd/")
 _C10D = "/torch/distributed/distributed_c10d.py"
 #: What torch.distributed raises when a collective times out or a peer is gone (by type, never by text).
 _COMMUNICATION_ERRORS = ("RuntimeError", "DistError", "DistBackendError", "DistNetworkError", "DistStoreError")
@@ -74,7 +76,9 @@ def _posix(path: str) -> str:
 class RankOutcome:
     """How one rank ended, as data: `RETURNED` (with its `result`), `RAISED` (the exception's type, its
     `frames` outermost first), `RUNNING` at the limit (its stack), `DIED`, or `STARTING` (never got going).
-    Checkers decide from these fields, never from an error's text; `details` is for people.
+    `waited`: it was left waiting for its peers (running inside torch.distributed or autograd at the
+    limit, or raised there a communication error no sooner than the collective timeout). Checkers decide
+    from these fields, never from an error's text; `details` is for people.
     """
 
     rank: int
@@ -84,6 +88,8 @@ class RankOutcome:
     frames: tuple[Frame, ...] = ()
     details: str = ""
     exit: str = ""  # how a process that DIED ended: "was killed by signal SIGABRT before reporting a result"
+    seconds: float = 0.0  # from the moment every rank had started to the moment it raised
+    waited: bool = False
 
     @property
     def in_distributed(self) -> bool:
@@ -98,21 +104,28 @@ class RankOutcome:
 
     @property
     def waiting_in(self) -> str | None:
-        """Where it waited inside torch.distributed, for people ("all_reduce", "DistributedDataParallel.forward"):
-        still running there, or raised there the kind of error a timeout or a lost peer raises; else None."""
-        if not (self.ended == RUNNING or (self.ended == RAISED and self.error in _COMMUNICATION_ERRORS)):
+        """Where it waited for its peers, for people ("all_reduce", "DistributedDataParallel.forward",
+        "torch.autograd.backward"); None when it did not wait."""
+        if not self.waited:
             return None
         if self.collective is not None:
             return self.collective
-        frames = self._distributed_frames()
+        frames = [f for f in self.frames if any(part in _posix(f[0]) for part in _WAITS)]
         if not frames:
-            return None
+            return "a collective"
         path, name = _posix(frames[0][0]), frames[0][2]
-        module = path[path.rindex("/torch/") + 1 :].removesuffix(".py").replace("/", ".")
+        module = path[path.rindex("/torch/") + 1 :].removesuffix(".py").removesuffix("/__init__").replace("/", ".")
         return f"{_OWNERS.get(module, module)}.{name}"
 
     def _distributed_frames(self) -> list[Frame]:
         return [f for f in self.frames if any(part in _posix(f[0]) for part in _DISTRIBUTED)]
+
+    def judged(self, collective_timeout: float) -> RankOutcome:
+        """This outcome with `waited` decided: where it ran at the limit, or its error's kind and time."""
+        if self.ended == RUNNING:
+            return replace(self, waited=any(part in _posix(f) for f, _, _ in self.frames for part in _WAITS))
+        late = self.seconds >= 0.9 * collective_timeout  # a timeout fires no sooner; an error of its own, anytime
+        return replace(self, waited=self.ended == RAISED and self.error in _COMMUNICATION_ERRORS and late)
 
     def line_in(self, file: str) -> int | None:
         """The line of the innermost frame from `file` (a basename such as "ddp_answer.py"), or None."""
@@ -313,7 +326,7 @@ def _listen(conn: Any, send: Callable[[tuple[Any, ...]], None]) -> dict[str, thr
     main = threading.main_thread().ident
 
     def listen() -> None:
-        with contextlib.suppress(EOFError, OSError):
+        with contextlib.suppress(Exception):  # EOF: the launcher is gone (or the interpreter is ending)
             while (word := conn.recv()) != "report":
                 heard[word].set()
             frame = sys._current_frames().get(main) if main is not None else None
@@ -336,7 +349,7 @@ def _rank_main(rank: int, plan: _Plan) -> None:
     for other in plan.pipes:
         if other is not conn:
             other.close()  # only the parent and this rank hold this rank's pipe: EOF means it is gone
-    lock, returned = threading.Lock(), threading.Event()
+    lock, returned, went = threading.Lock(), threading.Event(), 0.0
 
     def send(message: tuple[Any, ...]) -> None:
         with lock:
@@ -351,6 +364,7 @@ def _rank_main(rank: int, plan: _Plan) -> None:
         heard = _listen(conn, send)
         send(("started",))
         heard["go"].wait()  # only the launcher's clocks decide: it stops a rank it stops waiting for
+        went = time.monotonic()
         store = None
         if plan.init_group:
             if plan.backend == "nccl":
@@ -375,16 +389,17 @@ def _rank_main(rank: int, plan: _Plan) -> None:
     except BaseException as exc:  # report everything, KeyboardInterrupt included, then die quickly
         try:
             frames = tuple((f.filename, f.lineno or 0, f.name) for f in traceback.extract_tb(exc.__traceback__))
-            send(("raised", type(exc).__name__, frames, traceback.format_exc()))
+            seconds = time.monotonic() - went if went else 0.0
+            send(("raised", type(exc).__name__, frames, traceback.format_exc(), seconds))
             conn.close()
         finally:
             # Peers may be blocked on us inside a collective: skip the interpreter's teardown (which
             # would wait for gloo's threads) and let the parent stop everyone.
             os._exit(1)
     conn.close()
-    # multiprocessing ends every child it starts with os._exit after the target returns; flush first.
     sys.stdout.flush()
     sys.stderr.flush()
+    os._exit(0)  # as multiprocessing ends a child, but now: a thread the worker left running must not keep it
 
 
 @dataclass
@@ -501,7 +516,8 @@ class _Reports:
         elif kind == "running" and rank not in self.said:
             self.said[rank] = RankOutcome(rank, RUNNING, frames=message[1])
         elif kind == "raised":
-            self.said[rank] = RankOutcome(rank, RAISED, error=message[1], frames=message[2], details=message[3])
+            error, frames, details, seconds = message[1:]
+            self.said[rank] = RankOutcome(rank, RAISED, error=error, frames=frames, details=details, seconds=seconds)
             self.order.append(rank)
 
     def tell(self, word: str) -> None:
@@ -533,10 +549,10 @@ def _outcomes(reports: _Reports, processes: list[Any], stderr_paths: list[str], 
 
 def _blame(outcomes: list[RankOutcome], order: list[int]) -> RankOutcome | None:
     """The rank whose failure explains the launch's (the one that crashed, not the peer it left waiting): an
-    error of a kind no wait raises, a death, an error outside torch.distributed, then any error."""
+    error of a kind no wait raises, a death, an error that was no wait (a quick one), then any error."""
     raised = sorted((o for o in outcomes if o.ended == RAISED), key=lambda o: order.index(o.rank))
     own = [o for o in raised if o.error not in _COMMUNICATION_ERRORS]  # ValueError, AssertionError, …
-    first = own + [o for o in outcomes if o.ended == DIED] + [o for o in raised if o.waiting_in is None] + raised
+    first = own + [o for o in outcomes if o.ended == DIED] + [o for o in raised if not o.waited] + raised
     return first[0] if first else None
 
 
@@ -662,8 +678,10 @@ def _wait(
     until = time.monotonic() + 5.0
     while reports.open and time.monotonic() < until:  # every rank has ended: read its pipe to the end
         reports.read(timeout=0.5)
-    stopped = {r for r in alive if processes[r].exitcode is not None and processes[r].exitcode < 0}
-    return _outcomes(reports, processes, stderr_paths, stopped), limit, reports.order
+    ours = {-getattr(signal, name) for name in ("SIGTERM", "SIGKILL") if hasattr(signal, name)}  # not a crash's
+    stopped = {r for r in alive if processes[r].exitcode in ours}
+    outcomes = [o.judged(plan.collective_timeout) for o in _outcomes(reports, processes, stderr_paths, stopped)]
+    return outcomes, limit, reports.order
 
 
 @dataclass

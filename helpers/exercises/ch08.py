@@ -96,6 +96,8 @@ def _what_the_ranks_did(error: Any, file: str) -> Exception:
         others = [o for o in outcomes if o.rank != waited.rank]
         if all(_elsewhere(o, waited, file) for o in others):
             pair = " (a recv needs a send on the other rank, and a send a recv)" if waited.collective in _P2P else ""
+            if "autograd" in waited.waiting_in:  # DDP's gradient averaging, inside backward()
+                pair = " (DDP averages the gradients inside backward(): every rank must run as many steps)"
             return Wrong(
                 f"rank {waited.rank} waited in {waited.waiting_in}{_where(waited, file)} "
                 f"{' and '.join(_what_it_did(o, file) for o in others)}: every rank must make the same "
@@ -105,8 +107,9 @@ def _what_the_ranks_did(error: Any, file: str) -> Exception:
     if waiting and len(waiting) == len(outcomes):
         each = " and ".join(f"rank {o.rank} in {o.waiting_in}{_where(o, file)}" for o in waiting)
         return Wrong(
-            f"on two ranks, every rank waited inside torch.distributed and none went on ({each}): do the ranks "
-            "call the same collectives, in the same order, on tensors of the same shape?"
+            f"on two ranks, every rank waited for the others and none went on ({each}): do the ranks make the "
+            "same collective calls, in the same order, with the same arguments (src, dst) and tensors of the same "
+            "shape and dtype?"
         )
     running = [o for o in outcomes if o.ended == RUNNING and o.waiting_in is None]
     limit = LAUNCH_TIMEOUT if isinstance(error, LaunchTimeout) else COLLECTIVE_TIMEOUT

@@ -266,19 +266,34 @@ def test_the_driver_list_comes_from_nvml_first(monkeypatch: pytest.MonkeyPatch) 
         raise NVMLError("Driver Not Loaded")
 
     calls: list[str] = []
-    names = {0: b"Tesla T4", 1: "Tesla T4"}  # older pynvml releases return bytes; GPU 2 may not be queried
+
+    class NoPermission(NVMLError):
+        pass
+
+    def name(handle: int) -> str | bytes:
+        if handle == 2:
+            raise NoPermission("Insufficient Permissions")  # a cluster job's cgroup: another job's GPU
+        if handle == 3:
+            raise NVMLError("GPU is lost")  # a fault, named as one
+        return {0: b"Tesla T4", 1: "Tesla T4"}[handle]  # older pynvml releases return bytes
+
     fake = types.SimpleNamespace(
         NVMLError=NVMLError,
+        NVMLError_NoPermission=NoPermission,
         nvmlInit=lambda: calls.append("init"),
         nvmlShutdown=lambda: calls.append("shutdown"),
-        nvmlDeviceGetCount=lambda: 3,
+        nvmlDeviceGetCount=lambda: 4,
         nvmlDeviceGetHandleByIndex=lambda i: i,
-        nvmlDeviceGetName=lambda handle: names[handle] if handle in names else fails(),
+        nvmlDeviceGetName=name,
         nvmlSystemGetCudaDriverVersion=lambda: 12080,
     )
     monkeypatch.setitem(sys.modules, "pynvml", fake)
     monkeypatch.setattr(env, "_nvidia_smi_gpu_names", lambda: pytest.fail("NVML answered"))
-    assert env.driver_gpu_names() == ("Tesla T4", "Tesla T4", env.NO_ACCESS) and calls == ["init", "shutdown"]
+    found = env.driver_gpu_names()
+    assert found == ("Tesla T4", "Tesla T4", env.NO_ACCESS, "GPU 3 (NVML: GPU is lost)") and calls == [
+        "init",
+        "shutdown",
+    ]
     assert env.nvml(env._driver_cuda) == ("12.8", "")
 
     monkeypatch.setattr(fake, "nvmlDeviceGetCount", fails)
@@ -357,5 +372,13 @@ def test_gpus_this_process_may_not_access_are_a_jobs_share_not_a_hidden_variable
 def test_a_driver_new_enough_is_said_so_and_the_report_shows_its_cuda() -> None:
     m = replace(MACHINES["GPUs hidden by CUDA_VISIBLE_DEVICES"], cuda_visible_devices=None, driver_cuda="12.9")
     (problem,) = levels(m)["problem"]
-    assert "the driver (CUDA up to 12.9) is new enough for this build" in problem, problem
-    assert "(the driver supports CUDA up to 12.9)" in env.report(m)
+    assert "read torch's 'CUDA initialization' warning" in problem and "CUDA up to 12.9, is new enough" in problem
+    assert "(the driver supports CUDA 12.9, enough for any CUDA 12.x build)" in env.report(m)
+
+
+def test_a_driver_nvml_cannot_start_is_not_a_missing_driver() -> None:
+    fault = "RM has detected an NVML/RM version mismatch."
+    m = replace(MACHINES["a CUDA build of torch without a driver"], driver_fault=fault)
+    (problem,) = levels(m)["problem"]
+    assert f"An NVIDIA driver is installed, but NVML cannot use it: {fault}" in problem and "reboot" in problem
+    assert not any("no NVIDIA driver is installed" in n for n in levels(m)["note"])

@@ -139,3 +139,39 @@ def test_a_shard_that_destroys_the_process_group_is_told_so() -> None:
     )
     outcome = evaluate(ch12.QUESTIONS[1], code)
     assert not outcome.correct and "shard destroyed the process group" in outcome.message, outcome.message
+
+
+@pytest.mark.parametrize(
+    ("change", "before", "words"),
+    [
+        # a shape error inside DDP's forward on one rank: the rank that raised, not the peer it cut off
+        (
+            "    if rank == 1:\n        x = torch.randn(8, 5)\n",
+            "    for step in range(5):",
+            "rank 1 failed (line {line}",
+        ),
+        # a different model on one rank: DDP's own check fails there, at once
+        (
+            "    if rank == 1:\n        model = nn.Linear(4, 2)\n",
+            "    model = DDP(model)",
+            "rank 1 failed (line {line}",
+        ),
+    ],
+    ids=["a shape error in the forward on one rank", "another model on one rank"],
+)
+def test_an_error_of_its_own_inside_ddp_is_named_not_read_as_a_wait(change: str, before: str, words: str) -> None:
+    code, line = _with(change, "", before)
+    line = line + 2 if "randn" in change else line + 1  # where it raises: the forward, or DDP(model)
+    outcome = evaluate(ch08.QUESTIONS[1], code)
+    assert not outcome.correct and words.format(line=line) in outcome.message, outcome.message
+    assert "waited" not in outcome.message, outcome.message
+
+
+def test_a_rank_that_stops_training_early_waits_in_backward(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rank 0 stops after three steps; rank 1's fourth backward waits for gradients that never come."""
+    monkeypatch.setattr(ch08, "COLLECTIVE_TIMEOUT", 5.0)
+    code = _DDP_TEMPLATE.format(step="        if rank == 0 and step == 3:\n            break\n" + _STEP)
+    outcome = evaluate(ch08.QUESTIONS[1], code)
+    assert not outcome.correct
+    assert "rank 1 waited in torch.autograd.backward" in outcome.message, outcome.message
+    assert "every rank must run as many steps" in outcome.message, outcome.message

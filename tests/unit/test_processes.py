@@ -186,7 +186,7 @@ def test_a_rank_left_waiting_in_a_collective_says_where_whichever_clock_fires_fi
         d.launch(one_sided_worker, 2, (collective,), **limits)
     assert time.monotonic() - started < 30, clock
     first, second = info.value.outcomes
-    assert (first.ended, first.collective, first.in_distributed) == (rank0, collective, True), clock
+    assert (first.ended, first.collective, first.in_distributed, first.waited) == (rank0, collective, True, True), clock
     assert first.line_in(Path(__file__).name) is not None, "where in the worker's file it waited"
     assert (second.ended, second.result) == (d.RETURNED, 1), clock
     _nothing_left(warm, before)
@@ -197,7 +197,7 @@ def test_a_rank_that_raises_is_blamed_not_the_peer_it_left_waiting(warm: set[int
         d.launch(failing_worker, 2, timeout=60, collective_timeout=30)
     assert info.value.rank == 1
     outcomes = {o.rank: o for o in info.value.outcomes}
-    assert (outcomes[1].ended, outcomes[1].error, outcomes[1].in_distributed) == (d.RAISED, "ValueError", False)
+    assert (outcomes[1].ended, outcomes[1].error, outcomes[1].waited) == (d.RAISED, "ValueError", False)
     assert outcomes[0].ended in (d.RAISED, d.RUNNING) and outcomes[0].collective == "barrier"
 
 
