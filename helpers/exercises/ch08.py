@@ -85,9 +85,16 @@ def _what_the_ranks_did(error: Any, file: str) -> Exception:
     after = f", after rank {done[0].rank} had already finished" if done else ""
     blamed = next((o for o in outcomes if o.rank == getattr(error, "rank", None)), None)  # by the launcher
     if blamed is not None and blamed.ended == RAISED and blamed.waiting_in is None:  # not a wait its peer caused
-        return Wrong(f"on two ranks, rank {blamed.rank} failed{_where(blamed, file)}{after}: {error.last_line}")
-    if blamed is not None and blamed.ended == DIED:
-        return Wrong(f"on two ranks, rank {blamed.rank} {blamed.exit}{after}: what it printed is above")
+        also = "".join(
+            f"; rank {o.rank} failed too{_where(o, file)}: {_last_line(o.details)}"
+            for o in outcomes
+            if o.ended == RAISED and not o.waited and o.rank != blamed.rank and o.error != "RuntimeError"
+        )
+        return Wrong(
+            f"on two ranks, rank {blamed.rank} failed{_where(blamed, file)}{after}: {_last_line(blamed.details)}{also}"
+        )
+    if blamed is not None and blamed.ended == DIED:  # gloo aborts a rank whose collective does not match its peer's
+        return Wrong(f"on two ranks, rank {blamed.rank} {blamed.exit}{after}")
     waiting = sorted(
         (o for o in outcomes if o.waiting_in is not None),
         key=lambda o: (o.collective is None, o.line_in(file) is None),  # first a collective the answer called
@@ -107,7 +114,7 @@ def _what_the_ranks_did(error: Any, file: str) -> Exception:
     if waiting and len(waiting) == len(outcomes):
         each = " and ".join(f"rank {o.rank} in {o.waiting_in}{_where(o, file)}" for o in waiting)
         return Wrong(
-            f"on two ranks, every rank waited for the others and none went on ({each}): do the ranks make the "
+            f"on two ranks, every rank ended up waiting for the others ({each}): do the ranks make the "
             "same collective calls, in the same order, with the same arguments (src, dst) and tensors of the same "
             "shape and dtype?"
         )
@@ -127,6 +134,12 @@ def _what_the_ranks_did(error: Any, file: str) -> Exception:
             f"{after}: does the answer loop forever, or wait for something another rank never does?"
         )
     return Wrong(f"on two ranks, the answer did not finish{after}: {str(error).splitlines()[0]}")
+
+
+def _last_line(details: str) -> str:
+    """The last line of a traceback (the error and its message), cut to a length a verdict can show."""
+    line = details.strip().splitlines()[-1] if details.strip() else "no details"
+    return line if len(line) <= 300 else line[:300] + "…"
 
 
 def _elsewhere(other: Any, waited: Any, file: str) -> bool:
