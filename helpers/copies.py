@@ -340,7 +340,7 @@ def plot_bandwidth(
     `peak_gb_per_s` draws the link's limit; `reference` adds published points (dicts with `nbytes`,
     `gb_per_s` as (low, high), `what`). The stamp defaults to the results' own.
     """
-    from matplotlib.ticker import FuncFormatter
+    from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
     from .plots import GREY, OKABE_ITO, add_stamp, colour, keep_labels_inside, new_figure, number, set_alt
 
@@ -383,8 +383,11 @@ def plot_bandwidth(
         parts.append(f"published T4 figures (not measured here): {published}")
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
-    ax.set(xlabel="bytes per copy (log scale)", ylabel="effective bandwidth (GB/s, log scale)", title=title)
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}"))  # 0.1, 1, 10: plain numbers
+    ax.set(xlabel="bytes per copy (log scale)", ylabel="effective bandwidth (GB/s = 10⁹ bytes/s, log scale)")
+    ax.set_title(title)
+    ax.yaxis.set_major_locator(LogLocator(subs=(1, 2, 5)))  # 0.5, 1, 2, 5, 10: a label even in a narrow span
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda y, _: f"{y:g}"))
+    ax.yaxis.set_minor_formatter(NullFormatter())
     ax.xaxis.set_major_formatter(FuncFormatter(lambda x, _: format_bytes(x).replace(".0 ", " ") if x > 0 else ""))
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=7, loc="lower right")
