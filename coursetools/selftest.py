@@ -103,7 +103,8 @@ def check_gpus(m: Machine | None = None) -> GpuCheck:
         " ".join(problems)
         or f"The NVIDIA driver lists GPUs ({m.driver_gpu_count}) that torch {m.torch_version} cannot use."
     )
-    return GpuCheck(m.driver_gpu_count, len(usable), why if (m.driver_gpu_count or m.gpus) and not usable else "")
+    there = m.driver_gpu_count or m.gpus or m.driver_fault  # a driver NVML cannot start hides what it drives
+    return GpuCheck(m.driver_gpu_count, len(usable), why if there and not usable else "")
 
 
 def torch_versions() -> str:

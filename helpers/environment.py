@@ -54,7 +54,7 @@ class Machine:
     cuda_visible_devices: str | None = None  # as set; which GPUs it leaves visible is CUDA's to decide
     driver_gpus: tuple[str, ...] | None = None  # GPU names from NVML or nvidia-smi; None: no driver
     driver_cuda: str | None = None  # the newest CUDA the driver supports ("12.8"), from NVML; None: unknown
-    driver_fault: str | None = None  # NVML's error when a driver library is there but NVML cannot start
+    driver_fault: str | None = None  # NVML's error class when its library is there but NVML cannot start
     cpus_usable: int = 1
     cpus_machine: int = 1
     torch_threads: int = 1
@@ -120,20 +120,28 @@ def nvml(read: Callable[[Any], T]) -> tuple[T | None, str]:
 
 
 def _driver_fault() -> str | None:
-    """NVML's error when a driver library is installed but NVML cannot start (a driver updated without a
-    reboot: "RM has detected an NVML/RM version mismatch."); None when NVML starts or finds no library."""
+    """The class of NVML's error when its library is there but NVML cannot start ("NVMLError_LibRmVersionMismatch":
+    a driver updated without a reboot); None when NVML starts, or no driver runs (no library, or no module loaded)."""
     try:
         import pynvml  # from the nvidia-ml-py package
     except ImportError:
         return None
     try:
         pynvml.nvmlInit()
-    except pynvml.NVMLError_LibraryNotFound:
+    except (pynvml.NVMLError_LibraryNotFound, pynvml.NVMLError_DriverNotLoaded):
         return None
     except pynvml.NVMLError as exc:
-        return str(exc) or type(exc).__name__
+        return type(exc).__name__
     pynvml.nvmlShutdown()
     return None
+
+
+#: What to do about each way NVML can fail to start with a driver present (the rest: reinstall the driver).
+_FAULT_FIXES = {
+    "NVMLError_LibRmVersionMismatch": "The driver was updated and the old one still runs: reboot.",
+    "NVMLError_NoPermission": "This user may not open the GPU devices: ask for access to /dev/nvidia* "
+    "(often the 'video' group).",
+}
 
 
 def _driver_cuda(pynvml: Any) -> str:
@@ -262,12 +270,13 @@ def diagnose(m: Machine) -> list[Finding]:
     listed = m.driver_gpu_count or 0
     variable = None if m.cuda_visible_devices is None else f"CUDA_VISIBLE_DEVICES={echo_value(m.cuda_visible_devices)}"
     them = "it" if listed == 1 else "them"
+    barred = (m.driver_gpus or ()).count(NO_ACCESS)  # GPUs NVML counts that this process may not open
     none = "torch cannot use " + them + " (torch.cuda.is_available() is False)"
     major = (m.cuda_build or "").split(".")[0]
     if m.driver_cuda and not _older(m.driver_cuda, m.cuda_build):
         driver_check = (
-            f"read torch's 'CUDA initialization' warning, which names the reason (the driver, CUDA up to "
-            f"{m.driver_cuda}, is new enough for this build)"
+            "read the 'CUDA initialization' warning torch prints where it first looks for a GPU (a chapter's "
+            f"set-up cell), which names the reason; the driver, CUDA up to {m.driver_cuda}, is new enough"
         )
     else:
         driver_check = (
@@ -295,6 +304,12 @@ def diagnose(m: Machine) -> list[Finding]:
             f"The NVIDIA driver lists {_gpus_word(listed)}, but this torch ({m.torch_version}) "
             f"was built without CUDA, so it cannot use {them}.",
             "Install a CUDA build of torch (pick the CUDA version at pytorch.org/get-started) in this environment.",
+        )
+    elif listed and barred == listed:
+        add(
+            "note",
+            f"The NVIDIA driver lists {_gpus_word(listed)}, none of which this process may access (another "
+            "job's share): chapters run their CPU stand-ins.",
         )
     elif listed and _older(m.driver_cuda, m.cuda_build):
         add(
@@ -336,14 +351,13 @@ def diagnose(m: Machine) -> list[Finding]:
     elif m.driver_fault:
         add(
             "problem",
-            f"An NVIDIA driver is installed, but NVML cannot use it: {m.driver_fault}",
-            "A driver updated without a reboot does this: reboot. Otherwise reinstall the driver; nvidia-smi "
-            "works again once it is fixed.",
+            f"An NVIDIA driver is installed, but NVML cannot talk to it ({m.driver_fault}).",
+            _FAULT_FIXES.get(m.driver_fault, "Reinstall the NVIDIA driver; nvidia-smi works again once it is fixed."),
         )
     elif m.cuda_build is not None:  # no NVML and no nvidia-smi answer: no driver
         add(
             "note",
-            f"This torch is a CUDA {m.cuda_build} build, but no NVIDIA driver is installed: the first CUDA "
+            f"This torch is a CUDA {m.cuda_build} build, but no NVIDIA driver runs here: the first CUDA "
             "operation raises 'Found no NVIDIA driver on your system'. Chapters run their CPU stand-ins.",
             "With an NVIDIA GPU, install its driver (nvidia-smi then works). Without one, a CPU build of torch "
             "is smaller (pytorch.org/get-started). On Kaggle: Settings → Accelerator → GPU T4 ×2.",
@@ -351,7 +365,6 @@ def diagnose(m: Machine) -> list[Finding]:
     else:
         add("note", "No GPU here: chapters run their CPU stand-ins.", HOW_TO_GET_A_GPU)
 
-    barred = (m.driver_gpus or ()).count(NO_ACCESS)
     if m.gpus and len(m.gpus) < listed:  # on a cluster or a shared machine, the rest is others' share: no fix
         seen = f"torch can use {len(m.gpus)} of the {_gpus_word(listed)} the NVIDIA driver lists"
         if barred:
@@ -414,9 +427,11 @@ def report(m: Machine) -> str:
         )
     visible_value = "(not set)" if m.cuda_visible_devices is None else echo_value(m.cuda_visible_devices)
     listed = "no driver found (NVML, nvidia-smi)" if m.driver_gpus is None else _name_counts(m.driver_gpus) or "none"
+    if m.driver_fault:
+        listed = f"none: NVML cannot start ({m.driver_fault})"
     if m.driver_cuda:
         major = m.driver_cuda.split(".")[0]
-        listed += f" (the driver supports CUDA {m.driver_cuda}, enough for any CUDA {major}.x build)"
+        listed += f" (the driver supports CUDA {m.driver_cuda}: it runs CUDA {major}.x builds)"
     lines += [
         f"  GPUs the NVIDIA driver lists: {listed}",
         f"  CUDA GPUs torch can open: {len(m.gpus)} (torch.cuda.is_available(): {bool(m.gpus)})",

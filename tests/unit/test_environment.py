@@ -372,13 +372,27 @@ def test_gpus_this_process_may_not_access_are_a_jobs_share_not_a_hidden_variable
 def test_a_driver_new_enough_is_said_so_and_the_report_shows_its_cuda() -> None:
     m = replace(MACHINES["GPUs hidden by CUDA_VISIBLE_DEVICES"], cuda_visible_devices=None, driver_cuda="12.9")
     (problem,) = levels(m)["problem"]
-    assert "read torch's 'CUDA initialization' warning" in problem and "CUDA up to 12.9, is new enough" in problem
-    assert "(the driver supports CUDA 12.9, enough for any CUDA 12.x build)" in env.report(m)
+    assert (
+        "read the 'CUDA initialization' warning torch prints" in problem and "CUDA up to 12.9, is new enough" in problem
+    )
+    assert "(the driver supports CUDA 12.9: it runs CUDA 12.x builds)" in env.report(m)
 
 
 def test_a_driver_nvml_cannot_start_is_not_a_missing_driver() -> None:
-    fault = "RM has detected an NVML/RM version mismatch."
-    m = replace(MACHINES["a CUDA build of torch without a driver"], driver_fault=fault)
+    from coursetools import selftest
+
+    m = replace(MACHINES["a CUDA build of torch without a driver"], driver_fault="NVMLError_LibRmVersionMismatch")
     (problem,) = levels(m)["problem"]
-    assert f"An NVIDIA driver is installed, but NVML cannot use it: {fault}" in problem and "reboot" in problem
-    assert not any("no NVIDIA driver is installed" in n for n in levels(m)["note"])
+    assert "An NVIDIA driver is installed, but NVML cannot talk to it (NVMLError_LibRmVersionMismatch)" in problem
+    assert "reboot" in problem and not any("no NVIDIA driver" in n for n in levels(m)["note"])
+    assert "GPUs the NVIDIA driver lists: none: NVML cannot start (NVMLError_LibRmVersionMismatch)" in env.report(m)
+    denied = replace(m, driver_fault="NVMLError_NoPermission")
+    assert any("/dev/nvidia*" in p and "reboot" not in p for p in levels(denied)["problem"])
+    assert selftest.check_gpus(m).unusable, "the self-test fails at once with the doctor's reason"
+
+
+def test_gpus_that_are_all_another_jobs_share_are_a_note_not_a_problem() -> None:
+    hidden = MACHINES["GPUs hidden by CUDA_VISIBLE_DEVICES"]
+    m = replace(hidden, driver_gpus=(env.NO_ACCESS,) * 4, cuda_visible_devices=None)
+    found = levels(m)
+    assert found["problem"] == [] and any("none of which this process may access" in n for n in found["note"])
