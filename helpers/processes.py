@@ -72,13 +72,27 @@ def _posix(path: str) -> str:
     return os.path.normcase(path).replace("\\", "/")
 
 
+def _inside_wait(frames: Sequence[Frame]) -> bool:
+    """Whether the innermost frames, past torch's own plumbing, are where a rank waits for its peers (not code
+    of the learner's or the course's that happened to be running)."""
+    import torch
+
+    torch_dir = _posix(os.path.dirname(torch.__file__)) + "/"
+    for path in (_posix(f) for f, _, _ in reversed(frames)):
+        if any(part in path for part in _WAITS):
+            return True
+        if not path.startswith(torch_dir):
+            return False
+    return False
+
+
 @dataclass(frozen=True)
 class RankOutcome:
     """How one rank ended, as data: `RETURNED` (with its `result`), `RAISED` (the exception's type, its
     `frames` outermost first), `RUNNING` at the limit (its stack), `DIED`, or `STARTING` (never got going).
-    `waited`: it was left waiting for its peers (running inside torch.distributed or autograd at the
-    limit, or raised there a communication error no sooner than the collective timeout). Checkers decide
-    from these fields, never from an error's text; `details` is for people.
+    `waited`: it was left waiting for its peers (inside torch.distributed or autograd when asked where it
+    was, or a communication error raised there no sooner than the collective timeout). Checkers decide from
+    these fields, never from an error's text; `details` is for people.
     """
 
     rank: int
@@ -120,12 +134,14 @@ class RankOutcome:
     def _distributed_frames(self) -> list[Frame]:
         return [f for f in self.frames if any(part in _posix(f[0]) for part in _DISTRIBUTED)]
 
-    def judged(self, collective_timeout: float) -> RankOutcome:
-        """This outcome with `waited` decided: where it ran at the limit, or its error's kind and time."""
+    def judged(self, collective_timeout: float, waits_last: bool = True) -> RankOutcome:
+        """This outcome with `waited` decided: where it ran when asked (a wait only if a wait could last that
+        long: `waits_last`), or its error's kind and time."""
+        inside = _inside_wait(self.frames)
         if self.ended == RUNNING:
-            return replace(self, waited=any(part in _posix(f) for f, _, _ in self.frames for part in _WAITS))
+            return replace(self, waited=inside and waits_last)
         late = self.seconds >= 0.9 * collective_timeout  # a timeout fires no sooner; an error of its own, anytime
-        return replace(self, waited=self.ended == RAISED and self.error in _COMMUNICATION_ERRORS and late)
+        return replace(self, waited=self.ended == RAISED and self.error in _COMMUNICATION_ERRORS and late and inside)
 
     def line_in(self, file: str) -> int | None:
         """The line of the innermost frame from `file` (a basename such as "ddp_answer.py"), or None."""
@@ -386,16 +402,16 @@ def _rank_main(rank: int, plan: _Plan) -> None:
         if dist.is_initialized():  # the launcher's group, or one the worker forgot to destroy
             dist.destroy_process_group()
         del store
-    except BaseException as exc:  # report everything, KeyboardInterrupt included, then die quickly
+    except BaseException as exc:  # report everything, KeyboardInterrupt included
         try:
             frames = tuple((f.filename, f.lineno or 0, f.name) for f in traceback.extract_tb(exc.__traceback__))
             seconds = time.monotonic() - went if went else 0.0
             send(("raised", type(exc).__name__, frames, traceback.format_exc(), seconds))
-            conn.close()
+            # Stay, sockets open, until the launcher stops every rank: it first asks the others where they are,
+            # and a rank that left now would turn their waits into errors of their own (a lost peer).
+            time.sleep(plan.start_timeout + plan.timeout)
         finally:
-            # Peers may be blocked on us inside a collective: skip the interpreter's teardown (which
-            # would wait for gloo's threads) and let the parent stop everyone.
-            os._exit(1)
+            os._exit(1)  # skip the interpreter's teardown, which would wait for gloo's threads
     conn.close()
     sys.stdout.flush()
     sys.stderr.flush()
@@ -515,7 +531,7 @@ class _Reports:
             self.said[rank] = RankOutcome(rank, RETURNED, result=message[1])
         elif kind == "running" and rank not in self.said:
             self.said[rank] = RankOutcome(rank, RUNNING, frames=message[1])
-        elif kind == "raised":
+        elif kind == "raised" and (rank not in self.said or self.said[rank].ended == RETURNED):  # not a consequence
             error, frames, details, seconds = message[1:]
             self.said[rank] = RankOutcome(rank, RAISED, error=error, frames=frames, details=details, seconds=seconds)
             self.order.append(rank)
@@ -667,8 +683,9 @@ def _wait(
             break  # join has waited its grace period for the others, then stopped them
         returned = {r for r, o in reports.said.items() if o.ended == RETURNED}
         silent = any(p.exitcode == 0 and r not in returned for r, p in enumerate(processes))  # os._exit(0), say
-        if silent or time.perf_counter() > deadline:
-            limit = None if silent else plan.timeout if running else plan.start_timeout
+        failed = bool(reports.order) or silent  # a rank that raised stays until stopped: its report says it
+        if failed or time.perf_counter() > deadline:
+            limit = None if failed else plan.timeout if running else plan.start_timeout
             reports.tell("report")
             until = time.perf_counter() + GRACE_SECONDS  # each rank still running says where it is
             while time.perf_counter() < until and any(r in reports.started and r not in reports.said for r in alive):
@@ -680,7 +697,9 @@ def _wait(
         reports.read(timeout=0.5)
     ours = {-getattr(signal, name) for name in ("SIGTERM", "SIGKILL") if hasattr(signal, name)}  # not a crash's
     stopped = {r for r in alive if processes[r].exitcode in ours}
-    outcomes = [o.judged(plan.collective_timeout) for o in _outcomes(reports, processes, stderr_paths, stopped)]
+    waits_last = limit is None or plan.collective_timeout >= plan.timeout  # else a wait would have raised first
+    found = _outcomes(reports, processes, stderr_paths, stopped)
+    outcomes = [o.judged(plan.collective_timeout, waits_last) for o in found]
     return outcomes, limit, reports.order
 
 

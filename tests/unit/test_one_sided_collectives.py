@@ -175,3 +175,23 @@ def test_a_rank_that_stops_training_early_waits_in_backward(monkeypatch: pytest.
     assert not outcome.correct
     assert "rank 1 waited in torch.autograd.backward" in outcome.message, outcome.message
     assert "every rank must run as many steps" in outcome.message, outcome.message
+
+
+@pytest.mark.parametrize(
+    ("change", "words"),
+    [
+        # an error of its own, in its own line, after more than the collective timeout: not a wait
+        ("    if rank == 1:\n        time.sleep(7)\n        torch.zeros(2) + torch.zeros(3)\n", "rank 1 failed (line"),
+        # busy in torch.distributed's own calls, alone past the run's limit: running, not waiting
+        ("    if rank == 1:\n        while dist.get_rank() == 1:\n            pass\n", "was still running after"),
+    ],
+    ids=["a late error of its own", "a loop over a torch.distributed call"],
+)
+def test_a_rank_busy_or_failing_late_is_not_read_as_a_wait(
+    monkeypatch: pytest.MonkeyPatch, change: str, words: str
+) -> None:
+    monkeypatch.setattr(ch08, "COLLECTIVE_TIMEOUT", 5.0)
+    monkeypatch.setattr(ch08, "LAUNCH_TIMEOUT", 12.0)
+    code, _ = _with(change, "import time\n", "    return [p.detach()")
+    outcome = evaluate(ch08.QUESTIONS[1], code)
+    assert not outcome.correct and words in outcome.message and "waited" not in outcome.message, outcome.message
