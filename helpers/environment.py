@@ -89,19 +89,14 @@ def running_on_kaggle() -> bool:
 
 
 def driver_gpu_names() -> tuple[str, ...] | None:
-    """The GPU names the NVIDIA driver lists, ignoring CUDA_VISIBLE_DEVICES; None where no driver answers.
-
-    NVML comes first (it needs no process, and containers may mount the driver's library without its tools).
-    """
+    """GPU names the NVIDIA driver lists (NVML, else nvidia-smi), whatever CUDA_VISIBLE_DEVICES says; None: no answer."""
     names, _ = nvml(lambda pynvml: tuple(_nvml_name(pynvml, i) for i in range(pynvml.nvmlDeviceGetCount())))
     return names if names is not None else _nvidia_smi_gpu_names()
 
 
 def nvml(read: Callable[[Any], T]) -> tuple[T | None, str]:
-    """`(read(pynvml), "")` with NVML started, then shut down again; `(None, why)` when NVML cannot answer.
-
-    NVML (the nvidia-ml-py package) talks to the driver itself: it needs no CUDA context and ignores
-    CUDA_VISIBLE_DEVICES. The doctor (chapter 00) and the copy harness's link reading (07, 10) use it.
+    """`(read(pynvml), "")` with NVML started and shut down again, or `(None, why)`: NVML talks to the driver
+    itself, with no CUDA context and no regard for CUDA_VISIBLE_DEVICES (chapters 00, 07, 10).
     """
     try:
         import pynvml  # from the nvidia-ml-py package
@@ -206,11 +201,8 @@ def split_arch(arch: str) -> tuple[str, int, str] | None:
 
 
 def build_supports(capability: tuple[int, int], arch_list: tuple[str, ...]) -> bool:
-    """Whether a torch build that ships `arch_list` has kernels that run on a GPU of `capability`.
-
-    A GPU runs machine code (`sm_XY`, and the family target `sm_XYf`) built for its own major version
-    and an equal or lower minor, and compiles PTX (`compute_XY`) built for any equal or lower capability;
-    an architecture-specific target (`sm_90a`, `compute_90a`) runs on exactly that capability.
+    """Whether a build shipping `arch_list` runs on a GPU of `capability`: `sm_XY`/`sm_XYf` on its major and an
+    equal or lower minor, PTX `compute_XY` on any equal or higher capability, `sm_90a`-style on exactly that one.
     """
     major, minor = capability
     target = major * 10 + minor
@@ -257,10 +249,8 @@ COLLECT_ENV = "python -m torch.utils.collect_env"
 
 
 def diagnose(m: Machine) -> list[Finding]:
-    """Turn a machine description into findings, problems first. Pure: reads nothing else.
-
-    Which GPUs CUDA_VISIBLE_DEVICES leaves visible is CUDA's to decide (indices, UUIDs, MIG names), so
-    this compares what the driver lists with what torch sees, naming the variable when it is set.
+    """Findings about a machine, problems first; pure. Which GPUs CUDA_VISIBLE_DEVICES leaves visible is CUDA's
+    to decide, so it compares what the driver lists with what torch can use, naming the variable when set.
     """
     findings: list[Finding] = []
 

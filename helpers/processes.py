@@ -268,10 +268,8 @@ def default_backend(world_size: int) -> str:
 
 
 def process_context() -> Any:
-    """`forkserver` where it exists, else `spawn`: clean children, safe after CUDA was initialised.
-
-    The server forks each rank with torch, Dynamo (which DDP imports) and this module already imported,
-    so a launch costs a fraction of a second instead of several; it starts once and ends with this process.
+    """`forkserver` where it exists, else `spawn` (clean children, safe after CUDA started); the server forks
+    ranks with torch, Dynamo (DDP imports it) and this module loaded, so a launch costs a fraction of a second.
     """
     import torch.multiprocessing as mp
 
@@ -332,11 +330,8 @@ class _Plan:
 
 
 def _listen(conn: Any, send: Callable[[tuple[Any, ...]], None]) -> dict[str, threading.Event]:
-    """In a rank: a thread that hears the launcher: "go" (every rank has started), "finish" (every worker
-    has returned) and "report" (send where the worker is running: the main thread's stack).
-
-    A pipe, not a multiprocessing `Event`: setting one waits for every waiter to wake, and a rank that
-    died while waiting never does.
+    """In a rank: a thread hearing the launcher's "go", "finish" and "report" (send the main thread's stack).
+    A pipe, not a multiprocessing `Event`, whose `set()` waits for every waiter: a dead rank never wakes.
     """
     heard = {word: threading.Event() for word in ("go", "finish")}
     main = threading.main_thread().ident
@@ -586,12 +581,11 @@ def launch(
 ) -> LaunchResult:
     """Run `worker(rank, world_size, *args)` in `world_size` processes joined in one process group.
 
-    Returns a `LaunchResult` (`results[r]`: what rank `r` returned, tensors as lists). Raises
-    `WorkerFailed` naming the rank that raised or died, or `LaunchTimeout` when the ranks have not
-    finished `timeout` s after all started, or not all started within `start_timeout` (default
-    `timeout`: a slow start does not eat the workers' time); both carry every rank's `outcomes`.
-    `collective_timeout` (default `timeout`) is the process group's own. With `init_group=False` the
-    worker calls `dist.init_process_group()` itself, from torchrun's variables. No rank survives the call.
+    Returns a `LaunchResult` (`results[r]`: rank `r`'s value, tensors as lists). Raises `WorkerFailed` naming the
+    rank that raised or died, or `LaunchTimeout` when the ranks have not finished `timeout` s after all started,
+    or not all started within `start_timeout` (default `timeout`); both carry every rank's `outcomes`.
+    `collective_timeout` (default `timeout`) is the group's; `init_group=False` leaves `init_process_group()`
+    to the worker, with torchrun's variables. No rank survives the call.
     """
     import torch
     import torch.distributed as dist
@@ -930,11 +924,9 @@ def _alarm_held() -> Iterator[None]:
 
 
 class time_limit:  # noqa: N801 - used like a function: `with time_limit(procs, 30):`
-    """`with time_limit(processes, seconds):` around code that starts and joins the list `processes`.
-
-    From `seconds` on, a watchdog terminates every process that runs (appended late ones too), so a
-    waiting `join()` returns; leaving the block stops them all. `LaunchTimeout` names those the
-    watchdog stopped (indices in `processes`), unless the block was interrupted.
+    """`with time_limit(processes, seconds):` around code that starts and joins the list `processes`: from
+    `seconds` on, a watchdog terminates every process running (late ones too); leaving the block stops them
+    all. `LaunchTimeout` names those it stopped (indices), unless the block was interrupted.
     """
 
     def __init__(self, processes: list[Any], seconds: float) -> None:
@@ -987,10 +979,8 @@ class time_limit:  # noqa: N801 - used like a function: `with time_limit(procs, 
 
 
 def run_fresh_python(code: str, env: dict[str, str | None] | None = None, timeout: float = 120.0) -> str:
-    """Run `code` in a new interpreter (this Python, `helpers` importable) and return what it printed.
-
-    `env` entries override this environment (None removes one); a failure raises RuntimeError with the
-    child's last error line.
+    """Run `code` in a new interpreter (this Python, `helpers` importable) and return what it printed; `env`
+    entries override this environment (None removes one); a failure raises RuntimeError with its last line.
     """
     child_env = dict(os.environ)
     for name, value in (env or {}).items():
