@@ -89,7 +89,7 @@ def running_on_kaggle() -> bool:
 
 
 def driver_gpu_names() -> tuple[str, ...] | None:
-    """GPU names the NVIDIA driver lists (NVML, else nvidia-smi), whatever CUDA_VISIBLE_DEVICES says; None: no answer."""
+    """GPU names the NVIDIA driver lists (NVML, else nvidia-smi), whatever CUDA_VISIBLE_DEVICES says; or None."""
     names, _ = nvml(lambda pynvml: tuple(_nvml_name(pynvml, i) for i in range(pynvml.nvmlDeviceGetCount())))
     return names if names is not None else _nvidia_smi_gpu_names()
 
