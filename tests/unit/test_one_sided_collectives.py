@@ -20,7 +20,7 @@ from .answers import evaluate
 
 #: The checker's clocks, each time with one far shorter than the other.
 CLOCKS = {
-    "the collective's timeout fires first": {"COLLECTIVE_TIMEOUT": 5.0, "LAUNCH_TIMEOUT": 300.0},
+    "the collective's timeout fires first": {"COLLECTIVE_TIMEOUT": 15.0, "LAUNCH_TIMEOUT": 300.0},
     "the run's limit fires first": {"COLLECTIVE_TIMEOUT": 600.0, "LAUNCH_TIMEOUT": 15.0},
 }
 
@@ -46,7 +46,7 @@ CASES = {
             body="    import torch\n    import torch.distributed as dist\n\n    if dist.get_rank() == 0:\n"
             "        dist.all_reduce(torch.ones(1))\n" + _BLOCKS + _ROOT
         ),
-        "rank 0 waited in all_reduce (line 9 of shard_answer.py)",
+        "in all_reduce (line 9 of shard_answer.py)",  # "waited in", or "waited 15 s in" if rank 1 was still busy
     ),
 }
 
@@ -61,7 +61,7 @@ def test_a_collective_on_one_rank_is_named_whichever_clock_fires_first(
     question, code, words = CASES[case]
     outcome = evaluate(question, code)
     assert not outcome.correct
-    assert outcome.message.startswith("Not yet: ") and words in outcome.message, outcome.message
+    assert outcome.message.startswith("Not yet: rank 0 waited") and words in outcome.message, outcome.message
     assert "every rank must make the same collective calls, in the same order" in outcome.message
     assert "Traceback" not in outcome.message
 
@@ -119,8 +119,7 @@ def test_a_rank_that_ends_on_its_own_is_named_not_the_peer_it_left_waiting(chang
     assert not outcome.correct and words.format(line=line) in outcome.message, outcome.message
 
 
-def test_a_collective_on_one_rank_after_sharding_is_not_blamed_on_fully_shard(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(ch08, "COLLECTIVE_TIMEOUT", 5.0)
+def test_a_collective_on_one_rank_after_sharding_is_not_blamed_on_fully_shard() -> None:
     body = (
         _BLOCKS
         + _ROOT
@@ -130,7 +129,8 @@ def test_a_collective_on_one_rank_after_sharding_is_not_blamed_on_fully_shard(mo
     outcome = evaluate(ch12.QUESTIONS[1], code)
     assert not outcome.correct and "fully_shard failed" not in outcome.message, outcome.message
     line = code.splitlines().index("        dist.barrier()") + 1
-    assert f"rank 0 waited in barrier (line {line} of shard_answer.py)" in outcome.message, outcome.message
+    assert outcome.message.startswith("Not yet: rank 0 waited"), outcome.message
+    assert f"in barrier (line {line} of shard_answer.py)" in outcome.message, outcome.message
 
 
 def test_a_shard_that_destroys_the_process_group_is_told_so() -> None:
