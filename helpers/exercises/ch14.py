@@ -125,16 +125,18 @@ def _quick_train(model: Any, opt: Any, batches: Any) -> tuple[list[float], int]:
     return torch.stack(kept).tolist(), int(hits)
 
 
-def _seconds(fn: Callable[..., Any]) -> float:
-    """The best of three runs on fresh copies, on one thread (threads that wait for a busy core stall a step)."""
-    best, threads = float("inf"), torch.get_num_threads()
+def _seconds(*fns: Callable[..., Any]) -> list[float]:
+    """The best of five runs of each function on fresh copies, on one thread (threads that wait for a busy core
+    stall a step), taken in turn, so that whatever else loads the machine slows each of them alike."""
+    best, threads = [float("inf")] * len(fns), torch.get_num_threads()
     torch.set_num_threads(1)
     try:
-        for _ in range(3):
-            args = _fresh()
-            start = time.perf_counter()
-            fn(*args)
-            best = min(best, time.perf_counter() - start)
+        for _ in range(5):
+            for i, fn in enumerate(fns):
+                args = _fresh()
+                start = time.perf_counter()
+                fn(*args)
+                best[i] = min(best[i], time.perf_counter() - start)
     finally:
         torch.set_num_threads(threads)
     return best
@@ -187,7 +189,7 @@ def _check_train(fn: Callable[..., Any]) -> None:
             "int() and float() of a tensor run: on a GPU each one waits for the GPU; keep the values on the device and "
             "read them once at the end"
         )
-    slow, quick, yours = _seconds(slow_train), _seconds(_quick_train), _seconds(fn)
+    slow, quick, yours = _seconds(slow_train, _quick_train, fn)
     if yours > _MOST_TIME_SHARE * slow and yours > _MOST_TIMES_QUICK * quick:
         raise Wrong(
             f"your loop took {yours * 1e3:.1f} ms, the slow one {slow * 1e3:.1f} ms: it should take at most "

@@ -19,8 +19,9 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    offsets = pid * BLOCK + tl.arange(0, BLOCK)\n"
             "    x = tl.load(x_ptr + offsets)\n"
             "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0))\n",
-            "with n=1000 in blocks of 256, a load of 24 element(s) outside every tensor given: 1 element(s) past the "
-            "end of x. The last block sticks out past n: mask every load and store",
+            # how many of the stray lanes land inside another tensor depends on where memory was allocated
+            "element(s) outside every tensor given: 1 element(s) past the end of x. The last block sticks out past n: "
+            "mask every load and store",
         ),
         (
             _Q1_HEAD + "    offsets = tl.arange(0, BLOCK)\n"
@@ -61,8 +62,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _Q2_HEAD + "    x = tl.load(x_ptr + row * n_cols + cols)\n"
             "    s = tl.load(scale_ptr + row)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, x * s)\n",
-            "on 3 rows of 100 columns in blocks of 128: a load of 28 element(s) outside every tensor given: 1 "
-            "element(s) past the end of x. A row shorter than the block leaves lanes past n_cols: mask them",
+            "element(s) outside every tensor given: 1 element(s) past the end of x. A row shorter than the block "
+            "leaves lanes past n_cols: mask them",
         ),
         (
             _Q2_HEAD + "    mask = cols < n_cols\n"
@@ -77,7 +78,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
             "    s = tl.load(scale_ptr + row)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, x * s)\n",
-            "a store of 28 element(s) outside every tensor given: 1 element(s) past the end of out",
+            "element(s) outside every tensor given: 1 element(s) past the end of out",
         ),
         (
             _Q2_HEAD + "    mask = cols <= n_cols\n"
