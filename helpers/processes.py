@@ -104,6 +104,7 @@ class RankOutcome:
     exit: str = ""  # how a process that DIED ended: "was killed by signal SIGABRT before reporting a result"
     seconds: float = 0.0  # from the moment every rank had started to the moment it raised
     waited: bool = False
+    where_first: tuple[Frame, ...] = ()  # its stack when first asked where it ran (as a peer failed, say)
 
     @property
     def in_distributed(self) -> bool:
@@ -235,29 +236,6 @@ def _check_importable(worker: Callable[..., Any]) -> None:
         )
 
 
-@contextlib.contextmanager
-def one_rank_group() -> Iterator[bool]:
-    """A gloo group of one rank in this process, for a checker's first run of a learner's code (what it
-    prints and raises shows with line numbers); yields False, and leaves it alone, if the notebook has a group.
-    """
-    import torch.distributed as dist
-
-    if dist.is_initialized():
-        yield False
-        return
-    old = os.environ.get("GLOO_SOCKET_IFNAME")
-    os.environ["GLOO_SOCKET_IFNAME"] = old or loopback_interface()
-    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
-    try:
-        yield True
-    finally:
-        gc.collect()  # free the learner's wrapped model while its group still exists
-        if dist.is_initialized():
-            dist.destroy_process_group()
-        if old is None:
-            os.environ.pop("GLOO_SOCKET_IFNAME", None)
-
-
 def default_backend(world_size: int) -> str:
     """NCCL when every rank can have its own CUDA GPU, gloo otherwise (CPU tensors)."""
     import torch
@@ -309,6 +287,8 @@ def rank_environment(rank: int, world_size: int, port: int) -> dict[str, str]:
 
 #: Seconds the ranks get to report, once one failed or a limit passed, before they are stopped.
 GRACE_SECONDS = 2.0
+#: Seconds between asks of where a rank runs, while its peer has given up waiting for it.
+ASK_EVERY_SECONDS = 0.5
 
 
 @dataclass
@@ -338,13 +318,13 @@ def _listen(conn: Any, send: Callable[[tuple[Any, ...]], None]) -> dict[str, thr
 
     def listen() -> None:
         with contextlib.suppress(Exception):  # EOF: the launcher is gone (or the interpreter is ending)
-            while (word := conn.recv()) != "report":
-                heard[word].set()
-            frame = sys._current_frames().get(main) if main is not None else None
-            if frame is not None:
-                send(("running", tuple((f.filename, f.lineno or 0, f.name) for f in traceback.extract_stack(frame))))
             while True:
-                conn.recv()
+                word = conn.recv()
+                here = sys._current_frames().get(main) if word == "report" and main is not None else None
+                if here is not None:
+                    send(("running", tuple((f.filename, f.lineno or 0, f.name) for f in traceback.extract_stack(here))))
+                elif word in heard:
+                    heard[word].set()
         os._exit(1)  # the launcher is gone: nobody is left to report to, or to stop this rank
 
     threading.Thread(target=listen, name="listen to the launcher", daemon=True).start()
@@ -505,6 +485,8 @@ class _Reports:
         self.started: set[int] = set()
         self.said: dict[int, RankOutcome] = {}
         self.order: list[int] = []  # ranks in the order they raised
+        self.same_stack: set[int] = set()  # ranks whose last two reports of where they run were the same
+        self.stopping = False  # from here on, a rank's error may be a consequence of stopping another
 
     def read(self, timeout: float) -> None:
         """Read every message that arrives within `timeout` seconds (0: only what is there)."""
@@ -524,12 +506,18 @@ class _Reports:
             self.started.add(rank)
         elif kind == "returned":
             self.said[rank] = RankOutcome(rank, RETURNED, result=message[1])
-        elif kind == "running" and rank not in self.said:
-            self.said[rank] = RankOutcome(rank, RUNNING, frames=message[1])
-        elif kind == "raised" and (rank not in self.said or self.said[rank].ended == RETURNED):  # not a consequence
-            error, frames, details, seconds = message[1:]
-            self.said[rank] = RankOutcome(rank, RAISED, error=error, frames=frames, details=details, seconds=seconds)
-            self.order.append(rank)
+        elif kind == "running" and (rank not in self.said or self.said[rank].ended == RUNNING):
+            before = self.said.get(rank)
+            self.same_stack = self.same_stack - {rank} | ({rank} if before and before.frames == message[1] else set())
+            first = before.where_first if before else message[1]
+            self.said[rank] = RankOutcome(rank, RUNNING, frames=message[1], where_first=first)
+        elif kind == "raised":  # its own error; not one after it was asked where it ran, as ranks are stopped
+            before = self.said[rank].ended if rank in self.said else RETURNED
+            if before == RETURNED or (before == RUNNING and not self.stopping):
+                fields = dict(zip(("error", "frames", "details", "seconds"), message[1:], strict=True))
+                first = self.said[rank].where_first if rank in self.said else ()
+                self.said[rank] = RankOutcome(rank, RAISED, where_first=first, **fields)
+                self.order.append(rank)
 
     def tell(self, word: str) -> None:
         """Say `word` ("go", "finish", "report") to every rank still there."""
@@ -649,15 +637,13 @@ def _wait(
     context: Any, plan: _Plan, reports: _Reports, stderr_paths: list[str], start: float
 ) -> tuple[list[RankOutcome], float | None, list[int]]:
     """Wait for the ranks (`ProcessContext.join`), reading their reports; return every outcome, the limit
-    hit (or None) and the ranks in the order they raised. When a rank fails or a limit passes, the ranks
-    still running get `GRACE_SECONDS` to say where they are before they are stopped.
-    """
+    hit (or None) and the ranks in the order they raised. When a rank fails (one that timed out waiting: once
+    its peers end or wait too) or a limit passes, the rest get `GRACE_SECONDS` to say where they are."""
     from torch.multiprocessing import ProcessExitedException, ProcessRaisedException
 
     processes, world = context.processes, plan.world_size
     deadline, limit, running = start + plan.start_timeout, None, False
-    told_finish = told_report = False
-    alive = set(range(world))
+    told_finish, told_report, next_ask = False, False, 0.0
     while True:
         reports.read(timeout=min(0.05, max(0.0, deadline - time.perf_counter())))
         if not running and len(reports.started) == world:
@@ -678,13 +664,20 @@ def _wait(
         returned = {r for r, o in reports.said.items() if o.ended == RETURNED}
         silent = any(p.exitcode == 0 and r not in returned for r, p in enumerate(processes))  # os._exit(0), say
         failed = bool(reports.order) or silent  # a rank that raised stays until stopped: its report says it
-        if failed or time.perf_counter() > deadline:
+        now = time.perf_counter()
+        if failed and running and not silent and now < deadline and _peers_still_going(reports, plan, alive):
+            if now >= next_ask:
+                reports.tell("report")
+                next_ask = now + ASK_EVERY_SECONDS
+            continue
+        if failed or now > deadline:
             limit = None if failed else plan.timeout if running else plan.start_timeout
             reports.tell("report")
             until = time.perf_counter() + GRACE_SECONDS  # each rank still running says where it is
             while time.perf_counter() < until and any(r in reports.started and r not in reports.said for r in alive):
                 reports.read(timeout=0.05)
             break
+    reports.stopping = True
     stop_processes(processes)
     until = time.monotonic() + 5.0
     while reports.open and time.monotonic() < until:  # every rank has ended: read its pipe to the end
@@ -695,6 +688,20 @@ def _wait(
     found = _outcomes(reports, processes, stderr_paths, stopped)
     outcomes = [o.judged(plan.collective_timeout, waits_last) for o in found]
     return outcomes, limit, reports.order
+
+
+def _peers_still_going(reports: _Reports, plan: _Plan, alive: set[int]) -> bool:
+    """Whether every rank that raised gave up waiting (a collective's timeout) while a peer still runs outside
+    a wait (the same stack in torch.distributed or autograd at two asks in a row): what the peer does next
+    says what went wrong; a peer slowed by a loaded machine is not a missing collective."""
+    if not all(reports.said[r].judged(plan.collective_timeout).waited for r in reports.order):
+        return False
+    for rank in alive - set(reports.order):
+        said = reports.said.get(rank)
+        waiting = rank in reports.same_stack and said is not None and _inside_wait(said.frames)
+        if said is None or (said.ended == RUNNING and not waiting):
+            return True
+    return False
 
 
 @dataclass
@@ -982,12 +989,7 @@ def run_fresh_python(code: str, env: dict[str, str | None] | None = None, timeou
     """Run `code` in a new interpreter (this Python, `helpers` importable) and return what it printed; `env`
     entries override this environment (None removes one); a failure raises RuntimeError with its last line.
     """
-    child_env = dict(os.environ)
-    for name, value in (env or {}).items():
-        if value is None:
-            child_env.pop(name, None)
-        else:
-            child_env[name] = value
+    child_env = {name: value for name, value in {**os.environ, **(env or {})}.items() if value is not None}
     package_parent = str(Path(__file__).resolve().parent.parent)
     child_env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, child_env.get("PYTHONPATH", "")) if p)
     try:

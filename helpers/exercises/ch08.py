@@ -9,10 +9,14 @@ two gloo ranks through the chapter's launcher, `helpers.processes.launch`, with 
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import inspect
 import itertools
 import math
+import os
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any
 
 import torch
@@ -75,7 +79,7 @@ def _what_the_ranks_did(error: Any, file: str) -> Exception:
     """The verdict on a two-rank run that failed, from each rank's outcome."""
     from ..processes import DIED, RAISED, RETURNED, RUNNING, STARTING, LaunchTimeout
 
-    outcomes = error.outcomes
+    outcomes = [_where_it_was(o, error.outcomes, file) for o in error.outcomes]
     if any(o.ended == STARTING for o in outcomes):
         return CouldNotCheck(
             f"the two ranks did not start within {START_TIMEOUT:g} s. Each starts by importing your file; if "
@@ -134,6 +138,19 @@ def _what_the_ranks_did(error: Any, file: str) -> Exception:
             f"{after}: does the answer loop forever, or wait for something another rank never does?"
         )
     return Wrong(f"on two ranks, the answer did not finish{after}: {str(error).splitlines()[0]}")
+
+
+def _where_it_was(outcome: Any, outcomes: Any, file: str) -> Any:
+    """A rank that reached the wait its peer gave up on only later was late, not missing: judged by where it
+    ran when the peer gave up (`where_first`), as if it had been stopped there."""
+    from ..processes import RAISED, RUNNING
+
+    gave_up = [o for o in outcomes if o.ended == RAISED and o.waiting_in is not None]
+    late = outcome.where_first and outcome.where_first != outcome.frames  # it ran on after it was first asked
+    here = (outcome.waiting_in, outcome.line_in(file))
+    if late and any((o.waiting_in, o.line_in(file)) == here for o in gave_up if o.rank != outcome.rank):
+        return replace(outcome, ended=RUNNING, frames=outcome.where_first, waited=False)
+    return outcome
 
 
 def _last_line(details: str) -> str:
@@ -293,13 +310,36 @@ def _flat(value: Any, where: str) -> torch.Tensor:
     return flat
 
 
+@contextlib.contextmanager
+def one_rank_group() -> Iterator[bool]:
+    """A gloo group of one rank in this process, for a checker's first run of a learner's code (what it
+    prints and raises shows with line numbers); yields False, and leaves it alone, if the notebook has a group.
+    """
+    import torch.distributed as dist
+
+    from ..processes import loopback_interface
+
+    if dist.is_initialized():
+        yield False
+        return
+    old = os.environ.get("GLOO_SOCKET_IFNAME")
+    os.environ["GLOO_SOCKET_IFNAME"] = old or loopback_interface()
+    dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+    try:
+        yield True
+    finally:
+        gc.collect()  # free the learner's wrapped model while its group still exists
+        if dist.is_initialized():
+            dist.destroy_process_group()
+        if old is None:
+            os.environ.pop("GLOO_SOCKET_IFNAME", None)
+
+
 def _run_on_one_rank_here(fn: Any) -> tuple[bool, Any]:
     """Call the learner's worker in this process, on one gloo rank: (whether it ran, what it returned).
 
     It does not run when the notebook has a process group of its own.
     """
-    from ..processes import one_rank_group
-
     with one_rank_group() as made:
         return (True, fn(0, 1)) if made else (False, None)
 

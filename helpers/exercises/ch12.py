@@ -18,7 +18,7 @@ import torch
 from ..checking import Question, Wrong, expect_function, expect_number
 from ..sharding import OPTIMIZER_STATES, STATE_BYTES
 from ..sharding import bytes_per_rank as _reference
-from .ch08 import TWO_RANK_TIME_LIMIT, run_on_two_ranks
+from .ch08 import TWO_RANK_TIME_LIMIT, one_rank_group, run_on_two_ranks
 
 # -- Question 1: bytes per rank --------------------------------------------------------------------
 
@@ -142,8 +142,6 @@ def run_shard(rank: int, world_size: int, shard: Any) -> dict[str, Any]:
 def _run_on_one_rank_here(fn: Any) -> None:
     """Call the learner's function in this process, on a one-rank gloo mesh; skipped if the notebook has a group."""
     from torch.distributed.device_mesh import init_device_mesh
-
-    from ..processes import one_rank_group
 
     with one_rank_group() as made:
         if made:

@@ -119,6 +119,19 @@ def test_a_rank_that_ends_on_its_own_is_named_not_the_peer_it_left_waiting(chang
     assert not outcome.correct and words.format(line=line) in outcome.message, outcome.message
 
 
+def test_a_peer_slower_than_the_collective_timeout_does_not_change_the_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rank 0 calls all_reduce alone and gives up after 3 s; rank 1 takes 8 s to reach its own collectives
+    (as on a loaded machine): still one rank waiting in a collective the other never makes."""
+    monkeypatch.setattr(ch08, "COLLECTIVE_TIMEOUT", 3.0)
+    body = (
+        "    import time\n    import torch\n    import torch.distributed as dist\n\n    if dist.get_rank() == 0:\n"
+        "        dist.all_reduce(torch.ones(1))\n    else:\n        time.sleep(8)\n" + _BLOCKS + _ROOT
+    )
+    outcome = evaluate(ch12.QUESTIONS[1], _SHARD_TEMPLATE.format(body=body))
+    assert not outcome.correct and outcome.message.startswith("Not yet: rank 0 waited in all_reduce"), outcome.message
+    assert "every rank must make the same collective calls, in the same order" in outcome.message, outcome.message
+
+
 def test_a_collective_on_one_rank_after_sharding_is_not_blamed_on_fully_shard() -> None:
     body = (
         _BLOCKS

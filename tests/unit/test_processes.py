@@ -61,6 +61,19 @@ def one_sided_worker(rank: int, world_size: int, collective: str) -> int:
     return rank
 
 
+def slow_peer_worker(rank: int, world_size: int, then: str) -> int:
+    """Rank 0 alone enters all_reduce; rank 1 is slow (5 s of its own work), then returns or waits in a barrier."""
+    import torch.distributed as dist
+
+    if rank == 0:
+        dist.all_reduce(torch.ones(1))
+    else:
+        time.sleep(5)
+        if then == "waits":
+            dist.barrier()
+    return rank
+
+
 def sleeping_worker(rank: int, world_size: int, seconds: float) -> None:
     time.sleep(seconds)
 
@@ -190,6 +203,20 @@ def test_a_rank_left_waiting_in_a_collective_says_where_whichever_clock_fires_fi
     assert first.line_in(Path(__file__).name) is not None, "where in the worker's file it waited"
     assert (second.ended, second.result) == (d.RETURNED, 1), clock
     _nothing_left(warm, before)
+
+
+@pytest.mark.parametrize("then", ["returns", "waits"])
+def test_a_peer_still_busy_when_a_collective_times_out_is_let_finish(warm: set[int], then: str) -> None:
+    """Rank 0 gives up on all_reduce after 2 s while rank 1 still works: what rank 1 then does is the outcome
+    (it returned; or it waited too), not "still running" because the machine was slow to bring it there."""
+    with pytest.raises(d.WorkerFailed) as info:
+        d.launch(slow_peer_worker, 2, (then,), timeout=60, collective_timeout=2)
+    first, second = info.value.outcomes
+    assert (first.ended, first.collective, first.waited) == (d.RAISED, "all_reduce", True)
+    if then == "returns":
+        assert (second.ended, second.result) == (d.RETURNED, 1)
+    else:
+        assert (second.waited, second.collective) == (True, "barrier"), second
 
 
 def test_a_rank_that_raises_is_blamed_not_the_peer_it_left_waiting(warm: set[int]) -> None:
