@@ -94,7 +94,7 @@ class GpuCheck:
 
 def check_gpus(m: Machine | None = None) -> GpuCheck:
     """Read this machine (or take `m`): what the driver lists, what torch can use, the doctor's problems."""
-    from helpers.environment import build_supports, describe_machine, diagnose
+    from helpers.environment import NO_ACCESS, build_supports, describe_machine, diagnose
 
     m = m or describe_machine()
     problems = [f"{f.message} {f.fix}".strip() for f in diagnose(m) if f.level == "problem"]
@@ -103,8 +103,9 @@ def check_gpus(m: Machine | None = None) -> GpuCheck:
         " ".join(problems)
         or f"The NVIDIA driver lists GPUs ({m.driver_gpu_count}) that torch {m.torch_version} cannot use."
     )
-    there = m.driver_gpu_count or m.gpus or m.driver_fault  # a driver NVML cannot start hides what it drives
-    return GpuCheck(m.driver_gpu_count, len(usable), why if there and not usable else "")
+    listed = None if m.driver_gpu_count is None else m.driver_gpu_count - (m.driver_gpus or ()).count(NO_ACCESS)
+    there = listed or m.gpus or m.driver_fault  # another job's GPUs are not this run's; a faulty driver hides GPUs
+    return GpuCheck(listed, len(usable), why if there and not usable else "")
 
 
 def torch_versions() -> str:

@@ -78,9 +78,7 @@ class Finding:
 
 def usable_cpu_count() -> int:
     """CPUs this process may run on (its affinity), which can be fewer than the machine has."""
-    if hasattr(os, "sched_getaffinity"):
-        return len(os.sched_getaffinity(0))
-    return os.cpu_count() or 1
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def running_on_kaggle() -> bool:
@@ -278,13 +276,16 @@ def diagnose(m: Machine) -> list[Finding]:
         add("ok", f"{len(m.gpus)} CUDA {'GPU' if len(m.gpus) == 1 else 'GPUs'} visible to torch: {names}.")
         for g in m.gpus:
             if m.arch_list and not build_supports(g.capability, m.arch_list):
+                built = [(n // 10, n % 10) for _, n, _ in filter(None, map(split_arch, m.arch_list))]
+                old = g.capability < min(built, default=(0, 0))  # below every architecture it ships
                 add(
                     "problem",
-                    f"GPU {g.index} ({g.name}, {g.sm}) is too old for this torch build, which ships "
-                    f"kernels for {', '.join(m.arch_list)}. The first CUDA operation will fail with "
-                    "'no kernel image is available for execution on the device'.",
+                    f"GPU {g.index} ({g.name}, {g.sm}) is {'too old for' if old else 'not covered by'} this torch "
+                    f"build, which ships kernels for {', '.join(m.arch_list)}. The first CUDA operation will fail "
+                    "with 'no kernel image is available for execution on the device'.",
                     "On Kaggle choose Settings → Accelerator → GPU T4 ×2 (sm_75). Locally, install a "
-                    f"torch build whose torch.cuda.get_arch_list() includes {g.sm}, or use a newer GPU.",
+                    f"torch build whose torch.cuda.get_arch_list() includes {g.sm}"
+                    + (", or use a newer GPU." if old else " (a newer release, or one for a newer CUDA)."),
                 )
     elif m.accelerator and m.accelerator != "cuda":
         add("ok", f"Accelerator found: {m.accelerator}. CUDA-only cells will use their stand-ins.")
@@ -406,7 +407,7 @@ def report(m: Machine) -> str:
         "Environment report",
         f"  Python {m.python_version} on {sys.platform}; torch {m.torch_version}",
         f"  CUDA in this torch build: {m.cuda_build or 'none (CPU-only build)'}",
-        f"  accelerator: {m.accelerator or 'none'}",
+        f"  usable accelerator: {m.accelerator or 'none'}",
     ]
     if m.arch_list:
         lines.append(f"  kernels shipped for: {', '.join(m.arch_list)}")

@@ -396,3 +396,17 @@ def test_gpus_that_are_all_another_jobs_share_are_a_note_not_a_problem() -> None
     m = replace(hidden, driver_gpus=(env.NO_ACCESS,) * 4, cuda_visible_devices=None)
     found = levels(m)
     assert found["problem"] == [] and any("none of which this process may access" in n for n in found["note"])
+    from coursetools import selftest
+
+    check = selftest.check_gpus(replace(m, gpus=()))
+    assert not check.unusable and check.listed == 0, "no GPU of this run's: nothing verified, not a broken GPU"
+
+
+def test_a_gpu_newer_than_every_architecture_the_build_ships_is_not_called_too_old() -> None:
+    t4 = MACHINES["Kaggle, GPU T4 ×2"]
+    new = replace(t4.gpus[0], name="NVIDIA GeForce RTX 5090", capability=(12, 0))
+    (problem,) = levels(replace(t4, gpus=(new,), arch_list=("sm_75", "sm_80", "sm_86", "sm_90")))["problem"]
+    assert "(NVIDIA GeForce RTX 5090, sm_120) is not covered by this torch build" in problem, problem
+    assert "too old" not in problem and "newer GPU" not in problem, problem
+    (problem,) = levels(replace(t4, gpus=t4.gpus[:1], arch_list=("sm_80", "sm_90")))["problem"]
+    assert "is too old for this torch build" in problem and "or use a newer GPU" in problem, problem
