@@ -78,6 +78,9 @@ def _inside_wait(frames: Sequence[Frame]) -> bool:
     import torch
 
     torch_dir = _posix(os.path.dirname(torch.__file__)) + "/"
+    entry = next((name for f, _, name in frames if any(part in _posix(f) for part in _DISTRIBUTED)), "")
+    if entry.startswith(("get_", "is_")) or entry == "size":
+        return False  # a query (dist.get_rank(), mesh.size()) never waits for a peer: a loop calling one is busy
     for path in (_posix(f) for f, _, _ in reversed(frames)):
         if any(part in path for part in _WAITS):
             return True
@@ -512,11 +515,10 @@ class _Reports:
             first = before.where_first if before else message[1]
             self.said[rank] = RankOutcome(rank, RUNNING, frames=message[1], where_first=first)
         elif kind == "raised":  # its own error; not one after it was asked where it ran, as ranks are stopped
-            before = self.said[rank].ended if rank in self.said else RETURNED
-            if before == RETURNED or (before == RUNNING and not self.stopping):
+            before = self.said.get(rank, RankOutcome(rank, RETURNED))
+            if before.ended == RETURNED or (before.ended == RUNNING and not self.stopping):
                 fields = dict(zip(("error", "frames", "details", "seconds"), message[1:], strict=True))
-                first = self.said[rank].where_first if rank in self.said else ()
-                self.said[rank] = RankOutcome(rank, RAISED, where_first=first, **fields)
+                self.said[rank] = RankOutcome(rank, RAISED, where_first=before.where_first, **fields)
                 self.order.append(rank)
 
     def tell(self, word: str) -> None:
@@ -696,12 +698,9 @@ def _peers_still_going(reports: _Reports, plan: _Plan, alive: set[int]) -> bool:
     says what went wrong; a peer slowed by a loaded machine is not a missing collective."""
     if not all(reports.said[r].judged(plan.collective_timeout).waited for r in reports.order):
         return False
-    for rank in alive - set(reports.order):
-        said = reports.said.get(rank)
-        waiting = rank in reports.same_stack and said is not None and _inside_wait(said.frames)
-        if said is None or (said.ended == RUNNING and not waiting):
-            return True
-    return False
+    others = [reports.said.get(rank) for rank in alive - set(reports.order)]
+    waits = [o is not None and o.rank in reports.same_stack and _inside_wait(o.frames) for o in others]
+    return any(o is None or (o.ended == RUNNING and not w) for o, w in zip(others, waits, strict=True))
 
 
 @dataclass

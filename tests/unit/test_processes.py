@@ -67,6 +67,9 @@ def slow_peer_worker(rank: int, world_size: int, then: str) -> int:
 
     if rank == 0:
         dist.all_reduce(torch.ones(1))
+    elif then == "loops":  # busy, calling torch.distributed all the while: a query is no wait
+        while dist.get_rank() == 1:
+            pass
     else:
         time.sleep(5)
         if then == "waits":
@@ -217,6 +220,14 @@ def test_a_peer_still_busy_when_a_collective_times_out_is_let_finish(warm: set[i
         assert (second.ended, second.result) == (d.RETURNED, 1)
     else:
         assert (second.waited, second.collective) == (True, "barrier"), second
+
+
+def test_a_peer_looping_on_a_query_is_busy_not_waiting(warm: set[int]) -> None:
+    """Rank 1 loops on dist.get_rank() while rank 0 gives up on all_reduce: rank 1 ran, it did not wait."""
+    with pytest.raises(d.WorkerFailed) as info:
+        d.launch(slow_peer_worker, 2, ("loops",), timeout=8, collective_timeout=2)
+    first, second = info.value.outcomes
+    assert (first.ended, first.waited, second.ended, second.waited) == (d.RAISED, True, d.RUNNING, False), second
 
 
 def test_a_rank_that_raises_is_blamed_not_the_peer_it_left_waiting(warm: set[int]) -> None:
