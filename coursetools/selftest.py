@@ -13,8 +13,9 @@ clone, or the Kaggle helpers dataset, which ships `coursetools/` with `helpers/`
 
 The pass rule is that the GPU was used:
 
-* the NVIDIA driver lists a GPU (NVML or `nvidia-smi`) that torch cannot use: the run fails at once
-  and says why (the doctor's diagnosis);
+* the NVIDIA driver lists a GPU (NVML or `nvidia-smi`) that torch cannot use, or a driver is installed
+  that NVML cannot start: the run fails at once and says why (the doctor's diagnosis); GPUs that are
+  all another job's share count as none;
 * torch can use a GPU: every chapter and GPU test must pass, and a GPU test may be skipped only for
   a stated missing capability (a second GPU, TF32, ...; `tests/gpu/missing.py`);
 * no GPU at all: the chapters run their CPU paths, every GPU test is skipped, and the run says that

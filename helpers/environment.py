@@ -55,6 +55,7 @@ class Machine:
     driver_gpus: tuple[str, ...] | None = None  # GPU names from NVML or nvidia-smi; None: no driver
     driver_cuda: str | None = None  # the newest CUDA the driver supports ("12.8"), from NVML; None: unknown
     driver_fault: str | None = None  # NVML's error class when its library is there but NVML cannot start
+    cuda_error: str = ""  # what CUDA raised when it opened the GPUs torch counted
     cpus_usable: int = 1
     cpus_machine: int = 1
     torch_threads: int = 1
@@ -139,8 +140,7 @@ _FAULT_FIXES = {
 
 def _driver_cuda(pynvml: Any) -> str:
     """The newest CUDA the driver supports, "12.8" (NVML answers 12080)."""
-    version = pynvml.nvmlSystemGetCudaDriverVersion()
-    return f"{version // 1000}.{version % 1000 // 10}"
+    return f"{(version := pynvml.nvmlSystemGetCudaDriverVersion()) // 1000}.{version % 1000 // 10}"
 
 
 #: The name the doctor gives a GPU NVML counts but this process may not query (a cluster job's share).
@@ -173,7 +173,11 @@ def _nvidia_smi_gpu_names() -> tuple[str, ...] | None:
 
 def describe_machine() -> Machine:
     """Read this machine and torch build into a `Machine` record."""
-    props = [torch.cuda.get_device_properties(i) for i in range(cuda_gpu_count())]
+    props, cuda_error = [], ""
+    try:  # torch counts the GPUs NVML lists until CUDA starts; CUDA may then open fewer (a cluster job's share)
+        props = [torch.cuda.get_device_properties(i) for i in range(cuda_gpu_count())]
+    except (RuntimeError, AssertionError) as exc:
+        cuda_error = f"{type(exc).__name__}: {exc}"
     gpus = (Gpu(i, p.name, p.total_memory, (p.major, p.minor), p.multi_processor_count) for i, p in enumerate(props))
     return Machine(
         torch_version=torch.__version__,
@@ -185,6 +189,7 @@ def describe_machine() -> Machine:
         driver_gpus=driver_gpu_names(),
         driver_cuda=nvml(_driver_cuda)[0],
         driver_fault=_driver_fault(),
+        cuda_error=cuda_error,
         cpus_usable=usable_cpu_count(),
         cpus_machine=os.cpu_count() or 1,
         torch_threads=torch.get_num_threads(),
@@ -271,7 +276,15 @@ def diagnose(m: Machine) -> list[Finding]:
             f"check that the driver supports CUDA {major}.x or newer (nvidia-smi shows the newest it supports)"
         )
 
-    if m.gpus:
+    if m.cuda_error:
+        add(
+            "problem",
+            f"CUDA could not open the GPUs torch counted ({m.cuda_error}). Until CUDA starts, torch counts every "
+            "GPU NVML lists on the machine; a process given only some of them (a cluster job's share) fails here.",
+            "Set CUDA_VISIBLE_DEVICES to the GPUs this job was given before Python starts; elsewhere, nvidia-smi "
+            "and the error say which GPU failed.",
+        )
+    elif m.gpus:
         names = ", ".join(sorted({g.name for g in m.gpus}))
         add("ok", f"{len(m.gpus)} CUDA {'GPU' if len(m.gpus) == 1 else 'GPUs'} visible to torch: {names}.")
         for g in m.gpus:
@@ -281,7 +294,7 @@ def diagnose(m: Machine) -> list[Finding]:
                 add(
                     "problem",
                     f"GPU {g.index} ({g.name}, {g.sm}) is {'too old for' if old else 'not covered by'} this torch "
-                    f"build, which ships kernels for {', '.join(m.arch_list)}. The first CUDA operation will fail "
+                    f"build, which ships kernels for {', '.join(m.arch_list)}. The first kernel it runs fails "
                     "with 'no kernel image is available for execution on the device'.",
                     "On Kaggle choose Settings → Accelerator → GPU T4 ×2 (sm_75). Locally, install a "
                     f"torch build whose torch.cuda.get_arch_list() includes {g.sm}"
@@ -289,6 +302,12 @@ def diagnose(m: Machine) -> list[Finding]:
                 )
     elif m.accelerator and m.accelerator != "cuda":
         add("ok", f"Accelerator found: {m.accelerator}. CUDA-only cells will use their stand-ins.")
+    elif listed and barred == listed:
+        add(
+            "note",
+            f"The NVIDIA driver lists {_gpus_word(listed)}, none of which this process may access (another "
+            "job's share): chapters run their CPU stand-ins.",
+        )
     elif m.cuda_build is None and listed:
         add(
             "problem",
@@ -296,19 +315,13 @@ def diagnose(m: Machine) -> list[Finding]:
             f"was built without CUDA, so it cannot use {them}.",
             "Install a CUDA build of torch (pick the CUDA version at pytorch.org/get-started) in this environment.",
         )
-    elif listed and barred == listed:
-        add(
-            "note",
-            f"The NVIDIA driver lists {_gpus_word(listed)}, none of which this process may access (another "
-            "job's share): chapters run their CPU stand-ins.",
-        )
     elif listed and _older(m.driver_cuda, m.cuda_build):
         add(
             "problem",
             f"The NVIDIA driver lists {_gpus_word(listed)} but supports CUDA up to {m.driver_cuda}, older than "
             f"this torch's CUDA {m.cuda_build}, so torch cannot use {them}.",
-            f"Update the NVIDIA driver, or install a torch build for CUDA {m.driver_cuda} or older "
-            "(pytorch.org/get-started)."
+            f"Update the NVIDIA driver, or install a torch build for CUDA {m.driver_cuda.split('.')[0]}.x if the "
+            "release you need has one (pytorch.org/get-started lists each release's CUDA versions)."
             + (f" {variable} is set too: unset it if the GPUs stay hidden." if variable else ""),
         )
     elif listed and variable:
@@ -319,11 +332,7 @@ def diagnose(m: Machine) -> list[Finding]:
             f"starts Python or Jupyter) and restart Python; if torch still cannot use {them}, {driver_check}.",
         )
     elif listed:
-        add(
-            "problem",
-            f"The NVIDIA driver lists {_gpus_word(listed)} but {none}.",
-            f"To find out why: {driver_check}.",
-        )
+        add("problem", f"The NVIDIA driver lists {_gpus_word(listed)} but {none}.", f"To find out why: {driver_check}.")
     elif m.on_kaggle:
         raises = (
             " Its torch is a CUDA build, so code that asks for 'cuda' raises 'Found no NVIDIA driver on your system'."
@@ -334,11 +343,7 @@ def diagnose(m: Machine) -> list[Finding]:
             "Settings → Accelerator → GPU T4 ×2, then run the notebook again (GPU hours are a weekly quota).",
         )
     elif m.driver_gpus == ():
-        add(
-            "note",
-            "The NVIDIA driver answers but lists no GPU. Chapters run their CPU stand-ins.",
-            HOW_TO_GET_A_GPU,
-        )
+        add("note", "The NVIDIA driver answers but lists no GPU. Chapters run their CPU stand-ins.", HOW_TO_GET_A_GPU)
     elif m.driver_fault:
         add(
             "problem",
@@ -393,10 +398,8 @@ def _this_machine() -> Machine:
 def stamp(m: Machine | None = None) -> str:
     """The label every measured figure carries: hardware, torch and CUDA versions, date."""
     m = m or _this_machine()
-    if m.gpus:
-        hardware = ", ".join(sorted({g.name for g in m.gpus}))
-    else:
-        hardware = f"CPU ({platform.processor() or platform.machine()}, {m.cpus_usable} cores)"
+    names = ", ".join(sorted({g.name for g in m.gpus}))
+    hardware = names or f"CPU ({platform.processor() or platform.machine()}, {m.cpus_usable} cores)"
     cuda = f", CUDA {m.cuda_build}" if m.cuda_build else ""
     return f"measured on {hardware} · torch {m.torch_version}{cuda} · {date.today().isoformat()}"
 
@@ -421,8 +424,7 @@ def report(m: Machine) -> str:
     if m.driver_fault:
         listed = f"none: NVML cannot start ({m.driver_fault})"
     if m.driver_cuda:
-        major = m.driver_cuda.split(".")[0]
-        listed += f" (the driver supports CUDA {m.driver_cuda}: it runs CUDA {major}.x builds)"
+        listed += f" (the driver supports CUDA {m.driver_cuda}: it runs CUDA {m.driver_cuda.split('.')[0]}.x builds)"
     lines += [
         f"  GPUs the NVIDIA driver lists: {listed}",
         f"  CUDA GPUs torch can open: {len(m.gpus)} (torch.cuda.is_available(): {bool(m.gpus)})",

@@ -226,8 +226,7 @@ def loopback_interface() -> str:
 
 def _check_importable(worker: Callable[..., Any]) -> None:
     """Refuse, before any rank starts, a worker that a process started with spawn or forkserver cannot import."""
-    module = getattr(worker, "__module__", None)
-    qualname = getattr(worker, "__qualname__", "")
+    module, qualname = getattr(worker, "__module__", None), getattr(worker, "__qualname__", "")
     if not callable(worker):
         raise TypeError(f"the worker must be a function, not {type(worker).__name__}")
     if module in (None, "__main__") or "<locals>" in qualname or "<lambda>" in qualname:

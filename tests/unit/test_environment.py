@@ -410,3 +410,33 @@ def test_a_gpu_newer_than_every_architecture_the_build_ships_is_not_called_too_o
     assert "too old" not in problem and "newer GPU" not in problem, problem
     (problem,) = levels(replace(t4, gpus=t4.gpus[:1], arch_list=("sm_80", "sm_90")))["problem"]
     assert "is too old for this torch build" in problem and "or use a newer GPU" in problem, problem
+
+
+def test_a_driver_of_an_older_cuda_major_names_the_builds_it_runs() -> None:
+    m = replace(MACHINES["GPUs hidden by CUDA_VISIBLE_DEVICES"], cuda_visible_devices=None, driver_cuda="12.4")
+    (problem,) = levels(replace(m, torch_version="2.15.0+cu130", cuda_build="13.0"))["problem"]
+    assert "install a torch build for CUDA 12.x if the release you need has one" in problem, problem
+    assert "12.4 or older" not in problem
+
+
+def test_a_job_given_fewer_gpus_than_nvml_lists_is_diagnosed_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Until CUDA starts torch counts NVML's GPUs (8 on the node); CUDA then opens the job's one and raises."""
+    from coursetools import selftest
+
+    def opens_one(index: int) -> None:
+        raise AssertionError("Invalid device id")
+
+    monkeypatch.setattr(env, "cuda_gpu_count", lambda: 8)
+    monkeypatch.setattr(env.torch.cuda, "get_device_properties", opens_one)
+    m = env.describe_machine()
+    assert m.gpus == () and m.cuda_error == "AssertionError: Invalid device id"
+    on_node = replace(m, driver_gpus=("NVIDIA H100",) + (env.NO_ACCESS,) * 7, cuda_build="12.8")
+    problems = levels(on_node)["problem"]
+    assert any("CUDA could not open the GPUs torch counted" in p and "CUDA_VISIBLE_DEVICES" in p for p in problems)
+    assert selftest.check_gpus(on_node).unusable, "the self-test fails at once with the doctor's reason"
+
+
+def test_a_cpu_build_on_a_node_of_other_jobs_gpus_is_not_told_to_install_cuda() -> None:
+    m = Machine("2.13.0+cpu", None, None, driver_gpus=(env.NO_ACCESS,) * 8)
+    found = levels(m)
+    assert found["problem"] == [] and any("none of which this process may access" in n for n in found["note"])
