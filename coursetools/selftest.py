@@ -105,7 +105,7 @@ def check_gpus(m: Machine | None = None) -> GpuCheck:
         or f"The NVIDIA driver lists GPUs ({m.driver_gpu_count}) that torch {m.torch_version} cannot use."
     )
     listed = None if m.driver_gpu_count is None else m.driver_gpu_count - (m.driver_gpus or ()).count(NO_ACCESS)
-    there = listed or m.gpus or m.driver_fault  # another job's GPUs are not this run's; a faulty driver hides GPUs
+    there = listed or m.gpus or m.driver_fault or m.cuda_error  # another job's GPUs are not this run's
     return GpuCheck(listed, len(usable), why if there and not usable else "")
 
 

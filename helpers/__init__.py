@@ -33,15 +33,7 @@ __version__ = "2.1.0"
 
 HELPERS_DATASET = "pytorch-gpu-course-helpers"
 
-__all__ = [
-    "have_gpus",
-    "load_exercises",
-    "scratch_folder",
-    "start",
-    "synchronize",
-    "try_all_gpus",
-    "try_gpu",
-]
+__all__ = ["have_gpus", "load_exercises", "scratch_folder", "start", "synchronize", "try_all_gpus", "try_gpu"]
 
 
 def version_notice(written_for: str, found: str = __version__, where: str = "") -> str:

@@ -136,6 +136,8 @@ _FAULT_FIXES = {
     "NVMLError_NoPermission": "This user may not open the GPU devices: ask for access to /dev/nvidia* "
     "(often the 'video' group).",
 }
+_OTHER_FAULT_FIX = "nvidia-smi prints the driver's own error. In a container that lost its GPUs (the host reloaded \
+its services), recreate the container; otherwise reinstall the driver."
 
 
 def _driver_cuda(pynvml: Any) -> str:
@@ -174,9 +176,11 @@ def _nvidia_smi_gpu_names() -> tuple[str, ...] | None:
 def describe_machine() -> Machine:
     """Read this machine and torch build into a `Machine` record."""
     props, cuda_error = [], ""
-    try:  # torch counts the GPUs NVML lists until CUDA starts; CUDA may then open fewer (a cluster job's share)
+    try:  # CUDA first: until it starts torch may count GPUs NVML lists that this process cannot open
+        if torch.cuda.is_available():
+            torch.cuda.init()
         props = [torch.cuda.get_device_properties(i) for i in range(cuda_gpu_count())]
-    except (RuntimeError, AssertionError) as exc:
+    except Exception as exc:  # torch 2.10 wraps the error in DeferredCudaCallError, an Exception
         cuda_error = f"{type(exc).__name__}: {exc}"
     gpus = (Gpu(i, p.name, p.total_memory, (p.major, p.minor), p.multi_processor_count) for i, p in enumerate(props))
     return Machine(
@@ -268,8 +272,8 @@ def diagnose(m: Machine) -> list[Finding]:
     major = (m.cuda_build or "").split(".")[0]
     if m.driver_cuda and not _older(m.driver_cuda, m.cuda_build):
         driver_check = (
-            "read the 'CUDA initialization' warning torch prints where it first looks for a GPU (a chapter's "
-            f"set-up cell), which names the reason; the driver, CUDA up to {m.driver_cuda}, is new enough"
+            "read the 'CUDA initialization' warning, if torch printed one where it first looked for a GPU (a "
+            f"chapter's set-up cell): it names the reason; the driver, CUDA up to {m.driver_cuda}, is new enough"
         )
     else:
         driver_check = (
@@ -279,8 +283,9 @@ def diagnose(m: Machine) -> list[Finding]:
     if m.cuda_error:
         add(
             "problem",
-            f"CUDA could not open the GPUs torch counted ({m.cuda_error}). Until CUDA starts, torch counts every "
-            "GPU NVML lists on the machine; a process given only some of them (a cluster job's share) fails here.",
+            f"CUDA could not start ({m.cuda_error}). Torch may count the GPUs NVML lists (every one, when "
+            "CUDA_VISIBLE_DEVICES is not set), more than a process given only some of them (a cluster job's share) "
+            "can open.",
             "Set CUDA_VISIBLE_DEVICES to the GPUs this job was given before Python starts; elsewhere, nvidia-smi "
             "and the error say which GPU failed.",
         )
@@ -348,7 +353,7 @@ def diagnose(m: Machine) -> list[Finding]:
         add(
             "problem",
             f"An NVIDIA driver is installed, but NVML cannot talk to it ({m.driver_fault}).",
-            _FAULT_FIXES.get(m.driver_fault, "Reinstall the NVIDIA driver; nvidia-smi works again once it is fixed."),
+            _FAULT_FIXES.get(m.driver_fault, _OTHER_FAULT_FIX),
         )
     elif m.cuda_build is not None:  # no NVML and no nvidia-smi answer: no driver
         add(
@@ -423,11 +428,13 @@ def report(m: Machine) -> str:
     listed = "no driver found (NVML, nvidia-smi)" if m.driver_gpus is None else _name_counts(m.driver_gpus) or "none"
     if m.driver_fault:
         listed = f"none: NVML cannot start ({m.driver_fault})"
+    opened = f"{len(m.gpus)} (torch.cuda.is_available(): {bool(m.gpus)})"
+    opened = "none, CUDA could not start" if m.cuda_error else opened
     if m.driver_cuda:
         listed += f" (the driver supports CUDA {m.driver_cuda}: it runs CUDA {m.driver_cuda.split('.')[0]}.x builds)"
     lines += [
         f"  GPUs the NVIDIA driver lists: {listed}",
-        f"  CUDA GPUs torch can open: {len(m.gpus)} (torch.cuda.is_available(): {bool(m.gpus)})",
+        f"  CUDA GPUs torch can open: {opened}",
         f"  CUDA_VISIBLE_DEVICES: {visible_value}",
         f"  CPUs: {m.cpus_usable} usable by this process, {m.cpus_machine} in the machine; "
         f"torch uses {m.torch_threads} threads",

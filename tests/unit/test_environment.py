@@ -373,7 +373,8 @@ def test_a_driver_new_enough_is_said_so_and_the_report_shows_its_cuda() -> None:
     m = replace(MACHINES["GPUs hidden by CUDA_VISIBLE_DEVICES"], cuda_visible_devices=None, driver_cuda="12.9")
     (problem,) = levels(m)["problem"]
     assert (
-        "read the 'CUDA initialization' warning torch prints" in problem and "CUDA up to 12.9, is new enough" in problem
+        "read the 'CUDA initialization' warning, if torch printed one" in problem
+        and "CUDA up to 12.9, is new enough" in problem
     )
     assert "(the driver supports CUDA 12.9: it runs CUDA 12.x builds)" in env.report(m)
 
@@ -419,21 +420,35 @@ def test_a_driver_of_an_older_cuda_major_names_the_builds_it_runs() -> None:
     assert "12.4 or older" not in problem
 
 
-def test_a_job_given_fewer_gpus_than_nvml_lists_is_diagnosed_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+class DeferredCudaCallError(Exception):
+    """What torch 2.10's lazy start-up raises (an Exception, not a RuntimeError)."""
+
+
+@pytest.mark.parametrize("torch_release", ["2.10: CUDA's start fails", "2.15: opening GPU 1 fails"])
+def test_a_job_given_fewer_gpus_than_nvml_lists_is_diagnosed_not_a_crash(
+    monkeypatch: pytest.MonkeyPatch, torch_release: str
+) -> None:
     """Until CUDA starts torch counts NVML's GPUs (8 on the node); CUDA then opens the job's one and raises."""
     from coursetools import selftest
 
     def opens_one(index: int) -> None:
         raise AssertionError("Invalid device id")
 
+    def start() -> None:
+        raise DeferredCudaCallError("CUDA call failed lazily at initialization with error: device >= 0 && ...")
+
     monkeypatch.setattr(env, "cuda_gpu_count", lambda: 8)
+    monkeypatch.setattr(env.torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(env.torch.cuda, "init", start if torch_release.startswith("2.10") else lambda: None)
     monkeypatch.setattr(env.torch.cuda, "get_device_properties", opens_one)
     m = env.describe_machine()
-    assert m.gpus == () and m.cuda_error == "AssertionError: Invalid device id"
+    assert m.gpus == () and m.cuda_error.startswith(("DeferredCudaCallError: CUDA call failed", "AssertionError"))
     on_node = replace(m, driver_gpus=("NVIDIA H100",) + (env.NO_ACCESS,) * 7, cuda_build="12.8")
     problems = levels(on_node)["problem"]
-    assert any("CUDA could not open the GPUs torch counted" in p and "CUDA_VISIBLE_DEVICES" in p for p in problems)
+    assert any("CUDA could not start" in p and "CUDA_VISIBLE_DEVICES" in p for p in problems), problems
+    assert "CUDA GPUs torch can open: none, CUDA could not start" in env.report(on_node)
     assert selftest.check_gpus(on_node).unusable, "the self-test fails at once with the doctor's reason"
+    assert selftest.check_gpus(replace(on_node, driver_gpus=None)).unusable, "with no driver list, too"
 
 
 def test_a_cpu_build_on_a_node_of_other_jobs_gpus_is_not_told_to_install_cuda() -> None:
