@@ -181,12 +181,12 @@ def describe_machine() -> Machine:
             torch.cuda.init()
         props = [torch.cuda.get_device_properties(i) for i in range(cuda_gpu_count())]
     except Exception as exc:  # torch 2.10 wraps the error in DeferredCudaCallError, an Exception
-        cuda_error = f"{type(exc).__name__}: {exc}"
+        cuda_error = f"{type(exc).__name__}: {(str(exc).strip().splitlines() or [''])[0]}"  # not torch's stack
     gpus = (Gpu(i, p.name, p.total_memory, (p.major, p.minor), p.multi_processor_count) for i, p in enumerate(props))
     return Machine(
         torch_version=torch.__version__,
         cuda_build=torch.version.cuda,
-        accelerator=accelerator_type(),
+        accelerator=None if cuda_error else accelerator_type(),  # torch may report CUDA that cannot start
         gpus=tuple(gpus),
         arch_list=tuple(torch.cuda.get_arch_list()) if torch.version.cuda else (),
         cuda_visible_devices=os.environ.get("CUDA_VISIBLE_DEVICES"),
@@ -286,8 +286,8 @@ def diagnose(m: Machine) -> list[Finding]:
             f"CUDA could not start ({m.cuda_error}). Torch may count the GPUs NVML lists (every one, when "
             "CUDA_VISIBLE_DEVICES is not set), more than a process given only some of them (a cluster job's share) "
             "can open.",
-            "Set CUDA_VISIBLE_DEVICES to the GPUs this job was given before Python starts; elsewhere, nvidia-smi "
-            "and the error say which GPU failed.",
+            "Before Python starts, set CUDA_VISIBLE_DEVICES to this job's GPUs by UUID (nvidia-smi -L lists them; "
+            "a scheduler such as Slurm sets it when asked for GPUs); elsewhere nvidia-smi and the error name the GPU.",
         )
     elif m.gpus:
         names = ", ".join(sorted({g.name for g in m.gpus}))
@@ -383,7 +383,7 @@ def diagnose(m: Machine) -> list[Finding]:
 
 def one_line(m: Machine) -> str:
     """A one-line summary printed by every chapter's setup cell (the runner reads `Running on:`)."""
-    where = m.accelerator or "CPU only"
+    where = "no GPU: CUDA could not start (python -m helpers doctor)" if m.cuda_error else m.accelerator or "CPU only"
     if m.gpus:
         where = f"{len(m.gpus)}× {' + '.join(sorted({g.name for g in m.gpus}))}"
     cuda = f"CUDA {m.cuda_build}" if m.cuda_build else "CPU build"

@@ -90,12 +90,12 @@ def _what_the_ranks_did(error: Any, file: str) -> Exception:
     blamed = next((o for o in outcomes if o.rank == getattr(error, "rank", None)), None)  # by the launcher
     if blamed is not None and blamed.ended == RAISED and blamed.waiting_in is None:  # not a wait its peer caused
         also = "".join(
-            f"; rank {o.rank} failed too{_where(o, file)}: {_last_line(o.details)}"
+            f"; rank {o.rank} failed too{_where(o, file)}: {_error_line(o)}"
             for o in outcomes
             if o.ended == RAISED and not o.waited and o.rank != blamed.rank and o.error != "RuntimeError"
         )
         return Wrong(
-            f"on two ranks, rank {blamed.rank} failed{_where(blamed, file)}{after}: {_last_line(blamed.details)}{also}"
+            f"on two ranks, rank {blamed.rank} failed{_where(blamed, file)}{after}: {_error_line(blamed)}{also}"
         )
     if blamed is not None and blamed.ended == DIED:  # gloo aborts a rank whose collective does not match its peer's
         return Wrong(f"on two ranks, rank {blamed.rank} {blamed.exit}{after}")
@@ -153,9 +153,12 @@ def _where_it_was(outcome: Any, outcomes: Any, file: str) -> Any:
     return outcome
 
 
-def _last_line(details: str) -> str:
-    """The last line of a traceback (the error and its message), cut to a length a verdict can show."""
-    line = details.strip().splitlines()[-1] if details.strip() else "no details"
+def _error_line(outcome: Any) -> str:
+    """The line of a rank's traceback that names its error and starts its message (a message may span lines, as
+    FSDP's does, ending in a printed module), cut to a length a verdict can show."""
+    lines = outcome.details.strip().splitlines()
+    heads = [line for line in lines if line.split(":")[0].split(".")[-1] == outcome.error]
+    line = heads[-1] if heads else lines[-1] if lines else "no details"
     return line if len(line) <= 300 else line[:300] + "…"
 
 

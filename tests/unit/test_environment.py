@@ -435,18 +435,25 @@ def test_a_job_given_fewer_gpus_than_nvml_lists_is_diagnosed_not_a_crash(
         raise AssertionError("Invalid device id")
 
     def start() -> None:
-        raise DeferredCudaCallError("CUDA call failed lazily at initialization with error: device >= 0 && ...")
+        raise DeferredCudaCallError(
+            "CUDA call failed lazily at initialization: device=1\n\nCUDA call was originally invoked"
+        )
 
     monkeypatch.setattr(env, "cuda_gpu_count", lambda: 8)
     monkeypatch.setattr(env.torch.cuda, "is_available", lambda: True)
     monkeypatch.setattr(env.torch.cuda, "init", start if torch_release.startswith("2.10") else lambda: None)
     monkeypatch.setattr(env.torch.cuda, "get_device_properties", opens_one)
     m = env.describe_machine()
-    assert m.gpus == () and m.cuda_error.startswith(("DeferredCudaCallError: CUDA call failed", "AssertionError"))
+    first_lines = (
+        "DeferredCudaCallError: CUDA call failed lazily at initialization: device=1",
+        "AssertionError: Invalid device id",
+    )
+    assert m.gpus == () and m.cuda_error in first_lines, "the error's first line, not torch's stack"
     on_node = replace(m, driver_gpus=("NVIDIA H100",) + (env.NO_ACCESS,) * 7, cuda_build="12.8")
     problems = levels(on_node)["problem"]
     assert any("CUDA could not start" in p and "CUDA_VISIBLE_DEVICES" in p for p in problems), problems
     assert "CUDA GPUs torch can open: none, CUDA could not start" in env.report(on_node)
+    assert "usable accelerator: none" in env.report(on_node) and "CUDA could not start" in env.one_line(on_node)
     assert selftest.check_gpus(on_node).unusable, "the self-test fails at once with the doctor's reason"
     assert selftest.check_gpus(replace(on_node, driver_gpus=None)).unusable, "with no driver list, too"
 

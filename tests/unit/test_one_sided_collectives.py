@@ -110,8 +110,12 @@ def test_a_rank_still_running_while_its_peer_waits_is_named_with_both(monkeypatc
             "    if rank == 1:\n        raise ValueError('rank 1 gives up')\n",
             "rank 1 failed (line {line} of ddp_answer.py)",
         ),
+        (  # the line that names the error, not the message's last line (FSDP's ends in a printed module)
+            "    if rank == 1:\n        raise RuntimeError('rank 1 broke here\\nthe module:\\n)')\n",
+            "rank 1 failed (line {line} of ddp_answer.py): RuntimeError: rank 1 broke here",
+        ),
     ],
-    ids=["os._exit on one rank", "an error on one rank"],
+    ids=["os._exit on one rank", "an error on one rank", "an error whose message spans lines"],
 )
 def test_a_rank_that_ends_on_its_own_is_named_not_the_peer_it_left_waiting(change: str, words: str) -> None:
     code, line = _with(change, "import os\n")
