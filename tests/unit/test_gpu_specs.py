@@ -17,7 +17,7 @@ def test_table_is_a_tuple_of_frozen_dataclasses() -> None:
 
 def test_the_gpus_learners_meet_are_there() -> None:
     shorts = {s.short for s in GPUS}
-    assert {"T4", "P100", "V100", "A100", "L4", "H100", "H100 PCIe", "H100 NVL", "RTX 4090"} <= shorts
+    assert {"T4", "P100", "V100", "A100", "L4", "H100", "H100 PCIe", "H100 NVL", "H200", "RTX 4090"} <= shorts
     assert len(shorts) == len(GPUS), "short labels must be unique"
 
 
@@ -52,6 +52,15 @@ def test_dense_figures_are_half_the_printed_sparse_ones() -> None:
     assert by_short_name("L4").fp16_tensor_tflops == 121  # datasheet: 242 with sparsity
     assert by_short_name("H100 PCIe").bf16_tensor_tflops == 756  # datasheet: 1,513 with sparsity
     assert by_short_name("H100 NVL").bf16_tensor_tflops == 835  # datasheet: 1,671 with sparsity
+    assert by_short_name("H200").bf16_tensor_tflops == 989  # datasheet: 1,979 with sparsity
+
+
+def test_the_self_tests_h200_has_its_row_and_an_h200_nvl_none() -> None:
+    """torch names the SXM module "NVIDIA H200" (docs/gpu-runs/), the PCIe card "NVIDIA H200 NVL"."""
+    h200 = find_spec("NVIDIA H200")
+    assert h200 is not None and (h200.memory_gb, h200.bandwidth_gbs, h200.pcie_generation) == (141, 4800, 5)
+    assert find_spec("NVIDIA H200 NVL") is None, "not the SXM module's row: a wrong ceiling is worse than none"
+    assert find_spec("NVIDIA H100 NVL").short == "H100 NVL"
 
 
 def test_peaks_by_precision() -> None:
