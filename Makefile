@@ -6,7 +6,8 @@
 #   make test-cuda-build   every chapter and the unit tests on a CUDA build of torch 2.10 with no GPU driver
 #   make test-newest-torch the same on the newest torch (2.15, a CUDA build, no driver)
 #   make selftest    on a GPU machine, with its own Python and torch: every chapter, then the GPU tests,
-#                    one table (build/selftest.json); PYTHON=... picks the interpreter, WHEELHOUSE=DIR
+#                    one table (build/selftest.json) and one archive of what ran and was measured
+#                    (build/gpu-run.tar.gz); PYTHON=... picks the interpreter, WHEELHOUSE=DIR
 #                    first installs what it needs from DIR alone (no network)
 #   make wheelhouse  build/wheelhouse/: those needs as wheels to copy (WHEEL_PYTHON=3.12, HAVE=freeze.txt)
 #   make test-selftest-offline   the offline install proved: a wheelhouse, a fresh venv, the self-test on 01
@@ -61,7 +62,8 @@ lab: setup
 # The self-test runs on the interpreter and torch already on the GPU machine, never on .venv: it
 # tests the torch learners there have, and installs nothing but what WHEELHOUSE holds.
 selftest:
-	$(PYTHON) -m coursetools selftest $(if $(WHEELHOUSE),--wheelhouse $(WHEELHOUSE)) --json build/selftest.json
+	$(PYTHON) -m coursetools selftest $(if $(WHEELHOUSE),--wheelhouse $(WHEELHOUSE)) --json build/selftest.json \
+		--bundle build/gpu-run.tar.gz
 
 wheelhouse:
 	$(PYTHON) -m coursetools wheelhouse --out build/wheelhouse $(if $(WHEEL_PYTHON),--python $(WHEEL_PYTHON)) \

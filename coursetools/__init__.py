@@ -15,6 +15,7 @@ beside `helpers/`, in the Kaggle helpers dataset, where the `gpu_self_test` note
 * `coursetools.folders`   published folders written all or nothing (`staged_folder`), disk faults in one sentence
 * `coursetools.progress`  the runner's progress bar: the chapter running and its time so far
 * `coursetools.verified`  the "verified on" record in docs/verified.* (`python -m coursetools verified`)
+* `coursetools.gpu_runs`  a GPU run's bundle, kept in docs/gpu-runs/, and the page of what GPUs measured
 
 It may import `helpers` (the learner package); `helpers` never imports it.
 """
@@ -22,7 +23,15 @@ It may import `helpers` (the learner package); `helpers` never imports it.
 from pathlib import Path
 
 #: The modules of this package the Kaggle helpers dataset carries: the self-test and what it imports.
-SELFTEST_MODULES = ("__init__.py", "__main__.py", "execute.py", "selftest.py", "gpu_test_results.py", "wheelhouse.py")
+SELFTEST_MODULES = (
+    "__init__.py",
+    "__main__.py",
+    "execute.py",
+    "selftest.py",
+    "gpu_runs.py",
+    "gpu_test_results.py",
+    "wheelhouse.py",
+)
 
 #: The clone this package lives in, and the folders the tools read and write.
 ROOT = Path(__file__).resolve().parent.parent

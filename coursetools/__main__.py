@@ -1,5 +1,5 @@
 """Course tooling: `python -m coursetools run [--quick]`, `selftest`, `wheelhouse`, `tidy [NB ...]`,
-`kaggle build [--owner NAME]`, `verified`, `edition handout|teacher [--out DIR]`."""
+`kaggle build [--owner NAME]`, `verified`, `gpu-runs add ARCHIVE|page`, `edition handout|teacher [--out DIR]`."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import argparse
 import os
 import re
 import sys
+import tarfile
 from pathlib import Path
 
 
@@ -30,6 +31,9 @@ def main(argv: list[str] | None = None) -> int:
     selftest.add_argument("--no-chapters", action="store_true", help="run only the GPU tests")
     selftest.add_argument("--no-tests", action="store_true", help="run only the chapters")
     selftest.add_argument("--json", default=None, metavar="PATH", help="also save the results as JSON here")
+    selftest.add_argument(
+        "--bundle", default=None, metavar="PATH", help="also save results, executed chapters and figures as one archive"
+    )
     selftest.add_argument(
         "--wheelhouse", default=None, metavar="DIR", help="first install what the self-test needs from DIR alone"
     )
@@ -57,6 +61,11 @@ def main(argv: list[str] | None = None) -> int:
     kaggle_build.add_argument("--owner", default=None, help="your Kaggle user name (default: kaggle-metadata.json)")
     kaggle_build.add_argument("--out", default=None, help="output folder (default build/kaggle/ in the repository)")
     sub.add_parser("verified", help="record the chapters' passed runs found under build/ in docs/verified.*")
+    runs = sub.add_parser("gpu-runs", help="keep a GPU run's bundle in docs/gpu-runs/, and write the measured page")
+    runs_sub = runs.add_subparsers(dest="runs_command", required=True)
+    runs_add = runs_sub.add_parser("add", help="unpack a self-test's bundle (replacing that GPU kind's older run)")
+    runs_add.add_argument("archive", help="the bundle: gpu-run.tar.gz from `selftest --bundle` or Kaggle")
+    runs_sub.add_parser("page", help="write docs/measured.md from the kept runs")
     edition = sub.add_parser("edition", help="build the handout (no solutions) or teacher edition for instructors")
     edition.add_argument("edition", choices=["handout", "teacher"], help="which edition to build")
     edition.add_argument("--out", default=None, help="output folder (default build/handout/ or build/teacher/)")
@@ -80,6 +89,18 @@ def main(argv: list[str] | None = None) -> int:
         from .verified import main as verified_main
 
         return verified_main()
+
+    if args.command == "gpu-runs":
+        from .gpu_runs import RunRefused, add_run, write_page
+
+        if args.runs_command == "add":
+            try:
+                print(f"kept in {add_run(Path(args.archive))}")
+            except (RunRefused, OSError, tarfile.TarError) as exc:
+                print(f"Not kept: {exc}")
+                return 1
+        print(f"wrote {write_page()}")
+        return 0
 
     if args.command == "tidy":
         from .authoring import main as tidy_main
@@ -129,8 +150,11 @@ def selftest_main(args: argparse.Namespace) -> int:
         only=args.only,
         cell_timeout=args.cell_timeout,
         checkpoint=save,
+        bundle=args.bundle,
     )
     print(report)
+    if report.bundle:
+        print(f"the run's bundle (results, executed chapters, figures): {report.bundle}")
     if not report.ok:
         print("\n" + (report.output[-20000:] or report.problem))
     if args.json:

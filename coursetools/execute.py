@@ -26,10 +26,13 @@ from queue import Empty
 from typing import Any
 
 from helpers.devices import NO_GPU_MARKER
+from helpers.figures import FIGURES_FILE
 
 #: The folder that holds `helpers/`, `coursetools/`, `notebooks/` and `tests/`: a clone, or the
 #: Kaggle helpers dataset (read-only under /kaggle/input).
 COURSE_ROOT = Path(__file__).resolve().parent.parent
+#: Beside an executed chapter: the headline figures its cells recorded (`helpers.figures`), one JSON line each.
+FIGURES_SUFFIX = ".figures.jsonl"
 
 CHAPTER_PATTERN = re.compile(r"^(\d\d)_[a-z0-9_]+\.ipynb$")
 
@@ -45,17 +48,20 @@ def discover_chapters(notebooks_dir: Path | None = None, only: list[str] | None 
 
 
 def chapter_hash(notebook: Path) -> str:
-    """A short hash of a chapter's content: every cell's type and source (outputs and metadata aside).
+    """A short hash of what a chapter runs: its code cells' sources, in order (prose, outputs, metadata aside).
 
-    The "verified on" record (`docs/verified.md`) is keyed by it, so a changed chapter reads stale.
+    The "verified on" record (`docs/verified.md`) and the kept GPU runs (`coursetools.gpu_runs`) are keyed by
+    it, so a chapter whose code changed reads stale, and a prose edit leaves what ran current.
     """
     import hashlib
 
     nb = json.loads(Path(notebook).read_text(encoding="utf-8"))
-    cells = [
-        (c["cell_type"], "".join(c["source"]) if isinstance(c["source"], list) else c["source"]) for c in nb["cells"]
+    code = [
+        "".join(c["source"]) if isinstance(c["source"], list) else c["source"]
+        for c in nb["cells"]
+        if c["cell_type"] == "code"
     ]
-    return hashlib.sha256(json.dumps(cells, ensure_ascii=False).encode("utf-8")).hexdigest()[:12]
+    return hashlib.sha256(json.dumps(code, ensure_ascii=False).encode("utf-8")).hexdigest()[:12]
 
 
 def cell_text(outputs: list[dict]) -> str:
@@ -194,6 +200,7 @@ class ChapterRun:
     error: str = ""
     executed: str = ""  # path of the executed notebook
     html: str = ""  # path of its HTML page, when the course runner wrote one
+    figures: str = ""  # path of the headline figures its cells recorded (JSON lines), when they recorded any
 
 
 #: What a chapter's run may leave in its temp dir, with why; anything else it leaves there is litter.
@@ -396,11 +403,16 @@ def execute_chapter(
     notebook, out_dir = Path(notebook), Path(out_dir)
     executed = out_dir / notebook.name
     partial = partial_path(executed, ".ipynb")  # papermill writes here (at the start and at the end)
-    variables = {"PYTHONPATH": os.pathsep.join(p for p in (str(COURSE_ROOT), os.environ.get("PYTHONPATH")) if p)}
+    figures = out_dir / f"{notebook.stem}{FIGURES_SUFFIX}"  # the headline figures its cells record (helpers.figures)
+    variables = {
+        "PYTHONPATH": os.pathsep.join(p for p in (str(COURSE_ROOT), os.environ.get("PYTHONPATH")) if p),
+        FIGURES_FILE: str(figures),
+    }
     try:
         out_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         return ChapterRun(notebook.stem, "failed", 0.0, "unknown", 0, error=write_fault(exc, out_dir, "create"))
+    remove_quietly(figures)  # an earlier run's figures are not this run's
     try:
         temp = kernel_temp_dir(notebook.stem)  # the kernel's, to see what it leaves there
     except OSError as exc:
@@ -466,4 +478,5 @@ def execute_chapter(
         no_gpu_cells=count_no_gpu_cells(nb),
         error=error,
         executed=str(executed) if nb else "",
+        figures=str(figures) if figures.is_file() else "",
     )

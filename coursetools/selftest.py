@@ -51,6 +51,8 @@ GPU_TESTS_DIR = Path("tests") / "gpu"  # where they live, in a clone and in the 
 OUTCOMES = ("passed", "failed", "error", "skipped")
 #: The whole self-test, QUICK chapters and GPU tests, on one data-centre GPU (CONTRIBUTING's budget table).
 BUDGET_SECONDS = 8 * 60
+#: Tells the GPU tests where this run's executed chapters and their recorded figures are (`tests/gpu/recorded.py`).
+FIGURES_DIR = "COURSE_FIGURES_DIR"
 
 # pytest settings for the child run: our markers, none of the repository's addopts (xdist, nbval),
 # so that the same command works in a clone and in the read-only dataset copy on Kaggle.
@@ -148,6 +150,7 @@ class SelfTestReport:
     problem: str = ""  # why the run failed as a whole (nothing could run, pytest stopped early)
     counts: dict[str, int] = field(default_factory=dict)
     versions: str = ""  # torch / CUDA of the run
+    bundle: str = ""  # the archive of its results, executed chapters and figures, when one was asked for
 
     def __post_init__(self) -> None:
         self.rows = judge(self.rows, self.gpu)
@@ -304,9 +307,17 @@ class TestRun:
 
 
 def run_gpu_tests(
-    tests_dir: Path | None = None, *, marker: str = MARKER, timeout: float = 3600, progress: bool = True
+    tests_dir: Path | None = None,
+    *,
+    marker: str = MARKER,
+    timeout: float = 3600,
+    progress: bool = True,
+    figures_dir: Path | None = None,
 ) -> TestRun:
-    """Run the GPU tests in a child pytest, one row per test; a failing test is a row, never an exception."""
+    """Run the GPU tests in a child pytest, one row per test; a failing test is a row, never an exception.
+
+    `figures_dir`: the folder of this run's executed chapters, whose recorded figures tests read
+    (`COURSE_FIGURES_DIR`, `tests/gpu/recorded.py`)."""
     tests_dir = Path(tests_dir) if tests_dir else find_gpu_tests()
     if tests_dir is None or not any(Path(tests_dir).glob(GPU_TESTS)):
         where = tests_dir or COURSE_ROOT / GPU_TESTS_DIR
@@ -325,6 +336,8 @@ def run_gpu_tests(
         )
         env["PYTHONDONTWRITEBYTECODE"] = "1"  # the dataset copy is read-only on Kaggle
         env[RESULTS_FILE] = str(results)
+        if figures_dir is not None:
+            env[FIGURES_DIR] = str(figures_dir)
         deadline = time.monotonic() + timeout
         bar = tqdm(desc="GPU tests", unit="test", disable=not progress, mininterval=_redraw_seconds())
         with open(log, "w", encoding="utf-8") as out, bar:
@@ -362,9 +375,15 @@ def _redraw_seconds() -> float:
 
 
 def run_chapters(
-    notebooks: list[Path] | None = None, *, quick: bool = True, cell_timeout: float = 90, progress: bool = True
+    notebooks: list[Path] | None = None,
+    *,
+    quick: bool = True,
+    cell_timeout: float = 90,
+    progress: bool = True,
+    keep: Path | None = None,
 ) -> list[TestRow]:
-    """Execute the chapters (QUICK) in a scratch folder, one row per chapter.
+    """Execute the chapters (QUICK) in a scratch folder, one row per chapter; with `keep`, each chapter's
+    executed notebook and recorded figures stay in `keep/<chapter>/` (a GPU run's bundle is made of them).
 
     Every chapter's GPU branches assert what they teach, so on a GPU machine this is a test of them.
     """
@@ -375,7 +394,8 @@ def run_chapters(
         why = "papermill is not installed here: pip install papermill (or use --wheelhouse)"
         return [TestRow(f"chapter {n.stem}", "error", 0.0, why) for n in notebooks]
     rows = []
-    with tempfile.TemporaryDirectory(prefix="gpu-self-test-chapters-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="gpu-self-test-chapters-") as scratch:
+        tmp = keep if keep is not None else scratch
         bar = tqdm(notebooks, desc="chapters", unit="chapter", disable=not progress, mininterval=_redraw_seconds())
         for notebook in bar:
             bar.set_postfix_str(notebook.stem, refresh=True)  # once a chapter: the name of the one running
@@ -399,13 +419,34 @@ def run_self_test(
     progress: bool = True,
     gpu: GpuCheck | None = None,
     checkpoint: Callable[[SelfTestReport], object] | None = None,
+    bundle: Path | str | None = None,
+    keep: Path | None = None,
 ) -> SelfTestReport:
     """The whole self-test: the chapters executed (QUICK), then the `gpu`/`gpu2` tests, in one report.
 
     Where the driver lists a GPU that torch cannot use, nothing runs and the report says why.
     `checkpoint` gets a failed-as-a-whole report of the chapters before the tests start, so that a run
-    stopped at a time limit still leaves what it found.
+    stopped at a time limit still leaves what it found. The executed chapters stay in `keep` (by default
+    a temporary folder) while the tests run, which read the figures they recorded; with `bundle`, the
+    run's results, executed chapters and figures are also written there as one archive
+    (`coursetools.gpu_runs`).
     """
+    if keep is None:  # the executed chapters stay until the tests have read their figures
+        with tempfile.TemporaryDirectory(prefix="gpu-self-test-chapters-") as kept:
+            return run_self_test(
+                chapters=chapters,
+                tests=tests,
+                only=only,
+                notebooks_dir=notebooks_dir,
+                tests_dir=tests_dir,
+                cell_timeout=cell_timeout,
+                timeout=timeout,
+                progress=progress,
+                gpu=gpu,
+                checkpoint=checkpoint,
+                bundle=bundle,
+                keep=Path(kept),
+            )
     from helpers.environment import describe_machine
 
     start = time.perf_counter()
@@ -415,7 +456,7 @@ def run_self_test(
     if gpu.unusable:
         return SelfTestReport([], hardware, gpu, problem=f"torch cannot use the GPUs here. {gpu.why}")
     rows = (
-        run_chapters(discover_chapters(notebooks_dir, only), cell_timeout=cell_timeout, progress=progress)
+        run_chapters(discover_chapters(notebooks_dir, only), cell_timeout=cell_timeout, progress=progress, keep=keep)
         if chapters
         else []
     )
@@ -424,8 +465,10 @@ def run_self_test(
         checkpoint(
             SelfTestReport(list(rows), hardware, gpu, seconds=round(time.perf_counter() - start, 1), problem=cut_short)
         )
-    run = run_gpu_tests(tests_dir, timeout=timeout, progress=progress) if tests else TestRun([], 0, "")
-    return SelfTestReport(
+    run = (
+        run_gpu_tests(tests_dir, timeout=timeout, progress=progress, figures_dir=keep) if tests else TestRun([], 0, "")
+    )
+    report = SelfTestReport(
         rows + run.rows,
         hardware,
         gpu,
@@ -434,15 +477,20 @@ def run_self_test(
         output=run.output,
         problem=run.problem,
     )
+    if bundle is not None:
+        from .gpu_runs import write_bundle
+
+        report.bundle = str(write_bundle(results_data(report), keep, Path(bundle)))
+    return report
 
 
-def write_results(report: SelfTestReport, path: Path) -> Path:
-    """Save a run's rows, machine and verdict as JSON (what `coursetools verified` records)."""
+def results_data(report: SelfTestReport) -> dict[str, object]:
+    """A run's rows, machine and verdict, as plain data (the JSON `write_results` saves, a bundle's run.json)."""
     from datetime import date
 
     from helpers.environment import running_on_kaggle
 
-    data = {
+    return {
         "date": date.today().isoformat(),
         "hardware": report.hardware,
         "versions": report.versions,
@@ -454,6 +502,11 @@ def write_results(report: SelfTestReport, path: Path) -> Path:
         "problem": report.problem,
         "rows": [asdict(r) for r in report.rows],
     }
+
+
+def write_results(report: SelfTestReport, path: Path) -> Path:
+    """Save a run's rows, machine and verdict as JSON (what `coursetools verified` records)."""
+    data = results_data(report)
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     return write_text_atomically(path, json.dumps(data, indent=2) + "\n")

@@ -48,6 +48,7 @@ from helpers import HELPERS_DATASET
 
 from . import NOTEBOOKS, ROOT
 from .folders import staged_folder
+from .gpu_runs import render_page
 from .verified import RECORD, chapter_cells, load_record, render
 
 #: The site's stylesheet (fonts for the glossary's Chinese terms and the ✅/❌ marks; wrapping on a
@@ -520,7 +521,11 @@ def index_page(
     if repository:
         who = who.replace("clone the repository", f"clone [the repository]({repository})")
         who = who.replace("the README says more", f"[the README]({repository}#readme) says more")
-    toc = [c.name for c in chapters] + (["sources"] if has_sources else []) + (["verified"] if has_verified else [])
+    toc = (
+        [c.name for c in chapters]
+        + (["sources"] if has_sources else [])
+        + (["verified", "measured"] if has_verified else [])
+    )
     parts = [
         f"# {md_text(title)}",
         "",
@@ -663,6 +668,7 @@ def build_site(
         has_verified = bool(verified)
         if has_verified:
             (src / "verified.md").write_text(render(record, notebooks_dir), encoding="utf-8")
+            (src / "measured.md").write_text(render_page(notebooks_dir=notebooks_dir), encoding="utf-8")
         if has_sources:
             shutil.copy2(sources, src / "sources.md")
         repository = repository_url(kaggle_settings)

@@ -415,6 +415,11 @@ def test_the_course_site_walks_end_to_end(course_site, browser_page) -> None:
     page.locator("a.right-next").click()
     page.wait_for_load_state("load")
     assert page.url == f"{base}/verified.html"
+    visited.append("verified.html")
+    page.locator("a.right-next").click()  # what the GPU runs kept in docs/gpu-runs/ measured
+    page.wait_for_load_state("load")
+    assert page.url == f"{base}/measured.html"
+    expect(page.locator("article h1")).to_contain_text("What the course measured on GPUs")
     expect(page.locator("a.right-next")).to_have_count(0)
     for expected in reversed(visited):
         page.locator("a.left-prev").click()

@@ -283,7 +283,7 @@ def test_verified_cells_are_the_rendered_ones(tmp_path: Path) -> None:
     (tmp_path / "07_tiny.ipynb").write_text(json.dumps(executed_chapter()), encoding="utf-8")
     table = verified.chapter_cells({"chapters": {}}, tmp_path)
     page = verified.render({"chapters": {}}, tmp_path)
-    assert "| chapter | content hash |" in page and list(table) == ["07_tiny"]
+    assert "| chapter | code hash |" in page and list(table) == ["07_tiny"]
     current, cells = table["07_tiny"]
     assert any("not yet executed" in text for _, text in cells)
     assert f"07_tiny | `{current}` | " + " | ".join(text for _, text in cells) + " |" in page

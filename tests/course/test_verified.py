@@ -78,7 +78,13 @@ def test_runs_become_rows_and_a_changed_chapter_reads_stale(tmp_path: Path) -> N
     assert row.count("✓ 2026-11-22") == 4 and "1× H100" in row
     assert row.endswith("| reviewed, not executed | reviewed, not executed |"), "T4 x2 and mps: no run yet"
     nb = json.loads(first.read_text(encoding="utf-8"))
-    nb["cells"][-1]["source"] = "changed"
+    nb["cells"].append({"cell_type": "markdown", "metadata": {}, "source": "prose, edited"})
+    first.write_text(json.dumps(nb), encoding="utf-8")
+    assert verified.stale_rows(record, notebooks_dir=books) == [
+        f"{second.stem} on {s}: no run recorded" for s in verified.CI_STACKS
+    ], "a prose edit leaves what ran current: the hash is the code's"
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    code[-1]["source"] = "changed"
     first.write_text(json.dumps(nb), encoding="utf-8")
     assert f"{first.stem} on {cpu}: stale" in verified.stale_rows(record, notebooks_dir=books)
     assert "stale (ran 2026-11-22" in verified.render(record, books)

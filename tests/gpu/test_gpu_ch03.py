@@ -11,6 +11,8 @@ import torch
 
 from helpers.copies import copy_in_pieces, measure_pieces
 
+from .recorded import recorded
+
 DEV = torch.device("cuda", 0)  # an explicit index: the helpers label their records with the device they are given
 
 
@@ -167,3 +169,12 @@ def test_one_big_host_to_device_copy_beats_many_small_ones() -> None:
     one = statistics.median(r.seconds for r in ones)
     many = statistics.median(r.seconds for r in manys)
     assert many > 2 * one, f"one copy: {[str(r) for r in ones]}; many: {[str(r) for r in manys]}"
+
+
+@pytest.mark.gpu
+def test_the_chapters_one_big_copy_stays_under_the_link() -> None:
+    """Chapter 03's one pageable copy (its recorded figure): a real rate, not faster than the link it crosses."""
+    copy = recorded("03", "one pageable host-to-device copy")
+    assert copy["value"] > 0.1, copy
+    if copy["limit"]:
+        assert copy["value"] <= 1.05 * copy["limit"], f"faster than the link: a timing is not synchronised ({copy})"

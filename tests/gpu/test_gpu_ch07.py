@@ -29,6 +29,7 @@ from helpers.copies import (
 from helpers.gpu_specs import find_spec
 
 from .missing import missing
+from .recorded import recorded
 
 pytestmark = pytest.mark.gpu
 DEV = torch.device("cuda:0")
@@ -209,3 +210,12 @@ def test_the_dataloader_training_loop_waits_only_when_the_copies_block() -> None
         weights[pin, non_blocking] = torch.cat([p.detach().flatten() for p in model.parameters()]).cpu()
     assert syncs[False, False] >= 2 * len(batches) > len(batches) > syncs[True, True], syncs
     assert torch.allclose(weights[True, True], weights[False, False], atol=1e-5), "the copies arrive before the step"
+
+
+def test_the_chapters_best_copies_stay_under_the_link_and_pinned_wins() -> None:
+    """Chapter 07's recorded best copies: under the link (when its peak was read), pinned faster than pageable."""
+    pinned = recorded("07", "best pinned host-to-device copy")
+    pageable = recorded("07", "best pageable host-to-device copy")
+    if "ASSUMED" not in pinned["limit_name"]:
+        assert pinned["value"] <= 1.05 * pinned["limit"], f"faster than the link: not synchronised ({pinned})"
+    assert pinned["value"] > pageable["value"] > 0, (pinned, pageable)

@@ -19,6 +19,7 @@ from helpers.copies import copy_bandwidth, link_peak_gb_per_s, pcie_peak_gb_per_
 from helpers.timing import time_call
 
 from .missing import missing
+from .recorded import recorded
 
 pytestmark = pytest.mark.gpu
 DEV = torch.device("cuda", 0)
@@ -183,3 +184,11 @@ def test_gpu_to_gpu_copy_is_bounded_by_the_link() -> None:
         # no NVLink (a T4 ×2): the copy crosses PCIe, and cannot beat one direction of it
         peak = pcie_peak_gb_per_s(spec.pcie_generation, 16)
         assert gbs <= 1.05 * peak, f"{gbs:.1f} GB/s over PCIe {spec.pcie_generation}.0 x16 ({peak:.2f} GB/s)"
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_the_chapters_matmul_roof_stays_under_the_datasheet(dtype: str) -> None:
+    """Chapter 10's recorded best matmul: a real rate, and not above 110 % of the datasheet's dense peak."""
+    _spec_or_skip()  # the chapter records its figures only for a GPU in the table
+    best = recorded("10", f"{dtype} matmul")
+    assert 0 < best["value"] <= 1.1 * best["limit"], best

@@ -21,6 +21,8 @@ import torch
 
 from helpers.standins import GraphReplayModel
 
+from .recorded import recorded
+
 pytestmark = pytest.mark.gpu
 DEV = torch.device("cuda:0")
 
@@ -386,3 +388,9 @@ def test_a_compiled_training_step_gives_eagers_gradients() -> None:
     torch.nn.functional.mse_loss(twin(x), y).backward()
     for p, q in zip(model.parameters(), twin.parameters(), strict=True):
         torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-5)
+
+
+def test_the_chapters_graph_replay_beats_eager() -> None:
+    """Chapter 11's recorded speed-up of one graph replay over eager launches of a 6-layer forward."""
+    speedup = recorded("11", "CUDA graph replay over eager, 6-layer forward")
+    assert speedup["value"] > 1, speedup

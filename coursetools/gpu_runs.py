@@ -1,0 +1,204 @@
+"""GPU runs kept: what a self-test on a GPU executed and measured, as files a reader and a maintainer can use.
+
+* `write_bundle(results, chapters_dir, archive)`: the self-test's one archive (`build/gpu-run.tar.gz`; on
+  Kaggle `/kaggle/working/gpu-run.tar.gz`): its results (`run.json`), each chapter's executed notebook and
+  the headline figures its cells recorded (`helpers.figures`, `NN_topic.figures.jsonl`). One file, because
+  a lent machine brings back at most eight.
+* `add_run(archive)` (`python -m coursetools gpu-runs add ARCHIVE`): unpacks it into
+  `docs/gpu-runs/<date>-<gpu kind>/`, removes the older run of that GPU kind, and refuses a run that would
+  grow the repository by more than `RUN_BUDGET_BYTES` (CONTRIBUTING's budget).
+* `render_page()` (`python -m coursetools gpu-runs page`): `docs/measured.md`, every kept run's headline
+  figures beside their limits, as ratios; a chapter whose code changed since the run reads "stale".
+
+A kept chapter is current while its code cells are unchanged (`coursetools.execute.chapter_hash`, the
+hash the "verified on" record uses too): a prose edit does not make a GPU's output stale.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import shutil
+import tarfile
+import zlib
+from pathlib import Path
+from typing import Any
+
+from . import ROOT
+from .execute import FIGURES_SUFFIX, chapter_hash, discover_chapters
+
+RUNS = ROOT / "docs" / "gpu-runs"
+PAGE = ROOT / "docs" / "measured.md"
+ARCHIVE_NAME = "gpu-run.tar.gz"
+RESULTS_NAME = "run.json"
+#: How much one kept run may add to the repository: the sum of its files compressed as git stores them.
+RUN_BUDGET_BYTES = 5 * 10**6
+#: Marks a bundle the tests build on a CPU: never kept as a GPU run, never on the page.
+FIXTURE_KEY = "fixture"
+
+
+#: Each chapter's headline figures, as its cells name them to `helpers.figures.record`, with the course's
+#: performance goal for each (CONTRIBUTING, "GPU runs"): ("share", 0.75) means at least 75 % of the figure's
+#: limit, ("at least", 3.0) a value of at least 3; None: kept and shown, with no goal.
+HEADLINES: dict[str, dict[str, tuple[str, float] | None]] = {
+    "03": {"one pageable host-to-device copy": None},
+    "07": {"best pinned host-to-device copy": ("share", 0.75), "best pageable host-to-device copy": None},
+    "10": {
+        "float32 matmul": None,
+        "float16 matmul": ("share", 0.6),
+        "bfloat16 matmul": ("share", 0.6),
+        "memory": None,
+    },
+    "11": {"CUDA graph replay over eager, 6-layer forward": ("at least", 3.0)},
+}
+
+
+def goal_text(chapter: str, row: dict[str, Any]) -> str:
+    """The course's goal for a recorded figure and whether it was met ("≥ 75 % of the limit: met"), or "—"."""
+    goal = HEADLINES.get(chapter[:2], {}).get(row["name"])
+    if goal is None:
+        return "—"
+    kind, bar = goal
+    if kind == "share":
+        met = bool(row.get("limit")) and row["value"] >= bar * row["limit"]
+        return f"≥ {bar:.0%} of the limit: {'met' if met else 'not met'}"
+    return f"≥ {bar:g} {row['unit']}: {'met' if row['value'] >= bar else 'not met'}"
+
+
+class RunRefused(ValueError):
+    """An archive that is not a GPU run's bundle, or one too large to keep; the message says why."""
+
+
+def gpu_kind(hardware: str) -> str:
+    """A GPU kind for folder names from a run's hardware line: `1× NVIDIA H200 | torch …` → `h200`,
+    `2× Tesla T4 | …` → `t4x2`; "" when it names no GPU."""
+    found = re.match(r"\s*(\d+)× ([^|]+)", hardware)
+    if not found:
+        return ""
+    name = re.sub(r"\b(nvidia|tesla|geforce)\b", " ", found.group(2).lower())
+    slug = re.sub(r"[^a-z0-9]+", "-", name).strip("-")
+    return slug + (f"x{found.group(1)}" if int(found.group(1)) > 1 else "")
+
+
+def write_bundle(results: dict[str, Any], chapters_dir: Path, archive: Path) -> Path:
+    """Write `archive`: `results` as run.json, and each executed chapter in `chapters_dir` with its figures."""
+    archive = Path(archive)
+    archive.parent.mkdir(parents=True, exist_ok=True)
+    files = sorted(Path(chapters_dir).glob("*/*.ipynb")) + sorted(Path(chapters_dir).glob(f"*/*{FIGURES_SUFFIX}"))
+    with tarfile.open(archive, "w:gz") as tar:
+        data = json.dumps(results, indent=1, ensure_ascii=False).encode("utf-8")
+        info = tarfile.TarInfo(RESULTS_NAME)
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+        for path in files:
+            tar.add(path, arcname=path.name)
+    return archive
+
+
+def _members(tar: tarfile.TarFile) -> dict[str, bytes]:
+    """The archive's plain files by name; anything else (a link, a folder, a path with a folder) is refused."""
+    found = {}
+    for member in tar.getmembers():
+        if not member.isfile() or "/" in member.name or member.name.startswith("."):
+            raise RunRefused(f"{member.name!r} is not a plain file at the top of the archive")
+        file = tar.extractfile(member)
+        found[member.name] = file.read() if file else b""
+    return found
+
+
+def stored_bytes(files: dict[str, bytes]) -> int:
+    """What the files add to a git repository, near enough: each compressed with zlib, as git stores objects."""
+    return sum(len(zlib.compress(data, 6)) for data in files.values())
+
+
+def add_run(archive: Path, runs: Path = RUNS) -> Path:
+    """Unpack a GPU run's bundle into `runs/<date>-<gpu kind>/`, replacing the older run of that kind."""
+    with tarfile.open(archive, "r:gz") as tar:
+        files = _members(tar)
+    if RESULTS_NAME not in files:
+        raise RunRefused(f"{archive} holds no {RESULTS_NAME}: it is not a self-test's bundle")
+    results = json.loads(files[RESULTS_NAME])
+    if results.get(FIXTURE_KEY):
+        raise RunRefused(f"{archive} is a test fixture made on a CPU, not a GPU run")
+    kind = gpu_kind(results.get("hardware", ""))
+    if not results.get("gpu_verified") or not kind:
+        raise RunRefused(
+            f"{archive} is not a run that used a GPU (gpu_verified is false): nothing GPU-specific to keep"
+        )
+    size = stored_bytes(files)
+    if size > RUN_BUDGET_BYTES:
+        raise RunRefused(
+            f"the run would add {size / 1e6:.1f} MB to the repository, over the {RUN_BUDGET_BYTES / 1e6:g} MB budget"
+        )
+    for older in runs.glob(f"*-{kind}"):
+        if older.is_dir():
+            shutil.rmtree(older)
+    folder = runs / f"{results['date']}-{kind}"
+    folder.mkdir(parents=True)
+    for name, data in files.items():
+        (folder / name).write_bytes(data)
+    return folder
+
+
+def read_figures(path: Path) -> list[dict[str, Any]]:
+    """The figures a chapter recorded (`helpers.figures`), one JSON object a line; [] when there is no file."""
+    if not Path(path).is_file():
+        return []
+    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def kept_runs(runs: Path = RUNS) -> list[Path]:
+    """The kept runs' folders (those holding a run.json), newest first."""
+    return sorted((p.parent for p in runs.glob(f"*/{RESULTS_NAME}")), key=lambda p: p.name, reverse=True)
+
+
+def _ratio(row: dict[str, Any]) -> str:
+    limit = row.get("limit")
+    return f"{row['value'] / limit:.0%}" if limit else "—"
+
+
+def render_page(runs: Path = RUNS, notebooks_dir: Path | None = None) -> str:
+    """The Markdown page of what the course measured on GPUs: each kept run's headline figures and limits."""
+    current = {nb.stem: chapter_hash(nb) for nb in discover_chapters(notebooks_dir)}
+    lines = [
+        "# What the course measured on GPUs",
+        "",
+        "Generated by `python -m coursetools gpu-runs page` from the GPU runs kept in `docs/gpu-runs/` (never",
+        "edited by hand). Each row is a headline figure a chapter's cells measured during a GPU self-test,",
+        "beside the limit it is held against (a link's rate, a datasheet peak, the course's own measured",
+        "roof) and its source. *Stale* means the chapter's code changed after the run. Where each chapter",
+        "ran is on [the verified page](verified.md).",
+        "",
+    ]
+    kept = kept_runs(runs)
+    if not kept:
+        lines.append("No GPU run is kept yet.")
+    for folder in kept:
+        results = json.loads((folder / RESULTS_NAME).read_text(encoding="utf-8"))
+        hashes = {r["test"].removeprefix("chapter "): r.get("hash", "") for r in results.get("rows", [])}
+        lines += [
+            f"## {results.get('hardware', '').split(' | ')[0]}, {results.get('date', '')}",
+            "",
+            f"{results.get('versions', '')}; the run took {results.get('seconds', 0):.0f} s. Its executed chapters "
+            f"are in `docs/gpu-runs/{folder.name}/`.",
+            "",
+            "| chapter | figure | measured | limit | ratio | the course's goal | source of the limit |",
+            "| --- | --- | --- | --- | --- | --- | --- |",
+        ]
+        for path in sorted(folder.glob(f"*{FIGURES_SUFFIX}")):
+            chapter = path.name.removesuffix(FIGURES_SUFFIX)
+            state = "" if hashes.get(chapter) == current.get(chapter) else " (stale)"
+            for row in read_figures(path):
+                limit = f"{row['limit']:.4g} {row['unit']} ({row['limit_name']})" if row.get("limit") else "—"
+                lines.append(
+                    f"| {chapter[:2]}{state} | {row['name']} | {row['value']:.4g} {row['unit']} | {limit} | "
+                    f"{_ratio(row)} | {goal_text(chapter, row)} | {row.get('source') or '—'} |"
+                )
+        lines.append("")
+    return "\n".join(lines)
+
+
+def write_page(runs: Path = RUNS, page: Path = PAGE) -> Path:
+    page.write_text(render_page(runs), encoding="utf-8")
+    return page

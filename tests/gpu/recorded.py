@@ -1,0 +1,46 @@
+"""The headline figures the chapters recorded earlier in the same self-test (`helpers.figures`).
+
+A test that checks what a chapter measured reads the figure here instead of a teaching cell asserting
+on it. The self-test names the folder of its executed chapters in `COURSE_FIGURES_DIR`; a run of the
+tests alone (`--no-chapters`, or pytest by hand) has none, and a test that needs a figure then says so.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .missing import missing
+
+#: The variable that names the folder of this self-test's executed chapters (`coursetools.selftest`).
+FIGURES_DIR = "COURSE_FIGURES_DIR"
+
+
+def recorded(chapter: str, name: str) -> dict[str, Any]:
+    """The last figure `name` that chapter `chapter` ("07") recorded in this self-test.
+
+    Skips when the chapter did not run in it; fails when it ran and recorded no such figure (its GPU
+    branch records it, so a chapter that passed on this GPU must have).
+    """
+    folder = os.environ.get(FIGURES_DIR)
+    if not folder:
+        missing("the chapters' figures from this self-test", "run the chapters first (the whole self-test)")
+    runs = sorted(Path(folder).glob(f"{chapter}_*"))
+    if not runs:
+        missing(f"chapter {chapter}'s run in this self-test", f"no {chapter}_* folder in {folder} (--only?)")
+    rows = [
+        json.loads(line)
+        for path in runs[0].glob("*.figures.jsonl")
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    found = [r for r in rows if r.get("name") == name]
+    if not found:
+        pytest.fail(
+            f"chapter {chapter} ran but recorded no figure {name!r} (it recorded {[r.get('name') for r in rows]})"
+        )
+    return found[-1]
