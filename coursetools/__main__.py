@@ -155,6 +155,8 @@ def selftest_main(args: argparse.Namespace) -> int:
     print(report)
     if report.bundle:
         print(f"the run's bundle (results, executed chapters, figures): {report.bundle}")
+    if report.bundle_error:
+        print(f"The run's bundle could not be written: {report.bundle_error}")
     if not report.ok:
         print("\n" + (report.output[-20000:] or report.problem))
     if args.json:

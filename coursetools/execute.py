@@ -406,7 +406,7 @@ def execute_chapter(
     figures = out_dir / f"{notebook.stem}{FIGURES_SUFFIX}"  # the headline figures its cells record (helpers.figures)
     variables = {
         "PYTHONPATH": os.pathsep.join(p for p in (str(COURSE_ROOT), os.environ.get("PYTHONPATH")) if p),
-        FIGURES_FILE: str(figures),
+        FIGURES_FILE: str(figures.resolve()),  # the kernel runs in out_dir: a relative path would be read from there
     }
     try:
         out_dir.mkdir(parents=True, exist_ok=True)

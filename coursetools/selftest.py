@@ -37,7 +37,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .execute import COURSE_ROOT, chapter_hash, discover_chapters, execute_chapter, write_text_atomically
+from .execute import COURSE_ROOT, chapter_hash, discover_chapters, execute_chapter, write_fault, write_text_atomically
 from .gpu_test_results import MISSING_CAPABILITY, RESULTS_FILE
 
 if TYPE_CHECKING:
@@ -151,6 +151,7 @@ class SelfTestReport:
     counts: dict[str, int] = field(default_factory=dict)
     versions: str = ""  # torch / CUDA of the run
     bundle: str = ""  # the archive of its results, executed chapters and figures, when one was asked for
+    bundle_error: str = ""  # why that archive could not be written
 
     def __post_init__(self) -> None:
         self.rows = judge(self.rows, self.gpu)
@@ -480,7 +481,10 @@ def run_self_test(
     if bundle is not None:
         from .gpu_runs import write_bundle
 
-        report.bundle = str(write_bundle(results_data(report), keep, Path(bundle)))
+        try:
+            report.bundle = str(write_bundle(results_data(report), keep, Path(bundle)))
+        except OSError as exc:  # the run's verdict stands; only its archive is missing
+            report.bundle_error = write_fault(exc, bundle)
     return report
 
 

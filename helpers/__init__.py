@@ -29,7 +29,7 @@ from .processes import scratch_folder
 
 #: The course's version. Chapters say which version they were written for (`start`); the Kaggle
 #: helpers dataset carries the package, so a stale dataset is caught by the chapter that needs more.
-__version__ = "2.1.0"
+__version__ = "2.2.0"
 
 HELPERS_DATASET = "pytorch-gpu-course-helpers"
 
@@ -57,7 +57,7 @@ def version_notice(written_for: str, found: str = __version__, where: str = "") 
 
 
 def start(written_for: str, quick: bool = False) -> bool:
-    """Begin a chapter written for version `written_for` ("2.1"): print the machine and any version mismatch.
+    """Begin a chapter written for version `written_for` ("2.2"): print the machine and any version mismatch.
 
     Returns QUICK: on when the chapter's parameter says so or COURSE_QUICK=1 is set (the tests set it).
     """

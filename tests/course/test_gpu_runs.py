@@ -15,6 +15,7 @@ import pytest
 from coursetools import gpu_runs
 from coursetools.execute import FIGURES_SUFFIX, chapter_hash, execute_chapter
 from helpers import figures
+from helpers.gpu_specs import GPUS, GpuSpec
 
 from .notebook_code import write_notebook
 
@@ -99,35 +100,89 @@ def test_a_bundle_holds_results_chapters_and_figures_and_a_fixture_is_never_kept
     with tarfile.open(archive) as tar:
         names = sorted(tar.getnames())
     assert names == sorted([gpu_runs.RESULTS_NAME, "07_pinned_memory.ipynb", f"07_pinned_memory{FIGURES_SUFFIX}"])
-    assert len(names) <= 8 and archive.stat().st_size < 5 * 2**20, "the device tool brings back 8 files at most"
+    assert archive.is_file() and archive.stat().st_size < 5 * 2**20, "one file: a lent machine brings back 8 at most"
     with pytest.raises(gpu_runs.RunRefused, match="test fixture"):
         gpu_runs.add_run(archive, tmp_path / "runs")
     assert not (tmp_path / "runs").exists()
 
 
-def test_a_gpu_run_is_kept_once_per_gpu_kind_within_its_budget(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def course(tmp_path: Path) -> Path:
+    """A course of one chapter (07), so that a fixture run of that chapter is a full run."""
+    folder = tmp_path / "course"
+    folder.mkdir()
+    (folder / "07_pinned_memory.ipynb").write_bytes((ROOT / "notebooks" / "07_pinned_memory.ipynb").read_bytes())
+    return folder
+
+
+def _bundle(tmp_path: Path, name: str, **changes: object) -> Path:
+    """A GPU run's bundle (not a fixture) with `changes` to its results."""
+    results, kept = _fixture_run(tmp_path / name, fixture=False)
+    results.update(changes)
+    return gpu_runs.write_bundle(results, kept, tmp_path / name / gpu_runs.ARCHIVE_NAME)
+
+
+def test_a_gpu_run_is_kept_once_per_gpu_kind_within_its_budget(
+    tmp_path: Path, course: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     runs = tmp_path / "runs"
     for date in ("2026-11-30", "2026-12-01"):
-        results, kept = _fixture_run(tmp_path / date, date=date, fixture=False)
-        folder = gpu_runs.add_run(gpu_runs.write_bundle(results, kept, tmp_path / date / "run.tar.gz"), runs)
+        folder = gpu_runs.add_run(_bundle(tmp_path, date, date=date), runs, course)
     assert [p.name for p in gpu_runs.kept_runs(runs)] == ["2026-12-01-h200"] == [folder.name], "the older H200 run went"
-    results["gpu_verified"] = False
-    cpu_only = gpu_runs.write_bundle(results, kept, tmp_path / "cpu.tar.gz")
-    with pytest.raises(gpu_runs.RunRefused, match="not a run that used a GPU"):
-        gpu_runs.add_run(cpu_only, runs)
+    refused = {
+        "older than the kept one": ({"date": "2026-10-01"}, "the kept run 2026-12-01-h200 is newer"),
+        "no GPU, or failed": ({"gpu_verified": False}, "not a passed run that used a GPU"),
+        "partial": ({"rows": []}, "a partial run"),
+        "a date that is a path": ({"date": "../../elsewhere"}, "is not a date"),
+        "no date": ({"date": None}, "is not a date"),
+    }
+    for why, (changes, words) in refused.items():
+        with pytest.raises(gpu_runs.RunRefused, match=words):
+            gpu_runs.add_run(_bundle(tmp_path, why, **changes), runs, course)
+    assert [p.name for p in gpu_runs.kept_runs(runs)] == ["2026-12-01-h200"], "a refused bundle removes nothing"
+    assert sorted(p.name for p in runs.iterdir()) == ["2026-12-01-h200"], "and leaves nothing"
     monkeypatch.setattr(gpu_runs, "RUN_BUDGET_BYTES", 1000)
-    results["gpu_verified"] = True
     with pytest.raises(gpu_runs.RunRefused, match="over the 0.001 MB budget"):
-        gpu_runs.add_run(gpu_runs.write_bundle(results, kept, tmp_path / "big.tar.gz"), runs)
+        gpu_runs.add_run(_bundle(tmp_path, "big", date="2026-12-02"), runs, course)
 
 
-def test_an_archive_with_folders_or_links_is_refused(tmp_path: Path) -> None:
+@pytest.mark.parametrize("member", ["../escape.txt", "sub/run.json", "C:run.json", "..\\run.json", ".hidden"])
+def test_an_archive_with_folders_links_or_odd_names_is_refused(tmp_path: Path, member: str) -> None:
     archive = tmp_path / "odd.tar.gz"
     (tmp_path / "x").write_text("x")
     with tarfile.open(archive, "w:gz") as tar:
-        tar.add(tmp_path / "x", arcname="../escape.txt")
+        tar.add(tmp_path / "x", arcname=member)
     with pytest.raises(gpu_runs.RunRefused, match="not a plain file at the top"):
         gpu_runs.add_run(archive, tmp_path / "runs")
+
+
+def test_results_that_are_not_json_are_refused_in_a_sentence(tmp_path: Path) -> None:
+    archive = tmp_path / "bad.tar.gz"
+    (tmp_path / gpu_runs.RESULTS_NAME).write_text("{not json")
+    with tarfile.open(archive, "w:gz") as tar:
+        tar.add(tmp_path / gpu_runs.RESULTS_NAME, arcname=gpu_runs.RESULTS_NAME)
+    with pytest.raises(gpu_runs.RunRefused, match="is not JSON"):
+        gpu_runs.add_run(archive, tmp_path / "runs")
+
+
+def test_the_command_keeps_a_run_or_says_why_not(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from coursetools.__main__ import main
+
+    fixture = gpu_runs.write_bundle(*_fixture_run(tmp_path), tmp_path / "fixture.tar.gz")
+    assert main(["gpu-runs", "add", str(fixture)]) == 1
+    assert "Not kept:" in capsys.readouterr().out and not (ROOT / "docs" / "gpu-runs" / "2026-11-30-h200").exists()
+
+
+def test_a_bundle_that_cannot_be_written_leaves_the_verdict(tmp_path: Path) -> None:
+    from coursetools.selftest import run_self_test
+
+    blocked = tmp_path / "a file"
+    blocked.write_text("not a folder")
+    report = run_self_test(chapters=False, tests=False, progress=False, bundle=blocked / "gpu-run.tar.gz")
+    assert report.bundle == "" and report.bundle_error, report
+    written = run_self_test(chapters=False, tests=False, progress=False, bundle=tmp_path / "gpu-run.tar.gz")
+    with tarfile.open(written.bundle) as tar:
+        assert json.loads(tar.extractfile(gpu_runs.RESULTS_NAME).read())["versions"] == written.versions
 
 
 @pytest.mark.parametrize(
@@ -143,10 +198,9 @@ def test_a_gpu_kind_names_the_gpus_and_their_count(hardware: str, kind: str) -> 
     assert gpu_runs.gpu_kind(hardware) == kind
 
 
-def test_the_page_puts_each_figure_beside_its_limit_and_marks_changed_code_stale(tmp_path: Path) -> None:
+def test_the_page_puts_each_figure_beside_its_limit_and_marks_changed_code_stale(tmp_path: Path, course: Path) -> None:
     runs = tmp_path / "runs"
-    results, kept = _fixture_run(tmp_path, fixture=False)
-    gpu_runs.add_run(gpu_runs.write_bundle(results, kept, tmp_path / "run.tar.gz"), runs)
+    gpu_runs.add_run(_bundle(tmp_path, "run"), runs, course)
     page = gpu_runs.render_page(runs)
     assert "## 1× NVIDIA H200, 2026-11-30" in page
     row = "| 07 | best pinned host-to-device copy | 48 GB/s | 64 GB/s (PCIe 5.0 x16, per direction) | 75% | "
@@ -191,3 +245,20 @@ def test_a_gpu_test_reads_a_chapters_figure_from_the_same_self_test(
     assert recorded("07", "best pinned host-to-device copy")["value"] == 11.0
     with pytest.raises(pytest.fail.Exception, match="ran but recorded no figure 'best pageable"):
         recorded("07", "best pageable host-to-device copy")
+
+
+@pytest.mark.parametrize("spec", GPUS, ids=[s.short for s in GPUS])
+def test_chapter_10s_datasheet_comparison_runs_and_records_on_every_gpu_in_the_table(spec: GpuSpec) -> None:
+    """The GPU-only part of chapter 10's comparison, run here for each row: a GPU of compute capability 8.0
+    or later has a TF32 roof too, which no datasheet column matches."""
+    nb = json.loads((ROOT / "notebooks" / "10_choosing_a_gpu.ipynb").read_text(encoding="utf-8"))
+    cells = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+    cell = next(c for c in cells if "from helpers.figures import record" in c)
+    part = cell[cell.index("if spec is not None:") :].split("\nassert ")[0]
+    names: list[str] = []
+    roofs = {"float32": 10.0, "float16": 80.0, "bfloat16": 80.0, "tf32": 40.0}
+    namespace = {"spec": spec, "compute_roof": roofs, "memory_roof": 4213.0, "print": lambda *_: None}
+    namespace["record"] = lambda name, *_, **__: names.append(name)
+    exec(part, namespace)
+    assert names and set(names) <= set(gpu_runs.HEADLINES["10"]), names
+    assert {"float32 matmul", "memory roof"} <= set(names)

@@ -1,8 +1,9 @@
 """The headline figures the chapters recorded earlier in the same self-test (`helpers.figures`).
 
 A test that checks what a chapter measured reads the figure here instead of a teaching cell asserting
-on it. The self-test names the folder of its executed chapters in `COURSE_FIGURES_DIR`; a run of the
-tests alone (`--no-chapters`, or pytest by hand) has none, and a test that needs a figure then says so.
+on it. The self-test names the folder of its executed chapters in `COURSE_FIGURES_DIR`; pytest run by
+hand has none, and a self-test without a chapter (`--only`, `--no-chapters`) has no folder of it: a test
+that needs its figure then says what is missing.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ def recorded(chapter: str, name: str) -> dict[str, Any]:
     found = [r for r in rows if r.get("name") == name]
     if not found:
         pytest.fail(
-            f"chapter {chapter} ran but recorded no figure {name!r} (it recorded {[r.get('name') for r in rows]})"
+            f"chapter {chapter} ran but recorded no figure {name!r} (it recorded {[r.get('name') for r in rows]}; "
+            "if the chapter failed before recording, its own row says why)"
         )
     return found[-1]
