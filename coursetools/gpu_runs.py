@@ -115,8 +115,9 @@ def stored_bytes(files: dict[str, bytes]) -> int:
 def add_run(archive: Path, runs: Path = RUNS, notebooks_dir: Path | None = None) -> Path:
     """Unpack a full, passed GPU run's bundle into `runs/<date>-<gpu kind>/`, replacing that kind's older run.
 
-    Everything is checked before anything is removed; a bundle older than the kept run of its kind, a
-    partial run (`--only`, `--no-chapters`), a failed one or a test fixture is refused (`RunRefused`).
+    The bundle is checked before anything is removed; one older than the kept run of its kind, a partial
+    run (`--only`, `--no-chapters`, `--no-tests`), a failed one, a test fixture, or one holding a file no
+    self-test writes is refused (`RunRefused`).
     """
     with tarfile.open(archive, "r:gz") as tar:
         files = _members(tar)
@@ -134,16 +135,21 @@ def add_run(archive: Path, runs: Path = RUNS, notebooks_dir: Path | None = None)
             f"{archive} is not a passed run that used a GPU (gpu_verified is false: torch could use no GPU, "
             "or a chapter or test failed)"
         )
-    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", date):
-        raise RunRefused(f"{archive}'s date {date!r} is not a date (YYYY-MM-DD)")
-    passed = {
-        str(r.get("test", "")).removeprefix("chapter ") for r in results.get("rows", []) if r.get("outcome") == "passed"
-    }
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", date) or not _a_past_date(date):
+        raise RunRefused(f"{archive}'s date {date!r} is not a past date (YYYY-MM-DD)")
+    rows = results.get("rows")
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise RunRefused(f"{archive}'s {RESULTS_NAME} has no list of rows: not a self-test's results")
+    passed = {str(r.get("test", "")).removeprefix("chapter ") for r in rows if r.get("outcome") == "passed"}
     missing = sorted(nb.stem for nb in discover_chapters(notebooks_dir) if nb.stem not in passed)
-    if missing:
-        raise RunRefused(
-            f"{archive} is a partial run ({len(missing)} chapters did not run: {missing[0]}, …): keep a full one"
-        )
+    if missing or not any(not str(r.get("test", "")).startswith("chapter ") for r in rows):
+        why = f"{len(missing)} chapters did not run: {missing[0]}, …" if missing else "its GPU tests did not run"
+        raise RunRefused(f"{archive} is a partial run ({why}): keep a full self-test's bundle")
+    for name, data in files.items():
+        if name != RESULTS_NAME and not name.endswith((".ipynb", FIGURES_SUFFIX)):
+            raise RunRefused(f"{archive} holds {name!r}, which no self-test writes")
+        if name.endswith(FIGURES_SUFFIX) and not _figures_are_valid(data):
+            raise RunRefused(f"{archive}'s {name} holds a line that is not a recorded figure")
     size = stored_bytes(files)
     if size > RUN_BUDGET_BYTES:
         raise RunRefused(
@@ -159,13 +165,43 @@ def add_run(archive: Path, runs: Path = RUNS, notebooks_dir: Path | None = None)
         raise RunRefused(f"the kept run {newer[-1]} is newer: only the newest run of each GPU kind is kept")
     folder, staging = runs / f"{date}-{kind}", runs / f".{date}-{kind}.adding"
     shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
-    for name, data in files.items():
-        (staging / name).write_bytes(data)
+    try:
+        staging.mkdir(parents=True)
+        for name, data in files.items():
+            (staging / name).write_bytes(data)
+    except OSError:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
     for older in kept:
         shutil.rmtree(older)
     staging.rename(folder)
     return folder
+
+
+def _a_past_date(text: str) -> bool:
+    import datetime
+
+    try:
+        return datetime.date.fromisoformat(text) <= datetime.date.today()
+    except ValueError:
+        return False
+
+
+def _figures_are_valid(data: bytes) -> bool:
+    """Whether every line is a figure as `helpers.figures.record` writes it (what the page reads)."""
+    try:
+        rows = [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
+    except ValueError:
+        return False
+    number = (int, float)
+    return all(
+        isinstance(r, dict)
+        and isinstance(r.get("name"), str)
+        and isinstance(r.get("unit"), str)
+        and isinstance(r.get("value"), number)
+        and (r.get("limit") is None or isinstance(r.get("limit"), number))
+        for r in rows
+    )
 
 
 def read_figures(path: Path) -> list[dict[str, Any]]:
@@ -177,7 +213,8 @@ def read_figures(path: Path) -> list[dict[str, Any]]:
 
 def kept_runs(runs: Path = RUNS) -> list[Path]:
     """The kept runs' folders (those holding a run.json), newest first."""
-    return sorted((p.parent for p in runs.glob(f"*/{RESULTS_NAME}")), key=lambda p: p.name, reverse=True)
+    found = (p.parent for p in runs.glob(f"*/{RESULTS_NAME}") if not p.parent.name.startswith("."))
+    return sorted(found, key=lambda p: p.name, reverse=True)
 
 
 def _ratio(row: dict[str, Any]) -> str:
@@ -193,10 +230,11 @@ def render_page(runs: Path = RUNS, notebooks_dir: Path | None = None) -> str:
         "",
         "Generated by `python -m coursetools gpu-runs page` from the GPU runs kept in `docs/gpu-runs/` (never",
         "edited by hand). Each row is a headline figure a chapter's cells measured during a GPU self-test,",
-        "beside the limit it is held against (a link's rate, a datasheet peak, the course's own measured",
-        "roof), its source, and the course's goal for it. The self-test runs each chapter with its small",
-        "QUICK sizes, so copies and matmuls there reach less of a limit than full sizes do. *Stale* means",
-        "the chapter's code changed after the run. Where each chapter ran is on [the verified page](verified.md).",
+        "beside the limit it is held against (a link's rate, a datasheet peak), its source, and the course's",
+        "goal for it. The self-test runs each chapter with its small QUICK sizes, so copies and matmuls there",
+        "reach less of a limit than full sizes do. *Stale* means the chapter's code changed after the run.",
+        "Where each chapter ran is on [the verified page](verified.md). The H200 self-tests of 2026-11-26",
+        "(`docs/gpu-runs/*.json`) came before runs kept their figures: they hold pass and fail rows only.",
         "",
     ]
     kept = kept_runs(runs)
@@ -208,7 +246,7 @@ def render_page(runs: Path = RUNS, notebooks_dir: Path | None = None) -> str:
         lines += [
             f"## {results.get('hardware', '').split(' | ')[0]}, {results.get('date', '')}",
             "",
-            f"{results.get('versions', '')}; the run took {results.get('seconds', 0):.0f} s. Its executed chapters "
+            f"{results.get('versions', '')}; the run took {results.get('seconds') or 0:.0f} s. Its executed chapters "
             f"are in `docs/gpu-runs/{folder.name}/`.",
             "",
             "| chapter | figure | measured | limit | ratio | the course's goal | source of the limit |",
@@ -218,7 +256,7 @@ def render_page(runs: Path = RUNS, notebooks_dir: Path | None = None) -> str:
             chapter = path.name.removesuffix(FIGURES_SUFFIX)
             state = "" if hashes.get(chapter) == current.get(chapter) else " (stale)"
             for row in read_figures(path):
-                limit = f"{row['limit']:.4g} {row['unit']} ({row['limit_name']})" if row.get("limit") else "—"
+                limit = f"{row['limit']:.4g} {row['unit']} ({row.get('limit_name', '')})" if row.get("limit") else "—"
                 lines.append(
                     f"| {chapter[:2]}{state} | {row['name']} | {row['value']:.4g} {row['unit']} | {limit} | "
                     f"{_ratio(row)} | {goal_text(chapter, row)} | {row.get('source') or '—'} |"

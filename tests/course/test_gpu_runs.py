@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[2]
 H200 = "1× NVIDIA H200 | torch 2.15.0+cu132 (CUDA 13.2) | 16 CPUs | Python 3.12.3 | local"
 
 
-def _fixture_run(folder: Path, *, date: str = "2026-11-30", fixture: bool = True) -> tuple[dict, Path]:
+def _fixture_run(folder: Path, *, date: str = "2026-11-20", fixture: bool = True) -> tuple[dict, Path]:
     """A self-test's results and kept chapter folder, as `run_self_test(bundle=…)` leaves them, made here."""
     chapter = ROOT / "notebooks" / "07_pinned_memory.ipynb"
     kept = folder / "kept" / chapter.stem
@@ -52,7 +52,10 @@ def _fixture_run(folder: Path, *, date: str = "2026-11-30", fixture: bool = True
         "ok": True,
         "gpu_verified": True,
         "seconds": 300.0,
-        "rows": [{"test": f"chapter {chapter.stem}", "outcome": "passed", "hash": chapter_hash(chapter)}],
+        "rows": [
+            {"test": f"chapter {chapter.stem}", "outcome": "passed", "hash": chapter_hash(chapter)},
+            {"test": "test_gpu_ch07.py::test_pin_memory_makes_a_pinned_copy", "outcome": "passed"},
+        ],
     }
     if fixture:
         results[gpu_runs.FIXTURE_KEY] = True
@@ -63,6 +66,7 @@ def test_a_figure_goes_beside_the_executed_notebook_only_in_a_headless_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv(figures.FIGURES_FILE, raising=False)
+    monkeypatch.chdir(tmp_path)  # where a relative or default file would land
     row = figures.record("copy", 12.5, "GB/s", limit=16, limit_name="the link", source="NVML")
     assert (row["value"], row["limit"], row["unit"]) == (12.5, 16.0, "GB/s") and row["torch"] and row["stamp"]
     assert not list(tmp_path.iterdir()), "a learner's own run writes nothing"
@@ -126,24 +130,31 @@ def test_a_gpu_run_is_kept_once_per_gpu_kind_within_its_budget(
     tmp_path: Path, course: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     runs = tmp_path / "runs"
-    for date in ("2026-11-30", "2026-12-01"):
+    for date in ("2026-11-20", "2026-11-21"):
         folder = gpu_runs.add_run(_bundle(tmp_path, date, date=date), runs, course)
-    assert [p.name for p in gpu_runs.kept_runs(runs)] == ["2026-12-01-h200"] == [folder.name], "the older H200 run went"
+    assert [p.name for p in gpu_runs.kept_runs(runs)] == ["2026-11-21-h200"] == [folder.name], "the older H200 run went"
     refused = {
-        "older than the kept one": ({"date": "2026-10-01"}, "the kept run 2026-12-01-h200 is newer"),
+        "older than the kept one": ({"date": "2026-10-01"}, "the kept run 2026-11-21-h200 is newer"),
         "no GPU, or failed": ({"gpu_verified": False}, "not a passed run that used a GPU"),
         "partial": ({"rows": []}, "a partial run"),
-        "a date that is a path": ({"date": "../../elsewhere"}, "is not a date"),
-        "no date": ({"date": None}, "is not a date"),
+        "without its GPU tests": (
+            {"rows": [{"test": "chapter 07_pinned_memory", "outcome": "passed"}]},
+            "GPU tests did not run",
+        ),
+        "rows that are not rows": ({"rows": [1]}, "no list of rows"),
+        "in the future": ({"date": "9999-12-31"}, "is not a past date"),
+        "not a day": ({"date": "2026-13-45"}, "is not a past date"),
+        "a date that is a path": ({"date": "../../elsewhere"}, "is not a past date"),
+        "no date": ({"date": None}, "is not a past date"),
     }
     for why, (changes, words) in refused.items():
         with pytest.raises(gpu_runs.RunRefused, match=words):
             gpu_runs.add_run(_bundle(tmp_path, why, **changes), runs, course)
-    assert [p.name for p in gpu_runs.kept_runs(runs)] == ["2026-12-01-h200"], "a refused bundle removes nothing"
-    assert sorted(p.name for p in runs.iterdir()) == ["2026-12-01-h200"], "and leaves nothing"
+    assert [p.name for p in gpu_runs.kept_runs(runs)] == ["2026-11-21-h200"], "a refused bundle removes nothing"
+    assert sorted(p.name for p in runs.iterdir()) == ["2026-11-21-h200"], "and leaves nothing"
     monkeypatch.setattr(gpu_runs, "RUN_BUDGET_BYTES", 1000)
     with pytest.raises(gpu_runs.RunRefused, match="over the 0.001 MB budget"):
-        gpu_runs.add_run(_bundle(tmp_path, "big", date="2026-12-02"), runs, course)
+        gpu_runs.add_run(_bundle(tmp_path, "big", date="2026-11-22"), runs, course)
 
 
 @pytest.mark.parametrize("member", ["../escape.txt", "sub/run.json", "C:run.json", "..\\run.json", ".hidden"])
@@ -154,6 +165,32 @@ def test_an_archive_with_folders_links_or_odd_names_is_refused(tmp_path: Path, m
         tar.add(tmp_path / "x", arcname=member)
     with pytest.raises(gpu_runs.RunRefused, match="not a plain file at the top"):
         gpu_runs.add_run(archive, tmp_path / "runs")
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "words"),
+    [
+        (f"07_pinned_memory{FIGURES_SUFFIX}", "{not json\n", "not a recorded figure"),
+        (f"07_pinned_memory{FIGURES_SUFFIX}", '{"name": "x", "unit": "GB/s"}\n', "not a recorded figure"),
+        ("evil.sh", "rm -rf /\n", "which no self-test writes"),
+    ],
+)
+def test_a_bundle_with_a_file_the_page_cannot_read_is_refused_and_removes_nothing(
+    tmp_path: Path, course: Path, name: str, text: str, words: str
+) -> None:
+    runs = tmp_path / "runs"
+    gpu_runs.add_run(_bundle(tmp_path, "good"), runs, course)
+    results, kept = _fixture_run(tmp_path / "bad", fixture=False, date="2026-11-21")
+    good = gpu_runs.write_bundle(results, kept, tmp_path / "good.tar.gz")
+    (tmp_path / name).write_text(text)
+    with tarfile.open(good) as tar, tarfile.open(tmp_path / "bad.tar.gz", "w:gz") as bad:
+        for member in tar.getmembers():
+            if member.name != name:
+                bad.addfile(member, tar.extractfile(member))
+        bad.add(tmp_path / name, arcname=name)
+    with pytest.raises(gpu_runs.RunRefused, match=words):
+        gpu_runs.add_run(tmp_path / "bad.tar.gz", runs, course)
+    assert [p.name for p in runs.iterdir()] == ["2026-11-20-h200"]
 
 
 def test_results_that_are_not_json_are_refused_in_a_sentence(tmp_path: Path) -> None:
@@ -170,7 +207,7 @@ def test_the_command_keeps_a_run_or_says_why_not(tmp_path: Path, capsys: pytest.
 
     fixture = gpu_runs.write_bundle(*_fixture_run(tmp_path), tmp_path / "fixture.tar.gz")
     assert main(["gpu-runs", "add", str(fixture)]) == 1
-    assert "Not kept:" in capsys.readouterr().out and not (ROOT / "docs" / "gpu-runs" / "2026-11-30-h200").exists()
+    assert "Not kept:" in capsys.readouterr().out and not (ROOT / "docs" / "gpu-runs" / "2026-11-20-h200").exists()
 
 
 def test_a_bundle_that_cannot_be_written_leaves_the_verdict(tmp_path: Path) -> None:
@@ -202,7 +239,7 @@ def test_the_page_puts_each_figure_beside_its_limit_and_marks_changed_code_stale
     runs = tmp_path / "runs"
     gpu_runs.add_run(_bundle(tmp_path, "run"), runs, course)
     page = gpu_runs.render_page(runs)
-    assert "## 1× NVIDIA H200, 2026-11-30" in page
+    assert "## 1× NVIDIA H200, 2026-11-20" in page
     row = "| 07 | best pinned host-to-device copy | 48 GB/s | 64 GB/s (PCIe 5.0 x16, per direction) | 75% | "
     assert row + "≥ 75% of the limit: met | NVML |" in page, page
     (folder,) = gpu_runs.kept_runs(runs)
