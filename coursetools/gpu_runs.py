@@ -190,7 +190,7 @@ def _a_past_date(text: str) -> bool:
 def _figures_are_valid(data: bytes) -> bool:
     """Whether every line is a figure as `helpers.figures.record` writes it (what the page reads)."""
     try:
-        rows = [json.loads(line) for line in data.decode("utf-8").splitlines() if line.strip()]
+        rows = _figure_lines(data.decode("utf-8"))
     except ValueError:
         return False
     number = (int, float)
@@ -206,9 +206,12 @@ def _figures_are_valid(data: bytes) -> bool:
 
 def read_figures(path: Path) -> list[dict[str, Any]]:
     """The figures a chapter recorded (`helpers.figures`), one JSON object a line; [] when there is no file."""
-    if not Path(path).is_file():
-        return []
-    return [json.loads(line) for line in Path(path).read_text(encoding="utf-8").splitlines() if line.strip()]
+    return _figure_lines(Path(path).read_text(encoding="utf-8")) if Path(path).is_file() else []
+
+
+def _figure_lines(text: str) -> list[Any]:
+    """One JSON value a line, blank lines aside (what `helpers.figures.record` appends)."""
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
 
 
 def kept_runs(runs: Path = RUNS) -> list[Path]:

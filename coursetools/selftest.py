@@ -25,6 +25,7 @@ The pass rule is that the GPU was used:
 
 from __future__ import annotations
 
+import contextlib
 import html
 import importlib.util
 import json
@@ -432,60 +433,53 @@ def run_self_test(
     run's results, executed chapters and figures are also written there as one archive
     (`coursetools.gpu_runs`).
     """
-    if keep is None:  # the executed chapters stay until the tests have read their figures
-        with tempfile.TemporaryDirectory(prefix="gpu-self-test-chapters-") as kept:
-            return run_self_test(
-                chapters=chapters,
-                tests=tests,
-                only=only,
-                notebooks_dir=notebooks_dir,
-                tests_dir=tests_dir,
-                cell_timeout=cell_timeout,
-                timeout=timeout,
-                progress=progress,
-                gpu=gpu,
-                checkpoint=checkpoint,
-                bundle=bundle,
-                keep=Path(kept),
-            )
     from helpers.environment import describe_machine
 
-    start = time.perf_counter()
-    machine = describe_machine()
-    gpu = gpu or check_gpus(machine)
-    hardware = hardware_line(machine)
-    if gpu.unusable:
-        return SelfTestReport([], hardware, gpu, problem=f"torch cannot use the GPUs here. {gpu.why}")
-    rows = (
-        run_chapters(discover_chapters(notebooks_dir, only), cell_timeout=cell_timeout, progress=progress, keep=keep)
-        if chapters
-        else []
-    )
-    if checkpoint and chapters and tests:
-        cut_short = "cut short: saved after the chapters, before the GPU tests ran"
-        checkpoint(
-            SelfTestReport(list(rows), hardware, gpu, seconds=round(time.perf_counter() - start, 1), problem=cut_short)
+    with contextlib.ExitStack() as stack:
+        if keep is None:  # the executed chapters stay until the tests have read their figures
+            keep = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="gpu-self-test-chapters-")))
+        start = time.perf_counter()
+        machine = describe_machine()
+        gpu = gpu or check_gpus(machine)
+        hardware = hardware_line(machine)
+        if gpu.unusable:
+            return SelfTestReport([], hardware, gpu, problem=f"torch cannot use the GPUs here. {gpu.why}")
+        rows = (
+            run_chapters(
+                discover_chapters(notebooks_dir, only), cell_timeout=cell_timeout, progress=progress, keep=keep
+            )
+            if chapters
+            else []
         )
-    run = (
-        run_gpu_tests(tests_dir, timeout=timeout, progress=progress, figures_dir=keep) if tests else TestRun([], 0, "")
-    )
-    report = SelfTestReport(
-        rows + run.rows,
-        hardware,
-        gpu,
-        seconds=round(time.perf_counter() - start, 1),
-        tests_dir=run.tests_dir,
-        output=run.output,
-        problem=run.problem,
-    )
-    if bundle is not None:
-        from .gpu_runs import write_bundle
+        if checkpoint and chapters and tests:
+            cut_short = "cut short: saved after the chapters, before the GPU tests ran"
+            checkpoint(
+                SelfTestReport(
+                    list(rows), hardware, gpu, seconds=round(time.perf_counter() - start, 1), problem=cut_short
+                )
+            )
+        run = (
+            run_gpu_tests(tests_dir, timeout=timeout, progress=progress, figures_dir=keep)
+            if tests
+            else TestRun([], 0, "")
+        )
+        report = SelfTestReport(
+            rows + run.rows,
+            hardware,
+            gpu,
+            seconds=round(time.perf_counter() - start, 1),
+            tests_dir=run.tests_dir,
+            output=run.output,
+            problem=run.problem,
+        )
+        if bundle is not None:
+            from .gpu_runs import write_bundle
 
-        try:
-            report.bundle = str(write_bundle(results_data(report), keep, Path(bundle)))
-        except OSError as exc:  # the run's verdict stands; only its archive is missing
-            report.bundle_error = write_fault(exc, bundle)
-    return report
+            try:
+                report.bundle = str(write_bundle(results_data(report), keep, Path(bundle)))
+            except OSError as exc:  # the run's verdict stands; only its archive is missing
+                report.bundle_error = write_fault(exc, bundle)
+        return report
 
 
 def results_data(report: SelfTestReport) -> dict[str, object]:

@@ -136,13 +136,16 @@ _FAULT_FIXES = {
     "NVMLError_NoPermission": "This user may not open the GPU devices: ask for access to /dev/nvidia* "
     "(often the 'video' group).",
 }
-_OTHER_FAULT_FIX = "nvidia-smi prints the driver's own error. In a container that lost its GPUs (the host reloaded \
-its services), recreate the container; otherwise reinstall the driver."
+_OTHER_FAULT_FIX = (
+    "nvidia-smi prints the driver's own error. In a container that lost its GPUs (the host reloaded its "
+    "services), recreate the container; otherwise reinstall the driver."
+)
 
 
 def _driver_cuda(pynvml: Any) -> str:
     """The newest CUDA the driver supports, "12.8" (NVML answers 12080)."""
-    return f"{(version := pynvml.nvmlSystemGetCudaDriverVersion()) // 1000}.{version % 1000 // 10}"
+    version = pynvml.nvmlSystemGetCudaDriverVersion()
+    return f"{version // 1000}.{version % 1000 // 10}"
 
 
 #: The name the doctor gives a GPU NVML counts but this process may not query (a cluster job's share).

@@ -8,17 +8,17 @@ that needs its figure then says what is missing.
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from .missing import missing
+from coursetools.execute import FIGURES_SUFFIX
+from coursetools.gpu_runs import read_figures
+from coursetools.selftest import FIGURES_DIR
 
-#: The variable that names the folder of this self-test's executed chapters (`coursetools.selftest`).
-FIGURES_DIR = "COURSE_FIGURES_DIR"
+from .missing import missing
 
 
 def recorded(chapter: str, name: str) -> dict[str, Any]:
@@ -33,12 +33,7 @@ def recorded(chapter: str, name: str) -> dict[str, Any]:
     runs = sorted(Path(folder).glob(f"{chapter}_*"))
     if not runs:
         missing(f"chapter {chapter}'s run in this self-test", f"no {chapter}_* folder in {folder} (--only?)")
-    rows = [
-        json.loads(line)
-        for path in runs[0].glob("*.figures.jsonl")
-        for line in path.read_text(encoding="utf-8").splitlines()
-        if line.strip()
-    ]
+    rows = [row for path in runs[0].glob(f"*{FIGURES_SUFFIX}") for row in read_figures(path)]
     found = [r for r in rows if r.get("name") == name]
     if not found:
         pytest.fail(
