@@ -15,44 +15,57 @@ from typing import Any
 
 import torch
 
-from ..checking import Question, Wrong, expect_function, expect_number
+from ..checking import Question, Wrong, expect_function
 from ..sharding import OPTIMIZER_STATES, STATE_BYTES
 from ..sharding import bytes_per_rank as _reference
+from .cases import Slip, table
 from .ch08 import TWO_RANK_TIME_LIMIT, one_rank_group, run_on_two_ranks
 
 # -- Question 1: bytes per rank --------------------------------------------------------------------
 
+#: Sizes that divide by the ranks and sizes that do not (so rounding shows), every optimizer, one rank.
 _BYTES_CASES = (
     (1_000_000, 4, "Adam", 1, "DDP"),
     (1_000_000, 4, "Adam", 2, "DDP"),
-    (1_000_000, 4, "Adam", 2, "FSDP"),
-    (1_000_000, 2, "SGD", 4, "FSDP"),
-    (3_000_000, 2, "SGD with momentum", 8, "FSDP"),
+    (1_000_001, 4, "Adam", 4, "FSDP"),
+    (10, 2, "SGD", 3, "FSDP"),
     (3_000_000, 2, "SGD with momentum", 8, "DDP"),
-    (7_000_000_000, 2, "Adam", 8, "FSDP"),
+    (7_000_000_003, 2, "Adam", 8, "FSDP"),
 )
 
 
-def _check_bytes_per_rank(fn: Any) -> None:
-    expect_function(fn, "bytes_per_rank", "(n_params, dtype_bytes, optimizer, world_size, strategy)")
-    for n, size, opt, world, strategy in _BYTES_CASES:
-        call = f"bytes_per_rank({n:_}, {size}, {opt!r}, {world}, {strategy!r})"
-        got = expect_number(fn(n, size, opt, world, strategy), f"{call} (a number of bytes)")
-        want = _reference(n, size, opt, world, strategy)["total"]
-        copies = 2 + OPTIMIZER_STATES[opt]
-        if abs(got - want) <= copies * size:  # rounding a shard up or not: either is fine
-            continue
-        whole = n * size * copies
-        if strategy == "DDP" and world > 1 and abs(got - whole / world) <= copies * size:
-            raise Wrong(f"{call} = {got:,.0f}: DDP does not divide anything, every rank keeps a whole copy")
-        if strategy == "FSDP" and world > 1 and abs(got - whole) <= copies * size:
-            raise Wrong(f"{call} = {got:,.0f}: FSDP keeps only 1/world_size of each part on a rank")
-        if abs(got - n * size * (copies - 1) / (1 if strategy == "DDP" else world)) <= copies * size:
-            raise Wrong(
-                f"{call} = {got:,.0f}: one copy is missing; count the parameters, the gradients and every "
-                "optimizer state (Adam keeps two per parameter: exp_avg and exp_avg_sq)"
-            )
-        raise Wrong(f"{call} returned {got:,.0f} bytes; expected {want:,} (parameters + gradients + optimizer states)")
+def _bytes(n: int, size: int, opt: str, world: int, strategy: str, *, share: Any = None) -> float:
+    """Section 5's formula, with `share(n, world)` in place of rounding up where a slip divides otherwise."""
+    per_rank = n if strategy == "DDP" else (share or (lambda a, b: -(-a // b)))(n, world)
+    return per_rank * size * (2 + OPTIMIZER_STATES[opt])
+
+
+_check_bytes_per_rank = table(
+    "bytes_per_rank",
+    "(n_params, dtype_bytes, optimizer, world_size, strategy)",
+    _BYTES_CASES,
+    lambda *case: _reference(*case)["total"],
+    rel=0,
+    slips=(
+        Slip(
+            lambda n, s, o, w, st: _bytes(n, s, o, w, "FSDP"),
+            "DDP does not divide anything: every rank keeps a whole copy",
+        ),
+        Slip(lambda n, s, o, w, st: _bytes(n, s, o, 1, st), "FSDP keeps only 1/world_size of each part on a rank"),
+        Slip(
+            lambda n, s, o, w, st: _bytes(n, s, o, w, st, share=lambda a, b: a // b),
+            "the shard was rounded down; round it up",
+        ),
+        Slip(
+            lambda n, s, o, w, st: _bytes(n, s, o, w, st, share=lambda a, b: a / b),
+            "the shard is a whole number of parameters: round n_params / world_size up",
+        ),
+        Slip(
+            lambda n, s, o, w, st: _bytes(n, s, o, w, st) / (2 + OPTIMIZER_STATES[o]) * (1 + OPTIMIZER_STATES[o]),
+            "one copy is missing: count the parameters, the gradients and every optimizer state (Adam keeps two)",
+        ),
+    ),
+)
 
 
 # -- Question 2: the lines that shard a model --------------------------------------------------------
@@ -184,53 +197,39 @@ def _rank0_numbers(shapes: list[tuple[int, ...]], world_size: int) -> int:
     return sum(torch.empty(shape, device="meta").chunk(world_size)[0].numel() for shape in shapes)
 
 
-def _check_rank0_bytes(fn: Any) -> None:
-    expect_function(fn, "rank0_bytes", "(shapes, world_size)")
-    for shapes, world in _RANK0_CASES:
-        call = f"rank0_bytes({shapes}, {world})"
-        got = expect_number(fn([tuple(s) for s in shapes], world), f"{call} (a number of bytes)")
-        numbers = _rank0_numbers(shapes, world)
-        want = numbers * _BYTES_PER_NUMBER
-        if got == want:
-            continue
-        total = sum(math.prod(s) for s in shapes)
-        even = math.ceil(total / world)
-        each_even = sum(math.ceil(math.prod(s) / world) for s in shapes)
-        floored = sum(s[0] // world * math.prod(s[1:]) for s in shapes)
-        said = f"{call} = {got:,.0f}"
-        if numbers != even and got == even * _BYTES_PER_NUMBER:
-            raise Wrong(
-                f"{said}, ceil(n_params / world_size) = {even:,} numbers × {_BYTES_PER_NUMBER} bytes: but FSDP2 "
-                "cuts every parameter along dim 0 and pads each rank's share to ceil(rows / world_size) rows, so "
-                f"rank 0 holds {numbers:,} numbers"
-            )
-        if numbers != each_even and got == each_even * _BYTES_PER_NUMBER:
-            raise Wrong(
-                f"{said}: each parameter's numbers were split evenly, but FSDP2 cuts whole rows (dim 0): a "
-                f"(rows, …) parameter gives rank 0 ceil(rows / world_size) rows, {numbers:,} numbers in all"
-            )
-        if numbers != floored and got == floored * _BYTES_PER_NUMBER:
-            raise Wrong(
-                f"{said}: the rows were rounded down; rank 0 takes ceil(rows / world_size) rows (torch.chunk), "
-                f"and the other ranks are padded to that size"
-            )
-        if got == numbers * 8:
-            raise Wrong(
-                f"{said}, 8 bytes a number: everything was counted in bfloat16, but param_dtype is only the dtype "
-                "of the gathered copies used in forward and backward; the shards, their gradients and Adam's two "
-                "states stay float32: 4 numbers of 4 bytes each"
-            )
-        if got == numbers * 12:
-            raise Wrong(
-                f"{said}, 12 bytes a number of rank 0's shard; training with Adam keeps 4 float32 numbers for each "
-                f"(the shard, its gradient, exp_avg, exp_avg_sq): {_BYTES_PER_NUMBER} bytes"
-            )
-        if got == numbers:
-            raise Wrong(f"{said} is rank 0's count of numbers; return bytes ({_BYTES_PER_NUMBER} for each)")
-        raise Wrong(
-            f"{said}; rank 0 holds {numbers:,} numbers of the sharded parameters, {_BYTES_PER_NUMBER} bytes each for "
-            f"training with Adam: {want:,} bytes"
-        )
+def _rows(shapes: list[tuple[int, ...]], world: int, rows: Any) -> int:
+    """Numbers rank 0 would hold if each parameter gave it `rows(dim0, world)` rows."""
+    return sum(rows(s[0], world) * math.prod(s[1:]) for s in shapes if s)
+
+
+_check_rank0_bytes = table(
+    "rank0_bytes",
+    "(shapes, world_size)",
+    _RANK0_CASES,
+    lambda shapes, world: _rank0_numbers(shapes, world) * _BYTES_PER_NUMBER,
+    rel=0,
+    slips=(
+        Slip(
+            lambda shapes, world: -(-sum(math.prod(s) for s in shapes) // world) * _BYTES_PER_NUMBER,
+            "that is ceil(n_params / world_size) numbers; FSDP2 cuts every parameter along dim 0 and gives rank 0 "
+            "ceil(rows / world_size) rows of each",
+        ),
+        Slip(
+            lambda shapes, world: sum(-(-math.prod(s) // world) for s in shapes) * _BYTES_PER_NUMBER,
+            "each parameter's numbers were split evenly, but FSDP2 cuts whole rows (dim 0)",
+        ),
+        Slip(
+            lambda shapes, world: _rows(shapes, world, lambda r, w: r // w) * _BYTES_PER_NUMBER,
+            "the rows were rounded down; rank 0 takes ceil(rows / world_size) rows (torch.chunk)",
+        ),
+        Slip(
+            lambda shapes, world: _rank0_numbers(shapes, world) * 8,
+            "param_dtype only sets the dtype of the gathered copies used in forward and backward; the shard, its "
+            "gradient and Adam's two states stay float32: 4 numbers of 4 bytes each",
+        ),
+        Slip(lambda shapes, world: _rank0_numbers(shapes, world), "that is a count of numbers; return bytes"),
+    ),
+)
 
 
 QUESTIONS = [

@@ -18,17 +18,9 @@ import torch
 
 from ..checking import Question, Wrong, expect_function, expect_number, expect_type
 from ..profiling import quiet_stderr
+from .cases import Slip, table
 
 # -- Question 1: the idle share of a window ------------------------------------------------------
-
-#: (busy pairs, window start, window end): overlapping pairs, pairs sticking out, none, one inside another.
-_IDLE_CASES: tuple[tuple[tuple[tuple[float, float], ...], float, float], ...] = (
-    (((1.0, 3.0), (2.0, 5.0), (7.0, 8.0)), 0.0, 12.0),
-    (((-2.0, 1.0), (9.0, 12.0)), 0.0, 10.0),
-    ((), 0.0, 4.0),
-    (((0.0, 4.0), (1.0, 2.0), (6.0, 7.0)), 0.0, 4.0),
-)
-
 
 def covered_ms(pairs: Any, lo: float | None = None, hi: float | None = None) -> float:
     """Milliseconds covered by at least one pair, each cut to [lo, hi] when given (the GPU tests use it too)."""
@@ -42,26 +34,40 @@ def covered_ms(pairs: Any, lo: float | None = None, hi: float | None = None) -> 
     return total
 
 
-def _check_idle_share(fn: Callable[..., Any]) -> None:
-    expect_function(fn, "idle_share", "(busy, start_ms, end_ms)")
-    for pairs, lo, hi in _IDLE_CASES:
-        call = f"idle_share({[*pairs]}, {lo:g}, {hi:g})"
-        got = expect_number(fn([*pairs], lo, hi), f"{call} to return a number from 0 to 1")
-        width = hi - lo
-        right = 1 - covered_ms(pairs, lo, hi) / width
-        if abs(got - right) < 1e-6:
-            continue
-        slips = {
-            "pairs that overlap were counted twice: merge overlapping pairs before adding up their lengths": 1
-            - sum(max(0.0, min(b, hi) - max(a, lo)) for a, b in pairs) / width,
+def _idle(pairs: Any, lo: float, hi: float) -> float:
+    return 1 - covered_ms(pairs, lo, hi) / (hi - lo)
+
+
+#: Overlapping, unsorted, nested and touching pairs; pairs sticking out, wholly before and wholly after the
+#: window; no pairs; a window that does not start at 0.
+_IDLE_CASES = (
+    ([(2.0, 5.0), (1.0, 3.0), (7.0, 8.0)], 0.0, 12.0),
+    ([(9.0, 12.0), (-2.0, 1.0)], 0.0, 10.0),
+    ([], 0.0, 4.0),
+    ([(0.0, 4.0), (1.0, 2.0), (6.0, 7.0)], 0.0, 8.0),
+    ([(12.0, 15.0), (-5.0, -1.0), (3.0, 4.0), (4.0, 6.0)], 0.0, 10.0),
+    ([(6.5, 7.0), (5.0, 6.0), (5.5, 9.0)], 5.0, 10.0),
+)
+
+_check_idle_share = table(
+    "idle_share",
+    "(busy, start_ms, end_ms)",
+    _IDLE_CASES,
+    _idle,
+    slips=(
+        Slip(
+            lambda busy, lo, hi: 1 - sum(max(0.0, min(b, hi) - max(a, lo)) for a, b in busy) / (hi - lo),
+            "pairs that overlap were counted twice: merge overlapping pairs before adding up their lengths",
+        ),
+        Slip(
+            lambda busy, lo, hi: 1 - covered_ms(busy) / (hi - lo),
             "a pair that sticks out of the window counts only for the part inside it: clip each pair to "
-            "[start_ms, end_ms]": 1 - covered_ms(pairs) / width,
-            "that is the busy share; return the share of the window in which nothing ran": 1 - right,
-            "that looks like a percentage; return a fraction from 0 to 1": 100 * right,
-        }
-        named = [words for words, value in slips.items() if abs(got - value) < 1e-6]
-        detail = f" ({named[0]})" if named else ""
-        raise Wrong(f"{call} returned {got:g}, expected {right:g}{detail}")
+            "[start_ms, end_ms]",
+        ),
+        Slip(lambda busy, lo, hi: 1 - _idle(busy, lo, hi), "that is the busy share; return the idle share"),
+        Slip(lambda busy, lo, hi: 100 * _idle(busy, lo, hi), "that looks like a percentage; return a fraction"),
+    ),
+)
 
 
 # -- Question 2: the slow loop, fixed ------------------------------------------------------------

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import importlib
-import os
 import pkgutil
 
 import pytest
 
 import helpers.exercises
 from helpers.checking import Question, load_exercises
-from tests.wrong_answers import wrong_answers
+from tests.wrong_answers import right_answers, wrong_answers
 
 from .answers import evaluate
 
@@ -113,213 +112,17 @@ def _file_is_missing_or_wrong(question: Question) -> None:
     assert "ValueError at line 3" in raises.message and "while importing" in raises.message, raises.message
 
 
-#: Right answers other than the solution, as a learner could write them: each must be accepted.
-#: Keyed by (chapter module, question number); the two-rank questions of 08 and 12 are left out (slow).
-ALTERNATIVES: dict[tuple[str, int], tuple[str, ...]] = {
-    ("ch00", 1): (
-        "def pick_device():\n"
-        "    if torch.cuda.is_available():\n"
-        '        return torch.device("cuda")\n'
-        "    if torch.backends.mps.is_available():\n"
-        '        return torch.device("mps")\n'
-        '    return torch.device("cpu")',
-        "def pick_device():\n"
-        '    return torch.accelerator.current_accelerator() if torch.accelerator.is_available() else "cpu"',
-    ),
-    ("ch01", 1): (
-        "def try_gpu(i=0):\n"
-        "    if torch.accelerator.is_available() and i < torch.accelerator.device_count():\n"
-        '        return torch.device(f"{torch.accelerator.current_accelerator().type}:{i}")\n'
-        '    return torch.device("cpu")',
-        "def try_gpu(i=0):\n"
-        "    if torch.cuda.device_count() > i:\n"
-        '        return torch.device("cuda", i)\n'
-        "    if torch.backends.mps.is_available() and i == 0:\n"
-        '        return torch.device("mps", 0)\n'
-        '    return torch.device("cpu")',
-    ),
-    ("ch01", 2): (
-        "def try_all_gpus():\n"
-        "    if not torch.accelerator.is_available():\n"
-        '        return [torch.device("cpu")]\n'
-        "    kind = torch.accelerator.current_accelerator().type\n"
-        '    return [torch.device(f"{kind}:{i}") for i in range(torch.accelerator.device_count())]',
-    ),
-    ("ch01", 3): (
-        "def count_usable_cpus():\n    return float(len(os.sched_getaffinity(0)))"
-        if hasattr(os, "sched_getaffinity")
-        else "def count_usable_cpus():\n    return float(os.cpu_count())",
-    ),
-    ("ch02", 1): (
-        "def ones_on(device):\n    return torch.full((2, 3), 1.0, device=device)",
-        "def ones_on(device):\n    return torch.empty(2, 3, device=device).fill_(1)",
-        "def ones_on(device):\n    return torch.ones((2, 3), dtype=torch.float32, device=str(device))",
-    ),
-    ("ch02", 2): (
-        "def add_on_first(a, b):\n    return torch.add(a, b.to(a))",
-        "def add_on_first(a, b):\n    b = b.to(a.device, non_blocking=True)\n    return b + a",
-    ),
-    ("ch02", 3): (
-        "def zeros_for(t, n):\n    return t.new_zeros(n)",
-        "def zeros_for(t, n):\n    return torch.full((n,), 0, dtype=t.dtype, device=t.device)",
-    ),
-    ("ch03", 1): (
-        "def fill_rows(buffer, tensors):\n    for i, t in enumerate(tensors):\n        buffer[i] = t\n"
-        "    return buffer",
-        "def fill_rows(buffer, tensors):\n    torch.stack(tensors, out=buffer)\n    return buffer",
-        "def fill_rows(buffer, tensors):\n    return buffer.copy_(torch.stack(tensors))",
-    ),
-    ("ch03", 2): (
-        "def in_one_copy(pieces, device):\n    return list(torch.stack(pieces).to(device))",
-        "def in_one_copy(pieces, device):\n"
-        "    return torch.cat(pieces).to(device, non_blocking=True).chunk(len(pieces))",
-    ),
-    ("ch03", 3): (
-        "def losses_to_floats(losses):\n    return [float(v) for v in torch.stack(losses).cpu()]",
-        "def losses_to_floats(losses):\n    return torch.stack(losses).to('cpu').tolist()",
-    ),
-    ("ch04", 1): (
-        "def predict(model, x):\n"
-        "    with torch.no_grad():\n"
-        "        return model(x.to(next(model.parameters()).device))",
-    ),
-    ("ch04", 2): (
-        "def train_epoch(model, optimizer, X, y, batch_size):\n"
-        "    device = next(model.parameters()).device\n"
-        "    X, y = X.to(device, non_blocking=True), y.to(device, non_blocking=True)\n"
-        "    total, count = torch.zeros((), device=device), 0\n"
-        "    for xb, yb in zip(X.split(batch_size), y.split(batch_size)):\n"
-        "        optimizer.zero_grad(set_to_none=True)\n"
-        "        loss = ((model(xb) - yb) ** 2).mean()\n"
-        "        loss.backward()\n"
-        "        optimizer.step()\n"
-        "        total += loss.detach()\n"
-        "        count += 1\n"
-        "    return total / count",
-    ),
-    ("ch04", 3): (
-        "def load_on(path, device):\n"
-        "    state = torch.load(path, weights_only=True)\n"
-        "    return {key: value.to(device) for key, value in state.items()}",
-    ),
-    ("ch06", 1): (
-        "def time_with_events(fn):\n"
-        "    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)\n"
-        "    start.record(torch.cuda.current_stream())\n"
-        "    fn()\n"
-        "    end.record(torch.cuda.current_stream())\n"
-        "    torch.cuda.synchronize()\n"
-        "    return start.elapsed_time(end)",
-        # Asking the end event until the GPU has reached it: works on a real GPU, so it must here too.
-        "def time_with_events(fn):\n"
-        "    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)\n"
-        "    start.record()\n"
-        "    fn()\n"
-        "    end.record()\n"
-        "    while not end.query():\n"
-        "        pass\n"
-        "    return start.elapsed_time(end)",
-    ),
-    ("ch06", 2): (
-        "def produce_and_consume(a, side, rounds):\n"
-        "    current = torch.cuda.current_stream()\n"
-        "    means = []\n"
-        "    for r in range(rounds):\n"
-        "        a.fill_(r + 1)\n"
-        "        filled = torch.cuda.Event()\n"
-        "        filled.record()\n"
-        "        with torch.cuda.stream(side):\n"
-        "            side.wait_event(filled)\n"
-        "            means.append(a.mean())\n"
-        "            read = torch.cuda.Event()\n"
-        "            read.record()\n"
-        "        current.wait_event(read)\n"
-        "    return means",
-    ),
-    ("ch07", 1): (
-        "def to_device(batch, device):\n"
-        "    out = {}\n"
-        "    for key in batch:\n"
-        "        out[key] = batch[key].to(device=device, non_blocking=True)\n"
-        "    return out",
-        "def to_device(batch, device):\n"
-        "    return {k: torch.empty_like(v, device=device).copy_(v, non_blocking=True) for k, v in batch.items()}",
-        "def to_device(batch, device):\n"
-        "    moved = {k: v.to(device, non_blocking=True) for k, v in batch.items()}\n"
-        "    torch.cuda.synchronize()  # one wait for the whole batch, not one per tensor\n"
-        "    return moved",
-    ),
-    ("ch07", 2): (
-        "def to_host(t):\n    host = t.to('cpu', non_blocking=True)\n    torch.cuda.synchronize()\n    return host",
-        "def to_host(t):\n"
-        "    host = torch.empty(t.shape, dtype=t.dtype, pin_memory=True)\n"
-        "    host.copy_(t, non_blocking=True)\n"
-        "    torch.cuda.current_stream().synchronize()\n"
-        "    return host",
-        "def to_host(t):\n"
-        "    host = t.to(device='cpu', non_blocking=True)\n"
-        "    copied = torch.cuda.Event()\n"
-        "    copied.record(torch.cuda.current_stream())\n"
-        "    copied.synchronize()\n"
-        "    return host",
-        "def to_host(t):\n"
-        "    host = t.to('cpu', non_blocking=True)\n"
-        "    torch.accelerator.synchronize()\n"
-        "    return host",
-        "def to_host(t):\n"
-        "    host = t.to('cpu', non_blocking=True)\n"
-        "    while not torch.cuda.current_stream().query():  # ask until the copy has landed\n"
-        "        pass\n"
-        "    return host",
-    ),
-    ("ch08", 1): (
-        "def rank_indices(n_samples, world_size, rank, epoch):\n"
-        "    from torch.utils.data import DistributedSampler\n"
-        "    sampler = DistributedSampler(range(n_samples), num_replicas=world_size, rank=rank, seed=0)\n"
-        "    sampler.set_epoch(epoch)\n"
-        "    return iter(sampler)",
-    ),
-    ("ch10", 4): (
-        "def achieved_tflops(fn, flops, sync, repeats):\n"
-        "    fn()  # a warm-up call, not timed\n"
-        "    sync()\n"
-        "    start = time.perf_counter()\n"
-        "    for _ in range(repeats):\n"
-        "        fn()\n"
-        "    sync()\n"
-        "    return flops * repeats / (time.perf_counter() - start) / 1e12",
-    ),
-    ("ch11", 2): (
-        "def steady_seconds(fn, x, sync, warmup, iters):\n"
-        "    for _ in range(warmup):\n"
-        "        fn(x)\n"
-        "    sync()\n"
-        "    start = time.perf_counter_ns()\n"
-        "    for _ in range(iters):\n"
-        "        fn(x)\n"
-        "    sync()\n"
-        "    return (time.perf_counter_ns() - start) / 1e9 / iters",
-    ),
-    ("ch11", 3): (
-        "def run_batches(graph, static_input, static_output, batches):\n"
-        "    outputs = []\n"
-        "    for batch in batches:\n"
-        "        static_input[:] = batch\n"
-        "        graph.replay()\n"
-        "        outputs.append(static_output.detach().clone())\n"
-        "    return outputs",
-    ),
-}
 ALTERNATIVE_CASES = [
     pytest.param(name, q, code, id=f"{name}-q{q.number}-alt{i}")
     for name, q in QUESTIONS
-    for i, code in enumerate(ALTERNATIVES.get((name, q.number), ()))
+    for i, code in enumerate(right_answers(q))
 ]
 
 
-def test_alternatives_name_real_questions() -> None:
-    numbers = {(name, q.number) for name, q in QUESTIONS}
-    assert set(ALTERNATIVES) <= numbers, sorted(set(ALTERNATIVES) - numbers)
+def test_right_answers_name_real_questions() -> None:
+    for name in MODULES:
+        numbers = [q.number for q in importlib.import_module(f"helpers.exercises.{name}").QUESTIONS]
+        assert set(getattr(importlib.import_module(f"tests.wrong_answers.{name}"), "RIGHT_ANSWERS", {})) <= set(numbers)
 
 
 @pytest.mark.parametrize(("chapter", "question", "code"), ALTERNATIVE_CASES)

@@ -19,6 +19,12 @@ def wrong_answers(question: Question) -> tuple[tuple[str, str], ...]:
     return tuple(importlib.import_module(f"{__name__}.ch{question.chapter}").WRONG_ANSWERS.get(question.number, ()))
 
 
+def right_answers(question: Question) -> tuple[str, ...]:
+    """Right answers to a chapter's `question` other than its solution, as a learner could write them."""
+    module = importlib.import_module(f"{__name__}.ch{question.chapter}")
+    return tuple(getattr(module, "RIGHT_ANSWERS", {}).get(question.number, ()))
+
+
 def lines_of(code: str, first: int, last: int) -> str:
     """Lines `first` to `last` of `code` (counted from 1), each with its newline: a part of a solution."""
     return "".join(code.splitlines(keepends=True)[first - 1 : last])

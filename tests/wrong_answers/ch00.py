@@ -122,3 +122,18 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
     ),
 }
+
+
+#: Right answers other than the solution, as a learner could write them: each must be accepted.
+RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
+    1: (
+        "def pick_device():\n"
+        "    if torch.cuda.is_available():\n"
+        '        return torch.device("cuda")\n'
+        "    if torch.backends.mps.is_available():\n"
+        '        return torch.device("mps")\n'
+        '    return torch.device("cpu")',
+        "def pick_device():\n"
+        '    return torch.accelerator.current_accelerator() if torch.accelerator.is_available() else "cpu"',
+    ),
+}

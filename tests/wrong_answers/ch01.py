@@ -1,5 +1,7 @@
 """Chapter 01's typical wrong answers, by question number (see the package's docstring)."""
 
+import os
+
 #: Typical wrong answers to each question, by number, each with words its verdict must contain (the
 #: message a learner who wrote it is told).
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
@@ -142,5 +144,34 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    return torch.device(built.type, 0), torch.device(built.type, second)",
             "this torch is built for cuda but has no driver",
         ),
+    ),
+}
+
+
+#: Right answers other than the solution, as a learner could write them: each must be accepted.
+RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
+    1: (
+        "def try_gpu(i=0):\n"
+        "    if torch.accelerator.is_available() and i < torch.accelerator.device_count():\n"
+        '        return torch.device(f"{torch.accelerator.current_accelerator().type}:{i}")\n'
+        '    return torch.device("cpu")',
+        "def try_gpu(i=0):\n"
+        "    if torch.cuda.device_count() > i:\n"
+        '        return torch.device("cuda", i)\n'
+        "    if torch.backends.mps.is_available() and i == 0:\n"
+        '        return torch.device("mps", 0)\n'
+        '    return torch.device("cpu")',
+    ),
+    2: (
+        "def try_all_gpus():\n"
+        "    if not torch.accelerator.is_available():\n"
+        '        return [torch.device("cpu")]\n'
+        "    kind = torch.accelerator.current_accelerator().type\n"
+        '    return [torch.device(f"{kind}:{i}") for i in range(torch.accelerator.device_count())]',
+    ),
+    3: (
+        "def count_usable_cpus():\n    return float(len(os.sched_getaffinity(0)))"
+        if hasattr(os, "sched_getaffinity")
+        else "def count_usable_cpus():\n    return float(os.cpu_count())",
     ),
 }

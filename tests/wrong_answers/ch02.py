@@ -100,3 +100,21 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
     ),
 }
+
+
+#: Right answers other than the solution, as a learner could write them: each must be accepted.
+RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
+    1: (
+        "def ones_on(device):\n    return torch.full((2, 3), 1.0, device=device)",
+        "def ones_on(device):\n    return torch.empty(2, 3, device=device).fill_(1)",
+        "def ones_on(device):\n    return torch.ones((2, 3), dtype=torch.float32, device=str(device))",
+    ),
+    2: (
+        "def add_on_first(a, b):\n    return torch.add(a, b.to(a))",
+        "def add_on_first(a, b):\n    b = b.to(a.device, non_blocking=True)\n    return b + a",
+    ),
+    3: (
+        "def zeros_for(t, n):\n    return t.new_zeros(n)",
+        "def zeros_for(t, n):\n    return torch.full((n,), 0, dtype=t.dtype, device=t.device)",
+    ),
+}

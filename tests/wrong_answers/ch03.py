@@ -175,3 +175,23 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
     ),
 }
+
+
+#: Right answers other than the solution, as a learner could write them: each must be accepted.
+RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
+    1: (
+        "def fill_rows(buffer, tensors):\n    for i, t in enumerate(tensors):\n        buffer[i] = t\n"
+        "    return buffer",
+        "def fill_rows(buffer, tensors):\n    torch.stack(tensors, out=buffer)\n    return buffer",
+        "def fill_rows(buffer, tensors):\n    return buffer.copy_(torch.stack(tensors))",
+    ),
+    2: (
+        "def in_one_copy(pieces, device):\n    return list(torch.stack(pieces).to(device))",
+        "def in_one_copy(pieces, device):\n"
+        "    return torch.cat(pieces).to(device, non_blocking=True).chunk(len(pieces))",
+    ),
+    3: (
+        "def losses_to_floats(losses):\n    return [float(v) for v in torch.stack(losses).cpu()]",
+        "def losses_to_floats(losses):\n    return torch.stack(losses).to('cpu').tolist()",
+    ),
+}

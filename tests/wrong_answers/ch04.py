@@ -254,3 +254,32 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
     ),
 }
+
+
+#: Right answers other than the solution, as a learner could write them: each must be accepted.
+RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
+    1: (
+        "def predict(model, x):\n"
+        "    with torch.no_grad():\n"
+        "        return model(x.to(next(model.parameters()).device))",
+    ),
+    2: (
+        "def train_epoch(model, optimizer, X, y, batch_size):\n"
+        "    device = next(model.parameters()).device\n"
+        "    X, y = X.to(device, non_blocking=True), y.to(device, non_blocking=True)\n"
+        "    total, count = torch.zeros((), device=device), 0\n"
+        "    for xb, yb in zip(X.split(batch_size), y.split(batch_size)):\n"
+        "        optimizer.zero_grad(set_to_none=True)\n"
+        "        loss = ((model(xb) - yb) ** 2).mean()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "        total += loss.detach()\n"
+        "        count += 1\n"
+        "    return total / count",
+    ),
+    3: (
+        "def load_on(path, device):\n"
+        "    state = torch.load(path, weights_only=True)\n"
+        "    return {key: value.to(device) for key, value in state.items()}",
+    ),
+}

@@ -155,3 +155,42 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
     ),
 }
+
+
+#: Right answers other than the solution, as a learner could write them: each must be accepted.
+RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
+    1: (
+        "def time_with_events(fn):\n"
+        "    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)\n"
+        "    start.record(torch.cuda.current_stream())\n"
+        "    fn()\n"
+        "    end.record(torch.cuda.current_stream())\n"
+        "    torch.cuda.synchronize()\n"
+        "    return start.elapsed_time(end)",
+        # Asking the end event until the GPU has reached it: works on a real GPU, so it must here too.
+        "def time_with_events(fn):\n"
+        "    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)\n"
+        "    start.record()\n"
+        "    fn()\n"
+        "    end.record()\n"
+        "    while not end.query():\n"
+        "        pass\n"
+        "    return start.elapsed_time(end)",
+    ),
+    2: (
+        "def produce_and_consume(a, side, rounds):\n"
+        "    current = torch.cuda.current_stream()\n"
+        "    means = []\n"
+        "    for r in range(rounds):\n"
+        "        a.fill_(r + 1)\n"
+        "        filled = torch.cuda.Event()\n"
+        "        filled.record()\n"
+        "        with torch.cuda.stream(side):\n"
+        "            side.wait_event(filled)\n"
+        "            means.append(a.mean())\n"
+        "            read = torch.cuda.Event()\n"
+        "            read.record()\n"
+        "        current.wait_event(read)\n"
+        "    return means",
+    ),
+}

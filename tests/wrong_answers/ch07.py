@@ -166,3 +166,44 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
     ),
 }
+
+
+#: Right answers other than the solution, as a learner could write them: each must be accepted.
+RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
+    1: (
+        "def to_device(batch, device):\n"
+        "    out = {}\n"
+        "    for key in batch:\n"
+        "        out[key] = batch[key].to(device=device, non_blocking=True)\n"
+        "    return out",
+        "def to_device(batch, device):\n"
+        "    return {k: torch.empty_like(v, device=device).copy_(v, non_blocking=True) for k, v in batch.items()}",
+        "def to_device(batch, device):\n"
+        "    moved = {k: v.to(device, non_blocking=True) for k, v in batch.items()}\n"
+        "    torch.cuda.synchronize()  # one wait for the whole batch, not one per tensor\n"
+        "    return moved",
+    ),
+    2: (
+        "def to_host(t):\n    host = t.to('cpu', non_blocking=True)\n    torch.cuda.synchronize()\n    return host",
+        "def to_host(t):\n"
+        "    host = torch.empty(t.shape, dtype=t.dtype, pin_memory=True)\n"
+        "    host.copy_(t, non_blocking=True)\n"
+        "    torch.cuda.current_stream().synchronize()\n"
+        "    return host",
+        "def to_host(t):\n"
+        "    host = t.to(device='cpu', non_blocking=True)\n"
+        "    copied = torch.cuda.Event()\n"
+        "    copied.record(torch.cuda.current_stream())\n"
+        "    copied.synchronize()\n"
+        "    return host",
+        "def to_host(t):\n"
+        "    host = t.to('cpu', non_blocking=True)\n"
+        "    torch.accelerator.synchronize()\n"
+        "    return host",
+        "def to_host(t):\n"
+        "    host = t.to('cpu', non_blocking=True)\n"
+        "    while not torch.cuda.current_stream().query():  # ask until the copy has landed\n"
+        "        pass\n"
+        "    return host",
+    ),
+}

@@ -126,3 +126,15 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
     ),
 }
+
+
+#: Right answers other than the solution, as a learner could write them: each must be accepted.
+RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
+    1: (
+        "def rank_indices(n_samples, world_size, rank, epoch):\n"
+        "    from torch.utils.data import DistributedSampler\n"
+        "    sampler = DistributedSampler(range(n_samples), num_replicas=world_size, rank=rank, seed=0)\n"
+        "    sampler.set_epoch(epoch)\n"
+        "    return iter(sampler)",
+    ),
+}

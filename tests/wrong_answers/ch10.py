@@ -141,3 +141,18 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
     ),
 }
+
+
+#: Right answers other than the solution, as a learner could write them: each must be accepted.
+RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
+    4: (
+        "def achieved_tflops(fn, flops, sync, repeats):\n"
+        "    fn()  # a warm-up call, not timed\n"
+        "    sync()\n"
+        "    start = time.perf_counter()\n"
+        "    for _ in range(repeats):\n"
+        "        fn()\n"
+        "    sync()\n"
+        "    return flops * repeats / (time.perf_counter() - start) / 1e12",
+    ),
+}

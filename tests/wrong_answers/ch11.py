@@ -227,3 +227,28 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
     ),
 }
+
+
+#: Right answers other than the solution, as a learner could write them: each must be accepted.
+RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
+    2: (
+        "def steady_seconds(fn, x, sync, warmup, iters):\n"
+        "    for _ in range(warmup):\n"
+        "        fn(x)\n"
+        "    sync()\n"
+        "    start = time.perf_counter_ns()\n"
+        "    for _ in range(iters):\n"
+        "        fn(x)\n"
+        "    sync()\n"
+        "    return (time.perf_counter_ns() - start) / 1e9 / iters",
+    ),
+    3: (
+        "def run_batches(graph, static_input, static_output, batches):\n"
+        "    outputs = []\n"
+        "    for batch in batches:\n"
+        "        static_input[:] = batch\n"
+        "        graph.replay()\n"
+        "        outputs.append(static_output.detach().clone())\n"
+        "    return outputs",
+    ),
+}

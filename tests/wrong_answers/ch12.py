@@ -34,7 +34,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
             "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
             "    return n_params * dtype_bytes * (2 + states) / world_size",
-            "DDP does not divide anything, every rank keeps a whole copy",
+            "DDP does not divide anything: every rank keeps a whole copy",
         ),
         (
             "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
@@ -47,14 +47,28 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
             "    per_rank = n_params if strategy == 'DDP' else n_params / world_size\n"
             "    return per_rank * dtype_bytes * (1 + states)",
-            "one copy is missing; count the parameters, the gradients and every optimizer state",
+            "one copy is missing: count the parameters, the gradients and every optimizer state",
         ),
         (
             "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
             "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 1}[optimizer]\n"
             "    per_rank = n_params if strategy == 'DDP' else n_params / world_size\n"
             "    return per_rank * dtype_bytes * (2 + states)",
-            "one copy is missing; count the parameters, the gradients and every optimizer state",
+            "one copy is missing: count the parameters, the gradients and every optimizer state",
+        ),
+        (
+            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
+            "    per_rank = n_params if strategy == 'DDP' else n_params // world_size\n"
+            "    return per_rank * dtype_bytes * (2 + states)",
+            "returned 4_000_000; expected 4_000_016: the shard was rounded down; round it up",
+        ),
+        (
+            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
+            "    per_rank = n_params if strategy == 'DDP' else n_params / world_size\n"
+            "    return per_rank * dtype_bytes * (2 + states)",
+            "the shard is a whole number of parameters: round n_params / world_size up",
         ),
     ),
     2: (
@@ -70,7 +84,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             _RANK0_HEAD + "    n_params = sum(math.prod(s) for s in shapes)\n"
             "    return -(-n_params // world_size) * 16",
-            "ceil(n_params / world_size) = 4,885 numbers × 16 bytes: but FSDP2 cuts every parameter along dim 0",
+            "returned 78_160; expected 79_744: that is ceil(n_params / world_size) numbers",
         ),
         (
             _RANK0_HEAD + "    return sum(-(-math.prod(s) // world_size) for s in shapes) * 16",
@@ -83,15 +97,20 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             _RANK0_HEAD + _RANK0_ROWS + "    return numbers * 2 * 4  # bfloat16: shard, gradient, exp_avg, exp_avg_sq",
-            "everything was counted in bfloat16, but param_dtype is only the dtype of the gathered copies",
+            "param_dtype only sets the dtype of the gathered copies used in forward and backward",
         ),
         (
             _RANK0_HEAD + _RANK0_ROWS + "    return numbers * (2 + 2 + 4 + 4)  # 16-bit weights and gradients",
-            "12 bytes a number of rank 0's shard; training with Adam keeps 4 float32 numbers",
+            "returned 59_808; expected 79_744",
         ),
         (
             _RANK0_HEAD + _RANK0_ROWS + "    return numbers",
-            "is rank 0's count of numbers; return bytes (16 for each)",
+            "that is a count of numbers; return bytes",
+        ),
+        (
+            _RANK0_HEAD + "    numbers = 0\n    while shapes:\n        s = shapes.pop()\n"
+            "        numbers += -(-s[0] // world_size) * math.prod(s[1:])\n    return numbers * 16",
+            "changed its arguments: compute a new value and leave the inputs as they were",
         ),
     ),
 }

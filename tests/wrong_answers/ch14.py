@@ -44,6 +44,31 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    return 100 * (1 - covered / (end_ms - start_ms))",
             "percentage",
         ),
+        (
+            _Q1_HEAD + "    covered, reach = 0.0, start_ms\n"
+            "    for s, e in [(max(s, start_ms), min(e, end_ms)) for s, e in busy]:  # not sorted\n"
+            "        if e > max(s, reach):\n"
+            "            covered, reach = covered + e - max(s, reach), e\n"
+            "    return 1 - covered / (end_ms - start_ms)",
+            "idle_share([(2, 5), (1, 3), (7, 8)], 0, 12) returned 0.666667; expected 0.583333",
+        ),
+        (
+            _Q1_HEAD + "    covered, reach = 0.0, start_ms\n"
+            "    for s, e in sorted((max(s, start_ms), min(e, end_ms)) for s, e in busy):\n"
+            "        if e > reach:  # a pair wholly after the window, clipped, ends before it starts\n"
+            "            covered, reach = covered + e - max(s, reach), e\n"
+            "    return 1 - covered / (end_ms - start_ms)",
+            "idle_share([(12, 15), (-5, -1), (3, 4), (4, 6)], 0, 10) returned",
+        ),
+        (
+            _Q1_HEAD + "    busy.sort()\n    covered, reach = 0.0, start_ms\n"
+            "    for s, e in busy:\n"
+            "        s, e = max(s, start_ms), min(e, end_ms)\n"
+            "        if e > max(s, reach):\n"
+            "            covered, reach = covered + e - max(s, reach), e\n"
+            "    return 1 - covered / (end_ms - start_ms)",
+            "changed its arguments",
+        ),
     ),
     2: (
         (

@@ -6,7 +6,7 @@ SOLUTIONS: dict[int, str] = {
         "    inside = sorted((max(s, start_ms), min(e, end_ms)) for s, e in busy)\n"
         "    covered, reach = 0.0, start_ms\n"
         "    for s, e in inside:\n"
-        "        if e > reach:\n"
+        "        if e > max(s, reach):  # a pair outside the window is empty once clipped\n"
         "            covered += e - max(s, reach)\n"
         "            reach = e\n"
         "    return 1 - covered / (end_ms - start_ms)"

@@ -1,0 +1,130 @@
+"""Questions declared as tables of cases, in the manner of Kaggle Learn's `learntools` problems.
+
+`table(...)` makes a checker that calls the learner's function on every case, fresh arguments each
+time, and compares what it returns with the course's own answer (`want`). The cases vary what a
+learner gets wrong by accident (sizes that do not divide, unsorted or empty inputs, other dtypes);
+an answer that changes its arguments is refused. A `Slip` is a mistake the chapter teaches: it is
+named only when the learner's answer equals what the mistake computes on a case where that differs
+from the right answer; otherwise the message says the call, what was expected and what came back.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from ..checking import Wrong, expect_function, expect_number
+
+
+@dataclass(frozen=True)
+class Slip:
+    """A mistake the chapter teaches: what it computes from the case's arguments, and what the learner is told."""
+
+    computes: Callable[..., Any]
+    says: str
+
+
+@dataclass(frozen=True)
+class Case:
+    """The arguments of one call, made afresh for every call when `make` is given, and how to show them."""
+
+    args: tuple = ()
+    label: str = ""
+    make: Callable[[], tuple] | None = None
+
+    def fresh(self) -> tuple:
+        return self.make() if self.make is not None else copy.deepcopy(self.args)
+
+
+def show(value: Any) -> str:
+    """A short text for a value in a message: floats with 6 digits, tensors by shape, dtype and device."""
+    if isinstance(value, torch.Tensor):
+        return f"a {value.dtype} tensor of shape {tuple(value.shape)} on {value.device}"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+        return show(int(value))
+    if isinstance(value, float):
+        return f"{value:.6g}"
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10_000:
+        return f"{value:_}"
+    if isinstance(value, list | tuple):
+        inner = ", ".join(show(v) for v in value[:6]) + (", …" if len(value) > 6 else "")
+        return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "…"
+
+
+def same(got: Any, want: Any, rel: float = 1e-6) -> bool:
+    """Whether `got` is `want`: numbers within `rel` (relative), sequences element by element, else `==`."""
+    if isinstance(want, bool) or isinstance(got, bool):
+        return type(got) is type(want) and got == want
+    if isinstance(want, int | float) and isinstance(got, int | float):
+        return math.isclose(got, want, rel_tol=rel, abs_tol=rel * 1e-3)
+    if isinstance(want, list | tuple) and isinstance(got, list | tuple):
+        return len(got) == len(want) and all(same(g, w, rel) for g, w in zip(got, want, strict=True))
+    return bool(got == want)
+
+
+def unchanged(before: Any, after: Any) -> bool:
+    """Whether the arguments after a call equal a copy taken before it (tensors by dtype, shape and values)."""
+    if isinstance(before, torch.Tensor):
+        if not isinstance(after, torch.Tensor) or (before.dtype, before.shape) != (after.dtype, after.shape):
+            return False
+        return before.device.type == "meta" or torch.equal(before, after.to(before.device))
+    if isinstance(before, list | tuple):
+        return type(before) is type(after) and len(before) == len(after) and all(map(unchanged, before, after))
+    if isinstance(before, dict):
+        return before.keys() == after.keys() and all(unchanged(before[k], after[k]) for k in before)
+    return isinstance(before, torch.nn.Module) or before == after
+
+
+def number(value: Any, call: str) -> float:
+    """The learner's result as a Python number (a one-element tensor or numpy scalar counts)."""
+    return expect_number(value, f"{call} to return a number")
+
+
+def table(
+    name: str,
+    takes: str,
+    cases: Sequence[Case | tuple],
+    want: Callable[..., Any],
+    *,
+    slips: Sequence[Slip] = (),
+    answer: Callable[[Any, str], Any] = number,
+    rel: float = 1e-6,
+) -> Callable[[Any], None]:
+    """A checker that calls the learner's `name` on every case and compares with `want(*args)`.
+
+    `answer(value, call)` turns what the learner returned into the form compared (raising `Wrong` for
+    another kind); `rel` is the relative tolerance for numbers.
+    """
+    cases = [c if isinstance(c, Case) else Case(c) for c in cases]
+
+    def check(fn: Any) -> None:
+        expect_function(fn, name, takes)
+        for case in cases:
+            args, kept = case.fresh(), case.fresh()
+            call = f"{name}({case.label or ', '.join(show(a) for a in kept)})"
+            got = answer(fn(*args), call)
+            if not unchanged(kept, args):
+                raise Wrong(f"{call} changed its arguments: compute a new value and leave the inputs as they were")
+            right = want(*kept)
+            if same(got, right, rel):
+                continue
+            seen = [s.says for s in slips if _differs(s, kept, right, rel) and same(got, s.computes(*kept), rel)]
+            detail = f": {seen[0]}" if seen else ""
+            raise Wrong(f"{call} returned {show(got)}; expected {show(right)}{detail}")
+
+    return check
+
+
+def _differs(slip: Slip, args: tuple, right: Any, rel: float) -> bool:
+    """Whether the mistake gives another answer than the right one for these arguments (it can be told apart)."""
+    try:
+        return not same(slip.computes(*args), right, rel)
+    except (ArithmeticError, ValueError, TypeError):
+        return False
