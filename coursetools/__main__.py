@@ -1,5 +1,6 @@
 """Course tooling: `python -m coursetools run [--quick]`, `selftest`, `wheelhouse`, `tidy [NB ...]`,
-`kaggle build [--owner NAME]`, `verified`, `gpu-runs add ARCHIVE|page`, `edition handout|teacher [--out DIR]`."""
+`kaggle build [--owner NAME]`, `verified`, `gpu-runs add ARCHIVE|page`, `edition handout|teacher [--out DIR]`,
+`learner start NN|send CONN FILE|stop CONN`."""
 
 from __future__ import annotations
 
@@ -72,7 +73,28 @@ def main(argv: list[str] | None = None) -> int:
     edition.add_argument(
         "--no-site", action="store_true", help="leave out the site (needs the chapters executed into build/ first)"
     )
+    learner = sub.add_parser("learner", help="answer a chapter's questions in a kernel, as a learner (attacks)")
+    learner_sub = learner.add_subparsers(dest="learner_command", required=True)
+    learner_start = learner_sub.add_parser("start", help="run chapter NN (QUICK) up to its exercises; print CONN")
+    learner_start.add_argument("chapter", help="the chapter's number, e.g. 08")
+    learner_send = learner_sub.add_parser("send", help="run an attempt file's cells (split at `# %%`) there")
+    learner_send.add_argument("connection", help="the connection file `learner start` printed")
+    learner_send.add_argument("attempt", help="the attempt file")
+    learner_send.add_argument("--timeout", type=float, default=300, help="seconds for the whole file")
+    learner_stop = learner_sub.add_parser("stop", help="end the kernel")
+    learner_stop.add_argument("connection")
     args = parser.parse_args(argv)
+
+    if args.command == "learner":
+        from . import learner as answering
+
+        if args.learner_command == "start":
+            print(answering.start(args.chapter))
+            return 0
+        if args.learner_command == "send":
+            return 0 if answering.send(Path(args.connection), Path(args.attempt), args.timeout) else 1
+        answering.stop(Path(args.connection))
+        return 0
 
     if args.command == "selftest":
         return selftest_main(args)

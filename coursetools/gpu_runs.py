@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import re
 import shutil
 import tarfile
@@ -138,18 +139,23 @@ def add_run(archive: Path, runs: Path = RUNS, notebooks_dir: Path | None = None)
     if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", date) or not _a_past_date(date):
         raise RunRefused(f"{archive}'s date {date!r} is not a past date (YYYY-MM-DD)")
     rows = results.get("rows")
-    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
-        raise RunRefused(f"{archive}'s {RESULTS_NAME} has no list of rows: not a self-test's results")
-    passed = {str(r.get("test", "")).removeprefix("chapter ") for r in rows if r.get("outcome") == "passed"}
-    missing = sorted(nb.stem for nb in discover_chapters(notebooks_dir) if nb.stem not in passed)
-    if missing or not any(not str(r.get("test", "")).startswith("chapter ") for r in rows):
+    if not isinstance(rows, list) or not all(_a_row(r) for r in rows) or not _a_number(results.get("seconds", 0)):
+        raise RunRefused(f"{archive}'s {RESULTS_NAME} is not a self-test's results (rows, tests, seconds)")
+    passed = {r["test"].removeprefix("chapter ") for r in rows if r["outcome"] == "passed"}
+    chapters = {nb.stem for nb in discover_chapters(notebooks_dir)}
+    missing = sorted(chapters - passed)
+    if missing or not any(not r["test"].startswith("chapter ") for r in rows):
         why = f"{len(missing)} chapters did not run: {missing[0]}, …" if missing else "its GPU tests did not run"
         raise RunRefused(f"{archive} is a partial run ({why}): keep a full self-test's bundle")
+    written = {RESULTS_NAME} | {f"{c}.ipynb" for c in chapters} | {f"{c}{FIGURES_SUFFIX}" for c in chapters}
     for name, data in files.items():
-        if name != RESULTS_NAME and not name.endswith((".ipynb", FIGURES_SUFFIX)):
+        if name not in written:
             raise RunRefused(f"{archive} holds {name!r}, which no self-test writes")
         if name.endswith(FIGURES_SUFFIX) and not _figures_are_valid(data):
             raise RunRefused(f"{archive}'s {name} holds a line that is not a recorded figure")
+    absent = sorted(c for c in chapters if f"{c}.ipynb" not in files)
+    if absent:
+        raise RunRefused(f"{archive} lacks the executed chapter {absent[0]}.ipynb: keep a full self-test's bundle")
     size = stored_bytes(files)
     if size > RUN_BUDGET_BYTES:
         raise RunRefused(
@@ -187,19 +193,33 @@ def _a_past_date(text: str) -> bool:
         return False
 
 
+def _a_number(value: Any) -> bool:
+    """A finite int or float a page can print (not a bool, not NaN, not a 400-digit integer)."""
+    return type(value) in (int, float) and abs(value) < 1e300 and math.isfinite(value)
+
+
+def _a_row(row: Any) -> bool:
+    """A self-test row as the page reads it: a test's name, an outcome, and seconds when there are any."""
+    return (
+        isinstance(row, dict)
+        and isinstance(row.get("test"), str)
+        and isinstance(row.get("outcome"), str)
+        and (row.get("seconds") is None or _a_number(row["seconds"]))
+    )
+
+
 def _figures_are_valid(data: bytes) -> bool:
     """Whether every line is a figure as `helpers.figures.record` writes it (what the page reads)."""
     try:
         rows = _figure_lines(data.decode("utf-8"))
     except ValueError:
         return False
-    number = (int, float)
     return all(
         isinstance(r, dict)
-        and isinstance(r.get("name"), str)
-        and isinstance(r.get("unit"), str)
-        and isinstance(r.get("value"), number)
-        and (r.get("limit") is None or isinstance(r.get("limit"), number))
+        and all(isinstance(r.get(key, ""), str) for key in ("name", "unit", "limit_name", "source"))
+        and r.get("name")
+        and _a_number(r.get("value"))
+        and (r.get("limit") is None or _a_number(r["limit"]))
         for r in rows
     )
 
@@ -218,6 +238,11 @@ def kept_runs(runs: Path = RUNS) -> list[Path]:
     """The kept runs' folders (those holding a run.json), newest first."""
     found = (p.parent for p in runs.glob(f"*/{RESULTS_NAME}") if not p.parent.name.startswith("."))
     return sorted(found, key=lambda p: p.name, reverse=True)
+
+
+def _cell(text: Any) -> str:
+    """`text` as one Markdown table cell: no line breaks, and a bar that does not end the cell."""
+    return " ".join(str(text).split()).replace("|", "\\|")
 
 
 def _ratio(row: dict[str, Any]) -> str:
@@ -260,12 +285,11 @@ def render_page(runs: Path = RUNS, notebooks_dir: Path | None = None) -> str:
             state = "" if hashes.get(chapter) == current.get(chapter) else " (stale)"
             for row in read_figures(path):
                 limit = f"{row['limit']:.4g} {row['unit']} ({row.get('limit_name', '')})" if row.get("limit") else "—"
-                lines.append(
-                    f"| {chapter[:2]}{state} | {row['name']} | {row['value']:.4g} {row['unit']} | {limit} | "
-                    f"{_ratio(row)} | {goal_text(chapter, row)} | {row.get('source') or '—'} |"
-                )
+                cells = (row["name"], f"{row['value']:.4g} {row['unit']}", limit, _ratio(row))
+                cells += (goal_text(chapter, row), row.get("source") or "—")
+                lines.append(f"| {chapter[:2]}{state} | " + " | ".join(map(_cell, cells)) + " |")
         lines.append("")
-    return "\n".join(lines)
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def write_page(runs: Path = RUNS, page: Path = PAGE) -> Path:

@@ -443,7 +443,9 @@ def run_self_test(
         gpu = gpu or check_gpus(machine)
         hardware = hardware_line(machine)
         if gpu.unusable:
-            return SelfTestReport([], hardware, gpu, problem=f"torch cannot use the GPUs here. {gpu.why}")
+            report = SelfTestReport([], hardware, gpu, problem=f"torch cannot use the GPUs here. {gpu.why}")
+            report.bundle_error = "" if bundle is None else "nothing ran, so there is nothing to keep"
+            return report
         rows = (
             run_chapters(
                 discover_chapters(notebooks_dir, only), cell_timeout=cell_timeout, progress=progress, keep=keep

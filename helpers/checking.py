@@ -356,6 +356,7 @@ class _Attempt:
     limited: bool = True
     output: str = ""
     calls: _LearnerCalls = field(default_factory=_LearnerCalls)
+    checked: str = ""  # which file was checked, and when it was written (file questions)
 
 
 def _attempt(checker: Checker, answer: Callable[[], Any], seconds: float) -> _Attempt:
@@ -439,6 +440,22 @@ def _function_in_file(path: str, file: str, variable: str) -> Any:
     return value
 
 
+def _from_the_course(value: Any) -> bool:
+    """Whether `value` is one of the course's own functions (an earlier cell imported it), not the learner's."""
+    module = getattr(value, "__module__", None) or ""
+    return isinstance(value, types.FunctionType) and module.split(".")[0] == __package__
+
+
+def _file_age(path: str, file: str) -> str:
+    """Which file was checked and how old it is, so a learner who edited its cell without running it sees why."""
+    try:
+        seconds = max(0.0, time.time() - os.path.getmtime(path))
+    except OSError:
+        return ""
+    age = f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.0f} min"
+    return f" (Checked `{file}` as written {age} ago: if you changed its cell since, run that cell again.)"
+
+
 @dataclass
 class Question:
     """One exercise: what to define, how to check it, a hint and a solution."""
@@ -477,6 +494,8 @@ class Question:
                 )
             attempt = _attempt(self.checker, lambda: _function_in_file(path, self.file, self.variable), seconds)
             is_function = True
+            if attempt.error is not None or attempt.timed_out:
+                attempt.checked = _file_age(path, self.file)
         else:
             if self.variable not in namespace:
                 return Outcome(
@@ -487,10 +506,17 @@ class Question:
             value = namespace[self.variable]
             if value is Ellipsis:
                 return Outcome(False, f"`{self.variable}` is still `...`: replace the dots with your answer.")
+            if _from_the_course(value):
+                return Outcome(
+                    False,
+                    f"`{self.variable}` is the course's {value.__module__}.{value.__qualname__}, which an earlier "
+                    "cell imported, not your function: define it (check the spelling of its name), run that cell, "
+                    "then check again.",
+                )
             attempt = _attempt(self.checker, lambda: value, seconds)
             is_function = callable(value)
         correct = attempt.error is None and not attempt.timed_out
-        message = self._verdict(attempt, is_function, seconds) + _no_limit_notice(attempt.limited)
+        message = self._verdict(attempt, is_function, seconds) + attempt.checked + _no_limit_notice(attempt.limited)
         return Outcome(correct, message, attempt.output)
 
     def _verdict(self, attempt: _Attempt, is_function: bool, seconds: float) -> str:

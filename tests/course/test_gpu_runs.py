@@ -104,7 +104,7 @@ def test_a_bundle_holds_results_chapters_and_figures_and_a_fixture_is_never_kept
     with tarfile.open(archive) as tar:
         names = sorted(tar.getnames())
     assert names == sorted([gpu_runs.RESULTS_NAME, "07_pinned_memory.ipynb", f"07_pinned_memory{FIGURES_SUFFIX}"])
-    assert archive.is_file() and archive.stat().st_size < 5 * 2**20, "one file: a lent machine brings back 8 at most"
+    assert archive.is_file() and archive.stat().st_size < 5 * 2**20, "one file within the run's budget"
     with pytest.raises(gpu_runs.RunRefused, match="test fixture"):
         gpu_runs.add_run(archive, tmp_path / "runs")
     assert not (tmp_path / "runs").exists()
@@ -141,7 +141,12 @@ def test_a_gpu_run_is_kept_once_per_gpu_kind_within_its_budget(
             {"rows": [{"test": "chapter 07_pinned_memory", "outcome": "passed"}]},
             "GPU tests did not run",
         ),
-        "rows that are not rows": ({"rows": [1]}, "no list of rows"),
+        "rows that are not rows": ({"rows": [1]}, "not a self-test's results"),
+        "a row without a test": (
+            {"rows": [{"outcome": "passed"}, {"test": "test_gpu_ch07.py::t", "outcome": "passed"}]},
+            "not a self-test's results",
+        ),
+        "seconds that are not a number": ({"seconds": "abc"}, "not a self-test's results"),
         "in the future": ({"date": "9999-12-31"}, "is not a past date"),
         "not a day": ({"date": "2026-13-45"}, "is not a past date"),
         "a date that is a path": ({"date": "../../elsewhere"}, "is not a past date"),
@@ -173,6 +178,10 @@ def test_an_archive_with_folders_links_or_odd_names_is_refused(tmp_path: Path, m
         (f"07_pinned_memory{FIGURES_SUFFIX}", "{not json\n", "not a recorded figure"),
         (f"07_pinned_memory{FIGURES_SUFFIX}", '{"name": "x", "unit": "GB/s"}\n', "not a recorded figure"),
         ("evil.sh", "rm -rf /\n", "which no self-test writes"),
+        ("notes.ipynb", "{}", "which no self-test writes"),
+        (f"99_no_such_chapter{FIGURES_SUFFIX}", "", "which no self-test writes"),
+        (f"07_pinned_memory{FIGURES_SUFFIX}", '{"name": "x", "unit": "GB/s", "value": NaN}\n', "not a recorded figure"),
+        (f"07_pinned_memory{FIGURES_SUFFIX}", '{"name": "x", "unit": "GB/s", "value": 1' + "0" * 400 + "}\n", "not a"),
     ],
 )
 def test_a_bundle_with_a_file_the_page_cannot_read_is_refused_and_removes_nothing(
@@ -193,6 +202,22 @@ def test_a_bundle_with_a_file_the_page_cannot_read_is_refused_and_removes_nothin
     assert [p.name for p in runs.iterdir()] == ["2026-11-20-h200"]
 
 
+def test_a_bundle_without_its_executed_chapters_is_refused(tmp_path: Path, course: Path) -> None:
+    results, kept = _fixture_run(tmp_path / "run", fixture=False)
+    (kept / "07_pinned_memory" / "07_pinned_memory.ipynb").unlink()
+    archive = gpu_runs.write_bundle(results, kept, tmp_path / "run.tar.gz")
+    with pytest.raises(gpu_runs.RunRefused, match="lacks the executed chapter 07_pinned_memory.ipynb"):
+        gpu_runs.add_run(archive, tmp_path / "runs", course)
+
+
+def test_a_kept_run_is_left_out_of_lint() -> None:
+    """Kept chapters are papermill's records (its injected cell, long lines): `ruff check .` must not read them."""
+    import tomllib
+
+    ruff = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["ruff"]
+    assert "docs/gpu-runs" in ruff.get("extend-exclude", []), ruff
+
+
 def test_results_that_are_not_json_are_refused_in_a_sentence(tmp_path: Path) -> None:
     archive = tmp_path / "bad.tar.gz"
     (tmp_path / gpu_runs.RESULTS_NAME).write_text("{not json")
@@ -202,7 +227,7 @@ def test_results_that_are_not_json_are_refused_in_a_sentence(tmp_path: Path) -> 
         gpu_runs.add_run(archive, tmp_path / "runs")
 
 
-def test_the_command_keeps_a_run_or_says_why_not(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_command_refuses_a_fixture_and_says_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from coursetools.__main__ import main
 
     fixture = gpu_runs.write_bundle(*_fixture_run(tmp_path), tmp_path / "fixture.tar.gz")
@@ -217,6 +242,11 @@ def test_a_bundle_that_cannot_be_written_leaves_the_verdict(tmp_path: Path) -> N
     blocked.write_text("not a folder")
     report = run_self_test(chapters=False, tests=False, progress=False, bundle=blocked / "gpu-run.tar.gz")
     assert report.bundle == "" and report.bundle_error, report
+    from coursetools.selftest import GpuCheck
+
+    unusable = GpuCheck(listed=1, usable=0, why="no kernels for it")
+    nothing = run_self_test(gpu=unusable, progress=False, bundle=tmp_path / "never.tar.gz")
+    assert nothing.bundle == "" and "nothing ran" in nothing.bundle_error and not (tmp_path / "never.tar.gz").exists()
     written = run_self_test(chapters=False, tests=False, progress=False, bundle=tmp_path / "gpu-run.tar.gz")
     with tarfile.open(written.bundle) as tar:
         assert json.loads(tar.extractfile(gpu_runs.RESULTS_NAME).read())["versions"] == written.versions
@@ -248,6 +278,11 @@ def test_the_page_puts_each_figure_beside_its_limit_and_marks_changed_code_stale
     (folder / gpu_runs.RESULTS_NAME).write_text(json.dumps(data))
     assert "| 07 (stale) |" in gpu_runs.render_page(runs)
     assert "No GPU run is kept yet." in gpu_runs.render_page(tmp_path / "none")
+    assert gpu_runs.render_page(tmp_path / "none").endswith("yet.\n")
+    figures_file = folder / f"07_pinned_memory{FIGURES_SUFFIX}"
+    row = json.loads(figures_file.read_text())
+    figures_file.write_text(json.dumps({**row, "source": "NVML: a | bar\nand a line"}) + "\n")
+    assert "| NVML: a \\| bar and a line |" in gpu_runs.render_page(runs), "one cell, one line"
 
 
 def test_the_measured_page_in_the_repository_is_current() -> None:

@@ -212,10 +212,13 @@ def test_the_dataloader_training_loop_waits_only_when_the_copies_block() -> None
     assert torch.allclose(weights[True, True], weights[False, False], atol=1e-5), "the copies arrive before the step"
 
 
-def test_the_chapters_best_copies_stay_under_the_link_and_pinned_wins() -> None:
-    """Chapter 07's recorded best copies: under the link (when its peak was read), pinned faster than pageable."""
-    pinned = recorded("07", "best pinned host-to-device copy")
-    pageable = recorded("07", "best pageable host-to-device copy")
-    if "ASSUMED" not in pinned["limit_name"]:
-        assert pinned["value"] <= 1.05 * pinned["limit"], f"faster than the link: not synchronised ({pinned})"
-    assert pinned["value"] > pageable["value"] > 0, (pinned, pageable)
+def test_the_chapters_best_copies_stay_under_the_link() -> None:
+    """Chapter 07's recorded best copies: real rates, under the link when its peak was read (else no limit kept).
+
+    Pinned against pageable is the 64 MiB test above's: at QUICK sizes the two are too close to order reliably.
+    """
+    for kind in ("pinned", "pageable"):
+        best = recorded("07", f"best {kind} host-to-device copy")
+        assert best["value"] > 0, best
+        if best["limit"] is not None:
+            assert best["value"] <= 1.05 * best["limit"], f"faster than the link: not synchronised ({best})"

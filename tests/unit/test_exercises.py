@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import re
 
 import pytest
 
@@ -110,6 +111,7 @@ def _file_is_missing_or_wrong(question: Question) -> None:
     assert "not valid Python" in broken.message and "line 1" in broken.message, broken.message
     raises = evaluate(question, "import torch\n\nraise ValueError('while importing')")
     assert "ValueError at line 3" in raises.message and "while importing" in raises.message, raises.message
+    assert re.search(rf"\(Checked `{question.file}` as written \d+ s ago", raises.message), "which file, how old"
 
 
 ALTERNATIVE_CASES = [
@@ -140,6 +142,16 @@ def test_load_exercises_binds_to_the_namespace(capsys: pytest.CaptureFixture[str
     ex.q1.solution()
     printed = capsys.readouterr().out
     assert "Hint" in printed and "solution" in printed
+
+
+def test_a_course_function_left_under_the_answers_name_is_not_graded_as_the_learners() -> None:
+    """A learner who misspells their function's name leaves the course's function an earlier cell imported."""
+    from helpers import sharding
+    from helpers.exercises import ch12
+
+    outcome = ch12.QUESTIONS[0].evaluate({"bytes_per_rank": sharding.bytes_per_rank})
+    assert not outcome.correct and "the course's helpers.sharding.bytes_per_rank" in outcome.message, outcome
+    assert "check the spelling of its name" in outcome.message
 
 
 def test_load_exercises_names_a_missing_chapter() -> None:
