@@ -1,6 +1,6 @@
 """Chapter 00 exercises: pick the device to use, tell the three CUDA situations apart, and spot the P100 trap.
 
-Questions 1 and 2 (and chapter 01's) are tried on every machine of `MACHINES`; question 3 is a table of cases.
+Questions 1 and 2, and chapter 01's, are tried on the stand-in machines `MACHINES`; question 3 is a table.
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def ask(fn: Callable[..., Any], m: Machine, call: str, *args: Any) -> Any:
     if m.usable == "cuda" and first_use.called:
         raise Wrong(f"on {m.name}, {call} ran CUDA code, which a stand-in cannot: decide by torch's device queries")
     if isinstance(got, Exception):
-        raise Wrong(f"on {m.name}, {call} raised {type(got).__name__}: {str(got)[:200]}")
+        raise Wrong(f"on {m.name}, {call} raised {type(got).__name__}: {(str(got).splitlines() or [''])[0][:200]}")
     return got
 
 
