@@ -6,7 +6,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
         (
             'def pick_device():\n    return torch.accelerator.current_accelerator() or torch.device("cpu")',
-            "pick_device() returned cuda",
+            "on a CUDA build of torch without a driver, pick_device() returned cuda; the usable device there is cpu",
         ),
         (
             'def pick_device():\n    return torch.device("cuda" if torch.cuda.is_available() else "cpu")',
@@ -14,9 +14,52 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             'def pick_device():\n    return torch.device("cuda")',
-            "pick_device() returned cuda, but the device torch can use here is cpu",
+            "on a CPU-only build of torch, pick_device() returned cuda; the usable device there is cpu",
         ),
         ('pick_device = torch.device("cpu")', "should be a function taking no arguments, but it is a device"),
+        # a string is not the torch.device the question asks for (accepted before 2026-11-29)
+        (
+            "def pick_device():\n"
+            '    return torch.accelerator.current_accelerator() if torch.accelerator.is_available() else "cpu"',
+            "expected pick_device() to return a torch.device, but got a str: 'cpu'",
+        ),
+        # an index past the last GPU (accepted before: only the kind was compared)
+        (
+            "def pick_device():\n"
+            "    accelerator = torch.accelerator.current_accelerator(check_available=True)\n"
+            "    if accelerator is None:\n"
+            '        return torch.device("cpu")\n'
+            "    return torch.device(accelerator.type, torch.accelerator.device_count())",
+            "on a machine with one CUDA GPU, pick_device() returned cuda:1; the usable device there is cuda",
+        ),
+        # asks torch once, when the cell runs, instead of each time it is called
+        (
+            'usable = torch.accelerator.current_accelerator(check_available=True) or torch.device("cpu")\n'
+            "\n\n"
+            "def pick_device():\n"
+            "    return usable",
+            "on a machine with one CUDA GPU, pick_device() returned cpu; the usable device there is cuda",
+        ),
+        # runs CUDA code to find out, catching what a driverless build raises but not what a CPU-only one does
+        (
+            "def pick_device():\n"
+            "    try:\n"
+            '        torch.zeros(1, device="cuda")\n'
+            '        return torch.device("cuda")\n'
+            "    except RuntimeError:\n"
+            '        return torch.device("cpu")',
+            "on a CPU-only build of torch, pick_device() raised AssertionError: Torch not compiled with CUDA enabled",
+        ),
+        # runs CUDA code to find out: a stand-in GPU runs none, so the checker cannot tell
+        (
+            "def pick_device():\n"
+            "    try:\n"
+            '        torch.zeros(1, device="cuda")\n'
+            '        return torch.device("cuda")\n'
+            "    except Exception:\n"
+            '        return torch.device("cpu")',
+            "on a machine with one CUDA GPU, pick_device() ran CUDA code, which a stand-in cannot",
+        ),
     ),
     2: (
         (
@@ -34,31 +77,51 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             '    return "GPU ready"',
             "cuda_diagnosis() returned 'GPU ready'; the answer there is 'no usable GPU'",
         ),
+        # not exactly one of the three strings (accepted before: the case and the spaces were ignored)
+        (
+            "def cuda_diagnosis():\n"
+            "    if torch.version.cuda is None:\n"
+            '        return "CPU-only build"\n'
+            '    return "GPU Ready" if torch.cuda.is_available() else "no usable GPU"',
+            "on a machine with one CUDA GPU, cuda_diagnosis() returned 'GPU Ready'; the answer there is 'GPU ready'",
+        ),
+        # decides by which error a CUDA call raises: a stand-in GPU runs no CUDA code to raise or not
+        (
+            "def cuda_diagnosis():\n"
+            "    try:\n"
+            "        torch.cuda.init()\n"
+            "    except AssertionError:\n"
+            '        return "CPU-only build"\n'
+            "    except RuntimeError:\n"
+            '        return "no usable GPU"\n'
+            '    return "GPU ready"',
+            "on a machine with one CUDA GPU, cuda_diagnosis() ran CUDA code",
+        ),
     ),
     3: (
         # empties the list it was asked about
         (
             "def has_kernels_for(capability, arch_list):\n    arch_list.clear()\n    return False",
-            "changed the arch_list it was given",
+            "has_kernels_for((7, 5), ['sm_75', 'sm_80', 'sm_86', 'sm_90', 'compute_90']) changed its arguments",
         ),
         # only an exact sm_XY match counts: misses sm_80 on an 8.9 GPU
         (
             'def has_kernels_for(capability, arch_list):\n    return f"sm_{capability[0]}{capability[1]}" in arch_list',
-            "Your function wants an exact match (it accepts sm_89 on 8.9)",
+            "has_kernels_for((8, 9), ['sm_90', 'sm_80']) returned False; expected True",
         ),
         # compares the numbers only: lets machine code cross a major version
         (
             "def has_kernels_for(capability, arch_list):\n"
             "    target = capability[0] * 10 + capability[1]\n"
             '    return any(int(a.split("_")[1]) <= target for a in arch_list)',
-            "machine code never crosses a major version",
+            "has_kernels_for((8, 0), ['sm_75']) returned True; expected False",
         ),
         # the comparison the wrong way round: newer code on an older GPU
         (
             "def has_kernels_for(capability, arch_list):\n"
             "    target = capability[0] * 10 + capability[1]\n"
             '    return any(int(a.split("_")[1]) >= target for a in arch_list)',
-            "neither machine code nor PTX runs on a GPU older than it was built for",
+            "has_kernels_for((6, 0), ['sm_75', 'sm_80', 'sm_86', 'sm_90', 'compute_90']) returned True; expected False",
         ),
         # answers from the first entry alone (a return in every branch of the loop)
         (
@@ -73,9 +136,10 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "            return number // 10 == major and number % 10 <= minor\n"
             "        return number <= major * 10 + minor\n"
             "    return False",
-            "With only ['compute_90'] your function says True: one entry that runs is enough",
+            "has_kernels_for((8, 9), ['sm_90', 'sm_80']) returned False; expected True",
         ),
-        # treats PTX (compute_XY) like machine code: same major version only
+        # treats PTX (compute_XY) like machine code, same major version only (as torch's own _check_capability
+        # warning does); NVIDIA's compatibility guides: PTX runs on any later GPU, 10.0 included
         (
             "def has_kernels_for(capability, arch_list):\n"
             "    major, minor = capability\n"
@@ -88,7 +152,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        elif number // 10 == major and number % 10 <= minor:\n"
             "            return True\n"
             "    return False",
-            "Your function runs compute_90 on 9.0 but not on 10.0: PTX is compiled for the GPU when it is loaded",
+            "has_kernels_for((10, 0), ['sm_90', 'compute_90', 'sm_80']) returned False; expected True",
         ),
         # reads the first digit as the major version: sm_120 becomes 1.2
         (
@@ -104,7 +168,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             '        elif kind == "compute" and built <= tuple(capability):\n'
             "            return True\n"
             "    return False",
-            "so it reads 'sm_120' wrongly: the last digit is the minor version",
+            "has_kernels_for((12, 1), ['sm_100', 'sm_120']) returned False; expected True",
         ),
         # reads sm_90a as sm_90, which runs on any 9.x and, as PTX, on newer GPUs
         (
@@ -118,7 +182,26 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             '        if kind == "compute" and number <= major * 10 + minor:\n'
             "            return True\n"
             "    return False",
-            "an 'a' target (sm_120a) runs on exactly 12.0",
+            "has_kernels_for((12, 1), ['sm_90', 'sm_120a']) returned True; expected False",
+        ),
+        # takes the list to be sorted and stops at the first entry newer than the GPU (accepted before)
+        (
+            "def has_kernels_for(capability, arch_list):\n"
+            "    major, minor = capability\n"
+            "    for arch in arch_list:\n"
+            '        kind, _, digits = arch.partition("_")\n'
+            '        number = int(digits.rstrip("af"))\n'
+            "        if number > major * 10 + minor:\n"
+            "            return False  # the rest are newer still\n"
+            '        if digits.endswith("a"):\n'
+            "            if number == major * 10 + minor:\n"
+            "                return True\n"
+            '        elif kind == "sm" and number // 10 == major and number % 10 <= minor:\n'
+            "            return True\n"
+            '        elif kind == "compute":\n'
+            "            return True\n"
+            "    return False",
+            "has_kernels_for((8, 9), ['sm_90', 'sm_80']) returned False; expected True",
         ),
     ),
 }
@@ -133,7 +216,37 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    if torch.backends.mps.is_available():\n"
         '        return torch.device("mps")\n'
         '    return torch.device("cpu")',
+        # asks whether each backend is built first (rejected before: a pretend Mac's mps was not built)
         "def pick_device():\n"
-        '    return torch.accelerator.current_accelerator() if torch.accelerator.is_available() else "cpu"',
+        "    if torch.backends.cuda.is_built() and torch.cuda.is_available():\n"
+        '        return torch.device("cuda", 0)\n'
+        "    if torch.backends.mps.is_built() and torch.mps.is_available():\n"
+        '        return torch.device("mps")\n'
+        '    return torch.device("cpu")',
+        "def pick_device():\n"
+        '    return torch.device(torch.accelerator.current_accelerator(check_available=True) or "cpu")',
+    ),
+    2: (
+        "def cuda_diagnosis():\n"
+        "    if not torch.backends.cuda.is_built():\n"
+        '        return "CPU-only build"\n'
+        '    return ("no usable GPU", "GPU ready")[torch.cuda.device_count() > 0]',
+    ),
+    3: (
+        "import re\n"
+        "\n"
+        "\n"
+        "def has_kernels_for(capability, arch_list):\n"
+        "    target = capability[0] * 10 + capability[1]\n"
+        "    found = []\n"
+        "    for kind, number, letter in (re.fullmatch(r'(sm|compute)_(\\d+)(a?)', a).groups() for a in arch_list):\n"
+        "        number = int(number)\n"
+        "        if letter:\n"
+        "            found.append(number == target)\n"
+        "        elif kind == 'compute':\n"
+        "            found.append(number <= target)\n"
+        "        else:\n"
+        "            found.append(number // 10 == capability[0] and number <= target)\n"
+        "    return any(found)",
     ),
 }

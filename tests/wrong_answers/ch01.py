@@ -11,7 +11,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    if torch.cuda.device_count() > i:\n"
             '        return torch.device(f"cuda:{i}")\n'
             '    return torch.device("cpu")',
-            "on a Mac with Apple's GPU, try_gpu(0) returned cpu, but it should be mps:0",
+            "on a Mac with Apple's mps, try_gpu() returned cpu; expected mps:0",
         ),
         (
             "def try_gpu(i=0):\n"
@@ -19,20 +19,20 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    if accelerator is not None and i <= torch.accelerator.device_count():\n"
             "        return torch.device(accelerator.type, i)\n"
             '    return torch.device("cpu")',
-            "on two CUDA GPUs (Kaggle's T4 ×2), try_gpu(2) returned cuda:2, but it should be cpu",
+            "on a machine with one CUDA GPU, try_gpu(1) returned cuda:1; expected cpu",
         ),
         (
             "def try_gpu(i=0):\n"
             "    accelerator = torch.accelerator.current_accelerator()\n"
             '    return torch.device(accelerator.type, i) if accelerator is not None else torch.device("cpu")',
-            "on a CUDA build of torch without a driver, try_gpu(0) returned cuda:0, but it should be cpu",
+            "on a CUDA build of torch without a driver, try_gpu() returned cuda:0; expected cpu",
         ),
         (
             "def try_gpu(i=0):\n"
             "    if torch.accelerator.is_available() and i < torch.accelerator.device_count():\n"
             "        return torch.accelerator.current_accelerator()\n"
             '    return torch.device("cpu")',
-            "returned cuda, but it should be cuda:0 (name the index",
+            "on a machine with one CUDA GPU, try_gpu() returned cuda; expected cuda:0",
         ),
         (
             "def try_gpu(i=0):\n"
@@ -40,7 +40,17 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    if accelerator is not None and i < torch.accelerator.device_count():\n"
             '        return f"{accelerator.type}:{i}"\n'
             '    return "cpu"',
-            "returned the string 'cpu'; return a torch.device",
+            "expected try_gpu() to return a torch.device, but got a str: 'cpu'",
+        ),
+        # asks by running CUDA code, which a stand-in GPU cannot run (and misses a Mac's GPU)
+        (
+            "def try_gpu(i=0):\n"
+            "    try:\n"
+            "        torch.cuda.get_device_name(i)\n"
+            '        return torch.device("cuda", i)\n'
+            "    except Exception:\n"
+            '        return torch.device("cpu")',
+            "on a machine with one CUDA GPU, try_gpu() ran CUDA code, which a stand-in cannot",
         ),
     ),
     2: (
@@ -48,7 +58,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def try_all_gpus():\n"
             '    devices = [torch.device("cuda", i) for i in range(torch.cuda.device_count())]\n'
             '    return devices or [torch.device("cpu")]',
-            "on a Mac with Apple's GPU, try_all_gpus() returned [cpu], but it should be [mps:0]",
+            "on a Mac with Apple's mps, try_all_gpus() returned [cpu]; expected [mps:0]",
         ),
         (
             "def try_all_gpus():\n"
@@ -56,7 +66,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    if accelerator is None:\n"
             "        return []\n"
             "    return [torch.device(accelerator.type, i) for i in range(torch.accelerator.device_count())]",
-            "try_all_gpus() returned an empty list; fall back to [torch.device('cpu')]",
+            "on a CPU-only build of torch, try_all_gpus() returned []; expected [cpu]",
         ),
         (
             "def try_all_gpus():\n"
@@ -64,7 +74,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    if accelerator is None:\n"
             '        return [torch.device("cpu")]\n'
             "    return [torch.device(accelerator.type, i) for i in range(torch.accelerator.device_count())]",
-            "try_all_gpus() returned an empty list; fall back to [torch.device('cpu')]",
+            "on a CUDA build of torch without a driver, try_all_gpus() returned []; expected [cpu]",
         ),
         (
             "def try_all_gpus():\n"
@@ -72,21 +82,44 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    if accelerator is None:\n"
             '        return [torch.device("cpu")]\n'
             "    return [torch.device(accelerator.type)] * torch.accelerator.device_count()",
-            "returned [cuda, cuda], but it should be [cuda:0, cuda:1]",
+            "on a machine with one CUDA GPU, try_all_gpus() returned [cuda]; expected [cuda:0]",
+        ),
+        # the devices' names, not torch.device objects
+        (
+            "def try_all_gpus():\n"
+            "    if not torch.accelerator.is_available():\n"
+            '        return ["cpu"]\n'
+            "    kind = torch.accelerator.current_accelerator().type\n"
+            '    return [f"{kind}:{i}" for i in range(torch.accelerator.device_count())]',
+            "expected try_all_gpus() to list torch.device objects, but got a str: 'cpu'",
+        ),
+        # every GPU, but the last first
+        (
+            "def try_all_gpus():\n"
+            "    accelerator = torch.accelerator.current_accelerator(check_available=True)\n"
+            "    if accelerator is None:\n"
+            '        return [torch.device("cpu")]\n'
+            "    return [torch.device(accelerator.type, i) for i in reversed(range(torch.accelerator.device_count()))]",
+            "on Kaggle's two T4 GPUs, try_all_gpus() returned [cuda:1, cuda:0]; expected [cuda:0, cuda:1]",
         ),
     ),
     3: (
         (
             "def count_usable_cpus():\n    return float('nan')",
-            "count_usable_cpus() returned nan; CPUs come in whole numbers",
+            "with this process allowed 1 CPU(s), count_usable_cpus() returned nan; expected 1",
         ),
         (
             "def count_usable_cpus():\n    return os.cpu_count()",
-            "count the CPUs this process may use, not the machine's",
+            f"count_usable_cpus() returned {os.cpu_count()}; expected 1 ({os.cpu_count()} is the machine's count",
         ),
         (
             "def count_usable_cpus():\n    return torch.get_num_threads()",
-            "count the CPUs this process may use, not the machine's",
+            "with this process allowed 1 CPU(s), count_usable_cpus() returned",
+        ),
+        # counts once, when the cell runs, instead of each time it is called
+        (
+            "usable = len(os.sched_getaffinity(0))\n\n\ndef count_usable_cpus():\n    return usable",
+            "with this process allowed 1 CPU(s), count_usable_cpus() returned",
         ),
         (
             "count_usable_cpus = len(os.sched_getaffinity(0))",
@@ -111,7 +144,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def stage_devices():\n"
             "    devices = helpers.devices.try_all_gpus()\n"
             "    return devices[0], devices[1]",
-            "on the CPU-only build of torch, stage_devices() raised IndexError",
+            "on a CPU-only build of torch, stage_devices() raised IndexError",
         ),
         # safe everywhere, but leaves the second GPU idle
         (
@@ -121,7 +154,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def stage_devices():\n"
             "    first = helpers.devices.try_gpu(0)\n"
             "    return first, first",
-            "each stage should get its own GPU where there are 2; both on cuda:0 leaves the other idle",
+            "on Kaggle's two T4 GPUs, stage_devices() returned (cuda:0, cuda:0): where there are 2 GPUs, give each",
         ),
         # counts CUDA GPUs only: a Mac's GPU is never used
         (
@@ -132,7 +165,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    if n == 1:\n"
             '        return torch.device("cuda:0"), torch.device("cuda:0")\n'
             '    return torch.device("cpu"), torch.device("cpu")',
-            "although mps:0 is usable: torch.cuda knows only CUDA GPUs",
+            "on a Mac with Apple's mps, stage_devices() returned (cpu, cpu); the devices torch can use there: [mps:0]",
         ),
         # asks what torch was built for, not what is usable: a CUDA build without a driver gets cuda:0
         (
@@ -142,7 +175,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             '        return torch.device("cpu"), torch.device("cpu")\n'
             "    second = 1 if torch.accelerator.device_count() > 1 else 0\n"
             "    return torch.device(built.type, 0), torch.device(built.type, second)",
-            "this torch is built for cuda but has no driver",
+            "on a CUDA build of torch without a driver, stage_devices() returned (cuda:0, cuda:0); the devices torch "
+            "can use there: [cpu]",
         ),
     ),
 }
@@ -161,6 +195,13 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    if torch.backends.mps.is_available() and i == 0:\n"
         '        return torch.device("mps", 0)\n'
         '    return torch.device("cpu")',
+        # asks whether each backend is built first (rejected before: a pretend Mac's mps was not built)
+        "def try_gpu(i=0):\n"
+        "    if torch.backends.cuda.is_built() and torch.cuda.is_available() and i < torch.cuda.device_count():\n"
+        '        return torch.device("cuda", i)\n'
+        "    if torch.backends.mps.is_built() and torch.backends.mps.is_available() and i == 0:\n"
+        '        return torch.device("mps", 0)\n'
+        '    return torch.device("cpu")',
     ),
     2: (
         "def try_all_gpus():\n"
@@ -168,10 +209,28 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         '        return [torch.device("cpu")]\n'
         "    kind = torch.accelerator.current_accelerator().type\n"
         '    return [torch.device(f"{kind}:{i}") for i in range(torch.accelerator.device_count())]',
+        # a tuple for the list
+        "def try_all_gpus():\n"
+        "    n = torch.accelerator.device_count() if torch.accelerator.is_available() else 0\n"
+        '    return tuple(map(try_gpu_of, range(n))) or (torch.device("cpu"),)\n'
+        "\n\n"
+        "def try_gpu_of(i):\n"
+        "    return torch.device(torch.accelerator.current_accelerator().type, i)",
     ),
     3: (
         "def count_usable_cpus():\n    return float(len(os.sched_getaffinity(0)))"
         if hasattr(os, "sched_getaffinity")
         else "def count_usable_cpus():\n    return float(os.cpu_count())",
+        "import numpy as np\n\n\ndef count_usable_cpus():\n    return np.int64(len(os.sched_getaffinity(os.getpid())))"
+        if hasattr(os, "sched_getaffinity")
+        else "def count_usable_cpus():\n    return os.cpu_count()",
+    ),
+    4: (
+        "import helpers.devices\n"
+        "\n"
+        "\n"
+        "def stage_devices():\n"
+        "    usable = helpers.devices.try_all_gpus()\n"
+        "    return usable[0], usable[-1]  # the first and the last: the same one where there is one",
     ),
 }
