@@ -1,330 +1,145 @@
-"""Chapter 07 exercises: move a batch without waiting, wait for a device→host copy before reading it,
-and debug a pinned staging buffer that is refilled before its copy has run.
+"""Chapter 07 exercises, each on the course's SIMULATED GPU (`helpers.standins.simulated_cuda`)."""
 
-All three run on any machine. Question 1 calls the learner's function on the `meta` device and counts
-the waits it makes (`torch.cuda.synchronize` and friends are replaced by counters while it runs).
-Question 2 runs it on the course's *simulated* GPU (`helpers.standins.simulated_cuda`): a copy
-issued with `non_blocking=True` to the host is only queued, and its values land when the host
-waits past it (an event recorded after the copy and synchronised, or a synchronise of the device
-or stream), as on a real GPU. Question 3 runs it there too, with host→device copies added by
-`_Uploads` below: a `non_blocking` copy from pinned memory reads its source only when the simulated
-stream reaches it, so a buffer refilled before then sends the new values.
-"""
-
-from __future__ import annotations
-
-import contextlib
-from collections.abc import Iterator
+import itertools
+from collections.abc import Iterable
 from typing import Any
 
 import torch
 from torch.overrides import TorchFunctionMode
 
 from ..checking import Question, Wrong, expect_function
-from ..standins import SimulatedCuda, names_the_cpu, non_blocking, simulated_cuda
-from .calls import CallLog
-
-
-class _Waits:
-    """Counts the host's waits for a device while the learner's code runs."""
-
-    def __init__(self) -> None:
-        self.count = 0
-
-    def wait(self, *args: Any, **kwargs: Any) -> None:
-        self.count += 1
-
-
-@contextlib.contextmanager
-def _replaced(*replacements: tuple[Any, str, Any]) -> Iterator[None]:
-    """Set each (object, attribute, value) for the duration, and restore them all whatever happens."""
-    saved = [(obj, name, getattr(obj, name)) for obj, name, _ in replacements]
-    try:
-        for obj, name, value in replacements:
-            setattr(obj, name, value)
-        yield
-    finally:
-        for obj, name, value in reversed(saved):
-            setattr(obj, name, value)
-
-
-# -- Question 1: a batch moved with non_blocking=True and no wait per tensor ---------------------------
-
-
-def _refuse_cuda_and_pinning(log: CallLog) -> None:
-    """A `Wrong` for `.cuda()` and for pinning the batch again, whether or not the call worked here."""
-    if log.named({"cuda"}):
-        raise Wrong(".cuda() always means a CUDA GPU: use .to(device) with the device you were given")
-    if log.named({"pin_memory"}):
-        raise Wrong(
-            "the DataLoader already pinned the batch (pin_memory=True); pinning again first copies every "
-            "tensor on the host (section 5)"
-        )
-
-
-class _WaitingStream:
-    """`torch.cuda.current_stream()` while question 1 runs: its waits are counted like `synchronize`'s."""
-
-    def __init__(self, waits: _Waits) -> None:
-        self.synchronize = waits.wait
-
-    def wait_stream(self, *args: Any, **kwargs: Any) -> None:
-        """A stream waiting for a stream: no wait of the host's."""
-
-
-def _check_to_device(fn: Any) -> None:
-    expect_function(fn, "to_device", "(batch, device)")
-    for device in ("meta", "cpu"):  # two devices: an answer that names one itself fails with the other
-        _check_to_device_on(fn, torch.device(device))
-
-
-def _check_to_device_on(fn: Any, device: torch.device) -> None:
-    batch = {"image": torch.ones(4, 3, 8, 8), "label": torch.arange(4)}
-    given = dict(batch)
-    waits, log = _Waits(), CallLog()
-    try:
-        with (
-            _replaced(
-                (torch.cuda, "synchronize", waits.wait),
-                (torch.accelerator, "synchronize", waits.wait),
-                (torch.cuda, "current_stream", lambda *args, **kwargs: _WaitingStream(waits)),
-            ),
-            log,
-        ):
-            got = fn(batch, device)
-    except Exception:
-        _refuse_cuda_and_pinning(log)
-        raise
-    _refuse_cuda_and_pinning(log)
-    moves = [
-        non_blocking(c.args[1:], c.kwargs)
-        for c in log.named({"to", "copy_"})
-        if any(a is t for a in c.args for t in given.values())
-    ]
-    if batch.keys() != given.keys() or any(batch[key] is not given[key] for key in given):
-        raise Wrong("your function changed the batch it was given: build a new dict and leave `batch` as it was")
-    if not isinstance(got, dict):
-        raise Wrong(f"return a dict with the same keys as the batch, not a {type(got).__name__}")
-    if set(got) != set(given):
-        raise Wrong(f"the returned dict should have the keys {sorted(given)}, not {sorted(map(str, got))}")
-    for key, t in got.items():
-        if not isinstance(t, torch.Tensor) or t.device.type != device.type:
-            where = t.device if isinstance(t, torch.Tensor) else type(t).__name__
-            raise Wrong(
-                f"{key!r} should be on the device you were given (the checker passes {device}), not {where}: "
-                "t.to(device) returns a new tensor, keep it"
-            )
-        if t.shape != given[key].shape or t.dtype != given[key].dtype:
-            raise Wrong(f"{key!r} should keep its shape and dtype; moving a tensor changes only its device")
-    if got is batch:
-        raise Wrong("build a new dict and leave the batch you were given as it was")
-    if waits.count > 1:
-        raise Wrong(
-            f"your function waited {waits.count} times: no synchronize per tensor; later GPU work waits for "
-            "host→device copies by itself"
-        )
-    if not moves or not all(moves):
-        raise Wrong("pass non_blocking=True to each .to(...): without it the host waits after every copy")
-
-
-# -- Question 2: a device→host copy guarded by an event ---------------------------------------------
-
-
-#: Device→host copies of the simulated GPU take this long, far more than a launch: one that is only
-#: queued when the function returns has not landed.
-_COPY_MS = 1.0
-
-
-def _check_to_host(fn: Any) -> None:
-    expect_function(fn, "to_host", "(t)")
-    values = torch.arange(1.0, 9.0)
-    with simulated_cuda(copy_ms=_COPY_MS) as sim:
-        on_gpu = sim.on_gpu(values.clone())
-        with sim.tensors():
-            got = fn(on_gpu)
-        read_now = got.clone() if isinstance(got, torch.Tensor) else None  # what the caller reads on return
-    if read_now is None:
-        raise Wrong(f"return the host tensor, not {type(got).__name__}")
-    if sim.is_on_gpu(got):
-        raise Wrong("that is still the GPU tensor: copy it to the host with .to('cpu', non_blocking=True)")
-    if read_now.shape != values.shape:
-        raise Wrong(f"the host tensor should have the shape of t, {tuple(values.shape)}, not {tuple(read_now.shape)}")
-    if not sim.copies:
-        if sim.blocking_reads:
-            raise Wrong(
-                "that copy blocks (.cpu() or non_blocking=False): the values are right, but the task is to "
-                "start the copy with non_blocking=True and then wait for it yourself"
-            )
-        raise Wrong("copy t to the host with t.to('cpu', non_blocking=True)")
-    if torch.equal(read_now.to(values.dtype), values):
-        return
-    waited_for_an_event = "event.synchronize()" in sim.host_waits
-    if waited_for_an_event and any(event.copies_before == 0 for event in sim.recorded):
-        raise Wrong(
-            "you waited for an event recorded before the copy was queued, so the copy had not landed: "
-            "record the event after the copy"
-        )
-    if sim.recorded and not waited_for_an_event:
-        raise Wrong(
-            "you recorded an event but the host never waited for it: call event.synchronize() "
-            "(event.wait() makes a stream wait, not the host)"
-        )
-    raise Wrong(
-        "the values had not arrived when your function returned: a non_blocking copy to the host is only "
-        "queued; record an event after it and call event.synchronize() (or torch.cuda.synchronize())"
-    )
-
-
-# -- Question 3: debug a pinned staging buffer refilled too early -------------------------------------
+from ..standins import SimulatedCuda, non_blocking, simulated_cuda
+from .cases import show, unchanged
 
 
 class _Uploads(TorchFunctionMode):
-    """Host→device copies on the simulated GPU (SIMULATION): while active, any device but the CPU is
-    played by host tensors; a `non_blocking` copy from pinned memory is queued on the current
-    simulated stream and reads its source when the stream has passed it, so writing into the source
-    before then changes what arrives. Pageable and blocking copies read their source at once.
-    """
+    """SIMULATED host→device copies: a non_blocking one from pinned memory reads its source when the stream gets
+    there. Host tensors play the device's; work on one runs at once, on what it holds then."""
 
-    def __init__(self, sim: SimulatedCuda) -> None:
+    def __init__(self, sim: SimulatedCuda, pinned: Iterable[torch.Tensor] = ()) -> None:
         super().__init__()
-        self.sim = sim
-        self.pinned: list[torch.Tensor] = []  # compared by identity
-        self.on_device: list[torch.Tensor] = []
-        self.pending: list[tuple[torch.Tensor, torch.Tensor, float]] = []  # (source, destination, end)
-        self.queued = self.blocking = self.pageable = 0
+        self.sim, self.count = sim, dict.fromkeys(("pageable", "blocking", "non_blocking"), 0)  # copies of each kind
+        self.pinned = {id(t): t for t in pinned}  # by id, as are the tensors playing a device's (with its type)
+        self.device, self.pending = {}, []  # and the queued copies: (source, destination, end ms)
 
-    def holds(self, value: Any, where: list[torch.Tensor]) -> bool:
-        return isinstance(value, torch.Tensor) and any(value is t for t in where)
-
-    def land(self, everything: bool = False) -> None:
-        """Copies the stream has finished by the host's present (or all of them) read their source now."""
-        waiting = []
-        for source, destination, end in self.pending:
-            if everything or end <= self.sim.host_ms:
-                destination.copy_(source)
-            else:
-                waiting.append((source, destination, end))
-        self.pending = waiting
-
-    def _copy(self, source: torch.Tensor, destination: torch.Tensor, asked_non_blocking: bool) -> torch.Tensor:
-        stream = self.sim.current
-        self.sim.host_ms += self.sim.launch_ms
-        end = max(self.sim.host_ms, stream.free_ms) + self.sim.copy_ms
-        stream.free_ms = end
-        if not self.holds(source, self.pinned):
-            self.pageable += 1  # the driver stages pageable data before the call returns
+    def land(self, everything: bool = False) -> None:  # the copies finished by now (or all) read their source
+        for source, destination, _ in [p for p in self.pending if everything or p[2] <= self.sim.host_ms]:
             destination.copy_(source)
-        elif not asked_non_blocking:
-            self.blocking += 1  # the host waits for the copy
-            self.sim.host_waits.append("a blocking copy")
-            self.sim.host_ms = max(self.sim.host_ms, end)
-            self.land()
-            destination.copy_(source)
-        else:
-            self.queued += 1
-            self.pending.append((source, destination, end))
+        self.pending = [p for p in self.pending if not (everything or p[2] <= self.sim.host_ms)]
+
+    def copy(self, source: torch.Tensor, destination: torch.Tensor, asked_non_blocking: bool) -> torch.Tensor:
+        kind = "pageable" if id(source) not in self.pinned else "non_blocking" if asked_non_blocking else "blocking"
+        self.count[kind] += 1
+        self.sim.work(f"{kind} copy to the device", self.sim.copy_ms, "copy")
+        self.pending.append((source, destination, self.sim.current.free_ms if kind == "non_blocking" else 0.0))
+        if kind == "blocking":  # the host waits for it, and so for the copies queued before it
+            self.sim._host_waits(self.sim.current.free_ms, "a blocking copy")
+        self.land()  # a pageable or blocking copy has read its source before the call returns
         return destination
 
     def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
         kwargs, name = dict(kwargs or {}), getattr(func, "__name__", "")
         self.land()  # whatever the host does now, the copies the GPU has finished have read their source
-        source = args[0] if args else None
-        pin = bool(kwargs.pop("pin_memory", False))
-        moves = name == "cuda" or (
-            name == "to" and _names_a_device(args, kwargs) and not names_the_cpu(args[1:], kwargs)
-        )
-        to_device = kwargs.get("device") is not None and not names_the_cpu((), kwargs)
-        if to_device:
-            kwargs["device"] = "cpu"
-        if name == "is_pinned" and isinstance(source, torch.Tensor):
-            return self.holds(source, self.pinned)
-        if name == "pin_memory" and isinstance(source, torch.Tensor):
-            result = source.clone()
-            self.pinned.append(result)
-            return result
-        if moves and isinstance(source, torch.Tensor) and not self.holds(source, self.on_device):
-            destination = torch.full_like(source, float("nan") if source.is_floating_point() else -1)
-            self.on_device.append(destination)
-            return self._copy(source, destination, non_blocking(args[1:], kwargs))
-        if (
-            name == "copy_"
-            and len(args) >= 2
-            and self.holds(source, self.on_device)
-            and not self.holds(args[1], self.on_device)
-        ):
-            return self._copy(args[1], source, non_blocking(args[2:], kwargs))
-        if moves:
-            return source
-        result = func(*args, **kwargs)
-        if isinstance(result, torch.Tensor):
-            if pin:
-                self.pinned.append(result)
-            if to_device or any(self.holds(a, self.on_device) for a in args):
-                self.on_device.append(result)
+        pin = bool(kwargs.pop("pin_memory", False)) or name == "pin_memory"
+        given = (kwargs.get("device"), *(args[1:] if name == "to" else ()))  # where a device can be named
+        places = [p for p in given if isinstance(p, str | torch.device)]
+        there = "cuda" if name == "cuda" else str(places[0]).split(":")[0] if places else "cpu"
+        if name in ("to", "cuda") and there != "cpu":
+            if id(args[0]) in self.device:
+                return args[0]
+            made = torch.full_like(args[0], -1)
+            self.device[id(made)] = made, there
+            return self.copy(args[0], made, non_blocking(args[1:], kwargs))
+        if name == "copy_" and len(args) > 1 and id(args[0]) in self.device and id(args[1]) not in self.device:
+            return self.copy(args[1], args[0], non_blocking(args[2:], kwargs))
+        kwargs |= {"device": "cpu"} if there != "cpu" else {}
+        result = args[0].clone() if name == "pin_memory" else func(*args, **kwargs)
+        there = self.device[id(args[0])][1] if args and id(args[0]) in self.device else there  # work stays there
+        self.pinned |= {id(result): result} if pin else {}
+        self.device |= {id(result): (result, there)} if there != "cpu" else {}
         return result
 
 
-def _names_a_device(args: tuple, kwargs: dict) -> bool:
-    """Whether a `Tensor.to` call names a device (not only a dtype)."""
-    return any(isinstance(a, (str, torch.device)) for a in args[1:]) or kwargs.get("device") is not None
+#: Question 1's batches, as a DataLoader with pin_memory=True gives them: two keys; none; one of each dtype.
+_DTYPES = (torch.int32, torch.int64, torch.bool, torch.half, torch.bfloat16, torch.float32)
+_BATCHES = (
+    lambda: {"image": torch.rand(4, 3, 8, 8), "label": torch.arange(4)},
+    lambda: {},
+    lambda: {str(dtype): torch.arange(5.0 + i).to(dtype) for i, dtype in enumerate(_DTYPES)},
+)
 
 
-#: The batches the checker uploads: batch k is filled with k + 1, so a wrong value says whose it is.
-_UPLOADS = 4
+def _check_to_device(fn: Any) -> None:
+    expect_function(fn, "to_device", "(batch, device)")
+    for make, device in itertools.product(_BATCHES, (torch.device("meta"), torch.device("cuda"))):
+        batch = make()
+        kept, values = [(key, id(t)) for key, t in batch.items()], {key: t.clone() for key, t in batch.items()}
+        call = f"to_device({{{', '.join(f'{key!r}: …' for key in batch)}}}, {device})"
+        with simulated_cuda(copy_ms=1.0) as sim:
+            with _Uploads(sim, pinned=batch.values()) as uploads:
+                got = fn(batch, device)
+            uploads.land(everything=True)  # the GPU runs what is still queued
+        if [(key, id(t)) for key, t in batch.items()] != kept or not unchanged(values, batch):
+            raise Wrong(f"{call} changed its arguments: build a new dict and leave `batch` as it was")
+        if not isinstance(got, dict) or got is batch or got.keys() != batch.keys():
+            raise Wrong(f"{call} returned {'batch' if got is batch else show(got)}; expected a new dict with its keys")
+        for k, t in got.items():
+            at, want = uploads.device.get(id(t), (None, "the host"))[1], values[k]
+            if at != device.type or not (isinstance(t, torch.Tensor) and t.dtype == want.dtype and t.equal(want)):
+                raise Wrong(f"{call}[{k!r}] is {show(t).replace(' on cpu', f' on {at}')}, not batch[{k!r}] on {device}")
+        if uploads.count["blocking"] or len(sim.host_waits) > 1:  # one wait for the batch is not one per tensor
+            raise Wrong(f"{call}: the host waited for {', '.join(sim.host_waits)}; no wait per tensor")
+
+
+def _check_to_host(fn: Any) -> None:
+    expect_function(fn, "to_host", "(t)")
+    for values in (torch.arange(1.0, 9.0), torch.arange(6).view(2, 3) * 7, torch.rand(5).half()):
+        call = f"to_host({show(values).replace(' on cpu', ' on the GPU')})"
+        with simulated_cuda(copy_ms=1.0) as sim:
+            t = sim.on_gpu(values.clone())
+            with sim.tensors():
+                got = fn(t)
+            read = got.clone() if isinstance(got, torch.Tensor) else None  # what the caller reads now
+        if not unchanged(values, t):
+            raise Wrong(f"{call} changed its arguments: copy t, leave it as it was")
+        if read is None or sim.is_on_gpu(got):
+            raise Wrong(f"{call} returned {show(got).replace(' on cpu', ' on the GPU')}; expected a tensor on the host")
+        if (read.dtype, read.shape) == (values.dtype, values.shape) and torch.equal(read, values):
+            if not sim.copies:
+                raise Wrong(f"{call}: the values are right, but it read t with {sim.host_waits[0]}, not non_blocking")
+            continue
+        said = f"{call} returned {show(read)} holding {read.tolist()}; expected {values.dtype} {values.tolist()}"
+        if all(copy.landed for copy in sim.copies):  # nothing lands after fn returns: the host waits no more
+            raise Wrong(said)
+        if "event.synchronize()" in sim.host_waits and not any(e.copies_before for e in sim.recorded):
+            raise Wrong(f"{said}: you waited for an event recorded before the copy was queued; record it after")
+        if sim.recorded and not sim.host_waits:
+            raise Wrong(f"{said}: you recorded an event but the host never waited for it: call event.synchronize()")
+        raise Wrong(f"{said}: the copy had not arrived when to_host returned; wait for it before you return")
 
 
 def _check_upload_all(fn: Any) -> None:
     expect_function(fn, "upload_all", "(batches, device)")
-    batches = [torch.full((2, 3), float(k + 1)) for k in range(_UPLOADS)]
-    given = [b.clone() for b in batches]
-    with simulated_cuda(copy_ms=_COPY_MS) as sim:
-        uploads = _Uploads(sim)
-        with uploads:
-            got = fn(batches, torch.device("cuda"))
-        uploads.land(everything=True)  # the GPU runs what is still queued; each copy reads its source then
-    if not isinstance(got, (list, tuple)) or not all(isinstance(t, torch.Tensor) for t in got):
-        raise Wrong(f"return a list of the tensors on the device, one per batch, not {type(got).__name__}")
-    if len(got) != _UPLOADS:
-        raise Wrong(f"given {_UPLOADS} batches, return {_UPLOADS} tensors on the device, not {len(got)}")
-    if any(not torch.equal(b, g) for b, g in zip(batches, given, strict=True)):
-        raise Wrong("your function changed the batches it was given: refill the staging buffer, not them")
-    for k, t in enumerate(got):
-        if not uploads.holds(t, uploads.on_device):
-            raise Wrong(f"tensor {k} is still on the host: return what .to(device, non_blocking=True) gives")
-        if t.shape == given[k].shape and torch.equal(t, given[k]):
-            continue
-        holds = [j for j, b in enumerate(given) if t.shape == b.shape and torch.equal(t, b)]
-        seen = f"batch {holds[0]}'s values" if holds else "values of no batch"
-        said = f"the tensor for batch {k} holds {seen}: its copy ran after the staging buffer had been refilled"
-        if "event.synchronize()" in sim.host_waits or "torch.cuda.synchronize()" in sim.host_waits:
-            raise Wrong(
-                f"{said}. You waited, but not for this copy: before each refill wait for an event recorded "
-                "right after the copy that reads the buffer"
-            )
-        if sim.recorded:
-            raise Wrong(
-                f"{said}. You recorded an event but the host never waited for it: call event.synchronize() "
-                "before the refill (event.wait() makes a stream wait, not the host)"
-            )
-        raise Wrong(
-            f"{said}. A non_blocking copy from pinned memory reads the buffer only when the GPU gets there: record an "
-            "event after each copy and wait for it before you refill the buffer"
-        )
-    if uploads.pageable:
-        raise Wrong(
-            f"{uploads.pageable} of the copies came from pageable memory: the values are right, but the task is "
-            "to keep the pinned staging buffer and make its reuse safe"
-        )
-    if len(uploads.pinned) > 2:
-        raise Wrong(
-            f"you pinned {len(uploads.pinned)} buffers for {_UPLOADS} batches: each pin costs a host copy and "
-            "unswappable memory (section 5); reuse one buffer (or two) and wait before refilling it"
-        )
-    if uploads.blocking:
-        raise Wrong(
-            "the copies block (non_blocking=False): the values are right, but the host then waits for every "
-            "copy; keep non_blocking=True and wait only before a refill"
-        )
+    for count, first in ((3, torch.arange(6.0).view(2, 3)), (5, torch.arange(4.0))):  # more than two buffers cover
+        batches = [first + 100 * k for k in range(count)]
+        given, call = [b.clone() for b in batches], f"upload_all({count} batches of shape {tuple(first.shape)}, cuda)"
+        with simulated_cuda(copy_ms=1.0) as sim:
+            with _Uploads(sim) as uploads:
+                got = fn(batches, torch.device("cuda"))
+            uploads.land(everything=True)  # the GPU runs what is still queued; each copy reads its source then
+        if not unchanged(given, batches):
+            raise Wrong(f"{call} changed its arguments: refill the staging buffer, not the batches")
+        if not isinstance(got, list | tuple) or len(got) != count or not all(id(t) in uploads.device for t in got):
+            raise Wrong(f"{call} returned {show(got)}; expected {count} tensors on the device, one per batch")
+        for k, t in enumerate(got):
+            holds = [j for j, b in enumerate(given) if b.shape == t.shape and torch.equal(t, b)]
+            said = f"{call}: the tensor for batch {k} holds {f'batch {holds[0]}' if holds else 'no batch'}'s values"
+            if holds and holds[0] > k:  # what a copy that reads the buffer after a later refill gives
+                raise Wrong(f"{said}: its copy read the buffer after a refill: wait for an event recorded after it")
+            if holds != [k]:
+                raise Wrong(said)
+        if uploads.count["pageable"] or uploads.count["blocking"] or len(uploads.pinned) > 2:
+            raise Wrong(f"{call}: right values, but its copies: {uploads.count}; pinned buffers: {len(uploads.pinned)}")
 
 
 QUESTIONS = [
@@ -334,12 +149,9 @@ QUESTIONS = [
         "to `device` with non_blocking=True, and no synchronisation per tensor.",
         variable="to_device",
         checker=_check_to_device,
-        hint_text="A dict comprehension over batch.items(); t.to(device, non_blocking=True) queues each copy "
-        "without waiting for the GPU (from pinned memory, as a DataLoader with pin_memory=True gives, it returns "
-        "at once). Do not call torch.cuda.synchronize() inside: kernels that use the tensors later wait for the "
-        "copies on the stream anyway.",
+        hint_text="A dict comprehension over batch.items() with t.to(device, non_blocking=True), which queues each "
+        "copy and goes on. No torch.cuda.synchronize() inside: later kernels on the stream wait for the copies.",
         chapter="07",
-        context=lambda: {"torch": torch},
     ),
     Question(
         number=2,
@@ -347,24 +159,18 @@ QUESTIONS = [
         "copy has arrived (an event recorded after it, or a synchronisation), and return the host tensor.",
         variable="to_host",
         checker=_check_to_host,
-        hint_text="host = t.to('cpu', non_blocking=True) only queues the copy. Then copied = torch.cuda.Event(); "
-        "copied.record() marks the stream right after it, and copied.synchronize() makes the host wait for "
-        "that mark. Return host after the wait.",
+        hint_text="host = t.to('cpu', non_blocking=True) only queues the copy. copied = torch.cuda.Event(); "
+        "copied.record() marks the stream after it, and copied.synchronize() makes the host wait for that mark.",
         chapter="07",
-        context=lambda: {"torch": torch},
     ),
     Question(
         number=3,
-        task="Debug `upload_all(batches, device)`: it refills one pinned staging buffer for every batch and copies "
-        "it with non_blocking=True, and some batches arrive with another batch's values. Make every batch arrive "
-        "intact, keeping the pinned buffer and the non_blocking copies.",
+        task="Debug `upload_all(batches, device)`: some batches arrive holding another batch's values. Make every "
+        "batch arrive intact, keeping the one pinned staging buffer and the non_blocking copies.",
         variable="upload_all",
         checker=_check_upload_all,
-        hint_text="A non_blocking copy from pinned memory reads the buffer when the GPU reaches it, which can be "
-        "after the next refill. After each copy record a torch.cuda.Event(), and before writing into the buffer "
-        "again call that event's synchronize(): the host then waits for that copy only. (Two buffers, each with "
-        "its own event, let the host fill one while the other is being read.)",
+        hint_text="A non_blocking copy from pinned memory reads the buffer when the GPU gets to it, maybe after the "
+        "next refill: record a torch.cuda.Event() after each copy, and call its synchronize() before the next refill.",
         chapter="07",
-        context=lambda: {"torch": torch},
     ),
 ]

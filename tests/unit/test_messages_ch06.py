@@ -3,8 +3,11 @@ accepted, and a mistake is named only where the checker has evidence for it."""
 
 from __future__ import annotations
 
+import pytest
+
 from helpers.exercises import ch06
 from helpers.exercises.solutions.ch06 import SOLUTIONS
+from tests.wrong_answers.ch06 import WRONG_ANSWERS
 
 from .answers import evaluate
 
@@ -14,34 +17,40 @@ def _question(variable: str):  # noqa: ANN202
 
 
 def test_timing_work_on_a_side_stream_accepts_every_stream_it_can_be_marked_on() -> None:
-    """Question 3: the solution, events recorded inside `with torch.cuda.stream(side)`, and a wait before the start."""
+    """Question 3: the solution, and events recorded inside `with torch.cuda.stream(side)`."""
     question = _question("time_side_work")
-    head = (
+    inside_the_block = (
         "def time_side_work(fn, side):\n"
         "    start = torch.cuda.Event(enable_timing=True)\n"
         "    end = torch.cuda.Event(enable_timing=True)\n"
-    )
-    inside_the_block = (
-        head + "    with torch.cuda.stream(side):\n"
+        "    with torch.cuda.stream(side):\n"
         "        start.record()\n"
         "        fn()\n"
         "        end.record()\n"
         "    end.synchronize()\n"
         "    return start.elapsed_time(end)"
     )
-    # Python may wait before the start event: then the current stream is idle and a wait for `side` orders the end.
+    for code in (SOLUTIONS[question.number], inside_the_block):
+        outcome = evaluate(question, code)
+        assert outcome.correct, (code, outcome.message)
+
+
+def test_a_wait_before_the_start_event_is_refused_as_the_task_words_it() -> None:
+    """Question 3 lets Python wait only after both events are queued: a synchronize before the start measures
+    right, but is a wait the task rules out (until 2026-11-29 it was accepted)."""
     idle_first = (
-        head + "    torch.cuda.synchronize()\n"
-        "    start.record()\n"
+        "def time_side_work(fn, side):\n"
+        "    start = torch.cuda.Event(enable_timing=True)\n"
+        "    end = torch.cuda.Event(enable_timing=True)\n"
+        "    torch.cuda.synchronize()\n"
+        "    start.record(side)\n"
         "    fn()\n"
-        "    torch.cuda.current_stream().wait_stream(side)\n"
-        "    end.record()\n"
+        "    end.record(side)\n"
         "    end.synchronize()\n"
         "    return start.elapsed_time(end)"
     )
-    for code in (SOLUTIONS[question.number], inside_the_block, idle_first):
-        outcome = evaluate(question, code)
-        assert outcome.correct, (code, outcome.message)
+    outcome = evaluate(_question("time_side_work"), idle_first)
+    assert not outcome.correct and "(torch.cuda.synchronize()) before both events were queued" in outcome.message
 
 
 def test_the_device_generic_event_times_the_work_too() -> None:
@@ -57,3 +66,20 @@ def test_the_device_generic_event_times_the_work_too() -> None:
     )
     outcome = evaluate(_question("time_with_events"), generic)
     assert outcome.correct, outcome.message
+
+
+#: What a verdict says of a wait, and the call in the code that it takes as evidence.
+_WAITS = {
+    "(torch.cuda.synchronize())": "torch.cuda.synchronize()",
+    "(side stream.synchronize())": "side.synchronize()",
+    "(query() in a loop)": ".query()",
+}
+
+
+@pytest.mark.parametrize("number", [2, 3])
+def test_a_wait_is_named_only_when_the_code_made_it(number: int) -> None:
+    question = next(q for q in ch06.QUESTIONS if q.number == number)
+    for code, _ in WRONG_ANSWERS[number]:
+        message = evaluate(question, code).message
+        for said, call in _WAITS.items():
+            assert said not in message or call in code, (message, code)

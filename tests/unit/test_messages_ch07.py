@@ -1,84 +1,79 @@
-"""Chapter 07's checker beyond the wrong answers tests/wrong_answers/ states: other right answers are
-accepted, and a mistake is named only where the checker has evidence for it."""
+"""Chapter 07's checker beyond the wrong answers tests/wrong_answers/ states: a mistake is named only where the
+checker has evidence for it, and the simulated copies behave as the chapter says."""
 
 from __future__ import annotations
 
-import pytest
+import torch
 
 from helpers.exercises import ch07
-from tests.wrong_answers.ch07 import WRONG_ANSWERS
+from tests.wrong_answers.ch07 import RIGHT_ANSWERS, WRONG_ANSWERS
 
 from .answers import evaluate
 
 
-def _upload_all():
-    return next(q for q in ch07.QUESTIONS if q.variable == "upload_all")
-
-
-DOUBLE_BUFFERED = (
-    "def upload_all(batches, device):\n"
-    "    buffers = [torch.empty(batches[0].shape, pin_memory=True) for _ in range(2)]\n"
-    "    done = [None, None]\n"
-    "    out = []\n"
-    "    for i, batch in enumerate(batches):\n"
-    "        if done[i % 2] is not None:\n"
-    "            done[i % 2].synchronize()\n"
-    "        buffers[i % 2].copy_(batch)\n"
-    "        out.append(buffers[i % 2].to(device, non_blocking=True))\n"
-    "        done[i % 2] = torch.cuda.Event()\n"
-    "        done[i % 2].record()\n"
-    "    return out"
-)
-
-DEVICE_SYNC_BEFORE_REFILL = (
-    "def upload_all(batches, device):\n"
-    "    staging = torch.empty(batches[0].shape, pin_memory=True)\n"
-    "    on_device = []\n"
-    "    for batch in batches:\n"
-    "        torch.cuda.synchronize()\n"
-    "        staging.copy_(batch)\n"
-    "        on_device.append(staging.to(device, non_blocking=True))\n"
-    "    return on_device"
-)
-
-INTO_DEVICE_TENSORS = (
-    "def upload_all(batches, device):\n"
-    "    staging = torch.empty(batches[0].shape, pin_memory=True)\n"
-    "    out = [torch.empty(b.shape, device=device) for b in batches]\n"
-    "    for batch, target in zip(batches, out):\n"
-    "        staging.copy_(batch)\n"
-    "        target.copy_(staging, non_blocking=True)\n"
-    "        copied = torch.cuda.Event()\n"
-    "        copied.record()\n"
-    "        copied.synchronize()\n"
-    "    return out"
-)
-
-
-@pytest.mark.parametrize("code", [DOUBLE_BUFFERED, DEVICE_SYNC_BEFORE_REFILL, INTO_DEVICE_TENSORS])
-def test_other_safe_ways_to_reuse_the_staging_buffer_are_accepted(code: str) -> None:
-    outcome = evaluate(_upload_all(), code)
-    assert outcome.correct, outcome.message
+def _question(variable: str):  # noqa: ANN202
+    return next(q for q in ch07.QUESTIONS if q.variable == variable)
 
 
 def test_the_planted_bug_says_which_batch_arrived_in_which() -> None:
     bug = WRONG_ANSWERS[3][0][0]
-    message = evaluate(_upload_all(), bug).message
+    message = evaluate(_question("upload_all"), bug).message
     # every copy is still queued when the buffer is refilled, so each reads the last batch
-    assert "the tensor for batch 0 holds batch 3's values" in message, message
-    assert "You waited" not in message and "You recorded" not in message, message
+    assert "the tensor for batch 0 holds batch 2's values" in message, message
 
 
 def test_the_same_bug_into_device_tensors_is_found_too() -> None:
-    without_wait = INTO_DEVICE_TENSORS.replace(
+    into_device_tensors = RIGHT_ANSWERS[3][2]
+    without_wait = into_device_tensors.replace(
         "        copied = torch.cuda.Event()\n        copied.record()\n        copied.synchronize()\n", ""
     )
-    outcome = evaluate(_upload_all(), without_wait)
-    assert not outcome.correct and "its copy ran after the staging buffer had been refilled" in outcome.message
+    assert without_wait != into_device_tensors
+    outcome = evaluate(_question("upload_all"), without_wait)
+    assert not outcome.correct and "its copy read the buffer after a refill" in outcome.message, outcome.message
 
 
 def test_no_blame_without_evidence_for_an_answer_that_loses_the_batches() -> None:
     empty = "def upload_all(batches, device):\n    return [torch.zeros(2, 3, device=device) for _ in batches]"
-    message = evaluate(_upload_all(), empty).message
-    assert "holds values of no batch" in message, message
-    assert "You waited" not in message and "You recorded" not in message, message
+    message = evaluate(_question("upload_all"), empty).message
+    assert "the tensor for batch 0 holds no batch's values" in message, message
+    assert "refill" not in message, message
+
+
+def test_a_copy_that_had_not_arrived_is_named_only_when_one_was_queued() -> None:
+    wrong_values = (
+        "def to_host(t):\n    host = t.to('cpu', non_blocking=True)\n    torch.cuda.synchronize()\n    return host + 1"
+    )
+    message = evaluate(_question("to_host"), wrong_values).message
+    assert "returned a torch.float32 tensor of shape (8,) on cpu holding [2.0" in message, message
+    assert "arrived" not in message and "event" not in message, message
+
+
+def test_an_empty_dict_is_right_only_for_an_empty_batch() -> None:
+    outcome = _question("to_device").evaluate({"to_device": lambda batch, device: {}})
+    assert "to_device({'image': …, 'label': …}, meta) returned {}; expected a new dict with its keys" in outcome.message
+
+
+def test_the_cuda_method_is_named_the_same_on_every_machine() -> None:
+    """.cuda() runs in the simulation wherever the checker runs, so the verdict does not depend on the machine."""
+    code = "def to_device(batch, device):\n    return {k: v.cuda() for k, v in batch.items()}"
+    outcome = evaluate(_question("to_device"), code)
+    assert "on cuda, not batch['image'] on meta" in outcome.message, outcome.message
+
+
+def test_uploads_read_a_pinned_source_when_the_stream_gets_there() -> None:
+    """The simulation question 3 runs on: a queued copy reads its buffer late, a waited one in time."""
+    from helpers.standins import simulated_cuda
+
+    with simulated_cuda(copy_ms=1.0) as sim, ch07._Uploads(sim) as uploads:
+        staging = torch.empty(3, pin_memory=True)
+        staging.fill_(1.0)
+        early = staging.to("cuda", non_blocking=True)
+        staging.fill_(2.0)  # before the copy has run: it will send 2s
+        done = torch.cuda.Event()
+        late = staging.to("cuda", non_blocking=True)
+        done.record()
+        done.synchronize()
+        staging.fill_(3.0)  # after the host waited for the copy: it sent 2s
+    uploads.land(everything=True)
+    assert early.tolist() == [2.0] * 3 and late.tolist() == [2.0] * 3
+    assert uploads.count == {"pageable": 0, "blocking": 0, "non_blocking": 2} and len(uploads.pinned) == 1

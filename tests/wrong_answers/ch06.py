@@ -1,9 +1,13 @@
 """Chapter 06's typical wrong answers, by question number (see the package's docstring)."""
 
-from helpers.exercises.ch06 import QUESTIONS
-
-#: The racy version question 2 starts from (the notebook's answer cell shows it).
-_RACY = QUESTIONS[1].context()["RACY_PRODUCE_AND_CONSUME"]
+#: The racy version question 2 starts from (the notebook's answer cell).
+_RACY = """def produce_and_consume(a, side, rounds):
+    means = []
+    for r in range(rounds):
+        a.fill_(r + 1)
+        with torch.cuda.stream(side):
+            means.append(a.mean())
+    return means"""
 
 
 def _timed(*body: str) -> str:
@@ -71,60 +75,91 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    fn()\n"
             "    torch.cuda.synchronize()\n"
             "    return (time.perf_counter() - start) * 1000",
-            "measure with two CUDA events",
+            "did not call elapsed_time: time fn() with two torch.cuda.Event(enable_timing=True)",
         ),
         (
             "def time_with_events(fn):\n    t0 = time.perf_counter()\n    fn()\n"
             "    return (time.perf_counter() - t0) * 1000",
-            "measure with two CUDA events",
+            "did not call elapsed_time",
         ),
         (_timed(*_AROUND, "return start.elapsed_time(end)"), "device not ready"),
+        # both events after fn(): they mark the moment the work was done, not its start
         (
             _timed("fn()", "torch.cuda.synchronize()", "start.record()", "end.record()", *_SYNC_AND_READ),
-            "record the start event before fn() and the end event after it",
+            "returned 0.001; expected 5: you measured from an event reached at 5 ms on the default stream to one "
+            "reached at 5.01 ms on the default stream; fn()'s work ran on the default stream from 0.003 to 5 ms",
         ),
         (_timed(*_AROUND, "end.synchronize()", "return start.elapsed_time(end) / 1000"), "already in milliseconds"),
         (_timed(*_AROUND, *_SYNC_AND_READ).replace("enable_timing=True", ""), "enable_timing=True"),
+        (_timed("start.record()", "fn()", "fn()", "end.record()", *_SYNC_AND_READ), "called fn() 2 times"),
+        (
+            _timed(*_AROUND, "end.synchronize()", "return end.elapsed_time(start)"),
+            "returned -5.001; expected 5: you measured from an event reached at 5 ms",
+        ),
+        # a whole number of milliseconds: right for 5 ms of work, not for 2.5
+        (
+            _timed(*_AROUND, "end.synchronize()", "return round(start.elapsed_time(end))"),
+            "(fn() queues 2.5 ms of GPU work; 3 ms already on the current stream) returned 2; expected 2.5",
+        ),
+        # the start event on a stream of its own: right while the current stream is idle, not after earlier work
+        (
+            _timed("start.record(torch.cuda.Stream())", "fn()", "end.record()", *_SYNC_AND_READ),
+            "on the stream 2 to one reached at 5.5 ms on the default stream",
+        ),
     ),
     2: (
         (
-            "def produce_and_consume(a, side, rounds):\n"
-            "    current = torch.cuda.current_stream()\n"
-            "    means = []\n"
-            "    for r in range(3):\n"
-            "        current.wait_stream(side)\n"
-            "        a.fill_(r + 1)\n"
-            "        side.wait_stream(current)\n"
-            "        with torch.cuda.stream(side):\n"
-            "            means.append(a.mean())\n"
-            "    current.wait_stream(side)\n"
-            "    return means",
-            "given rounds=4, return a list of the 4 results",
+            _rounds((_WAR,), (_RAW,), (), (_FINAL,)).replace("range(rounds)", "range(3)"),
+            "produce_and_consume(a, side, 1) (fill_ takes 10 ms, mean 1 ms) returned [",
         ),
         (_RACY, "(read-after-write)"),
         (_rounds((), (_RAW,), (), (_FINAL,)), "(write-after-read)"),
-        (_rounds((_WAR,), (_RAW,), (), ()), "Make the current stream wait for the side stream before you return"),
+        (_rounds((_WAR,), (_RAW,), (), ()), "make the current stream wait for the side stream before you return"),
         (
             _rounds((), ("torch.cuda.synchronize()",), (), ("torch.cuda.synchronize()",)),
-            "Python waited for the GPU inside your function (torch.cuda.synchronize())",
+            "Python waited for the GPU (torch.cuda.synchronize())",
         ),
         (_rounds((_WAR,), (), (_RAW,), (_FINAL,)), "(read-after-write)"),
+        # a synchronize inside the loop only: the values are right, but Python waits every round
+        (_rounds((), (), ("torch.cuda.synchronize()",), ()), "Python waited for the GPU (torch.cuda.synchronize())"),
+        (
+            _rounds((_WAR,), ("side.synchronize()",), (), (_FINAL,)),
+            "Python waited for the GPU (side stream.synchronize())",
+        ),
+        (_rounds((_WAR,), (_RAW,), (), ("while not side.query():", "    pass")), "(query() in a loop)"),
+        # the streams wait for each other in the first round only: right for one round, not for three
+        (
+            _rounds(("if r == 0:", f"    {_WAR}"), ("if r == 0:", f"    {_RAW}"), (), (_FINAL,)),
+            "produce_and_consume(a, side, 3) (fill_ takes 10 ms, mean 1 ms): round 2's fill_ started at 10 ms, "
+            "while round 1's mean read `a` until 11 ms (write-after-read)",
+        ),
+        # the read event recorded on the current stream, not on `side`: the current stream waits for nothing
+        (
+            _rounds(
+                (),
+                ("filled = torch.cuda.Event()", "filled.record()", "side.wait_event(filled)"),
+                ("read = torch.cuda.Event()", "read.record()", "current.wait_event(read)"),
+                (),
+            ),
+            "round 1's mean was not written yet: make the current stream wait for the side stream before you return",
+        ),
     ),
     3: (
         # the code as the notebook gives it: both events on the current stream
         (
             _side_timed("start.record()", "fn()", "end.record()"),
-            "your end event, recorded on the default stream, was reached at",
+            "on the default stream to one reached at 0.005 ms on the default stream; fn()'s work ran on the side "
+            "stream from 0.004 to 5 ms: an event marks a point in its stream's queue",
         ),
         # the end on `side`, the start still on the current stream
         (
             _side_timed("start.record()", "fn()", "end.record(side)"),
-            "once the side stream had done the work queued on it before: your time counts that wait too",
+            "returned 4.001; expected 2: you measured from an event reached at 1 ms on the default stream",
         ),
         # right order, but Python waits between the events
         (
             _side_timed("start.record()", "fn()", "torch.cuda.synchronize()", "end.record()"),
-            "Python waited for the GPU (torch.cuda.synchronize()) between your two events",
+            "Python waited for the GPU (torch.cuda.synchronize()) before both events were queued",
         ),
         # the current stream made to wait for `side` around both events, which stay on the current stream
         (
@@ -136,12 +171,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "current.wait_stream(side)",
                 "end.record()",
             ),
-            "your start event, recorded on the default stream, was reached at 4 ms, after fn()'s work had started",
+            "returned 0; expected 2.5: you measured from an event reached at 4 ms on the default stream",
         ),
         # the start on `side`, the end on the current stream after a wait for `side`
         (
             _side_timed("start.record(side)", "fn()", "torch.cuda.current_stream().wait_stream(side)", "end.record()"),
-            "your end event, recorded on the default stream, was reached at 4 ms, after fn()'s work had finished",
+            "to one reached at 4 ms on the default stream; fn()'s work ran on the side stream from 1 to 3.5 ms",
         ),
         # a host clock around synchronized work: right on a GPU, but not the events the task asks for
         (
@@ -151,7 +186,38 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    fn()\n"
             "    torch.cuda.synchronize()\n"
             "    return (time.perf_counter() - t0) * 1000",
-            "time it with two CUDA events",
+            "did not call elapsed_time",
+        ),
+        # Python waits before the start event: the measurement is right, but the task forbids waiting there
+        (
+            _side_timed(
+                "torch.cuda.synchronize()",
+                "start.record()",
+                "fn()",
+                "torch.cuda.current_stream().wait_stream(side)",
+                "end.record()",
+            ),
+            "Python waited for the GPU (torch.cuda.synchronize()) before both events were queued",
+        ),
+        (
+            _side_timed("start.record(side)", "fn()", "side.synchronize()", "end.record(side)"),
+            "Python waited for the GPU (side stream.synchronize()) before both events were queued",
+        ),
+        (
+            _side_timed("start.record(side)", "fn()", "while not side.query():", "    pass", "end.record(side)"),
+            "Python waited for the GPU (query() in a loop) before both events were queued",
+        ),
+        (
+            _side_timed("start.record(side)", "fn()", "end.record(side)").replace(
+                "return start.elapsed_time(end)", "return start.elapsed_time(end) / 1000"
+            ),
+            "already in milliseconds",
+        ),
+        # the end event recorded after the `with` block ends, on the current stream again
+        (
+            _side_timed("with torch.cuda.stream(side):", "    start.record()", "    fn()", "end.record()"),
+            "you measured from an event reached at 0.003 ms on the side stream to one reached at 0.005 ms on the "
+            "default stream",
         ),
     ),
 }
@@ -168,14 +234,20 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    torch.cuda.synchronize()\n"
         "    return start.elapsed_time(end)",
         # Asking the end event until the GPU has reached it: works on a real GPU, so it must here too.
+        _timed(*_AROUND, "while not end.query():", "    pass", "return start.elapsed_time(end)"),
+        # The device-generic event (a CUDA event on a CUDA machine), and a wait of the stream.
+        _timed(*_AROUND, "torch.cuda.current_stream().synchronize()", "return float(start.elapsed_time(end))").replace(
+            "torch.cuda.Event(", "torch.Event("
+        ),
+        # Question 1 does not forbid waiting between fn() and the end event: the measurement stays right.
+        _timed("start.record()", "fn()", "torch.accelerator.synchronize()", "end.record()", *_SYNC_AND_READ),
         "def time_with_events(fn):\n"
-        "    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)\n"
-        "    start.record()\n"
+        "    stream = torch.cuda.current_stream()\n"
+        "    start = stream.record_event(torch.cuda.Event(enable_timing=True))\n"
         "    fn()\n"
-        "    end.record()\n"
-        "    while not end.query():\n"
-        "        pass\n"
-        "    return start.elapsed_time(end)",
+        "    end = stream.record_event(torch.cuda.Event(enable_timing=True))\n"
+        "    end.synchronize()\n"
+        "    return np.float64(start.elapsed_time(end))".replace("np.float64", "__import__('numpy').float64"),
     ),
     2: (
         "def produce_and_consume(a, side, rounds):\n"
@@ -192,5 +264,35 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "            read.record()\n"
         "        current.wait_event(read)\n"
         "    return means",
+        # one wait each way per round, the second at the end of the round (it also covers the return)
+        "def produce_and_consume(a, side, rounds):\n"
+        "    means = []\n"
+        "    for r in range(rounds):\n"
+        "        a.fill_(float(r + 1))\n"
+        "        side.wait_stream(torch.cuda.current_stream())\n"
+        "        with torch.cuda.stream(side):\n"
+        "            means.append(a.mean())\n"
+        "        torch.cuda.current_stream().wait_stream(side)\n"
+        "    return tuple(means)",
+        # the events made by the streams, the read one recorded on `side` by record_event
+        "def produce_and_consume(a, side, rounds):\n"
+        "    current, means = torch.cuda.current_stream(), []\n"
+        "    for r in range(rounds):\n"
+        "        a.fill_(r + 1)\n"
+        "        side.wait_event(current.record_event())\n"
+        "        with torch.cuda.stream(side):\n"
+        "            means.append(a.mean())\n"
+        "        current.wait_event(side.record_event())\n"
+        "    return means",
+    ),
+    3: (
+        # the events recorded inside `with torch.cuda.stream(side)`, on the stream that runs the work
+        _side_timed("with torch.cuda.stream(side):", "    start.record()", "    fn()", "    end.record()"),
+        _side_timed("side.record_event(start)", "fn()", "start.record(stream=side)".replace("start", "end")),
+        # waiting after both events are queued, in three spellings
+        _side_timed("start.record(side)", "fn()", "end.record(side)", "torch.cuda.synchronize()"),
+        _side_timed("start.record(side)", "fn()", "end.record(side)", "side.synchronize()"),
+        _side_timed("start.record(side)", "fn()", "end.record(side)", "while not end.query():", "    pass"),
+        _side_timed("start.record(side)", "fn()", "end.record(side)").replace("torch.cuda.Event(", "torch.Event("),
     ),
 }

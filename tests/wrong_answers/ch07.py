@@ -1,168 +1,186 @@
 """Chapter 07's typical wrong answers, by question number (see the package's docstring)."""
 
+from helpers.exercises.solutions.ch07 import SOLUTIONS
+
+from . import lines_of
+
+
+def _upload(*body: str) -> str:
+    """Code of an `upload_all` with one pinned staging buffer, running `body` for each batch."""
+    head = (
+        "def upload_all(batches, device):\n"
+        "    staging = torch.empty(batches[0].shape, pin_memory=True)\n"
+        "    on_device = []\n"
+        "    for batch in batches:\n"
+    )
+    return head + "".join(f"        {line}\n" for line in body) + "    return on_device"
+
+
+_REFILL, _COPY = "staging.copy_(batch)", "on_device.append(staging.to(device, non_blocking=True))"
+_RECORD = ("read = torch.cuda.Event()", "read.record()")
+_TO_HOST = lines_of(SOLUTIONS[2], 1, 2)  # def to_host(t): and its non_blocking copy
+
+
 #: Typical wrong answers to each question, by number, each with words its verdict must contain (the
 #: message a learner who wrote it is told).
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
         (
-            (
-                "def to_device(batch, device):\n"
-                "    for key, t in batch.items():\n"
-                "        batch[key] = t.to(device, non_blocking=True)\n"
-                "    return dict(batch)"
-            ),
-            "your function changed the batch it was given",
+            "def to_device(batch, device):\n"
+            "    for key, t in batch.items():\n"
+            "        batch[key] = t.to(device, non_blocking=True)\n"
+            "    return dict(batch)",
+            "changed its arguments: build a new dict and leave `batch` as it was",
+        ),
+        # the device named in the code: right on the meta device only
+        (
+            "def to_device(batch, device):\n    return {k: v.to('meta', non_blocking=True) for k, v in batch.items()}",
+            "to_device({'image': …, 'label': …}, cuda)['image'] is a torch.float32 tensor of shape (4, 3, 8, 8) on "
+            "meta, not batch['image'] on cuda",
         ),
         (
-            (
-                "def to_device(batch, device):\n"
-                "    return {k: v.to('meta', non_blocking=True) for k, v in batch.items()}"
-            ),
-            "'image' should be on the device you were given (the checker passes cpu), not meta",
+            "def to_device(batch, device):\n    return {key: t.to(device) for key, t in batch.items()}",
+            "the host waited for a blocking copy, a blocking copy; no wait per tensor",
         ),
         (
-            ("def to_device(batch, device):\n    return {key: t.to(device) for key, t in batch.items()}"),
-            "pass non_blocking=True to each .to(...)",
+            "def to_device(batch, device):\n"
+            "    moved = {}\n"
+            "    for key, t in batch.items():\n"
+            "        moved[key] = t.to(device, non_blocking=True)\n"
+            "        torch.cuda.synchronize()\n"
+            "    return moved",
+            "the host waited for torch.cuda.synchronize(), torch.cuda.synchronize(); no wait per tensor",
         ),
         (
-            (
-                "def to_device(batch, device):\n"
-                "    moved = {}\n"
-                "    for key, t in batch.items():\n"
-                "        moved[key] = t.to(device, non_blocking=True)\n"
-                "        torch.cuda.synchronize()\n"
-                "    return moved"
-            ),
-            "your function waited 2 times: no synchronize per tensor",
+            "def to_device(batch, device):\n"
+            "    for t in batch.values():\n"
+            "        t.to(device, non_blocking=True)\n"
+            "    return batch",
+            "returned batch; expected a new dict with its keys",
         ),
         (
-            (
-                "def to_device(batch, device):\n"
-                "    for t in batch.values():\n"
-                "        t.to(device, non_blocking=True)\n"
-                "    return batch"
-            ),
-            "(the checker passes meta), not cpu: t.to(device) returns a new tensor, keep it",
+            "def to_device(batch, device):\n    return [t.to(device, non_blocking=True) for t in batch.values()]",
+            "expected a new dict with its keys",
         ),
         (
-            ("def to_device(batch, device):\n    return [t.to(device, non_blocking=True) for t in batch.values()]"),
-            "return a dict with the same keys as the batch, not a list",
+            "def to_device(batch, device):\n    return {key: t.cuda(non_blocking=True) for key, t in batch.items()}",
+            "['image'] is a torch.float32 tensor of shape (4, 3, 8, 8) on cuda, not batch['image'] on meta",
         ),
+        # every tensor made float32 on the way: the integer, bool and half ones change
         (
-            ("def to_device(batch, device):\n    return {key: t.cuda(non_blocking=True) for key, t in batch.items()}"),
-            ".cuda() always means a CUDA GPU: use .to(device)",
+            "def to_device(batch, device):\n"
+            "    return {k: v.to(device, non_blocking=True).float() for k, v in batch.items()}",
+            "['label'] is a torch.float32 tensor of shape (4,) on meta, not batch['label'] on meta",
+        ),
+        # a wait of the stream for each tensor is a wait of the host too
+        (
+            "def to_device(batch, device):\n"
+            "    moved = {}\n"
+            "    for key in batch:\n"
+            "        moved[key] = batch[key].to(device, non_blocking=True)\n"
+            "        torch.cuda.current_stream().synchronize()\n"
+            "    return moved",
+            "the host waited for default stream.synchronize(), default stream.synchronize()",
+        ),
+        # the keys of the example batch written out: the other batches lose theirs
+        (
+            "def to_device(batch, device):\n"
+            "    return {'image': batch['image'].to(device, non_blocking=True),\n"
+            "            'label': batch['label'].to(device, non_blocking=True)}",
+            "KeyError",
         ),
     ),
     2: (
         (
-            ("def to_host(t):\n    return t.to('cpu', non_blocking=True)"),
-            "the values had not arrived when your function returned",
+            "def to_host(t):\n    return t.to('cpu', non_blocking=True)",
+            "the copy had not arrived when to_host returned",
         ),
         (
-            (
-                "def to_host(t):\n"
-                "    copied = torch.cuda.Event()\n"
-                "    copied.record()\n"
-                "    host = t.to('cpu', non_blocking=True)\n"
-                "    copied.synchronize()\n"
-                "    return host"
-            ),
+            "def to_host(t):\n"
+            "    copied = torch.cuda.Event()\n"
+            "    copied.record()\n"
+            "    host = t.to('cpu', non_blocking=True)\n"
+            "    copied.synchronize()\n"
+            "    return host",
             "you waited for an event recorded before the copy was queued",
         ),
         (
-            (
-                "def to_host(t):\n"
-                "    host = t.to('cpu', non_blocking=True)\n"
-                "    copied = torch.cuda.Event()\n"
-                "    copied.record()\n"
-                "    copied.wait()\n"
-                "    return host"
-            ),
+            _TO_HOST + "    copied = torch.cuda.Event()\n    copied.record()\n    copied.wait()\n    return host",
             "you recorded an event but the host never waited for it",
         ),
         (
-            ("def to_host(t):\n    return t.cpu()"),
-            "that copy blocks (.cpu() or non_blocking=False)",
+            "def to_host(t):\n    return t.cpu()",
+            "the values are right, but it read t with a blocking copy to the host, not non_blocking",
+        ),
+        # the GPU tensor itself, after a wait
+        ("def to_host(t):\n    torch.cuda.synchronize()\n    return t", "on the GPU; expected a tensor on the host"),
+        # a float copy of integer values: right for float32 only
+        (
+            "def to_host(t):\n"
+            "    host = t.to('cpu', torch.float32, non_blocking=True)\n"
+            "    torch.cuda.synchronize()\n"
+            "    return host",
+            "returned a torch.float32 tensor of shape (2, 3) on cpu holding [[0.0, 7.0, 14.0], [21.0, 28.0, 35.0]]; "
+            "expected torch.int64 [[0, 7, 14], [21, 28, 35]]",
+        ),
+        # the wait comes before the record: an event not yet recorded is no wait at all
+        (
+            _TO_HOST
+            + "    copied = torch.cuda.Event()\n    copied.synchronize()\n    copied.record()\n    return host",
+            "you recorded an event but the host never waited for it",
         ),
     ),
     3: (
         (
-            (
-                "def upload_all(batches, device):\n"
-                "    staging = torch.empty(batches[0].shape, pin_memory=True)\n"
-                "    on_device = []\n"
-                "    for batch in batches:\n"
-                "        staging.copy_(batch)\n"
-                "        on_device.append(staging.to(device, non_blocking=True))\n"
-                "    return on_device"
-            ),
-            "its copy ran after the staging buffer had been refilled. A non_blocking copy from pinned memory",
+            _upload(_REFILL, _COPY),
+            "upload_all(3 batches of shape (2, 3), cuda): the tensor for batch 0 holds batch 2's values: its copy read "
+            "the buffer after a refill: wait for an event recorded after it",
+        ),
+        (_upload(_REFILL, *_RECORD, "read.synchronize()", _COPY), "its copy read the buffer after a refill"),
+        (_upload(_REFILL, _COPY, *_RECORD, "read.wait()"), "its copy read the buffer after a refill"),
+        (
+            _upload(_REFILL, "on_device.append(staging.to(device))"),
+            "right values, but its copies: {'pageable': 0, 'blocking': 3, 'non_blocking': 0}",
         ),
         (
-            (
-                "def upload_all(batches, device):\n"
-                "    staging = torch.empty(batches[0].shape, pin_memory=True)\n"
-                "    on_device = []\n"
-                "    for batch in batches:\n"
-                "        staging.copy_(batch)\n"
-                "        read = torch.cuda.Event()\n"
-                "        read.record()\n"
-                "        read.synchronize()\n"
-                "        on_device.append(staging.to(device, non_blocking=True))\n"
-                "    return on_device"
-            ),
-            "You waited, but not for this copy",
+            _upload(_REFILL, "on_device.append(batch.pin_memory().to(device, non_blocking=True))"),
+            "right values, but its copies: {'pageable': 0, 'blocking': 0, 'non_blocking': 3}; pinned buffers: 4",
         ),
         (
-            (
-                "def upload_all(batches, device):\n"
-                "    staging = torch.empty(batches[0].shape, pin_memory=True)\n"
-                "    on_device = []\n"
-                "    for batch in batches:\n"
-                "        staging.copy_(batch)\n"
-                "        on_device.append(staging.to(device, non_blocking=True))\n"
-                "        read = torch.cuda.Event()\n"
-                "        read.record()\n"
-                "        read.wait()\n"
-                "    return on_device"
-            ),
-            "You recorded an event but the host never waited for it",
+            _upload(_REFILL, "on_device.append(batch.to(device, non_blocking=True))"),
+            "right values, but its copies: {'pageable': 3, 'blocking': 0, 'non_blocking': 0}",
         ),
+        # one wait at the end: every copy is still queued when the buffer is refilled
         (
-            (
-                "def upload_all(batches, device):\n"
-                "    staging = torch.empty(batches[0].shape, pin_memory=True)\n"
-                "    on_device = []\n"
-                "    for batch in batches:\n"
-                "        staging.copy_(batch)\n"
-                "        on_device.append(staging.to(device))\n"
-                "    return on_device"
+            _upload(_REFILL, _COPY).replace(
+                "    return on_device", "    torch.cuda.synchronize()\n    return on_device"
             ),
-            "the copies block (non_blocking=False)",
+            "the tensor for batch 0 holds batch 2's values: its copy read the buffer after a refill",
         ),
+        # a wait before the second refill only: right for two batches, not for three
         (
-            (
-                "def upload_all(batches, device):\n"
-                "    staging = torch.empty(batches[0].shape, pin_memory=True)\n"
-                "    on_device = []\n"
-                "    for batch in batches:\n"
-                "        staging.copy_(batch)\n"
-                "        on_device.append(batch.pin_memory().to(device, non_blocking=True))\n"
-                "    return on_device"
-            ),
-            "you pinned 5 buffers for 4 batches",
+            _upload("if len(on_device) == 1:", "    torch.cuda.synchronize()", _REFILL, _COPY),
+            "upload_all(3 batches of shape (2, 3), cuda): the tensor for batch 1 holds batch 2's values",
         ),
+        # two buffers and no wait: right for two batches, not for three
         (
-            (
-                "def upload_all(batches, device):\n"
-                "    staging = torch.empty(batches[0].shape, pin_memory=True)\n"
-                "    on_device = []\n"
-                "    for batch in batches:\n"
-                "        staging.copy_(batch)\n"
-                "        on_device.append(batch.to(device, non_blocking=True))\n"
-                "    return on_device"
+            "def upload_all(batches, device):\n"
+            "    buffers = [torch.empty(batches[0].shape, pin_memory=True) for _ in range(2)]\n"
+            "    out = []\n"
+            "    for i, batch in enumerate(batches):\n"
+            "        buffers[i % 2].copy_(batch)\n"
+            "        out.append(buffers[i % 2].to(device, non_blocking=True))\n"
+            "    return out",
+            "the tensor for batch 0 holds batch 2's values: its copy read the buffer after a refill",
+        ),
+        # a new pinned buffer for every batch: safe, but not the one staging buffer the task keeps
+        (
+            _upload(
+                "fresh = torch.empty(batch.shape, pin_memory=True)",
+                "fresh.copy_(batch)",
+                "on_device.append(fresh.to(device, non_blocking=True))",
             ),
-            "4 of the copies came from pageable memory",
+            "pinned buffers: 4",
         ),
     ),
 }
@@ -182,6 +200,8 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    moved = {k: v.to(device, non_blocking=True) for k, v in batch.items()}\n"
         "    torch.cuda.synchronize()  # one wait for the whole batch, not one per tensor\n"
         "    return moved",
+        "def to_device(batch, device):\n"
+        "    return dict(zip(batch, (torch.Tensor.to(t, device, None, True) for t in batch.values())))",
     ),
     2: (
         "def to_host(t):\n    host = t.to('cpu', non_blocking=True)\n    torch.cuda.synchronize()\n    return host",
@@ -196,14 +216,58 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    copied.record(torch.cuda.current_stream())\n"
         "    copied.synchronize()\n"
         "    return host",
-        "def to_host(t):\n"
-        "    host = t.to('cpu', non_blocking=True)\n"
-        "    torch.accelerator.synchronize()\n"
-        "    return host",
+        _TO_HOST + "    torch.accelerator.synchronize()\n    return host",
         "def to_host(t):\n"
         "    host = t.to('cpu', non_blocking=True)\n"
         "    while not torch.cuda.current_stream().query():  # ask until the copy has landed\n"
         "        pass\n"
         "    return host",
+        # asking the event recorded after the copy, and the device-generic event
+        _TO_HOST + "    copied = torch.Event()\n    copied.record()\n    while not copied.query():\n        pass\n"
+        "    return host",
+        _TO_HOST + "    torch.cuda.default_stream().synchronize()\n    return host.clone()",
+    ),
+    3: (
+        # two buffers, each with its own event
+        "def upload_all(batches, device):\n"
+        "    buffers = [torch.empty(batches[0].shape, pin_memory=True) for _ in range(2)]\n"
+        "    done = [None, None]\n"
+        "    out = []\n"
+        "    for i, batch in enumerate(batches):\n"
+        "        if done[i % 2] is not None:\n"
+        "            done[i % 2].synchronize()\n"
+        "        buffers[i % 2].copy_(batch)\n"
+        "        out.append(buffers[i % 2].to(device, non_blocking=True))\n"
+        "        done[i % 2] = torch.cuda.Event()\n"
+        "        done[i % 2].record()\n"
+        "    return out",
+        # a wait of the whole device before each refill
+        _upload("torch.cuda.synchronize()", _REFILL, _COPY),
+        # copies into tensors made on the device, a new event each time
+        "def upload_all(batches, device):\n"
+        "    staging = torch.empty(batches[0].shape, pin_memory=True)\n"
+        "    out = [torch.empty(b.shape, device=device) for b in batches]\n"
+        "    for batch, target in zip(batches, out):\n"
+        "        staging.copy_(batch)\n"
+        "        target.copy_(staging, non_blocking=True)\n"
+        "        copied = torch.cuda.Event()\n"
+        "        copied.record()\n"
+        "        copied.synchronize()\n"
+        "    return out",
+        # the event made once and recorded again, asked until it is reached; a tuple returned
+        "def upload_all(batches, device):\n"
+        "    staging = torch.empty(batches[0].shape, pin_memory=True)\n"
+        "    copied, out = torch.cuda.Event(), []\n"
+        "    for batch in batches:\n"
+        "        while not copied.query():\n"
+        "            pass\n"
+        "        staging.copy_(batch)\n"
+        "        out.append(staging.to(device, non_blocking=True))\n"
+        "        copied.record()\n"
+        "    return tuple(out)",
+        # the stream's wait, and .cuda() for the device given (a CUDA GPU here)
+        _upload(
+            "torch.cuda.current_stream().synchronize()", _REFILL, "on_device.append(staging.cuda(non_blocking=True))"
+        ),
     ),
 }

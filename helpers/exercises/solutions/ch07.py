@@ -13,14 +13,12 @@ SOLUTIONS: dict[int, str] = {
     3: (
         "def upload_all(batches, device):\n"
         "    staging = torch.empty(batches[0].shape, pin_memory=True)\n"
-        "    on_device, read = [], None\n"
+        "    copied, on_device = torch.cuda.Event(), []\n"
         "    for batch in batches:\n"
-        "        if read is not None:\n"
-        "            read.synchronize()  # the previous copy has read the buffer\n"
+        "        copied.synchronize()  # the last copy has read the buffer (at once before the first record)\n"
         "        staging.copy_(batch)\n"
         "        on_device.append(staging.to(device, non_blocking=True))\n"
-        "        read = torch.cuda.Event()\n"
-        "        read.record()\n"
+        "        copied.record()\n"
         "    return on_device"
     ),
 }
