@@ -22,6 +22,7 @@ from .cases import Slip, table
 
 # -- Question 1: the idle share of a window ------------------------------------------------------
 
+
 def covered_ms(pairs: Any, lo: float | None = None, hi: float | None = None) -> float:
     """Milliseconds covered by at least one pair, each cut to [lo, hi] when given (the GPU tests use it too)."""
     cut = [(max(a, lo) if lo is not None else a, min(b, hi) if hi is not None else b) for a, b in pairs]
