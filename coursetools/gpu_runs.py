@@ -61,9 +61,11 @@ def goal_text(chapter: str, row: dict[str, Any]) -> str:
     if goal is None:
         return "—"
     kind, bar = goal
+    if kind == "share" and not row.get("limit"):
+        return f"≥ {bar:.0%} of the limit: no limit was read to judge it by"
     if kind == "share":
-        met = bool(row.get("limit")) and row["value"] >= bar * row["limit"]
-        return f"≥ {bar:.0%} of the limit: {'met' if met else 'not met'}"
+        share = round(row["value"] / row["limit"], 3)  # as the ratio column shows it
+        return f"≥ {bar:.0%} of the limit: {'met' if share >= bar else 'not met'}"
     return f"≥ {bar:g} {row['unit']}: {'met' if row['value'] >= bar else 'not met'}"
 
 
@@ -120,18 +122,24 @@ def add_run(archive: Path, runs: Path = RUNS, notebooks_dir: Path | None = None)
     run (`--only`, `--no-chapters`, `--no-tests`), a failed one, a test fixture, or one holding a file no
     self-test writes is refused (`RunRefused`).
     """
-    with tarfile.open(archive, "r:gz") as tar:
-        files = _members(tar)
+    try:
+        with tarfile.open(archive, "r:gz") as tar:
+            files = _members(tar)
+    except (tarfile.TarError, EOFError, zlib.error) as exc:  # a half-downloaded or damaged archive
+        raise RunRefused(f"{archive} is not a readable .tar.gz ({type(exc).__name__}: {exc})") from None
     if RESULTS_NAME not in files:
         raise RunRefused(f"{archive} holds no {RESULTS_NAME}: it is not a self-test's bundle")
     try:
-        results = json.loads(files[RESULTS_NAME])
+        results = json.loads(files[RESULTS_NAME].decode("utf-8"))  # as the page reads it: no BOM, no UTF-16
     except ValueError as exc:
-        raise RunRefused(f"{archive}'s {RESULTS_NAME} is not JSON ({exc})") from None
+        raise RunRefused(f"{archive}'s {RESULTS_NAME} is not JSON in UTF-8 ({exc})") from None
     if not isinstance(results, dict) or results.get(FIXTURE_KEY):
         raise RunRefused(f"{archive} is a test fixture or no self-test's results: not a GPU run")
     kind, date = gpu_kind(str(results.get("hardware", ""))), str(results.get("date", ""))
-    if not results.get("gpu_verified") or not kind:
+    texts = [results.get(key, "") for key in ("hardware", "versions")]
+    if not all(isinstance(t, str) and t == " ".join(t.split()) for t in texts):
+        raise RunRefused(f"{archive}'s hardware and versions are not one line of text each")
+    if results.get("gpu_verified") is not True or not kind:
         raise RunRefused(
             f"{archive} is not a passed run that used a GPU (gpu_verified is false: torch could use no GPU, "
             "or a chapter or test failed)"
@@ -141,18 +149,21 @@ def add_run(archive: Path, runs: Path = RUNS, notebooks_dir: Path | None = None)
     rows = results.get("rows")
     if not isinstance(rows, list) or not all(_a_row(r) for r in rows) or not _a_number(results.get("seconds", 0)):
         raise RunRefused(f"{archive}'s {RESULTS_NAME} is not a self-test's results (rows, tests, seconds)")
+    if any(r["outcome"] not in ("passed", "skipped") for r in rows):
+        raise RunRefused(f"{archive} is a failed run: keep a passed self-test's bundle")
     passed = {r["test"].removeprefix("chapter ") for r in rows if r["outcome"] == "passed"}
     chapters = {nb.stem for nb in discover_chapters(notebooks_dir)}
     missing = sorted(chapters - passed)
     if missing or not any(not r["test"].startswith("chapter ") for r in rows):
         why = f"{len(missing)} chapters did not run: {missing[0]}, …" if missing else "its GPU tests did not run"
         raise RunRefused(f"{archive} is a partial run ({why}): keep a full self-test's bundle")
-    written = {RESULTS_NAME} | {f"{c}.ipynb" for c in chapters} | {f"{c}{FIGURES_SUFFIX}" for c in chapters}
+    recording = {c for c in chapters if c[:2] in HEADLINES}
+    written = {RESULTS_NAME} | {f"{c}.ipynb" for c in chapters} | {f"{c}{FIGURES_SUFFIX}" for c in recording}
     for name, data in files.items():
         if name not in written:
             raise RunRefused(f"{archive} holds {name!r}, which no self-test writes")
-        if name.endswith(FIGURES_SUFFIX) and not _figures_are_valid(data):
-            raise RunRefused(f"{archive}'s {name} holds a line that is not a recorded figure")
+        if name.endswith(FIGURES_SUFFIX) and not _figures_are_valid(data, HEADLINES[name[:2]]):
+            raise RunRefused(f"{archive}'s {name} holds a line that is not one of its chapter's recorded figures")
     absent = sorted(c for c in chapters if f"{c}.ipynb" not in files)
     if absent:
         raise RunRefused(f"{archive} lacks the executed chapter {absent[0]}.ipynb: keep a full self-test's bundle")
@@ -208,18 +219,19 @@ def _a_row(row: Any) -> bool:
     )
 
 
-def _figures_are_valid(data: bytes) -> bool:
-    """Whether every line is a figure as `helpers.figures.record` writes it (what the page reads)."""
+def _figures_are_valid(data: bytes, names: Any) -> bool:
+    """Whether every line is one of `names` as `helpers.figures.record` writes it: what the page reads."""
     try:
         rows = _figure_lines(data.decode("utf-8"))
     except ValueError:
         return False
     return all(
         isinstance(r, dict)
-        and all(isinstance(r.get(key, ""), str) for key in ("name", "unit", "limit_name", "source"))
-        and r.get("name")
+        and r.get("name") in names
+        and isinstance(r.get("unit"), str)
+        and all(isinstance(r.get(key, ""), str) for key in ("limit_name", "source"))
         and _a_number(r.get("value"))
-        and (r.get("limit") is None or _a_number(r["limit"]))
+        and (r.get("limit") is None or (_a_number(r["limit"]) and r["limit"] > 0))
         for r in rows
     )
 
@@ -247,7 +259,7 @@ def _cell(text: Any) -> str:
 
 def _ratio(row: dict[str, Any]) -> str:
     limit = row.get("limit")
-    return f"{row['value'] / limit:.0%}" if limit else "—"
+    return f"{row['value'] / limit:.1%}" if limit else "—"
 
 
 def render_page(runs: Path = RUNS, notebooks_dir: Path | None = None) -> str:
@@ -284,7 +296,8 @@ def render_page(runs: Path = RUNS, notebooks_dir: Path | None = None) -> str:
             chapter = path.name.removesuffix(FIGURES_SUFFIX)
             state = "" if hashes.get(chapter) == current.get(chapter) else " (stale)"
             for row in read_figures(path):
-                limit = f"{row['limit']:.4g} {row['unit']} ({row.get('limit_name', '')})" if row.get("limit") else "—"
+                named = f" ({row['limit_name']})" if row.get("limit_name") else ""
+                limit = f"{row['limit']:.4g} {row['unit']}{named}" if row.get("limit") else "—"
                 cells = (row["name"], f"{row['value']:.4g} {row['unit']}", limit, _ratio(row))
                 cells += (goal_text(chapter, row), row.get("source") or "—")
                 lines.append(f"| {chapter[:2]}{state} | " + " | ".join(map(_cell, cells)) + " |")

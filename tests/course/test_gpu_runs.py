@@ -20,6 +20,7 @@ from helpers.gpu_specs import GPUS, GpuSpec
 from .notebook_code import write_notebook
 
 ROOT = Path(__file__).resolve().parents[2]
+PINNED = "best pinned host-to-device copy"
 H200 = "1× NVIDIA H200 | torch 2.15.0+cu132 (CUDA 13.2) | 16 CPUs | Python 3.12.3 | local"
 
 
@@ -147,6 +148,20 @@ def test_a_gpu_run_is_kept_once_per_gpu_kind_within_its_budget(
             "not a self-test's results",
         ),
         "seconds that are not a number": ({"seconds": "abc"}, "not a self-test's results"),
+        "a failed row under a passed verdict": (
+            {
+                "rows": [
+                    {"test": "chapter 07_pinned_memory", "outcome": "passed"},
+                    {"test": "t::x", "outcome": "failed"},
+                ]
+            },
+            "is a failed run",
+        ),
+        "a verdict that is not True": ({"gpu_verified": "no"}, "not a passed run that used a GPU"),
+        "a hardware line of two lines": (
+            {"hardware": H200.replace(" | torch", "\n# evil | torch")},
+            "one line of text",
+        ),
         "in the future": ({"date": "9999-12-31"}, "is not a past date"),
         "not a day": ({"date": "2026-13-45"}, "is not a past date"),
         "a date that is a path": ({"date": "../../elsewhere"}, "is not a past date"),
@@ -175,13 +190,29 @@ def test_an_archive_with_folders_links_or_odd_names_is_refused(tmp_path: Path, m
 @pytest.mark.parametrize(
     ("name", "text", "words"),
     [
-        (f"07_pinned_memory{FIGURES_SUFFIX}", "{not json\n", "not a recorded figure"),
-        (f"07_pinned_memory{FIGURES_SUFFIX}", '{"name": "x", "unit": "GB/s"}\n', "not a recorded figure"),
+        (f"07_pinned_memory{FIGURES_SUFFIX}", "{not json\n", "not one of its chapter's recorded figures"),
+        (f"07_pinned_memory{FIGURES_SUFFIX}", '{"name": "x", "unit": "GB/s"}\n', "not one of"),
         ("evil.sh", "rm -rf /\n", "which no self-test writes"),
         ("notes.ipynb", "{}", "which no self-test writes"),
         (f"99_no_such_chapter{FIGURES_SUFFIX}", "", "which no self-test writes"),
-        (f"07_pinned_memory{FIGURES_SUFFIX}", '{"name": "x", "unit": "GB/s", "value": NaN}\n', "not a recorded figure"),
-        (f"07_pinned_memory{FIGURES_SUFFIX}", '{"name": "x", "unit": "GB/s", "value": 1' + "0" * 400 + "}\n", "not a"),
+        (f"07_pinned_memory{FIGURES_SUFFIX}", f'{{"name": "{PINNED}", "unit": "GB/s", "value": NaN}}\n', "not one of"),
+        (
+            f"07_pinned_memory{FIGURES_SUFFIX}",
+            f'{{"name": "{PINNED}", "unit": "GB/s", "value": 1{"0" * 400}}}\n',
+            "not",
+        ),
+        (f"07_pinned_memory{FIGURES_SUFFIX}", f'{{"name": "{PINNED}", "value": 47.7, "limit": 64.0}}\n', "not one of"),
+        (
+            f"07_pinned_memory{FIGURES_SUFFIX}",
+            f'{{"name": "{PINNED}", "unit": "GB/s", "value": 4, "limit": -1}}\n',
+            "not",
+        ),
+        (
+            f"07_pinned_memory{FIGURES_SUFFIX}",
+            '{"name": "a figure no chapter declares", "unit": "s", "value": 1}\n',
+            "not",
+        ),
+        (f"05_gpu_memory{FIGURES_SUFFIX}", "", "which no self-test writes"),
     ],
 )
 def test_a_bundle_with_a_file_the_page_cannot_read_is_refused_and_removes_nothing(
@@ -208,6 +239,23 @@ def test_a_bundle_without_its_executed_chapters_is_refused(tmp_path: Path, cours
     archive = gpu_runs.write_bundle(results, kept, tmp_path / "run.tar.gz")
     with pytest.raises(gpu_runs.RunRefused, match="lacks the executed chapter 07_pinned_memory.ipynb"):
         gpu_runs.add_run(archive, tmp_path / "runs", course)
+
+
+def test_results_in_another_encoding_and_a_damaged_archive_are_refused(tmp_path: Path, course: Path) -> None:
+    results, kept = _fixture_run(tmp_path / "run", fixture=False)
+    for name, data in (
+        ("bom", b"\xef\xbb\xbf" + json.dumps(results).encode()),
+        ("utf16", json.dumps(results).encode("utf-16")),
+    ):
+        (tmp_path / gpu_runs.RESULTS_NAME).write_bytes(data)
+        with tarfile.open(tmp_path / f"{name}.tar.gz", "w:gz") as tar:
+            tar.add(tmp_path / gpu_runs.RESULTS_NAME, arcname=gpu_runs.RESULTS_NAME)
+        with pytest.raises(gpu_runs.RunRefused, match="not JSON in UTF-8"):
+            gpu_runs.add_run(tmp_path / f"{name}.tar.gz", tmp_path / "runs", course)
+    whole = gpu_runs.write_bundle(results, kept, tmp_path / "whole.tar.gz").read_bytes()
+    (tmp_path / "cut.tar.gz").write_bytes(whole[: len(whole) // 2])
+    with pytest.raises(gpu_runs.RunRefused, match="not a readable .tar.gz"):
+        gpu_runs.add_run(tmp_path / "cut.tar.gz", tmp_path / "runs", course)
 
 
 def test_a_kept_run_is_left_out_of_lint() -> None:
@@ -270,7 +318,7 @@ def test_the_page_puts_each_figure_beside_its_limit_and_marks_changed_code_stale
     gpu_runs.add_run(_bundle(tmp_path, "run"), runs, course)
     page = gpu_runs.render_page(runs)
     assert "## 1× NVIDIA H200, 2026-11-20" in page
-    row = "| 07 | best pinned host-to-device copy | 48 GB/s | 64 GB/s (PCIe 5.0 x16, per direction) | 75% | "
+    row = "| 07 | best pinned host-to-device copy | 48 GB/s | 64 GB/s (PCIe 5.0 x16, per direction) | 75.0% | "
     assert row + "≥ 75% of the limit: met | NVML |" in page, page
     (folder,) = gpu_runs.kept_runs(runs)
     data = json.loads((folder / gpu_runs.RESULTS_NAME).read_text())
@@ -283,6 +331,10 @@ def test_the_page_puts_each_figure_beside_its_limit_and_marks_changed_code_stale
     row = json.loads(figures_file.read_text())
     figures_file.write_text(json.dumps({**row, "source": "NVML: a | bar\nand a line"}) + "\n")
     assert "| NVML: a \\| bar and a line |" in gpu_runs.render_page(runs), "one cell, one line"
+    figures_file.write_text(json.dumps({**row, "value": 47.7, "limit": None}) + "\n")
+    assert "| 47.7 GB/s | — | — | ≥ 75% of the limit: no limit was read to judge it by |" in gpu_runs.render_page(runs)
+    figures_file.write_text(json.dumps({**row, "value": 47.7}) + "\n")
+    assert "| 74.5% | ≥ 75% of the limit: not met |" in gpu_runs.render_page(runs), "the goal as the ratio shows"
 
 
 def test_the_measured_page_in_the_repository_is_current() -> None:
