@@ -19,8 +19,7 @@ torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=0.1)
 
 _CPU, _META = torch.device("cpu"), torch.device("meta")
 _GPUS = [torch.device("cuda")] * torch.cuda.is_available() + [torch.device("mps")] * torch.backends.mps.is_available()
-#: Calls that read a tensor's values on the host, printing one too: of a float tensor (a loss, say; not the int64
-#: seed a DataLoader reads), each waits for the GPU.
+#: Calls that read a tensor on the host, printing too; of a float one (a loss, not a DataLoader's seed) each waits.
 _READS = {"item", "tolist", "numpy", "__float__", "__int__", "__bool__", "__index__", "__repr__", "__format__"}
 
 
@@ -36,10 +35,11 @@ def _check_predict(fn: Any) -> None:
     places = [(_CPU, _CPU), *((g, _CPU) for g in _GPUS), *((_CPU, g) for g in _GPUS), (_META, _CPU), (_META, _META)]
     for home, there in places:
         model, x = nn.Sequential(nn.Linear(3, 2), nn.Tanh()).to(home), torch.randn(4, 3).to(there)
-        kept, call, got = x.clone(), f"predict(model on {home.type}, x on {there.type})", fn(model, x)
+        kept, want, call = x.clone(), model(x.to(home)).detach(), f"predict(model on {home.type}, x on {there.type})"
+        got = fn(model, x)
         if not unchanged(kept, x):
             raise Wrong(f"{call} changed its arguments: leave x as it is and run the model on a moved copy")
-        _expect(got, model(x.to(home)).detach(), f"{call} returned", "model(x) on the model's device")
+        _expect(got, want, f"{call} returned", "model(x) on the model's device")
 
 
 def _epoch(model: nn.Module, X: torch.Tensor, y: torch.Tensor, batch_size: int) -> torch.Tensor:
