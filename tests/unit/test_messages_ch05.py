@@ -1,69 +1,57 @@
-"""Chapter 05's checker beyond the wrong answers tests/wrong_answers/ states: other right answers are
-accepted, and a mistake is named only where the checker has evidence for it."""
+"""Chapter 05's checker beyond the wrong answers tests/wrong_answers/ states: a mistake is named only where
+the checker has evidence for it, and otherwise the message says what came back and what was expected."""
 
 from __future__ import annotations
 
 from .answers import evaluate
 
 RIGHT_COPIES = "4 if p.requires_grad else 1"
+#: Words of the slips question 2 names; a message without evidence for one must contain none of them.
+SLIP_WORDS = ("frozen", "Adam", "one sample", "counts numbers", "4 bytes")
 
 
-def _question():
+def _question(variable: str):
     from helpers.exercises import ch05
 
-    return next(q for q in ch05.QUESTIONS if q.variable == "predict_peak_bytes")
+    return next(q for q in ch05.QUESTIONS if q.variable == variable)
 
 
-def _prediction(
-    copies: str = RIGHT_COPIES,
-    size: str = "p.numel() * p.element_size()",
-    activations: str = "batch_size",
-    total: str = "{}",
-) -> str:
-    """A prediction with one part changed; `total` wraps the returned sum ("({}) / 1e6" for megabytes)."""
-    returned = total.format(f"held + {activations} * activation_bytes_per_sample")
+def _prediction(copies: str = RIGHT_COPIES, total: str = "{}") -> str:
+    """A prediction with the count of copies changed; `total` wraps the returned sum."""
+    returned = total.format("held + batch_size * activation_bytes_per_sample")
     return (
         "def predict_peak_bytes(model, batch_size, activation_bytes_per_sample):\n"
-        f"    held = sum({size} * ({copies}) for p in model.parameters())\n"
+        f"    held = sum(p.numel() * p.element_size() * ({copies}) for p in model.parameters())\n"
         f"    return {returned}"
     )
 
 
-def test_more_wrong_predictions_are_named_by_their_term() -> None:
-    question = _question()
+def test_wrong_predictions_the_chapter_does_not_name_are_told_what_differed() -> None:
+    first = "predict_peak_bytes(an MLP, first layer frozen, 8, 128) returned"
     cases = {
-        _prediction("2 if p.requires_grad else 1"): "Adam's two moments are missing",
-        _prediction("1"): "the gradients and Adam's moments of the trainable parameters are missing",
-        _prediction(activations="0"): "the activations kept for backward are missing",
-        _prediction(size="p.numel()"): "you count elements, not bytes",
-        _prediction(total="({}) / 1e6"): "that looks like megabytes",
-        _prediction(total="8 * ({})"): "you count bits, not bytes",
+        _prediction("2 if p.requires_grad else 1"): f"{first} 11_984; expected 14_624",
+        _prediction("1"): f"{first} 10_664; expected 14_624",
+        _prediction(total="held"): f"{first} 13_600; expected 14_624",
+        _prediction(total="({}) / 1e6"): f"{first} 0.014624; expected 14_624",
     }
     for code, phrase in cases.items():
-        message = evaluate(question, code).message
+        message = evaluate(_question("predict_peak_bytes"), code).message
         assert message.startswith("Not yet: ") and phrase in message, (phrase, message)
+        assert not any(word in message.split("expected")[1] for word in SLIP_WORDS), message
 
 
-def test_a_mistake_is_named_only_with_evidence_from_every_case() -> None:
-    """Right on two models and off by one byte on the third: no term is blamed, and the right total is given."""
-    code = _prediction(total="{} + (1 if isinstance(model, torch.nn.Linear) else 0)")
-    message = evaluate(_question(), code).message
-    assert message.startswith("Not yet: predict_peak_bytes(a float16 Linear, 4, 16) returned 1153"), message
-    assert "needs 1,152 bytes" in message and "missing" not in message and "you count" not in message, message
+def test_a_mistake_is_named_only_with_evidence_from_its_case() -> None:
+    """Right on every model but the one with float16 parameters, and off by one byte there: no slip is named."""
+    code = _prediction(total="{} + any(p.dtype == torch.float16 for p in model.parameters())")
+    message = evaluate(_question("predict_peak_bytes"), code).message
+    assert message == "Not yet: predict_peak_bytes(a float16 and a float32 Linear, 4, 16) returned 1729; expected 1728"
 
 
-def test_other_right_predictions_are_accepted() -> None:
-    question = _question()
-    right = [
-        _prediction(size="p.nbytes"),
-        _prediction("1 + 3 * p.requires_grad"),  # True counts as 1
-        _prediction(total="float({})"),
-        "def predict_peak_bytes(model, batch_size, activation_bytes_per_sample):\n"
-        "    held = torch.tensor(0)\n"
-        "    for p in model.parameters():\n"
-        "        held += p.numel() * p.element_size() * (4 if p.requires_grad else 1)\n"
-        "    return held + batch_size * activation_bytes_per_sample",  # a 0-d tensor
-    ]
-    for code in right:
-        outcome = evaluate(question, code)
-        assert outcome.correct, (outcome.message, code)
+def test_a_size_taken_from_a_meta_tensor_or_an_empty_one_allocates_nothing() -> None:
+    """Only a tensor of the asked shape on a real device counts as allocating it."""
+    for code in (
+        "def tensor_bytes(shape, dtype):\n    return torch.zeros(shape, dtype=dtype, device='meta').nbytes",
+        "def tensor_bytes(shape, dtype):\n    return torch.tensor(math.prod(shape)).item() * dtype.itemsize",
+    ):
+        outcome = evaluate(_question("tensor_bytes"), code)
+        assert outcome.correct, (code, outcome.message)

@@ -1,104 +1,125 @@
 """Chapter 04's typical wrong answers, by question number (see the package's docstring)."""
 
+from helpers.exercises.solutions.ch04 import SOLUTIONS
+
+_EPOCH, _AMP, _CLIP = SOLUTIONS[2], SOLUTIONS[4], SOLUTIONS[5]
+#: The loop of question 2's solution, which the wrong answers below change.
+_LOOP = "    for xb, yb in zip(X.to(device).split(batch_size), y.to(device).split(batch_size)):\n"
+_CLIP_LINE = "    norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm)\n"
+_UNSCALE = "    scaler.unscale_(optimizer)\n"
+
 #: Typical wrong answers to each question, by number, each with words its verdict must contain (the
 #: message a learner who wrote it is told).
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
-        (
+        (  # the output brought back to the CPU: a copy the question does not ask for, impossible from meta
             "def predict(model, x):\n    return model(x.to(next(model.parameters()).device)).cpu()",
-            "predict called .cpu() on a tensor on the model's device",
+            "Cannot copy out of meta tensor",
         ),
         (
             "def predict(model, x):\n    x.mul_(1.5)\n    return model(x.to(next(model.parameters()).device))",
-            "predict changed the caller's x",
+            "predict(model on cpu, x on cpu) changed its arguments",
         ),
         ("def predict(model, x):\n    return model(x)", "Tensor on device meta is not on the expected device cpu"),
-        (
+        (  # the model moved to the input
             "def predict(model, x):\n    return model.to(x.device)(x)",
-            "predict called .to() on a tensor on the model's device",
+            "instead of torch.nn.Module.to() when moving module from meta",
         ),
-        ("def predict(model, x):\n    return model(x.to(model.device))", "'Linear' object has no attribute 'device'"),
+        (
+            "def predict(model, x):\n    return model(x.to(model.device))",
+            "'Sequential' object has no attribute 'device'",
+        ),
+        (  # a model's first layer is not always called `weight`
+            "def predict(model, x):\n    return model(x.to(model.weight.device))",
+            "'Sequential' object has no attribute 'weight'",
+        ),
+        (  # the device hard-coded, as the sources do
+            "def predict(model, x):\n    return model(x.to('cuda' if torch.cuda.is_available() else 'cpu'))",
+            "Tensor on device meta is not on the expected device cpu",
+        ),
+        (  # a NumPy array back
+            "def predict(model, x):\n    return model(x.to(next(model.parameters()).device)).detach().numpy()",
+            "predict(model on cpu, x on cpu) returned array([[",
+        ),
     ),
     2: (
-        (
-            "def train_epoch(model, optimizer, X, y, batch_size):\n"
-            "    device = next(model.parameters()).device\n"
-            "    X, y = X.to(device), y.to(device)\n"
-            "    total = 0.0\n"
-            "    for start in range(0, X.shape[0], batch_size):\n"
-            "        xb, yb = X[start : start + batch_size], y[start : start + batch_size]\n"
-            "        loss = nn.functional.mse_loss(model(xb), yb)\n"
-            "        optimizer.zero_grad()\n"
-            "        loss.backward()\n"
-            "        optimizer.step()\n"
-            "        total += loss.item()\n"
-            "    return torch.tensor(total / -(-X.shape[0] // batch_size), device=device)",
-            "train_epoch read values back to the host (.item(), 3 time(s))",
+        (  # reads every loss back to the host, then builds a tensor of the mean
+            _EPOCH.replace("losses.append(loss.detach())", "losses.append(loss.item())").replace(
+                "torch.stack(losses).mean()", "torch.tensor(sum(losses) / len(losses), device=device)"
+            ),
+            "train_epoch(model on cpu, SGD, X and y of 36 rows, 12) read values on the host (.item(), 3 time(s))",
         ),
         (
-            "def train_epoch(model, optimizer, X, y, batch_size):\n"
-            "    device = next(model.parameters()).device\n"
-            "    X, y = X.to(device), y.to(device)\n"
-            "    losses = []\n"
-            "    for start in range(0, X.shape[0], 8):\n"
-            "        loss = nn.functional.mse_loss(model(X[start : start + 8]), y[start : start + 8])\n"
-            "        optimizer.zero_grad()\n"
-            "        loss.backward()\n"
-            "        optimizer.step()\n"
-            "        losses.append(loss.detach())\n"
-            "    return torch.stack(losses).mean()",
-            "the model should see batches of [12, 12, 12] rows, in order, but it saw [8, 8, 8, 8, 4]",
+            _EPOCH.replace("losses.append(loss.detach())", "losses.append(float(loss))").replace(
+                "torch.stack(losses).mean()", "torch.tensor(losses, device=device).mean()"
+            ),
+            "read values on the host (float(), 3 time(s))",
         ),
-        # forgets zero_grad: gradients pile up from batch to batch
-        (
-            "def train_epoch(model, optimizer, X, y, batch_size):\n"
-            "    device = next(model.parameters()).device\n"
-            "    X, y = X.to(device), y.to(device)\n"
-            "    losses = []\n"
-            "    for start in range(0, X.shape[0], batch_size):\n"
-            "        xb, yb = X[start : start + batch_size], y[start : start + batch_size]\n"
-            "        loss = nn.functional.mse_loss(model(xb), yb)\n"
-            "        loss.backward()\n"
-            "        optimizer.step()\n"
-            "        losses.append(loss.detach())\n"
-            "    return torch.stack(losses).mean()",
-            "clear the gradients (optimizer.zero_grad()) every batch",
+        (  # prints each loss: a read too
+            _EPOCH.replace("        losses.append(", "        print(loss)\n        losses.append("),
+            "read values on the host (.__repr__(), 3 time(s))",
         ),
-        # leaves the data on the CPU: fine here, the device error on a GPU
-        (
-            "def train_epoch(model, optimizer, X, y, batch_size):\n"
-            "    losses = []\n"
-            "    for start in range(0, X.shape[0], batch_size):\n"
-            "        xb, yb = X[start : start + batch_size], y[start : start + batch_size]\n"
-            "        loss = nn.functional.mse_loss(model(xb), yb)\n"
-            "        optimizer.zero_grad()\n"
-            "        loss.backward()\n"
-            "        optimizer.step()\n"
-            "        losses.append(loss.detach())\n"
-            "    return torch.stack(losses).mean()",
-            "your function raised the device error: move the data",
+        (  # returns a float
+            _EPOCH.replace("torch.stack(losses).mean()", "torch.stack(losses).mean().tolist()"),
+            "read values on the host (.tolist(), 1 time(s))",
         ),
-        # reads every loss back to the host
-        (
-            "def train_epoch(model, optimizer, X, y, batch_size):\n"
-            "    device = next(model.parameters()).device\n"
-            "    X, y = X.to(device), y.to(device)\n"
-            "    total = 0.0\n"
-            "    for start in range(0, X.shape[0], batch_size):\n"
-            "        xb, yb = X[start : start + batch_size], y[start : start + batch_size]\n"
-            "        loss = nn.functional.mse_loss(model(xb), yb)\n"
-            "        optimizer.zero_grad()\n"
-            "        loss.backward()\n"
-            "        optimizer.step()\n"
-            "        total += loss.item()\n"
-            "    return total / (X.shape[0] // batch_size)",
-            "train_epoch read values back to the host (.item(), 3 time(s))",
+        (  # a batch size of its own
+            _EPOCH.replace("split(batch_size)", "split(8)"),
+            "train_epoch(model on cpu, SGD, X and y of 36 rows, 12) ran the model 5 times; expected 3 batches",
+        ),
+        (  # drops the short last batch
+            _EPOCH.replace(_LOOP, "    for s in range(0, len(X) - batch_size + 1, batch_size):\n")
+            .replace("        loss = nn.functional.mse_loss(model(xb), yb)\n", "")
+            .replace(
+                "        loss.backward()\n",
+                "        xb, yb = X[s : s + batch_size].to(device), y[s : s + batch_size].to(device)\n"
+                "        loss = nn.functional.mse_loss(model(xb), yb)\n        loss.backward()\n",
+            ),
+            "train_epoch(model on cpu, SGD, X and y of 30 rows, 12) ran the model 2 times; expected 3",
+        ),
+        (  # shuffles, as section 4's loop does: the question asks for the rows in order
+            _EPOCH.replace(
+                _LOOP,
+                "    order = torch.randperm(len(X))\n    X, y = X[order], y[order]\n" + _LOOP,
+            ),
+            "fed the model, as batch 1, a torch.float32 tensor of shape (12, 4) on cpu of other values; expected X's",
+        ),
+        (  # forgets zero_grad: the gradients pile up from batch to batch
+            _EPOCH.replace("        optimizer.zero_grad()\n", ""),
+            "the weights differ from one SGD step per batch of mean squared error",
+        ),
+        (  # another loss
+            _EPOCH.replace("nn.functional.mse_loss", "nn.functional.l1_loss"),
+            "the weights differ from one SGD step per batch of mean squared error",
+        ),
+        (  # leaves the data on the CPU: fine there, the device error elsewhere
+            _EPOCH.replace("X.to(device).split", "X.split").replace("y.to(device).split", "y.split"),
+            "Tensor on device meta is not on the expected device cpu",
+        ),
+        (  # section 4's mean over rows: with a short last batch it is not the mean of the batches' losses
+            _EPOCH.replace("losses.append(loss.detach())", "losses.append(loss.detach() * len(xb))").replace(
+                "torch.stack(losses).mean()", "torch.stack(losses).sum() / len(X)"
+            ),
+            "train_epoch(model on cpu, SGD, X and y of 30 rows, 12) returned 0.324661; expected 0.318094, the mean of "
+            "the batches' losses: that is the mean over rows",
+        ),
+        (  # the last batch's loss, not the mean
+            _EPOCH.replace("torch.stack(losses).mean()", "losses[-1]"),
+            "expected 0.",
+        ),
+        (  # the mean as a float on the host
+            _EPOCH.replace("torch.stack(losses).mean()", "sum(losses).item() / len(losses)"),
+            "read values on the host (.item(), 1 time(s))",
+        ),
+        (  # normalises X in place
+            _EPOCH.replace("    losses = []\n", "    X -= X.mean(0)\n    losses = []\n"),
+            "changed its arguments",
         ),
     ),
     3: (
         (
             "def load_on(path, device):\n    return torch.load(path)",
-            "left tensors elsewhere: tell torch.load where to put them (map_location)",
+            "load_on(path, torch.device('meta'))['0.weight'] is a torch.float16 tensor of shape (2, 3) on cpu",
         ),
         (
             "def load_on(path, device):\n    return torch.load(path).to(device)",
@@ -106,151 +127,128 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             "def load_on(path, device):\n    return nn.Linear(3, 1).to(device).state_dict()",
-            "the tensors should hold the saved values",
+            "expected the state dict, a dict with keys",
+        ),
+        (  # every tensor made float32 on the way
+            "def load_on(path, device):\n"
+            "    return {k: v.to(device, torch.float32) for k, v in torch.load(path, weights_only=True).items()}",
+            "['0.weight'] is a torch.float32 tensor of shape (2, 3) on cpu; expected the saved tensor there, a "
+            "torch.float16 tensor",
+        ),
+        (  # the CPU hard-coded
+            "def load_on(path, device):\n    return torch.load(path, map_location='cpu', weights_only=True)",
+            "on cpu; expected the saved tensor there, a torch.float16 tensor of shape (2, 3) on meta",
+        ),
+        (  # a model instead of its state dict
+            "def load_on(path, device):\n"
+            "    model = nn.Sequential(nn.Linear(3, 2), nn.BatchNorm1d(2))\n"
+            "    model.load_state_dict(torch.load(path, map_location=device, weights_only=True))\n"
+            "    return model",
+            "returned Sequential(",
         ),
     ),
     4: (
-        # no autocast: the scaler alone does not make anything 16-bit
-        (
-            "def amp_step(model, optimizer, scaler, x, y):\n"
-            "    loss = nn.functional.mse_loss(model(x), y)\n"
-            "    scaler.scale(loss).backward()\n"
-            "    scaler.step(optimizer)\n"
-            "    scaler.update()\n"
-            "    optimizer.zero_grad()\n"
-            "    return loss",
-            "the forward pass ran without autocast",
+        (  # no autocast: the scaler alone does not make anything 16-bit
+            _AMP.replace(
+                "    with torch.autocast(device_type=device.type, dtype=low_precision(device)):\n", ""
+            ).replace("        loss =", "    loss ="),
+            "amp_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y) ran the model without autocast; expected "
+            "autocast in torch.bfloat16 on cpu",
         ),
-        # steps with the scaled gradients: every update is `scale` times too large
-        (
-            "def amp_step(model, optimizer, scaler, x, y):\n"
-            "    with torch.autocast(device_type='cpu', dtype=torch.bfloat16):\n"
-            "        loss = nn.functional.mse_loss(model(x), y)\n"
-            "    scaler.scale(loss).backward()\n"
-            "    optimizer.step()\n"
-            "    optimizer.zero_grad()\n"
-            "    return loss",
-            "call backward on scaler.scale(loss) and step with scaler.step(optimizer)",
+        (  # steps with the scaled gradients: every update is `scale` times too large
+            _AMP.replace("scaler.step(optimizer)", "optimizer.step()").replace("    scaler.update()\n", ""),
+            "the weights differ from one SGD step: they moved 2**16 times too far",
         ),
-        # forgets update(): the scale never adapts
-        (
-            "def amp_step(model, optimizer, scaler, x, y):\n"
-            "    with torch.autocast(device_type='cpu', dtype=torch.bfloat16):\n"
-            "        loss = nn.functional.mse_loss(model(x), y)\n"
-            "    scaler.scale(loss).backward()\n"
-            "    scaler.step(optimizer)\n"
-            "    optimizer.zero_grad()\n"
-            "    return loss",
-            "the scale did not change after a good step: call scaler.update()",
+        (  # forgets update(): the scale never adapts
+            _AMP.replace("    scaler.update()\n", ""),
+            "left the scale at 65536; scaler.update() sets it after each step",
         ),
-        # float16 on the CPU
-        (
-            "def amp_step(model, optimizer, scaler, x, y):\n"
-            "    with torch.autocast(device_type='cpu', dtype=torch.float16):\n"
-            "        loss = nn.functional.mse_loss(model(x), y)\n"
-            "    scaler.scale(loss).backward()\n"
-            "    scaler.step(optimizer)\n"
-            "    scaler.update()\n"
-            "    optimizer.zero_grad()\n"
-            "    return loss",
-            "on the CPU autocast should use torch.bfloat16, not torch.float16",
+        (  # float16 on the CPU
+            _AMP.replace("dtype=low_precision(device)", "dtype=torch.float16"),
+            "ran the model under autocast in torch.float16; expected autocast in torch.bfloat16 on cpu",
+        ),
+        (  # the device type hard-coded: autocast for CUDA does nothing on the CPU
+            _AMP.replace("device_type=device.type", "device_type='cuda'"),
+            "ran the model without autocast",
+        ),
+        (  # unscales, then steps the optimizer itself: a step whose gradients overflowed is not skipped
+            _AMP.replace("    scaler.step(optimizer)\n", "    scaler.unscale_(optimizer)\n    optimizer.step()\n"),
+            "x, y=inf) the weights differ from their start: these gradients overflow, so scaler.step skips the step",
+        ),
+        (  # returns the scaled loss
+            _AMP.replace("scaler.scale(loss).backward()", "scaled = scaler.scale(loss)\n    scaled.backward()").replace(
+                "return loss.detach()", "return scaled.detach()"
+            ),
+            "returned 32768; expected the loss, 0.5: that is the scaled value",
+        ),
+        (  # forgets zero_grad
+            _AMP.replace("    optimizer.zero_grad()\n", ""),
+            "left gradients in .grad after the step",
+        ),
+        (  # clears the gradients before the step, as many loops do: they are left alive after it
+            _AMP.replace("    optimizer.zero_grad()\n", "").replace(
+                "    device = next", "    optimizer.zero_grad()\n    device = next"
+            ),
+            "left gradients in .grad after the step",
+        ),
+        (  # moves the data in place of a copy
+            _AMP.replace("    device =", "    x.mul_(1.0).add_(1.0)\n    device ="),
+            "changed its arguments",
         ),
     ),
     5: (
-        # the bug as given: clips the scaled gradients, then unscales them
-        (
-            "def clipped_step(model, optimizer, scaler, x, y, max_norm):\n"
-            "    device = next(model.parameters()).device\n"
-            "    x, y = x.to(device), y.to(device)\n"
-            "    with torch.autocast(device_type=device.type, dtype=low_precision(device)):\n"
-            "        loss = nn.functional.mse_loss(model(x), y)\n"
-            "    scaler.scale(loss).backward()\n"
-            "    norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm)\n"
-            "    scaler.unscale_(optimizer)\n"
-            "    scaler.step(optimizer)\n"
-            "    scaler.update()\n"
-            "    optimizer.zero_grad()\n"
-            "    return norm",
-            "still multiplied by the scaler's scale (65,536)",
+        (  # the bug as given: clips the scaled gradients, then unscales them
+            _CLIP.replace(_UNSCALE + _CLIP_LINE, _CLIP_LINE + _UNSCALE),
+            "they moved 2**16 times too little: clip_grad_norm_ saw scaled gradients",
         ),
-        # unscales before clipping and keeps the old unscale_ too: the scaler refuses the second
-        (
-            "def clipped_step(model, optimizer, scaler, x, y, max_norm):\n"
-            "    device = next(model.parameters()).device\n"
-            "    x, y = x.to(device), y.to(device)\n"
-            "    with torch.autocast(device_type=device.type, dtype=low_precision(device)):\n"
-            "        loss = nn.functional.mse_loss(model(x), y)\n"
-            "    scaler.scale(loss).backward()\n"
-            "    scaler.unscale_(optimizer)\n"
-            "    norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm)\n"
-            "    scaler.unscale_(optimizer)\n"
-            "    scaler.step(optimizer)\n"
-            "    scaler.update()\n"
-            "    optimizer.zero_grad()\n"
-            "    return norm",
-            "scaler.unscale_(optimizer) ran twice in one step",
+        (  # unscales before clipping and keeps the old unscale_ too: the scaler refuses the second
+            _CLIP.replace(_CLIP_LINE, _CLIP_LINE + _UNSCALE),
+            "unscale_() has already been called on this optimizer since the last update()",
         ),
-        # lets scaler.step unscale, and clips after it: the step used the unclipped gradients
-        (
-            "def clipped_step(model, optimizer, scaler, x, y, max_norm):\n"
-            "    device = next(model.parameters()).device\n"
-            "    x, y = x.to(device), y.to(device)\n"
-            "    with torch.autocast(device_type=device.type, dtype=low_precision(device)):\n"
-            "        loss = nn.functional.mse_loss(model(x), y)\n"
-            "    scaler.scale(loss).backward()\n"
-            "    scaler.step(optimizer)\n"
-            "    norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm)\n"
-            "    scaler.update()\n"
-            "    optimizer.zero_grad()\n"
-            "    return norm",
-            "as if the gradients had not been clipped",
+        (  # lets scaler.step unscale, and clips after it: the step used the unclipped gradients
+            _CLIP.replace(
+                _UNSCALE + _CLIP_LINE + "    scaler.step(optimizer)\n", "    scaler.step(optimizer)\n" + _CLIP_LINE
+            ),
+            "they are an unclipped step's: clip after scaler.unscale_, before scaler.step",
         ),
-        # unscales and clips, then steps the optimizer itself: update() has no step to learn from
-        (
-            "def clipped_step(model, optimizer, scaler, x, y, max_norm):\n"
-            "    device = next(model.parameters()).device\n"
-            "    x, y = x.to(device), y.to(device)\n"
-            "    with torch.autocast(device_type=device.type, dtype=low_precision(device)):\n"
-            "        loss = nn.functional.mse_loss(model(x), y)\n"
-            "    scaler.scale(loss).backward()\n"
-            "    scaler.unscale_(optimizer)\n"
-            "    norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm)\n"
-            "    optimizer.step()\n"
-            "    scaler.update()\n"
-            "    optimizer.zero_grad()\n"
-            "    return norm",
-            "the optimizer stepped without the scaler",
+        (  # unscales and clips, then steps the optimizer itself: a step whose gradients overflowed is not skipped
+            _CLIP.replace("scaler.step(optimizer)", "optimizer.step()"),
+            "x, y=inf, 0.5) the weights differ from their start: these gradients overflow, so scaler.step skips",
         ),
-        # unscales after the step, then clips: too late, and the scaler refuses it
-        (
-            "def clipped_step(model, optimizer, scaler, x, y, max_norm):\n"
-            "    device = next(model.parameters()).device\n"
-            "    x, y = x.to(device), y.to(device)\n"
-            "    with torch.autocast(device_type=device.type, dtype=low_precision(device)):\n"
-            "        loss = nn.functional.mse_loss(model(x), y)\n"
-            "    scaler.scale(loss).backward()\n"
-            "    scaler.step(optimizer)\n"
-            "    scaler.unscale_(optimizer)\n"
-            "    norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm)\n"
-            "    scaler.update()\n"
-            "    optimizer.zero_grad()\n"
-            "    return norm",
-            "came after scaler.step(optimizer)",
+        (  # unscales after the step, then clips: too late, and the scaler refuses it
+            _CLIP.replace(
+                _UNSCALE + _CLIP_LINE + "    scaler.step(optimizer)\n",
+                "    scaler.step(optimizer)\n" + _UNSCALE + _CLIP_LINE,
+            ),
+            "unscale_() is being called after step()",
         ),
-        # the right order, but the scale is never updated
-        (
-            "def clipped_step(model, optimizer, scaler, x, y, max_norm):\n"
-            "    device = next(model.parameters()).device\n"
-            "    x, y = x.to(device), y.to(device)\n"
-            "    with torch.autocast(device_type=device.type, dtype=low_precision(device)):\n"
-            "        loss = nn.functional.mse_loss(model(x), y)\n"
-            "    scaler.scale(loss).backward()\n"
-            "    scaler.unscale_(optimizer)\n"
-            "    norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm)\n"
-            "    scaler.step(optimizer)\n"
-            "    optimizer.zero_grad()\n"
-            "    return norm",
-            "the scale did not change after a good step",
+        (  # the right order, but the scale is never updated
+            _CLIP.replace("    scaler.update()\n", ""),
+            "left the scale at 65536",
+        ),
+        (  # no clipping at all
+            _CLIP.replace(_CLIP_LINE, "    norm = torch.tensor(0.5**0.5)\n"),
+            "they are an unclipped step's",
+        ),
+        (  # neither scaler.step nor optimizer.step
+            _CLIP.replace("    scaler.step(optimizer)\n    scaler.update()\n", ""),
+            "the weights differ from one SGD step",
+        ),
+        (  # optimizer.step() on the scaled gradients, no unscale_: update() has no inf check to read
+            _CLIP.replace(_UNSCALE, "").replace("scaler.step(optimizer)", "optimizer.step()"),
+            "No inf checks were recorded prior to update",
+        ),
+        (  # returns the loss instead of the norm
+            _CLIP.replace("return norm", "return loss"),
+            "returned 0.5; expected the norm, 0.707107",
+        ),
+        (  # returns the norm of the scaled gradients
+            _CLIP.replace(_UNSCALE + _CLIP_LINE, _CLIP_LINE.replace("max_norm)", "max_norm * 2**16)") + _UNSCALE),
+            "returned 46340.9; expected the norm, 0.707107: that is the scaled value",
+        ),
+        (  # clips to a norm of its own
+            _CLIP.replace(_CLIP_LINE, _CLIP_LINE.replace("max_norm)", "1.0)")),
+            "they are an unclipped step's",
         ),
     ),
 }
@@ -262,6 +260,8 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "def predict(model, x):\n"
         "    with torch.no_grad():\n"
         "        return model(x.to(next(model.parameters()).device))",
+        "def predict(model, x):\n    return model(x.to(device=next(model.buffers(), next(model.parameters())).device))",
+        "def predict(model, x):\n    return model(x.to(next(iter(model.state_dict().values())).device))",
     ),
     2: (
         "def train_epoch(model, optimizer, X, y, batch_size):\n"
@@ -276,10 +276,58 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "        total += loss.detach()\n"
         "        count += 1\n"
         "    return total / count",
+        # slices, the losses kept in a preallocated tensor, nn.MSELoss
+        "def train_epoch(model, optimizer, X, y, batch_size):\n"
+        "    device = next(model.parameters()).device\n"
+        "    X, y = X.to(device), y.to(device)\n"
+        "    starts = range(0, len(X), batch_size)\n"
+        "    losses = torch.empty(len(starts), device=device)\n"
+        "    loss_fn = nn.MSELoss()\n"
+        "    for i, s in enumerate(starts):\n"
+        "        loss = loss_fn(model(X[s : s + batch_size]), y[s : s + batch_size])\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "        losses[i] = loss.detach()\n"
+        "    return losses.mean()",
+        # a DataLoader, not shuffled, moving each batch; a tensor of shape (1,)
+        "from torch.utils.data import DataLoader, TensorDataset\n\n"
+        "def train_epoch(model, optimizer, X, y, batch_size):\n"
+        "    device = next(model.parameters()).device\n"
+        "    losses = []\n"
+        "    for xb, yb in DataLoader(TensorDataset(X, y), batch_size=batch_size):\n"
+        "        loss = nn.functional.mse_loss(model(xb.to(device)), yb.to(device))\n"
+        "        optimizer.zero_grad()\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "        losses.append(loss.detach())\n"
+        "    return torch.stack(losses).mean().reshape(1)",
+        # the sum of 0-d tensors is a tensor on their device
+        _EPOCH.replace("torch.stack(losses).mean()", "sum(losses) / len(losses)"),
     ),
     3: (
         "def load_on(path, device):\n"
         "    state = torch.load(path, weights_only=True)\n"
         "    return {key: value.to(device) for key, value in state.items()}",
+        "def load_on(path, device):\n    return torch.load(str(path), map_location=str(device))",
+    ),
+    4: (
+        # the loss outside autocast (mse_loss runs in float32 there anyway), returned as a float
+        _AMP.replace(
+            "        loss = nn.functional.mse_loss(model(x.to(device)), y.to(device))\n",
+            "        out = model(x.to(device))\n",
+        )
+        .replace(
+            "    scaler.scale(loss)",
+            "    loss = nn.functional.mse_loss(out.float(), y.to(device))\n    scaler.scale(loss)",
+        )
+        .replace("return loss.detach()", "return loss.item()"),
+        # autocast's dtype given positionally
+        _AMP.replace("device_type=device.type, dtype=low_precision(device)", "device.type, low_precision(device)"),
+    ),
+    5: (
+        _CLIP.replace("return norm", "return norm.item()"),  # a float for the log
+        _CLIP.replace("max_norm)", "max_norm, foreach=True)"),
+        _CLIP.replace("model.parameters(), max_norm", "optimizer.param_groups[0]['params'], max_norm"),
     ),
 }

@@ -10,69 +10,137 @@ def _peak(copies: str, size: str = "p.numel() * p.element_size()", activations: 
     )
 
 
+_RIGHT_COPIES = "4 if p.requires_grad else 1"
+
 #: Typical wrong answers to each question, by number, each with words its verdict must contain (the
 #: message a learner who wrote it is told).
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
         (
             "def tensor_bytes(shape, dtype):\n    return math.prod(shape)",
-            "returned 9633792, the number of elements; multiply by the bytes per element (4)",
+            "tensor_bytes((64, 3, 224, 224), torch.float32) returned 9_633_792; expected 38_535_168: that is the "
+            "number of elements; multiply by dtype.itemsize",
         ),
         (
             "def tensor_bytes(shape, dtype):\n    return math.prod(shape) * 4",
-            "returned 38535168; a dense tensor needs 19267584 bytes",
+            "tensor_bytes((64, 3, 224, 224), torch.float16) returned 38_535_168; expected 19_267_584",
         ),
         (
             "def tensor_bytes(shape, dtype):\n    return sum(shape) * dtype.itemsize",
-            "returned 2060; a dense tensor needs 38535168 bytes",
+            "tensor_bytes((64, 3, 224, 224), torch.float32) returned 2060; expected 38_535_168",
         ),
         (
             "def tensor_bytes(shape, dtype):\n    return math.prod(shape) * torch.finfo(dtype).bits",
-            "which counts bits, not bytes",
+            "returned 308_281_344; expected 38_535_168: that counts bits, not bytes",
         ),
         ("tensor_bytes = 38535168", "should be a function taking (shape, dtype), but it is an int"),
+        (  # floating-point types only: an int8 or bool tensor has no finfo
+            "def tensor_bytes(shape, dtype):\n    return math.prod(shape) * torch.finfo(dtype).bits // 8",
+            "raised TypeError",
+        ),
+        (  # a 0-d tensor has no dimensions to multiply: its one element was forgotten
+            "def tensor_bytes(shape, dtype):\n    return (math.prod(shape) if shape else 0) * dtype.itemsize",
+            "tensor_bytes((), torch.bfloat16) returned 0; expected 2",
+        ),
+        (  # allocates the tensor on the CPU to ask its size, which the question rules out
+            "def tensor_bytes(shape, dtype):\n    return torch.empty(shape, dtype=dtype).nbytes",
+            "tensor_bytes allocated a torch.float32 tensor of shape (64, 3, 224, 224) on cpu",
+        ),
+        (  # the bytes of a float32 element, whatever the dtype
+            "def tensor_bytes(shape, dtype):\n    return math.prod(shape) * torch.tensor(0.0).element_size()",
+            "tensor_bytes((64, 3, 224, 224), torch.float16) returned 38_535_168; expected 19_267_584",
+        ),
+        (  # complex64 holds two float32 numbers: 8 bytes, not 4
+            "def tensor_bytes(shape, dtype):\n"
+            "    size = torch.finfo(dtype).bits // 8 if dtype.is_floating_point else dtype.itemsize\n"
+            "    return math.prod(shape) * (4 if dtype.is_complex else size)",
+            "tensor_bytes((3, 5), torch.complex64) returned 60; expected 120",
+        ),
     ),
     2: (
-        (
+        (  # frozen parameters given a gradient and moments too
             _peak("4"),
-            "for frozen parameters too; a parameter with requires_grad=False gets neither",
-        ),  # frozen parameters given a gradient and moments too
-        (
-            _peak("3 if p.requires_grad else 1"),
-            "was the gradient forgotten, or the two moments counted once?",
-        ),  # Adam's two moments counted once
-        (  # the gradients forgotten
-            (
-                "def predict_peak_bytes(model, batch_size, activation_bytes_per_sample):\n"
-                "    params = sum(p.nbytes for p in model.parameters())\n"
-                "    moments = 2 * sum(p.nbytes for p in model.parameters() if p.requires_grad)\n"
-                "    return params + moments + batch_size * activation_bytes_per_sample",
-                "was the gradient forgotten, or the two moments counted once?",
-            )
+            "predict_peak_bytes(an MLP, first layer frozen, 8, 128) returned 39_584; expected 14_624: a frozen "
+            "parameter has no gradient or moments: count it once",
         ),
-        (
+        (  # Adam's two moments counted once
+            _peak("3 if p.requires_grad else 1"),
+            "a trainable parameter has a gradient and two Adam moments",
+        ),
+        (  # the gradients forgotten
+            "def predict_peak_bytes(model, batch_size, activation_bytes_per_sample):\n"
+            "    params = sum(p.nbytes for p in model.parameters())\n"
+            "    moments = 2 * sum(p.nbytes for p in model.parameters() if p.requires_grad)\n"
+            "    return params + moments + batch_size * activation_bytes_per_sample",
+            "a trainable parameter has a gradient and two Adam moments",
+        ),
+        (  # frozen parameters left out of memory altogether
             _peak("4 if p.requires_grad else 0"),
             "the frozen parameters are missing",
-        ),  # frozen parameters left out of memory altogether
-        (
-            _peak("4 if p.requires_grad else 1", activations="1"),
-            "the activations are counted for one sample",
-        ),  # the activations of one sample
-        (
-            _peak("4 if p.requires_grad else 1", size="p.numel() * torch.finfo(p.dtype).bits"),
-            "you count bits, not bytes",
-        ),  # bits
-        (
-            _peak("4 if p.requires_grad else 1", size="p.numel() * 4"),
-            "(a float16 Linear, 4, 16) returned 2,240: you assume 4 bytes per element",
-        ),  # 4 bytes per element, float16 too
-        (  # MiB
-            (
-                "def predict_peak_bytes(model, batch_size, activation_bytes_per_sample):\n"
-                "    held = sum(p.nbytes * (4 if p.requires_grad else 1) for p in model.parameters())\n"
-                "    return (held + batch_size * activation_bytes_per_sample) / 2**20",
-                "that looks like MiB; return bytes",
-            )
         ),
+        (  # the activations of one sample
+            _peak(_RIGHT_COPIES, activations="1"),
+            "that counts the activations of one sample; multiply by batch_size",
+        ),
+        (  # bits
+            _peak(_RIGHT_COPIES, size="p.numel() * torch.finfo(p.dtype).bits"),
+            "predict_peak_bytes(an MLP, first layer frozen, 8, 128) returned 109_824; expected 14_624",
+        ),
+        (  # 4 bytes per element, float16 too
+            _peak(_RIGHT_COPIES, size="p.numel() * 4"),
+            "(a float16 and a float32 Linear, 4, 16) returned 2816; expected 1728: not every number has 4 bytes",
+        ),
+        (  # MiB
+            "def predict_peak_bytes(model, batch_size, activation_bytes_per_sample):\n"
+            "    held = sum(p.nbytes * (4 if p.requires_grad else 1) for p in model.parameters())\n"
+            "    return (held + batch_size * activation_bytes_per_sample) / 2**20",
+            "predict_peak_bytes(an MLP, first layer frozen, 8, 128) returned 0.0139465; expected 14_624",
+        ),
+        (  # elements, not bytes
+            _peak(_RIGHT_COPIES, size="p.numel()"),
+            "that counts numbers; multiply by element_size()",
+        ),
+        (  # the buffers counted as parameters (and, from a state dict, every tensor as frozen)
+            "def predict_peak_bytes(model, batch_size, activation_bytes_per_sample):\n"
+            "    tensors = model.state_dict(keep_vars=True).values()\n"
+            "    held = sum(t.nbytes * (4 if t.requires_grad else 1) for t in tensors)\n"
+            "    return held + batch_size * activation_bytes_per_sample",
+            "predict_peak_bytes(a Linear and a BatchNorm (buffers too), 1, 32) returned 776; expected 736",
+        ),
+        (  # Adam's moments kept in float32 for float16 parameters: the question says they have the parameter's dtype
+            _peak(
+                _RIGHT_COPIES, size="(p.numel() * p.element_size() + (3 * p.numel() * 4 if p.requires_grad else 0))"
+            ).replace("* (4 if p.requires_grad else 1)", ""),
+            "predict_peak_bytes(a float16 and a float32 Linear, 4, 16) returned 2544; expected 1728",
+        ),
+        (  # the first parameter's dtype taken for all
+            "def predict_peak_bytes(model, batch_size, activation_bytes_per_sample):\n"
+            "    size = next(model.parameters()).element_size()\n"
+            "    held = sum(p.numel() * size * (4 if p.requires_grad else 1) for p in model.parameters())\n"
+            "    return held + batch_size * activation_bytes_per_sample",
+            "predict_peak_bytes(a float16 and a float32 Linear, 4, 16) returned 1440; expected 1728",
+        ),
+    ),
+}
+
+#: Right answers other than the solution, as a learner could write them: each must be accepted.
+RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
+    1: (
+        "def tensor_bytes(shape, dtype):\n    return torch.empty(shape, dtype=dtype, device='meta').nbytes",
+        "import numpy as np\n\ndef tensor_bytes(shape, dtype):\n    return np.prod(shape, dtype=int) * dtype.itemsize",
+        "def tensor_bytes(shape, dtype):\n    return math.prod(shape) * torch.tensor([], dtype=dtype).element_size()",
+    ),
+    2: (
+        _peak(_RIGHT_COPIES, size="p.nbytes"),
+        _peak("1 + 3 * p.requires_grad"),  # True counts as 1
+        "def predict_peak_bytes(model, batch_size, activation_bytes_per_sample):\n"
+        "    held = torch.tensor(0)\n"
+        "    for p in model.parameters():\n"
+        "        held += p.numel() * p.element_size() * (4 if p.requires_grad else 1)\n"
+        "    return held + batch_size * activation_bytes_per_sample",  # a 0-d tensor
+        "def predict_peak_bytes(model, batch_size, activation_bytes_per_sample):\n"
+        "    everything = sum(p.nbytes for p in model.parameters())\n"
+        "    trained = sum(p.nbytes for p in model.parameters() if p.requires_grad)\n"
+        "    return float(everything + 3 * trained + batch_size * activation_bytes_per_sample)",
     ),
 }
