@@ -23,7 +23,7 @@ ipywidgets are imported inside the functions that need them, so `import helpers`
 The course tooling is `coursetools/` in the repository; it imports `helpers`, never the reverse.
 """
 
-from .checking import load_exercises
+from .checking import as_number, load_exercises
 from .devices import have_gpus, synchronize, try_all_gpus, try_gpu
 from .processes import scratch_folder
 
@@ -33,7 +33,16 @@ __version__ = "2.2.0"
 
 HELPERS_DATASET = "pytorch-gpu-course-helpers"
 
-__all__ = ["have_gpus", "load_exercises", "scratch_folder", "start", "synchronize", "try_all_gpus", "try_gpu"]
+__all__ = [
+    "as_number",
+    "have_gpus",
+    "load_exercises",
+    "scratch_folder",
+    "start",
+    "synchronize",
+    "try_all_gpus",
+    "try_gpu",
+]
 
 
 def version_notice(written_for: str, found: str = __version__, where: str = "") -> str:

@@ -189,6 +189,17 @@ def expect_number(value: Any, what: str = "a number") -> float:
     return number
 
 
+def as_number(value: Any) -> float | None:
+    """The number `check()` would accept in `value` (a numpy scalar, a one-element tensor, …) as a float; else None.
+
+    For the cells after a question that use the learner's answer, so that they take what `check()` took.
+    """
+    try:
+        return float(expect_number(value))
+    except Wrong:
+        return None
+
+
 def expect_pair(value: Any, call: str, first: str, second: str) -> tuple[float, float]:
     """The two numbers `call` returned, as (`first`, `second`); `Wrong` names what is off (kind, count, type)."""
     pair = expect_type(value, tuple, f"{call} to return ({first}, {second})")
