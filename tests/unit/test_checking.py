@@ -368,3 +368,16 @@ def test_expect_pair_names_what_is_off() -> None:
         expect_pair((2, 0.5, 1), "f(1)", "batch", "lr")
     with pytest.raises(Wrong, match=r"f\(1\)\[1\], the lr, to be a number"):
         expect_pair((2, "fast"), "f(1)", "batch", "lr")
+
+
+def test_a_cell_after_a_question_takes_the_number_check_took() -> None:
+    """`helpers.as_number`: what `check()` accepts as a number becomes a float; the starter's `...` is None."""
+    import numpy as np
+    import torch
+
+    from helpers import as_number
+
+    assert as_number(np.int64(3)) == 3.0 and as_number(torch.tensor(2.5)) == 2.5 and as_number(torch.ones(1)) == 1.0
+    assert as_number(7) == 7.0 and type(as_number(7)) is float
+    for not_a_number in (..., None, True, "3", torch.ones(2), [1.0]):
+        assert as_number(not_a_number) is None, not_a_number
