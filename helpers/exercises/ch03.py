@@ -13,6 +13,7 @@ from typing import Any
 import torch
 
 from ..checking import Question, Wrong, expect_type
+from . import cases
 from .calls import Call
 from .cases import Slip, show, table
 from .ch02 import described, run, same
@@ -85,7 +86,8 @@ def _check_losses_to_floats(fn: Any) -> None:
         sent = _values(count, 0, dtype)
         log, _, got, call = run(fn, "losses_to_floats", "(losses)", ((sent, device),))
         got, want = expect_type(got, list, f"{call} to return a list of Python floats"), [v.item() for v in sent]
-        if len(got) != count or not all(isinstance(v, float) for v in got) or (not log.reads and got != want):
+        floats = len(got) == count and all(isinstance(v, float) for v in got)
+        if not floats or not (log.reads or cases.same(got, want)):
             said = show(got) if not log.reads else f"{len(got)} values"
             raise Wrong(f"{call} returned {said}; expected the Python floats {show(want)}")
         if len(log.reads) > 1:
@@ -117,12 +119,12 @@ _check_predict_seconds = table(
 _NAMES = ("fill_rows", "in_one_copy", "losses_to_floats", "predict_seconds")
 _CHECKS = (_check_fill_rows, _check_in_one_copy, _check_losses_to_floats, _check_predict_seconds)
 _TASKS = (
-    "Write `fill_rows(buffer, tensors)`: copy each 1-D tensor of the list `tensors` (which may live on a GPU) "
-    "into its row of `buffer`, an existing 2-D host tensor, allocating no new buffer, and return `buffer`.",
-    "Write `in_one_copy(pieces, device)`: move a list of equally long 1-D tensors to `device` in one copy and "
-    "return the list of moved pieces.",
-    "Write `losses_to_floats(losses)`: turn a list of 0-dimensional loss tensors into a list of Python floats, "
-    "reading the values from the device only once.",
+    "Write `fill_rows(buffer, tensors)`: copy each 1-D tensor of the non-empty list `tensors` (which may live on a "
+    "GPU) into its row of `buffer`, an existing 2-D host tensor, allocating no new buffer, and return `buffer`.",
+    "Write `in_one_copy(pieces, device)`: move a non-empty list of equally long 1-D tensors to `device` in one "
+    "copy and return the list of moved pieces.",
+    "Write `losses_to_floats(losses)`: turn a non-empty list of 0-dimensional loss tensors into a list of Python "
+    "floats, reading the values from the device only once.",
     "Write `predict_seconds(nbytes, pieces, gb_per_s, per_copy_s)`: the seconds it takes to move `nbytes` as "
     "`pieces` equal copies over a link of `gb_per_s` GB/s (10^9 bytes a second) that also costs `per_copy_s` "
     "seconds per copy.",

@@ -72,7 +72,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (  # the sum computed on the host and moved back: right values in the right place, not computed there
             "def add_on_first(a, b):\n    return (a.cpu() + b.cpu()).to(a.device)",
             "add_on_first(a torch.float32 tensor of shape (2, 3) on meta, a torch.float32 tensor of shape (2, 3) on "
-            "cpu holding [[10, 10, 10], [10, 10, 10]]) read values back from the device (.cpu()): compute there",
+            "cpu holding [[10, 10, 10], [10, 10, 10]]) copied a to the host: compute where it lives",
         ),
         (  # float16 sums computed in float32
             "def add_on_first(a, b):\n    return a.float() + b.to(a.device).float()",
@@ -155,7 +155,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def scale_rows(x):\n"
             "    weights = torch.linspace(0.5, 1.5, x.shape[0])\n"
             "    return (x.cpu() * weights[:, None]).to(x.device)",
-            "scale_rows(a torch.float32 tensor of shape (4, 3) on meta) read values back from the device (.cpu())",
+            "scale_rows(a torch.float32 tensor of shape (4, 3) on meta) copied x to the host: compute where it lives",
         ),
         (  # scaled in place: the caller's x changes
             "def scale_rows(x):\n    return x.mul_(torch.linspace(0.5, 1.5, x.shape[0], device=x.device)[:, None])",
