@@ -1,264 +1,148 @@
-"""Chapter 02 exercises: creating tensors on a given device, and adding tensors that live apart.
-
-The checkers call the learner's functions with the `meta` device, which exists on every machine
-(tensors there have a shape and a dtype but no values), so they test device handling for real
-without a GPU. While the learner's function runs, a `CallLog` records the torch calls it makes,
-so a checker can tell "created on the CPU, then moved" from "created on the device", and can
-name the operation that mixed two devices.
-"""
+"""Chapter 02 exercises: tensors made on a device and added across devices, tried on every device (meta for a GPU)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
+from torch.utils._pytree import tree_leaves, tree_map
 
-from ..checking import Question, Wrong, expect_function
-from .calls import MOVES, Call, CallLog
+from ..checking import Checker, Question, Wrong, expect_function
+from .calls import Call, CallLog
+from .cases import show
 
-META = torch.device("meta")
-#: The tensor methods that may take tensors on two devices (`b.to(a)`, `out.copy_(b)`).
-_CROSS_DEVICE = MOVES | {"copy_"}
-
-
-def _mixed(log: CallLog) -> list[Call]:
-    """The calls that met tensors on two devices, other than those meant to (a move, a copy)."""
-    return [c for c in log.calls if len(c.devices) > 1 and c.name not in _CROSS_DEVICE]
+DEVICES = ("cpu", "meta", *(("cuda",) if torch.cuda.is_available() else ()))
+PRINTS = ("__repr__", "__str__", "__format__")  # printing a GPU tensor reads it
 
 
-def _moves_off(log: CallLog, device: torch.device) -> list[Call]:
-    """The moves (`.to`, `.cpu`, `.cuda`) of a tensor on `device` to another device, tried or done."""
-    return [
-        c
-        for c in log.named(MOVES)
-        if c.on == device and (c.raised or (isinstance(c.result, torch.Tensor) and c.result.device != device))
-    ]
+class Watch(CallLog):
+    """A `CallLog` in which meta tensors play GPU ones: a read of their values (`.item()`, `.cpu()`, printing) is
+    kept in `reads`, once per tensor, and reads zeros; a copy of a host tensor to another device, in `copies_in`."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads: list[Call] = []
+        self.copies_in: list[Call] = []
 
-def _watched(fn: Callable[..., Any], *args: Any) -> tuple[Any, CallLog]:
-    """Call the learner's `fn(*args)` under a fresh `CallLog`; a device mix that raised becomes a `Wrong`."""
-    log = CallLog()
-    try:
-        with log:
-            result = fn(*args)
-    except RuntimeError:
-        mixed = _mixed(log)
-        if mixed:
-            call = mixed[0]
-            devices = " and ".join(sorted(map(str, call.devices)))
-            raise Wrong(
-                f"your code called {call.label} on tensors that live on {devices}, which torch refuses: bring one "
-                "of them to the other's device first"
-            ) from None
-        raise
-    return result, log
-
-
-def _expect_tensor(value: Any, call: str) -> torch.Tensor:
-    if value is None:
-        raise Wrong(f"{call} returned None: replace the `...` with your code and `return` the tensor")
-    if not isinstance(value, torch.Tensor):
-        raise Wrong(f"{call} returned a {type(value).__name__}, not a tensor")
-    return value
-
-
-def _expect_made_on_the_device(log: CallLog, call: str) -> None:
-    made_on_cpu = [c for c in log.calls if isinstance(c.result, torch.Tensor) and c.result.device.type == "cpu"]
-    if made_on_cpu:
-        raise Wrong(
-            f"{call} first made a tensor on the CPU (with {made_on_cpu[0].label}) and moved it afterwards: "
-            "pass device=... to the factory function so the tensor is created on the device directly"
-        )
-
-
-# -- Question 1 ------------------------------------------------------------------------------------
-
-
-def _check_ones_on(fn: Any) -> None:
-    expect_function(fn, "ones_on", "(device)")
-    for device in (META, torch.device("cpu")):
-        call = f"ones_on(torch.device({str(device)!r}))"
-        got, watch = _watched(fn, device)
-        t = _expect_tensor(got, call)
-        if t.device.type != device.type:
-            raise Wrong(
-                f"{call} made a tensor on {t.device}: pass device=... to the factory so the tensor is created "
-                "where it is asked for"
-            )
-        if device.type != "cpu":
-            _expect_made_on_the_device(watch, call)
-        if tuple(t.shape) != (2, 3):
-            raise Wrong(f"the tensor has shape {tuple(t.shape)}, not (2, 3)")
-        if t.dtype != torch.float32:
-            raise Wrong(f"the tensor's dtype is {t.dtype}, not torch.float32 (integer data make an int64 tensor)")
-        if device.type == "cpu" and not bool((t == 1).all()):
-            raise Wrong("the tensor should hold ones")
-
-
-# -- Question 2 ------------------------------------------------------------------------------------
-
-
-def _blame_moves_and_mixes(log: CallLog, a: torch.Tensor, call: str) -> None:
-    """Say what the learner's add_on_first did wrong when it moved `a`, moved the result, or mixed devices."""
-    off_a_device = _moves_off(log, a.device)
-    if any(c.args[0] is a for c in off_a_device):
-        raise Wrong(f"{call} moved a off its device: move b to a.device instead; a stays where it is")
-    if off_a_device:
-        raise Wrong(f"{call} moved a tensor off a's device (meta): the sum should stay where a lives")
-    mixed = _mixed(log)
-    if any(c.name == "__set__" for c in mixed):  # `b.data = ...` swaps the caller's tensor's storage
-        raise Wrong(
-            f"{call} assigned to the .data of a tensor it was given, which changes the caller's tensor: "
-            "leave the inputs as they are and move a copy, b.to(a.device)"
-        )
-    if mixed:
-        devices = " and ".join(sorted(map(str, mixed[0].devices)))
-        raise Wrong(
-            f"{call}: your code called {mixed[0].label} on tensors that live on {devices}, which torch "
-            "refuses: move b to a.device first (a stays where it is)"
-        )
-
-
-def _check_add_on_first(fn: Any) -> None:
-    expect_function(fn, "add_on_first", "(a, b)")
-    a, b = torch.arange(6.0).reshape(2, 3), torch.full((2, 3), 10.0)
-    want, a_before = a + b, a.clone()
-    got, _ = _watched(fn, a, b)
-    got = _expect_tensor(got, "add_on_first(a, b)")
-    if not torch.equal(a, a_before) or not torch.equal(b, torch.full((2, 3), 10.0)):
-        raise Wrong("add_on_first changed a or b (an in-place +=, add_ or copy_): leave the inputs as they are")
-    if got.shape != want.shape or not torch.equal(got, want):
-        raise Wrong("with a and b on the same device the result should simply be a + b")
-    a_meta, b_before = torch.ones(2, 3, device=META), b.clone()
-    call = "add_on_first(a, b) with a on meta and b on cpu"
-    log = CallLog()
-    try:
-        with log:
-            got = fn(a_meta, b)
-    except Exception:
-        _blame_moves_and_mixes(log, a_meta, call)
-        raise
-    _blame_moves_and_mixes(log, a_meta, call)
-    got = _expect_tensor(got, call)
-    if got.device == b.device:
-        raise Wrong(f"{call} computed the sum on b's device (cpu): move b to a.device, not a to b's device")
-    if got.device != META:
-        raise Wrong(f"{call} gave a result on {got.device}; it should live on a's device (meta)")
-    if tuple(got.shape) != (2, 3):
-        raise Wrong(f"the sum has shape {tuple(got.shape)}, not (2, 3)")
-    if b.device.type != "cpu" or not torch.equal(b, b_before):
-        raise Wrong("leave the inputs as they are: move a copy of b, do not change b")
-
-
-# -- Question 3 ------------------------------------------------------------------------------------
-
-
-def _check_zeros_for(fn: Any) -> None:
-    expect_function(fn, "zeros_for", "(t, n)")
-    cases = (
-        torch.arange(3, device=META),  # int64 on meta
-        torch.ones(2, 2, dtype=torch.float64, device=META),
-        torch.ones(4, dtype=torch.float16),  # float16 on the CPU: the values can be checked
-    )
-    for t, n in zip(cases, (5, 2, 3), strict=True):
-        call = f"zeros_for(t, {n}) with t a {t.dtype} tensor on {t.device}"
-        before = (t.shape, t.dtype, t.device, t.clone() if t.device.type == "cpu" else None)
-        got, watch = _watched(fn, t, n)
-        got = _expect_tensor(got, call)
-        after = (t.shape, t.dtype, t.device)
-        if after != before[:3] or (before[3] is not None and not torch.equal(t, before[3])):
-            raise Wrong(f"{call} changed t: read its dtype and device, and leave t as it is")
-        if got.device != t.device:
-            raise Wrong(f"{call} returned a tensor on {got.device}: create it on t.device")
-        if t.device.type != "cpu":
-            _expect_made_on_the_device(watch, call)
-        if got.dtype != t.dtype:
-            raise Wrong(
-                f"{call} returned {got.dtype}, not t's dtype: without dtype=... a factory function uses the "
-                f"default dtype ({torch.get_default_dtype()}), so pass dtype=t.dtype"
-            )
-        if tuple(got.shape) != (n,):
-            raise Wrong(f"{call} returned shape {tuple(got.shape)}, not ({n},)")
-        if got.device.type == "cpu" and bool((got != 0).any()):
-            raise Wrong(f"{call} should hold zeros")
-
-
-# -- Question 4: debug this ---------------------------------------------------------------------------
-
-
-def _check_scale_rows(fn: Any) -> None:
-    expect_function(fn, "scale_rows", "(x)")
-    for x in (torch.ones(4, 3, device=META), torch.arange(6.0).reshape(3, 2)):
-        call = f"scale_rows(x) with x of shape {tuple(x.shape)} on {x.device}"
-        before = x.clone()
-        log = CallLog()
+    def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+        self.calls.append(call := Call(func, args, kwargs or {}))
+        given = [t for t in tree_leaves((args, kwargs)) if isinstance(t, torch.Tensor)]
+        meta = [t for t in given if t.device.type == "meta"]
         try:
-            with log:
-                got = fn(x)
-        except (RuntimeError, NotImplementedError):  # a meta tensor moved to the CPU: NotImplementedError
-            if any(c.args[0] is x for c in _moves_off(log, x.device)):
-                raise Wrong(f"{call} moved x off its device: leave x where it lives, bring the weights to it") from None
-            made_on_cpu = [
-                c
-                for c in log.calls
-                if c.name not in MOVES and isinstance(c.result, torch.Tensor) and c.result.device.type == "cpu"
-            ]
-            if x.device.type != "cpu" and _mixed(log) and made_on_cpu:
-                raise Wrong(
-                    f"{call}: a tensor made on the CPU (by {made_on_cpu[0].label}) met x, which lives on "
-                    f"{x.device}; make it where x lives (device=x.device)"
-                ) from None
-            raise
-        got = _expect_tensor(got, call)
-        if x.device != before.device or (x.device.type == "cpu" and not torch.equal(x, before)):
-            raise Wrong(f"{call} changed x: leave the input as it is")
-        if got.device != x.device:
-            raise Wrong(f"{call} returned a tensor on {got.device}: the result should stay where x lives")
-        if tuple(got.shape) != tuple(x.shape):
-            raise Wrong(f"{call} returned shape {tuple(got.shape)}, not x's {tuple(x.shape)}")
-        if x.device.type == "cpu":
-            weights = torch.linspace(0.5, 1.5, x.shape[0])
-            if not torch.allclose(got, x * weights[:, None]):
-                raise Wrong(f"{call} changed what the function computes: row i is still multiplied by weights[i]")
+            if meta and call.name in PRINTS:
+                raise NotImplementedError("meta tensor")
+            call.result = func(*args, **call.kwargs)
+        except (RuntimeError, NotImplementedError) as exc:
+            if "meta tensor" not in str(exc):  # else it needed values, which a GPU would send
+                raise
+            self.reads += [call] * len(meta)
+            zeros = {id(m): torch.zeros_like(m, device="cpu") for m in meta}
+            host = tree_map(lambda t: zeros.get(id(t), t), (args, call.kwargs))
+            call.result = func(*host[0], **host[1])
+            return call.result
+        devices = {t.device for t in tree_leaves((given, call.result)) if isinstance(t, torch.Tensor)}
+        made = call.name.endswith(("_like", "new_zeros", "new_ones", "new_empty", "new_full"))  # shape, not values
+        if len(devices) > 1 and not made and any(t.dim() and t.device.type == "cpu" for t in given):
+            self.copies_in.append(call)
+        return call.result
 
 
-QUESTIONS = [
-    Question(
-        number=1,
-        task="Write `ones_on(device)` returning a 2 × 3 float32 tensor of ones created directly on `device`.",
-        variable="ones_on",
-        checker=_check_ones_on,
-        hint_text="Every factory function (torch.ones, torch.zeros, torch.rand, torch.tensor) takes device=...",
-        chapter="02",
-    ),
-    Question(
-        number=2,
-        task="Write `add_on_first(a, b)` returning a + b computed on the device of `a`, wherever `b` lives.",
-        variable="add_on_first",
-        checker=_check_add_on_first,
-        hint_text="Tensors must share a device before they meet: bring b to a.device with .to(...).",
-        chapter="02",
-    ),
-    Question(
-        number=3,
-        task=(
-            "Write `zeros_for(t, n)` returning a 1-D tensor of `n` zeros with `t`'s dtype, created directly on "
-            "`t`'s device."
-        ),
-        variable="zeros_for",
-        checker=_check_zeros_for,
-        hint_text="A tensor knows its own t.dtype and t.device: pass both to torch.zeros.",
-        chapter="02",
-    ),
-    Question(
-        number=4,
-        task="Debug this: `scale_rows(x)` works on the CPU but fails when x lives on another device. Fix it so "
-        "that it works wherever x lives, computes the same, and leaves x where it is.",
-        variable="scale_rows",
-        checker=_check_scale_rows,
-        hint_text="Read the line that makes the weights: where does a factory function create a tensor when you "
-        "do not say? x.device names the place it should be.",
-        chapter="02",
-    ),
-]
+def run(fn: Any, name: str, takes: str, case: Sequence[Any]) -> tuple[Watch, list, Any, str]:
+    """The `Watch`, arguments, result and text of a call of the learner's `name` on `case`, each `(values, device)`
+    in it passed as a copy on that device; an argument that changed is a `Wrong`."""
+    expect_function(fn, name, takes)
+    log, args = Watch(), [_on(*a) if isinstance(a, tuple) else a for a in case]
+    call = f"{name}({', '.join(map(described, args))})"
+    with log:
+        got = fn(*args)
+    for label, arg, spec in zip(takes[1:-1].split(", "), args, case, strict=True):
+        if isinstance(spec, tuple) and not same(arg, *spec):
+            raise Wrong(f"{call} changed its argument {label}, now {described(arg)}: leave the inputs as they are")
+    return log, args, got, call
+
+
+def _on(values: Any, device: str | torch.device) -> Any:
+    return [_on(v, device) for v in values] if isinstance(values, list) else values.to(device, copy=True)
+
+
+def same(t: Any, values: Any, device: str | torch.device, readable: bool = True) -> bool:
+    """Whether `t` is (a list of) tensors like `values` on `device`: dtype, shape and, if `readable`, values."""
+    if isinstance(values, list):
+        pairs = zip(t, values, strict=True) if isinstance(t, list) and len(t) == len(values) else None
+        return pairs is not None and all(same(*p, device, readable) for p in pairs)
+    kind = (torch.device(device).type, values.dtype, values.shape)
+    if not isinstance(t, torch.Tensor) or (t.device.type, t.dtype, t.shape) != kind:
+        return False
+    wide = torch.complex128
+    return not readable or kind[0] == "meta" or torch.allclose(t.cpu().to(wide), values.to(wide), rtol=1e-5)
+
+
+def described(t: Any, readable: bool = True, device: str | torch.device | None = None) -> str:
+    """`t` for a message: a tensor's kind and, if `readable` and not on the meta device, its values."""
+    if isinstance(t, list) and t and isinstance(t[0], torch.Tensor):
+        return f"a list of {len(t)} tensors, the first {described(t[0], readable, device)}"
+    if not isinstance(t, torch.Tensor):
+        return show(t)
+    device = torch.device(device or t.device)
+    values = f" holding {show(t.tolist())}" if readable and device.type != "meta" else ""
+    return f"a {t.dtype} tensor of shape {tuple(t.shape)} on {device}{values}"
+
+
+def _on_devices(name: str, takes: str, cases: Sequence[tuple], want: Callable[..., Any], made_there: bool) -> Checker:
+    """A checker that `run`s every case and expects `want(*values)` on the device of (or named by) the first
+    argument; with `made_there`, made on it, not copied there from the CPU."""
+
+    def check(fn: Any) -> None:
+        for case in cases:
+            log, args, got, call = run(fn, name, takes, case)
+            if made_there and log.copies_in:
+                raise Wrong(f"{call} copied a tensor from the CPU ({log.copies_in[0].written}): pass device=...")
+            right = want(*(a[0] if isinstance(a, tuple) else a for a in case))
+            where, readable = (case[0][1] if isinstance(case[0], tuple) else case[0]), not log.reads
+            if not same(got, right, where, readable):
+                raise Wrong(f"{call} returned {described(got, readable)}; expected {described(right, readable, where)}")
+            if any(c.args and c.args[0] is args[0] and c.name not in PRINTS for c in log.reads):
+                raise Wrong(f"{call} copied {takes[1:-1].split(', ')[0]} to the host: compute where it lives")
+
+    return check
+
+
+#: Every device, named by a string and by a torch.device.
+_ONES = [(d,) for d in (*DEVICES, *map(torch.device, DEVICES))]
+#: a and b of one dtype (b broadcast in the last) on every pair of devices.
+_SUMS = (
+    (torch.arange(6.0).reshape(2, 3), torch.full((2, 3), 10.0)),
+    (torch.tensor([3, -1, 4, 1]), torch.tensor([5, 9, -2, 6])),
+    (torch.tensor([[0.5, 1.5, -2.0], [4.0, 0.25, 8.0]]).half(), torch.tensor([1.0, -1.0, 0.5]).half()),
+)
+_ADDS = [((a, x), (b, y)) for a, b in _SUMS for x in DEVICES for y in DEVICES]
+#: Dtypes other than the default, a 0-d t, no zeros at all; every device.
+_TS = (torch.arange(3), torch.tensor([True, False]), torch.ones(2, 2).half(), torch.tensor(1j))
+_ZEROS = [((t, d), n) for t, n in zip(_TS, (5, 0, 3, 1), strict=True) for d in DEVICES]
+#: Many rows, few, one; float and integer x (whose product with the float32 weights is float32); every device.
+_ROWS = (torch.arange(12.0).reshape(4, 3), torch.tensor([[0.1, 2.5], [-1.2, 3.0]]).double(), torch.tensor([[3, 1, -4]]))
+_XS = [((x, d),) for x in _ROWS for d in DEVICES]
+
+_CHECKS = (
+    _on_devices("ones_on", "(device)", _ONES, lambda d: torch.ones(2, 3), True),
+    _on_devices("add_on_first", "(a, b)", _ADDS, lambda a, b: a + b, False),
+    _on_devices("zeros_for", "(t, n)", _ZEROS, lambda t, n: torch.zeros(n, dtype=t.dtype), True),
+    _on_devices("scale_rows", "(x)", _XS, lambda x: x * torch.linspace(0.5, 1.5, len(x))[:, None], False),
+)
+_TASKS = (
+    "Write `ones_on(device)` returning a 2 × 3 float32 tensor of ones created directly on `device`.",
+    "Write `add_on_first(a, b)` returning a + b computed on the device of `a`, wherever `b` lives.",
+    "Write `zeros_for(t, n)` returning a 1-D tensor of `n` zeros with `t`'s dtype, created directly on `t`'s device.",
+    "Debug this: `scale_rows(x)` works on the CPU but fails when x lives on another device. Fix it so that it works "
+    "wherever x lives, computes the same, and leaves x where it is.",
+)
+_HINTS = (
+    "Every factory function (torch.ones, torch.zeros, torch.rand, torch.tensor) takes device=...",
+    "Tensors must share a device before they meet: bring b to a.device with .to(...).",
+    "A tensor knows its own t.dtype and t.device: pass both to torch.zeros.",
+    "Read the line that makes the weights: where does a factory function create a tensor when you do not say? "
+    "x.device names the place it should be.",
+)
+_NAMES = ("ones_on", "add_on_first", "zeros_for", "scale_rows")
+QUESTIONS = [Question(n + 1, *q, chapter="02") for n, q in enumerate(zip(_TASKS, _NAMES, _CHECKS, _HINTS, strict=True))]

@@ -1,243 +1,141 @@
-"""Chapter 03 exercises: copy_ into an existing buffer, one copy instead of many, one read instead of many."""
+"""Chapter 03 exercises: copy_ into an existing buffer, one copy instead of many, one read instead of many.
+
+Each is tried with its tensors on the host, where values are compared, and on the meta device, which plays a
+GPU (chapter 02's `Watch`): there the copies to it and the reads from it are counted.
+"""
 
 from __future__ import annotations
 
-import math
+from collections import Counter
+from itertools import product
 from typing import Any
 
 import torch
 
-from ..checking import Question, Wrong, expect_function, expect_number, expect_type
-from ..standins import names_the_cpu
-from .calls import CallLog
+from ..checking import Question, Wrong, expect_type
+from . import cases
+from .calls import Call
+from .cases import Slip, show, table
+from .ch02 import described, run, same
+
+F16, F32, F64, I64 = torch.float16, torch.float32, torch.float64, torch.int64
+#: How the calls whose names say less are written.
+_SPELLED = {"__repr__": "print()", "__str__": "print()", "__format__": "an f-string", "__setitem__": "x[i] = ..."}
 
 
-def _values(count: int, width: int, seed: int) -> list[torch.Tensor]:
-    """`count` 1-D tensors of `width` random values, the same for a given seed."""
-    generator = torch.Generator().manual_seed(seed)
-    return list(torch.randn(count, width, generator=generator).unbind(0))
+def _spelled(calls: list[Call]) -> str:
+    """The calls as a learner writes them, counted: `4 × .item()`, `.cpu()`."""
+    spelled = (_SPELLED.get(c.name) or (f"{c.label}()" if c.label.startswith("torch.") else c.written) for c in calls)
+    return ", ".join(f"{n} × {s}" if n > 1 else s for s, n in Counter(spelled).items())
 
 
-def _expect_list_unchanged(given: list, original: list, what: str) -> None:
-    if len(given) != len(original) or any(g is not o for g, o in zip(given, original, strict=False)):
-        raise Wrong(f"your function changed the list `{what}` it was given: read it, leave it as it is")
+def _values(count: int, width: int, dtype: torch.dtype) -> list[torch.Tensor]:
+    """`count` tensors of `width` random values (0-d for no width), the same for a given count."""
+    values = torch.randn(count, width or 1, generator=torch.Generator().manual_seed(count)).mul(8).to(dtype)
+    return list((values if width else values[:, 0]).unbind(0))
+
+
+#: (rows, width, the tensors' dtype, the buffer's dtype): one row and several, a buffer of another dtype.
+_FILLS = ((4, 3, F32, F32), (3, 5, I64, I64), (2, 4, F16, F32), (1, 2, F32, F32))
 
 
 def _check_fill_rows(fn: Any) -> None:
-    expect_function(fn, "fill_rows", "(buffer, tensors)")
-    for rows, width in ((4, 3), (3, 5)):  # two sizes: an answer written for one example fails the other
-        tensors = _values(rows, width, seed=rows)
-        given, sent = list(tensors), torch.stack([t.clone() for t in tensors])
-        buffer = torch.zeros(rows, width)
-        memory = buffer.untyped_storage().data_ptr()
-        got = fn(buffer, given)
-        _expect_list_unchanged(given, tensors, "tensors")
-        if not all(torch.equal(t, row) for t, row in zip(tensors, sent, strict=True)):
-            raise Wrong("the tensors you were given changed: x.copy_(y) copies y into x, so write row.copy_(t)")
-        if got is not buffer:
-            if isinstance(got, torch.Tensor) and not torch.equal(buffer, sent):
-                raise Wrong(
-                    "you returned a new tensor and left `buffer` empty: write into `buffer` itself and return it"
-                )
-            raise Wrong("return `buffer` itself, the tensor you filled (copy_ returns the tensor it wrote into)")
-        if buffer.untyped_storage().data_ptr() != memory or tuple(buffer.shape) != (rows, width):
-            raise Wrong(
-                "`buffer` now uses new memory (buffer.data = ... or buffer.set_(...) swap it for another tensor's): "
-                "copy the values into the memory it has, row.copy_(t), and allocate no new buffer"
-            )
-        if not buffer.any():
-            raise Wrong(
-                f"with {rows} tensors of {width} values, `buffer` came back as zeros as it went in: `row = ...` "
-                "only gives the name `row` a new tensor; write into the row itself, row.copy_(t)"
-            )
-        if not torch.equal(buffer, sent):
-            raise Wrong(f"with {rows} tensors of {width} values, row i of `buffer` should hold tensors[i] afterwards")
+    for (rows, width, dtype, kind), device in product(_FILLS, ("cpu", "meta")):
+        buffer, sent = torch.full((rows, width), 7, dtype=kind), _values(rows, width, dtype)
+        memory = buffer.data_ptr()
+        log, _, got, call = run(fn, "fill_rows", "(buffer, tensors)", (buffer, (sent, device)))
+        if got is not buffer or buffer.data_ptr() != memory:
+            what = "gave buffer new memory" if got is buffer else f"returned {described(got)}, not buffer"
+            raise Wrong(f"{call} {what}: copy each tensor into its row of buffer (row.copy_(t)), and return buffer")
+        if not same(buffer, want := torch.stack(sent).to(kind), "cpu", not log.reads):
+            raise Wrong(f"{call} left buffer as {described(buffer)}; expected {described(want)}")
 
 
-#: Calls that bring a tensor's values to the host: on a GPU tensor each is one device → host copy.
-_TO_HOST = frozenset({"item", "tolist", "__float__", "__int__", "__index__", "__bool__", "__repr__", "__format__"})
-
-
-def _counting_device_tensors() -> type[torch.Tensor]:
-    """A fresh tensor class that plays a GPU tensor and counts the trips its values make to the host.
-
-    Each call in `_TO_HOST` (printing included), and each `.cpu()` or `.to("cpu")`, counts as one trip; what arrives
-    on the host is a plain tensor, so reading the arrived values again (`float(v)` of a row of
-    `.cpu()`'s result) is free, as it is on a real GPU. `.numpy()` refuses, as it does on a GPU.
-    """
-
-    class OnDevice(torch.Tensor):
-        trips = 0
-
-        @classmethod
-        def __torch_function__(cls, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
-            kwargs = kwargs or {}
-            name = getattr(func, "__name__", "")
-            if name in {"numpy", "__array__"}:
-                raise Wrong(
-                    "on a GPU, .numpy() refuses a GPU tensor (TypeError): bring the values over with .cpu() first"
-                )
-            to_host = name in _TO_HOST or name == "cpu" or (name == "to" and names_the_cpu(args[1:], kwargs))
-            if not to_host:
-                return super().__torch_function__(func, types, args, kwargs)
-            cls.trips += 1
-            with torch._C.DisableTorchFunctionSubclass():
-                result = func(*args, **kwargs)
-                if isinstance(result, torch.Tensor):
-                    result = torch.Tensor.as_subclass(result, torch.Tensor)  # a plain tensor: now on the host
-            return result
-
-    return OnDevice
-
-
-#: Factories that build a tensor from host data (a Python list, a NumPy array) on the device they are given.
-_FROM_HOST_DATA = frozenset({"tensor", "as_tensor", "asarray", "from_numpy"})
-
-
-def _trips(log: CallLog) -> int:
-    """The calls that brought host values onto the `meta` device (`.to`, `copy_`, `torch.tensor(list, device=)`)."""
-    return sum(
-        1
-        for c in log.calls
-        if isinstance(c.result, torch.Tensor)
-        and c.result.device.type == "meta"
-        and (any(d.type == "cpu" for d in c.devices) or c.name in _FROM_HOST_DATA)
-    )
+#: (pieces, width, dtype), moved host → host (the values compared), host → device and device → host.
+_MOVES = [*product(((3, 4, F32), (5, 2, I64), (1, 3, F16)), (("cpu", "cpu"), ("cpu", "meta"), ("meta", "cpu")))]
 
 
 def _check_in_one_copy(fn: Any) -> None:
-    expect_function(fn, "in_one_copy", "(pieces, device)")
-    for count, width, device in ((3, 4, "meta"), (5, 2, "cpu")):  # two sizes: nothing can be written for one
-        pieces = _values(count, width, seed=count)
-        given, log = list(pieces), CallLog()
-        with log:
-            got = fn(given, torch.device(device))
-        trips = _trips(log)
-        _expect_list_unchanged(given, pieces, "pieces")
-        if not isinstance(got, list | tuple):
-            raise Wrong(f"return a list of tensors, one per piece, not a {type(got).__name__}")
-        if len(got) != count or any(not isinstance(g, torch.Tensor) for g in got):
-            raise Wrong(f"given {count} pieces, return {count} tensors, one per piece")
-        if any(g.device.type != device for g in got):
-            raise Wrong(f"the pieces should arrive on the device you were given (the test passes {device})")
-        if any(tuple(g.shape) != (width,) for g in got):
-            raise Wrong("each returned piece should have the shape of the piece that went in")
-        if trips > 1:
+    for (count, width, dtype), (home, device) in _MOVES:
+        sent = _values(count, width, dtype)
+        log, _, got, call = run(fn, "in_one_copy", "(pieces, device)", ((sent, home), torch.device(device)))
+        got = expect_type(got, list, f"{call} to return a list of tensors")
+        if not same(got, sent, device, not log.reads):
+            raise Wrong(f"{call} returned {described(got, not log.reads)}; expected {described(sent, True, device)}")
+        made = [  # torch.tensor(data, device=...) copies host data too
+            c
+            for c in log.calls
+            if c.name in ("tensor", "as_tensor")
+            and getattr(c.result, "device", None) == torch.device("meta")
+            and all(c is not k for k in log.copies_in)
+        ]
+        copies = log.copies_in + log.reads + made
+        if len(copies) > 1:
             raise Wrong(
-                f"the pieces made {trips} trips to the device: join them into one tensor on the host "
-                "(torch.cat), move it once, then split it there"
+                f"{call} copied {len(copies)} times between host and device ({_spelled(copies)}): join the pieces "
+                "(torch.cat), copy them once, and split them on the other side"
             )
-        if device == "cpu" and not all(torch.equal(g, p) for g, p in zip(got, pieces, strict=True)):
-            raise Wrong("the pieces that arrive should hold the values that were sent, in order")
+
+
+#: (losses, dtype): one loss and several, in three dtypes.
+_LOSSES = [*product(((4, F32), (6, F16), (1, F64)), ("cpu", "meta"))]
 
 
 def _check_losses_to_floats(fn: Any) -> None:
-    expect_function(fn, "losses_to_floats", "(losses)")
-    for values in ((0.5, 0.125, 0.75, 0.0625), (1.5, 0.25, 3.0, 0.375, 2.25, 0.5)):
-        on_device = _counting_device_tensors()
-        losses = [torch.tensor(v).as_subclass(on_device) for v in values]
-        given = list(losses)
-        got = fn(given)
-        _expect_list_unchanged(given, losses, "losses")
-        if isinstance(got, torch.Tensor):
-            raise Wrong("you returned a tensor (still on the device): .tolist() turns it into a list of Python floats")
-        got = expect_type(got, list, "a list of Python floats")
-        if not all(isinstance(v, float) for v in got):
-            kind = type(got[0]).__name__ if got else "nothing"
-            raise Wrong(f"return a list of Python floats, not a list of {kind}s: {got!r:.60}")
-        if got != list(values):
-            raise Wrong(f"given the losses {list(values)}, return their values in that order, not {got}")
-        if on_device.trips > 1:
+    for (count, dtype), device in _LOSSES:
+        sent = _values(count, 0, dtype)
+        log, _, got, call = run(fn, "losses_to_floats", "(losses)", ((sent, device),))
+        got, want = expect_type(got, list, f"{call} to return a list of Python floats"), [v.item() for v in sent]
+        floats = len(got) == count and all(isinstance(v, float) for v in got)
+        if not floats or not (log.reads or cases.same(got, want)):
+            said = show(got) if not log.reads else f"{len(got)} values"
+            raise Wrong(f"{call} returned {said}; expected the Python floats {show(want)}")
+        if len(log.reads) > 1:
             raise Wrong(
-                f"the values travelled to the host {on_device.trips} times (each .item(), float() or .cpu() "
-                "of a GPU tensor waits for the GPU): stack the losses on the device and bring them over once"
+                f"{call} read values from the device {len(log.reads)} times ({_spelled(log.reads)}), and each read "
+                "waits for the GPU: stack the losses on the device and read them once"
             )
 
 
-# -- Question 4: predict a copy's time from two measured figures --------------------------------------
+def _seconds(n: float, copies: float, gb: float, each: float) -> float:
+    return copies * each + n / (gb * 1e9)
 
-#: (bytes, copies, GB/s, seconds per copy): large and small pieces, fast and slow links.
-_PREDICT_CASES = (
-    (64 * 2**20, 1, 12.0, 10e-6),
-    (64 * 2**20, 16_384, 12.0, 10e-6),
-    (4 * 2**20, 1_024, 3.0, 2e-6),
-    (12_000, 10, 0.5, 5e-6),
+
+#: (bytes, copies, GB/s, seconds per copy): large and small pieces, fast and slow links, bytes that do not divide.
+_check_predict_seconds = table(
+    "predict_seconds",
+    "(nbytes, pieces, gb_per_s, per_copy_s)",
+    [(64 * 2**20, 1, 12.0, 10e-6), (64 * 2**20, 16_384, 12, 1e-5), (4 * 2**20, 1_024, 3.0, 2e-6), (12_345, 7, 0.5, 0)],
+    _seconds,
+    slips=(
+        Slip(lambda n, p, gb, c: n / (gb * 1e9), "the per-copy cost is missing: each copy pays per_copy_s"),
+        Slip(lambda n, p, gb, c: c + n / (gb * 1e9), "per_copy_s is paid once per copy, not once in all"),
+        Slip(lambda n, p, gb, c: p * c + n / (gb * 2**30), "GB/s here means 10^9 bytes a second, not 2^30"),
+        Slip(lambda n, p, gb, c: p * c + n / p / (gb * 1e9), "every byte crosses the link, not only one piece's"),
+        Slip(lambda *case: 1e3 * _seconds(*case), "that looks like milliseconds; return seconds"),
+    ),
 )
 
-
-def _close(a: float, b: float) -> bool:
-    return math.isclose(a, b, rel_tol=1e-6)
-
-
-def _check_predict_seconds(fn: Any) -> None:
-    expect_function(fn, "predict_seconds", "(nbytes, pieces, gb_per_s, per_copy_s)")
-    for nbytes, pieces, gb, per_copy in _PREDICT_CASES:
-        call = f"predict_seconds({nbytes:_}, {pieces}, {gb:g}, {per_copy:g})"
-        got = expect_number(fn(nbytes, pieces, gb, per_copy), f"{call} (a number of seconds)")
-        on_the_link = nbytes / (gb * 1e9)
-        want = pieces * per_copy + on_the_link
-        if _close(got, want):
-            continue
-        copies = "the one copy pays" if pieces == 1 else f"each of the {pieces} copies pays"
-        if _close(got, on_the_link):
-            raise Wrong(f"{call}: the per-copy cost is missing; {copies} {per_copy:g} s")
-        if pieces > 1 and _close(got, per_copy + on_the_link):
-            raise Wrong(f"{call}: per_copy_s is paid once per copy, so {pieces} times, not once")
-        if _close(got, pieces * per_copy + nbytes / (gb * 2**30)):
-            raise Wrong(f"{call}: GB/s here means 10^9 bytes a second, as the chapter's figures do, not 2^30")
-        if _close(got, pieces * per_copy + nbytes / gb):
-            raise Wrong(f"{call}: gb_per_s counts gigabytes; turn it into bytes a second (× 1e9) first")
-        if pieces > 1 and _close(got, pieces * per_copy + on_the_link / pieces):
-            raise Wrong(f"{call}: every byte crosses the link, so the bytes term is for all {nbytes:_}, not one piece")
-        if _close(got, want * 1e3):
-            raise Wrong(f"{call} looks like milliseconds ({got:.4g}); return seconds")
-        raise Wrong(
-            f"{call} returned {got:.4g} s; {pieces} cop{'y' if pieces == 1 else 'ies'} of {per_copy:g} s plus "
-            f"{nbytes:_} bytes at {gb:g} GB/s take {want:.4g} s"
-        )
-
-
-QUESTIONS = [
-    Question(
-        number=1,
-        task="Write `fill_rows(buffer, tensors)`: `buffer` is an existing 2-D host tensor with one row per "
-        "1-D tensor in `tensors` (which may live on a GPU). Copy each tensor into its row of `buffer`, "
-        "allocating no new buffer, and return `buffer`.",
-        variable="fill_rows",
-        checker=_check_fill_rows,
-        hint_text="Iterating over a 2-D tensor gives its rows as views; row.copy_(t) writes t's values into "
-        "that row of the buffer, across devices too.",
-        chapter="03",
-    ),
-    Question(
-        number=2,
-        task="Write `in_one_copy(pieces, device)`: move a list of equally long 1-D tensors to `device` "
-        "in one copy and return the list of moved pieces.",
-        variable="in_one_copy",
-        checker=_check_in_one_copy,
-        hint_text="torch.cat joins the pieces; .to(device) moves the joined tensor once; .split or .chunk "
-        "cuts it again into views.",
-        chapter="03",
-    ),
-    Question(
-        number=3,
-        task="Write `losses_to_floats(losses)`: turn a list of 0-dimensional loss tensors into a list of "
-        "Python floats, reading the values from the device only once.",
-        variable="losses_to_floats",
-        checker=_check_losses_to_floats,
-        hint_text="torch.stack makes one tensor of the list (on the device); one .tolist() (or one .cpu()) "
-        "then brings them all to the host.",
-        chapter="03",
-    ),
-    Question(
-        number=4,
-        task="Write `predict_seconds(nbytes, pieces, gb_per_s, per_copy_s)`: the seconds it takes to move "
-        "`nbytes` as `pieces` equal copies over a link of `gb_per_s` GB/s (10^9 bytes a second) that also "
-        "costs `per_copy_s` seconds per copy.",
-        variable="predict_seconds",
-        checker=_check_predict_seconds,
-        hint_text="Two terms: what the copies cost whatever their size (pieces × per_copy_s), and what the "
-        "bytes cost on the link (nbytes ÷ (gb_per_s × 10^9)).",
-        chapter="03",
-    ),
-]
+_NAMES = ("fill_rows", "in_one_copy", "losses_to_floats", "predict_seconds")
+_CHECKS = (_check_fill_rows, _check_in_one_copy, _check_losses_to_floats, _check_predict_seconds)
+_TASKS = (
+    "Write `fill_rows(buffer, tensors)`: copy each 1-D tensor of the non-empty list `tensors` (which may live on a "
+    "GPU) into its row of `buffer`, an existing 2-D host tensor, allocating no new buffer, and return `buffer`.",
+    "Write `in_one_copy(pieces, device)`: move a non-empty list of equally long 1-D tensors to `device` in one "
+    "copy and return the list of moved pieces.",
+    "Write `losses_to_floats(losses)`: turn a non-empty list of 0-dimensional loss tensors into a list of Python "
+    "floats, reading the values from the device only once.",
+    "Write `predict_seconds(nbytes, pieces, gb_per_s, per_copy_s)`: the seconds it takes to move `nbytes` as "
+    "`pieces` equal copies over a link of `gb_per_s` GB/s (10^9 bytes a second) that also costs `per_copy_s` "
+    "seconds per copy.",
+)
+_HINTS = (
+    "Iterating over a 2-D tensor gives its rows as views; row.copy_(t) writes t's values into that row of the "
+    "buffer, across devices too.",
+    "torch.cat joins the pieces; .to(device) moves the joined tensor once; .split or .chunk cuts it again into views.",
+    "torch.stack makes one tensor of the list (on the device); one .tolist() (or one .cpu()) then brings them all "
+    "to the host.",
+    "Two terms: what the copies cost whatever their size (pieces × per_copy_s), and what the bytes cost on the "
+    "link (nbytes ÷ (gb_per_s × 10^9)).",
+)
+QUESTIONS = [Question(n + 1, *q, chapter="03") for n, q in enumerate(zip(_TASKS, _NAMES, _CHECKS, _HINTS, strict=True))]

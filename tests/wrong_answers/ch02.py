@@ -6,81 +6,124 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
         (
             ("def ones_on(device):\n    return torch.ones(2, 3)"),
-            "made a tensor on cpu: pass device=...",
+            "ones_on('meta') returned a torch.float32 tensor of shape (2, 3) on cpu holding [[1, 1, 1], [1, 1, 1]]; "
+            "expected a torch.float32 tensor of shape (2, 3) on meta",
         ),
         (
             ("def ones_on(device):\n    return torch.ones(2, 3).to(device)"),
-            "first made a tensor on the CPU (with torch.ones) and moved it afterwards",
+            "ones_on('meta') copied a tensor from the CPU (.to()): pass device=...",
         ),
         (
             ("def ones_on(device):\n    return torch.tensor([[1, 1, 1], [1, 1, 1]], device=device)"),
-            "the tensor's dtype is torch.int64, not torch.float32",
+            "returned a torch.int64 tensor of shape (2, 3) on cpu holding [[1, 1, 1], [1, 1, 1]]; expected a "
+            "torch.float32 tensor",
         ),
         (
             ("def ones_on(device):\n    return torch.Tensor(2, 3).fill_(1)"),
-            "made a tensor on cpu: pass device=...",
+            "ones_on('meta') returned a torch.float32 tensor of shape (2, 3) on cpu",
         ),
         (
             "ones_on = torch.ones(2, 3)",
             "should be a function taking (device), but it is a Tensor",
         ),
+        (  # a torch.device, not only its name, is a device to make the tensor on
+            "def ones_on(device):\n    return torch.ones(2, 3, device=device if isinstance(device, str) else 'cpu')",
+            "ones_on(device(type='meta')) returned a torch.float32 tensor of shape (2, 3) on cpu",
+        ),
+        (
+            "def ones_on(device):\n    return torch.ones(2, 3, dtype=torch.float16, device=device)",
+            "ones_on('cpu') returned a torch.float16 tensor",
+        ),
     ),
     2: (
         (
             ("def add_on_first(a, b):\n    a += b.to(a.device)\n    return a"),
-            "changed a or b (an in-place +=, add_ or copy_)",
+            "changed its argument a, now a torch.float32 tensor of shape (2, 3) on cpu holding [[10, 11, 12], "
+            "[13, 14, 15]]: leave the inputs as they are",
         ),
-        (
+        (  # meta cannot take a CPU tensor's storage: the stand-in refuses what a GPU would do (change b)
             ("def add_on_first(a, b):\n    b.data = b.data.to(a.device)\n    return a + b"),
-            "assigned to the .data of a tensor it was given",
+            "raised RuntimeError (line 2 of your code)",
         ),
         (
             ("def add_on_first(a, b):\n    return a + b"),
-            "called add on tensors that live on cpu and meta, which torch refuses",
+            "raised RuntimeError (line 2 of your code): Tensor on device meta is not on the expected device cpu!",
         ),
-        (
+        (  # a on cpu, b on meta: the sum lands where b lives
             ("def add_on_first(a, b):\n    return a.to(b.device) + b"),
-            "moved a off its device: move b to a.device instead",
+            "returned a torch.float32 tensor of shape (2, 3) on meta; expected a torch.float32 tensor of shape (2, 3) "
+            "on cpu holding [[10, 11, 12], [13, 14, 15]]",
         ),
         (
             ("def add_on_first(a, b):\n    return a.cpu() + b.cpu()"),
-            "moved a off its device: move b to a.device instead",
+            "add_on_first(a torch.float32 tensor of shape (2, 3) on meta, a torch.float32 tensor of shape (2, 3) on "
+            "cpu holding [[10, 10, 10], [10, 10, 10]]) returned a torch.float32 tensor of shape (2, 3) on cpu; "
+            "expected a torch.float32 tensor of shape (2, 3) on meta",
         ),
         (
             ("def add_on_first(a, b):\n    return (a + b.to(a.device)).cpu()"),
-            "moved a tensor off a's device (meta): the sum should stay where a lives",
+            "returned a torch.float32 tensor of shape (2, 3) on cpu; expected a torch.float32 tensor of shape (2, 3) "
+            "on meta",
+        ),
+        (  # right for tensors of one shape; b of shape (3,) is broadcast against a of (2, 3)
+            "def add_on_first(a, b):\n    return a + b.to(a.device).reshape(a.shape)",
+            "shape '[2, 3]' is invalid for input of size 3",
+        ),
+        (  # the sum computed on the host and moved back: right values in the right place, not computed there
+            "def add_on_first(a, b):\n    return (a.cpu() + b.cpu()).to(a.device)",
+            "add_on_first(a torch.float32 tensor of shape (2, 3) on meta, a torch.float32 tensor of shape (2, 3) on "
+            "cpu holding [[10, 10, 10], [10, 10, 10]]) copied a to the host: compute where it lives",
+        ),
+        (  # float16 sums computed in float32
+            "def add_on_first(a, b):\n    return a.float() + b.to(a.device).float()",
+            "returned a torch.float32 tensor of shape (4,) on cpu holding [8, 8, 2, 7]; expected a torch.int64 tensor",
         ),
     ),
     3: (
         (
             ("def zeros_for(t, n):\n    t.zero_()\n    return torch.zeros(n, dtype=t.dtype, device=t.device)"),
-            "changed t: read its dtype and device, and leave t as it is",
+            "zeros_for(a torch.int64 tensor of shape (3,) on cpu holding [0, 1, 2], 5) changed its argument t, now a "
+            "torch.int64 tensor of shape (3,) on cpu holding [0, 0, 0]",
         ),
         (
             ("def zeros_for(t, n):\n    return torch.zeros(n, device=t.device)"),
-            "returned torch.float32, not t's dtype",
+            "returned a torch.float32 tensor of shape (5,) on cpu holding [0, 0, 0, 0, 0]; expected a torch.int64 "
+            "tensor of shape (5,) on cpu",
         ),
         (
             ("def zeros_for(t, n):\n    return torch.zeros(n, dtype=t.dtype)"),
-            "returned a tensor on cpu: create it on t.device",
+            "zeros_for(a torch.int64 tensor of shape (3,) on meta, 5) returned a torch.int64 tensor of shape (5,) on "
+            "cpu holding [0, 0, 0, 0, 0]; expected a torch.int64 tensor of shape (5,) on meta",
         ),
         (
             ("def zeros_for(t, n):\n    return torch.zeros(n).to(t)"),
-            "first made a tensor on the CPU (with torch.zeros) and moved it afterwards",
+            "zeros_for(a torch.int64 tensor of shape (3,) on meta, 5) copied a tensor from the CPU (.to())",
         ),
         (
             ("def zeros_for(t, n):\n    return torch.zeros(n, dtype=t.dtype).to(t.device)"),
-            "first made a tensor on the CPU (with torch.zeros) and moved it afterwards",
+            "copied a tensor from the CPU (.to()): pass device=...",
         ),
         (
             ("def zeros_for(t, n):\n    return torch.zeros_like(t, device=t.device)"),
-            "returned shape (3,), not (5,)",
+            "returned a torch.int64 tensor of shape (3,) on cpu holding [0, 0, 0]; expected a torch.int64 tensor of "
+            "shape (5,) on cpu holding [0, 0, 0, 0, 0]",
+        ),
+        (  # a dtype for every kind of t but bool and complex
+            "def zeros_for(t, n):\n"
+            "    kind = torch.int64 if not t.is_floating_point() else t.dtype\n"
+            "    return torch.zeros(n, dtype=kind, device=t.device)",
+            "zeros_for(a torch.bool tensor of shape (2,) on cpu holding [True, False], 0) returned a torch.int64 "
+            "tensor of shape (0,) on cpu holding []; expected a torch.bool tensor",
+        ),
+        (  # n zeros, not max(n, 1)
+            "def zeros_for(t, n):\n    return torch.zeros(max(n, 1), dtype=t.dtype, device=t.device)",
+            "expected a torch.bool tensor of shape (0,)",
         ),
     ),
     4: (
         (
             ("def scale_rows(x):\n    weights = torch.linspace(0.5, 1.5, x.shape[0])\n    return x * weights[:, None]"),
-            "a tensor made on the CPU (by torch.linspace) met x",
+            "raised RuntimeError (line 3 of your code): Tensor on device cpu is not on the expected device meta!",
         ),
         (
             (
@@ -88,7 +131,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "    weights = torch.linspace(0.5, 1.5, x.shape[0])\n"
                 "    return x.cpu() * weights[:, None]"
             ),
-            "moved x off its device: leave x where it lives",
+            "scale_rows(a torch.float32 tensor of shape (4, 3) on meta) returned a torch.float32 tensor of shape "
+            "(4, 3) on cpu; expected a torch.float32 tensor of shape (4, 3) on meta",
         ),
         (
             (
@@ -96,7 +140,26 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "    weights = torch.linspace(0.5, 1.5, x.shape[1], device=x.device)\n"
                 "    return x * weights"
             ),
-            "changed what the function computes: row i is still multiplied by weights[i]",
+            "returned a torch.float32 tensor of shape (4, 3) on cpu holding [[0, 1, 3], [1.5, 4, 7.5], [3, 7, 12], "
+            "[4.5, 10, 16.5]]; expected a torch.float32 tensor of shape (4, 3) on cpu holding [[0, 0.5, 1], [2.5, "
+            "3.33333, 4.16667], [7, 8.16667, 9.33333], [13.5, 15, 16.5]]",
+        ),
+        (  # the weights in x's dtype: for an integer x they are rounded down to [0, 1, ...]
+            "def scale_rows(x):\n"
+            "    weights = torch.linspace(0.5, 1.5, x.shape[0], device=x.device, dtype=x.dtype)\n"
+            "    return x * weights[:, None]",
+            "scale_rows(a torch.int64 tensor of shape (1, 3) on cpu holding [[3, 1, -4]]) returned a torch.int64 "
+            "tensor",
+        ),
+        (  # x brought to the host, scaled there, and sent back
+            "def scale_rows(x):\n"
+            "    weights = torch.linspace(0.5, 1.5, x.shape[0])\n"
+            "    return (x.cpu() * weights[:, None]).to(x.device)",
+            "scale_rows(a torch.float32 tensor of shape (4, 3) on meta) copied x to the host: compute where it lives",
+        ),
+        (  # scaled in place: the caller's x changes
+            "def scale_rows(x):\n    return x.mul_(torch.linspace(0.5, 1.5, x.shape[0], device=x.device)[:, None])",
+            "changed its argument x, now a torch.float32 tensor of shape (4, 3) on cpu holding [[0, 0.5, 1], [2.5,",
         ),
     ),
 }
@@ -108,13 +171,29 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "def ones_on(device):\n    return torch.full((2, 3), 1.0, device=device)",
         "def ones_on(device):\n    return torch.empty(2, 3, device=device).fill_(1)",
         "def ones_on(device):\n    return torch.ones((2, 3), dtype=torch.float32, device=str(device))",
+        "def ones_on(device):\n    with torch.device(device):\n        return torch.ones(2, 3)",
+        "def ones_on(device):\n    return torch.tensor([[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]], device=device)",
+        "def ones_on(device):\n    return torch.ones(6, device=torch.device(device)).view(2, 3)",
     ),
     2: (
         "def add_on_first(a, b):\n    return torch.add(a, b.to(a))",
         "def add_on_first(a, b):\n    b = b.to(a.device, non_blocking=True)\n    return b + a",
+        "def add_on_first(a, b):\n    return a.add(b.to(device=a.device))",
+        "def add_on_first(a, b):\n    return a + (b if b.device == a.device else b.to(a.device))",
     ),
     3: (
         "def zeros_for(t, n):\n    return t.new_zeros(n)",
         "def zeros_for(t, n):\n    return torch.full((n,), 0, dtype=t.dtype, device=t.device)",
+        "def zeros_for(t, n):\n    with torch.device(t.device):\n        return torch.zeros(n, dtype=t.dtype)",
+        "def zeros_for(t, n):\n    return torch.empty(n, dtype=t.dtype, device=t.device).zero_()",
+    ),
+    4: (
+        "def scale_rows(x):\n"
+        "    weights = torch.linspace(0.5, 1.5, len(x), device=x.device)\n"
+        "    return x * weights.unsqueeze(1)",
+        "def scale_rows(x):\n"
+        "    with torch.device(x.device):\n"
+        "        weights = torch.linspace(0.5, 1.5, x.shape[0])\n"
+        "    return weights[:, None] * x",
     ),
 }

@@ -6,11 +6,11 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
         (
             ("def fill_rows(buffer, tensors):\n    buffer.data = torch.stack(tensors).clone()\n    return buffer"),
-            "`buffer` now uses new memory",
+            "gave buffer new memory: copy each tensor into its row of buffer (row.copy_(t)), and return buffer",
         ),
         (
             ("def fill_rows(buffer, tensors):\n    buffer.set_(torch.stack(tensors))\n    return buffer"),
-            "`buffer` now uses new memory",
+            "gave buffer new memory",
         ),
         (
             (
@@ -19,7 +19,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "        buffer[i] = torch.arange(3.0) + 10 * i\n"
                 "    return buffer"
             ),
-            "row i of `buffer` should hold tensors[i] afterwards",
+            "left buffer as a torch.float32 tensor of shape (4, 3) on cpu holding [[0, 1, 2], [10, 11, 12], [20, 21, "
+            "22], [30, 31, 32]]; expected a torch.float32 tensor of shape (4, 3) on cpu holding [[-12.8422,",
         ),
         (
             (
@@ -29,20 +30,22 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "    tensors.clear()\n"
                 "    return buffer"
             ),
-            "changed the list `tensors` it was given",
+            "changed its argument tensors, now []: leave the inputs as they are",
         ),
         (
             ("def fill_rows(buffer, tensors):\n    return torch.stack(tensors)"),
-            "you returned a new tensor and left `buffer` empty",
+            "returned a torch.float32 tensor of shape (4, 3) on cpu holding [[-12.8422, 1.85989, 17.919], [6.77835, "
+            "9.60515, -3.2124], [-11.4082, 7.23145, 6.84572], [5.51105, 7.07989, 14.1651]], not buffer",
         ),
-        (
+        (  # copy_ the wrong way round: the tensors now hold the buffer's rows, and the buffer is as it was
             (
                 "def fill_rows(buffer, tensors):\n"
                 "    for row, t in zip(buffer, tensors):\n"
                 "        t.copy_(row)\n"
                 "    return buffer"
             ),
-            "the tensors you were given changed: x.copy_(y) copies y into x",
+            "changed its argument tensors, now a list of 4 tensors, the first a torch.float32 tensor of shape (3,) on "
+            "cpu holding [7, 7, 7]",
         ),
         (
             (
@@ -51,13 +54,32 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "        row = t.cpu()\n"
                 "    return buffer"
             ),
-            "`row = ...` only gives the name `row` a new tensor",
+            "left buffer as a torch.float32 tensor of shape (4, 3) on cpu holding [[7, 7, 7], [7, 7, 7], [7, 7, 7], "
+            "[7, 7, 7]]; expected",
+        ),
+        (  # attack 2026-11-28: the right copies, then the input zeroed, was told the copy's direction is reversed
+            "def fill_rows(buffer, tensors):\n"
+            "    for row, t in zip(buffer, tensors):\n"
+            "        row.copy_(t)\n"
+            "        t.zero_()\n"
+            "    return buffer",
+            "changed its argument tensors, now a list of 4 tensors, the first a torch.float32 tensor of shape (3,) on "
+            "cpu holding [0, 0, 0]: leave the inputs as they are",
+        ),
+        (  # right on the host; out= must live on the tensors' device, which a GPU refuses as meta does
+            "def fill_rows(buffer, tensors):\n    torch.stack(tensors, out=buffer)\n    return buffer",
+            "raised RuntimeError (line 2 of your code): Attempting to copy from device meta to device cpu",
+        ),
+        (  # a new buffer in the buffer's place, for buffers of the tensors' dtype only
+            "def fill_rows(buffer, tensors):\n    buffer[:] = torch.stack(tensors).to(torch.int64)\n    return buffer",
+            "left buffer as a torch.float32 tensor of shape (4, 3) on cpu holding [[-12, 1, 17]",
         ),
     ),
     2: (
         (
             ("def in_one_copy(pieces, device):\n    return list(torch.cat(pieces).to(device).split(4))"),
-            "given 5 pieces, return 5 tensors, one per piece",
+            "returned a list of 3 tensors, the first a torch.int64 tensor of shape (4,) on cpu holding [-3, -4, -4, "
+            "5]; expected a list of 5 tensors, the first a torch.int64 tensor of shape (2,) on cpu holding [-3, -4]",
         ),
         (
             (
@@ -65,7 +87,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "    joined = torch.cat([p.to(device) for p in pieces])\n"
                 "    return list(joined.split(len(pieces[0])))"
             ),
-            "the pieces made 3 trips to the device",
+            "copied 3 times between host and device (3 × .to()): join the pieces (torch.cat), copy them once",
         ),
         (
             (
@@ -75,33 +97,59 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "        row.copy_(p)\n"
                 "    return list(out)"
             ),
-            "the pieces made 3 trips to the device",
+            "copied 3 times between host and device (3 × .copy_())",
         ),
         (
             ("def in_one_copy(pieces, device):\n    return [torch.tensor(p.tolist(), device=device) for p in pieces]"),
-            "the pieces made 3 trips to the device",
+            "copied 3 times between host and device (3 × torch.tensor())",
         ),
         (
             ("def in_one_copy(pieces, device):\n    return [p.to(device) for p in pieces]"),
-            "the pieces made 3 trips to the device",
+            "in_one_copy(a list of 3 tensors, the first a torch.float32 tensor of shape (4,) on cpu holding [6.42621, "
+            "1.39867, 0.711825, -4.90974], device(type='meta')) copied 3 times between host and device (3 × .to())",
         ),
         (
             ("def in_one_copy(pieces, device):\n    return torch.cat(pieces).to(device)"),
-            "return a list of tensors, one per piece, not a Tensor",
+            "to return a list of tensors, but got a Tensor",
         ),
         (
             ("def in_one_copy(pieces, device):\n    return list(torch.cat(pieces).split(len(pieces[0])))"),
-            "the pieces should arrive on the device you were given",
+            "returned a list of 3 tensors, the first a torch.float32 tensor of shape (4,) on cpu holding [6.42621, "
+            "1.39867, 0.711825, -4.90974]; expected a list of 3 tensors, the first a torch.float32 tensor of shape "
+            "(4,) on meta",
+        ),
+        (  # the joined pieces in float32, whatever their dtype
+            "def in_one_copy(pieces, device):\n"
+            "    moved = torch.cat(pieces).float().to(device)\n"
+            "    return list(moved.split(len(pieces[0])))",
+            "returned a list of 5 tensors, the first a torch.float32 tensor of shape (2,) on cpu holding [-3, -4]; "
+            "expected a list of 5 tensors, the first a torch.int64 tensor",
+        ),
+        (  # from the device to the host, piece by piece: a read of the device for each piece
+            "def in_one_copy(pieces, device):\n"
+            "    if pieces[0].device.type == 'cpu':\n"
+            "        return list(torch.cat(pieces).to(device).split(len(pieces[0])))\n"
+            "    return [p.to(device) for p in pieces]",
+            "in_one_copy(a list of 3 tensors, the first a torch.float32 tensor of shape (4,) on meta, "
+            "device(type='cpu')) copied 3 times between host and device (3 × .to())",
+        ),
+        (  # the pieces' list emptied
+            "def in_one_copy(pieces, device):\n"
+            "    moved = torch.cat(pieces).to(device)\n"
+            "    sizes = [len(pieces.pop()) for _ in range(len(pieces))]\n"
+            "    return list(moved.split(sizes))",
+            "changed its argument pieces, now []",
         ),
     ),
     3: (
         (
             ("def losses_to_floats(losses):\n    return [0.5, 0.25, 0.125, 0.0625]"),
-            "return their values in that order, not [0.5, 0.25, 0.125, 0.0625]",
+            "returned [0.5, 0.25, 0.125, 0.0625]; expected the Python floats [-12.8422, 1.85989, 17.919, 6.77835]",
         ),
         (
             ("def losses_to_floats(losses):\n    return sorted(torch.stack(losses).tolist(), reverse=True)"),
-            "return their values in that order, not [0.75, 0.5, 0.125, 0.0625]",
+            "returned [17.919, 6.77835, 1.85989, -12.8422]; expected the Python floats [-12.8422, 1.85989, 17.919, "
+            "6.77835]",
         ),
         (
             (
@@ -110,36 +158,57 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "    losses.clear()\n"
                 "    return values"
             ),
-            "changed the list `losses` it was given",
+            "changed its argument losses, now []",
         ),
         (
             ("def losses_to_floats(losses):\n    return [loss.item() for loss in losses]"),
-            "the values travelled to the host 4 times",
+            "read values from the device 4 times (4 × .item()), and each read waits for the GPU",
         ),
         (
             ("def losses_to_floats(losses):\n    return [float(loss) for loss in losses]"),
-            "the values travelled to the host 4 times",
+            "read values from the device 4 times (4 × float())",
         ),
         (
             ("def losses_to_floats(losses):\n    return torch.stack(losses)"),
-            "you returned a tensor (still on the device)",
+            "to return a list of Python floats, but got a Tensor",
         ),
         (
             ("def losses_to_floats(losses):\n    return [loss.cpu().tolist() for loss in losses]"),
-            "the values travelled to the host 4 times",
+            "read values from the device 4 times (4 × .cpu())",
+        ),
+        (
+            "def losses_to_floats(losses):\n    return torch.tensor(losses).tolist()",
+            "read values from the device 4 times (4 × torch.tensor())",
+        ),
+        (
+            "def losses_to_floats(losses):\n    print(losses)\n    return torch.stack(losses).tolist()",
+            "read values from the device 5 times (4 × print(), .tolist())",
+        ),
+        (
+            "def losses_to_floats(losses):\n    return [loss.to('cpu').item() for loss in losses]",
+            "read values from the device 4 times (4 × .to())",
+        ),
+        (  # a list of 0-d tensors on the host, not Python floats
+            "def losses_to_floats(losses):\n    return list(torch.stack(losses).cpu())",
+            "returned [a torch.float32 tensor of shape () on cpu,",
+        ),
+        (  # the values rounded to float16, whatever the losses' dtype
+            "def losses_to_floats(losses):\n    return torch.stack(losses).half().tolist()",
+            "returned [-12.8438, 1.86035, 17.9219, 6.77734]; expected the Python floats [-12.8422",
         ),
     ),
     4: (
         (
             ("def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n    return nbytes / (gb_per_s * 1e9)"),
-            "the per-copy cost is missing; the one copy pays",
+            "returned 0.00559241; expected 0.00560241: the per-copy cost is missing",
         ),
         (
             (
                 "def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n"
                 "    return per_copy_s + nbytes / (gb_per_s * 1e9)"
             ),
-            "per_copy_s is paid once per copy, so 16384 times, not once",
+            "predict_seconds(67_108_864, 16_384, 12, 1e-05) returned 0.00560241; expected 0.169432: per_copy_s is "
+            "paid once per copy",
         ),
         (
             (
@@ -153,25 +222,30 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n"
                 "    return pieces * per_copy_s + nbytes / gb_per_s"
             ),
-            "gb_per_s counts gigabytes",
+            "predict_seconds(67_108_864, 1, 12, 1e-05) returned 5.59241e+06; expected 0.00560241",
         ),
         (
             (
                 "def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n"
                 "    return pieces * per_copy_s + nbytes / pieces / (gb_per_s * 1e9)"
             ),
-            "every byte crosses the link, so the bytes term is for all",
+            "every byte crosses the link",
         ),
         (
             (
                 "def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n"
                 "    return (pieces * per_copy_s + nbytes / (gb_per_s * 1e9)) * 1000"
             ),
-            "looks like milliseconds (5.602); return seconds",
+            "returned 5.60241; expected 0.00560241: that looks like milliseconds",
         ),
         (
             ("def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n    return pieces * (per_copy_s + nbytes)"),
-            "returned 6.711e+07 s; 1 copy of 1e-05 s plus 67_108_864 bytes at 12 GB/s take 0.005602 s",
+            "predict_seconds(67_108_864, 1, 12, 1e-05) returned 6.71089e+07; expected 0.00560241",
+        ),
+        (  # whole pieces of bytes: nbytes // pieces * pieces loses what does not divide
+            "def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n"
+            "    return pieces * (per_copy_s + nbytes // pieces / (gb_per_s * 1e9))",
+            "predict_seconds(12_345, 7, 0.5, 0) returned 2.4682e-05; expected 2.469e-05",
         ),
     ),
 }
@@ -182,16 +256,39 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
     1: (
         "def fill_rows(buffer, tensors):\n    for i, t in enumerate(tensors):\n        buffer[i] = t\n"
         "    return buffer",
-        "def fill_rows(buffer, tensors):\n    torch.stack(tensors, out=buffer)\n    return buffer",
         "def fill_rows(buffer, tensors):\n    return buffer.copy_(torch.stack(tensors))",
+        "def fill_rows(buffer, tensors):\n    buffer[:] = torch.stack(tensors)\n    return buffer",
+        "def fill_rows(buffer, tensors):\n    for i in range(len(tensors)):\n"
+        "        buffer[i].copy_(tensors[i], non_blocking=True)\n    return buffer",
     ),
     2: (
         "def in_one_copy(pieces, device):\n    return list(torch.stack(pieces).to(device))",
         "def in_one_copy(pieces, device):\n"
         "    return torch.cat(pieces).to(device, non_blocking=True).chunk(len(pieces))",
+        "def in_one_copy(pieces, device):\n    return torch.stack(pieces).to(device).unbind(0)",
+        "def in_one_copy(pieces, device):\n"
+        "    moved, n = torch.cat(pieces).to(device), len(pieces[0])\n"
+        "    return [moved[i * n:(i + 1) * n] for i in range(len(pieces))]",
     ),
     3: (
         "def losses_to_floats(losses):\n    return [float(v) for v in torch.stack(losses).cpu()]",
         "def losses_to_floats(losses):\n    return torch.stack(losses).to('cpu').tolist()",
+        # attack 2026-11-28: one copy to the host, then reads of the host copy, was told "each one waits for the GPU"
+        "def losses_to_floats(losses):\n"
+        "    host = torch.stack(losses).cpu()\n"
+        "    return [host[i].item() for i in range(len(host))]",
+        "def losses_to_floats(losses):\n    return torch.stack(losses).to(torch.device('cpu')).numpy().tolist()",
+        "def losses_to_floats(losses):\n    return tuple(torch.stack(losses).tolist())",
+        "def losses_to_floats(losses):\n"
+        "    import numpy as np\n"
+        "    return [np.float64(v) for v in torch.stack(losses).cpu().numpy()]",
+        "def losses_to_floats(losses):\n    return list(map(float, torch.stack(losses).double().cpu()))",
+    ),
+    4: (
+        "def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n"
+        "    return nbytes / gb_per_s / 1e9 + per_copy_s * pieces",
+        "def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n"
+        "    import numpy as np\n"
+        "    return np.float64(pieces) * per_copy_s + np.float64(nbytes) / (gb_per_s * 10**9)",
     ),
 }
