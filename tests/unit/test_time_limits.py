@@ -110,7 +110,8 @@ CHILD_ONLY = (
     "def partial_sum(rank, world_size, x, out):\n"
     "    if multiprocessing.parent_process() is not None:\n"
     "        {misbehave}\n"
-    "    out[rank] = x.chunk(world_size)[rank].sum()\n"
+    "    chunks = x.chunk(world_size)\n"
+    "    out[rank] = chunks[rank].sum() if rank < len(chunks) else 0\n"
 )
 
 
