@@ -8,24 +8,20 @@ from . import lines_of
 _TIMED = lines_of(SOLUTIONS[4], 1, 6)
 #: The start every wrong answer to question 5 shares.
 _ROOF = lines_of(SOLUTIONS[5], 1, 1)
+_LINEAR = lines_of(SOLUTIONS[3], 1, 1)
+_TFLOPS = lines_of(SOLUTIONS[4], 1, 1)
 
 
 #: Typical wrong answers to each question, by number, each with words its verdict must contain (the
 #: message a learner who wrote it is told).
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
-        (
-            "axpy_intensity = 2 / (2 * 4)",
-            "you counted reading x and y but not writing y back",
-        ),
-        (
-            "axpy_intensity = 1 / (3 * 4)",
-            "a*x + y is two operations per element",
-        ),
-        (
-            "axpy_intensity = 2 / 3",
-            "count bytes, not elements",
-        ),
+        ("axpy_intensity = 2 / (2 * 4)", "y is written back too"),
+        ("axpy_intensity = 1 / (3 * 4)", "a*x + y is two FLOPs per element"),
+        ("axpy_intensity = 2 / 3", "count bytes, not elements"),
+        # bytes over FLOPs: no slip the chapter teaches, so nothing is named
+        ("axpy_intensity = 12 / 2", "6 FLOP/byte is not it: count the FLOPs and the bytes"),
+        ("axpy_intensity = True", "expected a number of FLOPs per byte, but got a bool"),
     ),
     2: (
         (
@@ -38,106 +34,121 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             't4_bounds = {"vector add": "memory", "matmul n=1024": "compute"}',
-            "missing ['linear 4096→4096, batch 1']",
+            "t4_bounds['linear 4096→4096, batch 1'] is missing",
+        ),
+        (
+            't4_bounds = {"vector add": "memory", "matmul n=1024": True, "linear 4096→4096, batch 1": "memory"}',
+            "t4_bounds['matmul n=1024'] is True: write 'memory' or 'compute'",
         ),
     ),
     3: (
         (
-            (
-                "def linear_cost(batch, d_in, d_out, itemsize):\n"
-                "    return batch * d_in * d_out, (batch * d_in + d_out * d_in + d_out + batch * d_out) * itemsize"
-            ),
-            "counts each multiply-add once; it is two operations",
+            _LINEAR
+            + "    return batch * d_in * d_out, (batch * d_in + d_out * d_in + d_out + batch * d_out) * itemsize",
+            "returned (105, 156); expected (210 (or 231 with the bias), 156): a multiply-add is 2 FLOPs",
         ),
         (
-            (
-                "def linear_cost(batch, d_in, d_out, itemsize):\n"
-                "    return 2 * batch * d_in * d_out, (batch * d_in + batch * d_out) * itemsize"
-            ),
-            "the weight matrix (d_out×d_in) must be read too",
+            _LINEAR + "    return 2 * batch * d_in * d_out, (batch * d_in + batch * d_out) * itemsize",
+            "linear_cost(3, 5, 7, 2) returned (210, 72); expected (210 (or 231 with the bias), 156)",
         ),
         (
-            (
-                "def linear_cost(batch, d_in, d_out, itemsize):\n"
-                "    return 2 * batch * d_in * d_out, batch * d_in + d_out * d_in + d_out + batch * d_out"
-            ),
-            "counts elements; multiply by itemsize (4) for bytes",
+            _LINEAR + "    return 2 * batch * d_in * d_out, batch * d_in + d_out * d_in + d_out + batch * d_out",
+            "returned (210, 78); expected (210 (or 231 with the bias), 156): that counts elements",
         ),
         (
-            (
-                "def linear_cost(batch, d_in, d_out, itemsize):\n"
-                "    return 2 * batch * d_in * d_out, (batch * d_in + d_out * d_in + d_out) * itemsize"
-            ),
-            "the output (batch×d_out) is written to memory; count it",
+            _LINEAR + "    return 2 * batch * d_in * d_out, (batch * d_in + d_out * d_in + d_out) * itemsize",
+            "the output is missing from the bytes",
+        ),
+        (
+            _LINEAR + "    return 2 * batch * d_in * d_out, (batch * d_in + d_out * d_in + batch * d_out) * itemsize",
+            "the bias is missing from the bytes",
+        ),
+        (
+            _LINEAR + "    return 2 * batch * d_in * d_out, (d_out * d_in + d_out + batch * d_out) * itemsize",
+            "x is missing from the bytes",
+        ),
+        (  # float32 assumed: right on the itemsize-4 cases only
+            _LINEAR + "    return 2 * batch * d_in * d_out, (batch * d_in + d_out * d_in + d_out + batch * d_out) * 4",
+            "linear_cost(3, 5, 7, 2) returned (210, 312); expected (210 (or 231 with the bias), 156)",
+        ),
+        (  # the weight counted once per sample: right at batch 1 only
+            _LINEAR + "    return 2 * batch * d_in * d_out, batch * (d_in + d_out * d_in + d_out + d_out) * itemsize",
+            "linear_cost(3, 5, 7, 2) returned (210, 324)",
         ),
     ),
     4: (
         (
-            (
-                "def achieved_tflops(fn, flops, sync, repeats):\n"
-                "    sync()\n"
-                "    start = time.perf_counter()\n"
-                "    for _ in range(10):\n"
-                "        fn()\n"
-                "    sync()\n"
-                "    return flops / ((time.perf_counter() - start) / 10) / 1e12"
-            ),
-            "called fn() 10 times: time `repeats` calls (4 here)",
+            _TFLOPS + "    sync()\n    start = time.perf_counter()\n    for _ in range(10):\n        fn()\n    sync()\n"
+            "    return flops / ((time.perf_counter() - start) / 10) / 1e12",
+            "fn ran 10 times, 0 before the first clock read and 10 after; expected up to 3 warm-up calls, then 4",
         ),
         (
             _TIMED + "    return 4e10 / ((time.perf_counter() - start) / repeats) / 1e12",
-            "use the `flops` argument (1e+10 here) for the work of one call",
+            "achieved_tflops(fn, 2e+10, sync, 4) returned",
         ),
         (
-            (
-                "def achieved_tflops(fn, flops, sync, repeats):\n"
-                "    start = time.perf_counter()\n"
-                "    for _ in range(repeats):\n"
-                "        fn()\n"
-                "    seconds = (time.perf_counter() - start) / repeats\n"
-                "    return flops / seconds / 1e12"
-            ),
-            "is faster than the device can work: the clock was read before the work was done",
+            _TFLOPS + "    start = time.perf_counter()\n    for _ in range(repeats):\n        fn()\n"
+            "    seconds = (time.perf_counter() - start) / repeats\n    return flops / seconds / 1e12",
+            "it read the clock after 0 calls of fn with work still queued: sync() first",
+        ),
+        (  # the start synchronised, the stop not
+            _TFLOPS + "    sync()\n    start = time.perf_counter()\n    for _ in range(repeats):\n        fn()\n"
+            "    return flops / ((time.perf_counter() - start) / repeats) / 1e12",
+            "it read the clock after 10 calls of fn with work still queued",
+        ),
+        (  # a warm-up call whose work is still queued when the clock starts
+            _TFLOPS + "    fn()\n    start = time.perf_counter()\n    for _ in range(repeats):\n        fn()\n"
+            "    sync()\n    return flops / ((time.perf_counter() - start) / repeats) / 1e12",
+            "it read the clock after 1 calls of fn with work still queued: sync() first",
         ),
         (
             _TIMED + "    return flops / (time.perf_counter() - start) / 1e12",
-            "you timed all 10 calls together: divide the time by repeats",
+            "achieved_tflops(fn, 4e+10, sync, 10) returned",
         ),
         (
             _TIMED + "    seconds = (time.perf_counter() - start) / repeats\n    return flops / seconds / 1e9",
-            "that is GFLOP/s, not TFLOP/s",
+            "s a call; expected 0.004",
         ),
         (
-            "def achieved_tflops(fn, flops, sync, repeats):\n"
-            "    sync()\n"
-            "    start = time.process_time()\n"
-            "    for _ in range(repeats):\n"
-            "        fn()\n"
-            "    sync()\n"
+            _TFLOPS
+            + "    sync()\n    start = time.process_time()\n    for _ in range(repeats):\n        fn()\n    sync()\n"
             "    return flops / ((time.process_time() - start) / repeats) / 1e12",
             "time.process_time() counts only this process's CPU time",
+        ),
+        (  # one call more than `repeats` timed
+            _TFLOPS + "    sync()\n    start = time.perf_counter()\n    for _ in range(repeats + 1):\n        fn()\n"
+            "    sync()\n    return flops / ((time.perf_counter() - start) / repeats) / 1e12",
+            "fn ran 11 times, 0 before the first clock read and 11 after",
         ),
     ),
     5: (
         (
             _ROOF + "    return min(flops / (peak_tflops * 1e12), nbytes / (bandwidth_gbs * 1e9))",
-            "the time of the faster resource; this case is memory-bound",
+            "expected 0.000375: that is the shorter of the two times; the longer one sets the least time",
         ),
         (
             _ROOF + "    return flops / (peak_tflops * 1e12) + nbytes / (bandwidth_gbs * 1e9)",
-            "the two times added; the roofline lets memory traffic and arithmetic overlap",
+            "that adds the two times; they overlap, so the longer one sets the time",
         ),
         (
             _ROOF + "    return flops / (peak_tflops * 1e12)",
-            "only the arithmetic time; this case is memory-bound",
+            "returned 1.23457e-06; expected 0.000375: that is the shorter of the two times",
+        ),
+        (
+            _ROOF + "    return nbytes / (bandwidth_gbs * 1e9)",
+            "returned 0.000314573; expected 0.00211445: that is the shorter of the two times",
         ),
         (
             _ROOF + "    return max(flops / peak_tflops, nbytes / bandwidth_gbs)",
-            "a unit slip; convert TFLOP/s × 10^12 and GB/s × 10^9",
+            "roofline_seconds(10_000_000, 120_000_000, 8.1, 320) returned 1.23457e+06; expected 0.000375",
         ),
         (
             _ROOF + "    return max(flops / (peak_tflops * 1e12), nbytes / bandwidth_gbs)",
-            "a unit slip; convert GB/s × 10^9 (bytes per second)",
+            "returned 375_000; expected 0.000375",
+        ),
+        (
+            _ROOF + "    return max(flops / (peak_tflops * 1e9), nbytes / (bandwidth_gbs * 1e9))",
+            "returned 0.00123457; expected 0.000375",
         ),
     ),
 }
@@ -145,14 +156,46 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
 
 #: Right answers other than the solution, as a learner could write them: each must be accepted.
 RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
+    1: (
+        "axpy_intensity = 0.167",
+        "from fractions import Fraction\naxpy_intensity = Fraction(2, 12)",
+        "import numpy as np\naxpy_intensity = np.float32(2) / np.float32(12)",
+        "axpy_intensity = torch.tensor(2 / 12)",
+    ),
+    2: (
+        't4_bounds = {"linear 4096→4096, batch 1": "Memory-bound", "matmul n=1024": "compute bound", '
+        '"vector add": " memory ", "conv": "compute"}',
+    ),
+    3: (
+        _LINEAR
+        + "    return 2 * batch * d_in * d_out + batch * d_out, (batch * d_in + d_out * (d_in + 1 + batch)) * itemsize",
+        "import numpy as np\n\n" + _LINEAR + "    flops = np.int64(2) * batch * d_in * d_out\n"
+        "    return [flops, np.prod([itemsize, batch * d_in + d_out * d_in + d_out + batch * d_out])]",
+    ),
     4: (
-        "def achieved_tflops(fn, flops, sync, repeats):\n"
-        "    fn()  # a warm-up call, not timed\n"
-        "    sync()\n"
-        "    start = time.perf_counter()\n"
-        "    for _ in range(repeats):\n"
-        "        fn()\n"
-        "    sync()\n"
+        _TFLOPS + "    fn()  # a warm-up call, not timed\n    sync()\n    start = time.perf_counter()\n"
+        "    for _ in range(repeats):\n        fn()\n    sync()\n"
         "    return flops * repeats / (time.perf_counter() - start) / 1e12",
+        # a clock bound before the check: its reads are not seen, and the device's own time is the reference
+        "from time import perf_counter\n\n" + _TFLOPS + "    sync()\n    start = perf_counter()\n"
+        "    for _ in range(repeats):\n        fn()\n    sync()\n"
+        "    return flops / ((perf_counter() - start) / repeats) / 1e12",
+        # every call timed on its own, in nanoseconds
+        _TFLOPS + "    total = 0\n    for _ in range(repeats):\n        sync()\n        t0 = time.perf_counter_ns()\n"
+        "        fn()\n        sync()\n        total += time.perf_counter_ns() - t0\n"
+        "    return flops * repeats / (total / 1e9) / 1e12",
+        _TFLOPS + "    for _ in range(3):\n        fn()\n    sync()\n    t0 = time.monotonic()\n"
+        "    for _ in range(repeats):\n        fn()\n    sync()\n"
+        "    import numpy as np\n    return np.float64(flops / ((time.monotonic() - t0) / repeats) * 1e-12)",
+    ),
+    5: (
+        # flops over the attainable rate: the roofline written the other way round
+        _ROOF + "    intensity = flops / nbytes\n"
+        "    attainable = min(peak_tflops * 1e12, intensity * bandwidth_gbs * 1e9)\n"
+        "    return flops / attainable",
+        _ROOF + "    import numpy as np\n"
+        "    return np.float64(max(flops / peak_tflops / 1e12, nbytes / bandwidth_gbs / 1e9))",
+        _ROOF + "    seconds = max(flops / (peak_tflops * 1e12), nbytes / (bandwidth_gbs * 1e9))\n"
+        "    return torch.tensor(seconds, dtype=torch.float64)",
     ),
 }

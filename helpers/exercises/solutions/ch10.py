@@ -9,25 +9,17 @@ SOLUTIONS: dict[int, str] = {
         't4_bounds = {k: "memory" if i < ridge else "compute" for k, i in intensities.items()}'
     ),
     3: (
-        "def linear_cost(batch, d_in, d_out, itemsize):\n"
-        "    flops = 2 * batch * d_in * d_out\n"
-        "    moved = (batch * d_in + d_out * d_in + d_out + batch * d_out) * itemsize\n"
-        "    return flops, moved"
+        "def linear_cost(batch, d_in, d_out, itemsize):\n    flops = 2 * batch * d_in * d_out\n"
+        "    moved = (batch * d_in + d_out * d_in + d_out + batch * d_out) * itemsize\n    return flops, moved"
     ),
     4: (
-        "def achieved_tflops(fn, flops, sync, repeats):\n"
-        "    sync()\n"
-        "    start = time.perf_counter()\n"
-        "    for _ in range(repeats):\n"
-        "        fn()\n"
-        "    sync()\n"
-        "    seconds = (time.perf_counter() - start) / repeats\n"
-        "    return flops / seconds / 1e12"
+        "def achieved_tflops(fn, flops, sync, repeats):\n    sync()\n    start = time.perf_counter()\n"
+        "    for _ in range(repeats):\n        fn()\n    sync()\n"
+        "    seconds = (time.perf_counter() - start) / repeats\n    return flops / seconds / 1e12"
     ),
     5: (
         "def roofline_seconds(flops, nbytes, peak_tflops, bandwidth_gbs):\n"
-        "    arithmetic = flops / (peak_tflops * 1e12)\n"
-        "    traffic = nbytes / (bandwidth_gbs * 1e9)\n"
+        "    arithmetic = flops / (peak_tflops * 1e12)\n    traffic = nbytes / (bandwidth_gbs * 1e9)\n"
         "    return max(arithmetic, traffic)  # they overlap: the slower one sets the time"
     ),
 }
