@@ -129,6 +129,20 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    return losses, int(correct)",
             "7 reads ['.cpu()', 'int()']",
         ),
+        (  # .tolist() of a 0-d tensor is a number, read as .item() reads one
+            _Q2_HEAD + _Q2_STEP + "        losses.append(loss.tolist())\n"
+            "        correct += (out.argmax(dim=1) == y).sum()\n"
+            "    return losses, int(correct)",
+            "7 reads ['.tolist()', 'int()'] for 5220 samples in 6 steps",
+        ),
+        (  # right results, no read a step and no loop over the samples, but work for nothing every step
+            _Q2_HEAD + "        with torch.no_grad():\n"
+            "            for _ in range(40):\n"
+            "                model(x)\n" + _Q2_STEP + "        losses.append(loss.detach())\n"
+            "        correct += (out.argmax(dim=1) == y).sum()\n"
+            "    return torch.stack(losses).tolist(), int(correct)",
+            "ms of CPU, the slow one",
+        ),
         (
             _Q2_HEAD + _Q2_STEP + "        losses.append(float(loss))\n"
             "        correct += (out.argmax(dim=1) == y).sum()\n"
