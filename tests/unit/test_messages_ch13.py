@@ -1,6 +1,7 @@
-"""Chapter 13's checkers beyond the wrong answers tests/wrong_answers/ states: other right kernels are
-accepted, a kernel compiled from a file is checked in the interpreter where no GPU is, a kernel defined
-without Triton is told what to install, and the bounds check names where an access went."""
+"""Chapter 13's checkers beyond the answers tests/wrong_answers/ states: a stray access that either planted bug
+could make names neither, a kernel that writes float32 into an int32 out is caught, a kernel compiled from a
+file is checked in the interpreter where no GPU is, a kernel defined without Triton is told what to install, and
+the bounds check names where an access went."""
 
 from __future__ import annotations
 
@@ -25,36 +26,34 @@ def _question(number: int):
     return ch13.QUESTIONS[number - 1]
 
 
-def test_other_right_kernels_are_accepted() -> None:
-    relu_head = "@triton.jit\ndef relu_affine_kernel(x_ptr, out_ptr, n, scale, shift, BLOCK: tl.constexpr):\n"
-    row_head = (
+def test_a_stray_access_that_either_bug_could_make_names_neither() -> None:
+    """On rows both ragged and further apart than their length, a load between rows may come from the mask or from
+    where the rows start: the verdict says what happened and blames neither."""
+    from tests.wrong_answers.ch13 import _Q2_HEAD
+
+    code = (
+        _Q2_HEAD + "    mask = cols < x_row_stride\n"
+        "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
+        "    tl.store(out_ptr + row * out_row_stride + cols, x * tl.load(scale_ptr + row), mask=mask)\n"
+    )
+    outcome = evaluate(_question(2), code)
+    assert not outcome.correct and outcome.message.endswith("(a gap between rows)."), outcome.message
+    assert "mask them" not in outcome.message and "row_stride elements apart" not in outcome.message
+
+
+def test_a_kernel_that_stores_float32_whatever_out_holds_is_wrong_on_int32_rows() -> None:
+    """Rows of float32 only would let a kernel through that writes float32 bits into out whatever its dtype."""
+    code = (
         "@triton.jit\n"
         "def row_scale_kernel(x_ptr, scale_ptr, out_ptr, n_cols, x_row_stride, out_row_stride, BLOCK: tl.constexpr):\n"
+        "    r = tl.program_id(0)\n"
+        "    c = tl.arange(0, BLOCK)\n"
+        "    x = tl.load(x_ptr + r * x_row_stride + c, mask=c < n_cols)\n"
+        "    out = out_ptr.to(tl.pointer_type(tl.float32))\n"
+        "    tl.store(out + r * out_row_stride + c, x * tl.load(scale_ptr + r), mask=c < n_cols)\n"
     )
-    right = {
-        1: [
-            relu_head + "    i = tl.program_id(axis=0) * BLOCK + tl.arange(0, BLOCK)\n"
-            "    y = tl.load(x_ptr + i, mask=i < n, other=0.0) * scale + shift\n"
-            "    tl.store(out_ptr + i, tl.where(y > 0, y, 0.0), mask=i < n)\n",
-        ],
-        2: [
-            row_head + "    r = tl.program_id(0)\n"
-            "    c = tl.arange(0, BLOCK)\n"
-            "    inside = c < n_cols\n"
-            "    row = tl.load(x_ptr + r * x_row_stride + c, mask=inside, other=0.0)\n"
-            "    tl.store(out_ptr + r * out_row_stride + c, row * tl.load(scale_ptr + r), mask=inside)\n",
-        ],
-        3: [
-            "def least_seconds(rows, cols, element_size, roof_gb_per_s):\n"
-            "    return (rows * cols * element_size * 2) / roof_gb_per_s / 1e9",
-            "def least_seconds(rows, cols, element_size, roof_gb_per_s):\n"
-            "    return torch.tensor(2.0 * rows * cols * element_size) / (roof_gb_per_s * 10**9)",
-        ],
-    }
-    for number, answers in right.items():
-        for code in answers:
-            outcome = evaluate(_question(number), code)
-            assert outcome.correct, (code, outcome.message)
+    outcome = evaluate(_question(2), code)
+    assert not outcome.correct and "int32s" in outcome.message, outcome.message
 
 
 def test_a_kernel_compiled_from_a_file_is_checked_in_the_interpreter_without_a_gpu(tmp_path: Path) -> None:

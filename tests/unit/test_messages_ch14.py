@@ -1,6 +1,6 @@
-"""Chapter 14's checkers beyond the wrong answers tests/wrong_answers/ states: other right answers are
-accepted, the loop as the notebook gives it is refused by what its trace shows, and a wrong share that
-matches no known slip is told what was expected, with no mistake named."""
+"""Chapter 14's checkers beyond the answers tests/wrong_answers/ states: the loop as the notebook gives it is
+refused by the calls and reads it makes, whatever a read's spelling; a share that matches no known slip is told
+what was expected, with no mistake named; and a wrong count is told both numbers."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from .answers import evaluate
 
 IDLE = "def idle_share(busy, start_ms, end_ms):\n"
 TRAIN = "def train(model, opt, batches):\n"
+_FIXED_END = "        losses.append(loss.detach())\n        correct += (out.argmax(dim=1) == y).sum()\n"
 
 
 def _question(number: int):
@@ -18,40 +19,7 @@ def _question(number: int):
     return ch14.QUESTIONS[number - 1]
 
 
-def test_other_right_answers_are_accepted() -> None:
-    right = {
-        1: [
-            # a boolean mask over a fine grid would be approximate; this one marks the covered stretches exactly
-            IDLE + "    import torch\n"
-            "    edges = sorted({start_ms, end_ms, *(min(max(t, start_ms), end_ms) for p in busy for t in p)})\n"
-            "    idle = 0.0\n"
-            "    for a, b in zip(edges, edges[1:]):\n"
-            "        mid = (a + b) / 2\n"
-            "        if not any(s <= mid < e for s, e in busy):\n"
-            "            idle += b - a\n"
-            "    return torch.tensor(idle / (end_ms - start_ms))",
-        ],
-        2: [
-            TRAIN + "    losses = torch.zeros(len(batches))\n"
-            "    correct = torch.zeros((), dtype=torch.long)\n"
-            "    for step, (x, y) in enumerate(batches):\n"
-            "        opt.zero_grad(set_to_none=True)\n"
-            "        out = model(x)\n"
-            "        loss = torch.nn.functional.cross_entropy(out, y)\n"
-            "        loss.backward()\n"
-            "        opt.step()\n"
-            "        losses[step] = loss.detach()\n"
-            "        correct += out.argmax(1).eq(y).sum()\n"
-            "    return losses, correct",
-        ],
-    }
-    for number, answers in right.items():
-        for code in answers:
-            outcome = evaluate(_question(number), code)
-            assert outcome.correct, (code, outcome.message)
-
-
-def test_the_slow_loop_as_the_notebook_gives_it_is_named_by_its_index_calls() -> None:
+def test_the_slow_loop_as_the_notebook_gives_it_is_told_its_calls_and_reads() -> None:
     code = (
         _Q2_HEAD + _Q2_STEP + "        losses.append(loss.item())\n"
         "        pred = out.argmax(dim=1)\n"
@@ -60,7 +28,31 @@ def test_the_slow_loop_as_the_notebook_gives_it_is_named_by_its_index_calls() ->
         "    return losses, correct"
     )
     outcome = evaluate(_question(2), code)
-    assert not outcome.correct and "aten::select" in outcome.message
+    assert not outcome.correct and "5226 reads ['.item()', 'int()'] for 5220 samples" in outcome.message
+
+
+def test_one_read_at_the_end_passes_whatever_its_spelling_and_one_a_step_does_not() -> None:
+    """The losses read once at the end, in any spelling, are one read; the same spelling every step is six."""
+    for spelling in (
+        "torch.stack(losses).tolist()",
+        "torch.stack(losses).cpu().tolist()",
+        "torch.stack(losses).numpy()",
+    ):
+        code = _Q2_HEAD + _Q2_STEP + _FIXED_END + f"    return {spelling}, int(correct)"
+        assert evaluate(_question(2), code).correct, spelling
+    for per_step in (
+        "loss.item()",
+        "loss.tolist()",
+        "loss.detach().numpy().item()",
+        "bool(loss > 0) and loss.detach()",
+    ):
+        code = (
+            _Q2_HEAD + _Q2_STEP + f"        losses.append({per_step})\n"
+            "        correct += (out.argmax(dim=1) == y).sum()\n"
+            "    return [float(v) for v in losses], int(correct)"
+        )
+        outcome = evaluate(_question(2), code)
+        assert not outcome.correct and "reads" in outcome.message and "6 steps" in outcome.message, per_step
 
 
 def test_an_unknown_wrong_share_names_no_mistake() -> None:
@@ -78,4 +70,5 @@ def test_a_wrong_count_is_told_both_numbers() -> None:
         "    return torch.stack(losses).tolist(), 0"
     )
     outcome = evaluate(_question(2), code)
-    assert not outcome.correct and "right predictions, the slow loop" in outcome.message
+    assert not outcome.correct and "], 0); the slow loop returns (losses, correct) = ([" in outcome.message
+    assert "1171)" in outcome.message, outcome.message

@@ -5,8 +5,13 @@ from helpers.exercises.solutions.ch13 import SOLUTIONS
 from . import lines_of
 
 _Q1_HEAD = lines_of(SOLUTIONS[1], 1, 2)
+_Q1_OFFSETS = lines_of(SOLUTIONS[1], 3, 4)
 _Q2_HEAD = lines_of(SOLUTIONS[2], 1, 4)
 _Q3_HEAD = lines_of(SOLUTIONS[3], 1, 1)
+#: The first cases' words: question 1's ragged n, question 2's single ragged row and its rows further apart.
+_RAGGED = "relu_affine_kernel on n=1000 in blocks of 256 (scale=1.5, shift=-0.25, float32)"
+_ONE_ROW = "row_scale_kernel on 1 row(s) of 100 float32s, 100 apart in x and 100 in out, BLOCK=128: "
+_APART = "row_scale_kernel on 3 row(s) of 128 int32s, 160 apart in x and 136 in out, BLOCK=128: "
 
 
 #: Typical wrong answers to each question, by number, each with words its verdict must contain (the
@@ -15,46 +20,60 @@ _Q3_HEAD = lines_of(SOLUTIONS[3], 1, 1)
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
         (
-            _Q1_HEAD + "    pid = tl.program_id(0)\n"
-            "    offsets = pid * BLOCK + tl.arange(0, BLOCK)\n"
-            "    x = tl.load(x_ptr + offsets)\n"
+            _Q1_HEAD + _Q1_OFFSETS + "    x = tl.load(x_ptr + offsets)\n"
             "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0))\n",
             # how many of the stray lanes land inside another tensor depends on where memory was allocated
             "element(s) outside every tensor given: 1 element(s) past the end of x. The last block sticks out past n: "
             "mask every load and store",
+        ),
+        (  # the mask off by one: lane n gets through
+            _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets <= n\n"
+            "    x = tl.load(x_ptr + offsets, mask=mask)\n"
+            "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
+            f"{_RAGGED}: a load of 1 element(s) outside every tensor given: 1 element(s) past the end of x. The last "
+            "block sticks out past n",
+        ),
+        (  # the load masked, the store not
+            _Q1_HEAD + _Q1_OFFSETS + "    x = tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)\n"
+            "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0))\n",
+            f"{_RAGGED}: a store of 24 element(s) outside every tensor given: 1 element(s) past the end of out. The "
+            "last block sticks out past n",
         ),
         (
             _Q1_HEAD + "    offsets = tl.arange(0, BLOCK)\n"
             "    mask = offsets < n\n"
             "    x = tl.load(x_ptr + offsets, mask=mask)\n"
             "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-            "only out[:256] was written: every program instance wrote the same block",
+            f"{_RAGGED}: out[256] is never written; expected 1.514",
         ),
         (
-            _Q1_HEAD + "    pid = tl.program_id(0)\n"
-            "    offsets = pid * BLOCK + tl.arange(0, BLOCK)\n"
-            "    mask = offsets < n\n"
+            _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n\n"
             "    x = tl.load(x_ptr + offsets, mask=mask)\n"
             "    tl.store(out_ptr + offsets, x * scale + shift, mask=mask)\n",
-            "negative results stayed negative: apply the ReLU",
+            f"{_RAGGED}: out[0] is -1.046; expected 0",
         ),
         (
-            _Q1_HEAD + "    pid = tl.program_id(0)\n"
-            "    offsets = pid * BLOCK + tl.arange(0, BLOCK)\n"
-            "    mask = offsets < n\n"
+            _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n\n"
             "    x = tl.load(x_ptr + offsets, mask=mask)\n"
             "    tl.store(out_ptr + offsets, tl.maximum(x * shift + scale, 0.0), mask=mask)\n",
-            "but max(x[0] * 1.5 + (-0.25), 0) is",
+            f"{_RAGGED}: out[0] is 1.633; expected 0",
+        ),
+        (  # the result computed in place in x, then copied
+            _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n\n"
+            "    x = tl.load(x_ptr + offsets, mask=mask)\n"
+            "    tl.store(x_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n"
+            "    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask), mask=mask)\n",
+            f"{_RAGGED} changed its arguments: a kernel should write into out only",
+        ),
+        (  # @triton.jit left out: Triton's own words, from the first tl call run as Python
+            SOLUTIONS[1].removeprefix("@triton.jit\n"),
+            f"{_RAGGED} raised ValueError: Did you forget to add @triton.jit ?",
         ),
         (
-            "def relu_affine_kernel(x_ptr, out_ptr, n, scale, shift, BLOCK: tl.constexpr):\n"
-            "    pid = tl.program_id(0)\n"
-            "    offsets = pid * BLOCK + tl.arange(0, BLOCK)\n"
-            "    mask = offsets < n\n"
-            "    x = tl.load(x_ptr + offsets, mask=mask)\n"
-            "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-            "is a plain Python function, which `relu_affine_kernel[grid](...)` cannot launch: decorate it with "
-            "@triton.jit",
+            "def relu_affine_kernel(x_ptr, out_ptr, n, scale, shift, BLOCK):\n"
+            "    out_ptr.copy_(torch.relu(x_ptr * scale + shift))  # torch, not a kernel\n",
+            "`relu_affine_kernel` is not a Triton kernel, which `relu_affine_kernel[grid](...)` launches: put "
+            "@triton.jit above it",
         ),
     ),
     2: (
@@ -62,37 +81,70 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _Q2_HEAD + "    x = tl.load(x_ptr + row * n_cols + cols)\n"
             "    s = tl.load(scale_ptr + row)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, x * s)\n",
-            "element(s) outside every tensor given: 1 element(s) past the end of x. A row shorter than the block "
-            "leaves lanes past n_cols: mask them",
+            f"{_ONE_ROW}a load of 28 element(s) outside every tensor given: 1 element(s) past the end of x. A row "
+            "shorter than the block leaves lanes past n_cols: mask them",
         ),
         (
             _Q2_HEAD + "    mask = cols < n_cols\n"
             "    x = tl.load(x_ptr + row * n_cols + cols, mask=mask)\n"
             "    s = tl.load(scale_ptr + row)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, x * s, mask=mask)\n",
-            "inside x's memory but not one of its elements (a gap between rows). Rows of x start x_row_stride "
-            "elements apart, which need not be n_cols",
+            f"{_APART}a load of 32 element(s) outside every tensor given: inside x's memory but not one of its "
+            "elements (a gap between rows). Rows of x start x_row_stride elements apart",
         ),
         (
             _Q2_HEAD + "    mask = cols < n_cols\n"
             "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
             "    s = tl.load(scale_ptr + row)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, x * s)\n",
-            "element(s) outside every tensor given: 1 element(s) past the end of out",
+            f"{_ONE_ROW}a store of 28 element(s) outside every tensor given: 1 element(s) past the end of out. A row "
+            "shorter than the block",
         ),
         (
             _Q2_HEAD + "    mask = cols <= n_cols\n"
             "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
             "    s = tl.load(scale_ptr + row)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, x * s, mask=mask)\n",
-            "a load of 1 element(s) outside every tensor given: 1 element(s) past the end of x",
+            f"{_ONE_ROW}a load of 1 element(s) outside every tensor given: 1 element(s) past the end of x",
         ),
         (
             _Q2_HEAD + "    mask = cols < n_cols\n"
             "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
             "    s = tl.load(scale_ptr + row)\n"
             "    tl.store(out_ptr + row * n_cols + cols, x * s, mask=mask)\n",
-            "Rows of out start out_row_stride elements apart",
+            f"{_APART}a store of 8 element(s) outside every tensor given: inside out's memory but not one of its "
+            "elements (a gap between rows). Rows of out start out_row_stride elements apart",
+        ),
+        (  # out's rows placed as x's are
+            _Q2_HEAD + "    mask = cols < n_cols\n"
+            "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
+            "    s = tl.load(scale_ptr + row)\n"
+            "    tl.store(out_ptr + row * x_row_stride + cols, x * s, mask=mask)\n",
+            f"{_APART}a store of 8 element(s) outside every tensor given: inside out's memory",
+        ),
+        (  # a mask that the rows' length, not the stride, should set: a stray load, and no mistake named
+            _Q2_HEAD + "    mask = cols < x_row_stride\n"
+            "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
+            "    s = tl.load(scale_ptr + row)\n"
+            "    tl.store(out_ptr + row * out_row_stride + cols, x * s, mask=mask)\n",
+            "row_scale_kernel on 3 row(s) of 100 float16s, 160 apart in x and 136 in out, BLOCK=128: a load of 28 "
+            "element(s) outside every tensor given: inside x's memory but not one of its elements (a gap between "
+            "rows).",
+        ),
+        (
+            _Q2_HEAD + "    mask = cols < n_cols\n"
+            "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
+            "    s = tl.load(scale_ptr + cols, mask=mask)\n"
+            "    tl.store(out_ptr + row * out_row_stride + cols, x * s, mask=mask)\n",
+            f"{_ONE_ROW}a load of 99 element(s) outside every tensor given: 1 element(s) past the end of scale.",
+        ),
+        (  # the rows scaled in place in x, then copied
+            _Q2_HEAD + "    mask = cols < n_cols\n"
+            "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
+            "    tl.store(x_ptr + row * x_row_stride + cols, x * tl.load(scale_ptr + row), mask=mask)\n"
+            "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
+            "    tl.store(out_ptr + row * out_row_stride + cols, x, mask=mask)\n",
+            f"{_ONE_ROW[:-2]} changed its arguments: a kernel should write into out only",
         ),
     ),
     3: (
@@ -110,7 +162,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             _Q3_HEAD + "    return 2 * rows * cols * element_size / (roof_gb_per_s * 1e9) * 1000",
-            "that looks like milliseconds: return seconds",
+            "least_seconds(8192, 1024, 4, 300) returned 0.223696; expected 0.000223696",
         ),
         (
             _Q3_HEAD + "    return 2 * rows * cols / (roof_gb_per_s * 1e9)",
@@ -118,7 +170,64 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             _Q3_HEAD + "    return 2 * rows * cols * element_size / roof_gb_per_s",
-            "expected 0.0002237 s: 2 × 8192 × 1024 × 4 bytes",
+            "least_seconds(8192, 1024, 4, 300) returned 223696; expected 0.000223696",
         ),
+        (
+            _Q3_HEAD + "    return 2 * rows * cols * element_size // (roof_gb_per_s * 1e9)",
+            "least_seconds(8192, 1024, 4, 300) returned 0; expected 0.000223696",
+        ),
+        (  # right where the roof is a whole number, as in the chapter, but it need not be
+            _Q3_HEAD + "    return 2 * rows * cols * element_size / (int(roof_gb_per_s) * 1e9)",
+            "least_seconds(100_000, 300, 8, 250.5) returned",
+        ),
+    ),
+}
+
+#: Right answers other than the solutions, written as a learner could: other spellings, types and orders.
+RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
+    1: (
+        "@triton.jit\n"
+        "def relu_affine_kernel(x_ptr, out_ptr, n, scale, shift, BLOCK: tl.constexpr):\n"
+        "    i = tl.program_id(axis=0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    y = tl.load(x_ptr + i, mask=i < n, other=0.0) * scale + shift\n"
+        "    tl.store(out_ptr + i, tl.where(y > 0, y, 0.0), mask=i < n)\n",
+        # a mask that leaves the lanes past n out by their block's length, and an integer 0
+        "@triton.jit\n"
+        "def relu_affine_kernel(x_ptr, out_ptr, n, scale, shift, BLOCK: tl.constexpr):\n"
+        "    start = tl.program_id(0) * BLOCK\n"
+        "    lanes = tl.arange(0, BLOCK)\n"
+        "    keep = lanes < n - start\n"
+        "    x = tl.load(x_ptr + start + lanes, mask=keep)\n"
+        "    tl.store(out_ptr + start + lanes, tl.maximum(x * scale + shift, 0), mask=keep)\n",
+    ),
+    2: (
+        "@triton.jit\n"
+        "def row_scale_kernel(x_ptr, scale_ptr, out_ptr, n_cols, x_row_stride, out_row_stride, BLOCK: tl.constexpr):\n"
+        "    r = tl.program_id(0)\n"
+        "    c = tl.arange(0, BLOCK)\n"
+        "    inside = c < n_cols\n"
+        "    row = tl.load(x_ptr + r * x_row_stride + c, mask=inside, other=0.0)\n"
+        "    tl.store(out_ptr + r * out_row_stride + c, row * tl.load(scale_ptr + r), mask=inside)\n",
+        # rows longer than the block, walked in steps of BLOCK
+        "@triton.jit\n"
+        "def row_scale_kernel(x_ptr, scale_ptr, out_ptr, n_cols, x_row_stride, out_row_stride, BLOCK: tl.constexpr):\n"
+        "    r = tl.program_id(0)\n"
+        "    s = tl.load(scale_ptr + r)\n"
+        "    for start in range(0, n_cols, BLOCK):\n"
+        "        c = start + tl.arange(0, BLOCK)\n"
+        "        x = tl.load(x_ptr + r * x_row_stride + c, mask=c < n_cols)\n"
+        "        tl.store(out_ptr + r * out_row_stride + c, x * s, mask=c < n_cols)\n",
+    ),
+    3: (
+        "def least_seconds(rows, cols, element_size, roof_gb_per_s):\n"
+        "    return (rows * cols * element_size * 2) / roof_gb_per_s / 1e9",
+        "def least_seconds(rows, cols, element_size, roof_gb_per_s):\n"
+        "    return torch.tensor(2.0 * rows * cols * element_size) / (roof_gb_per_s * 10**9)",
+        "import numpy as np\n\n"
+        "def least_seconds(rows, cols, element_size, roof_gb_per_s):\n"
+        "    return np.float64(rows) * cols * element_size * 2 / np.float64(roof_gb_per_s * 1e9)",
+        "from fractions import Fraction\n\n"
+        "def least_seconds(rows, cols, element_size, roof_gb_per_s):\n"
+        "    return Fraction(2 * rows * cols * element_size) / Fraction(roof_gb_per_s) / 10**9",
     ),
 }

@@ -22,7 +22,6 @@ SOLUTIONS: dict[int, str] = {
     ),
     3: (
         "def least_seconds(rows, cols, element_size, roof_gb_per_s):\n"
-        "    moved = 2 * rows * cols * element_size  # read x once, write the result once\n"
-        "    return moved / (roof_gb_per_s * 1e9)"
+        "    return 2 * rows * cols * element_size / (roof_gb_per_s * 1e9)  # x read once, the result written once"
     ),
 }

@@ -17,7 +17,7 @@ SOLUTIONS: dict[int, str] = {
         "    for x, y in batches:\n"
         "        opt.zero_grad()\n"
         "        out = model(x)\n"
-        "        loss = F.cross_entropy(out, y)\n"
+        "        loss = torch.nn.functional.cross_entropy(out, y)\n"
         "        loss.backward()\n"
         "        opt.step()\n"
         "        losses.append(loss.detach())  # stays on the device: no wait\n"
