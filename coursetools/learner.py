@@ -76,21 +76,23 @@ def start(chapter: str, folder: Path | None = None) -> Path:
             start_new_session=True,
         )
     (folder / "kernel.pid").write_text(str(kernel.pid))
-    client = _client(connection)
-    for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
-        if cell["cell_type"] != "code":
-            continue
-        code = "".join(cell["source"])
-        if "parameters" in cell.get("metadata", {}).get("tags", []):
-            code = "QUICK = True"
-        ok, shown = run_cell(client, code, timeout=600)
-        if not ok:
-            stop(connection)
-            raise SystemExit(f"chapter {chapter} failed before its exercises:\n{shown}")
-        if "load_exercises(" in code:
-            return connection
-    stop(connection)
-    raise SystemExit(f"chapter {chapter} has no load_exercises cell")
+    try:
+        client = _client(connection)
+        for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
+            if cell["cell_type"] != "code":
+                continue
+            code = "".join(cell["source"])
+            if "parameters" in cell.get("metadata", {}).get("tags", []):
+                code = "QUICK = True"
+            ok, shown = run_cell(client, code, timeout=600)
+            if not ok:
+                raise SystemExit(f"chapter {chapter} failed before its exercises:\n{shown}")
+            if "load_exercises(" in code:
+                return connection
+        raise SystemExit(f"chapter {chapter} has no load_exercises cell")
+    except BaseException:
+        stop(connection)  # no kernel is left running behind a start that did not finish
+        raise
 
 
 def send(connection: Path, attempt: Path, timeout: float = 300) -> bool:
