@@ -382,6 +382,7 @@ def _attempt(checker: Checker, answer: Callable[[], Any], seconds: float) -> _At
         checker(attempt.calls.wrap(normalise(answer())))
 
     alarm = _Alarm()
+    defaults = _torch_defaults()
     try:
         with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
             if attempt.limited:
@@ -390,9 +391,32 @@ def _attempt(checker: Checker, answer: Callable[[], Any], seconds: float) -> _At
                 run()
     except BaseException as exc:  # _TimeUp (the alarm fired), SystemExit and KeyboardInterrupt become verdicts
         attempt.error = exc
+    changed = _restore_torch_defaults(defaults)
+    if changed:  # it would outlast the check and change every later cell: named, whatever else happened
+        attempt.error = Wrong(
+            f"your code changed torch's default {changed} (torch.set_default_...), which lasts for the rest of the "
+            "notebook; it is set back now: pass dtype=... or device=... to the calls instead"
+        )
     attempt.timed_out = alarm.fired
     attempt.output = output.shown()
     return attempt
+
+
+def _torch_defaults() -> tuple[Any, Any] | None:
+    """torch's default dtype and device, or None when torch is not imported (then nothing can change them)."""
+    torch = sys.modules.get("torch")
+    return None if torch is None else (torch.get_default_dtype(), torch.get_default_device())
+
+
+def _restore_torch_defaults(before: tuple[Any, Any] | None) -> str:
+    """Set back torch's default dtype and device if the learner's code changed them; what changed ("" if nothing)."""
+    after = _torch_defaults()
+    if before is None or after is None or after == before:
+        return ""
+    torch = sys.modules["torch"]
+    torch.set_default_dtype(before[0])
+    torch.set_default_device(None if before[1] == torch.device("cpu") else before[1])
+    return " and ".join(name for name, a, b in zip(("dtype", "device"), before, after, strict=True) if a != b)
 
 
 def _first_line(exc: BaseException) -> str:

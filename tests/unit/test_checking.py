@@ -20,6 +20,8 @@ import torch
 from helpers import checking
 from helpers.checking import Outcome, Question, Wrong, expect_number, expect_type, load_exercises, normalise
 
+from .answers import evaluate
+
 
 def _positive(value: object) -> None:
     value = expect_type(value, int, "a whole number")
@@ -381,3 +383,22 @@ def test_a_cell_after_a_question_takes_the_number_check_took() -> None:
     assert as_number(7) == 7.0 and type(as_number(7)) is float
     for not_a_number in (..., None, True, "3", torch.ones(2), [1.0]):
         assert as_number(not_a_number) is None, not_a_number
+
+
+def test_an_answer_that_changes_torchs_defaults_is_told_and_they_are_set_back() -> None:
+    """torch.set_default_device/dtype inside an answer would change every later cell: named, and undone."""
+    import torch
+
+    from helpers.exercises import ch02
+
+    question = ch02.QUESTIONS[0]  # ones_on(device)
+    leaky = "def ones_on(device):\n    torch.set_default_device(device)\n    return torch.ones(2, 3)"
+    outcome = evaluate(question, leaky)
+    assert not outcome.correct and "changed torch's default device" in outcome.message, outcome
+    assert torch.get_default_device() == torch.device("cpu") and torch.ones(1).device.type == "cpu"
+    dtype = (
+        "def ones_on(device):\n    torch.set_default_dtype(torch.float64)\n    return torch.ones(2, 3, device=device)"
+    )
+    outcome = evaluate(question, dtype)
+    assert "changed torch's default dtype" in outcome.message and torch.get_default_dtype() == torch.float32
+    assert evaluate(question, question.solution_code).correct, "the next right answer is right again"
