@@ -429,7 +429,7 @@ def _first_line(exc: BaseException) -> str:
     return line if len(line) <= 200 else line[:200] + "…"
 
 
-def _describe_error(exc: BaseException) -> str:
+def describe_error(exc: BaseException) -> str:
     """The exception's kind, its line in the learner's code when it was raised there, and its message."""
     line = _learner_line(exc)
     where = f" (line {line} of your code)" if line is not None else ""
@@ -576,7 +576,7 @@ class Question:
         if isinstance(exc, KeyboardInterrupt):
             return f"Your code was interrupted (KeyboardInterrupt) before {name} could be checked."
         if attempt.calls.blame(exc):
-            return f"Your {name} raised {_describe_error(exc)}"
+            return f"Your {name} raised {describe_error(exc)}"
         return (
             f"The checker for question {self.number} could not compare your answer "
             f"({type(exc).__name__}: {_first_line(exc)}). This is a bug in the course, not in your answer: "

@@ -18,7 +18,7 @@ from typing import Any
 
 import torch
 
-from ..checking import Wrong, expect_function, expect_number
+from ..checking import Wrong, describe_error, expect_function, expect_number
 
 
 @dataclass(frozen=True)
@@ -109,7 +109,11 @@ def table(
         for case in cases:
             args, kept = case.fresh(), case.fresh()
             call = f"{name}({case.label or ', '.join(show(a) for a in kept)})"
-            got = answer(fn(*args), call)
+            try:
+                returned = fn(*args)
+            except Exception as exc:  # the learner's own error: said with the call that raised it
+                raise Wrong(f"{call} raised {describe_error(exc)}") from None
+            got = answer(returned, call)
             if not unchanged(kept, args):
                 raise Wrong(f"{call} changed its arguments: compute a new value and leave the inputs as they were")
             right = want(*kept)
