@@ -41,7 +41,9 @@ def pretend_machine(accelerator: str | None, count: int = 0, *, built: str | Non
     """Make torch's device *queries* answer as on another machine inside the block; nothing runs on a pretend device.
 
     `("cuda", 2)` is two usable CUDA GPUs, `("mps", 1)` a Mac, `(None, built="cuda")` a CUDA build without a
-    driver, `(None)` the CPU-only build.
+    driver, `(None, built="mps")` an mps build that cannot use a GPU, `(None)` the CPU-only build. The build
+    flags (`torch.backends.cuda.is_built()`, ...) and a bare index (`torch.device(0)`) follow `built`; the
+    current device is 0; where no CUDA GPU is usable, the first CUDA use raises as there.
     """
     if accelerator is not None and (not isinstance(accelerator, str) or not accelerator):
         raise TypeError(f"accelerator must be a device type such as 'cuda' or 'mps', or None, not {accelerator!r}")
@@ -55,21 +57,53 @@ def pretend_machine(accelerator: str | None, count: int = 0, *, built: str | Non
     if accelerator is not None and built not in (None, accelerator):
         raise ValueError(f"torch is built for one accelerator: built={built!r} cannot go with {accelerator!r}")
     built = accelerator or built
+    real_device = torch.device
 
     def current_accelerator(check_available: bool = False) -> torch.device | None:
         if built is None or (check_available and accelerator is None):
             return None
-        return torch.device(built)
+        return real_device(built)
+
+    def first_cuda_use() -> None:  # torch.cuda._lazy_init where no CUDA GPU is usable: what the build raises there
+        if built == "cuda":
+            raise RuntimeError("Found no NVIDIA driver on your system. (a pretend CUDA build without a driver)")
+        raise AssertionError("Torch not compiled with CUDA enabled")
+
+    def current_device_index() -> int:  # as torch's: none without an accelerator; CUDA's is started first
+        if built is None:
+            raise RuntimeError("Cannot access accelerator device when none is available.")
+        if built == "cuda" and accelerator is None:
+            first_cuda_use()
+        return 0
+
+    class DeviceType(type):  # torch.device, where a bare index names a device of the accelerator torch is built for
+        def __instancecheck__(cls, value: object) -> bool:
+            return isinstance(value, real_device)
+
+        def __call__(cls, *args: Any, **kwargs: Any) -> torch.device:
+            if len(args) == 1 and type(args[0]) is int and not kwargs:
+                if built is None:
+                    raise RuntimeError("Cannot access accelerator device when none is available.")
+                args = (built, args[0])
+            return real_device(*args, **kwargs)
 
     answers = {
         (torch.version, "cuda"): (torch.version.cuda or "12.8") if built == "cuda" else None,
+        (torch.backends.cuda, "is_built"): lambda: built == "cuda",
+        (torch.backends.mps, "is_built"): lambda: built == "mps",
+        (torch, "device"): DeviceType("device", (), {"__doc__": real_device.__doc__}),
         (torch.accelerator, "is_available"): lambda: accelerator is not None,
         (torch.accelerator, "current_accelerator"): current_accelerator,
         (torch.accelerator, "device_count"): lambda: count,
+        (torch.accelerator, "current_device_index"): current_device_index,
         (torch.cuda, "is_available"): lambda: accelerator == "cuda",
         (torch.cuda, "device_count"): lambda: count if accelerator == "cuda" else 0,
+        (torch.cuda, "current_device"): lambda: 0 if accelerator == "cuda" else first_cuda_use(),
         (torch.backends.mps, "is_available"): lambda: accelerator == "mps",
+        (torch.mps, "device_count"): lambda: count if accelerator == "mps" else 0,
     }
+    if accelerator != "cuda":
+        answers[(torch.cuda, "_lazy_init")] = first_cuda_use
     with contextlib.ExitStack() as stack:
         for (module, name), answer in answers.items():
             stack.enter_context(mock.patch.object(module, name, answer))

@@ -23,6 +23,7 @@ Machine = collections.namedtuple("Machine", "name usable count built")
 MACHINES = (
     Machine("a CPU-only build of torch", None, 0, None),
     Machine("a CUDA build of torch without a driver", None, 0, "cuda"),
+    Machine("an mps build of torch on a Mac that cannot use mps", None, 0, "mps"),
     Machine("a machine with one CUDA GPU", "cuda", 1, "cuda"),
     Machine("Kaggle's two T4 GPUs", "cuda", 2, "cuda"),
     Machine("a machine with four CUDA GPUs", "cuda", 4, "cuda"),
@@ -36,27 +37,28 @@ def devices(m: Machine) -> list[torch.device]:
 
 
 def ask(fn: Callable[..., Any], m: Machine, call: str, *args: Any) -> Any:
-    """What `fn(*args)` returns on `m`: torch's device queries answer as there (`pretend_machine`, the build flags)
-    and its first CUDA use raises as there; a stand-in GPU runs no CUDA code, so an answer that needs it is told so."""
-    no_driver = RuntimeError("Found no NVIDIA driver on your system.") if m.built == "cuda" else None
-    first_use = mock.Mock(side_effect=no_driver or AssertionError("Torch not compiled with CUDA enabled"))
-    with pretend_machine(m.usable, m.count, built=m.built), contextlib.ExitStack() as stack:
-        for module, name, answer in (
-            (torch.backends.cuda, "is_built", lambda: m.built == "cuda"),
-            (torch.backends.mps, "is_built", lambda: m.built == "mps"),
-            (torch.mps, "device_count", lambda: m.count if m.usable == "mps" else 0),
-            (torch.cuda, "_lazy_init", first_use),
-        ):
-            stack.enter_context(mock.patch.object(module, name, answer))
+    """What `fn(*args)` returns on `m`, where torch's device queries answer and its first CUDA use raises as there
+    (`pretend_machine`); a stand-in GPU runs no CUDA code, so an answer that needs it is told so."""
+    ran_cuda = mock.Mock(side_effect=AssertionError("a stand-in GPU runs no CUDA code"))
+    on_gpu = mock.patch.object(torch.cuda, "_lazy_init", ran_cuda) if m.usable == "cuda" else contextlib.nullcontext()
+    with pretend_machine(m.usable, m.count, built=m.built), on_gpu:
         try:
             got = fn(*args)
         except Exception as error:
             got = error
-    if m.usable == "cuda" and first_use.called:
+    if ran_cuda.called:
         raise Wrong(f"on {m.name}, {call} ran CUDA code, which a stand-in cannot: decide by torch's device queries")
     if isinstance(got, Exception):
         raise Wrong(f"on {m.name}, {call} raised {type(got).__name__}: {(str(got).splitlines() or [''])[0][:200]}")
     return got
+
+
+def same_everywhere(fn: Callable[..., Any], call: str, *args: Any) -> str:
+    """What a verdict adds where `fn(*args)` gives the same answer on every machine: it did not ask torch."""
+    with contextlib.suppress(Wrong):
+        if len({repr(ask(fn, m, call, *args)) for m in MACHINES}) == 1:
+            return " (the same on every machine: ask torch inside the function, each time it is called)"
+    return ""
 
 
 def _check_pick_device(fn: Any) -> None:
@@ -64,20 +66,23 @@ def _check_pick_device(fn: Any) -> None:
     for m in MACHINES:
         got = expect_type(ask(fn, m, "pick_device()"), torch.device, "pick_device() to return a torch.device")
         if got not in (torch.device(devices(m)[0].type), *devices(m)):
-            raise Wrong(f"on {m.name}, pick_device() returned {got}; the usable device there is {devices(m)[0].type}")
+            said = f"on {m.name}, pick_device() returned {got}; the usable device there is {devices(m)[0].type}"
+            raise Wrong(said + same_everywhere(fn, "pick_device()"))
 
 
 def _check_cuda_diagnosis(fn: Any) -> None:
     expect_function(fn, "cuda_diagnosis", "no arguments")
-    for m in MACHINES[:-1]:  # not the Mac: the three answers are about CUDA
-        want = "GPU ready" if m.usable else "no usable GPU" if m.built else "CPU-only build"
+    for m in MACHINES:  # section 1's table: a torch without CUDA (a Mac's too) is a CPU-only build
+        want = "GPU ready" if m.usable == "cuda" else "no usable GPU" if m.built == "cuda" else "CPU-only build"
         got = expect_type(ask(fn, m, "cuda_diagnosis()"), str, "cuda_diagnosis() to return a string")
         if got != want:
-            raise Wrong(f"on {m.name}, cuda_diagnosis() returned {got!r}; the answer there is {want!r}")
+            why = " (torch.version.cuda is None there: section 1's table)" * (m.built == "mps")
+            said = f"on {m.name}, cuda_diagnosis() returned {got!r}; the answer there is {want!r}{why}"
+            raise Wrong(said + same_everywhere(fn, "cuda_diagnosis()"))
 
 
-#: Question 3's (capability, arch_list): sorted and unsorted lists, sm_ and compute_ entries, PTX on a
-#: later major version (NVIDIA: PTX runs on any later GPU) and on an older one, 'a' targets, an empty list.
+#: Question 3's (capability, arch_list): sorted and unsorted lists, sm_ and compute_ entries, PTX on the same,
+#: a later minor and a later major capability (NVIDIA's rule) and on an older one, 'a' targets, an empty list.
 _KERNELS = (
     ((7, 5), ["sm_75", "sm_80", "sm_86", "sm_90", "compute_90"]),
     ((6, 0), ["sm_75", "sm_80", "sm_86", "sm_90", "compute_90"]),
@@ -86,6 +91,9 @@ _KERNELS = (
     ((8, 0), ["sm_75"]),
     ((10, 0), ["sm_90", "compute_90", "sm_80"]),
     ((9, 0), ["compute_80"]),
+    ((9, 0), ["compute_90"]),
+    ((8, 6), ["compute_80"]),
+    ((8, 9), ["compute_86"]),
     ((7, 5), ["compute_80"]),
     ((7, 5), []),
     ((9, 0), ["sm_90a"]),

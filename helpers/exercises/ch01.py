@@ -2,23 +2,19 @@
 on the trap of `try_gpu(1)` falling back to the CPU.
 
 The device answers are tried on chapter 00's `MACHINES`, where torch's device queries answer as there;
-the CPU count with this process allowed one CPU, then two, then all it had.
+the CPU count with this process allowed one CPU (not the lowest-numbered), two with a gap, then all it had.
 """
 
 from __future__ import annotations
 
 import os
 from typing import Any
+from unittest import mock
 
 import torch
 
-from ..checking import Question, Wrong, expect_function, expect_number, expect_type
-from .ch00 import MACHINES, ask, devices
-
-
-def device(value: Any, call: str) -> torch.device:
-    """The learner's device: a torch.device, as the questions ask (a string is not one)."""
-    return expect_type(value, torch.device, f"{call} to return a torch.device")
+from ..checking import Question, Wrong, expect_function, expect_type
+from .ch00 import MACHINES, ask, devices, same_everywhere
 
 
 def _names(found: list[torch.device]) -> str:
@@ -30,9 +26,10 @@ def _check_try_gpu(fn: Any) -> None:
     for m in MACHINES:
         for args in ((), *((i,) for i in range(m.count + 2))):
             call, i = f"try_gpu({', '.join(map(str, args))})", (*args, 0)[0]
-            got, want = device(ask(fn, m, call, *args), call), (devices(m)[i] if i < m.count else torch.device("cpu"))
+            got = expect_type(ask(fn, m, call, *args), torch.device, f"{call} to return a torch.device")
+            want = devices(m)[i] if i < m.count else torch.device("cpu")
             if got != want:
-                raise Wrong(f"on {m.name}, {call} returned {got}; expected {want}")
+                raise Wrong(f"on {m.name}, {call} returned {got}; expected {want}{same_everywhere(fn, call, *args)}")
 
 
 def _check_try_all_gpus(fn: Any) -> None:
@@ -40,26 +37,34 @@ def _check_try_all_gpus(fn: Any) -> None:
     for m in MACHINES:
         got = expect_type(ask(fn, m, "try_all_gpus()"), list, "try_all_gpus() to return a list of torch.device")
         if [expect_type(d, torch.device, "try_all_gpus() to list torch.device objects") for d in got] != devices(m):
-            raise Wrong(f"on {m.name}, try_all_gpus() returned {_names(got)}; expected {_names(devices(m))}")
+            said = f"on {m.name}, try_all_gpus() returned {_names(got)}; expected {_names(devices(m))}"
+            raise Wrong(said + same_everywhere(fn, "try_all_gpus()"))
 
 
 def _check_count_usable_cpus(fn: Any) -> None:
     expect_function(fn, "count_usable_cpus", "no arguments")
+    whole = "count_usable_cpus() to return a whole number (an int)"
     if not hasattr(os, "sched_getaffinity"):  # macOS, Windows: no per-process CPU set to vary
-        if (got := expect_number(fn(), "count_usable_cpus() to return a number")) != os.cpu_count():
+        if (got := expect_type(fn(), int, whole)) != os.cpu_count():
             raise Wrong(f"count_usable_cpus() returned {got!r}; this machine has {os.cpu_count()} CPUs")
         return
-    allowed = os.sched_getaffinity(0)
-    for cpus in dict.fromkeys((frozenset(sorted(allowed)[:1]), frozenset(sorted(allowed)[:2]), frozenset(allowed))):
-        os.sched_setaffinity(0, cpus)  # as a job scheduler may: one CPU, two, then all this process had
-        try:
-            got = expect_number(fn(), "count_usable_cpus() to return a number")
-        finally:
-            os.sched_setaffinity(0, allowed)
+    allowed = sorted(os.sched_getaffinity(0))  # as a job scheduler may: the last CPU, two with a gap, then all
+    counts, two = [], [allowed[-3], allowed[-1]] if len(allowed) > 2 else allowed
+    wrapped = [mock.patch.object(os, name, wraps=getattr(os, name)) for name in ("cpu_count", "sched_getaffinity")]
+    with wrapped[0] as machine, wrapped[1] as own:  # which of the two it asks
+        for cpus in dict.fromkeys(map(tuple, ([allowed[-1]], two, allowed))):
+            os.sched_setaffinity(0, cpus)
+            try:
+                counts.append((list(cpus), expect_type(fn(), int, whole)))
+            finally:
+                os.sched_setaffinity(0, allowed)
+    for cpus, got in counts:
         if got != len(cpus):
-            machine = f" ({got!r} is the machine's count, os.cpu_count())" * (got == os.cpu_count())
-            said = f"with this process allowed {len(cpus)} CPU(s), count_usable_cpus() returned {got!r}"
-            raise Wrong(f"{said}; expected {len(cpus)}{machine}")
+            said = f"with this process allowed {len(cpus)} CPU(s) {cpus}, count_usable_cpus() returned {got!r}"
+            why = f" ({got!r} is the machine's count, os.cpu_count())" * (machine.called and got == os.cpu_count())
+            same = len({c[1] for c in counts}) == 1 < len(counts) and not own.called
+            once = " (the same whatever CPUs were allowed, and no call to os.sched_getaffinity: ask it each time)"
+            raise Wrong(f"{said}; expected {len(cpus)}{why or once * same}")
 
 
 def _stage(value: Any, said: str) -> torch.device:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from helpers import standins
 from helpers.checking import Wrong
 from helpers.exercises import ch00
 
@@ -14,23 +15,68 @@ from .answers import evaluate
 
 def _first_cuda_use() -> str:
     try:
-        torch.cuda.current_device()
+        torch.zeros(1, device="cuda")
     except Exception as error:
         return type(error).__name__
     return "nothing raised"
 
 
-def test_each_stand_in_answers_and_raises_as_the_machine_it_stands_for() -> None:
-    cpu_only, no_driver, one_gpu, *_, mac = ch00.MACHINES
-    flags = lambda: (torch.version.cuda is not None, torch.backends.cuda.is_built(), torch.backends.mps.is_built())
-    assert ch00.ask(flags, cpu_only, "flags()") == (False, False, False)
-    assert ch00.ask(flags, no_driver, "flags()") == (True, True, False)
-    assert ch00.ask(flags, mac, "flags()") == (False, False, True)
-    assert ch00.ask(lambda: torch.mps.is_available(), mac, "mps()") is True
-    assert ch00.ask(_first_cuda_use, cpu_only, "use()") == "AssertionError"  # Torch not compiled with CUDA enabled
-    assert ch00.ask(_first_cuda_use, no_driver, "use()") == "RuntimeError"  # Found no NVIDIA driver
-    with pytest.raises(Wrong, match="on a machine with one CUDA GPU, use\\(\\) ran CUDA code"):
-        ch00.ask(_first_cuda_use, one_gpu, "use()")
+def _machine(name: str) -> ch00.Machine:
+    return next(m for m in ch00.MACHINES if m.name == name)
+
+
+def _flags() -> tuple:
+    """What a learner's code can ask about the build and the current device, each answer or what it raised."""
+    answers = []
+    for query in (
+        lambda: torch.version.cuda is not None,
+        torch.backends.cuda.is_built,
+        torch.backends.mps.is_built,
+        torch.mps.is_available,
+        lambda: torch.device(0),
+        torch.accelerator.current_device_index,
+        torch.cuda.current_device,
+    ):
+        try:
+            answers.append(query())
+        except Exception as error:
+            answers.append(type(error).__name__)
+    return tuple(answers)
+
+
+#: Each stand-in's answers to `_flags`, as on the machine it stands for (docs/sources.md §5, chapter 01 section 2).
+CUDA0, MPS0, RAISES, NOT_COMPILED = torch.device("cuda", 0), torch.device("mps", 0), "RuntimeError", "AssertionError"
+FLAGS = {
+    "a CPU-only build of torch": (False, False, False, False, RAISES, RAISES, NOT_COMPILED),
+    "a CUDA build of torch without a driver": (True, True, False, False, CUDA0, RAISES, RAISES),  # no driver
+    "an mps build of torch on a Mac that cannot use mps": (False, False, True, False, MPS0, 0, NOT_COMPILED),
+    "a machine with one CUDA GPU": (True, True, False, False, CUDA0, 0, 0),
+    "a Mac with Apple's mps": (False, False, True, True, MPS0, 0, NOT_COMPILED),
+}
+
+
+@pytest.mark.parametrize("name", FLAGS)
+def test_each_stand_in_answers_and_raises_as_the_machine_it_stands_for(name: str) -> None:
+    m = _machine(name)
+    assert ch00.ask(_flags, m, "flags()") == FLAGS[name]
+    with standins.pretend_machine(m.usable, m.count, built=m.built):  # the public stand-in answers the same
+        assert _flags() == FLAGS[name]
+    if m.usable != "cuda":  # the first CUDA use raises as there: not compiled, or no driver
+        assert ch00.ask(_first_cuda_use, m, "use()") == ("RuntimeError" if m.built == "cuda" else "AssertionError")
+    else:
+        with pytest.raises(Wrong, match=f"on {m.name}, use\\(\\) ran CUDA code"):
+            ch00.ask(_first_cuda_use, m, "use()")
+    assert isinstance(ch00.ask(lambda: torch.device("cpu"), m, "cpu()"), torch.device)
+    assert ch00.ask(lambda: isinstance(torch.device("cpu"), torch.device), m, "is_device()") is True
+
+
+def test_an_answer_that_asks_torch_nothing_is_told_it_gave_the_same_everywhere() -> None:
+    question = next(q for q in ch00.QUESTIONS if q.variable == "pick_device")
+    always_cuda = "def pick_device():\n    return torch.device('cuda')"
+    message = evaluate(question, always_cuda).message
+    assert message.endswith("(the same on every machine: ask torch inside the function, each time it is called)")
+    differs = "def pick_device():\n    return torch.device('cuda' if torch.version.cuda else 'cpu')"
+    assert "the same on every machine" not in evaluate(question, differs).message
 
 
 def test_a_wrong_answer_is_told_the_call_and_what_differed_only() -> None:

@@ -3,9 +3,15 @@ accepted, and a mistake is named only where the checker has evidence for it."""
 
 from __future__ import annotations
 
-from helpers.exercises import ch01
+import os
 
-from .answers import evaluate
+import pytest
+import torch
+
+from helpers.exercises import ch01
+from helpers.exercises.ch00 import MACHINES, ask
+
+from .answers import evaluate, run_in_notebook
 
 
 def _question():
@@ -42,3 +48,48 @@ def test_a_stage_on_a_device_without_an_index_or_too_many_values_is_told_so() ->
     assert "name the index (cuda:0)" in evaluate(question, no_index).message
     three = "def stage_devices():\n    return torch.device('cpu'), torch.device('cpu'), torch.device('cpu')"
     assert "returned 3 values: return two" in evaluate(question, three).message
+
+
+def _question_named(variable: str):
+    return next(q for q in ch01.QUESTIONS if q.variable == variable)
+
+
+def test_the_solution_gives_the_cpu_for_a_negative_index_on_every_machine() -> None:
+    """ "torch.device('cpu') when there is no such device": device -1 is none (it raised on a GPU before)."""
+    namespace = run_in_notebook(_question_named("try_gpu"), _question_named("try_gpu").solution_code)
+    for m in MACHINES:
+        assert ask(namespace["try_gpu"], m, "try_gpu(-1)", -1) == torch.device("cpu"), m.name
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2, reason="one CPU")
+def test_the_cpus_allowed_are_not_the_lowest_and_leave_gaps() -> None:
+    question = _question_named("count_usable_cpus")
+    code = (
+        "seen = []\n\n\n"
+        "def count_usable_cpus():\n"
+        "    seen.append(sorted(os.sched_getaffinity(0)))\n"
+        "    return len(seen[-1])"
+    )
+    namespace = run_in_notebook(question, code)
+    assert question.evaluate(namespace).correct
+    allowed = sorted(os.sched_getaffinity(0))
+    assert namespace["seen"][0] == [allowed[-1]], "one CPU, not the lowest"
+    if len(allowed) >= 3:
+        assert namespace["seen"][1] == [allowed[-3], allowed[-1]], "two CPUs with a gap between them"
+    assert namespace["seen"][-1] == allowed
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2, reason="one CPU")
+def test_the_machine_count_and_a_fixed_answer_are_named_only_where_seen() -> None:
+    question = _question_named("count_usable_cpus")
+    told = evaluate(question, "def count_usable_cpus():\n    return os.cpu_count()").message
+    assert "is the machine's count, os.cpu_count()" in told, told
+    for code in (
+        "def count_usable_cpus():\n    return torch.get_num_threads()",
+        f"def count_usable_cpus():\n    return {os.cpu_count()}",
+        "usable = len(os.sched_getaffinity(0))\n\n\ndef count_usable_cpus():\n    return usable",
+    ):
+        told = evaluate(question, code).message
+        assert "os.cpu_count()" not in told and "the same whatever CPUs were allowed" in told, told
+    highest = evaluate(question, "def count_usable_cpus():\n    return max(os.sched_getaffinity(0)) + 1").message
+    assert "the same whatever" not in highest, "it asks os.sched_getaffinity each time: no note that it does not"

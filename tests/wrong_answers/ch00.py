@@ -38,7 +38,42 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "\n\n"
             "def pick_device():\n"
             "    return usable",
-            "on a machine with one CUDA GPU, pick_device() returned cpu; the usable device there is cuda",
+            "on a machine with one CUDA GPU, pick_device() returned cpu; the usable device there is cuda (the same "
+            "on every machine: ask torch inside the function, each time it is called)",
+        ),
+        # an mps build taken for a usable GPU (accepted before: no stand-in had mps built but not usable)
+        (
+            "def pick_device():\n"
+            "    if torch.cuda.is_available():\n"
+            '        return torch.device("cuda")\n'
+            "    if torch.backends.mps.is_built():\n"
+            '        return torch.device("mps")\n'
+            '    return torch.device("cpu")',
+            "on an mps build of torch on a Mac that cannot use mps, pick_device() returned mps; the usable device "
+            "there is cpu",
+        ),
+        # a bare index is a device of the accelerator torch was built for, usable or not (told before that a
+        # one-GPU machine got cpu: the stand-in's torch.device(0) raised as on the CPU-only build)
+        (
+            "def pick_device():\n"
+            "    try:\n"
+            "        return torch.device(0)\n"
+            "    except RuntimeError:\n"
+            '        return torch.device("cpu")',
+            "on a CUDA build of torch without a driver, pick_device() returned cuda:0; the usable device there is cpu",
+        ),
+        # the current CUDA device's number, which raises where torch has no CUDA (told before: "ran CUDA code")
+        (
+            "def pick_device():\n    return torch.cuda.current_device()",
+            "on a CPU-only build of torch, pick_device() raised AssertionError: Torch not compiled with CUDA enabled",
+        ),
+        # the number, not a torch.device
+        (
+            "def pick_device():\n"
+            "    if torch.cuda.is_available():\n"
+            "        return torch.cuda.current_device()\n"
+            '    return torch.device("cpu")',
+            "expected pick_device() to return a torch.device, but got an int: 0",
         ),
         # runs CUDA code to find out, catching what a driverless build raises but not what a CPU-only one does
         (
@@ -96,6 +131,37 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             '        return "no usable GPU"\n'
             '    return "GPU ready"',
             "on a machine with one CUDA GPU, cuda_diagnosis() ran CUDA code",
+        ),
+        # asks for any accelerator first: a Mac's torch has no CUDA, a CPU-only build by section 1's table
+        # (accepted before: the Mac was not tried)
+        (
+            "def cuda_diagnosis():\n"
+            "    if torch.accelerator.is_available():\n"
+            '        return "GPU ready"\n'
+            "    if torch.version.cuda is None:\n"
+            '        return "CPU-only build"\n'
+            '    return "no usable GPU"',
+            "on a Mac with Apple's mps, cuda_diagnosis() returned 'GPU ready'; the answer there is 'CPU-only build' "
+            "(torch.version.cuda is None there: section 1's table)",
+        ),
+        # built for and usable now of any accelerator, not CUDA's
+        (
+            "def cuda_diagnosis():\n"
+            "    if torch.accelerator.current_accelerator() is None:\n"
+            '        return "CPU-only build"\n'
+            "    if torch.accelerator.current_accelerator(check_available=True) is None:\n"
+            '        return "no usable GPU"\n'
+            '    return "GPU ready"',
+            "on an mps build of torch on a Mac that cannot use mps, cuda_diagnosis() returned 'no usable GPU'; the "
+            "answer there is 'CPU-only build'",
+        ),
+        # asks torch once, when the cell runs
+        (
+            'found = "CPU-only build" if torch.version.cuda is None else "no usable GPU"\n'
+            "\n\n"
+            "def cuda_diagnosis():\n"
+            "    return found",
+            "(the same on every machine: ask torch inside the function, each time it is called)",
         ),
     ),
     3: (
@@ -203,6 +269,40 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    return False",
             "has_kernels_for((8, 9), ['sm_90', 'sm_80']) returned False; expected True",
         ),
+        # PTX only on a strictly later capability (accepted before): it runs on its own capability too
+        (
+            "def has_kernels_for(capability, arch_list):\n"
+            "    major, minor = capability\n"
+            "    for arch in arch_list:\n"
+            '        kind, _, digits = arch.partition("_")\n'
+            '        number = int(digits.rstrip("af"))\n'
+            '        if digits.endswith("a"):\n'
+            "            if number == major * 10 + minor:\n"
+            "                return True\n"
+            '        elif kind == "sm" and number // 10 == major and number % 10 <= minor:\n'
+            "            return True\n"
+            '        elif kind == "compute" and (number // 10, number % 10) < (major, minor):\n'
+            "            return True\n"
+            "    return False",
+            "has_kernels_for((9, 0), ['compute_90']) returned False; expected True",
+        ),
+        # PTX only on a later major version (accepted before): it runs on a later minor version too
+        (
+            "def has_kernels_for(capability, arch_list):\n"
+            "    major, minor = capability\n"
+            "    for arch in arch_list:\n"
+            '        kind, _, digits = arch.partition("_")\n'
+            '        number = int(digits.rstrip("af"))\n'
+            '        if digits.endswith("a"):\n'
+            "            if number == major * 10 + minor:\n"
+            "                return True\n"
+            '        elif kind == "sm" and number // 10 == major and number % 10 <= minor:\n'
+            "            return True\n"
+            '        elif kind == "compute" and (number == major * 10 + minor or number // 10 < major):\n'
+            "            return True\n"
+            "    return False",
+            "has_kernels_for((8, 6), ['compute_80']) returned False; expected True",
+        ),
     ),
 }
 
@@ -225,12 +325,30 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         '    return torch.device("cpu")',
         "def pick_device():\n"
         '    return torch.device(torch.accelerator.current_accelerator(check_available=True) or "cpu")',
+        # the current device's index (rejected before: the stand-ins raised, as this CPU-only torch does)
+        "def pick_device():\n"
+        "    acc = torch.accelerator.current_accelerator(check_available=True)\n"
+        "    if acc is None:\n"
+        '        return torch.device("cpu")\n'
+        "    return torch.device(acc.type, torch.accelerator.current_device_index())",
+        # rejected before as "ran CUDA code": current_device() is a query that answers on a usable GPU
+        "def pick_device():\n"
+        "    if torch.cuda.is_available():\n"
+        '        return torch.device("cuda", torch.cuda.current_device())\n'
+        "    if torch.backends.mps.is_available():\n"
+        '        return torch.device("mps")\n'
+        '    return torch.device("cpu")',
     ),
     2: (
         "def cuda_diagnosis():\n"
         "    if not torch.backends.cuda.is_built():\n"
         '        return "CPU-only build"\n'
         '    return ("no usable GPU", "GPU ready")[torch.cuda.device_count() > 0]',
+        # usable first, then the build: section 1's table in the other order
+        "def cuda_diagnosis():\n"
+        "    if torch.cuda.is_available():\n"
+        '        return "GPU ready"\n'
+        '    return "CPU-only build" if torch.version.cuda is None else "no usable GPU"',
     ),
     3: (
         "import re\n"

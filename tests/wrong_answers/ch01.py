@@ -2,6 +2,9 @@
 
 import os
 
+#: The CPUs this process may use, in order (Linux): the checker's one-CPU try is the last of them.
+CPUS = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+
 #: Typical wrong answers to each question, by number, each with words its verdict must contain (the
 #: message a learner who wrote it is told).
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
@@ -51,6 +54,24 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    except Exception:\n"
             '        return torch.device("cpu")',
             "on a machine with one CUDA GPU, try_gpu() ran CUDA code, which a stand-in cannot",
+        ),
+        # an mps build taken for a usable GPU (accepted before: no stand-in had mps built but not usable)
+        (
+            "def try_gpu(i=0):\n"
+            "    if torch.cuda.device_count() > i:\n"
+            '        return torch.device("cuda", i)\n'
+            "    if torch.backends.mps.is_built() and i == 0:\n"
+            '        return torch.device("mps", 0)\n'
+            '    return torch.device("cpu")',
+            "on an mps build of torch on a Mac that cannot use mps, try_gpu() returned mps:0; expected cpu",
+        ),
+        # asks torch once, when the cell runs
+        (
+            "usable = torch.accelerator.current_accelerator(check_available=True)\n"
+            "\n\n"
+            "def try_gpu(i=0):\n"
+            '    return torch.device(usable.type, i) if usable is not None else torch.device("cpu")',
+            "(the same on every machine: ask torch inside the function, each time it is called)",
         ),
     ),
     2: (
@@ -102,28 +123,67 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    return [torch.device(accelerator.type, i) for i in reversed(range(torch.accelerator.device_count()))]",
             "on Kaggle's two T4 GPUs, try_all_gpus() returned [cuda:1, cuda:0]; expected [cuda:0, cuda:1]",
         ),
+        # an mps build taken for a usable GPU (accepted before)
+        (
+            "def try_all_gpus():\n"
+            "    if torch.cuda.is_available():\n"
+            '        return [torch.device("cuda", i) for i in range(torch.cuda.device_count())]\n'
+            "    if torch.backends.mps.is_built():\n"
+            '        return [torch.device("mps", 0)]\n'
+            '    return [torch.device("cpu")]',
+            "on an mps build of torch on a Mac that cannot use mps, try_all_gpus() returned [mps:0]; expected [cpu]",
+        ),
+        # asks torch once, when the cell runs
+        (
+            "accelerator = torch.accelerator.current_accelerator(check_available=True)\n"
+            "found = [torch.device(accelerator.type, i) for i in range(torch.accelerator.device_count())]\n"
+            "\n\n"
+            "def try_all_gpus():\n"
+            '    return found or [torch.device("cpu")]',
+            "(the same on every machine: ask torch inside the function, each time it is called)",
+        ),
     ),
     3: (
         (
             "def count_usable_cpus():\n    return float('nan')",
-            "with this process allowed 1 CPU(s), count_usable_cpus() returned nan; expected 1",
+            "expected count_usable_cpus() to return a whole number (an int), but got a float: nan",
         ),
         (
             "def count_usable_cpus():\n    return os.cpu_count()",
             f"count_usable_cpus() returned {os.cpu_count()}; expected 1 ({os.cpu_count()} is the machine's count",
         ),
+        # torch's threads, set when torch starts (told before that it was os.cpu_count())
         (
             "def count_usable_cpus():\n    return torch.get_num_threads()",
-            "with this process allowed 1 CPU(s), count_usable_cpus() returned",
+            "(the same whatever CPUs were allowed, and no call to os.sched_getaffinity: ask it each time)",
         ),
-        # counts once, when the cell runs, instead of each time it is called
+        # counts once, when the cell runs, instead of each time it is called (told before that it was os.cpu_count())
         (
             "usable = len(os.sched_getaffinity(0))\n\n\ndef count_usable_cpus():\n    return usable",
-            "with this process allowed 1 CPU(s), count_usable_cpus() returned",
+            f"count_usable_cpus() returned {len(CPUS)}; expected 1 (the same whatever CPUs were allowed",
         ),
         (
             "count_usable_cpus = len(os.sched_getaffinity(0))",
             "should be a function taking no arguments, but it is an int",
+        ),
+        # the highest CPU's number, not how many (accepted before: the checker allowed the lowest CPUs)
+        (
+            "def count_usable_cpus():\n    return max(os.sched_getaffinity(0)) + 1",
+            f"allowed 1 CPU(s) {CPUS[-1:]}, count_usable_cpus() returned {max(CPUS, default=0) + 1}; expected 1",
+        ),
+        # a float, where the cell asks for a whole number (accepted before): torch.set_num_threads(1.0) raises
+        (
+            "def count_usable_cpus():\n    return len(os.sched_getaffinity(0)) / 1",
+            "expected count_usable_cpus() to return a whole number (an int), but got a float: 1.0",
+        ),
+        (
+            "def count_usable_cpus():\n    return float(len(os.sched_getaffinity(0)))",
+            "expected count_usable_cpus() to return a whole number (an int), but got a float: 1.0",
+        ),
+        # the set, not how many are in it
+        (
+            "def count_usable_cpus():\n    return os.sched_getaffinity(0)",
+            "expected count_usable_cpus() to return a whole number (an int), but got a set",
         ),
     ),
     4: (
@@ -202,6 +262,11 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    if torch.backends.mps.is_built() and torch.backends.mps.is_available() and i == 0:\n"
         '        return torch.device("mps", 0)\n'
         '    return torch.device("cpu")',
+        # a bare index, as chapter 01 teaches (rejected before: the stand-ins' torch.device(0) raised)
+        "def try_gpu(i=0):\n"
+        "    if torch.accelerator.device_count() > i:\n"
+        "        return torch.device(i)\n"
+        '    return torch.device("cpu")',
     ),
     2: (
         "def try_all_gpus():\n"
@@ -218,12 +283,12 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    return torch.device(torch.accelerator.current_accelerator().type, i)",
     ),
     3: (
-        "def count_usable_cpus():\n    return float(len(os.sched_getaffinity(0)))"
-        if hasattr(os, "sched_getaffinity")
-        else "def count_usable_cpus():\n    return float(os.cpu_count())",
         "import numpy as np\n\n\ndef count_usable_cpus():\n    return np.int64(len(os.sched_getaffinity(os.getpid())))"
-        if hasattr(os, "sched_getaffinity")
+        if CPUS
         else "def count_usable_cpus():\n    return os.cpu_count()",
+        "def count_usable_cpus():\n    return torch.tensor(len(os.sched_getaffinity(0)))"
+        if CPUS
+        else "def count_usable_cpus():\n    return torch.tensor(os.cpu_count())",
     ),
     4: (
         "import helpers.devices\n"

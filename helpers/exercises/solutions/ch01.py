@@ -3,7 +3,7 @@
 SOLUTIONS: dict[int, str] = {
     1: """def try_gpu(i=0):
     accelerator = torch.accelerator.current_accelerator(check_available=True)
-    if accelerator is not None and i < torch.accelerator.device_count():
+    if accelerator is not None and 0 <= i < torch.accelerator.device_count():  # no device -1 either: the CPU
         return torch.device(accelerator.type, i)
     return torch.device("cpu")""",
     2: """def try_all_gpus():
