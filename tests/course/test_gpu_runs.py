@@ -213,6 +213,7 @@ def test_an_archive_with_folders_links_or_odd_names_is_refused(tmp_path: Path, m
             "not",
         ),
         (f"05_gpu_memory{FIGURES_SUFFIX}", "", "which no self-test writes"),
+        (f"07_pinned_memory{FIGURES_SUFFIX}", '{"name": ["a list"], "unit": "GB/s", "value": 4}\n', "not one of"),
     ],
 )
 def test_a_bundle_with_a_file_the_page_cannot_read_is_refused_and_removes_nothing(
@@ -335,6 +336,7 @@ def test_the_page_puts_each_figure_beside_its_limit_and_marks_changed_code_stale
     assert "| 47.7 GB/s | — | — | ≥ 75% of the limit: no limit was read to judge it by |" in gpu_runs.render_page(runs)
     figures_file.write_text(json.dumps({**row, "value": 47.7}) + "\n")
     assert "| 74.5% | ≥ 75% of the limit: not met |" in gpu_runs.render_page(runs), "the goal as the ratio shows"
+    assert gpu_runs.goal_text("11_x", {"name": gpu_runs.GRAPHS, "value": 2.99996, "unit": "×"}) == "≥ 3 ×: met"
 
 
 def test_the_measured_page_in_the_repository_is_current() -> None:
