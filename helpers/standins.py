@@ -14,7 +14,7 @@ import contextlib
 import math
 import time
 import types
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from unittest import mock
@@ -112,17 +112,7 @@ def pretend_machine(accelerator: str | None, count: int = 0, *, built: str | Non
 
 #: The simulated GPU's clock: `torch.cuda._sleep(cycles)` keeps a simulated stream busy cycles / this ms.
 SIMULATED_CYCLES_PER_MS = 1_000_000
-
-
-def names_the_cpu(args: tuple, kwargs: dict) -> bool:
-    """Whether the arguments of a `Tensor.to` call name the CPU as the destination."""
-    for value in (*args, kwargs.get("device")):
-        if isinstance(value, (str, torch.device)):
-            try:
-                return torch.device(value).type == "cpu"
-            except RuntimeError:
-                return False
-    return False
+_RUNNING: list[SimulatedCuda] = []  # the simulations whose `simulated_cuda` block is running, innermost last
 
 
 def non_blocking(args: tuple, kwargs: dict) -> bool:
@@ -133,12 +123,15 @@ def non_blocking(args: tuple, kwargs: dict) -> bool:
 
 
 @dataclass
-class _HostCopy:
-    """A device→host copy queued with `non_blocking=True`: `values` land in `host` at `end_ms`."""
+class _Copy:
+    """A copy queued with `non_blocking=True` on `stream` after `waits_before` host waits: at `end_ms`, `destination`
+    gets what `source` holds then (a GPU tensor's values, or a pinned host buffer, read late)."""
 
-    host: torch.Tensor
-    values: torch.Tensor
+    source: torch.Tensor
+    destination: torch.Tensor
     end_ms: float
+    stream: str
+    waits_before: int
     landed: bool = False
 
 
@@ -146,18 +139,30 @@ class SimulatedStream:
     """A stream of the simulated GPU: work queued on it runs in order (SIMULATION)."""
 
     def __init__(self, sim: SimulatedCuda, name: str) -> None:
-        self.sim, self.name = sim, name
+        self._sim, self.name = sim, name
         self.free_ms = 0.0  # when the work queued on this stream so far will be done
+
+    @property
+    def sim(self) -> SimulatedCuda:
+        """Its simulation. A stream kept from an earlier one (cached across calls) joins the one running now, idle."""
+        if _RUNNING and self._sim is not _RUNNING[-1]:
+            self._sim, self.free_ms = _RUNNING[-1], 0.0
+            self._sim.streams.append(self)
+        return self._sim
 
     def wait_stream(self, stream: SimulatedStream) -> None:
         """Work queued here from now on starts only after the work queued on `stream` so far."""
         self.sim._expect(stream, SimulatedStream, "wait_stream needs a stream")
+        if stream is self:
+            self.sim.own_waits.append(f"{self.name}.wait_stream({self.name})")
         self.sim.host_ms += self.sim.launch_ms
         self.free_ms = max(self.free_ms, stream.free_ms, self.sim.host_ms)
 
     def wait_event(self, event: SimulatedEvent) -> None:
         """Work queued here from now on starts only after `event` has happened."""
         self.sim._expect(event, SimulatedEvent, "wait_event needs an event")
+        if event.stream is self:
+            self.sim.own_waits.append(f"{self.name}.wait_event(an event recorded on {self.name})")
         self.sim.host_ms += self.sim.launch_ms
         if event.at_ms is not None:  # waiting for an event never recorded returns at once, as in CUDA
             self.free_ms = max(self.free_ms, event.at_ms, self.sim.host_ms)
@@ -193,12 +198,14 @@ class SimulatedEvent:
     def __init__(self, sim: SimulatedCuda, enable_timing: bool = False) -> None:
         self.sim, self.enable_timing = sim, bool(enable_timing)
         self.at_ms: float | None = None
-        self.copies_before = 0  # device→host copies queued before the event was recorded
+        self.stream: SimulatedStream | None = None  # the stream it was last recorded on
+        self.copies_before = 0  # non_blocking copies queued before the event was recorded
 
     def record(self, stream: SimulatedStream | None = None) -> None:
         stream = self.sim.current if stream is None else stream
         self.sim._expect(stream, SimulatedStream, "Event.record needs a stream (or nothing: the current one)")
         self.at_ms, _ = self.sim._queue(stream, "record", 0.0, "event")  # takes no GPU time: no span
+        self.stream = stream
         self.copies_before = len(self.sim.copies)
         self.sim.recorded.append(self)
 
@@ -222,8 +229,8 @@ class SimulatedEvent:
             raise RuntimeError("Both events must be recorded before calculating elapsed time.")
         if max(self.at_ms, end_event.at_ms) > self.sim.host_ms:
             raise RuntimeError(
-                "CUDA error: device not ready (SIMULATION: the GPU has not reached the event yet; "
-                "call end_event.synchronize() first)"
+                "CUDA error: device not ready (SIMULATION: the GPU had not reached an event when elapsed_time was "
+                "called: record the end event, then end_event.synchronize(), then elapsed_time)"
             )
         return end_event.at_ms - self.at_ms
 
@@ -265,20 +272,21 @@ class _Read:
     stream: str
     start_ms: float
     end_ms: float
+    times: float = 1.0  # the sum reads the fill value once per element
 
     def value(self) -> float:
         """What this read saw: the last write finished before it began (0 before any); nan if one overlapped it."""
         if any(w.start_ms < self.end_ms and w.end_ms > self.start_ms for w in self.tensor.writes):
             return math.nan  # a write ran while the read did: a torn, half-written value
         done = [w for w in self.tensor.writes if w.end_ms <= self.start_ms]
-        return max(done, key=lambda w: w.end_ms).value if done else 0.0
+        return self.times * max(done, key=lambda w: w.end_ms).value if done else 0.0
 
 
 class SimulatedTensor:
-    """A tensor on the simulated GPU: `fill_`, `zero_`, `mean` and `sum` are queued work."""
+    """A tensor of `numel` elements on the simulated GPU: `fill_`, `zero_`, `mean` and `sum` are queued work."""
 
-    def __init__(self, sim: SimulatedCuda, name: str, fill_ms: float, read_ms: float) -> None:
-        self.sim, self.name = sim, name
+    def __init__(self, sim: SimulatedCuda, name: str, fill_ms: float, read_ms: float, numel: int = 1) -> None:
+        self.sim, self.name, self.numel = sim, name, numel
         self.fill_ms, self.read_ms = fill_ms, read_ms
         self.writes: list[_Write] = []
         self.reads: list[_Read] = []
@@ -292,13 +300,20 @@ class SimulatedTensor:
     def zero_(self) -> SimulatedTensor:
         return self.fill_(0.0)
 
-    def mean(self) -> SimulatedValue:
-        start, end = self.sim._queue(self.sim.current, f"{self.name}.mean()", self.read_ms, "read")
-        read = _Read(self, self.sim.current.name, start, end)
+    def mean(self, _op: str = "mean") -> SimulatedValue:
+        start, end = self.sim._queue(self.sim.current, f"{self.name}.{_op}()", self.read_ms, "read")
+        read = _Read(self, self.sim.current.name, start, end, self.numel if _op == "sum" else 1.0)
         self.reads.append(read)
         return SimulatedValue(self.sim, read)
 
-    sum = mean  # the same kind of read, for the model (its value is the fill value, not a true sum)
+    def sum(self) -> SimulatedValue:
+        return self.mean("sum")
+
+    @classmethod
+    def __torch_function__(cls, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+        """`torch.mean(a)` is `a.mean()`, and so on."""
+        return getattr(args[0], func.__name__)(*args[1:], **(kwargs or {}))
+
     record_stream = SimulatedValue.record_stream  # only checks its argument: the simulation frees no memory
 
     def __getattr__(self, name: str) -> Any:
@@ -324,7 +339,7 @@ class SimulatedCuda:
 
     def __init__(self, *, launch_ms: float = 0.005, copy_ms: float = 1.0) -> None:
         self.launch_ms = float(launch_ms)
-        self.copy_ms = float(copy_ms)  # one device→host copy of a tensor that plays a GPU tensor
+        self.copy_ms = float(copy_ms)  # one copy of a tensor between the host and the device
         self.host_ms = 0.0
         self.spans: list[Span] = []
         self.host_waits: list[str] = []  # what made the host wait, in order
@@ -332,9 +347,12 @@ class SimulatedCuda:
         self.streams = [self.default]
         self.current = self.default
         self.recorded: list[SimulatedEvent] = []  # every event recorded, in order
-        self.copies: list[_HostCopy] = []  # device→host copies queued with non_blocking=True
-        self.blocking_reads = 0  # blocking copies and reads (.item(), .cpu()) of tensors playing GPU tensors
-        self._gpu_tensors: list[torch.Tensor] = []  # compared by identity
+        self.own_waits: list[str] = []  # waits of a stream for a point in its own queue: waits for nothing
+        self.copies: list[_Copy] = []  # copies queued with non_blocking=True, either way
+        self.kinds = dict.fromkeys(("pageable", "blocking", "non_blocking"), 0)  # copies of each kind
+        self.device: dict[int, tuple[torch.Tensor, str]] = {}  # tensors playing a device's (by id), with its type
+        self.pinned: dict[int, torch.Tensor] = {}  # host tensors pinned, by id
+        self._later: list[tuple] = []  # work on device tensors while copies were queued: (func, args, kwargs, result)
 
     def Stream(self, device: Any = None, priority: int = 0, *, name: str = "", **kwargs: Any) -> SimulatedStream:  # noqa: N802
         """A new stream; `name` (the simulation's own argument) labels its lane on the timeline."""
@@ -369,46 +387,51 @@ class SimulatedCuda:
         """Queue `ms` of GPU work named `name` on the current stream: a kernel, or a copy with kind="copy"."""
         self._queue(self.current, name, float(ms), kind)
 
-    def zeros(self, name: str = "a", *, fill_ms: float = 0.1, read_ms: float = 0.1) -> SimulatedTensor:
+    def zeros(self, name: str = "a", *, fill_ms: float = 0.1, read_ms: float = 0.1, numel: int = 1) -> SimulatedTensor:
         """A simulated tensor, all zeros; its `fill_` and `mean` take `fill_ms` and `read_ms` on the GPU."""
-        return SimulatedTensor(self, name, float(fill_ms), float(read_ms))
+        return SimulatedTensor(self, name, float(fill_ms), float(read_ms), numel)
 
-    def on_gpu(self, tensor: torch.Tensor) -> torch.Tensor:
+    def on_gpu(self, tensor: torch.Tensor, device: str = "cuda") -> torch.Tensor:
         """Let the real `tensor` play a tensor on this GPU (inside `with sim.tensors():`); returns it."""
-        self._gpu_tensors.append(tensor)
+        self.device[id(tensor)] = tensor, device
         return tensor
 
     def is_on_gpu(self, value: Any) -> bool:
-        """Whether `value` plays a tensor on this GPU (`on_gpu`, or computed from one)."""
-        return isinstance(value, torch.Tensor) and any(value is t for t in self._gpu_tensors)
+        """Whether `value` plays a tensor on this GPU (`on_gpu`, a copy to a device, or computed from one)."""
+        return isinstance(value, torch.Tensor) and self.device.get(id(value), (None,))[0] is value
 
-    def tensors(self) -> _GpuTensors:
-        """`with sim.tensors():` makes the tensors given to `on_gpu` act as GPU tensors (copies to the host)."""
+    def tensors(self, pinned: Iterable[torch.Tensor] = ()) -> _GpuTensors:
+        """`with sim.tensors():` makes the tensors given to `on_gpu` act as GPU tensors, and copies to a device
+        (`pinned`: host tensors pinned already) make more."""
+        self.pinned |= {id(t): t for t in pinned}
         return _GpuTensors(self)
 
-    def _copy_to_host(self, values: torch.Tensor, host: torch.Tensor, non_blocking: bool) -> torch.Tensor:
-        """A copy to `host`: queued (its values land later) with non_blocking, else the host waits for it."""
-        if non_blocking:
-            host.fill_(self.NOT_LANDED)
-            _, end = self._queue(self.current, "copy to host", self.copy_ms, "copy")
-            self.copies.append(_HostCopy(host, values, end))
-        else:
-            self._read_on_host("a blocking copy to the host")
-            host.copy_(values)
-        return host
+    def _copy(self, source: torch.Tensor, destination: torch.Tensor, non_blocking: bool) -> torch.Tensor:
+        """Queue a copy on the current stream: a non_blocking one from a GPU tensor or pinned memory lands when the
+        stream gets there; a blocking one makes the host wait; one from pageable memory reads it at once."""
+        to = "device" if self.is_on_gpu(destination) else "host"
+        pinned = to == "host" or id(source) in self.pinned
+        kind = "pageable" if not pinned else "non_blocking" if non_blocking else "blocking"
+        self.kinds[kind] += 1
+        _, end = self._queue(self.current, f"{kind} copy to the {to}", self.copy_ms, "copy")
+        if kind == "non_blocking":
+            destination.fill_(self.NOT_LANDED)
+            self.copies.append(_Copy(source, destination, end, self.current.name, len(self.host_waits)))
+            return destination
+        if kind == "blocking":
+            self._host_waits(end, f"a blocking copy to the {to}")
+        return destination.copy_(source)
 
-    def _read_on_host(self, why: str) -> None:
-        """A blocking read of GPU values: the host waits for the current stream's work first."""
-        self.blocking_reads += 1
-        self._host_waits(self.current.free_ms, why)
-
-    def _land(self) -> None:
-        """Copy in the values of every queued device→host copy the GPU has finished by now."""
-        for copy in self.copies:
-            if not copy.landed and copy.end_ms <= self.host_ms:
-                with torch._C.DisableTorchFunction():
-                    copy.host.copy_(copy.values)
+    def land(self, everything: bool = False) -> None:
+        """Copy in what every queued copy finished by now (or every one) has brought, then redo the work on device
+        tensors queued meanwhile (on a GPU it follows the copies queued before it)."""
+        due = [c for c in self.copies if not c.landed and (everything or c.end_ms <= self.host_ms)]
+        with torch._C.DisableTorchFunction():
+            for copy in due:
+                copy.destination.copy_(copy.source)
                 copy.landed = True
+            for func, args, kwargs, result in self._later if due else ():
+                result.copy_(func(*args, **kwargs))
 
     @property
     def blocked_ms(self) -> float:
@@ -439,7 +462,7 @@ class SimulatedCuda:
             self.host_waits.append("query() in a loop")
             self.spans.append(Span("host", "polls: query()", self.host_ms, step_end, "host blocked"))
         self.host_ms = step_end
-        self._land()
+        self.land()
         return False
 
     def _host_waits(self, until_ms: float, why: str) -> None:
@@ -447,7 +470,7 @@ class SimulatedCuda:
         if until_ms > self.host_ms:
             self.spans.append(Span("host", f"waits: {why}", self.host_ms, until_ms, "host blocked"))
             self.host_ms = until_ms
-        self._land()
+        self.land()
 
     def _expect(self, value: Any, kind: type, what: str) -> None:
         if not isinstance(value, kind) or getattr(value, "sim", None) is not self:
@@ -478,12 +501,13 @@ class PretendAsyncDevice:
 
 
 class _GpuTensors(TorchFunctionMode):
-    """While active, tensors given to `SimulatedCuda.on_gpu` (and results computed from them) act as GPU
-    tensors: copies to the host are queued on the simulated stream, reads wait for it, `.numpy()` refuses.
-    Pinning host memory is granted (host memory here is never really pinned, and need not be)."""
+    """While active, tensors that play the GPU's (`SimulatedCuda.on_gpu`, copies to a device, and what is computed
+    from them) act as GPU tensors: copies either way are queued on the current stream (`SimulatedCuda._copy`),
+    reading one on the host waits for the stream, `.numpy()` refuses, and work on one runs at once, then again
+    whenever a copy lands. Host memory here is never really pinned, and need not be: pinning is granted."""
 
     #: Tensor calls that read a GPU tensor's values on the host, each waiting for the GPU.
-    HOST_READS = frozenset({"item", "tolist", "__bool__", "__float__", "__int__", "__repr__"})
+    HOST_READS = frozenset({"item", "tolist", "__bool__", "__float__", "__int__", "__repr__", "__format__"})
 
     def __init__(self, sim: SimulatedCuda) -> None:
         super().__init__()
@@ -491,27 +515,42 @@ class _GpuTensors(TorchFunctionMode):
 
     def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
         sim, kwargs, name = self.sim, dict(kwargs or {}), getattr(func, "__name__", "")
-        kwargs.pop("pin_memory", None)
+        sim.land()  # whatever the host does now, the copies the GPU has finished have landed
         source = args[0] if args else None
-        on_gpu = sim.is_on_gpu(source)
-        if name == "pin_memory" and isinstance(source, torch.Tensor) and not on_gpu:
-            return source.clone()
+        on_gpu, pin = sim.is_on_gpu(source), bool(kwargs.pop("pin_memory", False)) or name == "pin_memory"
+        named = [
+            p for p in (kwargs.get("device"), *(args[1:] if name == "to" else ())) if isinstance(p, str | torch.device)
+        ]
+        there = "cuda" if name == "cuda" else "cpu" if name == "cpu" else str(named[0]).split(":")[0] if named else None
+        if on_gpu and getattr(func, "__self__", None) is torch.Tensor.device:
+            return torch.device(sim.device[id(source)][1])
         if name == "is_pinned" and not on_gpu:
-            return True
+            return id(source) in sim.pinned
         if on_gpu and name in ("numpy", "__array__"):
             raise TypeError("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy it first.")
-        if on_gpu and (name == "cpu" or (name == "to" and names_the_cpu(args[1:], kwargs))):
-            values = func(*args, **kwargs)
-            return sim._copy_to_host(values, torch.empty_like(values), non_blocking(args[1:], kwargs))
-        if name == "copy_" and len(args) >= 2 and sim.is_on_gpu(args[1]) and not on_gpu:
-            values = args[1].to(args[0].dtype).expand_as(args[0]).clone()
-            return sim._copy_to_host(values, args[0], non_blocking(args[2:], kwargs))
         if on_gpu and name in self.HOST_READS:
-            sim._read_on_host(f"Tensor.{name}")
-        result = func(*args, **kwargs)
-        from_gpu = any(sim.is_on_gpu(a) for a in (*args, *kwargs.values()))
-        if from_gpu and isinstance(result, torch.Tensor) and not names_the_cpu((), kwargs):
-            sim.on_gpu(result)
+            sim._host_waits(sim.current.free_ms, f"Tensor.{name}")
+        if name in ("to", "cuda", "cpu") and there not in (None, "cpu") and not on_gpu:  # to a device
+            dtype = [d for d in (kwargs.get("dtype"), *args[1:]) if isinstance(d, torch.dtype)]
+            made = sim.on_gpu(torch.empty_like(source, dtype=dtype[0] if dtype else None), there)
+            return sim._copy(source, made, non_blocking(args[1:], kwargs))
+        if name in ("to", "cuda", "cpu") and on_gpu and there != "cpu":  # to where it is already
+            return source
+        if on_gpu and there == "cpu":  # to the host
+            values = func(*args, **kwargs)
+            return sim._copy(values, torch.empty_like(values), non_blocking(args[1:], kwargs))
+        if name == "copy_" and len(args) > 1 and on_gpu != sim.is_on_gpu(args[1]):  # either way
+            values = args[1] if on_gpu else args[1].to(source.dtype).expand_as(source).clone()
+            return sim._copy(values, source, non_blocking(args[2:], kwargs))
+        kwargs |= {"device": "cpu"} if "device" in kwargs else {}
+        result = source.clone() if name == "pin_memory" else func(*args, **kwargs)
+        sim.pinned |= {id(result): result} if pin else {}
+        from_gpu = [a for a in (*args, *kwargs.values()) if sim.is_on_gpu(a)]
+        where = there or (sim.device[id(from_gpu[0])][1] if from_gpu and name not in self.HOST_READS else "cpu")
+        if where != "cpu" and isinstance(result, torch.Tensor):
+            sim.on_gpu(result, where)
+            if from_gpu and result is not source and result._base is None and not all(c.landed for c in sim.copies):
+                sim._later.append((func, args, kwargs, result))  # to run again once the copies before it land
         return result
 
 
@@ -534,6 +573,7 @@ def simulated_cuda(*, launch_ms: float = 0.005, copy_ms: float = 1.0) -> Iterato
         mock.patch.multiple(torch.cuda, **{name: getattr(sim, name) for name in names}),
         mock.patch.multiple(torch, Stream=sim.Stream, Event=generic_event),
         mock.patch.object(torch.accelerator, "synchronize", sim.synchronize),
+        mock.patch(f"{__name__}._RUNNING", [*_RUNNING, sim]),
     ):
         yield sim
 

@@ -14,19 +14,22 @@ from ..checking import Question, Wrong, expect_function, expect_number, expect_t
 from ..standins import SimulatedEvent, SimulatedValue, simulated_cuda
 from .cases import show
 
-#: Question 1's and 3's cases: (ms already queued on the current stream, on side, ms of fn()'s work). For 3, idle
-#: streams, then side busier, then the current stream busier: an event on the wrong stream is early or late.
-_Q1_CASES, _Q3_CASES = ((0.0, 0.0, 5.0), (3.0, 0.0, 2.5)), ((0.0, 0.0, 5.0), (1.0, 3.0, 2.0), (4.0, 1.0, 2.5))
+#: Question 1's and 3's cases: (ms already queued on the current stream, on side, ms of fn()'s work, whether the
+#: current stream is the caller's own, not the default stream). For 3, idle streams, then side busier, then the
+#: current stream busier: an event on the wrong stream is early or late.
+_Q1_CASES = ((0.0, 0.0, 5.0, False), (3.0, 0.0, 2.5, False), (1.0, 0.0, 2.0, True))
+_Q3_CASES = ((0.0, 0.0, 5.0, False), (1.0, 3.0, 2.0, False), (4.0, 1.0, 2.5, False))
 
 
-def _run_timer(fn: Any, on_side: bool, busy_current: float, busy_side: float, work_ms: float) -> tuple:
-    """A timer's run: result, host waits, each event's (stream, prior waits), elapsed_time pairs, fn()'s spans."""
+def _run_timer(fn: Any, on_side: bool, busy_current: float, busy_side: float, work_ms: float, caller: bool) -> tuple:
+    """A timer's run: result, host waits, each event's (stream, waits before, records), elapsed_time pairs, spans."""
     record, elapsed = SimulatedEvent.record, SimulatedEvent.elapsed_time
-    marks: dict[SimulatedEvent, tuple[str, int]] = {}
+    marks: dict[SimulatedEvent, tuple[str, int, int]] = {}
     timed: list[tuple[SimulatedEvent, SimulatedEvent]] = []  # each elapsed_time call's (start, end)
     spans: list[Any] = []  # the span of fn()'s work, one per call
     with simulated_cuda(launch_ms=0.001) as sim:
         side = torch.cuda.Stream()
+        sim.current = sim.Stream(name="caller's stream") if caller else sim.current
         sim.work("earlier work", busy_current)
         with side:
             sim.work("earlier work", busy_side)
@@ -39,7 +42,8 @@ def _run_timer(fn: Any, on_side: bool, busy_current: float, busy_side: float, wo
 
         def marked(event: SimulatedEvent, stream: Any = None) -> None:
             record(event, stream)
-            marks[event] = ((sim.current if stream is None else stream).name, len(sim.host_waits))
+            again = marks.get(event, ("", 0, 0))[2] + 1
+            marks[event] = ((sim.current if stream is None else stream).name, len(sim.host_waits), again)
 
         measured = lambda start, end: timed.append((start, end)) or elapsed(start, end)  # noqa: E731
         with mock.patch.multiple(SimulatedEvent, record=marked, elapsed_time=measured):
@@ -51,9 +55,10 @@ def _check_timer(fn: Any, name: str, cases: tuple, on_side: bool) -> None:
     """Check a timer `name(fn)` (`name(fn, side)` when fn() queues its work on `side`) on cases of (ms already
     queued on the current stream, ms already queued on side, ms of fn()'s work)."""
     expect_function(fn, name, "(fn, side)" if on_side else "(fn)")
-    for busy_current, busy_side, work_ms in cases:
-        got, waits, marks, timed, spans = _run_timer(fn, on_side, busy_current, busy_side, work_ms)
+    for busy_current, busy_side, work_ms, caller in cases:
+        got, waits, marks, timed, spans = _run_timer(fn, on_side, busy_current, busy_side, work_ms, caller)
         before = f"{busy_current:g} ms already on the current stream" + (f", {busy_side:g} on side" if on_side else "")
+        before += ", the caller's, not the default stream" if caller else ""
         call = f"{name}({'fn, side' if on_side else 'fn'}) (fn() queues {work_ms:g} ms of GPU work; {before})"
         got = expect_number(got, f"{call} to return a number of milliseconds")
         if len(spans) != 1:
@@ -69,9 +74,14 @@ def _check_timer(fn: Any, name: str, cases: tuple, on_side: bool) -> None:
         if abs(got - work_ms) <= 0.1:  # ms; each launch takes 0.001 ms here
             continue
         said, value = f"{call} returned {show(got)}; expected {work_ms:g}", end.at_ms - start.at_ms
-        if value and math.isclose(got, value / 1000, rel_tol=1e-3):
-            raise Wrong(f"{said}: start.elapsed_time(end) is already in milliseconds; return it as it is")
+        if abs(value - work_ms) <= 0.1:  # the events are right: it returned something else
+            how = " (already in milliseconds)" if math.isclose(got, value / 1000, rel_tol=1e-3) else ""
+            how += ", not rounded" if float(got).is_integer() else ""
+            raise Wrong(f"{said}: start.elapsed_time(end) gave {value:.4g}; return it as it is{how}")
         note = "" if marks[start][0] == marks[end][0] == span.lane else ": an event marks a point in its stream's queue"
+        for way, event in (("from", start), ("to", end)):
+            if marks[event][2] > 1:
+                note += f"; the event you measured {way} was recorded {marks[event][2]} times (it marks the last)"
         raise Wrong(
             f"{said}: you measured from an event reached at {start.at_ms:.3g} ms on the {marks[start][0]} to one "
             f"reached at {end.at_ms:.3g} ms on the {marks[end][0]}; fn()'s work ran on the {span.lane} from "
@@ -79,16 +89,19 @@ def _check_timer(fn: Any, name: str, cases: tuple, on_side: bool) -> None:
         )
 
 
-#: (fill_ ms, mean ms, rounds): a slow producer and a slow consumer, for one round and for several.
+#: (fill_ ms, mean ms, rounds): a slow producer and a slow consumer, for one round and for several; the call's setting.
+_CALLER = "`a` of 4 elements; the current stream is the caller's, not the default one, and has a.mean() queued"
 _ROUNDS = ((10.0, 1.0, 1), (1.0, 10.0, 1), (10.0, 1.0, 3), (1.0, 10.0, 5))
 
 
 def _check_produce_and_consume(fn: Any) -> None:
     expect_function(fn, "produce_and_consume", "(a, side, rounds)")
     for fill_ms, read_ms, rounds in _ROUNDS:
-        call = f"produce_and_consume(a, side, {rounds}) (fill_ takes {fill_ms:g} ms, mean {read_ms:g} ms)"
+        call = f"produce_and_consume(a, side, {rounds}) (fill_ takes {fill_ms:g} ms, mean {read_ms:g} ms; {_CALLER})"
         with simulated_cuda(launch_ms=0.001) as sim:
-            a, side = sim.zeros("a", fill_ms=fill_ms, read_ms=read_ms), torch.cuda.Stream()
+            a, side = sim.zeros("a", fill_ms=fill_ms, read_ms=read_ms, numel=4), torch.cuda.Stream()
+            sim.current = sim.Stream(name="caller's stream")
+            earlier = a.mean().read  # the caller's own read of `a`, queued before the call
             means = expect_type(fn(a, side, rounds), list, f"{call} to return the list of the rounds' a.mean()")
             if sim.host_waits:
                 raise Wrong(f"{call}: Python waited for the GPU ({sim.host_waits[0]}); make streams wait instead")
@@ -97,6 +110,15 @@ def _check_produce_and_consume(fn: Any) -> None:
             later = [m.item() for m in means]  # what the caller reads on the current stream
         if len(a.writes) != rounds:
             raise Wrong(f"{call} filled `a` {len(a.writes)} times; fill it once a round, with r + 1")
+        if earlier.value() != 0:
+            said = f"{call}: round 1's fill_ started at {a.writes[0].start_ms:.3g} ms, while the caller's a.mean() read"
+            raise Wrong(
+                f"{said} `a` until {earlier.end_ms:.3g} ms (write-after-read): make its stream wait for the current one"
+            )
+        own = sim.own_waits[0] if sim.own_waits else ""  # a stream waiting for its own queue waits for nothing
+        if own:
+            inside = "; inside `with torch.cuda.stream(side):` the current stream is side" * own.startswith(side.name)
+            own = f" ({own} waits for nothing{inside})"
         for r, (write, read) in enumerate(zip(a.writes, [m.read for m in means], strict=True)):
             ran, then = f"round {r + 1}'s mean", a.writes[r + 1 :]
             if read.stream != side.name:
@@ -104,7 +126,8 @@ def _check_produce_and_consume(fn: Any) -> None:
             if write.end_ms > read.start_ms:
                 raise Wrong(
                     f"{call}: {ran} started at {read.start_ms:.3g} ms, before that round's fill_ had finished at "
-                    f"{write.end_ms:.3g} ms (read-after-write): make side wait for the current stream after each fill_"
+                    f"{write.end_ms:.3g} ms (read-after-write): make side wait for the current stream after each "
+                    f"fill_{own}"
                 )
             if then and then[0].start_ms < read.end_ms:
                 raise Wrong(
@@ -116,7 +139,7 @@ def _check_produce_and_consume(fn: Any) -> None:
             if later[r] != r + 1:
                 raise Wrong(
                     f"{call}: read on the current stream after the function returned, {ran} was not written yet: "
-                    "make the current stream wait for the side stream before you return"
+                    f"make the current stream wait for the side stream before you return{own}"
                 )
 
 

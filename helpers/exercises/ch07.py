@@ -1,63 +1,29 @@
-"""Chapter 07 exercises, each on the course's SIMULATED GPU (`helpers.standins.simulated_cuda`)."""
+"""Chapter 07 exercises, each on the course's SIMULATED GPU (`helpers.standins.simulated_cuda`), called on a current
+stream of the caller's own, not the default stream."""
 
 import itertools
-from collections.abc import Iterable
 from typing import Any
 
 import torch
-from torch.overrides import TorchFunctionMode
 
 from ..checking import Question, Wrong, expect_function
-from ..standins import SimulatedCuda, non_blocking, simulated_cuda
+from ..standins import SimulatedCuda, simulated_cuda
 from .cases import show, unchanged
 
+_NEVER = "you recorded an event but the host never waited for it: call event.synchronize()"
 
-class _Uploads(TorchFunctionMode):
-    """SIMULATED host→device copies: a non_blocking one from pinned memory reads its source when the stream gets
-    there. Host tensors play the device's; work on one runs at once, on what it holds then."""
 
-    def __init__(self, sim: SimulatedCuda, pinned: Iterable[torch.Tensor] = ()) -> None:
-        super().__init__()
-        self.sim, self.count = sim, dict.fromkeys(("pageable", "blocking", "non_blocking"), 0)  # copies of each kind
-        self.pinned = {id(t): t for t in pinned}  # by id, as are the tensors playing a device's (with its type)
-        self.device, self.pending = {}, []  # and the queued copies: (source, destination, end ms)
-
-    def land(self, everything: bool = False) -> None:  # the copies finished by now (or all) read their source
-        for source, destination, _ in [p for p in self.pending if everything or p[2] <= self.sim.host_ms]:
-            destination.copy_(source)
-        self.pending = [p for p in self.pending if not (everything or p[2] <= self.sim.host_ms)]
-
-    def copy(self, source: torch.Tensor, destination: torch.Tensor, asked_non_blocking: bool) -> torch.Tensor:
-        kind = "pageable" if id(source) not in self.pinned else "non_blocking" if asked_non_blocking else "blocking"
-        self.count[kind] += 1
-        self.sim.work(f"{kind} copy to the device", self.sim.copy_ms, "copy")
-        self.pending.append((source, destination, self.sim.current.free_ms if kind == "non_blocking" else 0.0))
-        if kind == "blocking":  # the host waits for it, and so for the copies queued before it
-            self.sim._host_waits(self.sim.current.free_ms, "a blocking copy")
-        self.land()  # a pageable or blocking copy has read its source before the call returns
-        return destination
-
-    def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
-        kwargs, name = dict(kwargs or {}), getattr(func, "__name__", "")
-        self.land()  # whatever the host does now, the copies the GPU has finished have read their source
-        pin = bool(kwargs.pop("pin_memory", False)) or name == "pin_memory"
-        given = (kwargs.get("device"), *(args[1:] if name == "to" else ()))  # where a device can be named
-        places = [p for p in given if isinstance(p, str | torch.device)]
-        there = "cuda" if name == "cuda" else str(places[0]).split(":")[0] if places else "cpu"
-        if name in ("to", "cuda") and there != "cpu":
-            if id(args[0]) in self.device:
-                return args[0]
-            made = torch.full_like(args[0], -1)
-            self.device[id(made)] = made, there
-            return self.copy(args[0], made, non_blocking(args[1:], kwargs))
-        if name == "copy_" and len(args) > 1 and id(args[0]) in self.device and id(args[1]) not in self.device:
-            return self.copy(args[1], args[0], non_blocking(args[2:], kwargs))
-        kwargs |= {"device": "cpu"} if there != "cpu" else {}
-        result = args[0].clone() if name == "pin_memory" else func(*args, **kwargs)
-        there = self.device[id(args[0])][1] if args and id(args[0]) in self.device else there  # work stays there
-        self.pinned |= {id(result): result} if pin else {}
-        self.device |= {id(result): (result, there)} if there != "cpu" else {}
-        return result
+def _upload(fn: Any, args: tuple, call: str, pinned: tuple = ()) -> tuple[Any, SimulatedCuda, str]:
+    """fn(*args) on the simulated GPU (`pinned`: host tensors pinned already), then what the GPU still runs; and what
+    to say of a copy the caller's stream did not wait for, whose tensor its later work could read too early."""
+    with simulated_cuda(copy_ms=1.0) as sim:
+        caller = sim.current = sim.Stream(name="caller's stream")
+        with sim.tensors(pinned):
+            got = fn(*args)
+        sim.land(everything=True)
+    late = [s.lane for s in sim.spans if s.kind == "copy" and s.end_ms > max(caller.free_ms, sim.host_ms)]
+    said = f"{call}: a copy ran on the {late[0]} and the current stream did not wait for it" if late else ""
+    return got, sim, said and f"{said}: make it wait for the {late[0]} before you return"
 
 
 #: Question 1's batches, as a DataLoader with pin_memory=True gives them: two keys; none; one of each dtype.
@@ -75,20 +41,23 @@ def _check_to_device(fn: Any) -> None:
         batch = make()
         kept, values = [(key, id(t)) for key, t in batch.items()], {key: t.clone() for key, t in batch.items()}
         call = f"to_device({{{', '.join(f'{key!r}: …' for key in batch)}}}, {device})"
-        with simulated_cuda(copy_ms=1.0) as sim:
-            with _Uploads(sim, pinned=batch.values()) as uploads:
-                got = fn(batch, device)
-            uploads.land(everything=True)  # the GPU runs what is still queued
+        try:
+            got, sim, late = _upload(fn, (batch, device), call, tuple(batch.values()))
+        except KeyError as error:
+            raise Wrong(f"{call} raised KeyError({error}): this batch has the keys {list(batch)}") from None
         if [(key, id(t)) for key, t in batch.items()] != kept or not unchanged(values, batch):
             raise Wrong(f"{call} changed its arguments: build a new dict and leave `batch` as it was")
         if not isinstance(got, dict) or got is batch or got.keys() != batch.keys():
             raise Wrong(f"{call} returned {'batch' if got is batch else show(got)}; expected a new dict with its keys")
         for k, t in got.items():
-            at, want = uploads.device.get(id(t), (None, "the host"))[1], values[k]
+            at, want = sim.device.get(id(t), (None, "the host"))[1], values[k]
             if at != device.type or not (isinstance(t, torch.Tensor) and t.dtype == want.dtype and t.equal(want)):
                 raise Wrong(f"{call}[{k!r}] is {show(t).replace(' on cpu', f' on {at}')}, not batch[{k!r}] on {device}")
-        if uploads.count["blocking"] or len(sim.host_waits) > 1:  # one wait for the batch is not one per tensor
-            raise Wrong(f"{call}: the host waited for {', '.join(sim.host_waits)}; no wait per tensor")
+        waited = f"{call}: the host waited for {', '.join(sim.host_waits)}; it need not wait at all"
+        if late or sim.host_waits:
+            raise Wrong(
+                late or f"{waited} (later GPU work on the current stream waits for host→device copies by itself)"
+            )
 
 
 def _check_to_host(fn: Any) -> None:
@@ -96,7 +65,9 @@ def _check_to_host(fn: Any) -> None:
     for values in (torch.arange(1.0, 9.0), torch.arange(6).view(2, 3) * 7, torch.rand(5).half()):
         call = f"to_host({show(values).replace(' on cpu', ' on the GPU')})"
         with simulated_cuda(copy_ms=1.0) as sim:
-            t = sim.on_gpu(values.clone())
+            sim.current = sim.Stream(name="caller's stream")
+            sim.work("the kernel that writes t", 3.0)  # still running when to_host is called
+            written, t = sim.current.free_ms, sim.on_gpu(values.clone())
             with sim.tensors():
                 got = fn(t)
             read = got.clone() if isinstance(got, torch.Tensor) else None  # what the caller reads now
@@ -104,49 +75,68 @@ def _check_to_host(fn: Any) -> None:
             raise Wrong(f"{call} changed its arguments: copy t, leave it as it was")
         if read is None or sim.is_on_gpu(got):
             raise Wrong(f"{call} returned {show(got).replace(' on cpu', ' on the GPU')}; expected a tensor on the host")
+        for copy in [c for c in sim.copies if c.end_ms - sim.copy_ms < written]:  # it began before t was written
+            said = f"{call}: the copy on the {copy.stream} started before the kernel writing t on the current stream"
+            raise Wrong(f"{said} had finished at {written:.3g} ms: make its stream wait for the current stream")
         if (read.dtype, read.shape) == (values.dtype, values.shape) and torch.equal(read, values):
             if not sim.copies:
                 raise Wrong(f"{call}: the values are right, but it read t with {sim.host_waits[0]}, not non_blocking")
             continue
         said = f"{call} returned {show(read)} holding {read.tolist()}; expected {values.dtype} {values.tolist()}"
         if all(copy.landed for copy in sim.copies):  # nothing lands after fn returns: the host waits no more
-            raise Wrong(said)
+            early = sim.copies and read.numel() and bool((read == sim.NOT_LANDED).all())  # read before it landed
+            raise Wrong(
+                f"{said}: what the host buffer held before the copy landed: read it after waiting" if early else said
+            )
         if "event.synchronize()" in sim.host_waits and not any(e.copies_before for e in sim.recorded):
             raise Wrong(f"{said}: you waited for an event recorded before the copy was queued; record it after")
         if sim.recorded and not sim.host_waits:
-            raise Wrong(f"{said}: you recorded an event but the host never waited for it: call event.synchronize()")
+            raise Wrong(f"{said}: {_NEVER}")
+        copy, waits = next(c for c in sim.copies if not c.landed), ", ".join(sim.host_waits)
+        if waits:
+            when = "only before the copy was queued" if copy.waits_before == len(sim.host_waits) else "but not for it"
+            said += f": the copy ran on the {copy.stream} until {copy.end_ms:.3g} ms"
+            raise Wrong(f"{said}; the host waited {when} ({waits})")
         raise Wrong(f"{said}: the copy had not arrived when to_host returned; wait for it before you return")
+
+
+#: Question 3's cases: (batches, the first), float32 and int64 (too large for float32), more than two buffers cover.
+_UPLOADS = ((3, torch.arange(6.0).view(2, 3)), (5, torch.arange(4) + 2**40))
 
 
 def _check_upload_all(fn: Any) -> None:
     expect_function(fn, "upload_all", "(batches, device)")
-    for count, first in ((3, torch.arange(6.0).view(2, 3)), (5, torch.arange(4.0))):  # more than two buffers cover
+    for count, first in _UPLOADS:
         batches = [first + 100 * k for k in range(count)]
-        given, call = [b.clone() for b in batches], f"upload_all({count} batches of shape {tuple(first.shape)}, cuda)"
-        with simulated_cuda(copy_ms=1.0) as sim:
-            with _Uploads(sim) as uploads:
-                got = fn(batches, torch.device("cuda"))
-            uploads.land(everything=True)  # the GPU runs what is still queued; each copy reads its source then
+        given = [b.clone() for b in batches]
+        call = f"upload_all({count} {first.dtype} batches of shape {tuple(first.shape)}, cuda)"
+        got, sim, late = _upload(fn, (batches, torch.device("cuda")), call)
         if not unchanged(given, batches):
             raise Wrong(f"{call} changed its arguments: refill the staging buffer, not the batches")
-        if not isinstance(got, list | tuple) or len(got) != count or not all(id(t) in uploads.device for t in got):
+        if not isinstance(got, list | tuple) or len(got) != count or not all(sim.is_on_gpu(t) for t in got):
             raise Wrong(f"{call} returned {show(got)}; expected {count} tensors on the device, one per batch")
+        never = sim.recorded and not sim.host_waits  # events recorded, but the host waited for none
+        why = f"{_NEVER} before the refill" if never else "wait for an event recorded after it, on its stream"
         for k, t in enumerate(got):
-            holds = [j for j, b in enumerate(given) if b.shape == t.shape and torch.equal(t, b)]
+            holds = [j for j, b in enumerate(given) if (b.dtype, b.shape) == (t.dtype, t.shape) and torch.equal(t, b)]
             said = f"{call}: the tensor for batch {k} holds {f'batch {holds[0]}' if holds else 'no batch'}'s values"
             if holds and holds[0] > k:  # what a copy that reads the buffer after a later refill gives
-                raise Wrong(f"{said}: its copy read the buffer after a refill: wait for an event recorded after it")
+                raise Wrong(f"{said}: its copy read the buffer after a refill: {why}")
             if holds != [k]:
-                raise Wrong(said)
-        if uploads.count["pageable"] or uploads.count["blocking"] or len(uploads.pinned) > 2:
-            raise Wrong(f"{call}: right values, but its copies: {uploads.count}; pinned buffers: {len(uploads.pinned)}")
+                raise Wrong(f"{said} ({show(t).replace(' on cpu', '')})")
+        pageable, blocking, pinned = sim.kinds["pageable"], sim.kinds["blocking"], len(sim.pinned)
+        if late or pageable or blocking or pinned > 1:
+            said = f"{call}: right values, but copies from pageable memory: {pageable}, blocking copies: {blocking}, "
+            raise Wrong(
+                late or f"{said}pinned buffers: {pinned}; copy from the one pinned staging buffer, non_blocking"
+            )
 
 
 QUESTIONS = [
     Question(
         number=1,
         task="Write `to_device(batch, device)`: return a new dict with every tensor of the dict `batch` moved "
-        "to `device` with non_blocking=True, and no synchronisation per tensor.",
+        "to `device` with non_blocking=True, without making the host wait: no synchronisation at all.",
         variable="to_device",
         checker=_check_to_device,
         hint_text="A dict comprehension over batch.items() with t.to(device, non_blocking=True), which queues each "

@@ -23,7 +23,7 @@ def test_the_planted_bug_says_which_batch_arrived_in_which() -> None:
 
 
 def test_the_same_bug_into_device_tensors_is_found_too() -> None:
-    into_device_tensors = RIGHT_ANSWERS[3][2]
+    into_device_tensors = next(code for code in RIGHT_ANSWERS[3] if "target.copy_(staging" in code)
     without_wait = into_device_tensors.replace(
         "        copied = torch.cuda.Event()\n        copied.record()\n        copied.synchronize()\n", ""
     )
@@ -61,19 +61,23 @@ def test_the_cuda_method_is_named_the_same_on_every_machine() -> None:
 
 
 def test_uploads_read_a_pinned_source_when_the_stream_gets_there() -> None:
-    """The simulation question 3 runs on: a queued copy reads its buffer late, a waited one in time."""
+    """The simulation question 3 runs on: a queued copy reads its buffer late, a waited one in time, and work on the
+    device tensor follows the copy; reading it on the host waits for the stream."""
     from helpers.standins import simulated_cuda
 
-    with simulated_cuda(copy_ms=1.0) as sim, ch07._Uploads(sim) as uploads:
+    with simulated_cuda(copy_ms=1.0) as sim, sim.tensors():
         staging = torch.empty(3, pin_memory=True)
         staging.fill_(1.0)
         early = staging.to("cuda", non_blocking=True)
+        doubled = early * 2  # queued after the copy: it sees what the copy brings
         staging.fill_(2.0)  # before the copy has run: it will send 2s
         done = torch.cuda.Event()
         late = staging.to("cuda", non_blocking=True)
         done.record()
         done.synchronize()
         staging.fill_(3.0)  # after the host waited for the copy: it sent 2s
-    uploads.land(everything=True)
+        assert early.device.type == "cuda" and sim.host_waits == ["event.synchronize()"]
+        assert doubled.tolist() == [4.0] * 3 and sim.host_waits[-1] == "Tensor.tolist"
+    sim.land(everything=True)
     assert early.tolist() == [2.0] * 3 and late.tolist() == [2.0] * 3
-    assert uploads.count == {"pageable": 0, "blocking": 0, "non_blocking": 2} and len(uploads.pinned) == 1
+    assert sim.kinds == {"pageable": 0, "blocking": 0, "non_blocking": 2} and len(sim.pinned) == 1

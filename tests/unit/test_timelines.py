@@ -317,9 +317,17 @@ def test_simulated_cuda_rejects_bad_inputs() -> None:
             torch.cuda._sleep(2.5)  # type: ignore[arg-type]
         with pytest.raises(AttributeError, match="knows fill_"):
             sim.zeros().add_(1)
-    with standins.simulated_cuda() as other:
-        with pytest.raises(TypeError):
-            other.default.wait_stream(side)  # a stream of another simulation
+
+
+def test_a_stream_kept_from_an_earlier_simulation_joins_the_running_one_idle() -> None:
+    """As a stream cached across calls on a GPU: made in one check, used in the next."""
+    with standins.simulated_cuda():
+        kept = torch.cuda.Stream()
+        with torch.cuda.stream(kept):
+            torch.cuda._sleep(5 * standins.SIMULATED_CYCLES_PER_MS)
+    with standins.simulated_cuda() as sim:
+        sim.default.wait_stream(kept)
+        assert kept.sim is sim and kept in sim.streams and sim.default.free_ms < 1.0
 
 
 def test_question_2_accepts_every_ordering_that_is_right_and_names_the_missing_one() -> None:
@@ -401,5 +409,5 @@ def test_a_non_blocking_copy_to_the_host_lands_only_when_the_host_waits_past_it(
             assert host.tolist() == [1.0, 2.0, 3.0, 4.0]
             assert sim.is_on_gpu(gpu * 2) and not sim.is_on_gpu(host)
             blocking = gpu.cpu()
-    assert blocking.tolist() == [1.0, 2.0, 3.0, 4.0] and sim.blocking_reads == 1
+    assert blocking.tolist() == [1.0, 2.0, 3.0, 4.0] and sim.host_waits[-1] == "a blocking copy to the host"
     assert [e.copies_before for e in sim.recorded] == [0, 1]

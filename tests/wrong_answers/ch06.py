@@ -1,5 +1,7 @@
 """Chapter 06's typical wrong answers, by question number (see the package's docstring)."""
 
+from helpers.exercises.solutions.ch06 import SOLUTIONS
+
 #: The racy version question 2 starts from (the notebook's answer cell).
 _RACY = """def produce_and_consume(a, side, rounds):
     means = []
@@ -48,6 +50,14 @@ def _rounds(
             *(f"    {line}" for line in before_return),
             "    return means",
         )
+    )
+
+
+def _inside(code: str, *before: str, after: str = "") -> str:
+    """`code` with lines added inside its `with torch.cuda.stream(side):` block, before and after the mean."""
+    mean = "            means.append(a.mean())"
+    return code.replace(
+        mean, "\n".join((*(f"            {line}" for line in before), mean, *([f"            {after}"] * bool(after))))
     )
 
 
@@ -101,6 +111,36 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _timed(*_AROUND, "end.synchronize()", "return round(start.elapsed_time(end))"),
             "(fn() queues 2.5 ms of GPU work; 3 ms already on the current stream) returned 2; expected 2.5",
         ),
+        (
+            _timed(*_AROUND, "end.synchronize()", "return int(start.elapsed_time(end))"),
+            "returned 2; expected 2.5: start.elapsed_time(end) gave 2.5; return it as it is, not rounded",
+        ),
+        # the wait before the end event is recorded: it waits for nothing, and the end is not reached yet
+        (
+            _timed("start.record()", "fn()", "end.synchronize()", "end.record()", "return start.elapsed_time(end)"),
+            "device not ready (SIMULATION: the GPU had not reached an event when elapsed_time was called: record the "
+            "end event, then end_event.synchronize(), then elapsed_time)",
+        ),
+        # one event recorded twice: it marks the second place only
+        (
+            _timed("start.record()", "fn()", "start.record()", "end.record()", *_SYNC_AND_READ),
+            "returned 0; expected 5: you measured from an event reached at 5 ms on the default stream to one reached "
+            "at 5 ms on the default stream; fn()'s work ran on the default stream from 0.004 to 5 ms; the event you "
+            "measured from was recorded 2 times (it marks the last)",
+        ),
+        # the events on the default stream: right only while it is the current stream
+        (
+            _timed(
+                "start.record(torch.cuda.default_stream())",
+                "fn()",
+                "end.record(torch.cuda.default_stream())",
+                *_SYNC_AND_READ,
+            ),
+            "(fn() queues 2 ms of GPU work; 1 ms already on the current stream, the caller's, not the default stream) "
+            "returned 0.002; expected 2: you measured from an event reached at 0.003 ms on the default stream to one "
+            "reached at 0.005 ms on the default stream; fn()'s work ran on the caller's stream from 1 to 3 ms: an "
+            "event marks a point in its stream's queue",
+        ),
         # the start event on a stream of its own: right while the current stream is idle, not after earlier work
         (
             _timed("start.record(torch.cuda.Stream())", "fn()", "end.record()", *_SYNC_AND_READ),
@@ -110,7 +150,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     2: (
         (
             _rounds((_WAR,), (_RAW,), (), (_FINAL,)).replace("range(rounds)", "range(3)"),
-            "produce_and_consume(a, side, 1) (fill_ takes 10 ms, mean 1 ms) returned [",
+            "produce_and_consume(a, side, 1) (fill_ takes 10 ms, mean 1 ms; `a` of 4 elements; the current stream is "
+            "the caller's, not the default one, and has a.mean() queued) returned [",
         ),
         (_RACY, "(read-after-write)"),
         (_rounds((), (_RAW,), (), (_FINAL,)), "(write-after-read)"),
@@ -130,8 +171,9 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # the streams wait for each other in the first round only: right for one round, not for three
         (
             _rounds(("if r == 0:", f"    {_WAR}"), ("if r == 0:", f"    {_RAW}"), (), (_FINAL,)),
-            "produce_and_consume(a, side, 3) (fill_ takes 10 ms, mean 1 ms): round 2's fill_ started at 10 ms, "
-            "while round 1's mean read `a` until 11 ms (write-after-read)",
+            "produce_and_consume(a, side, 3) (fill_ takes 10 ms, mean 1 ms; `a` of 4 elements; the current stream is "
+            "the caller's, not the default one, and has a.mean() queued): round 2's fill_ started at 11 ms, while "
+            "round 1's mean read `a` until 12 ms (write-after-read)",
         ),
         # the read event recorded on the current stream, not on `side`: the current stream waits for nothing
         (
@@ -141,7 +183,48 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 ("read = torch.cuda.Event()", "read.record()", "current.wait_event(read)"),
                 (),
             ),
-            "round 1's mean was not written yet: make the current stream wait for the side stream before you return",
+            "round 1's mean was not written yet: make the current stream wait for the side stream before you return "
+            "(caller's stream.wait_event(an event recorded on caller's stream) waits for nothing)",
+        ),
+        # everything on side: the first fill_ does not wait for what the caller queued on `a` before
+        (
+            "def produce_and_consume(a, side, rounds):\n"
+            "    means = []\n"
+            "    with torch.cuda.stream(side):\n"
+            "        for r in range(rounds):\n"
+            "            a.fill_(r + 1)\n"
+            "            means.append(a.mean())\n"
+            "    torch.cuda.current_stream().wait_stream(side)\n"
+            "    return means",
+            "round 1's fill_ started at 0.002 ms, while the caller's a.mean() read `a` until 1 ms (write-after-read): "
+            "make its stream wait for the current one",
+        ),
+        # the default stream in place of the current one: right only while they are the same
+        (
+            SOLUTIONS[2].replace("torch.cuda.current_stream()", "torch.cuda.default_stream()"),
+            "round 1's mean started at 0.005 ms, before that round's fill_ had finished at 11 ms (read-after-write)",
+        ),
+        # the sum, not the mean: the same for one element only
+        (SOLUTIONS[2].replace("a.mean()", "a.sum()"), "round 1's mean read 4; expected 1"),
+        # waits written inside the `with` block, where the current stream is side: each waits for nothing
+        (
+            _inside(_rounds((_WAR,), (_RAW,)), after="torch.cuda.current_stream().wait_stream(side)"),
+            "before you return (side stream.wait_stream(side stream) waits for nothing; inside `with "
+            "torch.cuda.stream(side):` the current stream is side)",
+        ),
+        (
+            _inside(_rounds((_WAR,), (), (), (_FINAL,)), "side.wait_stream(torch.cuda.current_stream())"),
+            "(read-after-write): make side wait for the current stream after each fill_ (side stream.wait_stream(side "
+            "stream) waits for nothing; inside `with torch.cuda.stream(side):` the current stream is side)",
+        ),
+        (
+            _inside(
+                _rounds((_WAR,), (), (), (_FINAL,)),
+                "written = torch.cuda.Event()",
+                "written.record()",
+                "side.wait_event(written)",
+            ),
+            "(side stream.wait_event(an event recorded on side stream) waits for nothing; inside",
         ),
     ),
     3: (
@@ -274,6 +357,8 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "            means.append(a.mean())\n"
         "        torch.cuda.current_stream().wait_stream(side)\n"
         "    return tuple(means)",
+        # the function form of the mean
+        SOLUTIONS[2].replace("a.mean()", "torch.mean(a)"),
         # the events made by the streams, the read one recorded on `side` by record_event
         "def produce_and_consume(a, side, rounds):\n"
         "    current, means = torch.cuda.current_stream(), []\n"

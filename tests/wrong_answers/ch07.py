@@ -9,7 +9,7 @@ def _upload(*body: str) -> str:
     """Code of an `upload_all` with one pinned staging buffer, running `body` for each batch."""
     head = (
         "def upload_all(batches, device):\n"
-        "    staging = torch.empty(batches[0].shape, pin_memory=True)\n"
+        "    staging = torch.empty_like(batches[0], pin_memory=True)\n"
         "    on_device = []\n"
         "    for batch in batches:\n"
     )
@@ -19,6 +19,24 @@ def _upload(*body: str) -> str:
 _REFILL, _COPY = "staging.copy_(batch)", "on_device.append(staging.to(device, non_blocking=True))"
 _RECORD = ("read = torch.cuda.Event()", "read.record()")
 _TO_HOST = lines_of(SOLUTIONS[2], 1, 2)  # def to_host(t): and its non_blocking copy
+_MOVE = "{k: v.to(device, non_blocking=True) for k, v in batch.items()}"
+_TO_DEVICE = f"def to_device(batch, device):\n    return {_MOVE}"
+
+
+def _on_stream(stream: str, before: str = "", after: str = "") -> str:
+    """Code of a `to_device` that makes its copies inside `with torch.cuda.stream(stream)`, between two lines."""
+    return (
+        f"def to_device(batch, device):\n    {before}\n    with torch.cuda.stream({stream}):\n        out = {_MOVE}\n"
+        f"    {after}\n    return out"
+    )
+
+
+_CACHED = "_s = None\n\n" + _on_stream(
+    "_s",
+    "global _s\n    _s = _s or torch.cuda.Stream()\n    current = torch.cuda.current_stream()\n"
+    "    _s.wait_stream(current)",
+    "current.wait_stream(_s)",
+)
 
 
 #: Typical wrong answers to each question, by number, each with words its verdict must contain (the
@@ -40,7 +58,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             "def to_device(batch, device):\n    return {key: t.to(device) for key, t in batch.items()}",
-            "the host waited for a blocking copy, a blocking copy; no wait per tensor",
+            "the host waited for a blocking copy to the device, a blocking copy to the device; it need not wait at all",
         ),
         (
             "def to_device(batch, device):\n"
@@ -49,7 +67,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        moved[key] = t.to(device, non_blocking=True)\n"
             "        torch.cuda.synchronize()\n"
             "    return moved",
-            "the host waited for torch.cuda.synchronize(), torch.cuda.synchronize(); no wait per tensor",
+            "the host waited for torch.cuda.synchronize(), torch.cuda.synchronize(); it need not wait at all",
         ),
         (
             "def to_device(batch, device):\n"
@@ -80,14 +98,67 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        moved[key] = batch[key].to(device, non_blocking=True)\n"
             "        torch.cuda.current_stream().synchronize()\n"
             "    return moved",
-            "the host waited for default stream.synchronize(), default stream.synchronize()",
+            "the host waited for caller's stream.synchronize(), caller's stream.synchronize()",
         ),
         # the keys of the example batch written out: the other batches lose theirs
         (
             "def to_device(batch, device):\n"
             "    return {'image': batch['image'].to(device, non_blocking=True),\n"
             "            'label': batch['label'].to(device, non_blocking=True)}",
-            "KeyError",
+            "to_device({}, meta) raised KeyError('image'): this batch has the keys []",
+        ),
+        # one wait for the whole batch: the host still waits, which the task rules out
+        (
+            f"def to_device(batch, device):\n    moved = {_MOVE}\n    torch.cuda.synchronize()\n    return moved",
+            "the host waited for torch.cuda.synchronize(); it need not wait at all (later GPU work on the current "
+            "stream waits for host→device copies by itself)",
+        ),
+        (
+            _TO_DEVICE.replace("    return ", "    moved = ")
+            + "\n    torch.accelerator.synchronize()\n    return moved",
+            "the host waited for torch.cuda.synchronize()",
+        ),
+        (
+            _on_stream("torch.cuda.current_stream()", after="torch.cuda.current_stream().synchronize()"),
+            "the host waited",
+        ),
+        # a dtype named on the way: the integer, bool and half tensors become float32
+        (
+            _TO_DEVICE.replace("non_blocking=True", "torch.float32, non_blocking=True"),
+            "['label'] is a torch.float32 tensor of shape (4,) on meta, not batch['label'] on meta",
+        ),
+        (
+            _TO_DEVICE.replace("non_blocking=True", "dtype=torch.float32, non_blocking=True"),
+            "['label'] is a torch.float32 tensor of shape (4,) on meta",
+        ),
+        # a host read of each tensor, to check it: on a GPU it waits for the copy
+        (
+            "def to_device(batch, device):\n"
+            "    out = {}\n"
+            "    for k, v in batch.items():\n"
+            "        out[k] = v.to(device, non_blocking=True)\n"
+            "        assert out[k].sum().item() == v.sum().item()\n"
+            "    return out",
+            "to_device({'image': …, 'label': …}, meta): the host waited for Tensor.item, Tensor.item; it need not",
+        ),
+        (
+            "def to_device(batch, device):\n"
+            "    out = {}\n"
+            "    for k, v in batch.items():\n"
+            "        out[k] = v.to(device, non_blocking=True)\n"
+            "        print(k, out[k].device, out[k].float().sum().item())\n"
+            "    return out",
+            "the host waited for Tensor.item, Tensor.item",
+        ),
+        # copies on a stream of their own that the current stream never waits for
+        (
+            _on_stream("torch.cuda.Stream()"),
+            "to_device({'image': …, 'label': …}, meta): a copy ran on the stream 2 and the current stream did not wait "
+            "for it: make it wait for the stream 2 before you return",
+        ),
+        (
+            _CACHED.replace("    _s.wait_stream(current)\n", "").replace("    current.wait_stream(_s)\n", ""),
+            "and the current stream did not wait for it",
         ),
     ),
     2: (
@@ -123,6 +194,40 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "returned a torch.float32 tensor of shape (2, 3) on cpu holding [[0.0, 7.0, 14.0], [21.0, 28.0, 35.0]]; "
             "expected torch.int64 [[0, 7, 14], [21, 28, 35]]",
         ),
+        # the default stream waited for: the copy runs on the current stream, the caller's
+        (
+            _TO_HOST + "    torch.cuda.default_stream().synchronize()\n    return host.clone()",
+            "the copy ran on the caller's stream until 4 ms; the host waited but not for it "
+            "(default stream.synchronize())",
+        ),
+        (
+            "def to_host(t):\n    torch.cuda.synchronize()\n    return t.to('cpu', non_blocking=True)",
+            "the host waited only before the copy was queued (torch.cuda.synchronize())",
+        ),
+        # the event recorded on a stream of its own, which holds nothing
+        (
+            _TO_HOST
+            + "    copied = torch.cuda.Event()\n    copied.record(torch.cuda.Stream())\n    copied.synchronize()\n"
+            "    return host",
+            "the copy ran on the caller's stream until 4 ms; the host waited but not for it (event.synchronize())",
+        ),
+        # read before the wait: the host buffer did not hold the values yet
+        (
+            _TO_HOST + "    out = host.clone()\n    torch.cuda.synchronize()\n    return out",
+            "holding [-1.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0]; expected torch.float32 [1.0, 2.0, 3.0, 4.0, "
+            "5.0, 6.0, 7.0, 8.0]: what the host buffer held before the copy landed: read it after waiting",
+        ),
+        # the copy on a stream that does not wait for the kernel writing t
+        (
+            "def to_host(t):\n"
+            "    s = torch.cuda.Stream()\n"
+            "    with torch.cuda.stream(s):\n"
+            "        host = t.to('cpu', non_blocking=True)\n"
+            "    s.synchronize()\n"
+            "    return host",
+            "the copy on the stream 2 started before the kernel writing t on the current stream had finished at 3 ms: "
+            "make its stream wait for the current stream",
+        ),
         # the wait comes before the record: an event not yet recorded is no wait at all
         (
             _TO_HOST
@@ -133,22 +238,46 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     3: (
         (
             _upload(_REFILL, _COPY),
-            "upload_all(3 batches of shape (2, 3), cuda): the tensor for batch 0 holds batch 2's values: its copy read "
-            "the buffer after a refill: wait for an event recorded after it",
+            "upload_all(3 torch.float32 batches of shape (2, 3), cuda): the tensor for batch 0 holds batch 2's values: "
+            "its copy read the buffer after a refill: wait for an event recorded after it",
         ),
         (_upload(_REFILL, *_RECORD, "read.synchronize()", _COPY), "its copy read the buffer after a refill"),
-        (_upload(_REFILL, _COPY, *_RECORD, "read.wait()"), "its copy read the buffer after a refill"),
+        # the waits on the device, not on the host: the refills do not wait for them
+        (
+            _upload(_REFILL, _COPY, *_RECORD, "read.wait()"),
+            "its copy read the buffer after a refill: you recorded an event but the host never waited for it: call "
+            "event.synchronize() before the refill",
+        ),
+        (
+            _upload(_REFILL, _COPY, *_RECORD, "torch.cuda.current_stream().wait_event(read)"),
+            "you recorded an event but the host never waited for it",
+        ),
+        # the event recorded on a stream of its own, which the copies are not on
+        (
+            _upload(
+                _REFILL, _COPY, "read = torch.cuda.Event()", "read.record(torch.cuda.Stream())", "read.synchronize()"
+            ),
+            "its copy read the buffer after a refill: wait for an event recorded after it, on its stream",
+        ),
         (
             _upload(_REFILL, "on_device.append(staging.to(device))"),
-            "right values, but its copies: {'pageable': 0, 'blocking': 3, 'non_blocking': 0}",
+            "right values, but copies from pageable memory: 0, blocking copies: 3, pinned buffers: 1; copy from the "
+            "one pinned staging buffer, non_blocking",
         ),
         (
             _upload(_REFILL, "on_device.append(batch.pin_memory().to(device, non_blocking=True))"),
-            "right values, but its copies: {'pageable': 0, 'blocking': 0, 'non_blocking': 3}; pinned buffers: 4",
+            "right values, but copies from pageable memory: 0, blocking copies: 0, pinned buffers: 4; copy from the "
+            "one pinned staging buffer",
         ),
         (
             _upload(_REFILL, "on_device.append(batch.to(device, non_blocking=True))"),
-            "right values, but its copies: {'pageable': 3, 'blocking': 0, 'non_blocking': 0}",
+            "right values, but copies from pageable memory: 3, blocking copies: 0, pinned buffers: 1",
+        ),
+        (
+            _upload(
+                "torch.cuda.synchronize()", _REFILL, "on_device.append(staging.clone().to(device, non_blocking=True))"
+            ),
+            "copies from pageable memory: 3",
         ),
         # one wait at the end: every copy is still queued when the buffer is refilled
         (
@@ -160,12 +289,17 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # a wait before the second refill only: right for two batches, not for three
         (
             _upload("if len(on_device) == 1:", "    torch.cuda.synchronize()", _REFILL, _COPY),
-            "upload_all(3 batches of shape (2, 3), cuda): the tensor for batch 1 holds batch 2's values",
+            "upload_all(3 torch.float32 batches of shape (2, 3), cuda): the tensor for batch 1 holds batch 2's values",
+        ),
+        # a clone on the device, queued after the copy: it does not stop the refill
+        (
+            _upload(_REFILL, "on_device.append(staging.to(device, non_blocking=True).clone())"),
+            "the tensor for batch 0 holds batch 2's values: its copy read the buffer after a refill",
         ),
         # two buffers and no wait: right for two batches, not for three
         (
             "def upload_all(batches, device):\n"
-            "    buffers = [torch.empty(batches[0].shape, pin_memory=True) for _ in range(2)]\n"
+            "    buffers = [torch.empty_like(batches[0], pin_memory=True) for _ in range(2)]\n"
             "    out = []\n"
             "    for i, batch in enumerate(batches):\n"
             "        buffers[i % 2].copy_(batch)\n"
@@ -173,14 +307,48 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    return out",
             "the tensor for batch 0 holds batch 2's values: its copy read the buffer after a refill",
         ),
+        # two buffers, each with its own event: right values, but the task keeps the one buffer
+        (
+            "def upload_all(batches, device):\n"
+            "    buffers = [torch.empty_like(batches[0], pin_memory=True) for _ in range(2)]\n"
+            "    done = [None, None]\n"
+            "    out = []\n"
+            "    for i, batch in enumerate(batches):\n"
+            "        if done[i % 2] is not None:\n"
+            "            done[i % 2].synchronize()\n"
+            "        buffers[i % 2].copy_(batch)\n"
+            "        out.append(buffers[i % 2].to(device, non_blocking=True))\n"
+            "        done[i % 2] = torch.cuda.Event()\n"
+            "        done[i % 2].record()\n"
+            "    return out",
+            "pinned buffers: 2; copy from the one pinned staging buffer",
+        ),
         # a new pinned buffer for every batch: safe, but not the one staging buffer the task keeps
         (
             _upload(
-                "fresh = torch.empty(batch.shape, pin_memory=True)",
+                "fresh = torch.empty_like(batch, pin_memory=True)",
                 "fresh.copy_(batch)",
                 "on_device.append(fresh.to(device, non_blocking=True))",
             ),
             "pinned buffers: 4",
+        ),
+        # the starting code's float32 buffer: integers that float32 cannot hold come back changed
+        (
+            _upload("torch.cuda.synchronize()", _REFILL, _COPY).replace(
+                "torch.empty_like(batches[0], pin_memory=True)", "torch.empty(batches[0].shape, pin_memory=True)"
+            ),
+            "upload_all(5 torch.int64 batches of shape (4,), cuda): the tensor for batch 0 holds no batch's values "
+            "(a torch.float32 tensor of shape (4,))",
+        ),
+        # the copies on a stream of their own, waited for by the host but not by the current stream
+        (
+            _upload(
+                "copied.synchronize()", _REFILL, "with torch.cuda.stream(side):", f"    {_COPY}", "    copied.record()"
+            ).replace(
+                "    on_device = []\n", "    on_device, side, copied = [], torch.cuda.Stream(), torch.cuda.Event()\n"
+            ),
+            "upload_all(3 torch.float32 batches of shape (2, 3), cuda): a copy ran on the stream 2 and the current "
+            "stream did not wait for it: make it wait for the stream 2 before you return",
         ),
     ),
 }
@@ -189,6 +357,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
 #: Right answers other than the solution, as a learner could write them: each must be accepted.
 RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
     1: (
+        # a copy stream made once and kept across calls, waiting for the current stream and waited for
+        _CACHED,
+        _on_stream(
+            "side",
+            "current, side = torch.cuda.current_stream(), torch.cuda.Stream()\n    side.wait_stream(current)",
+            "current.wait_stream(side)",
+        ),
         "def to_device(batch, device):\n"
         "    out = {}\n"
         "    for key in batch:\n"
@@ -196,10 +371,6 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    return out",
         "def to_device(batch, device):\n"
         "    return {k: torch.empty_like(v, device=device).copy_(v, non_blocking=True) for k, v in batch.items()}",
-        "def to_device(batch, device):\n"
-        "    moved = {k: v.to(device, non_blocking=True) for k, v in batch.items()}\n"
-        "    torch.cuda.synchronize()  # one wait for the whole batch, not one per tensor\n"
-        "    return moved",
         "def to_device(batch, device):\n"
         "    return dict(zip(batch, (torch.Tensor.to(t, device, None, True) for t in batch.values())))",
     ),
@@ -225,28 +396,39 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         # asking the event recorded after the copy, and the device-generic event
         _TO_HOST + "    copied = torch.Event()\n    copied.record()\n    while not copied.query():\n        pass\n"
         "    return host",
-        _TO_HOST + "    torch.cuda.default_stream().synchronize()\n    return host.clone()",
+        # the copy on a stream of its own that waits for the current one
+        "def to_host(t):\n"
+        "    s = torch.cuda.Stream()\n"
+        "    s.wait_stream(torch.cuda.current_stream())\n"
+        "    with torch.cuda.stream(s):\n"
+        "        host = t.to('cpu', non_blocking=True)\n"
+        "        done = torch.cuda.Event()\n"
+        "        done.record()\n"
+        "    done.synchronize()\n"
+        "    return host",
     ),
     3: (
-        # two buffers, each with its own event
+        # a clone on the device after each copy, both before the event the next refill waits for
+        SOLUTIONS[3].replace("non_blocking=True))", "non_blocking=True).clone())"),
+        # the copies on a stream of their own, ordered after the current stream's work and waited for by it
         "def upload_all(batches, device):\n"
-        "    buffers = [torch.empty(batches[0].shape, pin_memory=True) for _ in range(2)]\n"
-        "    done = [None, None]\n"
-        "    out = []\n"
-        "    for i, batch in enumerate(batches):\n"
-        "        if done[i % 2] is not None:\n"
-        "            done[i % 2].synchronize()\n"
-        "        buffers[i % 2].copy_(batch)\n"
-        "        out.append(buffers[i % 2].to(device, non_blocking=True))\n"
-        "        done[i % 2] = torch.cuda.Event()\n"
-        "        done[i % 2].record()\n"
+        "    staging = torch.empty_like(batches[0], pin_memory=True)\n"
+        "    side, copied, out = torch.cuda.Stream(), torch.cuda.Event(), []\n"
+        "    side.wait_stream(torch.cuda.current_stream())\n"
+        "    for batch in batches:\n"
+        "        copied.synchronize()\n"
+        "        staging.copy_(batch)\n"
+        "        with torch.cuda.stream(side):\n"
+        "            out.append(staging.to(device, non_blocking=True))\n"
+        "            copied.record()\n"
+        "    torch.cuda.current_stream().wait_stream(side)\n"
         "    return out",
         # a wait of the whole device before each refill
         _upload("torch.cuda.synchronize()", _REFILL, _COPY),
         # copies into tensors made on the device, a new event each time
         "def upload_all(batches, device):\n"
-        "    staging = torch.empty(batches[0].shape, pin_memory=True)\n"
-        "    out = [torch.empty(b.shape, device=device) for b in batches]\n"
+        "    staging = torch.empty_like(batches[0], pin_memory=True)\n"
+        "    out = [torch.empty_like(b, device=device) for b in batches]\n"
         "    for batch, target in zip(batches, out):\n"
         "        staging.copy_(batch)\n"
         "        target.copy_(staging, non_blocking=True)\n"
@@ -256,7 +438,7 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    return out",
         # the event made once and recorded again, asked until it is reached; a tuple returned
         "def upload_all(batches, device):\n"
-        "    staging = torch.empty(batches[0].shape, pin_memory=True)\n"
+        "    staging = torch.empty_like(batches[0], pin_memory=True)\n"
         "    copied, out = torch.cuda.Event(), []\n"
         "    for batch in batches:\n"
         "        while not copied.query():\n"

@@ -12,7 +12,7 @@ SOLUTIONS: dict[int, str] = {
     ),
     3: (
         "def upload_all(batches, device):\n"
-        "    staging = torch.empty(batches[0].shape, pin_memory=True)\n"
+        "    staging = torch.empty_like(batches[0], pin_memory=True)\n"
         "    copied, on_device = torch.cuda.Event(), []\n"
         "    for batch in batches:\n"
         "        copied.synchronize()  # the last copy has read the buffer (at once before the first record)\n"
