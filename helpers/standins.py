@@ -124,8 +124,7 @@ def non_blocking(args: tuple, kwargs: dict) -> bool:
 
 @dataclass
 class _Copy:
-    """A copy queued with `non_blocking=True` on `stream` after `waits_before` host waits: at `end_ms`, `destination`
-    gets what `source` holds then (a GPU tensor's values, or a pinned host buffer, read late)."""
+    """A non_blocking copy queued on `stream` after `waits_before` host waits: at `end_ms`, `source` lands."""
 
     source: torch.Tensor
     destination: torch.Tensor
@@ -401,17 +400,15 @@ class SimulatedCuda:
         return isinstance(value, torch.Tensor) and self.device.get(id(value), (None,))[0] is value
 
     def tensors(self, pinned: Iterable[torch.Tensor] = ()) -> _GpuTensors:
-        """`with sim.tensors():` makes the tensors given to `on_gpu` act as GPU tensors, and copies to a device
-        (`pinned`: host tensors pinned already) make more."""
+        """`with sim.tensors(pinned):` makes `on_gpu`'s tensors and copies to a device act as GPU tensors."""
         self.pinned |= {id(t): t for t in pinned}
         return _GpuTensors(self)
 
     def _copy(self, source: torch.Tensor, destination: torch.Tensor, non_blocking: bool) -> torch.Tensor:
-        """Queue a copy on the current stream: a non_blocking one from a GPU tensor or pinned memory lands when the
-        stream gets there; a blocking one makes the host wait; one from pageable memory reads it at once."""
+        """Queue a copy: a blocking one makes the host wait; a non_blocking one lands late (pageable: at once)."""
         to = "device" if self.is_on_gpu(destination) else "host"
         pinned = to == "host" or id(source) in self.pinned
-        kind = "pageable" if not pinned else "non_blocking" if non_blocking else "blocking"
+        kind = "blocking" if not non_blocking else "non_blocking" if pinned else "pageable"
         self.kinds[kind] += 1
         _, end = self._queue(self.current, f"{kind} copy to the {to}", self.copy_ms, "copy")
         if kind == "non_blocking":
@@ -423,8 +420,7 @@ class SimulatedCuda:
         return destination.copy_(source)
 
     def land(self, everything: bool = False) -> None:
-        """Copy in what every queued copy finished by now (or every one) has brought, then redo the work on device
-        tensors queued meanwhile (on a GPU it follows the copies queued before it)."""
+        """Land the copies finished by now (or all), then redo the device work queued meanwhile, which follows them."""
         due = [c for c in self.copies if not c.landed and (everything or c.end_ms <= self.host_ms)]
         with torch._C.DisableTorchFunction():
             for copy in due:
@@ -518,9 +514,8 @@ class _GpuTensors(TorchFunctionMode):
         sim.land()  # whatever the host does now, the copies the GPU has finished have landed
         source = args[0] if args else None
         on_gpu, pin = sim.is_on_gpu(source), bool(kwargs.pop("pin_memory", False)) or name == "pin_memory"
-        named = [
-            p for p in (kwargs.get("device"), *(args[1:] if name == "to" else ())) if isinstance(p, str | torch.device)
-        ]
+        places = (kwargs.get("device"), *(args[1:] if name == "to" else ()))  # where a device can be named
+        named = [p for p in places if isinstance(p, str | torch.device)]
         there = "cuda" if name == "cuda" else "cpu" if name == "cpu" else str(named[0]).split(":")[0] if named else None
         if on_gpu and getattr(func, "__self__", None) is torch.Tensor.device:
             return torch.device(sim.device[id(source)][1])
@@ -530,15 +525,17 @@ class _GpuTensors(TorchFunctionMode):
             raise TypeError("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy it first.")
         if on_gpu and name in self.HOST_READS:
             sim._host_waits(sim.current.free_ms, f"Tensor.{name}")
-        if name in ("to", "cuda", "cpu") and there not in (None, "cpu") and not on_gpu:  # to a device
-            dtype = [d for d in (kwargs.get("dtype"), *args[1:]) if isinstance(d, torch.dtype)]
+        if name in ("to", "cuda") and there not in (None, "cpu"):  # to a device
+            dtype = [d for d in (kwargs.get("dtype"), *args[1:]) if isinstance(d, torch.dtype)][:1]
+            if on_gpu:  # where it is already
+                return sim.on_gpu(source.to(*dtype), there)
             made = sim.on_gpu(torch.empty_like(source, dtype=dtype[0] if dtype else None), there)
             return sim._copy(source, made, non_blocking(args[1:], kwargs))
-        if name in ("to", "cuda", "cpu") and on_gpu and there != "cpu":  # to where it is already
-            return source
-        if on_gpu and there == "cpu":  # to the host
-            values = func(*args, **kwargs)
-            return sim._copy(values, torch.empty_like(values), non_blocking(args[1:], kwargs))
+        if name in ("to", "cpu") and there == "cpu" and on_gpu:  # to the host: into pinned memory if non_blocking
+            values, queued = func(*args, **kwargs), non_blocking(args[1:], kwargs)
+            host = torch.empty_like(values)
+            sim.pinned |= {id(host): host} if queued else {}
+            return sim._copy(values, host, queued)
         if name == "copy_" and len(args) > 1 and on_gpu != sim.is_on_gpu(args[1]):  # either way
             values = args[1] if on_gpu else args[1].to(source.dtype).expand_as(source).clone()
             return sim._copy(values, source, non_blocking(args[2:], kwargs))

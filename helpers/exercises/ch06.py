@@ -52,8 +52,7 @@ def _run_timer(fn: Any, on_side: bool, busy_current: float, busy_side: float, wo
 
 
 def _check_timer(fn: Any, name: str, cases: tuple, on_side: bool) -> None:
-    """Check a timer `name(fn)` (`name(fn, side)` when fn() queues its work on `side`) on cases of (ms already
-    queued on the current stream, ms already queued on side, ms of fn()'s work)."""
+    """Check a timer `name(fn)` (`name(fn, side)` when fn() queues its work on `side`) on `cases` as described above."""
     expect_function(fn, name, "(fn, side)" if on_side else "(fn)")
     for busy_current, busy_side, work_ms, caller in cases:
         got, waits, marks, timed, spans = _run_timer(fn, on_side, busy_current, busy_side, work_ms, caller)
@@ -89,7 +88,8 @@ def _check_timer(fn: Any, name: str, cases: tuple, on_side: bool) -> None:
         )
 
 
-#: (fill_ ms, mean ms, rounds): a slow producer and a slow consumer, for one round and for several; the call's setting.
+#: (fill_ ms, mean ms, rounds): a slow producer and a slow consumer, for one round and for several; and every call's
+#: setting, as its messages say it.
 _CALLER = "`a` of 4 elements; the current stream is the caller's, not the default one, and has a.mean() queued"
 _ROUNDS = ((10.0, 1.0, 1), (1.0, 10.0, 1), (10.0, 1.0, 3), (1.0, 10.0, 5))
 

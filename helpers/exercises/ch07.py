@@ -155,8 +155,9 @@ QUESTIONS = [
     ),
     Question(
         number=3,
-        task="Debug `upload_all(batches, device)`: some batches arrive holding another batch's values. Make every "
-        "batch arrive intact, keeping the one pinned staging buffer and the non_blocking copies.",
+        task="Debug `upload_all(batches, device)` (batches of one shape and dtype): some arrive holding another "
+        "batch's values. Make every batch arrive intact, keeping the one pinned staging buffer and its non_blocking "
+        "copies.",
         variable="upload_all",
         checker=_check_upload_all,
         hint_text="A non_blocking copy from pinned memory reads the buffer when the GPU gets to it, maybe after the "

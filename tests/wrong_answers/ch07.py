@@ -122,6 +122,11 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _on_stream("torch.cuda.current_stream()", after="torch.cuda.current_stream().synchronize()"),
             "the host waited",
         ),
+        # a blocking copy of a pageable clone: the host waits for each
+        (
+            "def to_device(batch, device):\n    return {k: v.clone().to(device) for k, v in batch.items()}",
+            "the host waited for a blocking copy to the device, a blocking copy to the device; it need not wait",
+        ),
         # a dtype named on the way: the integer, bool and half tensors become float32
         (
             _TO_DEVICE.replace("non_blocking=True", "torch.float32, non_blocking=True"),
@@ -396,6 +401,8 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         # asking the event recorded after the copy, and the device-generic event
         _TO_HOST + "    copied = torch.Event()\n    copied.record()\n    while not copied.query():\n        pass\n"
         "    return host",
+        # a non_blocking copy to the host lands in pinned memory, as on a GPU
+        _TO_HOST + "    torch.cuda.current_stream().synchronize()\n    assert host.is_pinned()\n    return host",
         # the copy on a stream of its own that waits for the current one
         "def to_host(t):\n"
         "    s = torch.cuda.Stream()\n"
