@@ -1,10 +1,6 @@
 """Chapter 08 exercises: a rank's share of the data (DistributedSampler), the lines that make a worker DDP,
-and the global batch and learning rate of a recipe moved to several ranks.
-
-The second question's worker lives in a file the learner writes (`%%writefile`): every rank is a new process
-that imports it. The checker runs it on one rank here (a mistake shows with its line number and what it
-prints), then on two gloo ranks through `helpers.processes.launch`; chapter 12's second question does too.
-"""
+and the global batch and learning rate of a recipe moved to several ranks. The worker, in a file the learner
+writes, runs on one rank here, then on two gloo ranks (`helpers.processes.launch`), as chapter 12's does."""
 
 from __future__ import annotations
 
@@ -23,10 +19,9 @@ import torch
 from ..checking import CouldNotCheck, Question, Wrong, expect_function, expect_pair, normalise
 from .cases import Slip, show, table
 
-#: Seconds the ranks may take to start (a busy machine starts them slowly: never held against an answer),
-#: then to run, and to wait in one collective (far shorter: a rank left waiting says in which collective).
+#: Seconds two ranks may take to start (a slow start is never held against an answer), to run, and to wait in
+#: one collective (far shorter: a rank left waiting says where); the most a two-rank check may run.
 START_TIMEOUT, LAUNCH_TIMEOUT, COLLECTIVE_TIMEOUT = 60.0, 60.0, 15.0
-#: The most the learner's code may run in one check of a two-rank question: here, then on two ranks.
 TWO_RANK_TIME_LIMIT = START_TIMEOUT + LAUNCH_TIMEOUT + 30
 #: Said, in chapters 08 and 12 alike, of an answer after which no process group is left.
 DESTROYED = "destroyed the process group: the launcher made it and ends it, so leave destroy_process_group() to it"
@@ -59,12 +54,8 @@ def run_here(worker: Any, fn: Any) -> list[Any]:
 
 
 def run_on_two_ranks(worker: Any, args: tuple[Any, ...] = (), *, file: str) -> list[Any]:
-    """Call `worker(rank, 2, *args)` on two gloo ranks and return what each returned; a failure is a `Wrong`.
-
-    `worker` and `args` travel by name (`inspect.unwrap` gives the learner's function back from the checker's
-    wrapper); `file` names it in verdicts. A worker that finds a mistake returns `{"wrong": sentence}`. What
-    went wrong is decided from how each rank ended (`helpers.processes.RankOutcome`), never from an error's text.
-    """
+    """What `worker(rank, 2, *args)` returned on each of two gloo ranks (a worker that finds a mistake returns
+    `{"wrong": sentence}`); a failure is a `Wrong` decided from how each rank ended, named in `file`."""
     from ..processes import RETURNED, LaunchTimeout, WorkerFailed, launch
 
     args = tuple(inspect.unwrap(a) if callable(a) else a for a in args)
@@ -96,10 +87,8 @@ def _what_the_ranks_did(error: Any, file: str) -> Exception:
 
     ranks = [_where_it_was(o, error.outcomes, file) for o in error.outcomes]
     if any(o.ended == STARTING for o in ranks):
-        return CouldNotCheck(
-            f"the two ranks did not start within {START_TIMEOUT:g} s. Each starts by importing your file; if "
-            "that is quick, the machine is busy: run check() again"
-        )
+        said = "Each starts by importing your file; if that is quick, the machine is busy: run check() again"
+        return CouldNotCheck(f"the two ranks did not start within {START_TIMEOUT:g} s. {said}")
     running = any(o.ended == RUNNING and not o.waiting_in for o in ranks)
     limit = LAUNCH_TIMEOUT if isinstance(error, LaunchTimeout) else COLLECTIVE_TIMEOUT
 
@@ -160,18 +149,13 @@ def _error_line(outcome: Any) -> str:
 # -- Question 1: DistributedSampler ---------------------------------------------------------------
 
 
-def _sampler(n: int, world: int, rank: int, epoch: int, pad: bool = True) -> list[int]:
-    """What DistributedSampler(shuffle=True, seed=0) gives `rank` in `epoch`; `pad=False`: without the indices
-    it repeats from the start of the shuffle so that every rank reads ceil(n / world)."""
+def _sampler(n: int, world: int, rank: int, epoch: int) -> list[int]:
+    """What DistributedSampler(shuffle=True, seed=0) gives `rank` in `epoch`."""
     from torch.utils.data import DistributedSampler
 
     sampler = DistributedSampler(range(n), num_replicas=world, rank=rank, shuffle=True, seed=0)
     sampler.set_epoch(epoch)
-    return (
-        list(sampler)
-        if pad
-        else torch.randperm(n, generator=torch.Generator().manual_seed(epoch))[rank::world].tolist()
-    )
+    return list(sampler)
 
 
 def _indices(value: Any, call: str) -> list[int]:
@@ -199,7 +183,7 @@ _check_rank_indices = table(
         Slip(lambda n, w, r, e: _sampler(n, w, r, 0), "that is epoch 0's shuffle: call sampler.set_epoch(epoch)"),
         Slip(lambda n, w, r, e: _sampler(n, w, 0, e), "that is rank 0's share: pass rank=rank to the sampler"),
         Slip(
-            lambda n, w, r, e: _sampler(n, w, r, e, pad=False),
+            lambda n, w, r, e: _sampler(n, w, r, e)[: len(range(r, n, w))],  # without the padding at its end
             "when n_samples does not divide by world_size, DistributedSampler repeats indices from the start of the "
             "shuffle, so that every rank reads ceil(n_samples / world_size)",
         ),
@@ -305,8 +289,8 @@ def _check_ddp_worker(fn: Any) -> None:
 # -- Question 3: the global batch and the learning rate on N ranks --------------------------------
 
 
-def _scaled(world: int, per_rank: int, lr: float, batch: int, rule: Any = lambda n, b: n / b) -> tuple[int, float]:
-    return world * per_rank, lr * rule(world * per_rank, batch)
+def _scaled(world: int, per_rank: int, lr: float, batch: int) -> tuple[int, float]:
+    return world * per_rank, lr * world * per_rank / batch
 
 
 _check_scaled_run = table(
@@ -317,18 +301,9 @@ _check_scaled_run = table(
     _scaled,
     answer=lambda value, call: expect_pair(value, call, "global_batch", "lr"),
     slips=(
-        Slip(lambda *case: _scaled(*case)[::-1], "the two are swapped: return (global_batch, lr)"),
         Slip(lambda w, *case: _scaled(1, *case), "the global batch is every rank's batch together, not one rank's"),
         Slip(lambda w, p, lr, b: (w * p, lr), "the rate was kept, but the global batch is not the recipe's: scale it"),
         Slip(lambda w, p, lr, b: (w * p, lr * w), "the rate follows the global batch, not the number of ranks"),
-        Slip(
-            lambda *case: _scaled(*case, lambda n, b: b / n),
-            "the rate was scaled the wrong way: a larger batch, a larger rate",
-        ),
-        Slip(
-            lambda *case: _scaled(*case, lambda n, b: (n / b) ** 0.5),
-            "that is the square-root rule; use the linear one",
-        ),
     ),
 )
 
@@ -352,7 +327,7 @@ QUESTIONS = [
         "process trained on both.",
         variable="train_on_rank",
         checker=_check_ddp_worker,
-        hint_text="`model = DDP(model)` right after building it (the launcher already called init_process_group); "
+        hint_text="`model = DDP(model)` right after building it (the launcher makes the process group and ends it); "
         "then each step: loss = F.mse_loss(model(x), y), opt.zero_grad(), loss.backward(), opt.step().",
         chapter="08",
         file="ddp_answer.py",

@@ -1,10 +1,7 @@
 """Chapter 12 exercises: the bytes of training per rank, the lines that shard a model with FSDP2, and
 rank 0's bytes under FSDP2 with a mixed-precision policy, predicted before the chapter's launch measures them.
-
-The second question's function lives in a file the learner writes (`%%writefile`), because the
-ranks import it. The checker runs it for real: first on one rank in this process (so a mistake
-shows with its line number), then on two gloo ranks through `helpers.processes.launch`, where
-the sharded model trains and must end where one process trained on both ranks' data ends.
+The second question's `shard`, in a file the learner writes, shards a model on one rank here, then on two gloo
+ranks (chapter 08's launcher), where the sharded model trains and must end as one process on all their data.
 """
 
 from __future__ import annotations
@@ -14,6 +11,7 @@ import traceback
 from typing import Any
 
 import torch
+from torch import nn
 
 from ..checking import Question, Wrong, expect_function
 from ..sharding import OPTIMIZER_STATES, STATE_BYTES
@@ -71,14 +69,13 @@ _check_bytes_per_rank = table(
 # -- Question 2: the lines that shard a model --------------------------------------------------------
 
 WIDTH, BLOCKS, STEPS, LR = 8, 3, 3, 0.05
+_TWICE = "fully_shard ran on parameters already sharded: shard every block once, first, then the root"
 
 
 def build_model() -> torch.nn.Sequential:
     """The model the checker hands to `shard`: three blocks of Linear + ReLU, the same on every rank."""
     torch.manual_seed(0)
-    return torch.nn.Sequential(
-        *[torch.nn.Sequential(torch.nn.Linear(WIDTH, WIDTH), torch.nn.ReLU()) for _ in range(BLOCKS)]
-    )
+    return nn.Sequential(*[nn.Sequential(nn.Linear(WIDTH, WIDTH), nn.ReLU()) for _ in range(BLOCKS)])
 
 
 def _train(model: torch.nn.Module, ranks: range) -> list[float]:
@@ -105,10 +102,7 @@ def run_shard(rank: int, world_size: int, shard: Any) -> dict[str, Any]:
     except Exception as exc:  # fully_shard on a block of a model already sharded whole
         files = [f.filename.replace("\\", "/") for f in traceback.extract_tb(exc.__traceback__)]
         if isinstance(model, FSDPModule) and any("/fsdp/" in f for f in files):
-            return {
-                "wrong": "fully_shard failed on a block after the whole model was already sharded: shard every "
-                "block first, then the root"
-            }
+            return {"wrong": _TWICE}
         raise
     blocks, root = [isinstance(block, FSDPModule) for block in model], isinstance(model, FSDPModule)
     other = "another module" if isinstance(returned, torch.nn.Module) else show(returned)
@@ -121,10 +115,7 @@ def run_shard(rank: int, world_size: int, shard: Any) -> dict[str, Any]:
             "block's parameters are gathered at a time",
         ),
         (not root, "every block is sharded, but not the root: finish with fully_shard(model, mesh=mesh)"),
-        (
-            any(len(getattr(p, "placements", ())) > 1 for p in model.parameters()),
-            "some parameters were sharded twice (on a mesh of two dimensions): shard every block first, then the root",
-        ),
+        (any(len(getattr(p, "placements", ())) > 1 for p in model.parameters()), _TWICE),  # on a mesh of 2 dims
         (
             any(getattr(p, "device_mesh", None) != mesh for p in model.parameters()),
             "the parameters were sharded on another mesh than the one shard was given: pass mesh=mesh to "

@@ -158,16 +158,16 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             _SCALED + "    global_batch = world_size * per_rank_batch\n"
             "    return global_batch, base_lr * base_batch / global_batch",
-            "the rate was scaled the wrong way: a larger batch, a larger rate",
+            "scaled_run(4, 64, 0.1, 64) returned (256, 0.025); expected (256, 0.4)",
         ),
         (
             _SCALED + "    global_batch = world_size * per_rank_batch\n"
             "    return base_lr * global_batch / base_batch, global_batch",
-            "the two are swapped: return (global_batch, lr)",
+            "scaled_run(2, 16, 0.05, 32) returned (0.05, 32); expected (32, 0.05)",
         ),
         (
             _SCALED + "    n = world_size * per_rank_batch\n    return n, base_lr * (n / base_batch) ** 0.5",
-            "scaled_run(4, 64, 0.1, 64) returned (256, 0.2); expected (256, 0.4): that is the square-root rule",
+            "scaled_run(4, 64, 0.1, 64) returned (256, 0.2); expected (256, 0.4)",
         ),
         (  # whole-number division: right only where the global batch is a multiple of the recipe's
             _SCALED + "    n = world_size * per_rank_batch\n    return n, base_lr * (n // base_batch)",
