@@ -29,19 +29,22 @@ DESTROYED = "destroyed the process group: the launcher made it and ends it, so l
 
 def run_here(worker: Any, fn: Any) -> list[Any]:
     """`[worker(0, 1, fn)]`, run in this process on a one-rank gloo group, so what the learner's code prints and
-    raises shows in the notebook with its line numbers; `[]` when the notebook has a process group of its own."""
+    raises shows in the notebook with its line numbers; `[]` when the notebook has a process group of its own.
+
+    A `dist.destroy_process_group()` of the learner's is noted, not done: gloo's group, freed with the learner's
+    model while its worker thread still ends a collective, can deadlock this kernel."""
     import torch.distributed as dist
 
     from ..processes import loopback_interface
 
     if dist.is_initialized():
         return []
-    with mock.patch.dict(
-        os.environ, {"GLOO_SOCKET_IFNAME": os.environ.get("GLOO_SOCKET_IFNAME") or loopback_interface()}
-    ):
+    ifname, destroyed = os.environ.get("GLOO_SOCKET_IFNAME") or loopback_interface(), []
+    with mock.patch.dict(os.environ, {"GLOO_SOCKET_IFNAME": ifname}):
         dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
         try:
-            result = worker(0, 1, fn)
+            with mock.patch.object(dist, "destroy_process_group", lambda *_, **__: destroyed.append(True)):
+                result = worker(0, 1, fn)
         except BaseException as exc:
             traceback.clear_frames(exc.__traceback__)  # what it raised must not keep the learner's model alive
             raise
@@ -49,6 +52,7 @@ def run_here(worker: Any, fn: Any) -> list[Any]:
             gc.collect()  # free the learner's wrapped model while its group still exists
             if dist.is_initialized():
                 dist.destroy_process_group()
+    result = {"wrong": f"{fn.__name__} {DESTROYED}"} if destroyed else result
     _wrong_on_a_rank({0: result}, "on one rank here (world_size 1)")
     return [result]
 

@@ -14,7 +14,6 @@ from .calls import CallLog
 from .cases import Slip, same, show, table, unchanged
 
 
-
 def covered_ms(pairs: Any, lo: float | None = None, hi: float | None = None) -> float:
     """Milliseconds covered by at least one pair, each cut to [lo, hi] when given (the GPU tests use it too)."""
     cut = [(max(a, lo) if lo is not None else a, min(b, hi) if hi is not None else b) for a, b in pairs]
