@@ -76,7 +76,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (_SHARD_TEMPLATE.format(body=_BLOCKS), "every block is sharded, but not the root"),
         (
             _SHARD_TEMPLATE.format(body=_ROOT + _BLOCKS),
-            "shard every block first, then the root",
+            "fully_shard ran on parameters already sharded: shard every block once, first, then the root",
         ),
         (_SHARD_TEMPLATE.format(body="    pass\n"), "the model is not sharded"),
         (  # the mesh ignored: fully_shard makes one of its own
