@@ -1,10 +1,7 @@
 """Chapter 12 exercises: the bytes of training per rank, the lines that shard a model with FSDP2, and
 rank 0's bytes under FSDP2 with a mixed-precision policy, predicted before the chapter's launch measures them.
-
-The second question's function lives in a file the learner writes (`%%writefile`), because the
-ranks import it. The checker runs it for real: first on one rank in this process (so a mistake
-shows with its line number), then on two gloo ranks through `helpers.processes.launch`, where
-the sharded model trains and must end where one process trained on both ranks' data ends.
+The second question's `shard`, in a file the learner writes, shards a model on one rank here, then on two gloo
+ranks (chapter 08's launcher), where the sharded model trains and must end as one process on all their data.
 """
 
 from __future__ import annotations
@@ -14,12 +11,13 @@ import traceback
 from typing import Any
 
 import torch
+from torch import nn
 
 from ..checking import Question, Wrong, expect_function
 from ..sharding import OPTIMIZER_STATES, STATE_BYTES
 from ..sharding import bytes_per_rank as _reference
-from .cases import Slip, table
-from .ch08 import TWO_RANK_TIME_LIMIT, one_rank_group, run_on_two_ranks
+from .cases import Slip, show, table
+from .ch08 import DESTROYED, TWO_RANK_TIME_LIMIT, run_here, run_on_two_ranks
 
 # -- Question 1: bytes per rank --------------------------------------------------------------------
 
@@ -71,109 +69,81 @@ _check_bytes_per_rank = table(
 # -- Question 2: the lines that shard a model --------------------------------------------------------
 
 WIDTH, BLOCKS, STEPS, LR = 8, 3, 3, 0.05
+_TWICE = "fully_shard ran on parameters already sharded: shard every block once, first, then the root"
 
 
 def build_model() -> torch.nn.Sequential:
     """The model the checker hands to `shard`: three blocks of Linear + ReLU, the same on every rank."""
     torch.manual_seed(0)
-    return torch.nn.Sequential(
-        *[torch.nn.Sequential(torch.nn.Linear(WIDTH, WIDTH), torch.nn.ReLU()) for _ in range(BLOCKS)]
-    )
+    return nn.Sequential(*[nn.Sequential(nn.Linear(WIDTH, WIDTH), nn.ReLU()) for _ in range(BLOCKS)])
 
 
-def _rank_data(rank: int) -> tuple[torch.Tensor, torch.Tensor]:
-    g = torch.Generator().manual_seed(rank)
-    return torch.randn(4, WIDTH, generator=g), torch.randn(4, WIDTH, generator=g)
-
-
-def _train(model: torch.nn.Module, batches: list[tuple[torch.Tensor, torch.Tensor]]) -> None:
+def _train(model: torch.nn.Module, ranks: range) -> list[float]:
+    """Train on the batches of `ranks` (their mean loss): one process on all of them, or one rank of the sharded
+    model on its own; return the weights, whole."""
+    batches = [torch.randn(2, 4, WIDTH, generator=torch.Generator().manual_seed(r)) for r in ranks]
     opt = torch.optim.Adam(model.parameters(), lr=LR)
     for _ in range(STEPS):
         opt.zero_grad()
-        loss = sum(torch.nn.functional.mse_loss(model(x), y) for x, y in batches) / len(batches)
-        loss.backward()
+        (sum(torch.nn.functional.mse_loss(model(x), y) for x, y in batches) / len(batches)).backward()
         opt.step()
-
-
-def _expected_weights(world_size: int) -> torch.Tensor:
-    """One process trained on every rank's batch at once: what the sharded ranks must end with."""
-    model = build_model()
-    _train(model, [_rank_data(r) for r in range(world_size)])
-    return torch.cat([p.detach().reshape(-1) for p in model.parameters()])
-
-
-def _apply(fn: Any, model: torch.nn.Module, mesh: Any) -> torch.nn.Module:
-    """Call the learner's `shard(model, mesh)` and check what it did to the model's structure."""
-    from torch.distributed.fsdp import FSDPModule
-
-    try:
-        result = fn(model, mesh)
-    except Exception as exc:
-        files = [frame.filename.replace("\\", "/") for frame in traceback.extract_tb(exc.__traceback__)]
-        if isinstance(model, FSDPModule) and any("/fsdp/" in f or "/_composable/" in f for f in files):
-            raise Wrong(
-                "fully_shard failed on a block after the whole model was already sharded: shard every block "
-                "first, then the root"
-            ) from None
-        raise
-    if isinstance(result, torch.nn.Module) and result is not model:
-        raise Wrong("return the model you were given (fully_shard changes it in place and returns it)")
-    blocks = [isinstance(block, FSDPModule) for block in model]
-    if not isinstance(model, FSDPModule) and not any(blocks):
-        raise Wrong("the model is not sharded: call fully_shard(block, mesh=mesh) on each block, then on the model")
-    if not all(blocks):
-        raise Wrong(
-            "not every block was sharded on its own: call fully_shard on each block first, so that only one "
-            "block's parameters are gathered at a time"
-        )
-    if not isinstance(model, FSDPModule):
-        raise Wrong("every block is sharded, but not the root: finish with fully_shard(model, mesh=mesh)")
-    return model
+    full = [p.full_tensor() if hasattr(p, "full_tensor") else p for p in model.parameters()]
+    return torch.cat([p.detach().reshape(-1) for p in full]).tolist()
 
 
 def run_shard(rank: int, world_size: int, shard: Any) -> dict[str, Any]:
-    """Runs in each rank: shard the model with the learner's function, train, report bytes and weights."""
+    """Runs in each rank: shard the model with the learner's `shard`, check what it did, train, report the weights."""
     from torch.distributed.device_mesh import init_device_mesh
-    from torch.distributed.tensor import DTensor
+    from torch.distributed.fsdp import FSDPModule
 
-    model = build_model()
-    mesh = init_device_mesh("cpu", (world_size,))
+    model, mesh = build_model(), init_device_mesh("cpu", (world_size,), mesh_dim_names=("shard",))
     try:
-        _apply(shard, model, mesh)
-    except Wrong as wrong:
-        return {"wrong": str(wrong)}
-    if not torch.distributed.is_initialized():
-        return {"wrong": "shard destroyed the process group the ranks train with: leave that to the launcher"}
-    _train(model, [_rank_data(rank)])
-    local = sum(
-        (p.to_local() if isinstance(p, DTensor) else p).numel() for p in model.parameters()
-    )  # numbers this rank holds
-    full = [p.full_tensor() if isinstance(p, DTensor) else p for p in model.parameters()]
-    return {"local": local, "weights": torch.cat([p.detach().reshape(-1) for p in full])}
-
-
-def _run_on_one_rank_here(fn: Any) -> None:
-    """Call the learner's function in this process, on a one-rank gloo mesh; skipped if the notebook has a group."""
-    from torch.distributed.device_mesh import init_device_mesh
-
-    with one_rank_group() as made:
-        if made:
-            _apply(fn, build_model(), init_device_mesh("cpu", (1,)))
+        returned = shard(model, mesh)
+    except Exception as exc:  # fully_shard on a block of a model already sharded whole
+        files = [f.filename.replace("\\", "/") for f in traceback.extract_tb(exc.__traceback__)]
+        if isinstance(model, FSDPModule) and any("/fsdp/" in f for f in files):
+            return {"wrong": _TWICE}
+        raise
+    blocks, root = [isinstance(block, FSDPModule) for block in model], isinstance(model, FSDPModule)
+    other = "another module" if isinstance(returned, torch.nn.Module) else show(returned)
+    checks = (
+        (not torch.distributed.is_initialized(), f"shard {DESTROYED}"),
+        (not (root or any(blocks)), "the model is not sharded: call fully_shard(block, mesh=mesh) on each block"),
+        (
+            not all(blocks),
+            "not every block was sharded on its own: call fully_shard on each block first, so that only one "
+            "block's parameters are gathered at a time",
+        ),
+        (not root, "every block is sharded, but not the root: finish with fully_shard(model, mesh=mesh)"),
+        (any(len(getattr(p, "placements", ())) > 1 for p in model.parameters()), _TWICE),  # on a mesh of 2 dims
+        (
+            any(getattr(p, "device_mesh", None) != mesh for p in model.parameters()),
+            "the parameters were sharded on another mesh than the one shard was given: pass mesh=mesh to "
+            "fully_shard (without it, fully_shard makes a mesh of its own)",
+        ),
+        (
+            returned is not model,
+            f"shard(model, mesh) returned {other}; return the model (fully_shard shards it in place)",
+        ),
+    )
+    wrong = next((said for bad, said in checks if bad), None)
+    return {"wrong": wrong} if wrong else {"weights": _train(model, range(rank, rank + 1))}
 
 
 def _check_shard(fn: Any) -> None:
     expect_function(fn, "shard", "(model, mesh)")
-    # 1. One rank, here: what it prints and raises shows in this notebook, with your line numbers.
-    _run_on_one_rank_here(fn)
-    # 2. Two gloo ranks, each training on its own batch, through the course's launcher.
-    results = run_on_two_ranks(run_shard, (fn,), file="shard_answer.py")
-    total = sum(p.numel() for p in build_model().parameters())
-    for rank, result in enumerate(results):
-        if result["local"] > (total + 1) // 2 + BLOCKS * 2:
-            raise Wrong(f"rank {rank} holds {result['local']} of the {total} numbers: the parameters are not sharded")
-    weights = torch.tensor(results[0]["weights"])
-    if not torch.allclose(weights, _expected_weights(2), atol=1e-5):
-        raise Wrong("the sharded ranks did not train like one process on both batches: did you change the model?")
+    _trained_as_one(run_here(run_shard, fn), "on one rank here (world_size 1)")
+    _trained_as_one(run_on_two_ranks(run_shard, (fn,), file="shard_answer.py"), "on rank {} of two")
+
+
+def _trained_as_one(reports: list[dict[str, Any]], where: str) -> None:
+    want = _train(build_model(), range(len(reports)))
+    for rank, report in enumerate(reports):
+        if max(abs(a - b) for a, b in zip(report["weights"], want, strict=True)) > 1e-5:
+            raise Wrong(
+                f"{where.format(rank)}: the sharded model trained to {show(report['weights'])}, one process on every "
+                f"rank's batch to {show(want)}: shard should shard the model and change nothing else"
+            )
 
 
 # -- Question 3: rank 0's bytes under FSDP2 with MixedPrecisionPolicy(param_dtype=bfloat16) ----------

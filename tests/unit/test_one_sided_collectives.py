@@ -32,12 +32,12 @@ CASES = {
     "ch08 all_reduce on rank 0": (
         ch08.QUESTIONS[1],
         _DDP_TEMPLATE.format(step=_STEP + _ON_RANK_0 + "dist.all_reduce(loss.detach())  # log the mean loss"),
-        "rank 0 waited in all_reduce (line 21 of ddp_answer.py) while rank 1 waited in",
+        "rank 0 waited in all_reduce (line 21 of ddp_answer.py); rank 1 waited in",
     ),
     "ch08 barrier on rank 0": (
         ch08.QUESTIONS[1],
         _DDP_TEMPLATE.format(step=_STEP + _ON_RANK_0 + "dist.barrier()"),
-        "rank 0 waited in barrier (line 21 of ddp_answer.py) while rank 1 waited in",
+        "rank 0 waited in barrier (line 21 of ddp_answer.py); rank 1 waited in",
     ),
     # a collective on rank 0 only, before the sharding both ranks do
     "ch12 all_reduce on rank 0": (
@@ -61,7 +61,9 @@ def test_a_collective_on_one_rank_is_named_whichever_clock_fires_first(
     question, code, words = CASES[case]
     outcome = evaluate(question, code)
     assert not outcome.correct
-    assert outcome.message.startswith("Not yet: rank 0 waited") and words in outcome.message, outcome.message
+    assert outcome.message.startswith("Not yet: on two ranks, rank 0 waited") and words in outcome.message, (
+        outcome.message
+    )
     assert "every rank must make the same collective calls, in the same order" in outcome.message
     assert "Traceback" not in outcome.message
 
@@ -96,7 +98,7 @@ def test_a_rank_still_running_while_its_peer_waits_is_named_with_both(monkeypatc
     outcome = evaluate(ch08.QUESTIONS[1], code)
     assert not outcome.correct
     assert "rank 0 waited 3 s in DistributedDataParallel" in outcome.message, outcome.message
-    assert f"while rank 1 was still running (line {line} of ddp_answer.py)" in outcome.message, outcome.message
+    assert f"; rank 1 was still running after 3 s (line {line} of ddp_answer.py)" in outcome.message, outcome.message
 
 
 @pytest.mark.parametrize(
@@ -132,7 +134,9 @@ def test_a_peer_slower_than_the_collective_timeout_does_not_change_the_verdict(m
         "        dist.all_reduce(torch.ones(1))\n    else:\n        time.sleep(8)\n" + _BLOCKS + _ROOT
     )
     outcome = evaluate(ch12.QUESTIONS[1], _SHARD_TEMPLATE.format(body=body))
-    assert not outcome.correct and outcome.message.startswith("Not yet: rank 0 waited in all_reduce"), outcome.message
+    assert not outcome.correct and outcome.message.startswith("Not yet: on two ranks, rank 0 waited in all_reduce"), (
+        outcome.message
+    )
     assert "every rank must make the same collective calls, in the same order" in outcome.message, outcome.message
 
 
@@ -146,16 +150,8 @@ def test_a_collective_on_one_rank_after_sharding_is_not_blamed_on_fully_shard() 
     outcome = evaluate(ch12.QUESTIONS[1], code)
     assert not outcome.correct and "fully_shard failed" not in outcome.message, outcome.message
     line = code.splitlines().index("        dist.barrier()") + 1
-    assert outcome.message.startswith("Not yet: rank 0 waited"), outcome.message
+    assert outcome.message.startswith("Not yet: on two ranks, rank 0 waited"), outcome.message
     assert f"in barrier (line {line} of shard_answer.py)" in outcome.message, outcome.message
-
-
-def test_a_shard_that_destroys_the_process_group_is_told_so() -> None:
-    code = _SHARD_TEMPLATE.format(
-        body=_BLOCKS + _ROOT + "    import torch.distributed as dist\n\n    dist.destroy_process_group()\n"
-    )
-    outcome = evaluate(ch12.QUESTIONS[1], code)
-    assert not outcome.correct and "shard destroyed the process group" in outcome.message, outcome.message
 
 
 @pytest.mark.parametrize(
@@ -185,9 +181,12 @@ def test_an_error_of_its_own_inside_ddp_is_named_not_read_as_a_wait(change: str,
 
 
 def test_a_rank_that_stops_training_early_waits_in_backward(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Rank 0 stops after three steps; rank 1's fourth backward waits for gradients that never come."""
+    """Rank 0 of two stops after three steps; rank 1's fourth backward waits for gradients that never come.
+    (On one rank, where the checker runs the answer first, it trains all five.)"""
     monkeypatch.setattr(ch08, "COLLECTIVE_TIMEOUT", 5.0)
-    code = _DDP_TEMPLATE.format(step="        if rank == 0 and step == 3:\n            break\n" + _STEP)
+    code = _DDP_TEMPLATE.format(
+        step="        if rank == 0 and world_size == 2 and step == 3:\n            break\n" + _STEP
+    )
     outcome = evaluate(ch08.QUESTIONS[1], code)
     assert not outcome.correct
     assert "rank 1 waited in torch.autograd.backward" in outcome.message, outcome.message

@@ -27,6 +27,21 @@ _STEP = """\
         loss.backward()
         opt.step()"""
 
+#: The gradients averaged by hand with all_reduce instead of DDP: summed, or divided by a hard-coded 2.
+_BY_HAND = _DDP_TEMPLATE.replace("    model = DDP(model)\n", "").format(
+    step=_STEP.replace(
+        "        opt.step()",
+        "        for p in model.parameters():\n            dist.all_reduce(p.grad){divide}\n        opt.step()",
+    )
+)
+
+_SAMPLER = (
+    "def rank_indices(n_samples, world_size, rank, epoch):\n"
+    "    sampler = DistributedSampler(range(n_samples), num_replicas=world_size, rank=rank, shuffle=True, seed=0)\n"
+    "    sampler.set_epoch(epoch)\n"
+)
+
+_SCALED = "def scaled_run(world_size, per_rank_batch, base_lr, base_batch):\n"
 
 #: Typical wrong answers to each question, by number, each with words its verdict must contain (the
 #: message a learner who wrote it is told).
@@ -38,91 +53,125 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "returned a tensor on the meta device, which holds no values",
         ),
         (
-            "def rank_indices(n_samples, world_size, rank, epoch):\n"
-            "    sampler = DistributedSampler(range(n_samples), num_replicas=world_size, rank=rank, "
-            "shuffle=True, seed=0)\n"
-            "    return list(sampler)",
-            "repeats epoch 0's order: call sampler.set_epoch(epoch)",
+            _SAMPLER.replace("    sampler.set_epoch(epoch)\n", "") + "    return list(sampler)",
+            "rank_indices(16, 2, 0, 2) returned [12, 9, 11, 13, 2, 15, …]; expected [8, 1, 6, 0, 4, 10, …]: that is "
+            "epoch 0's shuffle: call sampler.set_epoch(epoch)",
         ),
         (
             "def rank_indices(n_samples, world_size, rank, epoch):\n"
             "    return list(range(rank, n_samples, world_size))",
-            "gives rank 0 the samples 0, 2, 4, … in order: shuffle",
+            "rank_indices(16, 2, 0, 0) returned [0, 2, 4, 6, 8, 10, …]; expected [12, 9, 11, 13, 2, 15, …]: the "
+            "indices are in order: shuffle them",
         ),
         (
-            "def rank_indices(n_samples, world_size, rank, epoch):\n"
-            "    sampler = DistributedSampler(range(n_samples), num_replicas=world_size, rank=0, seed=0)\n"
-            "    sampler.set_epoch(epoch)\n"
-            "    return list(sampler)",
-            "is rank 0's share: pass rank=1",
+            _SAMPLER.replace("rank=rank", "rank=0") + "    return list(sampler)",
+            "rank_indices(16, 2, 1, 0) returned [12, 9, 11, 13, 2, 15, …]; expected [10, 6, 8, 5, 14, 0, …]: that is "
+            "rank 0's share: pass rank=rank to the sampler",
         ),
-        (
+        (  # no padding: the ranks past the remainder read one index fewer
             "def rank_indices(n_samples, world_size, rank, epoch):\n"
             "    order = torch.randperm(n_samples, generator=torch.Generator().manual_seed(epoch)).tolist()\n"
             "    return order[rank::world_size]",
-            "has 2 indices; each of 4 ranks reads ceil(10 / 4) = 3",
+            "rank_indices(10, 4, 2, 0) returned [7, 0]; expected [7, 0, 4]: when n_samples does not divide by "
+            "world_size, DistributedSampler repeats indices from the start of the shuffle",
+        ),
+        (  # drop_last=True: no mistake the chapter teaches, so what came back and what was expected
+            _SAMPLER.replace("seed=0)", "seed=0, drop_last=True)") + "    return list(sampler)",
+            "rank_indices(10, 4, 0, 0) returned [4, 3]; expected [4, 3, 6]",
+        ),
+        (  # the world size ignored
+            _SAMPLER.replace("num_replicas=world_size", "num_replicas=2") + "    return list(sampler)",
+            "rank_indices(10, 4, 0, 0) returned [4, 7, 3, 0, 6]; expected [4, 3, 6]",
         ),
     ),
     2: (
         (
             _DDP_TEMPLATE.replace("    model = DDP(model)\n", "").format(step=_STEP),
-            "each trained on its own data alone, so no gradient was averaged over the ranks",
+            "on one rank here (world_size 1): no forward pass called a DistributedDataParallel model: wrap the model",
         ),
         (
             _DDP_TEMPLATE.format(step=_STEP.replace("        opt.zero_grad()\n", "")),
-            "each step's gradients were added to the last step's: call optimizer.zero_grad() every step",
+            "on one rank here (world_size 1): each step's gradients were added to the last step's: call "
+            "opt.zero_grad() every step",
         ),
-        (
-            _DDP_TEMPLATE.replace("    model = DDP(model)\n", "").format(
-                step=_STEP.replace(
-                    "        opt.step()",
-                    "        for p in model.parameters():\n"
-                    "            dist.all_reduce(p.grad)  # a sum over the ranks\n"
-                    "        opt.step()",
-                )
-            ),
-            "their gradients were summed, not averaged",
-        ),
-        (_DDP_TEMPLATE.format(step="        pass"), "the weights did not change: write the training step"),
+        (_BY_HAND.format(divide=""), "no forward pass called a DistributedDataParallel model"),
+        (_BY_HAND.format(divide="\n            p.grad /= 2"), "no forward pass called a DistributedDataParallel model"),
+        (_DDP_TEMPLATE.format(step="        pass"), "opt.step() never ran: write the training step"),
         # a collective on rank 0 only: tests/unit/test_one_sided_collectives.py, with each clock forced first
         # wraps the model but runs the forward pass through the plain module
         (
             _DDP_TEMPLATE.replace("    model = DDP(model)\n", "    ddp_model = DDP(model)\n").format(step=_STEP),
-            "run the forward pass through the wrapped model",
+            "no forward pass called a DistributedDataParallel model: wrap the model (model = DDP(model)) and call "
+            "the wrapped model (model(x))",
+        ),
+        (  # the learning rate scaled with the ranks: only the two-rank run shows it
+            _DDP_TEMPLATE.replace("lr=0.1", "lr=0.1 * world_size").format(step=_STEP),
+            "on rank 0 of two: the optimizer stepped with lr=0.2 (0.1 × world_size): keep the file's lr=0.1",
+        ),
+        (  # every step under no_sync: nothing averaged, which only the two-rank run shows
+            _DDP_TEMPLATE.format(step="        with model.no_sync():\n" + _STEP.replace("        ", "            ")),
+            "on rank 0 of two: 5 of the 5 forward passes through DDP ran under no_sync()",
+        ),
+        (  # the gradients zeroed between backward and step: no blame, what differed
+            _DDP_TEMPLATE.format(
+                step=_STEP.replace("        opt.zero_grad()\n", "").replace(
+                    "backward()", "backward()\n        opt.zero_grad()"
+                )
+            ),
+            "on one rank here (world_size 1): the weights [-0.00374341, 0.268222, -0.411523, -0.36797, -0.192577] "
+            "differ from one process trained on every rank's data: [-0.0450297, 0.0187123, -0.293896",
+        ),
+        (  # bfloat16 weights: no blame, what differed
+            _DDP_TEMPLATE.replace("nn.Linear(4, 1)", "nn.Linear(4, 1).to(torch.bfloat16)")
+            .replace("float(rank))\n", "float(rank))\n    x, y = x.to(torch.bfloat16), y.to(torch.bfloat16)\n")
+            .format(step=_STEP),
+            "differ from one process trained on every rank's data",
+        ),
+        (
+            _DDP_TEMPLATE.format(step=_STEP).replace("    return", "    dist.destroy_process_group()\n    return"),
+            "train_on_rank destroyed the process group: the launcher made it and ends it",
+        ),
+        (
+            _DDP_TEMPLATE.format(step=_STEP).replace("    return [p.detach() for p in model.parameters()]\n", ""),
+            "train_on_rank returned None; return the model's parameters",
         ),
     ),
     3: (
         (
-            "def scaled_run(world_size, per_rank_batch, base_lr, base_batch):\n"
-            "    return per_rank_batch, base_lr * per_rank_batch / base_batch",
-            "the global batch is every rank's batch together, 2 × 16 = 32, not one rank's 16",
+            _SCALED + "    return per_rank_batch, base_lr * per_rank_batch / base_batch",
+            "scaled_run(2, 16, 0.05, 32) returned (16, 0.025); expected (32, 0.05): the global batch is every rank's "
+            "batch together, not one rank's",
         ),
         (
-            "def scaled_run(world_size, per_rank_batch, base_lr, base_batch):\n"
-            "    return world_size * per_rank_batch, base_lr",
-            "the learning rate was kept at 0.1, but the global batch is now 256, not the recipe's 64",
+            _SCALED + "    return world_size * per_rank_batch, base_lr",
+            "scaled_run(4, 64, 0.1, 64) returned (256, 0.1); expected (256, 0.4): the rate was kept, but the global "
+            "batch is not the recipe's",
         ),
         (
-            "def scaled_run(world_size, per_rank_batch, base_lr, base_batch):\n"
-            "    return world_size * per_rank_batch, base_lr * world_size",
-            "the rate was scaled by the number of ranks (2), but it follows the global batch",
+            _SCALED + "    return world_size * per_rank_batch, base_lr * world_size",
+            "the rate follows the global batch, not the number of ranks",
         ),
         (
-            "def scaled_run(world_size, per_rank_batch, base_lr, base_batch):\n"
-            "    return world_size * per_rank_batch, base_lr * per_rank_batch / base_batch",
-            "the rate was scaled by one rank's batch (16)",
+            _SCALED + "    return world_size * per_rank_batch, base_lr * per_rank_batch / base_batch",
+            "scaled_run(2, 16, 0.05, 32) returned (32, 0.025); expected (32, 0.05)",
         ),
         (
-            "def scaled_run(world_size, per_rank_batch, base_lr, base_batch):\n"
-            "    global_batch = world_size * per_rank_batch\n"
+            _SCALED + "    global_batch = world_size * per_rank_batch\n"
             "    return global_batch, base_lr * base_batch / global_batch",
-            "the rate was scaled the wrong way: a global batch 4 times the recipe's takes a rate 4 times as large",
+            "scaled_run(4, 64, 0.1, 64) returned (256, 0.025); expected (256, 0.4)",
         ),
         (
-            "def scaled_run(world_size, per_rank_batch, base_lr, base_batch):\n"
-            "    global_batch = world_size * per_rank_batch\n"
+            _SCALED + "    global_batch = world_size * per_rank_batch\n"
             "    return base_lr * global_batch / base_batch, global_batch",
-            "the two are swapped; return (global_batch, lr)",
+            "scaled_run(2, 16, 0.05, 32) returned (0.05, 32); expected (32, 0.05)",
+        ),
+        (
+            _SCALED + "    n = world_size * per_rank_batch\n    return n, base_lr * (n / base_batch) ** 0.5",
+            "scaled_run(4, 64, 0.1, 64) returned (256, 0.2); expected (256, 0.4)",
+        ),
+        (  # whole-number division: right only where the global batch is a multiple of the recipe's
+            _SCALED + "    n = world_size * per_rank_batch\n    return n, base_lr * (n // base_batch)",
+            "scaled_run(8, 32, 0.001, 512) returned (256, 0); expected (256, 0.0005)",
         ),
     ),
 }
@@ -136,5 +185,36 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    sampler = DistributedSampler(range(n_samples), num_replicas=world_size, rank=rank, seed=0)\n"
         "    sampler.set_epoch(epoch)\n"
         "    return iter(sampler)",
+        _SAMPLER + "    return (i for i in sampler)",
+        _SAMPLER + "    return tuple(sampler)",
+        _SAMPLER + "    return torch.tensor(list(sampler))",
+        _SAMPLER + "    import numpy as np\n    return np.array(list(sampler))",
+        # by hand, as DistributedSampler does it: the shuffle, padded from its start, then every world_size-th
+        "def rank_indices(n_samples, world_size, rank, epoch):\n"
+        "    order = torch.randperm(n_samples, generator=torch.Generator().manual_seed(epoch)).tolist()\n"
+        "    total = -(-n_samples // world_size) * world_size\n"
+        "    while len(order) < total:\n"
+        "        order += order[: total - len(order)]\n"
+        "    return order[rank::world_size]",
+    ),
+    2: (
+        # the DDP model itself returned; the gradients zeroed after the step (none are there at the first)
+        _DDP_TEMPLATE.format(
+            step="        loss = F.mse_loss(model(x), y)\n        loss.backward()\n        opt.step()\n"
+            "        opt.zero_grad()"
+        ).replace("    return [p.detach() for p in model.parameters()]", "    return model"),
+        # the class by its full name, the loss written out, the weights as lists of numbers
+        _DDP_TEMPLATE.replace("model = DDP(model)", "model = torch.nn.parallel.DistributedDataParallel(model)")
+        .replace("F.mse_loss(model(x), y)", "((model(x) - y) ** 2).mean()")
+        .replace("[p.detach() for p in", "[p.tolist() for p in")
+        .format(step=_STEP.replace("F.mse_loss(model(x), y)", "((model(x) - y) ** 2).mean()")),
+    ),
+    3: (
+        _SCALED + "    return [world_size * per_rank_batch, base_lr * world_size * per_rank_batch / base_batch]",
+        _SCALED + "    n = world_size * per_rank_batch\n    return float(n), base_lr * (n / base_batch)",
+        _SCALED + "    import torch\n    n = world_size * per_rank_batch\n"
+        "    return torch.tensor(n), torch.tensor(base_lr * n / base_batch, dtype=torch.float64)",
+        _SCALED + "    from fractions import Fraction\n    n = world_size * per_rank_batch\n"
+        "    return n, base_lr * Fraction(n, base_batch)",
     ),
 }

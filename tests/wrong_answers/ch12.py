@@ -72,13 +72,33 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
     ),
     2: (
-        (_SHARD_TEMPLATE.format(body=_ROOT), "not every block was sharded on its own"),
+        (_SHARD_TEMPLATE.format(body=_ROOT), "on one rank here (world_size 1): not every block was sharded on its own"),
         (_SHARD_TEMPLATE.format(body=_BLOCKS), "every block is sharded, but not the root"),
         (
             _SHARD_TEMPLATE.format(body=_ROOT + _BLOCKS),
-            "fully_shard failed on a block after the whole model was already sharded",
+            "fully_shard ran on parameters already sharded: shard every block once, first, then the root",
         ),
         (_SHARD_TEMPLATE.format(body="    pass\n"), "the model is not sharded"),
+        (  # the mesh ignored: fully_shard makes one of its own
+            _SHARD_TEMPLATE.format(body=(_BLOCKS + _ROOT).replace("mesh=mesh", "")),
+            "the parameters were sharded on another mesh than the one shard was given: pass mesh=mesh",
+        ),
+        (
+            _SHARD_TEMPLATE.format(body=_BLOCKS + _ROOT).replace("    return model\n", ""),
+            "shard(model, mesh) returned None; return the model",
+        ),
+        (
+            _SHARD_TEMPLATE.format(body=_BLOCKS + _ROOT)
+            .replace("return model", "return torch.nn.Sequential(*model)")
+            .replace("from torch", "import torch\nfrom torch"),
+            "shard(model, mesh) returned another module; return the model",
+        ),
+        (  # chapter 08's worker is told the same
+            _SHARD_TEMPLATE.format(body=_BLOCKS + _ROOT + "    torch.distributed.destroy_process_group()\n").replace(
+                "from torch", "import torch\nfrom torch"
+            ),
+            "shard destroyed the process group: the launcher made it and ends it",
+        ),
     ),
     3: (
         (
@@ -111,6 +131,18 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _RANK0_HEAD + "    numbers = 0\n    while shapes:\n        s = shapes.pop()\n"
             "        numbers += -(-s[0] // world_size) * math.prod(s[1:])\n    return numbers * 16",
             "changed its arguments: compute a new value and leave the inputs as they were",
+        ),
+    ),
+}
+
+
+#: Right answers other than the solution, as a learner could write them: each must be accepted.
+RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
+    2: (
+        _SHARD_TEMPLATE.format(body=_BLOCKS).replace("    return model", "    return fully_shard(model, mesh=mesh)"),
+        _SHARD_TEMPLATE.format(
+            body="    for i in range(len(model)):\n"
+            "        fully_shard(model[i], mesh=mesh, reshard_after_forward=False)\n" + _ROOT
         ),
     ),
 }
