@@ -126,7 +126,7 @@ def _what_the_ranks_did(error: Any, file: str) -> Exception:
             why += " (DDP averages the gradients inside backward(): every rank must run as many steps)"
     else:
         why = f": the answer did not finish ({str(error).splitlines()[0]})"
-    return Wrong("on two ranks, " + "; ".join(map(said, ranks)) + why)
+    return Wrong("on two ranks, " + "; ".join(map(said, sorted(ranks, key=lambda o: o.rank))) + why)  # in rank order
 
 
 def _where_it_was(outcome: Any, outcomes: Any, file: str) -> Any:
