@@ -17,8 +17,8 @@ PRINTS = ("__repr__", "__str__", "__format__")  # printing a GPU tensor reads it
 
 
 class Watch(CallLog):
-    """A `CallLog` in which meta tensors play GPU ones: a read of their values (`.item()`, `.cpu()`, printing) is
-    kept in `reads`, once per tensor, and reads zeros; a copy of a host tensor to another device, in `copies_in`."""
+    """A `CallLog` in which meta tensors play GPU ones: a read of their values (`.item()`, `.cpu()`, printing, which
+    shows them as meta) is kept in `reads`, once per tensor, and reads zeros; a host tensor copied over, `copies_in`."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -29,9 +29,10 @@ class Watch(CallLog):
         self.calls.append(call := Call(func, args, kwargs or {}))
         given = [t for t in tree_leaves((args, kwargs)) if isinstance(t, torch.Tensor)]
         meta = [t for t in given if t.device.type == "meta"]
+        if meta and call.name in PRINTS:  # a GPU tensor's text reads it; a meta one's, whatever the format, is meta
+            self.reads += [call] * len(meta)
+            return repr(args[0])
         try:
-            if meta and call.name in PRINTS:
-                raise NotImplementedError("meta tensor")
             call.result = func(*args, **call.kwargs)
         except (RuntimeError, NotImplementedError) as exc:
             if "meta tensor" not in str(exc):  # else it needed values, which a GPU would send
@@ -48,18 +49,48 @@ class Watch(CallLog):
         return call.result
 
 
-def run(fn: Any, name: str, takes: str, case: Sequence[Any]) -> tuple[Watch, list, Any, str]:
-    """The `Watch`, arguments, result and text of a call of the learner's `name` on `case`, each `(values, device)`
-    in it passed as a copy on that device; an argument that changed is a `Wrong`."""
+def run(fn: Any, name: str, takes: str, case: Sequence[Any], dtype: torch.dtype | None = None) -> tuple:
+    """The `Watch`, arguments, result and text of a call of the learner's `name` on `case` (torch's default dtype
+    `dtype` during it, if given), each `(values, device)` in it passed as a copy there; a changed one is `Wrong`."""
     expect_function(fn, name, takes)
-    log, args = Watch(), [_on(*a) if isinstance(a, tuple) else a for a in case]
-    call = f"{name}({', '.join(map(described, args))})"
-    with log:
-        got = fn(*args)
-    for label, arg, spec in zip(takes[1:-1].split(", "), args, case, strict=True):
+    log, args, keys = Watch(), [_on(*a) if isinstance(a, tuple) else a for a in case], takes[1:-1].split(", ")
+    call = f"{name}({', '.join(map(described, args))})" + (f" with torch's default dtype {dtype}" if dtype else "")
+    kept = {id(t): k for k, a, c in zip(keys, args, case, strict=True) if isinstance(c, tuple) for t in tree_leaves(a)}
+    before = torch.get_default_dtype()
+    try:
+        torch.set_default_dtype(dtype or before)
+        with log:
+            got = fn(*args)
+    except Exception as exc:  # a `Wrong` when the log shows the cause: an input changed in place, or cuda named
+        said = f"{call} raised {type(exc).__name__}: " + str(exc).partition("\n")[0]
+        for c in log.calls:
+            if in_place(c) and (changed := kept.get(id(c.args[0]))):
+                raise Wrong(f"{said}, after changing {changed} ({spelled([c])}): leave the inputs as they are") from exc
+            if "cuda" not in call and "cuda" in f"{c.name}{c.args}{c.kwargs}":  # a device or tensor of cuda
+                raise Wrong(f"{said}; it named cuda ({spelled([c])}): use the device you were given") from exc
+        raise
+    finally:  # the learner's own change of the default is left for check() to name
+        torch.set_default_dtype(before if dtype else torch.get_default_dtype())
+    for label, arg, spec in zip(keys, args, case, strict=True):
         if isinstance(spec, tuple) and not same(arg, *spec):
-            raise Wrong(f"{call} changed its argument {label}, now {described(arg)}: leave the inputs as they are")
+            now = described(arg, not log.reads)
+            raise Wrong(f"{call} changed its argument {label}, now {now}: leave the inputs as they are")
     return log, args, got, call
+
+
+_SPELLED = {"__repr__": "print()", "__str__": "print()", "__format__": "an f-string", "__setitem__": "x[i] = ..."}
+
+
+def spelled(calls: list[Call]) -> str:
+    """The calls as a learner writes them, counted: `4 × .item()`, `.cpu()`, `x.data = ...`."""
+    said = [f"x.{c.func.__self__.__name__} = ..." if c.name == "__set__" else _SPELLED.get(c.name) for c in calls]
+    said = [s or (f"{c.label}()" if c.label[:6] == "torch." else c.written) for s, c in zip(said, calls, strict=True)]
+    return ", ".join(f"{said.count(s)} × {s}" if said.count(s) > 1 else s for s in dict.fromkeys(said))
+
+
+def in_place(call: Call) -> bool:
+    """Whether `call` changes the tensor it is called on: `x.add_(...)`, `x[i] = ...`, `x.data = ...`."""
+    return bool(call.args) and (call.name in ("__set__", "__setitem__") or call.name[-1:] == "_" != call.name[:1])
 
 
 def _on(values: Any, device: str | torch.device) -> Any:
@@ -74,8 +105,7 @@ def same(t: Any, values: Any, device: str | torch.device, readable: bool = True)
     kind = (torch.device(device).type, values.dtype, values.shape)
     if not isinstance(t, torch.Tensor) or (t.device.type, t.dtype, t.shape) != kind:
         return False
-    wide = torch.complex128
-    return not readable or kind[0] == "meta" or torch.allclose(t.cpu().to(wide), values.to(wide), rtol=1e-5)
+    return not readable or kind[0] == "meta" or torch.allclose(t.cpu().cdouble(), values.cdouble(), rtol=1e-5)
 
 
 def described(t: Any, readable: bool = True, device: str | torch.device | None = None) -> str:
@@ -89,13 +119,13 @@ def described(t: Any, readable: bool = True, device: str | torch.device | None =
     return f"a {t.dtype} tensor of shape {tuple(t.shape)} on {device}{values}"
 
 
-def _on_devices(name: str, takes: str, cases: Sequence[tuple], want: Callable[..., Any], made_there: bool) -> Checker:
-    """A checker that `run`s every case and expects `want(*values)` on the device of (or named by) the first
-    argument; with `made_there`, made on it, not copied there from the CPU."""
+def _on_devices(name: str, takes: str, cases: list, want: Callable, made_there: bool, *dtypes: Any) -> Checker:
+    """A checker that `run`s every case (again from the last, off the CPU, with each of `dtypes` torch's default) and
+    expects `want(*values)` on the device of (or named by) the first argument; with `made_there`, made there."""
 
     def check(fn: Any) -> None:
-        for case in cases:
-            log, args, got, call = run(fn, name, takes, case)
+        for dtype, case in [(d, c) for d in (None, *dtypes) for c in (cases[::-1] if d else cases)]:
+            log, args, got, call = run(fn, name, takes, case, dtype)
             if made_there and log.copies_in:
                 raise Wrong(f"{call} copied a tensor from the CPU ({log.copies_in[0].written}): pass device=...")
             right = want(*(a[0] if isinstance(a, tuple) else a for a in case))
@@ -110,22 +140,23 @@ def _on_devices(name: str, takes: str, cases: Sequence[tuple], want: Callable[..
 
 #: Every device, named by a string and by a torch.device.
 _ONES = [(d,) for d in (*DEVICES, *map(torch.device, DEVICES))]
-#: a and b of one dtype (b broadcast in the last) on every pair of devices.
+#: a and b of one dtype (b broadcast in the last), then int64 and float32 either way round; every pair of devices.
 _SUMS = (
     (torch.arange(6.0).reshape(2, 3), torch.full((2, 3), 10.0)),
     (torch.tensor([3, -1, 4, 1]), torch.tensor([5, 9, -2, 6])),
     (torch.tensor([[0.5, 1.5, -2.0], [4.0, 0.25, 8.0]]).half(), torch.tensor([1.0, -1.0, 0.5]).half()),
 )
-_ADDS = [((a, x), (b, y)) for a, b in _SUMS for x in DEVICES for y in DEVICES]
+_MIXED = (torch.tensor([3, -1, 4]), torch.tensor([0.5, -1.25, 2.75]))
+_ADDS = [((a, x), (b, y)) for a, b in (*_SUMS, _MIXED, _MIXED[::-1]) for x in DEVICES for y in DEVICES]
 #: Dtypes other than the default, a 0-d t, no zeros at all; every device.
 _TS = (torch.arange(3), torch.tensor([True, False]), torch.ones(2, 2).half(), torch.tensor(1j))
 _ZEROS = [((t, d), n) for t, n in zip(_TS, (5, 0, 3, 1), strict=True) for d in DEVICES]
-#: Many rows, few, one; float and integer x (whose product with the float32 weights is float32); every device.
+#: Many rows, few, one; float64, integer and float16 x (whose product with the float32 weights is float32).
 _ROWS = (torch.arange(12.0).reshape(4, 3), torch.tensor([[0.1, 2.5], [-1.2, 3.0]]).double(), torch.tensor([[3, 1, -4]]))
-_XS = [((x, d),) for x in _ROWS for d in DEVICES]
+_XS = [((x, d),) for x in (*_ROWS, torch.tensor([[1.5, -2.0], [4.0, 0.25], [8.0, 3.0]]).half()) for d in DEVICES]
 
 _CHECKS = (
-    _on_devices("ones_on", "(device)", _ONES, lambda d: torch.ones(2, 3), True),
+    _on_devices("ones_on", "(device)", _ONES, lambda d: torch.ones(2, 3, dtype=torch.float32), True, torch.float64),
     _on_devices("add_on_first", "(a, b)", _ADDS, lambda a, b: a + b, False),
     _on_devices("zeros_for", "(t, n)", _ZEROS, lambda t, n: torch.zeros(n, dtype=t.dtype), True),
     _on_devices("scale_rows", "(x)", _XS, lambda x: x * torch.linspace(0.5, 1.5, len(x))[:, None], False),
@@ -138,7 +169,7 @@ _TASKS = (
     "wherever x lives, computes the same, and leaves x where it is.",
 )
 _HINTS = (
-    "Every factory function (torch.ones, torch.zeros, torch.rand, torch.tensor) takes device=...",
+    "Every factory function (torch.ones, torch.zeros, torch.rand, torch.tensor) takes device=... and dtype=...",
     "Tensors must share a device before they meet: bring b to a.device with .to(...).",
     "A tensor knows its own t.dtype and t.device: pass both to torch.zeros.",
     "Read the line that makes the weights: where does a factory function create a tensor when you do not say? "

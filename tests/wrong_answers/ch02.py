@@ -34,6 +34,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def ones_on(device):\n    return torch.ones(2, 3, dtype=torch.float16, device=device)",
             "ones_on('cpu') returned a torch.float16 tensor",
         ),
+        (  # attack 2026-11-29: float32 is asked whatever torch's default dtype, which a learner's kernel may change
+            "def ones_on(device):\n    return torch.full((2, 3), 1.0, device=device)",
+            "with torch's default dtype torch.float64 returned a torch.float64 tensor of shape (2, 3)",
+        ),
+        (
+            "def ones_on(device):\n    with torch.device(device):\n        return torch.ones(2, 3)",
+            "with torch's default dtype torch.float64 returned a torch.float64 tensor",
+        ),
     ),
     2: (
         (
@@ -43,7 +51,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # meta cannot take a CPU tensor's storage: the stand-in refuses what a GPU would do (change b)
             ("def add_on_first(a, b):\n    b.data = b.data.to(a.device)\n    return a + b"),
-            "raised RuntimeError (line 2 of your code)",
+            "raised RuntimeError: Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have "
+            "incompatible tensor type., after changing b (x.data = ...): leave the inputs as they are",
+        ),
+        (  # attack 2026-11-29: b changed in place on the way was told only torch's error
+            "def add_on_first(a, b):\n    b[:] = b.to(a.device)\n    return a + b",
+            "raised RuntimeError: Tensor on device meta is not on the expected device cpu!, after changing b (x[i] = "
+            "...): leave the inputs as they are",
         ),
         (
             ("def add_on_first(a, b):\n    return a + b"),
@@ -77,6 +91,16 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (  # float16 sums computed in float32
             "def add_on_first(a, b):\n    return a.float() + b.to(a.device).float()",
             "returned a torch.float32 tensor of shape (4,) on cpu holding [8, 8, 2, 7]; expected a torch.int64 tensor",
+        ),
+        (  # attack 2026-11-29: .to(a) moves b and casts it to a's dtype too, so an int a drops b's fractions
+            "def add_on_first(a, b):\n    return torch.add(a, b.to(a))",
+            "add_on_first(a torch.int64 tensor of shape (3,) on cpu holding [3, -1, 4], a torch.float32 tensor of "
+            "shape (3,) on cpu holding [0.5, -1.25, 2.75]) returned a torch.int64 tensor of shape (3,) on cpu holding "
+            "[3, -2, 6]; expected a torch.float32 tensor of shape (3,) on cpu holding [3.5, -2.25, 6.75]",
+        ),
+        (
+            "def add_on_first(a, b):\n    return a + b.to(a.device, dtype=a.dtype)",
+            "returned a torch.int64 tensor of shape (3,) on cpu holding [3, -2, 6]; expected a torch.float32 tensor",
         ),
     ),
     3: (
@@ -157,6 +181,22 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    return (x.cpu() * weights[:, None]).to(x.device)",
             "scale_rows(a torch.float32 tensor of shape (4, 3) on meta) copied x to the host: compute where it lives",
         ),
+        (  # attack 2026-11-29: the weights in x's dtype for float x only: float16 weights give a float16 product
+            "def scale_rows(x):\n"
+            "    kind = x.dtype if x.is_floating_point() else None\n"
+            "    weights = torch.linspace(0.5, 1.5, x.shape[0], device=x.device, dtype=kind)\n"
+            "    return x * weights[:, None]",
+            "scale_rows(a torch.float16 tensor of shape (3, 2) on cpu holding [[1.5, -2], [4, 0.25], [8, 3]]) returned "
+            "a torch.float16 tensor of shape (3, 2) on cpu holding [[0.75, -1], [4, 0.25], [12, 4.5]]; expected a "
+            "torch.float32 tensor of shape (3, 2) on cpu holding [[0.75, -1], [4, 0.25], [12, 4.5]]",
+        ),
+        (  # the weights moved with .to(x), which casts them to x's dtype as well
+            "def scale_rows(x):\n"
+            "    weights = torch.linspace(0.5, 1.5, x.shape[0]).to(x)\n"
+            "    return x * weights[:, None]",
+            "scale_rows(a torch.int64 tensor of shape (1, 3) on cpu holding [[3, 1, -4]]) returned a torch.int64 "
+            "tensor of shape (1, 3) on cpu holding [[0, 0, 0]]; expected a torch.float32 tensor",
+        ),
         (  # scaled in place: the caller's x changes
             "def scale_rows(x):\n    return x.mul_(torch.linspace(0.5, 1.5, x.shape[0], device=x.device)[:, None])",
             "changed its argument x, now a torch.float32 tensor of shape (4, 3) on cpu holding [[0, 0.5, 1], [2.5,",
@@ -168,15 +208,21 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
 #: Right answers other than the solution, as a learner could write them: each must be accepted.
 RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
     1: (
-        "def ones_on(device):\n    return torch.full((2, 3), 1.0, device=device)",
-        "def ones_on(device):\n    return torch.empty(2, 3, device=device).fill_(1)",
+        "def ones_on(device):\n    return torch.full((2, 3), 1.0, dtype=torch.float32, device=device)",
+        "def ones_on(device):\n    return torch.empty(2, 3, dtype=torch.float32, device=device).fill_(1)",
         "def ones_on(device):\n    return torch.ones((2, 3), dtype=torch.float32, device=str(device))",
-        "def ones_on(device):\n    with torch.device(device):\n        return torch.ones(2, 3)",
-        "def ones_on(device):\n    return torch.tensor([[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]], device=device)",
-        "def ones_on(device):\n    return torch.ones(6, device=torch.device(device)).view(2, 3)",
+        "def ones_on(device):\n    with torch.device(device):\n        return torch.ones(2, 3, dtype=torch.float32)",
+        "def ones_on(device):\n    return torch.tensor([[1.0] * 3] * 2, dtype=torch.float32, device=device)",
+        "def ones_on(device):\n    return torch.ones(6, dtype=torch.float32, device=torch.device(device)).view(2, 3)",
+        # attack 2026-11-29 (m12): host data given to a factory with device=..., as torch.tensor(list, device=...) is
+        "def ones_on(device):\n"
+        "    import numpy as np\n"
+        "    return torch.as_tensor(np.ones((2, 3), dtype=np.float32), device=device)",
+        "def ones_on(device):\n    t = torch.ones(2, 3, dtype=torch.float32, device=device)\n    print(t)\n"
+        "    return t",
     ),
     2: (
-        "def add_on_first(a, b):\n    return torch.add(a, b.to(a))",
+        "def add_on_first(a, b):\n    return torch.add(a, b.to(a.device))",
         "def add_on_first(a, b):\n    b = b.to(a.device, non_blocking=True)\n    return b + a",
         "def add_on_first(a, b):\n    return a.add(b.to(device=a.device))",
         "def add_on_first(a, b):\n    return a + (b if b.device == a.device else b.to(a.device))",

@@ -74,6 +74,49 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def fill_rows(buffer, tensors):\n    buffer[:] = torch.stack(tensors).to(torch.int64)\n    return buffer",
             "left buffer as a torch.float32 tensor of shape (4, 3) on cpu holding [[-12, 1, 17]",
         ),
+        (  # attack 2026-11-29: the values read on the host and made a host tensor again, then copied into the row
+            "def fill_rows(buffer, tensors):\n"
+            "    for i, t in enumerate(tensors):\n"
+            "        buffer[i] = torch.tensor(t.tolist())\n"
+            "    return buffer",
+            "fill_rows(a torch.float32 tensor of shape (4, 3) on cpu holding [[7, 7, 7], [7, 7, 7], [7, 7, 7], [7, 7, "
+            "7]], a list of 4 tensors, the first a torch.float32 tensor of shape (3,) on meta) took values to the host "
+            "first (4 × .tolist()): copy each tensor straight into its row (row.copy_(t)), one copy a row",
+        ),
+        (  # a host copy of each tensor first
+            "def fill_rows(buffer, tensors):\n    for row, t in zip(buffer, tensors):\n        row.copy_(t.cpu())\n"
+            "    return buffer",
+            "took values to the host first (4 × .cpu()): copy each tensor straight into its row",
+        ),
+        (  # one host copy of them all first: a new buffer after all
+            "def fill_rows(buffer, tensors):\n    buffer.copy_(torch.stack(tensors).cpu())\n    return buffer",
+            "took values to the host first (.cpu())",
+        ),
+        (  # a read of every value
+            "def fill_rows(buffer, tensors):\n"
+            "    for i, t in enumerate(tensors):\n"
+            "        for j in range(len(t)):\n"
+            "            buffer[i, j] = t[j].item()\n"
+            "    return buffer",
+            "took values to the host first (12 × .item())",
+        ),
+        (  # a copy of every value straight into the buffer: a copy each, not one a row
+            "def fill_rows(buffer, tensors):\n"
+            "    for i, t in enumerate(tensors):\n"
+            "        for j in range(len(t)):\n"
+            "            buffer[i, j] = t[j]\n"
+            "    return buffer",
+            "on meta) copied 12 times: copy each tensor straight into its row (row.copy_(t)), one copy a row",
+        ),
+        (  # the tensors replaced by host copies: the message shows no values, which would be the meta stand-in's
+            "def fill_rows(buffer, tensors):\n"
+            "    tensors[:] = [t.cpu() for t in tensors]\n"
+            "    for row, t in zip(buffer, tensors):\n"
+            "        row.copy_(t)\n"
+            "    return buffer",
+            "changed its argument tensors, now a list of 4 tensors, the first a torch.float32 tensor of shape (3,) on "
+            "cpu: leave the inputs as they are",
+        ),
     ),
     2: (
         (
@@ -192,6 +235,10 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def losses_to_floats(losses):\n    return list(torch.stack(losses).cpu())",
             "returned [a torch.float32 tensor of shape () on cpu,",
         ),
+        (  # attack 2026-11-29: losses that require grad, as a training step's do, have no .numpy() without .detach()
+            "def losses_to_floats(losses):\n    return torch.stack(losses).cpu().numpy().tolist()",
+            "raised RuntimeError (line 2 of your code): Can't call numpy() on Tensor that requires grad",
+        ),
         (  # the values rounded to float16, whatever the losses' dtype
             "def losses_to_floats(losses):\n    return torch.stack(losses).half().tolist()",
             "returned [-12.8438, 1.86035, 17.9219, 6.77734]; expected the Python floats [-12.8422",
@@ -200,7 +247,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     4: (
         (
             ("def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n    return nbytes / (gb_per_s * 1e9)"),
-            "returned 0.00559241; expected 0.00560241: the per-copy cost is missing",
+            "returned 0.00559241; expected 0.169432: the per-copy cost is missing",
         ),
         (
             (
@@ -222,7 +269,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n"
                 "    return pieces * per_copy_s + nbytes / gb_per_s"
             ),
-            "predict_seconds(67_108_864, 1, 12, 1e-05) returned 5.59241e+06; expected 0.00560241",
+            "predict_seconds(67_108_864, 16_384, 12, 1e-05) returned 5.59241e+06; expected 0.169432: gb_per_s is in "
+            "10^9 bytes a second",
         ),
         (
             (
@@ -236,16 +284,28 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n"
                 "    return (pieces * per_copy_s + nbytes / (gb_per_s * 1e9)) * 1000"
             ),
-            "returned 5.60241; expected 0.00560241: that looks like milliseconds",
+            "returned 169.432; expected 0.169432: that looks like milliseconds",
         ),
         (
             ("def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n    return pieces * (per_copy_s + nbytes)"),
-            "predict_seconds(67_108_864, 1, 12, 1e-05) returned 6.71089e+07; expected 0.00560241",
+            "predict_seconds(67_108_864, 16_384, 12, 1e-05) returned 1.09951e+12; expected 0.169432",
         ),
         (  # whole pieces of bytes: nbytes // pieces * pieces loses what does not divide
             "def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n"
             "    return pieces * (per_copy_s + nbytes // pieces / (gb_per_s * 1e9))",
-            "predict_seconds(12_345, 7, 0.5, 0) returned 2.4682e-05; expected 2.469e-05",
+            "predict_seconds(12_345, 7, 0.5, 0) returned 2.4682e-05; expected 2.469e-05: nbytes // pieces drops the "
+            "bytes that do not divide",
+        ),
+        (  # attack 2026-11-29: the copies overlapping the bytes, the larger term alone; not told per_copy_s is missing
+            "def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n"
+            "    return max(pieces * per_copy_s, nbytes / (gb_per_s * 1e9))",
+            "predict_seconds(67_108_864, 16_384, 12, 1e-05) returned 0.16384; expected 0.169432: that is the larger "
+            "term alone: the two costs add up",
+        ),
+        (  # GB/s read as gigabits
+            "def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n"
+            "    return pieces * per_copy_s + nbytes * 8 / (gb_per_s * 1e9)",
+            "returned 0.208579; expected 0.169432: GB/s counts bytes, as nbytes does: no × 8 for bits",
         ),
     ),
 }
@@ -277,11 +337,12 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "def losses_to_floats(losses):\n"
         "    host = torch.stack(losses).cpu()\n"
         "    return [host[i].item() for i in range(len(host))]",
-        "def losses_to_floats(losses):\n    return torch.stack(losses).to(torch.device('cpu')).numpy().tolist()",
+        "def losses_to_floats(losses):\n"
+        "    return torch.stack(losses).detach().to(torch.device('cpu')).numpy().tolist()",
         "def losses_to_floats(losses):\n    return tuple(torch.stack(losses).tolist())",
         "def losses_to_floats(losses):\n"
         "    import numpy as np\n"
-        "    return [np.float64(v) for v in torch.stack(losses).cpu().numpy()]",
+        "    return [np.float64(v) for v in torch.stack(losses).detach().cpu().numpy()]",
         "def losses_to_floats(losses):\n    return list(map(float, torch.stack(losses).double().cpu()))",
     ),
     4: (
