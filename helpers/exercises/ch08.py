@@ -157,9 +157,9 @@ def _sampler(n: int, world: int, rank: int, epoch: int) -> list[int]:
     """What DistributedSampler(shuffle=True, seed=0) gives `rank` in `epoch`."""
     from torch.utils.data import DistributedSampler
 
-    sampler = DistributedSampler(range(n), num_replicas=world, rank=rank, shuffle=True, seed=0)
-    sampler.set_epoch(epoch)
-    return list(sampler)
+    reference = DistributedSampler(range(n), num_replicas=world, rank=rank, shuffle=True, seed=0)
+    reference.set_epoch(epoch)
+    return [*reference]
 
 
 def _indices(value: Any, call: str) -> list[int]:
