@@ -8,6 +8,7 @@ import os
 from collections.abc import Callable, Iterator
 from functools import partial
 from typing import Any
+from unittest import mock
 
 import torch
 
@@ -17,19 +18,17 @@ from ..standins import KernelNeedingTriton
 from .cases import Slip, table, unchanged
 
 _FILL = -777  # what an output buffer holds before the launch (no right answer is this)
+_OWN = "each program instance must write its own part of out (its block, its row), found from tl.program_id(0)"
 
 
 def _check_kernel(name: str, cases: Callable[[str], Iterator[tuple]], value: Any) -> None:
     """Launch the kernel on each case: interpreted on CPU tensors under `bounds_checked`, then compiled on a GPU."""
     if isinstance(value, KernelNeedingTriton) or importlib.util.find_spec("triton") is None:
         raise Wrong(triton_advice())
-    from triton.runtime.interpreter import InterpretedFunction
-    from triton.runtime.jit import JITFunction
-
-    plain = not isinstance(value, InterpretedFunction | JITFunction)  # @triton.jit left out: it runs as Python
+    plain = type(value).__name__ not in ("InterpretedFunction", "JITFunction")  # no @triton.jit: it runs as Python
     if plain and not callable(value):
         raise Wrong(f"`{name}` should be a Triton kernel, decorated with @triton.jit; got {_a(type(value).__name__)}")
-    gpu = isinstance(value, JITFunction) and torch.cuda.is_available()
+    gpu = type(value).__name__ == "JITFunction" and torch.cuda.is_available()
     python = (lambda grid: value) if plain else as_interpreted(value).__getitem__
     for launch, device in [(python, "cpu")] + ([(value.__getitem__, "cuda")] if gpu else []):
         for label, *case in cases(device):
@@ -38,18 +37,29 @@ def _check_kernel(name: str, cases: Callable[[str], Iterator[tuple]], value: Any
         raise Wrong(f"`{name}` is not a Triton kernel, which `{name}[grid](...)` launches: put @triton.jit above it")
 
 
+def _stores(stored: list) -> Any:
+    """A patch that adds to `stored` the address of each element an interpreted kernel stores (compiled: not seen)."""
+    from triton.runtime.interpreter import interpreter_builder as builder
+
+    def watch(ptrs: Any, value: Any, mask: Any, *args: Any, store: Any = builder.create_masked_store) -> Any:
+        stored.extend(ptrs.data[mask.data.astype(bool)].tolist())  # numpy arrays: addresses, and which lanes store
+        return store(ptrs, value, mask, *args)
+
+    return mock.patch.object(builder, "create_masked_store", watch)
+
+
 def _launch(launch: Any, call: str, grid: tuple, block: int, tensors: dict, rest: tuple, want: Any, pins: str) -> None:
     """Launch on one case: `tensors` by name, `out` among them; `pins`, the mistake a stray access to x or out shows."""
-    out, kept = tensors["out"], {k: t.clone() for k, t in tensors.items() if k != "out"}
+    out, kept, stored = tensors["out"], {k: t.clone() for k, t in tensors.items() if k != "out"}, []
     try:
-        with bounds_checked(**tensors) if out.is_cpu else contextlib.nullcontext():
+        with bounds_checked(**tensors) if out.is_cpu else contextlib.nullcontext(), _stores(stored):
             launch(grid)(*tensors.values(), *rest, BLOCK=block)
         torch.cuda.synchronize() if out.is_cuda else None
     except Exception as exc:
         cause = exc.__cause__ if exc.__cause__ is not None else exc
         if isinstance(cause, OutOfBounds):
-            said = pins.format(cause.tensor) if cause.tensor != "scale" and cause.kind != "before" else ""
-            raise Wrong(f"{call}: {cause}.{said}") from None
+            said = (_SCALE if cause.tensor == "scale" else pins).format(cause.tensor) if cause.kind != "before" else ""
+            raise Wrong(f"{call}: {str(cause).replace(' given: ', ' given; the lowest lies ')}.{said}") from None
         raise Wrong(f"{call} raised {type(cause).__name__}: {_first_line(cause)}") from None
     if not unchanged(kept, {k: tensors[k] for k in kept}):
         raise Wrong(f"{call} changed its arguments: a kernel should write into out only")
@@ -61,8 +71,11 @@ def _launch(launch: Any, call: str, grid: tuple, block: int, tensors: dict, rest
     wrong = ~torch.isclose(got, want, rtol=tol, atol=tol)
     if bool(wrong.any()):
         at = tuple(wrong.nonzero()[0].tolist())
-        value = "never written" if got[at] == _FILL else f"{float(got[at]):.4g}"
-        raise Wrong(f"{call}: out[{', '.join(map(str, at))}] is {value}; expected {float(want[at]):.4g}")
+        value = f"{float(got[at]):.7g}; expected {float(want[at]):.7g} (within {tol:g})"
+        value = f"never written, nor are {int((got == _FILL).sum()) - 1} more: {_OWN}" if got[at] == _FILL else value
+        raise Wrong(f"{call}: out[{', '.join(map(str, at))}] is {value}")
+    if (again := len(stored) - len(set(stored))) > 0:  # a round trip through out, or a pass writing it before the last
+        raise Wrong(f"{call} stored {again} element(s) again: fused into one pass, a kernel stores each result once")
 
 
 #: (n, BLOCK, scale, shift, dtype): a ragged last block; n under one block and a negative scale; float16.
@@ -81,11 +94,13 @@ def _relu_cases(device: str) -> Iterator[tuple]:
 
 _MASK = " A row shorter than the block leaves lanes past n_cols: mask them (cols < n_cols) in every load and store"
 _STRIDE = " Rows of {0} start {0}_row_stride elements apart, not always n_cols: row r starts at r * {0}_row_stride"
+_EITHER = " Either the mask lets lanes past n_cols through or row r of {0} does not start at r * {0}_row_stride"
+_SCALE = " scale holds one number a row: load scale_ptr + row, one element for the whole row"
 #: (rows, n_cols, x's and out's row strides, BLOCK, dtype, what a stray access shows): ragged, strided, both.
 _ROWS_CASES = (
     (1, 100, 100, 100, 128, "float32", _MASK),
     (3, 128, 160, 136, 128, "int32", _STRIDE),
-    (3, 100, 160, 136, 128, "float16", ""),
+    (3, 100, 160, 136, 128, "float16", _EITHER),
 )
 
 
@@ -100,25 +115,26 @@ def _rows_cases(device: str) -> Iterator[tuple]:
         yield label, (rows,), block, {"x": x, "scale": scale, "out": out}, (cols, x_stride, out_stride), want, pins
 
 
-def _least(rows: int, cols: int, size: int, roof: float) -> float:
-    return 2 * rows * cols * size / (roof * 1e9)  # the fused kernel reads x once and writes the result once
-
-
+_least = lambda rows, cols, size, roof: 2 * rows * cols * size / (roof * 1e9)  # x read once, the result written once
 _LEAST_SLIPS = (
     (lambda *case: 0.5, "you counted each element once: the fused kernel reads x once and writes the result once"),
     (lambda *case: 4.0, "that is the traffic of the five-operator version (about 8 passes); the fused kernel makes 2"),
     (lambda r, c, size, g: 1 / size, "you counted elements, not bytes: multiply by element_size"),
     (lambda *case: 1e9 / 2**30, "a GB/s is 10^9 bytes per second (the roof is in GB/s, not GiB/s)"),
+    (lambda r, c, size, g: 4 / size, "that takes every element as 4 bytes: multiply by element_size"),
+    (lambda *case: 1e3, "that is in milliseconds: return seconds"),
+    (lambda *case: 1e6, "that is in microseconds: return seconds"),
+    (lambda *case: 8, "that counts bits: element_size is in bytes, and a GB/s is 10^9 bytes per second"),
 )
+_LEAST = [Slip(lambda *case, f=f: f(*case) * _least(*case), says) for f, says in _LEAST_SLIPS]
+_LEAST_CASES = ((8192, 1024, 4, 300.0), (4096, 2048, 2, 1000.0), (100_000, 300, 8, 250.5), (1, 2**20, 1, 900))
 
 
 def _kernel_context() -> dict[str, Any]:
     """The chapter's names for answers run from strings (tests): with no source file, their kernels are interpreted."""
     os.environ["TRITON_INTERPRET"] = "1"
-    import triton
-    import triton.language as tl
-
-    return {"torch": torch, "triton": triton, "tl": tl}
+    tl = importlib.import_module("triton.language")  # imports triton too
+    return {"torch": torch, "triton": importlib.import_module("triton"), "tl": tl}
 
 
 _KERNEL_QUESTION: dict[str, Any] = {"chapter": "13", "context": _kernel_context, "time_limit": 20.0}
@@ -149,13 +165,7 @@ QUESTIONS = [
         task="Write `least_seconds(rows, cols, element_size, roof_gb_per_s)`: the least time the fused softmax "
         "can take on a (rows, cols) tensor of element_size-byte elements, on a GPU moving roof_gb_per_s GB/s.",
         variable="least_seconds",
-        checker=table(
-            "least_seconds",
-            "(rows, cols, element_size, roof_gb_per_s)",
-            ((8192, 1024, 4, 300.0), (4096, 2048, 2, 1000.0), (100_000, 300, 8, 250.5), (1, 2**20, 1, 900)),
-            _least,
-            slips=[Slip(lambda *case, f=f: f(*case) * _least(*case), says) for f, says in _LEAST_SLIPS],
-        ),
+        checker=table("least_seconds", "(rows, cols, element_size, roof_gb_per_s)", _LEAST_CASES, _least, slips=_LEAST),
         hint_text="A memory-bound kernel takes at least bytes moved / bandwidth. The fused kernel reads every "
         "element once and writes every result once; GB/s means 10^9 bytes per second.",
         chapter="13",

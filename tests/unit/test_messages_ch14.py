@@ -38,7 +38,7 @@ def test_one_read_at_the_end_passes_whatever_its_spelling_and_one_a_step_does_no
         "torch.stack(losses).cpu().tolist()",
         "torch.stack(losses).numpy()",
     ):
-        code = _Q2_HEAD + _Q2_STEP + _FIXED_END + f"    return {spelling}, int(correct)"
+        code = _Q2_HEAD + _Q2_STEP + _FIXED_END + f"    return ({spelling} if losses else []), int(correct)"
         assert evaluate(_question(2), code).correct, spelling
     for per_step in (
         "loss.item()",
@@ -63,6 +63,31 @@ def test_an_unknown_wrong_share_names_no_mistake() -> None:
     )
 
 
+def test_a_share_that_matches_a_slip_on_one_case_only_is_not_told_that_slip() -> None:
+    """The hull of all pairs (gaps counted busy) and a nested pair that shrinks the merged end both return 1 - the
+    idle share on some case, by chance: the busy share is named only for an answer that computes it on every case."""
+    hull = (
+        IDLE + "    inside = [(max(s, start_ms), min(e, end_ms)) for s, e in busy if e > start_ms and s < end_ms]\n"
+        "    if not inside:\n"
+        "        return 1.0\n"
+        "    return 1 - (max(e for s, e in inside) - min(s for s, e in inside)) / (end_ms - start_ms)"
+    )
+    shrinking = (
+        IDLE + "    covered, reach = 0.0, start_ms\n"
+        "    for s, e in sorted((max(s, start_ms), min(e, end_ms)) for s, e in busy):\n"
+        "        if e > max(s, reach):\n"
+        "            covered += e - max(s, reach)\n"
+        "        reach = e\n"
+        "    return 1 - covered / (end_ms - start_ms)"
+    )
+    for code, said in (
+        (hull, "idle_share([(2, 5), (1, 3), (7, 8)], 0, 12) returned 0.416667; expected 0.583333"),
+        (shrinking, "idle_share([(0, 4), (1, 2), (2.5, 3), (6, 7)], 0, 8) returned 0.3125; expected 0.375"),
+    ):
+        outcome = evaluate(_question(1), code)
+        assert not outcome.correct and outcome.message.endswith(said), outcome.message
+
+
 def test_a_wrong_count_is_told_both_numbers() -> None:
     code = (
         TRAIN + "    losses = []\n"
@@ -70,5 +95,5 @@ def test_a_wrong_count_is_told_both_numbers() -> None:
         "    return torch.stack(losses).tolist(), 0"
     )
     outcome = evaluate(_question(2), code)
-    assert not outcome.correct and "], 0); the slow loop returns (losses, correct) = ([" in outcome.message
-    assert "1171)" in outcome.message, outcome.message
+    assert not outcome.correct and "], 0); the slow loop returns ([" in outcome.message
+    assert "1187)" in outcome.message, outcome.message

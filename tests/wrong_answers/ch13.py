@@ -23,40 +23,69 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _Q1_HEAD + _Q1_OFFSETS + "    x = tl.load(x_ptr + offsets)\n"
             "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0))\n",
             # how many of the stray lanes land inside another tensor depends on where memory was allocated
-            "element(s) outside every tensor given: 1 element(s) past the end of x. The last block sticks out past n: "
-            "mask every load and store",
+            "element(s) outside every tensor given; the lowest lies 1 element(s) past the end of x. The last block "
+            "sticks out past n: mask every load and store",
         ),
         (  # the mask off by one: lane n gets through
             _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets <= n\n"
             "    x = tl.load(x_ptr + offsets, mask=mask)\n"
             "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-            f"{_RAGGED}: a load of 1 element(s) outside every tensor given: 1 element(s) past the end of x. The last "
-            "block sticks out past n",
+            f"{_RAGGED}: a load of 1 element(s) outside every tensor given; the lowest lies 1 element(s) past the end "
+            "of x. The last block sticks out past n",
         ),
         (  # the load masked, the store not
             _Q1_HEAD + _Q1_OFFSETS + "    x = tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)\n"
             "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0))\n",
-            f"{_RAGGED}: a store of 24 element(s) outside every tensor given: 1 element(s) past the end of out. The "
-            "last block sticks out past n",
+            f"{_RAGGED}: a store of 24 element(s) outside every tensor given; the lowest lies 1 element(s) past the "
+            "end of out. The last block sticks out past n",
         ),
         (
             _Q1_HEAD + "    offsets = tl.arange(0, BLOCK)\n"
             "    mask = offsets < n\n"
             "    x = tl.load(x_ptr + offsets, mask=mask)\n"
             "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-            f"{_RAGGED}: out[256] is never written; expected 1.514",
+            f"{_RAGGED}: out[256] is never written, nor are 743 more: each program instance must write its own part",
         ),
         (
             _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n\n"
             "    x = tl.load(x_ptr + offsets, mask=mask)\n"
             "    tl.store(out_ptr + offsets, x * scale + shift, mask=mask)\n",
-            f"{_RAGGED}: out[0] is -1.046; expected 0",
+            f"{_RAGGED}: out[0] is -1.045838; expected 0 (within 1e-05)",
         ),
         (
             _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n\n"
             "    x = tl.load(x_ptr + offsets, mask=mask)\n"
             "    tl.store(out_ptr + offsets, tl.maximum(x * shift + scale, 0.0), mask=mask)\n",
-            f"{_RAGGED}: out[0] is 1.633; expected 0",
+            f"{_RAGGED}: out[0] is 1.63264; expected 0 (within 1e-05)",
+        ),
+        (  # every program instance on block 0: program_id along an axis the grid does not have
+            _Q1_HEAD + "    offsets = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)\n"
+            "    mask = offsets < n\n"
+            "    x = tl.load(x_ptr + offsets, mask=mask)\n"
+            "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
+            f"{_RAGGED}: out[256] is never written, nor are 743 more: each program instance must write its own part of "
+            "out (its block, its row), found from tl.program_id(0)",
+        ),
+        (  # computed in float16 on float32 x: near, yet off by more than float32 allows; enough digits to see it
+            _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n\n"
+            "    x = tl.load(x_ptr + offsets, mask=mask).to(tl.float16)\n"
+            "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
+            f"{_RAGGED}: out[5] is 1.234375; expected 1.234472 (within 1e-05)",
+        ),
+        (  # a round trip through out: the affine map stored, loaded back, and the ReLU stored over it
+            _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n\n"
+            "    x = tl.load(x_ptr + offsets, mask=mask)\n"
+            "    tl.store(out_ptr + offsets, x * scale + shift, mask=mask)\n"
+            "    y = tl.load(out_ptr + offsets, mask=mask)\n"
+            "    tl.store(out_ptr + offsets, tl.maximum(y, 0.0), mask=mask)\n",
+            f"{_RAGGED} stored 1000 element(s) again: fused into one pass, a kernel stores each result once",
+        ),
+        (  # out cleared first, then written: two passes over out
+            _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n\n"
+            "    x = tl.load(x_ptr + offsets, mask=mask)\n"
+            "    tl.store(out_ptr + offsets, x * 0.0, mask=mask)\n"
+            "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
+            f"{_RAGGED} stored 1000 element(s) again",
         ),
         (  # the result computed in place in x, then copied
             _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n\n"
@@ -81,7 +110,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _Q2_HEAD + "    x = tl.load(x_ptr + row * n_cols + cols)\n"
             "    s = tl.load(scale_ptr + row)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, x * s)\n",
-            f"{_ONE_ROW}a load of 28 element(s) outside every tensor given: 1 element(s) past the end of x. A row "
+            f"{_ONE_ROW}a load of 28 element(s) outside every tensor given; the lowest lies 1 element(s) past the end "
+            "of x. A row "
             "shorter than the block leaves lanes past n_cols: mask them",
         ),
         (
@@ -89,7 +119,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    x = tl.load(x_ptr + row * n_cols + cols, mask=mask)\n"
             "    s = tl.load(scale_ptr + row)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, x * s, mask=mask)\n",
-            f"{_APART}a load of 32 element(s) outside every tensor given: inside x's memory but not one of its "
+            f"{_APART}a load of 32 element(s) outside every tensor given; the lowest lies inside x's memory but not "
+            "one of its "
             "elements (a gap between rows). Rows of x start x_row_stride elements apart",
         ),
         (
@@ -97,7 +128,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
             "    s = tl.load(scale_ptr + row)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, x * s)\n",
-            f"{_ONE_ROW}a store of 28 element(s) outside every tensor given: 1 element(s) past the end of out. A row "
+            f"{_ONE_ROW}a store of 28 element(s) outside every tensor given; the lowest lies 1 element(s) past the "
+            "end of out. A row "
             "shorter than the block",
         ),
         (
@@ -105,14 +137,16 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
             "    s = tl.load(scale_ptr + row)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, x * s, mask=mask)\n",
-            f"{_ONE_ROW}a load of 1 element(s) outside every tensor given: 1 element(s) past the end of x",
+            f"{_ONE_ROW}a load of 1 element(s) outside every tensor given; the lowest lies 1 element(s) past the end "
+            "of x",
         ),
         (
             _Q2_HEAD + "    mask = cols < n_cols\n"
             "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
             "    s = tl.load(scale_ptr + row)\n"
             "    tl.store(out_ptr + row * n_cols + cols, x * s, mask=mask)\n",
-            f"{_APART}a store of 8 element(s) outside every tensor given: inside out's memory but not one of its "
+            f"{_APART}a store of 8 element(s) outside every tensor given; the lowest lies inside out's memory but not "
+            "one of its "
             "elements (a gap between rows). Rows of out start out_row_stride elements apart",
         ),
         (  # out's rows placed as x's are
@@ -120,23 +154,25 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
             "    s = tl.load(scale_ptr + row)\n"
             "    tl.store(out_ptr + row * x_row_stride + cols, x * s, mask=mask)\n",
-            f"{_APART}a store of 8 element(s) outside every tensor given: inside out's memory",
+            f"{_APART}a store of 8 element(s) outside every tensor given; the lowest lies inside out's memory",
         ),
-        (  # a mask that the rows' length, not the stride, should set: a stray load, and no mistake named
+        (  # a mask that the rows' length, not the stride, should set: a stray load that either bug could make
             _Q2_HEAD + "    mask = cols < x_row_stride\n"
             "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
             "    s = tl.load(scale_ptr + row)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, x * s, mask=mask)\n",
             "row_scale_kernel on 3 row(s) of 100 float16s, 160 apart in x and 136 in out, BLOCK=128: a load of 28 "
-            "element(s) outside every tensor given: inside x's memory but not one of its elements (a gap between "
-            "rows).",
+            "element(s) outside every tensor given; the lowest lies inside x's memory but not one of its elements (a "
+            "gap between rows). Either the mask lets lanes past n_cols through or row r of x does not start at r * "
+            "x_row_stride",
         ),
         (
             _Q2_HEAD + "    mask = cols < n_cols\n"
             "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
             "    s = tl.load(scale_ptr + cols, mask=mask)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, x * s, mask=mask)\n",
-            f"{_ONE_ROW}a load of 99 element(s) outside every tensor given: 1 element(s) past the end of scale.",
+            f"{_ONE_ROW}a load of 99 element(s) outside every tensor given; the lowest lies 1 element(s) past the end "
+            "of scale. scale holds one number a row: load scale_ptr + row",
         ),
         (  # the rows scaled in place in x, then copied
             _Q2_HEAD + "    mask = cols < n_cols\n"
@@ -162,11 +198,18 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             _Q3_HEAD + "    return 2 * rows * cols * element_size / (roof_gb_per_s * 1e9) * 1000",
-            "least_seconds(8192, 1024, 4, 300) returned 0.223696; expected 0.000223696",
+            "least_seconds(8192, 1024, 4, 300) returned 0.223696; expected 0.000223696: that is in milliseconds",
         ),
         (
             _Q3_HEAD + "    return 2 * rows * cols / (roof_gb_per_s * 1e9)",
             "you counted elements, not bytes: multiply by element_size",
+        ),
+        (_Q3_HEAD + "    return 2e6 * rows * cols * element_size / (roof_gb_per_s * 1e9)", "that is in microseconds"),
+        (_Q3_HEAD + "    return 16 * rows * cols * element_size / (roof_gb_per_s * 1e9)", "that counts bits"),
+        (  # float32's 4 bytes whatever element_size says: right on the first case only
+            _Q3_HEAD + "    return 2 * rows * cols * 4 / (roof_gb_per_s * 1e9)",
+            "least_seconds(4096, 2048, 2, 1000) returned 6.71089e-05; expected 3.35544e-05: that takes every element "
+            "as 4 bytes: multiply by element_size",
         ),
         (
             _Q3_HEAD + "    return 2 * rows * cols * element_size / roof_gb_per_s",

@@ -5,10 +5,13 @@ from helpers.exercises.solutions.ch14 import SOLUTIONS
 from . import lines_of
 
 _Q1_HEAD = lines_of(SOLUTIONS[1], 1, 1)
+_Q1_WALK = lines_of(SOLUTIONS[1], 1, 5)  # the covered milliseconds, as the solution adds them up
 _Q2_HEAD = lines_of(SOLUTIONS[2], 1, 3)
 _Q2_STEP = lines_of(SOLUTIONS[2], 4, 8)
+_Q2_END = lines_of(SOLUTIONS[2], 11, 11)  # the losses and the count read once, at the end
 #: The words of question 2's pass on the CPU.
 _PASS = "train(...) on cpu"
+TRAIN = "def train(model, opt, batches):\n"
 
 
 #: Typical wrong answers to each question, by number, each with words its verdict must contain (the
@@ -31,20 +34,44 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "clip each pair",
         ),
         (
-            _Q1_HEAD + "    covered, reach = 0.0, start_ms\n"
-            "    for s, e in sorted((max(s, start_ms), min(e, end_ms)) for s, e in busy):\n"
-            "        if e > reach:\n"
-            "            covered, reach = covered + e - max(s, reach), e\n"
-            "    return covered / (end_ms - start_ms)",
-            "busy share",
+            _Q1_WALK + "    return covered / (end_ms - start_ms)",
+            "idle_share([(2, 5), (1, 3), (7, 8)], 0, 12) returned 0.416667; expected 0.583333: that is the busy share",
         ),
-        (
-            _Q1_HEAD + "    covered, reach = 0.0, start_ms\n"
+        (_Q1_WALK + "    return 100 * (1 - covered / (end_ms - start_ms))", "percentage"),
+        (  # idle milliseconds, not a share: no slip the chapter teaches, the values only
+            _Q1_WALK + "    return end_ms - start_ms - covered",
+            "idle_share([(2, 5), (1, 3), (7, 8)], 0, 12) returned 7; expected 0.583333",
+        ),
+        (  # merged against the previous pair's end, not the furthest end so far: two pairs inside a longer one
+            _Q1_HEAD + "    covered, prev_end = 0.0, start_ms\n"
             "    for s, e in sorted((max(s, start_ms), min(e, end_ms)) for s, e in busy):\n"
-            "        if e > reach:\n"
-            "            covered, reach = covered + e - max(s, reach), e\n"
-            "    return 100 * (1 - covered / (end_ms - start_ms))",
-            "percentage",
+            "        covered += max(0.0, e - max(s, prev_end))\n"
+            "        prev_end = e\n"
+            "    return 1 - covered / (end_ms - start_ms)",
+            "idle_share([(0, 4), (1, 2), (2.5, 3), (6, 7)], 0, 8) returned 0.3125; expected 0.375",
+        ),
+        (  # the gaps summed without clipping the running end: a pair past end_ms, then one wholly after
+            _Q1_HEAD + "    t, idle = start_ms, 0.0\n"
+            "    for s, e in sorted(busy):\n"
+            "        if s > t:\n"
+            "            idle += min(s, end_ms) - t\n"
+            "        t = max(t, e)\n"
+            "    idle += max(0.0, end_ms - t)\n"
+            "    return idle / (end_ms - start_ms)",
+            "idle_share([(9, 12), (-2, 1), (15, 16)], 0, 10) returned 0.6; expected 0.8",
+        ),
+        (  # the walk started from the first pair: no pairs at all is an IndexError, said with the call
+            _Q1_HEAD + "    busy = sorted(busy)\n"
+            "    covered, reach = 0.0, max(busy[0][0], start_ms)\n"
+            "    for s, e in busy:\n"
+            "        covered += max(0.0, min(e, end_ms) - max(s, reach))\n"
+            "        reach = max(reach, min(e, end_ms))\n"
+            "    return 1 - covered / (end_ms - start_ms)",
+            "idle_share([], 0, 4) raised IndexError (line 3 of your code): list index out of range",
+        ),
+        (  # the window's length taken from 0 when it starts before 0
+            _Q1_WALK + "    return 1 - covered / (end_ms - max(start_ms, 0))",
+            "idle_share([(6.5, 7), (5, 6), (5.5, 9)], -5, 10) returned 0.6; expected 0.733333",
         ),
         (
             _Q1_HEAD + "    covered, reach = 0.0, start_ms\n"
@@ -77,7 +104,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _Q2_HEAD + _Q2_STEP + "        losses.append(loss.item())\n"
             "        correct += (out.argmax(dim=1) == y).sum()\n"
             "    return losses, int(correct)",
-            f"{_PASS} made 267 tensor calls and 7 reads ['.item()', 'int()'] for 5220 samples in 6 steps",
+            f"{_PASS} made 273 tensor calls and 7 reads ['.item()', 'int()'] for 5220 samples in 6 steps",
         ),
         (
             _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
@@ -92,7 +119,37 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        for p, t in zip(out.argmax(dim=1), y):\n"
             "            correct = correct + (p == t)\n"
             "    return torch.stack(losses).tolist(), int(correct)",
-            "tensor calls and 2 reads ['.tolist()', 'int()'] for 5220 samples in 6 steps; fixed: under one a sample",
+            "tensor calls and 2 reads ['.tolist()', 'int()'] (for, sum() or zip() over a tensor: a tensor call an "
+            "element) for 5220 samples in 6 steps; fixed: under one a sample",
+        ),
+        (  # Python's sum() over the comparison: it iterates over the tensor, a tensor call an element
+            _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
+            "        correct += sum(out.argmax(dim=1) == y)\n" + _Q2_END,
+            f"{_PASS} made 5501 tensor calls and 2 reads ['.tolist()', 'int()'] (for, sum() or zip() over a tensor: "
+            "a tensor call an element)",
+        ),
+        (  # torch.tensor() of a list of 0-d tensors reads each one to the host, inside one call
+            _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
+            "        correct += (out.argmax(dim=1) == y).sum()\n"
+            "    return torch.tensor(losses).tolist(), int(correct)",
+            f"{_PASS} made 275 tensor calls and 8 reads ['.tolist()', 'int()', 'torch.tensor(list of tensors)']",
+        ),
+        (  # the count as a float32 share of hits times the batch's length, then cut by int()
+            _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
+            "        correct += (out.argmax(dim=1) == y).float().mean() * len(y)\n" + _Q2_END,
+            "train(...) on cpu on one batch of 300 samples returned ([1.44988], 62); the slow loop returns "
+            "([1.44988], 63)",
+        ),
+        (  # torch.stack() of no losses: the pass over no batches
+            _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
+            "        correct += (out.argmax(dim=1) == y).sum()\n"
+            "    return torch.stack(losses).tolist(), int(correct)",
+            "train(...) on cpu on no batches raised RuntimeError (line 11 of your code): stack expects a non-empty",
+        ),
+        (  # evaluation mode: no dropout, so other losses
+            TRAIN + "    model.eval()\n" + lines_of(SOLUTIONS[2], 2, 10) + _Q2_END,
+            "the slow loop returns ([1.4763, 1.45197, 1.44565, 1.42889, 1.39676, 1.41165], 1187) (model.eval() turned "
+            "its dropout off: the slow loop trains in train mode)",
         ),
         (
             _Q2_HEAD + "        out = model(x)\n"
@@ -102,20 +159,20 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        losses.append(loss.detach())\n"
             "        correct += (out.argmax(dim=1) == y).sum()\n"
             "    return torch.stack(losses).tolist(), int(correct)",
-            f"{_PASS} returned ([1.47314, 1.45114, 1.41847, 1.3648, 1.30197, 1.2653], 1503); the slow loop returns "
-            "(losses, correct) = ([1.47314, 1.45114, 1.43789, 1.41895, 1.39431, 1.40215], 1171)",
+            f"{_PASS} returned ([1.4763, 1.45197, 1.42593, 1.374, 1.30702, 1.27381], 1463); the slow loop returns "
+            "([1.4763, 1.45197, 1.44565, 1.42889, 1.39676, 1.41165], 1187)",
         ),
         (
             _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
             "        correct += (out.argmax(dim=1) == y).float().mean()\n"
             "    return torch.stack(losses).tolist(), float(correct)",
-            "1.40215], 1.39621); the slow loop returns (losses, correct) = ([1.47314",
+            "1.41165], 1.42086); the slow loop returns ([1.4763",
         ),
         (  # the count made from the share right in a batch, as if every batch were as long as the first
             _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
             "        correct += (out.argmax(dim=1) == y).float().mean() * len(batches[0][0])\n"
             "    return torch.stack(losses).tolist(), int(correct)",
-            "1.40215], 1429); the slow loop returns",
+            "1.41165], 1454); the slow loop returns",
         ),
         (  # a copy to the host every step is a read every step, whatever reads the copies later
             _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach().cpu())\n"
@@ -137,10 +194,9 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # right results, no read a step and no loop over the samples, but work for nothing every step
             _Q2_HEAD + "        with torch.no_grad():\n"
-            "            for _ in range(40):\n"
-            "                model(x)\n" + _Q2_STEP + "        losses.append(loss.detach())\n"
-            "        correct += (out.argmax(dim=1) == y).sum()\n"
-            "    return torch.stack(losses).tolist(), int(correct)",
+            "            for _ in range(10):\n"
+            "                x @ x.T\n" + _Q2_STEP + "        losses.append(loss.detach())\n"
+            "        correct += (out.argmax(dim=1) == y).sum()\n" + _Q2_END,
             "ms of CPU, the slow one",
         ),
         (
@@ -199,11 +255,14 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         # one copy to the host for the losses, read there; the count read with .item()
         _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
         "        correct += (out.argmax(dim=1) == y).sum()\n"
-        "    return torch.stack(losses).cpu().numpy().tolist(), correct.item()",
+        "    return (torch.stack(losses).cpu().numpy().tolist(), correct.item()) if batches else ([], 0)",
         "import numpy as np\n\n" + _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
         "        with torch.no_grad():\n"
         "            correct += (out.argmax(dim=1) == y).sum()\n"
-        "    return np.asarray(torch.stack(losses)), int(correct)",
+        "    return np.asarray(torch.stack(losses) if losses else []), int(correct)",
+        # the losses kept without .detach(): the same results, each loss holding on to its graph until the end
+        _Q2_HEAD + _Q2_STEP + "        losses.append(loss)\n"
+        "        correct += (out.argmax(dim=1) == y).sum()\n" + _Q2_END,
         # a list of the losses as 0-d tensors, and the count as a tensor
         _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
         "        correct += (out.argmax(dim=1) == y).sum()\n"
