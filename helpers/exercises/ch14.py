@@ -76,7 +76,7 @@ def _slow(model: Any, opt: Any, batches: Any) -> tuple[list[float], int]:
     for x, y in batches:
         opt.zero_grad()
         out = model(x)
-        loss = torch.nn.functional.cross_entropy(out, y)
+        loss = torch.nn.functional.cross_entropy(input=out, target=y)
         loss.backward()
         opt.step()
         losses.append(loss.item())
