@@ -6,6 +6,7 @@ from __future__ import annotations
 import multiprocessing
 
 import pytest
+import torch
 import torch.multiprocessing as mp
 
 from helpers.exercises import ch09
@@ -54,3 +55,23 @@ def test_a_check_leaves_no_child_running() -> None:
     outcome = evaluate(_question("run_in_forks"), code)
     assert "still running" in outcome.message
     assert multiprocessing.active_children() == []
+
+
+def test_an_answer_that_seeds_torch_leaves_the_notebooks_random_state_as_it_was() -> None:
+    """Question 1: the check runs the answer here, in the learner's kernel; torch.manual_seed in it is refused
+    (the question says to seed a torch.Generator), and the global random state is set back afterwards."""
+    code = (
+        "import torch\nimport torch.nn.functional as F\n\n\n"
+        "def hogwild_worker(rank, model, x, y, steps, lr):\n"
+        "    torch.manual_seed(rank)\n"
+        "    opt = torch.optim.SGD(model.parameters(), lr=lr)\n"
+        "    for _ in range(steps):\n"
+        "        idx = torch.randint(0, len(x), (32,))\n"
+        "        opt.zero_grad()\n"
+        "        F.cross_entropy(model(x[idx]), y[idx]).backward()\n"
+        "        opt.step()"
+    )
+    state = torch.get_rng_state()
+    outcome = evaluate(_question("hogwild_worker"), code)
+    assert not outcome.correct and "changed torch's global random state" in outcome.message, outcome.message
+    assert torch.equal(state, torch.get_rng_state())

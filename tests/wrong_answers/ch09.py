@@ -12,8 +12,8 @@ _Q1_STEP = (
     "        opt.step()\n"
 )
 _Q1_LOOP = "    for _ in range(steps):\n        idx = torch.randint(0, len(x), (32,), generator=g)\n"
-#: Question 1's solution without its generator (the course's answer before the attack): under the chapter's
-#: start method every child starts from the same random state, so both ranks draw the same rows.
+#: Question 1's solution without its generator (the course's answer before the attack): it draws with torch's
+#: global generator, which the question's words rule out (and under fork both ranks would draw the same rows).
 _Q1_SHARED_RNG = (
     lines_of(SOLUTIONS[1], 1, 5)
     + lines_of(SOLUTIONS[1], 7, 7)
@@ -28,47 +28,107 @@ _Q4_PROCS = "    procs = [ctx.Process(target=work, args=(model,)) for _ in range
 _Q4_START_JOIN = "    for p in procs:\n        p.start()\n    for p in procs:\n        p.join()\n"
 
 
+_Q1_RIGHT = _Q1_HEAD + _Q1_LOOP + _Q1_STEP
+
+
+def _q1(old: str, new: str) -> str:
+    """Question 1's solution with `old` replaced by `new` (exactly once)."""
+    assert _Q1_RIGHT.count(old) == 1, old
+    return _Q1_RIGHT.replace(old, new)
+
+
 #: Typical wrong answers to each question, by number, each with words its verdict must contain (the
 #: message a learner who wrote it is told).
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
-        # the attack's finding: no generator per rank, so both children draw the same rows at every step
-        (_Q1_SHARED_RNG, "ranks 0 and 1 drew the same rows: seed a generator from the rank"),
+        # the attack's finding: torch's global generator (seeded or not) in place of a Generator seeded from rank
+        (_Q1_SHARED_RNG, "changed torch's global random state: draw only with a Generator seeded from rank"),
+        (_Q1_SHARED_RNG.replace("    opt =", "    torch.manual_seed(0)\n    opt ="), "changed torch's global random"),
         (
-            _Q1_SHARED_RNG.replace("    opt =", "    torch.manual_seed(0)\n    opt ="),
-            "ranks 0 and 1 drew the same rows",
+            _Q1_SHARED_RNG.replace("    opt =", "    torch.manual_seed(1000 + rank)\n    opt ="),
+            "hogwild_worker(0, model, x, y, 5, 0.3), 256 rows changed torch's global random state",
+        ),
+        # the same rows at every step: drawn once before the loop, or a generator seeded again at each step
+        (
+            _q1(_Q1_LOOP, "    idx = torch.randint(0, len(x), (32,), generator=g)\n    for _ in range(steps):\n"),
+            "drew the same rows at every step: draw a new mini-batch of 32 random rows each step",
+        ),
+        (
+            _q1("        idx = ", "        g = torch.Generator().manual_seed(rank)\n        idx = "),
+            "drew the same rows at every step",
+        ),
+        # rows one after the other, not random
+        (
+            _q1(
+                "        idx = torch.randint(0, len(x), (32,), generator=g)",
+                "        start = ((rank * steps + step) * 32) % (len(x) - 32)\n"
+                "        idx = torch.arange(start, start + 32)",
+            ).replace("for _ in", "for step in"),
+            "drew 32 consecutive rows of x, one after the other: draw a new mini-batch of 32 random rows each step",
+        ),
+        # seeded from the process, not the rank: rank 0 draws other rows in a child than here
+        (
+            _q1(".manual_seed(rank)", ".manual_seed(os.getpid())").replace(
+                "import torch\n", "import os\n\nimport torch\n", 1
+            ),
+            "in two child processes rank 0 drew other rows than here: seed a generator from the rank",
+        ),
+        # the same seed for every rank, from a seeded or an unseeded generator
+        (
+            _q1(".manual_seed(rank)", ".manual_seed(0)"),
+            "ranks 0 and 1 drew the same rows: seed a generator from the rank",
+        ),
+        (_q1(".manual_seed(rank)", ""), "ranks 0 and 1 drew the same rows"),
+        # randint's high is left out: the last row never comes
+        (_q1("len(x), (32,)", "len(x) - 1, (32,)"), "never drew the last row, x[39]: draw from all len(x)"),
+        # an optimizer over the last layer only
+        (
+            _q1("SGD(model.parameters()", "SGD(list(model.parameters())[-2:]"),
+            "step 1 did not follow the mean cross-entropy's gradient: check the optimizer",
         ),
         # the steps and lr written in, not taken from the arguments
         (
             _Q1_HEAD.replace("lr=lr", "lr=0.5") + _Q1_LOOP.replace("steps", "60") + _Q1_STEP,
-            "hogwild_worker(0, model, x, y, steps=5, lr=0.3) gave `model` 60 batches of [32, 32, 32, 32, 32, 32, …] "
+            "hogwild_worker(0, model, x, y, 5, 0.3), 256 rows gave `model` 60 batches of [32, 32, 32, 32, 32, 32, …] "
             "rows of x; expected 5 of 32",
         ),
         (
-            _Q1_HEAD.replace("lr=lr", "lr=0.5") + _Q1_LOOP + _Q1_STEP,
+            _q1("lr=lr", "lr=0.5"),
             "step 1 moved the parameters by 0.5 × the gradient's length; SGD with lr=0.3 moves them by lr × it",
         ),
-        (_Q1_HEAD + _Q1_LOOP.replace("(32,)", "(16,)") + _Q1_STEP, "gave `model` 5 batches of [16, 16, 16, 16, 16]"),
-        # forgets the optimizer step; forgets zero_grad (the gradients add up from step 2 on)
-        (_Q1_HEAD + _Q1_LOOP + _Q1_STEP.replace("        opt.step()\n", ""), "step 1 moved the parameters by 0 ×"),
-        (_Q1_HEAD + _Q1_LOOP + _Q1_STEP.replace("        opt.zero_grad()\n", ""), "step 2 moved the parameters by"),
-        # another optimizer, another loss, the summed loss
-        (_Q1_HEAD.replace("optim.SGD", "optim.Adam") + _Q1_LOOP + _Q1_STEP, "step 1 moved the parameters by"),
+        (_q1("(32,)", "(16,)"), "gave `model` 5 batches of [16, 16, 16, 16, 16]"),
+        # forgets the optimizer step; zero_grad between backward and step; forgets zero_grad
         (
-            _Q1_HEAD.replace("lr=lr)", "lr=lr, momentum=0.9)") + _Q1_LOOP + _Q1_STEP,
-            "step 2 moved the parameters by",
+            _q1("        opt.step()\n", ""),
+            "step 1 left the parameters as they were: call opt.step() after loss.backward(), opt.zero_grad() before it",
         ),
         (
-            _Q1_HEAD + _Q1_LOOP + _Q1_STEP.replace("y[idx])", "y[idx], reduction='sum')"),
-            "step 1 moved the parameters by 9.6 × the gradient's length; SGD with lr=0.3",
-        ),
-        (
-            _Q1_HEAD
-            + _Q1_LOOP
-            + _Q1_STEP.replace(
-                "F.cross_entropy(model(x[idx]), y[idx])", "F.mse_loss(model(x[idx]), F.one_hot(y[idx], 3).float())"
+            _q1(
+                "        opt.zero_grad()\n        loss.backward()\n",
+                "        loss.backward()\n        opt.zero_grad()\n",
             ),
-            "step 1 moved the parameters by",
+            "step 1 left the parameters as they were",
+        ),
+        (
+            _q1("        opt.zero_grad()\n", ""),
+            "step 2 moved the parameters by lr × the sum of steps 1 to 2's gradients: they add up without zero_grad()",
+        ),
+        # another optimizer, another loss, the summed loss, y drawn apart from x
+        (_q1("optim.SGD", "optim.Adam"), "step 1 did not follow the mean cross-entropy's gradient"),
+        (_q1("lr=lr)", "lr=lr, momentum=0.9)"), "step 2 did not follow the mean cross-entropy's gradient"),
+        (
+            _q1("y[idx])", "y[idx], reduction='sum')"),
+            "step 1 moved the parameters by 32 × lr × the gradient: the loss is a sum over the 32 rows, not their mean",
+        ),
+        (_q1("F.cross_entropy(", "F.nll_loss("), "step 1 did not follow the mean cross-entropy's gradient"),
+        (_q1("model(x[idx])", "model(x[idx]).softmax(1)"), "step 1 did not follow the mean cross-entropy's gradient"),
+        (
+            _q1("F.cross_entropy(model(x[idx]), y[idx])", "F.mse_loss(model(x[idx]), F.one_hot(y[idx], 3).float())"),
+            "step 1 did not follow the mean cross-entropy's gradient",
+        ),
+        (
+            _q1("y[idx])", "y[torch.randint(0, len(x), (32,), generator=g)])"),
+            "did not follow the mean cross-entropy's gradient: check the optimizer, the loss, that y uses x's rows",
         ),
         # trains a private copy: the model it was given is never called
         (
@@ -77,7 +137,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             )
             + _Q1_LOOP
             + _Q1_STEP.replace("model(", "local("),
-            "gave `model` 0 batches of [] rows of x; expected 5 of 32",
+            "never called the `model` it was given: train that model, in place",
         ),
         # centres x in place
         (_Q1_HEAD + "    x -= x.mean(0)\n" + _Q1_LOOP + _Q1_STEP, "changed x or y"),
@@ -85,6 +145,15 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             _Q1_HEAD + _Q1_LOOP + "        with torch.no_grad():\n    " + _Q1_STEP,
             "element 0 of tensors does not require grad",
+        ),
+        # rows from Python's random module, which every child reseeds: not drawn from the rank
+        (
+            "import random\n\nimport torch\nimport torch.nn.functional as F\n\n\n"
+            "def hogwild_worker(rank, model, x, y, steps, lr):\n"
+            "    opt = torch.optim.SGD(model.parameters(), lr=lr)\n"
+            "    for _ in range(steps):\n"
+            "        idx = random.sample(range(len(x)), 32)\n" + _Q1_STEP,
+            "rank 0 drew other rows than here",
         ),
     ),
     2: (
@@ -113,12 +182,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # a mean that is not whole, rounded to an int
         (
             _Q2_HEAD + _Q2_STOP + "        results.put((index, int(t.double().mean())))",
-            "`results` got [(2, 1), (4, 0), (9, 3)]; expected [(2, 1.25), (4, 0.625), (9, 3.5)]",
+            "`results` got [(2, 1), (4, 0), (6, 5), (7, 2), (9, 3)]; expected [(2, 1.25), (4, 0.625), (6, 5), "
+            "(7, 2.125), (9, 3.5)]",
         ),
         # sends a tensor back
         (
             _Q2_HEAD + _Q2_STOP + "        results.put((index, t.double().mean()))",
-            "(2, a torch.float64 tensor of shape () on cpu)",
+            "`results` got means of <class 'torch.Tensor'>: put each as a plain Python float",
         ),
         # handles one task only
         (
@@ -130,14 +200,15 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # the sum, not the mean
         (
             _Q2_HEAD + _Q2_STOP + "        results.put((index, t.double().sum().item()))",
-            "`results` got [(2, 3.75), (4, 2.5), (9, 7)] (the sums: a mean divides by numel())",
+            "`results` got [(2, 3.75), (4, 2.5), (6, 15), (7, 8.5), (9, 7)] (the sums: a mean divides by numel())",
         ),
         # numbers the results itself instead of sending the task's index
         (
             "def consumer(tasks, results):\n"
             "    for n, (index, t) in enumerate(iter(tasks.get, None)):\n"
             "        results.put((n, t.double().mean().item()))",
-            "`results` got [(0, 1.25), (1, 0.625), (2, 3.5)]; expected [(2, 1.25), (4, 0.625), (9, 3.5)]",
+            "`results` got [(0, 1.25), (1, 0.625), (2, 3.5), (3, 5), (4, 2.125)]; expected [(2, 1.25), (4, 0.625), "
+            "(6, 5)",
         ),
         # never looks for the stop signal
         (
@@ -152,6 +223,27 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _Q2_HEAD + _Q2_STOP + "        results.put((index, t.double().mean().item()))\n        t.zero_()",
             "changed the tensors",
         ),
+        # the attack's findings: numpy scalars, an int where the mean is whole, the sum over len() (rows, for 2-D)
+        (
+            "def consumer(tasks, results):\n"
+            "    for index, t in iter(tasks.get, None):\n"
+            "        results.put((index, t.numpy().mean()))",
+            "`results` got means of <class 'numpy.float16'>, <class 'numpy.float32'>, <class 'numpy.float64'>: put "
+            "each as a plain Python float",
+        ),
+        (
+            "import statistics\n\n\ndef consumer(tasks, results):\n"
+            "    for index, t in iter(tasks.get, None):\n"
+            "        results.put((index, statistics.mean(t.flatten().tolist())))",
+            "`results` got means of <class 'int'>: put each as a plain Python float",
+        ),
+        (
+            "def consumer(tasks, results):\n"
+            "    for index, t in iter(tasks.get, None):\n"
+            "        results.put((index, t.sum().item() / len(t)))",
+            "`results` got [(2, 1.25), (4, 0.625), (6, 5), (7, 4.25), (9, 3.5)]; expected [(2, 1.25), (4, 0.625), "
+            "(6, 5), (7, 2.125), (9, 3.5)]",
+        ),
     ),
     3: (
         # the attack's finding: x.chunk gives fewer chunks than world_size when x is short (the old solution)
@@ -159,11 +251,23 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _Q3_HEAD + "    out[rank] = x.chunk(world_size)[rank].sum()",
             "Your `partial_sum` raised IndexError (line 2 of your code): tuple index out of range",
         ),
+        # the attack's findings: a rank without a chunk writes nothing; += where out already held something
+        (
+            _Q3_HEAD
+            + "    chunks = x.chunk(world_size)\n    if rank < len(chunks):\n        out[rank] = chunks[rank].sum()",
+            "Run here for ranks 0 to 3 with x = [7, -2, 8, 1, 8] and out filled with -1, out became [5, 9, 8, -1]; the "
+            "sums of x.chunk are [5, 9, 8, 0]: out[3] kept its old value: a rank without a chunk writes 0",
+        ),
+        (
+            _Q3_HEAD
+            + "    chunks = x.chunk(world_size)\n    if rank < len(chunks):\n        out[rank] += chunks[rank].sum()",
+            "out became [8.0, 21.0, 7.0]; the sums of x.chunk are [9.0, 22.0, 8.0]: write with =, not +=",
+        ),
         # chunks of len(x) // world_size: too short when the size does not divide
         (
             _Q3_HEAD + "    size = len(x) // world_size\n    out[rank] = x[rank * size : (rank + 1) * size].sum()",
-            "Run here for ranks 0 to 2, with x = [3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0, 5.0, 3.0], out became "
-            "[8.0, 15.0, 13.0]; the sums of x.chunk are [9.0, 22.0, 8.0]",
+            "Run here for ranks 0 to 2 with x = [3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0, 5.0, 3.0] and out filled "
+            "with -1, out became [8.0, 15.0, 13.0]; the sums of x.chunk are [9.0, 22.0, 8.0]",
         ),
         (
             _Q3_HEAD + "    out[rank] = x.tensor_split(world_size)[rank].sum()",
@@ -174,8 +278,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "out became [39.0, 39.0, 39.0]; the sums of x.chunk are [9.0, 22.0, 8.0]",
         ),
         (_Q3_HEAD + "    out[rank] = x[rank].sum()", "out became [3.0, 1.0, 4.0]"),
-        (_Q3_HEAD + "    out = x.chunk(world_size)[rank].sum()", "out became [0.0, 0.0, 0.0]; the sums of x.chunk are"),
-        (_Q3_HEAD + "    return x.chunk(world_size)[rank].sum()", ": write into it in place (out[rank] = ...)"),
+        (
+            _Q3_HEAD + "    out = x.chunk(world_size)[rank].sum()",
+            "out became [-1.0, -1.0, -1.0]; the sums of x.chunk are",
+        ),
+        (
+            _Q3_HEAD + "    return x.chunk(world_size)[rank].sum()",
+            "; the sums of x.chunk are [9.0, 22.0, 8.0]: write into out[rank] in place",
+        ),
         (
             _Q3_HEAD
             + "    chunks = x.chunk(world_size)\n    out[rank] = chunks[rank].sum() if rank < len(chunks) else 0\n"
@@ -209,7 +319,25 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _Q4_HEAD.replace("    ctx", "    model.share_memory()\n    ctx")
             + _Q4_PROCS.replace("range(processes)", "range(2)")
             + _Q4_START_JOIN,
-            "`work` ran to its end in 2 child processes (and 0 here)",
+            "`work` ran to its end in 2 child processes (and 0 here), not in 3",
+        ),
+        # the attack's findings: one child; the weight shared, not the bias; a shared copy given to the children
+        (
+            _Q4_HEAD.replace("    ctx", "    model.share_memory()\n    ctx")
+            + _Q4_PROCS.replace("range(processes)", "range(1)")
+            + _Q4_START_JOIN,
+            "`work` ran to its end in 1 child processes (and 0 here), not in 3",
+        ),
+        (
+            _Q4_HEAD.replace("    ctx", "    model.weight.share_memory_()\n    ctx") + _Q4_PROCS + _Q4_START_JOIN,
+            "the model's bias did not change: share every parameter (model.share_memory())",
+        ),
+        (
+            "import copy\n\n"
+            + _Q4_HEAD.replace("    ctx", "    model = copy.deepcopy(model).share_memory()\n    ctx")
+            + _Q4_PROCS
+            + _Q4_START_JOIN,
+            "the model here did not change: the children trained a shared copy (pass them the model itself)",
         ),
         # calls the worker itself instead of starting processes
         (
@@ -225,25 +353,28 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
 #: Right answers other than the solutions, in forms the checker must accept too.
 RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
     1: (
-        # the global generator seeded per rank, rows without repeats, the loss as a module
+        # rows without repeats from the rank's generator, the loss as a module, a report at the end
         "import torch\nfrom torch import nn\n\n\n"
         "def hogwild_worker(rank, model, x, y, steps, lr):\n"
-        "    torch.manual_seed(1000 + rank)\n"
+        "    g = torch.Generator()\n"
+        "    g.manual_seed(1000 + rank)\n"
         "    opt = torch.optim.SGD(model.parameters(), lr=lr)\n"
         "    loss_fn = nn.CrossEntropyLoss()\n"
         "    for _ in range(steps):\n"
-        "        idx = torch.randperm(len(x))[:32]\n"
+        "        idx = torch.randperm(len(x), generator=g)[:32]\n"
         "        opt.zero_grad(set_to_none=False)\n"
         "        loss_fn(model(x[idx]), y[idx]).backward()\n"
         "        opt.step()\n"
         "    with torch.no_grad():\n"
         "        print('loss on all rows:', loss_fn(model(x), y).item())",
-        # SGD written out; Python's random module, which every forked child reseeds
-        "import random\n\nimport torch\nimport torch.nn.functional as F\n\n\n"
+        # SGD written out; the batch's rows sorted; y picked by the same rows as x
+        "import torch\nimport torch.nn.functional as F\n\n\n"
         "def hogwild_worker(rank, model, x, y, steps, lr):\n"
+        "    g = torch.Generator().manual_seed(rank)\n"
         "    for _ in range(steps):\n"
-        "        idx = random.sample(range(len(x)), 32)\n"
-        "        F.cross_entropy(model(x[idx]), y[idx]).backward()\n"
+        "        idx = torch.randint(len(x), (32,), generator=g).sort().values\n"
+        "        xb, yb = x[idx], y[idx]\n"
+        "        F.cross_entropy(model(xb), yb).backward()\n"
         "        with torch.no_grad():\n"
         "            for p in model.parameters():\n"
         "                p -= lr * p.grad\n"
@@ -255,17 +386,23 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    while (item := tasks.get(timeout=30)) is not None:\n"
         "        index, t = item\n"
         "        results.put([index, t.sum().item() / t.numel()])",
+        # None put back for the other consumers (a common idiom), then return
         "def consumer(tasks, results):\n"
-        "    for index, t in iter(tasks.get, None):\n"
-        "        results.put((index, t.numpy().mean()))  # a numpy float",
+        "    while True:\n"
+        "        item = tasks.get()\n"
+        "        if item is None:\n"
+        "            tasks.put(None)\n"
+        "            return\n"
+        "        results.put((item[0], float(item[1].double().mean())))",
     ),
     3: (
-        # writes nothing for a rank with no chunk: out already holds 0 there
-        _Q3_HEAD
-        + "    chunks = x.chunk(world_size)\n    if rank < len(chunks):\n        out[rank] = chunks[rank].sum()",
         # the chunk by hand, as x.chunk cuts it (ceil(len / world_size) each)
         _Q3_HEAD
         + "    size = -(-len(x) // world_size)\n    out[rank] = x[rank * size : (rank + 1) * size].sum().item()",
+        # fill_ on a view of out
+        _Q3_HEAD
+        + "    chunks = x.chunk(world_size)\n"
+        + "    out[rank : rank + 1].fill_(chunks[rank].sum() if rank < len(chunks) else 0)",
     ),
     4: (
         # the model given by keyword, the children joined with a time limit
