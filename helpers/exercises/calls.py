@@ -4,25 +4,15 @@
 active (a `torch.overrides.TorchFunctionMode`): its name, arguments, result, and whether it
 raised. Each checker asks the log its own question: which calls made a tensor on the CPU, which
 moved one, which read values back to the host, how many trips went to a device.
-
-`cpu_clocks_read` records a learner's reads of the clocks that count only CPU time, so that a
-timing checker can name that clock when a time comes out too short.
 """
 
 from __future__ import annotations
 
-import contextlib
-import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
-from unittest import mock
 
 import torch
 from torch.overrides import TorchFunctionMode
-
-#: The tensor methods that move a tensor to another device.
-MOVES = frozenset({"to", "cpu", "cuda"})
 
 
 @dataclass
@@ -98,21 +88,3 @@ class CallLog(TorchFunctionMode):
 
 #: Clocks that stand still while the process waits (a sleep, a GPU synchronisation): CPU time only.
 CPU_CLOCKS = ("process_time", "process_time_ns", "thread_time", "thread_time_ns")
-
-
-@contextlib.contextmanager
-def cpu_clocks_read() -> Iterator[list[str]]:
-    """`with cpu_clocks_read() as read:` lists each CPU-time clock read in the block, as `time.process_time()`."""
-    read: list[str] = []
-
-    def recording(name: str) -> Any:
-        original = getattr(time, name)
-
-        def clock() -> Any:
-            read.append(f"time.{name}()")
-            return original()
-
-        return clock
-
-    with mock.patch.multiple(time, **{name: recording(name) for name in CPU_CLOCKS}):
-        yield read
