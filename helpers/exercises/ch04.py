@@ -5,22 +5,44 @@ from __future__ import annotations
 import math
 import tempfile
 from typing import Any
+from unittest import mock
 
 import torch
 from torch import nn
 
-from ..checking import Checker, Question, Wrong, expect_function, expect_number
+from ..checking import Checker, Question, Wrong, as_number, describe_error, expect_function, expect_number
 from ..training import make_data, make_model
-from .calls import CallLog
+from .calls import MOVES, CallLog
 from .cases import show, unchanged
 
 # The first optimizer a process builds imports torch._dynamo (seconds): built here, not within a time limit.
 torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=0.1)
 
 _CPU, _META = torch.device("cpu"), torch.device("meta")
-_GPUS = [torch.device("cuda")] * torch.cuda.is_available() + [torch.device("mps")] * torch.backends.mps.is_available()
-#: Calls that read a tensor on the host, printing too; of a float one (a loss, not a DataLoader's seed) each waits.
-_READS = {"item", "tolist", "numpy", "__float__", "__int__", "__bool__", "__index__", "__repr__", "__format__"}
+#: The GPUs here, as their tensors name them: CUDA's last (not the current one where there are two) and Apple's.
+_GPUS = [torch.device("cuda", n - 1) for n in [torch.cuda.device_count()] if n]
+_GPUS += [torch.device("mps", 0)] * torch.backends.mps.is_available()
+#: Calls that read a tensor's values on the host, printing too; torch.tensor(a list of tensors) reads each one.
+_READS, _LISTS = {"item", "tolist", "numpy", "__float__", "__int__", "__bool__", "__repr__", "__format__"}, {"tensor"}
+_LISTS |= {"as_tensor", "asarray"}
+
+
+def _call(fn: Any, call: str, home: torch.device, model: nn.Module, *args: Any) -> tuple:
+    """(fn(model, *args), a Wrong naming what it raised, the model's inputs, its reads on `home`); refuses moves."""
+    got, raised, log, fed, ids = None, None, CallLog(), [], {id(p) for p in model.parameters()}
+    model.register_forward_pre_hook(lambda module, inputs: fed.append((module, inputs[0] if inputs else None)))
+    try:
+        with log:
+            got = fn(model, *args)
+    except Exception as exc:
+        raised = Wrong(f"{call} raised {describe_error(exc)}")
+    tried = [c for c in log.named(MOVES) if id(c.args[0]) in ids and c.result is not c.args[0]]
+    if tried or {p.device for p in model.parameters()} != {home}:
+        raise Wrong(f"{call} moved the model (or tried to): leave it on {home}, and move the data there")
+    reads = [(c.written, c.args[0]) for c in log.named(_READS) if c.args]  # a DataLoader's int64 seed is no value
+    reads += [(f"{c.label}(a list)", t) for c in log.named(_LISTS) for a in c.args[:1] if type(a) is list for t in a]
+    reads = [w for w, t in reads if isinstance(t, torch.Tensor) and t.device == home and t.dtype != torch.int64]
+    return got, raised, fed, reads
 
 
 def _expect(got: Any, want: torch.Tensor, said: str, what: str) -> None:
@@ -32,34 +54,41 @@ def _expect(got: Any, want: torch.Tensor, said: str, what: str) -> None:
 
 def _check_predict(fn: Any) -> None:
     expect_function(fn, "predict", "(model, x)")
-    places = [(_CPU, _CPU), *((g, _CPU) for g in _GPUS), *((_CPU, g) for g in _GPUS), (_META, _CPU), (_META, _META)]
-    for home, there in places:
-        model, x = nn.Sequential(nn.Linear(3, 2), nn.Tanh()).to(home), torch.randn(4, 3).to(there)
-        kept, want, call = x.clone(), model(x.to(home)).detach(), f"predict(model on {home.type}, x on {there.type})"
-        got = fn(model, x)
-        if not unchanged(kept, x):
-            raise Wrong(f"{call} changed its arguments: leave x as it is and run the model on a moved copy")
-        _expect(got, want, f"{call} returned", "model(x) on the model's device")
+    models = {  # and an input each: parameters after a parameter-free layer; a leaf model (no Sequential), integer x
+        "Sequential(Tanh, Linear)": (lambda: nn.Sequential(nn.Tanh(), nn.Linear(3, 2)), lambda: torch.randn(4, 3)),
+        "Embedding": (lambda: nn.Embedding(10, 2), lambda: torch.randint(10, (4, 3))),
+    }
+    places = [(_CPU, _CPU), (_CPU, _META), *((g, _CPU) for g in _GPUS), *((_CPU, g) for g in _GPUS), (_META, _CPU)]
+    for (home, there), (name, (make, data)) in [(p, m) for p in [*places, (_META, _META)] for m in models.items()]:
+        model, x = make().to(home), data().to(there)
+        kept = x.clone(), {k: v.clone() for k, v in model.state_dict().items()}
+        call = f"predict({name} on {home.type}, {x.dtype} x on {there.type})"
+        got, raised, fed, _ = _call(fn, call, home, model, x)
+        if not unchanged(kept, (x, model.state_dict())) or not model.training:
+            raise Wrong(f"{call} changed x or the model (its weights, or to eval mode): leave both as they were")
+        if fed := [(m is model, show(i)) for m, i in fed if i is not None and (i.device, i.dtype) != (home, x.dtype)]:
+            raise Wrong(f"{call} fed {'' if fed[0][0] else 'a copy of '}the model {fed[0][1]}; expected x on {home}")
+        if (raised is None) == (there == _META != home):  # x on meta has no values for the model: an error is right
+            raise raised or Wrong(f"{call} returned {show(got)}; expected an error: x on meta has no values for {home}")
+        if raised is None:
+            _expect(got, model(x.to(home)).detach(), f"{call} returned", "model(x) on the model's device")
 
 
-def _epoch(model: nn.Module, X: torch.Tensor, y: torch.Tensor, batch_size: int) -> torch.Tensor:
-    """The batches' losses of an epoch of SGD(lr=0.1) with mean squared error, in order."""
-    optimizer, device, losses = torch.optim.SGD(model.parameters(), lr=0.1), next(model.parameters()).device, []
-    for xb, yb in zip(X.to(device).split(batch_size), y.to(device).split(batch_size), strict=True):
+def _epoch(X: torch.Tensor, y: torch.Tensor, size: int, device: torch.device, lr: float = 0.1) -> tuple:
+    """The batches' losses, and the weights after an epoch of SGD(lr) with mean squared error from make_model."""
+    optimizer, losses = torch.optim.SGD((model := make_model(4, 8, seed=2).to(device)).parameters(), lr=lr), []
+    for xb, yb in zip(X.to(device).split(size), y.to(device).split(size), strict=True):
         losses.append(loss := nn.functional.mse_loss(model(xb), yb))
         loss.backward()
         optimizer.step()
         optimizer.zero_grad()
-    return torch.stack(losses).detach()
-
-
-def _flat(model: nn.Module) -> torch.Tensor:
-    return nn.utils.parameters_to_vector(model.parameters()).detach().double().cpu()
+    return torch.stack(losses).detach(), nn.utils.parameters_to_vector(model.parameters()).detach().double().cpu()
 
 
 def _weights(model: nn.Module, want: torch.Tensor, call: str, what: str, slips: dict[str, torch.Tensor]) -> None:
     """Refuse `model` unless its weights are `want`; name the slip whose weights they are, if one is."""
-    if not torch.allclose(got := _flat(model), want, rtol=1e-4, atol=1e-7):
+    got = nn.utils.parameters_to_vector(model.parameters()).detach().double().cpu()
+    if not torch.allclose(got, want, rtol=1e-4, atol=1e-7):
         said = [f": {says}" for says, w in slips.items() if torch.allclose(got, w, rtol=1e-3, atol=1e-9)]
         raise Wrong(f"after {call} the weights differ from {what}{said[0] if said else ''}")
 
@@ -68,40 +97,44 @@ def _check_train_epoch(fn: Any) -> None:
     expect_function(fn, "train_epoch", "(model, optimizer, X, y, batch_size)")
     # rows, batch_size: dividing, a short last batch (so a mean over rows differs), one batch under batch_size
     for rows, size, device in [(36, 12, _CPU), (30, 12, _CPU), (5, 8, _CPU), *((30, 12, d) for d in [_META, *_GPUS])]:
-        (X, y), model, seen, log = make_data(rows, 4, seed=rows), make_model(4, 8, seed=2).to(device), [], CallLog()
-        model.register_forward_pre_hook(lambda _, inputs, seen=seen: seen.append(inputs[0] if inputs else None))
+        (X, y), model, steps = make_data(rows, 4, seed=rows), make_model(4, 8, seed=2).to(device), []
+        (optimizer := torch.optim.SGD(model.parameters(), 0.1)).register_step_post_hook(lambda *_, s=steps: s.append(1))
         kept, call = (X.clone(), y.clone()), f"train_epoch(model on {device.type}, SGD, X and y of {rows} rows, {size})"
-        with log:
-            got = fn(model, torch.optim.SGD(model.parameters(), lr=0.1), X, y, size)
-        if reads := [c for c in log.named(_READS) if c.on is not None and c.args[0].is_floating_point()]:
-            raise Wrong(f"{call} read values on the host ({reads[0].written}, {len(reads)} time(s)): keep them there")
+        got, raised, seen, reads = _call(fn, call, device, model, optimizer, X, y, size)
+        if raised is None and not steps:  # first: an optimizer of the answer's own (an Adam) reads its step count
+            raise Wrong(f"{call} never stepped the optimizer it was given: step that one, not one of your own")
+        if reads:
+            raise Wrong(f"{call} read values on the host ({reads[0]}, {len(reads)} time(s)): keep them there")
+        if raised is not None:
+            raise raised
         if not unchanged(kept, (X, y)):
             raise Wrong(f"{call} changed its arguments: move or slice copies, and leave X and y as they were")
         if len(seen) != len(batches := X.to(device).split(size)):
             raise Wrong(f"{call} ran the model {len(seen)} times; expected {len(batches)} batches of X's rows")
-        for i, (fed, batch) in enumerate(zip(seen, batches, strict=True)):
+        for i, ((_, fed), batch) in enumerate(zip(seen, batches, strict=True)):
             _expect(fed, batch, f"{call} fed the model, as batch {i + 1},", "X's rows in order")
-        if not isinstance(got, torch.Tensor) or got.device.type != device.type or got.numel() != 1:
-            raise Wrong(f"{call} returned {show(got)}; expected the mean loss, a one-number tensor on {device.type}")
+        if not isinstance(got, torch.Tensor) or got.device.type != device.type or got.numel() != 1 or got.requires_grad:
+            raise Wrong(f"{call} returned {show(got)}; expected the mean loss, detached, one number on {device.type}")
         if device == _META:
             continue
-        losses = _epoch(ours := make_model(4, 8, seed=2).to(device), X, y, size)
-        _weights(model, _flat(ours), call, "one SGD step per batch of mean squared error", {})
+        losses, want = _epoch(X, y, size, device)
+        slips = {"they are the starting weights: no step changed them": _epoch(X, y, size, device, lr=0.0)[1]}
+        _weights(model, want, call, "one SGD step per batch of mean squared error", slips)
         value, mean = float(got.detach().reshape(())), float(losses.mean())
         if not math.isclose(value, mean, rel_tol=1e-4):
             per_row = float(sum(loss * len(b) for loss, b in zip(losses, batches, strict=True)) / rows)
-            over_rows = math.isclose(value, per_row, rel_tol=1e-5)
-            slip = ": that is the mean over rows; each batch's loss counts once" if over_rows else ""
+            slip = ": that is the mean over rows; each batch counts once" * math.isclose(value, per_row, rel_tol=1e-5)
             raise Wrong(f"{call} returned {value:.6g}; expected {mean:.6g}, the mean of the batches' losses{slip}")
 
 
 def _check_load_on(fn: Any) -> None:
     expect_function(fn, "load_on", "(path, device)")
     saved = nn.Sequential(nn.Linear(3, 2, dtype=torch.float16), nn.BatchNorm1d(2)).state_dict()  # an int64 too
-    with tempfile.TemporaryDirectory() as folder:
-        torch.save(saved, path := f"{folder}/weights.pt")
+    with tempfile.TemporaryDirectory() as folder:  # saved as if on a GPU this machine lacks: map_location is needed
+        with mock.patch("torch.serialization.location_tag", lambda _: f"cuda:{torch.cuda.device_count()}"):
+            torch.save(saved, path := f"{folder}/weights.pt")
         for device in (_CPU, _META, *_GPUS):
-            got, call = fn(path, device), f"load_on(path, torch.device({device.type!r}))"
+            got, call = fn(path, device), f"load_on(path, torch.device({str(device)!r}))"
             if not isinstance(got, dict) or set(got) != set(saved):
                 raise Wrong(f"{call} returned {show(got)}; expected the state dict, a dict with keys {sorted(saved)}")
             for key, value in saved.items():
@@ -116,41 +149,42 @@ _STEP = torch.tensor([0.25, -0.25, 0, 0, 0], dtype=torch.float64)
 
 def _check_step(fn: Any, name: str, clip: bool) -> None:
     expect_function(fn, name, f"(model, optimizer, scaler, x, y{', max_norm' * clip})")
-    for device, y in [(device, y) for device in (_CPU, *_GPUS) for y in (_Y, _INF)]:
+    for device, y, top in [(d, y, top) for d in (_CPU, *_GPUS) for y, top in ((_Y, 0.25), (_INF, 0.5), (_Y, 0.5))]:
         model, seen, kind, low = nn.Linear(4, 1, device=device), [], device.type, low_precision(device)
         nn.utils.vector_to_parameters(torch.zeros(5, device=device), model.parameters())
         note = lambda *_, k=kind, s=seen: s.append((torch.is_autocast_enabled(k), torch.get_autocast_dtype(k)))
         model.register_forward_pre_hook(note)
-        scaler, args = torch.amp.GradScaler(kind, init_scale=2.0**16, growth_interval=1), (torch.eye(4), y.clone(), 0.5)
-        call = f"{name}(model on {kind}, SGD(lr=0.5), GradScaler(2**16), x, y{'=inf' * (y is _INF)}{', 0.5' * clip})"
+        scaler, args = torch.amp.GradScaler(kind, init_scale=2.0**16, growth_interval=1), (torch.eye(4), y.clone(), top)
+        call = f"{name}(model on {kind}, SGD(lr=0.5), GradScaler(2**16), x, y{'=inf' * (y is _INF)}{f', {top}' * clip})"
         got = fn(model, torch.optim.SGD(model.parameters(), lr=0.5), scaler, *args[: 2 + clip])
         if seen[:1] != [(True, low)]:
             ran = f"under autocast in {seen[0][1]}" if seen[:1] and seen[0][0] else "without autocast"
             raise Wrong(f"{call} ran the model {ran}; expected autocast in {low} on {kind} (low_precision)")
-        if not unchanged((torch.eye(4), y, 0.5), args):
+        if not unchanged((torch.eye(4), y, top), args):
             raise Wrong(f"{call} changed its arguments: move copies, and leave x and y as they were")
-        want = 0 * _STEP if y is _INF else _STEP / (2**0.5 + 2e-6) if clip else _STEP  # clip_grad_norm_: norm + 1e-6
+        want = 0 * _STEP if y is _INF else _STEP * min(1, top / (0.5**0.5 + 1e-6)) if clip else _STEP  # norm + 1e-6
         what = "their start: these gradients overflow, so scaler.step skips the step" if y is _INF else "one SGD step"
         slips = {"they moved 2**16 times too far: the step used gradients still multiplied by the scale": want * 2**16}
         if clip:
-            slips["they moved 2**16 times too little: clip_grad_norm_ saw scaled gradients"] = _STEP / 2**16.5
+            twice = math.isclose(as_number(got) or 0, 0.5**0.5, rel_tol=1e-3)  # the norm of the true gradients
+            said = "the scale was divided out twice" if twice else "clip_grad_norm_ saw scaled gradients"
+            slips[f"they moved 2**16 times too little: {said}"] = _STEP * top / 2**15.5
             slips["they are an unclipped step's: clip after scaler.unscale_, before scaler.step"] = _STEP
         _weights(model, want, call, what, slips)
         if scaler.get_scale() != 2.0 ** (15 if y is _INF else 17):
-            raise Wrong(f"{call} left the scale at {scaler.get_scale():g}; scaler.update() sets it after each step")
+            raise Wrong(f"{call} left the scale at {scaler.get_scale():g}: the scaler given updates it after each step")
         if any(p.grad is not None and bool(p.grad.any()) for p in model.parameters()):
             raise Wrong(f"{call} left gradients in .grad after the step: clear them (optimizer.zero_grad())")
         value = expect_number(got.detach() if isinstance(got, torch.Tensor) else got, f"{call} to return a number")
         if y is _Y and not math.isclose(value, want := 0.5**0.5 if clip else 0.5, rel_tol=1e-3):
             scaled = ": that is the scaled value" if math.isclose(value, want * 2**16, rel_tol=1e-3) else ""
-            raise Wrong(f"{call} returned {value:g}; expected the {'norm' if clip else 'loss'}, {want:g}{scaled}")
+            raise Wrong(f"{call} returned {value:g}; expected the {('loss', 'unclipped norm')[clip]}, {want:g}{scaled}")
 
 
 def low_precision(device: torch.device) -> torch.dtype:
     """Chapter 04's `low_precision` (section 6), for answers run outside the notebook and for its GPU tests."""
-    if device.type == "cuda":
-        return torch.bfloat16 if torch.cuda.is_bf16_supported(including_emulation=False) else torch.float16
-    return torch.float16 if device.type == "mps" else torch.bfloat16
+    cuda_bf16 = device.type == "cuda" and torch.cuda.is_bf16_supported(including_emulation=False)
+    return torch.bfloat16 if cuda_bf16 or device.type not in ("cuda", "mps") else torch.float16
 
 
 #: Each question's task (the notebook states it in full) and hint, by the name it defines; then its checker.

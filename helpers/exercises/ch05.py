@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -50,58 +49,40 @@ def _peak(model: nn.Module, batch: int, per_sample: int, copies: tuple[int, int]
     return sum(p.numel() * size(p) * copies[not p.requires_grad] for p in model.parameters()) + batch * per_sample
 
 
-def _on_meta(make: Callable[[], nn.Module]) -> nn.Module:
-    with torch.device("meta"):
-        return make()
-
-
 #: Models on the meta device: frozen layers, float16 and bfloat16 parameters, mixed dtypes, buffers (not parameters).
-_MODELS: dict[str, Callable[[], nn.Module]] = {
+_MODELS = {
     "an MLP, first layer frozen": lambda: nn.Sequential(nn.Linear(64, 32).requires_grad_(False), nn.Linear(32, 10)),
     "a float32 MLP": lambda: nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10)),
     "a float16 and a float32 Linear": lambda: nn.Sequential(nn.Linear(16, 8).half(), nn.Linear(8, 4)),
-    "a Linear and a BatchNorm (buffers too)": lambda: nn.Sequential(nn.Linear(8, 4), nn.BatchNorm1d(4)),
+    "a Linear and a BatchNorm1d": lambda: nn.Sequential(nn.Linear(8, 4), nn.BatchNorm1d(4)),
     "a frozen bfloat16 Embedding": lambda: nn.Embedding(9, 8, dtype=torch.bfloat16).requires_grad_(False),
 }
+_TAKES = "(model, batch_size, activation_bytes_per_sample)"
 _PEAK_CASES = [
-    Case(make=lambda name=name, b=b, a=a: (_on_meta(_MODELS[name]), b, a), label=f"{name}, {b}, {a}")
+    Case(make=lambda name=name, b=b, a=a: (_MODELS[name]().to("meta"), b, a), label=f"{name}, {b}, {a}")
     for name, b, a in zip(_MODELS, (8, 16, 4, 1, 3), (128, 128, 16, 32, 40), strict=True)
 ]
-_check_predict_peak_bytes = table(
-    "predict_peak_bytes",
-    "(model, batch_size, activation_bytes_per_sample)",
-    _PEAK_CASES,
-    _peak,
-    rel=0,
-    slips=(
-        Slip(lambda m, b, a: _peak(m, b, a, (4, 4)), "a frozen parameter has no gradient or moments: count it once"),
-        Slip(lambda m, b, a: _peak(m, b, a, (4, 0)), "the frozen parameters are missing: they are in memory, once"),
-        Slip(lambda m, b, a: _peak(m, b, a, (3, 1)), "a trainable parameter has a gradient and two Adam moments"),
-        Slip(lambda m, b, a: _peak(m, 1, a), "that counts the activations of one sample; multiply by batch_size"),
-        Slip(lambda m, b, a: _peak(m, b, a, size=lambda p: 1), "that counts numbers; multiply by element_size()"),
-        Slip(lambda m, b, a: _peak(m, b, a, size=lambda p: 4), "not every number has 4 bytes: use element_size()"),
-    ),
+_PEAK_SLIPS = (
+    Slip(lambda m, b, a: _peak(m, b, a, (4, 4)), "a frozen parameter has no gradient or moments: count it once"),
+    Slip(lambda m, b, a: _peak(m, b, a, (4, 0)), "the frozen parameters are missing: they are in memory, once"),
+    Slip(lambda m, b, a: _peak(m, b, a, (3, 1)), "a trainable parameter has a gradient and two Adam moments"),
+    Slip(lambda m, b, a: _peak(m, 1, a), "that counts the activations of one sample; multiply by batch_size"),
+    Slip(lambda m, b, a: _peak(m, b, a, size=lambda p: 1), "that counts numbers; multiply by element_size()"),
+    Slip(lambda m, b, a: _peak(m, b, a, size=lambda p: 4), "not every number has 4 bytes: use element_size()"),
 )
+_check_predict_peak_bytes = table("predict_peak_bytes", _TAKES, _PEAK_CASES, _peak, rel=0, slips=_PEAK_SLIPS)
 
-
+#: Each question's task (the notebook states it in full) and hint, by the name it defines; then its checker.
+_TASKS = {
+    "tensor_bytes": "Write `tensor_bytes(shape, dtype)`: the bytes a dense tensor of that shape and dtype needs.",
+    "predict_peak_bytes": f"Write `predict_peak_bytes{_TAKES}` for a training step with Adam.",
+}
+_HINTS = {
+    "tensor_bytes": "math.prod(shape) elements (import math), dtype.itemsize bytes each; or a meta tensor's .nbytes.",
+    "predict_peak_bytes": "Sum p.numel() * p.element_size(), times 4 if p.requires_grad; add the batch's activations.",
+}
+_CHECKS = (_check_tensor_bytes, _check_predict_peak_bytes)
 QUESTIONS = [
-    Question(
-        number=1,
-        task="Write `tensor_bytes(shape, dtype)`: the bytes a dense tensor of that shape and dtype needs.",
-        variable="tensor_bytes",
-        checker=_check_tensor_bytes,
-        hint_text="math.prod(shape) elements, dtype.itemsize bytes each; or .nbytes of a tensor on the meta device.",
-        chapter="05",
-        context=lambda: {"math": math, "torch": torch},
-    ),
-    Question(
-        number=2,
-        task="Write `predict_peak_bytes(model, batch_size, activation_bytes_per_sample)` for a step with Adam.",
-        variable="predict_peak_bytes",
-        checker=_check_predict_peak_bytes,
-        hint_text="p.numel() * p.element_size() for each parameter: four times if p.requires_grad, else once; "
-        "then add batch_size * activation_bytes_per_sample.",
-        chapter="05",
-        context=lambda: {"torch": torch},
-    ),
+    Question(n, _TASKS[name], name, check, _HINTS[name], chapter="05", context=lambda: {"torch": torch})
+    for n, (name, check) in enumerate(zip(_TASKS, _CHECKS, strict=True), start=1)
 ]

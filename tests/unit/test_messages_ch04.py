@@ -52,3 +52,27 @@ def test_a_read_of_an_integer_tensor_is_not_a_read_of_the_losses() -> None:
 
     loader = next(code for code in RIGHT_ANSWERS[2] if "DataLoader" in code)
     assert evaluate(_question("train_epoch"), loader).correct
+
+
+def test_a_slip_is_not_named_where_another_mistake_gives_its_weights() -> None:
+    """An Adam of the answer's own reads its step count with .item(): the message says to step the optimizer given;
+    gradients unscaled by hand and again by scaler.step are not called clipped while scaled; clipping each value
+    (clip_grad_value_) is not called an unclipped step (max_norm=0.25 comes first, where the two differ)."""
+    from helpers.exercises.solutions.ch04 import SOLUTIONS
+
+    adam = SOLUTIONS[2].replace(
+        "    losses = []\n", "    losses = []\n    optimizer = torch.optim.Adam(model.parameters())\n"
+    )
+    message = evaluate(_question("train_epoch"), adam).message
+    assert "never stepped the optimizer it was given" in message and ".item()" not in message, message
+    by_hand = SOLUTIONS[5].replace(
+        "    scaler.unscale_(optimizer)\n",
+        "    for p in model.parameters():\n        p.grad.mul_(1 / scaler.get_scale())\n",
+    )
+    message = evaluate(_question("clipped_step"), by_hand).message
+    assert "divided out twice" in message and "saw scaled gradients" not in message, message
+    values = SOLUTIONS[5].replace(
+        "clip_grad_norm_(model.parameters(), max_norm)", "clip_grad_value_(model.parameters(), max_norm)"
+    )
+    message = evaluate(_question("clipped_step"), values).message
+    assert "the weights differ from one SGD step" in message and "unclipped" not in message, message

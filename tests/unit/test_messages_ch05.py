@@ -51,7 +51,8 @@ def test_a_size_taken_from_a_meta_tensor_or_an_empty_one_allocates_nothing() -> 
     """Only a tensor of the asked shape on a real device counts as allocating it."""
     for code in (
         "def tensor_bytes(shape, dtype):\n    return torch.zeros(shape, dtype=dtype, device='meta').nbytes",
-        "def tensor_bytes(shape, dtype):\n    return torch.tensor(math.prod(shape)).item() * dtype.itemsize",
+        "import math\n\n\ndef tensor_bytes(shape, dtype):\n"
+        "    return torch.tensor(math.prod(shape)).item() * dtype.itemsize",
     ):
         outcome = evaluate(_question("tensor_bytes"), code)
         assert outcome.correct, (code, outcome.message)

@@ -18,12 +18,55 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             "def predict(model, x):\n    x.mul_(1.5)\n    return model(x.to(next(model.parameters()).device))",
-            "predict(model on cpu, x on cpu) changed its arguments",
+            "predict(Sequential(Tanh, Linear) on cpu, torch.float32 x on cpu) changed x or the model",
         ),
-        ("def predict(model, x):\n    return model(x)", "Tensor on device meta is not on the expected device cpu"),
+        (  # x left where it is: the model on the CPU is fed it on meta
+            "def predict(model, x):\n    return model(x)",
+            "predict(Sequential(Tanh, Linear) on cpu, torch.float32 x on meta) fed the model a torch.float32 tensor of "
+            "shape (4, 3) on meta; expected x on cpu",
+        ),
         (  # the model moved to the input
             "def predict(model, x):\n    return model.to(x.device)(x)",
-            "instead of torch.nn.Module.to() when moving module from meta",
+            "predict(Sequential(Tanh, Linear) on cpu, torch.float32 x on meta) moved the model (or tried to): leave it "
+            "on cpu, and move the data there",
+        ),
+        (  # moves the model where it can, and x where moving the model fails: the model still leaves its device
+            "def predict(model, x):\n    try:\n        model.to(x.device)\n    except NotImplementedError:\n"
+            "        x = x.to(next(model.parameters()).device)\n    return model(x)",
+            "x on meta) moved the model (or tried to): leave it on cpu",
+        ),
+        (  # a moved copy of the model: it runs where x is, not where the model lives
+            "import copy\n\ndef predict(model, x):\n    return copy.deepcopy(model).to(x.device)(x)",
+            "x on meta) fed a copy of the model a torch.float32 tensor of shape (4, 3) on meta; expected x on cpu",
+        ),
+        (  # torch's advice for moving a model from meta: empty parameters, the weights lost
+            "def predict(model, x):\n    return model.to_empty(device=x.device)(x)",
+            "predict(Sequential(Tanh, Linear) on cpu, torch.float32 x on cpu) changed x or the model (its weights",
+        ),
+        (  # the first layer's weight: not every model starts with one
+            "def predict(model, x):\n    return model(x.to(model[0].weight.device))",
+            "predict(Sequential(Tanh, Linear) on cpu, torch.float32 x on cpu) raised AttributeError (line 2 of your "
+            "code): 'Tanh' object has no attribute 'weight'",
+        ),
+        (  # x cast to the parameters' dtype too: an Embedding's integer indices become floats
+            "def predict(model, x):\n    return model(x.type_as(next(model.parameters())))",
+            "predict(Embedding on cpu, torch.int64 x on cpu) fed the model a torch.float32 tensor of shape (4, 3) on "
+            "cpu; expected x on cpu",
+        ),
+        (
+            "def predict(model, x):\n    return model(x.to(next(model.parameters())))",
+            "predict(Embedding on cpu, torch.int64 x on cpu) fed the model a torch.float32 tensor",
+        ),
+        (  # an error swallowed: with x on meta there is nothing to return
+            "def predict(model, x):\n    try:\n        return model(x.to(next(model.parameters()).device))\n"
+            "    except NotImplementedError:\n        return None",
+            "predict(Sequential(Tanh, Linear) on cpu, torch.float32 x on meta) returned None; expected an error: x on "
+            "meta has no values for cpu",
+        ),
+        (  # eval mode left on: the caller's model is changed
+            "def predict(model, x):\n    model.eval()\n    return model(x.to(next(model.parameters()).device))",
+            "predict(Sequential(Tanh, Linear) on cpu, torch.float32 x on cpu) changed x or the model (its weights, or "
+            "to eval mode)",
         ),
         (
             "def predict(model, x):\n    return model(x.to(model.device))",
@@ -35,11 +78,11 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # the device hard-coded, as the sources do
             "def predict(model, x):\n    return model(x.to('cuda' if torch.cuda.is_available() else 'cpu'))",
-            "Tensor on device meta is not on the expected device cpu",
+            "fed the model a torch.float32 tensor of shape (4, 3) on",
         ),
         (  # a NumPy array back
             "def predict(model, x):\n    return model(x.to(next(model.parameters()).device)).detach().numpy()",
-            "predict(model on cpu, x on cpu) returned array([[",
+            "predict(Sequential(Tanh, Linear) on cpu, torch.float32 x on cpu) returned array([[",
         ),
     ),
     2: (
@@ -111,6 +154,53 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _EPOCH.replace("torch.stack(losses).mean()", "sum(losses).item() / len(losses)"),
             "read values on the host (.item(), 1 time(s))",
         ),
+        (  # a tensor made from the list of losses: torch.tensor reads each one to the host
+            _EPOCH.replace("torch.stack(losses).mean()", "torch.tensor(losses, device=device).mean()"),
+            "train_epoch(model on cpu, SGD, X and y of 36 rows, 12) read values on the host (torch.tensor(a list), 3 "
+            "time(s))",
+        ),
+        (
+            _EPOCH.replace("losses.append(loss.detach())", "losses.append(torch.as_tensor([loss.detach()]))").replace(
+                "torch.stack(losses).mean()", "torch.cat(losses).mean()"
+            ),
+            "read values on the host (torch.as_tensor(a list), 3 time(s))",
+        ),
+        (  # stops at a NaN: each test reads the loss
+            _EPOCH.replace(
+                "        loss.backward()\n",
+                "        if bool(torch.isnan(loss)):\n            break\n        loss.backward()\n",
+            ),
+            "read values on the host (bool(), 3 time(s))",
+        ),
+        (  # the largest loss: max compares them on the host
+            _EPOCH.replace("torch.stack(losses).mean()", "torch.stack(losses).mean() + 0 * max(losses)"),
+            "read values on the host (bool(), 2 time(s))",
+        ),
+        (  # an Adam of its own: the optimizer given takes no step (and Adam's own reads are not the answer's)
+            _EPOCH.replace(
+                "    losses = []\n", "    losses = []\n    optimizer = torch.optim.Adam(model.parameters())\n"
+            ),
+            "train_epoch(model on cpu, SGD, X and y of 36 rows, 12) never stepped the optimizer it was given",
+        ),
+        (  # the model moved to the data
+            _EPOCH.replace(
+                "    device = next(model.parameters()).device\n", "    device = X.device\n    model.to(device)\n"
+            ),
+            "train_epoch(model on meta, SGD, X and y of 30 rows, 12) moved the model (or tried to): leave it on meta, "
+            "and move the data there",
+        ),
+        (  # the losses kept with their graphs
+            _EPOCH.replace("losses.append(loss.detach())", "losses.append(loss)"),
+            "returned a torch.float32 tensor of shape () on cpu; expected the mean loss, detached, one number on cpu",
+        ),
+        (  # clears the gradients between backward and step: every step finds none
+            _EPOCH.replace(
+                "        optimizer.step()\n        optimizer.zero_grad()\n",
+                "        optimizer.zero_grad()\n        optimizer.step()\n",
+            ),
+            "after train_epoch(model on cpu, SGD, X and y of 36 rows, 12) the weights differ from one SGD step per "
+            "batch of mean squared error: they are the starting weights: no step changed them",
+        ),
         (  # normalises X in place
             _EPOCH.replace("    losses = []\n", "    X -= X.mean(0)\n    losses = []\n"),
             "changed its arguments",
@@ -119,11 +209,18 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     3: (
         (
             "def load_on(path, device):\n    return torch.load(path)",
-            "load_on(path, torch.device('meta'))['0.weight'] is a torch.float16 tensor of shape (2, 3) on cpu",
+            "Attempting to deserialize object on",
         ),
-        (
-            "def load_on(path, device):\n    return torch.load(path).to(device)",
-            "'collections.OrderedDict' object has no attribute 'to'",
+        (  # loads where it was saved, then moves: a checkpoint from a GPU this machine lacks does not load
+            "def load_on(path, device):\n"
+            "    state = torch.load(path, weights_only=True)\n"
+            "    return {key: value.to(device) for key, value in state.items()}",
+            "Attempting to deserialize object on",
+        ),
+        (  # only the tensors saved on the CPU are mapped
+            "def load_on(path, device):\n"
+            "    return torch.load(path, map_location={'cpu': str(device)}, weights_only=True)",
+            "Attempting to deserialize object on",
         ),
         (
             "def load_on(path, device):\n    return nn.Linear(3, 1).to(device).state_dict()",
@@ -131,13 +228,15 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # every tensor made float32 on the way
             "def load_on(path, device):\n"
-            "    return {k: v.to(device, torch.float32) for k, v in torch.load(path, weights_only=True).items()}",
-            "['0.weight'] is a torch.float32 tensor of shape (2, 3) on cpu; expected the saved tensor there, a "
-            "torch.float16 tensor",
+            "    state = torch.load(path, map_location=device, weights_only=True)\n"
+            "    return {k: v.to(device, torch.float32) for k, v in state.items()}",
+            "load_on(path, torch.device('cpu'))['0.weight'] is a torch.float32 tensor of shape (2, 3) on cpu; expected "
+            "the saved tensor there, a torch.float16 tensor",
         ),
         (  # the CPU hard-coded
             "def load_on(path, device):\n    return torch.load(path, map_location='cpu', weights_only=True)",
-            "on cpu; expected the saved tensor there, a torch.float16 tensor of shape (2, 3) on meta",
+            "load_on(path, torch.device('meta'))['0.weight'] is a torch.float16 tensor of shape (2, 3) on cpu; "
+            "expected the saved tensor there, a torch.float16 tensor of shape (2, 3) on meta",
         ),
         (  # a model instead of its state dict
             "def load_on(path, device):\n"
@@ -161,7 +260,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # forgets update(): the scale never adapts
             _AMP.replace("    scaler.update()\n", ""),
-            "left the scale at 65536; scaler.update() sets it after each step",
+            "left the scale at 65536: the scaler given updates it after each step",
         ),
         (  # float16 on the CPU
             _AMP.replace("dtype=low_precision(device)", "dtype=torch.float16"),
@@ -191,6 +290,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             ),
             "left gradients in .grad after the step",
         ),
+        (  # a scaler of its own: the one given scales nothing
+            _AMP.replace(
+                "    scaler.scale(loss)", "    scaler = torch.amp.GradScaler(device.type)\n    scaler.scale(loss)"
+            ),
+            "amp_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y) left the scale at 65536: the scaler given "
+            "updates it after each step",
+        ),
         (  # moves the data in place of a copy
             _AMP.replace("    device =", "    x.mul_(1.0).add_(1.0)\n    device ="),
             "changed its arguments",
@@ -199,7 +305,34 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     5: (
         (  # the bug as given: clips the scaled gradients, then unscales them
             _CLIP.replace(_UNSCALE + _CLIP_LINE, _CLIP_LINE + _UNSCALE),
-            "they moved 2**16 times too little: clip_grad_norm_ saw scaled gradients",
+            "clipped_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y, 0.25) the weights differ from one SGD "
+            "step: they moved 2**16 times too little: clip_grad_norm_ saw scaled gradients",
+        ),
+        (  # max_norm fixed at the value of one call
+            _CLIP.replace("parameters(), max_norm)", "parameters(), 0.5)"),
+            "after clipped_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y, 0.25) the weights differ from one "
+            "SGD step",
+        ),
+        (  # clips each gradient's value, not their norm
+            _CLIP.replace(
+                _CLIP_LINE, _CLIP_LINE + "    nn.utils.clip_grad_value_(model.parameters(), max_norm)\n"
+            ).replace(
+                "norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm)",
+                "norm = torch.linalg.vector_norm(torch.cat([p.grad.flatten() for p in model.parameters()]))",
+            ),
+            "after clipped_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y, 0.25) the weights differ from one "
+            "SGD step",
+        ),
+        (  # unscales by hand, then steps through the scaler, which unscales again
+            _CLIP.replace(
+                _UNSCALE,
+                "    for p in model.parameters():\n        p.grad.mul_(1 / scaler.get_scale())\n",
+            ),
+            "they moved 2**16 times too little: the scale was divided out twice",
+        ),
+        (  # the norm after clipping
+            _CLIP.replace("    return norm", "    return min(norm, torch.tensor(max_norm))"),
+            "returned 0.25; expected the unclipped norm, 0.707107",
         ),
         (  # unscales before clipping and keeps the old unscale_ too: the scaler refuses the second
             _CLIP.replace(_CLIP_LINE, _CLIP_LINE + _UNSCALE),
@@ -240,11 +373,11 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # returns the loss instead of the norm
             _CLIP.replace("return norm", "return loss"),
-            "returned 0.5; expected the norm, 0.707107",
+            "returned 0.5; expected the unclipped norm, 0.707107",
         ),
         (  # returns the norm of the scaled gradients
             _CLIP.replace(_UNSCALE + _CLIP_LINE, _CLIP_LINE.replace("max_norm)", "max_norm * 2**16)") + _UNSCALE),
-            "returned 46340.9; expected the norm, 0.707107: that is the scaled value",
+            "returned 46340.9; expected the unclipped norm, 0.707107: that is the scaled value",
         ),
         (  # clips to a norm of its own
             _CLIP.replace(_CLIP_LINE, _CLIP_LINE.replace("max_norm)", "1.0)")),
@@ -306,10 +439,11 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         _EPOCH.replace("torch.stack(losses).mean()", "sum(losses) / len(losses)"),
     ),
     3: (
-        "def load_on(path, device):\n"
-        "    state = torch.load(path, weights_only=True)\n"
-        "    return {key: value.to(device) for key, value in state.items()}",
         "def load_on(path, device):\n    return torch.load(str(path), map_location=str(device))",
+        # loaded to the CPU first, then moved
+        "def load_on(path, device):\n"
+        "    state = torch.load(path, map_location='cpu', weights_only=True)\n"
+        "    return {key: value.to(device) for key, value in state.items()}",
     ),
     4: (
         # the loss outside autocast (mse_loss runs in float32 there anyway), returned as a float

@@ -17,12 +17,12 @@ _RIGHT_COPIES = "4 if p.requires_grad else 1"
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
         (
-            "def tensor_bytes(shape, dtype):\n    return math.prod(shape)",
+            "import math\n\n\ndef tensor_bytes(shape, dtype):\n    return math.prod(shape)",
             "tensor_bytes((64, 3, 224, 224), torch.float32) returned 9_633_792; expected 38_535_168: that is the "
             "number of elements; multiply by dtype.itemsize",
         ),
         (
-            "def tensor_bytes(shape, dtype):\n    return math.prod(shape) * 4",
+            "import math\n\n\ndef tensor_bytes(shape, dtype):\n    return math.prod(shape) * 4",
             "tensor_bytes((64, 3, 224, 224), torch.float16) returned 38_535_168; expected 19_267_584",
         ),
         (
@@ -30,16 +30,23 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "tensor_bytes((64, 3, 224, 224), torch.float32) returned 2060; expected 38_535_168",
         ),
         (
-            "def tensor_bytes(shape, dtype):\n    return math.prod(shape) * torch.finfo(dtype).bits",
+            "import math\n\n\ndef tensor_bytes(shape, dtype):\n    return math.prod(shape) * torch.finfo(dtype).bits",
             "returned 308_281_344; expected 38_535_168: that counts bits, not bytes",
         ),
         ("tensor_bytes = 38535168", "should be a function taking (shape, dtype), but it is an int"),
+        (  # a product by reduce: the scalar shape () has no element to start from
+            "import functools\n\n\ndef tensor_bytes(shape, dtype):\n"
+            "    return functools.reduce(lambda a, b: a * b, shape) * dtype.itemsize",
+            "tensor_bytes((), torch.bfloat16) raised TypeError (line 5 of your code): reduce() of empty iterable",
+        ),
         (  # floating-point types only: an int8 or bool tensor has no finfo
-            "def tensor_bytes(shape, dtype):\n    return math.prod(shape) * torch.finfo(dtype).bits // 8",
+            "import math\n\n\ndef tensor_bytes(shape, dtype):\n"
+            "    return math.prod(shape) * torch.finfo(dtype).bits // 8",
             "raised TypeError",
         ),
         (  # a 0-d tensor has no dimensions to multiply: its one element was forgotten
-            "def tensor_bytes(shape, dtype):\n    return (math.prod(shape) if shape else 0) * dtype.itemsize",
+            "import math\n\n\ndef tensor_bytes(shape, dtype):\n"
+            "    return (math.prod(shape) if shape else 0) * dtype.itemsize",
             "tensor_bytes((), torch.bfloat16) returned 0; expected 2",
         ),
         (  # allocates the tensor on the CPU to ask its size, which the question rules out
@@ -47,11 +54,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "tensor_bytes allocated a torch.float32 tensor of shape (64, 3, 224, 224) on cpu",
         ),
         (  # the bytes of a float32 element, whatever the dtype
-            "def tensor_bytes(shape, dtype):\n    return math.prod(shape) * torch.tensor(0.0).element_size()",
+            "import math\n\n\ndef tensor_bytes(shape, dtype):\n"
+            "    return math.prod(shape) * torch.tensor(0.0).element_size()",
             "tensor_bytes((64, 3, 224, 224), torch.float16) returned 38_535_168; expected 19_267_584",
         ),
         (  # complex64 holds two float32 numbers: 8 bytes, not 4
-            "def tensor_bytes(shape, dtype):\n"
+            "import math\n\n\ndef tensor_bytes(shape, dtype):\n"
             "    size = torch.finfo(dtype).bits // 8 if dtype.is_floating_point else dtype.itemsize\n"
             "    return math.prod(shape) * (4 if dtype.is_complex else size)",
             "tensor_bytes((3, 5), torch.complex64) returned 60; expected 120",
@@ -105,7 +113,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    tensors = model.state_dict(keep_vars=True).values()\n"
             "    held = sum(t.nbytes * (4 if t.requires_grad else 1) for t in tensors)\n"
             "    return held + batch_size * activation_bytes_per_sample",
-            "predict_peak_bytes(a Linear and a BatchNorm (buffers too), 1, 32) returned 776; expected 736",
+            "predict_peak_bytes(a Linear and a BatchNorm1d, 1, 32) returned 776; expected 736",
         ),
         (  # Adam's moments kept in float32 for float16 parameters: the question says they have the parameter's dtype
             _peak(
@@ -128,7 +136,8 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
     1: (
         "def tensor_bytes(shape, dtype):\n    return torch.empty(shape, dtype=dtype, device='meta').nbytes",
         "import numpy as np\n\ndef tensor_bytes(shape, dtype):\n    return np.prod(shape, dtype=int) * dtype.itemsize",
-        "def tensor_bytes(shape, dtype):\n    return math.prod(shape) * torch.tensor([], dtype=dtype).element_size()",
+        "import math\n\n\ndef tensor_bytes(shape, dtype):\n"
+        "    return math.prod(shape) * torch.tensor([], dtype=dtype).element_size()",
     ),
     2: (
         _peak(_RIGHT_COPIES, size="p.nbytes"),
