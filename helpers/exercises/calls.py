@@ -14,6 +14,9 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
+#: The tensor methods that move a tensor to another device.
+MOVES = frozenset({"to", "cpu", "cuda"})
+
 
 @dataclass
 class Call:
