@@ -15,8 +15,9 @@ from .cases import Slip, show, table
 from .ch11 import TimedDevice
 
 #: y = a*x + y on float32 vectors: its intensity ("" below) and what the chapter's slips make of it.
-_AXPY = {2 / 12: "", 1 / 12: "a*x + y is two FLOPs per element (a multiply and an add), not one"}
-_AXPY |= {2 / 3: "count bytes, not elements: each float32 element is 4 bytes", 2 / 8: "y is written back too"}
+_AXPY = {2 / 12: "", 2 / 3: "count bytes, not elements: a float32 element is 4 bytes", 2 / 8: "y is written back too"}
+_AXPY[1 / 12] = "1 FLOP per 12 bytes, or 2 per 24? a*x + y is 2 FLOPs an element, and a float32 is 4 bytes"
+_AXPY[1 / 8] = "2 FLOPs per 16 bytes (a read per element: a is a scalar), or 1 per 8 (an add and y's write left out)?"
 
 
 def _check_axpy_intensity(value: Any) -> None:
@@ -36,7 +37,7 @@ def _check_t4_bounds(value: Any) -> None:
     given = expect_type(value, dict, 'a dict such as {"vector add": "memory", ...}')
     for key, right in _BOUNDS.items():
         word = str(given.get(key)).strip().lower().removesuffix("bound").rstrip(" -")
-        said = show(given[key]) if key in given else "missing"
+        said = show(given[key]) if key in given else f"missing (the keys given: {show(list(given))})"
         if word not in ("memory", "compute"):
             raise Wrong(f"t4_bounds[{key!r}] is {said}: write 'memory' or 'compute'")
         if word != right:
@@ -88,7 +89,7 @@ def _check_achieved_tflops(fn: Any) -> None:
         got = expect_number(gpu.run(fn, gpu.fn, flops, gpu.sync, repeats), f"{call} to return a number of TFLOP/s")
         per_call = flops / got / 1e12 if got > 0 else math.inf  # no time is zero or less
         said = f"{call} returned {show(got)} TFLOP/s" + f", {show(per_call)} s a call" * (got > 0)
-        gpu.judge(said, per_call, repeats, range(4))
+        gpu.judge(said, per_call, repeats, range(4), {1e-3: "that is GFLOP/s, not TFLOP/s"})
 
 
 def _times(flops: float, nbytes: float, peak: float, bandwidth: float) -> tuple[float, float]:

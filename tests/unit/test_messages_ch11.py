@@ -4,6 +4,9 @@ queued); otherwise it says what it expected and what came back."""
 
 from __future__ import annotations
 
+import threading
+import time
+
 from .answers import evaluate
 
 
@@ -62,3 +65,49 @@ def test_a_clock_read_before_a_sync_is_named_only_when_it_happened() -> None:
     )
     message = evaluate(_question("steady_seconds"), early).message
     assert "it read the clock after 23 calls of fn with work still queued: sync() first" in message, message
+
+
+def test_clock_reads_of_other_threads_are_not_counted() -> None:
+    """A notebook kernel has threads of its own (IOPub, heartbeat, tqdm's monitor) that read the clock while a check
+    runs: each official solution and a right answer pass, every time, with another thread reading every 1 ms."""
+    from helpers.exercises import ch10
+    from helpers.exercises.solutions.ch10 import SOLUTIONS as TEN
+    from helpers.exercises.solutions.ch11 import SOLUTIONS as ELEVEN
+
+    from ..wrong_answers.ch10 import RIGHT_ANSWERS as TEN_RIGHT
+    from ..wrong_answers.ch11 import RIGHT_ANSWERS as ELEVEN_RIGHT
+
+    tflops, steady = next(q for q in ch10.QUESTIONS if q.variable == "achieved_tflops"), _question("steady_seconds")
+    # the solutions, right answers with a clock bound before the check (no read seen) and with each call timed
+    answers = [(tflops, TEN[4]), (tflops, TEN_RIGHT[4][1]), (tflops, TEN_RIGHT[4][2]), (steady, ELEVEN[2])]
+    answers += [(steady, ELEVEN_RIGHT[2][2]), (steady, ELEVEN_RIGHT[2][1])]
+    stop = threading.Event()
+
+    def read_the_clocks() -> None:
+        while not stop.is_set():
+            time.time(), time.monotonic(), time.perf_counter()
+            time.sleep(0.001)
+
+    reader = threading.Thread(target=read_the_clocks, daemon=True)
+    reader.start()
+    try:
+        for _ in range(5):
+            for question, code in answers:
+                outcome = evaluate(question, code)
+                assert outcome.correct, (code, outcome.message)
+    finally:
+        stop.set()
+        reader.join()
+
+
+def test_no_clock_read_seen_no_read_counted() -> None:
+    """With a clock the checker cannot watch, a wrong number of calls is said without counts of clock reads."""
+    code = (
+        "from time import perf_counter\n\n"
+        "def steady_seconds(fn, x, sync, warmup, iters):\n    for _ in range(3):\n        fn(x)\n    sync()\n"
+        "    start = perf_counter()\n    for _ in range(20):\n        fn(x)\n    sync()\n"
+        "    return (perf_counter() - start) / 20"
+    )
+    message = evaluate(_question("steady_seconds"), code).message
+    assert "fn ran 23 times; expected 1 warm-up calls, then 12 timed ones" in message, message
+    assert "clock read" not in message, message

@@ -17,7 +17,13 @@ _TFLOPS = lines_of(SOLUTIONS[4], 1, 1)
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
         ("axpy_intensity = 2 / (2 * 4)", "y is written back too"),
-        ("axpy_intensity = 1 / (3 * 4)", "a*x + y is two FLOPs per element"),
+        ("axpy_intensity = 1 / (3 * 4)", "1 FLOP per 12 bytes, or 2 per 24? a*x + y is 2 FLOPs an element"),
+        # float64 bytes give the same 1/12: both causes are named, neither is guessed
+        (
+            "axpy_intensity = 2 / (3 * 8)",
+            "1 FLOP per 12 bytes, or 2 per 24? a*x + y is 2 FLOPs an element, and a float32",
+        ),
+        ("axpy_intensity = 0.125", "2 FLOPs per 16 bytes (a read per element: a is a scalar), or 1 per 8"),
         ("axpy_intensity = 2 / 3", "count bytes, not elements"),
         # bytes over FLOPs: no slip the chapter teaches, so nothing is named
         ("axpy_intensity = 12 / 2", "6 FLOP/byte is not it: count the FLOPs and the bytes"),
@@ -35,6 +41,11 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             't4_bounds = {"vector add": "memory", "matmul n=1024": "compute"}',
             "t4_bounds['linear 4096→4096, batch 1'] is missing",
+        ),
+        (  # an ASCII arrow: the key given is quoted
+            't4_bounds = {"vector add": "memory", "matmul n=1024": "compute", "linear 4096->4096, batch 1": "memory"}',
+            "t4_bounds['linear 4096→4096, batch 1'] is missing (the keys given: ['vector add', 'matmul n=1024', "
+            "'linear 4096->4096, batch 1'])",
         ),
         (
             't4_bounds = {"vector add": "memory", "matmul n=1024": True, "linear 4096→4096, batch 1": "memory"}',
@@ -71,6 +82,11 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _LINEAR + "    return 2 * batch * d_in * d_out, (batch * d_in + d_out * d_in + d_out + batch * d_out) * 4",
             "linear_cost(3, 5, 7, 2) returned (210, 312); expected (210 (or 231 with the bias), 156)",
         ),
+        (  # the pair the other way round: no slip the chapter teaches, so nothing is named
+            _LINEAR
+            + "    return (batch * d_in + d_out * d_in + d_out + batch * d_out) * itemsize, 2 * batch * d_in * d_out",
+            "returned (156, 210); expected (210 (or 231 with the bias), 156)",
+        ),
         (  # the weight counted once per sample: right at batch 1 only
             _LINEAR + "    return 2 * batch * d_in * d_out, batch * (d_in + d_out * d_in + d_out + d_out) * itemsize",
             "linear_cost(3, 5, 7, 2) returned (210, 324)",
@@ -84,7 +100,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             _TIMED + "    return 4e10 / ((time.perf_counter() - start) / repeats) / 1e12",
-            "achieved_tflops(fn, 2e+10, sync, 4) returned",
+            "s a call; expected 0.0",
         ),
         (
             _TFLOPS + "    start = time.perf_counter()\n    for _ in range(repeats):\n        fn()\n"
@@ -103,10 +119,23 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             _TIMED + "    return flops / (time.perf_counter() - start) / 1e12",
-            "achieved_tflops(fn, 4e+10, sync, 10) returned",
+            "s a call: that is all the calls' time, not one's",
         ),
         (
             _TIMED + "    seconds = (time.perf_counter() - start) / repeats\n    return flops / seconds / 1e9",
+            "s a call; expected 0.004",
+        ),
+        (
+            _TIMED + "    seconds = (time.perf_counter() - start) / repeats\n    return flops / seconds / 1e9",
+            "s a call: that is GFLOP/s, not TFLOP/s",
+        ),
+        (
+            _TIMED + "    seconds = (time.perf_counter() - start) / repeats * 1000\n    return flops / seconds / 1e12",
+            "s a call: that is milliseconds",
+        ),
+        (  # no sync before the clock starts, with a clock bound before the check: the queued work makes it too long
+            "from time import perf_counter\n\n" + _TFLOPS + "    start = perf_counter()\n    for _ in range(repeats):\n"
+            "        fn()\n    sync()\n    return flops / ((perf_counter() - start) / repeats) / 1e12",
             "s a call; expected 0.004",
         ),
         (
@@ -149,6 +178,10 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             _ROOF + "    return max(flops / (peak_tflops * 1e9), nbytes / (bandwidth_gbs * 1e9))",
             "returned 0.00123457; expected 0.000375",
+        ),
+        (  # milliseconds
+            _ROOF + "    return 1000 * max(flops / (peak_tflops * 1e12), nbytes / (bandwidth_gbs * 1e9))",
+            "returned 0.375; expected 0.000375",
         ),
     ),
 }

@@ -9,6 +9,9 @@ _STEADY = lines_of(SOLUTIONS[2], 1, 1)
 _WARM = lines_of(SOLUTIONS[2], 1, 3)
 _RUN = lines_of(SOLUTIONS[3], 1, 3)
 _NORMALISE = lines_of(SOLUTIONS[4], 1, 1)
+#: An empty (n, k) tensor like the products, for answers that write each product into it.
+_OUT = "    out = torch.empty(len(weights), len(vectors[0]), dtype=weights[0].dtype, device=weights[0].device)\n"
+_LOOP = "    for i in range(len(weights)):\n"
 
 #: Typical wrong answers to each question, by number, each with words its verdict must contain (the
 #: message a learner who wrote it is told).
@@ -28,7 +31,36 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             _APPLY + "    return torch.stack(weights) @ torch.stack(vectors).unsqueeze(-1)",
-            "returned a torch.float32 tensor of shape (3, 5, 1) on cpu; expected a list of 3 vectors",
+            "returned a torch.float32 tensor of shape (3, 5, 1) on cpu; expected a Python list of 3 tensors",
+        ),
+        (  # the products stacked: the question asks for a list
+            _APPLY + "    return (torch.stack(weights) @ torch.stack(vectors).unsqueeze(-1)).squeeze(-1)",
+            "returned a torch.float32 tensor of shape (3, 5) on cpu; expected a Python list of 3 tensors",
+        ),
+        (  # Python numbers, not tensors
+            _APPLY + "    return (torch.stack(weights) @ torch.stack(vectors).unsqueeze(-1)).squeeze(-1).tolist()",
+            "returned [[99, -17, -117, -143, 99], [",
+        ),
+        (  # a launch a pair that makes no new tensor: out= ...
+            _APPLY + _OUT + _LOOP + "        torch.mv(weights[i], vectors[i], out=out[i])\n    return list(out)",
+            "your code ran 4 operators for 3 pairs and 13 for 12",
+        ),
+        (  # ... an in-place operator ...
+            _APPLY
+            + _OUT
+            + "    out.zero_()\n"
+            + _LOOP
+            + "        out[i].addmv_(weights[i], vectors[i])\n    return list(out)",
+            "your code ran 5 operators for 3 pairs and 14 for 12",
+        ),
+        (  # ... or a write into an index
+            _APPLY + _OUT + _LOOP + "        out[i] = weights[i] @ vectors[i]\n    return list(out)",
+            "your code ran 7 operators for 3 pairs and 25 for 12",
+        ),
+        (
+            _APPLY + _OUT + "    for i, (w, v) in enumerate(zip(weights, vectors)):\n"
+            "        torch.matmul(w, v, out=out[i])\n    return list(out)",
+            "your code ran 4 operators for 3 pairs and 13 for 12",
         ),
         (  # squeeze() without a dim: wrong for one pair only
             _APPLY + "    return list((torch.stack(weights) @ torch.stack(vectors).unsqueeze(-1)).squeeze())",
@@ -78,13 +110,29 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _WARM
             + "    sync()\n    start = time.perf_counter()\n    for _ in range(iters):\n        fn(x)\n    sync()\n"
             "    return time.perf_counter() - start",
-            "s a call; expected 0.00",
+            "s a call; expected 0.002",
+        ),
+        (
+            _WARM
+            + "    sync()\n    start = time.perf_counter()\n    for _ in range(iters):\n        fn(x)\n    sync()\n"
+            "    return time.perf_counter() - start",
+            "s a call: that is all the calls' time, not one's",
         ),
         (
             _WARM
             + "    sync()\n    start = time.perf_counter()\n    for _ in range(iters):\n        fn(x)\n    sync()\n"
             "    return (time.perf_counter() - start) / iters * 1000",
-            "s a call; expected 0.00",
+            "s a call: that is milliseconds",
+        ),
+        (  # no sync before the clock starts, with a clock bound before the check: the queued work makes it too long
+            "from time import perf_counter\n\n" + _WARM + "    start = perf_counter()\n    for _ in range(iters):\n"
+            "        fn(x)\n    sync()\n    return (perf_counter() - start) / iters",
+            "s a call; expected 0.002",
+        ),
+        (  # the same clock, warm-up calls not made: no clock read was seen, so none is counted
+            "from time import perf_counter\n\n" + _STEADY + "    sync()\n    start = perf_counter()\n"
+            "    for _ in range(iters):\n        fn(x)\n    sync()\n    return (perf_counter() - start) / iters",
+            "s a call: fn ran 20 times; expected 3 warm-up calls, then 20 timed ones",
         ),
         (
             _WARM
@@ -124,6 +172,33 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "output 0 is [[1, 1, 1], [1, 1, 1]] (torch.float32); expected [[1, 3, 5], [7, 9, 11]] (torch.float32): "
             "static_input's captured zeros give that",
         ),
+        (  # other memory in static_input: the CPU model would read it, a real graph reads the captured address
+            _RUN + "        static_input.data = batch\n        graph.replay()\n"
+            "        outputs.append(static_output.clone())\n    return outputs",
+            "gave static_input other memory: copy_ into it, as a graph reads the captured memory",
+        ),
+        (
+            _RUN + "        static_input.set_(batch)\n        graph.replay()\n"
+            "        outputs.append(static_output.clone())\n    return outputs",
+            "gave static_input other memory",
+        ),
+        (
+            _RUN + "        torch.utils.swap_tensors(static_input, batch.clone())\n        graph.replay()\n"
+            "        outputs.append(static_output.clone())\n    return outputs",
+            "gave static_input other memory",
+        ),
+        (  # cloned before the replay
+            _RUN + "        static_input.copy_(batch)\n        outputs.append(static_output.clone())\n"
+            "        graph.replay()\n    return outputs",
+            "output 0 is [[1, 1, 1], [1, 1, 1]] (torch.float32); expected [[1, 3, 5], [7, 9, 11]] (torch.float32): "
+            "your outputs are one batch behind: copy_ a batch in, replay(), then clone()",
+        ),
+        (  # the outputs stacked: the question asks for the list
+            _RUN + "        static_input.copy_(batch)\n        graph.replay()\n"
+            "        outputs.append(static_output.clone())\n    return torch.stack(outputs)",
+            "3 replays and a torch.float32 tensor of shape (3, 2, 3) on cpu; expected a replay and a list entry a "
+            "batch",
+        ),
         (
             _RUN + "        static_input.copy_(batch)\n        graph.replay()\n        outputs.append(static_output)\n"
             "    return outputs",
@@ -133,7 +208,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _RUN + "        graph.replay()\n        static_input.copy_(batch)\n"
             "        outputs.append(static_output.clone())\n"
             "    return outputs",
-            "static_input's captured zeros give that: copy_ each batch in",
+            "your outputs are one batch behind: copy_ a batch in, replay(), then clone()",
         ),
         (
             _RUN + "        batch.copy_(static_input)\n        graph.replay()\n"
@@ -170,8 +245,26 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             _NORMALISE + "    return x / x.abs().max()",
-            "normalise([0.0, 0.0, 0.0], torch.float32) returned [nan, nan, nan] (torch.float32); expected [0, 0, 0] "
-            "(torch.float32): 0 / 0 is nan",
+            "normalise([0, 0], torch.int64) returned [nan, nan] (torch.float32); expected [0, 0] (torch.int64): 0 / 0 "
+            "is nan",
+        ),
+        (  # a guard that is 0 in float16 (nan for all zeros) and too large near 1e-13
+            _NORMALISE + "    return x / x.abs().max().clamp_min(1e-30)",
+            "normalise([0, 0], torch.float16) returned [nan, nan] (torch.float16); expected [0, 0] (torch.float16): "
+            "0 / 0 is nan",
+        ),
+        (
+            _NORMALISE + "    return x / (x.abs().max() + 1e-12)",
+            "normalise([1e-13, -2e-13], torch.float32) returned [0.0833333, -0.166667] (torch.float32); expected "
+            "[0.5, -1] (torch.float32)",
+        ),
+        (
+            _NORMALISE + "    return x / x.abs().max().clamp(min=1e-12)",
+            "normalise([1e-13, -2e-13], torch.float32) returned [0.1, -0.2] (torch.float32)",
+        ),
+        (
+            _NORMALISE + "    return torch.where(x.abs().max() == 0, x, x / (x.abs().max() + 1e-12))",
+            "normalise([1e-13, -2e-13], torch.float32) returned [0.0833333, -0.166667]",
         ),
         (
             _NORMALISE
@@ -211,7 +304,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
 #: Right answers other than the solution, as a learner could write them: each must be accepted.
 RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
     1: (
-        _APPLY + '    return torch.einsum("nij,nj->ni", torch.stack(weights), torch.stack(vectors))',
+        _APPLY + '    return list(torch.einsum("nij,nj->ni", torch.stack(weights), torch.stack(vectors)))',
         _APPLY + "    return tuple(torch.bmm(torch.stack(weights), torch.stack(vectors)[..., None])[..., 0])",
         # one view per pair: a view launches nothing
         _APPLY + "    products = (torch.stack(weights) @ torch.stack(vectors).unsqueeze(-1)).squeeze(-1)\n"
@@ -237,8 +330,10 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    return tuple(outs)",
     ),
     4: (
-        _NORMALISE + "    return x / x.abs().max().clamp_min(1e-30)",
         _NORMALISE + "    return (x / x.abs().max()).nan_to_num(0.0)",
+        # a higher-order op: the check runs it as a notebook does
+        _NORMALISE + "    peak = x.abs().max()\n"
+        "    return torch.cond(peak == 0, lambda x, p: x / 1, lambda x, p: x / p, (x, peak))",
         _NORMALISE + "    peak = x.abs().amax()\n    return x / torch.where(peak == 0, torch.ones_like(peak), peak)",
         _NORMALISE + "    peak = x.abs().max()\n    return torch.where(peak > 0, x / peak, x)",
     ),
