@@ -109,7 +109,7 @@ _check_roofline_seconds = table(
     ),
 )
 
-#: Each question's variable, and its task and hint (after a newline); `_check_{variable}` checks it.
+#: Each question's variable, and its task and hint (after a newline); `_CHECKS` checks them, in order.
 _TEXTS = {
     "axpy_intensity": "Set `axpy_intensity` to the arithmetic intensity (FLOP per byte) of `y = a * x + y` on float32 "
     "vectors (a is a scalar; x and y are read, y is written back).\nPer element: how many FLOPs? How many 4-byte "
@@ -127,8 +127,9 @@ _TEXTS = {
 }
 #: The names the notebook gives the solutions.
 _CONTEXT = {"by_short_name": by_short_name, "time": time}
+_CHECKS = (_check_axpy_intensity, _check_t4_bounds, _check_linear_cost, _check_achieved_tflops, _check_roofline_seconds)
 QUESTIONS = [
-    Question(n, task, name, globals()[f"_check_{name}"], hint, chapter="10", context=_CONTEXT.copy)
-    for n, (name, text) in enumerate(_TEXTS.items(), 1)
+    Question(n, task, name, check, hint, chapter="10", context=_CONTEXT.copy)
+    for n, ((name, text), check) in enumerate(zip(_TEXTS.items(), _CHECKS, strict=True), 1)
     for task, hint in [text.split("\n")]
 ]

@@ -167,7 +167,7 @@ def _check_normalise(fn: Any) -> None:
         raise Wrong(f"torch.compile made {len(graphs)} graphs of normalise, not one: it {why} (set_logs shows where)")
 
 
-#: Each question's variable, and its task and hint (after a newline); `_check_{variable}` checks it.
+#: Each question's variable, and its task and hint (after a newline); `_CHECKS` checks them, in order.
 _TEXTS = {
     "apply_all": "Write `apply_all(weights, vectors)`: the n products weights[i] @ vectors[i] of n square matrices "
     "and n vectors (n ≥ 1), as a list, in a number of operators that does not grow with n.\n"
@@ -179,9 +179,10 @@ _TEXTS = {
     "normalise": "Debug this: make `normalise(x)` (x over its largest absolute value; an all-zero x as it is) compile "
     "into one graph, with the same results.\n`peak.item()` reads on the CPU; torch.where picks on the device.",
 }
+_CHECKS = (_check_apply_all, _check_steady_seconds, _check_run_batches, _check_normalise)
 QUESTIONS = [
-    Question(n, task, name, globals()[f"_check_{name}"], hint, chapter="11", context=lambda: {"time": time})
-    for n, (name, text) in enumerate(_TEXTS.items(), 1)
+    Question(n, task, name, check, hint, chapter="11", context=lambda: {"time": time})
+    for n, ((name, text), check) in enumerate(zip(_TEXTS.items(), _CHECKS, strict=True), 1)
     for task, hint in [text.split("\n")]
 ]
 QUESTIONS[0].time_limit = QUESTIONS[3].time_limit = 60.0  # the first meta tensors and compile import torch._dynamo
