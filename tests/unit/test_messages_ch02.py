@@ -28,7 +28,7 @@ def test_a_fixed_cuda_is_named_when_the_error_came_after_it() -> None:
     }
     for variable, (code, spelled) in answers.items():
         message = evaluate(_question(variable), code).message
-        assert "raised AssertionError: Torch not compiled with CUDA enabled; it named cuda " + spelled in message
+        assert " raised " in message and "; it named cuda " + spelled in message, message  # torch's words vary by build
         assert message.endswith("use the device you were given"), message
 
 

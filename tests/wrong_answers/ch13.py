@@ -251,15 +251,6 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    inside = c < n_cols\n"
         "    row = tl.load(x_ptr + r * x_row_stride + c, mask=inside, other=0.0)\n"
         "    tl.store(out_ptr + r * out_row_stride + c, row * tl.load(scale_ptr + r), mask=inside)\n",
-        # rows longer than the block, walked in steps of BLOCK
-        "@triton.jit\n"
-        "def row_scale_kernel(x_ptr, scale_ptr, out_ptr, n_cols, x_row_stride, out_row_stride, BLOCK: tl.constexpr):\n"
-        "    r = tl.program_id(0)\n"
-        "    s = tl.load(scale_ptr + r)\n"
-        "    for start in range(0, n_cols, BLOCK):\n"
-        "        c = start + tl.arange(0, BLOCK)\n"
-        "        x = tl.load(x_ptr + r * x_row_stride + c, mask=c < n_cols)\n"
-        "        tl.store(out_ptr + r * out_row_stride + c, x * s, mask=c < n_cols)\n",
     ),
     3: (
         "def least_seconds(rows, cols, element_size, roof_gb_per_s):\n"
