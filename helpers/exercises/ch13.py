@@ -25,16 +25,21 @@ def _check_kernel(name: str, cases: Callable[[str], Iterator[tuple]], value: Any
     """Launch the kernel on each case: interpreted on CPU tensors under `bounds_checked`, then compiled on a GPU."""
     if isinstance(value, KernelNeedingTriton) or importlib.util.find_spec("triton") is None:
         raise Wrong(triton_advice())
-    plain = type(value).__name__ not in ("InterpretedFunction", "JITFunction")  # no @triton.jit: it runs as Python
+    plain = type(value).__name__ not in ("InterpretedFunction", "JITFunction")  # no @triton.jit: seen from its type
+    jit = f"`{name}` is a plain Python function, not a Triton kernel, which `{name}[grid](...)` launches: "
+    jit += "put @triton.jit above it"
     if plain and not callable(value):
         raise Wrong(f"`{name}` should be a Triton kernel, decorated with @triton.jit; got {_a(type(value).__name__)}")
     gpu = type(value).__name__ == "JITFunction" and torch.cuda.is_available()
     python = (lambda grid: value) if plain else as_interpreted(value).__getitem__
     for launch, device in [(python, "cpu")] + ([(value.__getitem__, "cuda")] if gpu else []):
         for label, *case in cases(device):
-            _launch(launch, f"{name} on {label}" + " (compiled, on the GPU)" * (device == "cuda"), *case)
+            try:
+                _launch(launch, f"{name} on {label}" + " (compiled, on the GPU)" * (device == "cuda"), *case)
+            except Wrong as wrong:  # run as Python, a kernel fails in Triton's words, which differ by version
+                raise Wrong(f"{wrong}; {jit}" if plain else str(wrong)) from None
     if plain:
-        raise Wrong(f"`{name}` is not a Triton kernel, which `{name}[grid](...)` launches: put @triton.jit above it")
+        raise Wrong(jit)
 
 
 def _stores(stored: list) -> Any:
