@@ -1,5 +1,19 @@
 """Chapter 00's typical wrong answers, by question number (see the package's docstring)."""
 
+#: A q3 answer up to its rule for PTX (compute_NN) entries: `a` targets and SASS (sm_NN) as the chapter states them.
+_PTX_HEAD = (
+    "def has_kernels_for(capability, arch_list):\n"
+    "    major, minor = capability\n"
+    "    for arch in arch_list:\n"
+    '        kind, _, digits = arch.partition("_")\n'
+    '        number = int(digits.rstrip("af"))\n'
+    '        if digits.endswith("a"):\n'
+    "            if number == major * 10 + minor:\n"
+    "                return True\n"
+    '        elif kind == "sm" and number // 10 == major and number % 10 <= minor:\n'
+    "            return True\n"
+)
+
 #: Typical wrong answers to each question, by number, each with words its verdict must contain (the
 #: message a learner who wrote it is told).
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
@@ -271,34 +285,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         # PTX only on a strictly later capability (accepted before): it runs on its own capability too
         (
-            "def has_kernels_for(capability, arch_list):\n"
-            "    major, minor = capability\n"
-            "    for arch in arch_list:\n"
-            '        kind, _, digits = arch.partition("_")\n'
-            '        number = int(digits.rstrip("af"))\n'
-            '        if digits.endswith("a"):\n'
-            "            if number == major * 10 + minor:\n"
-            "                return True\n"
-            '        elif kind == "sm" and number // 10 == major and number % 10 <= minor:\n'
-            "            return True\n"
-            '        elif kind == "compute" and (number // 10, number % 10) < (major, minor):\n'
+            _PTX_HEAD + '        elif kind == "compute" and (number // 10, number % 10) < (major, minor):\n'
             "            return True\n"
             "    return False",
             "has_kernels_for((9, 0), ['compute_90']) returned False; expected True",
         ),
         # PTX only on a later major version (accepted before): it runs on a later minor version too
         (
-            "def has_kernels_for(capability, arch_list):\n"
-            "    major, minor = capability\n"
-            "    for arch in arch_list:\n"
-            '        kind, _, digits = arch.partition("_")\n'
-            '        number = int(digits.rstrip("af"))\n'
-            '        if digits.endswith("a"):\n'
-            "            if number == major * 10 + minor:\n"
-            "                return True\n"
-            '        elif kind == "sm" and number // 10 == major and number % 10 <= minor:\n'
-            "            return True\n"
-            '        elif kind == "compute" and (number == major * 10 + minor or number // 10 < major):\n'
+            _PTX_HEAD + '        elif kind == "compute" and (number == major * 10 + minor or number // 10 < major):\n'
             "            return True\n"
             "    return False",
             "has_kernels_for((8, 6), ['compute_80']) returned False; expected True",
