@@ -19,11 +19,14 @@ ipywidgets are imported inside the functions that need them, so `import helpers`
 * `helpers.processes`    ranks and torchrun with time limits, fresh interpreters, scratch folders
 * `helpers.gpu_specs`    GPU datasheet figures
 * `helpers.checking`     exercises with `check()`, `hint()`, `solution()`; `helpers.exercises` holds them
+* `helpers.answers`      a learner's answer as a value: numbers in any form, the kind expected
+* `helpers.learner_code` running a learner's code for a check: time limit, output, whose error
 
 The course tooling is `coursetools/` in the repository; it imports `helpers`, never the reverse.
 """
 
-from .checking import as_number, load_exercises
+from .answers import as_number
+from .checking import load_exercises
 from .devices import have_gpus, synchronize, try_all_gpus, try_gpu
 from .processes import scratch_folder
 

@@ -18,7 +18,8 @@ from typing import Any
 
 import torch
 
-from ..checking import Wrong, describe_error, expect_function, expect_number
+from ..answers import Wrong, expect_function, expect_number
+from ..learner_code import describe_error
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ from unittest import mock
 
 import torch
 
-from ..checking import Question, Wrong, expect_function, expect_type
+from ..answers import Wrong, expect_function, expect_type
+from ..checking import Question
 from ..environment import build_supports
 from ..standins import pretend_machine
 from .cases import table

@@ -13,7 +13,8 @@ from unittest import mock
 
 import torch
 
-from ..checking import Question, Wrong, expect_function, expect_type
+from ..answers import Wrong, expect_function, expect_type
+from ..checking import Question
 from .ch00 import MACHINES, ask, devices, same_everywhere
 
 

@@ -8,7 +8,9 @@ from typing import Any
 import torch
 from torch.utils._pytree import tree_leaves, tree_map
 
-from ..checking import Checker, Question, Wrong, expect_function
+from ..answers import Wrong, expect_function
+from ..checking import Question
+from ..learner_code import Checker
 from .calls import Call, CallLog
 from .cases import show
 

@@ -10,7 +10,8 @@ from typing import Any
 
 import torch
 
-from ..checking import Question, Wrong, expect_type
+from ..answers import Wrong, expect_type
+from ..checking import Question
 from . import cases
 from .cases import Slip, show, table
 from .ch02 import described, in_place, run, same, spelled

@@ -10,7 +10,9 @@ from unittest import mock
 import torch
 from torch import nn
 
-from ..checking import Checker, Question, Wrong, as_number, describe_error, expect_function, expect_number
+from ..answers import Wrong, as_number, expect_function, expect_number
+from ..checking import Question
+from ..learner_code import Checker, describe_error
 from ..training import make_data, make_model
 from .calls import MOVES, CallLog
 from .cases import show, unchanged

@@ -8,7 +8,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from ..checking import Question, Wrong
+from ..answers import Wrong
+from ..checking import Question
 from ..memory import tensor_nbytes
 from .calls import CallLog
 from .cases import Case, Slip, show, table

@@ -10,7 +10,8 @@ from unittest import mock
 
 import torch
 
-from ..checking import Question, Wrong, expect_function, expect_number, expect_type
+from ..answers import Wrong, expect_function, expect_number, expect_type
+from ..checking import Question
 from ..standins import SimulatedEvent, SimulatedValue, simulated_cuda
 from .cases import show
 

@@ -6,7 +6,8 @@ from typing import Any
 
 import torch
 
-from ..checking import Question, Wrong, expect_function
+from ..answers import Wrong, expect_function
+from ..checking import Question
 from ..standins import SimulatedCuda, simulated_cuda
 from .cases import show, unchanged
 

@@ -16,7 +16,8 @@ from unittest import mock
 
 import torch
 
-from ..checking import CouldNotCheck, Question, Wrong, expect_function, expect_pair, normalise
+from ..answers import Wrong, expect_function, expect_pair, normalise
+from ..checking import CouldNotCheck, Question
 from .cases import Slip, show, table
 
 #: Seconds two ranks may take to start (a slow start is never held against an answer), to run, and to wait in

@@ -14,7 +14,8 @@ import torch
 from torch import nn
 from torch.nn.functional import cosine_similarity, cross_entropy
 
-from ..checking import Question, Wrong, expect_function, normalise
+from ..answers import Wrong, expect_function, normalise
+from ..checking import Question
 from ..processes import LaunchTimeout, WorkerFailed, launch, process_context, stop_processes
 from .cases import same, show, unchanged
 

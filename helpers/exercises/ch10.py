@@ -9,7 +9,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from ..checking import Question, Wrong, expect_function, expect_number, expect_pair, expect_type
+from ..answers import Wrong, expect_function, expect_number, expect_pair, expect_type
+from ..checking import Question
 from ..gpu_specs import by_short_name
 from .cases import Slip, show, table
 from .ch11 import TimedDevice

@@ -14,7 +14,8 @@ from unittest import mock
 
 import torch
 
-from ..checking import Question, Wrong, expect_function, expect_number
+from ..answers import Wrong, expect_function, expect_number
+from ..checking import Question
 from ..standins import GraphReplayModel, PretendAsyncDevice
 from .calls import CPU_CLOCKS, CallLog
 from .cases import show, unchanged

@@ -13,7 +13,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from ..checking import Question, Wrong, expect_function
+from ..answers import Wrong, expect_function
+from ..checking import Question
 from ..sharding import OPTIMIZER_STATES, STATE_BYTES
 from ..sharding import bytes_per_rank as _reference
 from .cases import Slip, show, table

@@ -12,8 +12,10 @@ from unittest import mock
 
 import torch
 
-from ..checking import Question, Wrong, _a, _first_line
+from ..answers import Wrong, with_article
+from ..checking import Question
 from ..kernels import OutOfBounds, as_interpreted, bounds_checked, triton_advice
+from ..learner_code import first_line
 from ..standins import KernelNeedingTriton
 from .cases import Slip, table, unchanged
 
@@ -29,7 +31,8 @@ def _check_kernel(name: str, cases: Callable[[str], Iterator[tuple]], value: Any
     jit = f"`{name}` is a plain Python function, not a Triton kernel, which `{name}[grid](...)` launches: "
     jit += "put @triton.jit above it"
     if plain and not callable(value):
-        raise Wrong(f"`{name}` should be a Triton kernel, decorated with @triton.jit; got {_a(type(value).__name__)}")
+        got = with_article(type(value).__name__)
+        raise Wrong(f"`{name}` should be a Triton kernel, decorated with @triton.jit; got {got}")
     gpu = type(value).__name__ == "JITFunction" and torch.cuda.is_available()
     python = (lambda grid: value) if plain else as_interpreted(value).__getitem__
     for launch, device in [(python, "cpu")] + ([(value.__getitem__, "cuda")] if gpu else []):
@@ -65,7 +68,7 @@ def _launch(launch: Any, call: str, grid: tuple, block: int, tensors: dict, rest
         if isinstance(cause, OutOfBounds):
             said = (_SCALE if cause.tensor == "scale" else pins).format(cause.tensor) if cause.kind != "before" else ""
             raise Wrong(f"{call}: {str(cause).replace(' given: ', ' given; the lowest lies ')}.{said}") from None
-        raise Wrong(f"{call} raised {type(cause).__name__}: {_first_line(cause)}") from None
+        raise Wrong(f"{call} raised {type(cause).__name__}: {first_line(cause)}") from None
     if not unchanged(kept, {k: tensors[k] for k in kept}):
         raise Wrong(f"{call} changed its arguments: a kernel should write into out only")
     around = out._base.clone()  # the buffer out lies in must not change, but for out's own elements

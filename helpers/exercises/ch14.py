@@ -10,7 +10,9 @@ from typing import Any
 import torch
 from torch.utils._pytree import tree_leaves
 
-from ..checking import Question, Wrong, describe_error, expect_function, expect_type
+from ..answers import Wrong, expect_function, expect_type
+from ..checking import Question
+from ..learner_code import describe_error
 from ..training import threads_on_cpu
 from .calls import CallLog
 from .cases import Slip, number, same, show, table, unchanged

@@ -32,7 +32,7 @@ import pytest
 import torch
 
 import helpers.exercises
-from helpers import checking
+from helpers import answers, checking, learner_code
 from helpers.checking import Outcome, Question
 
 from .answers import evaluate, run_in_notebook
@@ -148,7 +148,7 @@ def _problems(what: str, outcome: Outcome | None, escaped: str, seconds: float, 
 
 
 def _output_is_capped(output: str) -> bool:
-    return len(output) <= checking.OUTPUT_LIMIT + 40 and output.endswith("more characters)")
+    return len(output) <= learner_code.OUTPUT_LIMIT + 40 and output.endswith("more characters)")
 
 
 def _merge(into: dict, more: dict) -> None:
@@ -165,7 +165,7 @@ def _report(label: str, problems: dict) -> str:
 @pytest.mark.parametrize(("chapter", "question"), QUESTIONS, ids=IDS)
 def test_generic_mistakes_get_a_verdict(chapter: str, question: Question) -> None:
     """Faulty functions (for function questions) and junk values (for all) each get a prompt, plain verdict."""
-    if not checking._time_limit_possible():
+    if not learner_code._time_limit_possible():
         pytest.skip("no SIGALRM here: a function that never returns cannot be stopped")
     problems: dict[str, list[str]] = {"hangs": [], "escaped": [], "bad verdicts": []}
     cases: list[tuple[str, dict | str, float, str]] = [("missing", {}, QUICK_LIMIT, "can't find")]
@@ -295,4 +295,4 @@ def test_the_forms_apply_to_numbers_and_sequences() -> None:
 def test_a_value_of_the_wrong_type_is_named_with_the_right_article() -> None:
     for value, named in ((5, "an int"), (object(), "an object"), ([1], "a list"), (None, "a NoneType")):
         with pytest.raises(checking.Wrong, match=f"expected a string, but got {named}: "):
-            checking.expect_type(value, str, "a string")
+            answers.expect_type(value, str, "a string")

@@ -17,8 +17,9 @@ import numpy as np
 import pytest
 import torch
 
-from helpers import checking
-from helpers.checking import Outcome, Question, Wrong, expect_number, expect_type, load_exercises, normalise
+from helpers import checking, learner_code
+from helpers.answers import Wrong, expect_number, expect_type, normalise
+from helpers.checking import Outcome, Question, load_exercises
 
 from .answers import evaluate
 
@@ -78,7 +79,7 @@ def test_load_exercises_accepts_numbers_and_strings() -> None:
 
 
 def test_expect_function_names_what_it_wanted() -> None:
-    from helpers.checking import expect_function
+    from helpers.answers import expect_function
 
     expect_function(len, "f")
     with pytest.raises(Wrong, match=r"`f` should be a function taking \(a, b\), but it is an int"):
@@ -182,7 +183,7 @@ def test_the_question_sets_its_own_time_limit() -> None:
     quick = dataclasses.replace(F, time_limit=0.1)
     outcome, seconds = _timed(quick, {"f": _forever}, None)  # type: ignore[arg-type]
     assert "within 0.1 s" in outcome.message and seconds < 1.0
-    assert checking.DEFAULT_TIME_LIMIT == F.time_limit
+    assert learner_code.DEFAULT_TIME_LIMIT == F.time_limit
 
 
 def test_the_previous_alarm_handler_and_timer_are_restored() -> None:
@@ -361,7 +362,7 @@ def test_checking_chapter_04_imports_no_part_of_torch_dynamo_inside_the_time_lim
 
 
 def test_expect_pair_names_what_is_off() -> None:
-    from helpers.checking import expect_pair
+    from helpers.answers import expect_pair
 
     assert expect_pair((2, 0.5), "f(1)", "batch", "lr") == (2, 0.5)
     with pytest.raises(Wrong, match=r"f\(1\) to return \(batch, lr\)"):

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from helpers import standins
-from helpers.checking import Wrong
+from helpers.answers import Wrong
 from helpers.exercises import ch00
 
 from .answers import evaluate
