@@ -4,8 +4,9 @@
 time, and compares what it returns with the course's own answer (`want`). The cases vary what a
 learner gets wrong by accident (sizes that do not divide, unsorted or empty inputs, other dtypes);
 an answer that changes its arguments is refused. A `Slip` is a mistake the chapter teaches: it is
-named only when the learner's answer equals what the mistake computes on a case where that differs
-from the right answer; otherwise the message says the call, what was expected and what came back.
+named only when the learner's answer equals what the mistake computes on the case that failed and on
+every other case it gets wrong where the mistake shows (one case may match by chance); otherwise the
+message says the call, what was expected and what came back.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def show(value: Any) -> str:
     """A short text for a value in a message: floats with 6 digits, tensors by shape, dtype and device."""
     if isinstance(value, torch.Tensor):
         return f"a {value.dtype} tensor of shape {tuple(value.shape)} on {value.device}"
-    if isinstance(value, float) and value.is_integer() and abs(value) < 1e15:
+    if isinstance(value, float) and value.is_integer() and 0 < abs(value) < 1e15:  # 0.0 stays a float
         return show(int(value))
     if isinstance(value, float):
         return f"{value:.6g}"
@@ -107,29 +108,52 @@ def table(
 
     def check(fn: Any) -> None:
         expect_function(fn, name, takes)
-        for case in cases:
+        for n, case in enumerate(cases):
             args, kept = case.fresh(), case.fresh()
             call = f"{name}({case.label or ', '.join(show(a) for a in kept)})"
-            try:
-                returned = fn(*args)
-            except Exception as exc:  # the learner's own error: said with the call that raised it
-                raise Wrong(f"{call} raised {describe_error(exc)}") from None
-            got = answer(returned, call)
+            got = answer(_call(fn, args, call), call)
             if not unchanged(kept, args):
                 raise Wrong(f"{call} changed its arguments: compute a new value and leave the inputs as they were")
             right = want(*kept)
             if same(got, right, rel):
                 continue
-            seen = [s.says for s in slips if _differs(s, kept, right, rel) and same(got, s.computes(*kept), rel)]
-            detail = f": {seen[0]}" if seen else ""
+            seen = [s for s in slips if _computes(s, kept, got, rel) and not _computes(s, kept, right, rel)]
+            if seen:  # one case may match a mistake by chance: the others must agree
+                wrong = [(kept, got, right), *_wrong_results(fn, cases[n + 1 :], want, answer, rel)]
+                seen = [s for s in seen if all(_computes(s, a, g, rel) or _computes(s, a, r, rel) for a, g, r in wrong)]
+            detail = f": {seen[0].says}" if seen else ""
             raise Wrong(f"{call} returned {show(got)}; expected {show(right)}{detail}")
 
     return check
 
 
-def _differs(slip: Slip, args: tuple, right: Any, rel: float) -> bool:
-    """Whether the mistake gives another answer than the right one for these arguments (it can be told apart)."""
+def _call(fn: Callable[..., Any], args: tuple, call: str) -> Any:
+    """`fn(*args)`; the learner's own error becomes `Wrong`, said with the call that raised it."""
     try:
-        return not same(slip.computes(*args), right, rel)
+        return fn(*args)
+    except Exception as exc:
+        raise Wrong(f"{call} raised {describe_error(exc)}") from None
+
+
+def _wrong_results(fn: Any, cases: Sequence[Case], want: Any, answer: Any, rel: float) -> list[tuple[tuple, Any, Any]]:
+    """(arguments, what the learner returned, the right answer) of each of `cases` it gets wrong; a case on which
+    it raises or returns another kind says nothing about which mistake it makes, and is left out."""
+    found = []
+    for case in cases:
+        try:
+            got = answer(_call(fn, case.fresh(), "it"), "it")
+        except Wrong:
+            continue
+        args = case.fresh()
+        right = want(*args)
+        if not same(got, right, rel):
+            found.append((args, got, right))
+    return found
+
+
+def _computes(slip: Slip, args: tuple, got: Any, rel: float) -> bool:
+    """Whether `got` is what the mistake computes from `args` (False where the mistake cannot be computed)."""
+    try:
+        return same(got, slip.computes(*args), rel)
     except (ArithmeticError, ValueError, TypeError):
         return False

@@ -15,7 +15,7 @@ from ..checking import Question
 from ..learner_code import describe_error
 from ..training import threads_on_cpu
 from .calls import CallLog
-from .cases import Slip, number, same, show, table, unchanged
+from .cases import Slip, same, show, table, unchanged
 
 
 def covered_ms(pairs: Any, lo: float | None = None, hi: float | None = None) -> float:
@@ -50,13 +50,7 @@ _IDLE_SLIPS = (
 )
 
 
-def _check_idle_share(fn: Any) -> None:  # a slip is named only where the answer computes it on every case
-    try:
-        got = [number(fn(list(busy), lo, hi), "idle_share") for busy, lo, hi in _IDLE_CASES]
-    except Exception:  # not a function, or it raised or returned no number on a case: the table says which
-        got = []
-    slips = [s for s in _IDLE_SLIPS if same(got, [s.computes(*c) for c in _IDLE_CASES])]  # one case may match by chance
-    table("idle_share", "(busy, start_ms, end_ms)", _IDLE_CASES, _idle, slips=slips)(fn)
+_check_idle_share = table("idle_share", "(busy, start_ms, end_ms)", _IDLE_CASES, _idle, slips=_IDLE_SLIPS)
 
 
 _SAMPLES, _BATCH = 5220, 1024  # question 2's pass: six steps, the last of 100 samples

@@ -30,8 +30,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "tensor_bytes((64, 3, 224, 224), torch.float32) returned 2060; expected 38_535_168",
         ),
         (
-            "import math\n\n\ndef tensor_bytes(shape, dtype):\n    return math.prod(shape) * torch.finfo(dtype).bits",
+            "import math\n\n\ndef tensor_bytes(shape, dtype):\n    return math.prod(shape) * dtype.itemsize * 8",
             "returned 308_281_344; expected 38_535_168: that counts bits, not bytes",
+        ),
+        (  # finfo's bits are a complex number's half: not bits on every case, so no mistake is named
+            "import math\n\n\ndef tensor_bytes(shape, dtype):\n    return math.prod(shape) * torch.finfo(dtype).bits",
+            "tensor_bytes((64, 3, 224, 224), torch.float32) returned 308_281_344; expected 38_535_168",
         ),
         ("tensor_bytes = 38535168", "should be a function taking (shape, dtype), but it is an int"),
         (  # a product by reduce: the scalar shape () has no element to start from

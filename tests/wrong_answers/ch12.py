@@ -45,14 +45,21 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
             "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
-            "    per_rank = n_params if strategy == 'DDP' else n_params / world_size\n"
+            "    per_rank = n_params if strategy == 'DDP' else -(-n_params // world_size)\n"
             "    return per_rank * dtype_bytes * (1 + states)",
             "one copy is missing: count the parameters, the gradients and every optimizer state",
+        ),
+        (  # two mistakes (a copy missing, the shard not rounded up): no one mistake explains every case
+            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
+            "    per_rank = n_params if strategy == 'DDP' else n_params / world_size\n"
+            "    return per_rank * dtype_bytes * (1 + states)",
+            "bytes_per_rank(1_000_000, 4, 'Adam', 1, 'DDP') returned 12_000_000; expected 16_000_000",
         ),
         (
             "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
             "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 1}[optimizer]\n"
-            "    per_rank = n_params if strategy == 'DDP' else n_params / world_size\n"
+            "    per_rank = n_params if strategy == 'DDP' else -(-n_params // world_size)\n"
             "    return per_rank * dtype_bytes * (2 + states)",
             "one copy is missing: count the parameters, the gradients and every optimizer state",
         ),
