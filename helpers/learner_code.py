@@ -236,7 +236,13 @@ def run_checker(checker: Checker, answer: Callable[[], Any], seconds: float) -> 
 def _torch_defaults() -> tuple[Any, Any] | None:
     """torch's default dtype and device, or None when torch is not imported (then nothing can change them)."""
     torch = sys.modules.get("torch")
-    return None if torch is None else (torch.get_default_dtype(), torch.get_default_device())
+    if torch is None:
+        return None
+    try:
+        device = torch.get_default_device()
+    except Exception:  # a default without an index (set_default_device("mps")) on a machine that cannot make one
+        device = "a device this machine cannot use"
+    return torch.get_default_dtype(), device
 
 
 def _restore_torch_defaults(before: tuple[Any, Any] | None) -> str:
@@ -246,7 +252,7 @@ def _restore_torch_defaults(before: tuple[Any, Any] | None) -> str:
         return ""
     torch = sys.modules["torch"]
     torch.set_default_dtype(before[0])
-    torch.set_default_device(None if before[1] == torch.device("cpu") else before[1])
+    torch.set_default_device(before[1] if isinstance(before[1], torch.device) and before[1].type != "cpu" else None)
     return " and ".join(name for name, a, b in zip(("dtype", "device"), before, after, strict=True) if a != b)
 
 

@@ -403,3 +403,12 @@ def test_an_answer_that_changes_torchs_defaults_is_told_and_they_are_set_back() 
     outcome = evaluate(question, dtype)
     assert "changed torch's default dtype" in outcome.message and torch.get_default_dtype() == torch.float32
     assert evaluate(question, question.solution_code).correct, "the next right answer is right again"
+    # A default device without an index that this machine cannot make a tensor on: get_default_device() raises.
+    unusable = "privateuseone" if torch.backends.mps.is_available() else "mps"
+    away = (
+        f"def ones_on(device):\n    torch.set_default_device({unusable!r})\n    return torch.ones(2, 3, device=device)"
+    )
+    outcome = evaluate(question, away)
+    assert not outcome.correct and "changed torch's default device" in outcome.message, outcome
+    assert torch.get_default_device() == torch.device("cpu"), "set back"
+    assert evaluate(question, question.solution_code).correct, "the next right answer is right again"
