@@ -110,11 +110,6 @@ class RankOutcome:
     where_first: tuple[Frame, ...] = ()  # its stack when first asked where it ran (as a peer failed, say)
 
     @property
-    def in_distributed(self) -> bool:
-        """Whether it raised or was running inside torch.distributed or DDP (waiting in a collective, say)."""
-        return bool(self._distributed_frames())
-
-    @property
     def collective(self) -> str | None:
         """The public collective of `torch.distributed` it was inside ("all_reduce", "barrier", …), or None."""
         public = [n for f, _, n in self.frames if _posix(f).endswith(_C10D) and not n.startswith("_")]
@@ -134,9 +129,6 @@ class RankOutcome:
         path, name = _posix(frames[0][0]), frames[0][2]
         module = path[path.rindex("/torch/") + 1 :].removesuffix(".py").removesuffix("/__init__").replace("/", ".")
         return f"{_OWNERS.get(module, module)}.{name}"
-
-    def _distributed_frames(self) -> list[Frame]:
-        return [f for f in self.frames if any(part in _posix(f[0]) for part in _DISTRIBUTED)]
 
     def judged(self, collective_timeout: float, waits_last: bool = True) -> RankOutcome:
         """This outcome with `waited` decided: where it ran when asked (a wait only if a wait could last that
