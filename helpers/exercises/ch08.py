@@ -1,6 +1,5 @@
-"""Chapter 08 exercises: a rank's share of the data (DistributedSampler), the lines that make a worker DDP,
-and the global batch and learning rate of a recipe moved to several ranks. The worker, in a file the learner
-writes, runs on one rank here, then on two gloo ranks (`helpers.processes.launch`), as chapter 12's does."""
+"""Chapter 08 exercises: a rank's share of the data, the lines that make a worker DDP, a recipe's batch and rate on
+several ranks. The worker (a file) runs on one rank here, then on two gloo ranks, as chapter 12's does."""
 
 from __future__ import annotations
 
@@ -15,9 +14,12 @@ from typing import Any
 from unittest import mock
 
 import torch
+import torch.distributed as dist
+from torch.utils.data import DistributedSampler
 
 from ..answers import Wrong, expect_function, expect_pair, normalise
 from ..checking import CouldNotCheck, Question
+from ..processes import DIED, RAISED, RETURNED, RUNNING, STARTING, LaunchTimeout, WorkerFailed, launch
 from .cases import Slip, show, table
 
 #: Seconds two ranks may take to start (a slow start is never held against an answer), to run, and to wait in
@@ -29,13 +31,8 @@ DESTROYED = "destroyed the process group: the launcher made it and ends it, so l
 
 
 def run_here(worker: Any, fn: Any) -> list[Any]:
-    """`[worker(0, 1, fn)]`, run in this process on a one-rank gloo group, so what the learner's code prints and
-    raises shows in the notebook with its line numbers; `[]` when the notebook has a process group of its own.
-
-    A `dist.destroy_process_group()` of the learner's is noted, not done: gloo's group, freed with the learner's
-    model while its worker thread still ends a collective, can deadlock this kernel."""
-    import torch.distributed as dist
-
+    """`[worker(0, 1, fn)]` on a one-rank gloo group here, so the learner's prints and errors show in the notebook
+    (`[]` if it has a group); their destroy_process_group() is noted, not done (mid-collective it hangs the kernel)."""
     from ..processes import loopback_interface
 
     if dist.is_initialized():
@@ -61,8 +58,6 @@ def run_here(worker: Any, fn: Any) -> list[Any]:
 def run_on_two_ranks(worker: Any, args: tuple[Any, ...] = (), *, file: str) -> list[Any]:
     """What `worker(rank, 2, *args)` returned on each of two gloo ranks (a worker that finds a mistake returns
     `{"wrong": sentence}`); a failure is a `Wrong` decided from how each rank ended, named in `file`."""
-    from ..processes import RETURNED, LaunchTimeout, WorkerFailed, launch
-
     args = tuple(inspect.unwrap(a) if callable(a) else a for a in args)
     clocks = {"timeout": LAUNCH_TIMEOUT, "collective_timeout": COLLECTIVE_TIMEOUT, "start_timeout": START_TIMEOUT}
     try:
@@ -74,45 +69,38 @@ def run_on_two_ranks(worker: Any, args: tuple[Any, ...] = (), *, file: str) -> l
     return results
 
 
-def _wrong_on_a_rank(results: dict[int, Any], where: str) -> None:
+def _wrong_on_a_rank(results: dict[int, Any], where: str, key: str = "wrong") -> None:
     for rank, result in sorted(results.items()):
-        if isinstance(result, dict) and "wrong" in result:
-            raise Wrong(f"{where.format(rank)}: {result['wrong']}")
-
-
-def _at(outcome: Any, file: str) -> str:
-    line = outcome.line_in(file)
-    return f" (line {line} of {file})" if line is not None else ""
+        if isinstance(result, dict) and result.get(key):
+            raise Wrong(f"{where.format(rank)}: {result[key]}")
 
 
 def _what_the_ranks_did(error: Any, file: str) -> Exception:
     """The verdict on a two-rank run that failed, from each rank's outcome: a rank that failed on its own (not the
     peer it left waiting), else where each rank waited, ran or finished."""
-    from ..processes import DIED, RAISED, RETURNED, RUNNING, STARTING, LaunchTimeout
-
     ranks = [_where_it_was(o, error.outcomes, file) for o in error.outcomes]
     if any(o.ended == STARTING for o in ranks):
         said = "Each starts by importing your file; if that is quick, the machine is busy: run check() again"
         return CouldNotCheck(f"the two ranks did not start within {START_TIMEOUT:g} s. {said}")
     running = any(o.ended == RUNNING and not o.waiting_in for o in ranks)
     limit = LAUNCH_TIMEOUT if isinstance(error, LaunchTimeout) else COLLECTIVE_TIMEOUT
+    at = lambda o: f" (line {o.line_in(file)} of {file})" if o.line_in(file) is not None else ""
 
     def said(o: Any) -> str:
         if o.ended == RETURNED:
             return f"rank {o.rank} had already finished"
         if o.waiting_in:
-            return f"rank {o.rank} waited{f' {limit:g} s' if running else ''} in {o.waiting_in}{_at(o, file)}"
+            return f"rank {o.rank} waited{f' {limit:g} s' if running else ''} in {o.waiting_in}{at(o)}"
         if o.ended == RUNNING:
-            return f"rank {o.rank} was still running after {limit:g} s{_at(o, file)}"
-        return f"rank {o.rank} {o.exit}" if o.ended == DIED else f"rank {o.rank} failed{_at(o, file)}: {_error_line(o)}"
+            return f"rank {o.rank} was still running after {limit:g} s{at(o)}"
+        return f"rank {o.rank} {o.exit}" if o.ended == DIED else f"rank {o.rank} failed{at(o)}: {_error_line(o)}"
 
     own = [o for o in ranks if o.ended == DIED or (o.ended == RAISED and not o.waiting_in)]
     if any(o.rank == getattr(error, "rank", None) for o in own):  # the launcher's blame: an error of its own
         own.sort(key=lambda o: o.rank != error.rank)
         also = [o for o in own[1:] if o.ended == RAISED and o.error != "RuntimeError"]  # not a lost peer's error
-        return Wrong(
-            "on two ranks, " + "; ".join(map(said, [own[0], *also, *(o for o in ranks if o.ended == RETURNED)]))
-        )
+        shown = [own[0], *also, *(o for o in ranks if o.ended == RETURNED)]
+        return Wrong("on two ranks, " + "; ".join(map(said, shown)))
     ranks.sort(key=lambda o: (not o.waiting_in, o.ended != RUNNING, o.collective is None, o.line_in(file) is None))
     if running:
         why = ": is a rank slow, stuck in a loop, or waiting for something another rank never does?"
@@ -133,8 +121,6 @@ def _what_the_ranks_did(error: Any, file: str) -> Exception:
 def _where_it_was(outcome: Any, outcomes: Any, file: str) -> Any:
     """A rank that reached the wait its peer gave up on only later was late, not missing: judged by where it
     ran when the peer gave up (`where_first`), as if it had been stopped there."""
-    from ..processes import RAISED, RUNNING
-
     late = outcome.where_first and outcome.where_first != outcome.frames  # it ran on after it was first asked
     gave_up = {(o.waiting_in, o.line_in(file)) for o in outcomes if o.ended == RAISED and o.rank != outcome.rank}
     if late and outcome.waiting_in is not None and (outcome.waiting_in, outcome.line_in(file)) in gave_up:
@@ -143,8 +129,7 @@ def _where_it_was(outcome: Any, outcomes: Any, file: str) -> Any:
 
 
 def _error_line(outcome: Any) -> str:
-    """The line of a rank's traceback that names its error (a message may span lines, as FSDP's does, ending in a
-    printed module), cut to a length a verdict can show."""
+    """The line of a rank's traceback naming its error (FSDP's spans lines and ends in a module), cut to 300."""
     lines = outcome.details.strip().splitlines()
     heads = [line for line in lines if line.split(":")[0].split(".")[-1] == outcome.error]
     line = heads[-1] if heads else lines[-1] if lines else "no details"
@@ -152,12 +137,8 @@ def _error_line(outcome: Any) -> str:
 
 
 # -- Question 1: DistributedSampler ---------------------------------------------------------------
-
-
 def _sampler(n: int, world: int, rank: int, epoch: int) -> list[int]:
     """What DistributedSampler(shuffle=True, seed=0) gives `rank` in `epoch`."""
-    from torch.utils.data import DistributedSampler
-
     reference = DistributedSampler(range(n), num_replicas=world, rank=rank, shuffle=True, seed=0)
     reference.set_epoch(epoch)
     return [*reference]
@@ -167,8 +148,7 @@ def _indices(value: Any, call: str) -> list[int]:
     """What `rank_indices` returned, as a list: a list, tuple, iterator, generator, range, array or tensor counts."""
     if isinstance(value, torch.Tensor) and value.device.type == "meta":
         raise Wrong(f"{call} returned a tensor on the meta device, which holds no values; return the indices")
-    if hasattr(value, "tolist"):
-        value = value.tolist()
+    value = value.tolist() if hasattr(value, "tolist") else value
     if isinstance(value, Iterator | range | tuple):
         value = normalise(list(itertools.islice(value, 100_000)))  # bounded: an endless iterator gets a verdict
     if not isinstance(value, list) or not all(type(i) is int for i in value):
@@ -176,41 +156,39 @@ def _indices(value: Any, call: str) -> list[int]:
     return value
 
 
+#: (n_samples, world_size): dividing or not, fewer samples than ranks, padding longer than the data (1, 3; 2, 5).
+_SIZES = ((16, 2), (10, 4), (7, 3), (5, 1), (3, 4), (1, 3), (2, 5))
 _check_rank_indices = table(
     "rank_indices",
     "(n_samples, world_size, rank, epoch)",
-    # sizes that divide and sizes that do not (fewer samples than ranks too), one to four ranks, epochs 0 and 2
-    [(n, w, r, e) for n, w in ((16, 2), (10, 4), (7, 3), (5, 1), (3, 4)) for e in (0, 2) for r in range(w)],
+    [(n, w, r, e) for n, w in _SIZES for e in (0, 2) for r in range(w)],
     _sampler,
     answer=_indices,
-    slips=(
+    slips=(  # the padding first: an empty share is "in order" too, but what it lacks is the padding
+        Slip(
+            lambda n, w, r, e: _sampler(n, w, r, e)[: len(range(r, n, w))],  # without the padding at its end
+            "when n_samples does not divide by world_size, DistributedSampler repeats the shuffle from its start, as "
+            "often as it takes, so that every rank reads ceil(n_samples / world_size) indices",
+        ),
         Slip(lambda n, w, r, e: list(range(r, n, w)), "the indices are in order: shuffle them (shuffle=True, seed=0)"),
         Slip(lambda n, w, r, e: _sampler(n, w, r, 0), "that is epoch 0's shuffle: call sampler.set_epoch(epoch)"),
         Slip(lambda n, w, r, e: _sampler(n, w, 0, e), "that is rank 0's share: pass rank=rank to the sampler"),
-        Slip(
-            lambda n, w, r, e: _sampler(n, w, r, e)[: len(range(r, n, w))],  # without the padding at its end
-            "when n_samples does not divide by world_size, DistributedSampler repeats indices from the start of the "
-            "shuffle, so that every rank reads ceil(n_samples / world_size)",
-        ),
     ),
 )
 
 
 # -- Question 2: the lines that make a worker DDP ------------------------------------------------
-
 STEPS, LR = 5, 0.1
 
 
-def _expected_weights(world: int, zero_grad: bool = True) -> list[float]:
-    """One process trained on every rank's data at once, as DDP trains (`zero_grad=False`: the gradients pile up)."""
+def _expected_weights(world: int, zero_grad: bool = True, steps: int = STEPS) -> list[float]:
+    """One process trained on every rank's data, as DDP trains (zero_grad=False: gradients pile up; steps=0: start)."""
     torch.manual_seed(0)
     model = torch.nn.Linear(4, 1)
     opt = torch.optim.SGD(model.parameters(), lr=LR)
-    data = [
-        (torch.randn(8, 4, generator=torch.Generator().manual_seed(r)), torch.full((8, 1), float(r)))
-        for r in range(world)
-    ]
-    for _ in range(STEPS):
+    seeded = [torch.Generator().manual_seed(r) for r in range(world)]
+    data = [(torch.randn(8, 4, generator=g), torch.full((8, 1), float(r))) for r, g in enumerate(seeded)]
+    for _ in range(steps):
         if zero_grad:
             opt.zero_grad()
         (sum(torch.nn.functional.mse_loss(model(x), y) for x, y in data) / world).backward()
@@ -219,23 +197,22 @@ def _expected_weights(world: int, zero_grad: bool = True) -> list[float]:
 
 
 def ddp_rank(rank: int, world_size: int, fn: Any) -> dict[str, Any]:
-    """Runs in each rank: the learner's `fn(rank, world_size)`, noting each forward pass through DDP (False: under
-    no_sync) and each optimizer step's learning rate; then the weights it returned."""
+    """In each rank: `fn(rank, world_size)`, noting DDP's forward passes (False: under no_sync) and each step's lr."""
     from torch.nn.modules.module import register_module_forward_pre_hook as on_forward
     from torch.nn.parallel import DistributedDataParallel as DDP
     from torch.optim.optimizer import register_optimizer_step_pre_hook as on_step
 
-    seen: dict[str, list] = {"synced": [], "lrs": []}
+    synced, lrs = [], []
     hooks = [
-        on_forward(lambda m, _: seen["synced"].append(m.require_backward_grad_sync) if isinstance(m, DDP) else None),
-        on_step(lambda opt, *_: seen["lrs"].append(float(opt.param_groups[0]["lr"]))),
+        on_forward(lambda m, _: synced.append(m.require_backward_grad_sync) if isinstance(m, DDP) else None),
+        on_step(lambda opt, *_: lrs.append(float(opt.param_groups[0]["lr"]))),
     ]
     try:
         returned = fn(rank, world_size)
     finally:
         for hook in hooks:
             hook.remove()
-    if not torch.distributed.is_initialized():
+    if not dist.is_initialized():
         return {"wrong": f"train_on_rank {DESTROYED}"}
     try:
         parts = returned.parameters() if isinstance(returned, torch.nn.Module) else returned
@@ -244,65 +221,59 @@ def ddp_rank(rank: int, world_size: int, fn: Any) -> dict[str, Any]:
         weights = []
     if len(weights) != 5:
         return {"wrong": f"train_on_rank returned {show(returned)}; return the model's parameters, as the file does"}
-    return {"weights": weights, **seen}
+    return {"differed": _what_differed(weights, lrs, synced, world_size)}  # said if every rank returns
 
 
-def _near(got: list[float], want: list[float]) -> bool:
-    return max(abs(a - b) for a, b in zip(got, want, strict=True)) < 1e-5
-
-
-def _judge(reports: list[dict[str, Any]], where: str) -> None:
-    """Raise `Wrong` with what a rank's report shows, unless every rank ended as one process trained on all data."""
-    for rank, r in enumerate(reports):
-        on, want, world = where.format(rank), _expected_weights(len(reports)), len(reports)
-        if not r["lrs"]:
-            raise Wrong(f"{on}: opt.step() never ran: write the training step (loss, zero_grad, backward, step)")
-        if not r["synced"]:
-            raise Wrong(
-                f"{on}: no forward pass called a DistributedDataParallel model: wrap the model (model = DDP(model)) "
-                "and call the wrapped model (model(x)); DDP averages the gradients over the ranks only after that"
-            )
-        lr, unsynced = r["lrs"][0], r["synced"].count(False)
-        if _near(r["weights"], want):
-            continue
-        if len(r["lrs"]) != STEPS:
-            raise Wrong(f"{on}: opt.step() ran {len(r['lrs'])} times; the loop runs {STEPS} steps, one opt.step() each")
-        if lr != LR:
-            scaled = " (0.1 × world_size)" if lr == LR * world else ""
-            raise Wrong(
-                f"{on}: the optimizer stepped with lr={lr:g}{scaled}: keep the file's lr=0.1, since DDP averages the "
-                "gradients over the ranks and each step is already one process's step on every rank's data"
-            )
-        if unsynced:
-            raise Wrong(
-                f"{on}: {unsynced} of the {len(r['synced'])} forward passes through DDP ran under no_sync(), so their "
-                "backward() did not average the gradients over the ranks: run every step outside no_sync()"
-            )
-        if _near(r["weights"], _expected_weights(world, zero_grad=False)):
-            raise Wrong(f"{on}: each step's gradients were added to the last step's: call opt.zero_grad() every step")
-        raise Wrong(
-            f"{on}: the weights {show(r['weights'])} differ from one process trained on every rank's data: {show(want)}"
+def _what_differed(weights: list[float], lrs: list[float], synced: list[bool], world: int) -> str | None:
+    """What a rank's notes show, where its weights are not one process's trained on every rank's data."""
+    near = lambda want: max(abs(a - b) for a, b in zip(weights, want, strict=True)) < 1e-5
+    want = _expected_weights(world)
+    if not lrs:
+        return "opt.step() never ran: write the training step (loss, zero_grad, backward, step)"
+    if not synced:
+        return (
+            "no forward pass called a DistributedDataParallel model: wrap the model (model = DDP(model)) and call "
+            "the wrapped model (model(x)); DDP averages the gradients over the ranks only after that"
         )
+    if near(want):
+        return None
+    if len(lrs) != STEPS:
+        return f"opt.step() ran {len(lrs)} times; the loop runs {STEPS} steps, one opt.step() each"
+    if lrs[0] != LR:
+        scaled = " (0.1 × world_size)" if lrs[0] == LR * world else ""
+        return (
+            f"the optimizer stepped with lr={lrs[0]:g}{scaled}: keep the file's lr=0.1, since DDP averages the "
+            "gradients over the ranks and each step is already one process's step on every rank's data"
+        )
+    if False in synced:
+        return (
+            f"{synced.count(False)} of the {len(synced)} forward passes through DDP ran under no_sync(), so their "
+            "backward() did not average the gradients over the ranks: run every step outside no_sync()"
+        )
+    if near(_expected_weights(world, zero_grad=False)):
+        return "each step's gradients were added to the last step's: call opt.zero_grad() every step"
+    if near(_expected_weights(world, steps=0)):  # SGD moves no weight whose gradient is zero or None
+        return (
+            f"the weights never changed: after {STEPS} opt.step() calls they are the starting weights, so no step "
+            "found a gradient: run opt.zero_grad(), loss.backward(), opt.step() in order, on a loss from model(x)"
+        )
+    return f"the weights {show(weights)} differ from one process trained on every rank's data: {show(want)}"
 
 
 def _check_ddp_worker(fn: Any) -> None:
     expect_function(fn, "train_on_rank", "(rank, world_size)")
-    _judge(run_here(ddp_rank, fn), "on one rank here (world_size 1)")
-    _judge(run_on_two_ranks(ddp_rank, (fn,), file="ddp_answer.py"), "on rank {} of two")
+    _wrong_on_a_rank(dict(enumerate(run_here(ddp_rank, fn))), "on one rank here (world_size 1)", "differed")
+    two = run_on_two_ranks(ddp_rank, (fn,), file="ddp_answer.py")  # else: where each rank was
+    _wrong_on_a_rank(dict(enumerate(two)), "on rank {} of two", "differed")
 
 
 # -- Question 3: the global batch and the learning rate on N ranks --------------------------------
-
-
-def _scaled(world: int, per_rank: int, lr: float, batch: int) -> tuple[int, float]:
-    return world * per_rank, lr * world * per_rank / batch
-
-
+_scaled = lambda world, per_rank, lr, batch: (world * per_rank, lr * world * per_rank / batch)
 _check_scaled_run = table(
     "scaled_run",
     "(world_size, per_rank_batch, base_lr, base_batch)",
-    # the chapter's own run (the recipe's global batch, so the rate stays), larger and smaller ones, ratios not whole
-    ((2, 16, 0.05, 32), (4, 64, 0.1, 64), (8, 32, 0.001, 512), (3, 10, 0.1, 16), (5, 7, 0.03, 48)),
+    # the chapter's run (the recipe's batch: the rate stays), larger and smaller ones, ratios not whole (below, above 1)
+    ((2, 16, 0.05, 32), (4, 64, 0.1, 64), (8, 32, 0.001, 512), (3, 10, 0.1, 16), (5, 7, 0.03, 48), (2, 80, 0.1, 32)),
     _scaled,
     answer=lambda value, call: expect_pair(value, call, "global_batch", "lr"),
     slips=(
@@ -323,7 +294,7 @@ QUESTIONS = [
         hint_text="DistributedSampler takes the data set (range(n_samples) will do), num_replicas=world_size, "
         "rank=rank, shuffle=True and seed=0; call set_epoch(epoch) before reading it, then list(sampler).",
         chapter="08",
-        context=lambda: {"DistributedSampler": __import__("torch.utils.data", fromlist=["x"]).DistributedSampler},
+        context=lambda: {"DistributedSampler": DistributedSampler},
     ),
     Question(
         number=2,

@@ -65,3 +65,15 @@ def test_the_notebooks_starters_are_not_answers(variable: str) -> None:
     code = source.removeprefix("%%writefile {WORK}/ddp_answer.py\n")
     outcome = evaluate(_question(variable), code)
     assert not outcome.correct and "bug in the course" not in outcome.message, outcome.message
+
+
+def test_a_rate_kept_on_one_case_by_chance_is_not_blamed() -> None:
+    """Rounding the ratio up keeps the rate where the global batch is half the recipe's (8 × 32 of 512) but not
+    where it is 30 of 16 (3 × 10): the answer is told what came back and what was expected, no mistake named."""
+    code = (
+        "import math\n\n"
+        + HEAD
+        + "    n = world_size * per_rank_batch\n    return n, base_lr * math.ceil(n / base_batch)"
+    )
+    message = evaluate(_question("scaled_run"), code).message
+    assert "returned (256, 0.001); expected (256, 0.0005)" in message and "rate was kept" not in message, message

@@ -73,7 +73,16 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    order = torch.randperm(n_samples, generator=torch.Generator().manual_seed(epoch)).tolist()\n"
             "    return order[rank::world_size]",
             "rank_indices(10, 4, 2, 0) returned [7, 0]; expected [7, 0, 4]: when n_samples does not divide by "
-            "world_size, DistributedSampler repeats indices from the start of the shuffle",
+            "world_size, DistributedSampler repeats the shuffle from its start",
+        ),
+        (  # padded once: short where the padding is longer than the data set (1 sample, 3 ranks)
+            "def rank_indices(n_samples, world_size, rank, epoch):\n"
+            "    perm = torch.randperm(n_samples, generator=torch.Generator().manual_seed(epoch)).tolist()\n"
+            "    perm += perm[: -(-n_samples // world_size) * world_size - n_samples]\n"
+            "    return perm[rank::world_size]",
+            "rank_indices(1, 3, 2, 0) returned []; expected [0]: when n_samples does not divide by world_size, "
+            "DistributedSampler repeats the shuffle from its start, as often as it takes, so that every rank reads "
+            "ceil(n_samples / world_size) indices",
         ),
         (  # drop_last=True: no mistake the chapter teaches, so what came back and what was expected
             _SAMPLER.replace("seed=0)", "seed=0, drop_last=True)") + "    return list(sampler)",
@@ -112,14 +121,26 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _DDP_TEMPLATE.format(step="        with model.no_sync():\n" + _STEP.replace("        ", "            ")),
             "on rank 0 of two: 5 of the 5 forward passes through DDP ran under no_sync()",
         ),
-        (  # the gradients zeroed between backward and step: no blame, what differed
+        (  # the gradients zeroed between backward and step: the weights stay where they started
             _DDP_TEMPLATE.format(
                 step=_STEP.replace("        opt.zero_grad()\n", "").replace(
                     "backward()", "backward()\n        opt.zero_grad()"
                 )
             ),
-            "on one rank here (world_size 1): the weights [-0.00374341, 0.268222, -0.411523, -0.36797, -0.192577] "
-            "differ from one process trained on every rank's data: [-0.0450297, 0.0187123, -0.293896",
+            "on one rank here (world_size 1): the weights never changed: after 5 opt.step() calls they are the "
+            "starting weights, so no step found a gradient",
+        ),
+        (  # the loss from a detached output (made to require grad): no gradient reaches the weights
+            _DDP_TEMPLATE.format(step=_STEP.replace("model(x), y)", "model(x).detach(), y).requires_grad_()")),
+            "on one rank here (world_size 1): the weights never changed",
+        ),
+        (  # the step before backward(), after zero_grad(): no step finds a gradient
+            _DDP_TEMPLATE.format(
+                step=_STEP.replace(
+                    "        loss.backward()\n        opt.step()", "        opt.step()\n        loss.backward()"
+                )
+            ),
+            "on one rank here (world_size 1): the weights never changed",
         ),
         (  # bfloat16 weights: no blame, what differed
             _DDP_TEMPLATE.replace("nn.Linear(4, 1)", "nn.Linear(4, 1).to(torch.bfloat16)")
@@ -169,9 +190,20 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _SCALED + "    n = world_size * per_rank_batch\n    return n, base_lr * (n / base_batch) ** 0.5",
             "scaled_run(4, 64, 0.1, 64) returned (256, 0.2); expected (256, 0.4)",
         ),
+        (  # the ratio rounded up: right where it is whole, and never the rate kept on every case it gets wrong
+            "import math\n\n" + _SCALED + "    n = world_size * per_rank_batch\n"
+            "    return n, base_lr * math.ceil(n / base_batch)",
+            "scaled_run(8, 32, 0.001, 512) returned (256, 0.001); expected (256, 0.0005)",
+        ),
+        (  # the ratio of the batches rounded down where a rank's batch is larger than the recipe's
+            _SCALED + "    ratio = per_rank_batch / base_batch\n"
+            "    ratio = per_rank_batch // base_batch if ratio >= 1 else ratio\n"
+            "    return world_size * per_rank_batch, base_lr * world_size * ratio",
+            "scaled_run(2, 80, 0.1, 32) returned (160, 0.4); expected (160, 0.5)",
+        ),
         (  # whole-number division: right only where the global batch is a multiple of the recipe's
             _SCALED + "    n = world_size * per_rank_batch\n    return n, base_lr * (n // base_batch)",
-            "scaled_run(8, 32, 0.001, 512) returned (256, 0); expected (256, 0.0005)",
+            "scaled_run(8, 32, 0.001, 512) returned (256, 0",  # 0 or 0.0, as cases.show writes a float zero
         ),
     ),
 }
