@@ -23,6 +23,11 @@ def shard(model, mesh):
 _BLOCKS = "    for block in model:\n        fully_shard(block, mesh=mesh)\n"
 
 
+_LINEARS = (
+    "    for m in model.modules():\n        if isinstance(m, torch.nn.Linear):\n            fully_shard(m, mesh=mesh)\n"
+)
+
+
 _ROOT = "    fully_shard(model, mesh=mesh)\n"
 
 
@@ -54,7 +59,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
             "    per_rank = n_params if strategy == 'DDP' else n_params / world_size\n"
             "    return per_rank * dtype_bytes * (1 + states)",
-            "bytes_per_rank(1_000_000, 4, 'Adam', 1, 'DDP') returned 12_000_000; expected 16_000_000",
+            "bytes_per_rank(1_000_000, 4, 'Adam', 1, 'FSDP') returned 12_000_000; expected 16_000_000",
         ),
         (
             "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
@@ -75,12 +80,44 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
             "    per_rank = n_params if strategy == 'DDP' else n_params / world_size\n"
             "    return per_rank * dtype_bytes * (2 + states)",
-            "the shard is a whole number of parameters: round n_params / world_size up",
+            "the shard is a whole number of parameters: round it up",
+        ),
+        (  # rounded up by adding one: right only where the size does not divide
+            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
+            "    per_rank = n_params if strategy == 'DDP' else n_params // world_size + 1\n"
+            "    return per_rank * dtype_bytes * (2 + states)",
+            "bytes_per_rank(1_000_000, 4, 'Adam', 1, 'FSDP') returned 16_000_016; expected 16_000_000",
+        ),
+        (
+            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
+            "    per_rank = n_params if strategy == 'DDP' else (n_params + world_size) // world_size\n"
+            "    return per_rank * dtype_bytes * (2 + states)",
+            "bytes_per_rank(1_000_000, 4, 'Adam', 1, 'FSDP') returned 16_000_016; expected 16_000_000",
         ),
     ),
     2: (
-        (_SHARD_TEMPLATE.format(body=_ROOT), "on one rank here (world_size 1): not every block was sharded on its own"),
-        (_SHARD_TEMPLATE.format(body=_BLOCKS), "every block is sharded, but not the root"),
+        (
+            _SHARD_TEMPLATE.format(body=_ROOT),
+            "on one rank here (world_size 1): fully_shard was called on model, not on model[0], model[1], model[2] "
+            "(each block first, so that only one block's parameters are gathered at a time)",
+        ),
+        (
+            _SHARD_TEMPLATE.format(body=_BLOCKS),
+            "fully_shard was called on model[0], model[1], model[2], not on model: call fully_shard(block, mesh=mesh) "
+            "on each block, then fully_shard(model, mesh=mesh)",
+        ),
+        (  # each Linear, not the blocks, and no root
+            _SHARD_TEMPLATE.format(body=_LINEARS).replace("from torch", "import torch\nfrom torch"),
+            "fully_shard was called on model[0][0], model[1][0], model[2][0], not on model[0], model[1], model[2]: "
+            "call fully_shard(block, mesh=mesh) on each block, then fully_shard(model, mesh=mesh)",
+        ),
+        (  # each Linear, then the root: told what was called, without the root-only reason
+            _SHARD_TEMPLATE.format(body=_LINEARS + _ROOT).replace("from torch", "import torch\nfrom torch"),
+            "fully_shard was called on model, model[0][0], model[1][0], model[2][0], not on model[0], model[1], "
+            "model[2]: call",
+        ),
         (
             _SHARD_TEMPLATE.format(body=_ROOT + _BLOCKS),
             "fully_shard ran on parameters already sharded: shard every block once, first, then the root",
@@ -88,17 +125,48 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (_SHARD_TEMPLATE.format(body="    pass\n"), "the model is not sharded"),
         (  # the mesh ignored: fully_shard makes one of its own
             _SHARD_TEMPLATE.format(body=(_BLOCKS + _ROOT).replace("mesh=mesh", "")),
-            "the parameters were sharded on another mesh than the one shard was given: pass mesh=mesh",
+            "the parameters were sharded on another mesh than shard was given: pass mesh=mesh to fully_shard",
+        ),
+        (  # the root alone on fully_shard's own mesh: the root's own parameter (the scale) shows it
+            _SHARD_TEMPLATE.format(body=_BLOCKS + _ROOT.replace("mesh=mesh", "")),
+            "the parameters were sharded on another mesh than shard was given: pass mesh=mesh to fully_shard",
+        ),
+        (  # the same weights on every rank by a seed of the learner's: not the model's own weights
+            _SHARD_TEMPLATE.format(
+                body="    torch.manual_seed(0)\n"
+                + _LINEARS.replace("fully_shard(m, mesh=mesh)", "m.reset_parameters()")
+                + _BLOCKS
+                + _ROOT
+            ).replace("from torch", "import torch\nfrom torch"),
+            "shard changed the model's weights (dtype torch.float32 before, torch.float32 after): shard should shard",
+        ),
+        (
+            _SHARD_TEMPLATE.format(body="    model.half()\n" + _BLOCKS + _ROOT),
+            "shard changed the model's weights (dtype torch.float32 before, torch.float16 after)",
+        ),
+        (  # a copy sharded and returned; the model given is left as it was
+            _SHARD_TEMPLATE.format(body="    model = copy.deepcopy(model)\n" + _BLOCKS + _ROOT).replace(
+                "from torch", "import copy\n\nfrom torch"
+            ),
+            "shard(model, mesh) returned another module, not the model it was given: shard that model in place",
+        ),
+        (  # bfloat16 compute: the sharded model trains, but not as one float32 process does
+            _SHARD_TEMPLATE.format(
+                body=(_BLOCKS + _ROOT).replace("mesh=mesh", "mesh=mesh, mp_policy=MixedPrecisionPolicy(torch.bfloat16)")
+            ).replace(
+                "from torch", "import torch\nfrom torch.distributed.fsdp import MixedPrecisionPolicy\nfrom torch"
+            ),
+            "away from one process's: shard should shard the model and change nothing else",
         ),
         (
             _SHARD_TEMPLATE.format(body=_BLOCKS + _ROOT).replace("    return model\n", ""),
-            "shard(model, mesh) returned None; return the model",
+            "shard(model, mesh) returned None, not the model it was given",
         ),
         (
             _SHARD_TEMPLATE.format(body=_BLOCKS + _ROOT)
             .replace("return model", "return torch.nn.Sequential(*model)")
             .replace("from torch", "import torch\nfrom torch"),
-            "shard(model, mesh) returned another module; return the model",
+            "shard(model, mesh) returned another module, not the model it was given",
         ),
         (  # chapter 08's worker is told the same
             _SHARD_TEMPLATE.format(body=_BLOCKS + _ROOT + "    torch.distributed.destroy_process_group()\n").replace(
@@ -124,7 +192,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             _RANK0_HEAD + _RANK0_ROWS + "    return numbers * 2 * 4  # bfloat16: shard, gradient, exp_avg, exp_avg_sq",
-            "param_dtype only sets the dtype of the gathered copies used in forward and backward",
+            "param_dtype only sets the gathered copies' dtype; the shard, its gradient and Adam's states stay float32",
         ),
         (
             _RANK0_HEAD + _RANK0_ROWS + "    return numbers * (2 + 2 + 4 + 4)  # 16-bit weights and gradients",
@@ -138,6 +206,18 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _RANK0_HEAD + "    numbers = 0\n    while shapes:\n        s = shapes.pop()\n"
             "        numbers += -(-s[0] // world_size) * math.prod(s[1:])\n    return numbers * 16",
             "changed its arguments: compute a new value and leave the inputs as they were",
+        ),
+        (  # rows rounded half up: right where the remainder is 0 or half the ranks, not 5 rows on 4 ranks
+            _RANK0_HEAD + "    numbers = sum(int(s[0] / world_size + 0.5) * math.prod(s[1:]) for s in shapes)\n"
+            "    return numbers * 16",
+            "rank0_bytes([(5, 3), (5,)], 4) returned 64; expected 128",
+        ),
+        (  # 32-bit integers: a model-sized weight's bytes overflow them
+            _RANK0_HEAD + "    import numpy as np\n\n"
+            "    rows = np.array([-(-s[0] // world_size) for s in shapes], dtype=np.int32)\n"
+            "    rest = np.array([math.prod(s[1:]) for s in shapes], dtype=np.int32)\n"
+            "    return int((rows * rest * 16).sum())",
+            "rank0_bytes([(50_000, 50_000)], 2) returned -1_474_836_480; expected 20_000_000_000",
         ),
     ),
 }

@@ -9,20 +9,15 @@ SOLUTIONS: dict[int, str] = {
         "    return per_rank * dtype_bytes * copies"
     ),
     2: (
-        "from torch.distributed.fsdp import fully_shard\n"
-        "\n"
-        "\n"
+        "from torch.distributed.fsdp import fully_shard\n\n\n"
         "def shard(model, mesh):\n"
         "    for block in model:\n"
         "        fully_shard(block, mesh=mesh)\n"
         "    fully_shard(model, mesh=mesh)\n"
-        "\n"
         "    return model\n"
     ),
     3: (
-        "import math\n"
-        "\n"
-        "\n"
+        "import math\n\n\n"
         "def rank0_bytes(shapes, world_size):\n"
         "    numbers = 0\n"
         "    for shape in shapes:\n"
