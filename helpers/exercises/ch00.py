@@ -1,12 +1,12 @@
-"""Chapter 00 exercises: pick the device to use, tell the three CUDA situations apart, and spot the P100 trap.
-
-Questions 1 and 2, and chapter 01's, are tried on the stand-in machines `MACHINES`; question 3 is a table.
-"""
+"""Chapter 00 exercises: pick the device, tell the three CUDA situations apart, spot the P100 trap (a table)."""
 
 from __future__ import annotations
 
 import collections
 import contextlib
+import os
+import pathlib
+import tempfile
 from collections.abc import Callable
 from typing import Any
 from unittest import mock
@@ -16,19 +16,23 @@ import torch
 from ..answers import Wrong, expect_function, expect_type
 from ..checking import Question
 from ..environment import build_supports
+from ..learner_code import describe_error
 from ..standins import pretend_machine
 from .cases import table
 
-#: A machine an answer is tried on: the accelerator torch can use there and how many, what torch is built for.
-Machine = collections.namedtuple("Machine", "name usable count built")
+#: A machine: the accelerator torch can use, how many, what torch is built for, the GPUs nvidia-smi lists there. The
+#: last has an accelerator, so an answer that sets torch's default device to what it picks leaves it changed (told).
+Machine = collections.namedtuple("Machine", "name usable count built listed")
 MACHINES = (
-    Machine("a CPU-only build of torch", None, 0, None),
-    Machine("a CUDA build of torch without a driver", None, 0, "cuda"),
-    Machine("an mps build of torch on a Mac that cannot use mps", None, 0, "mps"),
-    Machine("a machine with one CUDA GPU", "cuda", 1, "cuda"),
-    Machine("Kaggle's two T4 GPUs", "cuda", 2, "cuda"),
-    Machine("a machine with four CUDA GPUs", "cuda", 4, "cuda"),
-    Machine("a Mac with Apple's mps", "mps", 1, "mps"),
+    Machine("a CPU-only build of torch", None, 0, None, 0),
+    Machine("a CUDA build of torch without a driver", None, 0, "cuda", 0),
+    Machine("an mps build of torch on a Mac that cannot use mps", None, 0, "mps", 0),
+    Machine("a CPU-only build of torch on a machine with an NVIDIA GPU (nvidia-smi lists it)", None, 0, None, 1),
+    Machine("a CUDA build of torch that cannot use the GPU nvidia-smi lists", None, 0, "cuda", 1),
+    Machine("a machine with one CUDA GPU", "cuda", 1, "cuda", 1),
+    Machine("Kaggle's two T4 GPUs", "cuda", 2, "cuda", 2),
+    Machine("a machine with four CUDA GPUs", "cuda", 4, "cuda", 4),
+    Machine("a Mac with Apple's mps", "mps", 1, "mps", 0),
 )
 
 
@@ -37,107 +41,100 @@ def devices(m: Machine) -> list[torch.device]:
     return [torch.device(m.usable, i) for i in range(m.count)] or [torch.device("cpu")]
 
 
-def ask(fn: Callable[..., Any], m: Machine, call: str, *args: Any) -> Any:
-    """What `fn(*args)` returns on `m`, where torch's device queries answer and its first CUDA use raises as there
-    (`pretend_machine`); a stand-in GPU runs no CUDA code, so an answer that needs it is told so."""
-    ran_cuda = mock.Mock(side_effect=AssertionError("a stand-in GPU runs no CUDA code"))
-    on_gpu = mock.patch.object(torch.cuda, "_lazy_init", ran_cuda) if m.usable == "cuda" else contextlib.nullcontext()
-    with pretend_machine(m.usable, m.count, built=m.built), on_gpu:
+def shown(value: Any) -> str:
+    """A device as torch names it (cuda:0), devices as [cuda:0, cpu] or (cuda:0, cpu), a string quoted."""
+    if isinstance(value, list | tuple):
+        inner = ", ".join(map(str, value))
+        return f"[{inner}]" if isinstance(value, list) else f"({inner})"
+    return repr(value) if isinstance(value, str) else str(value)
+
+
+def ask(fn: Callable[..., Any], m: Machine, call: str, *args: Any, may_raise: bool = False) -> Any:
+    """What `fn(*args)` returns on `m` (or raises, where it `may_raise`): torch's device queries answer as there, and
+    nvidia-smi is on PATH only where `m`'s driver lists GPUs; a stand-in runs no CUDA code, nor sets the device."""
+    ran_cuda, moved = mock.Mock(side_effect=AssertionError("a stand-in GPU runs no CUDA code")), mock.Mock()
+    with contextlib.ExitStack() as stack, tempfile.TemporaryDirectory() as folder:
+        smi = pathlib.Path(folder, "nvidia-smi")
+        smi.write_text("#!/bin/sh\n" + "".join(f"echo 'GPU {i}: Tesla T4 (UUID: GPU-{i})'\n" for i in range(m.listed)))
+        smi.chmod(0o755)
+        path = [d for d in os.get_exec_path() if not os.path.exists(os.path.join(d, "nvidia-smi"))]
+        stack.enter_context(mock.patch.dict(os.environ, PATH=os.pathsep.join([folder] * (m.listed > 0) + path)))
+        stack.enter_context(pretend_machine(m.usable, m.count, built=m.built))
+        for name in ("_cuda_setDevice", "_accelerator_setDeviceIndex"):  # under torch.cuda's and accelerator's
+            stack.enter_context(mock.patch.object(torch._C, name, moved, create=True))
+        if m.usable == "cuda":
+            stack.enter_context(mock.patch.object(torch.cuda, "_lazy_init", ran_cuda))
         try:
             got = fn(*args)
         except Exception as error:
             got = error
     if ran_cuda.called:
         raise Wrong(f"on {m.name}, {call} ran CUDA code, which a stand-in cannot: decide by torch's device queries")
-    if isinstance(got, Exception):
-        raise Wrong(f"on {m.name}, {call} raised {type(got).__name__}: {(str(got).splitlines() or [''])[0][:200]}")
+    if moved.called:
+        raise Wrong(f"on {m.name}, {call} changed the current device, which outlasts the call: just return the device")
+    if isinstance(got, Exception) and not may_raise:
+        raise Wrong(f"on {m.name}, {call} raised {describe_error(got)}")
     return got
 
 
-def same_everywhere(fn: Callable[..., Any], call: str, *args: Any) -> str:
-    """What a verdict adds where `fn(*args)` gives the same answer on every machine: it did not ask torch."""
-    with contextlib.suppress(Wrong):
-        if len({repr(ask(fn, m, call, *args)) for m in MACHINES}) == 1:
-            return " (the same on every machine: ask torch inside the function, each time it is called)"
-    return ""
+def on_machines(name: str, takes: str, kind: type, what: str, judge: Callable[..., str], calls: Any = None) -> Any:
+    """A checker calling `name(*args)` for each `args` of `calls(m)` (default: none) on every machine `m`: the answer
+    must be a `kind` (`what`), and `judge(m, answer, *args)` says what was expected there, or "" where it is right."""
+
+    def check(fn: Any) -> None:
+        expect_function(fn, name, takes)
+        for m in MACHINES:
+            for args in calls(m) if calls else [()]:
+                call = f"{name}({', '.join(map(str, args))})"
+                if isinstance(got := ask(fn, m, call, *args, may_raise=bool(args) and args[0] < 0), Exception):
+                    continue  # a negative index names no device: an error is right too
+                if said := judge(m, expect_type(got, kind, f"{call} to return {what}"), *args):
+                    everywhere = {repr(ask(fn, other, call, *args, may_raise=True)) for other in MACHINES}
+                    same = " (the same on every machine: ask torch inside the function, each time it is called)"
+                    raise Wrong(f"on {m.name}, {call} returned {shown(got)}; {said}{same * (len(everywhere) == 1)}")
+
+    return check
 
 
-def _check_pick_device(fn: Any) -> None:
-    expect_function(fn, "pick_device", "no arguments")
-    for m in MACHINES:
-        got = expect_type(ask(fn, m, "pick_device()"), torch.device, "pick_device() to return a torch.device")
-        if got not in (torch.device(devices(m)[0].type), *devices(m)):
-            said = f"on {m.name}, pick_device() returned {got}; the usable device there is {devices(m)[0].type}"
-            raise Wrong(said + same_everywhere(fn, "pick_device()"))
+def _pick_device(m: Machine, got: torch.device) -> str:
+    usable = devices(m)
+    return "" if got in (torch.device(usable[0].type), *usable) else f"the usable device there is {usable[0].type}"
 
 
-def _check_cuda_diagnosis(fn: Any) -> None:
-    expect_function(fn, "cuda_diagnosis", "no arguments")
-    for m in MACHINES:  # section 1's table: a torch without CUDA (a Mac's too) is a CPU-only build
-        want = "GPU ready" if m.usable == "cuda" else "no usable GPU" if m.built == "cuda" else "CPU-only build"
-        got = expect_type(ask(fn, m, "cuda_diagnosis()"), str, "cuda_diagnosis() to return a string")
-        if got != want:
-            why = " (torch.version.cuda is None there: section 1's table)" * (m.built == "mps")
-            said = f"on {m.name}, cuda_diagnosis() returned {got!r}; the answer there is {want!r}{why}"
-            raise Wrong(said + same_everywhere(fn, "cuda_diagnosis()"))
+def _cuda_diagnosis(m: Machine, got: str) -> str:
+    """Section 1's table: a torch without CUDA (a Mac's too) is a CPU-only build."""
+    want = "GPU ready" if m.usable == "cuda" else "no usable GPU" if m.built == "cuda" else "CPU-only build"
+    why = " (torch.version.cuda is None there: section 1's table)" * (m.built == "mps")
+    return "" if got == want else f"the answer there is {want!r}{why}"
 
 
-#: Question 3's (capability, arch_list): sorted and unsorted lists, sm_ and compute_ entries, PTX on the same,
-#: a later minor and a later major capability (NVIDIA's rule) and on an older one, 'a' targets, an empty list.
-_KERNELS = (
-    ((7, 5), ["sm_75", "sm_80", "sm_86", "sm_90", "compute_90"]),
-    ((6, 0), ["sm_75", "sm_80", "sm_86", "sm_90", "compute_90"]),
-    ((8, 9), ["sm_90", "sm_80"]),
-    ((8, 6), ["sm_89"]),
-    ((8, 0), ["sm_75"]),
-    ((10, 0), ["sm_90", "compute_90", "sm_80"]),
-    ((9, 0), ["compute_80"]),
-    ((9, 0), ["compute_90"]),
-    ((8, 6), ["compute_80"]),
-    ((8, 9), ["compute_86"]),
-    ((7, 5), ["compute_80"]),
-    ((7, 5), []),
-    ((9, 0), ["sm_90a"]),
-    ((12, 1), ["sm_90", "sm_120a"]),
-    ((12, 1), ["sm_100", "sm_120"]),
-    ((10, 0), ["compute_90a"]),
+#: Question 3's cases: every GPU (older than the lists, the same, a later minor and major, 12.1) with every list: a
+#: wheel's, unsorted ones, an empty one, 'a' targets, and each single entry (machine code, PTX, 'a' targets).
+_GPUS = ((7, 5), (6, 0), (8, 0), (8, 6), (8, 9), (9, 0), (10, 0), (12, 1))
+_LISTS = ("sm_75 sm_80 sm_86 sm_90 compute_90", "sm_90 sm_80", "sm_90 compute_90 sm_80", "", "sm_90 sm_120a")
+_ENTRIES = "sm_75 sm_80 sm_86 sm_89 sm_100 sm_120 compute_80 compute_86 compute_90 sm_90a compute_90a"
+_KERNELS = [(gpu, arch) for arch in [*map(str.split, _LISTS), *([a] for a in _ENTRIES.split())] for gpu in _GPUS]
+_bool = lambda value, call: expect_type(value, bool, f"{call} to return True or False")
+
+_CHECKS = (
+    on_machines("pick_device", "no arguments", torch.device, "a torch.device", _pick_device),
+    on_machines("cuda_diagnosis", "no arguments", str, "a string", _cuda_diagnosis),
+    table("has_kernels_for", "(capability, arch_list)", _KERNELS, build_supports, answer=_bool),
 )
-
-
-def _bool(value: Any, call: str) -> bool:
-    return expect_type(value, bool, f"{call} to return True or False")
-
-
-_check_has_kernels_for = table("has_kernels_for", "(capability, arch_list)", _KERNELS, build_supports, answer=_bool)
-
+#: Each question's task (the notebook states it in full) and hint, by the name it defines.
+_TASKS = {
+    "pick_device": "Write `pick_device()` that returns the torch.device to use now: the accelerator, or else the CPU.",
+    "cuda_diagnosis": "Write `cuda_diagnosis()`: 'CPU-only build', 'no usable GPU' or 'GPU ready', for its torch.",
+    "has_kernels_for": "Write `has_kernels_for(capability, arch_list)`: can a build whose torch.cuda.get_arch_list() "
+    "is arch_list run on a GPU of that compute capability?",
+}
+_HINTS = {
+    "pick_device": "torch.accelerator.current_accelerator(check_available=True): the accelerator usable now, or None.",
+    "cuda_diagnosis": "Built with CUDA? torch.version.cuda is None if not. Usable now? torch.cuda.is_available().",
+    "has_kernels_for": "Split each entry into kind, number and an optional letter: 'sm_XY' runs on major X, minor Y "
+    "or higher; 'compute_XY' on any capability X.Y or higher; 'a' targets only on X.Y. sm_120 is 12.0.",
+}
 QUESTIONS = [
-    Question(number, task, name, checker, hint, chapter="00")
-    for number, (name, checker, task, hint) in enumerate(
-        (
-            (
-                "pick_device",
-                _check_pick_device,
-                "Write `pick_device()` that returns the torch.device to use now: the accelerator, or else the CPU.",
-                "torch.accelerator.current_accelerator() names what torch was built for; pass check_available=True "
-                "to get None unless that device is usable right now.",
-            ),
-            (
-                "cuda_diagnosis",
-                _check_cuda_diagnosis,
-                "Write `cuda_diagnosis()`: 'CPU-only build', 'no usable GPU' or 'GPU ready', for the torch it runs in.",
-                "First ask whether this torch was built with CUDA at all (torch.version.cuda is None if not), "
-                "then whether CUDA is usable now (torch.cuda.is_available()).",
-            ),
-            (
-                "has_kernels_for",
-                _check_has_kernels_for,
-                "Write `has_kernels_for(capability, arch_list)`: whether a torch build whose "
-                "`torch.cuda.get_arch_list()` is `arch_list` can run on a GPU of compute capability `capability`.",
-                "Split each entry into kind, number and an optional letter: 'sm_XY' machine code runs on major "
-                "version X with minor Y or higher; 'compute_XY' PTX on any capability X.Y or higher; an 'a' target "
-                "(sm_90a, compute_90a) only on exactly X.Y. The last digit is the minor version: sm_120 is 12.0.",
-            ),
-        ),
-        1,
-    )
+    Question(n, _TASKS[name], name, check, _HINTS[name], chapter="00")
+    for n, (name, check) in enumerate(zip(_TASKS, _CHECKS, strict=True), start=1)
 ]

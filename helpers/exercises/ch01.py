@@ -1,9 +1,4 @@
-"""Chapter 01 exercises: your own `try_gpu` and `try_all_gpus`, counting usable CPUs, and a debug-this
-on the trap of `try_gpu(1)` falling back to the CPU.
-
-The device answers are tried on chapter 00's `MACHINES`, where torch's device queries answer as there;
-the CPU count with this process allowed one CPU (not the lowest-numbered), two with a gap, then all it had.
-"""
+"""Chapter 01 exercises: `try_gpu` and `try_all_gpus` (on chapter 00's machines), usable CPUs, the try_gpu(1) trap."""
 
 from __future__ import annotations
 
@@ -15,121 +10,100 @@ import torch
 
 from ..answers import Wrong, expect_function, expect_type
 from ..checking import Question
-from .ch00 import MACHINES, ask, devices, same_everywhere
+from ..devices import a_device
+from .ch00 import Machine, devices, on_machines, shown
 
 
-def _names(found: list[torch.device]) -> str:
-    return f"[{', '.join(map(str, found))}]"
+def _try_gpu(m: Machine, got: torch.device, i: int = 0) -> str:
+    """Device i where there is one, else the CPU; a negative i names none (on_machines lets it raise, too)."""
+    want = devices(m)[i] if 0 <= i < m.count else torch.device("cpu")
+    return "" if got == want else f"expected {want}" + " (or an error: no device has a negative index)" * (i < 0)
 
 
-def _check_try_gpu(fn: Any) -> None:
-    expect_function(fn, "try_gpu", "(i=0)")
-    for m in MACHINES:
-        for args in ((), *((i,) for i in range(m.count + 2))):
-            call, i = f"try_gpu({', '.join(map(str, args))})", (*args, 0)[0]
-            got = expect_type(ask(fn, m, call, *args), torch.device, f"{call} to return a torch.device")
-            want = devices(m)[i] if i < m.count else torch.device("cpu")
-            if got != want:
-                raise Wrong(f"on {m.name}, {call} returned {got}; expected {want}{same_everywhere(fn, call, *args)}")
+def _try_all_gpus(m: Machine, got: list) -> str:
+    found = [expect_type(d, torch.device, "try_all_gpus() to list torch.device objects") for d in got]
+    return "" if found == devices(m) else f"expected {shown(devices(m))}"
 
 
-def _check_try_all_gpus(fn: Any) -> None:
-    expect_function(fn, "try_all_gpus", "no arguments")
-    for m in MACHINES:
-        got = expect_type(ask(fn, m, "try_all_gpus()"), list, "try_all_gpus() to return a list of torch.device")
-        if [expect_type(d, torch.device, "try_all_gpus() to list torch.device objects") for d in got] != devices(m):
-            said = f"on {m.name}, try_all_gpus() returned {_names(got)}; expected {_names(devices(m))}"
-            raise Wrong(said + same_everywhere(fn, "try_all_gpus()"))
-
-
-def _check_count_usable_cpus(fn: Any) -> None:
+def _count_usable_cpus(fn: Any) -> None:
+    """Allowed one CPU (the last), two with a gap, then all, as a job scheduler may; torch's threads another number."""
     expect_function(fn, "count_usable_cpus", "no arguments")
-    whole = "count_usable_cpus() to return a whole number (an int)"
+    whole, machine = "count_usable_cpus() to return a whole number (an int)", os.cpu_count()
     if not hasattr(os, "sched_getaffinity"):  # macOS, Windows: no per-process CPU set to vary
-        if (got := expect_type(fn(), int, whole)) != os.cpu_count():
-            raise Wrong(f"count_usable_cpus() returned {got!r}; this machine has {os.cpu_count()} CPUs")
+        if (got := expect_type(fn(), int, whole)) != machine:
+            raise Wrong(f"count_usable_cpus() returned {got!r}; this machine has {machine} CPUs")
         return
-    allowed = sorted(os.sched_getaffinity(0))  # as a job scheduler may: the last CPU, two with a gap, then all
-    counts, two = [], [allowed[-3], allowed[-1]] if len(allowed) > 2 else allowed
-    wrapped = [mock.patch.object(os, name, wraps=getattr(os, name)) for name in ("cpu_count", "sched_getaffinity")]
-    with wrapped[0] as machine, wrapped[1] as own:  # which of the two it asks
-        for cpus in dict.fromkeys(map(tuple, ([allowed[-1]], two, allowed))):
+    allowed, threads, tries = sorted(os.sched_getaffinity(0)), torch.get_num_threads(), []
+    two = [allowed[-3], allowed[-1]] if len(allowed) > 2 else allowed
+    asked = ((os, "cpu_count"), (torch, "get_num_threads"), (os, "sched_getaffinity"))
+    spies = [mock.patch.object(module, name, wraps=getattr(module, name)) for module, name in asked]
+    with spies[0] as counted, spies[1] as threaded, spies[2] as own:
+        for cpus in map(list, dict.fromkeys(map(tuple, ([allowed[-1]], two, allowed)))):
+            n = len(cpus) - 1 or 2  # torch's threads: never as many as the CPUs allowed
             os.sched_setaffinity(0, cpus)
+            torch.set_num_threads(n)
             try:
-                counts.append((list(cpus), expect_type(fn(), int, whole)))
+                tries.append((cpus, n, expect_type(fn(), int, whole)))
             finally:
                 os.sched_setaffinity(0, allowed)
-    for cpus, got in counts:
-        if got != len(cpus):
-            said = f"with this process allowed {len(cpus)} CPU(s) {cpus}, count_usable_cpus() returned {got!r}"
-            why = f" ({got!r} is the machine's count, os.cpu_count())" * (machine.called and got == os.cpu_count())
-            same = len({c[1] for c in counts}) == 1 < len(counts) and not own.called
-            once = " (the same whatever CPUs were allowed, and no call to os.sched_getaffinity: ask it each time)"
-            raise Wrong(f"{said}; expected {len(cpus)}{why or once * same}")
+                torch.set_num_threads(threads)
+    if not (wrong := [(cpus, n, got) for cpus, n, got in tries if got != len(cpus)]):
+        return
+    cpus, _, got = wrong[0]
+    why = ""
+    if counted.called and all(g == machine for *_, g in wrong):
+        why = f" ({got} is the machine's count, os.cpu_count())"
+    elif threaded.called and all(g == n for _, n, g in wrong):
+        why = f" ({got} is torch.get_num_threads(), which the check set to {got} for this try)"
+    elif not own.called and len({g for *_, g in tries}) == 1 < len(tries):
+        why = " (the same whatever CPUs were allowed: it did not call os.sched_getaffinity(0))"
+    said = f"with this process allowed {len(cpus)} CPU(s) {cpus}, count_usable_cpus() returned {got!r}"
+    raise Wrong(f"{said}; expected {len(cpus)}{why}")
 
 
-def _stage(value: Any, said: str) -> torch.device:
-    """A stage's device: a torch.device or a spelling torch knows (the question asks for no type)."""
-    try:
-        return torch.device(value) if isinstance(value, str) else expect_type(value, torch.device, "a device")
-    except RuntimeError:
-        raise Wrong(f"{said} {value!r} for a stage, which is not a device torch knows") from None
+def _stage_devices(m: Machine, pair: tuple) -> str:
+    """Two devices torch can use there, a GPU each where there are two or more; else what is off."""
+    if len(pair) != 2:
+        raise Wrong(f"on {m.name}, stage_devices() returned {len(pair)} values: return two, (first, second)")
+    try:  # the question asks for no type: a torch.device or a spelling torch knows
+        first, second = stages = [a_device(d) for d in pair]
+    except (TypeError, ValueError) as error:
+        raise Wrong(f"on {m.name}, stage_devices() gave a stage that is not a device: {error}") from None
+    if all(d in devices(m) for d in stages) and (first != second or m.count < 2):
+        return ""
+    if any(d.type == m.usable and d.index is None for d in stages):
+        return f"name the index ({m.usable}:0); a device without one means the current device"
+    if m.usable and first in devices(m) and second.type == "cpu":
+        return "the second stage would run on the CPU next to a GPU, copying its input every step"
+    if m.count >= 2 and first == second:
+        return f"where there are {m.count} GPUs, give each stage one of its own"
+    return f"the devices torch can use there: {shown(devices(m))}"
 
 
-def _check_stage_devices(fn: Any) -> None:
-    expect_function(fn, "stage_devices", "no arguments")
-    for m in MACHINES:
-        pair = expect_type(ask(fn, m, "stage_devices()"), tuple, "stage_devices() to return (first, second)")
-        if len(pair) != 2:
-            raise Wrong(f"on {m.name}, stage_devices() returned {len(pair)} values: return two, (first, second)")
-        first, second = stages = [_stage(d, f"on {m.name}, stage_devices() gave") for d in pair]
-        if all(d in devices(m) for d in stages) and (first != second or m.count < 2):
-            continue
-        said = f"on {m.name}, stage_devices() returned ({first}, {second})"
-        if any(d.type == m.usable and d.index is None for d in stages):
-            raise Wrong(f"{said}: name the index ({m.usable}:0); a device without one means the current device")
-        if m.usable and first in devices(m) and second.type == "cpu":
-            raise Wrong(f"{said}: the second stage would run on the CPU next to a GPU, copying its input every step")
-        if m.count >= 2 and first == second:
-            raise Wrong(f"{said}: where there are {m.count} GPUs, give each stage one of its own")
-        raise Wrong(f"{said}; the devices torch can use there: {_names(devices(m))}")
-
-
+_INDICES = lambda m: [(), *((i,) for i in range(m.count + 2)), (-1,)]  # past the last, and a negative one
+_CHECKS = (
+    on_machines("try_gpu", "(i=0)", torch.device, "a torch.device", _try_gpu, _INDICES),
+    on_machines("try_all_gpus", "no arguments", list, "a list of torch.device", _try_all_gpus),
+    _count_usable_cpus,
+    on_machines("stage_devices", "no arguments", tuple, "(first, second)", _stage_devices),
+)
+#: Each question's task (the notebook states it in full) and hint, by the name it defines.
+_TASKS = {
+    "try_gpu": "Write `try_gpu(i=0)`: device i of the accelerator this process can use right now, else the CPU.",
+    "try_all_gpus": "Write `try_all_gpus()`: a list of every usable accelerator device, or `[cpu]` when there is none.",
+    "count_usable_cpus": "Write `count_usable_cpus()` returning how many CPUs this process may run on.",
+    "stage_devices": "Debug this: fix `stage_devices()` so that each of its two stages has a GPU of its own where "
+    "there are two or more, both share the GPU where there is one, and both use the CPU where there is none.",
+}
+_HINTS = {
+    "try_gpu": "torch.accelerator.current_accelerator(check_available=True) is None unless one is usable now; "
+    "torch.accelerator.device_count() says how many; torch.device(type, i) names one.",
+    "try_all_gpus": "One torch.device(accelerator.type, i) for each i in range(torch.accelerator.device_count()).",
+    "count_usable_cpus": "os.cpu_count() counts the machine's CPUs; os.sched_getaffinity(0) is the set it may use.",
+    "stage_devices": "What is try_gpu(1) on a machine with one GPU? Count first: len(try_all_gpus()) stages can have "
+    "a device of their own ([cpu] when there is no accelerator).",
+}
 QUESTIONS = [
-    Question(number, task, name, checker, hint, chapter="01", context=lambda: {"os": os})
-    for number, (name, checker, task, hint) in enumerate(
-        (
-            (
-                "try_gpu",
-                _check_try_gpu,
-                "Write `try_gpu(i=0)`: device i of the accelerator this process can use right now, else the CPU.",
-                "torch.accelerator.current_accelerator(check_available=True) is None unless an accelerator is "
-                "usable; torch.accelerator.device_count() says how many; torch.device(type, index) names one.",
-            ),
-            (
-                "try_all_gpus",
-                _check_try_all_gpus,
-                "Write `try_all_gpus()`: a list of every usable accelerator device, or `[cpu]` when there is none.",
-                "Build the list with torch.device(accelerator.type, i) for i in "
-                "range(torch.accelerator.device_count()), where accelerator comes from "
-                "current_accelerator(check_available=True); an empty list becomes [cpu].",
-            ),
-            (
-                "count_usable_cpus",
-                _check_count_usable_cpus,
-                "Write `count_usable_cpus()` returning how many CPUs this process may run on.",
-                "os.cpu_count() counts the machine's CPUs; os.sched_getaffinity(0) is the set this process may use.",
-            ),
-            (
-                "stage_devices",
-                _check_stage_devices,
-                "Debug this: `stage_devices()` picks the devices for a model split in two stages with try_gpu(0) "
-                "and try_gpu(1). Fix it so that each stage gets its own GPU where there are two or more, both "
-                "stages share the GPU where there is one, and both use the CPU where there is none.",
-                "What is try_gpu(1) on a machine with one GPU? Count first: try_all_gpus() lists the usable devices "
-                "([cpu] when there is none), and its length says how many stages can have a device of their own.",
-            ),
-        ),
-        1,
-    )
+    Question(n, _TASKS[name], name, check, _HINTS[name], chapter="01", context=lambda: {"os": os})
+    for n, (name, check) in enumerate(zip(_TASKS, _CHECKS, strict=True), start=1)
 ]

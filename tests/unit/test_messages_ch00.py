@@ -3,6 +3,11 @@ as the machines they stand for, and a verdict says what differed without guessin
 
 from __future__ import annotations
 
+import os
+import shutil
+import subprocess
+import sys
+
 import pytest
 import torch
 
@@ -48,7 +53,12 @@ def _flags() -> tuple:
 CUDA0, MPS0, RAISES, NOT_COMPILED = torch.device("cuda", 0), torch.device("mps", 0), "RuntimeError", "AssertionError"
 FLAGS = {
     "a CPU-only build of torch": (False, False, False, False, RAISES, RAISES, NOT_COMPILED),
+    "a CPU-only build of torch on a machine with an NVIDIA GPU (nvidia-smi lists it)": (
+        *(False, False, False, False),
+        *(RAISES, RAISES, NOT_COMPILED),
+    ),
     "a CUDA build of torch without a driver": (True, True, False, False, CUDA0, RAISES, RAISES),  # no driver
+    "a CUDA build of torch that cannot use the GPU nvidia-smi lists": (True, True, False, False, CUDA0, RAISES, RAISES),
     "an mps build of torch on a Mac that cannot use mps": (False, False, True, False, MPS0, 0, NOT_COMPILED),
     "a machine with one CUDA GPU": (True, True, False, False, CUDA0, 0, 0),
     "a Mac with Apple's mps": (False, False, True, True, MPS0, 0, NOT_COMPILED),
@@ -95,4 +105,32 @@ def test_a_wrong_answer_is_told_the_call_and_what_differed_only() -> None:
         "               for a in arch_list)"
     )
     outcome = evaluate(question, crashes_on_letters)
-    assert not outcome.correct and "ValueError" in outcome.message and "'90a'" in outcome.message, outcome.message
+    assert not outcome.correct and "ValueError" in outcome.message and "'120a'" in outcome.message, outcome.message
+
+
+def _nvidia_smi() -> int | None:
+    """How many GPUs nvidia-smi -L lists, found on PATH as a learner's code finds it; None where there is none."""
+    if shutil.which("nvidia-smi") is None:
+        return None
+    listing = subprocess.run(["nvidia-smi", "-L"], capture_output=True, text=True, timeout=30, check=True).stdout
+    return sum(line.startswith("GPU ") for line in listing.splitlines())
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="the stand-in nvidia-smi is a shell script")
+def test_nvidia_smi_answers_where_the_stand_in_has_a_driver_and_is_absent_elsewhere() -> None:
+    """Whatever this machine has: nvidia-smi shows what the driver sees, not what torch can use."""
+    path = os.environ.get("PATH")
+    for m in ch00.MACHINES:
+        assert ch00.ask(_nvidia_smi, m, "smi()") == (m.listed or None), m.name
+    assert os.environ.get("PATH") == path, "PATH is set back"
+    assert any(m.listed and not m.usable for m in ch00.MACHINES), "a driver that lists a GPU torch cannot use"
+
+
+def test_the_current_device_left_as_it_was_and_a_negative_index_refused_are_not_held_against_an_answer() -> None:
+    """A stand-in refuses set_device (it outlasts the call) instead of raising torch's own 'no accelerator' error."""
+    gpu = next(m for m in ch00.MACHINES if m.usable == "cuda")
+    with pytest.raises(Wrong, match="changed the current device, which outlasts the call"):
+        ch00.ask(lambda: torch.accelerator.set_device_index(0), gpu, "set()")
+    with pytest.raises(Wrong, match="changed the current device"):
+        ch00.ask(lambda: torch.cuda.set_device(0), gpu, "set()")
+    assert isinstance(ch00.ask(lambda: torch.device("cuda", -1), gpu, "neg()", may_raise=True), RuntimeError)

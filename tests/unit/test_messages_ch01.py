@@ -80,16 +80,30 @@ def test_the_cpus_allowed_are_not_the_lowest_and_leave_gaps() -> None:
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity") or len(os.sched_getaffinity(0)) < 2, reason="one CPU")
-def test_the_machine_count_and_a_fixed_answer_are_named_only_where_seen() -> None:
+def test_the_machine_count_torch_threads_and_a_fixed_answer_are_named_only_where_seen() -> None:
     question = _question_named("count_usable_cpus")
     told = evaluate(question, "def count_usable_cpus():\n    return os.cpu_count()").message
-    assert "is the machine's count, os.cpu_count()" in told, told
+    assert "is the machine's count, os.cpu_count()" in told and "torch" not in told, told
+    told = evaluate(question, "def count_usable_cpus():\n    return torch.get_num_threads()").message
+    assert "is torch.get_num_threads(), which the check set" in told and "os.cpu_count()" not in told, told
     for code in (
-        "def count_usable_cpus():\n    return torch.get_num_threads()",
         f"def count_usable_cpus():\n    return {os.cpu_count()}",
         "usable = len(os.sched_getaffinity(0))\n\n\ndef count_usable_cpus():\n    return usable",
     ):
         told = evaluate(question, code).message
         assert "os.cpu_count()" not in told and "the same whatever CPUs were allowed" in told, told
+        assert "each time" not in told, "it says what was seen (the same answer), not that it asked once"
     highest = evaluate(question, "def count_usable_cpus():\n    return max(os.sched_getaffinity(0)) + 1").message
     assert "the same whatever" not in highest, "it asks os.sched_getaffinity each time: no note that it does not"
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no per-process CPU set")
+def test_the_check_sets_back_the_cpus_allowed_and_torchs_threads() -> None:
+    question = _question_named("count_usable_cpus")
+    allowed, threads = os.sched_getaffinity(0), torch.get_num_threads()
+    seen = run_in_notebook(
+        question, "seen = []\n\n\ndef count_usable_cpus():\n    seen.append(torch.get_num_threads())\n    return 0"
+    )
+    assert not question.evaluate(seen).correct
+    assert seen["seen"][0] != 1 and seen["seen"][-1] != len(allowed), "torch's threads are not the CPUs allowed"
+    assert os.sched_getaffinity(0) == allowed and torch.get_num_threads() == threads

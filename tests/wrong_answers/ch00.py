@@ -76,10 +76,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             '        return torch.device("cpu")',
             "on a CUDA build of torch without a driver, pick_device() returned cuda:0; the usable device there is cpu",
         ),
-        # the current CUDA device's number, which raises where torch has no CUDA (told before: "ran CUDA code")
+        # the current CUDA device's number, which raises where torch has no CUDA (told before: "ran CUDA code"); the
+        # line of theirs that raised is named
         (
             "def pick_device():\n    return torch.cuda.current_device()",
-            "on a CPU-only build of torch, pick_device() raised AssertionError: Torch not compiled with CUDA enabled",
+            "on a CPU-only build of torch, pick_device() raised AssertionError (line 2 of your code): Torch not "
+            "compiled with CUDA enabled",
         ),
         # the number, not a torch.device
         (
@@ -97,7 +99,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             '        return torch.device("cuda")\n'
             "    except RuntimeError:\n"
             '        return torch.device("cpu")',
-            "on a CPU-only build of torch, pick_device() raised AssertionError: Torch not compiled with CUDA enabled",
+            "on a CPU-only build of torch, pick_device() raised AssertionError (line 3 of your code): Torch not "
+            "compiled with CUDA enabled",
         ),
         # runs CUDA code to find out: a stand-in GPU runs none, so the checker cannot tell
         (
@@ -108,6 +111,76 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    except Exception:\n"
             '        return torch.device("cpu")',
             "on a machine with one CUDA GPU, pick_device() ran CUDA code, which a stand-in cannot",
+        ),
+        # nvidia-smi taken as proof that torch can use a GPU (accepted before where no nvidia-smi was installed):
+        # it shows only that the driver sees one (the chapter's "What the sources got wrong")
+        (
+            "import shutil\n"
+            "\n\n"
+            "def pick_device():\n"
+            '    if shutil.which("nvidia-smi") is not None:\n'
+            '        return torch.device("cuda")\n'
+            "    usable = torch.accelerator.current_accelerator(check_available=True)\n"
+            '    return usable if usable is not None else torch.device("cpu")',
+            "on a CPU-only build of torch on a machine with an NVIDIA GPU (nvidia-smi lists it), pick_device() "
+            "returned cuda; the usable device there is cpu",
+        ),
+        # nvidia-smi and a CUDA build taken for a usable GPU: the driver may see a GPU that torch cannot use (hidden by
+        # CUDA_VISIBLE_DEVICES, or a driver too old for the build)
+        (
+            "import shutil\n"
+            "\n\n"
+            "def pick_device():\n"
+            '    if torch.version.cuda is not None and shutil.which("nvidia-smi"):\n'
+            '        return torch.device("cuda")\n'
+            "    usable = torch.accelerator.current_accelerator(check_available=True)\n"
+            '    return usable if usable is not None else torch.device("cpu")',
+            "on a CUDA build of torch that cannot use the GPU nvidia-smi lists, pick_device() returned cuda; the "
+            "usable device there is cpu",
+        ),
+        # the same, asking by running nvidia-smi
+        (
+            "import subprocess\n"
+            "\n\n"
+            "def pick_device():\n"
+            "    try:\n"
+            '        subprocess.run(["nvidia-smi", "-L"], check=True, capture_output=True)\n'
+            '        return torch.device("cuda")\n'
+            "    except (OSError, subprocess.CalledProcessError):\n"
+            "        usable = torch.accelerator.current_accelerator(check_available=True)\n"
+            '        return usable if usable is not None else torch.device("cpu")',
+            "on a CPU-only build of torch on a machine with an NVIDIA GPU (nvidia-smi lists it), pick_device() "
+            "returned cuda; the usable device there is cpu",
+        ),
+        # sets torch's default device to mps on a Mac (crashed every later check on a pretend Mac before: torch's
+        # get_default_device() raised where mps cannot be made); it is told, and set back
+        (
+            "def pick_device():\n"
+            "    if torch.backends.mps.is_available():\n"
+            '        torch.set_default_device("mps")\n'
+            '        return torch.device("mps")\n'
+            "    usable = torch.accelerator.current_accelerator(check_available=True)\n"
+            '    return usable if usable is not None else torch.device("cpu")',
+            "changed torch's default device",
+        ),
+        # sets torch's default device to the one it picks (accepted before: the last stand-in set it back to cpu)
+        (
+            "def pick_device():\n"
+            "    usable = torch.accelerator.current_accelerator(check_available=True)\n"
+            '    device = usable if usable is not None else torch.device("cpu")\n'
+            "    torch.set_default_device(device.type)\n"
+            "    return device",
+            "changed torch's default device",
+        ),
+        # makes the device it picks the current one, which lasts after the call
+        (
+            "def pick_device():\n"
+            "    if torch.cuda.is_available():\n"
+            "        torch.cuda.set_device(0)\n"
+            '        return torch.device("cuda", 0)\n'
+            "    usable = torch.accelerator.current_accelerator(check_available=True)\n"
+            '    return usable if usable is not None else torch.device("cpu")',
+            "on a machine with one CUDA GPU, pick_device() changed the current device, which outlasts the call",
         ),
     ),
     2: (
@@ -177,6 +250,17 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    return found",
             "(the same on every machine: ask torch inside the function, each time it is called)",
         ),
+        # nvidia-smi taken for a GPU torch can use
+        (
+            "import shutil\n"
+            "\n\n"
+            "def cuda_diagnosis():\n"
+            '    if shutil.which("nvidia-smi") is None:\n'
+            '        return "CPU-only build" if torch.version.cuda is None else "no usable GPU"\n'
+            '    return "GPU ready"',
+            "on a CPU-only build of torch on a machine with an NVIDIA GPU (nvidia-smi lists it), cuda_diagnosis() "
+            "returned 'GPU ready'; the answer there is 'CPU-only build'",
+        ),
     ),
     3: (
         # empties the list it was asked about
@@ -187,14 +271,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # only an exact sm_XY match counts: misses sm_80 on an 8.9 GPU
         (
             'def has_kernels_for(capability, arch_list):\n    return f"sm_{capability[0]}{capability[1]}" in arch_list',
-            "has_kernels_for((8, 9), ['sm_90', 'sm_80']) returned False; expected True",
+            "has_kernels_for((8, 9), ['sm_75', 'sm_80', 'sm_86', 'sm_90', 'compute_90']) returned False; expected True",
         ),
         # compares the numbers only: lets machine code cross a major version
         (
             "def has_kernels_for(capability, arch_list):\n"
             "    target = capability[0] * 10 + capability[1]\n"
             '    return any(int(a.split("_")[1]) <= target for a in arch_list)',
-            "has_kernels_for((8, 0), ['sm_75']) returned True; expected False",
+            "has_kernels_for((10, 0), ['sm_90', 'sm_80']) returned True; expected False",
         ),
         # the comparison the wrong way round: newer code on an older GPU
         (
@@ -216,7 +300,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "            return number // 10 == major and number % 10 <= minor\n"
             "        return number <= major * 10 + minor\n"
             "    return False",
-            "has_kernels_for((8, 9), ['sm_90', 'sm_80']) returned False; expected True",
+            "has_kernels_for((8, 0), ['sm_75', 'sm_80', 'sm_86', 'sm_90', 'compute_90']) returned False; expected True",
         ),
         # treats PTX (compute_XY) like machine code, same major version only (as torch's own _check_capability
         # warning does); NVIDIA's compatibility guides: PTX runs on any later GPU, 10.0 included
@@ -232,7 +316,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        elif number // 10 == major and number % 10 <= minor:\n"
             "            return True\n"
             "    return False",
-            "has_kernels_for((10, 0), ['sm_90', 'compute_90', 'sm_80']) returned False; expected True",
+            "has_kernels_for((10, 0), ['sm_75', 'sm_80', 'sm_86', 'sm_90', 'compute_90']) returned False; "
+            "expected True",
         ),
         # reads the first digit as the major version: sm_120 becomes 1.2
         (
@@ -248,7 +333,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             '        elif kind == "compute" and built <= tuple(capability):\n'
             "            return True\n"
             "    return False",
-            "has_kernels_for((12, 1), ['sm_100', 'sm_120']) returned False; expected True",
+            "has_kernels_for((10, 0), ['sm_100']) returned False; expected True",
         ),
         # reads sm_90a as sm_90, which runs on any 9.x and, as PTX, on newer GPUs
         (
@@ -281,14 +366,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             '        elif kind == "compute":\n'
             "            return True\n"
             "    return False",
-            "has_kernels_for((8, 9), ['sm_90', 'sm_80']) returned False; expected True",
+            "has_kernels_for((8, 0), ['sm_90', 'sm_80']) returned False; expected True",
         ),
         # PTX only on a strictly later capability (accepted before): it runs on its own capability too
         (
             _PTX_HEAD + '        elif kind == "compute" and (number // 10, number % 10) < (major, minor):\n'
             "            return True\n"
             "    return False",
-            "has_kernels_for((9, 0), ['compute_90']) returned False; expected True",
+            "has_kernels_for((8, 0), ['compute_80']) returned False; expected True",
         ),
         # PTX only on a later major version (accepted before): it runs on a later minor version too
         (
@@ -296,6 +381,56 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "            return True\n"
             "    return False",
             "has_kernels_for((8, 6), ['compute_80']) returned False; expected True",
+        ),
+        # PTX compared by major version only (accepted before): compute_86 is not for an 8.0 GPU
+        (
+            _PTX_HEAD + '        elif kind == "compute" and number // 10 <= major:\n'
+            "            return True\n"
+            "    return False",
+            "has_kernels_for((8, 0), ['compute_86']) returned True; expected False",
+        ),
+        # PTX's major and minor compared separately (accepted before): compute_86 runs on a 9.0 GPU
+        (
+            _PTX_HEAD + '        elif kind == "compute" and number // 10 <= major and number % 10 <= minor:\n'
+            "            return True\n"
+            "    return False",
+            "has_kernels_for((9, 0), ['compute_86']) returned False; expected True",
+        ),
+        # a compute_XYa target never counts (accepted before: tried only on 10.0, where it does not run)
+        (
+            "def has_kernels_for(capability, arch_list):\n"
+            "    major, minor = capability\n"
+            "    for arch in arch_list:\n"
+            '        kind, _, digits = arch.partition("_")\n'
+            '        number = int(digits.rstrip("af"))\n'
+            '        if digits.endswith("a"):\n'
+            '            if kind == "sm" and number == major * 10 + minor:\n'
+            "                return True\n"
+            '        elif kind == "sm" and number // 10 == major and number % 10 <= minor:\n'
+            "            return True\n"
+            '        elif kind == "compute" and number <= major * 10 + minor:\n'
+            "            return True\n"
+            "    return False",
+            "has_kernels_for((9, 0), ['compute_90a']) returned False; expected True",
+        ),
+        # the newest sm_ of the GPU's major version decides (accepted before): sm_86 hides sm_80 from an 8.0 GPU
+        (
+            "def has_kernels_for(capability, arch_list):\n"
+            "    major, minor = capability\n"
+            "    target = major * 10 + minor\n"
+            "    mine = [int(a[3:]) for a in arch_list if a.startswith('sm_') and a[3:].isdigit()]\n"
+            "    mine = [n for n in mine if n // 10 == major]\n"
+            "    if mine:\n"
+            "        return max(mine) % 10 <= minor  # the newest machine code of this major version decides\n"
+            "    for arch in arch_list:\n"
+            '        kind, _, digits = arch.partition("_")\n'
+            '        number = int(digits.rstrip("af"))\n'
+            '        if digits.endswith("a") and number == target:\n'
+            "            return True\n"
+            '        if kind == "compute" and not digits.endswith("a") and number <= target:\n'
+            "            return True\n"
+            "    return False",
+            "has_kernels_for((8, 0), ['sm_75', 'sm_80', 'sm_86', 'sm_90', 'compute_90']) returned False; expected True",
         ),
     ),
 }

@@ -1,5 +1,6 @@
 """Chapter 01's typical wrong answers, by question number (see the package's docstring)."""
 
+import importlib.util
 import os
 
 #: The CPUs this process may use, in order (Linux): the checker's one-CPU try is the last of them.
@@ -72,6 +73,26 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def try_gpu(i=0):\n"
             '    return torch.device(usable.type, i) if usable is not None else torch.device("cpu")',
             "(the same on every machine: ask torch inside the function, each time it is called)",
+        ),
+        # a negative i counted from the end, as a list index (accepted before: -1 was not tried); there is no device -1
+        (
+            "def try_gpu(i=0):\n"
+            "    accelerator = torch.accelerator.current_accelerator(check_available=True)\n"
+            "    count = torch.accelerator.device_count()\n"
+            "    if accelerator is not None and abs(i) < count:\n"
+            "        return torch.device(accelerator.type, i % count)\n"
+            '    return torch.device("cpu")',
+            "on Kaggle's two T4 GPUs, try_gpu(-1) returned cuda:1; expected cpu (or an error: no device has a negative",
+        ),
+        # makes device i the current one, which lasts after the call (told before, wrongly, that no accelerator
+        # was available on a machine with one CUDA GPU: the stand-in could not set a device)
+        (
+            "def try_gpu(i=0):\n"
+            "    if torch.accelerator.is_available() and 0 <= i < torch.accelerator.device_count():\n"
+            "        torch.accelerator.set_device_index(i)\n"
+            "        return torch.device(torch.accelerator.current_accelerator().type, i)\n"
+            '    return torch.device("cpu")',
+            "on a machine with one CUDA GPU, try_gpu() changed the current device, which outlasts the call",
         ),
     ),
     2: (
@@ -152,10 +173,27 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def count_usable_cpus():\n    return os.cpu_count()",
             f"count_usable_cpus() returned {os.cpu_count()}; expected 1 ({os.cpu_count()} is the machine's count",
         ),
-        # torch's threads, set when torch starts (told before that it was os.cpu_count())
+        # torch's threads, set when torch starts (told before that it was os.cpu_count(), then that it should "ask
+        # each time"): the check sets torch's threads to another number than the CPUs allowed
         (
             "def count_usable_cpus():\n    return torch.get_num_threads()",
-            "(the same whatever CPUs were allowed, and no call to os.sched_getaffinity: ask it each time)",
+            "count_usable_cpus() returned 2; expected 1 (2 is torch.get_num_threads(), which the check set to 2",
+        ),
+        # the smaller of the CPUs allowed and torch's threads (accepted before, where the two were equal)
+        (
+            "def count_usable_cpus():\n    return min(len(os.sched_getaffinity(0)), torch.get_num_threads())",
+            f"allowed {len(CPUS)} CPU(s) {CPUS}, count_usable_cpus() returned {max(len(CPUS) - 1, 1)}; expected "
+            f"{len(CPUS)} ({max(len(CPUS) - 1, 1)} is torch.get_num_threads()",
+        ),
+        # the machine's logical CPUs through psutil, which reads neither os.cpu_count nor the CPUs allowed (told
+        # before to "ask it each time", as if it had asked once)
+        *(
+            (
+                "import psutil\n\n\ndef count_usable_cpus():\n    return psutil.cpu_count(logical=True)",
+                "(the same whatever CPUs were allowed: it did not call os.sched_getaffinity(0))",
+            )
+            for _ in [importlib.util.find_spec("psutil")]
+            if _ is not None and len(CPUS) > 1
         ),
         # counts once, when the cell runs, instead of each time it is called (told before that it was os.cpu_count())
         (
@@ -194,7 +232,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "\n"
             "def stage_devices():\n"
             "    return helpers.devices.try_gpu(0), helpers.devices.try_gpu(1)",
-            "one CUDA GPU, stage_devices() returned (cuda:0, cpu): the second stage would run on the CPU",
+            "one CUDA GPU, stage_devices() returned (cuda:0, cpu); the second stage would run on the CPU",
         ),
         # counts on two devices being there
         (
@@ -214,7 +252,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def stage_devices():\n"
             "    first = helpers.devices.try_gpu(0)\n"
             "    return first, first",
-            "on Kaggle's two T4 GPUs, stage_devices() returned (cuda:0, cuda:0): where there are 2 GPUs, give each",
+            "on Kaggle's two T4 GPUs, stage_devices() returned (cuda:0, cuda:0); where there are 2 GPUs, give each",
         ),
         # counts CUDA GPUs only: a Mac's GPU is never used
         (
@@ -237,6 +275,16 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    return torch.device(built.type, 0), torch.device(built.type, second)",
             "on a CUDA build of torch without a driver, stage_devices() returned (cuda:0, cuda:0); the devices torch "
             "can use there: [cpu]",
+        ),
+        # asks for the devices once, when the cell runs (told before without the note)
+        (
+            "import helpers.devices\n"
+            "\n"
+            "devices = helpers.devices.try_all_gpus()\n"
+            "\n\n"
+            "def stage_devices():\n"
+            "    return devices[0], devices[-1]",
+            "(the same on every machine: ask torch inside the function, each time it is called)",
         ),
     ),
 }
@@ -267,6 +315,16 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    if torch.accelerator.device_count() > i:\n"
         "        return torch.device(i)\n"
         '    return torch.device("cpu")',
+        # refuses a negative index, as helpers.devices.try_gpu does: no device has one
+        "def try_gpu(i=0):\n"
+        "    if i < 0:\n"
+        '        raise ValueError(f"a device index counts from 0, not {i}")\n'
+        "    accelerator = torch.accelerator.current_accelerator(check_available=True)\n"
+        "    if accelerator is not None and i < torch.accelerator.device_count():\n"
+        "        return torch.device(accelerator.type, i)\n"
+        '    return torch.device("cpu")',
+        # the course's own, which raises for a negative index
+        "import helpers.devices\n\n\ndef try_gpu(i=0):\n    return helpers.devices.try_gpu(i)",
     ),
     2: (
         "def try_all_gpus():\n"

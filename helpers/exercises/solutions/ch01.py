@@ -20,7 +20,6 @@ SOLUTIONS: dict[int, str] = {
 
 def stage_devices():
     devices = helpers.devices.try_all_gpus()  # [cpu] when no accelerator is usable
-    if len(devices) >= 2:
-        return devices[0], devices[1]
-    return devices[0], devices[0]  # one GPU, or the CPU: both stages share it""",
+    second = devices[1] if len(devices) >= 2 else devices[0]  # one GPU, or the CPU: both stages share it
+    return devices[0], second""",
 }
