@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import math
 import tempfile
 from typing import Any
@@ -12,7 +13,7 @@ from torch import nn
 
 from ..answers import Wrong, as_number, expect_function, expect_number
 from ..checking import Question
-from ..learner_code import Checker, describe_error
+from ..learner_code import describe_error
 from ..training import make_data, make_model
 from .calls import MOVES, CallLog
 from .cases import show, unchanged
@@ -38,8 +39,8 @@ def _call(fn: Any, call: str, home: torch.device, model: nn.Module, *args: Any) 
             got = fn(model, *args)
     except Exception as exc:
         raised = Wrong(f"{call} raised {describe_error(exc)}")
-    tried = [c for c in log.named(MOVES) if id(c.args[0]) in ids and c.result is not c.args[0]]
-    if tried or {p.device for p in model.parameters()} != {home}:
+    tried = [c for c in log.named(MOVES) if id(c.args[0]) in ids and (c.raised or c.result.device != c.args[0].device)]
+    if tried or {p.device for p in model.parameters()} != {home}:  # a change of dtype alone is no move
         raise Wrong(f"{call} moved the model (or tried to): leave it on {home}, and move the data there")
     reads = [(c.written, c.args[0]) for c in log.named(_READS) if c.args]  # a DataLoader's int64 seed is no value
     reads += [(f"{c.label}(a list)", t) for c in log.named(_LISTS) for a in c.args[:1] if type(a) is list for t in a]
@@ -47,33 +48,50 @@ def _call(fn: Any, call: str, home: torch.device, model: nn.Module, *args: Any) 
     return got, raised, fed, reads
 
 
-def _expect(got: Any, want: torch.Tensor, said: str, what: str) -> None:
-    """Refuse `got` unless it is a tensor like `want` (dtype, shape, device: what `show` says) with its values."""
-    if show(got) != show(want) or not (want.is_meta or torch.allclose(got.cpu().double(), want.cpu().double())):
+def _expect(got: Any, want: torch.Tensor, said: str, what: str, *also: torch.Tensor) -> None:
+    """Refuse `got` unless it is a tensor like `want` or one of `also`: dtype, shape, device (`show`), values."""
+    like = lambda w: show(got) == show(w) and (w.is_meta or torch.allclose(got.cpu().double(), w.cpu().double()))
+    if not any(map(like, (want, *also))):
         other = " of other values" if show(got) == show(want) else ""
         raise Wrong(f"{said} {show(got)}{other}; expected {what}, {show(want)}")
 
 
+#: predict's models, copied for each try: a parameter-free first layer; float16 fed integers, with buffers and modes.
+_NORMS = nn.Sequential(nn.Embedding(10, 2).requires_grad_(False), nn.BatchNorm1d(3), nn.BatchNorm1d(3).eval()).half()
+_PREDICT = {
+    "Sequential(Tanh, Linear)": (nn.Sequential(nn.Tanh(), nn.Linear(3, 2)), torch.randn(4, 3)),
+    "float16 (frozen Embedding, BatchNorm1d, BatchNorm1d in eval)": (_NORMS, torch.randint(10, (4, 3))),
+}
+#: What predict leaves as it was: x; each parameter's and buffer's values, dtype, requires_grad, .grad; each mode.
+_kept = lambda model, x: (
+    x.clone(),
+    {k: (t.detach().clone(), t.requires_grad, t.grad is None) for k, t in model.state_dict(keep_vars=True).items()},
+    [m.training for m in model.modules()],
+)
+
+
 def _check_predict(fn: Any) -> None:
     expect_function(fn, "predict", "(model, x)")
-    models = {  # and an input each: parameters after a parameter-free layer; a leaf model (no Sequential), integer x
-        "Sequential(Tanh, Linear)": (lambda: nn.Sequential(nn.Tanh(), nn.Linear(3, 2)), lambda: torch.randn(4, 3)),
-        "Embedding": (lambda: nn.Embedding(10, 2), lambda: torch.randint(10, (4, 3))),
-    }
     places = [(_CPU, _CPU), (_CPU, _META), *((g, _CPU) for g in _GPUS), *((_CPU, g) for g in _GPUS), (_META, _CPU)]
-    for (home, there), (name, (make, data)) in [(p, m) for p in [*places, (_META, _META)] for m in models.items()]:
-        model, x = make().to(home), data().to(there)
-        kept = x.clone(), {k: v.clone() for k, v in model.state_dict().items()}
+    for (home, there), (name, (made, data)) in [(p, m) for p in [*places, (_META, _META)] for m in _PREDICT.items()]:
+        model, x = copy.deepcopy(made).to(home), data.clone().to(there)
+        before, as_is, in_eval = _kept(model, x), copy.deepcopy(model), copy.deepcopy(model).eval()
         call = f"predict({name} on {home.type}, {x.dtype} x on {there.type})"
         got, raised, fed, _ = _call(fn, call, home, model, x)
-        if not unchanged(kept, (x, model.state_dict())) or not model.training:
-            raise Wrong(f"{call} changed x or the model (its weights, or to eval mode): leave both as they were")
+        fails = there == _META != home  # x on meta has no values for the model: an error is right
+        wants = [] if fails else [m(data.to(home)).detach() for m in (as_is, in_eval)]  # either mode will do
+        ran = _kept(
+            as_is, before[0]
+        )  # as running the model leaves it: a BatchNorm in train mode updates its statistics
+        if not (unchanged(before, after := _kept(model, x)) or unchanged(ran, after)):
+            what = "its weights, their dtype, requires_grad or .grad, its buffers or a module's train/eval mode"
+            raise Wrong(f"{call} changed x or the model ({what}): leave both as they were")
         if fed := [(m is model, show(i)) for m, i in fed if i is not None and (i.device, i.dtype) != (home, x.dtype)]:
             raise Wrong(f"{call} fed {'' if fed[0][0] else 'a copy of '}the model {fed[0][1]}; expected x on {home}")
-        if (raised is None) == (there == _META != home):  # x on meta has no values for the model: an error is right
+        if (raised is None) == fails:
             raise raised or Wrong(f"{call} returned {show(got)}; expected an error: x on meta has no values for {home}")
         if raised is None:
-            _expect(got, model(x.to(home)).detach(), f"{call} returned", "model(x) on the model's device")
+            _expect(got, wants[0], f"{call} returned", "model(x) on the model's device", wants[1])
 
 
 def _epoch(X: torch.Tensor, y: torch.Tensor, size: int, device: torch.device, lr: float = 0.1) -> tuple:
@@ -88,11 +106,11 @@ def _epoch(X: torch.Tensor, y: torch.Tensor, size: int, device: torch.device, lr
 
 
 def _weights(model: nn.Module, want: torch.Tensor, call: str, what: str, slips: dict[str, torch.Tensor]) -> None:
-    """Refuse `model` unless its weights are `want`; name the slip whose weights they are, if one is."""
+    """Refuse `model` unless its weights are `want`; name the one slip whose weights they are here, if one is."""
     got = nn.utils.parameters_to_vector(model.parameters()).detach().double().cpu()
     if not torch.allclose(got, want, rtol=1e-4, atol=1e-7):
-        said = [f": {says}" for says, w in slips.items() if torch.allclose(got, w, rtol=1e-3, atol=1e-9)]
-        raise Wrong(f"after {call} the weights differ from {what}{said[0] if said else ''}")
+        said = [f": {s}" for s, w in slips.items() if torch.allclose(got, w, 1e-3, 1e-9) and not w.equal(want)]
+        raise Wrong(f"after {call} the weights differ from {what}{said[0] if len(said) == 1 else ''}")
 
 
 def _check_train_epoch(fn: Any) -> None:
@@ -132,8 +150,9 @@ def _check_train_epoch(fn: Any) -> None:
 def _check_load_on(fn: Any) -> None:
     expect_function(fn, "load_on", "(path, device)")
     saved = nn.Sequential(nn.Linear(3, 2, dtype=torch.float16), nn.BatchNorm1d(2)).state_dict()  # an int64 too
-    with tempfile.TemporaryDirectory() as folder:  # saved as if on a GPU this machine lacks: map_location is needed
-        with mock.patch("torch.serialization.location_tag", lambda _: f"cuda:{torch.cuda.device_count()}"):
+    places = iter(["cpu", f"cuda:{torch.cuda.device_count()}", f"cuda:{torch.cuda.device_count() + 1}"] * 3)
+    with tempfile.TemporaryDirectory() as folder:  # saved as if from the CPU and two GPUs this machine lacks, in turn
+        with mock.patch("torch.serialization.location_tag", lambda _: next(places)):
             torch.save(saved, path := f"{folder}/weights.pt")
         for device in (_CPU, _META, *_GPUS):
             got, call = fn(path, device), f"load_on(path, torch.device({str(device)!r}))"
@@ -143,42 +162,49 @@ def _check_load_on(fn: Any) -> None:
                 _expect(got[key], value.to(device), f"{call}[{key!r}] is", "the saved tensor there")
 
 
-#: At zero weights, x = eye(4) and `_Y` give a gradient of norm √0.5, which fits in float16 when scaled by 2**16;
-#: one SGD(lr=0.5) step moves the weights and bias by `_STEP`. With `_INF` the gradients overflow: no step.
+#: At zero weights, x = eye(4) and targets y give (weight, bias) the gradient -0.5 * (y, sum(y)), in float16 even
+#: scaled by 2**16: of norm 1.5 for y=±1.5, first (where a clip to norm 1 shows), √0.5 for `_Y`; `_INF`'s overflow.
 _Y, _INF = torch.tensor([[1.0], [-1.0], [0.0], [0.0]]), torch.full((4, 1), math.inf)
-_STEP = torch.tensor([0.25, -0.25, 0, 0, 0], dtype=torch.float64)
+_STEPS = [(torch.tensor([[1.5], [-1.5]] * 2), 0.25, "y=±1.5"), (_Y, 0.25, "y"), (_INF, 0.5, "y=inf"), (_Y, 0.5, "y")]
 
 
-def _check_step(fn: Any, name: str, clip: bool) -> None:
+def _check_step(fn: Any, clip: bool) -> None:
+    name = ("amp_step", "clipped_step")[clip]
     expect_function(fn, name, f"(model, optimizer, scaler, x, y{', max_norm' * clip})")
-    for device, y, top in [(d, y, top) for d in (_CPU, *_GPUS) for y, top in ((_Y, 0.25), (_INF, 0.5), (_Y, 0.5))]:
+    for device, (y, top, says) in [(d, case) for d in (_CPU, *_GPUS) for case in _STEPS]:
         model, seen, kind, low = nn.Linear(4, 1, device=device), [], device.type, low_precision(device)
         nn.utils.vector_to_parameters(torch.zeros(5, device=device), model.parameters())
         note = lambda *_, k=kind, s=seen: s.append((torch.is_autocast_enabled(k), torch.get_autocast_dtype(k)))
         model.register_forward_pre_hook(note)
         scaler, args = torch.amp.GradScaler(kind, init_scale=2.0**16, growth_interval=1), (torch.eye(4), y.clone(), top)
-        call = f"{name}(model on {kind}, SGD(lr=0.5), GradScaler(2**16), x, y{'=inf' * (y is _INF)}{f', {top}' * clip})"
+        call = f"{name}(model on {kind}, SGD(lr=0.5), GradScaler(2**16), x, {says}{f', {top}' * clip})"
         got = fn(model, torch.optim.SGD(model.parameters(), lr=0.5), scaler, *args[: 2 + clip])
         if seen[:1] != [(True, low)]:
             ran = f"under autocast in {seen[0][1]}" if seen[:1] and seen[0][0] else "without autocast"
             raise Wrong(f"{call} ran the model {ran}; expected autocast in {low} on {kind} (low_precision)")
         if not unchanged((torch.eye(4), y, top), args):
             raise Wrong(f"{call} changed its arguments: move copies, and leave x and y as they were")
-        want = 0 * _STEP if y is _INF else _STEP * min(1, top / (0.5**0.5 + 1e-6)) if clip else _STEP  # norm + 1e-6
-        what = "their start: these gradients overflow, so scaler.step skips the step" if y is _INF else "one SGD step"
-        slips = {"they moved 2**16 times too far: the step used gradients still multiplied by the scale": want * 2**16}
+        grad = -0.5 * torch.cat([y.flatten(), y.sum().reshape(1)]).double()  # of the weight and the bias
+        norm, step = float(grad.norm()), -0.5 * grad.nan_to_num(0, 0, 0)  # SGD(lr=0.5); an overflow skips it
+        want = step * min(1, top / (norm + 1e-6)) if clip else step  # clip_grad_norm_ divides by the norm + 1e-6
+        slips = {
+            "they moved 2**16 times too far: the step used gradients still multiplied by the scale": want * 2**16,
+            f"they are a step clipped to norm 1, as section 6 does: clip {('nothing', 'to max_norm')[clip]}": step
+            * min(1, 1 / (norm + 1e-6)),
+            "they are an unclipped step's: clip them to max_norm after scaler.unscale_, before scaler.step": step,
+        }
         if clip:
-            twice = math.isclose(as_number(got) or 0, 0.5**0.5, rel_tol=1e-3)  # the norm of the true gradients
+            twice = math.isclose(as_number(got) or 0, norm, rel_tol=1e-3)  # it returned the true gradients' norm
             said = "the scale was divided out twice" if twice else "clip_grad_norm_ saw scaled gradients"
-            slips[f"they moved 2**16 times too little: {said}"] = _STEP * top / 2**15.5
-            slips["they are an unclipped step's: clip after scaler.unscale_, before scaler.step"] = _STEP
+            slips[f"they moved 2**16 times too little: {said}"] = step * top / (norm * 2**16)
+        what = "their start: these gradients overflow, so scaler.step skips the step" if y is _INF else "one SGD step"
         _weights(model, want, call, what, slips)
         if scaler.get_scale() != 2.0 ** (15 if y is _INF else 17):
             raise Wrong(f"{call} left the scale at {scaler.get_scale():g}: the scaler given updates it after each step")
         if any(p.grad is not None and bool(p.grad.any()) for p in model.parameters()):
             raise Wrong(f"{call} left gradients in .grad after the step: clear them (optimizer.zero_grad())")
         value = expect_number(got.detach() if isinstance(got, torch.Tensor) else got, f"{call} to return a number")
-        if y is _Y and not math.isclose(value, want := 0.5**0.5 if clip else 0.5, rel_tol=1e-3):
+        if y is not _INF and not math.isclose(value, want := norm if clip else float((y**2).mean()), rel_tol=1e-3):
             scaled = ": that is the scaled value" if math.isclose(value, want * 2**16, rel_tol=1e-3) else ""
             raise Wrong(f"{call} returned {value:g}; expected the {('loss', 'unclipped norm')[clip]}, {want:g}{scaled}")
 
@@ -204,9 +230,7 @@ _HINTS = {
     "amp_step": "autocast(device.type, dtype=low_precision(device)) around forward and loss; then the scaler's calls.",
     "clipped_step": "Which call divides the gradients by the scale, and must it come before or after clip_grad_norm_?",
 }
-_check_amp_step: Checker = lambda fn: _check_step(fn, "amp_step", clip=False)
-_check_clipped_step: Checker = lambda fn: _check_step(fn, "clipped_step", clip=True)
-_CHECKS = (_check_predict, _check_train_epoch, _check_load_on, _check_amp_step, _check_clipped_step)
+_CHECKS = (_check_predict, _check_train_epoch, _check_load_on, *(lambda fn, c=c: _check_step(fn, c) for c in (0, 1)))
 QUESTIONS = [
     Question(n, _TASKS[name], name, check, _HINTS[name], chapter="04", context=lambda: {"low_precision": low_precision})
     for n, (name, check) in enumerate(zip(_TASKS, _CHECKS, strict=True), start=1)

@@ -10,11 +10,12 @@ from torch import nn
 
 from ..answers import Wrong
 from ..checking import Question
-from ..memory import tensor_nbytes
+from ..memory import MIB, tensor_nbytes
 from .calls import CallLog
 from .cases import Case, Slip, show, table
 
-#: Dtypes of 1, 2, 4, 8 bytes (bool and complex too), a 0-d shape, 0-sized ones, a torch.Size.
+#: Dtypes of 1, 2, 4, 8 bytes (bool and complex too), a 0-d shape, 0-sized ones, a torch.Size, more elements than
+#: float32 holds exactly; then, once nothing is allocated, more than an int32 counts (4 GiB, so only on meta).
 _SHAPES = (
     ((64, 3, 224, 224), torch.float32),
     ((64, 3, 224, 224), torch.float16),
@@ -26,22 +27,26 @@ _SHAPES = (
     ((3, 5), torch.complex64),
     (torch.Size([5, 2]), torch.int64),
     ((4096, 4096), torch.float64),
+    ((4097, 4097), torch.float32),
 )
+_HUGE = (((65536, 65536), torch.uint8),)
 _BYTES_SLIPS = (
     Slip(lambda shape, dtype: math.prod(shape), "that is the number of elements; multiply by dtype.itemsize"),
     Slip(lambda shape, dtype: 8 * tensor_nbytes(shape, dtype), "that counts bits, not bytes"),
+    Slip(lambda shape, dtype: 4 * math.prod(shape), "that is 4 bytes an element: use dtype.itemsize"),
+    Slip(lambda shape, dtype: tensor_nbytes(shape, dtype) / MIB, "that is in MiB: return bytes"),
 )
-_tensor_bytes_table = table("tensor_bytes", "(shape, dtype)", _SHAPES, tensor_nbytes, rel=0, slips=_BYTES_SLIPS)
 
 
 def _check_tensor_bytes(fn: Any) -> None:
-    """The table, and no tensor of a case's shape allocated on a real device (the question says so)."""
-    with CallLog() as log:
-        _tensor_bytes_table(fn)
-    shapes = {tuple(shape) for shape, _ in _SHAPES if math.prod(shape) > 1}
-    made = [c.result for c in log.calls if isinstance(c.result, torch.Tensor) and tuple(c.result.shape) in shapes]
-    if made := [t for t in made if not t.is_meta]:
-        raise Wrong(f"tensor_bytes allocated {show(made[0])}: size it on the meta device, or from shape and dtype")
+    """The tables, and no tensor of a case's shape allocated on a real device (the question says so)."""
+    for shapes in (_SHAPES, _HUGE):
+        with CallLog() as log:
+            table("tensor_bytes", "(shape, dtype)", shapes, tensor_nbytes, rel=0, slips=_BYTES_SLIPS)(fn)
+        sized = {tuple(shape) for shape, _ in shapes if math.prod(shape) > 1}
+        made = [c.result for c in log.calls if isinstance(c.result, torch.Tensor) and tuple(c.result.shape) in sized]
+        if made := [t for t in made if not t.is_meta]:
+            raise Wrong(f"tensor_bytes allocated {show(made[0])}: size it on the meta device, or from shape and dtype")
 
 
 def _peak(model: nn.Module, batch: int, per_sample: int, copies: tuple[int, int] = (4, 1), size: Any = None) -> int:
@@ -50,18 +55,27 @@ def _peak(model: nn.Module, batch: int, per_sample: int, copies: tuple[int, int]
     return sum(p.numel() * size(p) * copies[not p.requires_grad] for p in model.parameters()) + batch * per_sample
 
 
-#: Models on the meta device: frozen layers, float16 and bfloat16 parameters, mixed dtypes, buffers (not parameters).
+def _tied() -> nn.Module:
+    """A language model's tied weights, on meta (`to` would untie them): the Linear head's is the Embedding's."""
+    model = nn.Sequential(nn.Embedding(10, 4), nn.Linear(4, 10, bias=False)).to("meta")
+    model[1].weight = model[0].weight
+    return model
+
+
+#: Models, on the meta device: frozen layers, float16 and bfloat16 parameters, mixed dtypes, buffers (not
+#: parameters), a parameter two modules share.
 _MODELS = {
     "an MLP, first layer frozen": lambda: nn.Sequential(nn.Linear(64, 32).requires_grad_(False), nn.Linear(32, 10)),
     "a float32 MLP": lambda: nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10)),
     "a float16 and a float32 Linear": lambda: nn.Sequential(nn.Linear(16, 8).half(), nn.Linear(8, 4)),
     "a Linear and a BatchNorm1d": lambda: nn.Sequential(nn.Linear(8, 4), nn.BatchNorm1d(4)),
     "a frozen bfloat16 Embedding": lambda: nn.Embedding(9, 8, dtype=torch.bfloat16).requires_grad_(False),
+    "an Embedding and a Linear head sharing its weight": _tied,
 }
 _TAKES = "(model, batch_size, activation_bytes_per_sample)"
 _PEAK_CASES = [
     Case(make=lambda name=name, b=b, a=a: (_MODELS[name]().to("meta"), b, a), label=f"{name}, {b}, {a}")
-    for name, b, a in zip(_MODELS, (8, 16, 4, 1, 3), (128, 128, 16, 32, 40), strict=True)
+    for name, b, a in zip(_MODELS, (8, 16, 4, 1, 3, 2), (128, 128, 16, 32, 40, 24), strict=True)
 ]
 _PEAK_SLIPS = (
     Slip(lambda m, b, a: _peak(m, b, a, (4, 4)), "a frozen parameter has no gradient or moments: count it once"),
@@ -70,6 +84,7 @@ _PEAK_SLIPS = (
     Slip(lambda m, b, a: _peak(m, 1, a), "that counts the activations of one sample; multiply by batch_size"),
     Slip(lambda m, b, a: _peak(m, b, a, size=lambda p: 1), "that counts numbers; multiply by element_size()"),
     Slip(lambda m, b, a: _peak(m, b, a, size=lambda p: 4), "not every number has 4 bytes: use element_size()"),
+    Slip(lambda m, b, a: _peak(m, b, a) + sum(t.nbytes for t in m.buffers()), "that counts buffers: only parameters"),
 )
 _check_predict_peak_bytes = table("predict_peak_bytes", _TAKES, _PEAK_CASES, _peak, rel=0, slips=_PEAK_SLIPS)
 

@@ -76,3 +76,29 @@ def test_a_slip_is_not_named_where_another_mistake_gives_its_weights() -> None:
     )
     message = evaluate(_question("clipped_step"), values).message
     assert "the weights differ from one SGD step" in message and "unclipped" not in message, message
+
+
+def test_a_clip_to_a_norm_of_its_own_is_not_told_the_order() -> None:
+    """Round 2: max_norm hard-coded at section 6's 1.0 was told to clip after unscale_; the order was right. The first
+    case's gradients have norm 1.5, so a clip to 1 shows; an answer that never clips to max_norm is told to."""
+    from helpers.exercises.solutions.ch04 import SOLUTIONS
+
+    for norm, said in (
+        ("1.0", "a step clipped to norm 1, as section 6 does: clip to max_norm"),
+        ("2.0", "an unclipped"),
+    ):
+        code = SOLUTIONS[5].replace("parameters(), max_norm)", f"parameters(), {norm})")
+        message = evaluate(_question("clipped_step"), code).message
+        assert f"x, y=±1.5, 0.25) the weights differ from one SGD step: they are {said}" in message, message
+        assert "clip them to max_norm" in message or norm == "1.0", message
+
+
+def test_predict_may_leave_batchnorm_statistics_as_running_the_model_does() -> None:
+    """The words name the weights and the train/eval mode: the solution, in train mode, updates a BatchNorm's running
+    statistics as model(x) does, and an answer that leaves them is right too; any other change to a buffer is not."""
+    model = _question("predict")
+    assert evaluate(model, "def predict(model, x):\n    return model(x.to(next(model.parameters()).device))").correct
+    halved = "def predict(model, x):\n    y = model(x.to(next(model.parameters()).device))\n"
+    halved += "    for b in model.buffers():\n        b.div_(2)\n    return y"
+    message = evaluate(model, halved).message
+    assert "(frozen Embedding, BatchNorm1d, BatchNorm1d in eval) on cpu, torch.int64 x on cpu) changed x or" in message

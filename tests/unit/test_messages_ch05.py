@@ -3,7 +3,7 @@ the checker has evidence for it, and otherwise the message says what came back a
 
 from __future__ import annotations
 
-from .answers import evaluate
+from .answers import evaluate, run_in_notebook
 
 RIGHT_COPIES = "4 if p.requires_grad else 1"
 #: Words of the slips question 2 names; a message without evidence for one must contain none of them.
@@ -56,3 +56,13 @@ def test_a_size_taken_from_a_meta_tensor_or_an_empty_one_allocates_nothing() -> 
     ):
         outcome = evaluate(_question("tensor_bytes"), code)
         assert outcome.correct, (code, outcome.message)
+
+
+def test_an_answer_that_allocates_is_refused_before_the_4_gib_case() -> None:
+    """The case beyond an int32's count (65536**2 bytes) is tried only once no case's tensor was allocated."""
+    code = "seen = []\n\ndef tensor_bytes(shape, dtype):\n    seen.append(tuple(shape))\n"
+    code += "    return torch.empty(shape, dtype=dtype).nbytes"
+    namespace = run_in_notebook(_question("tensor_bytes"), code)
+    outcome = _question("tensor_bytes").evaluate(namespace)
+    assert "allocated a torch.float32 tensor of shape (64, 3, 224, 224) on cpu" in outcome.message, outcome.message
+    assert (65536, 65536) not in namespace["seen"]

@@ -2,7 +2,12 @@
 
 from helpers.exercises.solutions.ch04 import SOLUTIONS
 
-_EPOCH, _AMP, _CLIP = SOLUTIONS[2], SOLUTIONS[4], SOLUTIONS[5]
+#: The call that predict's float16 model with buffers is shown as, on the CPU.
+_NORMED = "predict(float16 (frozen Embedding, BatchNorm1d, BatchNorm1d in eval) on cpu, torch.int64 x on cpu)"
+_PREDICT, _EPOCH, _AMP, _CLIP = (
+    "def predict(model, x):\n    return model(x.to(next(model.parameters()).device))",
+    *(SOLUTIONS[n] for n in (2, 4, 5)),
+)
 #: The loop of question 2's solution, which the wrong answers below change.
 _LOOP = "    for xb, yb in zip(X.to(device).split(batch_size), y.to(device).split(batch_size)):\n"
 _CLIP_LINE = "    norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm)\n"
@@ -18,7 +23,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             "def predict(model, x):\n    x.mul_(1.5)\n    return model(x.to(next(model.parameters()).device))",
-            "predict(Sequential(Tanh, Linear) on cpu, torch.float32 x on cpu) changed x or the model",
+            "predict(Sequential(Tanh, Linear) on cpu, torch.float32 x on cpu) changed x or the model (its weights, "
+            "their dtype, requires_grad or .grad, its buffers or a module's train/eval mode): leave both as they were",
         ),
         (  # x left where it is: the model on the CPU is fed it on meta
             "def predict(model, x):\n    return model(x)",
@@ -50,12 +56,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # x cast to the parameters' dtype too: an Embedding's integer indices become floats
             "def predict(model, x):\n    return model(x.type_as(next(model.parameters())))",
-            "predict(Embedding on cpu, torch.int64 x on cpu) fed the model a torch.float32 tensor of shape (4, 3) on "
-            "cpu; expected x on cpu",
+            "predict(float16 (frozen Embedding, BatchNorm1d, BatchNorm1d in eval) on cpu, torch.int64 x on cpu) fed "
+            "the model a torch.float16 tensor of shape (4, 3) on cpu; expected x on cpu",
         ),
         (
             "def predict(model, x):\n    return model(x.to(next(model.parameters())))",
-            "predict(Embedding on cpu, torch.int64 x on cpu) fed the model a torch.float32 tensor",
+            "torch.int64 x on cpu) fed the model a torch.float16 tensor",
         ),
         (  # an error swallowed: with x on meta there is nothing to return
             "def predict(model, x):\n    try:\n        return model(x.to(next(model.parameters()).device))\n"
@@ -65,8 +71,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # eval mode left on: the caller's model is changed
             "def predict(model, x):\n    model.eval()\n    return model(x.to(next(model.parameters()).device))",
-            "predict(Sequential(Tanh, Linear) on cpu, torch.float32 x on cpu) changed x or the model (its weights, or "
-            "to eval mode)",
+            "predict(Sequential(Tanh, Linear) on cpu, torch.float32 x on cpu) changed x or the model (its weights, "
+            "their dtype, requires_grad or .grad, its buffers or a module's train/eval mode)",
         ),
         (
             "def predict(model, x):\n    return model(x.to(model.device))",
@@ -83,6 +89,48 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (  # a NumPy array back
             "def predict(model, x):\n    return model(x.to(next(model.parameters()).device)).detach().numpy()",
             "predict(Sequential(Tanh, Linear) on cpu, torch.float32 x on cpu) returned array([[",
+        ),
+        (  # eval mode for the call, then train mode whatever the model was in (round 2)
+            _PREDICT.replace("    return model(", "    model.eval()\n    try:\n        return model(")
+            + "\n    finally:\n        model.train()",
+            _NORMED + " changed x or the model",
+        ),
+        (  # the top module's mode put back, which sets every layer's: the BatchNorm in eval mode is left training
+            _PREDICT.replace("    return model(", "    was = model.training\n    model.eval()\n    out = model(")
+            + "\n    model.train(was)\n    return out",
+            _NORMED + " changed",
+        ),
+        (  # no gradients for prediction, and none for training afterwards either (round 2)
+            _PREDICT.replace("    return model(", "    model.requires_grad_(False)\n    return model("),
+            "predict(Sequential(Tanh, Linear) on cpu, torch.float32 x on cpu) changed x or the model",
+        ),
+        (  # the model made float32: a float16 model is converted (round 2)
+            _PREDICT.replace("    return model(", "    model.float()\n    return model("),
+            _NORMED + " changed x or the model (its weights, their dtype",
+        ),
+        (  # the same by Module.to: a change of dtype, not a move
+            _PREDICT.replace("    return model(", "    model.to(torch.float32)\n    return model("),
+            "BatchNorm1d in eval) on cpu, torch.int64 x on cpu) changed x or the model",
+        ),
+        (  # the buffers changed (round 2): BatchNorm's running statistics
+            _PREDICT.replace(
+                "    return model(", "    for b in model.buffers():\n        b.add_(1.0)\n    return model("
+            ),
+            _NORMED + " changed",
+        ),
+        (  # run twice: a BatchNorm in train mode updates its statistics twice
+            _PREDICT.replace(
+                "    return model(", "    model(x.to(next(model.parameters()).device))\n    return model("
+            ),
+            _NORMED + " changed",
+        ),
+        (  # a backward pass: gradients left in .grad for the next optimizer step (round 2)
+            "def predict(model, x):\n"
+            "    out = model(x.to(next(model.parameters()).device))\n"
+            "    if out.is_floating_point() and out.device.type != 'meta':\n"
+            "        out.sum().backward()\n"
+            "    return out",
+            "predict(Sequential(Tanh, Linear) on cpu, torch.float32 x on cpu) changed x or the model",
         ),
     ),
     2: (
@@ -217,6 +265,10 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    return {key: value.to(device) for key, value in state.items()}",
             "Attempting to deserialize object on",
         ),
+        (  # only the tensors saved on the first GPU are mapped (round 2)
+            "def load_on(path, device):\n    return torch.load(path, map_location={'cuda:0': str(device)})",
+            "Attempting to deserialize object on",
+        ),
         (  # only the tensors saved on the CPU are mapped
             "def load_on(path, device):\n"
             "    return torch.load(path, map_location={'cpu': str(device)}, weights_only=True)",
@@ -251,8 +303,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _AMP.replace(
                 "    with torch.autocast(device_type=device.type, dtype=low_precision(device)):\n", ""
             ).replace("        loss =", "    loss ="),
-            "amp_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y) ran the model without autocast; expected "
-            "autocast in torch.bfloat16 on cpu",
+            "amp_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=±1.5) ran the model without autocast; "
+            "expected autocast in torch.bfloat16 on cpu",
         ),
         (  # steps with the scaled gradients: every update is `scale` times too large
             _AMP.replace("scaler.step(optimizer)", "optimizer.step()").replace("    scaler.update()\n", ""),
@@ -278,7 +330,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _AMP.replace("scaler.scale(loss).backward()", "scaled = scaler.scale(loss)\n    scaled.backward()").replace(
                 "return loss.detach()", "return scaled.detach()"
             ),
-            "returned 32768; expected the loss, 0.5: that is the scaled value",
+            "returned 147456; expected the loss, 2.25: that is the scaled value",
         ),
         (  # forgets zero_grad
             _AMP.replace("    optimizer.zero_grad()\n", ""),
@@ -294,8 +346,17 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _AMP.replace(
                 "    scaler.scale(loss)", "    scaler = torch.amp.GradScaler(device.type)\n    scaler.scale(loss)"
             ),
-            "amp_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y) left the scale at 65536: the scaler given "
-            "updates it after each step",
+            "amp_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=±1.5) left the scale at 65536: the scaler "
+            "given updates it after each step",
+        ),
+        (  # section 6's clip copied in: where the gradients' norm is over 1 the step is not the one asked for (round 2)
+            _AMP.replace(
+                "    scaler.step(",
+                "    scaler.unscale_(optimizer)\n    nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
+                "    scaler.step(",
+            ),
+            "amp_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=±1.5) the weights differ from one SGD step: "
+            "they are a step clipped to norm 1, as section 6 does: clip nothing",
         ),
         (  # moves the data in place of a copy
             _AMP.replace("    device =", "    x.mul_(1.0).add_(1.0)\n    device ="),
@@ -305,13 +366,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     5: (
         (  # the bug as given: clips the scaled gradients, then unscales them
             _CLIP.replace(_UNSCALE + _CLIP_LINE, _CLIP_LINE + _UNSCALE),
-            "clipped_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y, 0.25) the weights differ from one SGD "
-            "step: they moved 2**16 times too little: clip_grad_norm_ saw scaled gradients",
+            "clipped_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=±1.5, 0.25) the weights differ from one "
+            "SGD step: they moved 2**16 times too little: clip_grad_norm_ saw scaled gradients",
         ),
         (  # max_norm fixed at the value of one call
             _CLIP.replace("parameters(), max_norm)", "parameters(), 0.5)"),
-            "after clipped_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y, 0.25) the weights differ from one "
-            "SGD step",
+            "after clipped_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=±1.5, 0.25) the weights differ "
+            "from one SGD step",
         ),
         (  # clips each gradient's value, not their norm
             _CLIP.replace(
@@ -320,8 +381,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm)",
                 "norm = torch.linalg.vector_norm(torch.cat([p.grad.flatten() for p in model.parameters()]))",
             ),
-            "after clipped_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y, 0.25) the weights differ from one "
-            "SGD step",
+            "after clipped_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=±1.5, 0.25) the weights differ "
+            "from one SGD step",
         ),
         (  # unscales by hand, then steps through the scaler, which unscales again
             _CLIP.replace(
@@ -332,7 +393,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # the norm after clipping
             _CLIP.replace("    return norm", "    return min(norm, torch.tensor(max_norm))"),
-            "returned 0.25; expected the unclipped norm, 0.707107",
+            "returned 0.25; expected the unclipped norm, 1.5",
         ),
         (  # unscales before clipping and keeps the old unscale_ too: the scaler refuses the second
             _CLIP.replace(_CLIP_LINE, _CLIP_LINE + _UNSCALE),
@@ -342,7 +403,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _CLIP.replace(
                 _UNSCALE + _CLIP_LINE + "    scaler.step(optimizer)\n", "    scaler.step(optimizer)\n" + _CLIP_LINE
             ),
-            "they are an unclipped step's: clip after scaler.unscale_, before scaler.step",
+            "x, y=±1.5, 0.25) the weights differ from one SGD step: they are an unclipped step's: clip them to "
+            "max_norm after scaler.unscale_, before scaler.step",
         ),
         (  # unscales and clips, then steps the optimizer itself: a step whose gradients overflowed is not skipped
             _CLIP.replace("scaler.step(optimizer)", "optimizer.step()"),
@@ -373,15 +435,16 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # returns the loss instead of the norm
             _CLIP.replace("return norm", "return loss"),
-            "returned 0.5; expected the unclipped norm, 0.707107",
+            "returned 2.25; expected the unclipped norm, 1.5",
         ),
         (  # returns the norm of the scaled gradients
             _CLIP.replace(_UNSCALE + _CLIP_LINE, _CLIP_LINE.replace("max_norm)", "max_norm * 2**16)") + _UNSCALE),
-            "returned 46340.9; expected the unclipped norm, 0.707107: that is the scaled value",
+            "returned 98304; expected the unclipped norm, 1.5: that is the scaled value",
         ),
-        (  # clips to a norm of its own
+        (  # clips to section 6's norm, not max_norm: not told the order is wrong (round 2)
             _CLIP.replace(_CLIP_LINE, _CLIP_LINE.replace("max_norm)", "1.0)")),
-            "they are an unclipped step's",
+            "x, y=±1.5, 0.25) the weights differ from one SGD step: they are a step clipped to norm 1, as section 6 "
+            "does: clip to max_norm",
         ),
     ),
 }
@@ -395,6 +458,17 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "        return model(x.to(next(model.parameters()).device))",
         "def predict(model, x):\n    return model(x.to(device=next(model.buffers(), next(model.parameters())).device))",
         "def predict(model, x):\n    return model(x.to(next(iter(model.state_dict().values())).device))",
+        # eval mode for the call, each module's mode put back: either mode's output will do
+        "def predict(model, x):\n"
+        "    modes = [m.training for m in model.modules()]\n"
+        "    model.eval()\n"
+        "    try:\n"
+        "        return model(x.to(next(model.parameters()).device))\n"
+        "    finally:\n"
+        "        for m, mode in zip(model.modules(), modes):\n"
+        "            m.training = mode",
+        # a copy run on the model's device: the model's BatchNorm statistics are left as they were
+        "import copy\n\ndef predict(model, x):\n    return copy.deepcopy(model)(x.to(next(model.parameters()).device))",
     ),
     2: (
         "def train_epoch(model, optimizer, X, y, batch_size):\n"
@@ -447,15 +521,11 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
     ),
     4: (
         # the loss outside autocast (mse_loss runs in float32 there anyway), returned as a float
-        _AMP.replace(
-            "        loss = nn.functional.mse_loss(model(x.to(device)), y.to(device))\n",
-            "        out = model(x.to(device))\n",
-        )
-        .replace(
-            "    scaler.scale(loss)",
-            "    loss = nn.functional.mse_loss(out.float(), y.to(device))\n    scaler.scale(loss)",
-        )
+        _AMP.replace("        loss = nn.functional.mse_loss(model(x), y)\n", "        out = model(x)\n")
+        .replace("    scaler.scale(loss)", "    loss = nn.functional.mse_loss(out.float(), y)\n    scaler.scale(loss)")
         .replace("return loss.detach()", "return loss.item()"),
+        # backward inside the autocast block: backward ops run in the forward's dtypes anyway
+        _AMP.replace("    scaler.scale(loss).backward()", "        scaler.scale(loss).backward()"),
         # autocast's dtype given positionally
         _AMP.replace("device_type=device.type, dtype=low_precision(device)", "device.type, low_precision(device)"),
     ),

@@ -23,7 +23,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             "import math\n\n\ndef tensor_bytes(shape, dtype):\n    return math.prod(shape) * 4",
-            "tensor_bytes((64, 3, 224, 224), torch.float16) returned 38_535_168; expected 19_267_584",
+            "tensor_bytes((64, 3, 224, 224), torch.float16) returned 38_535_168; expected 19_267_584: that is 4 bytes "
+            "an element: use dtype.itemsize",
         ),
         (
             "def tensor_bytes(shape, dtype):\n    return sum(shape) * dtype.itemsize",
@@ -67,6 +68,20 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    size = torch.finfo(dtype).bits // 8 if dtype.is_floating_point else dtype.itemsize\n"
             "    return math.prod(shape) * (4 if dtype.is_complex else size)",
             "tensor_bytes((3, 5), torch.complex64) returned 60; expected 120",
+        ),
+        (  # the product in int32: 2**32 elements wrap round to 0 (round 2)
+            "import numpy as np\n\ndef tensor_bytes(shape, dtype):\n"
+            "    return int(np.prod(shape, dtype=np.int32)) * dtype.itemsize",
+            "tensor_bytes((65_536, 65_536), torch.uint8) returned 0; expected 4_294_967_296",
+        ),
+        (  # the product in float32: 4097**2 is not a float32 (round 2)
+            "def tensor_bytes(shape, dtype):\n"
+            "    return int(torch.tensor(shape, dtype=torch.float32).prod()) * dtype.itemsize",
+            "tensor_bytes((4097, 4097), torch.float32) returned 67_141_632; expected 67_141_636",
+        ),
+        (  # MiB, as memory is often shown
+            "import math\n\n\ndef tensor_bytes(shape, dtype):\n    return math.prod(shape) * dtype.itemsize / 2**20",
+            "tensor_bytes((64, 3, 224, 224), torch.float32) returned 36.75; expected 38_535_168: that is in MiB",
         ),
     ),
     2: (
@@ -117,13 +132,19 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    tensors = model.state_dict(keep_vars=True).values()\n"
             "    held = sum(t.nbytes * (4 if t.requires_grad else 1) for t in tensors)\n"
             "    return held + batch_size * activation_bytes_per_sample",
-            "predict_peak_bytes(a Linear and a BatchNorm1d, 1, 32) returned 776; expected 736",
+            "predict_peak_bytes(a Linear and a BatchNorm1d, 1, 32) returned 776; expected 736: that counts buffers",
         ),
         (  # Adam's moments kept in float32 for float16 parameters: the question says they have the parameter's dtype
             _peak(
                 _RIGHT_COPIES, size="(p.numel() * p.element_size() + (3 * p.numel() * 4 if p.requires_grad else 0))"
             ).replace("* (4 if p.requires_grad else 1)", ""),
             "predict_peak_bytes(a float16 and a float32 Linear, 4, 16) returned 2544; expected 1728",
+        ),
+        (  # each module's own parameters: a weight two modules share is counted twice (round 2)
+            _peak(_RIGHT_COPIES).replace(
+                "for p in model.parameters()", "for m in model.modules() for p in m.parameters(recurse=False)"
+            ),
+            "predict_peak_bytes(an Embedding and a Linear head sharing its weight, 2, 24) returned 1328; expected 688",
         ),
         (  # the first parameter's dtype taken for all
             "def predict_peak_bytes(model, batch_size, activation_bytes_per_sample):\n"
@@ -139,7 +160,9 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
 RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
     1: (
         "def tensor_bytes(shape, dtype):\n    return torch.empty(shape, dtype=dtype, device='meta').nbytes",
-        "import numpy as np\n\ndef tensor_bytes(shape, dtype):\n    return np.prod(shape, dtype=int) * dtype.itemsize",
+        # numpy's product in int64 (its default int is int32 on Windows before numpy 2)
+        "import numpy as np\n\ndef tensor_bytes(shape, dtype):\n"
+        "    return np.prod(shape, dtype=np.int64) * dtype.itemsize",
         "import math\n\n\ndef tensor_bytes(shape, dtype):\n"
         "    return math.prod(shape) * torch.tensor([], dtype=dtype).element_size()",
     ),
