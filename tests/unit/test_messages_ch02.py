@@ -1,6 +1,6 @@
 """Chapter 02's checker beyond the wrong answers tests/wrong_answers/ states: an error is explained only where the
-call log shows its cause, torch's default dtype is set back after the cases that change it, and a meta tensor the
-learner prints shows as meta, not as the zeros the stand-in reads."""
+call log shows its cause, torch's default dtype is set back after the cases that change it, a meta tensor the
+learner prints shows as meta, and torch's own warnings do not show as the learner's output."""
 
 from __future__ import annotations
 
@@ -56,3 +56,13 @@ def test_a_printed_meta_tensor_shows_as_meta() -> None:
     outcome = evaluate(_question("scale_rows"), code)
     assert outcome.correct and "tensor(..., device='meta', size=(4, 3))" in outcome.output, outcome
     assert "tensor([[0., 0., 0.]" not in outcome.output
+
+
+def test_torchs_warnings_inside_the_check_are_not_the_learners_output() -> None:
+    """Attack round 2: new_tensor's UserWarning showed under "Your code printed" with the checker's path attached."""
+    for code in (
+        "def add_on_first(a, b):\n    return a + a.new_tensor(b, dtype=b.dtype)",
+        "def add_on_first(a, b):\n    return a + torch.tensor(b, device=a.device)",
+    ):
+        outcome = evaluate(_question("add_on_first"), code)
+        assert outcome.correct and outcome.output == "", (code, outcome)

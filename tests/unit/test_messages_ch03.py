@@ -1,5 +1,5 @@
 """Chapter 03's checker beyond the wrong answers tests/wrong_answers/ states: a slip is named only where the value
-is that slip's, and what the meta stand-in read is never shown as the learner's values."""
+is that slip's, and what the learner prints of a meta tensor shows it as meta."""
 
 from __future__ import annotations
 
@@ -26,16 +26,27 @@ def test_a_formatted_meta_loss_prints_as_meta_not_as_zero() -> None:
     """Attack 2026-11-29: an f-string of a loss on the stand-in printed 0.000, the stand-in's zero, as a value."""
     code = 'def losses_to_floats(losses):\n    print(f"{losses[0]:.3f}")\n    return torch.stack(losses).tolist()'
     outcome = evaluate(_question("losses_to_floats"), code)
-    assert "read values from the device 2 times (an f-string, .tolist())" in outcome.message, outcome
+    assert "read the device 2 times (an f-string, .tolist())" in outcome.message, outcome
     assert "tensor(..., device='meta', size=())" in outcome.output and "0.000" not in outcome.output, outcome
 
 
-def test_a_copy_straight_into_the_buffer_is_right_however_it_is_written() -> None:
-    """Reads into buffer's own memory are the copies asked for: one a row, or one of the stacked tensors."""
-    for code in (
-        "def fill_rows(buffer, tensors):\n    for row, t in zip(buffer, tensors):\n        row[:] = t\n"
-        "    return buffer",
-        "def fill_rows(buffer, tensors):\n    buffer.copy_(torch.stack(tensors))\n    return buffer",
-    ):
-        outcome = evaluate(_question("fill_rows"), code)
-        assert outcome.correct, (code, outcome.message)
+def test_floor_division_is_not_told_it_is_the_larger_term_alone() -> None:
+    """Attack round 2: `nbytes // (gb_per_s * 1e9)` equals the larger term alone on one case only."""
+    code = (
+        "def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n"
+        "    return pieces * per_copy_s + nbytes // (gb_per_s * 1e9)"
+    )
+    message = evaluate(_question("predict_seconds"), code).message
+    assert "returned 0.16384; expected 0.169432" in message and "larger term" not in message, message
+
+
+def test_the_values_a_gpu_would_hold_are_compared_on_meta() -> None:
+    """Attack round 2: a result read from meta counted as zeros, so its values were never compared; each meta tensor
+    now has a host twin computed alongside, so reads give the values a GPU would, and results are compared."""
+    code = (
+        "def losses_to_floats(losses):\n"
+        "    values = torch.stack(losses).tolist()\n"
+        "    return [v + 1 for v in values] if losses[0].is_meta else values"
+    )
+    outcome = evaluate(_question("losses_to_floats"), code)
+    assert "returned [-11.8422, 2.85989, 18.919, 7.77835]; expected the Python floats [-12.8422" in outcome.message

@@ -42,6 +42,21 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def ones_on(device):\n    with torch.device(device):\n        return torch.ones(2, 3)",
             "with torch's default dtype torch.float64 returned a torch.float64 tensor",
         ),
+        (  # attack round 2: made on meta and copied over, which read zeros as if they were ones, was accepted
+            'def ones_on(device):\n    return torch.ones(2, 3, dtype=torch.float32, device="meta").to(device)',
+            "ones_on('cpu') made a tensor on meta (torch.ones()), a device it was not given: use yours",
+        ),
+        (
+            'def ones_on(device):\n    return torch.empty(2, 3, device="meta").to(device).fill_(1).float()',
+            "ones_on('cpu') made a tensor on meta (torch.empty()), a device it was not given",
+        ),
+        (  # attack round 2: the default set to float32 inside the function, which outlasts it, was accepted
+            "def ones_on(device):\n"
+            "    torch.set_default_dtype(torch.float32)\n"
+            "    return torch.ones(2, 3, device=device)",
+            "with torch's default dtype torch.float64 changed torch's default dtype to torch.float32, for every later "
+            "cell: pass dtype=... instead",
+        ),
     ),
     2: (
         (
@@ -65,19 +80,20 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # a on cpu, b on meta: the sum lands where b lives
             ("def add_on_first(a, b):\n    return a.to(b.device) + b"),
-            "returned a torch.float32 tensor of shape (2, 3) on meta; expected a torch.float32 tensor of shape (2, 3) "
-            "on cpu holding [[10, 11, 12], [13, 14, 15]]",
+            "returned a torch.float32 tensor of shape (2, 3) on meta holding [[10, 11, 12], [13, 14, 15]]; expected a "
+            "torch.float32 tensor of shape (2, 3) on cpu holding [[10, 11, 12], [13, 14, 15]]",
         ),
         (
             ("def add_on_first(a, b):\n    return a.cpu() + b.cpu()"),
-            "add_on_first(a torch.float32 tensor of shape (2, 3) on meta, a torch.float32 tensor of shape (2, 3) on "
-            "cpu holding [[10, 10, 10], [10, 10, 10]]) returned a torch.float32 tensor of shape (2, 3) on cpu; "
-            "expected a torch.float32 tensor of shape (2, 3) on meta",
+            "add_on_first(a torch.float32 tensor of shape (2, 3) on meta holding [[0, 1, 2], [3, 4, 5]], a "
+            "torch.float32 tensor of shape (2, 3) on cpu holding [[10, 10, 10], [10, 10, 10]]) returned a "
+            "torch.float32 tensor of shape (2, 3) on cpu holding [[10, 11, 12], [13, 14, 15]]; expected a "
+            "torch.float32 tensor of shape (2, 3) on meta holding [[10, 11, 12], [13, 14, 15]]",
         ),
         (
             ("def add_on_first(a, b):\n    return (a + b.to(a.device)).cpu()"),
-            "returned a torch.float32 tensor of shape (2, 3) on cpu; expected a torch.float32 tensor of shape (2, 3) "
-            "on meta",
+            "returned a torch.float32 tensor of shape (2, 3) on cpu holding [[10, 11, 12], [13, 14, 15]]; expected a "
+            "torch.float32 tensor of shape (2, 3) on meta",
         ),
         (  # right for tensors of one shape; b of shape (3,) is broadcast against a of (2, 3)
             "def add_on_first(a, b):\n    return a + b.to(a.device).reshape(a.shape)",
@@ -85,8 +101,9 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # the sum computed on the host and moved back: right values in the right place, not computed there
             "def add_on_first(a, b):\n    return (a.cpu() + b.cpu()).to(a.device)",
-            "add_on_first(a torch.float32 tensor of shape (2, 3) on meta, a torch.float32 tensor of shape (2, 3) on "
-            "cpu holding [[10, 10, 10], [10, 10, 10]]) copied a to the host: compute where it lives",
+            "add_on_first(a torch.float32 tensor of shape (2, 3) on meta holding [[0, 1, 2], [3, 4, 5]], a "
+            "torch.float32 tensor of shape (2, 3) on cpu holding [[10, 10, 10], [10, 10, 10]]) copied a to the host: "
+            "compute where it lives",
         ),
         (  # float16 sums computed in float32
             "def add_on_first(a, b):\n    return a.float() + b.to(a.device).float()",
@@ -102,6 +119,37 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def add_on_first(a, b):\n    return a + b.to(a.device, dtype=a.dtype)",
             "returned a torch.int64 tensor of shape (3,) on cpu holding [3, -2, 6]; expected a torch.float32 tensor",
         ),
+        (  # attack round 2: b through meta and back, which read zeros, was accepted
+            'def add_on_first(a, b):\n    return a + b.to("meta").to(a.device)',
+            "made a tensor on meta (.to()), a device it was not given: use yours",
+        ),
+        (  # attack round 2: every 0-d b taken as exempt; only a 0-d b on the CPU may meet a tensor elsewhere
+            "def add_on_first(a, b):\n    if b.dim() == 0:\n        return a + b\n    return a + b.to(a.device)",
+            "raised RuntimeError (line 3 of your code): Tensor on device meta is not on the expected device cpu!",
+        ),
+        (  # attack round 2: new_tensor copies b into a's dtype too; it was told "copied a to the host"
+            "def add_on_first(a, b):\n    return a + a.new_tensor(b)",
+            "add_on_first(a torch.int64 tensor of shape (3,) on cpu holding [3, -1, 4], a torch.float32 tensor of "
+            "shape (3,) on cpu holding [0.5, -1.25, 2.75]) returned a torch.int64 tensor of shape (3,) on cpu holding "
+            "[3, -2, 6]; expected a torch.float32 tensor",
+        ),
+        (  # the values a GPU would hold are compared on meta too: this casts b only when it lives elsewhere
+            "def add_on_first(a, b):\n"
+            "    if a.device != b.device:\n"
+            "        return a + b.to(a.device, dtype=a.dtype)\n"
+            "    return a + b",
+            "a torch.float32 tensor of shape (3,) on meta holding [0.5, -1.25, 2.75]) returned a torch.int64 tensor of "
+            "shape (3,) on cpu holding [3, -2, 6]; expected a torch.float32 tensor of shape (3,) on cpu holding [3.5, "
+            "-2.25, 6.75]",
+        ),
+        (  # a host tensor added to in place with a GPU one: a GPU refuses it, though meta would let it by
+            "def add_on_first(a, b):\n    out = a.clone()\n    out.add_(b)\n    return out",
+            "raised RuntimeError (line 3 of your code): Tensor on device meta is not on the expected device cpu!",
+        ),
+        (  # a copy to the host with non_blocking=True returns before its values arrive (chapter 07)
+            "def add_on_first(a, b):\n    b = b.to(a.device, non_blocking=True)\n    return b + a",
+            "copied to the host with non_blocking=True (.to()): its values arrive later",
+        ),
     ),
     3: (
         (
@@ -116,12 +164,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             ("def zeros_for(t, n):\n    return torch.zeros(n, dtype=t.dtype)"),
-            "zeros_for(a torch.int64 tensor of shape (3,) on meta, 5) returned a torch.int64 tensor of shape (5,) on "
-            "cpu holding [0, 0, 0, 0, 0]; expected a torch.int64 tensor of shape (5,) on meta",
+            "zeros_for(a torch.int64 tensor of shape (3,) on meta holding [0, 1, 2], 5) returned a torch.int64 tensor "
+            "of shape (5,) on cpu holding [0, 0, 0, 0, 0]; expected a torch.int64 tensor of shape (5,) on meta",
         ),
         (
             ("def zeros_for(t, n):\n    return torch.zeros(n).to(t)"),
-            "zeros_for(a torch.int64 tensor of shape (3,) on meta, 5) copied a tensor from the CPU (.to())",
+            "zeros_for(a torch.int64 tensor of shape (3,) on meta holding [0, 1, 2], 5) copied a tensor from the CPU "
+            "(.to())",
         ),
         (
             ("def zeros_for(t, n):\n    return torch.zeros(n, dtype=t.dtype).to(t.device)"),
@@ -143,6 +192,10 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def zeros_for(t, n):\n    return torch.zeros(max(n, 1), dtype=t.dtype, device=t.device)",
             "expected a torch.bool tensor of shape (0,)",
         ),
+        (  # attack round 2: ones made on meta, read back as zeros, were accepted as zeros
+            'def zeros_for(t, n):\n    return torch.ones(n, dtype=t.dtype, device="meta").to(t.device)',
+            "made a tensor on meta (torch.ones()), a device it was not given: use yours",
+        ),
     ),
     4: (
         (
@@ -155,8 +208,10 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "    weights = torch.linspace(0.5, 1.5, x.shape[0])\n"
                 "    return x.cpu() * weights[:, None]"
             ),
-            "scale_rows(a torch.float32 tensor of shape (4, 3) on meta) returned a torch.float32 tensor of shape "
-            "(4, 3) on cpu; expected a torch.float32 tensor of shape (4, 3) on meta",
+            "scale_rows(a torch.float32 tensor of shape (4, 3) on meta holding [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9, "
+            "10, 11]]) returned a torch.float32 tensor of shape (4, 3) on cpu holding [[0, 0.5, 1], [2.5, 3.33333, "
+            "4.16667], [7, 8.16667, 9.33333], [13.5, 15, 16.5]]; expected a torch.float32 tensor of shape (4, 3) on "
+            "meta",
         ),
         (
             (
@@ -179,7 +234,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def scale_rows(x):\n"
             "    weights = torch.linspace(0.5, 1.5, x.shape[0])\n"
             "    return (x.cpu() * weights[:, None]).to(x.device)",
-            "scale_rows(a torch.float32 tensor of shape (4, 3) on meta) copied x to the host: compute where it lives",
+            "11]]) copied x to the host: compute where it lives",
         ),
         (  # attack 2026-11-29: the weights in x's dtype for float x only: float16 weights give a float16 product
             "def scale_rows(x):\n"
@@ -200,6 +255,11 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (  # scaled in place: the caller's x changes
             "def scale_rows(x):\n    return x.mul_(torch.linspace(0.5, 1.5, x.shape[0], device=x.device)[:, None])",
             "changed its argument x, now a torch.float32 tensor of shape (4, 3) on cpu holding [[0, 0.5, 1], [2.5,",
+        ),
+        (  # attack round 2: the weights made on meta and read back as zeros were accepted
+            'def scale_rows(x):\n    return x * torch.linspace(0.5, 1.5, len(x), device="meta").to(x.device)[:, None]',
+            "scale_rows(a torch.float32 tensor of shape (4, 3) on cpu holding [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9, "
+            "10, 11]]) made a tensor on meta (torch.linspace()), a device it was not given: use yours",
         ),
     ),
 }
@@ -223,7 +283,9 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
     ),
     2: (
         "def add_on_first(a, b):\n    return torch.add(a, b.to(a.device))",
-        "def add_on_first(a, b):\n    b = b.to(a.device, non_blocking=True)\n    return b + a",
+        # attack round 2: b copied into a's dtype by new_tensor was told "copied a to the host"
+        "def add_on_first(a, b):\n    return a + a.new_tensor(b, dtype=b.dtype)",
+        "def add_on_first(a, b):\n    c = b.to(a.device)\n    c.mul_(1)\n    return a + c",
         "def add_on_first(a, b):\n    return a.add(b.to(device=a.device))",
         "def add_on_first(a, b):\n    return a + (b if b.device == a.device else b.to(a.device))",
     ),

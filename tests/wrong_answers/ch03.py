@@ -6,11 +6,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
         (
             ("def fill_rows(buffer, tensors):\n    buffer.data = torch.stack(tensors).clone()\n    return buffer"),
-            "gave buffer new memory: copy each tensor into its row of buffer (row.copy_(t)), and return buffer",
+            "returned a torch.float32 tensor of shape (4, 3) on cpu holding [[-12.8422, 1.85989, 17.919], [6.77835, "
+            "9.60515, -3.2124], [-11.4082, 7.23145, 6.84572], [5.51105, 7.07989, 14.1651]], not buffer filled in its "
+            "own memory: copy into its rows",
         ),
         (
             ("def fill_rows(buffer, tensors):\n    buffer.set_(torch.stack(tensors))\n    return buffer"),
-            "gave buffer new memory",
+            "not buffer filled in its own memory: copy into its rows",
         ),
         (
             (
@@ -80,8 +82,9 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        buffer[i] = torch.tensor(t.tolist())\n"
             "    return buffer",
             "fill_rows(a torch.float32 tensor of shape (4, 3) on cpu holding [[7, 7, 7], [7, 7, 7], [7, 7, 7], [7, 7, "
-            "7]], a list of 4 tensors, the first a torch.float32 tensor of shape (3,) on meta) took values to the host "
-            "first (4 × .tolist()): copy each tensor straight into its row (row.copy_(t)), one copy a row",
+            "7]], a list of 4 tensors, the first a torch.float32 tensor of shape (3,) on meta holding [-12.8422, "
+            "1.85989, 17.919]) took values to the host first (4 × .tolist()): copy each tensor straight into its row "
+            "(row.copy_(t)), one copy a row",
         ),
         (  # a host copy of each tensor first
             "def fill_rows(buffer, tensors):\n    for row, t in zip(buffer, tensors):\n        row.copy_(t.cpu())\n"
@@ -106,16 +109,51 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        for j in range(len(t)):\n"
             "            buffer[i, j] = t[j]\n"
             "    return buffer",
-            "on meta) copied 12 times: copy each tensor straight into its row (row.copy_(t)), one copy a row",
+            "on meta holding [-12.8422, 1.85989, 17.919]) copied 12 times: copy each tensor straight into its row "
+            "(row.copy_(t)), one copy a row",
         ),
-        (  # the tensors replaced by host copies: the message shows no values, which would be the meta stand-in's
+        (  # the tensors replaced by host copies (the values shown are the twin's, which a GPU would hold)
             "def fill_rows(buffer, tensors):\n"
             "    tensors[:] = [t.cpu() for t in tensors]\n"
             "    for row, t in zip(buffer, tensors):\n"
             "        row.copy_(t)\n"
             "    return buffer",
             "changed its argument tensors, now a list of 4 tensors, the first a torch.float32 tensor of shape (3,) on "
-            "cpu: leave the inputs as they are",
+            "cpu holding [-12.8422, 1.85989, 17.919]: leave the inputs as they are",
+        ),
+        (  # attack round 2: the tensors through meta and back, which read zeros, was accepted
+            "def fill_rows(buffer, tensors):\n"
+            "    for row, t in zip(buffer, tensors):\n"
+            '        row.copy_(t.to("meta"))\n'
+            "    return buffer",
+            "made a tensor on meta (.to()), a device it was not given: use yours",
+        ),
+        (  # attack round 2: one copy of a stacked tensor: a new buffer on the device, and not one copy a row
+            "def fill_rows(buffer, tensors):\n    buffer.copy_(torch.stack(tensors))\n    return buffer",
+            "made a new tensor on the device first (torch.stack()): copy each tensor straight into its row "
+            "(row.copy_(t)), one copy a row",
+        ),
+        (
+            "def fill_rows(buffer, tensors):\n    buffer[:] = torch.stack(tensors)\n    return buffer",
+            "made a new tensor on the device first (torch.stack())",
+        ),
+        (
+            "def fill_rows(buffer, tensors):\n    buffer.copy_(torch.cat(tensors).view_as(buffer))\n    return buffer",
+            "made a new tensor on the device first (torch.cat())",
+        ),
+        (  # one copy a row, but from a stacked tensor: not straight from each tensor
+            "def fill_rows(buffer, tensors):\n"
+            "    for row, r in zip(buffer, torch.stack(tensors)):\n"
+            "        row.copy_(r)\n"
+            "    return buffer",
+            "made a new tensor on the device first (torch.stack())",
+        ),
+        (  # a copy of each tensor made on the device first
+            "def fill_rows(buffer, tensors):\n"
+            "    for i, t in enumerate(tensors):\n"
+            "        buffer[i].copy_(t.clone())\n"
+            "    return buffer",
+            "made a new tensor on the device first (4 × .clone())",
         ),
     ),
     2: (
@@ -130,7 +168,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "    joined = torch.cat([p.to(device) for p in pieces])\n"
                 "    return list(joined.split(len(pieces[0])))"
             ),
-            "copied 3 times between host and device (3 × .to()): join the pieces (torch.cat), copy them once",
+            "copied 3 times between host and device (3 × .to()): join, copy once, split",
         ),
         (
             (
@@ -173,8 +211,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    if pieces[0].device.type == 'cpu':\n"
             "        return list(torch.cat(pieces).to(device).split(len(pieces[0])))\n"
             "    return [p.to(device) for p in pieces]",
-            "in_one_copy(a list of 3 tensors, the first a torch.float32 tensor of shape (4,) on meta, "
-            "device(type='cpu')) copied 3 times between host and device (3 × .to())",
+            "in_one_copy(a list of 3 tensors, the first a torch.float32 tensor of shape (4,) on meta holding [6.42621, "
+            "1.39867, 0.711825, -4.90974], device(type='cpu')) copied 3 times between host and device (3 × .to())",
         ),
         (  # the pieces' list emptied
             "def in_one_copy(pieces, device):\n"
@@ -182,6 +220,20 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    sizes = [len(pieces.pop()) for _ in range(len(pieces))]\n"
             "    return list(moved.split(sizes))",
             "changed its argument pieces, now []",
+        ),
+        (  # a copy to the host with non_blocking=True returns before its values arrive (chapter 07)
+            "def in_one_copy(pieces, device):\n"
+            "    return torch.cat(pieces).to(device, non_blocking=True).chunk(len(pieces))",
+            "in_one_copy(a list of 3 tensors, the first a torch.float32 tensor of shape (4,) on meta holding [6.42621, "
+            "1.39867, 0.711825, -4.90974], device(type='cpu')) copied to the host with non_blocking=True (.to()): its "
+            "values arrive later",
+        ),
+        (  # attack round 2: the extra read (bool()) was told "raised AssertionError", as meta read False
+            "def in_one_copy(pieces, device):\n"
+            "    big = torch.cat(pieces).to(device)\n"
+            "    assert bool(torch.isfinite(big).all())\n"
+            "    return list(big.split(len(pieces[0])))",
+            "copied 2 times between host and device (.to(), bool()): join, copy once, split",
         ),
     ),
     3: (
@@ -205,11 +257,11 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             ("def losses_to_floats(losses):\n    return [loss.item() for loss in losses]"),
-            "read values from the device 4 times (4 × .item()), and each read waits for the GPU",
+            "read the device 4 times (4 × .item()), each a wait: stack, then read once",
         ),
         (
             ("def losses_to_floats(losses):\n    return [float(loss) for loss in losses]"),
-            "read values from the device 4 times (4 × float())",
+            "read the device 4 times (4 × float())",
         ),
         (
             ("def losses_to_floats(losses):\n    return torch.stack(losses)"),
@@ -217,19 +269,19 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             ("def losses_to_floats(losses):\n    return [loss.cpu().tolist() for loss in losses]"),
-            "read values from the device 4 times (4 × .cpu())",
+            "read the device 4 times (4 × .cpu())",
         ),
         (
             "def losses_to_floats(losses):\n    return torch.tensor(losses).tolist()",
-            "read values from the device 4 times (4 × torch.tensor())",
+            "read the device 4 times (4 × torch.tensor())",
         ),
         (
             "def losses_to_floats(losses):\n    print(losses)\n    return torch.stack(losses).tolist()",
-            "read values from the device 5 times (4 × print(), .tolist())",
+            "read the device 5 times (4 × print(), .tolist())",
         ),
         (
             "def losses_to_floats(losses):\n    return [loss.to('cpu').item() for loss in losses]",
-            "read values from the device 4 times (4 × .to())",
+            "read the device 4 times (4 × .to())",
         ),
         (  # a list of 0-d tensors on the host, not Python floats
             "def losses_to_floats(losses):\n    return list(torch.stack(losses).cpu())",
@@ -242,6 +294,30 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (  # the values rounded to float16, whatever the losses' dtype
             "def losses_to_floats(losses):\n    return torch.stack(losses).half().tolist()",
             "returned [-12.8438, 1.86035, 17.9219, 6.77734]; expected the Python floats [-12.8422",
+        ),
+        (  # attack round 2: through meta and back, which read zeros for real losses, was accepted
+            'def losses_to_floats(losses):\n    return torch.stack(losses).to("meta").tolist()',
+            "losses_to_floats(a list of 4 tensors, the first a torch.float32 tensor of shape () on cpu holding "
+            "-12.8422) made a tensor on meta (.to()), a device it was not given: use yours",
+        ),
+        (  # attack round 2: the caller's losses detached in place (they no longer require grad) was accepted
+            "def losses_to_floats(losses):\n"
+            "    for loss in losses:\n"
+            "        loss.detach_()\n"
+            "    return torch.stack(losses).tolist()",
+            "losses_to_floats(a list of 3 tensors, the first a torch.float32 tensor of shape (), requiring grad, on "
+            "cpu holding 6.42621) changed its argument losses, now a list of 3 tensors, the first a torch.float32 "
+            "tensor of shape () on cpu holding 6.42621: leave the inputs as they are",
+        ),
+        (  # attack round 2: a copy to the host with non_blocking=True read with no wait was accepted
+            'def losses_to_floats(losses):\n    return torch.stack(losses).to("cpu", non_blocking=True).tolist()',
+            "copied to the host with non_blocking=True (.to()): its values arrive later",
+        ),
+        (  # attack round 2: the extra read (bool()) was told "returned 0 values", as meta read False
+            "def losses_to_floats(losses):\n"
+            "    stacked = torch.stack(losses)\n"
+            "    return stacked.tolist() if bool(stacked.isfinite().all()) else []",
+            "read the device 2 times (bool(), .tolist()), each a wait: stack, then read once",
         ),
     ),
     4: (
@@ -307,6 +383,11 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    return pieces * per_copy_s + nbytes * 8 / (gb_per_s * 1e9)",
             "returned 0.208579; expected 0.169432: GB/s counts bytes, as nbytes does: no × 8 for bits",
         ),
+        (  # attack round 2: floor division, which equals the larger term alone on one case only, was told it was
+            "def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n"
+            "    return pieces * per_copy_s + nbytes // (gb_per_s * 1e9)",
+            "predict_seconds(67_108_864, 16_384, 12, 1e-05) returned 0.16384; expected 0.169432",
+        ),
     ),
 }
 
@@ -316,15 +397,18 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
     1: (
         "def fill_rows(buffer, tensors):\n    for i, t in enumerate(tensors):\n        buffer[i] = t\n"
         "    return buffer",
-        "def fill_rows(buffer, tensors):\n    return buffer.copy_(torch.stack(tensors))",
-        "def fill_rows(buffer, tensors):\n    buffer[:] = torch.stack(tensors)\n    return buffer",
+        "def fill_rows(buffer, tensors):\n    for row, t in zip(buffer, tensors):\n        row[:] = t\n"
+        "    return buffer",
+        "def fill_rows(buffer, tensors):\n"
+        "    for i, t in enumerate(tensors):\n"
+        "        buffer.select(0, i).copy_(t.detach().view(-1))\n"
+        "    return buffer",
         "def fill_rows(buffer, tensors):\n    for i in range(len(tensors)):\n"
         "        buffer[i].copy_(tensors[i], non_blocking=True)\n    return buffer",
     ),
     2: (
         "def in_one_copy(pieces, device):\n    return list(torch.stack(pieces).to(device))",
-        "def in_one_copy(pieces, device):\n"
-        "    return torch.cat(pieces).to(device, non_blocking=True).chunk(len(pieces))",
+        "def in_one_copy(pieces, device):\n    return torch.cat(pieces).to(device).chunk(len(pieces))",
         "def in_one_copy(pieces, device):\n    return torch.stack(pieces).to(device).unbind(0)",
         "def in_one_copy(pieces, device):\n"
         "    moved, n = torch.cat(pieces).to(device), len(pieces[0])\n"
