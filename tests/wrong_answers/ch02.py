@@ -85,7 +85,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             ("def add_on_first(a, b):\n    return a.cpu() + b.cpu()"),
-            "add_on_first(a torch.float32 tensor of shape (2, 3) on meta holding [[0, 1, 2], [3, 4, 5]], a "
+            "add_on_first(a torch.float32 tensor of shape (2, 3) on meta holding [[0.0, 1, 2], [3, 4, 5]], a "
             "torch.float32 tensor of shape (2, 3) on cpu holding [[10, 10, 10], [10, 10, 10]]) returned a "
             "torch.float32 tensor of shape (2, 3) on cpu holding [[10, 11, 12], [13, 14, 15]]; expected a "
             "torch.float32 tensor of shape (2, 3) on meta holding [[10, 11, 12], [13, 14, 15]]",
@@ -101,7 +101,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # the sum computed on the host and moved back: right values in the right place, not computed there
             "def add_on_first(a, b):\n    return (a.cpu() + b.cpu()).to(a.device)",
-            "add_on_first(a torch.float32 tensor of shape (2, 3) on meta holding [[0, 1, 2], [3, 4, 5]], a "
+            "add_on_first(a torch.float32 tensor of shape (2, 3) on meta holding [[0.0, 1, 2], [3, 4, 5]], a "
             "torch.float32 tensor of shape (2, 3) on cpu holding [[10, 10, 10], [10, 10, 10]]) copied a to the host: "
             "compute where it lives",
         ),
@@ -159,8 +159,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             ("def zeros_for(t, n):\n    return torch.zeros(n, device=t.device)"),
-            "returned a torch.float32 tensor of shape (5,) on cpu holding [0, 0, 0, 0, 0]; expected a torch.int64 "
-            "tensor of shape (5,) on cpu",
+            "returned a torch.float32 tensor of shape (5,) on cpu holding [0.0, 0.0, 0.0, 0.0, 0.0]; expected a "
+            "torch.int64 tensor of shape (5,) on cpu",
         ),
         (
             ("def zeros_for(t, n):\n    return torch.zeros(n, dtype=t.dtype)"),
@@ -208,8 +208,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "    weights = torch.linspace(0.5, 1.5, x.shape[0])\n"
                 "    return x.cpu() * weights[:, None]"
             ),
-            "scale_rows(a torch.float32 tensor of shape (4, 3) on meta holding [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9, "
-            "10, 11]]) returned a torch.float32 tensor of shape (4, 3) on cpu holding [[0, 0.5, 1], [2.5, 3.33333, "
+            "scale_rows(a torch.float32 tensor of shape (4, 3) on meta holding [[0.0, 1, 2], [3, 4, 5], [6, 7, 8], [9, "
+            "10, 11]]) returned a torch.float32 tensor of shape (4, 3) on cpu holding [[0.0, 0.5, 1], [2.5, 3.33333, "
             "4.16667], [7, 8.16667, 9.33333], [13.5, 15, 16.5]]; expected a torch.float32 tensor of shape (4, 3) on "
             "meta",
         ),
@@ -219,8 +219,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "    weights = torch.linspace(0.5, 1.5, x.shape[1], device=x.device)\n"
                 "    return x * weights"
             ),
-            "returned a torch.float32 tensor of shape (4, 3) on cpu holding [[0, 1, 3], [1.5, 4, 7.5], [3, 7, 12], "
-            "[4.5, 10, 16.5]]; expected a torch.float32 tensor of shape (4, 3) on cpu holding [[0, 0.5, 1], [2.5, "
+            "returned a torch.float32 tensor of shape (4, 3) on cpu holding [[0.0, 1, 3], [1.5, 4, 7.5], [3, 7, 12], "
+            "[4.5, 10, 16.5]]; expected a torch.float32 tensor of shape (4, 3) on cpu holding [[0.0, 0.5, 1], [2.5, "
             "3.33333, 4.16667], [7, 8.16667, 9.33333], [13.5, 15, 16.5]]",
         ),
         (  # the weights in x's dtype: for an integer x they are rounded down to [0, 1, ...]
@@ -254,11 +254,11 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # scaled in place: the caller's x changes
             "def scale_rows(x):\n    return x.mul_(torch.linspace(0.5, 1.5, x.shape[0], device=x.device)[:, None])",
-            "changed its argument x, now a torch.float32 tensor of shape (4, 3) on cpu holding [[0, 0.5, 1], [2.5,",
+            "changed its argument x, now a torch.float32 tensor of shape (4, 3) on cpu holding [[0.0, 0.5, 1], [2.5,",
         ),
         (  # attack round 2: the weights made on meta and read back as zeros were accepted
             'def scale_rows(x):\n    return x * torch.linspace(0.5, 1.5, len(x), device="meta").to(x.device)[:, None]',
-            "scale_rows(a torch.float32 tensor of shape (4, 3) on cpu holding [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9, "
+            "scale_rows(a torch.float32 tensor of shape (4, 3) on cpu holding [[0.0, 1, 2], [3, 4, 5], [6, 7, 8], [9, "
             "10, 11]]) made a tensor on meta (torch.linspace()), a device it was not given: use yours",
         ),
     ),

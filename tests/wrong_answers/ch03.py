@@ -21,7 +21,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "        buffer[i] = torch.arange(3.0) + 10 * i\n"
                 "    return buffer"
             ),
-            "left buffer as a torch.float32 tensor of shape (4, 3) on cpu holding [[0, 1, 2], [10, 11, 12], [20, 21, "
+            "left buffer as a torch.float32 tensor of shape (4, 3) on cpu holding [[0.0, 1, 2], [10, 11, 12], [20, 21, "
             "22], [30, 31, 32]]; expected a torch.float32 tensor of shape (4, 3) on cpu holding [[-12.8422,",
         ),
         (
@@ -66,7 +66,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        t.zero_()\n"
             "    return buffer",
             "changed its argument tensors, now a list of 4 tensors, the first a torch.float32 tensor of shape (3,) on "
-            "cpu holding [0, 0, 0]: leave the inputs as they are",
+            "cpu holding [0.0, 0.0, 0.0]: leave the inputs as they are",
         ),
         (  # right on the host; out= must live on the tensors' device, which a GPU refuses as meta does
             "def fill_rows(buffer, tensors):\n    torch.stack(tensors, out=buffer)\n    return buffer",
