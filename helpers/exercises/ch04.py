@@ -48,10 +48,9 @@ def _call(fn: Any, call: str, home: torch.device, model: nn.Module, *args: Any) 
     return got, raised, fed, reads
 
 
-def _expect(got: Any, want: torch.Tensor, said: str, what: str, *also: torch.Tensor) -> None:
-    """Refuse `got` unless it is a tensor like `want` or one of `also`: dtype, shape, device (`show`), values."""
-    like = lambda w: show(got) == show(w) and (w.is_meta or torch.allclose(got.cpu().double(), w.cpu().double()))
-    if not any(map(like, (want, *also))):
+def _expect(got: Any, want: torch.Tensor, said: str, what: str) -> None:
+    """Refuse `got` unless it is a tensor like `want`: dtype, shape, device (`show`), values."""
+    if show(got) != show(want) or not (want.is_meta or torch.allclose(got.cpu().double(), want.cpu().double())):
         other = " of other values" if show(got) == show(want) else ""
         raise Wrong(f"{said} {show(got)}{other}; expected {what}, {show(want)}")
 
@@ -65,24 +64,28 @@ _PREDICT = {
 #: What predict leaves as it was: x; each parameter's and buffer's values, dtype, requires_grad, .grad; each mode.
 _kept = lambda model, x: (
     x.clone(),
-    {k: (t.detach().clone(), t.requires_grad, t.grad is None) for k, t in model.state_dict(keep_vars=True).items()},
+    [(t.detach().clone(), t.requires_grad, copy.deepcopy(t.grad)) for t in model.state_dict(keep_vars=True).values()],
     [m.training for m in model.modules()],
 )
+
+
+def _copy(made: nn.Module, device: torch.device) -> nn.Module:
+    """A copy of `made` on `device`, each trainable parameter's .grad set as training leaves it (copies lose it)."""
+    for p in (model := copy.deepcopy(made).to(device)).parameters():
+        p.grad = torch.ones_like(p) if p.requires_grad else None
+    return model
 
 
 def _check_predict(fn: Any) -> None:
     expect_function(fn, "predict", "(model, x)")
     places = [(_CPU, _CPU), (_CPU, _META), *((g, _CPU) for g in _GPUS), *((_CPU, g) for g in _GPUS), (_META, _CPU)]
     for (home, there), (name, (made, data)) in [(p, m) for p in [*places, (_META, _META)] for m in _PREDICT.items()]:
-        model, x = copy.deepcopy(made).to(home), data.clone().to(there)
-        before, as_is, in_eval = _kept(model, x), copy.deepcopy(model), copy.deepcopy(model).eval()
-        call = f"predict({name} on {home.type}, {x.dtype} x on {there.type})"
+        model, as_is, x = _copy(made, home), _copy(made, home), data.clone().to(there)
+        before, call = _kept(model, x), f"predict({name} on {home.type}, {x.dtype} x on {there.type})"
         got, raised, fed, _ = _call(fn, call, home, model, x)
         fails = there == _META != home  # x on meta has no values for the model: an error is right
-        wants = [] if fails else [m(data.to(home)).detach() for m in (as_is, in_eval)]  # either mode will do
-        ran = _kept(
-            as_is, before[0]
-        )  # as running the model leaves it: a BatchNorm in train mode updates its statistics
+        want = None if fails else as_is(data.to(home)).detach()  # in the model's own modes
+        ran = _kept(as_is, before[0])  # as running the model leaves it: a BatchNorm in train mode updates statistics
         if not (unchanged(before, after := _kept(model, x)) or unchanged(ran, after)):
             what = "its weights, their dtype, requires_grad or .grad, its buffers or a module's train/eval mode"
             raise Wrong(f"{call} changed x or the model ({what}): leave both as they were")
@@ -91,7 +94,7 @@ def _check_predict(fn: Any) -> None:
         if (raised is None) == fails:
             raise raised or Wrong(f"{call} returned {show(got)}; expected an error: x on meta has no values for {home}")
         if raised is None:
-            _expect(got, wants[0], f"{call} returned", "model(x) on the model's device", wants[1])
+            _expect(got, want, f"{call} returned", "model(x) on the model's device, each module in its own mode")
 
 
 def _epoch(X: torch.Tensor, y: torch.Tensor, size: int, device: torch.device, lr: float = 0.1) -> tuple:
@@ -150,8 +153,8 @@ def _check_train_epoch(fn: Any) -> None:
 def _check_load_on(fn: Any) -> None:
     expect_function(fn, "load_on", "(path, device)")
     saved = nn.Sequential(nn.Linear(3, 2, dtype=torch.float16), nn.BatchNorm1d(2)).state_dict()  # an int64 too
-    places = iter(["cpu", f"cuda:{torch.cuda.device_count()}", f"cuda:{torch.cuda.device_count() + 1}"] * 3)
-    with tempfile.TemporaryDirectory() as folder:  # saved as if from the CPU and two GPUs this machine lacks, in turn
+    places = iter(["cpu", f"cuda:{torch.cuda.device_count()}", f"cuda:{torch.cuda.device_count() + 5}"] * 3)
+    with tempfile.TemporaryDirectory() as folder:  # as if from the CPU and two GPUs this machine lacks (one unusual)
         with mock.patch("torch.serialization.location_tag", lambda _: next(places)):
             torch.save(saved, path := f"{folder}/weights.pt")
         for device in (_CPU, _META, *_GPUS):
@@ -162,10 +165,11 @@ def _check_load_on(fn: Any) -> None:
                 _expect(got[key], value.to(device), f"{call}[{key!r}] is", "the saved tensor there")
 
 
-#: At zero weights, x = eye(4) and targets y give (weight, bias) the gradient -0.5 * (y, sum(y)), in float16 even
-#: scaled by 2**16: of norm 1.5 for y=±1.5, first (where a clip to norm 1 shows), √0.5 for `_Y`; `_INF`'s overflow.
-_Y, _INF = torch.tensor([[1.0], [-1.0], [0.0], [0.0]]), torch.full((4, 1), math.inf)
-_STEPS = [(torch.tensor([[1.5], [-1.5]] * 2), 0.25, "y=±1.5"), (_Y, 0.25, "y"), (_INF, 0.5, "y=inf"), (_Y, 0.5, "y")]
+#: At zero weights, x = eye(4) and targets y give (weight, bias) the gradient -0.5 * (y, sum(y)), exact in float16
+#: scaled by 2**16: of norm 1.5 (a clip to 1 shows), √0.5, or overflowing; the bias's is not 0: clips per tensor show.
+_Y, _INF = torch.tensor([[1.0], [0.0], [0.0], [0.0]]), torch.full((4, 1), math.inf)
+_STEPS = [(torch.tensor([[1.5], [-1.5], [1.5], [0.0]]), 0.25, "y=(1.5, -1.5, 1.5, 0)"), (_Y, 0.25, "y=(1, 0, 0, 0)")]
+_STEPS += [(_INF, 0.5, "y=inf"), (_Y, 0.5, "y=(1, 0, 0, 0)")]
 
 
 def _check_step(fn: Any, clip: bool) -> None:
@@ -177,6 +181,7 @@ def _check_step(fn: Any, clip: bool) -> None:
         note = lambda *_, k=kind, s=seen: s.append((torch.is_autocast_enabled(k), torch.get_autocast_dtype(k)))
         model.register_forward_pre_hook(note)
         scaler, args = torch.amp.GradScaler(kind, init_scale=2.0**16, growth_interval=1), (torch.eye(4), y.clone(), top)
+        scaler.scale, scaler.step = mock.Mock(wraps=scaler.scale), mock.Mock(wraps=scaler.step)  # to see them called
         call = f"{name}(model on {kind}, SGD(lr=0.5), GradScaler(2**16), x, {says}{f', {top}' * clip})"
         got = fn(model, torch.optim.SGD(model.parameters(), lr=0.5), scaler, *args[: 2 + clip])
         if seen[:1] != [(True, low)]:
@@ -199,6 +204,8 @@ def _check_step(fn: Any, clip: bool) -> None:
             slips[f"they moved 2**16 times too little: {said}"] = step * top / (norm * 2**16)
         what = "their start: these gradients overflow, so scaler.step skips the step" if y is _INF else "one SGD step"
         _weights(model, want, call, what, slips)
+        if unused := " or ".join(f"scaler.{n}" for n in ("scale", "step") if not getattr(scaler, n).called):
+            raise Wrong(f"{call} never called {unused} on the scaler given: backward and step go through it")
         if scaler.get_scale() != 2.0 ** (15 if y is _INF else 17):
             raise Wrong(f"{call} left the scale at {scaler.get_scale():g}: the scaler given updates it after each step")
         if any(p.grad is not None and bool(p.grad.any()) for p in model.parameters()):

@@ -89,7 +89,9 @@ def test_a_clip_to_a_norm_of_its_own_is_not_told_the_order() -> None:
     ):
         code = SOLUTIONS[5].replace("parameters(), max_norm)", f"parameters(), {norm})")
         message = evaluate(_question("clipped_step"), code).message
-        assert f"x, y=±1.5, 0.25) the weights differ from one SGD step: they are {said}" in message, message
+        assert f"x, y=(1.5, -1.5, 1.5, 0), 0.25) the weights differ from one SGD step: they are {said}" in message, (
+            message
+        )
         assert "clip them to max_norm" in message or norm == "1.0", message
 
 

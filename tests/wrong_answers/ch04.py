@@ -132,6 +132,28 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    return out",
             "predict(Sequential(Tanh, Linear) on cpu, torch.float32 x on cpu) changed x or the model",
         ),
+        (  # the gradients cleared after the forward pass (round 3): the checker's models have them in .grad
+            _PREDICT.replace("    return model(", "    out = model(") + "\n    model.zero_grad()\n    return out",
+            "predict(Sequential(Tanh, Linear) on cpu, torch.float32 x on cpu) changed x or the model (its weights, "
+            "their dtype, requires_grad or .grad",
+        ),
+        (
+            _PREDICT.replace("    return model(", "    out = model(")
+            + "\n    for p in model.parameters():\n        p.grad = None\n    return out",
+            "predict(Sequential(Tanh, Linear) on cpu, torch.float32 x on cpu) changed x or the model",
+        ),
+        (  # eval mode for the call, each module's mode put back (round 3): a BatchNorm in train mode gives other output
+            "def predict(model, x):\n"
+            "    modes = [m.training for m in model.modules()]\n"
+            "    model.eval()\n"
+            "    try:\n"
+            "        return model(x.to(next(model.parameters()).device))\n"
+            "    finally:\n"
+            "        for m, mode in zip(model.modules(), modes):\n"
+            "            m.training = mode",
+            _NORMED + " returned a torch.float16 tensor of shape (4, 3, 2) on cpu of other values; expected model(x) "
+            "on the model's device, each module in its own mode",
+        ),
     ),
     2: (
         (  # reads every loss back to the host, then builds a tensor of the mean
@@ -269,6 +291,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def load_on(path, device):\n    return torch.load(path, map_location={'cuda:0': str(device)})",
             "Attempting to deserialize object on",
         ),
+        (  # a hard-coded map of the usual places (round 3): the file has a tensor from a GPU of an unusual number
+            "def load_on(path, device):\n"
+            "    places = {'cpu': str(device), 'cuda:0': str(device), 'cuda:1': str(device)}\n"
+            "    return torch.load(path, map_location=places, weights_only=True)",
+            "Attempting to deserialize object on",
+        ),
         (  # only the tensors saved on the CPU are mapped
             "def load_on(path, device):\n"
             "    return torch.load(path, map_location={'cpu': str(device)}, weights_only=True)",
@@ -303,7 +331,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _AMP.replace(
                 "    with torch.autocast(device_type=device.type, dtype=low_precision(device)):\n", ""
             ).replace("        loss =", "    loss ="),
-            "amp_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=±1.5) ran the model without autocast; "
+            "amp_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=(1.5, -1.5, 1.5, 0)) ran the model without "
+            "autocast; "
             "expected autocast in torch.bfloat16 on cpu",
         ),
         (  # steps with the scaled gradients: every update is `scale` times too large
@@ -324,13 +353,30 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # unscales, then steps the optimizer itself: a step whose gradients overflowed is not skipped
             _AMP.replace("    scaler.step(optimizer)\n", "    scaler.unscale_(optimizer)\n    optimizer.step()\n"),
-            "x, y=inf) the weights differ from their start: these gradients overflow, so scaler.step skips the step",
+            "amp_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=(1.5, -1.5, 1.5, 0)) never called "
+            "scaler.step on the scaler given",
+        ),
+        (  # the same, skipping the step itself where a gradient overflowed (round 3): the step bypasses the scaler
+            _AMP.replace(
+                "    scaler.step(optimizer)\n",
+                "    scaler.unscale_(optimizer)\n"
+                "    if all(bool(p.grad.isfinite().all()) for p in model.parameters()):\n"
+                "        optimizer.step()\n",
+            ),
+            "amp_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=(1.5, -1.5, 1.5, 0)) never called "
+            "scaler.step on the scaler given: backward and step go through it",
+        ),
+        (  # no scaler at all (round 3)
+            _AMP.replace("scaler.scale(loss).backward()", "loss.backward()")
+            .replace("scaler.step(optimizer)", "optimizer.step()")
+            .replace("    scaler.update()\n", ""),
+            "never called scaler.scale or scaler.step on the scaler given: backward and step go through it",
         ),
         (  # returns the scaled loss
             _AMP.replace("scaler.scale(loss).backward()", "scaled = scaler.scale(loss)\n    scaled.backward()").replace(
                 "return loss.detach()", "return scaled.detach()"
             ),
-            "returned 147456; expected the loss, 2.25: that is the scaled value",
+            "returned 110592; expected the loss, 1.6875: that is the scaled value",
         ),
         (  # forgets zero_grad
             _AMP.replace("    optimizer.zero_grad()\n", ""),
@@ -346,8 +392,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _AMP.replace(
                 "    scaler.scale(loss)", "    scaler = torch.amp.GradScaler(device.type)\n    scaler.scale(loss)"
             ),
-            "amp_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=±1.5) left the scale at 65536: the scaler "
-            "given updates it after each step",
+            "amp_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=(1.5, -1.5, 1.5, 0)) never called "
+            "scaler.scale or scaler.step on the scaler given",
         ),
         (  # section 6's clip copied in: where the gradients' norm is over 1 the step is not the one asked for (round 2)
             _AMP.replace(
@@ -355,7 +401,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "    scaler.unscale_(optimizer)\n    nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n"
                 "    scaler.step(",
             ),
-            "amp_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=±1.5) the weights differ from one SGD step: "
+            "amp_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=(1.5, -1.5, 1.5, 0)) the weights differ "
+            "from one SGD step: "
             "they are a step clipped to norm 1, as section 6 does: clip nothing",
         ),
         (  # moves the data in place of a copy
@@ -366,12 +413,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     5: (
         (  # the bug as given: clips the scaled gradients, then unscales them
             _CLIP.replace(_UNSCALE + _CLIP_LINE, _CLIP_LINE + _UNSCALE),
-            "clipped_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=±1.5, 0.25) the weights differ from one "
+            "clipped_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=(1.5, -1.5, 1.5, 0), 0.25) the weights "
+            "differ from one "
             "SGD step: they moved 2**16 times too little: clip_grad_norm_ saw scaled gradients",
         ),
         (  # max_norm fixed at the value of one call
             _CLIP.replace("parameters(), max_norm)", "parameters(), 0.5)"),
-            "after clipped_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=±1.5, 0.25) the weights differ "
+            "after clipped_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=(1.5, -1.5, 1.5, 0), 0.25) the "
+            "weights differ "
             "from one SGD step",
         ),
         (  # clips each gradient's value, not their norm
@@ -381,7 +430,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm)",
                 "norm = torch.linalg.vector_norm(torch.cat([p.grad.flatten() for p in model.parameters()]))",
             ),
-            "after clipped_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=±1.5, 0.25) the weights differ "
+            "after clipped_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=(1.5, -1.5, 1.5, 0), 0.25) the "
+            "weights differ "
             "from one SGD step",
         ),
         (  # unscales by hand, then steps through the scaler, which unscales again
@@ -403,12 +453,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _CLIP.replace(
                 _UNSCALE + _CLIP_LINE + "    scaler.step(optimizer)\n", "    scaler.step(optimizer)\n" + _CLIP_LINE
             ),
-            "x, y=±1.5, 0.25) the weights differ from one SGD step: they are an unclipped step's: clip them to "
+            "x, y=(1.5, -1.5, 1.5, 0), 0.25) the weights differ from one SGD step: they are an unclipped step's: "
+            "clip them to "
             "max_norm after scaler.unscale_, before scaler.step",
         ),
         (  # unscales and clips, then steps the optimizer itself: a step whose gradients overflowed is not skipped
             _CLIP.replace("scaler.step(optimizer)", "optimizer.step()"),
-            "x, y=inf, 0.5) the weights differ from their start: these gradients overflow, so scaler.step skips",
+            "clipped_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=(1.5, -1.5, 1.5, 0), 0.25) never called "
+            "scaler.step on the scaler given: backward and step go through it",
         ),
         (  # unscales after the step, then clips: too late, and the scaler refuses it
             _CLIP.replace(
@@ -433,9 +485,24 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _CLIP.replace(_UNSCALE, "").replace("scaler.step(optimizer)", "optimizer.step()"),
             "No inf checks were recorded prior to update",
         ),
+        (  # each parameter's gradient clipped on its own (round 3): the bias's gradient is not 0
+            _CLIP.replace(
+                _CLIP_LINE,
+                "    norm = torch.linalg.vector_norm(torch.cat([p.grad.flatten() for p in model.parameters()]))\n"
+                "    for p in model.parameters():\n"
+                "        nn.utils.clip_grad_norm_(p, max_norm)\n",
+            ),
+            "after clipped_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=(1.5, -1.5, 1.5, 0), 0.25) the "
+            "weights differ from one SGD step",
+        ),
+        (  # the weight's gradient alone clipped
+            _CLIP.replace("clip_grad_norm_(model.parameters(), max_norm)", "clip_grad_norm_(model.weight, max_norm)"),
+            "after clipped_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=(1.5, -1.5, 1.5, 0), 0.25) the "
+            "weights differ from one SGD step",
+        ),
         (  # returns the loss instead of the norm
             _CLIP.replace("return norm", "return loss"),
-            "returned 2.25; expected the unclipped norm, 1.5",
+            "returned 1.6875; expected the unclipped norm, 1.5",
         ),
         (  # returns the norm of the scaled gradients
             _CLIP.replace(_UNSCALE + _CLIP_LINE, _CLIP_LINE.replace("max_norm)", "max_norm * 2**16)") + _UNSCALE),
@@ -443,7 +510,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # clips to section 6's norm, not max_norm: not told the order is wrong (round 2)
             _CLIP.replace(_CLIP_LINE, _CLIP_LINE.replace("max_norm)", "1.0)")),
-            "x, y=±1.5, 0.25) the weights differ from one SGD step: they are a step clipped to norm 1, as section 6 "
+            "x, y=(1.5, -1.5, 1.5, 0), 0.25) the weights differ from one SGD step: they are a step clipped to norm "
+            "1, as section 6 "
             "does: clip to max_norm",
         ),
     ),
@@ -458,15 +526,6 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "        return model(x.to(next(model.parameters()).device))",
         "def predict(model, x):\n    return model(x.to(device=next(model.buffers(), next(model.parameters())).device))",
         "def predict(model, x):\n    return model(x.to(next(iter(model.state_dict().values())).device))",
-        # eval mode for the call, each module's mode put back: either mode's output will do
-        "def predict(model, x):\n"
-        "    modes = [m.training for m in model.modules()]\n"
-        "    model.eval()\n"
-        "    try:\n"
-        "        return model(x.to(next(model.parameters()).device))\n"
-        "    finally:\n"
-        "        for m, mode in zip(model.modules(), modes):\n"
-        "            m.training = mode",
         # a copy run on the model's device: the model's BatchNorm statistics are left as they were
         "import copy\n\ndef predict(model, x):\n    return copy.deepcopy(model)(x.to(next(model.parameters()).device))",
     ),
