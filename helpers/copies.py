@@ -15,8 +15,9 @@ from typing import Any
 import torch
 
 from .devices import a_function, try_gpu, usable_device
-from .environment import nvml
+from .environment import nvml, stamp
 from .memory import MIB, cuda_device_for, format_bytes
+from .plots import GREY, OKABE_ITO, add_stamp, colour, keep_labels_inside, new_figure, number, set_alt
 from .timing import format_seconds, gigabytes_per_second, wall_seconds
 from .training import STAND_IN_COPY_THREADS, threads_on_cpu
 
@@ -102,8 +103,6 @@ def _measure(
     run: Callable[[], object], check: Callable[[object], None], device: torch.device, repeats: int, **fields: Any
 ) -> CopyTiming:
     """Time `run()`, one batch of copies: a warm-up whose result `check` inspects, then the fastest of `repeats`."""
-    from .environment import stamp
-
     kept: list[object] = []  # what `run` returns, freed after the clock stops
     times = []
     with threads_on_cpu(device, STAND_IN_COPY_THREADS):
@@ -341,8 +340,6 @@ def plot_bandwidth(
     `gb_per_s` as (low, high), `what`). The stamp defaults to the results' own.
     """
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-
-    from .plots import GREY, OKABE_ITO, add_stamp, colour, keep_labels_inside, new_figure, number, set_alt
 
     fig, ax = new_figure(7.5, 4.2)
     colours = {("h2d", True): 0, ("h2d", False): 1, ("d2h", True): 2, ("d2h", False): 3}  # by (direction, pinned)

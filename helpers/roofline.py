@@ -13,7 +13,7 @@ import torch
 
 from .devices import usable_device
 from .gpu_specs import GPUS, GpuSpec, find_spec
-from .plots import OKABE_ITO
+from .plots import OKABE_ITO, WHITE, add_stamp, colour, keep_labels_inside, new_figure, set_alt
 
 
 def attainable_tflops(intensity: float, peak_tflops: float, bandwidth_gbs: float) -> float:
@@ -77,8 +77,6 @@ def plot_roofline(
     """
     import numpy as np
 
-    from .plots import add_stamp, keep_labels_inside, new_figure, set_alt
-
     notes = {dtype: f" ({note})" for dtype, note in (roof_notes or {}).items()}  # legend suffixes
     placed = [(p, p["flops"] / p["bytes"], p["flops"] / p["seconds"] / 1e12) for p in points]  # FLOP/byte, TFLOP/s
     fig, ax = new_figure(8, 5)
@@ -137,8 +135,6 @@ def _fp32_and_tensor_bars(
     ax: Any, labels: Sequence[str], fp32: Sequence[float], tensor: Sequence[float], tensor_label: str
 ) -> None:
     """Two bars per GPU, labelled: FP32 (plain) and tensor-core (hatched, so they differ in more than colour)."""
-    from .plots import WHITE, colour
-
     xs = range(len(fp32))
     ax.bar([x - 0.2 for x in xs], fp32, width=0.4, label="FP32", color=colour(0))
     ax.bar([x + 0.2 for x in xs], tensor, width=0.4, label=tensor_label, color=colour(1), hatch="//", edgecolor=WHITE)
@@ -148,8 +144,6 @@ def _fp32_and_tensor_bars(
 
 def plot_price_performance(specs: Sequence[GpuSpec] = GPUS) -> Any:
     """TFLOP/s per 1,000 US$ of launch price, for the rows that have a cited price."""
-    from .plots import add_stamp, new_figure, set_alt
-
     priced = [s for s in specs if s.launch_price_usd]
     fig, ax = new_figure(7, 3.8)
     labels = [f"{s.short}\n${s.launch_price_usd:,.0f} ({s.year})" for s in priced]
@@ -172,8 +166,6 @@ def plot_price_performance(specs: Sequence[GpuSpec] = GPUS) -> Any:
 
 def plot_performance_per_watt(specs: Sequence[GpuSpec] = GPUS) -> Any:
     """Datasheet GFLOP/s per watt of rated board power (log scale), oldest GPU first."""
-    from .plots import add_stamp, new_figure, set_alt
-
     rows = sorted(specs, key=lambda s: (s.year, s.short))
     fig, ax = new_figure(8, 3.8)
     fp32 = [s.fp32_tflops / s.power_w * 1e3 for s in rows]

@@ -11,6 +11,8 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from .plots import WHITE, add_stamp, colour, new_figure, set_alt
+
 #: Tensors the optimizer keeps per parameter (each as big as the parameter).
 OPTIMIZER_STATES = {"SGD": 0, "SGD with momentum": 1, "Adam": 2}
 #: What the budget widget offers: the precision of the stored states, and bytes per 16-bit copy on top.
@@ -96,8 +98,6 @@ def budget_widget() -> Any:
 
 def plot_per_rank(measured: Mapping[str, Mapping[str, float]], stamp_text: str) -> Any:
     """A figure of stacked bars, one per strategy: `measured` maps it to its bytes per rank of each of `PARTS`."""
-    from .plots import WHITE, add_stamp, colour, new_figure, set_alt
-
     fig, ax = new_figure(6.5, 3.6)
     names = list(measured)
     bottom = [0.0] * len(names)

@@ -14,6 +14,7 @@ from typing import Any
 import torch
 
 from .devices import a_function, synchronize, usable_device
+from .environment import stamp
 
 
 @dataclass(frozen=True)
@@ -45,8 +46,6 @@ def time_call(fn: Callable[[], Any], device: torch.device | str, *, min_run_time
     synchronise, so the result is right for CUDA, MPS and the CPU. `fn` and `device` are checked first.
     """
     from torch.utils import benchmark
-
-    from .environment import stamp
 
     a_function(fn, "fn")
     device = usable_device(device)
