@@ -14,7 +14,7 @@ from typing import Any
 import torch
 
 from .devices import a_function, synchronize, usable_device
-from .plots import LIGHT_GREY, OKABE_ITO
+from .plots import GREY, LIGHT_GREY, OKABE_ITO, WHITE, set_alt, text_colour_on
 from .profiling import quiet_stderr
 
 #: Colours of the kinds of work drawn on a timeline (helpers.plots: Okabe–Ito, colour-blind safe).
@@ -158,8 +158,6 @@ def plot_timelines(panels: Mapping[str, Sequence[Span]], *, title: str, simulate
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch
 
-    from .plots import GREY, WHITE, set_alt, text_colour_on
-
     lane_counts = [max(1, len({s.lane for s in spans})) for spans in panels.values()]
     height = 1.0 + sum(0.55 * n + 0.7 for n in lane_counts)
     fig, axes = plt.subplots(
@@ -192,18 +190,8 @@ def plot_timelines(panels: Mapping[str, Sequence[Span]], *, title: str, simulate
         ax.set_title(f"{label}: {elapsed_ms(spans):.3g} ms", loc="left", fontsize=10)
         ax.grid(axis="x", alpha=0.3)
         if simulated:
-            ax.text(
-                0.5,
-                0.5,
-                "SIMULATION",
-                transform=ax.transAxes,
-                ha="center",
-                va="center",
-                fontsize=26,
-                color=GREY,
-                alpha=0.18,
-                rotation=8,
-            )
+            faint = {"fontsize": 26, "color": GREY, "alpha": 0.18, "rotation": 8}
+            ax.text(0.5, 0.5, "SIMULATION", transform=ax.transAxes, ha="center", va="center", **faint)
     axes[-1, 0].set_xlabel("time (ms)")
     handles = [Patch(color=KIND_COLOURS.get(k, KIND_COLOURS["other"]), label=k) for k in kinds_seen]
     if handles:
