@@ -1,14 +1,7 @@
-"""Processes a notebook starts: ranks and torchrun, a cell's own children, fresh interpreters, scratch folders.
+"""Processes a notebook starts: ranks (`launch`), commands such as torchrun (`run_commands`), a chapter 09 cell's
+own processes (`time_limit`), snippets in a fresh interpreter (`run_fresh_python`), and `scratch_folder`.
 
-* `launch(worker, world_size, args)`: one process per rank on `torch.multiprocessing.start_processes`,
-  each rank's outcome as data (`RankOutcome`), a time limit, nothing left behind;
-* `run_commands(commands, timeout)`: shell commands such as `torchrun ...`, every process they start
-  killed on a timeout, an error or an interrupt;
-* `time_limit(processes, seconds)`: a watchdog around a chapter 09 cell's own `start()`/`join()`;
-* `run_fresh_python(code, env)`: a snippet in a new interpreter, for settings read at start-up;
-* `scratch_folder()`: a per-kernel folder for the files a chapter writes, first on `sys.path`.
-
-CONTRIBUTING.md ("Launchers") says what each guarantees, and why.
+Each has a time limit and leaves nothing running; CONTRIBUTING.md ("Launchers") says what each guarantees, and why.
 """
 
 from __future__ import annotations
@@ -154,9 +147,7 @@ class WorkerFailed(RuntimeError):
         self.outcomes = list(outcomes)
         self.last_line = details.strip().splitlines()[-1] if details.strip() else "no details"
         message = f"rank {rank} failed: {self.last_line}\n--- traceback from rank {rank} ---\n{details.rstrip()}"
-        if mentions_nccl(details):
-            message += "\n\n" + NCCL_ADVICE
-        super().__init__(message)
+        super().__init__(message + _nccl_advice(details))
 
 
 class LaunchTimeout(TimeoutError):
@@ -175,9 +166,9 @@ class LaunchTimeout(TimeoutError):
         super().__init__(said)
 
 
-def mentions_nccl(text: str) -> bool:
-    """Whether an error text comes from NCCL (then `NCCL_ADVICE` helps)."""
-    return "nccl" in text.lower()
+def _nccl_advice(text: str) -> str:
+    """`NCCL_ADVICE`, after a blank line, when an error text comes from NCCL; else nothing."""
+    return "\n\n" + NCCL_ADVICE if "nccl" in text.lower() else ""
 
 
 def to_plain(value: Any) -> Any:
@@ -409,14 +400,12 @@ def describe_exit(code: int | None) -> str:
     return f"exited with code {code}"
 
 
-def write_stderr_to(path: str | None) -> None:
+def write_stderr_to(path: str) -> None:
     """In a child: send file descriptor 2 (C++'s output too) to `path`, with `faulthandler`'s stack on a
     fatal signal, so the parent can quote why a child died without reporting (`died_before_reporting`).
     """
     import faulthandler
 
-    if path is None:
-        return
     sys.stderr.flush()
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     os.dup2(fd, 2)
@@ -722,9 +711,7 @@ class CommandFailed(RuntimeError):
         message = (
             f"{who}{shlex.join(result.command)} {describe_exit(result.returncode)}; the end of its output:\n{tail}"
         )
-        if mentions_nccl(result.output):
-            message += "\n\n" + NCCL_ADVICE
-        super().__init__(message)
+        super().__init__(message + _nccl_advice(result.output))
 
 
 def failed_rank(output: str) -> int | None:
@@ -789,16 +776,14 @@ def descendants(pids: Sequence[int]) -> set[int]:
     return found
 
 
-def kill_tree(pids: Sequence[int], known: set[int] | None = None) -> set[int]:
+def kill_tree(pids: Sequence[int], known: set[int]) -> set[int]:
     """SIGKILL `pids`, their process groups and descendants, and `known` (ranks seen earlier); return the pids hit."""
-    targets = set(pids) | descendants(pids) | (known or set())
+    targets = set(pids) | descendants(pids) | known
     sigkill = getattr(signal, "SIGKILL", signal.SIGTERM)  # Windows has no SIGKILL: TerminateProcess
     for pid in targets:
         for kill in (os.killpg, os.kill) if hasattr(os, "killpg") else (os.kill,):
-            try:
+            with contextlib.suppress(OSError):  # gone already (ProcessLookupError), or not ours
                 kill(pid, sigkill)
-            except OSError:  # gone already (ProcessLookupError), or not ours
-                pass
     return targets
 
 
@@ -851,28 +836,23 @@ def run_commands(
         for i, (command, p, log) in enumerate(zip(commands, procs, logs, strict=True)):
             log.seek(0)
             output = log.read().decode(errors="replace")
-            done = p.returncode == 0
-            result = CommandResult([str(c) for c in command], p.returncode, output, seconds, done)
-            wrote = files[i] is not None and _stamp(files[i]) not in (None, before[i])
-            if not done and wrote:
+            result = CommandResult([str(c) for c in command], p.returncode, output, seconds, p.returncode == 0)
+            if not result.done and _stamp(files[i]) not in (None, before[i]):  # written during this run
                 result.done = True
                 result.notes.append(
                     f"it {describe_exit(p.returncode)} after writing its result ({files[i].name}): the work was "
                     "done, so the run counts"
                 )
             results.append(result)
-        if check:
-            for result in results:
-                if not result.done:
-                    raise CommandFailed(result)
+        failed = [result for result in results if not result.done]
+        if check and failed:
+            raise CommandFailed(failed[0])
         return results
     finally:
         kill_tree([p.pid for p in procs], seen)  # whatever ended the wait; a no-op when all are gone
         for p in procs:
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 p.wait(5.0)
-            except subprocess.TimeoutExpired:
-                pass
         for log in logs:
             log.close()
         shutil.rmtree(tmp, ignore_errors=True)
@@ -898,10 +878,8 @@ def _running(p: Any) -> bool:
     """Whether `p` was started and has not ended, read from its sentinel without consuming it (thread-safe)."""
     from multiprocessing.connection import wait
 
-    if not _started(p):
-        return False
     try:
-        return not wait([p.sentinel], 0)
+        return _started(p) and not wait([p.sentinel], 0)
     except (ValueError, OSError):
         return False
 
@@ -1008,7 +986,7 @@ def _process_alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True  # it exists, under another user
+        pass  # it exists, under another user
     return True
 
 
