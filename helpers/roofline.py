@@ -1,7 +1,6 @@
 """The roofline model for chapter 10: the pure model, its plots and its widget, and datasheet plots.
 
-Units throughout: intensity in FLOP/byte, compute in TFLOP/s (10^12), bandwidth in GB/s (10^9).
-"""
+Units throughout: intensity in FLOP/byte, compute in TFLOP/s (10^12), bandwidth in GB/s (10^9)."""
 
 from __future__ import annotations
 
@@ -54,9 +53,7 @@ def explain(spec: GpuSpec, precision: str, intensity: float) -> str:
 def spec_for_device(device: torch.device | str) -> GpuSpec | None:
     """The datasheet row for this CUDA device if it is in the table (None for CPUs and unknown GPUs)."""
     device = usable_device(device)
-    if device.type != "cuda":
-        return None
-    return find_spec(torch.cuda.get_device_name(device))
+    return find_spec(torch.cuda.get_device_name(device)) if device.type == "cuda" else None
 
 
 def plot_roofline(
@@ -73,8 +70,7 @@ def plot_roofline(
 
     `points` are dicts with `what` (a label), `dtype`, `flops`, `bytes` and `seconds`;
     `compute_tflops` maps a dtype name to its measured compute roof; `roof_notes` adds a few words to
-    a roof's legend entry (e.g. that a CPU's bfloat16 "roof" is its best emulated matmul, not a peak).
-    """
+    a roof's legend entry (e.g. that a CPU's bfloat16 "roof" is its best emulated matmul, not a peak)."""
     import numpy as np
 
     notes = {dtype: f" ({note})" for dtype, note in (roof_notes or {}).items()}  # legend suffixes
@@ -86,9 +82,8 @@ def plot_roofline(
     for i, (dtype, peak) in enumerate(compute_tflops.items()):
         y = [attainable_tflops(v, peak, bandwidth_gbs) for v in x]
         label = f"measured roof {dtype}: {peak:.3g} TFLOP/s, {bandwidth_gbs:.3g} GB/s{notes.get(dtype, '')}"
-        ax.plot(
-            x, y, color=_DTYPE_COLOURS.get(dtype, OKABE_ITO["black"]), lw=max(1.0, 4 - 1.2 * i), alpha=0.85, label=label
-        )
+        roof_colour = _DTYPE_COLOURS.get(dtype, OKABE_ITO["black"])
+        ax.plot(x, y, color=roof_colour, lw=max(1.0, 4 - 1.2 * i), alpha=0.85, label=label)
     if spec is not None:
         for label, peak, color in (
             ("FP32", spec.fp32_tflops, _DTYPE_COLOURS["float32"]),
@@ -183,10 +178,8 @@ def plot_performance_per_watt(specs: Sequence[GpuSpec] = GPUS) -> Any:
 
 
 def roofline_widget(specs: Sequence[GpuSpec] = GPUS) -> Any:
-    """Pick a GPU from the table, a precision and an intensity: see which roof binds and the attainable speed.
-
-    Returns an `ipywidgets.interactive` (display it, or leave it as a cell's last expression).
-    """
+    """An `ipywidgets.interactive`: pick a GPU from the table, a precision and an intensity, and see which roof
+    binds and the attainable speed."""
     import ipywidgets as widgets
 
     wide = {"description_width": "initial"}  # the whole description shows, never cut to "prec…"
