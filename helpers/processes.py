@@ -1,8 +1,7 @@
 """Processes a notebook starts: ranks (`launch`), commands such as torchrun (`run_commands`), a chapter 09 cell's
 own processes (`time_limit`), snippets in a fresh interpreter (`run_fresh_python`), and `scratch_folder`.
 
-Each has a time limit and leaves nothing running; CONTRIBUTING.md ("Launchers") says what each guarantees, and why.
-"""
+Each has a time limit and leaves nothing running; CONTRIBUTING.md ("Launchers") says what each guarantees, and why."""
 
 from __future__ import annotations
 
@@ -88,8 +87,7 @@ class RankOutcome:
     `frames` outermost first), `RUNNING` at the limit (its stack), `DIED`, or `STARTING` (never got going).
     `waited`: it was left waiting for its peers (inside torch.distributed or autograd when asked where it
     was, or a communication error raised there no sooner than the collective timeout). Checkers decide from
-    these fields, never from an error's text; `details` is for people.
-    """
+    these fields, never from an error's text; `details` is for people."""
 
     rank: int
     ended: str
@@ -105,8 +103,7 @@ class RankOutcome:
     @property
     def collective(self) -> str | None:
         """The public collective of `torch.distributed` it was inside ("all_reduce", "barrier", …), or None."""
-        public = [n for f, _, n in self.frames if _posix(f).endswith(_C10D) and not n.startswith("_")]
-        return public[0] if public else None
+        return next((n for f, _, n in self.frames if _posix(f).endswith(_C10D) and not n.startswith("_")), None)
 
     @property
     def waiting_in(self) -> str | None:
@@ -134,8 +131,7 @@ class RankOutcome:
 
     def line_in(self, file: str) -> int | None:
         """The line of the innermost frame from `file` (a basename such as "ddp_answer.py"), or None."""
-        lines = [line for f, line, _ in self.frames if os.path.basename(f) == file]
-        return lines[-1] if lines else None
+        return next((line for f, line, _ in reversed(self.frames) if os.path.basename(f) == file), None)
 
 
 class WorkerFailed(RuntimeError):
@@ -173,8 +169,7 @@ def _nccl_advice(text: str) -> str:
 
 def to_plain(value: Any) -> Any:
     """Tensors (also inside lists, tuples and dicts) as nested Python lists and numbers: a rank's result
-    crosses a pipe by value, where a tensor would travel as a handle to shared memory that can vanish.
-    """
+    crosses a pipe by value, where a tensor would travel as a handle to shared memory that can vanish."""
     import torch
 
     if isinstance(value, torch.Tensor):
@@ -232,8 +227,7 @@ def default_backend(world_size: int) -> str:
 
 def process_context() -> Any:
     """`forkserver` where it exists, else `spawn` (clean children, safe after CUDA started); the server forks
-    ranks with torch, Dynamo (DDP imports it) and this module loaded, so a launch costs a fraction of a second.
-    """
+    ranks with torch, Dynamo (DDP imports it) and this module loaded, so a launch costs a fraction of a second."""
     import torch.multiprocessing as mp
 
     if "forkserver" in mp.get_all_start_methods():
@@ -245,8 +239,7 @@ def process_context() -> Any:
 
 def start_process_server() -> None:
     """Start `launch`'s fork server now, without waiting: its imports then overlap the cells before the
-    first launch. Where ranks are spawned (Windows) there is no server.
-    """
+    first launch. Where ranks are spawned (Windows) there is no server."""
     if process_context().get_start_method() == "forkserver":
         from multiprocessing import forkserver
 
@@ -255,8 +248,7 @@ def start_process_server() -> None:
 
 def rank_environment(rank: int, world_size: int, port: int) -> dict[str, str]:
     """The variables torchrun gives a rank; `TORCHELASTIC_USE_AGENT_STORE` makes `init_process_group()`
-    join the launcher's store as a client.
-    """
+    join the launcher's store as a client."""
     return {
         "RANK": str(rank),
         "LOCAL_RANK": str(rank),
@@ -296,8 +288,7 @@ class _Plan:
 
 def _listen(conn: Any, send: Callable[[tuple[Any, ...]], None]) -> dict[str, threading.Event]:
     """In a rank: a thread hearing the launcher's "go", "finish" and "report" (send the main thread's stack).
-    A pipe, not a multiprocessing `Event`, whose `set()` waits for every waiter: a dead rank never wakes.
-    """
+    A pipe, not a multiprocessing `Event`, whose `set()` waits for every waiter: a dead rank never wakes."""
     heard = {word: threading.Event() for word in ("go", "finish")}
     main = threading.main_thread().ident
 
@@ -346,13 +337,8 @@ def _rank_main(rank: int, plan: _Plan) -> None:
             if plan.backend == "nccl":
                 torch.cuda.set_device(rank)
             store = dist.TCPStore("127.0.0.1", plan.port, None, False, datetime.timedelta(seconds=plan.timeout))
-            dist.init_process_group(
-                plan.backend,
-                store=store,
-                rank=rank,
-                world_size=plan.world_size,
-                timeout=datetime.timedelta(seconds=plan.collective_timeout),
-            )
+            patience = datetime.timedelta(seconds=plan.collective_timeout)
+            dist.init_process_group(plan.backend, store=store, rank=rank, world_size=plan.world_size, timeout=patience)
         result = to_plain(plan.worker(rank, plan.world_size, *plan.args))
         with lock:
             returned.set()
@@ -402,8 +388,7 @@ def describe_exit(code: int | None) -> str:
 
 def write_stderr_to(path: str) -> None:
     """In a child: send file descriptor 2 (C++'s output too) to `path`, with `faulthandler`'s stack on a
-    fatal signal, so the parent can quote why a child died without reporting (`died_before_reporting`).
-    """
+    fatal signal, so the parent can quote why a child died without reporting (`died_before_reporting`)."""
     import faulthandler
 
     sys.stderr.flush()
@@ -555,8 +540,7 @@ def launch(
     rank that raised or died, or `LaunchTimeout` when the ranks have not finished `timeout` s after all started,
     or not all started within `start_timeout` (default `timeout`); both carry every rank's `outcomes`.
     `collective_timeout` (default `timeout`) is the group's; `init_group=False` leaves `init_process_group()`
-    to the worker, with torchrun's variables. No rank survives the call.
-    """
+    to the worker, with torchrun's variables. No rank survives the call."""
     import torch
     import torch.distributed as dist
     import torch.multiprocessing as mp
@@ -594,7 +578,7 @@ def launch(
             level = spawn_log.level
             spawn_log.setLevel(logging.ERROR)
             try:
-                outcomes, limit, order = _wait(context, plan, _Reports(list(ours)), stderr_paths, start)
+                outcomes, limit, order = _wait(context, plan, _Reports(list(ours)), start)
             finally:
                 spawn_log.setLevel(level)
             if all(o.ended == RETURNED for o in outcomes):
@@ -616,7 +600,7 @@ def launch(
 
 
 def _wait(
-    context: Any, plan: _Plan, reports: _Reports, stderr_paths: list[str], start: float
+    context: Any, plan: _Plan, reports: _Reports, start: float
 ) -> tuple[list[RankOutcome], float | None, list[int]]:
     """Wait for the ranks (`ProcessContext.join`), reading their reports; return every outcome, the limit
     hit (or None) and the ranks in the order they raised. When a rank fails (one that timed out waiting: once
@@ -667,7 +651,7 @@ def _wait(
     ours = {-getattr(signal, name) for name in ("SIGTERM", "SIGKILL") if hasattr(signal, name)}  # not a crash's
     stopped = {r for r in alive if processes[r].exitcode in ours}
     waits_last = limit is None or plan.collective_timeout >= plan.timeout  # else a wait would have raised first
-    found = _outcomes(reports, processes, stderr_paths, stopped)
+    found = _outcomes(reports, processes, plan.stderr_paths, stopped)
     outcomes = [o.judged(plan.collective_timeout, waits_last) for o in found]
     return outcomes, limit, reports.order
 
@@ -754,8 +738,7 @@ def _process_table() -> dict[int, tuple[int, int, int]]:
 
 def descendants(pids: Sequence[int]) -> set[int]:
     """Every live process below `pids`, and every process in their sessions (empty without /proc): torch
-    elastic gives each rank a session of its own, so its own children are found even after torchrun died.
-    """
+    elastic gives each rank a session of its own, so its own children are found even after torchrun died."""
     if not Path("/proc/self/stat").is_file():
         return set()
     table = _process_table()
@@ -802,8 +785,7 @@ def run_commands(
     however the wait ends, every process they started is killed (`kill_tree`). A command that wrote
     `done_files[i]` during the run and then exited with an error counts as done, with a note (CONTRIBUTING,
     "Launchers": an abort at exit, a node that lost the rendezvous store). Outcomes come from exit codes
-    and that file, never from output; with `check`, a failure raises `CommandFailed`.
-    """
+    and that file, never from output; with `check`, a failure raises `CommandFailed`."""
     envs = list(envs) if envs is not None else [{} for _ in commands]
     files = [None if f is None else Path(f) for f in done_files] if done_files is not None else [None] * len(commands)
     before = [_stamp(f) for f in files]  # a file left by an earlier run does not count
@@ -901,8 +883,7 @@ def _alarm_held() -> Iterator[None]:
 class time_limit:  # noqa: N801 - used like a function: `with time_limit(procs, 30):`
     """`with time_limit(processes, seconds):` around code that starts and joins the list `processes`: from
     `seconds` on, a watchdog terminates every process running (late ones too); leaving the block stops them
-    all. `LaunchTimeout` names those it stopped (indices), unless the block was interrupted.
-    """
+    all. `LaunchTimeout` names those it stopped (indices), unless the block was interrupted."""
 
     def __init__(self, processes: list[Any], seconds: float) -> None:
         if not isinstance(processes, list):
@@ -955,20 +936,13 @@ class time_limit:  # noqa: N801 - used like a function: `with time_limit(procs, 
 
 def run_fresh_python(code: str, env: dict[str, str | None] | None = None, timeout: float = 120.0) -> str:
     """Run `code` in a new interpreter (this Python, `helpers` importable) and return what it printed; `env`
-    entries override this environment (None removes one); a failure raises RuntimeError with its last line.
-    """
+    entries override this environment (None removes one); a failure raises RuntimeError with its last line."""
     child_env = {name: value for name, value in {**os.environ, **(env or {})}.items() if value is not None}
     package_parent = str(Path(__file__).resolve().parent.parent)
     child_env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, child_env.get("PYTHONPATH", "")) if p)
+    command = [sys.executable, "-c", textwrap.dedent(code)]
     try:
-        done = subprocess.run(
-            [sys.executable, "-c", textwrap.dedent(code)],
-            capture_output=True,
-            text=True,
-            env=child_env,
-            timeout=timeout,
-            check=False,
-        )
+        done = subprocess.run(command, capture_output=True, text=True, env=child_env, timeout=timeout)
     except subprocess.TimeoutExpired:
         raise RuntimeError(f"the child Python did not finish within {timeout:g} s") from None
     if done.returncode != 0:
@@ -1005,8 +979,7 @@ def remove_abandoned_folders(parent: Path | None = None) -> list[Path]:
 
 def scratch_folder(importable: bool = True) -> Path:
     """A new empty folder for this kernel's files, removed when the kernel exits; with `importable`, first on
-    `sys.path`, so modules written there import here and in spawned processes.
-    """
+    `sys.path`, so modules written there import here and in spawned processes."""
     remove_abandoned_folders()
     folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)
