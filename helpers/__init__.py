@@ -1,29 +1,14 @@
 """The small library behind the course "GPU programming with PyTorch, as runnable notebooks".
 
 Infrastructure only: the PyTorch a chapter teaches is in its own cells. Modules by concern (matplotlib and
-ipywidgets are imported inside the functions that need them, so `import helpers` stays cheap):
+ipywidgets are imported inside the functions that need them, so `import helpers` stays cheap): choosing devices
+and describing the machine (`devices`, `environment`); harnesses several chapters share (`timing`, `copies`,
+`timelines`, `compiling`) and harnesses for one chapter (`memory`, `roofline`, `sharding`, `kernels`, `training`,
+`profiling`); plots, stamps and alt text (`plots`); stand-ins for hardware the machine lacks (`standins`); the
+processes a notebook starts (`processes`); datasheet figures (`gpu_specs`); the figures a run records
+(`figures`); the exercises and their checker (`exercises`, `checking`, `answers`, `learner_code`).
 
-* `helpers.devices`      choosing devices: `try_gpu`, `try_all_gpus`, `have_gpus`, `synchronize`
-* `helpers.environment`  describing the machine, diagnosing what blocks the GPU, stamping figures
-* `helpers.timing`       synchronised timers, the `_sleep` calibration
-* `helpers.copies`       copies between host and device, timed; their bandwidth, the PCIe link's peak
-* `helpers.memory`       CUDA memory counters, tensor sizes
-* `helpers.timelines`    profiler events as spans on timelines, and their plots
-* `helpers.compiling`    `torch.compile`'s compiler and cache
-* `helpers.roofline`     the roofline model, its plots and widget
-* `helpers.sharding`     the per-rank memory budget
-* `helpers.training`     synthetic data, a tiny model, CPU threads
-* `helpers.profiling`    a quiet profiler
-* `helpers.plots`        plot style, stamps, alt text
-* `helpers.standins`     a pretend machine, a simulated GPU, allocator and CUDA-graph models
-* `helpers.processes`    ranks and torchrun with time limits, fresh interpreters, scratch folders
-* `helpers.gpu_specs`    GPU datasheet figures
-* `helpers.checking`     exercises with `check()`, `hint()`, `solution()`; `helpers.exercises` holds them
-* `helpers.answers`      a learner's answer as a value: numbers in any form, the kind expected
-* `helpers.learner_code` running a learner's code for a check: time limit, output, whose error
-
-The course tooling is `coursetools/` in the repository; it imports `helpers`, never the reverse.
-"""
+The course tooling is `coursetools/` in the repository; it imports `helpers`, never the reverse."""
 
 from .answers import as_number
 from .checking import load_exercises
@@ -71,8 +56,7 @@ def version_notice(written_for: str, found: str = __version__, where: str = "") 
 def start(written_for: str, quick: bool = False) -> bool:
     """Begin a chapter written for version `written_for` ("2.2"): print the machine and any version mismatch.
 
-    Returns QUICK: on when the chapter's parameter says so or COURSE_QUICK=1 is set (the tests set it).
-    """
+    Returns QUICK: on when the chapter's parameter says so or COURSE_QUICK=1 is set (the tests set it)."""
     import os
 
     from .environment import describe_machine, one_line

@@ -1,14 +1,8 @@
 """What `torch.compile` needs on this machine, and where it keeps what it compiled (chapters 11 and 13).
 
-* `cpp_compiler()` and `compiler_advice(exc)`: which C++ compiler Inductor, the default backend
-  of `torch.compile`, looks for on this platform, and what to install when compiling failed.
-  The chapter decides whether compiling works by *trying* a compile; these only explain a failure.
-* `inductor_cache_dir()` and `compiled_files(folder)`: where Inductor keeps what it compiled, and
-  how many compiled artefacts are there, so that a chapter can tell a cold first call (new
-  artefacts appeared) from a warm one (loaded from the cache an earlier run left).
-
-The CPU model of CUDA graph replay is `helpers.standins.GraphReplayModel`.
-"""
+Which C++ compiler Inductor calls and what to install when compiling failed (the chapter decides whether
+compiling works by trying a compile; these only explain a failure); where Inductor caches its artefacts and
+how many are there, so a chapter can tell a cold first call from a warm one."""
 
 from __future__ import annotations
 
@@ -34,11 +28,8 @@ def cpp_compiler() -> str:
     """The C++ compiler Inductor's CPU backend calls here: $CXX if set, else `cl` (Windows), `clang++` (macOS), `g++`.
 
     This mirrors `torch/_inductor/cpp_builder.py` (`get_cpp_compiler`) and `torch._inductor.config.cpp.cxx`
-    for torch 2.10 to 2.13; it names the compiler, it does not test it.
-    """
-    if sys.platform == "win32":
-        return os.environ.get("CXX", "cl")
-    return os.environ.get("CXX", "clang++" if sys.platform == "darwin" else "g++")
+    for torch 2.10 to 2.13; it names the compiler, it does not test it."""
+    return os.environ.get("CXX", {"win32": "cl", "darwin": "clang++"}.get(sys.platform, "g++"))
 
 
 def compiler_advice(exc: BaseException, device: torch.device | str = "cpu") -> str:
@@ -70,8 +61,7 @@ def inductor_cache_dir() -> Path:
     """Where Inductor caches compiled code: $TORCHINDUCTOR_CACHE_DIR, else `torchinductor_<user>` in the temp folder.
 
     This mirrors `torch/_inductor/runtime/cache_dir_utils.py` (`cache_dir`, `default_cache_dir`) for torch 2.10 to
-    2.13 outside Meta's internal builds.
-    """
+    2.13 outside Meta's internal builds."""
     chosen = os.environ.get("TORCHINDUCTOR_CACHE_DIR")
     if chosen:
         return Path(chosen).absolute()
@@ -87,7 +77,4 @@ def inductor_cache_dir() -> Path:
 
 def compiled_files(folder: Path | str) -> int:
     """How many compiled-code files (`COMPILED_SUFFIXES`) lie anywhere under `folder` (0 when it does not exist)."""
-    folder = Path(folder)
-    if not folder.is_dir():
-        return 0
-    return sum(1 for p in folder.rglob("*") if p.suffix in COMPILED_SUFFIXES and p.is_file())
+    return sum(1 for p in Path(folder).rglob("*") if p.suffix in COMPILED_SUFFIXES and p.is_file())

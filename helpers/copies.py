@@ -2,8 +2,7 @@
 
 Each measurement is a `CopyTiming`: a batch of copies timed with the device synchronised before and after it, the
 fastest of `repeats` batches after a warm-up (the one least disturbed by the rest of the machine). Without a GPU the
-copies go from host memory to host memory on one CPU thread, a stand-in that every record names (`CopyTiming.route`).
-"""
+copies go from host memory to host memory on one CPU thread, a stand-in that every record names (`CopyTiming.route`)."""
 
 from __future__ import annotations
 
@@ -15,10 +14,11 @@ from typing import Any
 import torch
 
 from .devices import a_function, try_gpu, usable_device
-from .environment import nvml
+from .environment import nvml, stamp
 from .memory import MIB, cuda_device_for, format_bytes
+from .plots import GREY, OKABE_ITO, add_stamp, colour, keep_labels_inside, new_figure, number, set_alt
 from .timing import format_seconds, gigabytes_per_second, wall_seconds
-from .training import STAND_IN_COPY_THREADS, threads_on_cpu
+from .training import threads_on_cpu
 
 CopyPieces = Callable[[torch.Tensor, torch.Tensor, int], object]
 CopyMany = Callable[[list[torch.Tensor], torch.device, bool], Any]
@@ -102,11 +102,9 @@ def _measure(
     run: Callable[[], object], check: Callable[[object], None], device: torch.device, repeats: int, **fields: Any
 ) -> CopyTiming:
     """Time `run()`, one batch of copies: a warm-up whose result `check` inspects, then the fastest of `repeats`."""
-    from .environment import stamp
-
     kept: list[object] = []  # what `run` returns, freed after the clock stops
     times = []
-    with threads_on_cpu(device, STAND_IN_COPY_THREADS):
+    with threads_on_cpu(device, 1):  # a stand-in's copy on several threads stalls whenever a core is busy elsewhere
         check(run())  # warm-up (first touch, allocator, CUDA context), and a check of what it copied
         for _ in range(repeats):
             times.append(wall_seconds(lambda: kept.append(run()), device))
@@ -129,10 +127,8 @@ def measure_pieces(
     repeats: int = 5,
     copy: CopyPieces = copy_in_pieces,
 ) -> CopyTiming:
-    """Time `copy(src, dst, pieces)` (default `copy_in_pieces`) moving `total_bytes` of pageable host memory.
-
-    `device` defaults to the first GPU, else the CPU. `copy` is checked to copy every byte before it is timed.
-    """
+    """Time `copy(src, dst, pieces)` (default `copy_in_pieces`) moving `total_bytes` of pageable host memory to
+    `device` (default: the first GPU, else the CPU), once a warm-up has shown that it copies every byte."""
     a_function(copy, "copy")
     device = try_gpu() if device is None else usable_device(device)
     src = torch.ones(total_bytes, dtype=torch.uint8)  # touch every page before timing
@@ -168,10 +164,9 @@ def sweep_pieces(
     copy: CopyPieces = copy_in_pieces,
 ) -> list[CopyTiming]:
     """`measure_pieces` for every piece count in `counts` (with a progress bar), timing `copy`."""
-    if progress:
-        from tqdm.auto import tqdm
+    from tqdm.auto import tqdm
 
-        counts = tqdm(list(counts), desc="piece counts", unit="count")
+    counts = tqdm(list(counts), desc="piece counts", unit="count", disable=not progress)
     return [measure_pieces(total_bytes, n, device, repeats=repeats, copy=copy) for n in counts]
 
 
@@ -194,8 +189,7 @@ def time_copy_batch(
     """Time `copy(tensors, device, non_blocking)` on `copies` host tensors of `nbytes` bytes each.
 
     The device is synchronised once before and ONCE after each batch, never between its copies, so blocking
-    and non_blocking copies compare on equal terms: only the blocking ones make the host wait after each.
-    """
+    and non_blocking copies compare on equal terms: only the blocking ones make the host wait after each."""
     a_function(copy, "copy")
     device = usable_device(device)
     sources = [torch.empty(nbytes, dtype=torch.uint8, pin_memory=pinned).fill_(1) for _ in range(copies)]
@@ -225,10 +219,8 @@ def two_by_two(
     max_copies: int = 256,
     repeats: int = 5,
 ) -> list[CopyTiming]:
-    """`time_copy_batch` for every size × pageable/pinned × blocking/non_blocking, with a progress bar.
-
-    Each batch holds `copies_for(size, total_bytes, max_copies)` tensors; pinned ones only on a CUDA GPU.
-    """
+    """`time_copy_batch` for every size × pageable/pinned (on a CUDA GPU) × blocking/non_blocking, with a
+    progress bar; each batch holds `copies_for(size, total_bytes, max_copies)` tensors."""
     from tqdm.auto import tqdm
 
     a_function(copy, "copy")
@@ -250,8 +242,7 @@ def copy_bandwidth(
     """Time copies of `nbytes` between host memory (pinned or pageable) and a CUDA GPU, `direction` 'h2d' or 'd2h'.
 
     Copies from pinned memory are non_blocking (the usual pairing). Small copies are timed back to
-    back, up to 100 in a batch (16 MiB at most), so that reading the clock is not most of the time.
-    """
+    back, up to 100 in a batch (16 MiB at most), so that reading the clock is not most of the time."""
     dev = cuda_device_for(device, "copy_bandwidth (it copies between host memory and a GPU)")
     host = torch.empty(nbytes, dtype=torch.uint8, pin_memory=pinned).fill_(1)
     on_device = torch.ones(nbytes, dtype=torch.uint8, device=dev)
@@ -268,19 +259,15 @@ def copy_bandwidth(
 
 # The link's limit.
 def pcie_peak_gb_per_s(generation: int, width: int) -> float:
-    """Theoretical data rate of a PCIe link in GB/s per direction: GT/s per lane × coding efficiency ÷ 8 × lanes.
-
-    PCIe 3.0 x16 → 15.75 GB/s. Real copies reach 10–25 % less (packet headers, DMA overheads).
-    """
+    """Theoretical data rate of a PCIe link in GB/s per direction: GT/s per lane × coding efficiency ÷ 8 × lanes
+    (PCIe 3.0 x16: 15.75 GB/s). Real copies reach 10–25 % less (packet headers, DMA overheads)."""
     rate, efficiency = PCIE_GENERATIONS[generation]
     return rate * efficiency / 8 * width
 
 
 def link_peak_gb_per_s(device: torch.device | str | int | None = None) -> tuple[float | None, str]:
-    """(peak GB/s per direction, how it was found) for a GPU's PCIe link, read through NVML.
-
-    Uses the maximum generation and width (an idle GPU drops to a slower link); (None, reason) when it cannot.
-    """
+    """(peak GB/s per direction, how it was found) for a GPU's PCIe link at the maximum generation and width
+    NVML reports (an idle GPU drops to a slower link); (None, reason) when it cannot."""
     if not torch.cuda.is_available():
         return None, "no CUDA GPU here, so there is no link to read"
     try:
@@ -338,11 +325,8 @@ def plot_bandwidth(
     """Bandwidth against bytes per copy, log-log: a line per route × memory kind × blocking (blocking dashed).
 
     `peak_gb_per_s` draws the link's limit; `reference` adds published points (dicts with `nbytes`,
-    `gb_per_s` as (low, high), `what`). The stamp defaults to the results' own.
-    """
+    `gb_per_s` as (low, high), `what`). The stamp defaults to the results' own."""
     from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
-
-    from .plots import GREY, OKABE_ITO, add_stamp, colour, keep_labels_inside, new_figure, number, set_alt
 
     fig, ax = new_figure(7.5, 4.2)
     colours = {("h2d", True): 0, ("h2d", False): 1, ("d2h", True): 2, ("d2h", False): 3}  # by (direction, pinned)

@@ -1,8 +1,7 @@
 """Choosing devices without crashing on machines that lack them.
 
 `try_gpu` and `try_all_gpus` come from the d2l book; these ask `torch.accelerator` rather than CUDA
-alone, so the same code picks a Kaggle GPU, Apple's `mps` or the CPU. A chapter cell asks for GPUs with `have_gpus`.
-"""
+alone, so the same code picks a Kaggle GPU, Apple's `mps` or the CPU. A chapter cell asks for GPUs with `have_gpus`."""
 
 from __future__ import annotations
 
@@ -40,11 +39,9 @@ def a_device(value: object) -> torch.device:
 
 
 def usable_device(value: object) -> torch.device:
-    """`value` as a `torch.device` if this process can use it; else raise saying what to pass.
-
-    A misspelling, a type this machine cannot use ('cuda' without a driver) or an index past the devices
-    present is refused here, by torch's own queries (`is_available`, the counts), not deep inside torch.
-    """
+    """`value` as a `torch.device` if this process can use it; else raise saying what to pass. A misspelling, a
+    type this machine cannot use ('cuda' without a driver) or an index past the devices present is refused here,
+    by torch's own queries (`is_available`, the counts), not deep inside torch."""
     device = a_device(value)
     if device.type in ("cpu", "meta"):
         return device
@@ -94,8 +91,7 @@ def accelerator_count() -> int:
 def try_gpu(i: int = 0) -> torch.device:
     """Accelerator device `i` if it exists, otherwise the CPU: "the second GPU, if there is one"."""
     i = check_device_index(i)
-    kind = accelerator_type()
-    return torch.device(kind, i) if accelerator_count() > i else torch.device("cpu")
+    return torch.device(accelerator_type(), i) if accelerator_count() > i else torch.device("cpu")
 
 
 def try_all_gpus() -> list[torch.device]:
@@ -123,10 +119,8 @@ def have_gpus(n: int = 1, task: str = "this cell") -> bool:
 
 
 def synchronize(device: torch.device | str) -> None:
-    """Wait until every queued operation on `device` has finished (a no-op for the CPU).
-
-    Every timing calls it before reading a clock, inside timed code, so it checks nothing: its caller has.
-    """
+    """Wait until every queued operation on `device` has finished (a no-op for the CPU). Every timing calls it
+    before reading a clock, inside timed code, so it checks nothing: its caller has."""
     device = torch.device(device)
     if device.type in ("cpu", "meta"):
         return

@@ -1,8 +1,7 @@
 """What machine is this, and what stops it from using its GPUs?
 
 `describe_machine()` reads the real machine into a plain `Machine` record; `diagnose(machine)` is a pure
-function of that record, so tests can feed it any machine. `python -m helpers doctor` prints the `report`.
-"""
+function of that record, so tests can feed it any machine. `python -m helpers doctor` prints the `report`."""
 
 from __future__ import annotations
 
@@ -10,7 +9,6 @@ import functools
 import os
 import platform
 import re
-import shutil
 import subprocess
 import sys
 from collections.abc import Callable
@@ -95,8 +93,7 @@ def driver_gpu_names() -> tuple[str, ...] | None:
 
 def nvml(read: Callable[[Any], T]) -> tuple[T | None, str]:
     """`(read(pynvml), "")` with NVML started and shut down again, or `(None, why)`: NVML talks to the driver
-    itself, with no CUDA context and no regard for CUDA_VISIBLE_DEVICES (chapters 00, 07, 10).
-    """
+    itself, with no CUDA context and no regard for CUDA_VISIBLE_DEVICES (chapters 00, 07, 10)."""
     try:
         import pynvml  # from the nvidia-ml-py package
     except ImportError:
@@ -165,11 +162,8 @@ def _nvml_name(pynvml: Any, index: int) -> str:
 
 def _nvidia_smi_gpu_names() -> tuple[str, ...] | None:
     """The GPU names `nvidia-smi` lists, or None where there is no nvidia-smi or it reaches no driver."""
-    exe = shutil.which("nvidia-smi")
-    if exe is None:
-        return None
-    command = [exe, "--query-gpu=name", "--format=csv,noheader"]
-    try:  # an exit status other than 0: nvidia-smi reached no driver
+    command = ["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"]
+    try:  # OSError: there is no nvidia-smi; an exit status other than 0: it reached no driver
         done = subprocess.run(command, capture_output=True, text=True, timeout=30, check=True)
     except (OSError, subprocess.SubprocessError):
         return None
@@ -212,12 +206,10 @@ def split_arch(arch: str) -> tuple[str, int, str] | None:
 
 def build_supports(capability: tuple[int, int], arch_list: tuple[str, ...]) -> bool:
     """Whether a build shipping `arch_list` runs on a GPU of `capability`: `sm_XY`/`sm_XYf` on its major and an
-    equal or lower minor, PTX `compute_XY` on any equal or higher capability, `sm_90a`-style on exactly that one.
-    """
+    equal or lower minor, PTX `compute_XY` on any equal or higher capability, `sm_90a`-style on exactly that one."""
     major, minor = capability
     target = major * 10 + minor
-    parsed = [p for p in map(split_arch, arch_list) if p is not None]
-    for kind, number, letter in parsed:
+    for kind, number, letter in filter(None, map(split_arch, arch_list)):
         if letter == "a":
             if number == target:
                 return True
@@ -254,14 +246,9 @@ def _name_counts(names: tuple[str, ...]) -> str:
     return ", ".join(f"{names.count(name)}× {name}" for name in sorted(set(names)))
 
 
-#: torch's own summary of the environment, the one its bug reports ask for.
-COLLECT_ENV = "python -m torch.utils.collect_env"
-
-
 def diagnose(m: Machine) -> list[Finding]:
     """Findings about a machine, problems first; pure. Which GPUs CUDA_VISIBLE_DEVICES leaves visible is CUDA's
-    to decide, so it compares what the driver lists with what torch can use, naming the variable when set.
-    """
+    to decide, so it compares what the driver lists with what torch can use, naming the variable when set."""
     findings: list[Finding] = []
 
     def add(level: Level, message: str, fix: str = "") -> None:
@@ -449,5 +436,5 @@ def report(m: Machine) -> str:
         lines.append(f"  {marks[f.level]} {f.message}")
         if f.fix:
             lines.append(f"          fix: {f.fix}")
-    lines.append(f"torch's environment summary, as its bug reports ask for: {COLLECT_ENV}")
+    lines.append("torch's environment summary, as its bug reports ask for: python -m torch.utils.collect_env")
     return "\n".join(lines)

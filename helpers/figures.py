@@ -4,8 +4,7 @@ A cell that has just measured one calls `record(...)`. When the course's tools r
 GPU self-test, `make run`), `COURSE_FIGURES` names a file beside the executed notebook, and each figure goes
 there as one JSON line with what it is compared against and the machine it was measured on; a GPU run's
 bundle and the page of measured figures (`coursetools.gpu_runs`) read it, and tests read a figure instead of
-a teaching cell asserting on it. In a learner's own run nothing is written and nothing is printed.
-"""
+a teaching cell asserting on it. In a learner's own run nothing is written and nothing is printed."""
 
 from __future__ import annotations
 

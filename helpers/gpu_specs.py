@@ -5,8 +5,7 @@ Tensor-core peaks are **dense**: from the A100 on, NVIDIA's datasheets print the
 exactly twice the dense one, and ordinary PyTorch matmuls are dense, so the table holds half the
 printed figure. For GeForce cards it holds the whitepapers' figure "with FP32 accumulate", which is
 what PyTorch's FP16/BF16 matmuls use. NVIDIA publishes no list prices for its data-centre GPUs, and
-prices move: a launch price says little about what a card, or an hour of a cloud GPU, costs today.
-"""
+prices move: a launch price says little about what a card, or an hour of a cloud GPU, costs today."""
 
 from __future__ import annotations
 
@@ -84,8 +83,7 @@ def find_spec(device_name: str) -> GpuSpec | None:
     """The table's row for a device name as torch reports it ("Tesla T4"), or None if it is not in the table.
 
     Strict on purpose (an A100 40GB PCIe is not the A100 80GB SXM row, an H200 NVL not the H200 SXM row): a
-    wrong ceiling is worse than none.
-    """
+    wrong ceiling is worse than none."""
     name = " ".join(str(device_name).lower().split())  # runs of spaces as one
     for spec in GPUS:
         if any(fragment in name and ("nvl" in fragment or " nvl" not in name) for fragment in spec.device_names):

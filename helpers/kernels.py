@@ -3,8 +3,7 @@
 `bounds_checked` exists because Triton's interpreter reads and writes raw addresses (`_interpreter.load`
 and `store` in `triton/runtime/interpreter.py`), so a missing mask there is as silent as on a GPU; it wraps
 the masked load and store that every `tl.load` and `tl.store` goes through in Triton 3.6 to 3.9.
-Where Triton is missing, `helpers.standins.missing_triton` keeps kernel definitions running.
-"""
+Where Triton is missing, `helpers.standins.missing_triton` keeps kernel definitions running."""
 
 from __future__ import annotations
 
@@ -44,8 +43,7 @@ class OutOfBounds(IndexError):
     """An interpreted kernel loaded or stored an element that belongs to none of the tensors it was given.
 
     `access` is "load" or "store"; `tensor` names the tensor the first bad address came nearest to, and
-    `kind` says where it lay: "past" its end, "before" its start, or in a "gap" between its elements.
-    """
+    `kind` says where it lay: "past" its end, "before" its start, or in a "gap" between its elements."""
 
     def __init__(self, message: str, access: str, tensor: str, kind: str) -> None:
         super().__init__(message)
@@ -67,8 +65,7 @@ def bounds_checked(**tensors: torch.Tensor) -> Iterator[None]:
     """Check every load and store of an interpreted kernel against the elements of `tensors` (CPU tensors).
 
     Only the elements a mask lets through are checked, as on a GPU. Raises `OutOfBounds` from inside
-    the launch (Triton wraps it in its `InterpreterError`) at the first access outside every tensor.
-    """
+    the launch (Triton wraps it in its `InterpreterError`) at the first access outside every tensor."""
     import numpy as np
     from triton.runtime import interpreter
 
@@ -86,8 +83,8 @@ def bounds_checked(**tensors: torch.Tensor) -> Iterator[None]:
         raise OutOfBounds(message, access, name, kind)
 
     def _nearest(address: int) -> tuple[str, str, str]:
-        """(tensor, kind, words) for the tensor that `address` came nearest to."""
-        best: tuple[int, str, str, str] | None = None
+        """(tensor, kind, words) for the tensor that `address` came nearest to (the first, on a tie)."""
+        candidates = []
         for name, t in tensors.items():
             start, size = t.data_ptr(), t.element_size()
             end = int(valid[name][-1]) + size if len(valid[name]) else start
@@ -99,10 +96,8 @@ def bounds_checked(**tensors: torch.Tensor) -> Iterator[None]:
                 found = (away, name, "before", f"{away} element(s) before the start of {name}")
             else:
                 found = (0, name, "gap", f"inside {name}'s memory but not one of its elements (a gap between rows)")
-            if best is None or found[0] < best[0]:
-                best = found
-        assert best is not None, "bounds_checked() needs at least one tensor"
-        return best[1], best[2], best[3]
+            candidates.append(found)
+        return min(candidates, key=lambda c: c[0])[1:]
 
     load, store = builder.create_masked_load, builder.create_masked_store
 
@@ -125,16 +120,13 @@ def output_code_path(log_text: str) -> str | None:
     """The file of generated code named in the log of `torch._logging.set_logs(output_code=True)`, or None.
 
     Inductor logs "Output code written to: PATH" after compiling and on a cache hit alike
-    (`torch/_inductor/graph.py`, `codecache.py`, torch 2.10 to 2.15); the last one is the newest.
-    """
+    (`torch/_inductor/graph.py`, `codecache.py`, torch 2.10 to 2.15); the last one is the newest."""
     paths = re.findall(r"Output code written to: (\S+\.py)", log_text)
     return paths[-1] if paths else None
 
 
 def kernels_in(code: str) -> dict[str, str]:
-    """The kernels in Inductor's generated module: {name: source}, C++ (`cpp_fused_…`) or Triton (`triton_…`).
-
-    Each kernel is a string handed to `async_compile.cpp_pybinding(...)` or `async_compile.triton(...)`.
-    """
+    """The kernels in Inductor's generated module: {name: source}, C++ (`cpp_fused_…`) or Triton (`triton_…`),
+    each the string handed to `async_compile.cpp_pybinding(...)` or `async_compile.triton(...)`."""
     kernel = r"^(\w+) = async_compile\.\w+\((.*?)(?:r|)'''\n(.*?)\n'''"
     return {match.group(1): match.group(3) for match in re.finditer(kernel, code, re.M | re.S)}

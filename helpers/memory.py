@@ -1,8 +1,7 @@
 """GPU memory (chapter 05): sizes in bytes, the caching allocator's constants and its four counters.
 
 Chapter 05 reads the real counters with `torch.cuda` in its own cells; `MemoryCounters` is the record the
-allocator model (`helpers.standins`) reports them in. `cuda_device_for` picks the GPU a helper drives.
-"""
+allocator model (`helpers.standins`) reports them in. `cuda_device_for` picks the GPU a helper drives."""
 
 from __future__ import annotations
 
@@ -46,8 +45,7 @@ class MemoryCounters:
     """The caching allocator's four counters for one device, in bytes.
 
     `allocated` is what live tensors occupy (their blocks, rounded); `reserved` what the allocator holds
-    from the driver (allocated + cached free blocks); `max_*` the peaks since the start or `reset_peaks`.
-    """
+    from the driver (allocated + cached free blocks); `max_*` the peaks since the start or `reset_peaks`."""
 
     allocated: int
     reserved: int
@@ -69,17 +67,14 @@ class MemoryCounters:
 
 def tensor_nbytes(shape: int | Sequence[int] | torch.Size, dtype: torch.dtype) -> int:
     """Bytes a dense tensor of `shape` and `dtype` needs: numel × element size (what `Tensor.nbytes` says).
-
-    Compute it before you allocate: a (64, 3, 224, 224) float32 batch is 38.5 MB whatever the device.
-    """
+    Compute it before you allocate: a (64, 3, 224, 224) float32 batch is 38.5 MB whatever the device."""
     dims = (shape,) if isinstance(shape, int) else shape  # one number: a 1-D tensor
     return math.prod(dims) * dtype.itemsize
 
 
 def format_bytes(n: int | float) -> str:
     """Bytes in binary units, as the allocator counts them: 512 B, 2.0 MiB, 14.7 GiB."""
-    sign = "-" if n < 0 else ""
-    n = abs(n)
+    sign, n = ("-" if n < 0 else ""), abs(n)
     for unit, scale in (("GiB", GIB), ("MiB", MIB), ("KiB", KIB)):
         if n >= scale:
             return f"{sign}{n / scale:.1f} {unit}"

@@ -2,8 +2,7 @@
 
 A plot is drawn with `new_figure`, coloured from `PALETTE`, stamped with `add_stamp` (where its numbers
 come from), and shown with `show(fig, alt)`: one display bundle whose HTML is an ``<img alt="…">``, so a
-screen reader, the course site and nbconvert's HTML all carry a description built from the plotted numbers.
-"""
+screen reader, the course site and nbconvert's HTML all carry a description built from the plotted numbers."""
 
 from __future__ import annotations
 
@@ -49,11 +48,8 @@ def text_colour_on(background: str) -> str:
 
 
 def new_figure(width: float = 7.0, height: float = 4.0) -> tuple[Any, Any]:
-    """A fresh (figure, axes) pair sized for a notebook page, laid out so labels stay inside it.
-
-    Series take the palette's colours in turn with line styles solid, dashed, dash-dotted, dotted (then
-    again), so two lines differ in more than hue.
-    """
+    """A fresh (figure, axes) pair sized for a notebook page, laid out so labels stay inside it; series take the
+    palette's colours in turn, each with the next of four line styles, so two lines differ in more than hue."""
     import matplotlib.pyplot as plt
     from cycler import cycler
 
@@ -67,10 +63,8 @@ _STAMP_FONTSIZE = 7
 
 
 def add_stamp(fig: Any, text: str) -> None:
-    """Write where a figure's numbers come from (`helpers.environment.stamp()` or a cited source) under it.
-
-    The text is wrapped to the figure's width and the layout keeps room for it; calling it again adds another line.
-    """
+    """Write where a figure's numbers come from (`helpers.environment.stamp()` or a cited source) under it,
+    wrapped to the figure's width, with room kept in the layout; calling it again adds another line."""
     width_in, height_in = fig.get_size_inches()
     chars = max(20, int(width_in * 72 / (_STAMP_FONTSIZE * 0.56)))
     lines = [wrapped for line in text.splitlines() for wrapped in textwrap.wrap(line, chars) or [""]]
@@ -99,10 +93,8 @@ def alt_of(fig: Any) -> str | None:
 
 
 def bundle(fig: Any, alt: str | None = None) -> dict[str, str]:
-    """The figure as one display bundle: HTML `<img alt>` (PNG inside), the PNG, and the alt as plain text.
-
-    `alt` defaults to what the plotting helper attached (`set_alt`); one of the two is required.
-    """
+    """The figure as one display bundle: HTML `<img alt>` (PNG inside), the PNG, and the alt as plain text;
+    `alt` defaults to what the plotting helper attached (`set_alt`), and one of the two is required."""
     alt = alt if alt is not None else alt_of(fig)
     if not isinstance(alt, str) or not alt.strip():  # a learner showing a figure of their own
         raise ValueError(
@@ -152,10 +144,8 @@ def wrap_long_titles(fig: Any) -> None:
 
 
 def keep_labels_inside(ax: Any) -> None:
-    """Move annotations (`ax.annotate` with an offset) that run out of the frame to another side of their point.
-
-    It tries right of the point, left of it and centred on it, above and then below, and keeps the first that fits.
-    """
+    """Move annotations (`ax.annotate` with an offset) that run out of the frame to another side of their point:
+    right of it, left of it or centred on it, above and then below, whichever fits first."""
     from matplotlib.text import Annotation
 
     fig = ax.figure
@@ -198,10 +188,8 @@ def plot_throughput(labels: Sequence[str], samples_per_second: Sequence[float], 
 
 
 def draw_batch_flow(batch_size: int = 8, n_devices: int = 2, title: str | None = None) -> Any:
-    """A diagram of how one batch flows through `nn.DataParallel` (chapter 08): scatter, replicas, gather.
-
-    The steps drawn are `scatter`, `replicate`, `parallel_apply` and `gather` from `torch.nn.parallel`.
-    """
+    """A diagram of how one batch flows through `nn.DataParallel` (chapter 08): the `scatter`, `replicate`,
+    `parallel_apply` and `gather` steps of `torch.nn.parallel`."""
     import torch
     from matplotlib.patches import FancyArrowPatch, Rectangle
 

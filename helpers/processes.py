@@ -1,15 +1,7 @@
-"""Processes a notebook starts: ranks and torchrun, a cell's own children, fresh interpreters, scratch folders.
+"""Processes a notebook starts: ranks (`launch`), commands such as torchrun (`run_commands`), a chapter 09 cell's
+own processes (`time_limit`), snippets in a fresh interpreter (`run_fresh_python`), and `scratch_folder`.
 
-* `launch(worker, world_size, args)`: one process per rank on `torch.multiprocessing.start_processes`,
-  each rank's outcome as data (`RankOutcome`), a time limit, nothing left behind;
-* `run_commands(commands, timeout)`: shell commands such as `torchrun ...`, every process they start
-  killed on a timeout, an error or an interrupt;
-* `time_limit(processes, seconds)`: a watchdog around a chapter 09 cell's own `start()`/`join()`;
-* `run_fresh_python(code, env)`: a snippet in a new interpreter, for settings read at start-up;
-* `scratch_folder()`: a per-kernel folder for the files a chapter writes, first on `sys.path`.
-
-CONTRIBUTING.md ("Launchers") says what each guarantees, and why.
-"""
+Each has a time limit and leaves nothing running; CONTRIBUTING.md ("Launchers") says what each guarantees, and why."""
 
 from __future__ import annotations
 
@@ -95,8 +87,7 @@ class RankOutcome:
     `frames` outermost first), `RUNNING` at the limit (its stack), `DIED`, or `STARTING` (never got going).
     `waited`: it was left waiting for its peers (inside torch.distributed or autograd when asked where it
     was, or a communication error raised there no sooner than the collective timeout). Checkers decide from
-    these fields, never from an error's text; `details` is for people.
-    """
+    these fields, never from an error's text; `details` is for people."""
 
     rank: int
     ended: str
@@ -112,8 +103,7 @@ class RankOutcome:
     @property
     def collective(self) -> str | None:
         """The public collective of `torch.distributed` it was inside ("all_reduce", "barrier", …), or None."""
-        public = [n for f, _, n in self.frames if _posix(f).endswith(_C10D) and not n.startswith("_")]
-        return public[0] if public else None
+        return next((n for f, _, n in self.frames if _posix(f).endswith(_C10D) and not n.startswith("_")), None)
 
     @property
     def waiting_in(self) -> str | None:
@@ -141,8 +131,7 @@ class RankOutcome:
 
     def line_in(self, file: str) -> int | None:
         """The line of the innermost frame from `file` (a basename such as "ddp_answer.py"), or None."""
-        lines = [line for f, line, _ in self.frames if os.path.basename(f) == file]
-        return lines[-1] if lines else None
+        return next((line for f, line, _ in reversed(self.frames) if os.path.basename(f) == file), None)
 
 
 class WorkerFailed(RuntimeError):
@@ -154,9 +143,7 @@ class WorkerFailed(RuntimeError):
         self.outcomes = list(outcomes)
         self.last_line = details.strip().splitlines()[-1] if details.strip() else "no details"
         message = f"rank {rank} failed: {self.last_line}\n--- traceback from rank {rank} ---\n{details.rstrip()}"
-        if mentions_nccl(details):
-            message += "\n\n" + NCCL_ADVICE
-        super().__init__(message)
+        super().__init__(message + _nccl_advice(details))
 
 
 class LaunchTimeout(TimeoutError):
@@ -175,15 +162,14 @@ class LaunchTimeout(TimeoutError):
         super().__init__(said)
 
 
-def mentions_nccl(text: str) -> bool:
-    """Whether an error text comes from NCCL (then `NCCL_ADVICE` helps)."""
-    return "nccl" in text.lower()
+def _nccl_advice(text: str) -> str:
+    """`NCCL_ADVICE`, after a blank line, when an error text comes from NCCL; else nothing."""
+    return "\n\n" + NCCL_ADVICE if "nccl" in text.lower() else ""
 
 
 def to_plain(value: Any) -> Any:
     """Tensors (also inside lists, tuples and dicts) as nested Python lists and numbers: a rank's result
-    crosses a pipe by value, where a tensor would travel as a handle to shared memory that can vanish.
-    """
+    crosses a pipe by value, where a tensor would travel as a handle to shared memory that can vanish."""
     import torch
 
     if isinstance(value, torch.Tensor):
@@ -241,8 +227,7 @@ def default_backend(world_size: int) -> str:
 
 def process_context() -> Any:
     """`forkserver` where it exists, else `spawn` (clean children, safe after CUDA started); the server forks
-    ranks with torch, Dynamo (DDP imports it) and this module loaded, so a launch costs a fraction of a second.
-    """
+    ranks with torch, Dynamo (DDP imports it) and this module loaded, so a launch costs a fraction of a second."""
     import torch.multiprocessing as mp
 
     if "forkserver" in mp.get_all_start_methods():
@@ -254,8 +239,7 @@ def process_context() -> Any:
 
 def start_process_server() -> None:
     """Start `launch`'s fork server now, without waiting: its imports then overlap the cells before the
-    first launch. Where ranks are spawned (Windows) there is no server.
-    """
+    first launch. Where ranks are spawned (Windows) there is no server."""
     if process_context().get_start_method() == "forkserver":
         from multiprocessing import forkserver
 
@@ -264,8 +248,7 @@ def start_process_server() -> None:
 
 def rank_environment(rank: int, world_size: int, port: int) -> dict[str, str]:
     """The variables torchrun gives a rank; `TORCHELASTIC_USE_AGENT_STORE` makes `init_process_group()`
-    join the launcher's store as a client.
-    """
+    join the launcher's store as a client."""
     return {
         "RANK": str(rank),
         "LOCAL_RANK": str(rank),
@@ -305,8 +288,7 @@ class _Plan:
 
 def _listen(conn: Any, send: Callable[[tuple[Any, ...]], None]) -> dict[str, threading.Event]:
     """In a rank: a thread hearing the launcher's "go", "finish" and "report" (send the main thread's stack).
-    A pipe, not a multiprocessing `Event`, whose `set()` waits for every waiter: a dead rank never wakes.
-    """
+    A pipe, not a multiprocessing `Event`, whose `set()` waits for every waiter: a dead rank never wakes."""
     heard = {word: threading.Event() for word in ("go", "finish")}
     main = threading.main_thread().ident
 
@@ -355,13 +337,8 @@ def _rank_main(rank: int, plan: _Plan) -> None:
             if plan.backend == "nccl":
                 torch.cuda.set_device(rank)
             store = dist.TCPStore("127.0.0.1", plan.port, None, False, datetime.timedelta(seconds=plan.timeout))
-            dist.init_process_group(
-                plan.backend,
-                store=store,
-                rank=rank,
-                world_size=plan.world_size,
-                timeout=datetime.timedelta(seconds=plan.collective_timeout),
-            )
+            patience = datetime.timedelta(seconds=plan.collective_timeout)
+            dist.init_process_group(plan.backend, store=store, rank=rank, world_size=plan.world_size, timeout=patience)
         result = to_plain(plan.worker(rank, plan.world_size, *plan.args))
         with lock:
             returned.set()
@@ -409,14 +386,11 @@ def describe_exit(code: int | None) -> str:
     return f"exited with code {code}"
 
 
-def write_stderr_to(path: str | None) -> None:
+def write_stderr_to(path: str) -> None:
     """In a child: send file descriptor 2 (C++'s output too) to `path`, with `faulthandler`'s stack on a
-    fatal signal, so the parent can quote why a child died without reporting (`died_before_reporting`).
-    """
+    fatal signal, so the parent can quote why a child died without reporting (`died_before_reporting`)."""
     import faulthandler
 
-    if path is None:
-        return
     sys.stderr.flush()
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     os.dup2(fd, 2)
@@ -566,8 +540,7 @@ def launch(
     rank that raised or died, or `LaunchTimeout` when the ranks have not finished `timeout` s after all started,
     or not all started within `start_timeout` (default `timeout`); both carry every rank's `outcomes`.
     `collective_timeout` (default `timeout`) is the group's; `init_group=False` leaves `init_process_group()`
-    to the worker, with torchrun's variables. No rank survives the call.
-    """
+    to the worker, with torchrun's variables. No rank survives the call."""
     import torch
     import torch.distributed as dist
     import torch.multiprocessing as mp
@@ -605,7 +578,7 @@ def launch(
             level = spawn_log.level
             spawn_log.setLevel(logging.ERROR)
             try:
-                outcomes, limit, order = _wait(context, plan, _Reports(list(ours)), stderr_paths, start)
+                outcomes, limit, order = _wait(context, plan, _Reports(list(ours)), start)
             finally:
                 spawn_log.setLevel(level)
             if all(o.ended == RETURNED for o in outcomes):
@@ -627,7 +600,7 @@ def launch(
 
 
 def _wait(
-    context: Any, plan: _Plan, reports: _Reports, stderr_paths: list[str], start: float
+    context: Any, plan: _Plan, reports: _Reports, start: float
 ) -> tuple[list[RankOutcome], float | None, list[int]]:
     """Wait for the ranks (`ProcessContext.join`), reading their reports; return every outcome, the limit
     hit (or None) and the ranks in the order they raised. When a rank fails (one that timed out waiting: once
@@ -678,7 +651,7 @@ def _wait(
     ours = {-getattr(signal, name) for name in ("SIGTERM", "SIGKILL") if hasattr(signal, name)}  # not a crash's
     stopped = {r for r in alive if processes[r].exitcode in ours}
     waits_last = limit is None or plan.collective_timeout >= plan.timeout  # else a wait would have raised first
-    found = _outcomes(reports, processes, stderr_paths, stopped)
+    found = _outcomes(reports, processes, plan.stderr_paths, stopped)
     outcomes = [o.judged(plan.collective_timeout, waits_last) for o in found]
     return outcomes, limit, reports.order
 
@@ -722,9 +695,7 @@ class CommandFailed(RuntimeError):
         message = (
             f"{who}{shlex.join(result.command)} {describe_exit(result.returncode)}; the end of its output:\n{tail}"
         )
-        if mentions_nccl(result.output):
-            message += "\n\n" + NCCL_ADVICE
-        super().__init__(message)
+        super().__init__(message + _nccl_advice(result.output))
 
 
 def failed_rank(output: str) -> int | None:
@@ -767,8 +738,7 @@ def _process_table() -> dict[int, tuple[int, int, int]]:
 
 def descendants(pids: Sequence[int]) -> set[int]:
     """Every live process below `pids`, and every process in their sessions (empty without /proc): torch
-    elastic gives each rank a session of its own, so its own children are found even after torchrun died.
-    """
+    elastic gives each rank a session of its own, so its own children are found even after torchrun died."""
     if not Path("/proc/self/stat").is_file():
         return set()
     table = _process_table()
@@ -789,16 +759,14 @@ def descendants(pids: Sequence[int]) -> set[int]:
     return found
 
 
-def kill_tree(pids: Sequence[int], known: set[int] | None = None) -> set[int]:
+def kill_tree(pids: Sequence[int], known: set[int]) -> set[int]:
     """SIGKILL `pids`, their process groups and descendants, and `known` (ranks seen earlier); return the pids hit."""
-    targets = set(pids) | descendants(pids) | (known or set())
+    targets = set(pids) | descendants(pids) | known
     sigkill = getattr(signal, "SIGKILL", signal.SIGTERM)  # Windows has no SIGKILL: TerminateProcess
     for pid in targets:
         for kill in (os.killpg, os.kill) if hasattr(os, "killpg") else (os.kill,):
-            try:
+            with contextlib.suppress(OSError):  # gone already (ProcessLookupError), or not ours
                 kill(pid, sigkill)
-            except OSError:  # gone already (ProcessLookupError), or not ours
-                pass
     return targets
 
 
@@ -817,8 +785,7 @@ def run_commands(
     however the wait ends, every process they started is killed (`kill_tree`). A command that wrote
     `done_files[i]` during the run and then exited with an error counts as done, with a note (CONTRIBUTING,
     "Launchers": an abort at exit, a node that lost the rendezvous store). Outcomes come from exit codes
-    and that file, never from output; with `check`, a failure raises `CommandFailed`.
-    """
+    and that file, never from output; with `check`, a failure raises `CommandFailed`."""
     envs = list(envs) if envs is not None else [{} for _ in commands]
     files = [None if f is None else Path(f) for f in done_files] if done_files is not None else [None] * len(commands)
     before = [_stamp(f) for f in files]  # a file left by an earlier run does not count
@@ -851,28 +818,23 @@ def run_commands(
         for i, (command, p, log) in enumerate(zip(commands, procs, logs, strict=True)):
             log.seek(0)
             output = log.read().decode(errors="replace")
-            done = p.returncode == 0
-            result = CommandResult([str(c) for c in command], p.returncode, output, seconds, done)
-            wrote = files[i] is not None and _stamp(files[i]) not in (None, before[i])
-            if not done and wrote:
+            result = CommandResult([str(c) for c in command], p.returncode, output, seconds, p.returncode == 0)
+            if not result.done and _stamp(files[i]) not in (None, before[i]):  # written during this run
                 result.done = True
                 result.notes.append(
                     f"it {describe_exit(p.returncode)} after writing its result ({files[i].name}): the work was "
                     "done, so the run counts"
                 )
             results.append(result)
-        if check:
-            for result in results:
-                if not result.done:
-                    raise CommandFailed(result)
+        failed = [result for result in results if not result.done]
+        if check and failed:
+            raise CommandFailed(failed[0])
         return results
     finally:
         kill_tree([p.pid for p in procs], seen)  # whatever ended the wait; a no-op when all are gone
         for p in procs:
-            try:
+            with contextlib.suppress(subprocess.TimeoutExpired):
                 p.wait(5.0)
-            except subprocess.TimeoutExpired:
-                pass
         for log in logs:
             log.close()
         shutil.rmtree(tmp, ignore_errors=True)
@@ -898,10 +860,8 @@ def _running(p: Any) -> bool:
     """Whether `p` was started and has not ended, read from its sentinel without consuming it (thread-safe)."""
     from multiprocessing.connection import wait
 
-    if not _started(p):
-        return False
     try:
-        return not wait([p.sentinel], 0)
+        return _started(p) and not wait([p.sentinel], 0)
     except (ValueError, OSError):
         return False
 
@@ -923,8 +883,7 @@ def _alarm_held() -> Iterator[None]:
 class time_limit:  # noqa: N801 - used like a function: `with time_limit(procs, 30):`
     """`with time_limit(processes, seconds):` around code that starts and joins the list `processes`: from
     `seconds` on, a watchdog terminates every process running (late ones too); leaving the block stops them
-    all. `LaunchTimeout` names those it stopped (indices), unless the block was interrupted.
-    """
+    all. `LaunchTimeout` names those it stopped (indices), unless the block was interrupted."""
 
     def __init__(self, processes: list[Any], seconds: float) -> None:
         if not isinstance(processes, list):
@@ -977,20 +936,13 @@ class time_limit:  # noqa: N801 - used like a function: `with time_limit(procs, 
 
 def run_fresh_python(code: str, env: dict[str, str | None] | None = None, timeout: float = 120.0) -> str:
     """Run `code` in a new interpreter (this Python, `helpers` importable) and return what it printed; `env`
-    entries override this environment (None removes one); a failure raises RuntimeError with its last line.
-    """
+    entries override this environment (None removes one); a failure raises RuntimeError with its last line."""
     child_env = {name: value for name, value in {**os.environ, **(env or {})}.items() if value is not None}
     package_parent = str(Path(__file__).resolve().parent.parent)
     child_env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, child_env.get("PYTHONPATH", "")) if p)
+    command = [sys.executable, "-c", textwrap.dedent(code)]
     try:
-        done = subprocess.run(
-            [sys.executable, "-c", textwrap.dedent(code)],
-            capture_output=True,
-            text=True,
-            env=child_env,
-            timeout=timeout,
-            check=False,
-        )
+        done = subprocess.run(command, capture_output=True, text=True, env=child_env, timeout=timeout)
     except subprocess.TimeoutExpired:
         raise RuntimeError(f"the child Python did not finish within {timeout:g} s") from None
     if done.returncode != 0:
@@ -1008,7 +960,7 @@ def _process_alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     except PermissionError:
-        return True  # it exists, under another user
+        pass  # it exists, under another user
     return True
 
 
@@ -1027,8 +979,7 @@ def remove_abandoned_folders(parent: Path | None = None) -> list[Path]:
 
 def scratch_folder(importable: bool = True) -> Path:
     """A new empty folder for this kernel's files, removed when the kernel exits; with `importable`, first on
-    `sys.path`, so modules written there import here and in spawned processes.
-    """
+    `sys.path`, so modules written there import here and in spawned processes."""
     remove_abandoned_folders()
     folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{os.getpid()}-"))
     atexit.register(shutil.rmtree, folder, ignore_errors=True)

@@ -1,7 +1,6 @@
 """The roofline model for chapter 10: the pure model, its plots and its widget, and datasheet plots.
 
-Units throughout: intensity in FLOP/byte, compute in TFLOP/s (10^12), bandwidth in GB/s (10^9).
-"""
+Units throughout: intensity in FLOP/byte, compute in TFLOP/s (10^12), bandwidth in GB/s (10^9)."""
 
 from __future__ import annotations
 
@@ -13,7 +12,7 @@ import torch
 
 from .devices import usable_device
 from .gpu_specs import GPUS, GpuSpec, find_spec
-from .plots import OKABE_ITO
+from .plots import OKABE_ITO, WHITE, add_stamp, colour, keep_labels_inside, new_figure, set_alt
 
 
 def attainable_tflops(intensity: float, peak_tflops: float, bandwidth_gbs: float) -> float:
@@ -54,9 +53,7 @@ def explain(spec: GpuSpec, precision: str, intensity: float) -> str:
 def spec_for_device(device: torch.device | str) -> GpuSpec | None:
     """The datasheet row for this CUDA device if it is in the table (None for CPUs and unknown GPUs)."""
     device = usable_device(device)
-    if device.type != "cuda":
-        return None
-    return find_spec(torch.cuda.get_device_name(device))
+    return find_spec(torch.cuda.get_device_name(device)) if device.type == "cuda" else None
 
 
 def plot_roofline(
@@ -73,11 +70,8 @@ def plot_roofline(
 
     `points` are dicts with `what` (a label), `dtype`, `flops`, `bytes` and `seconds`;
     `compute_tflops` maps a dtype name to its measured compute roof; `roof_notes` adds a few words to
-    a roof's legend entry (e.g. that a CPU's bfloat16 "roof" is its best emulated matmul, not a peak).
-    """
+    a roof's legend entry (e.g. that a CPU's bfloat16 "roof" is its best emulated matmul, not a peak)."""
     import numpy as np
-
-    from .plots import add_stamp, keep_labels_inside, new_figure, set_alt
 
     notes = {dtype: f" ({note})" for dtype, note in (roof_notes or {}).items()}  # legend suffixes
     placed = [(p, p["flops"] / p["bytes"], p["flops"] / p["seconds"] / 1e12) for p in points]  # FLOP/byte, TFLOP/s
@@ -88,9 +82,8 @@ def plot_roofline(
     for i, (dtype, peak) in enumerate(compute_tflops.items()):
         y = [attainable_tflops(v, peak, bandwidth_gbs) for v in x]
         label = f"measured roof {dtype}: {peak:.3g} TFLOP/s, {bandwidth_gbs:.3g} GB/s{notes.get(dtype, '')}"
-        ax.plot(
-            x, y, color=_DTYPE_COLOURS.get(dtype, OKABE_ITO["black"]), lw=max(1.0, 4 - 1.2 * i), alpha=0.85, label=label
-        )
+        roof_colour = _DTYPE_COLOURS.get(dtype, OKABE_ITO["black"])
+        ax.plot(x, y, color=roof_colour, lw=max(1.0, 4 - 1.2 * i), alpha=0.85, label=label)
     if spec is not None:
         for label, peak, color in (
             ("FP32", spec.fp32_tflops, _DTYPE_COLOURS["float32"]),
@@ -137,8 +130,6 @@ def _fp32_and_tensor_bars(
     ax: Any, labels: Sequence[str], fp32: Sequence[float], tensor: Sequence[float], tensor_label: str
 ) -> None:
     """Two bars per GPU, labelled: FP32 (plain) and tensor-core (hatched, so they differ in more than colour)."""
-    from .plots import WHITE, colour
-
     xs = range(len(fp32))
     ax.bar([x - 0.2 for x in xs], fp32, width=0.4, label="FP32", color=colour(0))
     ax.bar([x + 0.2 for x in xs], tensor, width=0.4, label=tensor_label, color=colour(1), hatch="//", edgecolor=WHITE)
@@ -148,8 +139,6 @@ def _fp32_and_tensor_bars(
 
 def plot_price_performance(specs: Sequence[GpuSpec] = GPUS) -> Any:
     """TFLOP/s per 1,000 US$ of launch price, for the rows that have a cited price."""
-    from .plots import add_stamp, new_figure, set_alt
-
     priced = [s for s in specs if s.launch_price_usd]
     fig, ax = new_figure(7, 3.8)
     labels = [f"{s.short}\n${s.launch_price_usd:,.0f} ({s.year})" for s in priced]
@@ -172,8 +161,6 @@ def plot_price_performance(specs: Sequence[GpuSpec] = GPUS) -> Any:
 
 def plot_performance_per_watt(specs: Sequence[GpuSpec] = GPUS) -> Any:
     """Datasheet GFLOP/s per watt of rated board power (log scale), oldest GPU first."""
-    from .plots import add_stamp, new_figure, set_alt
-
     rows = sorted(specs, key=lambda s: (s.year, s.short))
     fig, ax = new_figure(8, 3.8)
     fp32 = [s.fp32_tflops / s.power_w * 1e3 for s in rows]
@@ -191,10 +178,8 @@ def plot_performance_per_watt(specs: Sequence[GpuSpec] = GPUS) -> Any:
 
 
 def roofline_widget(specs: Sequence[GpuSpec] = GPUS) -> Any:
-    """Pick a GPU from the table, a precision and an intensity: see which roof binds and the attainable speed.
-
-    Returns an `ipywidgets.interactive` (display it, or leave it as a cell's last expression).
-    """
+    """An `ipywidgets.interactive`: pick a GPU from the table, a precision and an intensity, and see which roof
+    binds and the attainable speed."""
     import ipywidgets as widgets
 
     wide = {"description_width": "initial"}  # the whole description shows, never cut to "prec…"

@@ -2,14 +2,15 @@
 
 Mixed precision (autocast, or FSDP2's `MixedPrecisionPolicy`) computes in 16 bits but keeps the parameters the
 optimizer updates, their gradients and the optimizer's states in float32, so it changes none of the three counts;
-it adds 16-bit copies of the weights while they are in use.
-"""
+it adds 16-bit copies of the weights while they are in use."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
 from typing import Any
+
+from .plots import WHITE, add_stamp, colour, new_figure, set_alt
 
 #: Tensors the optimizer keeps per parameter (each as big as the parameter).
 OPTIMIZER_STATES = {"SGD": 0, "SGD with momentum": 1, "Adam": 2}
@@ -31,8 +32,7 @@ def bytes_per_rank(n_params: int, dtype_bytes: int, optimizer: str, world_size: 
     DDP keeps all three whole on every rank; FSDP about 1/world_size of each (it gathers full parameters
     only briefly, a block at a time). `ceil(n_params / world_size)` is exact only when dim 0 of every
     parameter divides by world_size, as FSDP2 pads each rank's rows (chapter 12, section 4). All is
-    counted in the one dtype given (float32 under mixed precision); a wrong argument is refused.
-    """
+    counted in the one dtype given (float32 under mixed precision); a wrong argument is refused."""
     if isinstance(n_params, bool) or not isinstance(n_params, int) or n_params < 0:
         raise ValueError(f"n_params must be a whole number ≥ 0, not {n_params!r}")
     if isinstance(dtype_bytes, bool) or not isinstance(dtype_bytes, int) or dtype_bytes < 1:
@@ -50,12 +50,9 @@ def bytes_per_rank(n_params: int, dtype_bytes: int, optimizer: str, world_size: 
 
 
 def describe_budget(n_params: int, precision: str, optimizer: str, world_size: int, strategy: str) -> str:
-    """The widget's text: each part in GB, and whether it fits a 16 GB T4 before any activations.
-
-    Mixed precision keeps the same float32 states. Under DDP, autocast keeps 16-bit copies of the whole
-    model from forward to backward, counted here; under FSDP only the gathered blocks have them, named
-    but not counted (their size depends on how the model was wrapped).
-    """
+    """The widget's text: each part in GB, and whether it fits a 16 GB T4 before any activations. Under DDP,
+    autocast keeps 16-bit copies of the whole model from forward to backward, counted here; under FSDP only the
+    gathered blocks have them, named but not counted (their size depends on how the model was wrapped)."""
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {list(PRECISIONS)}, not {precision!r}")
     parts = bytes_per_rank(n_params, STATE_BYTES, optimizer, world_size, strategy)
@@ -96,8 +93,6 @@ def budget_widget() -> Any:
 
 def plot_per_rank(measured: Mapping[str, Mapping[str, float]], stamp_text: str) -> Any:
     """A figure of stacked bars, one per strategy: `measured` maps it to its bytes per rank of each of `PARTS`."""
-    from .plots import WHITE, add_stamp, colour, new_figure, set_alt
-
     fig, ax = new_figure(6.5, 3.6)
     names = list(measured)
     bottom = [0.0] * len(names)

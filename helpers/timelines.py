@@ -2,8 +2,7 @@
 
 `spans_from_events` and `profile_spans` (chapter 06) and `step_spans` (chapter 14) make spans from the
 profiler; the simulated GPU (`helpers.standins.simulated_cuda`) records the same spans; `plot_timelines`
-draws both the same way, a simulation labelled as one.
-"""
+draws both the same way, a simulation labelled as one."""
 
 from __future__ import annotations
 
@@ -14,7 +13,7 @@ from typing import Any
 import torch
 
 from .devices import a_function, synchronize, usable_device
-from .plots import LIGHT_GREY, OKABE_ITO
+from .plots import GREY, LIGHT_GREY, OKABE_ITO, WHITE, set_alt, text_colour_on
 from .profiling import quiet_stderr
 
 #: Colours of the kinds of work drawn on a timeline (helpers.plots: Okabe–Ito, colour-blind safe).
@@ -67,11 +66,10 @@ def _device_type_name(value: Any) -> str:
 
 
 def spans_from_events(events: Iterable[Any], device_type: str = "cuda", *, top_level_only: bool = True) -> list[Span]:
-    """Turn profiler events (`prof.events()`) into timeline spans on one lane per stream or thread.
+    """Turn profiler events (`prof.events()`) into timeline spans on one lane per stream or thread, from 0 ms.
 
-    With `top_level_only`, CPU operators called inside others are left out. Times start at 0 ms; an event
-    that ends before it starts (a malformed trace) is refused.
-    """
+    With `top_level_only`, CPU operators called inside others are left out; an event that ends before it starts
+    (a malformed trace) is refused."""
     raw = []
     for e in events:
         if _device_type_name(e.device_type) != device_type:
@@ -103,8 +101,7 @@ def step_spans(events: Iterable[Any], phases: Sequence[str]) -> list[Span]:
 
     Lanes: "host", the `record_function` ranges named in `phases` and the DataLoader's fetches ("next
     batch"); "host waits", the calls in `HOST_WAITS`; the device, one lane per CUDA stream, or without
-    GPU events "CPU operators", those called directly inside a phase (the device's work on a CPU).
-    """
+    GPU events "CPU operators", those called directly inside a phase (the device's work on a CPU)."""
     events = list(events)
     on_gpu = any(_device_type_name(e.device_type) == "cuda" for e in events)
     raw = []
@@ -126,11 +123,8 @@ def step_spans(events: Iterable[Any], phases: Sequence[str]) -> list[Span]:
 
 
 def profile_spans(fn: Callable[[], Any], device: torch.device | str) -> list[Span]:
-    """Run `fn()` once under `torch.profiler` and return its timeline (GPU streams, or CPU threads).
-
-    `fn` and `device` are the learner's, so they are checked first; the profiler's start/stop lines on
-    stderr are kept out of the notebook.
-    """
+    """Run the learner's `fn()` once under `torch.profiler` and return its timeline (GPU streams, or CPU
+    threads), keeping the profiler's start/stop lines on stderr out of the notebook."""
     a_function(fn, "fn")
     device = usable_device(device)
     from torch.profiler import ProfilerActivity, profile
@@ -151,25 +145,15 @@ def _lane_order(spans: Sequence[Span]) -> list[str]:
 
 
 def plot_timelines(panels: Mapping[str, Sequence[Span]], *, title: str, simulated: bool) -> Any:
-    """Draw one timeline per panel (one lane per stream), stacked; return the figure.
-
-    `simulated=True` writes SIMULATION in the title and across every panel: a model is not a measurement.
-    """
+    """Draw one timeline per panel (one lane per stream), stacked; return the figure. `simulated=True` writes
+    SIMULATION in the title and across every panel: a model is not a measurement."""
     import matplotlib.pyplot as plt
     from matplotlib.patches import Patch
-
-    from .plots import GREY, WHITE, set_alt, text_colour_on
 
     lane_counts = [max(1, len({s.lane for s in spans})) for spans in panels.values()]
     height = 1.0 + sum(0.55 * n + 0.7 for n in lane_counts)
     fig, axes = plt.subplots(
-        len(panels),
-        1,
-        figsize=(8.0, height),
-        layout="constrained",
-        sharex=True,
-        gridspec_kw={"height_ratios": lane_counts},
-        squeeze=False,
+        len(panels), figsize=(8.0, height), layout="constrained", sharex=True, squeeze=False, height_ratios=lane_counts
     )
     kinds_seen: dict[str, None] = {}  # the kinds drawn, in order (for the legend)
     x_range = max((elapsed_ms(spans) for spans in panels.values()), default=0.0) or 1.0
@@ -192,18 +176,8 @@ def plot_timelines(panels: Mapping[str, Sequence[Span]], *, title: str, simulate
         ax.set_title(f"{label}: {elapsed_ms(spans):.3g} ms", loc="left", fontsize=10)
         ax.grid(axis="x", alpha=0.3)
         if simulated:
-            ax.text(
-                0.5,
-                0.5,
-                "SIMULATION",
-                transform=ax.transAxes,
-                ha="center",
-                va="center",
-                fontsize=26,
-                color=GREY,
-                alpha=0.18,
-                rotation=8,
-            )
+            faint = {"fontsize": 26, "color": GREY, "alpha": 0.18, "rotation": 8}
+            ax.text(0.5, 0.5, "SIMULATION", transform=ax.transAxes, ha="center", va="center", **faint)
     axes[-1, 0].set_xlabel("time (ms)")
     handles = [Patch(color=KIND_COLOURS.get(k, KIND_COLOURS["other"]), label=k) for k in kinds_seen]
     if handles:

@@ -1,7 +1,6 @@
 """Timing that is right on a GPU: GPU work is queued and returns at once, so every timer here waits
 for the device (`helpers.devices.synchronize`) before it reads the clock. A `Timing` carries the stamp
-of the hardware and torch that produced it; `gpu_cycles_per_ms` calibrates `torch.cuda._sleep` (chapter 06).
-"""
+of the hardware and torch that produced it; `gpu_cycles_per_ms` calibrates `torch.cuda._sleep` (chapter 06)."""
 
 from __future__ import annotations
 
@@ -14,6 +13,7 @@ from typing import Any
 import torch
 
 from .devices import a_function, synchronize, usable_device
+from .environment import stamp
 
 
 @dataclass(frozen=True)
@@ -39,14 +39,9 @@ def format_seconds(seconds: float) -> str:
 
 
 def time_call(fn: Callable[[], Any], device: torch.device | str, *, min_run_time: float = 0.2) -> Timing:
-    """Median seconds per call of `fn()` on `device`, synchronising the device around every call.
-
-    `torch.utils.benchmark.Timer` (warm-up, automatic repeat count) times a statement that ends with a
-    synchronise, so the result is right for CUDA, MPS and the CPU. `fn` and `device` are checked first.
-    """
+    """Median seconds per call of `fn()` on `device`, synchronising the device around every call: a
+    `torch.utils.benchmark.Timer` (warm-up, automatic repeat count) times a statement that ends with one."""
     from torch.utils import benchmark
-
-    from .environment import stamp
 
     a_function(fn, "fn")
     device = usable_device(device)
@@ -82,8 +77,7 @@ def gpu_cycles_per_ms(device_index: int = 0) -> float:
     """GPU clock cycles per millisecond of `torch.cuda._sleep` on CUDA device `device_index`, measured.
 
     Timed with CUDA events after a warm-up sleep (which lets the GPU raise its clock first), so that
-    `torch.cuda._sleep(int(ms * gpu_cycles_per_ms()))` keeps a stream busy for about `ms`.
-    """
+    `torch.cuda._sleep(int(ms * gpu_cycles_per_ms()))` keeps a stream busy for about `ms`."""
     probe = 20_000_000
     with torch.cuda.device(device_index):
         torch.cuda._sleep(probe)  # warm-up

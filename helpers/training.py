@@ -12,11 +12,8 @@ from .devices import usable_device
 
 
 def make_data(n: int = 1024, features: int = 8, *, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
-    """Inputs `X` (n × features) and targets `y` (n × 1) on the CPU: a smooth function plus noise.
-
-    Generated on the CPU with its own generator, so the data are the same on every machine; the
-    training loop moves them to the model's device.
-    """
+    """Inputs `X` (n × features) and targets `y` (n × 1): a smooth function plus noise, made on the CPU with its
+    own generator, so the data are the same on every machine (the training loop moves them to the model's device)."""
     g = torch.Generator().manual_seed(seed)
     X = torch.randn(n, features, generator=g)
     w = torch.randn(features, 1, generator=g) / features**0.5
@@ -31,19 +28,12 @@ def make_model(features: int = 8, hidden: int = 32, *, seed: int = 0) -> nn.Sequ
         return nn.Sequential(nn.Linear(features, hidden), nn.Tanh(), nn.Linear(hidden, 1))
 
 
-#: CPU threads for the host→host copies that stand in for host↔GPU copies where there is no GPU:
-#: one, since a multi-threaded copy stalls whenever another process holds one of the cores. (The
-#: copies run one after another either way, as copies queued on one CUDA stream do.)
-STAND_IN_COPY_THREADS = 1
-
-
 @contextmanager
 def threads_on_cpu(device: torch.device | str, threads: int | None) -> Iterator[None]:
     """Run the block with `threads` torch threads when `device` is the CPU (None: leave torch's setting).
 
     For the chapter's small models extra threads only add waiting, and a great deal of it when
-    other programs share the cores. The previous setting comes back when the block ends, errors included.
-    """
+    other programs share the cores. The previous setting comes back when the block ends, errors included."""
     device = usable_device(device)
     before = torch.get_num_threads()
     if device.type == "cpu" and threads is not None:
