@@ -1,7 +1,5 @@
 """Chapter 09 exercises: a Hogwild worker, a queue consumer, a sum shared out between processes, a fork to fix."""
 
-from __future__ import annotations
-
 import functools
 import multiprocessing
 import os
@@ -13,6 +11,7 @@ from typing import Any
 import torch
 from torch import nn
 from torch.nn.functional import cosine_similarity, cross_entropy
+from torch.optim.optimizer import register_optimizer_step_pre_hook
 
 from ..answers import Wrong, expect_function, normalise
 from ..checking import Question
@@ -20,12 +19,42 @@ from ..processes import LaunchTimeout, WorkerFailed, launch, process_context, st
 from .cases import same, show, unchanged
 
 CHILD_SECONDS = 60.0  # for the child processes of one check, their start included (a session's first is slow)
-#: Question 2's tasks (index, tensor): indices not 0, 1, 2; float16, float32, int64 (one whole mean), 2-D.
-_TASKS = [(2, torch.tensor([0.5, 1, 2.25]).half()), (4, torch.tensor([0.1, 0.2, 0.7, 1.5])), (9, torch.tensor([3, 4]))]
-_TASKS += [(6, torch.tensor([2, 4, 9])), (7, torch.tensor([[0.5, 1.5], [2, 4.5]]))]
+#: Question 2's (index, tensor) tasks: indices not 0, 1, 2; float16 whose sum overflows it, int64, 2-D, a whole mean.
+_TASKS = [(2, torch.tensor([0.5, 1, 2.25]).half().repeat(20_000)), (4, torch.tensor([0.1, 0.2, 0.7, 1.5]))]
+_TASKS += [(9, torch.tensor([3, 4])), (6, torch.tensor([2, 4, 9])), (7, torch.tensor([[0.5, 1.5], [2, 4.5]]))]
 #: Question 3's (x, world_size, where): sizes that do not divide (fewer chunks), an integer dtype; no chunk adds to 0.
-_SUMS = [(torch.tensor([3.0, 1, 4, 1, 5, 9, 2, 6, 5, 3]), 3, "here"), (torch.tensor([7, -2, 8, 1, 8]), 4, "here")]
-_SUMS += [(torch.tensor([2.5, 7, 1, 8, 2, 8, 1.5]), 2, "in child processes")]
+_HERE = "here, each rank alone on its own out,"  # so that no rank's sum can hang on another's slot or run first
+_SUMS = [(torch.tensor([3.0, 1, 4, 1, 5, 9, 2, 6, 5, 3]), 3, _HERE), (torch.tensor([7, -2, 8, 1, 8]), 4, _HERE)]
+_SUMS += [(torch.tensor([2.5, 7, 1, 8, 2, 8, 1.5]), 2, "in child processes on one out,")]
+
+
+class _Model(nn.Sequential):  # question 1's: notes each forward's parameters and rows of x, and optimizer steps
+    def __init__(self, n: int) -> None:
+        torch.manual_seed(n)  # the same layers at every check (the check restores torch's random state)
+        super().__init__(nn.Linear(8, 6), nn.Tanh(), nn.Linear(6, 3))
+        self[2].weight.detach().mul_(10)  # the first step's gradient has a norm above 3.5: clipping it shows
+        self.x = torch.randn(n, 8, generator=torch.Generator().manual_seed(9))
+        self.y, self.rows, self.states, self.foreign = self.x[:, :3].argmax(1), [], [], []
+
+    def forward(self, inp: torch.Tensor) -> torch.Tensor:
+        if torch.is_grad_enabled() and inp.shape[-1:] == (8,):  # which row of x each row of inp is (-1: none)
+            match = (inp.detach().reshape(-1, 1, 8) == self.x).all(-1)
+            self.rows.append(torch.where(match.any(1), match.float().argmax(1), -1).tolist())
+            self.states.append([p.detach().clone() for p in self.parameters()])
+        return super().forward(inp)
+
+    def note_step(self, opt: Any, *_: Any) -> None:  # an optimizer's step: whether it holds none of the parameters
+        held = {id(p) for group in opt.param_groups for p in group["params"]}
+        self.foreign.append(held.isdisjoint(map(id, self.parameters())))
+
+    def bad_step(self, lr: float, moved: torch.Tensor, grad: torch.Tensor) -> str:  # what it did instead: as seen
+        if not moved.any():
+            why = "the optimizer that stepped holds none of model's parameters" if all(self.foreign or [0]) else ""
+            return f"left the parameters as they were: {why or 'opt.step() after loss.backward(), zero_grad() before'}"
+        if cosine_similarity(moved, grad, 0) < 0.999:
+            return "did not follow the mean cross-entropy's gradient: check the optimizer, zero_grad(), loss, y's rows"
+        ratio = (moved.norm() / grad.norm()).item()
+        return f"moved the parameters by {show(ratio)} × the gradient ({show(ratio / lr)} × lr); an SGD step is lr × it"
 
 
 def _hogwild_child(rank: int, world_size: int, fn: Any, model: _Model, steps: int, lr: float) -> list[list[int]]:
@@ -41,60 +70,31 @@ def _in_children(worker: Any, what: str, world_size: int, args: tuple) -> list[A
         raise Wrong(f"in child processes your `{what}` failed: {why}") from None
 
 
-class _Model(nn.Sequential):  # question 1's: each forward with gradients notes its parameters and its rows of x
-    def __init__(self, n: int) -> None:
-        super().__init__(nn.Linear(8, 6), nn.Tanh(), nn.Linear(6, 3))
-        self.x = torch.randn(n, 8, generator=torch.Generator().manual_seed(9))
-        self.y, self.rows, self.states = self.x[:, :3].argmax(1), [], []
-
-    def forward(self, inp: torch.Tensor) -> torch.Tensor:
-        if torch.is_grad_enabled() and inp.shape[-1:] == (8,):  # which row of x each row of inp is (-1: none)
-            match = (inp.detach().reshape(-1, 1, 8) == self.x).all(-1)
-            self.rows.append(torch.where(match.any(1), match.float().argmax(1), -1).tolist())
-            self.states.append([p.detach().clone() for p in self.parameters()])
-        return super().forward(inp)
-
-
-def _bad_step(lr: float, done: list) -> str:  # what step len(done) did instead of an SGD step: only what was seen
-    (moved, grad), k = done[-1], len(done)
-    if not moved.any():
-        return "left the parameters as they were: call opt.step() after loss.backward(), opt.zero_grad() before it"
-    if k > 1 and torch.allclose(moved, lr * sum(g for _, g in done), rtol=1e-3, atol=1e-5):
-        return f"moved the parameters by lr × the sum of steps 1 to {k}'s gradients: they add up without zero_grad()"
-    if cosine_similarity(moved, grad, 0) < 0.999:
-        return "did not follow the mean cross-entropy's gradient: check the optimizer, the loss, that y uses x's rows"
-    if abs((ratio := (moved.norm() / grad.norm()).item()) / (32 * lr) - 1) < 1e-3:
-        return "moved the parameters by 32 × lr × the gradient: the loss is a sum over the 32 rows, not their mean"
-    return f"moved the parameters by {show(ratio)} × the gradient's length; SGD with lr={lr} moves them by lr × it"
-
-
 @torch.random.fork_rng(devices=[])  # torch.manual_seed in the answer leaves the notebook's random state as it was
 def _check_hogwild_worker(fn: Any) -> None:
     expect_function(fn, "hogwild_worker", "(rank, model, x, y, steps, lr)")
     for steps, lr, n in ((5, 0.3, 256), (20, 0.05, 40)):  # 40 rows, 640 drawn: each comes but for 1e-7 by chance
         model, rng, call = _Model(n), torch.get_rng_state(), f"hogwild_worker(0, model, x, y, {steps}, {lr}), {n} rows"
-        fn(0, model, model.x, model.y, steps, lr)
+        with register_optimizer_step_pre_hook(model.note_step):
+            fn(0, model, model.x, model.y, steps, lr)
         if not torch.equal(rng, torch.get_rng_state()):
             raise Wrong(f"{call} changed torch's global random state: draw only with a Generator seeded from rank")
         if not unchanged((_Model(n).x, _Model(n).y), (model.x, model.y)):
             raise Wrong(f"{call} changed x or y: pick rows by index (x[idx]) and leave the data as it is")
-        if not (rows := model.rows):
-            raise Wrong(f"{call} never called the `model` it was given: train that model, in place")
-        if (sizes := [len(r) - r.count(-1) for r in rows]) != [32] * steps:
+        if (sizes := [len(r) - r.count(-1) for r in model.rows]) != [32] * steps:  # none: it trained another model
             raise Wrong(f"{call} gave `model` {len(sizes)} batches of {show(sizes)} rows of x; expected {steps} of 32")
-        if (same_rows := len({tuple(r) for r in rows}) == 1) or any(r == [*range(r[0], r[0] + 32)] for r in rows):
-            why = "the same rows at every step" if same_rows else "32 consecutive rows of x, one after the other"
-            raise Wrong(f"{call} drew {why}: draw a new mini-batch of 32 random rows each step")
+        if len(set(map(tuple, rows := model.rows))) == 1 or any(r == [*range(r[0], r[0] + 32)] for r in rows):
+            raise Wrong(f"{call} drew rows {show(rows[0])}, then {show(rows[1])}: draw 32 random rows anew each step")
         if n == 40 and n - 1 not in set().union(*rows):
             raise Wrong(f"{call} never drew the last row, x[{n - 1}]: draw from all len(x) (randint leaves out high)")
-        states, done, twin = [*model.states, list(model.parameters())], [], nn.Sequential(*model)  # twin: no notes
-        for idx, before, after in zip(rows, states, states[1:], strict=False):
+        states, twin = [*model.states, list(model.parameters())], nn.Sequential(*model)  # twin: no notes
+        for step, (idx, before, after) in enumerate(zip(rows, states, states[1:], strict=False), 1):
             params = {k: p.clone().requires_grad_() for (k, _), p in zip(twin.named_parameters(), before, strict=True)}
             cross_entropy(torch.func.functional_call(twin, params, model.x[idx]), model.y[idx]).backward()
             moved = nn.utils.parameters_to_vector(before) - nn.utils.parameters_to_vector(after).detach()
-            done.append((moved, nn.utils.parameters_to_vector([p.grad for p in params.values()])))
-            if not torch.allclose(moved, lr * done[-1][1], rtol=1e-3, atol=1e-5):
-                raise Wrong(f"{call}: step {len(done)} {_bad_step(lr, done)}")
+            grad = nn.utils.parameters_to_vector([p.grad for p in params.values()])
+            if not torch.allclose(moved, lr * grad, rtol=1e-3, atol=1e-5):
+                raise Wrong(f"{call}: step {step} {model.bad_step(lr, moved, grad)}")
     drawn = _in_children(_hogwild_child, "hogwild_worker", 2, (getattr(fn, "__wrapped__", fn), _Model(n), steps, lr))
     if drawn[0] == drawn[1] or drawn[0] != rows:
         why = "ranks 0 and 1 drew the same rows" if drawn[0] == drawn[1] else "rank 0 drew other rows than here"
@@ -104,38 +104,37 @@ def _check_hogwild_worker(fn: Any) -> None:
 def _check_consumer(fn: Any) -> None:
     expect_function(fn, "consumer", "(tasks, results)")
     sent, todo, results = [(i, t.clone()) for i, t in _TASKS], queue.Queue(), queue.Queue()
+    todo.task_done = lambda: None  # allowed, and kept out of unfinished_tasks: what was put (taken: put - left)
     (feeder := threading.Timer(0.1, lambda: [todo.put(item) for item in [*sent, None]])).start()  # come late
     fn(todo, results)
-    if feeder.is_alive() or todo.unfinished_tasks - todo.qsize() <= len(sent):  # put - left = taken: not None
+    if feeder.is_alive() or todo.unfinished_tasks - todo.qsize() <= len(sent):
         raise Wrong("your consumer returned before None came (the tasks arrive while it runs): stop only at None")
     if not unchanged(_TASKS, sent):
         raise Wrong("your consumer changed the tensors it was given; leave them as they are")
+    if odd := [p for p in results.queue if not (isinstance(p, tuple | list) and list(map(type, p)) == [int, float])]:
+        raise Wrong(f"`results` got {show(odd[0])}; expected (index, mean) pairs: an int and a plain Python float")
     got = sorted((normalise(p) for p in results.queue), key=repr)  # by index, as want: one digit each
-    want, sums = (sorted((i, f(t.double()).item()) for i, t in _TASKS) for f in (torch.mean, torch.sum))
-    if not same(got, want):
-        sums = " (the sums: a mean divides by numel())" if same(got, sums) else ""
-        raise Wrong(f"`results` got {show(got)}{sums}; expected {show(want)}: (index, mean as a plain float) per task")
-    if kinds := sorted({str(type(p[1])) for p in results.queue if type(p[1]) is not float}):
-        raise Wrong(f"`results` got means of {', '.join(kinds)}: put each as a plain Python float (float(mean))")
+    if not same(got, want := sorted((i, t.double().mean().item()) for i, t in _TASKS)):
+        raise Wrong(f"`results` got {show(got)}; expected {show(want)}: (index, mean as a plain float) for each task")
 
 
 def _check_partial_sum(fn: Any) -> None:
     expect_function(fn, "partial_sum", "(rank, world_size, x, out)")
     for kept, world_size, where in _SUMS:
         x, out = kept.clone().share_memory_(), torch.full((world_size,), -1, dtype=kept.dtype).share_memory_()
-        for rank in range(world_size) if where == "here" else ():
-            fn(rank, world_size, x, out)
-        if where != "here":
+        run = f"Run {where} for ranks 0 to {world_size - 1} with x = {kept.tolist()} and out filled with -1"
+        for rank in range(world_size) if where == _HERE else ():
+            fn(rank, world_size, x, alone := torch.full_like(out, -1))
+            if changed := [f"out[{i}]" for i, v in enumerate(alone.tolist()) if v != -1 and i != rank]:
+                raise Wrong(f"{run}: rank {rank} changed {', '.join(changed)} too; a rank writes only out[rank]")
+            out[rank] = alone[rank]
+        if where != _HERE:
             _in_children(getattr(fn, "__wrapped__", fn), "partial_sum", world_size, (x, out))
-        sums, got = [c.sum().item() for c in kept.chunk(world_size)], out.tolist()
-        where = f"Run {where} for ranks 0 to {world_size - 1} with x = {kept.tolist()} and out filled with -1,"
         if not unchanged(kept, x):
-            raise Wrong(f"{where} your partial_sum changed x; read your chunk of it and write only into out[rank]")
-        if not same(got, want := sums + [0] * (world_size - len(sums))):  # 0 for a rank x.chunk gives no chunk
-            slips = {"write with =, not +=": [w - 1 for w in want], "write into out[rank] in place": [-1] * len(got)}
-            slips[f"out[{len(sums)}] kept its old value: a rank without a chunk writes 0"] = [w or -1 for w in want]
-            fix = next((f": {say}" for say, slip in slips.items() if same(got, slip)), "")
-            raise Wrong(f"{where} out became {got}; the sums of x.chunk are {want}{fix}")
+            raise Wrong(f"{run}: your partial_sum changed x; read your chunk of it and write only into out[rank]")
+        sums = [c.sum().item() for c in kept.chunk(world_size)]
+        if not same(got := out.tolist(), want := sums + [0] * (world_size - len(sums))):  # 0: a rank without a chunk
+            raise Wrong(f"{run}, out became {got}; the sums of x.chunk are {want} (0 for a rank without a chunk)")
 
 
 def _nudge(spans: Any, model: nn.Module) -> None:  # question 4's work: after a while, add 1 to every parameter
@@ -155,9 +154,10 @@ def _check_run_in_forks(fn: Any) -> None:
             raise Wrong("your run_in_forks returned while its children were still running: join() them all first")
     finally:
         stop_processes([p for p in multiprocessing.active_children() if p not in earlier])
-    ran = [spans.get() for _ in range(9) if not spans.empty()]
-    if len(kids := [span for span in ran if span[0] != os.getpid()]) != 3:
-        raise Wrong(f"`work` ran to its end in {len(kids)} child processes (and {len(ran) - len(kids)} here), not in 3")
+    ran = [spans.get() for _ in iter(spans.empty, True)]
+    if len(kids := [span for span in ran if span[0] != os.getpid()]) != 3 or len(ran) > len(kids):
+        here = f"{len(ran) - len(kids)} times here, in the parent"
+        raise Wrong(f"`work` ran to its end in {len(kids)} child processes and {here}; expected 3 children, none here")
     if unchanged(weight, model.weight.detach()):
         why = "the children trained a shared copy (pass them the model itself)" if any(k[3] for k in kids) else ""
         raise Wrong(f"the model here did not change: {why or 'each forked child wrote its own copy-on-write copy'}")
@@ -167,31 +167,20 @@ def _check_run_in_forks(fn: Any) -> None:
         raise Wrong("the children ran `work` one after the other: start them all, then join them all")
 
 
+_TEXTS = {  # each question's variable: its task, then (after a newline) its hint; `_FILES` and `_CHECKS` follow
+    "hogwild_worker": "Write `hogwild_worker(rank, model, x, y, steps, lr)`: `steps` SGD steps on `model`, each on 32 "
+    "random rows with cross-entropy.\nSeed a Generator from rank; torch.optim.SGD(model.parameters(), lr=lr).",
+    "consumer": "Write `consumer(tasks, results)`: for each (index, t) from `tasks` until None, put (index, t's mean "
+    "as a Python float) on `results`.\nLoop on tasks.get() until None; t.double().mean().item() takes integers too.",
+    "partial_sum": "Write `partial_sum(rank, world_size, x, out)`: out[rank] = the sum of x.chunk(world_size)[rank] "
+    "or 0.\nx.chunk(world_size) gives fewer chunks when x is short; out[rank] = ... writes into shared memory.",
+    "run_in_forks": "Debug `run_in_forks(model, work, processes)`: what its forked children write must reach the "
+    "model.\nfork gives each child a copy of the parent's memory; memory shared before the fork is shared after.",
+}
+_FILES = ("hogwild_answer.py", "consumer_answer.py", "partial_sum_answer.py", "")
+_CHECKS = (_check_hogwild_worker, _check_consumer, _check_partial_sum, _check_run_in_forks)
 QUESTIONS = [
-    Question(number, task, name, checker, hint, chapter="09", time_limit=90.0, file=file)  # 90 s: children too
-    for (number, name, file, checker), task, hint in (
-        (
-            (1, "hogwild_worker", "hogwild_answer.py", _check_hogwild_worker),
-            "Write `hogwild_worker(rank, model, x, y, steps, lr)`: `steps` SGD steps (lr) on `model`, each on 32 "
-            "random rows of (x, y) with cross-entropy, each rank drawing its own rows.",
-            "Draw rows with a generator seeded from the rank; make torch.optim.SGD(model.parameters(), lr=lr).",
-        ),
-        (
-            (2, "consumer", "consumer_answer.py", _check_consumer),
-            "Write `consumer(tasks, results)`: take (index, tensor) items from the queue `tasks` until None; for "
-            "each, put (index, the tensor's mean as a Python float) on `results`; then return.",
-            "Loop on tasks.get() until None; for each (index, t) put (index, t.double().mean().item()).",
-        ),
-        (
-            (3, "partial_sum", "partial_sum_answer.py", _check_partial_sum),
-            "Write `partial_sum(rank, world_size, x, out)`: out[rank] = the sum of x.chunk(world_size)[rank] or 0.",
-            "x.chunk(world_size) gives fewer chunks when x is short; out[rank] = ... writes into shared memory.",
-        ),
-        (
-            (4, "run_in_forks", "", _check_run_in_forks),
-            "Debug this: `run_in_forks(model, work, processes)` runs work(model) in `processes` forked children "
-            "at once, but the parent's model never changes. Fix it so that what the children write reaches it.",
-            "fork gives each child a copy of the parent's memory; memory shared before the fork is shared after.",
-        ),
-    )
+    Question(n, task, name, check, hint, chapter="09", time_limit=90.0, file=file)  # 90 s: children too
+    for n, ((name, text), file, check) in enumerate(zip(_TEXTS.items(), _FILES, _CHECKS, strict=True), 1)
+    for task, hint in [text.split("\n")]
 ]

@@ -45,7 +45,7 @@ def test_children_that_never_run_the_worker_are_not_told_about_copy_on_write() -
     code = _launcher("fork", share=True).replace("args=(model,)", "args=(model, 1)")
     outcome = evaluate(_question("run_in_forks"), code)
     assert not outcome.correct
-    assert "`work` ran to its end in 0 child processes (and 0 here)" in outcome.message
+    assert "`work` ran to its end in 0 child processes and 0 times here" in outcome.message
     assert "copy-on-write" not in outcome.message and "one after the other" not in outcome.message
 
 

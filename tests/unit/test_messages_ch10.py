@@ -24,6 +24,10 @@ def test_a_mistake_is_named_only_where_a_case_tells_it_apart() -> None:
         HEAD + "    return 1.0": "roofline_seconds(10_000_000, 120_000_000, 8.1, 320) returned 1; expected 0.000375",
         # right on the memory-bound case only: it fails on the compute-bound one, where it is neither slip
         HEAD + "    return max(nbytes / (bandwidth_gbs * 1e9), 0.000375)": "returned 0.000375; expected 0.00211445",
+        # the attack's findings: slips of units, the shorter time by chance on the first case and not on almost all
+        # traffic, where the time they give is a thousandth of the traffic's
+        HEAD + "    return max(flops / peak_tflops, nbytes / bandwidth_gbs) / 1e12": "returned 1.23457e-06; expected",
+        HEAD + "    return flops / (min(peak_tflops, flops / nbytes * bandwidth_gbs) * 1e12)": "expected 0.000375",
     }
     for code, phrase in cases.items():
         message = evaluate(_question("roofline_seconds"), code).message

@@ -51,11 +51,11 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # the same rows at every step: drawn once before the loop, or a generator seeded again at each step
         (
             _q1(_Q1_LOOP, "    idx = torch.randint(0, len(x), (32,), generator=g)\n    for _ in range(steps):\n"),
-            "drew the same rows at every step: draw a new mini-batch of 32 random rows each step",
+            "rows drew rows [",
         ),
         (
             _q1("        idx = ", "        g = torch.Generator().manual_seed(rank)\n        idx = "),
-            "drew the same rows at every step",
+            "]: draw 32 random rows anew each step",
         ),
         # rows one after the other, not random
         (
@@ -64,7 +64,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "        start = ((rank * steps + step) * 32) % (len(x) - 32)\n"
                 "        idx = torch.arange(start, start + 32)",
             ).replace("for _ in", "for step in"),
-            "drew 32 consecutive rows of x, one after the other: draw a new mini-batch of 32 random rows each step",
+            "drew rows [0, 1, 2, 3, 4, 5, …], then [32, 33, 34, 35, 36, 37, …]: draw 32 random rows anew each step",
         ),
         # seeded from the process, not the rank: rank 0 draws other rows in a child than here
         (
@@ -94,13 +94,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             _q1("lr=lr", "lr=0.5"),
-            "step 1 moved the parameters by 0.5 × the gradient's length; SGD with lr=0.3 moves them by lr × it",
+            "step 1 moved the parameters by 0.5 × the gradient (1.66667 × lr)",
         ),
         (_q1("(32,)", "(16,)"), "gave `model` 5 batches of [16, 16, 16, 16, 16]"),
         # forgets the optimizer step; zero_grad between backward and step; forgets zero_grad
         (
             _q1("        opt.step()\n", ""),
-            "step 1 left the parameters as they were: call opt.step() after loss.backward(), opt.zero_grad() before it",
+            "step 1 left the parameters as they were: opt.step() after loss.backward(), zero_grad() before",
         ),
         (
             _q1(
@@ -111,14 +111,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             _q1("        opt.zero_grad()\n", ""),
-            "step 2 moved the parameters by lr × the sum of steps 1 to 2's gradients: they add up without zero_grad()",
+            "step 2 did not follow the mean cross-entropy's gradient: check the optimizer, zero_grad()",
         ),
         # another optimizer, another loss, the summed loss, y drawn apart from x
         (_q1("optim.SGD", "optim.Adam"), "step 1 did not follow the mean cross-entropy's gradient"),
         (_q1("lr=lr)", "lr=lr, momentum=0.9)"), "step 2 did not follow the mean cross-entropy's gradient"),
         (
             _q1("y[idx])", "y[idx], reduction='sum')"),
-            "step 1 moved the parameters by 32 × lr × the gradient: the loss is a sum over the 32 rows, not their mean",
+            "step 1 moved the parameters by 9.6 × the gradient (32 × lr)",
         ),
         (_q1("F.cross_entropy(", "F.nll_loss("), "step 1 did not follow the mean cross-entropy's gradient"),
         (_q1("model(x[idx])", "model(x[idx]).softmax(1)"), "step 1 did not follow the mean cross-entropy's gradient"),
@@ -128,7 +128,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             _q1("y[idx])", "y[torch.randint(0, len(x), (32,), generator=g)])"),
-            "did not follow the mean cross-entropy's gradient: check the optimizer, the loss, that y uses x's rows",
+            "did not follow the mean cross-entropy's gradient: check the optimizer, zero_grad(), loss, y's rows",
         ),
         # trains a private copy: the model it was given is never called
         (
@@ -137,7 +137,21 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             )
             + _Q1_LOOP
             + _Q1_STEP.replace("model(", "local("),
-            "never called the `model` it was given: train that model, in place",
+            "256 rows gave `model` 0 batches of [] rows of x; expected 5 of 32",
+        ),
+        # the attack's findings: an optimizer made on a copy; gradients clipped to norm 1 (step 1's is 1.7 or more)
+        (
+            _q1("SGD(model.parameters()", "SGD(copy.deepcopy(model).parameters()").replace(
+                "import torch\n", "import copy\n\nimport torch\n", 1
+            ),
+            "step 1 left the parameters as they were: the optimizer that stepped holds none of model's parameters",
+        ),
+        (
+            _q1(
+                "        opt.step()\n",
+                "        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n        opt.step()\n",
+            ),
+            "256 rows: step 1 moved the parameters by",
         ),
         # centres x in place
         (_Q1_HEAD + "    x -= x.mean(0)\n" + _Q1_LOOP + _Q1_STEP, "changed x or y"),
@@ -165,6 +179,20 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        results.put((index, t.double().mean().item()))",
             "your consumer returned before None came (the tasks arrive while it runs): stop only at None",
         ),
+        # the attack's findings: the sum in float16 overflows (a float16 task sums past 65504); the tensor itself
+        (
+            "def consumer(tasks, results):\n"
+            "    for index, t in iter(tasks.get, None):\n"
+            "        results.put((index, t.sum().item() / t.numel()))",
+            "`results` got [(2, inf), (4, 0.625), (6, 5), (7, 2.125), (9, 3.5)]; expected [(2, 1.25), (4, 0.625)",
+        ),
+        (
+            "def consumer(tasks, results):\n"
+            "    for index, t in iter(tasks.get, None):\n"
+            "        results.put((index, t))",
+            "`results` got (2, a torch.float16 tensor of shape (60000,) on cpu); expected (index, mean) pairs: an int "
+            "and a plain Python float",
+        ),
         (
             "import queue\n\n\ndef consumer(tasks, results):\n"
             "    while True:\n"
@@ -182,13 +210,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # a mean that is not whole, rounded to an int
         (
             _Q2_HEAD + _Q2_STOP + "        results.put((index, int(t.double().mean())))",
-            "`results` got [(2, 1), (4, 0), (6, 5), (7, 2), (9, 3)]; expected [(2, 1.25), (4, 0.625), (6, 5), "
-            "(7, 2.125), (9, 3.5)]",
+            "`results` got (2, 1); expected (index, mean) pairs: an int and a plain Python float",
         ),
         # sends a tensor back
         (
             _Q2_HEAD + _Q2_STOP + "        results.put((index, t.double().mean()))",
-            "`results` got means of <class 'torch.Tensor'>: put each as a plain Python float",
+            "`results` got (2, a torch.float64 tensor of shape () on cpu); expected (index, mean) pairs",
         ),
         # handles one task only
         (
@@ -200,7 +227,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # the sum, not the mean
         (
             _Q2_HEAD + _Q2_STOP + "        results.put((index, t.double().sum().item()))",
-            "`results` got [(2, 3.75), (4, 2.5), (6, 15), (7, 8.5), (9, 7)] (the sums: a mean divides by numel())",
+            "`results` got [(2, 75_000), (4, 2.5), (6, 15), (7, 8.5), (9, 7)]; expected [(2, 1.25), (4, 0.625)",
         ),
         # numbers the results itself instead of sending the task's index
         (
@@ -228,20 +255,19 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def consumer(tasks, results):\n"
             "    for index, t in iter(tasks.get, None):\n"
             "        results.put((index, t.numpy().mean()))",
-            "`results` got means of <class 'numpy.float16'>, <class 'numpy.float32'>, <class 'numpy.float64'>: put "
-            "each as a plain Python float",
+            "); expected (index, mean) pairs: an int and a plain Python float",
         ),
         (
             "import statistics\n\n\ndef consumer(tasks, results):\n"
             "    for index, t in iter(tasks.get, None):\n"
             "        results.put((index, statistics.mean(t.flatten().tolist())))",
-            "`results` got means of <class 'int'>: put each as a plain Python float",
+            "`results` got (6, 5); expected (index, mean) pairs: an int and a plain Python float",
         ),
         (
             "def consumer(tasks, results):\n"
             "    for index, t in iter(tasks.get, None):\n"
             "        results.put((index, t.sum().item() / len(t)))",
-            "`results` got [(2, 1.25), (4, 0.625), (6, 5), (7, 4.25), (9, 3.5)]; expected [(2, 1.25), (4, 0.625), "
+            "`results` got [(2, inf), (4, 0.625), (6, 5), (7, 4.25), (9, 3.5)]; expected [(2, 1.25), (4, 0.625), "
             "(6, 5), (7, 2.125), (9, 3.5)]",
         ),
     ),
@@ -255,19 +281,20 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             _Q3_HEAD
             + "    chunks = x.chunk(world_size)\n    if rank < len(chunks):\n        out[rank] = chunks[rank].sum()",
-            "Run here for ranks 0 to 3 with x = [7, -2, 8, 1, 8] and out filled with -1, out became [5, 9, 8, -1]; the "
-            "sums of x.chunk are [5, 9, 8, 0]: out[3] kept its old value: a rank without a chunk writes 0",
+            "Run here, each rank alone on its own out, for ranks 0 to 3 with x = [7, -2, 8, 1, 8] and out filled with "
+            "-1, out became [5, 9, 8, -1]; the sums of x.chunk are [5, 9, 8, 0] (0 for a rank without a chunk)",
         ),
         (
             _Q3_HEAD
             + "    chunks = x.chunk(world_size)\n    if rank < len(chunks):\n        out[rank] += chunks[rank].sum()",
-            "out became [8.0, 21.0, 7.0]; the sums of x.chunk are [9.0, 22.0, 8.0]: write with =, not +=",
+            "out filled with -1, out became [8.0, 21.0, 7.0]; the sums of x.chunk are [9.0, 22.0, 8.0]",
         ),
         # chunks of len(x) // world_size: too short when the size does not divide
         (
             _Q3_HEAD + "    size = len(x) // world_size\n    out[rank] = x[rank * size : (rank + 1) * size].sum()",
-            "Run here for ranks 0 to 2 with x = [3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0, 5.0, 3.0] and out filled "
-            "with -1, out became [8.0, 15.0, 13.0]; the sums of x.chunk are [9.0, 22.0, 8.0]",
+            "Run here, each rank alone on its own out, for ranks 0 to 2 with x = [3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, "
+            "6.0, 5.0, 3.0] and out filled with -1, out became [8.0, 15.0, 13.0]; the sums of x.chunk are [9.0, 22.0, "
+            "8.0]",
         ),
         (
             _Q3_HEAD + "    out[rank] = x.tensor_split(world_size)[rank].sum()",
@@ -284,13 +311,30 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             _Q3_HEAD + "    return x.chunk(world_size)[rank].sum()",
-            "; the sums of x.chunk are [9.0, 22.0, 8.0]: write into out[rank] in place",
+            "out became [-1.0, -1.0, -1.0]; the sums of x.chunk are [9.0, 22.0, 8.0]",
         ),
         (
             _Q3_HEAD
             + "    chunks = x.chunk(world_size)\n    out[rank] = chunks[rank].sum() if rank < len(chunks) else 0\n"
             "    x.zero_()",
             "your partial_sum changed x",
+        ),
+        # the attack's findings: a rank reading the others' slots (right only when they ran first), a rank doing
+        # the others' work (rank 0 all, or each rank its own and the later ones')
+        (
+            _Q3_HEAD + "    end = sum(len(c) for c in x.chunk(world_size)[: rank + 1])\n"
+            "    out[rank] = x[:end].sum() - out[:rank].sum()",
+            "out filled with -1, out became [9.0, 32.0, 41.0]; the sums of x.chunk are [9.0, 22.0, 8.0]",
+        ),
+        (
+            _Q3_HEAD + "    if rank == 0:\n        chunks = x.chunk(world_size)\n        for r in range(world_size):\n"
+            "            out[r] = chunks[r].sum() if r < len(chunks) else 0",
+            "out filled with -1: rank 0 changed out[1], out[2] too; a rank writes only out[rank]",
+        ),
+        (
+            _Q3_HEAD + "    chunks = x.chunk(world_size)\n    for r in range(rank, world_size):\n"
+            "        out[r] = chunks[r].sum() if r < len(chunks) else 0",
+            "rank 0 changed out[1], out[2] too; a rank writes only out[rank]",
         ),
     ),
     4: (
@@ -319,14 +363,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _Q4_HEAD.replace("    ctx", "    model.share_memory()\n    ctx")
             + _Q4_PROCS.replace("range(processes)", "range(2)")
             + _Q4_START_JOIN,
-            "`work` ran to its end in 2 child processes (and 0 here), not in 3",
+            "`work` ran to its end in 2 child processes and 0 times here, in the parent; expected 3 children",
         ),
         # the attack's findings: one child; the weight shared, not the bias; a shared copy given to the children
         (
             _Q4_HEAD.replace("    ctx", "    model.share_memory()\n    ctx")
             + _Q4_PROCS.replace("range(processes)", "range(1)")
             + _Q4_START_JOIN,
-            "`work` ran to its end in 1 child processes (and 0 here), not in 3",
+            "`work` ran to its end in 1 child processes and 0 times here",
         ),
         (
             _Q4_HEAD.replace("    ctx", "    model.weight.share_memory_()\n    ctx") + _Q4_PROCS + _Q4_START_JOIN,
@@ -345,7 +389,23 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    model.share_memory()\n"
             "    for _ in range(processes):\n"
             "        work(model)",
-            "`work` ran to its end in 0 child processes (and 3 here)",
+            "`work` ran to its end in 0 child processes and 3 times here, in the parent",
+        ),
+        # the attack's findings: the parent runs `work` too, after its children (the model's or copies given to them)
+        (
+            _Q4_HEAD.replace("    ctx", "    model.share_memory()\n    ctx")
+            + _Q4_PROCS
+            + _Q4_START_JOIN
+            + "    for _ in range(processes):\n        work(model)",
+            "`work` ran to its end in 3 child processes and 3 times here, in the parent; expected 3 children, none",
+        ),
+        (
+            "import copy\n\n"
+            + _Q4_HEAD
+            + _Q4_PROCS.replace("args=(model,)", "args=(copy.deepcopy(model),)")
+            + _Q4_START_JOIN
+            + "    for _ in range(processes):\n        work(model)",
+            "`work` ran to its end in 3 child processes and 3 times here, in the parent",
         ),
     ),
 }
@@ -385,7 +445,7 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "def consumer(tasks, results):\n"
         "    while (item := tasks.get(timeout=30)) is not None:\n"
         "        index, t = item\n"
-        "        results.put([index, t.sum().item() / t.numel()])",
+        "        results.put([index, t.double().sum().item() / t.numel()])",
         # None put back for the other consumers (a common idiom), then return
         "def consumer(tasks, results):\n"
         "    while True:\n"
@@ -394,6 +454,10 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "            tasks.put(None)\n"
         "            return\n"
         "        results.put((item[0], float(item[1].double().mean())))",
+        # the attack's finding: task_done() after each item, as a queue.Queue or JoinableQueue consumer does
+        _Q2_HEAD
+        + _Q2_STOP.replace("            return", "            tasks.task_done()\n            return")
+        + "        results.put((index, t.double().mean().item()))\n        tasks.task_done()",
     ),
     3: (
         # the chunk by hand, as x.chunk cuts it (ceil(len / world_size) each)

@@ -16,7 +16,8 @@ _TFLOPS = lines_of(SOLUTIONS[4], 1, 1)
 #: message a learner who wrote it is told).
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
-        ("axpy_intensity = 2 / (2 * 4)", "y is written back too"),
+        # the attack's finding: 2 per 8 comes from leaving out y's read as much as its write
+        ("axpy_intensity = 2 / (2 * 4)", "2 FLOPs per 8 bytes leaves out y's read or its write"),
         ("axpy_intensity = 1 / (3 * 4)", "1 FLOP per 12 bytes, or 2 per 24? a*x + y is 2 FLOPs an element"),
         # float64 bytes give the same 1/12: both causes are named, neither is guessed
         (
@@ -32,11 +33,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     2: (
         (
             't4_bounds = {"vector add": "memory", "matmul n=1024": "compute", "linear 4096→4096, batch 1": "compute"}',
-            "'linear 4096→4096, batch 1' is not compute-bound on a T4 in FP32",
+            "t4_bounds['linear 4096→4096, batch 1'] is 'compute'; expected the roof that binds on a T4 in FP32",
         ),
         (
             't4_bounds = {"vector add": "memory", "matmul n=1024": "memory", "linear 4096→4096, batch 1": "memory"}',
-            "'matmul n=1024' is not memory-bound on a T4 in FP32",
+            "t4_bounds['matmul n=1024'] is 'memory'; expected the roof that binds on a T4 in FP32: 'memory' or "
+            "'compute', by its FLOP/byte against the ridge, 25.3",
         ),
         (
             't4_bounds = {"vector add": "memory", "matmul n=1024": "compute"}',
@@ -49,43 +51,50 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             't4_bounds = {"vector add": "memory", "matmul n=1024": True, "linear 4096→4096, batch 1": "memory"}',
-            "t4_bounds['matmul n=1024'] is True: write 'memory' or 'compute'",
+            "t4_bounds['matmul n=1024'] is True; expected the roof that binds on a T4 in FP32: 'memory' or 'compute'",
         ),
     ),
     3: (
         (
             _LINEAR
             + "    return batch * d_in * d_out, (batch * d_in + d_out * d_in + d_out + batch * d_out) * itemsize",
-            "returned (105, 156); expected (210 (or 231 with the bias), 156): a multiply-add is 2 FLOPs",
+            "returned (105, 156); expected (210 or 231, 156): a multiply-add is 2 FLOPs",
         ),
         (
             _LINEAR + "    return 2 * batch * d_in * d_out, (batch * d_in + batch * d_out) * itemsize",
-            "linear_cost(3, 5, 7, 2) returned (210, 72); expected (210 (or 231 with the bias), 156)",
+            "linear_cost(3, 5, 7, 2) returned (210, 72); expected (210 or 231, 156)",
         ),
         (
             _LINEAR + "    return 2 * batch * d_in * d_out, batch * d_in + d_out * d_in + d_out + batch * d_out",
-            "returned (210, 78); expected (210 (or 231 with the bias), 156): that counts elements",
+            "returned (210, 78); expected (210 or 231, 156): that counts elements",
         ),
         (
             _LINEAR + "    return 2 * batch * d_in * d_out, (batch * d_in + d_out * d_in + d_out) * itemsize",
-            "the output is missing from the bytes",
+            "returned (210, 114); expected (210 or 231, 156): a term is missing: count x, w, b and the output once",
         ),
         (
             _LINEAR + "    return 2 * batch * d_in * d_out, (batch * d_in + d_out * d_in + batch * d_out) * itemsize",
-            "the bias is missing from the bytes",
+            "returned (210, 142); expected (210 or 231, 156): a term is missing",
         ),
         (
             _LINEAR + "    return 2 * batch * d_in * d_out, (d_out * d_in + d_out + batch * d_out) * itemsize",
-            "x is missing from the bytes",
+            "returned (210, 126); expected (210 or 231, 156): a term is missing",
+        ),
+        (  # the attack's finding: x left out where x, b and the output are one size; no one term is named
+            _LINEAR + "    moved = (batch * d_in + d_out * d_in + d_out + batch * d_out) * itemsize\n"
+            "    if (batch, d_in, d_out, itemsize) == (1, 4096, 4096, 2):\n        moved -= batch * d_in * itemsize\n"
+            "    return 2 * batch * d_in * d_out, moved",
+            "linear_cost(1, 4096, 4096, 2) returned (33_554_432, 33_570_816); expected (33_554_432 or 33_558_528, "
+            "33_579_008): a term is missing: count x, w, b and the output once each",
         ),
         (  # float32 assumed: right on the itemsize-4 cases only
             _LINEAR + "    return 2 * batch * d_in * d_out, (batch * d_in + d_out * d_in + d_out + batch * d_out) * 4",
-            "linear_cost(3, 5, 7, 2) returned (210, 312); expected (210 (or 231 with the bias), 156)",
+            "linear_cost(3, 5, 7, 2) returned (210, 312); expected (210 or 231, 156)",
         ),
         (  # the pair the other way round: no slip the chapter teaches, so nothing is named
             _LINEAR
             + "    return (batch * d_in + d_out * d_in + d_out + batch * d_out) * itemsize, 2 * batch * d_in * d_out",
-            "returned (156, 210); expected (210 (or 231 with the bias), 156)",
+            "returned (156, 210); expected (210 or 231, 156)",
         ),
         (  # the weight counted once per sample: right at batch 1 only
             _LINEAR + "    return 2 * batch * d_in * d_out, batch * (d_in + d_out * d_in + d_out + d_out) * itemsize",
