@@ -62,6 +62,7 @@ _check_bytes_per_rank = table(
 WIDTH, BLOCKS, STEPS, LR = 8, 3, 3, 0.05
 _TWICE = "fully_shard ran on parameters already sharded: shard every block once, first, then the root"
 _ONLY = "shard should shard the model and change nothing else"
+_EACH = "call fully_shard(block, mesh=mesh) on each block, then fully_shard(model, mesh=mesh)"
 
 
 def _model() -> nn.Sequential:
@@ -132,7 +133,10 @@ def _not_sharded(model: torch.nn.Module, mesh: Any, returned: Any) -> str | None
         said = f"fully_shard was called on {', '.join(calls)}, not on {', '.join(missing or ['model'])}"
         if calls == ["model"]:
             said += " (each block first, so that only one block's parameters are gathered at a time)"
-        return said + ": call fully_shard(block, mesh=mesh) on each block, then fully_shard(model, mesh=mesh)"
+        return f"{said}: {_EACH}"
+    states = [block._get_fsdp_state() for block in model]  # one per fully_shard call: one unit, gathered at once
+    if together := [f"model[{i}]" for i, state in enumerate(states) if states.count(state) > 1]:
+        return f"{', '.join(together)} were sharded together as one unit, one all-gather for them all: {_EACH}"
     if any(len(getattr(p, "placements", ())) > 1 for p in model.parameters()):  # sharded on a mesh of 2 dims
         return _TWICE
     if any(getattr(p, "device_mesh", None) != mesh for p in model.parameters()):
@@ -159,8 +163,7 @@ _RANK0_CASES = (
     ([(7, 7), (7,)], 1),
     ([(50_000, 50_000)], 2),
 )
-#: Bytes training with Adam keeps per number of a shard: the float32 shard, its float32 gradient, exp_avg and
-#: exp_avg_sq (16). The bfloat16 param_dtype only sets the dtype of the gathered copies used in forward and backward.
+#: Bytes per number of a shard: float32 shard, gradient, exp_avg, exp_avg_sq (param_dtype sets the gathered copies').
 _PER_NUMBER = STATE_BYTES * (2 + OPTIMIZER_STATES["Adam"])
 
 
@@ -190,7 +193,8 @@ _check_rank0_bytes = table(
         ),
         Slip(
             lambda shapes, world: _numbers(shapes, world) * 8,
-            "param_dtype only sets the gathered copies' dtype; the shard, its gradient and Adam's states stay float32",
+            "that is 8 bytes a number: either Adam's two states are missing, or all four were counted in bfloat16 "
+            "(param_dtype only sets the gathered copies' dtype: the shard, its gradient and Adam's states are float32)",
         ),
         Slip(lambda shapes, world: _numbers(shapes, world), "that is a count of numbers; return bytes"),
     ),

@@ -123,6 +123,22 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "fully_shard ran on parameters already sharded: shard every block once, first, then the root",
         ),
         (_SHARD_TEMPLATE.format(body="    pass\n"), "the model is not sharded"),
+        (  # the blocks as one list: one unit, all of their parameters gathered at once
+            _SHARD_TEMPLATE.format(body="    fully_shard(list(model), mesh=mesh)\n" + _ROOT),
+            "model[0], model[1], model[2] were sharded together as one unit, one all-gather for them all: call",
+        ),
+        (
+            _SHARD_TEMPLATE.format(
+                body="    fully_shard([model[i] for i in range(len(model))], mesh=mesh, reshard_after_forward=True)\n"
+            ).replace("    return model", "    return fully_shard(model, mesh=mesh)"),
+            "model[0], model[1], model[2] were sharded together as one unit",
+        ),
+        (  # two blocks together, the third alone
+            _SHARD_TEMPLATE.format(
+                body="    fully_shard([model[0], model[1]], mesh=mesh)\n    fully_shard(model[2], mesh=mesh)\n" + _ROOT
+            ),
+            "on one rank here (world_size 1): model[0], model[1] were sharded together as one unit",
+        ),
         (  # the mesh ignored: fully_shard makes one of its own
             _SHARD_TEMPLATE.format(body=(_BLOCKS + _ROOT).replace("mesh=mesh", "")),
             "the parameters were sharded on another mesh than shard was given: pass mesh=mesh to fully_shard",
@@ -192,7 +208,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             _RANK0_HEAD + _RANK0_ROWS + "    return numbers * 2 * 4  # bfloat16: shard, gradient, exp_avg, exp_avg_sq",
-            "param_dtype only sets the gathered copies' dtype; the shard, its gradient and Adam's states stay float32",
+            "that is 8 bytes a number: either Adam's two states are missing, or all four were counted in bfloat16 "
+            "(param_dtype only sets the gathered copies' dtype: the shard, its gradient and Adam's states are float32)",
+        ),
+        (  # Adam's states forgotten: the same value as all four in bfloat16, so both readings are named
+            _RANK0_HEAD + _RANK0_ROWS + "    return numbers * (4 + 4)  # float32 shard and its gradient",
+            "returned 39_872; expected 79_744: that is 8 bytes a number: either Adam's two states are missing, or",
         ),
         (
             _RANK0_HEAD + _RANK0_ROWS + "    return numbers * (2 + 2 + 4 + 4)  # 16-bit weights and gradients",
@@ -231,5 +252,7 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
             body="    for i in range(len(model)):\n"
             "        fully_shard(model[i], mesh=mesh, reshard_after_forward=False)\n" + _ROOT
         ),
+        # each block as a list of one: still one unit a block
+        _SHARD_TEMPLATE.format(body=_BLOCKS.replace("fully_shard(block,", "fully_shard([block],") + _ROOT),
     ),
 }
