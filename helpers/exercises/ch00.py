@@ -20,9 +20,10 @@ from ..learner_code import describe_error
 from ..standins import pretend_machine
 from .cases import table
 
-#: A machine: the accelerator torch can use, how many, what torch is built for, the GPUs nvidia-smi lists there. The
-#: last has an accelerator, so an answer that sets torch's default device to what it picks leaves it changed (told).
+#: A machine: the accelerator torch can use, how many, what torch is built for, the GPUs nvidia-smi lists there (each
+#: a T4). The last has an accelerator, so an answer that sets torch's default device to it leaves it changed (told).
 Machine = collections.namedtuple("Machine", "name usable count built listed")
+T4 = collections.namedtuple("Properties", "name major minor total_memory")("Tesla T4", 7, 5, 15 * 2**30)
 MACHINES = (
     Machine("a CPU-only build of torch", None, 0, None, 0),
     Machine("a CUDA build of torch without a driver", None, 0, "cuda", 0),
@@ -31,7 +32,7 @@ MACHINES = (
     Machine("a CUDA build of torch that cannot use the GPU nvidia-smi lists", None, 0, "cuda", 1),
     Machine("a machine with one CUDA GPU", "cuda", 1, "cuda", 1),
     Machine("Kaggle's two T4 GPUs", "cuda", 2, "cuda", 2),
-    Machine("a machine with four CUDA GPUs", "cuda", 4, "cuda", 4),
+    Machine("a machine with sixteen CUDA GPUs", "cuda", 16, "cuda", 16),  # cuda:10 sorts before cuda:2 as text
     Machine("a Mac with Apple's mps", "mps", 1, "mps", 0),
 )
 
@@ -53,6 +54,12 @@ def ask(fn: Callable[..., Any], m: Machine, call: str, *args: Any, may_raise: bo
     """What `fn(*args)` returns on `m` (or raises, where it `may_raise`): torch's device queries answer as there, and
     nvidia-smi is on PATH only where `m`'s driver lists GPUs; a stand-in runs no CUDA code, nor sets the device."""
     ran_cuda, moved = mock.Mock(side_effect=AssertionError("a stand-in GPU runs no CUDA code")), mock.Mock()
+
+    def properties(device: Any = None) -> Any:  # torch.cuda.get_device_properties (and name, capability): a T4's
+        if 0 <= torch.cuda._get_device_index(device, optional=True) < m.count:
+            return T4
+        raise AssertionError("Invalid device id")
+
     with contextlib.ExitStack() as stack, tempfile.TemporaryDirectory() as folder:
         smi = pathlib.Path(folder, "nvidia-smi")
         smi.write_text("#!/bin/sh\n" + "".join(f"echo 'GPU {i}: Tesla T4 (UUID: GPU-{i})'\n" for i in range(m.listed)))
@@ -60,10 +67,11 @@ def ask(fn: Callable[..., Any], m: Machine, call: str, *args: Any, may_raise: bo
         path = [d for d in os.get_exec_path() if not os.path.exists(os.path.join(d, "nvidia-smi"))]
         stack.enter_context(mock.patch.dict(os.environ, PATH=os.pathsep.join([folder] * (m.listed > 0) + path)))
         stack.enter_context(pretend_machine(m.usable, m.count, built=m.built))
+        stack.enter_context(mock.patch("torch.cuda.get_arch_list", lambda: _LISTS[0].split() * (m.built == "cuda")))
         for name in ("_cuda_setDevice", "_accelerator_setDeviceIndex"):  # under torch.cuda's and accelerator's
             stack.enter_context(mock.patch.object(torch._C, name, moved, create=True))
-        if m.usable == "cuda":
-            stack.enter_context(mock.patch.object(torch.cuda, "_lazy_init", ran_cuda))
+        if m.usable == "cuda":  # elsewhere, CUDA's first use (so a query of a GPU's properties) raises as there
+            stack.enter_context(mock.patch.multiple(torch.cuda, _lazy_init=ran_cuda, get_device_properties=properties))
         try:
             got = fn(*args)
         except Exception as error:
@@ -90,7 +98,7 @@ def on_machines(name: str, takes: str, kind: type, what: str, judge: Callable[..
                     continue  # a negative index names no device: an error is right too
                 if said := judge(m, expect_type(got, kind, f"{call} to return {what}"), *args):
                     everywhere = {repr(ask(fn, other, call, *args, may_raise=True)) for other in MACHINES}
-                    same = " (the same on every machine: ask torch inside the function, each time it is called)"
+                    same = " (the same on every machine, whatever devices it has)"  # seen, not guessed why
                     raise Wrong(f"on {m.name}, {call} returned {shown(got)}; {said}{same * (len(everywhere) == 1)}")
 
     return check
@@ -102,14 +110,12 @@ def _pick_device(m: Machine, got: torch.device) -> str:
 
 
 def _cuda_diagnosis(m: Machine, got: str) -> str:
-    """Section 1's table: a torch without CUDA (a Mac's too) is a CPU-only build."""
     want = "GPU ready" if m.usable == "cuda" else "no usable GPU" if m.built == "cuda" else "CPU-only build"
     why = " (torch.version.cuda is None there: section 1's table)" * (m.built == "mps")
     return "" if got == want else f"the answer there is {want!r}{why}"
 
 
-#: Question 3's cases: every GPU (older than the lists, the same, a later minor and major, 12.1) with every list: a
-#: wheel's, unsorted ones, an empty one, 'a' targets, and each single entry (machine code, PTX, 'a' targets).
+#: Question 3's cases: every GPU (older than the lists, the same, later, 12.1) with every list and each single entry.
 _GPUS = ((7, 5), (6, 0), (8, 0), (8, 6), (8, 9), (9, 0), (10, 0), (12, 1))
 _LISTS = ("sm_75 sm_80 sm_86 sm_90 compute_90", "sm_90 sm_80", "sm_90 compute_90 sm_80", "", "sm_90 sm_120a")
 _ENTRIES = "sm_75 sm_80 sm_86 sm_89 sm_100 sm_120 compute_80 compute_86 compute_90 sm_90a compute_90a"
@@ -125,8 +131,7 @@ _CHECKS = (
 _TASKS = {
     "pick_device": "Write `pick_device()` that returns the torch.device to use now: the accelerator, or else the CPU.",
     "cuda_diagnosis": "Write `cuda_diagnosis()`: 'CPU-only build', 'no usable GPU' or 'GPU ready', for its torch.",
-    "has_kernels_for": "Write `has_kernels_for(capability, arch_list)`: can a build whose torch.cuda.get_arch_list() "
-    "is arch_list run on a GPU of that compute capability?",
+    "has_kernels_for": "Write `has_kernels_for(capability, arch_list)`: can a build with arch_list run on that GPU?",
 }
 _HINTS = {
     "pick_device": "torch.accelerator.current_accelerator(check_available=True): the accelerator usable now, or None.",

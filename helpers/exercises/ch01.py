@@ -26,7 +26,7 @@ def _try_all_gpus(m: Machine, got: list) -> str:
 
 
 def _count_usable_cpus(fn: Any) -> None:
-    """Allowed one CPU (the last), two with a gap, then all, as a job scheduler may; torch's threads another number."""
+    """Allowed one CPU (the last), two with a gap, then all, as a job scheduler may; threads set to another number."""
     expect_function(fn, "count_usable_cpus", "no arguments")
     whole, machine = "count_usable_cpus() to return a whole number (an int)", os.cpu_count()
     if not hasattr(os, "sched_getaffinity"):  # macOS, Windows: no per-process CPU set to vary
@@ -35,15 +35,15 @@ def _count_usable_cpus(fn: Any) -> None:
         return
     allowed, threads, tries = sorted(os.sched_getaffinity(0)), torch.get_num_threads(), []
     two = [allowed[-3], allowed[-1]] if len(allowed) > 2 else allowed
-    asked = ((os, "cpu_count"), (torch, "get_num_threads"), (os, "sched_getaffinity"))
-    spies = [mock.patch.object(module, name, wraps=getattr(module, name)) for module, name in asked]
-    with spies[0] as counted, spies[1] as threaded, spies[2] as own:
+    spy = lambda module, name: mock.patch.object(module, name, wraps=getattr(module, name))
+    with spy(os, "cpu_count") as count, spy(torch, "get_num_threads") as threaded, spy(os, "sched_getaffinity") as own:
         for cpus in map(list, dict.fromkeys(map(tuple, ([allowed[-1]], two, allowed)))):
-            n = len(cpus) - 1 or 2  # torch's threads: never as many as the CPUs allowed
+            n = len(cpus) - 1 or 2  # torch's threads and OMP_NUM_THREADS: never as many as the CPUs allowed
             os.sched_setaffinity(0, cpus)
             torch.set_num_threads(n)
             try:
-                tries.append((cpus, n, expect_type(fn(), int, whole)))
+                with mock.patch.dict(os.environ, OMP_NUM_THREADS=str(n)):
+                    tries.append((cpus, n, expect_type(fn(), int, whole)))
             finally:
                 os.sched_setaffinity(0, allowed)
                 torch.set_num_threads(threads)
@@ -51,7 +51,7 @@ def _count_usable_cpus(fn: Any) -> None:
         return
     cpus, _, got = wrong[0]
     why = ""
-    if counted.called and all(g == machine for *_, g in wrong):
+    if count.called and all(g == machine for *_, g in wrong):
         why = f" ({got} is the machine's count, os.cpu_count())"
     elif threaded.called and all(g == n for _, n, g in wrong):
         why = f" ({got} is torch.get_num_threads(), which the check set to {got} for this try)"

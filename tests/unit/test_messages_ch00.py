@@ -80,13 +80,50 @@ def test_each_stand_in_answers_and_raises_as_the_machine_it_stands_for(name: str
     assert ch00.ask(lambda: isinstance(torch.device("cpu"), torch.device), m, "is_device()") is True
 
 
-def test_an_answer_that_asks_torch_nothing_is_told_it_gave_the_same_everywhere() -> None:
+def test_an_answer_that_gives_the_same_everywhere_is_told_that_and_no_guess_at_why() -> None:
+    """It is told what was seen; not to "ask torch each time" (torch.get_default_device() does, and is the same)."""
     question = next(q for q in ch00.QUESTIONS if q.variable == "pick_device")
-    always_cuda = "def pick_device():\n    return torch.device('cuda')"
-    message = evaluate(question, always_cuda).message
-    assert message.endswith("(the same on every machine: ask torch inside the function, each time it is called)")
+    for code in (
+        "def pick_device():\n    return torch.device('cuda')",
+        "def pick_device():\n    return torch.get_default_device()",
+    ):
+        message = evaluate(question, code).message
+        assert message.endswith("(the same on every machine, whatever devices it has)") and "ask" not in message
     differs = "def pick_device():\n    return torch.device('cuda' if torch.version.cuda else 'cpu')"
     assert "the same on every machine" not in evaluate(question, differs).message
+
+
+def _gpu_facts() -> tuple:
+    """What a learner's code can ask about the GPUs and the kernels torch ships, each answer or what it raised."""
+    answers = []
+    for query in (
+        torch.cuda.get_arch_list,
+        torch.cuda.get_device_capability,
+        lambda: torch.cuda.get_device_name(torch.device("cuda", 0)),
+        lambda: torch.cuda.get_device_properties("cuda:1").total_memory,
+        lambda: torch.cuda.get_device_capability(-1),
+    ):
+        try:
+            answers.append(query())
+        except Exception as error:
+            answers.append(type(error).__name__)
+    return tuple(answers)
+
+
+@pytest.mark.parametrize("m", ch00.MACHINES, ids=lambda m: m.name)
+def test_the_gpus_capability_name_and_the_kernels_answer_as_on_the_machine(m: ch00.Machine) -> None:
+    """Each pretend CUDA GPU is a T4 (7.5), past the last or a negative one raises AssertionError as torch's does; a
+    CUDA build lists a wheel's kernels, driver or not, and elsewhere a query of a GPU raises as CUDA's first use."""
+    arch_list, capability, name, memory, negative = ch00.ask(_gpu_facts, m, "facts()")
+    assert arch_list == (["sm_75", "sm_80", "sm_86", "sm_90", "compute_90"] if m.built == "cuda" else [])
+    if m.usable != "cuda":
+        first_use = "RuntimeError" if m.built == "cuda" else "AssertionError"
+        assert (capability, name, memory, negative) == (first_use,) * 4
+        return
+    assert (capability, name, negative) == ((7, 5), "Tesla T4", "AssertionError")
+    assert memory == (15 * 2**30 if m.count > 1 else "AssertionError"), "cuda:1 is past the last of one GPU"
+    with pytest.raises(Wrong, match="ran CUDA code"):  # memory in use is not a query the pretend GPUs answer
+        ch00.ask(torch.cuda.mem_get_info, m, "free()")
 
 
 def test_a_wrong_answer_is_told_the_call_and_what_differed_only() -> None:

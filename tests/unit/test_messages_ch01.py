@@ -95,15 +95,24 @@ def test_the_machine_count_torch_threads_and_a_fixed_answer_are_named_only_where
         assert "each time" not in told, "it says what was seen (the same answer), not that it asked once"
     highest = evaluate(question, "def count_usable_cpus():\n    return max(os.sched_getaffinity(0)) + 1").message
     assert "the same whatever" not in highest, "it asks os.sched_getaffinity each time: no note that it does not"
+    omp = "def count_usable_cpus():\n    return int(os.environ.get('OMP_NUM_THREADS', len(os.sched_getaffinity(0))))"
+    told = evaluate(question, omp).message
+    assert "expected 1" in told and "torch.get_num_threads()" not in told, "torch's threads were not asked: not named"
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no per-process CPU set")
 def test_the_check_sets_back_the_cpus_allowed_and_torchs_threads() -> None:
     question = _question_named("count_usable_cpus")
-    allowed, threads = os.sched_getaffinity(0), torch.get_num_threads()
-    seen = run_in_notebook(
-        question, "seen = []\n\n\ndef count_usable_cpus():\n    seen.append(torch.get_num_threads())\n    return 0"
+    allowed, threads, omp = os.sched_getaffinity(0), torch.get_num_threads(), os.environ.get("OMP_NUM_THREADS")
+    code = (
+        "seen = []\n\n\ndef count_usable_cpus():\n"
+        "    seen.append((torch.get_num_threads(), os.environ['OMP_NUM_THREADS']))\n"
+        "    return 0"
     )
+    seen = run_in_notebook(question, code)
     assert not question.evaluate(seen).correct
-    assert seen["seen"][0] != 1 and seen["seen"][-1] != len(allowed), "torch's threads are not the CPUs allowed"
+    (first, first_omp), (last, last_omp) = seen["seen"][0], seen["seen"][-1]
+    assert first != 1 and last != len(allowed), "torch's threads are not the CPUs allowed"
+    assert (first_omp, last_omp) == (str(first), str(last)), "OMP_NUM_THREADS is set as torch's threads are"
     assert os.sched_getaffinity(0) == allowed and torch.get_num_threads() == threads
+    assert os.environ.get("OMP_NUM_THREADS") == omp, "OMP_NUM_THREADS is set back"

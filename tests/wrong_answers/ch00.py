@@ -53,7 +53,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def pick_device():\n"
             "    return usable",
             "on a machine with one CUDA GPU, pick_device() returned cpu; the usable device there is cuda (the same "
-            "on every machine: ask torch inside the function, each time it is called)",
+            "on every machine, whatever devices it has)",
         ),
         # an mps build taken for a usable GPU (accepted before: no stand-in had mps built but not usable)
         (
@@ -182,6 +182,32 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             '    return usable if usable is not None else torch.device("cpu")',
             "on a machine with one CUDA GPU, pick_device() changed the current device, which outlasts the call",
         ),
+        # asks torch for its default device, which is the CPU on every machine (told before to "ask torch inside the
+        # function, each time it is called", which it does): what it returned is named, with the fact only
+        (
+            "def pick_device():\n    return torch.get_default_device()",
+            "on a machine with one CUDA GPU, pick_device() returned cpu; the usable device there is cuda (the same on "
+            "every machine, whatever devices it has)",
+        ),
+        # a newer GPU than the question asks for: judged on what it returns (each pretend CUDA GPU is a T4, 7.5; told
+        # before that asking the capability "ran CUDA code")
+        (
+            "def pick_device():\n"
+            "    if torch.cuda.is_available() and torch.cuda.get_device_capability() >= (8, 0):\n"
+            '        return torch.device("cuda")\n'
+            "    usable = torch.accelerator.current_accelerator(check_available=True)\n"
+            '    return usable if usable is not None and usable.type != "cuda" else torch.device("cpu")',
+            "on a machine with one CUDA GPU, pick_device() returned cpu; the usable device there is cuda",
+        ),
+        # the kernels torch ships taken for a usable GPU: a CUDA build lists them without a driver too
+        (
+            "def pick_device():\n"
+            "    if torch.cuda.get_arch_list():\n"
+            '        return torch.device("cuda")\n'
+            "    usable = torch.accelerator.current_accelerator(check_available=True)\n"
+            '    return usable if usable is not None else torch.device("cpu")',
+            "on a CUDA build of torch without a driver, pick_device() returned cuda; the usable device there is cpu",
+        ),
     ),
     2: (
         (
@@ -248,7 +274,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "\n\n"
             "def cuda_diagnosis():\n"
             "    return found",
-            "(the same on every machine: ask torch inside the function, each time it is called)",
+            "(the same on every machine, whatever devices it has)",
         ),
         # nvidia-smi taken for a GPU torch can use
         (
@@ -467,6 +493,21 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    if torch.backends.mps.is_available():\n"
         '        return torch.device("mps")\n'
         '    return torch.device("cpu")',
+        # a GPU new enough for this build's kernels (rejected before as "ran CUDA code": the pretend machines did not
+        # answer capability queries; each pretend CUDA GPU is a T4, 7.5, and a CUDA build lists a wheel's kernels)
+        "def pick_device():\n"
+        "    if torch.cuda.is_available() and torch.cuda.get_device_capability(0) >= (7, 0):\n"
+        '        return torch.device("cuda")\n'
+        "    if torch.backends.mps.is_available():\n"
+        '        return torch.device("mps")\n'
+        '    return torch.device("cpu")',
+        "def pick_device():\n"
+        "    if torch.cuda.is_available():\n"
+        "        major, minor = torch.cuda.get_device_capability()\n"
+        '        if f"sm_{major}{minor}" in torch.cuda.get_arch_list():\n'
+        '            return torch.device("cuda", 0)\n'
+        "    usable = torch.accelerator.current_accelerator(check_available=True)\n"
+        '    return usable if usable is not None and usable.type != "cuda" else torch.device("cpu")',
     ),
     2: (
         "def cuda_diagnosis():\n"
@@ -478,6 +519,11 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    if torch.cuda.is_available():\n"
         '        return "GPU ready"\n'
         '    return "CPU-only build" if torch.version.cuda is None else "no usable GPU"',
+        # a CUDA build lists the GPUs it has kernels for, driver or not (rejected before: no pretend build listed any)
+        "def cuda_diagnosis():\n"
+        "    if not torch.cuda.get_arch_list():\n"
+        '        return "CPU-only build"\n'
+        '    return "GPU ready" if torch.cuda.is_available() else "no usable GPU"',
     ),
     3: (
         "import re\n"

@@ -46,11 +46,22 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             '    return "cpu"',
             "expected try_gpu() to return a torch.device, but got a str: 'cpu'",
         ),
-        # asks by running CUDA code, which a stand-in GPU cannot run (and misses a Mac's GPU)
+        # asks CUDA for device i's name, which misses a Mac's GPU (told before that it "ran CUDA code": the pretend
+        # machines did not answer name queries; each pretend CUDA GPU is a T4, and a device past the last raises)
         (
             "def try_gpu(i=0):\n"
             "    try:\n"
             "        torch.cuda.get_device_name(i)\n"
+            '        return torch.device("cuda", i)\n'
+            "    except Exception:\n"
+            '        return torch.device("cpu")',
+            "on a Mac with Apple's mps, try_gpu() returned cpu; expected mps:0",
+        ),
+        # runs CUDA code to find out: a pretend GPU runs none, so the checker cannot tell
+        (
+            "def try_gpu(i=0):\n"
+            "    try:\n"
+            '        torch.ones(1, device=f"cuda:{i}")\n'
             '        return torch.device("cuda", i)\n'
             "    except Exception:\n"
             '        return torch.device("cpu")',
@@ -72,7 +83,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "\n\n"
             "def try_gpu(i=0):\n"
             '    return torch.device(usable.type, i) if usable is not None else torch.device("cpu")',
-            "(the same on every machine: ask torch inside the function, each time it is called)",
+            "(the same on every machine, whatever devices it has)",
         ),
         # a negative i counted from the end, as a list index (accepted before: -1 was not tried); there is no device -1
         (
@@ -144,6 +155,16 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    return [torch.device(accelerator.type, i) for i in reversed(range(torch.accelerator.device_count()))]",
             "on Kaggle's two T4 GPUs, try_all_gpus() returned [cuda:1, cuda:0]; expected [cuda:0, cuda:1]",
         ),
+        # sorted by name, where cuda:10 comes before cuda:2 (accepted before: no pretend machine had over ten GPUs)
+        (
+            "def try_all_gpus():\n"
+            "    accelerator = torch.accelerator.current_accelerator(check_available=True)\n"
+            "    if accelerator is None:\n"
+            '        return [torch.device("cpu")]\n'
+            "    found = {torch.device(accelerator.type, i) for i in range(torch.accelerator.device_count())}\n"
+            "    return sorted(found, key=str)",
+            "on a machine with sixteen CUDA GPUs, try_all_gpus() returned [cuda:0, cuda:1, cuda:10, cuda:11,",
+        ),
         # an mps build taken for a usable GPU (accepted before)
         (
             "def try_all_gpus():\n"
@@ -161,7 +182,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "\n\n"
             "def try_all_gpus():\n"
             '    return found or [torch.device("cpu")]',
-            "(the same on every machine: ask torch inside the function, each time it is called)",
+            "(the same on every machine, whatever devices it has)",
         ),
     ),
     3: (
@@ -217,6 +238,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             "def count_usable_cpus():\n    return float(len(os.sched_getaffinity(0)))",
             "expected count_usable_cpus() to return a whole number (an int), but got a float: 1.0",
+        ),
+        # OpenMP's thread setting where there is one (accepted before: the check never set OMP_NUM_THREADS); it
+        # says how many threads to start, not which CPUs this process may use
+        (
+            'def count_usable_cpus():\n    return int(os.environ.get("OMP_NUM_THREADS", len(os.sched_getaffinity(0))))',
+            f"allowed 1 CPU(s) {CPUS[-1:]}, count_usable_cpus() returned 2; expected 1",
         ),
         # the set, not how many are in it
         (
@@ -284,7 +311,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "\n\n"
             "def stage_devices():\n"
             "    return devices[0], devices[-1]",
-            "(the same on every machine: ask torch inside the function, each time it is called)",
+            "(the same on every machine, whatever devices it has)",
         ),
     ),
 }

@@ -14,7 +14,7 @@ SOLUTIONS: dict[int, str] = {
     major, minor = capability
     for arch in arch_list:
         kind, _, digits = arch.partition("_")
-        number = int(digits.rstrip("af"))  # sm_100f runs like sm_100; sm_90a only on 9.0
+        number = int(digits.rstrip("af"))  # sm_90a: only on 9.0; an 'f' (outside the question) is read as plain
         if digits.endswith("a"):
             if number == major * 10 + minor:
                 return True
