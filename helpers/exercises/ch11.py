@@ -1,14 +1,10 @@
-"""Chapter 11 exercises: one batched launch instead of many, timing a compiled function right, replaying a graph,
-and (debug this) a function that torch.compile breaks into two graphs."""
-
-from __future__ import annotations
+"""Chapter 11 exercises: batch many launches into one, time a compiled function, replay a graph, mend a graph break."""
 
 import contextlib
 import functools
 import sys
 import threading
 import time
-from collections.abc import Callable
 from typing import Any
 from unittest import mock
 
@@ -23,10 +19,10 @@ from .cases import show, unchanged
 #: apply_all's cases (n, k, dtype, device): 3 and 12 pairs (operators counted), one pair, integers, halves, meta.
 _APPLY = ((3, 5, torch.float32, "cpu"), (12, 5, torch.float32, "cpu"), (1, 4, torch.int64, "cpu"))
 _APPLY += ((4, 3, torch.float16, "cpu"), (5, 6, torch.int32, "meta"))
-#: normalise's inputs: a peak above 1, below 1, near 1e-13, two dimensions; integers, halves; all zeros of both.
+#: normalise's inputs: peaks above 1, below 1, tiny, subnormal (no guard on the peak holds); 2-D, ints, halves, zeros.
 _XS = [(x, torch.float32) for x in ([3.0, -6.0, 1.5], [0.25, -0.5, 0.125], [1e-13, -2e-13], [[1.0, -4.0], [2.0, 0.5]])]
 _XS += [([3, -6, 1], torch.int64), ([0, 0], torch.int64), ([0.25, -0.5, 0.125], torch.float16), ([0, 0], torch.float16)]
-#: The calls that read a tensor's value on the host: `.item()`, `float(t)`, `if t:`, `print(t)`, ...
+_XS += [([1e-3, -5e-4], torch.float16), ([1e-5, -2e-5], torch.float16), ([3e-45, -6e-45], torch.float32)]
 _HOST_READS = frozenset({"item", "tolist", "numpy", "__float__", "__int__", "__bool__", "__repr__", "__format__"})
 _STANDINS = PretendAsyncDevice.__module__  # whose clock reads are the pretend device's own
 
@@ -67,44 +63,43 @@ def _check_apply_all(fn: Any) -> None:
 
 
 class TimedDevice(PretendAsyncDevice):
-    """The pretend device, earlier work still queued: `fn` queues `run_s` a call; `run` keeps its maker thread's clock
-    reads from outside helpers.standins (a partial adds no frame) as (clock, calls so far, work queued, from, to)."""
+    """The pretend device, with work queued: `fn` queues `run_s` a call; `run` keeps the clock reads of its thread."""
 
     def __init__(self, run_s: float) -> None:
         super().__init__()
-        self.run_s, self.thread, self.reads, self.free = run_s, threading.get_ident(), [], list[float]()
+        self.run_s, self.thread, self.reads, self.calls = run_s, threading.get_ident(), [], list[tuple[float, tuple]]()
         self.launch(0.02)
 
     def fn(self, *args: Any) -> None:
-        self.free.append(self.busy_until)  # when the work queued before this call is done; one entry a call
+        self.calls.append((self.busy_until, args))  # when the work queued before this call is done, and its arguments
         self.launch(self.run_s)
 
-    def read(self, name: str, clock: Callable[[], Any], perf: Callable[[], float] = time.perf_counter) -> Any:
+    def read(self, name: str, clock: Any, perf: Any = time.perf_counter) -> Any:
+        """`clock()`, the read kept unless helpers.standins made it: (clock, calls so far, work queued, from, to)."""
         before, value = perf(), clock()
         if threading.get_ident() == self.thread and sys._getframe(1).f_globals.get("__name__") != _STANDINS:
-            self.reads.append((name, len(self.free), self.busy_until > before, before, perf()))
+            self.reads.append((name, len(self.calls), self.busy_until > before, before, perf()))
         return value
 
-    def run(self, timer: Callable[..., Any], *args: Any) -> Any:
+    def run(self, timer: Any, *args: Any) -> Any:
         clocks = ("perf_counter", "perf_counter_ns", "monotonic", "monotonic_ns", "time", "time_ns", *CPU_CLOCKS)
         with mock.patch.multiple(time, **{n: functools.partial(self.read, n, getattr(time, n)) for n in clocks}):
             return timer(*args)
 
     def judge(self, said: str, seconds: float, count: int, warm: range, slips: dict | None = None) -> None:
-        """Raise `Wrong` unless fn ran `warm` times, then `count` times between the first and last clock read, each
-        after a sync(), and `seconds` a call is the device's work or up to the time since the work before it ended."""
+        """Raise `Wrong` unless fn ran `warm` times, then `count` timed after a sync(), and `seconds` is one's time."""
         slips = {count: "that is all the calls' time, not one's", 1e3: "that is milliseconds", **(slips or {})}
-        calls, start = len(self.free), len(self.free) - count
+        slips.setdefault(1e6, "that is microseconds")
+        calls, start = len(self.calls), len(self.calls) - count
         first, last = (self.reads[0][1], self.reads[-1][1]) if self.reads else (start, calls)
         if start not in warm or (first, last) != (start, calls):
             seen = f", {first} before the first clock read and {calls - first} after" if self.reads else ""
-            seen += f" ({calls - last} after the last)" * (last != calls)
             warm_up = f"{'up to ' * (len(warm) > 1)}{warm[-1]} warm-up calls"
             raise Wrong(f"{said}: fn ran {calls} times{seen}; expected {warm_up}, then {count} timed ones")
         if busy := [r[1] for r in self.reads if r[2]]:
             raise Wrong(f"{said}: it read the clock after {busy[0]} calls of fn with work still queued: sync() first")
         spans = [self.reads[-1][4] - self.reads[0][3]] if self.reads else []  # the most a value of the reads spans
-        low, high = self.run_s, min([time.perf_counter() - self.free[start], *spans]) / count
+        low, high = self.run_s, min([time.perf_counter() - self.calls[start][0], *spans]) / count
         fits = [k for k in (1, *slips) if low * k * 0.999 <= seconds <= high * k * 1.001]
         if 1 not in fits:
             cpu = [f": time.{r[0]}() counts only this process's CPU time" for r in self.reads if r[0] in CPU_CLOCKS]
@@ -116,8 +111,10 @@ class TimedDevice(PretendAsyncDevice):
 def _check_steady_seconds(fn: Any) -> None:
     expect_function(fn, "steady_seconds", "(fn, x, sync, warmup, iters)")
     for warmup, iters in ((3, 20), (1, 12)):
-        gpu, call = TimedDevice(0.002), f"steady_seconds(fn, x, sync, {warmup}, {iters})"
-        got = expect_number(gpu.run(fn, gpu.fn, torch.zeros(3), gpu.sync, warmup, iters), f"{call} to return seconds")
+        gpu, x, call = TimedDevice(0.002), torch.zeros(3), f"steady_seconds(fn, x, sync, {warmup}, {iters})"
+        got = expect_number(gpu.run(fn, gpu.fn, x, gpu.sync, warmup, iters), f"{call} to return seconds")
+        if odd := [(i, args) for i, (_, args) in enumerate(gpu.calls, 1) if len(args) != 1 or args[0] is not x]:
+            raise Wrong(f"{call}: call {odd[0][0]} of fn was given {show(odd[0][1])}, not x: time fn(x) each call")
         gpu.judge(f"{call} returned {show(got)} s a call", got, iters, range(warmup, warmup + 1))
 
 
@@ -135,8 +132,10 @@ def _check_run_batches(fn: Any) -> None:
             raise Wrong(f"{call} gave static_input other memory: copy_ into it, as a graph reads the captured memory")
         if not isinstance(got, list | tuple) or len(got) != count or graph.replays != count:
             raise Wrong(f"{call}: {graph.replays} replays and {show(got)}; expected a replay and a list entry a batch")
-        if any(isinstance(o, torch.Tensor) and o.data_ptr() == static_output.data_ptr() for o in got):
-            raise Wrong(f"{call} returned static_output itself, which every replay overwrites: keep a clone of each")
+        memory = static_output.untyped_storage().data_ptr()  # a replay writes there
+        if kept_out := [o for o in got if isinstance(o, torch.Tensor) and o.untyped_storage().data_ptr() == memory]:
+            what = "static_output itself" if kept_out[0] is static_output else "a view of static_output (its memory)"
+            raise Wrong(f"{call} returned {what}, which every replay overwrites: keep a clone of each")
         wants = [2 * batch + 1 for batch in kept]
         for i, (out, want) in enumerate(zip(got, wants, strict=True)):
             if seen := _shown(out, want):
@@ -168,17 +167,15 @@ def _check_normalise(fn: Any) -> None:
         raise Wrong(f"torch.compile made {len(graphs)} graphs of normalise, not one: it {why} (set_logs shows where)")
 
 
-#: Each question's variable, and its task and hint (after a newline); `_CHECKS` checks them, in order.
 _TEXTS = {
-    "apply_all": "Write `apply_all(weights, vectors)`: the n products weights[i] @ vectors[i] of n square matrices "
-    "and n vectors (n ≥ 1), as a list, in a number of operators that does not grow with n.\n"
-    "torch.stack both lists, the vectors with a last dimension (unsqueeze(-1)): one batched matmul does all n pairs.",
-    "steady_seconds": "Write `steady_seconds(fn, x, sync, warmup, iters)`: seconds a call of fn(x) once warm, timed "
-    "with sync() before the clock starts and stops.\nA warm-up loop; sync(); start; the timed loop; sync(); stop.",
-    "run_batches": "Write `run_batches(graph, static_input, static_output, batches)`: one replay a batch, by the rules "
-    "of static inputs and outputs; the outputs.\nstatic_input.copy_(batch); graph.replay(); static_output.clone()",
-    "normalise": "Debug this: make `normalise(x)` (x over its largest absolute value; an all-zero x as it is) compile "
-    "into one graph, with the same results.\n`peak.item()` reads on the CPU; torch.where picks on the device.",
+    "apply_all": "Write `apply_all(weights, vectors)`: the list of the n products weights[i] @ vectors[i], in a "
+    "number of operators that does not grow with n.\ntorch.stack both lists, the vectors unsqueezed: one batched @.",
+    "steady_seconds": "Write `steady_seconds(fn, x, sync, warmup, iters)`: the seconds a call of fn(x) takes once "
+    "warm.\nA warm-up loop; sync(); start the clock; the timed loop; sync(); stop the clock.",
+    "run_batches": "Write `run_batches(graph, static_input, static_output, batches)`: one replay a batch, and the "
+    "outputs.\nFor each batch: static_input.copy_(batch); graph.replay(); keep static_output.clone().",
+    "normalise": "Debug this: make `normalise(x)` compile into one graph, with the same results.\n"
+    "`peak.item()` reads on the CPU; torch.where picks on the device.",
 }
 _CHECKS = (_check_apply_all, _check_steady_seconds, _check_run_batches, _check_normalise)
 QUESTIONS = [

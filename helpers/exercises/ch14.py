@@ -1,8 +1,5 @@
 """Chapter 14 exercises: the idle share of a device lane from a trace, and a slow training loop to fix."""
 
-from __future__ import annotations
-
-import itertools
 import timeit
 from time import process_time
 from typing import Any
@@ -12,10 +9,9 @@ from torch.utils._pytree import tree_leaves
 
 from ..answers import Wrong, expect_function, expect_type
 from ..checking import Question
-from ..learner_code import describe_error
 from ..training import threads_on_cpu
 from .calls import CallLog
-from .cases import Slip, same, show, table, unchanged
+from .cases import Slip, _call, same, show, table, unchanged
 
 
 def covered_ms(pairs: Any, lo: float | None = None, hi: float | None = None) -> float:
@@ -27,32 +23,19 @@ def covered_ms(pairs: Any, lo: float | None = None, hi: float | None = None) -> 
 
 
 _idle = lambda pairs, lo, hi: 1 - covered_ms(pairs, lo, hi) / (hi - lo)  # the share idle_share returns
-#: Overlapping, unsorted, nested and touching pairs; pairs sticking out or wholly outside; no pairs; start_ms < 0.
-_IDLE_CASES = (
-    ([(2.0, 5.0), (1.0, 3.0), (7.0, 8.0)], 0.0, 12.0),
-    ([(9.0, 12.0), (-2.0, 1.0), (15.0, 16.0)], 0.0, 10.0),
-    ([], 0.0, 4.0),
-    ([(0.0, 4.0), (1.0, 2.0), (2.5, 3.0), (6.0, 7.0)], 0.0, 8.0),
-    ([(12.0, 15.0), (-5.0, -1.0), (3.0, 4.0), (4.0, 6.0)], 0.0, 10.0),
-    ([(6.5, 7.0), (5.0, 6.0), (5.5, 9.0)], -5.0, 10.0),
-)
+#: Overlapping, unsorted, nested, touching, sticking out, wholly outside, none; start_ms < 0; ends on no grid of slots.
+_IDLE_CASES = (([(2.0, 5.0), (1.0, 3.0), (7.0, 8.0)], 0.0, 12.0), ([], 0.0, 4.0))
+_IDLE_CASES += (([(9.0, 12.0), (-2.0, 1.0), (15.0, 16.0)], 0.0, 10.0), ([(0.1, 0.3), (0.2417, 0.4523)], 0.0, 0.7))
+_IDLE_CASES += (([(0.0, 4.0), (1.0, 2.0), (2.5, 3.0), (6.0, 7.0)], 0.0, 8.0),)
+_IDLE_CASES += (([(12.0, 15.0), (-5.0, -1.0), (3.0, 4.0), (4.0, 6.0)], 0.0, 10.0),)
+_IDLE_CASES += (([(6.5, 7.0), (5.0, 6.0), (5.5, 9.0)], -5.0, 10.0),)
+_IDLE_CASES += (([(0.1371, 1.7129), (1.5003, 2.0417), (2.9, 3.1)], 0.0613, 2.9871),)
 _IDLE_SLIPS = (
-    Slip(
-        lambda busy, lo, hi: 1 - sum(max(0.0, min(b, hi) - max(a, lo)) for a, b in busy) / (hi - lo),
-        "pairs that overlap were counted twice: merge overlapping pairs before adding up their lengths",
-    ),
-    Slip(
-        lambda busy, lo, hi: 1 - covered_ms(busy) / (hi - lo),
-        "a pair that sticks out of the window counts only for the part inside it: clip each pair to [start_ms, end_ms]",
-    ),
-    Slip(lambda busy, lo, hi: 1 - _idle(busy, lo, hi), "that is the busy share; return the idle share"),
-    Slip(lambda busy, lo, hi: 100 * _idle(busy, lo, hi), "that looks like a percentage; return a fraction"),
+    Slip(lambda busy, lo, hi: 1 - sum(1 - _idle([p], lo, hi) for p in busy), "overlaps counted twice: merge them"),
+    Slip(lambda busy, lo, hi: 1 - covered_ms(busy) / (hi - lo), "clip each pair to [start_ms, end_ms] first"),
+    Slip(lambda *case: 1 - _idle(*case), "that is the busy share; return the idle share"),
+    Slip(lambda *case: 100 * _idle(*case), "that looks like a percentage; return a fraction"),
 )
-
-
-_check_idle_share = table("idle_share", "(busy, start_ms, end_ms)", _IDLE_CASES, _idle, slips=_IDLE_SLIPS)
-
-
 _SAMPLES, _BATCH = 5220, 1024  # question 2's pass: six steps, the last of 100 samples
 #: Then one batch of 300 samples, with 63 hits that a float32 share of hits × 300 puts below 63, and no batches.
 _PASSES = ((None, ""), (300, " on one batch of 300 samples"), (0, " on no batches"))
@@ -84,14 +67,11 @@ def _slow(model: Any, opt: Any, batches: Any) -> tuple[list[float], int]:
 @threads_on_cpu("cpu", 1)  # a thread waiting for a busy core stalls a step, and counts as CPU time
 def _check_train(fn: Any) -> None:
     expect_function(fn, "train", "(model, opt, batches)")
-    for device, (size, words) in itertools.product(["cpu"] + ["cuda"] * torch.cuda.is_available(), _PASSES):
+    for device, (size, words) in [(d, p) for d in ["cpu"] + ["cuda"] * torch.cuda.is_available() for p in _PASSES]:
         call, want = f"train(...) on {device}{words}", _slow(*_fresh(device, size))
         model, opt, batches = _fresh(device, size)  # seeded again: the same dropout masks as the slow loop's
         with CallLog() as log:
-            try:
-                got = fn(model, opt, batches)
-            except Exception as exc:
-                raise Wrong(f"{call} raised {describe_error(exc)}") from None
+            got = _call(fn, (model, opt, batches), call)  # its error said with the pass that raised it
         changed = "" if unchanged(_fresh(device, size)[2], batches) else " and changed its arguments (the batches)"
         got = expect_type(got, tuple, f"{call} to return (losses, correct)")
         got = tuple(g.tolist() if hasattr(g, "tolist") else g for g in got)  # a tensor or array of losses, a 0-d count
@@ -111,26 +91,16 @@ def _check_train(fn: Any) -> None:
         raise Wrong(f"your train took {cpu[1] * 1e3:.1f} ms of CPU, the slow one {cpu[0] * 1e3:.1f} ms: half at most")
 
 
+_TEXTS = {
+    "idle_share": "Write `idle_share(busy, start_ms, end_ms)`: the share of [start_ms, end_ms] when no pair ran.\n"
+    "Clip the pairs to the window, sort them, and add what each reaches past the furthest end so far: that is covered.",
+    "train": "Rewrite the slow `train(model, opt, batches)`: the same results, no read a step, no loop over samples.\n"
+    "Keep losses as loss.detach() and hits as (out.argmax(dim=1) == y).sum(); read both at the end.",
+}
+_CHECKS = (table("idle_share", "(busy, start_ms, end_ms)", _IDLE_CASES, _idle, slips=_IDLE_SLIPS), _check_train)
 QUESTIONS = [
-    Question(
-        number=1,
-        task="Write `idle_share(busy, start_ms, end_ms)`: the share of the window [start_ms, end_ms] in which "
-        "none of the (start, end) pairs in busy was running, from 0 to 1; pairs may overlap and stick out.",
-        variable="idle_share",
-        checker=_check_idle_share,
-        hint_text="Clip each pair to the window, sort the pairs by start, and walk through them keeping the "
-        "end of the covered stretch so far: a pair that starts before it only adds what reaches past it. "
-        "Idle = 1 - covered / (end_ms - start_ms).",
-        chapter="14",
-    ),
-    Question(
-        number=2,
-        task="Rewrite the slow `train(model, opt, batches)` so that it returns the same (losses, correct) "
-        "without a read of a value every step and without a Python loop over the predictions.",
-        variable="train",
-        checker=_check_train,
-        hint_text="Keep losses as loss.detach() and hits as (out.argmax(dim=1) == y).sum(); read both at the end.",
-        chapter="14",
-        time_limit=30.0,  # a first optimizer imports torch._dynamo: seconds on a busy machine
-    ),
+    Question(n, task, name, check, hint, chapter="14")
+    for n, ((name, text), check) in enumerate(zip(_TEXTS.items(), _CHECKS, strict=True), 1)
+    for task, hint in [text.split("\n")]
 ]
+QUESTIONS[1].time_limit = 30.0  # a first optimizer imports torch._dynamo: seconds on a busy machine

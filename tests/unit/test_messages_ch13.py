@@ -118,3 +118,40 @@ def test_the_bounds_check_names_the_tensor_and_where_the_access_went() -> None:
         kernel[(3,)](x, out, 100, 100, BLOCK=128)  # the wrong stride: row 1 starts in row 0's gap
     error = caught.value.__cause__ or caught.value
     assert isinstance(error, OutOfBounds) and (error.access, error.tensor, error.kind) == ("load", "x", "gap"), error
+
+
+def test_elements_never_written_blame_program_ids_only_for_whole_blocks_or_rows() -> None:
+    """A mask one short leaves the last element(s) unwritten and a store of positive results only leaves the zeros:
+    neither is told to find its part from tl.program_id(0); the mask one short is told so, the zeros what was expected.
+    Whole blocks (rows) unwritten while others were written are the program ids' evidence."""
+    from tests.wrong_answers.ch13 import _Q1_HEAD, _Q1_OFFSETS, _Q2_HEAD
+
+    load_store = "    x = tl.load(x_ptr + offsets, mask=mask)\n    tl.store(out_ptr + offsets, {}, mask={})\n"
+    short = (
+        _Q1_HEAD
+        + _Q1_OFFSETS
+        + "    mask = offsets < n - 1\n"
+        + load_store.format("tl.maximum(x * scale + shift, 0)", "mask")
+    )
+    positive = (
+        _Q1_HEAD
+        + _Q1_OFFSETS
+        + "    mask = offsets < n\n"
+        + load_store.format("x * scale + shift", "mask & (x * scale + shift > 0)")
+    )
+    rows_short = (
+        _Q2_HEAD + "    mask = cols < n_cols - 1\n"
+        "    tl.store(out_ptr + row * out_row_stride + cols, tl.load(x_ptr + row * x_row_stride + cols, mask=mask) "
+        "* tl.load(scale_ptr + row), mask=mask)\n"
+    )
+    for question, code, said in (
+        (1, short, "the mask stops 1 element(s) short of n"),
+        (1, positive, "; expected 0 (within 1e-05)"),
+        (2, rows_short, "the mask stops 1 element(s) short of n_cols in each row"),
+    ):
+        outcome = evaluate(_question(question), code)
+        assert not outcome.correct and outcome.message.endswith(said), outcome.message
+        assert "program_id" not in outcome.message, outcome.message
+    whole = _Q1_HEAD + "    offsets = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)\n    mask = offsets < n\n"
+    outcome = evaluate(_question(1), whole + load_store.format("tl.maximum(x * scale + shift, 0)", "mask"))
+    assert "whole blocks go unwritten: each program instance must write its own block" in outcome.message

@@ -149,6 +149,25 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "import timeit\n\n" + _WARM + "    sync()\n    return timeit.timeit(lambda: fn(x), number=iters) / iters",
             "s a call; expected 0.002 s a call",
         ),
+        (  # fn timed on its own output (the attack: fn(x) was never watched)
+            _STEADY + "    for _ in range(warmup):\n        x = fn(x)\n    sync()\n    start = time.perf_counter()\n"
+            "    for _ in range(iters):\n        x = fn(x)\n"
+            "    sync()\n    return (time.perf_counter() - start) / iters",
+            "steady_seconds(fn, x, sync, 3, 20): call 2 of fn was given (None,), not x: time fn(x) each call",
+        ),
+        (  # a copy of x timed
+            _STEADY
+            + "    for _ in range(warmup):\n        fn(x.clone())\n    sync()\n    start = time.perf_counter()\n"
+            "    for _ in range(iters):\n        fn(x.clone())\n"
+            "    sync()\n    return (time.perf_counter() - start) / iters",
+            "call 1 of fn was given (a torch.float32 tensor of shape (3,) on cpu,), not x: time fn(x) each call",
+        ),
+        (
+            _WARM
+            + "    sync()\n    start = time.perf_counter()\n    for _ in range(iters):\n        fn(x)\n    sync()\n"
+            "    return (time.perf_counter() - start) / iters * 1e6",
+            "s a call: that is microseconds",
+        ),
     ),
     3: (
         (
@@ -230,7 +249,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _RUN + "        static_input.copy_(batch)\n        graph.replay()\n"
             "        outputs.append(static_output.detach())\n"
             "    return outputs",
-            "returned static_output itself",
+            "returned a view of static_output (its memory), which every replay overwrites: keep a clone of each",
+        ),
+        (  # part of static_output: a view that starts elsewhere in its memory
+            _RUN + "        static_input.copy_(batch)\n        graph.replay()\n"
+            "        outputs.append(static_output[1:])\n"
+            "    return outputs",
+            "returned a view of static_output (its memory)",
         ),
     ),
     4: (
@@ -296,6 +321,30 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             _NORMALISE + "    peak = x.abs().max()\n    if peak.tolist() == 0:\n        return x\n    return x / peak",
             "it reads a tensor's value on the CPU (.tolist())",
+        ),
+        (  # a guard of the dtype's smallest normal number added to the peak: too large near it (the attack)
+            _NORMALISE
+            + "    peak = x.abs().max()\n    tiny = torch.finfo(x.dtype).tiny if x.is_floating_point() else 0\n"
+            "    return torch.where(peak == 0, x, x / (peak + tiny))",
+            "normalise([0.001, -0.0005], torch.float16) returned [0.942383, -0.471191] (torch.float16); expected "
+            "[1, -0.5] (torch.float16)",
+        ),
+        (  # the peak held at the smallest normal number at least: wrong for a subnormal peak
+            _NORMALISE
+            + "    peak = x.abs().max()\n    tiny = torch.finfo(x.dtype).tiny if x.is_floating_point() else 1\n"
+            "    return torch.where(peak == 0, x, x / peak.clamp(min=tiny))",
+            "normalise([1e-05, -2e-05], torch.float16) returned [0.164062, -0.328125] (torch.float16); expected "
+            "[0.5, -1] (torch.float16)",
+        ),
+        (  # a much smaller floor, 1e-44: wrong for a float32 peak of two of its smallest steps
+            _NORMALISE + "    return torch.where(x.abs().max() == 0, x, x / x.abs().max().clamp(min=1e-44))",
+            "normalise([3e-45, -6e-45], torch.float32) returned",
+        ),
+        (  # a subnormal peak taken for zero
+            _NORMALISE
+            + "    peak = x.abs().max()\n    floor = torch.finfo(x.dtype).tiny if x.is_floating_point() else 1\n"
+            "    return torch.where(peak < floor, x, x / peak)",
+            "normalise([1e-05, -2e-05], torch.float16) returned [1.00136e-05, -2.00272e-05] (torch.float16)",
         ),
     ),
 }

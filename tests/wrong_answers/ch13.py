@@ -5,7 +5,7 @@ from helpers.exercises.solutions.ch13 import SOLUTIONS
 from . import lines_of
 
 _Q1_HEAD = lines_of(SOLUTIONS[1], 1, 2)
-_Q1_OFFSETS = lines_of(SOLUTIONS[1], 3, 4)
+_Q1_OFFSETS = lines_of(SOLUTIONS[1], 3, 3)
 _Q2_HEAD = lines_of(SOLUTIONS[2], 1, 4)
 _Q3_HEAD = lines_of(SOLUTIONS[3], 1, 1)
 #: The first cases' words: question 1's ragged n, question 2's single ragged row and its rows further apart.
@@ -44,7 +44,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    mask = offsets < n\n"
             "    x = tl.load(x_ptr + offsets, mask=mask)\n"
             "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-            f"{_RAGGED}: out[256] is never written, nor are 743 more: each program instance must write its own part",
+            f"{_RAGGED}: out[256] is never written, nor are 743 more; expected 1.51369 (within 1e-05): whole blocks go "
+            "unwritten: each program instance must write its own block, from tl.program_id(0)",
         ),
         (
             _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n\n"
@@ -63,8 +64,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    mask = offsets < n\n"
             "    x = tl.load(x_ptr + offsets, mask=mask)\n"
             "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-            f"{_RAGGED}: out[256] is never written, nor are 743 more: each program instance must write its own part of "
-            "out (its block, its row), found from tl.program_id(0)",
+            f"{_RAGGED}: out[256] is never written, nor are 743 more; expected 1.51369 (within 1e-05): whole blocks go "
+            "unwritten: each program instance must write its own block, from tl.program_id(0)",
         ),
         (  # computed in float16 on float32 x: near, yet off by more than float32 allows; enough digits to see it
             _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n\n"
@@ -87,6 +88,27 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
             f"{_RAGGED} stored 1000 element(s) again",
         ),
+        (  # the mask one short: the last element is never written, blocks and program ids are right
+            _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n - 1\n"
+            "    x = tl.load(x_ptr + offsets, mask=mask)\n"
+            "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
+            f"{_RAGGED}: out[999] is never written, nor are 0 more; expected 1.517713 (within 1e-05): the mask stops 1 "
+            "element(s) short of n",
+        ),
+        (  # only the positive results stored: out keeps what it held where the result is 0
+            _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n\n"
+            "    y = tl.load(x_ptr + offsets, mask=mask) * scale + shift\n"
+            "    tl.store(out_ptr + offsets, y, mask=mask & (y > 0))\n",
+            f"{_RAGGED}: out[0] is never written, nor are 573 more; expected 0 (within 1e-05)",
+        ),
+        (  # every other block: whole blocks never written, none written twice
+            _Q1_HEAD + "    offsets = tl.program_id(0) * 2 * BLOCK + tl.arange(0, BLOCK)\n"
+            "    mask = offsets < n\n"
+            "    x = tl.load(x_ptr + offsets, mask=mask)\n"
+            "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
+            f"{_RAGGED}: out[256] is never written, nor are 487 more; expected 1.51369 (within 1e-05): whole blocks go "
+            "unwritten",
+        ),
         (  # the result computed in place in x, then copied
             _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n\n"
             "    x = tl.load(x_ptr + offsets, mask=mask)\n"
@@ -101,8 +123,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             "def relu_affine_kernel(x_ptr, out_ptr, n, scale, shift, BLOCK):\n"
             "    out_ptr.copy_(torch.relu(x_ptr * scale + shift))  # torch, not a kernel\n",
-            "a plain Python function, not a Triton kernel, which `relu_affine_kernel[grid](...)` launches: put "
-            "@triton.jit above it",
+            "`relu_affine_kernel` is a plain Python function, not a Triton kernel: put @triton.jit above its def",
         ),
     ),
     2: (
@@ -182,6 +203,26 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    tl.store(out_ptr + row * out_row_stride + cols, x, mask=mask)\n",
             f"{_ONE_ROW[:-2]} changed its arguments: a kernel should write into out only",
         ),
+        (  # the mask one short: each row's last element is never written
+            _Q2_HEAD + "    mask = cols < n_cols - 1\n"
+            "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
+            "    tl.store(out_ptr + row * out_row_stride + cols, x * tl.load(scale_ptr + row), mask=mask)\n",
+            f"{_ONE_ROW}out[0, 99] is never written, nor are 0 more; expected -5.949065 (within 1e-05): the mask "
+            "stops 1 element(s) short of n_cols in each row",
+        ),
+        (  # the two strides swapped: x's rows read where out's start (n_cols is not in it)
+            _Q2_HEAD + "    mask = cols < n_cols\n"
+            "    x = tl.load(x_ptr + row * out_row_stride + cols, mask=mask)\n"
+            "    tl.store(out_ptr + row * x_row_stride + cols, x * tl.load(scale_ptr + row), mask=mask)\n",
+            f"{_APART}a load of 24 element(s) outside every tensor given; the lowest lies inside x's memory but not "
+            "one of its elements (a gap between rows). Rows of x start x_row_stride elements apart: row r of x starts "
+            "at r * x_row_stride",
+        ),
+        (  # every program instance on row 0
+            "@triton.jit\n" + lines_of(SOLUTIONS[2], 2, 2) + "    row = 0\n" + lines_of(SOLUTIONS[2], 4, 8),
+            f"{_APART}out[1, 0] is never written, nor are 255 more; expected 0 (within 1e-05): whole rows go "
+            "unwritten: each program instance must write its own row, from tl.program_id(0)",
+        ),
     ),
     3: (
         (
@@ -198,18 +239,28 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             _Q3_HEAD + "    return 2 * rows * cols * element_size / (roof_gb_per_s * 1e9) * 1000",
-            "least_seconds(8192, 1024, 4, 300) returned 0.223696; expected 0.000223696: that is in milliseconds",
+            "least_seconds(8192, 1024, 4, 300) returned 0.223696; expected 0.000223696: that is 1000 times the least "
+            "time: milliseconds, or a GB taken as 10^6 bytes, not 10^9",
+        ),
+        (  # GB taken as 10^6 bytes: seconds, yet 1000 times too long (not only milliseconds give that)
+            _Q3_HEAD + "    return 2 * rows * cols * element_size / (roof_gb_per_s * 1e6)",
+            "that is 1000 times the least time: milliseconds, or a GB taken as 10^6 bytes, not 10^9",
         ),
         (
             _Q3_HEAD + "    return 2 * rows * cols / (roof_gb_per_s * 1e9)",
             "you counted elements, not bytes: multiply by element_size",
         ),
-        (_Q3_HEAD + "    return 2e6 * rows * cols * element_size / (roof_gb_per_s * 1e9)", "that is in microseconds"),
-        (_Q3_HEAD + "    return 16 * rows * cols * element_size / (roof_gb_per_s * 1e9)", "that counts bits"),
+        (  # microseconds: no mistake named (the factor could be microseconds or a GB taken as 10^3 bytes)
+            _Q3_HEAD + "    return 2e6 * rows * cols * element_size / (roof_gb_per_s * 1e9)",
+            "least_seconds(8192, 1024, 4, 300) returned 223.696; expected 0.000223696",
+        ),
+        (
+            _Q3_HEAD + "    return 16 * rows * cols * element_size / (roof_gb_per_s * 1e9)",
+            "least_seconds(8192, 1024, 4, 300) returned 0.00178957; expected 0.000223696",
+        ),
         (  # float32's 4 bytes whatever element_size says: right on the first case only
             _Q3_HEAD + "    return 2 * rows * cols * 4 / (roof_gb_per_s * 1e9)",
-            "least_seconds(4096, 2048, 2, 1000) returned 6.71089e-05; expected 3.35544e-05: that takes every element "
-            "as 4 bytes: multiply by element_size",
+            "least_seconds(4096, 2048, 2, 1000) returned 6.71089e-05; expected 3.35544e-05",
         ),
         (
             _Q3_HEAD + "    return 2 * rows * cols * element_size / roof_gb_per_s",
@@ -242,6 +293,12 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    keep = lanes < n - start\n"
         "    x = tl.load(x_ptr + start + lanes, mask=keep)\n"
         "    tl.store(out_ptr + start + lanes, tl.maximum(x * scale + shift, 0), mask=keep)\n",
+        # x loaded twice by the same instance: a second pass over x in the interpreter, one over memory on a GPU (the
+        # second load of the same addresses is served by the cache), so still fused into one pass
+        _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n\n"
+        "    y = tl.load(x_ptr + offsets, mask=mask) * scale + shift\n"
+        "    tl.store(out_ptr + offsets, tl.where(tl.load(x_ptr + offsets, mask=mask) * scale + shift > 0, y, 0), "
+        "mask=mask)\n",
     ),
     2: (
         "@triton.jit\n"

@@ -9,7 +9,8 @@ _Q1_WALK = lines_of(SOLUTIONS[1], 1, 5)  # the covered milliseconds, as the solu
 _Q2_HEAD = lines_of(SOLUTIONS[2], 1, 3)
 _Q2_STEP = lines_of(SOLUTIONS[2], 4, 8)
 _Q2_END = lines_of(SOLUTIONS[2], 11, 11)  # the losses and the count read once, at the end
-#: The words of question 2's pass on the CPU.
+#: Question 1's window shorter than a millisecond; the words of question 2's pass on the CPU.
+_SHORT = "idle_share([(0.1, 0.3), (0.2417, 0.4523)], 0, 0.7)"
 _PASS = "train(...) on cpu"
 TRAIN = "def train(model, opt, batches):\n"
 
@@ -97,6 +98,35 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "            covered, reach = covered + e - max(s, reach), e\n"
             "    return 1 - covered / (end_ms - start_ms)",
             "changed its arguments",
+        ),
+        (  # the pairs cut to whole milliseconds (the attack: every end was a whole or half millisecond)
+            _Q1_HEAD + "    covered, reach = 0.0, start_ms\n"
+            "    for s, e in sorted((int(max(s, start_ms)), int(min(e, end_ms))) for s, e in busy):\n"
+            "        covered += max(0.0, e - max(s, reach))\n"
+            "        reach = max(reach, e)\n"
+            "    return 1 - covered / (end_ms - start_ms)",
+            f"{_SHORT} returned 1; expected 0.496714",
+        ),
+        (  # a slot a millisecond, busy when its start is: no window shorter than a slot
+            _Q1_HEAD + "    slots = [start_ms + i for i in range(max(1, round(end_ms - start_ms)))]\n"
+            "    idle = sum(1 for t in slots if not any(s <= t < e for s, e in busy))\n"
+            "    return idle / len(slots)",
+            f"{_SHORT} returned 1; expected 0.496714",
+        ),
+        (  # slots of 1 ms from int(start_ms): a window under 1 ms has none
+            _Q1_HEAD + "    slots = range(int(start_ms), int(end_ms))\n"
+            "    return sum(1 for t in slots if not any(s <= t < e for s, e in busy)) / len(slots)",
+            f"{_SHORT} raised ZeroDivisionError (line 3 of your code): division by zero",
+        ),
+        (  # slots of half a millisecond, and of 10 µs: near, not exact
+            _Q1_HEAD + "    n = round((end_ms - start_ms) / 0.5)\n"
+            "    return sum(1 for i in range(n) if not any(s <= start_ms + 0.5 * i < e for s, e in busy)) / n",
+            f"{_SHORT} returned 1; expected 0.496714",
+        ),
+        (
+            _Q1_HEAD + "    n = round((end_ms - start_ms) / 0.01)\n"
+            "    return sum(1 for i in range(n) if not any(s <= start_ms + 0.01 * i < e for s, e in busy)) / n",
+            f"{_SHORT} returned 0.485714; expected 0.496714",
         ),
     ),
     2: (
