@@ -111,7 +111,7 @@ def table(
         for n, case in enumerate(cases):
             args, kept = case.fresh(), case.fresh()
             call = f"{name}({case.label or ', '.join(show(a) for a in kept)})"
-            got = answer(_call(fn, args, call), call)
+            got = answer(call_or_wrong(fn, args, call), call)
             if not unchanged(kept, args):
                 raise Wrong(f"{call} changed its arguments: compute a new value and leave the inputs as they were")
             right = want(*kept)
@@ -127,7 +127,7 @@ def table(
     return check
 
 
-def _call(fn: Callable[..., Any], args: tuple, call: str) -> Any:
+def call_or_wrong(fn: Callable[..., Any], args: tuple, call: str) -> Any:
     """`fn(*args)`; the learner's own error becomes `Wrong`, said with the call that raised it."""
     try:
         return fn(*args)
@@ -141,7 +141,7 @@ def _wrong_results(fn: Any, cases: Sequence[Case], want: Any, answer: Any, rel: 
     found = []
     for case in cases:
         try:
-            got = answer(_call(fn, case.fresh(), "it"), "it")
+            got = answer(call_or_wrong(fn, case.fresh(), "it"), "it")
         except Wrong:
             continue
         args = case.fresh()

@@ -11,7 +11,7 @@ from ..answers import Wrong, expect_function, expect_type
 from ..checking import Question
 from ..training import threads_on_cpu
 from .calls import CallLog
-from .cases import Slip, _call, same, show, table, unchanged
+from .cases import Slip, call_or_wrong, same, show, table, unchanged
 
 
 def covered_ms(pairs: Any, lo: float | None = None, hi: float | None = None) -> float:
@@ -71,7 +71,7 @@ def _check_train(fn: Any) -> None:
         call, want = f"train(...) on {device}{words}", _slow(*_fresh(device, size))
         model, opt, batches = _fresh(device, size)  # seeded again: the same dropout masks as the slow loop's
         with CallLog() as log:
-            got = _call(fn, (model, opt, batches), call)  # its error said with the pass that raised it
+            got = call_or_wrong(fn, (model, opt, batches), call)  # its error said with the pass that raised it
         changed = "" if unchanged(_fresh(device, size)[2], batches) else " and changed its arguments (the batches)"
         got = expect_type(got, tuple, f"{call} to return (losses, correct)")
         got = tuple(g.tolist() if hasattr(g, "tolist") else g for g in got)  # a tensor or array of losses, a 0-d count
