@@ -81,8 +81,8 @@ def test_a_share_that_matches_a_slip_on_one_case_only_is_not_told_that_slip() ->
         "    return 1 - covered / (end_ms - start_ms)"
     )
     for code, said in (
-        (hull, "idle_share([(2, 5), (1, 3), (7, 8)], 0, 12) returned 0.416667; expected 0.583333"),
-        (shrinking, "idle_share([(0, 4), (1, 2), (2.5, 3), (6, 7)], 0, 8) returned 0.3125; expected 0.375"),
+        (hull, "idle_share([(2, 5), (1, 3), (7, 8)], 0.0, 12) returned 0.416667; expected 0.583333"),
+        (shrinking, "idle_share([(0.0, 4), (1, 2), (2.5, 3), (6, 7)], 0.0, 8) returned 0.3125; expected 0.375"),
     ):
         outcome = evaluate(_question(1), code)
         assert not outcome.correct and outcome.message.endswith(said), outcome.message

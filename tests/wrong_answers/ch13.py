@@ -268,7 +268,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             _Q3_HEAD + "    return 2 * rows * cols * element_size // (roof_gb_per_s * 1e9)",
-            "least_seconds(8192, 1024, 4, 300) returned 0; expected 0.000223696",
+            "least_seconds(8192, 1024, 4, 300) returned 0.0; expected 0.000223696",
         ),
         (  # right where the roof is a whole number, as in the chapter, but it need not be
             _Q3_HEAD + "    return 2 * rows * cols * element_size / (int(roof_gb_per_s) * 1e9)",

@@ -10,7 +10,7 @@ _Q2_HEAD = lines_of(SOLUTIONS[2], 1, 3)
 _Q2_STEP = lines_of(SOLUTIONS[2], 4, 8)
 _Q2_END = lines_of(SOLUTIONS[2], 11, 11)  # the losses and the count read once, at the end
 #: Question 1's window shorter than a millisecond; the words of question 2's pass on the CPU.
-_SHORT = "idle_share([(0.1, 0.3), (0.2417, 0.4523)], 0, 0.7)"
+_SHORT = "idle_share([(0.1, 0.3), (0.2417, 0.4523)], 0.0, 0.7)"
 _PASS = "train(...) on cpu"
 TRAIN = "def train(model, opt, batches):\n"
 
@@ -36,12 +36,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             _Q1_WALK + "    return covered / (end_ms - start_ms)",
-            "idle_share([(2, 5), (1, 3), (7, 8)], 0, 12) returned 0.416667; expected 0.583333: that is the busy share",
+            "idle_share([(2, 5), (1, 3), (7, 8)], 0.0, 12) returned 0.416667; expected 0.583333: that is the busy share",
         ),
         (_Q1_WALK + "    return 100 * (1 - covered / (end_ms - start_ms))", "percentage"),
         (  # idle milliseconds, not a share: no slip the chapter teaches, the values only
             _Q1_WALK + "    return end_ms - start_ms - covered",
-            "idle_share([(2, 5), (1, 3), (7, 8)], 0, 12) returned 7; expected 0.583333",
+            "idle_share([(2, 5), (1, 3), (7, 8)], 0.0, 12) returned 7; expected 0.583333",
         ),
         (  # merged against the previous pair's end, not the furthest end so far: two pairs inside a longer one
             _Q1_HEAD + "    covered, prev_end = 0.0, start_ms\n"
@@ -49,7 +49,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        covered += max(0.0, e - max(s, prev_end))\n"
             "        prev_end = e\n"
             "    return 1 - covered / (end_ms - start_ms)",
-            "idle_share([(0, 4), (1, 2), (2.5, 3), (6, 7)], 0, 8) returned 0.3125; expected 0.375",
+            "idle_share([(0.0, 4), (1, 2), (2.5, 3), (6, 7)], 0.0, 8) returned 0.3125; expected 0.375",
         ),
         (  # the gaps summed without clipping the running end: a pair past end_ms, then one wholly after
             _Q1_HEAD + "    t, idle = start_ms, 0.0\n"
@@ -59,7 +59,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        t = max(t, e)\n"
             "    idle += max(0.0, end_ms - t)\n"
             "    return idle / (end_ms - start_ms)",
-            "idle_share([(9, 12), (-2, 1), (15, 16)], 0, 10) returned 0.6; expected 0.8",
+            "idle_share([(9, 12), (-2, 1), (15, 16)], 0.0, 10) returned 0.6; expected 0.8",
         ),
         (  # the walk started from the first pair: no pairs at all is an IndexError, said with the call
             _Q1_HEAD + "    busy = sorted(busy)\n"
@@ -68,7 +68,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        covered += max(0.0, min(e, end_ms) - max(s, reach))\n"
             "        reach = max(reach, min(e, end_ms))\n"
             "    return 1 - covered / (end_ms - start_ms)",
-            "idle_share([], 0, 4) raised IndexError (line 3 of your code): list index out of range",
+            "idle_share([], 0.0, 4) raised IndexError (line 3 of your code): list index out of range",
         ),
         (  # the window's length taken from 0 when it starts before 0
             _Q1_WALK + "    return 1 - covered / (end_ms - max(start_ms, 0))",
@@ -80,7 +80,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        if e > max(s, reach):\n"
             "            covered, reach = covered + e - max(s, reach), e\n"
             "    return 1 - covered / (end_ms - start_ms)",
-            "idle_share([(2, 5), (1, 3), (7, 8)], 0, 12) returned 0.666667; expected 0.583333",
+            "idle_share([(2, 5), (1, 3), (7, 8)], 0.0, 12) returned 0.666667; expected 0.583333",
         ),
         (
             _Q1_HEAD + "    covered, reach = 0.0, start_ms\n"
@@ -88,7 +88,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        if e > reach:  # a pair wholly after the window, clipped, ends before it starts\n"
             "            covered, reach = covered + e - max(s, reach), e\n"
             "    return 1 - covered / (end_ms - start_ms)",
-            "idle_share([(12, 15), (-5, -1), (3, 4), (4, 6)], 0, 10) returned",
+            "idle_share([(12, 15), (-5, -1), (3, 4), (4, 6)], 0.0, 10) returned",
         ),
         (
             _Q1_HEAD + "    busy.sort()\n    covered, reach = 0.0, start_ms\n"
