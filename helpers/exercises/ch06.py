@@ -72,17 +72,18 @@ def _check_timer(fn: Any, name: str, cases: tuple, on_side: bool) -> None:
         )
 
 
-#: (fill_ ms, mean ms, rounds): a slow producer or consumer, for one round and several; each call's setting, as said.
-_CALLER = "`a` of 4 elements; the current stream is the caller's, not the default one, and has a.mean() queued"
-_ROUNDS = ((10.0, 1.0, 1), (1.0, 10.0, 1), (10.0, 1.0, 3), (1.0, 10.0, 5))
+#: (fill_ ms, mean ms, rounds, elements of `a`): a slow producer or consumer, for one round and several.
+_CALLER = "the current stream is the caller's, not the default one, and has a.mean() queued"
+_ROUNDS = ((10.0, 1.0, 1, 4), (1.0, 10.0, 1, 3), (10.0, 1.0, 3, 4), (1.0, 10.0, 5, 2))
 
 
 def _check_produce_and_consume(fn: Any) -> None:
     expect_function(fn, "produce_and_consume", "(a, side, rounds)")
-    for fill_ms, read_ms, rounds in _ROUNDS:
-        call = f"produce_and_consume(a, side, {rounds}) (fill_ takes {fill_ms:g} ms, mean {read_ms:g} ms; {_CALLER})"
+    for fill_ms, read_ms, rounds, size in _ROUNDS:
+        setting = f"fill_ takes {fill_ms:g} ms, mean {read_ms:g} ms; `a` of {size} elements"
+        call = f"produce_and_consume(a, side, {rounds}) ({setting}; {_CALLER})"
         with simulated_cuda(launch_ms=0.001) as sim:
-            a, side = sim.zeros("a", fill_ms=fill_ms, read_ms=read_ms, numel=4), torch.cuda.Stream()
+            a, side = sim.zeros("a", fill_ms=fill_ms, read_ms=read_ms, numel=size), torch.cuda.Stream()
             sim.current = sim.Stream(name="caller's stream")
             earlier = a.mean().read  # the caller's own read of `a`, queued before the call
             try:
@@ -96,7 +97,6 @@ def _check_produce_and_consume(fn: Any) -> None:
             if len(means) != rounds or not all(isinstance(m, SimulatedValue) for m in means):
                 said = ", ".join("a.mean()" if isinstance(m, SimulatedValue) else show(m) for m in means)
                 raise Wrong(f"{call} returned [{said}]; expected the {rounds} results of a.mean(), unread")
-            later = [m.item() for m in means]  # what the caller reads on the current stream
         if earlier.value() != 0:
             said = f"{call}: round 1's fill_ started at {a.writes[0].start_ms:.3g} ms, while the caller's a.mean() read"
             raise Wrong(
@@ -126,7 +126,7 @@ def _check_produce_and_consume(fn: Any) -> None:
                 )
             if m.value() != r + 1:
                 raise Wrong(f"{call}: {ran} read {m.value():g}; expected {r + 1}")
-            if later[r] != r + 1:
+            if m.item() != r + 1:  # as the caller reads it, on the current stream
                 raise Wrong(
                     f"{call}: read on the current stream after the function returned, {ran} was not written yet: "
                     f"make the current stream wait for the side stream before you return{own}"

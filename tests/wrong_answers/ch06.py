@@ -249,6 +249,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         # the sum, not the mean: the same for one element only
         (SOLUTIONS[2].replace("a.mean()", "a.sum()"), "round 1's mean read 4; expected 1"),
+        # the mean as the sum over a hard-coded 4 elements: right while `a` has 4
+        (
+            SOLUTIONS[2].replace("a.mean()", "a.sum() / 4"),
+            "`a` of 3 elements; the current stream is the caller's, not the "
+            "default one, and has a.mean() queued): round 1's mean read 0.75; expected 1",
+        ),
         # waits written inside the `with` block, where the current stream is side: each waits for nothing
         (
             _inside(_rounds((_WAR,), (_RAW,)), after="torch.cuda.current_stream().wait_stream(side)"),
