@@ -11,40 +11,30 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import time
 import types
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from unittest import mock
 
 import torch
 from torch.overrides import TorchFunctionMode
 
+from . import memory
 from .devices import check_device_index
-from .memory import (
-    LARGE_BUFFER,
-    MIB,
-    MIN_BLOCK_SIZE,
-    MIN_LARGE_ALLOC,
-    ROUND_LARGE,
-    SMALL_BUFFER,
-    SMALL_SIZE,
-    MemoryCounters,
-)
 from .timelines import Span
 
 
 @contextlib.contextmanager
 def pretend_machine(accelerator: str | None, count: int = 0, *, built: str | None = None) -> Iterator[None]:
     """Make torch's device *queries* answer as on another machine inside the block; nothing runs on a pretend device.
-
-    `("cuda", 2)` is two usable CUDA GPUs, `("mps", 1)` a Mac, `(None, built="cuda")` a CUDA build without a
-    driver, `(None, built="mps")` an mps build that cannot use a GPU, `(None)` the CPU-only build. The build
-    flags (`torch.backends.cuda.is_built()`, ...) and a bare index (`torch.device(0)`) follow `built`; the
-    current device is 0; where no CUDA GPU is usable, the first CUDA use raises as there.
-    """
+    `("cuda", 2)` is two usable CUDA GPUs, `("mps", 1)` a Mac, `(None, built="cuda")` a CUDA build without a driver,
+    `(None, built="mps")` an mps build that cannot use a GPU, `(None)` the CPU-only build. The build flags
+    (`torch.backends.cuda.is_built()`, ...) and a bare index (`torch.device(0)`) follow `built`; the current device is
+    0; where no CUDA GPU is usable, the first CUDA use raises as there."""
     if accelerator is not None and (not isinstance(accelerator, str) or not accelerator):
         raise TypeError(f"accelerator must be a device type such as 'cuda' or 'mps', or None, not {accelerator!r}")
     if built is not None and (not isinstance(built, str) or not built):
@@ -117,14 +107,12 @@ _RUNNING: list[SimulatedCuda] = []  # the simulations whose `simulated_cuda` blo
 
 def non_blocking(args: tuple, kwargs: dict) -> bool:
     """The `non_blocking` flag of a `to` / `copy_` / `cuda` call, given by keyword or as a positional bool."""
-    if "non_blocking" in kwargs:
-        return bool(kwargs["non_blocking"])
-    return any(isinstance(a, bool) and a for a in args)
+    return bool(kwargs["non_blocking"]) if "non_blocking" in kwargs else any(a is True for a in args)
 
 
 @dataclass
 class _Copy:
-    """A non_blocking copy queued on `stream` after `waits_before` host waits: at `end_ms`, `source` lands."""
+    """A non_blocking copy queued on `stream` after `waits_before` waits; it lands at `end_ms` (in wait `landed_by`)."""
 
     source: torch.Tensor
     destination: torch.Tensor
@@ -132,6 +120,7 @@ class _Copy:
     stream: str
     waits_before: int
     landed: bool = False
+    landed_by: str = ""
 
 
 class SimulatedStream:
@@ -198,14 +187,14 @@ class SimulatedEvent:
         self.sim, self.enable_timing = sim, bool(enable_timing)
         self.at_ms: float | None = None
         self.stream: SimulatedStream | None = None  # the stream it was last recorded on
-        self.copies_before = 0  # non_blocking copies queued before the event was recorded
+        self.copies_before = self.waits_before = 0  # copies queued and host waits before it was (last) recorded
 
     def record(self, stream: SimulatedStream | None = None) -> None:
         stream = self.sim.current if stream is None else stream
         self.sim._expect(stream, SimulatedStream, "Event.record needs a stream (or nothing: the current one)")
         self.at_ms, _ = self.sim._queue(stream, "record", 0.0, "event")  # takes no GPU time: no span
         self.stream = stream
-        self.copies_before = len(self.sim.copies)
+        self.copies_before, self.waits_before = len(self.sim.copies), len(self.sim.host_waits)
         self.sim.recorded.append(self)
 
     def wait(self, stream: SimulatedStream | None = None) -> None:
@@ -237,25 +226,65 @@ class SimulatedEvent:
         return f"<SIMULATED event at {self.at_ms} ms>"
 
 
-class SimulatedValue:
-    """A result the simulated GPU computes (the mean of a simulated tensor), readable with `.item()`."""
+#: How code spells each call that reads a GPU tensor's values on the host: each makes the host wait for the GPU.
+HOST_READS = {
+    "item": ".item()",
+    "tolist": ".tolist()",
+    "__float__": "float()",
+    "__int__": "int()",
+    "__bool__": "bool()",
+}
+HOST_READS |= {"__str__": "print() or str()", "__repr__": "print() or repr()", "__format__": "an f-string or format()"}
+#: Operators whose result's size depends on the values: the host waits for them to learn it.
+SIZED_BY_VALUES = ("nonzero", "argwhere", "unique", "unique_consecutive", "masked_select", "bincount")
+_SIGNS = {"__eq__": "==", "__ne__": "!=", "__lt__": "<", "__le__": "<=", "__gt__": ">", "__ge__": ">="}
 
-    def __init__(self, sim: SimulatedCuda, read: _Read) -> None:
-        self.sim, self.read = sim, read
 
-    def item(self) -> float:
-        """Copy the value to the host on the current stream and wait (like `.item()`); nan if read before written."""
+class _OnGpu:
+    """What the simulated GPU holds: a host read (`READS`) waits for a copy on the current stream, then reads that."""
+
+    READS = HOST_READS | {"cpu": ".cpu()", "numpy": ".numpy()"} | {n: f"a `{s}` comparison" for n, s in _SIGNS.items()}
+
+    def _read(self, name: str, how: str, *args: Any, **kwargs: Any) -> Any:
         start, end = self.sim._queue(self.sim.current, "copy to host", 0.01, "read")
-        self.sim._host_waits(end, ".item()")
-        return math.nan if self.read.end_ms > start else self.read.value()
+        self.sim._host_waits(end, how)
+        return getattr(self._copied(start, end), name)(*args, **kwargs)
 
-    __float__ = item
+    def to(self, *args: Any, **kwargs: Any) -> Any:
+        if "cpu" not in map(str, (*args, *kwargs.values())) or non_blocking(args, kwargs):
+            raise self._lacks(".to(...) but a blocking .to('cpu')")
+        return self._read("to", '.to("cpu")', *args, **kwargs)
 
     def record_stream(self, stream: SimulatedStream) -> None:
-        self.sim._expect(stream, SimulatedStream, "record_stream needs a stream")
+        self.sim._expect(stream, SimulatedStream, "record_stream needs a stream")  # the simulation frees no memory
 
-    def __repr__(self) -> str:
-        return "<SIMULATED value: read it with .item()>"
+    def _lacks(self, what: str) -> AttributeError:
+        return AttributeError(f"the SIMULATED {type(self).__name__[9:].lower()} has no {what}: it knows {self.KNOWS}")
+
+    def __getattr__(self, name: str) -> Any:
+        raise self._lacks(repr(name))
+
+
+for _name, _how in _OnGpu.READS.items():
+    setattr(_OnGpu, _name, functools.partialmethod(_OnGpu._read, _name, _how))
+
+
+class SimulatedValue(_OnGpu):
+    """A number the simulated GPU computes from a simulated tensor: `scale` times what each element held when `read`."""
+
+    KNOWS = "/ by a number, record_stream, and reading it on the host (.item(), float(), print, .cpu(), ...)"
+
+    def __init__(self, sim: SimulatedCuda, read: _Read, scale: float = 1.0) -> None:
+        self.sim, self.read, self.scale = sim, read, scale
+
+    def value(self) -> float:  # what the GPU computed, without reading it on the host
+        return self.scale * self.read.value()
+
+    def __truediv__(self, divisor: float) -> SimulatedValue:
+        return SimulatedValue(self.sim, self.read, self.scale / divisor)
+
+    def _copied(self, start: float, end: float) -> torch.Tensor:
+        return torch.tensor(math.nan if self.read.end_ms > start else self.value())  # nan: copied before computed
 
 
 @dataclass
@@ -263,29 +292,31 @@ class _Write:
     value: float
     start_ms: float
     end_ms: float
+    reads_before: int  # the reads of its tensor queued before it
 
 
-@dataclass
+@dataclass(eq=False)
 class _Read:
     tensor: SimulatedTensor
     stream: str
     start_ms: float
     end_ms: float
-    times: float = 1.0  # the sum reads the fill value once per element
 
     def value(self) -> float:
-        """What this read saw: the last write finished before it began (0 before any); nan if one overlapped it."""
+        """What each element held for it: the last write done before it began (0 before any); nan if one overlapped."""
         if any(w.start_ms < self.end_ms and w.end_ms > self.start_ms for w in self.tensor.writes):
             return math.nan  # a write ran while the read did: a torn, half-written value
         done = [w for w in self.tensor.writes if w.end_ms <= self.start_ms]
-        return self.times * max(done, key=lambda w: w.end_ms).value if done else 0.0
+        return max(done, key=lambda w: w.end_ms).value if done else 0.0
 
 
-class SimulatedTensor:
-    """A tensor of `numel` elements on the simulated GPU: `fill_`, `zero_`, `mean` and `sum` are queued work."""
+class SimulatedTensor(_OnGpu):
+    """A 1-D tensor of `elements` equal elements on the simulated GPU: its writes and reads are queued work."""
 
-    def __init__(self, sim: SimulatedCuda, name: str, fill_ms: float, read_ms: float, numel: int = 1) -> None:
-        self.sim, self.name, self.numel = sim, name, numel
+    KNOWS = "fill_, zero_, add_, a[:] = v, mean, sum, numel, record_stream, and reading it on the host (print, ...)"
+
+    def __init__(self, sim: SimulatedCuda, name: str, fill_ms: float, read_ms: float, elements: int = 1) -> None:
+        self.sim, self.name, self.elements = sim, name, elements
         self.fill_ms, self.read_ms = fill_ms, read_ms
         self.writes: list[_Write] = []
         self.reads: list[_Read] = []
@@ -293,48 +324,44 @@ class SimulatedTensor:
     def fill_(self, value: float) -> SimulatedTensor:
         value = float(value)
         start, end = self.sim._queue(self.sim.current, f"{self.name}.fill_({value:g})", self.fill_ms, "write")
-        self.writes.append(_Write(value, start, end))
+        self.writes.append(_Write(value, start, end, len(self.reads)))
         return self
 
-    def zero_(self) -> SimulatedTensor:
-        return self.fill_(0.0)
+    zero_ = functools.partialmethod(fill_, 0.0)
 
-    def mean(self, _op: str = "mean") -> SimulatedValue:
+    def add_(self, value: float) -> SimulatedTensor:  # a write of what the write queued before it wrote, plus value
+        return self.fill_((self.writes[-1].value if self.writes else 0.0) + float(value))
+
+    def __setitem__(self, index: Any, value: float) -> None:
+        if index not in (slice(None), Ellipsis):
+            raise self._lacks(f"[{index!r}] = ... but a[:] = v")
+        self.fill_(value)
+
+    numel = __len__ = lambda self: self.elements
+
+    def mean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, _op: str = "mean") -> SimulatedValue:
+        if dim not in (None, 0, -1, (0,), (-1,)):
+            raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but got {dim})")
         start, end = self.sim._queue(self.sim.current, f"{self.name}.{_op}()", self.read_ms, "read")
-        read = _Read(self, self.sim.current.name, start, end, self.numel if _op == "sum" else 1.0)
-        self.reads.append(read)
-        return SimulatedValue(self.sim, read)
+        self.reads.append(_Read(self, self.sim.current.name, start, end))
+        return SimulatedValue(self.sim, self.reads[-1], self.elements if _op == "sum" else 1.0)
 
-    def sum(self) -> SimulatedValue:
-        return self.mean("sum")
+    sum = functools.partialmethod(mean, _op="sum")
+
+    def _copied(self, start: float, end: float) -> torch.Tensor:
+        return torch.full((self.elements,), _Read(self, self.sim.current.name, start, end).value())
 
     @classmethod
     def __torch_function__(cls, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
         """`torch.mean(a)` is `a.mean()`, and so on."""
         return getattr(args[0], func.__name__)(*args[1:], **(kwargs or {}))
 
-    record_stream = SimulatedValue.record_stream  # only checks its argument: the simulation frees no memory
-
-    def __getattr__(self, name: str) -> Any:
-        raise AttributeError(
-            f"the SIMULATED tensor {self.__dict__.get('name', '?')!r} has no {name!r}: "
-            "it knows fill_, zero_, mean, sum and record_stream"
-        )
-
-    def __repr__(self) -> str:
-        return f"<SIMULATED tensor {self.name!r}>"
-
 
 class SimulatedCuda:
-    """The state of one simulated GPU: its streams, the host's clock, and what ran when (SIMULATION).
+    """One simulated GPU: its streams, the host's clock and what ran when (`spans`) (SIMULATION). Each call costs the
+    host `launch_ms` and its work starts when its stream is free; only synchronisations and host reads make it wait."""
 
-    Every call queues work as CUDA does: the host spends `launch_ms` on it and goes on; the work starts
-    when its stream is free. Only `synchronize`, `.item()`, blocking reads and `query()` in a loop make
-    the host wait. Its methods named as in `torch.cuda` stand in for those inside `simulated_cuda`.
-    """
-
-    #: What a host buffer holds until a copy into it has landed.
-    NOT_LANDED = -1.0
+    NOT_LANDED = -1.0  # what a host buffer holds until a copy into it has landed
 
     def __init__(self, *, launch_ms: float = 0.005, copy_ms: float = 1.0) -> None:
         self.launch_ms = float(launch_ms)
@@ -368,11 +395,8 @@ class SimulatedCuda:
         self._expect(stream, SimulatedStream, "torch.cuda.stream(...) needs a stream")
         return stream
 
-    def current_stream(self, device: Any = None) -> SimulatedStream:
-        return self.current
-
-    def default_stream(self, device: Any = None) -> SimulatedStream:
-        return self.default
+    current_stream = lambda self, device=None: self.current
+    default_stream = lambda self, device=None: self.default
 
     def synchronize(self, device: Any = None) -> None:
         self._host_waits(max(s.free_ms for s in self.streams), "torch.cuda.synchronize()")
@@ -382,9 +406,9 @@ class SimulatedCuda:
             raise TypeError(f"_sleep takes a whole number of cycles, not {cycles!r}")
         self._queue(self.current, "_sleep", cycles / SIMULATED_CYCLES_PER_MS, "delay")
 
-    def work(self, name: str, ms: float, kind: str = "compute") -> None:
-        """Queue `ms` of GPU work named `name` on the current stream: a kernel, or a copy with kind="copy"."""
-        self._queue(self.current, name, float(ms), kind)
+    def work(self, name: str, ms: float, kind: str = "compute", stream: SimulatedStream | None = None) -> None:
+        """Queue `ms` of GPU work named `name` on `stream` (the current one): a kernel, or a copy with kind="copy"."""
+        self._queue(stream or self.current, name, float(ms), kind)
 
     def zeros(self, name: str = "a", *, fill_ms: float = 0.1, read_ms: float = 0.1, numel: int = 1) -> SimulatedTensor:
         """A simulated tensor, all zeros; its `fill_` and `mean` take `fill_ms` and `read_ms` on the GPU."""
@@ -419,13 +443,13 @@ class SimulatedCuda:
             self._host_waits(end, f"a blocking copy to the {to}")
         return destination.copy_(source)
 
-    def land(self, everything: bool = False) -> None:
+    def land(self, everything: bool = False, by: str = "") -> None:
         """Land the copies finished by now (or all), then redo the device work queued meanwhile, which follows them."""
         due = [c for c in self.copies if not c.landed and (everything or c.end_ms <= self.host_ms)]
         with torch._C.DisableTorchFunction():
             for copy in due:
                 copy.destination.copy_(copy.source)
-                copy.landed = True
+                copy.landed, copy.landed_by = True, by
             for func, args, kwargs, result in self._later if due else ():
                 result.copy_(func(*args, **kwargs))
 
@@ -443,19 +467,21 @@ class SimulatedCuda:
             self.spans.append(Span(stream.name, name, start, start + ms, kind))
         return start, start + ms
 
-    #: Host ms one `query()` of unfinished work takes: a loop of them holds the host as waiting does.
-    POLL_MS = 0.05
+    POLL_MS = 0.05  # host ms one `query()` of unfinished work takes: asked in a loop, it holds the host as a wait does
 
     def _poll(self, until_ms: float) -> bool:
-        """One `query()`: True when the work is done by `until_ms`, else the host spends POLL_MS asking."""
+        """`query()`: whether the work is done by `until_ms`, else POLL_MS of asking; asked at once again: a wait."""
+        last = self.spans[-1] if self.spans else None
+        again = last is not None and last.name.startswith("polls: query()") and last.end_ms == self.host_ms
+        if again and last.name == "polls: query()":  # the second query of a loop
+            self.host_waits.append("query() in a loop")
+            self.spans[-1] = replace(last, name="polls: query() in a loop")
         if until_ms <= self.host_ms:
             return True
         step_end = min(until_ms, self.host_ms + self.POLL_MS)
-        last = self.spans[-1] if self.spans else None
-        if last is not None and last.lane == "host" and last.name == "polls: query()" and last.end_ms == self.host_ms:
-            self.spans[-1] = Span("host", last.name, last.start_ms, step_end, "host blocked")  # one span per loop
+        if again:
+            self.spans[-1] = replace(self.spans[-1], end_ms=step_end)
         else:
-            self.host_waits.append("query() in a loop")
             self.spans.append(Span("host", "polls: query()", self.host_ms, step_end, "host blocked"))
         self.host_ms = step_end
         self.land()
@@ -466,7 +492,7 @@ class SimulatedCuda:
         if until_ms > self.host_ms:
             self.spans.append(Span("host", f"waits: {why}", self.host_ms, until_ms, "host blocked"))
             self.host_ms = until_ms
-        self.land()
+        self.land(by=why)
 
     def _expect(self, value: Any, kind: type, what: str) -> None:
         if not isinstance(value, kind) or getattr(value, "sim", None) is not self:
@@ -474,11 +500,8 @@ class SimulatedCuda:
 
 
 class PretendAsyncDevice:
-    """A labelled stand-in for an asynchronous device on the real clock, for checking timing code.
-
-    `launch(seconds)` queues work and returns at once, as a kernel launch does; `sync()` sleeps until
-    it is done, as `torch.cuda.synchronize()` waits: a timer without `sync()` sees the launches only.
-    """
+    """A labelled stand-in for an asynchronous device on the real clock, for checking timing code: `launch(seconds)`
+    returns at once, as a kernel launch does; `sync()` sleeps until the work is done, as a synchronisation waits."""
 
     def __init__(self) -> None:
         self.busy_until = time.perf_counter()
@@ -490,20 +513,11 @@ class PretendAsyncDevice:
         while (left := self.busy_until - time.perf_counter()) > 0:
             time.sleep(left)
 
-    @property
-    def busy(self) -> bool:
-        """Whether queued work is still running."""
-        return self.busy_until > time.perf_counter()
-
 
 class _GpuTensors(TorchFunctionMode):
-    """While active, tensors that play the GPU's (`SimulatedCuda.on_gpu`, copies to a device, and what is computed
-    from them) act as GPU tensors: copies either way are queued on the current stream (`SimulatedCuda._copy`),
-    reading one on the host waits for the stream, `.numpy()` refuses, and work on one runs at once, then again
-    whenever a copy lands. Host memory here is never really pinned, and need not be: pinning is granted."""
-
-    #: Tensor calls that read a GPU tensor's values on the host, each waiting for the GPU.
-    HOST_READS = frozenset({"item", "tolist", "__bool__", "__float__", "__int__", "__repr__", "__format__"})
+    """While active, tensors that play the GPU's (`on_gpu`, copies to a device, what is computed from them) act as GPU
+    tensors: copies either way are queued (`SimulatedCuda._copy`), host reads wait, `.numpy()` refuses, and work runs
+    at once, then again as copies land. Pinning is granted: host memory here is not really pinned, and need not be."""
 
     def __init__(self, sim: SimulatedCuda) -> None:
         super().__init__()
@@ -523,8 +537,10 @@ class _GpuTensors(TorchFunctionMode):
             return id(source) in sim.pinned
         if on_gpu and name in ("numpy", "__array__"):
             raise TypeError("can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy it first.")
-        if on_gpu and name in self.HOST_READS:
-            sim._host_waits(sim.current.free_ms, f"Tensor.{name}")
+        masked = name == "__getitem__" and getattr(args[1], "dtype", None) == torch.bool  # picks a number known later
+        sized = "a[mask]" if masked else f"{name}()" if name in SIZED_BY_VALUES else ""
+        if on_gpu and (name in HOST_READS or sized):
+            sim._host_waits(sim.current.free_ms, HOST_READS.get(name) or f"{sized} (its size depends on the values)")
         if name in ("to", "cuda") and there not in (None, "cpu"):  # to a device
             dtype = [d for d in (kwargs.get("dtype"), *args[1:]) if isinstance(d, torch.dtype)][:1]
             if on_gpu:  # where it is already
@@ -543,7 +559,7 @@ class _GpuTensors(TorchFunctionMode):
         result = source.clone() if name == "pin_memory" else func(*args, **kwargs)
         sim.pinned |= {id(result): result} if pin else {}
         from_gpu = [a for a in (*args, *kwargs.values()) if sim.is_on_gpu(a)]
-        where = there or (sim.device[id(from_gpu[0])][1] if from_gpu and name not in self.HOST_READS else "cpu")
+        where = there or (sim.device[id(from_gpu[0])][1] if from_gpu and name not in HOST_READS else "cpu")
         if where != "cpu" and isinstance(result, torch.Tensor):
             sim.on_gpu(result, where)
             if from_gpu and result is not source and result._base is None and not all(c.landed for c in sim.copies):
@@ -553,22 +569,15 @@ class _GpuTensors(TorchFunctionMode):
 
 @contextlib.contextmanager
 def simulated_cuda(*, launch_ms: float = 0.005, copy_ms: float = 1.0) -> Iterator[SimulatedCuda]:
-    """Run `torch.cuda` stream code on a SIMULATED GPU inside the block; yield the simulation.
-
-    Until the block ends (even by an error), `torch.cuda.{Stream, Event, stream, current_stream,
-    default_stream, synchronize, _sleep}`, `torch.Stream`, `torch.Event` and `torch.accelerator.synchronize`
-    are the simulation's. The code works on `sim.zeros()`, on real tensors playing GPU tensors
-    (`sim.on_gpu`, in `with sim.tensors():`) or queues `sim.work`; `sim.spans` is the timeline.
-    """
+    """Run `torch.cuda` stream code on a SIMULATED GPU inside the block, whose methods named as in torch.cuda (and
+    torch.Stream, torch.Event, torch.accelerator.synchronize) stand in until it ends; yield it. The code works on
+    `sim.zeros()`, on real tensors playing GPU ones (`sim.on_gpu`, in `with sim.tensors():`), or queues `sim.work`."""
     sim = SimulatedCuda(launch_ms=launch_ms, copy_ms=copy_ms)
     names = ("Stream", "Event", "stream", "current_stream", "default_stream", "synchronize", "_sleep")
 
-    def generic_event(device: Any = None, **kwargs: Any) -> SimulatedEvent:
-        return sim.Event(**kwargs)
-
     with (
         mock.patch.multiple(torch.cuda, **{name: getattr(sim, name) for name in names}),
-        mock.patch.multiple(torch, Stream=sim.Stream, Event=generic_event),
+        mock.patch.multiple(torch, Stream=sim.Stream, Event=lambda device=None, **kwargs: sim.Event(**kwargs)),
         mock.patch.object(torch.accelerator, "synchronize", sim.synchronize),
         mock.patch(f"{__name__}._RUNNING", [*_RUNNING, sim]),
     ):
@@ -581,16 +590,16 @@ def round_size(nbytes: int) -> int:
         raise TypeError(f"a request is a whole number of bytes, not {nbytes!r} ({type(nbytes).__name__})")
     if nbytes <= 0:
         raise ValueError(f"a request must ask for at least one byte, not {nbytes} (empty tensors take no block)")
-    return -(-nbytes // MIN_BLOCK_SIZE) * MIN_BLOCK_SIZE
+    return -(-nbytes // memory.MIN_BLOCK_SIZE) * memory.MIN_BLOCK_SIZE
 
 
 def segment_size(rounded: int) -> int:
     """How much the allocator asks the driver for (cudaMalloc) when no cached block fits `rounded` bytes."""
-    if rounded <= SMALL_SIZE:
-        return SMALL_BUFFER
-    if rounded < MIN_LARGE_ALLOC:
-        return LARGE_BUFFER
-    return -(-rounded // ROUND_LARGE) * ROUND_LARGE
+    if rounded <= memory.SMALL_SIZE:
+        return memory.SMALL_BUFFER
+    if rounded < memory.MIN_LARGE_ALLOC:
+        return memory.LARGE_BUFFER
+    return -(-rounded // memory.ROUND_LARGE) * memory.ROUND_LARGE
 
 
 @dataclass
@@ -618,15 +627,12 @@ class Segment:
 
 
 class CachingAllocatorModel:
-    """A MODEL of PyTorch's CUDA caching allocator, small enough to read, for machines without a GPU.
-
-    As c10/cuda/CUDACachingAllocator.cpp does: requests are rounded up (`round_size`) and kept in two
-    pools (at most 1 MiB, "small", and larger); each takes the smallest cached free block that fits,
-    split when the rest is worth keeping (an unsplit block counts whole in `allocated`), else a new
-    segment (`segment_size`); `free` caches the block, merged with free neighbours; `empty_cache` returns
-    wholly free segments. Left out: streams, `PYTORCH_ALLOC_CONF` options, CUDA graphs' private pools,
-    the CUDA context, cuBLAS workspaces, and running out of memory (its "driver" has no limit).
-    """
+    """A MODEL of PyTorch's CUDA caching allocator, small enough to read, for machines without a GPU. As
+    c10/cuda/CUDACachingAllocator.cpp does: requests are rounded up (`round_size`) and kept in two pools (at most 1 MiB,
+    "small", and larger); each takes the smallest cached free block that fits, split when the rest is worth keeping (an
+    unsplit block counts whole in `allocated`), else a new segment (`segment_size`); `free` caches the block, merged
+    with free neighbours; `empty_cache` returns wholly free segments. Left out: streams, `PYTORCH_ALLOC_CONF` options,
+    CUDA graphs' private pools, the CUDA context, cuBLAS workspaces, running out of memory (no "driver" limit)."""
 
     def __init__(self) -> None:
         self.segments: list[Segment] = []
@@ -645,9 +651,9 @@ class CachingAllocatorModel:
         """Bytes in all segments (the model's `memory_reserved`)."""
         return sum(s.size for s in self.segments)
 
-    def counters(self) -> MemoryCounters:
+    def counters(self) -> memory.MemoryCounters:
         """The four counters as one record, as a chapter's cells print them."""
-        return MemoryCounters(self.allocated, self.reserved, self.max_allocated, self.max_reserved, "model")
+        return memory.MemoryCounters(self.allocated, self.reserved, self.max_allocated, self.max_reserved, "model")
 
     def reset_peaks(self) -> None:
         """Peaks back to the current values, like `torch.cuda.reset_peak_memory_stats`."""
@@ -657,7 +663,7 @@ class CachingAllocatorModel:
     def malloc(self, nbytes: int) -> int:
         """Serve a request of `nbytes`; return a handle to pass to `free`."""
         rounded = round_size(nbytes)
-        small = rounded <= SMALL_SIZE
+        small = rounded <= memory.SMALL_SIZE
         found = self._best_fit(rounded, small)
         if found is None:
             size = segment_size(rounded)
@@ -667,7 +673,7 @@ class CachingAllocatorModel:
         segment, index = found
         block = segment.blocks[index]
         rest = block.size - rounded
-        worth_splitting = rest >= MIN_BLOCK_SIZE if small else rest > SMALL_SIZE
+        worth_splitting = rest >= memory.MIN_BLOCK_SIZE if small else rest > memory.SMALL_SIZE
         if worth_splitting:
             segment.blocks.insert(index + 1, Block(block.offset + rounded, rest))
             block.size = rounded
@@ -719,7 +725,7 @@ class CachingAllocatorModel:
         lines = []
         for s in self.segments:
             sizes = [s.size, *(b.size for b in s.blocks)]
-            units = ((MIB, "MiB"), (1024, "KiB"), (1, "B"))
+            units = ((memory.MIB, "MiB"), (1024, "KiB"), (1, "B"))
             unit, name = next((u, n) for u, n in units if all(x % u == 0 for x in sizes))
             parts = [f"{'#' + str(b.handle) if b.handle else 'free'} {b.size // unit:,} {name}" for b in s.blocks]
             pool = "small" if s.small else "large"
@@ -728,14 +734,11 @@ class CachingAllocatorModel:
 
 
 class GraphReplayModel:
-    """A CPU model of a CUDA graph, for machines without a CUDA GPU. **Not a CUDA graph.**
-
-    As a graph replays kernels on captured addresses, `replay()` re-runs the ATen operators `capture`
-    recorded on the captured tensors, without running Python: copy new data *into* a static input and clone
-    what you keep of the output. Reading a value on the host during capture (`.item()`, `if t:`, `print(t)`,
-    `.tolist()`, `.numpy()`) raises RuntimeError, as CUDA refuses to synchronise a stream being captured.
-    It makes nothing faster: it re-dispatches every operator, where a graph skips their launch cost.
-    """
+    """A CPU model of a CUDA graph, for machines without a CUDA GPU. **Not a CUDA graph.** `replay()` re-runs the ATen
+    operators `capture` recorded on the captured tensors, without Python, as a graph replays kernels on captured
+    addresses: copy new data *into* a static input, clone what you keep of the output. A host read during capture
+    (`.item()`, `if t:`, `print(t)`, `.tolist()`, `.numpy()`) raises RuntimeError, as CUDA refuses to synchronise a
+    captured stream. Nothing gets faster: it re-dispatches every operator, where a graph skips their launch cost."""
 
     #: Tensor methods that read values on the host without dispatching an ATen operator on the CPU.
     HOST_READS = ("__repr__", "__format__", "tolist", "numpy")
@@ -766,15 +769,12 @@ class GraphReplayModel:
                 ops.append((func, args, kwargs or {}, out))
                 return out
 
-        def refuse(name: str) -> Callable[..., Any]:
-            def method(*args: Any, **kwargs: Any) -> Any:
-                raise host_read("print(t)" if name in ("__repr__", "__format__") else f".{name}()")
-
-            return method
+        def refuse(tensor: torch.Tensor, name: str, *args: Any, **kwargs: Any) -> Any:
+            raise host_read("print(t)" if name in ("__repr__", "__format__") else f".{name}()")
 
         with contextlib.ExitStack() as stack:
             for name in self.HOST_READS:
-                stack.enter_context(mock.patch.object(torch.Tensor, name, refuse(name)))
+                stack.enter_context(mock.patch.object(torch.Tensor, name, functools.partialmethod(refuse, name)))
             stack.enter_context(torch.no_grad())
             stack.enter_context(Recorder())
             output = fn(*static_inputs)
@@ -824,11 +824,9 @@ class _StandInLanguage:
 
 
 def missing_triton() -> tuple[Any, Any]:
-    """Stand-ins for the `triton` and `triton.language` modules where Triton cannot be imported (LABELLED).
-
-    `@triton.jit` keeps the kernel's Python function; launching it raises `RuntimeError` with what to
-    install. `triton.cdiv` and `triton.next_power_of_2` work as Triton's do.
-    """
+    """Stand-ins for the `triton` and `triton.language` modules where Triton cannot be imported (LABELLED): `triton.jit`
+    keeps the kernel's Python function, whose launch raises `RuntimeError` with what to install; `triton.cdiv` and
+    `triton.next_power_of_2` work as Triton's do."""
 
     def jit(fn: Callable[..., Any] | None = None, **options: Any) -> Any:
         return KernelNeedingTriton(fn) if fn is not None else KernelNeedingTriton

@@ -1,6 +1,6 @@
-"""Chapter 07 exercises, each on the course's SIMULATED GPU (`helpers.standins.simulated_cuda`), called on a current
-stream of the caller's own, not the default stream."""
+"""Chapter 07 exercises on the course's SIMULATED GPU (`helpers.standins.simulated_cuda`), from a caller's stream."""
 
+import functools
 import itertools
 from typing import Any
 
@@ -15,8 +15,7 @@ _NEVER = "you recorded an event but the host never waited for it: call event.syn
 
 
 def _upload(fn: Any, args: tuple, call: str, pinned: tuple = ()) -> tuple[Any, SimulatedCuda, str]:
-    """fn(*args) on the simulated GPU (`pinned`: host tensors pinned already), then what the GPU still runs; and what
-    to say of a copy the caller's stream did not wait for, whose tensor its later work could read too early."""
+    """fn(*args) on the simulated GPU (`pinned`: pinned already), then all it queued; and a copy the caller missed."""
     with simulated_cuda(copy_ms=1.0) as sim:
         caller = sim.current = sim.Stream(name="caller's stream")
         with sim.tensors(pinned):
@@ -27,23 +26,38 @@ def _upload(fn: Any, args: tuple, call: str, pinned: tuple = ()) -> tuple[Any, S
     return got, sim, said and f"{said}: make it wait for the {late[0]} before you return"
 
 
-#: Question 1's batches, as a DataLoader with pin_memory=True gives them: two keys; none; one of each dtype.
+def _listed(waits: list[str]) -> str:
+    """The host's waits, each named once, with how many times (×n) where more than once."""
+    return ", ".join(w + (f" ×{waits.count(w)}" if waits.count(w) > 1 else "") for w in dict.fromkeys(waits))
+
+
+def _waited(sim: SimulatedCuda, copy: Any) -> str:
+    """What the host waited for, and when, around a copy it needed to wait for: as observed."""
+    after = sim.host_waits[copy.waits_before :]
+    when = "but not for it" if after else "only before the copy was queued"
+    when = "for it after that refill" if copy.landed_by else when
+    waits = _listed([copy.landed_by] if copy.landed_by else after or sim.host_waits)
+    return f"the copy ran on the {copy.stream} until {copy.end_ms:.3g} ms; the host waited {when} ({waits})"
+
+
+#: Question 1's batches, pinned or not: as a pinning DataLoader gives them (two keys; none), one of each dtype by hand.
 _DTYPES = (torch.int32, torch.int64, torch.bool, torch.half, torch.bfloat16, torch.float32)
 _BATCHES = (
-    lambda: {"image": torch.rand(4, 3, 8, 8), "label": torch.arange(4)},
-    lambda: {},
-    lambda: {str(dtype): torch.arange(5.0 + i).to(dtype) for i, dtype in enumerate(_DTYPES)},
+    (True, lambda: {"image": torch.rand(4, 3, 8, 8), "label": torch.arange(4)}),
+    (True, lambda: {}),
+    (False, lambda: {str(dtype): torch.arange(5.0 + i).to(dtype) for i, dtype in enumerate(_DTYPES)}),
 )
 
 
 def _check_to_device(fn: Any) -> None:
     expect_function(fn, "to_device", "(batch, device)")
-    for make, device in itertools.product(_BATCHES, (torch.device("meta"), torch.device("cuda"))):
+    for (pinned, make), device in itertools.product(_BATCHES, (torch.device("meta"), torch.device("cuda"))):
         batch = make()
         kept, values = [(key, id(t)) for key, t in batch.items()], {key: t.clone() for key, t in batch.items()}
-        call = f"to_device({{{', '.join(f'{key!r}: …' for key in batch)}}}, {device})"
+        keys = ", ".join(f"{key!r}: …" for key in batch)
+        call = f"to_device({{{keys}}}{'' if pinned else ' (not pinned)'}, {device})"
         try:
-            got, sim, late = _upload(fn, (batch, device), call, tuple(batch.values()))
+            got, sim, late = _upload(fn, (batch, device), call, tuple(batch.values()) if pinned else ())
         except KeyError as error:
             raise Wrong(f"{call} raised KeyError({error}): this batch has the keys {list(batch)}") from None
         if [(key, id(t)) for key, t in batch.items()] != kept or not unchanged(values, batch):
@@ -54,11 +68,9 @@ def _check_to_device(fn: Any) -> None:
             at, want = sim.device.get(id(t), (None, "the host"))[1], values[k]
             if at != device.type or not (isinstance(t, torch.Tensor) and t.dtype == want.dtype and t.equal(want)):
                 raise Wrong(f"{call}[{k!r}] is {show(t).replace(' on cpu', f' on {at}')}, not batch[{k!r}] on {device}")
-        waited = f"{call}: the host waited for {', '.join(sim.host_waits)}; it need not wait at all"
+        waited = f"the host waited for {_listed(sim.host_waits)}; it need not wait at all (later GPU work on the"
         if late or sim.host_waits:
-            raise Wrong(
-                late or f"{waited} (later GPU work on the current stream waits for host→device copies by itself)"
-            )
+            raise Wrong(late or f"{call}: {waited} current stream waits for host→device copies by itself)")
 
 
 def _check_to_host(fn: Any) -> None:
@@ -84,21 +96,15 @@ def _check_to_host(fn: Any) -> None:
                 raise Wrong(f"{call}: the values are right, but it read t with {sim.host_waits[0]}, not non_blocking")
             continue
         said = f"{call} returned {show(read)} holding {read.tolist()}; expected {values.dtype} {values.tolist()}"
+        early = ": what the host buffer held before the copy landed: read it after waiting"  # what a read too soon saw
         if all(copy.landed for copy in sim.copies):  # nothing lands after fn returns: the host waits no more
-            early = sim.copies and read.numel() and bool((read == sim.NOT_LANDED).all())  # read before it landed
-            raise Wrong(
-                f"{said}: what the host buffer held before the copy landed: read it after waiting" if early else said
-            )
+            raise Wrong(said + early * bool(sim.copies and read.numel() and (read == sim.NOT_LANDED).all()))
         if "event.synchronize()" in sim.host_waits and not any(e.copies_before for e in sim.recorded):
             raise Wrong(f"{said}: you waited for an event recorded before the copy was queued; record it after")
-        if sim.recorded and not sim.host_waits:
-            raise Wrong(f"{said}: {_NEVER}")
-        copy, waits = next(c for c in sim.copies if not c.landed), ", ".join(sim.host_waits)
-        if waits:
-            when = "only before the copy was queued" if copy.waits_before == len(sim.host_waits) else "but not for it"
-            said += f": the copy ran on the {copy.stream} until {copy.end_ms:.3g} ms"
-            raise Wrong(f"{said}; the host waited {when} ({waits})")
-        raise Wrong(f"{said}: the copy had not arrived when to_host returned; wait for it before you return")
+        why = (
+            _NEVER if sim.recorded else "the copy had not arrived when to_host returned; wait for it before you return"
+        )
+        raise Wrong(f"{said}: {_waited(sim, next(c for c in sim.copies if not c.landed)) if sim.host_waits else why}")
 
 
 #: Question 3's cases: (batches, the first), float32 and int64 (too large for float32), more than two buffers cover.
@@ -116,25 +122,27 @@ def _check_upload_all(fn: Any) -> None:
             raise Wrong(f"{call} changed its arguments: refill the staging buffer, not the batches")
         if not isinstance(got, list | tuple) or len(got) != count or not all(sim.is_on_gpu(t) for t in got):
             raise Wrong(f"{call} returned {show(got)}; expected {count} tensors on the device, one per batch")
-        never = sim.recorded and not sim.host_waits  # events recorded, but the host waited for none
-        why = f"{_NEVER} before the refill" if never else "wait for an event recorded after it, on its stream"
+        why = "wait for an event recorded after it, on its stream, before the next refill"
+        why = f"{_NEVER} before the refill" if sim.recorded and not sim.host_waits else why  # recorded, never waited
         for k, t in enumerate(got):
             holds = [j for j, b in enumerate(given) if (b.dtype, b.shape) == (t.dtype, t.shape) and torch.equal(t, b)]
             said = f"{call}: the tensor for batch {k} holds {f'batch {holds[0]}' if holds else 'no batch'}'s values"
             if holds and holds[0] > k:  # what a copy that reads the buffer after a later refill gives
-                raise Wrong(f"{said}: its copy read the buffer after a refill: {why}")
+                copy = next((c for c in sim.copies if c.destination is t), None)
+                seen = f"{_waited(sim, copy)}: " if copy and sim.host_waits else ""
+                raise Wrong(f"{said}: its copy read the buffer after a refill: {seen}{why}")
             if holds != [k]:
                 raise Wrong(f"{said} ({show(t).replace(' on cpu', '')})")
         pageable, blocking, pinned = sim.kinds["pageable"], sim.kinds["blocking"], len(sim.pinned)
         if late or pageable or blocking or pinned > 1:
             said = f"{call}: right values, but copies from pageable memory: {pageable}, blocking copies: {blocking}, "
-            raise Wrong(
-                late or f"{said}pinned buffers: {pinned}; copy from the one pinned staging buffer, non_blocking"
-            )
+            said += f"pinned buffers: {pinned}; copy from the one pinned staging buffer, non_blocking"
+            raise Wrong(late or said)
 
 
+_Question = functools.partial(Question, chapter="07")
 QUESTIONS = [
-    Question(
+    _Question(
         number=1,
         task="Write `to_device(batch, device)`: return a new dict with every tensor of the dict `batch` moved "
         "to `device` with non_blocking=True, without making the host wait: no synchronisation at all.",
@@ -142,9 +150,8 @@ QUESTIONS = [
         checker=_check_to_device,
         hint_text="A dict comprehension over batch.items() with t.to(device, non_blocking=True), which queues each "
         "copy and goes on. No torch.cuda.synchronize() inside: later kernels on the stream wait for the copies.",
-        chapter="07",
     ),
-    Question(
+    _Question(
         number=2,
         task="Write `to_host(t)`: copy the GPU tensor `t` to the host with non_blocking=True, wait until the "
         "copy has arrived (an event recorded after it, or a synchronisation), and return the host tensor.",
@@ -152,17 +159,14 @@ QUESTIONS = [
         checker=_check_to_host,
         hint_text="host = t.to('cpu', non_blocking=True) only queues the copy. copied = torch.cuda.Event(); "
         "copied.record() marks the stream after it, and copied.synchronize() makes the host wait for that mark.",
-        chapter="07",
     ),
-    Question(
+    _Question(
         number=3,
         task="Debug `upload_all(batches, device)` (batches of one shape and dtype): some arrive holding another "
-        "batch's values. Make every batch arrive intact, keeping the one pinned staging buffer and its non_blocking "
-        "copies.",
+        "batch's values. Make all arrive intact, keeping the one pinned staging buffer and non_blocking copies.",
         variable="upload_all",
         checker=_check_upload_all,
         hint_text="A non_blocking copy from pinned memory reads the buffer when the GPU gets to it, maybe after the "
         "next refill: record a torch.cuda.Event() after each copy, and call its synchronize() before the next refill.",
-        chapter="07",
     ),
 ]

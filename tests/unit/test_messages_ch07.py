@@ -77,7 +77,7 @@ def test_uploads_read_a_pinned_source_when_the_stream_gets_there() -> None:
         done.synchronize()
         staging.fill_(3.0)  # after the host waited for the copy: it sent 2s
         assert early.device.type == "cuda" and sim.host_waits == ["event.synchronize()"]
-        assert doubled.tolist() == [4.0] * 3 and sim.host_waits[-1] == "Tensor.tolist"
+        assert doubled.tolist() == [4.0] * 3 and sim.host_waits[-1] == ".tolist()"
     sim.land(everything=True)
     assert early.tolist() == [2.0] * 3 and late.tolist() == [2.0] * 3
     assert sim.kinds == {"pageable": 0, "blocking": 0, "non_blocking": 2} and len(sim.pinned) == 1

@@ -316,7 +316,7 @@ def test_simulated_cuda_rejects_bad_inputs() -> None:
         with pytest.raises(TypeError, match="whole number of cycles"):
             torch.cuda._sleep(2.5)  # type: ignore[arg-type]
         with pytest.raises(AttributeError, match="knows fill_"):
-            sim.zeros().add_(1)
+            sim.zeros().clamp_(0)
 
 
 def test_a_stream_kept_from_an_earlier_simulation_joins_the_running_one_idle() -> None:
@@ -411,3 +411,32 @@ def test_a_non_blocking_copy_to_the_host_lands_only_when_the_host_waits_past_it(
             blocking = gpu.cpu()
     assert blocking.tolist() == [1.0, 2.0, 3.0, 4.0] and sim.host_waits[-1] == "a blocking copy to the host"
     assert [e.copies_before for e in sim.recorded] == [0, 1]
+
+
+def test_every_host_read_of_a_simulated_value_waits_and_is_named_as_the_code_spells_it() -> None:
+    """Round-2 attack, chapter 06: print, bool, f-strings, comparisons, .cpu() of a simulated mean read it on the
+    host as .item() does; one query() that says False is no wait, asking again at once is."""
+    with standins.simulated_cuda() as sim:
+        a = sim.zeros(fill_ms=1.0, numel=4)
+        a[:] = 2
+        mean = a.sum() / a.numel()
+        assert sim.host_waits == [] and mean.value() == 2.0 and len(a) == 4
+        read = (float(mean), int(mean), bool(mean), f"{mean}", bool(mean > 1), mean.tolist(), mean.to("cpu").item())
+        assert read == (2.0, 2, True, "2.0", True, 2.0, 2.0) and a.cpu().tolist() == [2.0] * 4
+        assert sim.host_waits == [
+            "float()",
+            "int()",
+            "bool()",
+            "an f-string or format()",
+            "a `>` comparison",
+            ".tolist()",
+            '.to("cpu")',
+            ".cpu()",
+        ]
+        with pytest.raises(AttributeError, match="the SIMULATED value has no 'clone': it knows / by a number"):
+            mean.clone()
+        torch.cuda._sleep(2 * standins.SIMULATED_CYCLES_PER_MS)
+        event = torch.cuda.Event()
+        event.record()
+        assert not event.query() and len(sim.host_waits) == 8, "asking once does not wait"
+        assert not event.query() and sim.host_waits[-1] == "query() in a loop"

@@ -71,6 +71,26 @@ def _side_timed(*body: str) -> str:
     return "\n".join((*head, *(f"    {line}" for line in (*body, *_SYNC_AND_READ))))
 
 
+#: Reads of a simulated value or tensor on the host, and how a verdict names each.
+_READS = (
+    ('print("round", r, means[-1])', "(print() or str())"),
+    ("print(a)", "(print() or str())"),
+    ("print(means)", "(print() or repr())"),
+    ("a.tolist()", "(.tolist())"),
+    ("f'{means[-1]:.2f}'", "(an f-string or format())"),
+    ("repr(means[-1])", "(print() or repr())"),
+    ('f"{means[-1]}"', "(an f-string or format())"),
+    ("bool(means[-1])", "(bool())"),
+    ("bool(means[0] == 1)", "(a `==` comparison)"),
+    ("means[-1] > 100", "(a `>` comparison)"),
+    ("float(means[-1])", "(float())"),
+    ("int(means[-1])", "(int())"),
+    ("means[-1].tolist()", "(.tolist())"),
+    ("means[-1].cpu().numpy()", "(.cpu())"),
+    ("means[-1].numpy()", "(.numpy())"),
+    ("means[-1].to('cpu')", '(.to("cpu"))'),
+)
+
 _WAR, _RAW, _FINAL = "current.wait_stream(side)", "side.wait_stream(current)", "current.wait_stream(side)"
 
 
@@ -141,6 +161,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "reached at 0.005 ms on the default stream; fn()'s work ran on the caller's stream from 1 to 3 ms: an "
             "event marks a point in its stream's queue",
         ),
+        # fn() on a stream of the timer's own, which does not wait for the caller's earlier work
+        (
+            _timed("s = torch.cuda.Stream()", "with torch.cuda.stream(s):", *(f"    {line}" for line in _AROUND))
+            + "\n    end.synchronize()\n    return start.elapsed_time(end)",
+            "(fn() queues 2.5 ms of GPU work; 3 ms already on the current stream): fn()'s work ran on the stream 2 "
+            "from 0.004 ms, before the earlier work on the current stream (default stream) had finished at 3 ms: work "
+            "on two streams has no order unless you make one",
+        ),
         # the start event on a stream of its own: right while the current stream is idle, not after earlier work
         (
             _timed("start.record(torch.cuda.Stream())", "fn()", "end.record()", *_SYNC_AND_READ),
@@ -151,9 +179,17 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             _rounds((_WAR,), (_RAW,), (), (_FINAL,)).replace("range(rounds)", "range(3)"),
             "produce_and_consume(a, side, 1) (fill_ takes 10 ms, mean 1 ms; `a` of 4 elements; the current stream is "
-            "the caller's, not the default one, and has a.mean() queued) returned [",
+            "the caller's, not the default one, and has a.mean() queued) returned [a.mean(), a.mean(), a.mean()]",
         ),
         (_RACY, "(read-after-write)"),
+        # a read of a mean on the host, in the loop of an otherwise right answer: Python waits for the GPU
+        *((_rounds((_WAR,), (_RAW,), (read,), (_FINAL,)), f"Python waited for the GPU {how}") for read, how in _READS),
+        # a form the simulated value lacks: the message says so, and what it knows
+        (
+            _rounds((_WAR,), (_RAW,), ("means[-1].clone()",), (_FINAL,)),
+            "raised AttributeError (line 10 of your code): the SIMULATED value has no 'clone': it knows / by a number, "
+            "record_stream, and reading it on the host (.item(), float(), print, .cpu(), ...)",
+        ),
         (_rounds((), (_RAW,), (), (_FINAL,)), "(write-after-read)"),
         (_rounds((_WAR,), (_RAW,), (), ()), "make the current stream wait for the side stream before you return"),
         (
@@ -172,8 +208,15 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             _rounds(("if r == 0:", f"    {_WAR}"), ("if r == 0:", f"    {_RAW}"), (), (_FINAL,)),
             "produce_and_consume(a, side, 3) (fill_ takes 10 ms, mean 1 ms; `a` of 4 elements; the current stream is "
-            "the caller's, not the default one, and has a.mean() queued): round 2's fill_ started at 11 ms, while "
-            "round 1's mean read `a` until 12 ms (write-after-read)",
+            "the caller's, not the default one, and has a.mean() queued): a fill_ queued after round 1's mean started "
+            "at 11 ms, while it read `a` until 12 ms (write-after-read)",
+        ),
+        # `a` cleared after the last mean without waiting for it: the clear overwrites what the mean reads
+        (
+            _rounds((_WAR,), (_RAW,), (), ("a.zero_()", _FINAL)),
+            "produce_and_consume(a, side, 1) (fill_ takes 10 ms, mean 1 ms; `a` of 4 elements; the current stream is "
+            "the caller's, not the default one, and has a.mean() queued): a fill_ queued after round 1's mean started "
+            "at 11 ms, while it read `a` until 12 ms (write-after-read)",
         ),
         # the read event recorded on the current stream, not on `side`: the current stream waits for nothing
         (
@@ -206,6 +249,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         # the sum, not the mean: the same for one element only
         (SOLUTIONS[2].replace("a.mean()", "a.sum()"), "round 1's mean read 4; expected 1"),
+        # the mean as the sum over a hard-coded 4 elements: right while `a` has 4
+        (
+            SOLUTIONS[2].replace("a.mean()", "a.sum() / 4"),
+            "`a` of 3 elements; the current stream is the caller's, not the "
+            "default one, and has a.mean() queued): round 1's mean read 0.75; expected 1",
+        ),
         # waits written inside the `with` block, where the current stream is side: each waits for nothing
         (
             _inside(_rounds((_WAR,), (_RAW,)), after="torch.cuda.current_stream().wait_stream(side)"),
@@ -322,6 +371,14 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         _timed(*_AROUND, "torch.cuda.current_stream().synchronize()", "return float(start.elapsed_time(end))").replace(
             "torch.cuda.Event(", "torch.Event("
         ),
+        # fn() on a stream of the timer's own that waits for the caller's earlier work
+        _timed(
+            "s = torch.cuda.Stream()",
+            "s.wait_stream(torch.cuda.current_stream())",
+            "with torch.cuda.stream(s):",
+            *(f"    {line}" for line in _AROUND),
+            *_SYNC_AND_READ,
+        ),
         # Question 1 does not forbid waiting between fn() and the end event: the measurement stays right.
         _timed("start.record()", "fn()", "torch.accelerator.synchronize()", "end.record()", *_SYNC_AND_READ),
         "def time_with_events(fn):\n"
@@ -359,6 +416,12 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    return tuple(means)",
         # the function form of the mean
         SOLUTIONS[2].replace("a.mean()", "torch.mean(a)"),
+        # other spellings of the fill and the mean
+        SOLUTIONS[2].replace("a.mean()", "a.sum() / a.numel()"),
+        SOLUTIONS[2].replace("a.mean()", "torch.sum(a) / len(a)"),
+        SOLUTIONS[2].replace("a.mean()", "a.mean(dim=0)"),
+        SOLUTIONS[2].replace("a.fill_(r + 1)", "a[:] = r + 1"),
+        SOLUTIONS[2].replace("a.fill_(r + 1)", "a.zero_().add_(r + 1)"),
         # the events made by the streams, the read one recorded on `side` by record_event
         "def produce_and_consume(a, side, rounds):\n"
         "    current, means = torch.cuda.current_stream(), []\n"

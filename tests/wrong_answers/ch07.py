@@ -58,7 +58,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             "def to_device(batch, device):\n    return {key: t.to(device) for key, t in batch.items()}",
-            "the host waited for a blocking copy to the device, a blocking copy to the device; it need not wait at all",
+            "the host waited for a blocking copy to the device ×2; it need not wait at all",
         ),
         (
             "def to_device(batch, device):\n"
@@ -67,7 +67,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        moved[key] = t.to(device, non_blocking=True)\n"
             "        torch.cuda.synchronize()\n"
             "    return moved",
-            "the host waited for torch.cuda.synchronize(), torch.cuda.synchronize(); it need not wait at all",
+            "the host waited for torch.cuda.synchronize() ×2; it need not wait at all",
         ),
         (
             "def to_device(batch, device):\n"
@@ -98,7 +98,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        moved[key] = batch[key].to(device, non_blocking=True)\n"
             "        torch.cuda.current_stream().synchronize()\n"
             "    return moved",
-            "the host waited for caller's stream.synchronize(), caller's stream.synchronize()",
+            "the host waited for caller's stream.synchronize() ×2",
         ),
         # the keys of the example batch written out: the other batches lose theirs
         (
@@ -125,7 +125,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # a blocking copy of a pageable clone: the host waits for each
         (
             "def to_device(batch, device):\n    return {k: v.clone().to(device) for k, v in batch.items()}",
-            "the host waited for a blocking copy to the device, a blocking copy to the device; it need not wait",
+            "the host waited for a blocking copy to the device ×2; it need not wait",
         ),
         # a dtype named on the way: the integer, bool and half tensors become float32
         (
@@ -144,7 +144,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        out[k] = v.to(device, non_blocking=True)\n"
             "        assert out[k].sum().item() == v.sum().item()\n"
             "    return out",
-            "to_device({'image': …, 'label': …}, meta): the host waited for Tensor.item, Tensor.item; it need not",
+            "to_device({'image': …, 'label': …}, meta): the host waited for .item() ×2; it need not",
         ),
         (
             "def to_device(batch, device):\n"
@@ -153,7 +153,29 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        out[k] = v.to(device, non_blocking=True)\n"
             "        print(k, out[k].device, out[k].float().sum().item())\n"
             "    return out",
-            "the host waited for Tensor.item, Tensor.item",
+            "the host waited for .item() ×2",
+        ),
+        # non_blocking only for pinned tensors: a tensor not pinned is copied blocking, and the host waits
+        (
+            "def to_device(batch, device):\n"
+            "    return {k: v.to(device, non_blocking=v.is_pinned()) for k, v in batch.items()}",
+            "to_device({'torch.int32': …, 'torch.int64': …, 'torch.bool': …, 'torch.float16': …, 'torch.bfloat16': …, "
+            "'torch.float32': …} (not pinned), meta): the host waited for a blocking copy to the device ×6; it need "
+            "not wait at all",
+        ),
+        # an operator whose result's size depends on the values, after the copies: the host waits to learn it
+        *(
+            (
+                f"def to_device(batch, device):\n    out = {_MOVE}\n    {use}\n    return out",
+                f"to_device({{'image': …, 'label': …}}, meta): the host waited for {how} (its size depends on the "
+                "values)",
+            )
+            for use, how in (
+                ("torch.nonzero(out['label'])", "nonzero()"),
+                ("out['label'].nonzero()", "nonzero()"),
+                ("torch.unique(out['label'])", "unique()"),
+                ("out['label'][out['label'] >= 0]", "a[mask]"),
+            )
         ),
         # copies on a stream of their own that the current stream never waits for
         (
@@ -233,6 +255,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "the copy on the stream 2 started before the kernel writing t on the current stream had finished at 3 ms: "
             "make its stream wait for the current stream",
         ),
+        # the event asked once: query() says whether the copy is done, and does not wait
+        (
+            _TO_HOST + "    copied = torch.cuda.Event()\n    copied.record()\n    copied.query()\n    return host",
+            "expected torch.float32 [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]: you recorded an event but the host never "
+            "waited for it: call event.synchronize()",
+        ),
         # the wait comes before the record: an event not yet recorded is no wait at all
         (
             _TO_HOST
@@ -262,7 +290,24 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _upload(
                 _REFILL, _COPY, "read = torch.cuda.Event()", "read.record(torch.cuda.Stream())", "read.synchronize()"
             ),
-            "its copy read the buffer after a refill: wait for an event recorded after it, on its stream",
+            "its copy read the buffer after a refill: the copy ran on the caller's stream until 1 ms; the host waited "
+            "but not for it (event.synchronize() ×3): wait for an event recorded after it, on its stream",
+        ),
+        # waits on the wrong thing: the default stream's event or queue, or the device after the refill
+        (
+            _upload(_REFILL, _COPY, _RECORD[0], "read.record(torch.cuda.default_stream())", "read.synchronize()"),
+            "the host waited but not for it (event.synchronize() ×3)",
+        ),
+        (
+            _upload(_REFILL, _COPY, "torch.cuda.default_stream().synchronize()"),
+            "the tensor for batch 0 holds batch 2's values: its copy read the buffer after a refill: the copy ran on "
+            "the caller's stream until 1 ms; the host waited but not for it (default stream.synchronize() ×3)",
+        ),
+        (
+            _upload(_REFILL, "torch.cuda.synchronize()", _COPY),
+            "the tensor for batch 0 holds batch 1's values: its copy read the buffer after a refill: the copy ran on "
+            "the caller's stream until 1 ms; the host waited for it after that refill (torch.cuda.synchronize()): wait "
+            "for an event recorded after it, on its stream, before the next refill",
         ),
         (
             _upload(_REFILL, "on_device.append(staging.to(device))"),
