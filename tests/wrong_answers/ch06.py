@@ -144,7 +144,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # one event recorded twice: it marks the second place only
         (
             _timed("start.record()", "fn()", "start.record()", "end.record()", *_SYNC_AND_READ),
-            "returned 0; expected 5: you measured from an event reached at 5 ms on the default stream to one reached "
+            "returned 0.0; expected 5: you measured from an event reached at 5 ms on the default stream to one reached "
             "at 5 ms on the default stream; fn()'s work ran on the default stream from 0.004 to 5 ms; the event you "
             "measured from was recorded 2 times (it marks the last)",
         ),
@@ -303,7 +303,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "current.wait_stream(side)",
                 "end.record()",
             ),
-            "returned 0; expected 2.5: you measured from an event reached at 4 ms on the default stream",
+            "returned 0.0; expected 2.5: you measured from an event reached at 4 ms on the default stream",
         ),
         # the start on `side`, the end on the current stream after a wait for `side`
         (
