@@ -11,7 +11,7 @@ from unittest import mock
 import torch
 from torch import nn
 
-from ..answers import Wrong, as_number, expect_function, expect_number
+from ..answers import Wrong, expect_function, expect_number
 from ..checking import Question
 from ..learner_code import describe_error
 from ..training import make_data, make_model
@@ -166,10 +166,10 @@ def _check_load_on(fn: Any) -> None:
 
 
 #: At zero weights, x = eye(4) and targets y give (weight, bias) the gradient -0.5 * (y, sum(y)), exact in float16
-#: scaled by 2**16: of norm 1.5 (a clip to 1 shows), √0.5, or overflowing; the bias's is not 0: clips per tensor show.
+#: times 2**16: norm 1.5 (a clip to 1 shows), √0.5 (once under max_norm), or overflow; bias's not 0 (per-tensor clips).
 _Y, _INF = torch.tensor([[1.0], [0.0], [0.0], [0.0]]), torch.full((4, 1), math.inf)
 _STEPS = [(torch.tensor([[1.5], [-1.5], [1.5], [0.0]]), 0.25, "y=(1.5, -1.5, 1.5, 0)"), (_Y, 0.25, "y=(1, 0, 0, 0)")]
-_STEPS += [(_INF, 0.5, "y=inf"), (_Y, 0.5, "y=(1, 0, 0, 0)")]
+_STEPS += [(_INF, 0.5, "y=inf"), (_Y, 5.0, "y=(1, 0, 0, 0)")]  # max_norm over the norm: nothing clipped
 
 
 def _check_step(fn: Any, clip: bool) -> None:
@@ -198,10 +198,13 @@ def _check_step(fn: Any, clip: bool) -> None:
             * min(1, 1 / (norm + 1e-6)),
             "they are an unclipped step's: clip them to max_norm after scaler.unscale_, before scaler.step": step,
         }
-        if clip:
-            twice = math.isclose(as_number(got) or 0, norm, rel_tol=1e-3)  # it returned the true gradients' norm
-            said = "the scale was divided out twice" if twice else "clip_grad_norm_ saw scaled gradients"
-            slips[f"they moved 2**16 times too little: {said}"] = step * top / (norm * 2**16)
+        if clip:  # by the weights alone, a clip of scaled gradients is one of unscaled ones divided again, if it clips
+            again = "" if top > norm else ", or the scale was divided out again after the clip"
+            slips[f"they moved 2**16 times too little: clip_grad_norm_ saw scaled gradients{again}"] = (
+                step * top / (norm * 2**16)
+            )
+            slips["they moved 2**16 times too little: the scale was divided out twice"] = step / 2**16
+            slips["they are a step scaled up to norm max_norm: below it, clip nothing"] = step * top / norm
         what = "their start: these gradients overflow, so scaler.step skips the step" if y is _INF else "one SGD step"
         _weights(model, want, call, what, slips)
         if unused := " or ".join(f"scaler.{n}" for n in ("scale", "step") if not getattr(scaler, n).called):

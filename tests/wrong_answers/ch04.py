@@ -417,6 +417,16 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "differ from one "
             "SGD step: they moved 2**16 times too little: clip_grad_norm_ saw scaled gradients",
         ),
+        (  # the bug as given with its log fixed: told by the weights, not the norm returned (round 4)
+            _CLIP.replace(_UNSCALE + _CLIP_LINE, _CLIP_LINE + _UNSCALE).replace("return norm", "return norm / 65536"),
+            "they moved 2**16 times too little: clip_grad_norm_ saw scaled gradients",
+        ),
+        (  # always rescales the gradients to norm max_norm, scaling them up where the norm is below it (round 4)
+            _CLIP.replace(
+                "max_norm)\n", 'float("inf"))\n    for p in model.parameters():\n        p.grad.mul_(max_norm / norm)\n'
+            ),
+            "x, y=(1, 0, 0, 0), 5.0) the weights differ from one SGD step: they are a step scaled up to norm max_norm",
+        ),
         (  # max_norm fixed at the value of one call
             _CLIP.replace("parameters(), max_norm)", "parameters(), 0.5)"),
             "after clipped_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=(1.5, -1.5, 1.5, 0), 0.25) the "
@@ -439,7 +449,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 _UNSCALE,
                 "    for p in model.parameters():\n        p.grad.mul_(1 / scaler.get_scale())\n",
             ),
-            "they moved 2**16 times too little: the scale was divided out twice",
+            "the scale was divided out again after the clip",
         ),
         (  # the norm after clipping
             _CLIP.replace("    return norm", "    return min(norm, torch.tensor(max_norm))"),
