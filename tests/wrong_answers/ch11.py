@@ -275,8 +275,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # a guard that is 0 in float16 (nan for all zeros) and too large near 1e-13
             _NORMALISE + "    return x / x.abs().max().clamp_min(1e-30)",
-            "normalise([0, 0], torch.float16) returned [nan, nan] (torch.float16); expected [0.0, 0.0] (torch.float16): "
-            "0 / 0 is nan",
+            "normalise([0, 0], torch.float16) returned [nan, nan] (torch.float16); "
+            "expected [0.0, 0.0] (torch.float16): 0 / 0 is nan",
         ),
         (
             _NORMALISE + "    return x / (x.abs().max() + 1e-12)",

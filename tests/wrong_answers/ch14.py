@@ -36,7 +36,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             _Q1_WALK + "    return covered / (end_ms - start_ms)",
-            "idle_share([(2, 5), (1, 3), (7, 8)], 0.0, 12) returned 0.416667; expected 0.583333: that is the busy share",
+            "idle_share([(2, 5), (1, 3), (7, 8)], 0.0, 12) returned 0.416667; expected 0.583333: "
+            "that is the busy share",
         ),
         (_Q1_WALK + "    return 100 * (1 - covered / (end_ms - start_ms))", "percentage"),
         (  # idle milliseconds, not a share: no slip the chapter teaches, the values only
