@@ -47,6 +47,10 @@ _check_bytes_per_rank = table(
     slips=(
         Slip(lambda *case: _bytes(*case[:4], "FSDP"), "DDP does not divide anything: every rank keeps a whole copy"),
         Slip(lambda n, s, o, w, st: _bytes(n, s, o, 1, st), "FSDP keeps only 1/world_size of each part on a rank"),
+        Slip(
+            lambda *case: _bytes(*case, lambda a, b: math.ceil(torch.tensor(a).div(b).item())),
+            "the shard lost digits in float32 arithmetic (about 7 significant digits): compute it with integers",
+        ),
         Slip(lambda *case: _bytes(*case, floordiv), "the shard was rounded down; round it up"),
         Slip(lambda *case: _bytes(*case, truediv), "the shard is a whole number of parameters: round it up"),
         Slip(
@@ -70,6 +74,8 @@ def _model() -> nn.Sequential:
     torch.manual_seed(12)  # not 0: weights an answer re-initialises from seed 0 must differ
     model = nn.Sequential(*[nn.Sequential(nn.Linear(WIDTH, WIDTH), nn.ReLU()) for _ in range(BLOCKS)])
     model.scale = nn.Parameter(torch.rand(WIDTH) + 0.5)
+    model.computed = set()  # the dtypes the first Linear returns: float32, unless shard changed what it computes in
+    model[0][0].register_forward_hook(lambda module, inputs, out: model.computed.add(out.dtype))
     model.register_forward_hook(lambda module, inputs, out: out * module.scale)
     return model
 
@@ -106,12 +112,15 @@ def run_shard(rank: int, world_size: int, shard: Any) -> dict[str, str]:
             return {"wrong": _TWICE}
         raise
     wrong = _not_sharded(model, mesh, returned)
-    if not wrong and _weights(model) != before:
+    if not wrong and (after := _weights(model)) != before:
         dtypes = ", ".join(sorted({str(p.dtype) for p in model.parameters()}))
-        wrong = f"shard changed the model's weights (dtype torch.float32 before, {dtypes} after): {_ONLY}"
+        how = f"by up to {max(abs(a - b) for a, b in zip(after, before, strict=False)):.3g}"
+        wrong = f"shard changed the model's weights {how if dtypes == 'torch.float32' else f'to {dtypes}'}: {_ONLY}"
     gap = 0 if wrong else max(abs(a - b) for a, b in zip(_train(model, range(rank, rank + 1)), want, strict=True))
     if gap > 1e-5:
         wrong = f"the sharded model trained to weights up to {gap:.3g} away from one process's: {_ONLY}"
+    if not wrong and (dtypes := ", ".join(sorted(map(str, model.computed - {torch.float32})))):
+        wrong = f"the sharded model's layers computed in {dtypes} for float32 inputs: {_ONLY}"
     return {"wrong": wrong} if wrong else {}
 
 
@@ -152,10 +161,10 @@ def _check_shard(fn: Any) -> None:
 
 # -- Question 3: rank 0's bytes under FSDP2 with MixedPrecisionPolicy(param_dtype=bfloat16) ----------
 
-#: (parameter shapes, world size): the chapter's model (section 4's launch measures it), rows that divide, a weight of
-#: one row, more ranks than rows, 5 rows on 4 ranks, one rank, and a weight whose bytes overflow 32-bit integers.
+#: (parameter shapes, world size): the chapter's model (as lists: section 4's launch reports them so), rows that divide,
+#: a weight of one row, more ranks than rows, 5 rows on 4 ranks, one rank, a weight whose bytes overflow int32.
 _RANK0_CASES = (
-    ([(99, 64), (99,), (33, 99), (33,), (1, 33), (1,)], 2),
+    ([[99, 64], [99], [33, 99], [33], [1, 33], [1]], 2),
     ([(6, 4), (6,)], 3),
     ([(1, 8), (5, 3, 2)], 2),
     ([(10, 4), (10,), (3, 10), (3,)], 4),

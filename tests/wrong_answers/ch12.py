@@ -35,6 +35,14 @@ _ROOT = "    fully_shard(model, mesh=mesh)\n"
 #: message a learner who wrote it is told).
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
+        (  # rounded up, but in float32: 875_000_000.375 is 875_000_000 there
+            "import torch\n\n\n"
+            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
+            "    per_rank = n_params if strategy == 'DDP' else torch.ceil(torch.tensor(n_params) / world_size)\n"
+            "    return per_rank * dtype_bytes * (2 + states)",
+            "returned 7_000_000_000; expected 7_000_000_008: the shard lost digits in float32 arithmetic",
+        ),
         (
             "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
             "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
@@ -154,11 +162,17 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 + _BLOCKS
                 + _ROOT
             ).replace("from torch", "import torch\nfrom torch"),
-            "shard changed the model's weights (dtype torch.float32 before, torch.float32 after): shard should shard",
+            "shard changed the model's weights by up to ",
+        ),
+        (  # the model's own weights, nudged in float32: the values changed, not the dtype
+            _SHARD_TEMPLATE.format(
+                body="    with torch.no_grad():\n        model[0][0].weight.add_(0.01)\n" + _BLOCKS + _ROOT
+            ).replace("from torch", "import torch\nfrom torch"),
+            "shard changed the model's weights by up to 0.01: shard should shard the model and change nothing else",
         ),
         (
             _SHARD_TEMPLATE.format(body="    model.half()\n" + _BLOCKS + _ROOT),
-            "shard changed the model's weights (dtype torch.float32 before, torch.float16 after)",
+            "shard changed the model's weights to torch.float16: shard should shard the model",
         ),
         (  # a copy sharded and returned; the model given is left as it was
             _SHARD_TEMPLATE.format(body="    model = copy.deepcopy(model)\n" + _BLOCKS + _ROOT).replace(
@@ -173,6 +187,22 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "from torch", "import torch\nfrom torch.distributed.fsdp import MixedPrecisionPolicy\nfrom torch"
             ),
             "away from one process's: shard should shard the model and change nothing else",
+        ),
+        (  # float64 compute: trains as one process does (closer still), but computes and returns float64
+            _SHARD_TEMPLATE.format(body=(_BLOCKS + _ROOT).replace("mesh=mesh", "mesh=mesh, mp_policy=_POLICY")).replace(
+                "from torch",
+                "import torch\nfrom torch.distributed.fsdp import MixedPrecisionPolicy\n\n"
+                "_POLICY = MixedPrecisionPolicy(param_dtype=torch.float64, reduce_dtype=torch.float64)\nfrom torch",
+            ),
+            "the sharded model's layers computed in torch.float64 for float32 inputs: shard should shard the model",
+        ),
+        (  # float64 compute, cast back to float32 on the way out: the first Linear's output shows it
+            _SHARD_TEMPLATE.format(body=(_BLOCKS + _ROOT).replace("mesh=mesh", "mesh=mesh, mp_policy=_POLICY")).replace(
+                "from torch",
+                "import torch\nfrom torch.distributed.fsdp import MixedPrecisionPolicy\n\n"
+                "_POLICY = MixedPrecisionPolicy(torch.float64, output_dtype=torch.float32)\nfrom torch",
+            ),
+            "the sharded model's layers computed in torch.float64 for float32 inputs: shard should shard the model",
         ),
         (
             _SHARD_TEMPLATE.format(body=_BLOCKS + _ROOT).replace("    return model\n", ""),
@@ -232,6 +262,11 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _RANK0_HEAD + "    numbers = sum(int(s[0] / world_size + 0.5) * math.prod(s[1:]) for s in shapes)\n"
             "    return numbers * 16",
             "rank0_bytes([(5, 3), (5,)], 4) returned 64; expected 128",
+        ),
+        (  # tuples only: the chapter's own call passes lists (its launch reports shapes as JSON lists)
+            _RANK0_HEAD + "    numbers = sum(-(-s[0] // world_size) * math.prod(s[1:] + (1,)) for s in shapes)\n"
+            "    return numbers * 16",
+            "rank0_bytes([[99, 64], [99], [33, 99], [33], [1, 33], [1]], 2) raised TypeError",
         ),
         (  # 32-bit integers: a model-sized weight's bytes overflow them
             _RANK0_HEAD + "    import numpy as np\n\n"

@@ -3,8 +3,7 @@
 SOLUTIONS: dict[int, str] = {
     1: (
         "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-        "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
-        "    copies = 2 + states  # parameters, gradients, optimizer states\n"
+        "    copies = 2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]  # parameters, gradients, states\n"
         "    per_rank = n_params if strategy == 'DDP' else -(-n_params // world_size)\n"
         "    return per_rank * dtype_bytes * copies"
     ),
@@ -19,10 +18,8 @@ SOLUTIONS: dict[int, str] = {
     3: (
         "import math\n\n\n"
         "def rank0_bytes(shapes, world_size):\n"
-        "    numbers = 0\n"
-        "    for shape in shapes:\n"
-        "        rows = -(-shape[0] // world_size)  # rank 0's share of dim 0, the size every rank is padded to\n"
-        "        numbers += rows * math.prod(shape[1:])\n"
+        "    # rank 0's share of each dim 0, ceil(rows / world_size), the size every rank is padded to\n"
+        "    numbers = sum(-(-shape[0] // world_size) * math.prod(shape[1:]) for shape in shapes)\n"
         "    return numbers * (4 + 4 + 4 + 4)  # float32 shard, its gradient, exp_avg, exp_avg_sq"
     ),
 }
