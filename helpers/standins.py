@@ -156,8 +156,7 @@ class SimulatedStream:
             self.free_ms = max(self.free_ms, event.at_ms, self.sim.host_ms)
 
     def record_event(self, event: SimulatedEvent | None = None) -> SimulatedEvent:
-        event = SimulatedEvent(self.sim) if event is None else event
-        event.record(self)
+        (event := event or SimulatedEvent(self.sim)).record(self)
         return event
 
     def synchronize(self) -> None:
@@ -169,12 +168,10 @@ class SimulatedStream:
         return self.sim._poll(self.free_ms)
 
     def __enter__(self) -> SimulatedStream:
-        self._previous = self.sim.current
-        self.sim.current = self
+        self._previous, self.sim.current = self.sim.current, self
         return self
 
-    def __exit__(self, *exc: object) -> None:
-        self.sim.current = self._previous
+    __exit__ = lambda self, *exc: setattr(self.sim, "current", self._previous)
 
     def __repr__(self) -> str:
         return f"<SIMULATED stream {self.name!r}>"
@@ -313,7 +310,7 @@ class _Read:
 class SimulatedTensor(_OnGpu):
     """A 1-D tensor of `elements` equal elements on the simulated GPU: its writes and reads are queued work."""
 
-    KNOWS = "fill_, zero_, add_, a[:] = v, mean, sum, numel, record_stream, and reading it on the host (print, ...)"
+    KNOWS = "fill_, zero_, add_, a[:] = v, mean, sum, numel, shape, clone, view, record_stream, reading it on the host"
 
     def __init__(self, sim: SimulatedCuda, name: str, fill_ms: float, read_ms: float, elements: int = 1) -> None:
         self.sim, self.name, self.elements = sim, name, elements
@@ -327,17 +324,19 @@ class SimulatedTensor(_OnGpu):
         self.writes.append(_Write(value, start, end, len(self.reads)))
         return self
 
-    zero_ = functools.partialmethod(fill_, 0.0)
-
     def add_(self, value: float) -> SimulatedTensor:  # a write of what the write queued before it wrote, plus value
         return self.fill_((self.writes[-1].value if self.writes else 0.0) + float(value))
 
-    def __setitem__(self, index: Any, value: float) -> None:
+    def __getitem__(self, index: Any) -> SimulatedTensor:
         if index not in (slice(None), Ellipsis):
-            raise self._lacks(f"[{index!r}] = ... but a[:] = v")
-        self.fill_(value)
+            raise self._lacks(f"[{index!r}] but a[:]")
+        return self
 
+    zero_ = functools.partialmethod(fill_, 0.0)
+    __setitem__ = lambda self, index, value: self[index].fill_(value)
     numel = __len__ = lambda self: self.elements
+    shape = property(lambda self: torch.Size([self.elements]))
+    clone = float = detach = view = contiguous = flatten = lambda self, *args, **kwargs: self  # the same simulated data
 
     def mean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, _op: str = "mean") -> SimulatedValue:
         if dim not in (None, 0, -1, (0,), (-1,)):
@@ -364,14 +363,12 @@ class SimulatedCuda:
     NOT_LANDED = -1.0  # what a host buffer holds until a copy into it has landed
 
     def __init__(self, *, launch_ms: float = 0.005, copy_ms: float = 1.0) -> None:
-        self.launch_ms = float(launch_ms)
-        self.copy_ms = float(copy_ms)  # one copy of a tensor between the host and the device
+        self.launch_ms, self.copy_ms = float(launch_ms), float(copy_ms)  # copy_ms: one copy between host and device
         self.host_ms = 0.0
         self.spans: list[Span] = []
         self.host_waits: list[str] = []  # what made the host wait, in order
-        self.default = SimulatedStream(self, "default stream")
+        self.current = self.default = SimulatedStream(self, "default stream")
         self.streams = [self.default]
-        self.current = self.default
         self.recorded: list[SimulatedEvent] = []  # every event recorded, in order
         self.own_waits: list[str] = []  # waits of a stream for a point in its own queue: waits for nothing
         self.copies: list[_Copy] = []  # copies queued with non_blocking=True, either way
@@ -397,6 +394,8 @@ class SimulatedCuda:
 
     current_stream = lambda self, device=None: self.current
     default_stream = lambda self, device=None: self.default
+
+    set_stream = lambda self, stream: setattr(self, "current", self.stream(stream) if stream else self.current)
 
     def synchronize(self, device: Any = None) -> None:
         self._host_waits(max(s.free_ms for s in self.streams), "torch.cuda.synchronize()")
@@ -526,6 +525,12 @@ class _GpuTensors(TorchFunctionMode):
     def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
         sim, kwargs, name = self.sim, dict(kwargs or {}), getattr(func, "__name__", "")
         sim.land()  # whatever the host does now, the copies the GPU has finished have landed
+        if name == "to" and len(args) > 1 and isinstance(other := args[1], torch.Tensor):  # to other's place, dtype
+            args = (args[0], sim.device[id(other)][1] if sim.is_on_gpu(other) else "cpu", other.dtype, *args[2:])
+        data = args[name == "new_tensor"] if len(args) > (name == "new_tensor") else None
+        if name in ("as_tensor", "tensor", "new_tensor") and isinstance(data, torch.Tensor) and "device" in kwargs:
+            args = (data, kwargs["device"], kwargs.get("dtype") or data.dtype)
+            func, name, kwargs = torch.Tensor.to, "to", {}  # a blocking copy, as torch's constructors make
         source = args[0] if args else None
         on_gpu, pin = sim.is_on_gpu(source), bool(kwargs.pop("pin_memory", False)) or name == "pin_memory"
         places = (kwargs.get("device"), *(args[1:] if name == "to" else ()))  # where a device can be named
@@ -573,7 +578,7 @@ def simulated_cuda(*, launch_ms: float = 0.005, copy_ms: float = 1.0) -> Iterato
     torch.Stream, torch.Event, torch.accelerator.synchronize) stand in until it ends; yield it. The code works on
     `sim.zeros()`, on real tensors playing GPU ones (`sim.on_gpu`, in `with sim.tensors():`), or queues `sim.work`."""
     sim = SimulatedCuda(launch_ms=launch_ms, copy_ms=copy_ms)
-    names = ("Stream", "Event", "stream", "current_stream", "default_stream", "synchronize", "_sleep")
+    names = ("Stream", "Event", "stream", "current_stream", "default_stream", "set_stream", "synchronize", "_sleep")
 
     with (
         mock.patch.multiple(torch.cuda, **{name: getattr(sim, name) for name in names}),

@@ -13,10 +13,9 @@ from ..checking import Question
 from ..standins import SimulatedEvent, SimulatedValue, simulated_cuda
 from .cases import show
 
-#: Question 1's and 3's cases: (ms queued already on the current stream, on side, ms of fn()'s work, whether the current
-#: stream is the caller's, not the default one). For 3, idle, side busier, current busier: a wrong event is off.
+#: Questions 1, 3: (ms queued on the current stream, on side; fn()'s ms; the caller's stream, not the default, current)
 _Q1_CASES = ((0.0, 0.0, 5.0, False), (3.0, 0.0, 2.5, False), (1.0, 0.0, 2.0, True))
-_Q3_CASES = ((0.0, 0.0, 5.0, False), (1.0, 3.0, 2.0, False), (4.0, 1.0, 2.5, False))
+_Q3_CASES = ((0.0, 0.0, 5.0, False), (1.0, 3.0, 2.0, False), (4.0, 1.0, 2.5, True))  # a wrong event is off
 
 
 def _check_timer(fn: Any, name: str, cases: tuple, on_side: bool) -> None:
@@ -106,6 +105,9 @@ def _check_produce_and_consume(fn: Any) -> None:
         inside = "; inside `with torch.cuda.stream(side):` the current stream is side" * own.startswith(side.name)
         own = f" ({own} waits for nothing{inside})" * bool(own)
         rounds_end = [0, *(a.reads.index(m.read) for m in means)]  # a's reads queued by the end of each round
+        if rounds_end != sorted(rounds_end):  # listed in another order than queued
+            listed = ", ".join(f"round {sorted(rounds_end).index(i)}'s mean" for i in rounds_end[1:])
+            raise Wrong(f"{call} returned [{listed}]; expected the means in the order of the rounds, round 1's first")
         for r, m in enumerate(means):
             ran, read = f"round {r + 1}'s mean", m.read
             ends = [w.end_ms for w in a.writes if rounds_end[r] < w.reads_before <= rounds_end[r + 1]]  # its writes

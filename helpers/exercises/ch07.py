@@ -26,6 +26,14 @@ def _upload(fn: Any, args: tuple, call: str, pinned: tuple = ()) -> tuple[Any, S
     return got, sim, said and f"{said}: make it wait for the {late[0]} before you return"
 
 
+def _show(sim: SimulatedCuda, value: Any) -> str:
+    """`show(value)`, with a tensor the simulated GPU holds (or a list's, up to 6) said to be on the GPU (or meta)."""
+    if isinstance(value, list | tuple) and value:
+        return "[" + ", ".join(_show(sim, v) for v in value[:6]) + (", …" if len(value) > 6 else "") + "]"
+    where = sim.device[id(value)][1] if sim.is_on_gpu(value) else "cpu"
+    return show(value).replace(" on cpu", " on the GPU" if where == "cuda" else f" on {where}")
+
+
 def _listed(waits: list[str]) -> str:
     """The host's waits, each named once, with how many times (×n) where more than once."""
     return ", ".join(w + (f" ×{waits.count(w)}" if waits.count(w) > 1 else "") for w in dict.fromkeys(waits))
@@ -63,11 +71,13 @@ def _check_to_device(fn: Any) -> None:
         if [(key, id(t)) for key, t in batch.items()] != kept or not unchanged(values, batch):
             raise Wrong(f"{call} changed its arguments: build a new dict and leave `batch` as it was")
         if not isinstance(got, dict) or got is batch or got.keys() != batch.keys():
-            raise Wrong(f"{call} returned {'batch' if got is batch else show(got)}; expected a new dict with its keys")
+            raise Wrong(
+                f"{call} returned {'batch' if got is batch else _show(sim, got)}; expected a new dict with its keys"
+            )
         for k, t in got.items():
             at, want = sim.device.get(id(t), (None, "the host"))[1], values[k]
             if at != device.type or not (isinstance(t, torch.Tensor) and t.dtype == want.dtype and t.equal(want)):
-                raise Wrong(f"{call}[{k!r}] is {show(t).replace(' on cpu', f' on {at}')}, not batch[{k!r}] on {device}")
+                raise Wrong(f"{call}[{k!r}] is {_show(sim, t)}, not batch[{k!r}] on {device}")
         waited = f"the host waited for {_listed(sim.host_waits)}; it need not wait at all (later GPU work on the"
         if late or sim.host_waits:
             raise Wrong(late or f"{call}: {waited} current stream waits for host→device copies by itself)")
@@ -87,7 +97,7 @@ def _check_to_host(fn: Any) -> None:
         if not unchanged(values, t):
             raise Wrong(f"{call} changed its arguments: copy t, leave it as it was")
         if read is None or sim.is_on_gpu(got):
-            raise Wrong(f"{call} returned {show(got).replace(' on cpu', ' on the GPU')}; expected a tensor on the host")
+            raise Wrong(f"{call} returned {_show(sim, got)}; expected a tensor on the host")
         for copy in [c for c in sim.copies if c.end_ms - sim.copy_ms < written]:  # it began before t was written
             said = f"{call}: the copy on the {copy.stream} started before the kernel writing t on the current stream"
             raise Wrong(f"{said} had finished at {written:.3g} ms: make its stream wait for the current stream")
@@ -101,9 +111,7 @@ def _check_to_host(fn: Any) -> None:
             raise Wrong(said + early * bool(sim.copies and read.numel() and (read == sim.NOT_LANDED).all()))
         if "event.synchronize()" in sim.host_waits and not any(e.copies_before for e in sim.recorded):
             raise Wrong(f"{said}: you waited for an event recorded before the copy was queued; record it after")
-        why = (
-            _NEVER if sim.recorded else "the copy had not arrived when to_host returned; wait for it before you return"
-        )
+        why = _NEVER if sim.recorded else "the copy had not arrived when to_host returned: wait for it first"
         raise Wrong(f"{said}: {_waited(sim, next(c for c in sim.copies if not c.landed)) if sim.host_waits else why}")
 
 
@@ -119,9 +127,9 @@ def _check_upload_all(fn: Any) -> None:
         call = f"upload_all({count} {first.dtype} batches of shape {tuple(first.shape)}, cuda)"
         got, sim, late = _upload(fn, (batches, torch.device("cuda")), call)
         if not unchanged(given, batches):
-            raise Wrong(f"{call} changed its arguments: refill the staging buffer, not the batches")
+            raise Wrong(f"{call} changed its arguments (the list holds {len(batches)} batches now): leave them be")
         if not isinstance(got, list | tuple) or len(got) != count or not all(sim.is_on_gpu(t) for t in got):
-            raise Wrong(f"{call} returned {show(got)}; expected {count} tensors on the device, one per batch")
+            raise Wrong(f"{call} returned {_show(sim, got)}; expected {count} tensors on the device, one per batch")
         why = "wait for an event recorded after it, on its stream, before the next refill"
         why = f"{_NEVER} before the refill" if sim.recorded and not sim.host_waits else why  # recorded, never waited
         for k, t in enumerate(got):
@@ -132,7 +140,7 @@ def _check_upload_all(fn: Any) -> None:
                 seen = f"{_waited(sim, copy)}: " if copy and sim.host_waits else ""
                 raise Wrong(f"{said}: its copy read the buffer after a refill: {seen}{why}")
             if holds != [k]:
-                raise Wrong(f"{said} ({show(t).replace(' on cpu', '')})")
+                raise Wrong(f"{said} ({_show(sim, t)})")
         pageable, blocking, pinned = sim.kinds["pageable"], sim.kinds["blocking"], len(sim.pinned)
         if late or pageable or blocking or pinned > 1:
             said = f"{call}: right values, but copies from pageable memory: {pageable}, blocking copies: {blocking}, "

@@ -57,7 +57,7 @@ def test_the_cuda_method_is_named_the_same_on_every_machine() -> None:
     """.cuda() runs in the simulation wherever the checker runs, so the verdict does not depend on the machine."""
     code = "def to_device(batch, device):\n    return {k: v.cuda() for k, v in batch.items()}"
     outcome = evaluate(_question("to_device"), code)
-    assert "on cuda, not batch['image'] on meta" in outcome.message, outcome.message
+    assert "on the GPU, not batch['image'] on meta" in outcome.message, outcome.message
 
 
 def test_uploads_read_a_pinned_source_when_the_stream_gets_there() -> None:

@@ -303,12 +303,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "current.wait_stream(side)",
                 "end.record()",
             ),
-            "returned 0.0; expected 2.5: you measured from an event reached at 4 ms on the default stream",
+            "returned 0.0; expected 2.5: you measured from an event reached at 4 ms on the caller's stream",
         ),
         # the start on `side`, the end on the current stream after a wait for `side`
         (
             _side_timed("start.record(side)", "fn()", "torch.cuda.current_stream().wait_stream(side)", "end.record()"),
-            "to one reached at 4 ms on the default stream; fn()'s work ran on the side stream from 1 to 3.5 ms",
+            "to one reached at 4 ms on the caller's stream; fn()'s work ran on the side stream from 1 to 3.5 ms",
         ),
         # a host clock around synchronized work: right on a GPU, but not the events the task asks for
         (
@@ -444,3 +444,23 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         _side_timed("start.record(side)", "fn()", "end.record(side)").replace("torch.cuda.Event(", "torch.Event("),
     ),
 }
+
+#: Round 3's findings: reads of `a` through a view, copy or cast of it, or with set_stream in place of `with`.
+_MEAN, _WITH = "means.append(a.mean())", "        with torch.cuda.stream(side):\n            means.append(a.mean())"
+RIGHT_ANSWERS[2] += (
+    *(
+        SOLUTIONS[2].replace("a.mean()", read)
+        for read in ("a.clone().mean()", "a.float().mean()", "a.detach().mean()", "a.view(-1).mean()", "a[:].mean()")
+    ),
+    SOLUTIONS[2].replace("a.mean()", "a.sum() / a.shape[0]"),
+    SOLUTIONS[2].replace(
+        _WITH,
+        "        torch.cuda.set_stream(side)\n        means.append(a.mean())\n        torch.cuda.set_stream(current)",
+    ),
+)
+WRONG_ANSWERS[2] += (
+    (
+        SOLUTIONS[2].replace(_MEAN, "means.insert(0, a.mean())"),
+        "returned [round 3's mean, round 2's mean, round 1's mean]; expected the means in the order of the rounds",
+    ),
+)

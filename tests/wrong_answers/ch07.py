@@ -82,7 +82,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             "def to_device(batch, device):\n    return {key: t.cuda(non_blocking=True) for key, t in batch.items()}",
-            "['image'] is a torch.float32 tensor of shape (4, 3, 8, 8) on cuda, not batch['image'] on meta",
+            "['image'] is a torch.float32 tensor of shape (4, 3, 8, 8) on the GPU, not batch['image'] on meta",
         ),
         # every tensor made float32 on the way: the integer, bool and half ones change
         (
@@ -388,7 +388,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "torch.empty_like(batches[0], pin_memory=True)", "torch.empty(batches[0].shape, pin_memory=True)"
             ),
             "upload_all(5 torch.int64 batches of shape (4,), cuda): the tensor for batch 0 holds no batch's values "
-            "(a torch.float32 tensor of shape (4,))",
+            "(a torch.float32 tensor of shape (4,) on the GPU)",
         ),
         # the copies on a stream of their own, waited for by the host but not by the current stream
         (
@@ -505,3 +505,37 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         ),
     ),
 }
+
+#: Round 3's findings: constructors and `.to(other)` copy blocking; lists said to be on the GPU; the list emptied.
+_BLOCKING = "the host waited for a blocking copy to the device ×2"
+WRONG_ANSWERS[1] += (
+    *(
+        (_TO_DEVICE.replace("v.to(device, non_blocking=True)", copy), _BLOCKING)
+        for copy in (
+            "torch.as_tensor(v, device=device)",
+            "torch.as_tensor(v, dtype=v.dtype, device=device)",
+            "torch.tensor(v, device=device)",
+            "v.new_tensor(v, device=device)",
+            "v.to(torch.empty(0, dtype=v.dtype, device=device))",
+        )
+    ),
+    (
+        _TO_DEVICE.replace(_MOVE, "[v.to(device, non_blocking=True) for v in batch.values()]"),
+        "returned [a torch.float32 tensor of shape (4, 3, 8, 8) on meta, a torch.int64 tensor of shape (4,) on meta]",
+    ),
+)
+WRONG_ANSWERS[2] += tuple(
+    (f"def to_host(t):\n    return {copy}", "it read t with a blocking copy to the host, not non_blocking")
+    for copy in ('torch.as_tensor(t, device="cpu")', "t.to(torch.empty(0, dtype=t.dtype, pin_memory=True))")
+)
+WRONG_ANSWERS[3] += (
+    (
+        SOLUTIONS[3].replace("    for batch in batches:", "    for batch in batches[:-1]:"),
+        "returned [a torch.float32 tensor of shape (2, 3) on the GPU, a torch.float32 tensor of shape (2, 3) on the "
+        "GPU]",
+    ),
+    (
+        SOLUTIONS[3].replace("    for batch in batches:", "    while batches:\n        batch = batches.pop(0)"),
+        "changed its arguments (the list holds 0 batches now)",
+    ),
+)
