@@ -21,6 +21,9 @@ PRINTS = ("__repr__", "__str__", "__format__")  # printing a GPU tensor reads it
 in_place = lambda c: bool(c.args) and (c.name in ("__set__", "__setitem__") or c.name[-1:] == "_" != c.name[:1])
 #: `r` with each tensor in it that is one of `avoid` copied: a learner's result or a twin aliases no other tensor.
 _apart = lambda r, avoid: tree_map(lambda t: t.clone() if any(t is a for a in avoid) else t, r)
+#: Whether a call makes a tensor of a host array (numpy's, not a list): made on the CPU, to be moved.
+_array = lambda c: c.name in ("tensor", "as_tensor", "asarray") and _host(*c.args[:1], *c.kwargs.values())
+_host = lambda a=None, *_: hasattr(a, "__array__") and not torch.is_tensor(a)
 #: A copy of (a list of) tensors on `device`.
 _on = lambda v, device: [_on(x, device) for x in v] if isinstance(v, list) else v.to(device, copy=True)
 
@@ -73,7 +76,8 @@ class Watch(CallLog):
                 _pair(call.result, _apart(func(*h_args, **h_kwargs), given))
         devices = {t.device for t in tree_leaves((given, call.result)) if isinstance(t, torch.Tensor)}
         shaped = call.name.endswith(("_like", "new_zeros", "new_ones", "new_empty", "new_full"))  # shape, not values
-        if len(devices) > 1 and not shaped and any(t.dim() and t.device.type == "cpu" for t in given):
+        moved = any(t.dim() and t.device.type == "cpu" for t in given) or _array(call)  # host memory, sent over
+        if moved and len(devices | {torch.device("cpu")}) > 1 and not shaped:
             self.copies_in.append(call)
         return call.result
 
@@ -109,7 +113,8 @@ def run(fn: Any, name: str, takes: str, case: Sequence[Any], dtype: torch.dtype 
                 raise Wrong(f"{said}; it named cuda ({spelled([c])}): use the device you were given")
         raise failed
     if hasty := [c for c in log.reads if c.name == "to" and c.kwargs.get("non_blocking")]:  # chapter 07's trap
-        raise Wrong(f"{call} copied to the host with non_blocking=True ({spelled(hasty)}): its values arrive later")
+        said = "this check cannot see a wait for it; copy to the host with non_blocking=False, which waits"
+        raise Wrong(f"{call} copied to the host with non_blocking=True ({spelled(hasty)}): {said}")
     for label, arg, spec in zip(keys, args, case, strict=True):
         if isinstance(spec, tuple) and not same(arg, *spec):
             raise Wrong(f"{call} changed its argument {label}, now {described(arg)}: leave the inputs as they are")
@@ -118,7 +123,7 @@ def run(fn: Any, name: str, takes: str, case: Sequence[Any], dtype: torch.dtype 
 
 def spelled(calls: list[Call]) -> str:
     """The calls as a learner writes them, counted: `4 × .item()`, `.cpu()`, `x.data = ...`."""
-    words = {"__repr__": "print()", "__str__": "print()", "__format__": "an f-string", "__setitem__": "x[i] = ..."}
+    words = dict(__repr__="print() or repr()", __str__="str()", __format__="an f-string", __setitem__="x[i] = ...")
     said = [f"x.{c.func.__self__.__name__} = ..." if c.name == "__set__" else words.get(c.name) for c in calls]
     said = [s or (f"{c.label}()" if c.label[:6] == "torch." else c.written) for s, c in zip(said, calls, strict=True)]
     return ", ".join(f"{said.count(s)} × {s}" if said.count(s) > 1 else s for s in dict.fromkeys(said))
@@ -141,7 +146,8 @@ def described(t: Any, device: str | torch.device | None = None) -> str:
         return show(t)
     values = "" if (h := host(t)).is_meta else f" holding {show(h.tolist())}"
     grad = ", requiring grad," if t.requires_grad else ""
-    return f"a {t.dtype} tensor of shape {tuple(t.shape)}{grad} on {device or t.device}{values}"
+    at = "meta (standing in for a GPU)" if values and str(device or t.device) == "meta" else device or t.device
+    return f"a {t.dtype} tensor of shape {tuple(t.shape)}{grad} on {at}{values}"
 
 
 def _on_devices(name: str, takes: str, cases: list, want: Callable, made_there: bool, fn: Any, other: Any = None):
@@ -149,7 +155,7 @@ def _on_devices(name: str, takes: str, cases: list, want: Callable, made_there: 
     for dtype, case in [*((None, c) for c in cases), *((other, c) for c in cases[::-1] if other)]:
         log, args, got, call = run(fn, name, takes, case, dtype)
         if made_there and log.copies_in:
-            raise Wrong(f"{call} copied a tensor from the CPU ({log.copies_in[0].written}): pass device=...")
+            raise Wrong(f"{call} made a tensor on the CPU and moved it ({spelled(log.copies_in[:1])}): pass device=...")
         right = want(*(a[0] if isinstance(a, tuple) else a for a in case))
         where = case[0][1] if isinstance(case[0], tuple) else case[0]
         if not same(got, right, where):

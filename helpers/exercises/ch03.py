@@ -19,8 +19,9 @@ _values = lambda n, w, t: [*torch.randn((n, w) if w else (n,), generator=torch.G
 _memory = lambda t: t.untyped_storage().data_ptr() if isinstance(t, torch.Tensor) else None
 #: fill_rows: (rows, width, the tensors' dtype, the buffer's dtype): one row and several, a buffer of another dtype.
 _FILLS = ((4, 3, F32, F32), (3, 5, I64, I64), (2, 4, F16, F32), (1, 2, F32, F32))
-#: in_one_copy: (pieces, width, dtype), moved host → host, host → device and device → host.
-_MOVES = [*product(((3, 4, F32), (5, 2, I64), (1, 3, F16)), (("cpu", "cpu"), ("cpu", "meta"), ("meta", "cpu")))]
+#: in_one_copy: (pieces, width, dtype), moved host → host, host → device, device → host and device → device.
+_WAYS = (("cpu", "cpu"), ("cpu", "meta"), ("meta", "cpu"), ("meta", "meta"))
+_MOVES = [*product(((3, 4, F32), (5, 2, I64), (1, 3, F16)), _WAYS)]
 #: losses_to_floats: (losses, dtype, whether they require grad, as a step's do): one and several, three dtypes.
 _LOSSES = [*product(((4, F32, False), (6, F16, False), (1, F64, False), (3, F32, True)), ("cpu", "meta"))]
 
@@ -30,6 +31,8 @@ def _check_fill_rows(fn: Any) -> None:
         buffer, sent = torch.full((rows, width), 7, dtype=kind), _values(rows, width, dtype)
         memory = _memory(buffer)
         log, _, got, call = run(fn, "fill_rows", "(buffer, tensors)", (buffer, (sent, device)))
+        if got is not buffer and _memory(got) == _memory(buffer) == memory:
+            raise Wrong(f"{call} returned a view of buffer, {described(got)}: return buffer itself, not a view")
         if got is not buffer or _memory(buffer) != memory:
             raise Wrong(f"{call} returned {described(got)}, not buffer filled in its own memory: copy into its rows")
         aside = [c for c in log.reads if not in_place(c) or _memory(c.args[0]) != memory]  # a read on the host

@@ -11,7 +11,17 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             ("def ones_on(device):\n    return torch.ones(2, 3).to(device)"),
-            "ones_on('meta') copied a tensor from the CPU (.to()): pass device=...",
+            "ones_on('meta') made a tensor on the CPU and moved it (.to()): pass device=...",
+        ),
+        (  # attack round 3: numpy arrays live on the host; a tensor of one on meta was made there and moved
+            "def ones_on(device):\n    import numpy as np\n"
+            "    return torch.as_tensor(np.ones((2, 3), dtype=np.float32), device=device)",
+            "ones_on('meta') made a tensor on the CPU and moved it (torch.as_tensor()): pass device=...",
+        ),
+        (
+            "def ones_on(device):\n    import numpy as np\n"
+            "    return torch.tensor(np.ones((2, 3)), dtype=torch.float32, device=device)",
+            "ones_on('meta') made a tensor on the CPU and moved it (torch.tensor()): pass device=...",
         ),
         (
             ("def ones_on(device):\n    return torch.tensor([[1, 1, 1], [1, 1, 1]], device=device)"),
@@ -80,15 +90,17 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # a on cpu, b on meta: the sum lands where b lives
             ("def add_on_first(a, b):\n    return a.to(b.device) + b"),
-            "returned a torch.float32 tensor of shape (2, 3) on meta holding [[10, 11, 12], [13, 14, 15]]; expected a "
+            "returned a torch.float32 tensor of shape (2, 3) on meta (standing in for a GPU) holding [[10, 11, 12], "
+            "[13, 14, 15]]; expected a "
             "torch.float32 tensor of shape (2, 3) on cpu holding [[10, 11, 12], [13, 14, 15]]",
         ),
         (
             ("def add_on_first(a, b):\n    return a.cpu() + b.cpu()"),
-            "add_on_first(a torch.float32 tensor of shape (2, 3) on meta holding [[0.0, 1, 2], [3, 4, 5]], a "
+            "add_on_first(a torch.float32 tensor of shape (2, 3) on meta (standing in for a GPU) holding [[0.0, 1, 2], "
+            "[3, 4, 5]], a "
             "torch.float32 tensor of shape (2, 3) on cpu holding [[10, 10, 10], [10, 10, 10]]) returned a "
             "torch.float32 tensor of shape (2, 3) on cpu holding [[10, 11, 12], [13, 14, 15]]; expected a "
-            "torch.float32 tensor of shape (2, 3) on meta holding [[10, 11, 12], [13, 14, 15]]",
+            "torch.float32 tensor of shape (2, 3) on meta (standing in for a GPU) holding [[10, 11, 12], [13, 14, 15]]",
         ),
         (
             ("def add_on_first(a, b):\n    return (a + b.to(a.device)).cpu()"),
@@ -101,7 +113,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # the sum computed on the host and moved back: right values in the right place, not computed there
             "def add_on_first(a, b):\n    return (a.cpu() + b.cpu()).to(a.device)",
-            "add_on_first(a torch.float32 tensor of shape (2, 3) on meta holding [[0.0, 1, 2], [3, 4, 5]], a "
+            "add_on_first(a torch.float32 tensor of shape (2, 3) on meta (standing in for a GPU) holding [[0.0, 1, 2], "
+            "[3, 4, 5]], a "
             "torch.float32 tensor of shape (2, 3) on cpu holding [[10, 10, 10], [10, 10, 10]]) copied a to the host: "
             "compute where it lives",
         ),
@@ -138,7 +151,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    if a.device != b.device:\n"
             "        return a + b.to(a.device, dtype=a.dtype)\n"
             "    return a + b",
-            "a torch.float32 tensor of shape (3,) on meta holding [0.5, -1.25, 2.75]) returned a torch.int64 tensor of "
+            "a torch.float32 tensor of shape (3,) on meta (standing in for a GPU) holding [0.5, -1.25, 2.75]) returned "
+            "a torch.int64 tensor of "
             "shape (3,) on cpu holding [3, -2, 6]; expected a torch.float32 tensor of shape (3,) on cpu holding [3.5, "
             "-2.25, 6.75]",
         ),
@@ -148,7 +162,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # a copy to the host with non_blocking=True returns before its values arrive (chapter 07)
             "def add_on_first(a, b):\n    b = b.to(a.device, non_blocking=True)\n    return b + a",
-            "copied to the host with non_blocking=True (.to()): its values arrive later",
+            "copied to the host with non_blocking=True (.to()): this check cannot see a wait for it",
         ),
     ),
     3: (
@@ -164,17 +178,24 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             ("def zeros_for(t, n):\n    return torch.zeros(n, dtype=t.dtype)"),
-            "zeros_for(a torch.int64 tensor of shape (3,) on meta holding [0, 1, 2], 5) returned a torch.int64 tensor "
+            "zeros_for(a torch.int64 tensor of shape (3,) on meta (standing in for a GPU) holding [0, 1, 2], 5) "
+            "returned a torch.int64 tensor "
             "of shape (5,) on cpu holding [0, 0, 0, 0, 0]; expected a torch.int64 tensor of shape (5,) on meta",
         ),
         (
             ("def zeros_for(t, n):\n    return torch.zeros(n).to(t)"),
-            "zeros_for(a torch.int64 tensor of shape (3,) on meta holding [0, 1, 2], 5) copied a tensor from the CPU "
-            "(.to())",
+            "zeros_for(a torch.int64 tensor of shape (3,) on meta (standing in for a GPU) holding [0, 1, 2], 5) made a "
+            "tensor on the CPU "
+            "and moved it (.to())",
+        ),
+        (  # attack round 3: a numpy array given to torch.as_tensor is made on the CPU and moved
+            "def zeros_for(t, n):\n    import numpy as np\n"
+            "    return torch.as_tensor(np.zeros(n), dtype=t.dtype, device=t.device)",
+            "made a tensor on the CPU and moved it (torch.as_tensor()): pass device=...",
         ),
         (
             ("def zeros_for(t, n):\n    return torch.zeros(n, dtype=t.dtype).to(t.device)"),
-            "copied a tensor from the CPU (.to()): pass device=...",
+            "made a tensor on the CPU and moved it (.to()): pass device=...",
         ),
         (
             ("def zeros_for(t, n):\n    return torch.zeros_like(t, device=t.device)"),
@@ -208,7 +229,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "    weights = torch.linspace(0.5, 1.5, x.shape[0])\n"
                 "    return x.cpu() * weights[:, None]"
             ),
-            "scale_rows(a torch.float32 tensor of shape (4, 3) on meta holding [[0.0, 1, 2], [3, 4, 5], [6, 7, 8], [9, "
+            "scale_rows(a torch.float32 tensor of shape (4, 3) on meta (standing in for a GPU) holding [[0.0, 1, 2], "
+            "[3, 4, 5], [6, 7, 8], [9, "
             "10, 11]]) returned a torch.float32 tensor of shape (4, 3) on cpu holding [[0.0, 0.5, 1], [2.5, 3.33333, "
             "4.16667], [7, 8.16667, 9.33333], [13.5, 15, 16.5]]; expected a torch.float32 tensor of shape (4, 3) on "
             "meta",
@@ -274,10 +296,6 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "def ones_on(device):\n    with torch.device(device):\n        return torch.ones(2, 3, dtype=torch.float32)",
         "def ones_on(device):\n    return torch.tensor([[1.0] * 3] * 2, dtype=torch.float32, device=device)",
         "def ones_on(device):\n    return torch.ones(6, dtype=torch.float32, device=torch.device(device)).view(2, 3)",
-        # attack 2026-11-29 (m12): host data given to a factory with device=..., as torch.tensor(list, device=...) is
-        "def ones_on(device):\n"
-        "    import numpy as np\n"
-        "    return torch.as_tensor(np.ones((2, 3), dtype=np.float32), device=device)",
         "def ones_on(device):\n    t = torch.ones(2, 3, dtype=torch.float32, device=device)\n    print(t)\n"
         "    return t",
     ),

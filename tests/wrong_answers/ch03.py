@@ -10,6 +10,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "9.60515, -3.2124], [-11.4082, 7.23145, 6.84572], [5.51105, 7.07989, 14.1651]], not buffer filled in its "
             "own memory: copy into its rows",
         ),
+        (  # attack round 3: a view of buffer was told "not buffer filled in its own memory"
+            "def fill_rows(buffer, tensors):\n    for row, t in zip(buffer, tensors):\n        row.copy_(t)\n"
+            "    return buffer[:]",
+            "returned a view of buffer, a torch.float32 tensor of shape (4, 3) on cpu holding [[-12.8422, 1.85989, "
+            "17.919], [6.77835, 9.60515, -3.2124], [-11.4082, 7.23145, 6.84572], [5.51105, 7.07989, 14.1651]]: "
+            "return buffer itself, not a view",
+        ),
         (
             ("def fill_rows(buffer, tensors):\n    buffer.set_(torch.stack(tensors))\n    return buffer"),
             "not buffer filled in its own memory: copy into its rows",
@@ -82,7 +89,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        buffer[i] = torch.tensor(t.tolist())\n"
             "    return buffer",
             "fill_rows(a torch.float32 tensor of shape (4, 3) on cpu holding [[7, 7, 7], [7, 7, 7], [7, 7, 7], [7, 7, "
-            "7]], a list of 4 tensors, the first a torch.float32 tensor of shape (3,) on meta holding [-12.8422, "
+            "7]], a list of 4 tensors, the first a torch.float32 tensor of shape (3,) on meta (standing in for a GPU) "
+            "holding [-12.8422, "
             "1.85989, 17.919]) took values to the host first (4 × .tolist()): copy each tensor straight into its row "
             "(row.copy_(t)), one copy a row",
         ),
@@ -109,7 +117,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        for j in range(len(t)):\n"
             "            buffer[i, j] = t[j]\n"
             "    return buffer",
-            "on meta holding [-12.8422, 1.85989, 17.919]) copied 12 times: copy each tensor straight into its row "
+            "on meta (standing in for a GPU) holding [-12.8422, 1.85989, 17.919]) copied 12 times: copy each tensor "
+            "straight into its row "
             "(row.copy_(t)), one copy a row",
         ),
         (  # the tensors replaced by host copies (the values shown are the twin's, which a GPU would hold)
@@ -211,7 +220,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    if pieces[0].device.type == 'cpu':\n"
             "        return list(torch.cat(pieces).to(device).split(len(pieces[0])))\n"
             "    return [p.to(device) for p in pieces]",
-            "in_one_copy(a list of 3 tensors, the first a torch.float32 tensor of shape (4,) on meta holding [6.42621, "
+            "in_one_copy(a list of 3 tensors, the first a torch.float32 tensor of shape (4,) on meta (standing in for "
+            "a GPU) holding [6.42621, "
             "1.39867, 0.711825, -4.90974], device(type='cpu')) copied 3 times between host and device (3 × .to())",
         ),
         (  # the pieces' list emptied
@@ -221,12 +231,26 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    return list(moved.split(sizes))",
             "changed its argument pieces, now []",
         ),
+        (  # attack round 3: a round trip through the host, when the pieces already live on device, is two copies
+            "def in_one_copy(pieces, device):\n"
+            "    return list(torch.cat(pieces).cpu().to(device).split(len(pieces[0])))",
+            "device(type='meta')) copied 2 times between host and device (.to(), .cpu()): join, copy once, split",
+        ),
+        (  # attack round 3: a wait guarded by is_cuda (False on meta) cannot be seen here
+            "def in_one_copy(pieces, device):\n"
+            "    x = torch.cat(pieces).to(device, non_blocking=True)\n"
+            "    if pieces[0].is_cuda:\n        torch.cuda.synchronize()\n"
+            "    return list(x.split(len(pieces[0])))",
+            "copied to the host with non_blocking=True (.to()): this check cannot see a wait for it; copy to the host "
+            "with non_blocking=False, which waits",
+        ),
         (  # a copy to the host with non_blocking=True returns before its values arrive (chapter 07)
             "def in_one_copy(pieces, device):\n"
             "    return torch.cat(pieces).to(device, non_blocking=True).chunk(len(pieces))",
-            "in_one_copy(a list of 3 tensors, the first a torch.float32 tensor of shape (4,) on meta holding [6.42621, "
-            "1.39867, 0.711825, -4.90974], device(type='cpu')) copied to the host with non_blocking=True (.to()): its "
-            "values arrive later",
+            "in_one_copy(a list of 3 tensors, the first a torch.float32 tensor of shape (4,) on meta (standing in for "
+            "a GPU) holding [6.42621, "
+            "1.39867, 0.711825, -4.90974], device(type='cpu')) copied to the host with non_blocking=True (.to()): this "
+            "check cannot see a wait for it; copy to the host with non_blocking=False, which waits",
         ),
         (  # attack round 2: the extra read (bool()) was told "raised AssertionError", as meta read False
             "def in_one_copy(pieces, device):\n"
@@ -277,7 +301,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             "def losses_to_floats(losses):\n    print(losses)\n    return torch.stack(losses).tolist()",
-            "read the device 5 times (4 × print(), .tolist())",
+            "read the device 5 times (4 × print() or repr(), .tolist())",
         ),
         (
             "def losses_to_floats(losses):\n    return [loss.to('cpu').item() for loss in losses]",
@@ -311,7 +335,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # attack round 2: a copy to the host with non_blocking=True read with no wait was accepted
             'def losses_to_floats(losses):\n    return torch.stack(losses).to("cpu", non_blocking=True).tolist()',
-            "copied to the host with non_blocking=True (.to()): its values arrive later",
+            "copied to the host with non_blocking=True (.to()): this check cannot see a wait for it",
         ),
         (  # attack round 2: the extra read (bool()) was told "returned 0 values", as meta read False
             "def losses_to_floats(losses):\n"
