@@ -122,7 +122,8 @@ def table(
                 wrong = [(kept, got, right), *_wrong_results(fn, cases[n + 1 :], want, answer, rel)]
                 seen = [s for s in seen if all(_computes(s, a, g, rel) or _computes(s, a, r, rel) for a, g, r in wrong)]
             detail = f": {seen[0].says}" if seen else ""
-            raise Wrong(f"{call} returned {show(got)}; expected {show(right)}{detail}")
+            said = (show(got), show(right)) if show(got) != show(right) else (repr(got), repr(right))
+            raise Wrong(f"{call} returned {said[0]}; expected {said[1]}{detail}")
 
     return check
 
