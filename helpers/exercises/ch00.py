@@ -20,13 +20,12 @@ from ..learner_code import describe_error
 from ..standins import pretend_machine
 from .cases import table
 
-#: A machine: the accelerator torch can use, how many, what torch is built for, the GPUs nvidia-smi lists there (each
-#: a T4). The last has an accelerator, so an answer that sets torch's default device to it leaves it changed (told).
+#: A machine: the accelerator torch can use, how many, what torch is built for, the T4 GPUs nvidia-smi lists there.
 Machine = collections.namedtuple("Machine", "name usable count built listed")
 T4 = collections.namedtuple("Properties", "name major minor total_memory")("Tesla T4", 7, 5, 15 * 2**30)
 MACHINES = (
     Machine("a CPU-only build of torch", None, 0, None, 0),
-    Machine("a CUDA build of torch without a driver", None, 0, "cuda", 0),
+    Machine("Kaggle with the accelerator off (a CUDA build of torch without a driver)", None, 0, "cuda", 0),
     Machine("an mps build of torch on a Mac that cannot use mps", None, 0, "mps", 0),
     Machine("a CPU-only build of torch on a machine with an NVIDIA GPU (nvidia-smi lists it)", None, 0, None, 1),
     Machine("a CUDA build of torch that cannot use the GPU nvidia-smi lists", None, 0, "cuda", 1),
@@ -35,6 +34,8 @@ MACHINES = (
     Machine("a machine with sixteen CUDA GPUs", "cuda", 16, "cuda", 16),  # cuda:10 sorts before cuda:2 as text
     Machine("a Mac with Apple's mps", "mps", 1, "mps", 0),
 )
+_SETTERS = "_C._cuda_setDevice _C._accelerator_setDeviceIndex _C._accelerator_exchangeDevice cuda._exchange_device"
+_SETTERS = f"{_SETTERS} _C._accelerator_maybeExchangeDevice cuda._maybe_exchange_device".split()
 
 
 def devices(m: Machine) -> list[torch.device]:
@@ -44,21 +45,26 @@ def devices(m: Machine) -> list[torch.device]:
 
 def shown(value: Any) -> str:
     """A device as torch names it (cuda:0), devices as [cuda:0, cpu] or (cuda:0, cpu), a string quoted."""
-    if isinstance(value, list | tuple):
-        inner = ", ".join(map(str, value))
-        return f"[{inner}]" if isinstance(value, list) else f"({inner})"
-    return repr(value) if isinstance(value, str) else str(value)
+    if not isinstance(value, list | tuple):
+        return repr(value) if isinstance(value, str) else str(value)
+    return ("[{}]" if isinstance(value, list) else "({})").format(", ".join(map(str, value)))
 
 
 def ask(fn: Callable[..., Any], m: Machine, call: str, *args: Any, may_raise: bool = False) -> Any:
     """What `fn(*args)` returns on `m` (or raises, where it `may_raise`): torch's device queries answer as there, and
-    nvidia-smi is on PATH only where `m`'s driver lists GPUs; a stand-in runs no CUDA code, nor sets the device."""
-    ran_cuda, moved = mock.Mock(side_effect=AssertionError("a stand-in GPU runs no CUDA code")), mock.Mock()
+    nvidia-smi is on PATH only where `m`'s driver lists GPUs; a stand-in runs no CUDA code.
+    KAGGLE_KERNEL_RUN_TYPE is set on Kaggle's only; torch's ways to set the current device set `m`'s, 0 at first."""
+    ran_cuda, current = mock.Mock(side_effect=AssertionError("a stand-in GPU runs no CUDA code")), [0]
 
     def properties(device: Any = None) -> Any:  # torch.cuda.get_device_properties (and name, capability): a T4's
         if 0 <= torch.cuda._get_device_index(device, optional=True) < m.count:
             return T4
         raise AssertionError("Invalid device id")
+
+    def exchange(index: int) -> int:  # set the current device to one of m's, returning the last; a negative: no-op
+        if index >= 0 and properties(index):
+            current[0], index = index, current[0]
+        return index
 
     with contextlib.ExitStack() as stack, tempfile.TemporaryDirectory() as folder:
         smi = pathlib.Path(folder, "nvidia-smi")
@@ -66,10 +72,14 @@ def ask(fn: Callable[..., Any], m: Machine, call: str, *args: Any, may_raise: bo
         smi.chmod(0o755)
         path = [d for d in os.get_exec_path() if not os.path.exists(os.path.join(d, "nvidia-smi"))]
         stack.enter_context(mock.patch.dict(os.environ, PATH=os.pathsep.join([folder] * (m.listed > 0) + path)))
+        os.environ.pop("KAGGLE_KERNEL_RUN_TYPE", None)  # restored after
+        os.environ.update({"KAGGLE_KERNEL_RUN_TYPE": "Interactive"} if "Kaggle" in m.name else {})
         stack.enter_context(pretend_machine(m.usable, m.count, built=m.built))
         stack.enter_context(mock.patch("torch.cuda.get_arch_list", lambda: _LISTS[0].split() * (m.built == "cuda")))
-        for name in ("_cuda_setDevice", "_accelerator_setDeviceIndex"):  # under torch.cuda's and accelerator's
-            stack.enter_context(mock.patch.object(torch._C, name, moved, create=True))
+        for name in _SETTERS:
+            stack.enter_context(mock.patch(f"torch.{name}", exchange, create=True))
+        for module, name in ((torch.accelerator, "current_device_index"), (torch.cuda, "current_device")):  # 0 or raise
+            stack.enter_context(mock.patch.object(module, name, lambda get=module.__dict__[name]: get() + current[0]))
         if m.usable == "cuda":  # elsewhere, CUDA's first use (so a query of a GPU's properties) raises as there
             stack.enter_context(mock.patch.multiple(torch.cuda, _lazy_init=ran_cuda, get_device_properties=properties))
         try:
@@ -78,8 +88,8 @@ def ask(fn: Callable[..., Any], m: Machine, call: str, *args: Any, may_raise: bo
             got = error
     if ran_cuda.called:
         raise Wrong(f"on {m.name}, {call} ran CUDA code, which a stand-in cannot: decide by torch's device queries")
-    if moved.called:
-        raise Wrong(f"on {m.name}, {call} changed the current device, which outlasts the call: just return the device")
+    if current[0]:
+        raise Wrong(f"on {m.name}, {call} left the current device at {current[0]} after the call: put it back")
     if isinstance(got, Exception) and not may_raise:
         raise Wrong(f"on {m.name}, {call} raised {describe_error(got)}")
     return got

@@ -38,23 +38,23 @@ def _count_usable_cpus(fn: Any) -> None:
     spy = lambda module, name: mock.patch.object(module, name, wraps=getattr(module, name))
     with spy(os, "cpu_count") as count, spy(torch, "get_num_threads") as threaded, spy(os, "sched_getaffinity") as own:
         for cpus in map(list, dict.fromkeys(map(tuple, ([allowed[-1]], two, allowed)))):
-            n = len(cpus) - 1 or 2  # torch's threads and OMP_NUM_THREADS: never as many as the CPUs allowed
+            n = len(cpus) - 1 or 2  # torch's threads, and OMP_NUM_THREADS n + 3: neither as many as the CPUs allowed
             os.sched_setaffinity(0, cpus)
             torch.set_num_threads(n)
             try:
-                with mock.patch.dict(os.environ, OMP_NUM_THREADS=str(n)):
+                with mock.patch.dict(os.environ, OMP_NUM_THREADS=str(n + 3)):
                     tries.append((cpus, n, expect_type(fn(), int, whole)))
             finally:
                 os.sched_setaffinity(0, allowed)
                 torch.set_num_threads(threads)
     if not (wrong := [(cpus, n, got) for cpus, n, got in tries if got != len(cpus)]):
         return
-    cpus, _, got = wrong[0]
-    why = ""
+    (cpus, _, got), why = wrong[0], ""
     if count.called and all(g == machine for *_, g in wrong):
         why = f" ({got} is the machine's count, os.cpu_count())"
-    elif threaded.called and all(g == n for _, n, g in wrong):
-        why = f" ({got} is torch.get_num_threads(), which the check set to {got} for this try)"
+    elif all(g == n for _, n, g in wrong) and threaded.called or all(g == n + 3 for _, n, g in wrong):
+        source = "OMP_NUM_THREADS" if got == wrong[0][1] + 3 else "torch.get_num_threads()"
+        why = f" ({got} is {source}, which the check set to {got} for this try)"
     elif not own.called and len({g for *_, g in tries}) == 1 < len(tries):
         why = " (the same whatever CPUs were allowed: it did not call os.sched_getaffinity(0))"
     said = f"with this process allowed {len(cpus)} CPU(s) {cpus}, count_usable_cpus() returned {got!r}"

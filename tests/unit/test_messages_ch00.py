@@ -57,7 +57,15 @@ FLAGS = {
         *(False, False, False, False),
         *(RAISES, RAISES, NOT_COMPILED),
     ),
-    "a CUDA build of torch without a driver": (True, True, False, False, CUDA0, RAISES, RAISES),  # no driver
+    "Kaggle with the accelerator off (a CUDA build of torch without a driver)": (
+        True,
+        True,
+        False,
+        False,
+        CUDA0,
+        RAISES,
+        RAISES,
+    ),  # no driver
     "a CUDA build of torch that cannot use the GPU nvidia-smi lists": (True, True, False, False, CUDA0, RAISES, RAISES),
     "an mps build of torch on a Mac that cannot use mps": (False, False, True, False, MPS0, 0, NOT_COMPILED),
     "a machine with one CUDA GPU": (True, True, False, False, CUDA0, 0, 0),
@@ -166,8 +174,15 @@ def test_nvidia_smi_answers_where_the_stand_in_has_a_driver_and_is_absent_elsewh
 def test_the_current_device_left_as_it_was_and_a_negative_index_refused_are_not_held_against_an_answer() -> None:
     """A stand-in refuses set_device (it outlasts the call) instead of raising torch's own 'no accelerator' error."""
     gpu = next(m for m in ch00.MACHINES if m.usable == "cuda")
-    with pytest.raises(Wrong, match="changed the current device, which outlasts the call"):
-        ch00.ask(lambda: torch.accelerator.set_device_index(0), gpu, "set()")
-    with pytest.raises(Wrong, match="changed the current device"):
-        ch00.ask(lambda: torch.cuda.set_device(0), gpu, "set()")
+    assert ch00.ask(lambda: torch.accelerator.set_device_index(0), gpu, "set()") is None, "0 was current already"
+    two = next(m for m in ch00.MACHINES if m.count == 2)
+    with pytest.raises(Wrong, match="left the current device at 1 after the call"):
+        ch00.ask(lambda: torch.cuda.set_device(1), two, "set()")
+    with pytest.raises(Wrong, match="raised"):  # as there: no device 2
+        ch00.ask(lambda: torch.accelerator.set_device_index(2), two, "set()")
+    assert ch00.ask(lambda: torch.cuda.set_device(-1), two, "set()") is None, "a negative index: a no-op"
+    before = os.environ.get("KAGGLE_KERNEL_RUN_TYPE")
+    kaggle = {m.name for m in ch00.MACHINES if ch00.ask(lambda: "KAGGLE_KERNEL_RUN_TYPE" in os.environ, m, "k()")}
+    assert kaggle == {m.name for m in ch00.MACHINES if "Kaggle" in m.name} and len(kaggle) == 2
+    assert os.environ.get("KAGGLE_KERNEL_RUN_TYPE") == before, "KAGGLE_KERNEL_RUN_TYPE is set back"
     assert isinstance(ch00.ask(lambda: torch.device("cuda", -1), gpu, "neg()", may_raise=True), RuntimeError)

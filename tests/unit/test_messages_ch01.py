@@ -113,6 +113,6 @@ def test_the_check_sets_back_the_cpus_allowed_and_torchs_threads() -> None:
     assert not question.evaluate(seen).correct
     (first, first_omp), (last, last_omp) = seen["seen"][0], seen["seen"][-1]
     assert first != 1 and last != len(allowed), "torch's threads are not the CPUs allowed"
-    assert (first_omp, last_omp) == (str(first), str(last)), "OMP_NUM_THREADS is set as torch's threads are"
+    assert (first_omp, last_omp) == (str(first + 3), str(last + 3)), "OMP_NUM_THREADS: torch's threads + 3"
     assert os.sched_getaffinity(0) == allowed and torch.get_num_threads() == threads
     assert os.environ.get("OMP_NUM_THREADS") == omp, "OMP_NUM_THREADS is set back"

@@ -20,7 +20,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
         (
             'def pick_device():\n    return torch.accelerator.current_accelerator() or torch.device("cpu")',
-            "on a CUDA build of torch without a driver, pick_device() returned cuda; the usable device there is cpu",
+            "on Kaggle with the accelerator off (a CUDA build of torch without a driver), "
+            "pick_device() returned cuda; the usable device there is cpu",
         ),
         (
             'def pick_device():\n    return torch.device("cuda" if torch.cuda.is_available() else "cpu")',
@@ -74,7 +75,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        return torch.device(0)\n"
             "    except RuntimeError:\n"
             '        return torch.device("cpu")',
-            "on a CUDA build of torch without a driver, pick_device() returned cuda:0; the usable device there is cpu",
+            "on Kaggle with the accelerator off (a CUDA build of torch without a driver), "
+            "pick_device() returned cuda:0; the usable device there is cpu",
         ),
         # the current CUDA device's number, which raises where torch has no CUDA (told before: "ran CUDA code"); the
         # line of theirs that raised is named
@@ -172,15 +174,22 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    return device",
             "changed torch's default device",
         ),
-        # makes the device it picks the current one, which lasts after the call
+        # makes the last GPU the current one, which lasts after the call (judged by the current device after it)
         (
             "def pick_device():\n"
             "    if torch.cuda.is_available():\n"
-            "        torch.cuda.set_device(0)\n"
-            '        return torch.device("cuda", 0)\n'
+            "        torch.cuda.set_device(torch.cuda.device_count() - 1)\n"
+            '        return torch.device("cuda")\n'
             "    usable = torch.accelerator.current_accelerator(check_available=True)\n"
             '    return usable if usable is not None else torch.device("cpu")',
-            "on a machine with one CUDA GPU, pick_device() changed the current device, which outlasts the call",
+            "on Kaggle's two T4 GPUs, pick_device() left the current device at 1 after the call: put it back",
+        ),
+        # Kaggle's variable (the notebook's cell 4) taken for a GPU (accepted before: no stand-in machine set it)
+        (
+            "import os\n\n\ndef pick_device():\n"
+            '    return torch.device("cuda" if "KAGGLE_KERNEL_RUN_TYPE" in os.environ else "cpu")',
+            "on Kaggle with the accelerator off (a CUDA build of torch without a driver), pick_device() returned cuda; "
+            "the usable device there is cpu",
         ),
         # asks torch for its default device, which is the CPU on every machine (told before to "ask torch inside the
         # function, each time it is called", which it does): what it returned is named, with the fact only
@@ -206,7 +215,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             '        return torch.device("cuda")\n'
             "    usable = torch.accelerator.current_accelerator(check_available=True)\n"
             '    return usable if usable is not None else torch.device("cpu")',
-            "on a CUDA build of torch without a driver, pick_device() returned cuda; the usable device there is cpu",
+            "on Kaggle with the accelerator off (a CUDA build of torch without a driver), "
+            "pick_device() returned cuda; the usable device there is cpu",
         ),
     ),
     2: (
@@ -286,6 +296,15 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             '    return "GPU ready"',
             "on a CPU-only build of torch on a machine with an NVIDIA GPU (nvidia-smi lists it), cuda_diagnosis() "
             "returned 'GPU ready'; the answer there is 'CPU-only build'",
+        ),
+        # Kaggle's variable (the notebook's cell 4) taken for a GPU (accepted before: no stand-in machine set it)
+        (
+            "import os\n\n\ndef cuda_diagnosis():\n"
+            '    if "KAGGLE_KERNEL_RUN_TYPE" in os.environ:\n'
+            '        return "GPU ready"\n'
+            '    return "CPU-only build" if torch.version.cuda is None else "no usable GPU"',
+            "on Kaggle with the accelerator off (a CUDA build of torch without a driver), cuda_diagnosis() returned "
+            "'GPU ready'; the answer there is 'no usable GPU'",
         ),
     ),
     3: (

@@ -29,7 +29,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def try_gpu(i=0):\n"
             "    accelerator = torch.accelerator.current_accelerator()\n"
             '    return torch.device(accelerator.type, i) if accelerator is not None else torch.device("cpu")',
-            "on a CUDA build of torch without a driver, try_gpu() returned cuda:0; expected cpu",
+            "on Kaggle with the accelerator off (a CUDA build of torch without a driver), "
+            "try_gpu() returned cuda:0; expected cpu",
         ),
         (
             "def try_gpu(i=0):\n"
@@ -103,7 +104,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        torch.accelerator.set_device_index(i)\n"
             "        return torch.device(torch.accelerator.current_accelerator().type, i)\n"
             '    return torch.device("cpu")',
-            "on a machine with one CUDA GPU, try_gpu() changed the current device, which outlasts the call",
+            "on Kaggle's two T4 GPUs, try_gpu(1) left the current device at 1 after the call: put it back",
         ),
     ),
     2: (
@@ -127,7 +128,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    if accelerator is None:\n"
             '        return [torch.device("cpu")]\n'
             "    return [torch.device(accelerator.type, i) for i in range(torch.accelerator.device_count())]",
-            "on a CUDA build of torch without a driver, try_all_gpus() returned []; expected [cpu]",
+            "on Kaggle with the accelerator off (a CUDA build of torch without a driver), "
+            "try_all_gpus() returned []; expected [cpu]",
         ),
         (
             "def try_all_gpus():\n"
@@ -243,7 +245,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # says how many threads to start, not which CPUs this process may use
         (
             'def count_usable_cpus():\n    return int(os.environ.get("OMP_NUM_THREADS", len(os.sched_getaffinity(0))))',
-            f"allowed 1 CPU(s) {CPUS[-1:]}, count_usable_cpus() returned 2; expected 1",
+            f"allowed 1 CPU(s) {CPUS[-1:]}, count_usable_cpus() returned 5; expected 1 (5 is OMP_NUM_THREADS, which "
+            "the check set to 5 for this try)",
         ),
         # the set, not how many are in it
         (
@@ -300,7 +303,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             '        return torch.device("cpu"), torch.device("cpu")\n'
             "    second = 1 if torch.accelerator.device_count() > 1 else 0\n"
             "    return torch.device(built.type, 0), torch.device(built.type, second)",
-            "on a CUDA build of torch without a driver, stage_devices() returned (cuda:0, cuda:0); the devices torch "
+            "on Kaggle with the accelerator off (a CUDA build of torch without a driver), "
+            "stage_devices() returned (cuda:0, cuda:0); the devices torch "
             "can use there: [cpu]",
         ),
         # asks for the devices once, when the cell runs (told before without the note)
@@ -352,6 +356,40 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         '    return torch.device("cpu")',
         # the course's own, which raises for a negative index
         "import helpers.devices\n\n\ndef try_gpu(i=0):\n    return helpers.devices.try_gpu(i)",
+        # sets device i and puts the last one back (rejected before: any set_device was held against it)
+        "def try_gpu(i=0):\n"
+        "    if not torch.cuda.is_available() or not 0 <= i < torch.cuda.device_count():\n"
+        "        mps = torch.backends.mps.is_available() and i == 0\n"
+        '        return torch.device("mps", 0) if mps else torch.device("cpu")\n'
+        "    prev = torch.cuda.current_device()\n"
+        "    torch.cuda.set_device(i)\n"
+        "    try:\n"
+        '        return torch.device("cuda", torch.cuda.current_device())\n'
+        "    finally:\n"
+        "        torch.cuda.set_device(prev)",
+        "def try_gpu(i=0):\n"
+        "    if not torch.accelerator.is_available() or not 0 <= i < torch.accelerator.device_count():\n"
+        '        return torch.device("cpu")\n'
+        "    prev = torch.accelerator.current_device_index()\n"
+        "    torch.accelerator.set_device_index(i)\n"
+        "    try:\n"
+        "        index = torch.accelerator.current_device_index()\n"
+        "    finally:\n"
+        "        torch.accelerator.set_device_index(prev)\n"
+        "    return torch.device(torch.accelerator.current_accelerator().type, index)",
+        # the blocks section 7 teaches, which set the device back (rejected before: the stand-ins raised in them)
+        "def try_gpu(i=0):\n"
+        "    if not torch.cuda.is_available() or not 0 <= i < torch.cuda.device_count():\n"
+        "        mps = torch.backends.mps.is_available() and i == 0\n"
+        '        return torch.device("mps", 0) if mps else torch.device("cpu")\n'
+        "    with torch.cuda.device(i):\n"
+        '        return torch.device("cuda", torch.cuda.current_device())',
+        "def try_gpu(i=0):\n"
+        "    if not torch.accelerator.is_available() or not 0 <= i < torch.accelerator.device_count():\n"
+        '        return torch.device("cpu")\n'
+        "    with torch.accelerator.device_index(i):\n"
+        "        index = torch.accelerator.current_device_index()\n"
+        "    return torch.device(torch.accelerator.current_accelerator().type, index)",
     ),
     2: (
         "def try_all_gpus():\n"
