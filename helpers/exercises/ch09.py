@@ -4,8 +4,11 @@ import functools
 import multiprocessing
 import os
 import queue
+import random
+import sys
 import threading
 import time
+from pickle import dumps
 from typing import Any
 
 import torch
@@ -19,13 +22,15 @@ from ..processes import LaunchTimeout, WorkerFailed, launch, process_context, st
 from .cases import same, show, unchanged
 
 CHILD_SECONDS = 60.0  # for the child processes of one check, their start included (a session's first is slow)
-#: Question 2's (index, tensor) tasks: indices not 0, 1, 2; float16 whose sum overflows it, int64, 2-D, a whole mean.
+#: Question 2's (index, tensor) tasks: indices not 0-2; float16 whose sum overflows it, int64 (mean not a float16).
 _TASKS = [(2, torch.tensor([0.5, 1, 2.25]).half().repeat(20_000)), (4, torch.tensor([0.1, 0.2, 0.7, 1.5]))]
-_TASKS += [(9, torch.tensor([3, 4])), (6, torch.tensor([2, 4, 9])), (7, torch.tensor([[0.5, 1.5], [2, 4.5]]))]
-#: Question 3's (x, world_size, where): sizes that do not divide (fewer chunks), an integer dtype; no chunk adds to 0.
+_TASKS += [(9, torch.tensor([2049, 2047, 1])), (6, torch.tensor([2, 4, 9])), (7, torch.tensor([[0.5, 1.5], [2, 4.5]]))]
+#: Question 3's (x, world_size, where): sizes that do not divide (fewer chunks), int64, a sum float16 cannot hold.
 _HERE = "here, each rank alone on its own out,"  # so that no rank's sum can hang on another's slot or run first
 _SUMS = [(torch.tensor([3.0, 1, 4, 1, 5, 9, 2, 6, 5, 3]), 3, _HERE), (torch.tensor([7, -2, 8, 1, 8]), 4, _HERE)]
-_SUMS += [(torch.tensor([2.5, 7, 1, 8, 2, 8, 1.5]), 2, "in child processes on one out,")]
+_SUMS += [(torch.tensor([2.5, 3001, 1, 8, 2, 8, 1.5]), 2, "in child processes on one out,")]
+_SEED = "global random state: draw only with a Generator seeded from rank"  # question 1's: what a worker leaves as is
+_KEPT = [f"torch's {_SEED}", f"Python's {_SEED}", f"numpy's {_SEED}", "parameters' memory: train them in place"]
 
 
 class _Model(nn.Sequential):  # question 1's: notes each forward's parameters and rows of x, and optimizer steps
@@ -57,6 +62,11 @@ class _Model(nn.Sequential):  # question 1's: notes each forward's parameters an
         return f"moved the parameters by {show(ratio)} × the gradient ({show(ratio / lr)} × lr); an SGD step is lr × it"
 
 
+def _kept(model: nn.Module) -> list[bytes]:  # torch's, Python's, numpy's (if imported) random states; model's memory
+    np, mem = sys.modules.get("numpy"), [p.data_ptr() for p in model.parameters()]  # the memory processes share
+    return list(map(dumps, (torch.get_rng_state().numpy(), random.getstate(), np and np.random.get_state(), mem)))
+
+
 def _hogwild_child(rank: int, world_size: int, fn: Any, model: _Model, steps: int, lr: float) -> list[list[int]]:
     fn(rank, model, model.x, model.y, steps, lr)
     return model.rows
@@ -74,11 +84,11 @@ def _in_children(worker: Any, what: str, world_size: int, args: tuple) -> list[A
 def _check_hogwild_worker(fn: Any) -> None:
     expect_function(fn, "hogwild_worker", "(rank, model, x, y, steps, lr)")
     for steps, lr, n in ((5, 0.3, 256), (20, 0.05, 40)):  # 40 rows, 640 drawn: each comes but for 1e-7 by chance
-        model, rng, call = _Model(n), torch.get_rng_state(), f"hogwild_worker(0, model, x, y, {steps}, {lr}), {n} rows"
+        kept, call = _kept(model := _Model(n)), f"hogwild_worker(0, model, x, y, {steps}, {lr}), {n} rows"
         with register_optimizer_step_pre_hook(model.note_step):
             fn(0, model, model.x, model.y, steps, lr)
-        if not torch.equal(rng, torch.get_rng_state()):
-            raise Wrong(f"{call} changed torch's global random state: draw only with a Generator seeded from rank")
+        if changed := [what for what, a, b in zip(_KEPT, kept, _kept(model), strict=True) if a != b]:
+            raise Wrong(f"{call} changed {changed[0]}")
         if not unchanged((_Model(n).x, _Model(n).y), (model.x, model.y)):
             raise Wrong(f"{call} changed x or y: pick rows by index (x[idx]) and leave the data as it is")
         if (sizes := [len(r) - r.count(-1) for r in model.rows]) != [32] * steps:  # none: it trained another model
@@ -173,7 +183,7 @@ _TEXTS = {  # each question's variable: its task, then (after a newline) its hin
     "consumer": "Write `consumer(tasks, results)`: for each (index, t) from `tasks` until None, put (index, t's mean "
     "as a Python float) on `results`.\nLoop on tasks.get() until None; t.double().mean().item() takes integers too.",
     "partial_sum": "Write `partial_sum(rank, world_size, x, out)`: out[rank] = the sum of x.chunk(world_size)[rank] "
-    "or 0.\nx.chunk(world_size) gives fewer chunks when x is short; out[rank] = ... writes into shared memory.",
+    "or 0.\nx.chunk(world_size)'s chunks are ceil(len(x) / world_size) long: fewer when x runs out; out is shared.",
     "run_in_forks": "Debug `run_in_forks(model, work, processes)`: what its forked children write must reach the "
     "model.\nfork gives each child a copy of the parent's memory; memory shared before the fork is shared after.",
 }

@@ -14,7 +14,7 @@ from .ch11 import TimedDevice
 _AXPY = {2 / 12: "", 2 / 3: "count bytes, not elements: a float32 element is 4 bytes"}
 _AXPY[2 / 8] = "2 FLOPs per 8 bytes leaves out y's read or its write: x and y are read, y is written back"
 _AXPY[1 / 12] = "1 FLOP per 12 bytes, or 2 per 24? a*x + y is 2 FLOPs an element, and a float32 is 4 bytes"
-_AXPY[1 / 8] = "2 FLOPs per 16 bytes (a read per element: a is a scalar), or 1 per 8 (an add and y's write left out)?"
+_AXPY[1 / 8] = "2 FLOPs per 16 bytes (a read of a or a write-allocate read of y), or 1 per 8 (y's write left out)?"
 
 
 def _check_axpy_intensity(value: Any) -> None:
@@ -76,9 +76,9 @@ def _check_achieved_tflops(fn: Any) -> None:
 
 
 _times = lambda flops, nbytes, peak, bandwidth: (flops / (peak * 1e12), nbytes / (bandwidth * 1e9))
-#: Memory-bound, compute-bound, on the ridge (whole numbers), a CPU's roofs, almost all traffic (a unit slip shows).
+#: Memory-bound, compute-bound, on the ridge (whole numbers), a CPU's roofs, almost all traffic, 0.2 ns (no floor).
 _ROOFLINE = [(1e7, 1.2e8, 8.1, 320.0), (2 * 4096.0**3, 6 * 4096.0**2, 65.0, 320.0), (10**12, 4 * 10**10, 10, 400)]
-_ROOFLINE += [(2 * 512.0**3, 12 * 512.0**2, 0.05, 12.0), (1e6, 4e8, 8.1, 320.0)]
+_ROOFLINE += [(2 * 512.0**3, 12 * 512.0**2, 0.05, 12.0), (1e6, 4e8, 8.1, 320.0), (1, 64, 8.1, 320.0)]
 _ROOFLINE_SLIPS = [
     Slip(lambda *c: min(_times(*c)), "that is the shorter of the two times; the longer one sets the least time"),
     Slip(lambda *c: sum(_times(*c)), "that adds the two times; they overlap, so the longer one sets the time"),

@@ -167,10 +167,56 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    opt = torch.optim.SGD(model.parameters(), lr=lr)\n"
             "    for _ in range(steps):\n"
             "        idx = random.sample(range(len(x)), 32)\n" + _Q1_STEP,
-            "rank 0 drew other rows than here",
+            "changed Python's global random state: draw only with a Generator seeded from rank",
+        ),
+        # round 3's findings: numpy's or Python's global generator seeded from rank (not a torch.Generator)
+        (
+            "import numpy as np\nimport torch\nimport torch.nn.functional as F\n\n\n"
+            "def hogwild_worker(rank, model, x, y, steps, lr):\n"
+            "    np.random.seed(rank)\n"
+            "    opt = torch.optim.SGD(model.parameters(), lr=lr)\n"
+            "    for _ in range(steps):\n"
+            "        idx = torch.from_numpy(np.random.randint(0, len(x), 32))\n" + _Q1_STEP,
+            "changed numpy's global random state: draw only with a Generator seeded from rank",
+        ),
+        (
+            "import random\n\nimport torch\nimport torch.nn.functional as F\n\n\n"
+            "def hogwild_worker(rank, model, x, y, steps, lr):\n"
+            "    random.seed(rank)\n"
+            "    opt = torch.optim.SGD(model.parameters(), lr=lr)\n"
+            "    for _ in range(steps):\n"
+            "        idx = random.sample(range(len(x)), 32)\n" + _Q1_STEP,
+            "changed Python's global random state",
+        ),
+        # round 3's findings: the parameters rebound to new tensors (the shared memory never changes)
+        (
+            _q1(
+                "        opt.step()\n",
+                "        with torch.no_grad():\n"
+                "            for p in model.parameters():\n"
+                "                p.data = p.data - lr * p.grad\n",
+            ),
+            "5, 0.3), 256 rows changed parameters' memory: train them in place",
+        ),
+        (
+            _q1("    opt = ", "    for p in model.parameters():\n        p.data = p.data.clone()\n    opt = "),
+            "changed parameters' memory: train them in place",
         ),
     ),
     2: (
+        # round 3's findings: the mean rounded to float16 (1365.67 is not a float16)
+        (
+            "import torch\n\n\ndef consumer(tasks, results):\n"
+            "    for index, t in iter(tasks.get, None):\n"
+            "        results.put((index, float(t.to(torch.float16).mean())))",
+            "(9, 1365)]; expected [",
+        ),
+        (
+            "import torch\n\n\ndef consumer(tasks, results):\n"
+            "    for index, t in iter(tasks.get, None):\n"
+            "        results.put((index, t.mean(dtype=torch.float16).item()))",
+            "(9, 1365",
+        ),
         # the attack's finding: the tasks arrive while the consumer runs, so an empty queue is no stop signal
         (
             "def consumer(tasks, results):\n"
@@ -184,7 +230,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def consumer(tasks, results):\n"
             "    for index, t in iter(tasks.get, None):\n"
             "        results.put((index, t.sum().item() / t.numel()))",
-            "`results` got [(2, inf), (4, 0.625), (6, 5), (7, 2.125), (9, 3.5)]; expected [(2, 1.25), (4, 0.625)",
+            "`results` got [(2, inf), (4, 0.625), (6, 5), (7, 2.125), (9, 1365.67)]; expected [(2, 1.25), (4, 0.625)",
         ),
         (
             "def consumer(tasks, results):\n"
@@ -227,14 +273,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # the sum, not the mean
         (
             _Q2_HEAD + _Q2_STOP + "        results.put((index, t.double().sum().item()))",
-            "`results` got [(2, 75_000), (4, 2.5), (6, 15), (7, 8.5), (9, 7)]; expected [(2, 1.25), (4, 0.625)",
+            "`results` got [(2, 75_000), (4, 2.5), (6, 15), (7, 8.5), (9, 4097)]; expected [(2, 1.25), (4, 0.625)",
         ),
         # numbers the results itself instead of sending the task's index
         (
             "def consumer(tasks, results):\n"
             "    for n, (index, t) in enumerate(iter(tasks.get, None)):\n"
             "        results.put((n, t.double().mean().item()))",
-            "`results` got [(0, 1.25), (1, 0.625), (2, 3.5), (3, 5), (4, 2.125)]; expected [(2, 1.25), (4, 0.625), "
+            "`results` got [(0, 1.25), (1, 0.625), (2, 1365.67), (3, 5), (4, 2.125)]; expected [(2, 1.25), (4, 0.625), "
             "(6, 5)",
         ),
         # never looks for the stop signal
@@ -267,11 +313,17 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def consumer(tasks, results):\n"
             "    for index, t in iter(tasks.get, None):\n"
             "        results.put((index, t.sum().item() / len(t)))",
-            "`results` got [(2, inf), (4, 0.625), (6, 5), (7, 4.25), (9, 3.5)]; expected [(2, 1.25), (4, 0.625), "
-            "(6, 5), (7, 2.125), (9, 3.5)]",
+            "`results` got [(2, inf), (4, 0.625), (6, 5), (7, 4.25), (9, 1365.67)]; expected [(2, 1.25), (4, 0.625), "
+            "(6, 5), (7, 2.125), (9, 1365.67)]",
         ),
     ),
     3: (
+        # round 3's finding: the chunk summed in float16 (3012.5 is not a float16)
+        (
+            _Q3_HEAD + "    chunks = x.chunk(world_size)\n"
+            "    out[rank] = chunks[rank].half().sum() if rank < len(chunks) else 0",
+            "the sums of x.chunk are [3012.5, 11.5]",
+        ),
         # the attack's finding: x.chunk gives fewer chunks than world_size when x is short (the old solution)
         (
             _Q3_HEAD + "    out[rank] = x.chunk(world_size)[rank].sum()",

@@ -24,7 +24,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "axpy_intensity = 2 / (3 * 8)",
             "1 FLOP per 12 bytes, or 2 per 24? a*x + y is 2 FLOPs an element, and a float32",
         ),
-        ("axpy_intensity = 0.125", "2 FLOPs per 16 bytes (a read per element: a is a scalar), or 1 per 8"),
+        ("axpy_intensity = 0.125", "2 FLOPs per 16 bytes (a read of a or a write-allocate read of y), or 1 per 8"),
         ("axpy_intensity = 2 / 3", "count bytes, not elements"),
         # bytes over FLOPs: no slip the chapter teaches, so nothing is named
         ("axpy_intensity = 12 / 2", "6 FLOP/byte is not it: count the FLOPs and the bytes"),
@@ -160,6 +160,11 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
     ),
     5: (
+        # round 3's finding: a launch floor the question does not ask for (a tiny case shows it)
+        (
+            _ROOF + "    return max(flops / (peak_tflops * 1e12), nbytes / (bandwidth_gbs * 1e9), 2e-5)",
+            "roofline_seconds(1, 64, 8.1, 320",
+        ),
         (
             _ROOF + "    return min(flops / (peak_tflops * 1e12), nbytes / (bandwidth_gbs * 1e9))",
             "expected 0.000375: that is the shorter of the two times; the longer one sets the least time",

@@ -18,7 +18,7 @@ def hogwild_worker(rank, model, x, y, steps, lr):
     for index, t in iter(tasks.get, None):  # tasks.get() until it returns None
         results.put((index, t.double().mean().item()))  # double(): an integer tensor has no mean()""",
     3: """def partial_sum(rank, world_size, x, out):
-    chunks = x.chunk(world_size)  # fewer than world_size when x is short: a rank may have none
+    chunks = x.chunk(world_size)  # each ceil(len(x) / world_size) long: x may run out first
     out[rank] = chunks[rank].sum() if rank < len(chunks) else 0""",
     4: """import torch.multiprocessing as mp
 
