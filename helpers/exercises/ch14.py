@@ -34,7 +34,7 @@ _IDLE_SLIPS = (
     Slip(lambda busy, lo, hi: 1 - sum(1 - _idle([p], lo, hi) for p in busy), "overlaps counted twice: merge them"),
     Slip(lambda busy, lo, hi: 1 - covered_ms(busy) / (hi - lo), "clip each pair to [start_ms, end_ms] first"),
     Slip(
-        lambda busy, lo, hi: 1 - _idle(busy, lo, hi) if busy else None, "that is the busy share; return the idle share"
+        lambda busy, lo, hi: 1 - _idle(busy, lo, hi) if busy else 1.0, "that is the busy share; return the idle share"
     ),
     Slip(lambda *case: 100 * _idle(*case), "that looks like a percentage; return a fraction"),
 )
