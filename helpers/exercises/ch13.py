@@ -69,7 +69,8 @@ def _launch(launch: Any, call: str, grid: tuple, block: int, tensors: dict, rest
     again = len(stored) - len(set(stored))  # a round trip through out, or a pass writing it before the last
     if bool((wrong := ~torch.isclose(got, want, rtol=tol, atol=tol)).any()):
         at, missed = tuple(wrong.nonzero()[0].tolist()), got == _FILL
-        seen = f"never written, nor are {int(missed.sum()) - 1} more" if missed[at] else f"{float(got[at]):.7g}"
+        more = f", nor are {int(missed.sum()) - 1} more" * bool(missed.sum() > 1)
+        seen = f"never written{more}" if missed[at] else f"{float(got[at]):.7g}"
         seen += f"; expected {float(want[at]):.7g} (within {tol:g})" + _gaps(missed, block, again) * bool(missed[at])
         raise Wrong(f"{call}: out[{', '.join(map(str, at))}] is {seen}")
     if again:
@@ -85,7 +86,11 @@ def _gaps(missed: torch.Tensor, block: int, twice: int) -> str:
     if torch.equal(torch.isin(parts, parts[missed]), missed) and not bool(missed.all()) and (twice or not last):
         part = "block" if one_d else "row"
         return f": whole {part}s go unwritten: each program instance must write its own {part}, from tl.program_id(0)"
-    return f": the mask stops {last} element(s) short of " + ("n" if one_d else "n_cols in each row") if last else ""
+    return (
+        f": the mask stops {last} element(s) short of " + ("n" if one_d else "n_cols in each row")
+        if last and not twice
+        else ""
+    )
 
 
 #: (n, BLOCK, scale, shift, dtype): a ragged last block; n under one block and a negative scale; float16.

@@ -23,17 +23,19 @@ def covered_ms(pairs: Any, lo: float | None = None, hi: float | None = None) -> 
 
 
 _idle = lambda pairs, lo, hi: 1 - covered_ms(pairs, lo, hi) / (hi - lo)  # the share idle_share returns
-#: Overlapping, unsorted, nested, touching, sticking out, wholly outside, none; start_ms < 0; ends on no grid of slots.
+#: Overlapping, unsorted, nested, touching, sticking out, wholly outside, none; start_ms < 0 (a pair below 0); off-grid.
 _IDLE_CASES = (([(2.0, 5.0), (1.0, 3.0), (7.0, 8.0)], 0.0, 12.0), ([], 0.0, 4.0))
 _IDLE_CASES += (([(9.0, 12.0), (-2.0, 1.0), (15.0, 16.0)], 0.0, 10.0), ([(0.1, 0.3), (0.2417, 0.4523)], 0.0, 0.7))
 _IDLE_CASES += (([(0.0, 4.0), (1.0, 2.0), (2.5, 3.0), (6.0, 7.0)], 0.0, 8.0),)
 _IDLE_CASES += (([(12.0, 15.0), (-5.0, -1.0), (3.0, 4.0), (4.0, 6.0)], 0.0, 10.0),)
-_IDLE_CASES += (([(6.5, 7.0), (5.0, 6.0), (5.5, 9.0)], -5.0, 10.0),)
+_IDLE_CASES += (([(6.5, 7.0), (5.0, 6.0), (5.5, 9.0), (-4.0, -3.0)], -5.0, 10.0),)
 _IDLE_CASES += (([(0.1371, 1.7129), (1.5003, 2.0417), (2.9, 3.1)], 0.0613, 2.9871),)
 _IDLE_SLIPS = (
     Slip(lambda busy, lo, hi: 1 - sum(1 - _idle([p], lo, hi) for p in busy), "overlaps counted twice: merge them"),
     Slip(lambda busy, lo, hi: 1 - covered_ms(busy) / (hi - lo), "clip each pair to [start_ms, end_ms] first"),
-    Slip(lambda *case: 1 - _idle(*case), "that is the busy share; return the idle share"),
+    Slip(
+        lambda busy, lo, hi: 1 - _idle(busy, lo, hi) if busy else 1.0, "that is the busy share; return the idle share"
+    ),
     Slip(lambda *case: 100 * _idle(*case), "that looks like a percentage; return a fraction"),
 )
 _SAMPLES, _BATCH = 5220, 1024  # question 2's pass: six steps, the last of 100 samples

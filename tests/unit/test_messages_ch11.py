@@ -109,5 +109,5 @@ def test_no_clock_read_seen_no_read_counted() -> None:
         "    return (perf_counter() - start) / 20"
     )
     message = evaluate(_question("steady_seconds"), code).message
-    assert "fn ran 23 times; expected 1 warm-up calls, then 12 timed ones" in message, message
+    assert "fn ran 23 times; expected 1 warm-up call, then 12 timed ones" in message, message
     assert "clock read" not in message, message

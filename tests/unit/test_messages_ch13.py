@@ -155,3 +155,17 @@ def test_elements_never_written_blame_program_ids_only_for_whole_blocks_or_rows(
     whole = _Q1_HEAD + "    offsets = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)\n    mask = offsets < n\n"
     outcome = evaluate(_question(1), whole + load_store.format("tl.maximum(x * scale + shift, 0)", "mask"))
     assert "whole blocks go unwritten: each program instance must write its own block" in outcome.message
+
+
+def test_overlapping_offsets_with_a_right_mask_do_not_name_the_mask() -> None:
+    from tests.wrong_answers.ch13 import _Q1_HEAD
+
+    code = (
+        _Q1_HEAD + "    offsets = tl.program_id(0) + tl.arange(0, BLOCK)\n    mask = offsets < n\n"
+        "    x = tl.load(x_ptr + offsets, mask=mask)\n"
+        "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n"
+    )
+    from helpers.exercises import ch13
+
+    outcome = evaluate(ch13.QUESTIONS[0], code)
+    assert not outcome.correct and "mask" not in outcome.message

@@ -97,3 +97,11 @@ def test_a_wrong_count_is_told_both_numbers() -> None:
     outcome = evaluate(_question(2), code)
     assert not outcome.correct and "], 0); the slow loop returns ([" in outcome.message
     assert "1187)" in outcome.message, outcome.message
+
+
+def test_a_share_wrong_only_on_no_busy_pairs_is_not_called_the_busy_share() -> None:
+    from tests.wrong_answers.ch14 import _Q1_WALK
+
+    code = _Q1_WALK + "    return 1 - covered / (end_ms - start_ms) if busy else 0.0"
+    outcome = evaluate(_question(1), code)
+    assert not outcome.correct and "expected 1" in outcome.message and "busy share" not in outcome.message

@@ -64,7 +64,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # squeeze() without a dim: wrong for one pair only
             _APPLY + "    return list((torch.stack(weights) @ torch.stack(vectors).unsqueeze(-1)).squeeze())",
-            "apply_all on 1 pairs of 4×4 torch.int64 matrices and vectors on cpu returned [a torch.int64 tensor of "
+            "apply_all on 1 pair of 4×4 torch.int64 matrices and vectors on cpu returned [a torch.int64 tensor of "
             "shape ()",
         ),
         (  # float32 products of integer matrices (the attack: only float32 inputs were tried)
@@ -85,10 +85,16 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
     ),
     2: (
+        (  # rounded to the millisecond: right only when a call takes whole milliseconds
+            "def steady_seconds(fn, x, sync, warmup, iters):\n    for _ in range(warmup):\n        fn(x)\n    sync()\n"
+            "    start = time.perf_counter()\n    for _ in range(iters):\n        fn(x)\n    sync()\n"
+            "    return round((time.perf_counter() - start) / iters, 3)",
+            "steady_seconds(fn, x, sync, 1, 12) returned 0.0 s a call; expected 0.0002",
+        ),
         (
             _STEADY + "    for _ in range(3):\n        fn(x)\n    sync()\n    start = time.perf_counter()\n"
             "    for _ in range(20):\n        fn(x)\n    sync()\n    return (time.perf_counter() - start) / 20",
-            "fn ran 23 times, 3 before the first clock read and 20 after; expected 1 warm-up calls, then 12 timed ones",
+            "fn ran 23 times, 3 before the first clock read and 20 after; expected 1 warm-up call, then 12 timed ones",
         ),
         (
             _STEADY
@@ -170,6 +176,22 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
     ),
     3: (
+        (  # a float32 copy of each batch: int64 values past 2**24 round
+            "def run_batches(graph, static_input, static_output, batches):\n"
+            "    outputs = []\n    for batch in batches:\n"
+            "        static_input.copy_(batch.float())\n        graph.replay()\n"
+            "        outputs.append(static_output.clone())\n"
+            "    return outputs",
+            "run_batches on 5 torch.int64 batches of the static shape (2, 3): output 0 is",
+        ),
+        (  # lists, not tensors: the values are right
+            "def run_batches(graph, static_input, static_output, batches):\n"
+            "    outputs = []\n    for batch in batches:\n"
+            "        static_input.copy_(batch)\n        graph.replay()\n"
+            "        outputs.append(static_output.tolist())\n"
+            "    return outputs",
+            "output 0 is a list, [[1, 3, 5], [7, 9, 11]]; expected a tensor",
+        ),
         (
             "def run_batches(graph, static_input, static_output, batches):\n    outputs = []\n    for i in range(3):\n"
             "        static_input.copy_(batches[i])\n        graph.replay()\n"
@@ -243,7 +265,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (  # float32 copies of integer outputs (the attack: only float32 inputs were tried)
             _RUN + "        static_input.copy_(batch)\n        graph.replay()\n"
             "        outputs.append(static_output.clone().float())\n    return outputs",
-            "output 0 is [[1, 3, 5], [7, 9, 11]] (torch.float32); expected [[1, 3, 5], [7, 9, 11]] (torch.int64)",
+            "(torch.float32); expected [[67_108_867, 67_108_869, 67_108_871]",
         ),
         (
             _RUN + "        static_input.copy_(batch)\n        graph.replay()\n"

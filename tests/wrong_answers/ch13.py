@@ -26,6 +26,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "element(s) outside every tensor given; the lowest lies 1 element(s) past the end of x. The last block "
             "sticks out past n: mask every load and store",
         ),
+        (  # offsets from the program id alone: the blocks overlap, the mask is right; neither the mask is named
+            _Q1_HEAD + "    offsets = tl.program_id(0) + tl.arange(0, BLOCK)\n"
+            "    mask = offsets < n\n"
+            "    x = tl.load(x_ptr + offsets, mask=mask)\n"
+            "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
+            "is never written, nor are",
+        ),
         (  # the mask off by one: lane n gets through
             _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets <= n\n"
             "    x = tl.load(x_ptr + offsets, mask=mask)\n"
@@ -92,7 +99,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n - 1\n"
             "    x = tl.load(x_ptr + offsets, mask=mask)\n"
             "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-            f"{_RAGGED}: out[999] is never written, nor are 0 more; expected 1.517713 (within 1e-05): the mask stops 1 "
+            f"{_RAGGED}: out[999] is never written; expected 1.517713 (within 1e-05): the mask stops 1 "
             "element(s) short of n",
         ),
         (  # only the positive results stored: out keeps what it held where the result is 0
@@ -207,7 +214,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _Q2_HEAD + "    mask = cols < n_cols - 1\n"
             "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, x * tl.load(scale_ptr + row), mask=mask)\n",
-            f"{_ONE_ROW}out[0, 99] is never written, nor are 0 more; expected -5.949065 (within 1e-05): the mask "
+            f"{_ONE_ROW}out[0, 99] is never written; expected -5.949065 (within 1e-05): the mask "
             "stops 1 element(s) short of n_cols in each row",
         ),
         (  # the two strides swapped: x's rows read where out's start (n_cols is not in it)

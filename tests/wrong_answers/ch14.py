@@ -19,6 +19,11 @@ TRAIN = "def train(model, opt, batches):\n"
 #: message a learner who wrote it is told).
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
+        (  # the covered stretch starting at 0, not at start_ms: a pair below 0 is lost
+            _Q1_WALK.replace("reach = 0.0, start_ms", "reach = 0.0, 0.0")
+            + "    return 1 - covered / (end_ms - start_ms)",
+            "(-4, -3)], -5, 10) returned 0.733333; expected 0.666667",
+        ),
         (
             _Q1_HEAD
             + "    covered = sum(min(e, end_ms) - max(s, start_ms) for s, e in busy if e > start_ms and s < end_ms)\n"
@@ -73,7 +78,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # the window's length taken from 0 when it starts before 0
             _Q1_WALK + "    return 1 - covered / (end_ms - max(start_ms, 0))",
-            "idle_share([(6.5, 7), (5, 6), (5.5, 9)], -5, 10) returned 0.6; expected 0.733333",
+            "idle_share([(6.5, 7), (5, 6), (5.5, 9), (-4, -3)], -5, 10) returned 0.5; expected 0.666667",
         ),
         (
             _Q1_HEAD + "    covered, reach = 0.0, start_ms\n"
