@@ -117,12 +117,14 @@ def table(
             right = want(*kept)
             if same(got, right, rel):
                 continue
-            seen = [s for s in slips if _computes(s, kept, got, rel) and not _computes(s, kept, right, rel)]
+            seen = [s for s in slips if _computes(s, kept, got, rel=rel) and not _computes(s, kept, right, rel=rel)]
             if seen:  # one case may match a mistake by chance: the others must agree
                 wrong = [(kept, got, right), *_wrong_results(fn, cases[n + 1 :], want, answer, rel)]
-                seen = [s for s in seen if all(_computes(s, a, g, rel) or _computes(s, a, r, rel) for a, g, r in wrong)]
+                seen = [s for s in seen if all(_computes(s, a, g, r, rel=rel) for a, g, r in wrong)]
             detail = f": {seen[0].says}" if seen else ""
-            said = (show(got), show(right)) if show(got) != show(right) else (repr(got), repr(right))
+            said = show(got), show(right)
+            if said[0] == said[1]:  # equal in 6 digits: show every digit
+                said = repr(got), repr(right)
             raise Wrong(f"{call} returned {said[0]}; expected {said[1]}{detail}")
 
     return check
@@ -152,9 +154,10 @@ def _wrong_results(fn: Any, cases: Sequence[Case], want: Any, answer: Any, rel: 
     return found
 
 
-def _computes(slip: Slip, args: tuple, got: Any, rel: float) -> bool:
-    """Whether `got` is what the mistake computes from `args` (False where the mistake cannot be computed)."""
+def _computes(slip: Slip, args: tuple, *values: Any, rel: float) -> bool:
+    """Whether one of `values` is what the mistake computes from `args` (computed once; False where it cannot be)."""
     try:
-        return same(got, slip.computes(*args), rel)
+        mistake = slip.computes(*args)
+        return any(same(value, mistake, rel) for value in values)
     except (ArithmeticError, ValueError, TypeError):
         return False
