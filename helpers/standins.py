@@ -80,6 +80,7 @@ def pretend_machine(accelerator: str | None, count: int = 0, *, built: str | Non
     answers = {
         (torch.version, "cuda"): (torch.version.cuda or "12.8") if built == "cuda" else None,
         (torch.backends.cuda, "is_built"): lambda: built == "cuda",
+        (torch.cuda, "_is_compiled"): lambda: built == "cuda",
         (torch.backends.mps, "is_built"): lambda: built == "mps",
         (torch, "device"): DeviceType("device", (), {"__doc__": real_device.__doc__}),
         (torch.accelerator, "is_available"): lambda: accelerator is not None,
