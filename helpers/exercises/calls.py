@@ -1,14 +1,12 @@
 """Watching a learner's tensor calls, for the checkers that judge how an answer gets its result.
 
-`CallLog` records every torch function and tensor method the learner's code calls while it is
-active (a `torch.overrides.TorchFunctionMode`): its name, arguments, result, and whether it
-raised. Each checker asks the log its own question: which calls made a tensor on the CPU, which
-moved one, which read values back to the host, how many trips went to a device.
+`CallLog` (a `torch.overrides.TorchFunctionMode`) records every torch function and tensor method the learner's
+code calls: name, arguments, result, whether it raised. Each checker asks the log its own question.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -27,8 +25,6 @@ class Call:
     kwargs: dict
     result: Any = None
     raised: bool = False
-    #: The devices of the tensor arguments (one level into lists), 0-d CPU tensors left out.
-    devices: set[torch.device] = field(default_factory=set)
 
     @property
     def name(self) -> str:
@@ -46,24 +42,10 @@ class Call:
         """The function's full name: `Tensor.to`, `torch.ones`."""
         name = self.name
         owner = getattr(self.func, "__objclass__", None) or getattr(self.func, "__self__", None)
-        if owner is torch.Tensor or (isinstance(owner, type) and issubclass(owner, torch.Tensor)):
+        if isinstance(owner, type) and issubclass(owner, torch.Tensor):
             return f"Tensor.{name}"
         module = getattr(self.func, "__module__", None) or ""
         return f"torch.{name}" if module.startswith("torch") and not name.startswith("__") else name
-
-    @property
-    def on(self) -> torch.device | None:
-        """The device of the tensor the method was called on (its first argument), if it is a tensor."""
-        return self.args[0].device if self.args and isinstance(self.args[0], torch.Tensor) else None
-
-
-def _devices(values: Any) -> set[torch.device]:
-    found: set[torch.device] = set()
-    for value in values:
-        for item in value if isinstance(value, list | tuple) else (value,):
-            if isinstance(item, torch.Tensor) and not (item.device.type == "cpu" and item.dim() == 0):
-                found.add(item.device)
-    return found
 
 
 class CallLog(TorchFunctionMode):
@@ -74,11 +56,10 @@ class CallLog(TorchFunctionMode):
         self.calls: list[Call] = []
 
     def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
-        kwargs = kwargs or {}
-        call = Call(func, args, kwargs, devices=_devices([*args, *kwargs.values()]))
+        call = Call(func, args, kwargs or {})
         self.calls.append(call)
         try:
-            call.result = func(*args, **kwargs)
+            call.result = func(*args, **call.kwargs)
         except Exception:
             call.raised = True
             raise

@@ -1,12 +1,10 @@
 """Questions declared as tables of cases, in the manner of Kaggle Learn's `learntools` problems.
 
-`table(...)` makes a checker that calls the learner's function on every case, fresh arguments each
-time, and compares what it returns with the course's own answer (`want`). The cases vary what a
-learner gets wrong by accident (sizes that do not divide, unsorted or empty inputs, other dtypes);
-an answer that changes its arguments is refused. A `Slip` is a mistake the chapter teaches: it is
-named only when the learner's answer equals what the mistake computes on the case that failed and on
-every other case it gets wrong where the mistake shows (one case may match by chance); otherwise the
-message says the call, what was expected and what came back.
+`table(...)` makes a checker that calls the learner's function on every case (fresh arguments each time: an
+answer that changes them is refused) and compares with the course's answer (`want`). The cases vary what a
+learner gets wrong by accident (sizes that do not divide, unsorted or empty inputs, other dtypes). A `Slip` (a
+mistake the chapter teaches) is named only when the answer equals what it computes on every case it gets wrong
+where the mistake shows; otherwise the message says the call, what was expected and what came back.
 """
 
 from __future__ import annotations
@@ -74,9 +72,8 @@ def same(got: Any, want: Any, rel: float = 1e-6) -> bool:
 def unchanged(before: Any, after: Any) -> bool:
     """Whether the arguments after a call equal a copy taken before it (tensors by dtype, shape and values)."""
     if isinstance(before, torch.Tensor):
-        if not isinstance(after, torch.Tensor) or (before.dtype, before.shape) != (after.dtype, after.shape):
-            return False
-        return before.device.type == "meta" or torch.equal(before, after.to(before.device))
+        alike = isinstance(after, torch.Tensor) and (before.dtype, before.shape) == (after.dtype, after.shape)
+        return alike and (before.device.type == "meta" or torch.equal(before, after.to(before.device)))
     if isinstance(before, list | tuple):
         return type(before) is type(after) and len(before) == len(after) and all(map(unchanged, before, after))
     if isinstance(before, dict):
@@ -99,11 +96,8 @@ def table(
     answer: Callable[[Any, str], Any] = number,
     rel: float = 1e-6,
 ) -> Callable[[Any], None]:
-    """A checker that calls the learner's `name` on every case and compares with `want(*args)`.
-
-    `answer(value, call)` turns what the learner returned into the form compared (raising `Wrong` for
-    another kind); `rel` is the relative tolerance for numbers.
-    """
+    """A checker that calls the learner's `name` on every case and compares with `want(*args)`, within `rel`;
+    `answer(value, call)` turns what the learner returned into the form compared (`Wrong` for another kind)."""
     cases = [c if isinstance(c, Case) else Case(c) for c in cases]
 
     def check(fn: Any) -> None:

@@ -203,15 +203,11 @@ def ddp_rank(rank: int, world_size: int, fn: Any) -> dict[str, Any]:
     from torch.optim.optimizer import register_optimizer_step_pre_hook as on_step
 
     synced, lrs = [], []
-    hooks = [
+    with (  # each hook's handle removes it on leaving
         on_forward(lambda m, _: synced.append(m.require_backward_grad_sync) if isinstance(m, DDP) else None),
         on_step(lambda opt, *_: lrs.append(float(opt.param_groups[0]["lr"]))),
-    ]
-    try:
+    ):
         returned = fn(rank, world_size)
-    finally:
-        for hook in hooks:
-            hook.remove()
     if not dist.is_initialized():
         return {"wrong": f"train_on_rank {DESTROYED}"}
     try:
@@ -284,40 +280,30 @@ _check_scaled_run = table(
 )
 
 
+_TEXTS = {  # each question's variable: its task, then (after a newline) its hint
+    "rank_indices": "Write `rank_indices(n_samples, world_size, rank, epoch)` returning the sample indices that rank "
+    "`rank` reads in epoch `epoch` with `DistributedSampler(..., shuffle=True, seed=0)`.\n"
+    "DistributedSampler takes the data set (range(n_samples) will do), num_replicas=world_size, rank=rank, "
+    "shuffle=True and seed=0; call set_epoch(epoch) before reading it, then list(sampler).",
+    "train_on_rank": "Complete `train_on_rank(rank, world_size)` in the file ddp_answer.py: wrap the model in DDP and "
+    "write the training step, so that two ranks with different data end with the same weights as one process trained "
+    "on both.\n"
+    "`model = DDP(model)` right after building it (the launcher makes the process group and ends it); then each step: "
+    "loss = F.mse_loss(model(x), y), opt.zero_grad(), loss.backward(), opt.step().",
+    "scaled_run": "Write `scaled_run(world_size, per_rank_batch, base_lr, base_batch)`: a recipe trained with learning "
+    "rate `base_lr` on batches of `base_batch`; on `world_size` DDP ranks with `per_rank_batch` samples each, return "
+    "(the global batch per optimizer step, the learning rate by the linear scaling rule).\n"
+    "One optimizer step averages the gradients of every rank's batch; the linear rule multiplies the rate by how many "
+    "times larger that global batch is than the recipe's.",
+}
+_CHECKS = (_check_rank_indices, _check_ddp_worker, _check_scaled_run)
+#: Question 1's answer runs with the name the notebook imported; question 2's is a file that two ranks import.
+_EXTRA = {
+    "rank_indices": {"context": lambda: {"DistributedSampler": DistributedSampler}},
+    "train_on_rank": {"file": "ddp_answer.py", "time_limit": TWO_RANK_TIME_LIMIT},
+}
 QUESTIONS = [
-    Question(
-        number=1,
-        task="Write `rank_indices(n_samples, world_size, rank, epoch)` returning the sample indices that rank "
-        "`rank` reads in epoch `epoch` with `DistributedSampler(..., shuffle=True, seed=0)`.",
-        variable="rank_indices",
-        checker=_check_rank_indices,
-        hint_text="DistributedSampler takes the data set (range(n_samples) will do), num_replicas=world_size, "
-        "rank=rank, shuffle=True and seed=0; call set_epoch(epoch) before reading it, then list(sampler).",
-        chapter="08",
-        context=lambda: {"DistributedSampler": DistributedSampler},
-    ),
-    Question(
-        number=2,
-        task="Complete `train_on_rank(rank, world_size)` in the file ddp_answer.py: wrap the model in DDP and "
-        "write the training step, so that two ranks with different data end with the same weights as one "
-        "process trained on both.",
-        variable="train_on_rank",
-        checker=_check_ddp_worker,
-        hint_text="`model = DDP(model)` right after building it (the launcher makes the process group and ends it); "
-        "then each step: loss = F.mse_loss(model(x), y), opt.zero_grad(), loss.backward(), opt.step().",
-        chapter="08",
-        file="ddp_answer.py",
-        time_limit=TWO_RANK_TIME_LIMIT,
-    ),
-    Question(
-        number=3,
-        task="Write `scaled_run(world_size, per_rank_batch, base_lr, base_batch)`: a recipe trained with "
-        "learning rate `base_lr` on batches of `base_batch`; on `world_size` DDP ranks with `per_rank_batch` "
-        "samples each, return (the global batch per optimizer step, the learning rate by the linear scaling rule).",
-        variable="scaled_run",
-        checker=_check_scaled_run,
-        hint_text="One optimizer step averages the gradients of every rank's batch; the linear rule multiplies "
-        "the rate by how many times larger that global batch is than the recipe's.",
-        chapter="08",
-    ),
+    Question(n, task, name, check, hint, chapter="08", **_EXTRA.get(name, {}))
+    for n, ((name, text), check) in enumerate(zip(_TEXTS.items(), _CHECKS, strict=True), 1)
+    for task, hint in [text.split("\n")]
 ]
