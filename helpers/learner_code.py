@@ -214,6 +214,8 @@ def run_checker(checker: Checker, answer: Callable[[], Any], seconds: float) -> 
 
     alarm = _Alarm()
     defaults = _torch_defaults()
+    torch = sys.modules.get("torch")
+    random_state = torch.get_rng_state() if torch else None  # checks seed torch; the notebook's draws go on unchanged
     try:
         with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
             if attempt.limited:
@@ -222,6 +224,8 @@ def run_checker(checker: Checker, answer: Callable[[], Any], seconds: float) -> 
                 run()
     except BaseException as exc:  # _TimeUp (the alarm fired), SystemExit and KeyboardInterrupt become verdicts
         attempt.error = exc
+    if random_state is not None:
+        torch.set_rng_state(random_state)
     changed = _restore_torch_defaults(defaults)
     if changed:  # it would outlast the check and change every later cell: named, whatever else happened
         attempt.error = Wrong(

@@ -412,3 +412,18 @@ def test_an_answer_that_changes_torchs_defaults_is_told_and_they_are_set_back() 
     assert not outcome.correct and "changed torch's default device" in outcome.message, outcome
     assert torch.get_default_device() == torch.device("cpu"), "set back"
     assert evaluate(question, question.solution_code).correct, "the next right answer is right again"
+
+
+def test_a_check_leaves_the_notebooks_random_numbers_as_they_were() -> None:
+    """Checkers and answers seed torch (torch.manual_seed); the notebook's next draw must not depend on a check."""
+    import torch
+
+    from helpers.exercises import ch02
+
+    question = ch02.QUESTIONS[0]
+    seeding = "def ones_on(device):\n    torch.manual_seed(0)\n    return torch.ones(2, 3, device=device)"
+    torch.manual_seed(5)
+    expected = torch.rand(4)
+    torch.manual_seed(5)
+    evaluate(question, seeding)
+    assert torch.equal(torch.rand(4), expected)
