@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import traceback
-from operator import floordiv, truediv
+from operator import floordiv, sub, truediv
 from typing import Any
 
 import torch
@@ -18,16 +18,15 @@ from ..sharding import bytes_per_rank as _reference
 from .cases import Slip, show, table
 from .ch08 import DESTROYED, TWO_RANK_TIME_LIMIT, run_here, run_on_two_ranks
 
-# -- Question 1: bytes per rank --------------------------------------------------------------------
-
-#: Sizes that divide by the ranks and sizes that do not (so rounding shows), every optimizer, one rank or more.
+#: Sizes that divide by the ranks (odd shares too: round() takes halves to even) or not (by 1/1024 too), each optimizer.
 _BYTES_CASES = (
     (1_000_000, 4, "Adam", 1, "FSDP"),
     (1_000_000, 4, "Adam", 2, "DDP"),
-    (1_000_000, 4, "Adam", 2, "FSDP"),
+    (1_000_002, 4, "Adam", 2, "FSDP"),
     (1_000_001, 4, "Adam", 4, "FSDP"),
     (10, 2, "SGD", 3, "FSDP"),
     (3_000_000, 2, "SGD with momentum", 8, "DDP"),
+    (1_025, 2, "SGD with momentum", 1_024, "FSDP"),
     (7_000_000_003, 2, "Adam", 8, "FSDP"),
 )
 
@@ -57,22 +56,21 @@ _check_bytes_per_rank = table(
             lambda *case: _bytes(*case, copies=1),
             "one copy is missing: count the parameters, the gradients and every optimizer state (Adam keeps two)",
         ),
+        Slip(lambda *c: _bytes(*c, copies=2 + (c[2] == "SGD with momentum")), "SGD with momentum keeps one state"),
     ),
 )
 
 
-# -- Question 2: the lines that shard a model --------------------------------------------------------
-
-WIDTH, BLOCKS, STEPS, LR = 8, 3, 3, 0.05
+WIDTH, STEPS, LR = 8, 3, 0.05
 _TWICE = "fully_shard ran on parameters already sharded: shard every block once, first, then the root"
 _ONLY = "shard should shard the model and change nothing else"
 _EACH = "call fully_shard(block, mesh=mesh) on each block, then fully_shard(model, mesh=mesh)"
 
 
-def _model() -> nn.Sequential:
-    """Three blocks of Linear + ReLU, then a scale no block owns (only the root's fully_shard shards it), seed 12."""
+def _model(world_size: int) -> nn.Sequential:
+    """2 + world_size blocks of Linear + ReLU (no one count to hard-code), then a scale only the root owns, seed 12."""
     torch.manual_seed(12)  # not 0: weights an answer re-initialises from seed 0 must differ
-    model = nn.Sequential(*[nn.Sequential(nn.Linear(WIDTH, WIDTH), nn.ReLU()) for _ in range(BLOCKS)])
+    model = nn.Sequential(*[nn.Sequential(nn.Linear(WIDTH, WIDTH), nn.ReLU()) for _ in range(2 + world_size)])
     model.scale = nn.Parameter(torch.rand(WIDTH) + 0.5)
     model.computed = set()  # the dtypes the first Linear returns: float32, unless shard changed what it computes in
     model[0][0].register_forward_hook(lambda module, inputs, out: model.computed.add(out.dtype))
@@ -102,7 +100,7 @@ def run_shard(rank: int, world_size: int, shard: Any) -> dict[str, str]:
     from torch.distributed.device_mesh import init_device_mesh
     from torch.distributed.fsdp import FSDPModule
 
-    want, model = _train(_model(), range(world_size)), _model()
+    want, model = _train(_model(world_size), range(world_size)), _model(world_size)
     mesh, before = init_device_mesh("cpu", (world_size,), mesh_dim_names=("shard",)), _weights(model)
     try:
         returned = shard(model, mesh)
@@ -112,10 +110,10 @@ def run_shard(rank: int, world_size: int, shard: Any) -> dict[str, str]:
             return {"wrong": _TWICE}
         raise
     wrong = _not_sharded(model, mesh, returned)
+    if not wrong and (dtypes := {str(p.dtype) for p in model.parameters()} - {"torch.float32"}):
+        wrong = f"shard changed the model's weights to {', '.join(sorted(dtypes))}: {_ONLY}"
     if not wrong and (after := _weights(model)) != before:
-        dtypes = ", ".join(sorted({str(p.dtype) for p in model.parameters()}))
-        how = f"by up to {max(abs(a - b) for a, b in zip(after, before, strict=False)):.3g}"
-        wrong = f"shard changed the model's weights {how if dtypes == 'torch.float32' else f'to {dtypes}'}: {_ONLY}"
+        wrong = f"shard changed the model's weights by up to {max(map(abs, map(sub, after, before))):.3g}: {_ONLY}"
     gap = 0 if wrong else max(abs(a - b) for a, b in zip(_train(model, range(rank, rank + 1)), want, strict=True))
     if gap > 1e-5:
         wrong = f"the sharded model trained to weights up to {gap:.3g} away from one process's: {_ONLY}"
@@ -159,10 +157,8 @@ def _check_shard(fn: Any) -> None:
     run_on_two_ranks(run_shard, (fn,), file="shard_answer.py")
 
 
-# -- Question 3: rank 0's bytes under FSDP2 with MixedPrecisionPolicy(param_dtype=bfloat16) ----------
-
 #: (parameter shapes, world size): the chapter's model (as lists: section 4's launch reports them so), rows that divide,
-#: a weight of one row, more ranks than rows, 5 rows on 4 ranks, one rank, a weight whose bytes overflow int32.
+#: a weight of one row, more ranks than rows, 5 rows on 4 ranks, one rank, a weight whose bytes overflow int32, none.
 _RANK0_CASES = (
     ([[99, 64], [99], [33, 99], [33], [1, 33], [1]], 2),
     ([(6, 4), (6,)], 3),
@@ -171,80 +167,65 @@ _RANK0_CASES = (
     ([(5, 3), (5,)], 4),
     ([(7, 7), (7,)], 1),
     ([(50_000, 50_000)], 2),
+    ([], 2),
 )
-#: Bytes per number of a shard: float32 shard, gradient, exp_avg, exp_avg_sq (param_dtype sets the gathered copies').
-_PER_NUMBER = STATE_BYTES * (2 + OPTIMIZER_STATES["Adam"])
+_first_chunk = lambda shape, world: torch.empty(shape, device="meta").chunk(world)[0].numel()
 
 
-def _numbers(shapes: list[tuple[int, ...]], world: int, cut: Any = None) -> int:
-    """Numbers rank 0 holds: FSDP2 cuts dim 0 with torch.chunk, every rank padded to the first chunk (or `cut`)."""
-    return sum((cut or (lambda s, w: torch.empty(s, device="meta").chunk(w)[0].numel()))(s, world) for s in shapes)
+def _rank0(shapes: list[tuple[int, ...]], world: int, cut: Any = None, per: int = STATE_BYTES * 4) -> int:
+    """Rank 0's bytes: FSDP2 cuts dim 0 with torch.chunk, every rank padded to the first chunk (or `cut`), `per` bytes a
+    number (float32 shard, gradient, exp_avg, exp_avg_sq: param_dtype sets only the gathered copies' dtype)."""
+    return per * sum((cut or _first_chunk)(s, world) for s in shapes)
 
 
 _check_rank0_bytes = table(
     "rank0_bytes",
     "(shapes, world_size)",
     _RANK0_CASES,
-    lambda shapes, world: _numbers(shapes, world) * _PER_NUMBER,
+    _rank0,
     rel=0,
     slips=(
         Slip(
-            lambda shapes, world: -(-sum(map(math.prod, shapes)) // world) * _PER_NUMBER,
+            lambda shapes, world: -(-sum(map(math.prod, shapes)) // world) * STATE_BYTES * 4,
             "that is ceil(n_params / world_size) numbers; FSDP2 gives rank 0 ceil(rows / world_size) rows of each",
         ),
         Slip(
-            lambda shapes, world: _numbers(shapes, world, lambda s, w: -(-math.prod(s) // w)) * _PER_NUMBER,
+            lambda *case: _rank0(*case, lambda s, w: -(-math.prod(s) // w)),
             "each parameter's numbers were split evenly, but FSDP2 cuts whole rows (dim 0)",
         ),
         Slip(
-            lambda shapes, world: _numbers(shapes, world, lambda s, w: s[0] // w * math.prod(s[1:])) * _PER_NUMBER,
+            lambda *case: _rank0(*case, lambda s, w: s[0] // w * math.prod(s[1:])),
             "the rows were rounded down; rank 0 takes ceil(rows / world_size) rows (torch.chunk)",
         ),
         Slip(
-            lambda shapes, world: _numbers(shapes, world) * 8,
+            lambda *case: _rank0(*case, per=8),
             "that is 8 bytes a number: either Adam's two states are missing, or all four were counted in bfloat16 "
             "(param_dtype only sets the gathered copies' dtype: the shard, its gradient and Adam's states are float32)",
         ),
-        Slip(lambda shapes, world: _numbers(shapes, world), "that is a count of numbers; return bytes"),
+        Slip(lambda *case: _rank0(*case, per=1), "that is a count of numbers; return bytes"),
     ),
 )
 
-
+_TEXTS = {
+    "bytes_per_rank": "Write `bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy)`: the bytes one "
+    "rank keeps for parameters, gradients and optimizer states (optimizer 'SGD', 'SGD with momentum' or 'Adam'; "
+    "strategy 'DDP' or 'FSDP').\nOne copy is n_params * dtype_bytes. Training keeps the parameters, the gradients and "
+    "0, 1 or 2 optimizer states (SGD, momentum, Adam): that is 2, 3 or 4 copies. DDP keeps them whole on every rank; "
+    "FSDP divides each by world_size.",
+    "shard": "Write `shard(model, mesh)` in the file shard_answer.py: shard each block of the `nn.Sequential` `model` "
+    "with `fully_shard` on the device mesh `mesh`, then the whole model, and return it.\nA loop `for block in model: "
+    "fully_shard(block, mesh=mesh)`, then `fully_shard(model, mesh=mesh)` (the root last: it picks up the parameters "
+    "no block owns), then `return model`.",
+    "rank0_bytes": "Write `rank0_bytes(shapes, world_size)`: the bytes rank 0 keeps for the parameters, gradients and "
+    "Adam's states of a model whose parameters have the shapes `shapes`, sharded with `fully_shard` on `world_size` "
+    "ranks and `MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)`.\nPer parameter, rank 0 "
+    "holds the first of world_size chunks along dim 0: ceil(rows / world_size) rows of prod(shape[1:]) numbers. "
+    "param_dtype changes only the gathered copies; the shard, its gradient and Adam's two states are float32.",
+}
+_CHECKS = (_check_bytes_per_rank, _check_shard, _check_rank0_bytes)
 QUESTIONS = [
-    Question(
-        number=1,
-        task="Write `bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy)`: the bytes one rank "
-        "keeps for parameters, gradients and optimizer states (optimizer 'SGD', 'SGD with momentum' or "
-        "'Adam'; strategy 'DDP' or 'FSDP').",
-        variable="bytes_per_rank",
-        checker=_check_bytes_per_rank,
-        hint_text="One copy is n_params * dtype_bytes. Training keeps the parameters, the gradients and 0, 1 or 2 "
-        "optimizer states (SGD, momentum, Adam): that is 2, 3 or 4 copies. DDP keeps them whole on every rank; "
-        "FSDP divides each by world_size.",
-        chapter="12",
-    ),
-    Question(
-        number=2,
-        task="Write `shard(model, mesh)` in the file shard_answer.py: shard each block of the `nn.Sequential` "
-        "`model` with `fully_shard` on the device mesh `mesh`, then the whole model, and return it.",
-        variable="shard",
-        checker=_check_shard,
-        hint_text="A loop `for block in model: fully_shard(block, mesh=mesh)`, then `fully_shard(model, mesh=mesh)` "
-        "(the root last: it picks up the parameters no block owns), then `return model`.",
-        chapter="12",
-        file="shard_answer.py",
-        time_limit=TWO_RANK_TIME_LIMIT,
-    ),
-    Question(
-        number=3,
-        task="Write `rank0_bytes(shapes, world_size)`: the bytes rank 0 keeps for the parameters, gradients and "
-        "Adam's states of a model whose parameters have the shapes `shapes`, sharded with `fully_shard` on "
-        "`world_size` ranks and `MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)`.",
-        variable="rank0_bytes",
-        checker=_check_rank0_bytes,
-        hint_text="Per parameter, rank 0 holds the first of world_size chunks along dim 0: ceil(rows / world_size) "
-        "rows of prod(shape[1:]) numbers. param_dtype changes only the gathered copies; the shard, its gradient "
-        "and Adam's two states are float32.",
-        chapter="12",
-    ),
+    Question(n, task, name, check, hint, chapter="12")
+    for n, ((name, text), check) in enumerate(zip(_TEXTS.items(), _CHECKS, strict=True), 1)
+    for task, hint in [text.split("\n")]
 ]
+QUESTIONS[1].file, QUESTIONS[1].time_limit = "shard_answer.py", TWO_RANK_TIME_LIMIT

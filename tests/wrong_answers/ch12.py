@@ -104,6 +104,28 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    return per_rank * dtype_bytes * (2 + states)",
             "bytes_per_rank(1_000_000, 4, 'Adam', 1, 'FSDP') returned 16_000_016; expected 16_000_000",
         ),
+        (  # rounded up by round(x + 0.5): round() takes halves to even, one too many where the share is odd
+            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
+            "    per_rank = n_params if strategy == 'DDP' else round(n_params / world_size + 0.5)\n"
+            "    return per_rank * dtype_bytes * (2 + states)",
+            "bytes_per_rank(1_000_002, 4, 'Adam', 2, 'FSDP') returned 8_000_032; expected 8_000_016",
+        ),
+        (  # rounded up by adding 0.999: rounded down where the share is over a whole number by less than 0.001
+            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
+            "    per_rank = n_params if strategy == 'DDP' else int(n_params / world_size + 0.999)\n"
+            "    return per_rank * dtype_bytes * (2 + states)",
+            "bytes_per_rank(1025, 2, 'SGD with momentum', 1024, 'FSDP') returned 6; expected 12: the shard was rounded "
+            "down; round it up",
+        ),
+        (
+            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+            "    states = {'SGD': 0, 'SGD with momentum': 2, 'Adam': 2}[optimizer]\n"
+            "    per_rank = n_params if strategy == 'DDP' else -(-n_params // world_size)\n"
+            "    return per_rank * dtype_bytes * (2 + states)",
+            "returned 24_000_000; expected 18_000_000: SGD with momentum keeps one state",
+        ),
     ),
     2: (
         (
@@ -214,6 +236,22 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             .replace("from torch", "import torch\nfrom torch"),
             "shard(model, mesh) returned another module, not the model it was given",
         ),
+        (  # the blocks of the one-rank model (3) hard-coded: the two-rank model has 4
+            _SHARD_TEMPLATE.format(body="    for i in range(3):\n        fully_shard(model[i], mesh=mesh)\n" + _ROOT),
+            "on rank 0 of two: fully_shard was called on model, model[0], model[1], model[2], not on model[3]: call",
+        ),
+        (  # the chapter's 4 blocks hard-coded: the one-rank model has 3
+            _SHARD_TEMPLATE.format(body="    for i in range(4):\n        fully_shard(model[i], mesh=mesh)\n" + _ROOT),
+            "raised IndexError",
+        ),
+        (  # float64 weights: their values as float32 numbers unchanged, but not the dtype
+            _SHARD_TEMPLATE.format(body="    model.double()\n" + _BLOCKS + _ROOT),
+            "shard changed the model's weights to torch.float64: shard should shard the model and change nothing else",
+        ),
+        (
+            _SHARD_TEMPLATE.format(body=_BLOCKS + _ROOT).replace("return model", "return model.double()"),
+            "shard changed the model's weights to torch.float64: shard should shard the model and change nothing else",
+        ),
         (  # chapter 08's worker is told the same
             _SHARD_TEMPLATE.format(body=_BLOCKS + _ROOT + "    torch.distributed.destroy_process_group()\n").replace(
                 "from torch", "import torch\nfrom torch"
@@ -274,6 +312,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    rest = np.array([math.prod(s[1:]) for s in shapes], dtype=np.int32)\n"
             "    return int((rows * rest * 16).sum())",
             "rank0_bytes([(50_000, 50_000)], 2) returned -1_474_836_480; expected 20_000_000_000",
+        ),
+        (  # a model without parameters: reduce() has no start value
+            _RANK0_HEAD + "    import functools, operator\n\n"
+            "    rows = [-(-s[0] // world_size) * math.prod(s[1:]) for s in shapes]\n"
+            "    return functools.reduce(operator.add, rows) * 16",
+            "rank0_bytes([], 2) raised TypeError",
         ),
     ),
 }

@@ -1,25 +1,24 @@
 """Chapter 12's exercise solutions, by question number (see the package's docstring)."""
 
 SOLUTIONS: dict[int, str] = {
-    1: (
-        "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-        "    copies = 2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]  # parameters, gradients, states\n"
-        "    per_rank = n_params if strategy == 'DDP' else -(-n_params // world_size)\n"
-        "    return per_rank * dtype_bytes * copies"
-    ),
-    2: (
-        "from torch.distributed.fsdp import fully_shard\n\n\n"
-        "def shard(model, mesh):\n"
-        "    for block in model:\n"
-        "        fully_shard(block, mesh=mesh)\n"
-        "    fully_shard(model, mesh=mesh)\n"
-        "    return model\n"
-    ),
-    3: (
-        "import math\n\n\n"
-        "def rank0_bytes(shapes, world_size):\n"
-        "    # rank 0's share of each dim 0, ceil(rows / world_size), the size every rank is padded to\n"
-        "    numbers = sum(-(-shape[0] // world_size) * math.prod(shape[1:]) for shape in shapes)\n"
-        "    return numbers * (4 + 4 + 4 + 4)  # float32 shard, its gradient, exp_avg, exp_avg_sq"
-    ),
+    1: """def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):
+    copies = 2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]  # parameters, gradients, states
+    per_rank = n_params if strategy == 'DDP' else -(-n_params // world_size)
+    return per_rank * dtype_bytes * copies""",
+    2: """from torch.distributed.fsdp import fully_shard
+
+
+def shard(model, mesh):
+    for block in model:
+        fully_shard(block, mesh=mesh)
+    fully_shard(model, mesh=mesh)
+    return model
+""",
+    3: """import math
+
+
+def rank0_bytes(shapes, world_size):
+    # rank 0's share of each dim 0, ceil(rows / world_size), the size every rank is padded to
+    numbers = sum(-(-shape[0] // world_size) * math.prod(shape[1:]) for shape in shapes)
+    return numbers * (4 + 4 + 4 + 4)  # float32 shard, its gradient, exp_avg, exp_avg_sq""",
 }
