@@ -29,17 +29,20 @@ from .timelines import Span
 
 
 @contextlib.contextmanager
-def pretend_machine(accelerator: str | None, count: int = 0, *, built: str | None = None) -> Iterator[None]:
+def pretend_machine(
+    accelerator: str | None, count: int = 0, *, built: str | None = None, listed: int = 0, current: int = 0
+) -> Iterator[list[int]]:
     """Make torch's device *queries* answer as on another machine inside the block; nothing runs on a pretend device.
     `("cuda", 2)` is two usable CUDA GPUs, `("mps", 1)` a Mac, `(None, built="cuda")` a CUDA build without a driver,
     `(None, built="mps")` an mps build that cannot use a GPU, `(None)` the CPU-only build. The build flags
-    (`torch.backends.cuda.is_built()`, ...) and a bare index (`torch.device(0)`) follow `built`; the current device is
-    0; where no CUDA GPU is usable, the first CUDA use raises as there."""
+    (`torch.backends.cuda.is_built()`, ...) and a bare index (`torch.device(0)`) follow `built`; where no CUDA GPU is
+    usable, the first CUDA use raises as there and `torch.cuda.device_count()` counts the `listed` GPUs of a CUDA build
+    (its driver too old for it). The current device is `current` until torch's setters change it (`as` gets `[it]`)."""
     if accelerator is not None and (not isinstance(accelerator, str) or not accelerator):
         raise TypeError(f"accelerator must be a device type such as 'cuda' or 'mps', or None, not {accelerator!r}")
     if built is not None and (not isinstance(built, str) or not built):
         raise TypeError(f"built must be a device type such as 'cuda', or None, not {built!r}")
-    count = check_device_index(count)
+    count, listed, current = check_device_index(count), check_device_index(listed), [check_device_index(current)]
     if accelerator is None and count:
         raise ValueError(f"a machine without a usable accelerator has 0 of them, not {count}")
     if accelerator is not None and not count:
@@ -56,7 +59,8 @@ def pretend_machine(accelerator: str | None, count: int = 0, *, built: str | Non
 
     def first_cuda_use() -> None:  # torch.cuda._lazy_init where no CUDA GPU is usable: what the build raises there
         if built == "cuda":
-            raise RuntimeError("Found no NVIDIA driver on your system. (a pretend CUDA build without a driver)")
+            said = "The NVIDIA driver on your system is too old" if listed else "Found no NVIDIA driver on your system"
+            raise RuntimeError(f"{said} (a pretend CUDA build)")
         raise AssertionError("Torch not compiled with CUDA enabled")
 
     def current_device_index() -> int:  # as torch's: none without an accelerator; CUDA's is started first
@@ -64,7 +68,14 @@ def pretend_machine(accelerator: str | None, count: int = 0, *, built: str | Non
             raise RuntimeError("Cannot access accelerator device when none is available.")
         if built == "cuda" and accelerator is None:
             first_cuda_use()
-        return 0
+        return current[0]
+
+    def exchange(index: int) -> int:  # torch's ways to set the current device: to one of this machine's, or no change
+        if index >= count:  # a negative index changes nothing
+            raise RuntimeError(f"CUDA error: invalid device ordinal ({index}, on a pretend machine with {count})")
+        if index >= 0:
+            current[0], index = index, current[0]
+        return index
 
     class DeviceType(type):  # torch.device, where a bare index names a device of the accelerator torch is built for
         def __instancecheck__(cls, value: object) -> bool:
@@ -82,23 +93,27 @@ def pretend_machine(accelerator: str | None, count: int = 0, *, built: str | Non
         (torch.backends.cuda, "is_built"): lambda: built == "cuda",
         (torch.cuda, "_is_compiled"): lambda: built == "cuda",
         (torch.backends.mps, "is_built"): lambda: built == "mps",
+        (torch.backends.cudnn, "is_available"): lambda: built == "cuda",  # a CUDA wheel ships cuDNN, driver or not
         (torch, "device"): DeviceType("device", (), {"__doc__": real_device.__doc__}),
         (torch.accelerator, "is_available"): lambda: accelerator is not None,
         (torch.accelerator, "current_accelerator"): current_accelerator,
         (torch.accelerator, "device_count"): lambda: count,
         (torch.accelerator, "current_device_index"): current_device_index,
         (torch.cuda, "is_available"): lambda: accelerator == "cuda",
-        (torch.cuda, "device_count"): lambda: count if accelerator == "cuda" else 0,
-        (torch.cuda, "current_device"): lambda: 0 if accelerator == "cuda" else first_cuda_use(),
+        (torch.cuda, "device_count"): lambda: count if accelerator == "cuda" else listed * (built == "cuda"),
+        (torch.cuda, "current_device"): lambda: current[0] if accelerator == "cuda" else first_cuda_use(),
         (torch.backends.mps, "is_available"): lambda: accelerator == "mps",
         (torch.mps, "device_count"): lambda: count if accelerator == "mps" else 0,
     }
+    setters = "_cuda_setDevice _accelerator_setDeviceIndex _accelerator_exchangeDevice _accelerator_maybeExchangeDevice"
+    answers |= {(torch._C, name): exchange for name in setters.split()}  # and torch.cuda's, which `with` blocks use:
+    answers |= {(torch.cuda, name): exchange for name in ("_exchange_device", "_maybe_exchange_device")}
     if accelerator != "cuda":
         answers[(torch.cuda, "_lazy_init")] = first_cuda_use
     with contextlib.ExitStack() as stack:
         for (module, name), answer in answers.items():
-            stack.enter_context(mock.patch.object(module, name, answer))
-        yield
+            stack.enter_context(mock.patch.object(module, name, answer, create=True))  # a CPU build lacks _cuda_...
+        yield current
 
 
 #: The simulated GPU's clock: `torch.cuda._sleep(cycles)` keeps a simulated stream busy cycles / this ms.

@@ -1,13 +1,10 @@
 """Chapter 00 exercises: pick the device, tell the three CUDA situations apart, spot the P100 trap (a table)."""
 
-from __future__ import annotations
-
 import collections
 import contextlib
 import os
 import pathlib
 import tempfile
-from collections.abc import Callable
 from typing import Any
 from unittest import mock
 
@@ -28,43 +25,33 @@ MACHINES = (
     Machine("Kaggle with the accelerator off (a CUDA build of torch without a driver)", None, 0, "cuda", 0),
     Machine("an mps build of torch on a Mac that cannot use mps", None, 0, "mps", 0),
     Machine("a CPU-only build of torch on a machine with an NVIDIA GPU (nvidia-smi lists it)", None, 0, None, 1),
-    Machine("a CUDA build of torch that cannot use the GPU nvidia-smi lists", None, 0, "cuda", 1),
+    Machine("a CUDA build of torch whose driver is too old for it (nvidia-smi lists a GPU)", None, 0, "cuda", 1),
     Machine("a machine with one CUDA GPU", "cuda", 1, "cuda", 1),
     Machine("Kaggle's two T4 GPUs", "cuda", 2, "cuda", 2),
     Machine("a machine with sixteen CUDA GPUs", "cuda", 16, "cuda", 16),  # cuda:10 sorts before cuda:2 as text
     Machine("a Mac with Apple's mps", "mps", 1, "mps", 0),
 )
-_SETTERS = "_C._cuda_setDevice _C._accelerator_setDeviceIndex _C._accelerator_exchangeDevice cuda._exchange_device"
-_SETTERS = f"{_SETTERS} _C._accelerator_maybeExchangeDevice cuda._maybe_exchange_device".split()
+#: What torch can use on a machine: every accelerator device, else the CPU.
+devices = lambda m: [torch.device(m.usable, i) for i in range(m.count)] or [torch.device("cpu")]
 
 
-def devices(m: Machine) -> list[torch.device]:
-    """What torch can use on `m`: every accelerator device, else the CPU."""
-    return [torch.device(m.usable, i) for i in range(m.count)] or [torch.device("cpu")]
-
-
-def shown(value: Any) -> str:
-    """A device as torch names it (cuda:0), devices as [cuda:0, cpu] or (cuda:0, cpu), a string quoted."""
+def shown(value: Any) -> str:  # a device as torch names it (cuda:0), devices as [cuda:0, cpu] or (cuda:0, cpu)
     if not isinstance(value, list | tuple):
-        return repr(value) if isinstance(value, str) else str(value)
+        return repr(value) if isinstance(value, str) else str(value)  # a string quoted
     return ("[{}]" if isinstance(value, list) else "({})").format(", ".join(map(str, value)))
 
 
-def ask(fn: Callable[..., Any], m: Machine, call: str, *args: Any, may_raise: bool = False) -> Any:
-    """What `fn(*args)` returns on `m` (or raises, where it `may_raise`): torch's device queries answer as there, and
-    nvidia-smi is on PATH only where `m`'s driver lists GPUs; a stand-in runs no CUDA code.
-    KAGGLE_KERNEL_RUN_TYPE is set on Kaggle's only; torch's ways to set the current device set `m`'s, 0 at first."""
-    ran_cuda, current = mock.Mock(side_effect=AssertionError("a stand-in GPU runs no CUDA code")), [0]
+def ask(fn: Any, m: Machine, call: str, *args: Any, may_raise: bool = False) -> Any:
+    """What `fn(*args)` returns on `m` (or raises, where it `may_raise`), torch's device queries answering as there (the
+    current device 1 at first where there are two or more), nvidia-smi and KAGGLE_KERNEL_RUN_TYPE too. A CUDA build
+    lists its kernels but where no GPU is usable or listed: torch 2.10 lists none where none is usable, 2.13 all."""
+    ran_cuda, start = mock.Mock(side_effect=AssertionError("a stand-in GPU runs no CUDA code")), int(m.count > 1)
+    kernels = _LISTS[0].split() * (m.built == "cuda" and (m.count or m.listed) > 0)
 
     def properties(device: Any = None) -> Any:  # torch.cuda.get_device_properties (and name, capability): a T4's
         if 0 <= torch.cuda._get_device_index(device, optional=True) < m.count:
             return T4
         raise AssertionError("Invalid device id")
-
-    def exchange(index: int) -> int:  # set the current device to one of m's, returning the last; a negative: no-op
-        if index >= 0 and properties(index):
-            current[0], index = index, current[0]
-        return index
 
     with contextlib.ExitStack() as stack, tempfile.TemporaryDirectory() as folder:
         smi = pathlib.Path(folder, "nvidia-smi")
@@ -74,12 +61,8 @@ def ask(fn: Callable[..., Any], m: Machine, call: str, *args: Any, may_raise: bo
         stack.enter_context(mock.patch.dict(os.environ, PATH=os.pathsep.join([folder] * (m.listed > 0) + path)))
         os.environ.pop("KAGGLE_KERNEL_RUN_TYPE", None)  # restored after
         os.environ.update({"KAGGLE_KERNEL_RUN_TYPE": "Interactive"} if "Kaggle" in m.name else {})
-        stack.enter_context(pretend_machine(m.usable, m.count, built=m.built))
-        stack.enter_context(mock.patch("torch.cuda.get_arch_list", lambda: _LISTS[0].split() * (m.built == "cuda")))
-        for name in _SETTERS:
-            stack.enter_context(mock.patch(f"torch.{name}", exchange, create=True))
-        for module, name in ((torch.accelerator, "current_device_index"), (torch.cuda, "current_device")):  # 0 or raise
-            stack.enter_context(mock.patch.object(module, name, lambda get=module.__dict__[name]: get() + current[0]))
+        now = stack.enter_context(pretend_machine(m.usable, m.count, built=m.built, listed=m.listed, current=start))
+        stack.enter_context(mock.patch("torch.cuda.get_arch_list", lambda: list(kernels)))
         if m.usable == "cuda":  # elsewhere, CUDA's first use (so a query of a GPU's properties) raises as there
             stack.enter_context(mock.patch.multiple(torch.cuda, _lazy_init=ran_cuda, get_device_properties=properties))
         try:
@@ -88,14 +71,14 @@ def ask(fn: Callable[..., Any], m: Machine, call: str, *args: Any, may_raise: bo
             got = error
     if ran_cuda.called:
         raise Wrong(f"on {m.name}, {call} ran CUDA code, which a stand-in cannot: decide by torch's device queries")
-    if current[0]:
-        raise Wrong(f"on {m.name}, {call} left the current device at {current[0]} after the call: put it back")
+    if now[0] != start:
+        raise Wrong(f"on {m.name}, {call} left the current device at {now[0]} (it was {start}): put it back")
     if isinstance(got, Exception) and not may_raise:
         raise Wrong(f"on {m.name}, {call} raised {describe_error(got)}")
     return got
 
 
-def on_machines(name: str, takes: str, kind: type, what: str, judge: Callable[..., str], calls: Any = None) -> Any:
+def on_machines(name: str, takes: str, kind: type, what: str, judge: Any, calls: Any = None) -> Any:
     """A checker calling `name(*args)` for each `args` of `calls(m)` (default: none) on every machine `m`: the answer
     must be a `kind` (`what`), and `judge(m, answer, *args)` says what was expected there, or "" where it is right."""
 
@@ -107,16 +90,15 @@ def on_machines(name: str, takes: str, kind: type, what: str, judge: Callable[..
                 if isinstance(got := ask(fn, m, call, *args, may_raise=bool(args) and args[0] < 0), Exception):
                     continue  # a negative index names no device: an error is right too
                 if said := judge(m, expect_type(got, kind, f"{call} to return {what}"), *args):
-                    everywhere = {repr(ask(fn, other, call, *args, may_raise=True)) for other in MACHINES}
-                    same = " (the same on every machine, whatever devices it has)"  # seen, not guessed why
-                    raise Wrong(f"on {m.name}, {call} returned {shown(got)}; {said}{same * (len(everywhere) == 1)}")
+                    same = len({repr(ask(fn, other, call, *args, may_raise=True)) for other in MACHINES}) == 1
+                    raise Wrong(f"on {m.name}, {call} returned {shown(got)}{' (as on every machine)' * same}; {said}")
 
     return check
 
 
-def _pick_device(m: Machine, got: torch.device) -> str:
-    usable = devices(m)
-    return "" if got in (torch.device(usable[0].type), *usable) else f"the usable device there is {usable[0].type}"
+def _pick_device(m: Machine, got: torch.device) -> str:  # a usable device, its index named or not (cpu:0 too)
+    kind = devices(m)[0].type
+    return "" if got.type == kind and (got.index or 0) < (m.count or 1) else f"the usable device there is {kind}"
 
 
 def _cuda_diagnosis(m: Machine, got: str) -> str:

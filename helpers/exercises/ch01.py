@@ -1,7 +1,5 @@
 """Chapter 01 exercises: `try_gpu` and `try_all_gpus` (on chapter 00's machines), usable CPUs, the try_gpu(1) trap."""
 
-from __future__ import annotations
-
 import os
 from typing import Any
 from unittest import mock
@@ -14,8 +12,7 @@ from ..devices import a_device
 from .ch00 import Machine, devices, on_machines, shown
 
 
-def _try_gpu(m: Machine, got: torch.device, i: int = 0) -> str:
-    """Device i where there is one, else the CPU; a negative i names none (on_machines lets it raise, too)."""
+def _try_gpu(m: Machine, got: torch.device, i: int = 0) -> str:  # a negative i names none (it may raise, too)
     want = devices(m)[i] if 0 <= i < m.count else torch.device("cpu")
     return "" if got == want else f"expected {want}" + " (or an error: no device has a negative index)" * (i < 0)
 
@@ -25,15 +22,15 @@ def _try_all_gpus(m: Machine, got: list) -> str:
     return "" if found == devices(m) else f"expected {shown(devices(m))}"
 
 
-def _count_usable_cpus(fn: Any) -> None:
-    """Allowed one CPU (the last), two with a gap, then all, as a job scheduler may; threads set to another number."""
+def _count_usable_cpus(fn: Any) -> None:  # allowed one CPU (the last), two with a gap, then all, as a scheduler may
     expect_function(fn, "count_usable_cpus", "no arguments")
     whole, machine = "count_usable_cpus() to return a whole number (an int)", os.cpu_count()
     if not hasattr(os, "sched_getaffinity"):  # macOS, Windows: no per-process CPU set to vary
         if (got := expect_type(fn(), int, whole)) != machine:
             raise Wrong(f"count_usable_cpus() returned {got!r}; this machine has {machine} CPUs")
         return
-    allowed, threads, tries = sorted(os.sched_getaffinity(0)), torch.get_num_threads(), []
+    affinity, torch_threads = os.sched_getaffinity, torch.get_num_threads  # the real ones, not the spies below
+    allowed, threads, tries = sorted(affinity(0)), torch_threads(), []
     two = [allowed[-3], allowed[-1]] if len(allowed) > 2 else allowed
     spy = lambda module, name: mock.patch.object(module, name, wraps=getattr(module, name))
     with spy(os, "cpu_count") as count, spy(torch, "get_num_threads") as threaded, spy(os, "sched_getaffinity") as own:
@@ -44,25 +41,27 @@ def _count_usable_cpus(fn: Any) -> None:
             try:
                 with mock.patch.dict(os.environ, OMP_NUM_THREADS=str(n + 3)):
                     tries.append((cpus, n, expect_type(fn(), int, whole)))
+                if (now := (sorted(affinity(0)), torch_threads())) != (cpus, n):  # set by the answer
+                    said = f"the CPUs it may run on at {now[0]} and torch's threads at {now[1]}"
+                    raise Wrong(f"count_usable_cpus() left {said}, where the check set {cpus} and {n}: leave them be")
             finally:
                 os.sched_setaffinity(0, allowed)
                 torch.set_num_threads(threads)
     if not (wrong := [(cpus, n, got) for cpus, n, got in tries if got != len(cpus)]):
         return
-    (cpus, _, got), why = wrong[0], ""
+    (cpus, n, got), why = wrong[0], ""
     if count.called and all(g == machine for *_, g in wrong):
         why = f" ({got} is the machine's count, os.cpu_count())"
     elif all(g == n for _, n, g in wrong) and threaded.called or all(g == n + 3 for _, n, g in wrong):
-        source = "OMP_NUM_THREADS" if got == wrong[0][1] + 3 else "torch.get_num_threads()"
+        source = "OMP_NUM_THREADS" if got == n + 3 else "torch.get_num_threads()"
         why = f" ({got} is {source}, which the check set to {got} for this try)"
     elif not own.called and len({g for *_, g in tries}) == 1 < len(tries):
-        why = " (the same whatever CPUs were allowed: it did not call os.sched_getaffinity(0))"
+        why = f" (it returned {got} whatever CPUs were allowed; os.sched_getaffinity(0) gives those allowed as it runs)"
     said = f"with this process allowed {len(cpus)} CPU(s) {cpus}, count_usable_cpus() returned {got!r}"
     raise Wrong(f"{said}; expected {len(cpus)}{why}")
 
 
-def _stage_devices(m: Machine, pair: tuple) -> str:
-    """Two devices torch can use there, a GPU each where there are two or more; else what is off."""
+def _stage_devices(m: Machine, pair: tuple) -> str:  # usable devices, a GPU each where there are two or more
     if len(pair) != 2:
         raise Wrong(f"on {m.name}, stage_devices() returned {len(pair)} values: return two, (first, second)")
     try:  # the question asks for no type: a torch.device or a spelling torch knows
@@ -92,16 +91,14 @@ _TASKS = {
     "try_gpu": "Write `try_gpu(i=0)`: device i of the accelerator this process can use right now, else the CPU.",
     "try_all_gpus": "Write `try_all_gpus()`: a list of every usable accelerator device, or `[cpu]` when there is none.",
     "count_usable_cpus": "Write `count_usable_cpus()` returning how many CPUs this process may run on.",
-    "stage_devices": "Debug this: fix `stage_devices()` so that each of its two stages has a GPU of its own where "
-    "there are two or more, both share the GPU where there is one, and both use the CPU where there is none.",
+    "stage_devices": "Debug `stage_devices()`: a GPU per stage where there are two or more, else one GPU or the CPU.",
 }
 _HINTS = {
     "try_gpu": "torch.accelerator.current_accelerator(check_available=True) is None unless one is usable now; "
     "torch.accelerator.device_count() says how many; torch.device(type, i) names one.",
     "try_all_gpus": "One torch.device(accelerator.type, i) for each i in range(torch.accelerator.device_count()).",
     "count_usable_cpus": "os.cpu_count() counts the machine's CPUs; os.sched_getaffinity(0) is the set it may use.",
-    "stage_devices": "What is try_gpu(1) on a machine with one GPU? Count first: len(try_all_gpus()) stages can have "
-    "a device of their own ([cpu] when there is no accelerator).",
+    "stage_devices": "What is try_gpu(1) on one GPU? Count first: try_all_gpus() lists every device, [cpu] at least.",
 }
 QUESTIONS = [
     Question(n, _TASKS[name], name, check, _HINTS[name], chapter="01", context=lambda: {"os": os})

@@ -91,10 +91,18 @@ def test_the_machine_count_torch_threads_and_a_fixed_answer_are_named_only_where
         "usable = len(os.sched_getaffinity(0))\n\n\ndef count_usable_cpus():\n    return usable",
     ):
         told = evaluate(question, code).message
-        assert "os.cpu_count()" not in told and "the same whatever CPUs were allowed" in told, told
-        assert "each time" not in told, "it says what was seen (the same answer), not that it asked once"
+        assert "os.cpu_count()" not in told and "whatever CPUs were allowed" in told, told
+        assert "each time" not in told and "did not call" not in told, "it says what was seen, not what the code does"
+    proc = (  # Cpus_allowed_list read by commas: "0-1" counts as one
+        "def count_usable_cpus():\n"
+        "    for line in open('/proc/self/status'):\n"
+        "        if line.startswith('Cpus_allowed_list'):\n"
+        "            return len(line.split(':')[1].split(','))"
+    )
+    told = evaluate(question, proc).message
+    assert "expected" in told and "did not call" not in told, told
     highest = evaluate(question, "def count_usable_cpus():\n    return max(os.sched_getaffinity(0)) + 1").message
-    assert "the same whatever" not in highest, "it asks os.sched_getaffinity each time: no note that it does not"
+    assert "whatever CPUs" not in highest, "it asks os.sched_getaffinity each time: no hint to ask it"
     omp = "def count_usable_cpus():\n    return int(os.environ.get('OMP_NUM_THREADS', len(os.sched_getaffinity(0))))"
     told = evaluate(question, omp).message
     assert "expected 1" in told and "torch.get_num_threads()" not in told, "torch's threads were not asked: not named"

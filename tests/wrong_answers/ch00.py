@@ -29,7 +29,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             'def pick_device():\n    return torch.device("cuda")',
-            "on a CPU-only build of torch, pick_device() returned cuda; the usable device there is cpu",
+            "on a CPU-only build of torch, pick_device() returned cuda (as on every machine); the usable device there "
+            "is cpu",
         ),
         ('pick_device = torch.device("cpu")', "should be a function taking no arguments, but it is a device"),
         # a string is not the torch.device the question asks for (accepted before 2026-11-29)
@@ -53,8 +54,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "\n\n"
             "def pick_device():\n"
             "    return usable",
-            "on a machine with one CUDA GPU, pick_device() returned cpu; the usable device there is cuda (the same "
-            "on every machine, whatever devices it has)",
+            "on a machine with one CUDA GPU, pick_device() returned cpu (as on every machine); the usable device "
+            "there is cuda",
         ),
         # an mps build taken for a usable GPU (accepted before: no stand-in had mps built but not usable)
         (
@@ -137,8 +138,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             '        return torch.device("cuda")\n'
             "    usable = torch.accelerator.current_accelerator(check_available=True)\n"
             '    return usable if usable is not None else torch.device("cpu")',
-            "on a CUDA build of torch that cannot use the GPU nvidia-smi lists, pick_device() returned cuda; the "
-            "usable device there is cpu",
+            "on a CUDA build of torch whose driver is too old for it (nvidia-smi lists a GPU), pick_device() returned "
+            "cuda; the usable device there is cpu",
         ),
         # the same, asking by running nvidia-smi
         (
@@ -174,7 +175,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    return device",
             "changed torch's default device",
         ),
-        # makes the last GPU the current one, which lasts after the call (judged by the current device after it)
+        # makes the last GPU the current one, which lasts after the call (judged by the current device after it; the
+        # current device is 1 at first where there are two GPUs or more, so the sixteen tell)
         (
             "def pick_device():\n"
             "    if torch.cuda.is_available():\n"
@@ -182,7 +184,28 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             '        return torch.device("cuda")\n'
             "    usable = torch.accelerator.current_accelerator(check_available=True)\n"
             '    return usable if usable is not None else torch.device("cpu")',
-            "on Kaggle's two T4 GPUs, pick_device() left the current device at 1 after the call: put it back",
+            "on a machine with sixteen CUDA GPUs, pick_device() left the current device at 15 (it was 1): put it back",
+        ),
+        # makes GPU 0 the current one (accepted before: the current device was 0 on every pretend machine at first)
+        (
+            "def pick_device():\n"
+            "    if torch.cuda.is_available():\n"
+            "        torch.cuda.set_device(0)\n"
+            '        return torch.device("cuda", 0)\n'
+            "    usable = torch.accelerator.current_accelerator(check_available=True)\n"
+            '    return usable if usable is not None else torch.device("cpu")',
+            "on Kaggle's two T4 GPUs, pick_device() left the current device at 0 (it was 1): put it back",
+        ),
+        # the GPUs torch.cuda counts taken for usable ones (accepted before): where the driver is too old for the
+        # build, torch.cuda.device_count() counts the driver's GPUs (through NVML) while none is usable
+        (
+            "def pick_device():\n"
+            "    if torch.cuda.device_count() > 0:\n"
+            '        return torch.device("cuda")\n'
+            "    usable = torch.accelerator.current_accelerator(check_available=True)\n"
+            '    return usable if usable is not None else torch.device("cpu")',
+            "on a CUDA build of torch whose driver is too old for it (nvidia-smi lists a GPU), pick_device() returned "
+            "cuda; the usable device there is cpu",
         ),
         # Kaggle's variable (the notebook's cell 4) taken for a GPU (accepted before: no stand-in machine set it)
         (
@@ -195,8 +218,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # function, each time it is called", which it does): what it returned is named, with the fact only
         (
             "def pick_device():\n    return torch.get_default_device()",
-            "on a machine with one CUDA GPU, pick_device() returned cpu; the usable device there is cuda (the same on "
-            "every machine, whatever devices it has)",
+            "on a machine with one CUDA GPU, pick_device() returned cpu (as on every machine); the usable device there "
+            "is cuda",
         ),
         # a newer GPU than the question asks for: judged on what it returns (each pretend CUDA GPU is a T4, 7.5; told
         # before that asking the capability "ran CUDA code")
@@ -208,15 +231,16 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             '    return usable if usable is not None and usable.type != "cuda" else torch.device("cpu")',
             "on a machine with one CUDA GPU, pick_device() returned cpu; the usable device there is cuda",
         ),
-        # the kernels torch ships taken for a usable GPU: a CUDA build lists them without a driver too
+        # the kernels torch ships taken for a usable GPU: a CUDA build lists them where none is usable too (torch 2.13
+        # and later; 2.10, Kaggle's, lists none there)
         (
             "def pick_device():\n"
             "    if torch.cuda.get_arch_list():\n"
             '        return torch.device("cuda")\n'
             "    usable = torch.accelerator.current_accelerator(check_available=True)\n"
             '    return usable if usable is not None else torch.device("cpu")',
-            "on Kaggle with the accelerator off (a CUDA build of torch without a driver), "
-            "pick_device() returned cuda; the usable device there is cpu",
+            "on a CUDA build of torch whose driver is too old for it (nvidia-smi lists a GPU), pick_device() returned "
+            "cuda; the usable device there is cpu",
         ),
     ),
     2: (
@@ -284,7 +308,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "\n\n"
             "def cuda_diagnosis():\n"
             "    return found",
-            "(the same on every machine, whatever devices it has)",
+            "(as on every machine); the answer there is",  # what it returns depends on the torch it ran in
         ),
         # nvidia-smi taken for a GPU torch can use
         (
@@ -305,6 +329,26 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             '    return "CPU-only build" if torch.version.cuda is None else "no usable GPU"',
             "on Kaggle with the accelerator off (a CUDA build of torch without a driver), cuda_diagnosis() returned "
             "'GPU ready'; the answer there is 'no usable GPU'",
+        ),
+        # the GPUs torch.cuda counts taken for usable ones (accepted before): a driver too old for the build lists
+        # its GPUs, and torch.cuda.device_count() counts them (through NVML) while none is usable
+        (
+            "def cuda_diagnosis():\n"
+            "    if not torch.backends.cuda.is_built():\n"
+            '        return "CPU-only build"\n'
+            '    return ("no usable GPU", "GPU ready")[torch.cuda.device_count() > 0]',
+            "on a CUDA build of torch whose driver is too old for it (nvidia-smi lists a GPU), cuda_diagnosis() "
+            "returned 'GPU ready'; the answer there is 'no usable GPU'",
+        ),
+        # an empty list of kernels taken for a CPU-only build (accepted before: every pretend CUDA build listed them);
+        # torch 2.10, Kaggle's, lists none on a CUDA build wherever no GPU is usable
+        (
+            "def cuda_diagnosis():\n"
+            "    if not torch.cuda.get_arch_list():\n"
+            '        return "CPU-only build"\n'
+            '    return "GPU ready" if torch.cuda.is_available() else "no usable GPU"',
+            "on Kaggle with the accelerator off (a CUDA build of torch without a driver), cuda_diagnosis() returned "
+            "'CPU-only build'; the answer there is 'no usable GPU'",
         ),
     ),
     3: (
@@ -499,6 +543,8 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         '    return torch.device("cpu")',
         "def pick_device():\n"
         '    return torch.device(torch.accelerator.current_accelerator(check_available=True) or "cpu")',
+        # the CPU with its index, as the GPUs have theirs (rejected before: only a bare cpu was taken)
+        'def pick_device():\n    return torch.accelerator.current_accelerator(True) or torch.device("cpu", 0)',
         # the current device's index (rejected before: the stand-ins raised, as this CPU-only torch does)
         "def pick_device():\n"
         "    acc = torch.accelerator.current_accelerator(check_available=True)\n"
@@ -532,15 +578,15 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "def cuda_diagnosis():\n"
         "    if not torch.backends.cuda.is_built():\n"
         '        return "CPU-only build"\n'
-        '    return ("no usable GPU", "GPU ready")[torch.cuda.device_count() > 0]',
+        '    return ("no usable GPU", "GPU ready")[torch.cuda.is_available() and torch.cuda.device_count() > 0]',
         # usable first, then the build: section 1's table in the other order
         "def cuda_diagnosis():\n"
         "    if torch.cuda.is_available():\n"
         '        return "GPU ready"\n'
         '    return "CPU-only build" if torch.version.cuda is None else "no usable GPU"',
-        # a CUDA build lists the GPUs it has kernels for, driver or not (rejected before: no pretend build listed any)
+        # cuDNN as the build test: a CUDA wheel ships it, driver or not (rejected before: the stand-ins said False)
         "def cuda_diagnosis():\n"
-        "    if not torch.cuda.get_arch_list():\n"
+        "    if not torch.backends.cudnn.is_available():\n"
         '        return "CPU-only build"\n'
         '    return "GPU ready" if torch.cuda.is_available() else "no usable GPU"',
     ),

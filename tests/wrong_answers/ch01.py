@@ -12,10 +12,22 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
         (
             "def try_gpu(i=0):\n"
-            "    if torch.cuda.device_count() > i:\n"
+            "    if torch.cuda.is_available() and torch.cuda.device_count() > i:\n"
             '        return torch.device(f"cuda:{i}")\n'
             '    return torch.device("cpu")',
             "on a Mac with Apple's mps, try_gpu() returned cpu; expected mps:0",
+        ),
+        # the GPUs torch.cuda counts taken for usable ones (accepted before): a driver too old for the build lists
+        # its GPUs, and torch.cuda.device_count() counts them (through NVML) while none is usable
+        (
+            "def try_gpu(i=0):\n"
+            "    if torch.cuda.device_count() > i:\n"
+            '        return torch.device("cuda", i)\n'
+            "    if torch.backends.mps.is_available() and i == 0:\n"
+            '        return torch.device("mps", 0)\n'
+            '    return torch.device("cpu")',
+            "on a CUDA build of torch whose driver is too old for it (nvidia-smi lists a GPU), try_gpu() returned "
+            "cuda:0; expected cpu",
         ),
         (
             "def try_gpu(i=0):\n"
@@ -71,7 +83,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # an mps build taken for a usable GPU (accepted before: no stand-in had mps built but not usable)
         (
             "def try_gpu(i=0):\n"
-            "    if torch.cuda.device_count() > i:\n"
+            "    if torch.cuda.is_available() and torch.cuda.device_count() > i:\n"
             '        return torch.device("cuda", i)\n'
             "    if torch.backends.mps.is_built() and i == 0:\n"
             '        return torch.device("mps", 0)\n'
@@ -84,7 +96,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "\n\n"
             "def try_gpu(i=0):\n"
             '    return torch.device(usable.type, i) if usable is not None else torch.device("cpu")',
-            "(the same on every machine, whatever devices it has)",
+            "on a machine with one CUDA GPU, try_gpu() returned cpu (as on every machine); expected cuda:0",
         ),
         # a negative i counted from the end, as a list index (accepted before: -1 was not tried); there is no device -1
         (
@@ -97,22 +109,31 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "on Kaggle's two T4 GPUs, try_gpu(-1) returned cuda:1; expected cpu (or an error: no device has a negative",
         ),
         # makes device i the current one, which lasts after the call (told before, wrongly, that no accelerator
-        # was available on a machine with one CUDA GPU: the stand-in could not set a device)
+        # was available on a machine with one CUDA GPU: the stand-in could not set a device; setting device 0 was
+        # accepted before, as the current device was 0 on every pretend machine: it is 1 where there are two or more)
         (
             "def try_gpu(i=0):\n"
             "    if torch.accelerator.is_available() and 0 <= i < torch.accelerator.device_count():\n"
             "        torch.accelerator.set_device_index(i)\n"
             "        return torch.device(torch.accelerator.current_accelerator().type, i)\n"
             '    return torch.device("cpu")',
-            "on Kaggle's two T4 GPUs, try_gpu(1) left the current device at 1 after the call: put it back",
+            "on Kaggle's two T4 GPUs, try_gpu() left the current device at 0 (it was 1): put it back",
         ),
     ),
     2: (
         (
             "def try_all_gpus():\n"
+            "    n = torch.cuda.device_count() if torch.cuda.is_available() else 0\n"
+            '    return [torch.device("cuda", i) for i in range(n)] or [torch.device("cpu")]',
+            "on a Mac with Apple's mps, try_all_gpus() returned [cpu]; expected [mps:0]",
+        ),
+        # the GPUs torch.cuda counts taken for usable ones (accepted before): see question 1
+        (
+            "def try_all_gpus():\n"
             '    devices = [torch.device("cuda", i) for i in range(torch.cuda.device_count())]\n'
             '    return devices or [torch.device("cpu")]',
-            "on a Mac with Apple's mps, try_all_gpus() returned [cpu]; expected [mps:0]",
+            "on a CUDA build of torch whose driver is too old for it (nvidia-smi lists a GPU), try_all_gpus() returned "
+            "[cuda:0]; expected [cpu]",
         ),
         (
             "def try_all_gpus():\n"
@@ -184,7 +205,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "\n\n"
             "def try_all_gpus():\n"
             '    return found or [torch.device("cpu")]',
-            "(the same on every machine, whatever devices it has)",
+            "on a machine with one CUDA GPU, try_all_gpus() returned [cpu] (as on every machine); expected [cuda:0]",
         ),
     ),
     3: (
@@ -213,7 +234,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         *(
             (
                 "import psutil\n\n\ndef count_usable_cpus():\n    return psutil.cpu_count(logical=True)",
-                "(the same whatever CPUs were allowed: it did not call os.sched_getaffinity(0))",
+                "whatever CPUs were allowed; os.sched_getaffinity(0) gives those allowed as it runs)",
             )
             for _ in [importlib.util.find_spec("psutil")]
             if _ is not None and len(CPUS) > 1
@@ -221,7 +242,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # counts once, when the cell runs, instead of each time it is called (told before that it was os.cpu_count())
         (
             "usable = len(os.sched_getaffinity(0))\n\n\ndef count_usable_cpus():\n    return usable",
-            f"count_usable_cpus() returned {len(CPUS)}; expected 1 (the same whatever CPUs were allowed",
+            f"count_usable_cpus() returned {len(CPUS)}; expected 1 (it returned {len(CPUS)} whatever CPUs were allowed",
         ),
         (
             "count_usable_cpus = len(os.sched_getaffinity(0))",
@@ -252,6 +273,31 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             "def count_usable_cpus():\n    return os.sched_getaffinity(0)",
             "expected count_usable_cpus() to return a whole number (an int), but got a set",
+        ),
+        # sets torch's threads to the CPUs allowed and reads them back (accepted before: the check set them back):
+        # a count leaves the process as it was
+        *(
+            (
+                "def count_usable_cpus():\n"
+                "    torch.set_num_threads(len(os.sched_getaffinity(0)))\n"
+                "    return torch.get_num_threads()",
+                f"count_usable_cpus() left the CPUs it may run on at {CPUS[-1:]} and torch's threads at 1, where the "
+                f"check set {CPUS[-1:]} and 2: leave them be",
+            )
+            for _ in CPUS[:1]
+        ),
+        # narrows, or widens, the CPUs this process may run on, and returns the count from before (accepted before:
+        # the check set them back after each try)
+        *(
+            (
+                "def count_usable_cpus():\n"
+                "    cpus = os.sched_getaffinity(0)\n"
+                f"    os.sched_setaffinity(0, {change})\n"
+                "    return len(cpus)",
+                "count_usable_cpus() left the CPUs it may run on at ",
+            )
+            for change in ("{min(cpus)}", "range(os.cpu_count())")
+            if len(CPUS) > 1
         ),
     ),
     4: (
@@ -287,7 +333,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # counts CUDA GPUs only: a Mac's GPU is never used
         (
             "def stage_devices():\n"
-            "    n = torch.cuda.device_count()\n"
+            "    n = torch.cuda.device_count() if torch.cuda.is_available() else 0\n"
             "    if n >= 2:\n"
             '        return torch.device("cuda:0"), torch.device("cuda:1")\n'
             "    if n == 1:\n"
@@ -315,7 +361,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "\n\n"
             "def stage_devices():\n"
             "    return devices[0], devices[-1]",
-            "(the same on every machine, whatever devices it has)",
+            "on a machine with one CUDA GPU, stage_devices() returned (cpu, cpu) (as on every machine); the devices",
         ),
     ),
 }
@@ -329,11 +375,18 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         '        return torch.device(f"{torch.accelerator.current_accelerator().type}:{i}")\n'
         '    return torch.device("cpu")',
         "def try_gpu(i=0):\n"
-        "    if torch.cuda.device_count() > i:\n"
+        "    if torch.cuda.is_available() and torch.cuda.device_count() > i:\n"
         '        return torch.device("cuda", i)\n'
         "    if torch.backends.mps.is_available() and i == 0:\n"
         '        return torch.device("mps", 0)\n'
         '    return torch.device("cpu")',
+        # reads the current device, where there are two or more it is 1 at first (section 7): names the device only
+        "def try_gpu(i=0):\n"
+        "    if not torch.accelerator.is_available() or not 0 <= i < torch.accelerator.device_count():\n"
+        '        return torch.device("cpu")\n'
+        "    current = torch.accelerator.current_device_index()\n"
+        "    kind = torch.accelerator.current_accelerator().type\n"
+        "    return torch.device(kind, i) if i != current else torch.device(kind, current)",
         # asks whether each backend is built first (rejected before: a pretend Mac's mps was not built)
         "def try_gpu(i=0):\n"
         "    if torch.backends.cuda.is_built() and torch.cuda.is_available() and i < torch.cuda.device_count():\n"

@@ -7,20 +7,16 @@ SOLUTIONS: dict[int, str] = {
     2: '''def cuda_diagnosis():
     if torch.version.cuda is None:
         return "CPU-only build"
-    if not torch.cuda.is_available():
-        return "no usable GPU"
-    return "GPU ready"''',
+    return "GPU ready" if torch.cuda.is_available() else "no usable GPU"''',
     3: """def has_kernels_for(capability, arch_list):
-    major, minor = capability
+    target = capability[0] * 10 + capability[1]  # (8, 6): 86
     for arch in arch_list:
         kind, _, digits = arch.partition("_")
-        number = int(digits.rstrip("af"))  # sm_90a: only on 9.0; an 'f' (outside the question) is read as plain
-        if digits.endswith("a"):
-            if number == major * 10 + minor:
+        number = int(digits.rstrip("af"))  # an 'f' (outside the question) is read as plain
+        if digits.endswith("a"):  # sm_90a, compute_90a: only on 9.0
+            if number == target:
                 return True
-        elif kind == "sm" and number // 10 == major and number % 10 <= minor:
-            return True
-        elif kind == "compute" and number <= major * 10 + minor:
-            return True
+        elif number <= target and (kind == "compute" or number // 10 == capability[0]):
+            return True  # PTX runs on any GPU as new or newer, machine code only within its major version
     return False""",
 }
