@@ -91,14 +91,15 @@ def _check_predict(fn: Any) -> None:
             _expect(got, want, f"{call} returned", "model(x) on the model's device, each module in its own mode")
 
 
-def _epoch(X: torch.Tensor, y: torch.Tensor, size: int, device: torch.device, lr: float = 0.1) -> tuple:
-    """The batches' losses, and the weights after an epoch of SGD(lr) with mean squared error from make_model."""
+def _epoch(X: torch.Tensor, y: torch.Tensor, size: int, device: torch.device, lr=0.1, zero=True) -> tuple:
+    """The batches' losses, and the weights after an epoch of SGD(lr) with mean squared error (zero_grad if `zero`)."""
     optimizer, losses = torch.optim.SGD((model := make_model(4, 8, seed=2).to(device)).parameters(), lr=lr), []
     for xb, yb in zip(X.to(device).split(size), y.to(device).split(size), strict=True):
         losses.append(loss := nn.functional.mse_loss(model(xb), yb))
         loss.backward()
         optimizer.step()
-        optimizer.zero_grad()
+        if zero:
+            optimizer.zero_grad()
     return torch.stack(losses).detach(), nn.utils.parameters_to_vector(model.parameters()).detach().double().cpu()
 
 
@@ -130,12 +131,15 @@ def _check_train_epoch(fn: Any) -> None:
             raise Wrong(f"{call} ran the model {len(seen)} times; expected {len(batches)} batches of X's rows")
         for i, ((_, fed), batch) in enumerate(zip(seen, batches, strict=True)):
             _expect(fed, batch, f"{call} fed the model, as batch {i + 1},", "X's rows in order")
+        if len(steps) != len(batches):
+            raise Wrong(f"{call} stepped the optimizer {len(steps)} time(s); expected one per batch, {len(batches)}")
         if not isinstance(got, torch.Tensor) or got.device.type != device.type or got.numel() != 1 or got.requires_grad:
             raise Wrong(f"{call} returned {show(got)}; expected the mean loss, detached, one number on {device.type}")
         if device == _META:
             continue
         losses, want = _epoch(X, y, size, device)
         slips = {"they are the starting weights: no step changed them": _epoch(X, y, size, device, lr=0.0)[1]}
+        slips["the gradients piled up: clear them after each step"] = _epoch(X, y, size, device, zero=False)[1]
         _weights(model, want, call, "one SGD step per batch of mean squared error", slips)
         value, mean = float(got.detach().reshape(())), float(losses.mean())
         if not math.isclose(value, mean, rel_tol=1e-4):
@@ -198,6 +202,8 @@ def _check_step(fn: Any, clip: bool) -> None:
                 f"they moved 2**16 times too little: clip_grad_norm_ saw scaled gradients{again}": little * top / norm,
                 "they moved 2**16 times too little: the scale was divided out twice": little,
                 "they are a step scaled up to norm max_norm: below it, clip nothing": step * top / norm,
+                "they are clipped per parameter: clip them all together": torch.cat([clipped(g[:4]), clipped(g[4:])]),
+                "they are clipped value by value (or by the inf-norm): clip their 2-norm": -0.5 * g.clamp(-top, top),
             }
         what = "their start: these gradients overflow, so scaler.step skips the step" if y is _INF else "one SGD step"
         _weights(model, want, call, what, slips)

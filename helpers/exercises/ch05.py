@@ -70,8 +70,10 @@ _PEAK_CASES = [
 ]
 _PEAK_SLIPS = (
     Slip(lambda m, b, a: _peak(m, b, a, (4, 4)), "a frozen parameter has no gradient or moments: count it once"),
+    Slip(lambda m, b, a: _peak(m, b, a, (4, 3)), "Adam keeps no moments for a frozen parameter: count it once"),
     Slip(lambda m, b, a: _peak(m, b, a, (4, 0)), "the frozen parameters are missing: they are in memory, once"),
     Slip(lambda m, b, a: _peak(m, b, a, (3, 1)), "a trainable parameter has a gradient and two Adam moments"),
+    Slip(lambda m, b, a: _peak(m, b, a, (1, 1)), "a trainable parameter also has a gradient and two Adam moments"),
     Slip(lambda m, b, a: _peak(m, 1, a), "that counts the activations of one sample; multiply by batch_size"),
     Slip(lambda m, b, a: _peak(m, b, a, size=lambda p: 1), "that counts numbers; multiply by element_size()"),
     Slip(lambda m, b, a: _peak(m, b, a, size=lambda p: 4), "not every number has 4 bytes: use element_size()"),

@@ -205,16 +205,22 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             ),
             "fed the model, as batch 1, a torch.float32 tensor of shape (12, 4) on cpu of other values; expected X's",
         ),
-        (  # forgets zero_grad: the gradients pile up from batch to batch
+        (  # forgets zero_grad: the gradients pile up from batch to batch (named since round 5)
             _EPOCH.replace("        optimizer.zero_grad()\n", ""),
-            "the weights differ from one SGD step per batch of mean squared error",
+            "the weights differ from one SGD step per batch of mean squared error: the gradients piled up: clear them "
+            "after each step",
+        ),
+        (  # two steps a batch (round 5)
+            _EPOCH.replace("        optimizer.step()\n", "        optimizer.step()\n        optimizer.step()\n"),
+            "train_epoch(model on cpu, SGD, X and y of 36 rows, 12) stepped the optimizer 6 time(s); expected one per "
+            "batch, 3",
         ),
         (  # one step for the epoch, on the gradients of every batch (round 5)
             _EPOCH.replace("        optimizer.step()\n        optimizer.zero_grad()\n", "").replace(
                 "    return", "    optimizer.step()\n    optimizer.zero_grad()\n    return"
             ),
-            "after train_epoch(model on cpu, SGD, X and y of 36 rows, 12) the weights differ from one SGD step per "
-            "batch of mean squared error",
+            "train_epoch(model on cpu, SGD, X and y of 36 rows, 12) stepped the optimizer 1 time(s); expected one per "
+            "batch, 3",
         ),
         (  # another loss
             _EPOCH.replace("nn.functional.mse_loss", "nn.functional.l1_loss"),
@@ -456,7 +462,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "weights differ "
             "from one SGD step",
         ),
-        (  # clips each gradient's value, not their norm
+        (  # clips each gradient's value, not their norm (named since round 5)
             _CLIP.replace(
                 _CLIP_LINE, _CLIP_LINE + "    nn.utils.clip_grad_value_(model.parameters(), max_norm)\n"
             ).replace(
@@ -464,8 +470,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "norm = torch.linalg.vector_norm(torch.cat([p.grad.flatten() for p in model.parameters()]))",
             ),
             "after clipped_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=(1.5, -1.5, 1.5, 0), 0.25) the "
-            "weights differ "
-            "from one SGD step",
+            "weights differ from one SGD step: they are clipped value by value (or by the inf-norm): clip their 2-norm",
         ),
         (  # unscales by hand, then steps through the scaler, which unscales again
             _CLIP.replace(
@@ -518,7 +523,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _CLIP.replace(_UNSCALE, "").replace("scaler.step(optimizer)", "optimizer.step()"),
             "No inf checks were recorded prior to update",
         ),
-        (  # each parameter's gradient clipped on its own (round 3): the bias's gradient is not 0
+        (  # each parameter's gradient clipped on its own (round 3): the bias's gradient is not 0 (named in round 5)
             _CLIP.replace(
                 _CLIP_LINE,
                 "    norm = torch.linalg.vector_norm(torch.cat([p.grad.flatten() for p in model.parameters()]))\n"
@@ -526,12 +531,11 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "        nn.utils.clip_grad_norm_(p, max_norm)\n",
             ),
             "after clipped_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=(1.5, -1.5, 1.5, 0), 0.25) the "
-            "weights differ from one SGD step",
+            "weights differ from one SGD step: they are clipped per parameter: clip them all together",
         ),
         (  # clipped by the largest gradient (norm_type=inf, round 5), not by the 2-norm of them all
             _CLIP.replace("max_norm)\n", "max_norm, norm_type=float('inf'))\n"),
-            "after clipped_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=(1.5, -1.5, 1.5, 0), 0.25) the "
-            "weights differ from one SGD step",
+            "the weights differ from one SGD step: they are clipped value by value (or by the inf-norm)",
         ),
         (  # the weight's gradient alone clipped
             _CLIP.replace("clip_grad_norm_(model.parameters(), max_norm)", "clip_grad_norm_(model.weight, max_norm)"),

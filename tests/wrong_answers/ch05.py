@@ -90,6 +90,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "predict_peak_bytes(an MLP, first layer frozen, 8, 128) returned 39_584; expected 14_624: a frozen "
             "parameter has no gradient or moments: count it once",
         ),
+        (  # Adam's moments kept for the frozen parameters too (round 5)
+            _peak("4 if p.requires_grad else 3"),
+            "returned 31_264; expected 14_624: Adam keeps no moments for a frozen parameter: count it once",
+        ),
+        (  # trainable judged by .grad (round 5): a model before its first backward has none, so all count once
+            _peak("4 if p.grad is not None else 1"),
+            "returned 10_664; expected 14_624: a trainable parameter also has a gradient and two Adam moments",
+        ),
         (  # Adam's two moments counted once
             _peak("3 if p.requires_grad else 1"),
             "a trainable parameter has a gradient and two Adam moments",
