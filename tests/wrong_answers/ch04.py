@@ -364,9 +364,10 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "autocast; "
             "expected autocast in torch.bfloat16 on cpu",
         ),
-        (  # steps with the scaled gradients: every update is `scale` times too large
+        (  # steps with the scaled gradients, every update `scale` times too large: told by the scaler's calls
             _AMP.replace("scaler.step(optimizer)", "optimizer.step()").replace("    scaler.update()\n", ""),
-            "the weights differ from one SGD step: they moved 2**16 times too far",
+            "amp_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=(1.5, -1.5, 1.5, 0)) never called "
+            "scaler.step on the scaler given: backward and step go through it",
         ),
         (  # forgets update(): the scale never adapts
             _AMP.replace("    scaler.update()\n", ""),
@@ -517,7 +518,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # neither scaler.step nor optimizer.step
             _CLIP.replace("    scaler.step(optimizer)\n    scaler.update()\n", ""),
-            "the weights differ from one SGD step",
+            "clipped_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=(1.5, -1.5, 1.5, 0), 0.25) never called "
+            "scaler.step on the scaler given",
         ),
         (  # optimizer.step() on the scaled gradients, no unscale_: update() has no inf check to read
             _CLIP.replace(_UNSCALE, "").replace("scaler.step(optimizer)", "optimizer.step()"),
