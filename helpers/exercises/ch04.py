@@ -13,10 +13,9 @@ from torch import nn
 
 from ..answers import Wrong, expect_function, expect_number
 from ..checking import Question
-from ..learner_code import describe_error
 from ..training import make_data, make_model
 from .calls import MOVES, CallLog
-from .cases import show, unchanged
+from .cases import call_or_wrong, show, unchanged
 
 # The first optimizer a process builds imports torch._dynamo (seconds): built here, not within a time limit.
 torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=0.1)
@@ -26,8 +25,8 @@ _CPU, _META = torch.device("cpu"), torch.device("meta")
 _GPUS = [torch.device("cuda", n - 1) for n in [torch.cuda.device_count()] if n]
 _GPUS += [torch.device("mps", 0)] * torch.backends.mps.is_available()
 #: Calls that read a tensor's values on the host, printing too; torch.tensor(a list of tensors) reads each one.
-_READS, _LISTS = {"item", "tolist", "numpy", "__float__", "__int__", "__bool__", "__repr__", "__format__"}, {"tensor"}
-_LISTS |= {"as_tensor", "asarray"}
+_READS = {"item", "tolist", "numpy", "__float__", "__int__", "__bool__", "__repr__", "__format__"}
+_LISTS = {"tensor", "as_tensor", "asarray"}
 
 
 def _call(fn: Any, call: str, home: torch.device, model: nn.Module, *args: Any) -> tuple:
@@ -36,9 +35,9 @@ def _call(fn: Any, call: str, home: torch.device, model: nn.Module, *args: Any) 
     model.register_forward_pre_hook(lambda module, inputs: fed.append((module, inputs[0] if inputs else None)))
     try:
         with log:
-            got = fn(model, *args)
-    except Exception as exc:
-        raised = Wrong(f"{call} raised {describe_error(exc)}")
+            got = call_or_wrong(fn, (model, *args), call)
+    except Wrong as exc:
+        raised = exc
     tried = [c for c in log.named(MOVES) if id(c.args[0]) in ids and (c.raised or c.result.device != c.args[0].device)]
     if tried or {p.device for p in model.parameters()} != {home}:  # a change of dtype alone is no move
         raise Wrong(f"{call} moved the model (or tried to): leave it on {home}, and move the data there")
@@ -61,34 +60,29 @@ _PREDICT = {
     "Sequential(Tanh, Linear)": (nn.Sequential(nn.Tanh(), nn.Linear(3, 2)), torch.randn(4, 3)),
     "float16 (frozen Embedding, BatchNorm1d, BatchNorm1d in eval)": (_NORMS, torch.randint(10, (4, 3))),
 }
-#: What predict leaves as it was: x; each parameter's and buffer's values, dtype, requires_grad, .grad; each mode.
-_kept = lambda model, x: (
-    x.clone(),
-    [(t.detach().clone(), t.requires_grad, copy.deepcopy(t.grad)) for t in model.state_dict(keep_vars=True).values()],
-    [m.training for m in model.modules()],
-)
-
-
-def _copy(made: nn.Module, device: torch.device) -> nn.Module:
-    """A copy of `made` on `device`, each trainable parameter's .grad set as training leaves it (copies lose it)."""
-    for p in (model := copy.deepcopy(made).to(device)).parameters():
-        p.grad = torch.ones_like(p) if p.requires_grad else None
-    return model
+_kept = lambda model, x: {  # what predict leaves as it was, by its name in messages (a state dict has the buffers)
+    "x (its values, dtype or requires_grad)": (x.clone(), x.requires_grad),
+    "the model's weights or buffers (values, dtype, requires_grad or .grad)": [
+        (t.detach().clone(), t.requires_grad, copy.deepcopy(t.grad)) for t in model.state_dict(keep_vars=True).values()
+    ],
+    "a module's train/eval mode": [m.training for m in model.modules()],
+}
 
 
 def _check_predict(fn: Any) -> None:
     expect_function(fn, "predict", "(model, x)")
     places = [(_CPU, _CPU), (_CPU, _META), *((g, _CPU) for g in _GPUS), *((_CPU, g) for g in _GPUS), (_META, _CPU)]
     for (home, there), (name, (made, data)) in [(p, m) for p in [*places, (_META, _META)] for m in _PREDICT.items()]:
-        model, as_is, x = _copy(made, home), _copy(made, home), data.clone().to(there)
+        model, as_is, x = copy.deepcopy(made).to(home), copy.deepcopy(made).to(home), data.clone().to(there)
+        for p in [*model.parameters(), *as_is.parameters()]:  # .grad as training leaves it (a copy loses it)
+            p.grad = torch.ones_like(p) if p.requires_grad else None
         before, call = _kept(model, x), f"predict({name} on {home.type}, {x.dtype} x on {there.type})"
         got, raised, fed, _ = _call(fn, call, home, model, x)
         fails = there == _META != home  # x on meta has no values for the model: an error is right
         want = None if fails else as_is(data.to(home)).detach()  # in the model's own modes
-        ran = _kept(as_is, before[0])  # as running the model leaves it: a BatchNorm in train mode updates statistics
-        if not (unchanged(before, after := _kept(model, x)) or unchanged(ran, after)):
-            what = "its weights, their dtype, requires_grad or .grad, its buffers or a module's train/eval mode"
-            raise Wrong(f"{call} changed x or the model ({what}): leave both as they were")
+        after, ran = _kept(model, x), _kept(as_is, data.to(there))  # ran: as model(x) leaves it
+        if changed := [k for k, v in before.items() if not (unchanged(v, after[k]) or unchanged(ran[k], after[k]))]:
+            raise Wrong(f"{call} changed {changed[0]}: leave x and the model as they were")
         if fed := [(m is model, show(i)) for m, i in fed if i is not None and (i.device, i.dtype) != (home, x.dtype)]:
             raise Wrong(f"{call} fed {'' if fed[0][0] else 'a copy of '}the model {fed[0][1]}; expected x on {home}")
         if (raised is None) == fails:
@@ -97,14 +91,15 @@ def _check_predict(fn: Any) -> None:
             _expect(got, want, f"{call} returned", "model(x) on the model's device, each module in its own mode")
 
 
-def _epoch(X: torch.Tensor, y: torch.Tensor, size: int, device: torch.device, lr: float = 0.1) -> tuple:
-    """The batches' losses, and the weights after an epoch of SGD(lr) with mean squared error from make_model."""
+def _epoch(X: torch.Tensor, y: torch.Tensor, size: int, device: torch.device, lr=0.1, zero=True) -> tuple:
+    """The batches' losses, and the weights after an epoch of SGD(lr) with mean squared error (zero_grad if `zero`)."""
     optimizer, losses = torch.optim.SGD((model := make_model(4, 8, seed=2).to(device)).parameters(), lr=lr), []
     for xb, yb in zip(X.to(device).split(size), y.to(device).split(size), strict=True):
         losses.append(loss := nn.functional.mse_loss(model(xb), yb))
         loss.backward()
         optimizer.step()
-        optimizer.zero_grad()
+        if zero:
+            optimizer.zero_grad()
     return torch.stack(losses).detach(), nn.utils.parameters_to_vector(model.parameters()).detach().double().cpu()
 
 
@@ -136,12 +131,15 @@ def _check_train_epoch(fn: Any) -> None:
             raise Wrong(f"{call} ran the model {len(seen)} times; expected {len(batches)} batches of X's rows")
         for i, ((_, fed), batch) in enumerate(zip(seen, batches, strict=True)):
             _expect(fed, batch, f"{call} fed the model, as batch {i + 1},", "X's rows in order")
+        if len(steps) != len(batches):
+            raise Wrong(f"{call} stepped the optimizer {len(steps)} time(s); expected one per batch, {len(batches)}")
         if not isinstance(got, torch.Tensor) or got.device.type != device.type or got.numel() != 1 or got.requires_grad:
             raise Wrong(f"{call} returned {show(got)}; expected the mean loss, detached, one number on {device.type}")
         if device == _META:
             continue
         losses, want = _epoch(X, y, size, device)
         slips = {"they are the starting weights: no step changed them": _epoch(X, y, size, device, lr=0.0)[1]}
+        slips["the gradients piled up: clear them after each step"] = _epoch(X, y, size, device, zero=False)[1]
         _weights(model, want, call, "one SGD step per batch of mean squared error", slips)
         value, mean = float(got.detach().reshape(())), float(losses.mean())
         if not math.isclose(value, mean, rel_tol=1e-4):
@@ -158,8 +156,8 @@ def _check_load_on(fn: Any) -> None:
         with mock.patch("torch.serialization.location_tag", lambda _: next(places)):
             torch.save(saved, path := f"{folder}/weights.pt")
         for device in (_CPU, _META, *_GPUS):
-            got, call = fn(path, device), f"load_on(path, torch.device({str(device)!r}))"
-            if not isinstance(got, dict) or set(got) != set(saved):
+            call = f"load_on(path, torch.device({str(device)!r}))"
+            if not isinstance(got := call_or_wrong(fn, (path, device), call), dict) or set(got) != set(saved):
                 raise Wrong(f"{call} returned {show(got)}; expected the state dict, a dict with keys {sorted(saved)}")
             for key, value in saved.items():
                 _expect(got[key], value.to(device), f"{call}[{key!r}] is", "the saved tensor there")
@@ -190,25 +188,25 @@ def _check_step(fn: Any, clip: bool) -> None:
         if not unchanged((torch.eye(4), y, top), args):
             raise Wrong(f"{call} changed its arguments: move copies, and leave x and y as they were")
         grad = -0.5 * torch.cat([y.flatten(), y.sum().reshape(1)]).double()  # of the weight and the bias
-        norm, step = float(grad.norm()), -0.5 * grad.nan_to_num(0, 0, 0)  # SGD(lr=0.5); an overflow skips it
-        want = step * min(1, top / (norm + 1e-6)) if clip else step  # clip_grad_norm_ divides by the norm + 1e-6
+        norm, g = float(grad.norm()), grad.nan_to_num(0, 0, 0)  # an overflow skips the step
+        clipped = lambda v, to=top: -0.5 * v * min(1, to / (float(v.norm()) + 1e-6))  # SGD(lr=0.5) after the clip
+        step, little, want = -0.5 * g, -0.5 * g / 2**16, clipped(g) if clip else -0.5 * g
+        if unused := " or ".join(f"scaler.{n}" for n in ("scale", "step") if not getattr(scaler, n).called):
+            raise Wrong(f"{call} never called {unused} on the scaler given: backward and step go through it")
         slips = {
-            "they moved 2**16 times too far: the step used gradients still multiplied by the scale": want * 2**16,
-            f"they are a step clipped to norm 1, as section 6 does: clip {('nothing', 'to max_norm')[clip]}": step
-            * min(1, 1 / (norm + 1e-6)),
+            f"they are a step clipped to norm 1 (section 6): clip {('nothing', 'to max_norm')[clip]}": clipped(g, 1),
             "they are an unclipped step's: clip them to max_norm after scaler.unscale_, before scaler.step": step,
         }
         if clip:  # by the weights alone, a clip of scaled gradients is one of unscaled ones divided again, if it clips
             again = "" if top > norm else ", or the scale was divided out again after the clip"
-            slips[f"they moved 2**16 times too little: clip_grad_norm_ saw scaled gradients{again}"] = (
-                step * top / (norm * 2**16)
-            )
-            slips["they moved 2**16 times too little: the scale was divided out twice"] = step / 2**16
-            slips["they are a step scaled up to norm max_norm: below it, clip nothing"] = step * top / norm
+            slips |= {
+                f"they moved 2**16 times too little: clip_grad_norm_ saw scaled gradients{again}": little * top / norm,
+                "they are a step scaled up to norm max_norm: below it, clip nothing": step * top / norm,
+                "they are clipped per parameter: clip them all together": torch.cat([clipped(g[:4]), clipped(g[4:])]),
+                "they are clipped value by value (or by the inf-norm): clip their 2-norm": -0.5 * g.clamp(-top, top),
+            }
         what = "their start: these gradients overflow, so scaler.step skips the step" if y is _INF else "one SGD step"
         _weights(model, want, call, what, slips)
-        if unused := " or ".join(f"scaler.{n}" for n in ("scale", "step") if not getattr(scaler, n).called):
-            raise Wrong(f"{call} never called {unused} on the scaler given: backward and step go through it")
         if scaler.get_scale() != 2.0 ** (15 if y is _INF else 17):
             raise Wrong(f"{call} left the scale at {scaler.get_scale():g}: the scaler given updates it after each step")
         if any(p.grad is not None and bool(p.grad.any()) for p in model.parameters()):
@@ -225,23 +223,21 @@ def low_precision(device: torch.device) -> torch.dtype:
     return torch.bfloat16 if cuda_bf16 or device.type not in ("cuda", "mps") else torch.float16
 
 
-#: Each question's task (the notebook states it in full) and hint, by the name it defines; then its checker.
-_TASKS = {
-    "predict": "Write `predict(model, x)`: run `model` on `x` on the model's device, whichever device x is on.",
-    "train_epoch": "Write `train_epoch(model, optimizer, X, y, batch_size)`: return the mean of the batches' losses.",
-    "load_on": "Write `load_on(path, device)`: the state dict saved at `path`, with every tensor on `device`.",
-    "amp_step": "Write `amp_step(model, optimizer, scaler, x, y)`: one mixed-precision step; return the loss.",
-    "clipped_step": "Debug `clipped_step`: one scaled step, gradients clipped to `max_norm`; return their norm.",
-}
-_HINTS = {
-    "predict": "next(model.parameters()).device says where the model lives; move x there with .to(...).",
-    "train_epoch": "For s in range(0, len(X), batch_size), train on X[s : s + batch_size]; keep each loss.detach().",
-    "load_on": "torch.load(path, map_location=device, weights_only=True) puts each tensor on `device` as it loads.",
-    "amp_step": "autocast(device.type, dtype=low_precision(device)) around forward and loss; then the scaler's calls.",
-    "clipped_step": "Which call divides the gradients by the scale, and must it come before or after clip_grad_norm_?",
+_TEXTS = {  # each question's variable: its task (the notebook states it in full), then (after a newline) its hint
+    "predict": "Write `predict(model, x)`: run `model` on `x` on the model's device, whichever device x is on.\n"
+    "next(model.parameters()).device says where the model lives; move x there with .to(...).",
+    "train_epoch": "Write `train_epoch(model, optimizer, X, y, batch_size)`: return the mean of the batches' losses.\n"
+    "For s in range(0, len(X), batch_size), train on X[s : s + batch_size]; keep each loss.detach().",
+    "load_on": "Write `load_on(path, device)`: the state dict saved at `path`, with every tensor on `device`.\n"
+    "torch.load(path, map_location=device, weights_only=True) puts each tensor on `device` as it loads.",
+    "amp_step": "Write `amp_step(model, optimizer, scaler, x, y)`: one mixed-precision step; return the loss.\n"
+    "autocast(device.type, dtype=low_precision(device)) around forward and loss; then the scaler's calls.",
+    "clipped_step": "Debug `clipped_step`: one scaled step, gradients clipped to `max_norm`; return their norm.\n"
+    "Which call divides the gradients by the scale, and must it come before or after clip_grad_norm_?",
 }
 _CHECKS = (_check_predict, _check_train_epoch, _check_load_on, *(lambda fn, c=c: _check_step(fn, c) for c in (0, 1)))
 QUESTIONS = [
-    Question(n, _TASKS[name], name, check, _HINTS[name], chapter="04", context=lambda: {"low_precision": low_precision})
-    for n, (name, check) in enumerate(zip(_TASKS, _CHECKS, strict=True), start=1)
+    Question(n, task, name, check, hint, chapter="04", context=lambda: {"low_precision": low_precision})
+    for n, ((name, text), check) in enumerate(zip(_TEXTS.items(), _CHECKS, strict=True), 1)
+    for task, hint in [text.split("\n")]
 ]

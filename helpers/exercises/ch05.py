@@ -8,27 +8,17 @@ from typing import Any
 import torch
 from torch import nn
 
-from ..answers import Wrong
+from ..answers import Wrong, expect_function
 from ..checking import Question
 from ..memory import MIB, tensor_nbytes
 from .calls import CallLog
-from .cases import Case, Slip, show, table
+from .cases import Case, Slip, call_or_wrong, show, table
 
 #: Dtypes of 1, 2, 4, 8 bytes (bool and complex too), a 0-d shape, 0-sized ones, a torch.Size, more elements than
 #: float32 holds exactly; then, once nothing is allocated, more than an int32 counts (4 GiB, so only on meta).
-_SHAPES = (
-    ((64, 3, 224, 224), torch.float32),
-    ((64, 3, 224, 224), torch.float16),
-    ((1000,), torch.int8),
-    ((7, 3), torch.bool),
-    ((), torch.bfloat16),
-    ((2, 0, 5), torch.float32),
-    ((0,), torch.complex64),
-    ((3, 5), torch.complex64),
-    (torch.Size([5, 2]), torch.int64),
-    ((4096, 4096), torch.float64),
-    ((4097, 4097), torch.float32),
-)
+_DIMS = [(64, 3, 224, 224), (64, 3, 224, 224), (1000,), (7, 3), (), (2, 0, 5), (0,), (3, 5), torch.Size([5, 2])]
+_DTYPES = "float32 float16 int8 bool bfloat16 float32 complex64 complex64 int64 float64 float32".split()
+_SHAPES = [*zip([*_DIMS, (4096, 4096), (4097, 4097)], [getattr(torch, name) for name in _DTYPES], strict=True)]
 _HUGE = (((65536, 65536), torch.uint8),)
 _BYTES_SLIPS = (
     Slip(lambda shape, dtype: math.prod(shape), "that is the number of elements; multiply by dtype.itemsize"),
@@ -43,16 +33,9 @@ def _check_tensor_bytes(fn: Any) -> None:
     for shapes in (_SHAPES, _HUGE):
         with CallLog() as log:
             table("tensor_bytes", "(shape, dtype)", shapes, tensor_nbytes, rel=0, slips=_BYTES_SLIPS)(fn)
-        sized = {tuple(shape) for shape, _ in shapes if math.prod(shape) > 1}
-        made = [c.result for c in log.calls if isinstance(c.result, torch.Tensor) and tuple(c.result.shape) in sized]
-        if made := [t for t in made if not t.is_meta]:
+        made = [c.result for c in log.calls if isinstance(c.result, torch.Tensor) and not c.result.is_meta]
+        if made := [t for t in made if t.numel() > 1 and t.shape in {torch.Size(shape) for shape, _ in shapes}]:
             raise Wrong(f"tensor_bytes allocated {show(made[0])}: size it on the meta device, or from shape and dtype")
-
-
-def _peak(model: nn.Module, batch: int, per_sample: int, copies: tuple[int, int] = (4, 1), size: Any = None) -> int:
-    """Bytes of `copies` of each trainable and each frozen parameter (`size(p)` bytes a number), and the activations."""
-    size = size or torch.Tensor.element_size
-    return sum(p.numel() * size(p) * copies[not p.requires_grad] for p in model.parameters()) + batch * per_sample
 
 
 def _tied() -> nn.Module:
@@ -62,8 +45,12 @@ def _tied() -> nn.Module:
     return model
 
 
+#: Bytes of `copies` of each trainable and each frozen parameter (`size(p)` bytes a number), and the activations.
+_peak = lambda model, batch, per_sample, copies=(4, 1), size=torch.Tensor.element_size: (
+    sum(p.numel() * size(p) * copies[not p.requires_grad] for p in model.parameters()) + batch * per_sample
+)
 #: Models, on the meta device: frozen layers, float16 and bfloat16 parameters, mixed dtypes, buffers (not
-#: parameters), a parameter two modules share.
+#: parameters), a parameter two modules share, a module with a frozen and a trainable parameter.
 _MODELS = {
     "an MLP, first layer frozen": lambda: nn.Sequential(nn.Linear(64, 32).requires_grad_(False), nn.Linear(32, 10)),
     "a float32 MLP": lambda: nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10)),
@@ -71,34 +58,51 @@ _MODELS = {
     "a Linear and a BatchNorm1d": lambda: nn.Sequential(nn.Linear(8, 4), nn.BatchNorm1d(4)),
     "a frozen bfloat16 Embedding": lambda: nn.Embedding(9, 8, dtype=torch.bfloat16).requires_grad_(False),
     "an Embedding and a Linear head sharing its weight": _tied,
+    "a ParameterDict of a frozen w (4, 4) and a trainable b (4,), then a Linear(4, 2)": lambda: nn.Sequential(
+        nn.ParameterDict({"w": nn.Parameter(torch.ones(4, 4), requires_grad=False), "b": nn.Parameter(torch.ones(4))}),
+        nn.Linear(4, 2),
+    ),
 }
 _TAKES = "(model, batch_size, activation_bytes_per_sample)"
 _PEAK_CASES = [
     Case(make=lambda name=name, b=b, a=a: (_MODELS[name]().to("meta"), b, a), label=f"{name}, {b}, {a}")
-    for name, b, a in zip(_MODELS, (8, 16, 4, 1, 3, 2), (128, 128, 16, 32, 40, 24), strict=True)
+    for name, b, a in zip(_MODELS, (8, 16, 4, 1, 3, 2, 2), (128, 128, 16, 32, 40, 24, 8), strict=True)
 ]
 _PEAK_SLIPS = (
     Slip(lambda m, b, a: _peak(m, b, a, (4, 4)), "a frozen parameter has no gradient or moments: count it once"),
+    Slip(lambda m, b, a: _peak(m, b, a, (4, 3)), "Adam keeps no moments for a frozen parameter: count it once"),
     Slip(lambda m, b, a: _peak(m, b, a, (4, 0)), "the frozen parameters are missing: they are in memory, once"),
     Slip(lambda m, b, a: _peak(m, b, a, (3, 1)), "a trainable parameter has a gradient and two Adam moments"),
+    Slip(lambda m, b, a: _peak(m, b, a, (1, 1)), "a trainable parameter also has a gradient and two Adam moments"),
     Slip(lambda m, b, a: _peak(m, 1, a), "that counts the activations of one sample; multiply by batch_size"),
     Slip(lambda m, b, a: _peak(m, b, a, size=lambda p: 1), "that counts numbers; multiply by element_size()"),
     Slip(lambda m, b, a: _peak(m, b, a, size=lambda p: 4), "not every number has 4 bytes: use element_size()"),
     Slip(lambda m, b, a: _peak(m, b, a) + sum(t.nbytes for t in m.buffers()), "that counts buffers: only parameters"),
 )
-_check_predict_peak_bytes = table("predict_peak_bytes", _TAKES, _PEAK_CASES, _peak, rel=0, slips=_PEAK_SLIPS)
+_table = table("predict_peak_bytes", _TAKES, _PEAK_CASES, _peak, rel=0, slips=_PEAK_SLIPS)
 
-#: Each question's task (the notebook states it in full) and hint, by the name it defines; then its checker.
-_TASKS = {
-    "tensor_bytes": "Write `tensor_bytes(shape, dtype)`: the bytes a dense tensor of that shape and dtype needs.",
-    "predict_peak_bytes": f"Write `predict_peak_bytes{_TAKES}` for a training step with Adam.",
-}
-_HINTS = {
-    "tensor_bytes": "math.prod(shape) elements (import math), dtype.itemsize bytes each; or a meta tensor's .nbytes.",
-    "predict_peak_bytes": "Sum p.numel() * p.element_size(), times 4 if p.requires_grad; add the batch's activations.",
+
+def _check_predict_peak_bytes(fn: Any) -> None:
+    """Each model left as it was (on meta: its parameters' requires_grad, dtype and device); then the table."""
+    expect_function(fn, "predict_peak_bytes", _TAKES)
+    for case in _PEAK_CASES:
+        args, call, kept = case.fresh(), f"predict_peak_bytes({case.label})", case.fresh()[0]
+        call_or_wrong(fn, args, call)
+        for (name, p), q in zip(args[0].named_parameters(), kept.parameters(), strict=False):
+            if changed := [k for k in ("requires_grad", "dtype", "device") if getattr(p, k) != getattr(q, k)]:
+                raise Wrong(f"{call} changed {name}'s {changed[0]}: leave the model as it was")
+    _table(fn)
+
+
+_TEXTS = {  # each question's variable: its task, then (after a newline) its hint
+    "tensor_bytes": "Write `tensor_bytes(shape, dtype)`: the bytes a dense tensor of that shape and dtype needs.\n"
+    "math.prod(shape) elements (import math), dtype.itemsize bytes each; or a meta tensor's .nbytes.",
+    "predict_peak_bytes": f"Write `predict_peak_bytes{_TAKES}` for a training step with Adam.\n"
+    "Sum p.numel() * p.element_size(), times 4 if p.requires_grad; add the batch's activations.",
 }
 _CHECKS = (_check_tensor_bytes, _check_predict_peak_bytes)
 QUESTIONS = [
-    Question(n, _TASKS[name], name, check, _HINTS[name], chapter="05", context=lambda: {"torch": torch})
-    for n, (name, check) in enumerate(zip(_TASKS, _CHECKS, strict=True), start=1)
+    Question(n, task, name, check, hint, chapter="05", context=lambda: {"torch": torch})
+    for n, ((name, text), check) in enumerate(zip(_TEXTS.items(), _CHECKS, strict=True), 1)
+    for task, hint in [text.split("\n")]
 ]

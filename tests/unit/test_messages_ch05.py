@@ -30,7 +30,7 @@ def test_wrong_predictions_the_chapter_does_not_name_are_told_what_differed() ->
     first = "predict_peak_bytes(an MLP, first layer frozen, 8, 128) returned"
     cases = {
         _prediction("2 if p.requires_grad else 1"): f"{first} 11_984; expected 14_624",
-        _prediction("1"): f"{first} 10_664; expected 14_624",
+        _prediction("4 if p.requires_grad else 2"): f"{first} 22_944; expected 14_624",
         _prediction(total="held"): f"{first} 13_600; expected 14_624",
         _prediction(total="({}) / 1e6"): f"{first} 0.014624; expected 14_624",
     }

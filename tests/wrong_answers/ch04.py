@@ -2,8 +2,14 @@
 
 from helpers.exercises.solutions.ch04 import SOLUTIONS
 
-#: The call that predict's float16 model with buffers is shown as, on the CPU.
+#: The calls that predict's models are shown as, on the CPU; what it is told for a change to x, the weights, a mode.
+_TANH = "predict(Sequential(Tanh, Linear) on cpu, torch.float32 x on cpu)"
 _NORMED = "predict(float16 (frozen Embedding, BatchNorm1d, BatchNorm1d in eval) on cpu, torch.int64 x on cpu)"
+_X = " changed x (its values, dtype or requires_grad): leave x and the model as they were"
+_W, _MODE = (
+    " changed the model's weights or buffers (values, dtype, requires_grad or .grad)",
+    " changed a module's train/eval mode",
+)
 _PREDICT, _EPOCH, _AMP, _CLIP = (
     "def predict(model, x):\n    return model(x.to(next(model.parameters()).device))",
     *(SOLUTIONS[n] for n in (2, 4, 5)),
@@ -23,8 +29,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             "def predict(model, x):\n    x.mul_(1.5)\n    return model(x.to(next(model.parameters()).device))",
-            "predict(Sequential(Tanh, Linear) on cpu, torch.float32 x on cpu) changed x or the model (its weights, "
-            "their dtype, requires_grad or .grad, its buffers or a module's train/eval mode): leave both as they were",
+            "predict(Sequential(Tanh, Linear) on cpu, torch.float32 x on cpu) changed x (its values, dtype or "
+            "requires_grad): leave x and the model as they were",
+        ),
+        (  # x made to require gradients (round 5): the caller's x is changed too
+            _PREDICT.replace("    return", "    if x.is_floating_point():\n        x.requires_grad_(True)\n    return"),
+            _TANH + _X,
         ),
         (  # x left where it is: the model on the CPU is fed it on meta
             "def predict(model, x):\n    return model(x)",
@@ -47,7 +57,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # torch's advice for moving a model from meta: empty parameters, the weights lost
             "def predict(model, x):\n    return model.to_empty(device=x.device)(x)",
-            "predict(Sequential(Tanh, Linear) on cpu, torch.float32 x on cpu) changed x or the model (its weights",
+            _TANH + _W,
         ),
         (  # the first layer's weight: not every model starts with one
             "def predict(model, x):\n    return model(x.to(model[0].weight.device))",
@@ -71,8 +81,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # eval mode left on: the caller's model is changed
             "def predict(model, x):\n    model.eval()\n    return model(x.to(next(model.parameters()).device))",
-            "predict(Sequential(Tanh, Linear) on cpu, torch.float32 x on cpu) changed x or the model (its weights, "
-            "their dtype, requires_grad or .grad, its buffers or a module's train/eval mode)",
+            _TANH + _MODE + ": leave x and the model as they were",
         ),
         (
             "def predict(model, x):\n    return model(x.to(model.device))",
@@ -93,7 +102,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (  # eval mode for the call, then train mode whatever the model was in (round 2)
             _PREDICT.replace("    return model(", "    model.eval()\n    try:\n        return model(")
             + "\n    finally:\n        model.train()",
-            _NORMED + " changed x or the model",
+            _NORMED + _MODE,
         ),
         (  # the top module's mode put back, which sets every layer's: the BatchNorm in eval mode is left training
             _PREDICT.replace("    return model(", "    was = model.training\n    model.eval()\n    out = model(")
@@ -102,15 +111,15 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # no gradients for prediction, and none for training afterwards either (round 2)
             _PREDICT.replace("    return model(", "    model.requires_grad_(False)\n    return model("),
-            "predict(Sequential(Tanh, Linear) on cpu, torch.float32 x on cpu) changed x or the model",
+            _TANH + _W,
         ),
         (  # the model made float32: a float16 model is converted (round 2)
             _PREDICT.replace("    return model(", "    model.float()\n    return model("),
-            _NORMED + " changed x or the model (its weights, their dtype",
+            _NORMED + _W,
         ),
         (  # the same by Module.to: a change of dtype, not a move
             _PREDICT.replace("    return model(", "    model.to(torch.float32)\n    return model("),
-            "BatchNorm1d in eval) on cpu, torch.int64 x on cpu) changed x or the model",
+            "BatchNorm1d in eval) on cpu, torch.int64 x on cpu)" + _W,
         ),
         (  # the buffers changed (round 2): BatchNorm's running statistics
             _PREDICT.replace(
@@ -130,17 +139,16 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    if out.is_floating_point() and out.device.type != 'meta':\n"
             "        out.sum().backward()\n"
             "    return out",
-            "predict(Sequential(Tanh, Linear) on cpu, torch.float32 x on cpu) changed x or the model",
+            _TANH + _W,
         ),
         (  # the gradients cleared after the forward pass (round 3): the checker's models have them in .grad
             _PREDICT.replace("    return model(", "    out = model(") + "\n    model.zero_grad()\n    return out",
-            "predict(Sequential(Tanh, Linear) on cpu, torch.float32 x on cpu) changed x or the model (its weights, "
-            "their dtype, requires_grad or .grad",
+            _TANH + _W,
         ),
         (
             _PREDICT.replace("    return model(", "    out = model(")
             + "\n    for p in model.parameters():\n        p.grad = None\n    return out",
-            "predict(Sequential(Tanh, Linear) on cpu, torch.float32 x on cpu) changed x or the model",
+            _TANH + _W,
         ),
         (  # eval mode for the call, each module's mode put back (round 3): a BatchNorm in train mode gives other output
             "def predict(model, x):\n"
@@ -197,9 +205,22 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             ),
             "fed the model, as batch 1, a torch.float32 tensor of shape (12, 4) on cpu of other values; expected X's",
         ),
-        (  # forgets zero_grad: the gradients pile up from batch to batch
+        (  # forgets zero_grad: the gradients pile up from batch to batch (named since round 5)
             _EPOCH.replace("        optimizer.zero_grad()\n", ""),
-            "the weights differ from one SGD step per batch of mean squared error",
+            "the weights differ from one SGD step per batch of mean squared error: the gradients piled up: clear them "
+            "after each step",
+        ),
+        (  # two steps a batch (round 5)
+            _EPOCH.replace("        optimizer.step()\n", "        optimizer.step()\n        optimizer.step()\n"),
+            "train_epoch(model on cpu, SGD, X and y of 36 rows, 12) stepped the optimizer 6 time(s); expected one per "
+            "batch, 3",
+        ),
+        (  # one step for the epoch, on the gradients of every batch (round 5)
+            _EPOCH.replace("        optimizer.step()\n        optimizer.zero_grad()\n", "").replace(
+                "    return", "    optimizer.step()\n    optimizer.zero_grad()\n    return"
+            ),
+            "train_epoch(model on cpu, SGD, X and y of 36 rows, 12) stepped the optimizer 1 time(s); expected one per "
+            "batch, 3",
         ),
         (  # another loss
             _EPOCH.replace("nn.functional.mse_loss", "nn.functional.l1_loss"),
@@ -277,6 +298,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
     ),
     3: (
+        (  # checks the values it loaded (round 5): meta has none, and the message names the device passed
+            "def load_on(path, device):\n"
+            "    state = torch.load(path, map_location=device, weights_only=True)\n"
+            "    assert all(bool(v.isfinite().all()) for v in state.values())\n"
+            "    return state",
+            "load_on(path, torch.device('meta')) raised RuntimeError (line 3 of your code): Tensor.item() cannot be "
+            "called on meta tensors",
+        ),
         (
             "def load_on(path, device):\n    return torch.load(path)",
             "Attempting to deserialize object on",
@@ -335,9 +364,10 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "autocast; "
             "expected autocast in torch.bfloat16 on cpu",
         ),
-        (  # steps with the scaled gradients: every update is `scale` times too large
+        (  # steps with the scaled gradients, every update `scale` times too large: told by the scaler's calls
             _AMP.replace("scaler.step(optimizer)", "optimizer.step()").replace("    scaler.update()\n", ""),
-            "the weights differ from one SGD step: they moved 2**16 times too far",
+            "amp_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=(1.5, -1.5, 1.5, 0)) never called "
+            "scaler.step on the scaler given: backward and step go through it",
         ),
         (  # forgets update(): the scale never adapts
             _AMP.replace("    scaler.update()\n", ""),
@@ -403,7 +433,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             ),
             "amp_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=(1.5, -1.5, 1.5, 0)) the weights differ "
             "from one SGD step: "
-            "they are a step clipped to norm 1, as section 6 does: clip nothing",
+            "they are a step clipped to norm 1 (section 6): clip nothing",
         ),
         (  # moves the data in place of a copy
             _AMP.replace("    device =", "    x.mul_(1.0).add_(1.0)\n    device ="),
@@ -433,7 +463,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "weights differ "
             "from one SGD step",
         ),
-        (  # clips each gradient's value, not their norm
+        (  # clips each gradient's value, not their norm (named since round 5)
             _CLIP.replace(
                 _CLIP_LINE, _CLIP_LINE + "    nn.utils.clip_grad_value_(model.parameters(), max_norm)\n"
             ).replace(
@@ -441,8 +471,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "norm = torch.linalg.vector_norm(torch.cat([p.grad.flatten() for p in model.parameters()]))",
             ),
             "after clipped_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=(1.5, -1.5, 1.5, 0), 0.25) the "
-            "weights differ "
-            "from one SGD step",
+            "weights differ from one SGD step: they are clipped value by value (or by the inf-norm): clip their 2-norm",
         ),
         (  # unscales by hand, then steps through the scaler, which unscales again
             _CLIP.replace(
@@ -489,13 +518,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # neither scaler.step nor optimizer.step
             _CLIP.replace("    scaler.step(optimizer)\n    scaler.update()\n", ""),
-            "the weights differ from one SGD step",
+            "clipped_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=(1.5, -1.5, 1.5, 0), 0.25) never called "
+            "scaler.step on the scaler given",
         ),
         (  # optimizer.step() on the scaled gradients, no unscale_: update() has no inf check to read
             _CLIP.replace(_UNSCALE, "").replace("scaler.step(optimizer)", "optimizer.step()"),
             "No inf checks were recorded prior to update",
         ),
-        (  # each parameter's gradient clipped on its own (round 3): the bias's gradient is not 0
+        (  # each parameter's gradient clipped on its own (round 3): the bias's gradient is not 0 (named in round 5)
             _CLIP.replace(
                 _CLIP_LINE,
                 "    norm = torch.linalg.vector_norm(torch.cat([p.grad.flatten() for p in model.parameters()]))\n"
@@ -503,7 +533,11 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "        nn.utils.clip_grad_norm_(p, max_norm)\n",
             ),
             "after clipped_step(model on cpu, SGD(lr=0.5), GradScaler(2**16), x, y=(1.5, -1.5, 1.5, 0), 0.25) the "
-            "weights differ from one SGD step",
+            "weights differ from one SGD step: they are clipped per parameter: clip them all together",
+        ),
+        (  # clipped by the largest gradient (norm_type=inf, round 5), not by the 2-norm of them all
+            _CLIP.replace("max_norm)\n", "max_norm, norm_type=float('inf'))\n"),
+            "the weights differ from one SGD step: they are clipped value by value (or by the inf-norm)",
         ),
         (  # the weight's gradient alone clipped
             _CLIP.replace("clip_grad_norm_(model.parameters(), max_norm)", "clip_grad_norm_(model.weight, max_norm)"),
@@ -521,8 +555,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (  # clips to section 6's norm, not max_norm: not told the order is wrong (round 2)
             _CLIP.replace(_CLIP_LINE, _CLIP_LINE.replace("max_norm)", "1.0)")),
             "x, y=(1.5, -1.5, 1.5, 0), 0.25) the weights differ from one SGD step: they are a step clipped to norm "
-            "1, as section 6 "
-            "does: clip to max_norm",
+            "1 (section 6): clip to max_norm",
         ),
     ),
 }
@@ -589,11 +622,13 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    return {key: value.to(device) for key, value in state.items()}",
     ),
     4: (
-        # the loss outside autocast (mse_loss runs in float32 there anyway), returned as a float
+        # the loss outside autocast (mse_loss runs in float32 under autocast anyway; the words ask autocast for the
+        # forward pass and allow the loss either side), returned as a float
         _AMP.replace("        loss = nn.functional.mse_loss(model(x), y)\n", "        out = model(x)\n")
         .replace("    scaler.scale(loss)", "    loss = nn.functional.mse_loss(out.float(), y)\n    scaler.scale(loss)")
         .replace("return loss.detach()", "return loss.item()"),
-        # backward inside the autocast block: backward ops run in the forward's dtypes anyway
+        # backward inside the autocast block: backward ops run in the forward's dtypes anyway (torch's AMP docs
+        # advise against it, but the step is the same, and the words do not ask for it)
         _AMP.replace("    scaler.scale(loss).backward()", "        scaler.scale(loss).backward()"),
         # autocast's dtype given positionally
         _AMP.replace("device_type=device.type, dtype=low_precision(device)", "device.type, low_precision(device)"),

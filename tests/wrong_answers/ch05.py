@@ -90,6 +90,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "predict_peak_bytes(an MLP, first layer frozen, 8, 128) returned 39_584; expected 14_624: a frozen "
             "parameter has no gradient or moments: count it once",
         ),
+        (  # Adam's moments kept for the frozen parameters too (round 5)
+            _peak("4 if p.requires_grad else 3"),
+            "returned 31_264; expected 14_624: Adam keeps no moments for a frozen parameter: count it once",
+        ),
+        (  # trainable judged by .grad (round 5): a model before its first backward has none, so all count once
+            _peak("4 if p.grad is not None else 1"),
+            "returned 10_664; expected 14_624: a trainable parameter also has a gradient and two Adam moments",
+        ),
         (  # Adam's two moments counted once
             _peak("3 if p.requires_grad else 1"),
             "a trainable parameter has a gradient and two Adam moments",
@@ -145,6 +153,45 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "for p in model.parameters()", "for m in model.modules() for p in m.parameters(recurse=False)"
             ),
             "predict_peak_bytes(an Embedding and a Linear head sharing its weight, 2, 24) returned 1328; expected 688",
+        ),
+        (  # frozen judged per module (round 5): a module with a frozen and a trainable parameter is counted as one
+            "def predict_peak_bytes(model, batch_size, activation_bytes_per_sample):\n"
+            "    total, seen = 0, set()\n"
+            "    for m in model.modules():\n"
+            "        own = [p for p in m.parameters(recurse=False) if id(p) not in seen]\n"
+            "        seen.update(id(p) for p in own)\n"
+            "        trainable = all(p.requires_grad for p in own)\n"
+            "        total += sum(p.nbytes * (4 if trainable else 1) for p in own)\n"
+            "    return total + batch_size * activation_bytes_per_sample",
+            "predict_peak_bytes(a ParameterDict of a frozen w (4, 4) and a trainable b (4,), then a Linear(4, 2), 2, "
+            "8) returned 256; expected 304",
+        ),
+        (  # the same by each module's first parameter (round 5): here the trainable b, so the frozen w counts 4 times
+            "def predict_peak_bytes(model, batch_size, activation_bytes_per_sample):\n"
+            "    total, seen = 0, set()\n"
+            "    for m in model.modules():\n"
+            "        own = [p for p in m.parameters(recurse=False) if id(p) not in seen]\n"
+            "        seen.update(id(p) for p in own)\n"
+            "        copies = 4 if own and own[0].requires_grad else 1\n"
+            "        total += sum(p.nbytes * copies for p in own)\n"
+            "    return total + batch_size * activation_bytes_per_sample",
+            "then a Linear(4, 2), 2, 8) returned 496; expected 304: a frozen parameter has no gradient or moments",
+        ),
+        (  # the model unfrozen to count it (round 5): the caller's frozen layer is trainable afterwards
+            "def predict_peak_bytes(model, batch_size, activation_bytes_per_sample):\n"
+            "    model.requires_grad_(True)\n"
+            "    return sum(4 * p.nbytes for p in model.parameters()) + batch_size * activation_bytes_per_sample",
+            "predict_peak_bytes(an MLP, first layer frozen, 8, 128) changed 0.weight's requires_grad: leave the model "
+            "as it was",
+        ),
+        (  # the right count, then the model made float16 (round 5)
+            _peak(_RIGHT_COPIES).replace("    return held", "    model.half()\n    return held"),
+            "predict_peak_bytes(an MLP, first layer frozen, 8, 128) changed 0.weight's dtype: leave the model as it "
+            "was",
+        ),
+        (  # the right count, then the model given storage on the CPU
+            _peak(_RIGHT_COPIES).replace("    return held", "    model.to_empty(device='cpu')\n    return held"),
+            "predict_peak_bytes(an MLP, first layer frozen, 8, 128) changed 0.weight's device",
         ),
         (  # the first parameter's dtype taken for all
             "def predict_peak_bytes(model, batch_size, activation_bytes_per_sample):\n"
