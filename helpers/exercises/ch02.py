@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
@@ -13,7 +12,7 @@ from torch.utils._pytree import tree_flatten, tree_leaves, tree_map, tree_unflat
 from ..answers import Wrong, expect_function
 from ..checking import Question
 from .calls import Call, CallLog
-from .cases import show
+from .cases import call_or_wrong, show
 
 DEVICES = ("cpu", "meta", *(("cuda",) if torch.cuda.is_available() else ()))
 PRINTS = ("__repr__", "__str__", "__format__")  # printing a GPU tensor reads it
@@ -24,15 +23,10 @@ _apart = lambda r, avoid: tree_map(lambda t: t.clone() if any(t is a for a in av
 #: Whether a call makes a tensor of a host array (numpy's, not a list): made on the CPU, to be moved.
 _array = lambda c: c.name in ("tensor", "as_tensor", "asarray") and _host(*c.args[:1], *c.kwargs.values())
 _host = lambda a=None, *_: hasattr(a, "__array__") and not torch.is_tensor(a)
-#: A copy of (a list of) tensors on `device`.
-_on = lambda v, device: [_on(x, device) for x in v] if isinstance(v, list) else v.to(device, copy=True)
-
-
-def host(x: Any) -> Any:
-    """`x` on the host: a meta tensor's twin, holding what a GPU would (zeros if none); the CPU for the meta device."""
-    if isinstance(x, torch.Tensor) and x.is_meta:
-        return x.__dict__.get("_twin", torch.zeros_like(x, device="cpu"))
-    return torch.device("cpu") if isinstance(x, str | torch.device) and str(x) == "meta" else x
+_on = lambda v, device: tree_map(lambda t: t.to(device, copy=True), v)  # a copy of (a list of) tensors there
+#: `x` on the host: a meta tensor's twin, holding what a GPU would (zeros if none); the CPU for the meta device.
+host = lambda x: getattr(x, "_twin", torch.zeros_like(x, device="cpu")) if torch.is_tensor(x) and x.is_meta else _cpu(x)
+_cpu = lambda x: torch.device("cpu") if isinstance(x, str | torch.device) and str(x) == "meta" else x
 
 
 def _pair(meta: Any, twins: Any) -> Any:
@@ -44,11 +38,9 @@ def _pair(meta: Any, twins: Any) -> Any:
 
 
 class Watch(CallLog):
-    """A `CallLog` where meta plays a GPU: calls that read it (once a tensor), copied to it, used it if not given."""
+    """A `CallLog` where meta plays a GPU: the calls that read it (once a tensor) and that copied to it."""
 
-    def __init__(self, meta_given: bool) -> None:
-        super().__init__()
-        self.meta_given, self.reads, self.copies_in, self.strays = meta_given, [], [], []
+    reads = copies_in = ()  # tuples: `+=` gives each Watch its own
 
     def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
         self.calls.append(call := Call(func, args, kwargs or {}))
@@ -56,10 +48,8 @@ class Watch(CallLog):
         h_args, h_kwargs = tree_unflatten(hosted := [host(x) for x in leaves], spec)
         given = [t for t in leaves if isinstance(t, torch.Tensor)]
         meta, twins = [t for t in given if t.is_meta], [h for x, h in zip(leaves, hosted, strict=True) if x is not h]
-        if twins and not self.meta_given:
-            self.strays.append(call)
         if meta and call.name in PRINTS:  # a GPU tensor's text reads it; a meta one's, whatever the format, is meta
-            self.reads += [call] * len(meta)
+            self.reads += (call,) * len(meta)
             return repr(args[0])
         with warnings.catch_warnings(action="ignore"):  # torch's warnings would name this file, not the learner's
             try:
@@ -67,51 +57,48 @@ class Watch(CallLog):
             except (RuntimeError, NotImplementedError) as exc:
                 if "meta tensor" not in str(exc).lower():  # else it needed values, which a GPU would send
                     raise
-                self.reads += [call] * len(meta)
+                self.reads += (call,) * len(meta)
                 call.result = _apart(func(*h_args, **h_kwargs), twins)
                 return call.result
             if meta and in_place(call) and not getattr(args[0], "is_meta", True):  # a GPU refuses what meta lets by
                 raise RuntimeError(f"Tensor on device meta is not on the expected device {args[0].device}!")
             if twins:
                 _pair(call.result, _apart(func(*h_args, **h_kwargs), given))
-        devices = {t.device for t in tree_leaves((given, call.result)) if isinstance(t, torch.Tensor)}
-        shaped = call.name.endswith(("_like", "new_zeros", "new_ones", "new_empty", "new_full"))  # shape, not values
+        away = any(t.device.type != "cpu" for t in tree_leaves((given, call.result)) if isinstance(t, torch.Tensor))
         moved = any(t.dim() and t.device.type == "cpu" for t in given) or _array(call)  # host memory, sent over
-        if moved and len(devices | {torch.device("cpu")}) > 1 and not shaped:
-            self.copies_in.append(call)
+        if moved and away and not call.name.endswith(("_like", "new_zeros", "new_ones", "new_empty", "new_full")):
+            self.copies_in += (call,)  # (*_like and new_* take a shape, not values)
         return call.result
 
 
-def run(fn: Any, name: str, takes: str, case: Sequence[Any], dtype: torch.dtype | None = None) -> tuple:
+def run(fn: Any, name: str, takes: str, case: tuple, dtype: torch.dtype | None = None) -> tuple:
     """The `Watch`, arguments, result and text of `name` called on `case`, each `(values, device)` a copy there."""
     expect_function(fn, name, takes)
     keys = takes[1:-1].split(", ")
     args = [_pair(_on(*a), _on(a[0], "cpu")) if isinstance(a, tuple) else a for a in case]
-    log = Watch("meta" in [str(a[1] if isinstance(a, tuple) else a) for a in case if not torch.is_tensor(a)])
+    log = Watch()
     call = f"{name}({', '.join(map(described, args))})" + (f" with torch's default dtype {dtype}" if dtype else "")
     kept = {id(t): k for k, a, c in zip(keys, args, case, strict=True) if isinstance(c, tuple) for t in tree_leaves(a)}
-    before, failed = torch.get_default_dtype(), None
+    before = torch.get_default_dtype()
     torch.set_default_dtype(dtype or before)
     try:
         with log:
-            got = fn(*args)
-    except Exception as exc:
-        failed = exc
+            got = call_or_wrong(fn, args, call)
+    except Wrong as said:  # with its cause where the log shows one: an input changed in place, cuda named
+        for c in log.calls:
+            if in_place(c) and (arg := kept.get(id(c.args[0]))):
+                raise Wrong(f"{said}, after changing {arg} ({spelled([c])}): leave the inputs as they are") from None
+            if "cuda" not in call and "cuda" in f"{c.name}{c.args}{c.kwargs}":  # a device or tensor of cuda
+                raise Wrong(f"{said}; it named cuda ({spelled([c])}): use the device you were given") from None
+        raise
     finally:
         now = torch.get_default_dtype()
         torch.set_default_dtype(before)
     if now != (dtype or before):  # it would outlast the check
         raise Wrong(f"{call} changed torch's default dtype to {now}, for every later cell: pass dtype=... instead")
-    if log.strays:
-        raise Wrong(f"{call} made a tensor on meta ({spelled(log.strays[:1])}), a device it was not given: use yours")
-    if failed is not None:  # a `Wrong` when the log shows the cause: an input changed in place, or cuda named
-        said = f"{call} raised {type(failed).__name__}: " + str(failed).partition("\n")[0]
-        for c in log.calls:
-            if in_place(c) and (changed := kept.get(id(c.args[0]))):
-                raise Wrong(f"{said}, after changing {changed} ({spelled([c])}): leave the inputs as they are")
-            if "cuda" not in call and "cuda" in f"{c.name}{c.args}{c.kwargs}":  # a device or tensor of cuda
-                raise Wrong(f"{said}; it named cuda ({spelled([c])}): use the device you were given")
-        raise failed
+    strays = [c for c in log.calls if any(host(x) is not x for x in tree_leaves((c.args, c.kwargs)))]  # meta used
+    if strays and "meta" not in [str(a[1] if isinstance(a, tuple) else a) for a in case if not torch.is_tensor(a)]:
+        raise Wrong(f"{call} made a tensor on meta ({spelled(strays[:1])}), a device it was not given: use yours")
     if hasty := [c for c in log.reads if c.name == "to" and c.kwargs.get("non_blocking")]:  # chapter 07's trap
         said = "this check cannot see a wait for it; copy to the host with non_blocking=False, which waits"
         raise Wrong(f"{call} copied to the host with non_blocking=True ({spelled(hasty)}): {said}")
@@ -121,7 +108,7 @@ def run(fn: Any, name: str, takes: str, case: Sequence[Any], dtype: torch.dtype 
     return log, args, got, call
 
 
-def spelled(calls: list[Call]) -> str:
+def spelled(calls: list[Call] | tuple) -> str:
     """The calls as a learner writes them, counted: `4 × .item()`, `.cpu()`, `x.data = ...`."""
     words = dict(__repr__="print() or repr()", __str__="str()", __format__="an f-string", __setitem__="x[i] = ...")
     said = [f"x.{c.func.__self__.__name__} = ..." if c.name == "__set__" else words.get(c.name) for c in calls]
@@ -138,19 +125,18 @@ def same(t: Any, want: Any, device: str | torch.device) -> bool:
     return ok and torch.allclose(host(t).cpu().cdouble(), want.cdouble(), rtol=1e-5)
 
 
-def described(t: Any, device: str | torch.device | None = None) -> str:
-    """`t` for a message: a tensor's kind, its device (or `device`) and its values (`host(t)`'s, where there are)."""
+def described(t: Any, device: str | torch.device | None = None, at: int = 0) -> str:
+    """`t` for a message: a tensor's kind, its device (or `device`) and values (`host(t)`'s); a list's piece `at`."""
     if isinstance(t, list) and t and isinstance(t[0], torch.Tensor):
-        return f"a list of {len(t)} tensors, the first {described(t[0], device)}"
+        return f"a list of {len(t)} tensors, {f'number {at + 1}' if at else 'the first'} {described(t[at], device)}"
     if not isinstance(t, torch.Tensor):
         return show(t)
     values = "" if (h := host(t)).is_meta else f" holding {show(h.tolist())}"
-    grad = ", requiring grad," if t.requires_grad else ""
-    at = "meta (standing in for a GPU)" if values and str(device or t.device) == "meta" else device or t.device
-    return f"a {t.dtype} tensor of shape {tuple(t.shape)}{grad} on {at}{values}"
+    where = "meta (standing in for a GPU)" if values and str(device or t.device) == "meta" else device or t.device
+    return f"a {t.dtype} tensor of shape {tuple(t.shape)}{', requiring grad,' * t.requires_grad} on {where}{values}"
 
 
-def _on_devices(name: str, takes: str, cases: list, want: Callable, made_there: bool, fn: Any, other: Any = None):
+def _on_devices(name: str, takes: str, cases: list, want: Any, made_there: bool, fn: Any, other: Any = None):
     """Checks `want(*values)` on the first argument's device (made there?) in all cases, then under `other` dtype."""
     for dtype, case in [*((None, c) for c in cases), *((other, c) for c in cases[::-1] if other)]:
         log, args, got, call = run(fn, name, takes, case, dtype)
@@ -164,42 +150,35 @@ def _on_devices(name: str, takes: str, cases: list, want: Callable, made_there: 
             raise Wrong(f"{call} copied {takes[1:-1].split(', ')[0]} to the host: compute where it lives")
 
 
-#: Every device, named by a string and by a torch.device.
-_ONES = [(d,) for d in (*DEVICES, *map(torch.device, DEVICES))]
-#: a and b of one dtype (b broadcast), int64 and float32 both ways, a 0-d b (only a CPU one is exempt); all devices.
-_SUMS = (
+_ONES = [(d,) for d in (*DEVICES, *map(torch.device, DEVICES))]  # every device, by its name and as a torch.device
+_SUMS = (  # one dtype; float16 + float64 and 0-d a + int64 (b of one element, which Python numbers promote otherwise)
     (torch.arange(6.0).reshape(2, 3), torch.full((2, 3), 10.0)),
     (torch.tensor([3, -1, 4, 1]), torch.tensor([5, 9, -2, 6])),
-    (torch.tensor([[0.5, 1.5, -2.0], [4.0, 0.25, 8.0]]).half(), torch.tensor([1.0, -1.0, 0.5]).half()),
+    (torch.tensor([[0.5, 1.5, -2.0], [4.0, 0.25, 8.0]]).half(), torch.tensor([0.1]).double()),
+    (torch.tensor(1.5), torch.tensor([4])),
 )
 _MIXED = (torch.tensor([3, -1, 4]), torch.tensor([0.5, -1.25, 2.75]))
-_SUMS += (_MIXED, _MIXED[::-1], (_MIXED[0], torch.tensor(2.5)))
+_SUMS += (_MIXED, _MIXED[::-1], (_MIXED[0], torch.tensor(2.5).double()))  # a 0-d b: only a CPU one is exempt
 _ADDS = [((a, x), (b, y)) for a, b in _SUMS for x in DEVICES for y in DEVICES]
-#: Dtypes other than the default, a 0-d t, no zeros at all; every device.
 _TS = (torch.arange(3), torch.tensor([True, False]), torch.ones(2, 2).half(), torch.tensor(1j))
-_ZEROS = [((t, d), n) for t, n in zip(_TS, (5, 0, 3, 1), strict=True) for d in DEVICES]
+_ZEROS = [((t, d), n) for t, n in zip(_TS, (5, 0, 3, 1), strict=True) for d in DEVICES]  # 4 dtypes, 0-d, n = 0
 #: Many rows, few, one; float64, integer and float16 x (whose product with the float32 weights is float32).
 _ROWS = (torch.arange(12.0).reshape(4, 3), torch.tensor([[0.1, 2.5], [-1.2, 3.0]]).double(), torch.tensor([[3, 1, -4]]))
 _XS = [((x, d),) for x in (*_ROWS, torch.tensor([[1.5, -2.0], [4.0, 0.25], [8.0, 3.0]]).half()) for d in DEVICES]
-
 _CHECKS = (  # each with its name, arguments, cases, right result, whether made on the device, other default dtype
     partial(_on_devices, "ones_on", "(device)", _ONES, lambda d: torch.ones(2, 3).float(), True, other=torch.float64),
     partial(_on_devices, "add_on_first", "(a, b)", _ADDS, lambda a, b: a + b, False),
     partial(_on_devices, "zeros_for", "(t, n)", _ZEROS, lambda t, n: torch.zeros(n, dtype=t.dtype), True),
     partial(_on_devices, "scale_rows", "(x)", _XS, lambda x: x * torch.linspace(0.5, 1.5, len(x))[:, None], False),
 )
-#: Each question's task (the notebook states it in full) and hint.
-_TASKS = (
-    "Write `ones_on(device)`: a 2 × 3 float32 tensor of ones created directly on `device`.",
-    "Write `add_on_first(a, b)`: a + b computed on the device of `a`, wherever `b` lives.",
-    "Write `zeros_for(t, n)`: `n` zeros (1-D) of `t`'s dtype, created directly on `t`'s device.",
-    "Debug `scale_rows(x)` to work wherever x lives, computing the same and leaving x where it is.",
-)
-_HINTS = (
-    "Every factory function (torch.ones, torch.zeros, torch.rand, torch.tensor) takes device=... and dtype=...",
-    "Tensors must share a device before they meet: bring b to a.device with .to(...).",
-    "A tensor knows its own t.dtype and t.device: pass both to torch.zeros.",
-    "Where does a factory function create a tensor when you do not say? x.device names the place it should be.",
-)
+#: Each question's task (the notebook states it in full), then its hint, a line each.
+_TEXTS = """Write `ones_on(device)`: a 2 × 3 float32 tensor of ones created directly on `device`.
+Every factory function (torch.ones, torch.zeros, torch.rand, torch.tensor) takes device=... and dtype=...
+Write `add_on_first(a, b)`: a + b computed on the device of `a`, wherever `b` lives.
+Tensors must share a device before they meet: bring b to a.device with .to(...).
+Write `zeros_for(t, n)`: `n` zeros (1-D) of `t`'s dtype, created directly on `t`'s device.
+A tensor knows its own t.dtype and t.device: pass both to torch.zeros.
+Debug `scale_rows(x)` to work wherever x lives, computing the same and leaving x where it is.
+Where does a factory function create a tensor when you do not say? x.device names the place it should be.""".split("\n")
 _NAMES = ("ones_on", "add_on_first", "zeros_for", "scale_rows")
-QUESTIONS = [Question(n + 1, *q, chapter="02") for n, q in enumerate(zip(_TASKS, _NAMES, _CHECKS, _HINTS, strict=True))]
+QUESTIONS = [*map(partial(Question, chapter="02"), range(1, 5), _TEXTS[::2], _NAMES, _CHECKS, _TEXTS[1::2])]

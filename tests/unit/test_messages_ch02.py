@@ -11,6 +11,7 @@ from helpers.exercises import ch02
 
 from .answers import evaluate
 
+MISMATCH = "Tensor on device meta is not on the expected device cpu!"
 NO_CUDA = pytest.mark.skipif(torch.cuda.is_available(), reason="a fixed cuda raises only where there is none")
 
 
@@ -33,9 +34,11 @@ def test_a_fixed_cuda_is_named_when_the_error_came_after_it() -> None:
 
 
 def test_an_error_with_no_cause_in_the_log_is_torchs_own() -> None:
-    """Neither a change of an input nor a cuda: the verdict is the error as raised, with its line."""
+    """Neither a change of an input nor a cuda: the verdict is the error as raised, with its line, on the case that
+    raised it (attack round 4: a raise on one case of many did not say which)."""
     outcome = evaluate(_question("add_on_first"), "def add_on_first(a, b):\n    return a + b")
-    assert outcome.message.startswith("Your `add_on_first` raised RuntimeError (line 2 of your code)"), outcome
+    assert outcome.message.startswith("Not yet: add_on_first(a torch.float32 tensor of shape (2, 3) on cpu"), outcome
+    assert outcome.message.endswith(") raised RuntimeError (line 2 of your code): " + MISMATCH), outcome
 
 
 def test_the_default_dtype_is_set_back_when_an_answer_fails_under_float64() -> None:

@@ -76,12 +76,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # meta cannot take a CPU tensor's storage: the stand-in refuses what a GPU would do (change b)
             ("def add_on_first(a, b):\n    b.data = b.data.to(a.device)\n    return a + b"),
-            "raised RuntimeError: Attempted to call `variable.set_data(tensor)`, but `variable` and `tensor` have "
+            "raised RuntimeError (line 2 of your code): Attempted to call `variable.set_data(tensor)`, but `variable` "
+            "and `tensor` have "
             "incompatible tensor type., after changing b (x.data = ...): leave the inputs as they are",
         ),
         (  # attack 2026-11-29: b changed in place on the way was told only torch's error
             "def add_on_first(a, b):\n    b[:] = b.to(a.device)\n    return a + b",
-            "raised RuntimeError: Tensor on device meta is not on the expected device cpu!, after changing b (x[i] = "
+            "raised RuntimeError (line 3 of your code): Tensor on device meta is not on the expected device cpu!, "
+            "after changing b (x[i] = "
             "...): leave the inputs as they are",
         ),
         (
@@ -109,7 +111,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # right for tensors of one shape; b of shape (3,) is broadcast against a of (2, 3)
             "def add_on_first(a, b):\n    return a + b.to(a.device).reshape(a.shape)",
-            "shape '[2, 3]' is invalid for input of size 3",
+            "shape '[2, 3]' is invalid for input of size 1",
         ),
         (  # the sum computed on the host and moved back: right values in the right place, not computed there
             "def add_on_first(a, b):\n    return (a.cpu() + b.cpu()).to(a.device)",
@@ -122,15 +124,45 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def add_on_first(a, b):\n    return a.float() + b.to(a.device).float()",
             "returned a torch.float32 tensor of shape (4,) on cpu holding [8, 8, 2, 7]; expected a torch.int64 tensor",
         ),
-        (  # attack 2026-11-29: .to(a) moves b and casts it to a's dtype too, so an int a drops b's fractions
+        (  # attack 2026-11-29: .to(a) moves b and casts it to a's dtype too, so float16 a rounds b's 0.1
             "def add_on_first(a, b):\n    return torch.add(a, b.to(a))",
-            "add_on_first(a torch.int64 tensor of shape (3,) on cpu holding [3, -1, 4], a torch.float32 tensor of "
-            "shape (3,) on cpu holding [0.5, -1.25, 2.75]) returned a torch.int64 tensor of shape (3,) on cpu holding "
-            "[3, -2, 6]; expected a torch.float32 tensor of shape (3,) on cpu holding [3.5, -2.25, 6.75]",
+            "add_on_first(a torch.float16 tensor of shape (2, 3) on cpu holding [[0.5, 1.5, -2], [4, 0.25, 8]], a "
+            "torch.float64 tensor of shape (1,) on cpu holding [0.1]) returned a torch.float16 tensor of shape (2, 3) "
+            "on cpu holding [[0.600098, 1.59961, -1.90039], [4.10156, 0.350098, 8.10156]]; expected a torch.float64 "
+            "tensor of shape (2, 3) on cpu holding [[0.6, 1.6, -1.9], [4.1, 0.35, 8.1]]",
         ),
         (
             "def add_on_first(a, b):\n    return a + b.to(a.device, dtype=a.dtype)",
-            "returned a torch.int64 tensor of shape (3,) on cpu holding [3, -2, 6]; expected a torch.float32 tensor",
+            "returned a torch.float16 tensor of shape (2, 3) on cpu holding [[0.600098, 1.59961, -1.90039], [4.10156, "
+            "0.350098, 8.10156]]; expected a torch.float64 tensor",
+        ),
+        (  # attack round 4: a's precision kept when both are floats; float16 + float64 is float64
+            "def add_on_first(a, b):\n"
+            "    if a.is_floating_point() and b.is_floating_point():\n"
+            "        return a + b.to(a.device, a.dtype)\n"
+            "    return a + b.to(a.device)",
+            "returned a torch.float16 tensor of shape (2, 3) on cpu holding [[0.600098, 1.59961, -1.90039], [4.10156, "
+            "0.350098, 8.10156]]; expected a torch.float64 tensor of shape (2, 3)",
+        ),
+        (  # attack round 4: a one-element b as a Python number, which promotes as a Python float does
+            "def add_on_first(a, b):\n"
+            "    if b.numel() == 1:\n"
+            "        return a + b.item()\n"
+            "    return a + b.to(a.device)",
+            "add_on_first(a torch.float16 tensor of shape (2, 3) on cpu holding [[0.5, 1.5, -2], [4, 0.25, 8]], a "
+            "torch.float64 tensor of shape (1,) on cpu holding [0.1]) returned a torch.float16 tensor of shape (2, 3)",
+        ),
+        (  # the same for a 0-d b only: int64 a + 0-d float64 b is float64, int64 a + 2.5 float32
+            "def add_on_first(a, b):\n    if b.dim() == 0:\n        return a + b.item()\n    return a + b.to(a.device)",
+            "add_on_first(a torch.int64 tensor of shape (3,) on cpu holding [3, -1, 4], a torch.float64 tensor of "
+            "shape () on cpu holding 2.5) returned a torch.float32 tensor of shape (3,) on cpu holding [5.5, 1.5, "
+            "6.5]; expected a torch.float64 tensor of shape (3,)",
+        ),
+        (  # a 0-d a with a one-element b: a + b has b's shape (1,), a + b.item() a's ()
+            "def add_on_first(a, b):\n    if a.dim() == 0:\n        return a + b.item()\n    return a + b.to(a.device)",
+            "add_on_first(a torch.float32 tensor of shape () on cpu holding 1.5, a torch.int64 tensor of shape (1,) on "
+            "cpu holding [4]) returned a torch.float32 tensor of shape () on cpu holding 5.5; expected a torch.float32 "
+            "tensor of shape (1,) on cpu holding [5.5]",
         ),
         (  # attack round 2: b through meta and back, which read zeros, was accepted
             'def add_on_first(a, b):\n    return a + b.to("meta").to(a.device)',
@@ -142,19 +174,17 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # attack round 2: new_tensor copies b into a's dtype too; it was told "copied a to the host"
             "def add_on_first(a, b):\n    return a + a.new_tensor(b)",
-            "add_on_first(a torch.int64 tensor of shape (3,) on cpu holding [3, -1, 4], a torch.float32 tensor of "
-            "shape (3,) on cpu holding [0.5, -1.25, 2.75]) returned a torch.int64 tensor of shape (3,) on cpu holding "
-            "[3, -2, 6]; expected a torch.float32 tensor",
+            "add_on_first(a torch.float16 tensor of shape (2, 3) on cpu holding [[0.5, 1.5, -2], [4, 0.25, 8]], a "
+            "torch.float64 tensor of shape (1,) on cpu holding [0.1]) returned a torch.float16 tensor",
         ),
         (  # the values a GPU would hold are compared on meta too: this casts b only when it lives elsewhere
             "def add_on_first(a, b):\n"
             "    if a.device != b.device:\n"
             "        return a + b.to(a.device, dtype=a.dtype)\n"
             "    return a + b",
-            "a torch.float32 tensor of shape (3,) on meta (standing in for a GPU) holding [0.5, -1.25, 2.75]) returned "
-            "a torch.int64 tensor of "
-            "shape (3,) on cpu holding [3, -2, 6]; expected a torch.float32 tensor of shape (3,) on cpu holding [3.5, "
-            "-2.25, 6.75]",
+            "a torch.float64 tensor of shape (1,) on meta (standing in for a GPU) holding [0.1]) returned a "
+            "torch.float16 tensor of shape (2, 3) on cpu holding [[0.600098, 1.59961, -1.90039], [4.10156, 0.350098, "
+            "8.10156]]; expected a torch.float64 tensor",
         ),
         (  # a host tensor added to in place with a GPU one: a GPU refuses it, though meta would let it by
             "def add_on_first(a, b):\n    out = a.clone()\n    out.add_(b)\n    return out",

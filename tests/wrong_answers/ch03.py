@@ -259,16 +259,24 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    return list(big.split(len(pieces[0])))",
             "copied 2 times between host and device (.to(), bool()): join, copy once, split",
         ),
+        (  # attack round 4: the first piece each time; the message showed the first piece of each, which agree
+            "def in_one_copy(pieces, device):\n"
+            "    big = torch.cat(pieces).to(device)\n"
+            "    return [big[: len(pieces[0])]] * len(pieces)",
+            "returned a list of 3 tensors, number 2 a torch.float32 tensor of shape (4,) on cpu holding [6.42621, "
+            "1.39867, 0.711825, -4.90974]; expected a list of 3 tensors, number 2 a torch.float32 tensor of shape "
+            "(4,) on cpu holding [0.36946, -10.9461, 2.69996, 8.08893]",
+        ),
     ),
     3: (
         (
             ("def losses_to_floats(losses):\n    return [0.5, 0.25, 0.125, 0.0625]"),
-            "returned [0.5, 0.25, 0.125, 0.0625]; expected the Python floats [-12.8422, 1.85989, 17.919, 6.77835]",
+            "returned [0.5, 0.25, 0.125, 0.0625]; expected the Python floats [-4.28074, 0.619962, 5.97299, 2.25945]",
         ),
         (
             ("def losses_to_floats(losses):\n    return sorted(torch.stack(losses).tolist(), reverse=True)"),
-            "returned [17.919, 6.77835, 1.85989, -12.8422]; expected the Python floats [-12.8422, 1.85989, 17.919, "
-            "6.77835]",
+            "returned [5.97299, 2.25945, 0.619962, -4.28074]; expected the Python floats [-4.28074, 0.619962, 5.97299, "
+            "2.25945]",
         ),
         (
             (
@@ -317,12 +325,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # the values rounded to float16, whatever the losses' dtype
             "def losses_to_floats(losses):\n    return torch.stack(losses).half().tolist()",
-            "returned [-12.8438, 1.86035, 17.9219, 6.77734]; expected the Python floats [-12.8422",
+            "returned [-4.28125, 0.620117, 5.97266, 2.25977]; expected the Python floats [-4.28074",
         ),
         (  # attack round 2: through meta and back, which read zeros for real losses, was accepted
             'def losses_to_floats(losses):\n    return torch.stack(losses).to("meta").tolist()',
             "losses_to_floats(a list of 4 tensors, the first a torch.float32 tensor of shape () on cpu holding "
-            "-12.8422) made a tensor on meta (.to()), a device it was not given: use yours",
+            "-4.28074) made a tensor on meta (.to()), a device it was not given: use yours",
         ),
         (  # attack round 2: the caller's losses detached in place (they no longer require grad) was accepted
             "def losses_to_floats(losses):\n"
@@ -330,8 +338,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        loss.detach_()\n"
             "    return torch.stack(losses).tolist()",
             "losses_to_floats(a list of 3 tensors, the first a torch.float32 tensor of shape (), requiring grad, on "
-            "cpu holding 6.42621) changed its argument losses, now a list of 3 tensors, the first a torch.float32 "
-            "tensor of shape () on cpu holding 6.42621: leave the inputs as they are",
+            "cpu holding 2.14207) changed its argument losses, now a list of 3 tensors, the first a torch.float32 "
+            "tensor of shape () on cpu holding 2.14207: leave the inputs as they are",
         ),
         (  # attack round 2: a copy to the host with non_blocking=True read with no wait was accepted
             'def losses_to_floats(losses):\n    return torch.stack(losses).to("cpu", non_blocking=True).tolist()',
@@ -342,6 +350,33 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    stacked = torch.stack(losses)\n"
             "    return stacked.tolist() if bool(stacked.isfinite().all()) else []",
             "read the device 2 times (bool(), .tolist()), each a wait: stack, then read once",
+        ),
+        (  # attack round 4: float32 for every loss: a float64 loss loses its digits
+            "def losses_to_floats(losses):\n    return torch.stack(losses).float().tolist()",
+            "losses_to_floats(a list of 2 tensors, the first a torch.float64 tensor of shape () on cpu holding "
+            "1.04612) returned [1.046124815940857, -0.5961707234382629]; expected the Python floats "
+            "[1.0461248556772869, -0.596170703570048]: float32's roundings of them; keep their dtype",
+        ),
+        (  # attack round 4: numpy has no bfloat16, which the words allow ("0-dimensional floating-point tensors")
+            "def losses_to_floats(losses):\n    return torch.stack(losses).numpy(force=True).tolist()",
+            "losses_to_floats(a list of 1 tensors, the first a torch.bfloat16 tensor of shape () on cpu holding "
+            "1.76562) raised TypeError (line 2 of your code): Got unsupported ScalarType BFloat16",
+        ),
+        (
+            "def losses_to_floats(losses):\n"
+            "    import numpy as np\n"
+            "    return [float(v) for v in np.asarray(torch.stack(losses).detach().cpu())]",
+            "a torch.bfloat16 tensor of shape () on cpu holding 1.76562) raised TypeError (line 3 of your code): "
+            "Got unsupported ScalarType BFloat16",
+        ),
+        (
+            "def losses_to_floats(losses):\n    return list(torch.stack(losses).detach().cpu().numpy())",
+            "a torch.bfloat16 tensor of shape () on cpu holding 1.76562) raised TypeError",
+        ),
+        (  # was a right answer until bfloat16 losses were tried
+            "def losses_to_floats(losses):\n"
+            "    return torch.stack(losses).detach().to(torch.device('cpu')).numpy().tolist()",
+            "raised TypeError (line 2 of your code): Got unsupported ScalarType BFloat16",
         ),
     ),
     4: (
@@ -412,6 +447,32 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    return pieces * per_copy_s + nbytes // (gb_per_s * 1e9)",
             "predict_seconds(67_108_864, 16_384, 12, 1e-05) returned 0.16384; expected 0.169432",
         ),
+        (  # attack round 4: the bytes' term upside down
+            "def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n    return "
+            "pieces * per_copy_s + gb_per_s * 1e9 / nbytes",
+            "predict_seconds(67_108_864, 16_384, 12, 1e-05) returned 178.978; expected 0.169432: the bytes take "
+            "nbytes / (gb_per_s × 1e9) seconds, not its inverse",
+        ),
+        (  # attack round 4: GB read as 10^6 bytes
+            "def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n    return "
+            "pieces * per_copy_s + nbytes / (gb_per_s * 1e6)",
+            "returned 5.75625; expected 0.169432: GB/s counts 10^9 bytes a second, not 10^6",
+        ),
+        (  # attack round 4: every copy moving all the bytes
+            "def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n    return "
+            "pieces * (per_copy_s + nbytes / (gb_per_s * 1e9))",
+            "returned 91.7898; expected 0.169432: each copy moves nbytes / pieces, not all nbytes",
+        ),
+        (  # attack round 4: the first copy free
+            "def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n    return "
+            "(pieces - 1) * per_copy_s + nbytes / (gb_per_s * 1e9)",
+            "returned 0.169422; expected 0.169432: every copy pays per_copy_s, the first one too",
+        ),
+        (  # attack round 4: per_copy_s read as microseconds; no slip the table names: the numbers only
+            "def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n    return "
+            "pieces * per_copy_s * 1e-6 + nbytes / (gb_per_s * 1e9)",
+            "predict_seconds(67_108_864, 16_384, 12, 1e-05) returned 0.00559257; expected 0.169432",
+        ),
     ),
 }
 
@@ -445,12 +506,13 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "def losses_to_floats(losses):\n"
         "    host = torch.stack(losses).cpu()\n"
         "    return [host[i].item() for i in range(len(host))]",
+        # attack round 4: numpy has no bfloat16; through float64, which holds every float dtype's values, it is right
         "def losses_to_floats(losses):\n"
-        "    return torch.stack(losses).detach().to(torch.device('cpu')).numpy().tolist()",
+        "    return torch.stack(losses).detach().double().to(torch.device('cpu')).numpy().tolist()",
         "def losses_to_floats(losses):\n    return tuple(torch.stack(losses).tolist())",
         "def losses_to_floats(losses):\n"
         "    import numpy as np\n"
-        "    return [np.float64(v) for v in torch.stack(losses).detach().cpu().numpy()]",
+        "    return [np.float64(v) for v in torch.stack(losses).detach().cpu().double().numpy()]",
         "def losses_to_floats(losses):\n    return list(map(float, torch.stack(losses).double().cpu()))",
     ),
     4: (
