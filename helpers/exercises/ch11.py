@@ -14,7 +14,7 @@ from ..answers import Wrong, expect_function, expect_number
 from ..checking import Question
 from ..standins import GraphReplayModel, PretendAsyncDevice
 from .calls import CPU_CLOCKS, CallLog
-from .cases import show, unchanged
+from .cases import call_or_wrong, show, unchanged
 
 #: apply_all's cases (n, k, dtype, device): 3 and 12 pairs (operators counted), one pair, integers, halves, meta.
 _APPLY = ((3, 5, torch.float32, "cpu"), (12, 5, torch.float32, "cpu"), (1, 4, torch.int64, "cpu"))
@@ -47,10 +47,10 @@ def _check_apply_all(fn: Any) -> None:
     for n, k, dtype, device in _APPLY:
         ints = torch.randint(-9, 10, (n, k, k + 1), generator=torch.Generator().manual_seed(n)).to(device, dtype)
         args, kept = ([list(ints[..., :k].clone()), list(ints[..., k].clone())] for _ in range(2))
-        with CallLog() as log:
-            got = fn(*args)
-        counts.append(sum(map(_launches, log.calls)))
         call = f"apply_all on {n} pair{'s' * (n > 1)} of {k}×{k} {dtype} matrices and vectors on {device}"
+        with CallLog() as log:
+            got = call_or_wrong(fn, args, call)  # its error said with the call: on meta, a copy off it raises
+        counts.append(sum(map(_launches, log.calls)))
         if not unchanged(kept, args):
             raise Wrong(f"{call} changed its arguments: compute new tensors and leave the inputs as they were")
         if not isinstance(got, list | tuple) or len(got) != n or not all(isinstance(r, torch.Tensor) for r in got):
@@ -68,7 +68,12 @@ class TimedDevice(PretendAsyncDevice):
     def __init__(self, run_s: float) -> None:
         super().__init__()
         self.run_s, self.thread, self.reads, self.calls = run_s, threading.get_ident(), [], list[tuple[float, tuple]]()
+        self.syncs = [0]  # how many calls of fn came before each sync()
         self.launch(0.02)
+
+    def sync(self) -> None:
+        self.syncs.append(len(self.calls))
+        super().sync()
 
     def fn(self, *args: Any) -> None:
         self.calls.append((self.busy_until, args))  # when the work queued before this call is done, and its arguments
@@ -104,6 +109,7 @@ class TimedDevice(PretendAsyncDevice):
         if 1 not in fits:
             cpu = [f": time.{r[0]}() counts only this process's CPU time" for r in self.reads if r[0] in CPU_CLOCKS]
             why = cpu[0] if cpu and seconds < low else f": {slips[fits[0]]}" if fits else ""
+            why = why or ": no sync() after the last call: its work was still queued" * (max(self.syncs) < calls)
             span = f"{low:.3g}" + f" to {high:.3g}" * (f"{low:.3g}" != f"{max(high, low):.3g}")
             raise Wrong(f"{said}; expected {span} s a call{why}")
 
@@ -115,7 +121,10 @@ def _check_steady_seconds(fn: Any) -> None:
         got = expect_number(gpu.run(fn, gpu.fn, x, gpu.sync, warmup, iters), f"{call} to return seconds")
         if odd := [(i, args) for i, (_, args) in enumerate(gpu.calls, 1) if len(args) != 1 or args[0] is not x]:
             raise Wrong(f"{call}: call {odd[0][0]} of fn was given {show(odd[0][1])}, not x: time fn(x) each call")
-        gpu.judge(f"{call} returned {show(got)} s a call", got, iters, range(warmup, warmup + 1))
+        slips = {0: "rounded to 0: keep every digit", iters / (iters + warmup): "divided by the warm-up calls too"}
+        gpu.judge(f"{call} returned {show(got)} s a call", got, iters, range(warmup, warmup + 1), slips)
+        if [k for k in gpu.syncs if warmup < k < warmup + iters]:  # steady: the calls queue back to back
+            raise Wrong(f"{call} called sync() between timed calls: sync() only before starting and stopping the clock")
 
 
 def _check_run_batches(fn: Any) -> None:
@@ -133,14 +142,12 @@ def _check_run_batches(fn: Any) -> None:
             raise Wrong(f"{call} gave static_input other memory: copy_ into it, as a graph reads the captured memory")
         if not isinstance(got, list | tuple) or len(got) != count or graph.replays != count:
             raise Wrong(f"{call}: {graph.replays} replays and {show(got)}; expected a replay and a list entry a batch")
-        memory = static_output.untyped_storage().data_ptr()  # a replay writes there
-        if kept_out := [o for o in got if isinstance(o, torch.Tensor) and o.untyped_storage().data_ptr() == memory]:
-            what = "static_output itself" if kept_out[0] is static_output else "a view of static_output (its memory)"
-            raise Wrong(f"{call} returned {what}, which every replay overwrites: keep a clone of each")
-        wants = [2 * batch + 1 for batch in kept]
+        wants, memory = [2 * batch + 1 for batch in kept], static_output.untyped_storage().data_ptr()  # replays write
         for i, (out, want) in enumerate(zip(got, wants, strict=True)):
             if not isinstance(out, torch.Tensor):
                 raise Wrong(f"{call}: output {i} is a {type(out).__name__}, {show(out)}; expected a tensor (a clone)")
+            if out.untyped_storage().data_ptr() == memory:
+                raise Wrong(f"{call}: output {i} is static_output's memory, which every replay overwrites: clone it")
             if seen := _shown(out, want):
                 why = ": static_input's captured zeros give that: copy_ each batch in" * (seen == _shown(want * 0 + 1))
                 if not any(map(_shown, got, [want * 0 + 1, *wants[:-1]])):  # each output the one before's

@@ -37,23 +37,20 @@ def _check_kernel(name: str, value: Any) -> None:
         raise Wrong(jit)
 
 
-def _stores(stored: list) -> Any:
-    """A patch that adds to `stored` the address of each element an interpreted kernel stores (compiled: not seen)."""
-    from triton.runtime.interpreter import interpreter_builder as builder
-
-    def watch(ptrs: Any, value: Any, mask: Any, *args: Any, store: Any = builder.create_masked_store) -> Any:
-        stored.extend(ptrs.data[mask.data.astype(bool)].tolist())  # numpy arrays: addresses, and which lanes store
-        return store(ptrs, value, mask, *args)
-
-    return mock.patch.object(builder, "create_masked_store", watch)
-
-
 def _launch(launch: Any, call: str, grid: tuple, block: int, tensors: dict, rest: tuple, want: Any, pins: str) -> None:
     """Launch on one case: `tensors` by name, `out` among them; `pins`, the mistake a stray access to x or out shows."""
-    out, kept, stored = tensors["out"], {k: t.clone() for k, t in tensors.items() if k != "out"}, []
+    from triton.runtime.interpreter import interpreter_builder as builder
+
+    out, kept, lanes = tensors["out"], {k: t.clone() for k, t in tensors.items() if k != "out"}, []
+
+    def watch(store: Any, ptrs: Any, value: Any, mask: Any, *args: Any) -> Any:
+        lanes.extend(zip(ptrs.data.ravel().tolist(), mask.data.astype(bool).ravel().tolist(), strict=True))
+        return store(ptrs, value, mask, *args)  # each interpreted lane: (address, stored); compiled: none seen
+
     try:
-        with bounds_checked(**tensors) if out.is_cpu else contextlib.nullcontext(), _stores(stored):
-            launch(grid)(*tensors.values(), *rest, BLOCK=block)
+        with bounds_checked(**tensors) if out.is_cpu else contextlib.nullcontext():  # then `store` checks bounds
+            with mock.patch.object(builder, "create_masked_store", partial(watch, builder.create_masked_store)):
+                launch(grid)(*tensors.values(), *rest, BLOCK=block)
         torch.cuda.synchronize() if out.is_cuda else None
     except Exception as exc:
         cause = exc.__cause__ or exc
@@ -66,31 +63,27 @@ def _launch(launch: Any, call: str, grid: tuple, block: int, tensors: dict, rest
     if stray := int((out._base != _FILL).sum() - (out != _FILL).sum()):  # out lies in a buffer that must not change
         raise Wrong(f"{call} wrote {stray} element(s) outside out, in the memory around it")
     got, tol = out.cpu().double(), 5e-3 if out.dtype == torch.float16 else 1e-5
+    stored = [address for address, on in lanes if on]  # compiled: none seen
     again = len(stored) - len(set(stored))  # a round trip through out, or a pass writing it before the last
     if bool((wrong := ~torch.isclose(got, want, rtol=tol, atol=tol)).any()):
         at, missed = tuple(wrong.nonzero()[0].tolist()), got == _FILL
         more = f", nor are {int(missed.sum()) - 1} more" * bool(missed.sum() > 1)
         seen = f"never written{more}" if missed[at] else f"{float(got[at]):.7g}"
-        seen += f"; expected {float(want[at]):.7g} (within {tol:g})" + _gaps(missed, block, again) * bool(missed[at])
+        seen += f"; expected {float(want[at]):.7g} (within {tol:g})" + _gaps(out, missed, lanes) * bool(missed[at])
         raise Wrong(f"{call}: out[{', '.join(map(str, at))}] is {seen}")
     if again:
         raise Wrong(f"{call} stored {again} element(s) again: fused into one pass, a kernel stores each result once")
 
 
-def _gaps(missed: torch.Tensor, block: int, twice: int) -> str:
-    """What out's elements never written show: whole blocks or rows (the program ids), or the last ones (the mask)."""
-    one_d, length = missed.dim() == 1, missed.shape[-1]
-    parts = torch.arange(missed.numel()).reshape(missed.shape) // (block if one_d else length)  # a block, or a row
-    ends = missed.reshape(-1, length).int().flip(-1).cumprod(-1).sum(-1)  # how many are missed at each row's end
-    last = int(ends[0]) if int(ends.sum()) == int(missed.sum()) and int(ends.min()) == int(ends.max()) < length else 0
-    if torch.equal(torch.isin(parts, parts[missed]), missed) and not bool(missed.all()) and (twice or not last):
-        part = "block" if one_d else "row"
-        return f": whole {part}s go unwritten: each program instance must write its own {part}, from tl.program_id(0)"
-    return (
-        f": the mask stops {last} element(s) short of " + ("n" if one_d else "n_cols in each row")
-        if last and not twice
-        else ""
-    )
+def _gaps(out: torch.Tensor, missed: torch.Tensor, lanes: list) -> str:
+    """What the stores' lanes show of out's elements never written (compiled, none seen: nothing said)."""
+    places = torch.arange(out._base.numel()).as_strided(out.shape, out.stride(), out.storage_offset())[missed]
+    where = set((out._base.data_ptr() + places * out.element_size()).tolist())
+    if lanes and where <= {address for address, stored in lanes if not stored}:
+        return ": the mask turned off every lane that reached them"
+    each = "i must cover the BLOCK elements from i * BLOCK" if missed.dim() == 1 else "r must cover row r"
+    unreached = lanes and where.isdisjoint(address for address, _ in lanes)
+    return f": no program instance's offsets reach them: instance {each}" * bool(unreached)
 
 
 #: (n, BLOCK, scale, shift, dtype): a ragged last block; n under one block and a negative scale; float16.

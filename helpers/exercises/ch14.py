@@ -22,40 +22,42 @@ def covered_ms(pairs: Any, lo: float | None = None, hi: float | None = None) -> 
     return total
 
 
-_idle = lambda pairs, lo, hi: 1 - covered_ms(pairs, lo, hi) / (hi - lo)  # the share idle_share returns
+_idle = lambda pairs, lo, hi: (v := 1 - covered_ms(pairs, lo, hi) / (hi - lo)) * (v > 1e-12)  # a rounding hair: 0
 #: Overlapping, unsorted, nested, touching, sticking out, wholly outside, none; start_ms < 0 (a pair below 0); off-grid.
-_IDLE_CASES = (([(2.0, 5.0), (1.0, 3.0), (7.0, 8.0)], 0.0, 12.0), ([], 0.0, 4.0))
-_IDLE_CASES += (([(9.0, 12.0), (-2.0, 1.0), (15.0, 16.0)], 0.0, 10.0), ([(0.1, 0.3), (0.2417, 0.4523)], 0.0, 0.7))
-_IDLE_CASES += (([(0.0, 4.0), (1.0, 2.0), (2.5, 3.0), (6.0, 7.0)], 0.0, 8.0),)
-_IDLE_CASES += (([(12.0, 15.0), (-5.0, -1.0), (3.0, 4.0), (4.0, 6.0)], 0.0, 10.0),)
-_IDLE_CASES += (([(6.5, 7.0), (5.0, 6.0), (5.5, 9.0), (-4.0, -3.0)], -5.0, 10.0),)
+_IDLE_CASES = (([(2, 5), (1, 3), (7, 8)], 0.0, 12), ([], 0.0, 4), ([(9, 12), (-2, 1), (15, 16)], 0.0, 10))
+_IDLE_CASES += (([(0.1, 0.3), (0.2417, 0.4523)], 0.0, 0.7), ([(0.0, 4), (1, 2), (2.5, 3), (6, 7)], 0.0, 8))
+_IDLE_CASES += (([(12, 15), (-5, -1), (3, 4), (4, 6)], 0.0, 10), ([(6.5, 7), (5, 6), (5.5, 9), (-4, -3)], -5, 10))
 _IDLE_CASES += (([(0.1371, 1.7129), (1.5003, 2.0417), (2.9, 3.1)], 0.0613, 2.9871),)
+_IDLE_CASES += (([(0.5748, 0.8362), (0.8362, 0.95), (0.2, 0.5748)], 0.3151, 0.8637),)  # an exact cover: 1 - 1 < 0
 _IDLE_SLIPS = (
     Slip(lambda busy, lo, hi: 1 - sum(1 - _idle([p], lo, hi) for p in busy), "overlaps counted twice: merge them"),
     Slip(lambda busy, lo, hi: 1 - covered_ms(busy) / (hi - lo), "clip each pair to [start_ms, end_ms] first"),
-    Slip(
-        lambda busy, lo, hi: 1 - _idle(busy, lo, hi) if busy else 1.0, "that is the busy share; return the idle share"
-    ),
+    Slip(lambda b, lo, hi: 1 - _idle(b, lo, hi) if b else 1.0, "that is the busy share; return the idle share"),
     Slip(lambda *case: 100 * _idle(*case), "that looks like a percentage; return a fraction"),
 )
 _SAMPLES, _BATCH = 5220, 1024  # question 2's pass: six steps, the last of 100 samples
 #: Then one batch of 300 samples, with 63 hits that a float32 share of hits × 300 puts below 63, and no batches.
 _PASSES = ((None, ""), (300, " on one batch of 300 samples"), (0, " on no batches"))
+_ZEROED = {1: " (zeroing the gradients after opt.step() returns that: the model came with some from a step before)"}
+_ZEROED[99] = " (never zeroing the gradients returns that: they add up)"  # _slow(..., 99) zeroes them at no step
 _READS = {"item", "tolist", "numpy", "cpu", "__array__", "__bool__", "__float__", "__int__", "__format__", "__repr__"}
 
 
 def _fresh(device: str = "cpu", size: int | None = None) -> tuple[Any, Any, list[tuple[torch.Tensor, torch.Tensor]]]:
     torch.manual_seed(0)  # the dropout's masks too: the answer's pass draws the slow loop's
     model = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.ReLU(), torch.nn.Dropout(0.2), torch.nn.Linear(32, 4))
+    for p in model.to(device).parameters():  # gradients from an earlier step, as the chapter's model holds them
+        p.grad = torch.ones_like(p)
     x = torch.randn(_SAMPLES, 8, generator=torch.Generator().manual_seed(1)).to(device)
     chunks = x.split(_BATCH) if size is None else [x[:size]] * (size > 0)
-    return model.to(device), torch.optim.SGD(model.parameters(), lr=0.1), [(b, b[:, :4].argmax(dim=1)) for b in chunks]
+    return model, torch.optim.SGD(model.parameters(), lr=0.1), [(b, b[:, :4].argmax(dim=1)) for b in chunks]
 
 
-def _slow(model: Any, opt: Any, batches: Any) -> tuple[list[float], int]:
+def _slow(model: Any, opt: Any, batches: Any, unzeroed: int = 0) -> tuple[list[float], int]:
     losses, correct = [], 0  # the loop as the notebook gives it: a read a step, a Python loop over the predictions
-    for x, y in batches:
-        opt.zero_grad()
+    for step, (x, y) in enumerate(batches):
+        if step >= unzeroed:  # (the first `unzeroed` steps keep the gradients they find)
+            opt.zero_grad()
         out = model(x)
         loss = torch.nn.functional.cross_entropy(input=out, target=y)
         loss.backward()
@@ -76,10 +78,13 @@ def _check_train(fn: Any) -> None:
             got = call_or_wrong(fn, (model, opt, batches), call)  # its error said with the pass that raised it
         changed = "" if unchanged(_fresh(device, size)[2], batches) else " and changed its arguments (the batches)"
         got = expect_type(got, tuple, f"{call} to return (losses, correct)")
-        got = tuple(g.tolist() if hasattr(g, "tolist") else g for g in got)  # a tensor or array of losses, a 0-d count
+        if got and not isinstance(got[0], list | tuple):
+            raise Wrong(f"{call} returned losses of type {type(got[0]).__name__}; the slow loop's: a list of floats")
+        got = tuple(g.tolist() if hasattr(g, "tolist") else g for g in got)  # a 0-d count; 0-d losses stay
         if changed or not same(got, want, 1e-5):
-            off = " (model.eval() turned its dropout off: the slow loop trains in train mode)" * (not model.training)
-            raise Wrong(f"{call} returned {show(got)}{changed}; the slow loop returns {show(want)}{off}")
+            why = " (model.eval() turned its dropout off: the slow loop trains in train mode)" * (not model.training)
+            why += next((s for k, s in _ZEROED.items() if same(got, _slow(*_fresh(device, size), k), 1e-5)), "")
+            raise Wrong(f"{call} returned {show(got)}{changed}; the slow loop returns {show(want)}{why}")
         copies = log.named({"cpu"})  # a copy to the host is the read: reading the copy is not another
         reads = [c.written for c in log.named(_READS) if all(r is c or c.args[0] is not r.result for r in copies)]
         lists = [a for c in log.named({"tensor", "as_tensor", "asarray"}) for a in c.args if isinstance(a, list)]

@@ -120,19 +120,15 @@ def test_the_bounds_check_names_the_tensor_and_where_the_access_went() -> None:
     assert isinstance(error, OutOfBounds) and (error.access, error.tensor, error.kind) == ("load", "x", "gap"), error
 
 
-def test_elements_never_written_blame_program_ids_only_for_whole_blocks_or_rows() -> None:
-    """A mask one short leaves the last element(s) unwritten and a store of positive results only leaves the zeros:
-    neither is told to find its part from tl.program_id(0); the mask one short is told so, the zeros what was expected.
-    Whole blocks (rows) unwritten while others were written are the program ids' evidence."""
+def test_elements_never_written_name_the_mask_or_the_offsets_only_where_the_lanes_show_it() -> None:
+    """The interpreter's store lanes are the evidence: elements every lane reached with the mask off name the mask
+    (a mask one short, a store of the positive results only); elements no lane reached name the offsets (whole blocks
+    or rows, or offsets a block's length written in, with a right mask); neither names the other."""
     from tests.wrong_answers.ch13 import _Q1_HEAD, _Q1_OFFSETS, _Q2_HEAD
 
     load_store = "    x = tl.load(x_ptr + offsets, mask=mask)\n    tl.store(out_ptr + offsets, {}, mask={})\n"
-    short = (
-        _Q1_HEAD
-        + _Q1_OFFSETS
-        + "    mask = offsets < n - 1\n"
-        + load_store.format("tl.maximum(x * scale + shift, 0)", "mask")
-    )
+    relu = "tl.maximum(x * scale + shift, 0)"
+    short = _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n - 1\n" + load_store.format(relu, "mask")
     positive = (
         _Q1_HEAD
         + _Q1_OFFSETS
@@ -144,17 +140,18 @@ def test_elements_never_written_blame_program_ids_only_for_whole_blocks_or_rows(
         "    tl.store(out_ptr + row * out_row_stride + cols, tl.load(x_ptr + row * x_row_stride + cols, mask=mask) "
         "* tl.load(scale_ptr + row), mask=mask)\n"
     )
-    for question, code, said in (
-        (1, short, "the mask stops 1 element(s) short of n"),
-        (1, positive, "; expected 0 (within 1e-05)"),
-        (2, rows_short, "the mask stops 1 element(s) short of n_cols in each row"),
+    hard_coded = _Q1_HEAD + "    offsets = tl.program_id(0) * 256 + tl.arange(0, 256)\n    mask = offsets < n\n"
+    whole = _Q1_HEAD + "    offsets = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)\n    mask = offsets < n\n"
+    for question, code, said, not_said in (
+        (1, short, "the mask turned off every lane that reached them", "offsets"),
+        (1, positive, "the mask turned off every lane that reached them", "offsets"),
+        (2, rows_short, "the mask turned off every lane that reached them", "offsets"),
+        (1, hard_coded + load_store.format(relu, "mask"), "no program instance's offsets reach them", "mask"),
+        (1, whole + load_store.format(relu, "mask"), "no program instance's offsets reach them", "mask"),
     ):
         outcome = evaluate(_question(question), code)
-        assert not outcome.correct and outcome.message.endswith(said), outcome.message
-        assert "program_id" not in outcome.message, outcome.message
-    whole = _Q1_HEAD + "    offsets = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)\n    mask = offsets < n\n"
-    outcome = evaluate(_question(1), whole + load_store.format("tl.maximum(x * scale + shift, 0)", "mask"))
-    assert "whole blocks go unwritten: each program instance must write its own block" in outcome.message
+        assert not outcome.correct and said in outcome.message, outcome.message
+        assert not_said not in outcome.message.split("expected")[-1], outcome.message
 
 
 def test_overlapping_offsets_with_a_right_mask_do_not_name_the_mask() -> None:

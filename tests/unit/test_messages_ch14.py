@@ -36,7 +36,7 @@ def test_one_read_at_the_end_passes_whatever_its_spelling_and_one_a_step_does_no
     for spelling in (
         "torch.stack(losses).tolist()",
         "torch.stack(losses).cpu().tolist()",
-        "torch.stack(losses).numpy()",
+        "list(torch.stack(losses).numpy())",
     ):
         code = _Q2_HEAD + _Q2_STEP + _FIXED_END + f"    return ({spelling} if losses else []), int(correct)"
         assert evaluate(_question(2), code).correct, spelling
@@ -105,3 +105,15 @@ def test_a_share_wrong_only_on_no_busy_pairs_is_not_called_the_busy_share() -> N
     code = _Q1_WALK + "    return 1 - covered / (end_ms - start_ms) if busy else 0.0"
     outcome = evaluate(_question(1), code)
     assert not outcome.correct and "expected 1" in outcome.message and "busy share" not in outcome.message
+
+
+def test_a_share_a_hair_below_0_from_rounding_passes_and_a_real_negative_does_not() -> None:
+    """Abutting pairs that cover the window exactly make 1 - covered / length -2.2e-16: within the tolerance of 0;
+    a share below 0 by more is refused with the call and both values."""
+    from tests.wrong_answers.ch14 import _Q1_WALK
+
+    assert evaluate(_question(1), _Q1_WALK + "    return 1 - covered / (end_ms - start_ms)").correct
+    code = _Q1_WALK + "    share = 1 - covered / (end_ms - start_ms)\n    return share if share >= 0 else -0.001"
+    outcome = evaluate(_question(1), code)
+    said = "idle_share([(0.5748, 0.8362), (0.8362, 0.95), (0.2, 0.5748)], 0.3151, 0.8637) returned -0.001; expected 0.0"
+    assert not outcome.correct and outcome.message.endswith(said), outcome.message

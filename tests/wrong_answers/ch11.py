@@ -76,7 +76,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (  # computed on the CPU, whatever the inputs' device
             _APPLY + "    products = torch.stack(weights).cpu() @ torch.stack(vectors).cpu().unsqueeze(-1)\n"
             "    return list(products.squeeze(-1))",
-            "Your `apply_all` raised NotImplementedError",
+            "apply_all on 5 pairs of 6×6 torch.int32 matrices and vectors on meta raised NotImplementedError (line 2 "
+            "of your code): Cannot copy out of meta tensor",
         ),
         (
             _APPLY + "    weights.append(weights[0])\n"
@@ -153,7 +154,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # no sync at the end, timed with a clock the checker cannot see: the time is the launches' alone
             "import timeit\n\n" + _WARM + "    sync()\n    return timeit.timeit(lambda: fn(x), number=iters) / iters",
-            "s a call; expected 0.002 s a call",
+            "s a call; expected 0.002 s a call: no sync() after the last call: its work was still queued",
         ),
         (  # fn timed on its own output (the attack: fn(x) was never watched)
             _STEADY + "    for _ in range(warmup):\n        x = fn(x)\n    sync()\n    start = time.perf_counter()\n"
@@ -173,6 +174,36 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             + "    sync()\n    start = time.perf_counter()\n    for _ in range(iters):\n        fn(x)\n    sync()\n"
             "    return (time.perf_counter() - start) / iters * 1e6",
             "s a call: that is microseconds",
+        ),
+        (  # every call timed on its own, a sync() after each: a call's latency, not the steady state of calls queued
+            # back to back (on a GPU the device idles while the host launches the next call)
+            _WARM + "    times = []\n    for _ in range(iters):\n        sync()\n        t0 = time.perf_counter()\n"
+            "        fn(x)\n        sync()\n        times.append(time.perf_counter() - t0)\n"
+            "    return sum(times) / len(times)",
+            "steady_seconds(fn, x, sync, 3, 20) called sync() between timed calls: sync() only before starting and "
+            "stopping the clock",
+        ),
+        (  # the same with the clock around the loop, and the fastest single call
+            _WARM + "    sync()\n    start = time.perf_counter()\n    for _ in range(iters):\n        fn(x)\n"
+            "        sync()\n    return (time.perf_counter() - start) / iters",
+            "called sync() between timed calls",
+        ),
+        (
+            _WARM + "    times = []\n    for _ in range(iters):\n        sync()\n        t0 = time.perf_counter()\n"
+            "        fn(x)\n        sync()\n        times.append(time.perf_counter() - t0)\n    return min(times)",
+            "called sync() between timed calls",
+        ),
+        (  # floor division, and the warm-up calls counted in the divisor
+            _WARM
+            + "    sync()\n    start = time.perf_counter()\n    for _ in range(iters):\n        fn(x)\n    sync()\n"
+            "    return (time.perf_counter() - start) // iters",
+            "s a call: rounded to 0: keep every digit",
+        ),
+        (
+            _WARM
+            + "    sync()\n    start = time.perf_counter()\n    for _ in range(iters):\n        fn(x)\n    sync()\n"
+            "    return (time.perf_counter() - start) / (iters + warmup)",
+            "s a call: divided by the warm-up calls too",
         ),
     ),
     3: (
@@ -243,7 +274,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             _RUN + "        static_input.copy_(batch)\n        graph.replay()\n        outputs.append(static_output)\n"
             "    return outputs",
-            "returned static_output itself, which every replay overwrites: keep a clone of each",
+            "output 0 is static_output's memory, which every replay overwrites: clone it",
         ),
         (
             _RUN + "        graph.replay()\n        static_input.copy_(batch)\n"
@@ -271,13 +302,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _RUN + "        static_input.copy_(batch)\n        graph.replay()\n"
             "        outputs.append(static_output.detach())\n"
             "    return outputs",
-            "returned a view of static_output (its memory), which every replay overwrites: keep a clone of each",
+            "output 0 is static_output's memory, which every replay overwrites: clone it",
         ),
         (  # part of static_output: a view that starts elsewhere in its memory
             _RUN + "        static_input.copy_(batch)\n        graph.replay()\n"
             "        outputs.append(static_output[1:])\n"
             "    return outputs",
-            "returned a view of static_output (its memory)",
+            "output 0 is static_output's memory",
         ),
     ),
     4: (
@@ -385,10 +416,9 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         _WARM
         + "    sync()\n    start = time.perf_counter_ns()\n    for _ in range(iters):\n        fn(x)\n    sync()\n"
         "    return (time.perf_counter_ns() - start) / 1e9 / iters",
-        # every call timed on its own
-        _WARM + "    times = []\n    for _ in range(iters):\n        sync()\n        t0 = time.perf_counter()\n"
-        "        fn(x)\n        sync()\n        times.append(time.perf_counter() - t0)\n"
-        "    return sum(times) / len(times)",
+        # another clock, and the time of the timed loop divided out by hand
+        _WARM + "    sync()\n    t0 = time.monotonic()\n    for _ in range(iters):\n        fn(x)\n    sync()\n"
+        "    elapsed = time.monotonic() - t0\n    return elapsed * (1 / iters)",
         # a clock bound before the check: its reads are not seen, and the device's own time is the reference
         "from time import perf_counter\n\n" + _WARM + "    sync()\n    start = perf_counter()\n"
         "    for _ in range(iters):\n        fn(x)\n    sync()\n    return (perf_counter() - start) / iters",

@@ -26,12 +26,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "element(s) outside every tensor given; the lowest lies 1 element(s) past the end of x. The last block "
             "sticks out past n: mask every load and store",
         ),
-        (  # offsets from the program id alone: the blocks overlap, the mask is right; neither the mask is named
+        (  # offsets from the program id alone: the blocks overlap, the mask is right and is not named
             _Q1_HEAD + "    offsets = tl.program_id(0) + tl.arange(0, BLOCK)\n"
             "    mask = offsets < n\n"
             "    x = tl.load(x_ptr + offsets, mask=mask)\n"
             "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-            "is never written, nor are",
+            f"{_RAGGED}: out[259] is never written, nor are 740 more; expected 2.733097 (within 1e-05): no program "
+            "instance's offsets reach them: instance i must cover the BLOCK elements from i * BLOCK",
         ),
         (  # the mask off by one: lane n gets through
             _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets <= n\n"
@@ -51,8 +52,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    mask = offsets < n\n"
             "    x = tl.load(x_ptr + offsets, mask=mask)\n"
             "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-            f"{_RAGGED}: out[256] is never written, nor are 743 more; expected 1.51369 (within 1e-05): whole blocks go "
-            "unwritten: each program instance must write its own block, from tl.program_id(0)",
+            f"{_RAGGED}: out[256] is never written, nor are 743 more; expected 1.51369 (within 1e-05): no program "
+            "instance's offsets reach them: instance i must cover the BLOCK elements from i * BLOCK",
         ),
         (
             _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n\n"
@@ -71,8 +72,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    mask = offsets < n\n"
             "    x = tl.load(x_ptr + offsets, mask=mask)\n"
             "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-            f"{_RAGGED}: out[256] is never written, nor are 743 more; expected 1.51369 (within 1e-05): whole blocks go "
-            "unwritten: each program instance must write its own block, from tl.program_id(0)",
+            f"{_RAGGED}: out[256] is never written, nor are 743 more; expected 1.51369 (within 1e-05): no program "
+            "instance's offsets reach them: instance i must cover the BLOCK elements from i * BLOCK",
         ),
         (  # computed in float16 on float32 x: near, yet off by more than float32 allows; enough digits to see it
             _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n\n"
@@ -99,22 +100,32 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n - 1\n"
             "    x = tl.load(x_ptr + offsets, mask=mask)\n"
             "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-            f"{_RAGGED}: out[999] is never written; expected 1.517713 (within 1e-05): the mask stops 1 "
-            "element(s) short of n",
+            f"{_RAGGED}: out[999] is never written; expected 1.517713 (within 1e-05): the mask turned off every lane "
+            "that reached them",
         ),
         (  # only the positive results stored: out keeps what it held where the result is 0
             _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n\n"
             "    y = tl.load(x_ptr + offsets, mask=mask) * scale + shift\n"
             "    tl.store(out_ptr + offsets, y, mask=mask & (y > 0))\n",
-            f"{_RAGGED}: out[0] is never written, nor are 573 more; expected 0 (within 1e-05)",
+            f"{_RAGGED}: out[0] is never written, nor are 573 more; expected 0 (within 1e-05): the mask turned off "
+            "every lane that reached them",
         ),
         (  # every other block: whole blocks never written, none written twice
             _Q1_HEAD + "    offsets = tl.program_id(0) * 2 * BLOCK + tl.arange(0, BLOCK)\n"
             "    mask = offsets < n\n"
             "    x = tl.load(x_ptr + offsets, mask=mask)\n"
             "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-            f"{_RAGGED}: out[256] is never written, nor are 487 more; expected 1.51369 (within 1e-05): whole blocks go "
-            "unwritten",
+            f"{_RAGGED}: out[256] is never written, nor are 487 more; expected 1.51369 (within 1e-05): no program "
+            "instance's offsets reach them",
+        ),
+        (  # the block's length written in, not BLOCK: the mask is right, the offsets reach the first 256 of each block
+            _Q1_HEAD + "    offsets = tl.program_id(0) * 256 + tl.arange(0, 256)\n"
+            "    mask = offsets < n\n"
+            "    x = tl.load(x_ptr + offsets, mask=mask)\n"
+            "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
+            "relu_affine_kernel on n=3000 in blocks of 1024 (scale=0.75, shift=0.1, float16): out[768] is never "
+            "written, nor are 2231 more; expected 0.0480957 (within 0.005): no program instance's offsets reach them: "
+            "instance i must cover the BLOCK elements from i * BLOCK",
         ),
         (  # the result computed in place in x, then copied
             _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n\n"
@@ -214,8 +225,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _Q2_HEAD + "    mask = cols < n_cols - 1\n"
             "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, x * tl.load(scale_ptr + row), mask=mask)\n",
-            f"{_ONE_ROW}out[0, 99] is never written; expected -5.949065 (within 1e-05): the mask "
-            "stops 1 element(s) short of n_cols in each row",
+            f"{_ONE_ROW}out[0, 99] is never written; expected -5.949065 (within 1e-05): the mask turned off every "
+            "lane that reached them",
         ),
         (  # the two strides swapped: x's rows read where out's start (n_cols is not in it)
             _Q2_HEAD + "    mask = cols < n_cols\n"
@@ -227,8 +238,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # every program instance on row 0
             "@triton.jit\n" + lines_of(SOLUTIONS[2], 2, 2) + "    row = 0\n" + lines_of(SOLUTIONS[2], 4, 8),
-            f"{_APART}out[1, 0] is never written, nor are 255 more; expected 0 (within 1e-05): whole rows go "
-            "unwritten: each program instance must write its own row, from tl.program_id(0)",
+            f"{_APART}out[1, 0] is never written, nor are 255 more; expected 0 (within 1e-05): no program instance's "
+            "offsets reach them: instance r must cover row r",
         ),
     ),
     3: (

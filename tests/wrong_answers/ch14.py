@@ -140,7 +140,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _Q2_HEAD + _Q2_STEP + "        losses.append(loss.item())\n"
             "        correct += (out.argmax(dim=1) == y).sum()\n"
             "    return losses, int(correct)",
-            f"{_PASS} made 273 tensor calls and 7 reads ['.item()', 'int()'] for 5220 samples in 6 steps",
+            f"{_PASS} made 277 tensor calls and 7 reads ['.item()', 'int()'] for 5220 samples in 6 steps",
         ),
         (
             _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
@@ -161,14 +161,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (  # Python's sum() over the comparison: it iterates over the tensor, a tensor call an element
             _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
             "        correct += sum(out.argmax(dim=1) == y)\n" + _Q2_END,
-            f"{_PASS} made 5501 tensor calls and 2 reads ['.tolist()', 'int()'] (for, sum() or zip() over a tensor: "
+            f"{_PASS} made 5505 tensor calls and 2 reads ['.tolist()', 'int()'] (for, sum() or zip() over a tensor: "
             "a tensor call an element)",
         ),
         (  # torch.tensor() of a list of 0-d tensors reads each one to the host, inside one call
             _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
             "        correct += (out.argmax(dim=1) == y).sum()\n"
             "    return torch.tensor(losses).tolist(), int(correct)",
-            f"{_PASS} made 275 tensor calls and 8 reads ['.tolist()', 'int()', 'torch.tensor(list of tensors)']",
+            f"{_PASS} made 279 tensor calls and 8 reads ['.tolist()', 'int()', 'torch.tensor(list of tensors)']",
         ),
         (  # the count as a float32 share of hits times the batch's length, then cut by int()
             _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
@@ -195,8 +195,34 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        losses.append(loss.detach())\n"
             "        correct += (out.argmax(dim=1) == y).sum()\n"
             "    return torch.stack(losses).tolist(), int(correct)",
-            f"{_PASS} returned ([1.4763, 1.45197, 1.42593, 1.374, 1.30702, 1.27381], 1463); the slow loop returns "
-            "([1.4763, 1.45197, 1.44565, 1.42889, 1.39676, 1.41165], 1187)",
+            f"{_PASS} returned ([1.4763, 1.4434, 1.42141, 1.40106, 1.36836, 1.34948], 1374); the slow loop returns "
+            "([1.4763, 1.45197, 1.44565, 1.42889, 1.39676, 1.41165], 1187) (never zeroing the gradients returns that: "
+            "they add up)",
+        ),
+        (  # the gradients zeroed after the step: the model comes with gradients (as the chapter's does after
+            # train_step), which the first step applies too
+            _Q2_HEAD + "        out = model(x)\n"
+            "        loss = torch.nn.functional.cross_entropy(out, y)\n"
+            "        loss.backward()\n"
+            "        opt.step()\n"
+            "        opt.zero_grad()\n"
+            "        losses.append(loss.detach())\n"
+            "        correct += (out.argmax(dim=1) == y).sum()\n" + _Q2_END,
+            f"{_PASS} returned ([1.4763, 1.4434, 1.43556, 1.42466, 1.39658, 1.4176], 1217); the slow loop returns "
+            "([1.4763, 1.45197, 1.44565, 1.42889, 1.39676, 1.41165], 1187) (zeroing the gradients after opt.step() "
+            "returns that: the model came with some from a step before)",
+        ),
+        (  # the losses as one tensor (or array): the slow loop's: a list of floats, read at the end
+            _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
+            "        correct += (out.argmax(dim=1) == y).sum()\n"
+            "    return (torch.stack(losses) if losses else torch.zeros(0)), correct",
+            f"{_PASS} returned losses of type Tensor; the slow loop's: a list of floats",
+        ),
+        (
+            "import numpy as np\n\n" + _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
+            "        correct += (out.argmax(dim=1) == y).sum()\n"
+            "    return np.asarray(torch.stack(losses) if losses else []), int(correct)",
+            f"{_PASS} returned losses of type ndarray; the slow loop's: a list of floats",
         ),
         (
             _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
@@ -273,21 +299,14 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "        if not any(s <= mid < e for s, e in busy):\n"
         "            idle += b - a\n"
         "    return torch.tensor(idle / (end_ms - start_ms))",
+        # the solution's walk unclamped: -2.2e-16 where abutting pairs cover the window exactly (float rounding)
+        _Q1_WALK + "    return 1 - covered / (end_ms - start_ms)",
     ),
     2: (
-        # the losses and the count kept in tensors and returned as they are: no read at all
-        "def train(model, opt, batches):\n"
-        "    losses = torch.zeros(len(batches))\n"
-        "    correct = torch.zeros((), dtype=torch.long)\n"
-        "    for step, (x, y) in enumerate(batches):\n"
-        "        opt.zero_grad(set_to_none=True)\n"
-        "        out = model(x)\n"
-        "        loss = torch.nn.functional.cross_entropy(out, y)\n"
-        "        loss.backward()\n"
-        "        opt.step()\n"
-        "        losses[step] = loss.detach()\n"
-        "        correct += out.argmax(1).eq(y).sum()\n"
-        "    return losses, correct",
+        # the losses as a list of 0-d tensors and the count as a float: numbers in one-element tensors, a whole float
+        _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
+        "        correct += (out.argmax(dim=1) == y).sum()\n"
+        "    return (list(torch.stack(losses)) if losses else []), float(correct)",
         # one copy to the host for the losses, read there; the count read with .item()
         _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
         "        correct += (out.argmax(dim=1) == y).sum()\n"
@@ -295,7 +314,17 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "import numpy as np\n\n" + _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
         "        with torch.no_grad():\n"
         "            correct += (out.argmax(dim=1) == y).sum()\n"
-        "    return np.asarray(torch.stack(losses) if losses else []), int(correct)",
+        "    return list(np.asarray(torch.stack(losses) if losses else [])), int(correct)",
+        # the gradients zeroed by hand, before each backward, as zeros
+        _Q2_HEAD + "        for p in model.parameters():\n"
+        "            if p.grad is not None:\n"
+        "                p.grad.zero_()\n"
+        "        out = model(x)\n"
+        "        loss = torch.nn.functional.cross_entropy(out, y)\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        losses.append(loss.detach())\n"
+        "        correct += (out.argmax(dim=1) == y).sum()\n" + _Q2_END,
         # the losses kept without .detach(): the same results, each loss holding on to its graph until the end
         _Q2_HEAD + _Q2_STEP + "        losses.append(loss)\n"
         "        correct += (out.argmax(dim=1) == y).sum()\n" + _Q2_END,
