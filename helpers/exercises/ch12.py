@@ -11,14 +11,17 @@ from typing import Any
 import torch
 from torch import nn
 
+from .. import sharding
 from ..answers import expect_function
 from ..checking import Question
-from ..sharding import OPTIMIZER_STATES, STATE_BYTES
-from ..sharding import bytes_per_rank as _reference
 from .cases import Slip, show, table
 from .ch08 import DESTROYED, TWO_RANK_TIME_LIMIT, run_here, run_on_two_ranks
 
-#: Sizes that divide by the ranks (odd shares too: round() takes halves to even) or not (by 1/1024 too), each optimizer.
+#: For questions 1 and 3: a remainder of 1 on 16_384 ranks, and an odd share of 2**40 + 1, where a float's step is
+#: 2**-12: between them, rounding up as int(x + e) or round(x + e) goes wrong for every e in [0, 1).
+_WORLD, _ODD = 16_384, 2**40 + 1
+_FLOAT32 = "lost digits in float32 arithmetic (about 7 significant digits): compute it with integers"
+#: Sizes that divide by the ranks (odd shares too) or not, each optimizer (momentum in 8 bytes: not 4 bytes a state).
 _BYTES_CASES = (
     (1_000_000, 4, "Adam", 1, "FSDP"),
     (1_000_000, 4, "Adam", 2, "DDP"),
@@ -26,30 +29,24 @@ _BYTES_CASES = (
     (1_000_001, 4, "Adam", 4, "FSDP"),
     (10, 2, "SGD", 3, "FSDP"),
     (3_000_000, 2, "SGD with momentum", 8, "DDP"),
-    (1_025, 2, "SGD with momentum", 1_024, "FSDP"),
+    (_WORLD + 1, 8, "SGD with momentum", _WORLD, "FSDP"),
     (7_000_000_003, 2, "Adam", 8, "FSDP"),
+    (2 * _ODD, 2, "SGD", 2, "FSDP"),
 )
-
-
-def _bytes(n: int, size: int, opt: str, world: int, strategy: str, share: Any = None, copies: int = 2) -> float:
-    """Section 5's formula, where a slip divides otherwise (`share(n, world)`) or keeps another number of copies."""
-    per_rank = n if strategy == "DDP" else (share or (lambda a, b: -(-a // b)))(n, world)
-    return per_rank * size * (copies + OPTIMIZER_STATES[opt])
-
-
+#: Section 5's formula, where a slip divides otherwise (`share(n, world)`) or keeps another number of copies.
+_bytes = lambda n, size, opt, world, strategy, share=lambda a, b: -(-a // b), copies=2: (
+    (n if strategy == "DDP" else share(n, world)) * size * (copies + sharding.OPTIMIZER_STATES[opt])
+)
 _check_bytes_per_rank = table(
     "bytes_per_rank",
     "(n_params, dtype_bytes, optimizer, world_size, strategy)",
     _BYTES_CASES,
-    lambda *case: _reference(*case)["total"],
+    lambda *case: sharding.bytes_per_rank(*case)["total"],
     rel=0,
     slips=(
         Slip(lambda *case: _bytes(*case[:4], "FSDP"), "DDP does not divide anything: every rank keeps a whole copy"),
         Slip(lambda n, s, o, w, st: _bytes(n, s, o, 1, st), "FSDP keeps only 1/world_size of each part on a rank"),
-        Slip(
-            lambda *case: _bytes(*case, lambda a, b: math.ceil(torch.tensor(a).div(b).item())),
-            "the shard lost digits in float32 arithmetic (about 7 significant digits): compute it with integers",
-        ),
+        Slip(lambda *c: _bytes(*c, lambda a, b: math.ceil(torch.tensor(a).div(b).item())), f"the shard {_FLOAT32}"),
         Slip(lambda *case: _bytes(*case, floordiv), "the shard was rounded down; round it up"),
         Slip(lambda *case: _bytes(*case, truediv), "the shard is a whole number of parameters: round it up"),
         Slip(
@@ -78,13 +75,18 @@ def _model(world_size: int) -> nn.Sequential:
     return model
 
 
-def _weights(model: torch.nn.Module) -> list[float]:
-    """The model's weights, whole (a shard is gathered from every rank), as float32 numbers."""
-    full = [p.full_tensor() if hasattr(p, "full_tensor") else p for p in model.parameters()]
-    return torch.cat([p.detach().float().reshape(-1) for p in full]).tolist()
+def _weights(model: torch.nn.Module) -> dict[str, list[float]]:
+    """The model's weights by name and shape, whole (a shard is gathered from every rank), as float32 numbers."""
+    full = {name: p.full_tensor() if hasattr(p, "full_tensor") else p for name, p in model.named_parameters()}
+    return {f"{name} {tuple(p.shape)}": p.detach().float().reshape(-1).tolist() for name, p in full.items()}
 
 
-def _train(model: torch.nn.Module, ranks: range) -> list[float]:
+def _gap(after: dict[str, list[float]], before: dict[str, list[float]]) -> float:
+    """The most a weight of `after` is away from the same weight of `before`; nan where one is nan."""
+    return max((abs(d) for k in before for d in map(sub, after[k], before[k])), key=lambda d: (d != d, d), default=0)
+
+
+def _train(model: torch.nn.Module, ranks: range) -> dict[str, list[float]]:
     """The weights after training on the batches of `ranks` (their mean loss)."""
     batches = [torch.randn(2, 4, WIDTH, generator=torch.Generator().manual_seed(r)) for r in ranks]
     opt = torch.optim.Adam(model.parameters(), lr=LR)
@@ -110,12 +112,15 @@ def run_shard(rank: int, world_size: int, shard: Any) -> dict[str, str]:
             return {"wrong": _TWICE}
         raise
     wrong = _not_sharded(model, mesh, returned)
-    if not wrong and (dtypes := {str(p.dtype) for p in model.parameters()} - {"torch.float32"}):
-        wrong = f"shard changed the model's weights to {', '.join(sorted(dtypes))}: {_ONLY}"
-    if not wrong and (after := _weights(model)) != before:
-        wrong = f"shard changed the model's weights by up to {max(map(abs, map(sub, after, before))):.3g}: {_ONLY}"
-    gap = 0 if wrong else max(abs(a - b) for a, b in zip(_train(model, range(rank, rank + 1)), want, strict=True))
-    if gap > 1e-5:
+    if not wrong and (kinds := {f"{p.dtype} on {p.device}" for p in model.parameters()} - {"torch.float32 on cpu"}):
+        wrong = f"shard changed the model's weights to {', '.join(sorted(kinds))}: {_ONLY}"
+    if not wrong and (after := _weights(model)).keys() != before.keys():
+        gone, new = (", ".join(sorted(a.keys() - b.keys())) or "none" for a, b in ((before, after), (after, before)))
+        wrong = f"shard changed the model's parameters (removed: {gone}; added: {new}): {_ONLY}"
+    if not wrong and (gap := _gap(after, before)):
+        wrong = f"shard changed the model's weights by up to {gap:.3g}: {_ONLY}"
+    gap = 0 if wrong else _gap(_train(model, range(rank, rank + 1)), want)
+    if not gap <= 1e-5:  # nan too
         wrong = f"the sharded model trained to weights up to {gap:.3g} away from one process's: {_ONLY}"
     if not wrong and (dtypes := ", ".join(sorted(map(str, model.computed - {torch.float32})))):
         wrong = f"the sharded model's layers computed in {dtypes} for float32 inputs: {_ONLY}"
@@ -157,8 +162,8 @@ def _check_shard(fn: Any) -> None:
     run_on_two_ranks(run_shard, (fn,), file="shard_answer.py")
 
 
-#: (parameter shapes, world size): the chapter's model (as lists: section 4's launch reports them so), rows that divide,
-#: a weight of one row, more ranks than rows, 5 rows on 4 ranks, one rank, a weight whose bytes overflow int32, none.
+#: (shapes, world size): the chapter's model (as lists: its launch reports them so), rows that divide, one row, more
+#: ranks than rows, 5 rows on 4 ranks, one rank, bytes over int32, none, question 1's two sizes (the last past float32).
 _RANK0_CASES = (
     ([[99, 64], [99], [33, 99], [33], [1, 33], [1]], 2),
     ([(6, 4), (6,)], 3),
@@ -168,16 +173,13 @@ _RANK0_CASES = (
     ([(7, 7), (7,)], 1),
     ([(50_000, 50_000)], 2),
     ([], 2),
+    ([(_WORLD + 1, 8)], _WORLD),
+    ([(2 * _ODD,)], 2),
 )
 _first_chunk = lambda shape, world: torch.empty(shape, device="meta").chunk(world)[0].numel()
-
-
-def _rank0(shapes: list[tuple[int, ...]], world: int, cut: Any = None, per: int = STATE_BYTES * 4) -> int:
-    """Rank 0's bytes: FSDP2 cuts dim 0 with torch.chunk, every rank padded to the first chunk (or `cut`), `per` bytes a
-    number (float32 shard, gradient, exp_avg, exp_avg_sq: param_dtype sets only the gathered copies' dtype)."""
-    return per * sum((cut or _first_chunk)(s, world) for s in shapes)
-
-
+#: Rank 0's bytes: FSDP2 cuts dim 0 with torch.chunk, every rank padded to the first chunk (or `cut`), `per` bytes a
+#: number (float32 shard, gradient, exp_avg, exp_avg_sq: param_dtype sets only the gathered copies' dtype).
+_rank0 = lambda shapes, world, cut=_first_chunk, per=sharding.STATE_BYTES * 4: per * sum(cut(s, world) for s in shapes)
 _check_rank0_bytes = table(
     "rank0_bytes",
     "(shapes, world_size)",
@@ -186,7 +188,7 @@ _check_rank0_bytes = table(
     rel=0,
     slips=(
         Slip(
-            lambda shapes, world: -(-sum(map(math.prod, shapes)) // world) * STATE_BYTES * 4,
+            lambda shapes, world: -(-sum(map(math.prod, shapes)) // world) * sharding.STATE_BYTES * 4,
             "that is ceil(n_params / world_size) numbers; FSDP2 gives rank 0 ceil(rows / world_size) rows of each",
         ),
         Slip(
@@ -203,6 +205,7 @@ _check_rank0_bytes = table(
             "(param_dtype only sets the gathered copies' dtype: the shard, its gradient and Adam's states are float32)",
         ),
         Slip(lambda *case: _rank0(*case, per=1), "that is a count of numbers; return bytes"),
+        Slip(lambda *case: torch.tensor(_rank0(*case)).float().item(), f"the bytes {_FLOAT32}"),
     ),
 )
 

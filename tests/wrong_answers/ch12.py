@@ -116,8 +116,31 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
             "    per_rank = n_params if strategy == 'DDP' else int(n_params / world_size + 0.999)\n"
             "    return per_rank * dtype_bytes * (2 + states)",
-            "bytes_per_rank(1025, 2, 'SGD with momentum', 1024, 'FSDP') returned 6; expected 12: the shard was rounded "
-            "down; round it up",
+            "bytes_per_rank(16_385, 8, 'SGD with momentum', 16_384, 'FSDP') returned 24; expected 48: the shard was "
+            "rounded down; round it up",
+        ),
+        (  # rounded up by adding 0.9999: a remainder of 1 on 16_384 ranks is 0.000061 over a whole number
+            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
+            "    per_rank = n_params if strategy == 'DDP' else int(n_params / world_size + 0.9999)\n"
+            "    return per_rank * dtype_bytes * (2 + states)",
+            "bytes_per_rank(16_385, 8, 'SGD with momentum', 16_384, 'FSDP') returned 24; expected 48: the shard was "
+            "rounded down",
+        ),
+        (  # rounded up by adding 0.999999: right on that remainder, one too many where the share is 2**40 + 1
+            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
+            "    per_rank = n_params if strategy == 'DDP' else int(n_params / world_size + 0.999999)\n"
+            "    return per_rank * dtype_bytes * (2 + states)",
+            "bytes_per_rank(2_199_023_255_554, 2, 'SGD', 2, 'FSDP') returned 4_398_046_511_112; expected "
+            "4_398_046_511_108",
+        ),
+        (  # rounded up by round(x + 0.49999): at 2**40 + 1 the sum is x + 0.5 in a float, which round() takes up
+            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
+            "    per_rank = n_params if strategy == 'DDP' else round(n_params / world_size + 0.49999)\n"
+            "    return per_rank * dtype_bytes * (2 + states)",
+            "bytes_per_rank(2_199_023_255_554, 2, 'SGD', 2, 'FSDP') returned 4_398_046_511_112; expected",
         ),
         (
             "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
@@ -125,6 +148,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    per_rank = n_params if strategy == 'DDP' else -(-n_params // world_size)\n"
             "    return per_rank * dtype_bytes * (2 + states)",
             "returned 24_000_000; expected 18_000_000: SGD with momentum keeps one state",
+        ),
+        (  # optimizer states priced at 4 bytes: one state too many only where dtype_bytes is 2, so no mistake is named
+            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
+            "    per_rank = n_params if strategy == 'DDP' else -(-n_params // world_size)\n"
+            "    return per_rank * (dtype_bytes * 2 + 4 * states)",
+            "bytes_per_rank(3_000_000, 2, 'SGD with momentum', 8, 'DDP') returned 24_000_000; expected 18_000_000",
         ),
     ),
     2: (
@@ -194,7 +224,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             _SHARD_TEMPLATE.format(body="    model.half()\n" + _BLOCKS + _ROOT),
-            "shard changed the model's weights to torch.float16: shard should shard the model",
+            "shard changed the model's weights to torch.float16 on cpu: shard should shard the model",
         ),
         (  # a copy sharded and returned; the model given is left as it was
             _SHARD_TEMPLATE.format(body="    model = copy.deepcopy(model)\n" + _BLOCKS + _ROOT).replace(
@@ -246,11 +276,36 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # float64 weights: their values as float32 numbers unchanged, but not the dtype
             _SHARD_TEMPLATE.format(body="    model.double()\n" + _BLOCKS + _ROOT),
-            "shard changed the model's weights to torch.float64: shard should shard the model and change nothing else",
+            "shard changed the model's weights to torch.float64 on cpu: shard should shard the model",
         ),
         (
             _SHARD_TEMPLATE.format(body=_BLOCKS + _ROOT).replace("return model", "return model.double()"),
-            "shard changed the model's weights to torch.float64: shard should shard the model and change nothing else",
+            "shard changed the model's weights to torch.float64 on cpu: shard should shard the model",
+        ),
+        (  # on the meta device, before sharding or after: no weights left to compare
+            _SHARD_TEMPLATE.format(body="    model.to('meta')\n" + _BLOCKS + _ROOT),
+            "shard changed the model's weights to torch.float32 on meta: shard should shard the model",
+        ),
+        (
+            _SHARD_TEMPLATE.format(body=_BLOCKS + _ROOT + "    model.to('meta')\n"),
+            "shard changed the model's weights to torch.float32 on meta: shard should shard the model",
+        ),
+        (  # a block removed: its parameters are missing, not changed
+            _SHARD_TEMPLATE.format(body="    del model[-1]\n" + _BLOCKS + _ROOT),
+            "on one rank here (world_size 1): shard changed the model's parameters (removed: 2.0.bias (8,), 2.0.weight "
+            "(8, 8); added: none): shard should shard the model and change nothing else",
+        ),
+        (  # a weight replaced by one of another shape
+            _SHARD_TEMPLATE.format(
+                body="    model[0][0].weight = torch.nn.Parameter(torch.zeros(8, 9))\n" + _BLOCKS + _ROOT
+            ).replace("from torch", "import torch\nfrom torch"),
+            "shard changed the model's parameters (removed: 0.0.weight (8, 8); added: 0.0.weight (8, 9))",
+        ),
+        (  # a weight set to NaN: the most it changed is NaN, not 0
+            _SHARD_TEMPLATE.format(
+                body="    with torch.no_grad():\n        model[0][0].weight[0, 0] = float('nan')\n" + _BLOCKS + _ROOT
+            ).replace("from torch", "import torch\nfrom torch"),
+            "shard changed the model's weights by up to nan: shard should shard the model and change nothing else",
         ),
         (  # chapter 08's worker is told the same
             _SHARD_TEMPLATE.format(body=_BLOCKS + _ROOT + "    torch.distributed.destroy_process_group()\n").replace(
@@ -318,6 +373,25 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    rows = [-(-s[0] // world_size) * math.prod(s[1:]) for s in shapes]\n"
             "    return functools.reduce(operator.add, rows) * 16",
             "rank0_bytes([], 2) raised TypeError",
+        ),
+        (  # rows rounded up by adding 0.999: a remainder of 1 on 16_384 ranks is 0.000061 over a whole number
+            _RANK0_HEAD + "    return 16 * sum(int(s[0] / world_size + 0.999) * math.prod(s[1:]) for s in shapes)",
+            "rank0_bytes([(16_385, 8)], 16_384) returned 128; expected 256: the rows were rounded down",
+        ),
+        (  # rows rounded up by round(x + 0.49999): one too many where the share is 2**40 + 1
+            _RANK0_HEAD + "    return 16 * sum(round(s[0] / world_size + 0.49999) * math.prod(s[1:]) for s in shapes)",
+            "rank0_bytes([(2_199_023_255_554,)], 2) returned 17_592_186_044_448; expected 17_592_186_044_432",
+        ),
+        (  # float32 arithmetic: a float32 holds about 7 significant digits
+            _RANK0_HEAD + "    import torch\n\n    total = torch.zeros(())\n    for s in shapes:\n"
+            "        total += torch.ceil(torch.tensor(s[0]) / world_size) * math.prod(s[1:]) * 16\n    return total",
+            "rank0_bytes([(2_199_023_255_554,)], 2) returned 17_592_186_044_416; expected 17_592_186_044_432: the "
+            "bytes lost digits in float32 arithmetic",
+        ),
+        (
+            _RANK0_HEAD + "    import numpy as np\n\n"
+            "    return np.float32(sum(-(-s[0] // world_size) * math.prod(s[1:]) for s in shapes)) * 16",
+            "the bytes lost digits in float32 arithmetic (about 7 significant digits): compute it with integers",
         ),
     ),
 }
