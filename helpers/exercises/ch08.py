@@ -17,7 +17,7 @@ import torch
 import torch.distributed as dist
 from torch.utils.data import DistributedSampler
 
-from ..answers import Wrong, expect_function, expect_pair, normalise
+from ..answers import Wrong, _one_element_item, expect_function, expect_pair, with_article
 from ..checking import CouldNotCheck, Question
 from ..processes import DIED, RAISED, RETURNED, RUNNING, STARTING, LaunchTimeout, WorkerFailed, launch
 from .cases import Slip, show, table
@@ -136,7 +136,6 @@ def _error_line(outcome: Any) -> str:
     return line if len(line) <= 300 else line[:300] + "…"
 
 
-# -- Question 1: DistributedSampler ---------------------------------------------------------------
 def _sampler(n: int, world: int, rank: int, epoch: int) -> list[int]:
     """What DistributedSampler(shuffle=True, seed=0) gives `rank` in `epoch`."""
     reference = DistributedSampler(range(n), num_replicas=world, rank=rank, shuffle=True, seed=0)
@@ -145,19 +144,24 @@ def _sampler(n: int, world: int, rank: int, epoch: int) -> list[int]:
 
 
 def _indices(value: Any, call: str) -> list[int]:
-    """What `rank_indices` returned, as a list: a list, tuple, iterator, generator, range, array or tensor counts."""
+    """What `rank_indices` returned, as a list of ints (one-element tensors count): any sequence, array or iterator."""
     if isinstance(value, torch.Tensor) and value.device.type == "meta":
         raise Wrong(f"{call} returned a tensor on the meta device, which holds no values; return the indices")
+    kind = show(value) if hasattr(value, "dtype") else with_article(type(value).__name__)
     value = value.tolist() if hasattr(value, "tolist") else value
     if isinstance(value, Iterator | range | tuple):
-        value = normalise(list(itertools.islice(value, 100_000)))  # bounded: an endless iterator gets a verdict
-    if not isinstance(value, list) or not all(type(i) is int for i in value):
-        raise Wrong(f"{call} returned {show(value)}; return the list of sample indices (whole numbers)")
-    return value
+        value = list(itertools.islice(value, 100_000))  # bounded: an endless iterator gets a verdict
+    if not isinstance(value, list):
+        raise Wrong(f"{call} returned {show(value)}; return the list of sample indices")
+    for k, index in enumerate(value):  # a float or a bool is shown as it came
+        if type(item := _one_element_item(index)) is not int:
+            shown, floats = (repr(index), ", not floats") if isinstance(item, float) else (show(index), "")
+            raise Wrong(f"{call} returned {kind} whose element {k} is {shown}: return the indices as ints{floats}")
+    return [_one_element_item(i) for i in value]
 
 
-#: (n_samples, world_size): dividing or not, fewer samples than ranks, padding longer than the data (1, 3; 2, 5).
-_SIZES = ((16, 2), (10, 4), (7, 3), (5, 1), (3, 4), (1, 3), (2, 5))
+#: (n_samples, world_size): dividing or not, fewer samples than ranks, padding longer than the data, past 255, none.
+_SIZES = ((16, 2), (10, 4), (7, 3), (5, 1), (3, 4), (1, 3), (2, 5), (400, 2), (0, 2))
 _check_rank_indices = table(
     "rank_indices",
     "(n_samples, world_size, rank, epoch)",
@@ -177,7 +181,6 @@ _check_rank_indices = table(
 )
 
 
-# -- Question 2: the lines that make a worker DDP ------------------------------------------------
 STEPS, LR = 5, 0.1
 
 
@@ -198,13 +201,13 @@ def _expected_weights(world: int, zero_grad: bool = True, steps: int = STEPS) ->
 
 def ddp_rank(rank: int, world_size: int, fn: Any) -> dict[str, Any]:
     """In each rank: `fn(rank, world_size)`, noting DDP's forward passes (False: under no_sync) and each step's lr."""
-    from torch.nn.modules.module import register_module_forward_pre_hook as on_forward
     from torch.nn.parallel import DistributedDataParallel as DDP
     from torch.optim.optimizer import register_optimizer_step_pre_hook as on_step
 
-    synced, lrs = [], []
-    with (  # each hook's handle removes it on leaving
-        on_forward(lambda m, _: synced.append(m.require_backward_grad_sync) if isinstance(m, DDP) else None),
+    synced, lrs, forward = [], [], DDP.forward
+    noted = lambda ddp, *a, **k: synced.append(ddp.require_backward_grad_sync) or forward(ddp, *a, **k)
+    with (  # DDP's forward however it is called (model(x), model.forward(x)); model.module(x) skips it
+        mock.patch.object(DDP, "forward", noted),
         on_step(lambda opt, *_: lrs.append(float(opt.param_groups[0]["lr"]))),
     ):
         returned = fn(rank, world_size)
@@ -263,7 +266,6 @@ def _check_ddp_worker(fn: Any) -> None:
     _wrong_on_a_rank(dict(enumerate(two)), "on rank {} of two", "differed")
 
 
-# -- Question 3: the global batch and the learning rate on N ranks --------------------------------
 _scaled = lambda world, per_rank, lr, batch: (world * per_rank, lr * world * per_rank / batch)
 _check_scaled_run = table(
     "scaled_run",

@@ -58,6 +58,16 @@ def test_a_learning_rate_is_named_as_the_optimizer_had_it() -> None:
     assert "world_size" not in message.split("lr=0.15")[1].split(":")[0], message
 
 
+def test_ddps_forward_is_left_as_it_was() -> None:
+    """The checker notes DDP's forward passes by wrapping DistributedDataParallel.forward (model.forward(x) runs it
+    too, without the module's hooks): the class has its own forward back afterwards, also after a wrong answer."""
+    from torch.nn.parallel import DistributedDataParallel as DDP
+
+    forward = DDP.forward
+    evaluate(_question("train_on_rank"), _DDP_TEMPLATE.replace("lr=0.1", "lr=0.15").format(step=_STEP))
+    assert DDP.forward is forward
+
+
 @pytest.mark.parametrize("variable", ["rank_indices", "train_on_rank", "scaled_run"])
 def test_the_notebooks_starters_are_not_answers(variable: str) -> None:
     cells = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]

@@ -92,6 +92,34 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _SAMPLER.replace("num_replicas=world_size", "num_replicas=2") + "    return list(sampler)",
             "rank_indices(10, 4, 0, 0) returned [4, 7, 3, 0, 6]; expected [4, 3, 6]",
         ),
+        (  # a narrow integer type: right while the indices fit, wrapped past 127 (int8) and 255 (uint8)
+            _SAMPLER + "    return torch.tensor(list(sampler)).to(torch.int8)",
+            "rank_indices(400, 2, 0, 0) returned [44, 31, -101, -19, 1, 65, …]; expected [44, 287, 155, 237, 257, 321",
+        ),
+        (
+            _SAMPLER + "    return torch.tensor(list(sampler)).to(torch.uint8)",
+            "rank_indices(400, 2, 0, 0) returned [44, 31, 155, 237, 1, 65, …]; expected [44, 287, 155, 237, 257, 321",
+        ),
+        (  # whole-valued floats, shown as they came
+            _SAMPLER + "    return [float(i) for i in sampler]",
+            "rank_indices(16, 2, 0, 0) returned a list whose element 0 is 12.0: return the indices as ints, not floats",
+        ),
+        (
+            _SAMPLER + "    return torch.tensor(list(sampler), dtype=torch.float16)",
+            "rank_indices(16, 2, 0, 0) returned a torch.float16 tensor of shape (8,) on cpu whose element 0 is 12.0: "
+            "return the indices as ints, not floats",
+        ),
+        (  # a bool among the indices (True == 1): shown
+            _SAMPLER + "    return [i == 1 or i for i in sampler]",
+            "rank_indices(16, 2, 1, 0) returned a list whose element 7 is True: return the indices as ints",
+        ),
+        (  # the padding repeated by hand, dividing by the data's size: an empty data set has none
+            "def rank_indices(n_samples, world_size, rank, epoch):\n"
+            "    order = torch.randperm(n_samples, generator=torch.Generator().manual_seed(epoch)).tolist()\n"
+            "    total = -(-n_samples // world_size) * world_size\n"
+            "    return (order * (total // n_samples + 1))[:total][rank::world_size]",
+            "rank_indices(0, 2, 0, 0) raised ZeroDivisionError",
+        ),
     ),
     2: (
         (
@@ -112,6 +140,10 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _DDP_TEMPLATE.replace("    model = DDP(model)\n", "    ddp_model = DDP(model)\n").format(step=_STEP),
             "no forward pass called a DistributedDataParallel model: wrap the model (model = DDP(model)) and call "
             "the wrapped model (model(x))",
+        ),
+        (  # the plain module called through DDP's .module: DDP's forward never runs
+            _DDP_TEMPLATE.format(step=_STEP.replace("model(x)", "model.module(x)")),
+            "on one rank here (world_size 1): no forward pass called a DistributedDataParallel model",
         ),
         (  # the learning rate scaled with the ranks: only the two-rank run shows it
             _DDP_TEMPLATE.replace("lr=0.1", "lr=0.1 * world_size").format(step=_STEP),
@@ -221,6 +253,8 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         _SAMPLER + "    return tuple(sampler)",
         _SAMPLER + "    return torch.tensor(list(sampler))",
         _SAMPLER + "    import numpy as np\n    return np.array(list(sampler))",
+        _SAMPLER + "    import numpy as np\n    return [np.int64(i) for i in sampler]",
+        _SAMPLER + "    return list(torch.tensor(list(sampler)))",  # 0-d int64 tensors, one per index
         # by hand, as DistributedSampler does it: the shuffle, padded from its start, then every world_size-th
         "def rank_indices(n_samples, world_size, rank, epoch):\n"
         "    order = torch.randperm(n_samples, generator=torch.Generator().manual_seed(epoch)).tolist()\n"
@@ -235,6 +269,8 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
             step="        loss = F.mse_loss(model(x), y)\n        loss.backward()\n        opt.step()\n"
             "        opt.zero_grad()"
         ).replace("    return [p.detach() for p in model.parameters()]", "    return model"),
+        # DDP's forward called by name: it prepares the gradient averaging as model(x) does
+        _DDP_TEMPLATE.format(step=_STEP.replace("model(x)", "model.forward(x)")),
         # the class by its full name, the loss written out, the weights as lists of numbers
         _DDP_TEMPLATE.replace("model = DDP(model)", "model = torch.nn.parallel.DistributedDataParallel(model)")
         .replace("F.mse_loss(model(x), y)", "((model(x) - y) ** 2).mean()")
