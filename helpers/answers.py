@@ -63,7 +63,7 @@ def normalise(value: Any, _depth: int = 0) -> Any:
     return items if type(value) is list else tuple(items)
 
 
-def _one_element_item(value: Any) -> Any:
+def one_element_item(value: Any) -> Any:
     """The Python number in a tensor or array holding exactly one element (0-d or shape (1,)); else `value`."""
     if not (hasattr(value, "ndim") and hasattr(value, "item")) or value.ndim > 1:
         return value
@@ -86,7 +86,7 @@ def expect_type(value: Any, kinds: type | tuple[type, ...], what: str) -> Any:
     value = normalise(value)
     wants_number = int in kinds or float in kinds
     if wants_number and not isinstance(value, kinds):
-        value = _one_element_item(value)
+        value = one_element_item(value)
     if isinstance(value, bool) and wants_number and bool not in kinds:
         raise Wrong(f"expected {what}, but got a bool: {value!r}")
     if isinstance(value, kinds):

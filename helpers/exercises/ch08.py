@@ -17,7 +17,7 @@ import torch
 import torch.distributed as dist
 from torch.utils.data import DistributedSampler
 
-from ..answers import Wrong, _one_element_item, expect_function, expect_pair, with_article
+from ..answers import Wrong, expect_function, expect_pair, one_element_item, with_article
 from ..checking import CouldNotCheck, Question
 from ..processes import DIED, RAISED, RETURNED, RUNNING, STARTING, LaunchTimeout, WorkerFailed, launch
 from .cases import Slip, show, table
@@ -154,10 +154,10 @@ def _indices(value: Any, call: str) -> list[int]:
     if not isinstance(value, list):
         raise Wrong(f"{call} returned {show(value)}; return the list of sample indices")
     for k, index in enumerate(value):  # a float or a bool is shown as it came
-        if type(item := _one_element_item(index)) is not int:
+        if type(item := one_element_item(index)) is not int:
             shown, floats = (repr(index), ", not floats") if isinstance(item, float) else (show(index), "")
             raise Wrong(f"{call} returned {kind} whose element {k} is {shown}: return the indices as ints{floats}")
-    return [_one_element_item(i) for i in value]
+    return [one_element_item(i) for i in value]
 
 
 #: (n_samples, world_size): dividing or not, fewer samples than ranks, padding longer than the data, past 255, none.
