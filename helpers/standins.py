@@ -15,6 +15,7 @@ import functools
 import math
 import time
 import types
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -157,19 +158,17 @@ class SimulatedStream:
     def wait_stream(self, stream: SimulatedStream) -> None:
         """Work queued here from now on starts only after the work queued on `stream` so far."""
         self.sim._expect(stream, SimulatedStream, "wait_stream needs a stream")
-        if stream is self:
-            self.sim.own_waits.append(f"{self.name}.wait_stream({self.name})")
-        self.sim.host_ms += self.sim.launch_ms
-        self.free_ms = max(self.free_ms, stream.free_ms, self.sim.host_ms)
+        self._wait(stream.free_ms, f"wait_stream({self.name})" * (stream is self))
 
     def wait_event(self, event: SimulatedEvent) -> None:
-        """Work queued here from now on starts only after `event` has happened."""
+        """Work queued here from now on starts only after `event` has happened (at once if it never was, as in CUDA)."""
         self.sim._expect(event, SimulatedEvent, "wait_event needs an event")
-        if event.stream is self:
-            self.sim.own_waits.append(f"{self.name}.wait_event(an event recorded on {self.name})")
+        self._wait(event.at_ms or 0.0, f"wait_event(an event recorded on {self.name})" * (event.stream is self))
+
+    def _wait(self, until_ms: float, own: str) -> None:  # `own`: how a wait for this stream's own queue is written
+        self.sim.own_waits += [f"{self.name}.{own}"] * bool(own)
         self.sim.host_ms += self.sim.launch_ms
-        if event.at_ms is not None:  # waiting for an event never recorded returns at once, as in CUDA
-            self.free_ms = max(self.free_ms, event.at_ms, self.sim.host_ms)
+        self.free_ms = max(self.free_ms, until_ms, self.sim.host_ms)
 
     def record_event(self, event: SimulatedEvent | None = None) -> SimulatedEvent:
         (event := event or SimulatedEvent(self.sim)).record(self)
@@ -188,9 +187,7 @@ class SimulatedStream:
         return self
 
     __exit__ = lambda self, *exc: setattr(self.sim, "current", self._previous)
-
-    def __repr__(self) -> str:
-        return f"<SIMULATED stream {self.name!r}>"
+    __repr__ = lambda self: f"<SIMULATED stream {self.name!r}>"
 
 
 class SimulatedEvent:
@@ -235,19 +232,13 @@ class SimulatedEvent:
             )
         return end_event.at_ms - self.at_ms
 
-    def __repr__(self) -> str:
-        return f"<SIMULATED event at {self.at_ms} ms>"
+    __repr__ = lambda self: f"<SIMULATED event at {self.at_ms} ms>"
 
 
 #: How code spells each call that reads a GPU tensor's values on the host: each makes the host wait for the GPU.
-HOST_READS = {
-    "item": ".item()",
-    "tolist": ".tolist()",
-    "__float__": "float()",
-    "__int__": "int()",
-    "__bool__": "bool()",
-}
-HOST_READS |= {"__str__": "print() or str()", "__repr__": "print() or repr()", "__format__": "an f-string or format()"}
+HOST_READS = {"item": ".item()", "tolist": ".tolist()", "__float__": "float()", "__int__": "int()"}
+HOST_READS |= {"__bool__": "bool()", "__str__": "print() or str()", "__repr__": "print() or repr()"}
+HOST_READS |= {"__format__": "an f-string or format()"}
 #: Operators whose result's size depends on the values: the host waits for them to learn it.
 SIZED_BY_VALUES = ("nonzero", "argwhere", "unique", "unique_consecutive", "masked_select", "bincount")
 _SIGNS = {"__eq__": "==", "__ne__": "!=", "__lt__": "<", "__le__": "<=", "__gt__": ">", "__ge__": ">="}
@@ -269,13 +260,22 @@ class _OnGpu:
         return self._read("to", '.to("cpu")', *args, **kwargs)
 
     def record_stream(self, stream: SimulatedStream) -> None:
-        self.sim._expect(stream, SimulatedStream, "record_stream needs a stream")  # the simulation frees no memory
+        self.sim._expect(stream, SimulatedStream, "record_stream needs a stream")
+        vars(self).setdefault("recorded", set()).add(stream.name)  # freed, its memory waits for that stream's work
 
-    def _lacks(self, what: str) -> AttributeError:
-        return AttributeError(f"the SIMULATED {type(self).__name__[9:].lower()} has no {what}: it knows {self.KNOWS}")
+    @classmethod
+    def _lacks(cls, what: str) -> AttributeError:
+        return AttributeError(f"the SIMULATED {cls.__name__[9:].lower()} has no {what}: it knows {cls.KNOWS}")
 
     def __getattr__(self, name: str) -> Any:
         raise self._lacks(repr(name))
+
+    @classmethod
+    def __torch_function__(cls, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+        """`torch.mean(a)` is `a.mean()`, and so on; one that takes values in a list (torch.stack) it lacks."""
+        if not isinstance(args[0], _OnGpu):
+            raise cls._lacks(f"torch.{func.__name__}")
+        return getattr(args[0], func.__name__)(*args[1:], **(kwargs or {}))
 
 
 for _name, _how in _OnGpu.READS.items():
@@ -302,31 +302,34 @@ class SimulatedValue(_OnGpu):
 
 @dataclass
 class _Write:
-    value: float
+    value: float | _Read  # a copy's: its read of the source, whose value it writes
     start_ms: float
     end_ms: float
-    reads_before: int  # the reads of its tensor queued before it
+    stream: str
 
 
 @dataclass(eq=False)
 class _Read:
-    tensor: SimulatedTensor
+    writes: list[_Write]  # its tensor's (not the tensor: a read does not keep it alive)
     stream: str
     start_ms: float
     end_ms: float
+    writes_before: int  # its tensor's writes queued before it
 
     def value(self) -> float:
         """What each element held for it: the last write done before it began (0 before any); nan if one overlapped."""
-        if any(w.start_ms < self.end_ms and w.end_ms > self.start_ms for w in self.tensor.writes):
+        if any(w.start_ms < self.end_ms and w.end_ms > self.start_ms for w in self.writes):
             return math.nan  # a write ran while the read did: a torn, half-written value
-        done = [w for w in self.tensor.writes if w.end_ms <= self.start_ms]
-        return max(done, key=lambda w: w.end_ms).value if done else 0.0
+        done = [w for w in self.writes if w.end_ms <= self.start_ms]
+        return float(max(done, key=lambda w: w.end_ms).value) if done else 0.0
+
+    __float__ = value
 
 
 class SimulatedTensor(_OnGpu):
     """A 1-D tensor of `elements` equal elements on the simulated GPU: its writes and reads are queued work."""
 
-    KNOWS = "fill_, zero_, add_, a[:] = v, mean, sum, numel, shape, clone, view, record_stream, reading it on the host"
+    KNOWS = "fill_, zero_, add_, copy_, a[:] = v, mean, sum, numel, shape, clone, empty_like, view, host reads, ..."
 
     def __init__(self, sim: SimulatedCuda, name: str, fill_ms: float, read_ms: float, elements: int = 1) -> None:
         self.sim, self.name, self.elements = sim, name, elements
@@ -334,42 +337,48 @@ class SimulatedTensor(_OnGpu):
         self.writes: list[_Write] = []
         self.reads: list[_Read] = []
 
-    def fill_(self, value: float) -> SimulatedTensor:
-        value = float(value)
-        start, end = self.sim._queue(self.sim.current, f"{self.name}.fill_({value:g})", self.fill_ms, "write")
-        self.writes.append(_Write(value, start, end, len(self.reads)))
+    def fill_(self, value: Any, non_blocking: bool = False) -> SimulatedTensor:
+        """A write queued on the current stream: of a number, or (a copy) of what it reads of a simulated tensor."""
+        stream, copied = self.sim.current, isinstance(value, SimulatedTensor)
+        what = f"copy_({value.name})" if copied else f"fill_({float(value):g})"
+        start, end = self.sim._queue(stream, f"{self.name}.{what}", self.fill_ms, "write")
+        if copied:
+            value.reads.append(_Read(value.writes, stream.name, start, end, len(value.writes)))
+        self.writes.append(_Write(value.reads[-1] if copied else float(value), start, end, stream.name))
         return self
 
     def add_(self, value: float) -> SimulatedTensor:  # a write of what the write queued before it wrote, plus value
-        return self.fill_((self.writes[-1].value if self.writes else 0.0) + float(value))
+        return self.fill_((float(self.writes[-1].value) if self.writes else 0.0) + float(value))
 
     def __getitem__(self, index: Any) -> SimulatedTensor:
         if index not in (slice(None), Ellipsis):
             raise self._lacks(f"[{index!r}] but a[:]")
         return self
 
-    zero_ = functools.partialmethod(fill_, 0.0)
+    def empty_like(self, *args: Any, **kwargs: Any) -> SimulatedTensor:
+        made = SimulatedTensor(self.sim, f"{self.name}'s copy", self.fill_ms, self.read_ms, self.elements)
+        reads, recorded, stream = made.reads, vars(made).setdefault("recorded", set()), self.sim.current
+        weakref.finalize(made, lambda: stream._sim.frees.append((reads, recorded, stream.name, stream.free_ms)))
+        return made
+
+    copy_, zero_, new_empty = fill_, functools.partialmethod(fill_, 0.0), empty_like
+    clone = lambda self, *args, **kwargs: self.empty_like().copy_(self)
     __setitem__ = lambda self, index, value: self[index].fill_(value)
     numel = __len__ = lambda self: self.elements
     shape = property(lambda self: torch.Size([self.elements]))
-    clone = float = detach = view = contiguous = flatten = lambda self, *args, **kwargs: self  # the same simulated data
+    float = detach = view = contiguous = flatten = lambda self, *args, **kwargs: self  # the same simulated data
 
     def mean(self, dim: Any = None, keepdim: bool = False, *, dtype: Any = None, _op: str = "mean") -> SimulatedValue:
         if dim not in (None, 0, -1, (0,), (-1,)):
             raise IndexError(f"Dimension out of range (expected to be in range of [-1, 0], but got {dim})")
         start, end = self.sim._queue(self.sim.current, f"{self.name}.{_op}()", self.read_ms, "read")
-        self.reads.append(_Read(self, self.sim.current.name, start, end))
+        self.reads.append(_Read(self.writes, self.sim.current.name, start, end, len(self.writes)))
         return SimulatedValue(self.sim, self.reads[-1], self.elements if _op == "sum" else 1.0)
 
     sum = functools.partialmethod(mean, _op="sum")
 
     def _copied(self, start: float, end: float) -> torch.Tensor:
-        return torch.full((self.elements,), _Read(self, self.sim.current.name, start, end).value())
-
-    @classmethod
-    def __torch_function__(cls, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
-        """`torch.mean(a)` is `a.mean()`, and so on."""
-        return getattr(args[0], func.__name__)(*args[1:], **(kwargs or {}))
+        return torch.full((self.elements,), _Read(self.writes, self.sim.current.name, start, end, 0).value())
 
 
 class SimulatedCuda:
@@ -387,6 +396,7 @@ class SimulatedCuda:
         self.streams = [self.default]
         self.recorded: list[SimulatedEvent] = []  # every event recorded, in order
         self.own_waits: list[str] = []  # waits of a stream for a point in its own queue: waits for nothing
+        self.frees: list[tuple] = []  # each `empty_like` Python freed: its reads, record_stream's, its stream, its end
         self.copies: list[_Copy] = []  # copies queued with non_blocking=True, either way
         self.kinds = dict.fromkeys(("pageable", "blocking", "non_blocking"), 0)  # copies of each kind
         self.device: dict[int, tuple[torch.Tensor, str]] = {}  # tensors playing a device's (by id), with its type
@@ -399,18 +409,14 @@ class SimulatedCuda:
         self.streams.append(SimulatedStream(self, name))
         return self.streams[-1]
 
-    def Event(self, enable_timing: bool = False, blocking: bool = False, interprocess: bool = False) -> SimulatedEvent:  # noqa: N802
-        return SimulatedEvent(self, enable_timing)  # blocking and interprocess change nothing here
-
     def stream(self, stream: SimulatedStream | None) -> contextlib.AbstractContextManager[Any]:
-        if stream is None:
-            return contextlib.nullcontext()
-        self._expect(stream, SimulatedStream, "torch.cuda.stream(...) needs a stream")
-        return stream
+        if stream is not None:
+            self._expect(stream, SimulatedStream, "torch.cuda.stream(...) needs a stream")
+        return stream or contextlib.nullcontext()
 
+    Event = lambda self, enable_timing=False, blocking=False, interprocess=False: SimulatedEvent(self, enable_timing)
     current_stream = lambda self, device=None: self.current
     default_stream = lambda self, device=None: self.default
-
     set_stream = lambda self, stream: setattr(self, "current", self.stream(stream) if stream else self.current)
 
     def synchronize(self, device: Any = None) -> None:
@@ -468,10 +474,7 @@ class SimulatedCuda:
             for func, args, kwargs, result in self._later if due else ():
                 result.copy_(func(*args, **kwargs))
 
-    @property
-    def blocked_ms(self) -> float:
-        """Milliseconds the host sat waiting for the simulated GPU so far."""
-        return sum(s.ms for s in self.spans if s.lane == "host")
+    blocked_ms = property(lambda self: sum(s.ms for s in self.spans if s.lane == "host"))  # ms the host sat waiting
 
     def _queue(self, stream: SimulatedStream, name: str, ms: float, kind: str) -> tuple[float, float]:
         self._expect(stream, SimulatedStream, "work must be queued on a stream")
@@ -657,10 +660,8 @@ class CachingAllocatorModel:
 
     def __init__(self) -> None:
         self.segments: list[Segment] = []
-        self.max_allocated = 0
-        self.max_reserved = 0
-        self._next_handle = 1
-        self._next_segment = 1
+        self.max_allocated = self.max_reserved = 0
+        self._next_handle = self._next_segment = 1
 
     @property
     def allocated(self) -> int:
@@ -678,8 +679,7 @@ class CachingAllocatorModel:
 
     def reset_peaks(self) -> None:
         """Peaks back to the current values, like `torch.cuda.reset_peak_memory_stats`."""
-        self.max_allocated = self.allocated
-        self.max_reserved = self.reserved
+        self.max_allocated, self.max_reserved = self.allocated, self.reserved
 
     def malloc(self, nbytes: int) -> int:
         """Serve a request of `nbytes`; return a handle to pass to `free`."""

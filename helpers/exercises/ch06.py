@@ -18,16 +18,14 @@ _Q1_CASES = ((0.0, 0.0, 5.0, False), (3.0, 0.0, 2.5, False), (1.0, 0.0, 2.0, Tru
 _Q3_CASES = ((0.0, 0.0, 5.0, False), (1.0, 3.0, 2.0, False), (4.0, 1.0, 2.5, True))  # a wrong event is off
 
 
-def _check_timer(fn: Any, name: str, cases: tuple, on_side: bool) -> None:
-    """Check a timer `name(fn)` (`name(fn, side)` when fn() queues its work on `side`) on `cases` as described above."""
+def _check_timer(fn: Any, name: str) -> None:
+    """Check question 1's timer `name(fn)` or question 3's `name(fn, side)` (fn() queues its work on `side`)."""
+    on_side = name == "time_side_work"
     expect_function(fn, name, "(fn, side)" if on_side else "(fn)")
-    elapsed, timed = SimulatedEvent.elapsed_time, []  # each elapsed_time call's (start, end)
-    measured = lambda start, end: timed.append((start, end)) or elapsed(start, end)  # noqa: E731
-    for busy_current, busy_side, work_ms, caller in cases:
-        timed.clear()
-        with simulated_cuda(launch_ms=0.001) as sim, mock.patch.object(SimulatedEvent, "elapsed_time", measured):
-            side = torch.cuda.Stream()
-            sim.current = sim.Stream(name="caller's stream") if caller else sim.current
+    timer = mock.patch.object(SimulatedEvent, "elapsed_time", autospec=True, side_effect=SimulatedEvent.elapsed_time)
+    for busy_current, busy_side, work_ms, caller in _Q3_CASES if on_side else _Q1_CASES:
+        with simulated_cuda(launch_ms=0.001) as sim, timer as timed:  # timed: its calls, (start, end)
+            side, sim.current = torch.cuda.Stream(), sim.Stream(name="caller's stream") if caller else sim.current
             sim.work("earlier work", busy_current)
             sim.work("earlier work", busy_side, stream=side)
             work = functools.partial(sim.work, "fn()'s work", work_ms, stream=side if on_side else None)
@@ -39,20 +37,16 @@ def _check_timer(fn: Any, name: str, cases: tuple, on_side: bool) -> None:
         got = expect_number(got, f"{call} to return a number of milliseconds")
         if len(spans) != 1:
             raise Wrong(f"{call} called fn() {len(spans)} times; call it once, between the two events")
-        if not timed:
+        if not timed.called:
             raise Wrong(f"{call} did not call elapsed_time: time fn() with two torch.cuda.Event(enable_timing=True)")
-        (start, end), span = timed[-1], spans[0]
+        (start, end), span = timed.call_args.args, spans[0]
         if on_side and end.waits_before:
-            raise Wrong(
-                f"{call}: Python waited for the GPU ({sim.host_waits[0]}) before both events were queued. Queue the "
-                "start event, fn() and the end event without waiting, then wait for the end event"
-            )
+            said = f"{call}: Python waited for the GPU ({sim.host_waits[0]}) before both events were queued. Queue the"
+            raise Wrong(f"{said} start event, fn() and the end event without waiting, then wait for the end event")
         if not on_side and span.lane != sim.current.name and span.start_ms < busy_current:  # moved to a stream
-            raise Wrong(
-                f"{call}: fn()'s work ran on the {span.lane} from {span.start_ms:.3g} ms, before the earlier work on "
-                f"the current stream ({sim.current.name}) had finished at {busy_current:g} ms: work on two streams has "
-                "no order unless you make one (make that stream wait for the current one)"
-            )
+            said = f"{call}: fn()'s work ran on the {span.lane} from {span.start_ms:.3g} ms, before the earlier work"
+            said += f" on the current stream ({sim.current.name}) had finished at {busy_current:g} ms: work on two"
+            raise Wrong(f"{said} streams has no order unless you make one (make that stream wait for the current one)")
         if abs(got - work_ms) <= 0.1:  # ms; each launch takes 0.001 ms here
             continue
         said, value = f"{call} returned {show(got)}; expected {work_ms:g}", end.at_ms - start.at_ms
@@ -61,109 +55,96 @@ def _check_timer(fn: Any, name: str, cases: tuple, on_side: bool) -> None:
             how += ", not rounded" if float(got).is_integer() else ""
             raise Wrong(f"{said}: start.elapsed_time(end) gave {value:.4g}; return it as it is{how}")
         lanes = {start.stream.name, end.stream.name, span.lane}
-        note = "" if len(lanes) == 1 else ": an event marks a point in its stream's queue"
+        note = ": an event marks a point in its stream's queue" * (len(lanes) > 1)
         for way, times in (("from", sim.recorded.count(start)), ("to", sim.recorded.count(end))):
             note += f"; the event you measured {way} was recorded {times} times (it marks the last)" * (times > 1)
-        raise Wrong(
-            f"{said}: you measured from an event reached at {start.at_ms:.3g} ms on the {start.stream.name} to one "
-            f"reached at {end.at_ms:.3g} ms on the {end.stream.name}; fn()'s work ran on the {span.lane} from "
-            f"{span.start_ms:.3g} to {span.end_ms:.3g} ms{note}"
-        )
+        said += f": you measured from an event reached at {start.at_ms:.3g} ms on the {start.stream.name} to one "
+        said += f"reached at {end.at_ms:.3g} ms on the {end.stream.name}; fn()'s work ran on the {span.lane} from "
+        raise Wrong(f"{said}{span.start_ms:.3g} to {span.end_ms:.3g} ms{note}")
 
 
 #: (fill_ ms, mean ms, rounds, elements of `a`): a slow producer or consumer, for one round and several.
-_CALLER = "the current stream is the caller's, not the default one, and has a.mean() queued"
 _ROUNDS = ((10.0, 1.0, 1, 4), (1.0, 10.0, 1, 3), (10.0, 1.0, 3, 4), (1.0, 10.0, 5, 2))
 
 
 def _check_produce_and_consume(fn: Any) -> None:
     expect_function(fn, "produce_and_consume", "(a, side, rounds)")
     for fill_ms, read_ms, rounds, size in _ROUNDS:
-        setting = f"fill_ takes {fill_ms:g} ms, mean {read_ms:g} ms; `a` of {size} elements"
-        call = f"produce_and_consume(a, side, {rounds}) ({setting}; {_CALLER})"
+        call = f"produce_and_consume(a, side, {rounds}) (fill_ takes {fill_ms:g} ms, mean {read_ms:g} ms; `a` of "
+        call += f"{size} elements; the current stream is the caller's, not the default one, and has a.mean() queued)"
         with simulated_cuda(launch_ms=0.001) as sim:
             a, side = sim.zeros("a", fill_ms=fill_ms, read_ms=read_ms, numel=size), torch.cuda.Stream()
             sim.current = sim.Stream(name="caller's stream")
             earlier = a.mean().read  # the caller's own read of `a`, queued before the call
             try:
                 got = fn(a, side, rounds)
-            except Exception:  # a host read that raised (int() of a mean not computed yet) had waited first
-                if not sim.host_waits:
-                    raise
-            if sim.host_waits:
-                raise Wrong(f"{call}: Python waited for the GPU ({sim.host_waits[0]}); make streams wait instead")
+            finally:  # a host read that raised (int() of a mean not computed yet) had waited first
+                if sim.host_waits:
+                    raise Wrong(f"{call}: Python waited for the GPU ({sim.host_waits[0]}); make streams wait instead")
             means = expect_type(got, list, f"{call} to return the list of the rounds' a.mean()")
             if len(means) != rounds or not all(isinstance(m, SimulatedValue) for m in means):
                 said = ", ".join("a.mean()" if isinstance(m, SimulatedValue) else show(m) for m in means)
                 raise Wrong(f"{call} returned [{said}]; expected the {rounds} results of a.mean(), unread")
-        if earlier.value() != 0:
-            said = f"{call}: round 1's fill_ started at {a.writes[0].start_ms:.3g} ms, while the caller's a.mean() read"
-            raise Wrong(
-                f"{said} `a` until {earlier.end_ms:.3g} ms (write-after-read): make its stream wait for the current one"
-            )
         own = sim.own_waits[0] if sim.own_waits else ""  # a stream waiting for its own queue waits for nothing
         inside = "; inside `with torch.cuda.stream(side):` the current stream is side" * own.startswith(side.name)
         own = f" ({own} waits for nothing{inside})" * bool(own)
-        rounds_end = [0, *(a.reads.index(m.read) for m in means)]  # a's reads queued by the end of each round
-        if rounds_end != sorted(rounds_end):  # listed in another order than queued
-            listed = ", ".join(f"round {sorted(rounds_end).index(i)}'s mean" for i in rounds_end[1:])
+        chains = [[earlier], *([m.read] for m in means)]  # "round 0": the caller's read; then each round's mean's
+        for chain in chains:  # its read, then that of the copy that wrote what it read, and so on
+            while (due := chain[-1].writes[: chain[-1].writes_before]) and not isinstance(due[-1].value, float):
+                chain.append(due[-1].value)
+        if unread := [r for r, chain in enumerate(chains) if chain[-1] not in a.reads]:
+            raise Wrong(f"{call}: round {unread[0]}'s mean read neither `a` nor a copy of it")
+        order = [a.reads.index(chain[-1]) for chain in chains]  # where each one's read of `a` was queued
+        if order != sorted(order):
+            listed = ", ".join(f"round {sorted(order).index(i)}'s mean" for i in order[1:])
             raise Wrong(f"{call} returned [{listed}]; expected the means in the order of the rounds, round 1's first")
-        for r, m in enumerate(means):
-            ran, read = f"round {r + 1}'s mean", m.read
-            ends = [w.end_ms for w in a.writes if rounds_end[r] < w.reads_before <= rounds_end[r + 1]]  # its writes
-            then = [w for w in a.writes if w.reads_before > rounds_end[r + 1] and w.start_ms < read.end_ms]
-            if read.stream != side.name:
-                raise Wrong(f"{call}: {ran} ran on the {read.stream}; compute it on side")
-            if not ends:
-                raise Wrong(f"{call}: nothing wrote `a` in round {r + 1} before its mean; fill it with r + 1")
-            if ends[-1] > read.start_ms:
-                raise Wrong(
-                    f"{call}: {ran} started at {read.start_ms:.3g} ms, before that round's fill_ had finished at "
-                    f"{ends[-1]:.3g} ms (read-after-write): make side wait for the current stream after each fill_{own}"
-                )
-            if then:
-                raise Wrong(
-                    f"{call}: a fill_ queued after {ran} started at {then[0].start_ms:.3g} ms, while it read `a` until "
-                    f"{read.end_ms:.3g} ms (write-after-read): make the current stream wait for side before each fill_"
-                )
-            if m.value() != r + 1:
-                raise Wrong(f"{call}: {ran} read {m.value():g}; expected {r + 1}")
-            if m.item() != r + 1:  # as the caller reads it, on the current stream
-                raise Wrong(
-                    f"{call}: read on the current stream after the function returned, {ran} was not written yet: "
-                    f"make the current stream wait for the side stream before you return{own}"
-                )
+        for r, chain in enumerate(chains):
+            if r and chain[0].stream != side.name:
+                raise Wrong(f"{call}: round {r}'s mean ran on the {chain[0].stream}; compute it on side")
+            for read in chain:  # the mean's read, then the read of each copy it read (the last one's of `a`)
+                of_a = read is chain[-1]
+                what, wrote = ("fill_", "that round's fill_") if of_a else ("copy", "the copy it read")
+                ran = f"round {r}'s {'mean' if read is chain[0] else 'copy of `a`'}" if r else "the caller's a.mean()"
+                due = read.writes[chains[r - 1][-1].writes_before if of_a and r else 0 : read.writes_before]
+                if due and due[-1].end_ms > read.start_ms:
+                    said = f"{call}: {ran} started at {read.start_ms:.3g} ms, before {wrote} had finished at "
+                    said += f"{due[-1].end_ms:.3g} ms (read-after-write): make the {read.stream} wait for the "
+                    raise Wrong(f"{said}{due[-1].stream} after each {what}{own}")
+                if then := [w for w in read.writes[read.writes_before :] if w.start_ms < read.end_ms]:
+                    said = f"{call}: a {what} queued after {ran} started at {then[0].start_ms:.3g} ms, while it read "
+                    said += f"{'`a`' if of_a else 'the copy'} until {read.end_ms:.3g} ms (write-after-read): make the"
+                    raise Wrong(f"{said} {then[0].stream} wait for the {read.stream} before each {what}")
+            if r and means[r - 1].value() != r:
+                raise Wrong(f"{call}: round {r}'s mean read {means[r - 1].value():g}; expected {r}")
+            if r and means[r - 1].item() != r:  # as the caller reads it, on the current stream
+                said = f"{call}: read on the current stream after the function returned, round {r}'s mean was not"
+                said += " written yet: make the current stream wait for the side stream before you return"
+                raise Wrong(said + own)
+        for reads, recorded, made, queued in sim.frees:  # a copy Python freed while another stream may read it
+            if late := [r for r in reads if r.stream not in (made, *recorded) and r.end_ms > queued]:
+                said = f"{call}: Python freed a copy of `a` made on the {made} while the {late[0].stream} read it "
+                said += f"until {late[0].end_ms:.3g} ms (the {made} had work queued to {queued:.3g} ms only), with no "
+                raise Wrong(f"{said}record_stream for it: the allocator may give its memory to a tensor made after it")
 
 
-_Question = functools.partial(Question, chapter="06", context=lambda: {"time": time})  # the names cells provide
+_TEXTS = {  # each question's variable: its task, then (after a newline) its hint
+    "time_with_events": "Write `time_with_events(fn)`: call fn() once and return how many milliseconds its GPU "
+    "work took, measured with two CUDA events.\nMake two torch.cuda.Event(enable_timing=True); start.record(), fn(), "
+    "end.record(); then end.synchronize() (the GPU must have reached the end event) and return "
+    "start.elapsed_time(end).",
+    "produce_and_consume": "Fix `produce_and_consume(a, side, rounds)` so that every round's mean, computed on the "
+    "stream `side`, reads that round's fill, and the caller can read the means on the current stream, without making "
+    "Python wait for the GPU.\nThree waits, none on the host: side waits for the current stream after each fill_ "
+    "(read-after-write); the current stream waits for side before each fill_ (write-after-read: the last mean must "
+    "have read `a`) and once more before you return. s.wait_stream(other) covers the work queued on `other` so far.",
+    "time_side_work": "Fix `time_side_work(fn, side)`: fn() queues its GPU work on the stream `side`; return its "
+    "milliseconds, measured with two CUDA events, letting Python wait for the GPU only after both events are queued."
+    "\nAn event marks a point in the queue of the stream it is recorded on. Which stream holds fn()'s work? "
+    "Event.record takes a stream (or records on the current one, which `with torch.cuda.stream(...)` sets).",
+}
 QUESTIONS = [
-    _Question(
-        number=1,
-        task="Write `time_with_events(fn)`: call fn() once and return how many milliseconds its GPU work took, "
-        "measured with two CUDA events.",
-        variable="time_with_events",
-        checker=lambda fn: _check_timer(fn, "time_with_events", _Q1_CASES, False),
-        hint_text="Make two torch.cuda.Event(enable_timing=True); start.record(), fn(), end.record(); then "
-        "end.synchronize() (the GPU must have reached the end event) and return start.elapsed_time(end).",
-    ),
-    _Question(
-        number=2,
-        task="Fix `produce_and_consume(a, side, rounds)` so that every round's mean, computed on the stream `side`, "
-        "reads that round's fill, and the caller can read the means on the current stream, without making "
-        "Python wait for the GPU.",
-        variable="produce_and_consume",
-        checker=_check_produce_and_consume,
-        hint_text="Three waits, none on the host: side waits for the current stream after each fill_ (read-after-"
-        "write); the current stream waits for side before each fill_ (write-after-read: the last mean must have read "
-        "`a`) and once more before you return. s.wait_stream(other) covers the work queued on `other` so far.",
-    ),
-    _Question(
-        number=3,
-        task="Fix `time_side_work(fn, side)`: fn() queues its GPU work on the stream `side`; return its milliseconds, "
-        "measured with two CUDA events, letting Python wait for the GPU only after both events are queued.",
-        variable="time_side_work",
-        checker=lambda fn: _check_timer(fn, "time_side_work", _Q3_CASES, True),
-        hint_text="An event marks a point in the queue of the stream it is recorded on. Which stream holds fn()'s "
-        "work? Event.record takes a stream (or records on the current one, which `with torch.cuda.stream(...)` sets).",
-    ),
+    Question(n, task, name, check, hint, context=lambda: {"time": time}, chapter="06")  # `time`: what cells provide
+    for n, (name, text) in enumerate(_TEXTS.items(), 1)
+    for task, hint in [text.split("\n")]
+    for check in [_check_produce_and_consume if n == 2 else functools.partial(_check_timer, name=name)]
 ]

@@ -1,6 +1,5 @@
 """Chapter 07 exercises on the course's SIMULATED GPU (`helpers.standins.simulated_cuda`), from a caller's stream."""
 
-import functools
 import itertools
 from typing import Any
 
@@ -10,8 +9,6 @@ from ..answers import Wrong, expect_function
 from ..checking import Question
 from ..standins import SimulatedCuda, simulated_cuda
 from .cases import show, unchanged
-
-_NEVER = "you recorded an event but the host never waited for it: call event.synchronize()"
 
 
 def _upload(fn: Any, args: tuple, call: str, pinned: tuple = ()) -> tuple[Any, SimulatedCuda, str]:
@@ -50,11 +47,9 @@ def _waited(sim: SimulatedCuda, copy: Any) -> str:
 
 #: Question 1's batches, pinned or not: as a pinning DataLoader gives them (two keys; none), one of each dtype by hand.
 _DTYPES = (torch.int32, torch.int64, torch.bool, torch.half, torch.bfloat16, torch.float32)
-_BATCHES = (
-    (True, lambda: {"image": torch.rand(4, 3, 8, 8), "label": torch.arange(4)}),
-    (True, lambda: {}),
-    (False, lambda: {str(dtype): torch.arange(5.0 + i).to(dtype) for i, dtype in enumerate(_DTYPES)}),
-)
+_BATCHES = ((True, lambda: {"image": torch.rand(4, 3, 8, 8), "label": torch.arange(4)}), (True, lambda: {}))
+_BATCHES += ((False, lambda: {str(dtype): torch.arange(5.0 + i).to(dtype) for i, dtype in enumerate(_DTYPES)}),)
+_NEVER = "you recorded an event but the host never waited for it: call event.synchronize()"
 
 
 def _check_to_device(fn: Any) -> None:
@@ -71,9 +66,8 @@ def _check_to_device(fn: Any) -> None:
         if [(key, id(t)) for key, t in batch.items()] != kept or not unchanged(values, batch):
             raise Wrong(f"{call} changed its arguments: build a new dict and leave `batch` as it was")
         if not isinstance(got, dict) or got is batch or got.keys() != batch.keys():
-            raise Wrong(
-                f"{call} returned {'batch' if got is batch else _show(sim, got)}; expected a new dict with its keys"
-            )
+            said = "batch" if got is batch else _show(sim, got)
+            raise Wrong(f"{call} returned {said}; expected a new dict with its keys")
         for k, t in got.items():
             at, want = sim.device.get(id(t), (None, "the host"))[1], values[k]
             if at != device.type or not (isinstance(t, torch.Tensor) and t.dtype == want.dtype and t.equal(want)):
@@ -133,7 +127,9 @@ def _check_upload_all(fn: Any) -> None:
         why = "wait for an event recorded after it, on its stream, before the next refill"
         why = f"{_NEVER} before the refill" if sim.recorded and not sim.host_waits else why  # recorded, never waited
         for k, t in enumerate(got):
-            holds = [j for j, b in enumerate(given) if (b.dtype, b.shape) == (t.dtype, t.shape) and torch.equal(t, b)]
+            if t.dtype != first.dtype:  # wrong whatever its values: say so, as observed
+                raise Wrong(f"{call}: the tensor for batch {k} is {_show(sim, t)}; expected {first.dtype}")
+            holds = [j for j, b in enumerate(given) if torch.equal(t, b)]
             said = f"{call}: the tensor for batch {k} holds {f'batch {holds[0]}' if holds else 'no batch'}'s values"
             if holds and holds[0] > k:  # what a copy that reads the buffer after a later refill gives
                 copy = next((c for c in sim.copies if c.destination is t), None)
@@ -148,33 +144,23 @@ def _check_upload_all(fn: Any) -> None:
             raise Wrong(late or said)
 
 
-_Question = functools.partial(Question, chapter="07")
+_TEXTS = {  # each question's variable: its task, then (after a newline) its hint
+    "to_device": "Write `to_device(batch, device)`: return a new dict with every tensor of the dict `batch` moved to "
+    "`device` with non_blocking=True, without making the host wait: no synchronisation at all.\nA dict comprehension "
+    "over batch.items() with t.to(device, non_blocking=True), which queues each copy and goes on. No "
+    "torch.cuda.synchronize() inside: later kernels on the stream wait for the copies.",
+    "to_host": "Write `to_host(t)`: copy the GPU tensor `t` to the host with non_blocking=True, wait until the copy "
+    "has arrived (an event recorded after it, or a synchronisation), and return the host tensor.\nhost = t.to('cpu', "
+    "non_blocking=True) only queues the copy. copied = torch.cuda.Event(); copied.record() marks the stream after it, "
+    "and copied.synchronize() makes the host wait for that mark.",
+    "upload_all": "Debug `upload_all(batches, device)` (batches of one shape and dtype): some arrive holding another "
+    "batch's values. Make all arrive intact, keeping the one pinned staging buffer and non_blocking copies.\nA "
+    "non_blocking copy from pinned memory reads the buffer when the GPU gets to it, maybe after the next refill: "
+    "record a torch.cuda.Event() after each copy, and call its synchronize() before the next refill.",
+}
+_CHECKS = (_check_to_device, _check_to_host, _check_upload_all)
 QUESTIONS = [
-    _Question(
-        number=1,
-        task="Write `to_device(batch, device)`: return a new dict with every tensor of the dict `batch` moved "
-        "to `device` with non_blocking=True, without making the host wait: no synchronisation at all.",
-        variable="to_device",
-        checker=_check_to_device,
-        hint_text="A dict comprehension over batch.items() with t.to(device, non_blocking=True), which queues each "
-        "copy and goes on. No torch.cuda.synchronize() inside: later kernels on the stream wait for the copies.",
-    ),
-    _Question(
-        number=2,
-        task="Write `to_host(t)`: copy the GPU tensor `t` to the host with non_blocking=True, wait until the "
-        "copy has arrived (an event recorded after it, or a synchronisation), and return the host tensor.",
-        variable="to_host",
-        checker=_check_to_host,
-        hint_text="host = t.to('cpu', non_blocking=True) only queues the copy. copied = torch.cuda.Event(); "
-        "copied.record() marks the stream after it, and copied.synchronize() makes the host wait for that mark.",
-    ),
-    _Question(
-        number=3,
-        task="Debug `upload_all(batches, device)` (batches of one shape and dtype): some arrive holding another "
-        "batch's values. Make all arrive intact, keeping the one pinned staging buffer and non_blocking copies.",
-        variable="upload_all",
-        checker=_check_upload_all,
-        hint_text="A non_blocking copy from pinned memory reads the buffer when the GPU gets to it, maybe after the "
-        "next refill: record a torch.cuda.Event() after each copy, and call its synchronize() before the next refill.",
-    ),
+    Question(n, task, name, check, hint, chapter="07")
+    for n, ((name, text), check) in enumerate(zip(_TEXTS.items(), _CHECKS, strict=True), 1)
+    for task, hint in [text.split("\n")]
 ]

@@ -83,3 +83,31 @@ def test_a_wait_is_named_only_when_the_code_made_it(number: int) -> None:
         message = evaluate(question, code).message
         for said, call in _WAITS.items():
             assert said not in message or call in code, (message, code)
+
+
+def test_a_copy_on_the_simulated_gpu_is_a_tensor_of_its_own_written_in_stream_order() -> None:
+    """Round 4: the simulation's clone returned `a` itself, so a snapshot changed with `a` and a checker blamed reads of
+    `a` the answer never made. A copy (clone, empty_like + copy_, a[:] = b) is a new tensor, written on the current
+    stream with what it read there; freed by Python, it joins `sim.frees` with the streams record_stream named."""
+    import torch
+
+    from helpers.standins import simulated_cuda
+
+    with simulated_cuda() as sim:
+        a, side = sim.zeros(fill_ms=1.0, read_ms=5.0), torch.cuda.Stream()
+        a.fill_(3)
+        copies = [a.clone(), torch.clone(a.detach()), torch.empty_like(a).copy_(a), a.new_empty(1)]
+        copies[3][:] = a
+        a.fill_(5)
+        assert all(c is not a for c in copies) and [c.mean().item() for c in copies] == [3.0] * 4
+        snap = a.clone()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            mean = snap.mean()
+        snap.record_stream(side)
+        del snap, copies
+        assert [recorded for _, recorded, _, _ in sim.frees] == [{side.name}] + [set()] * 4  # snap first
+        torch.cuda.current_stream().wait_stream(side)
+        assert mean.item() == 5.0
+        with pytest.raises(AttributeError, match="the SIMULATED value has no torch.stack"):
+            torch.stack([mean, mean])

@@ -239,8 +239,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "            means.append(a.mean())\n"
             "    torch.cuda.current_stream().wait_stream(side)\n"
             "    return means",
-            "round 1's fill_ started at 0.002 ms, while the caller's a.mean() read `a` until 1 ms (write-after-read): "
-            "make its stream wait for the current one",
+            "a fill_ queued after the caller's a.mean() started at 0.002 ms, while it read `a` until 1 ms "
+            "(write-after-read): make the side stream wait for the caller's stream before each fill_",
         ),
         # the default stream in place of the current one: right only while they are the same
         (
@@ -263,8 +263,9 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             _inside(_rounds((_WAR,), (), (), (_FINAL,)), "side.wait_stream(torch.cuda.current_stream())"),
-            "(read-after-write): make side wait for the current stream after each fill_ (side stream.wait_stream(side "
-            "stream) waits for nothing; inside `with torch.cuda.stream(side):` the current stream is side)",
+            "(read-after-write): make the side stream wait for the caller's stream after each fill_ (side stream."
+            "wait_stream(side stream) waits for nothing; inside `with torch.cuda.stream(side):` the current stream is "
+            "side)",
         ),
         (
             _inside(
@@ -462,5 +463,85 @@ WRONG_ANSWERS[2] += (
     (
         SOLUTIONS[2].replace(_MEAN, "means.insert(0, a.mean())"),
         "returned [round 3's mean, round 2's mean, round 1's mean]; expected the means in the order of the rounds",
+    ),
+)
+
+#: Round 4's findings: a snapshot of `a` made on the current stream and read on `side` is a tensor of its own (the
+#: simulation's clone copied `a` in place of returning it); the means stacked; the first write-after-read wait skipped.
+_SNAPSHOT = (
+    "def produce_and_consume(a, side, rounds):\n"
+    "    current = torch.cuda.current_stream()\n"
+    "    means = []\n"
+    "    for r in range(rounds):\n"
+    "        a.fill_(r + 1)\n"
+    "        snap = a.clone()\n"
+    "        side.wait_stream(current)\n"
+    "        with torch.cuda.stream(side):\n"
+    "            means.append(snap.mean())\n"
+    "        snap.record_stream(side)\n"
+    "    current.wait_stream(side)\n"
+    "    return means"
+)
+_KEEP = "        snaps.append(snap)\n"  # every snapshot kept until the function returns, after the last wait
+RIGHT_ANSWERS[2] += (
+    _SNAPSHOT,  # the attacker's answer: each mean reads that round's copy, made in order on the current stream
+    _SNAPSHOT.replace("a.clone()", "torch.clone(a.detach())"),
+    _SNAPSHOT.replace("a.clone()", "torch.empty_like(a)\n        snap.copy_(a)"),
+    _SNAPSHOT.replace("snap.mean()", "torch.mean(snap)").replace(
+        "snap = a.clone()", "snap = a.new_empty(a.shape)\n        snap[:] = a"
+    ),
+    # without record_stream, but the current stream waits for side before each new copy: no memory in use is reused
+    SOLUTIONS[2]
+    .replace("a.fill_(r + 1)\n", "a.fill_(r + 1)\n        snap = a.clone()\n")
+    .replace(_MEAN, "means.append(snap.mean())"),
+    # without record_stream, every copy kept alive until the current stream has waited for side
+    _SNAPSHOT.replace("        snap.record_stream(side)\n", _KEEP).replace(
+        "    means = []\n", "    means, snaps = [], []\n"
+    ),
+    # the first round does not wait for side: only the caller's read, queued on the current stream, comes before
+    SOLUTIONS[2].replace(
+        "        current.wait_stream(side)  # write",
+        "        if r > 0:\n            current.wait_stream(side)  # write",
+    ),
+)
+WRONG_ANSWERS[2] += (
+    # the attacker's answer without record_stream: a copy freed while side reads it may be given to the next one
+    (
+        _SNAPSHOT.replace("        snap.record_stream(side)\n", ""),
+        "produce_and_consume(a, side, 5) (fill_ takes 1 ms, mean 10 ms; `a` of 2 elements; the current stream is the "
+        "caller's, not the default one, and has a.mean() queued): Python freed a copy of `a` made on the caller's "
+        "stream while the side stream read it until 22 ms (the caller's stream had work queued to 14 ms only), with no "
+        "record_stream for it",
+    ),
+    # the copy read on side before side waited for it
+    (
+        _SNAPSHOT.replace("        side.wait_stream(current)\n", ""),
+        "round 1's mean started at 0.004 ms, before the copy it read had finished at 21 ms (read-after-write): make "
+        "the side stream wait for the caller's stream after each copy",
+    ),
+    # the copy made on side, which does not wait for the fill
+    (
+        SOLUTIONS[2]
+        .replace("        side.wait_stream(current)  # read-after-write: the fill is done\n", "")
+        .replace(_MEAN, "means.append(a.clone().mean())"),
+        "round 1's copy of `a` started at 0.004 ms, before that round's fill_ had finished at 11 ms (read-after-write)",
+    ),
+    # one buffer refilled every round on the current stream, which does not wait for side's mean of it
+    (
+        _SNAPSHOT.replace("        snap = a.clone()\n", "        buf.copy_(a)\n")
+        .replace("snap.", "buf.")
+        .replace("    means = []\n", "    means, buf = [], torch.empty_like(a)\n"),
+        "a copy queued after round 1's mean started at 13 ms, while it read the copy until 22 ms (write-after-read): "
+        "make the caller's stream wait for the side stream before each copy",
+    ),
+    # the means stacked into one tensor: the simulation's values cannot be, and the task returns the list
+    (
+        SOLUTIONS[2].replace("    return means", "    return torch.stack(means)"),
+        "raised AttributeError (line 10 of your code): the SIMULATED value has no torch.stack: it knows",
+    ),
+    # a mean of a tensor of its own, filled with the round's number: it never reads `a`
+    (
+        SOLUTIONS[2].replace("a.fill_(r + 1)", "b = torch.empty_like(a).fill_(r + 1)").replace("a.mean()", "b.mean()"),
+        "round 1's mean read neither `a` nor a copy of it",
     ),
 )

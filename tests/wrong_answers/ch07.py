@@ -387,8 +387,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _upload("torch.cuda.synchronize()", _REFILL, _COPY).replace(
                 "torch.empty_like(batches[0], pin_memory=True)", "torch.empty(batches[0].shape, pin_memory=True)"
             ),
-            "upload_all(5 torch.int64 batches of shape (4,), cuda): the tensor for batch 0 holds no batch's values "
-            "(a torch.float32 tensor of shape (4,) on the GPU)",
+            "upload_all(5 torch.int64 batches of shape (4,), cuda): the tensor for batch 0 is a torch.float32 tensor "
+            "of shape (4,) on the GPU; expected torch.int64",
         ),
         # the copies on a stream of their own, waited for by the host but not by the current stream
         (
@@ -538,4 +538,30 @@ WRONG_ANSWERS[3] += (
         SOLUTIONS[3].replace("    for batch in batches:", "    while batches:\n        batch = batches.pop(0)"),
         "changed its arguments (the list holds 0 batches now)",
     ),
+)
+
+#: Round 4: a staging buffer of another dtype than the batches' is said to be so (the values may even be right).
+WRONG_ANSWERS[3] += tuple(
+    (
+        SOLUTIONS[3].replace("torch.empty_like(batches[0], pin_memory=True)", staging),
+        f"upload_all({count} batches of shape {shape}, cuda): the tensor for batch 0 is a {dtype} tensor of shape "
+        f"{shape} on the GPU; expected {expected}",
+    )
+    for staging, count, shape, dtype, expected in (
+        ("torch.empty(batches[0].shape, pin_memory=True)", "5 torch.int64", "(4,)", "torch.float32", "torch.int64"),
+        (
+            "torch.empty_like(batches[0], dtype=torch.half, pin_memory=True)",
+            "3 torch.float32",
+            "(2, 3)",
+            "torch.float16",
+            "torch.float32",
+        ),
+        (
+            "torch.empty(batches[0].shape, dtype=torch.float64, pin_memory=True)",
+            "3 torch.float32",
+            "(2, 3)",
+            "torch.float64",
+            "torch.float32",
+        ),
+    )
 )

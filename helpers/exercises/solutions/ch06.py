@@ -2,16 +2,14 @@
 
 SOLUTIONS: dict[int, str] = {
     1: """def time_with_events(fn):
-    start = torch.cuda.Event(enable_timing=True)
-    end = torch.cuda.Event(enable_timing=True)
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     start.record()
     fn()
     end.record()
     end.synchronize()
     return start.elapsed_time(end)""",
     2: """def produce_and_consume(a, side, rounds):
-    current = torch.cuda.current_stream()
-    means = []
+    current, means = torch.cuda.current_stream(), []
     for r in range(rounds):
         current.wait_stream(side)  # write-after-read: last round's mean has read `a`
         a.fill_(r + 1)
