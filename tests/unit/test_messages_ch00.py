@@ -128,12 +128,12 @@ def test_the_gpus_capability_name_and_the_kernels_answer_as_on_the_machine(m: ch
     """Each pretend CUDA GPU is a T4 (7.5), past the last or a negative one raises AssertionError as torch's does; a
     CUDA build lists a wheel's kernels, but none where no GPU is usable or listed (torch 2.10's answer; 2.13 lists them
     there too: both are tried), and elsewhere a query of a GPU raises as CUDA's first use. torch.cuda.device_count()
-    counts the GPUs of a driver too old for the build (through NVML, as torch 2.10 and 2.15 do), torch.accelerator's
-    none, and a CUDA wheel has cuDNN, driver or not."""
+    counts the GPUs of a driver too old for the build (through NVML, as torch 2.10 and 2.15 do), and so does
+    torch.accelerator's (it asks torch.cuda's), and a CUDA wheel has cuDNN, driver or not."""
     arch_list, counts, capability, name, memory, negative = ch00.ask(_gpu_facts, m, "facts()")
     cuda = m.built == "cuda"
     assert arch_list == (["sm_75", "sm_80", "sm_86", "sm_90", "compute_90"] if cuda and m.count + m.listed else [])
-    assert counts == ((m.count if m.usable == "cuda" else m.listed * cuda), m.count, cuda)
+    assert counts == ((m.count if m.usable == "cuda" else m.listed * cuda), m.count or m.listed * cuda, cuda)
     if m.usable != "cuda":
         first_use = "RuntimeError" if m.built == "cuda" else "AssertionError"
         assert (capability, name, memory, negative) == (first_use,) * 4
@@ -210,10 +210,10 @@ def test_the_current_device_left_as_it_was_and_a_negative_index_refused_are_not_
 
 
 def test_pretend_machine_a_driver_too_old_and_the_current_device() -> None:
-    """torch.cuda counts the GPUs of a driver too old for the build (NVML) while none is usable; the current device
+    """torch.cuda and torch.accelerator count a too-old driver's GPUs (NVML) while none is usable; the current device
     starts where asked, torch's setters and blocks change it, and the block gets it to read after."""
     with standins.pretend_machine(None, built="cuda", listed=2):
-        assert (torch.cuda.device_count(), torch.accelerator.device_count(), torch.cuda.is_available()) == (2, 0, False)
+        assert (torch.cuda.device_count(), torch.accelerator.device_count(), torch.cuda.is_available()) == (2, 2, False)
         assert torch.backends.cudnn.is_available(), "a CUDA wheel ships cuDNN, driver or not"
         with pytest.raises(RuntimeError, match="too old"):
             torch.cuda.current_device()

@@ -18,6 +18,16 @@ _PTX_HEAD = (
 #: message a learner who wrote it is told).
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
+        # torch.accelerator.device_count() taken for usable GPUs (accepted before: the pretend machine answered 0 where
+        # torch's answers torch.cuda.device_count(), which counts a too-old driver's GPUs through NVML)
+        (
+            "def pick_device():\n"
+            "    if torch.accelerator.device_count() > 0:\n"
+            "        return torch.accelerator.current_accelerator()\n"
+            '    return torch.device("cpu")',
+            "on a CUDA build of torch whose driver is too old for it (nvidia-smi lists a GPU), pick_device() returned "
+            "cuda; the usable device there is cpu",
+        ),
         (
             'def pick_device():\n    return torch.accelerator.current_accelerator() or torch.device("cpu")',
             "on Kaggle with the accelerator off (a CUDA build of torch without a driver), "
@@ -244,6 +254,15 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
     ),
     2: (
+        # torch.accelerator.device_count() taken for usable GPUs: it counts a too-old driver's GPUs, like torch.cuda's
+        (
+            "def cuda_diagnosis():\n"
+            "    if torch.version.cuda is None:\n"
+            '        return "CPU-only build"\n'
+            '    return "GPU ready" if torch.accelerator.device_count() > 0 else "no usable GPU"',
+            "on a CUDA build of torch whose driver is too old for it (nvidia-smi lists a GPU), cuda_diagnosis() "
+            "returned 'GPU ready'; the answer there is 'no usable GPU'",
+        ),
         (
             'def cuda_diagnosis():\n    return "GPU ready" if torch.cuda.is_available() else "no usable GPU"',
             "cuda_diagnosis() returned 'no usable GPU'; the answer there is 'CPU-only build'",

@@ -10,6 +10,15 @@ CPUS = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 
 #: message a learner who wrote it is told).
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
+        # torch.accelerator.device_count() taken for usable GPUs: it counts a too-old driver's GPUs, like torch.cuda's
+        (
+            "def try_gpu(i=0):\n"
+            "    if 0 <= i < torch.accelerator.device_count():\n"
+            "        return torch.device(torch.accelerator.current_accelerator().type, i)\n"
+            '    return torch.device("cpu")',
+            "on a CUDA build of torch whose driver is too old for it (nvidia-smi lists a GPU), try_gpu() returned "
+            "cuda:0; expected cpu",
+        ),
         (
             "def try_gpu(i=0):\n"
             "    if torch.cuda.is_available() and torch.cuda.device_count() > i:\n"
@@ -121,6 +130,16 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
     ),
     2: (
+        # torch.accelerator.device_count() taken for usable GPUs: it counts a too-old driver's GPUs, like torch.cuda's
+        (
+            "def try_all_gpus():\n"
+            "    n = torch.accelerator.device_count()\n"
+            "    if n == 0:\n"
+            '        return [torch.device("cpu")]\n'
+            "    kind = torch.accelerator.current_accelerator().type\n"
+            "    return [torch.device(kind, i) for i in range(n)]",
+            "driver is too old for it",
+        ),
         (
             "def try_all_gpus():\n"
             "    n = torch.cuda.device_count() if torch.cuda.is_available() else 0\n"
@@ -301,6 +320,15 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
     ),
     4: (
+        # torch.accelerator.device_count() taken for usable GPUs: it counts a too-old driver's GPUs, like torch.cuda's
+        (
+            "def stage_devices():\n"
+            "    accelerator, n = torch.accelerator.current_accelerator(), torch.accelerator.device_count()\n"
+            "    if accelerator is None or n == 0:\n"
+            '        return torch.device("cpu"), torch.device("cpu")\n'
+            "    return torch.device(accelerator.type, 0), torch.device(accelerator.type, min(1, n - 1))",
+            "driver is too old for it",
+        ),
         # the bug itself: on one GPU, try_gpu(1) is the CPU
         (
             "import helpers.devices\n"
@@ -396,7 +424,7 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         '    return torch.device("cpu")',
         # a bare index, as chapter 01 teaches (rejected before: the stand-ins' torch.device(0) raised)
         "def try_gpu(i=0):\n"
-        "    if torch.accelerator.device_count() > i:\n"
+        "    if torch.accelerator.is_available() and torch.accelerator.device_count() > i:\n"
         "        return torch.device(i)\n"
         '    return torch.device("cpu")',
         # refuses a negative index, as helpers.devices.try_gpu does: no device has one
