@@ -204,10 +204,11 @@ def ddp_rank(rank: int, world_size: int, fn: Any) -> dict[str, Any]:
     from torch.nn.parallel import DistributedDataParallel as DDP
     from torch.optim.optimizer import register_optimizer_step_pre_hook as on_step
 
-    synced, lrs, forward = [], [], DDP.forward
+    synced, lrs, wraps, forward, init = [], [], [], DDP.forward, DDP.__init__
     noted = lambda ddp, *a, **k: synced.append(ddp.require_backward_grad_sync) or forward(ddp, *a, **k)
     with (  # DDP's forward however it is called (model(x), model.forward(x)); model.module(x) skips it
         mock.patch.object(DDP, "forward", noted),
+        mock.patch.object(DDP, "__init__", lambda ddp, *a, **k: wraps.append(ddp) or init(ddp, *a, **k)),
         on_step(lambda opt, *_: lrs.append(float(opt.param_groups[0]["lr"]))),
     ):
         returned = fn(rank, world_size)
@@ -220,6 +221,8 @@ def ddp_rank(rank: int, world_size: int, fn: Any) -> dict[str, Any]:
         weights = []
     if len(weights) != 5:
         return {"wrong": f"train_on_rank returned {show(returned)}; return the model's parameters, as the file does"}
+    if len(wraps) > 1:  # each wrap copies rank 0's weights to every rank again; nested ones all-reduce again too
+        return {"differed": f"the model was wrapped in DDP {len(wraps)} times: wrap it once, before the loop"}
     return {"differed": _what_differed(weights, lrs, synced, world_size)}  # said if every rank returns
 
 

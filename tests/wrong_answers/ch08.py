@@ -122,6 +122,18 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
     ),
     2: (
+        # wrapped again every step (accepted before: the weights come out right): each wrap copies rank 0's weights
+        # to every rank again, and a wrapper of a wrapper all-reduces the gradients once more
+        (
+            _DDP_TEMPLATE.replace("    model = DDP(model)\n", "").format(step="        model = DDP(model)\n" + _STEP),
+            "on one rank here (world_size 1): the model was wrapped in DDP 5 times: wrap it once, before the loop",
+        ),
+        (
+            _DDP_TEMPLATE.replace("    model = DDP(model)\n", "    plain = model\n").format(
+                step=_STEP.replace("model(x)", "DDP(plain)(x)")
+            ),
+            "the model was wrapped in DDP 5 times: wrap it once, before the loop",
+        ),
         (
             _DDP_TEMPLATE.replace("    model = DDP(model)\n", "").format(step=_STEP),
             "on one rank here (world_size 1): no forward pass called a DistributedDataParallel model: wrap the model",
