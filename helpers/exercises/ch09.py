@@ -13,63 +13,52 @@ from typing import Any
 
 import torch
 from torch import nn
-from torch.nn.functional import cosine_similarity, cross_entropy
-from torch.optim.optimizer import register_optimizer_step_pre_hook
 
-from ..answers import Wrong, expect_function, normalise
+from ..answers import Wrong, expect_function
 from ..checking import Question
 from ..processes import LaunchTimeout, WorkerFailed, launch, process_context, stop_processes
 from .cases import same, show, unchanged
 
 CHILD_SECONDS = 60.0  # for the child processes of one check, their start included (a session's first is slow)
-#: Question 2's (index, tensor) tasks: indices not 0-2; float16 whose sum overflows it, int64 (mean not a float16).
 _TASKS = [(2, torch.tensor([0.5, 1, 2.25]).half().repeat(20_000)), (4, torch.tensor([0.1, 0.2, 0.7, 1.5]))]
 _TASKS += [(9, torch.tensor([2049, 2047, 1])), (6, torch.tensor([2, 4, 9])), (7, torch.tensor([[0.5, 1.5], [2, 4.5]]))]
-#: Question 3's (x, world_size, where): sizes that do not divide (fewer chunks), int64, a sum float16 cannot hold.
-_HERE = "here, each rank alone on its own out,"  # so that no rank's sum can hang on another's slot or run first
-_SUMS = [(torch.tensor([3.0, 1, 4, 1, 5, 9, 2, 6, 5, 3]), 3, _HERE), (torch.tensor([7, -2, 8, 1, 8]), 4, _HERE)]
-_SUMS += [(torch.tensor([2.5, 3001, 1, 8, 2, 8, 1.5]), 2, "in child processes on one out,")]
+_SUMS = [(torch.arange(10.0), 3), (torch.tensor([7, -2, 8, 1, 8]), 4), (torch.tensor([3001.5, 11, 2, 8]), 2)]
 _SEED = "global random state: draw only with a Generator seeded from rank"  # question 1's: what a worker leaves as is
 _KEPT = [f"torch's {_SEED}", f"Python's {_SEED}", f"numpy's {_SEED}", "parameters' memory: train them in place"]
 
 
-class _Model(nn.Sequential):  # question 1's: notes each forward's parameters and rows of x, and optimizer steps
+class _Model(nn.Sequential):  # question 1's: notes each forward's rows of x, parameters and their SGD gradient
     def __init__(self, n: int) -> None:
-        torch.manual_seed(n)  # the same layers at every check (the check restores torch's random state)
+        torch.manual_seed(n)  # the same layers at every check (check() sets torch's random state back afterwards)
         super().__init__(nn.Linear(8, 6), nn.Tanh(), nn.Linear(6, 3))
         self[2].weight.detach().mul_(10)  # the first step's gradient has a norm above 3.5: clipping it shows
         self.x = torch.randn(n, 8, generator=torch.Generator().manual_seed(9))
-        self.y, self.rows, self.states, self.foreign = self.x[:, :3].argmax(1), [], [], []
+        self.y, self.rows, self.states = self.x[:, :3].argmax(1), [], []
 
     def forward(self, inp: torch.Tensor) -> torch.Tensor:
         if torch.is_grad_enabled() and inp.shape[-1:] == (8,):  # which row of x each row of inp is (-1: none)
             match = (inp.detach().reshape(-1, 1, 8) == self.x).all(-1)
-            self.rows.append(torch.where(match.any(1), match.float().argmax(1), -1).tolist())
-            self.states.append([p.detach().clone() for p in self.parameters()])
+            self.rows.append((idx := torch.where(match.any(1), match.float().argmax(1), -1)).tolist())
+            loss = nn.functional.cross_entropy(super().forward(self.x[idx]), self.y[idx])  # the loss to step on
+            grad = torch.autograd.grad(loss, params := list(self.parameters()))
+            self.states.append([nn.utils.parameters_to_vector(t).detach() for t in (params, grad)])
         return super().forward(inp)
 
-    def note_step(self, opt: Any, *_: Any) -> None:  # an optimizer's step: whether it holds none of the parameters
-        held = {id(p) for group in opt.param_groups for p in group["params"]}
-        self.foreign.append(held.isdisjoint(map(id, self.parameters())))
+    def kept(self) -> list[bytes]:  # torch's, Python's, numpy's (if imported) random states; the parameters' memory
+        np, mem = sys.modules.get("numpy"), [p.data_ptr() for p in self.parameters()]  # the memory processes share
+        return list(map(dumps, (torch.get_rng_state().numpy(), random.getstate(), np and np.random.get_state(), mem)))
+
+    def run_rank(self, rank: int, world_size: int, fn: Any, steps: int, lr: float) -> list[list[int]]:  # in a child
+        fn(rank, self, self.x, self.y, steps, lr)
+        return self.rows
 
     def bad_step(self, lr: float, moved: torch.Tensor, grad: torch.Tensor) -> str:  # what it did instead: as seen
         if not moved.any():
-            why = "the optimizer that stepped holds none of model's parameters" if all(self.foreign or [0]) else ""
-            return f"left the parameters as they were: {why or 'opt.step() after loss.backward(), zero_grad() before'}"
-        if cosine_similarity(moved, grad, 0) < 0.999:
+            return "did not move the parameters: zero_grad(), backward(), then step an optimizer of model.parameters()"
+        ratio = (moved.norm() / grad.norm()).item()  # lr × its length, yet not lr × it: off it (weight decay)
+        if torch.cosine_similarity(moved, grad, 0) < 0.999 or abs(ratio / lr - 1) < 1e-3:
             return "did not follow the mean cross-entropy's gradient: check the optimizer, zero_grad(), loss, y's rows"
-        ratio = (moved.norm() / grad.norm()).item()
         return f"moved the parameters by {show(ratio)} × the gradient ({show(ratio / lr)} × lr); an SGD step is lr × it"
-
-
-def _kept(model: nn.Module) -> list[bytes]:  # torch's, Python's, numpy's (if imported) random states; model's memory
-    np, mem = sys.modules.get("numpy"), [p.data_ptr() for p in model.parameters()]  # the memory processes share
-    return list(map(dumps, (torch.get_rng_state().numpy(), random.getstate(), np and np.random.get_state(), mem)))
-
-
-def _hogwild_child(rank: int, world_size: int, fn: Any, model: _Model, steps: int, lr: float) -> list[list[int]]:
-    fn(rank, model, model.x, model.y, steps, lr)
-    return model.rows
 
 
 def _in_children(worker: Any, what: str, world_size: int, args: tuple) -> list[Any]:
@@ -80,14 +69,13 @@ def _in_children(worker: Any, what: str, world_size: int, args: tuple) -> list[A
         raise Wrong(f"in child processes your `{what}` failed: {why}") from None
 
 
-@torch.random.fork_rng(devices=[])  # torch.manual_seed in the answer leaves the notebook's random state as it was
 def _check_hogwild_worker(fn: Any) -> None:
     expect_function(fn, "hogwild_worker", "(rank, model, x, y, steps, lr)")
-    for steps, lr, n in ((5, 0.3, 256), (20, 0.05, 40)):  # 40 rows, 640 drawn: each comes but for 1e-7 by chance
-        kept, call = _kept(model := _Model(n)), f"hogwild_worker(0, model, x, y, {steps}, {lr}), {n} rows"
-        with register_optimizer_step_pre_hook(model.note_step):
-            fn(0, model, model.x, model.y, steps, lr)
-        if changed := [what for what, a, b in zip(_KEPT, kept, _kept(model), strict=True) if a != b]:
+    drew = [[], []]  # each rank's rows on the last case
+    for steps, lr, n, rank in [(*case, rank) for case in ((5, 0.3, 256), (20, 0.05, 40)) for rank in (0, 1)]:
+        kept, call = (model := _Model(n)).kept(), f"hogwild_worker({rank}, model, x, y, {steps}, {lr}), {n} rows"
+        fn(rank, model, model.x, model.y, steps, lr)
+        if changed := [what for what, a, b in zip(_KEPT, kept, model.kept(), strict=True) if a != b]:
             raise Wrong(f"{call} changed {changed[0]}")
         if not unchanged((_Model(n).x, _Model(n).y), (model.x, model.y)):
             raise Wrong(f"{call} changed x or y: pick rows by index (x[idx]) and leave the data as it is")
@@ -95,27 +83,24 @@ def _check_hogwild_worker(fn: Any) -> None:
             raise Wrong(f"{call} gave `model` {len(sizes)} batches of {show(sizes)} rows of x; expected {steps} of 32")
         if len(set(map(tuple, rows := model.rows))) == 1 or any(r == [*range(r[0], r[0] + 32)] for r in rows):
             raise Wrong(f"{call} drew rows {show(rows[0])}, then {show(rows[1])}: draw 32 random rows anew each step")
-        if n == 40 and n - 1 not in set().union(*rows):
+        if n == 40 and n - 1 not in set().union(*rows):  # 640 drawn: each row comes but for 1e-7 by chance
             raise Wrong(f"{call} never drew the last row, x[{n - 1}]: draw from all len(x) (randint leaves out high)")
-        states, twin = [*model.states, list(model.parameters())], nn.Sequential(*model)  # twin: no notes
-        for step, (idx, before, after) in enumerate(zip(rows, states, states[1:], strict=False), 1):
-            params = {k: p.clone().requires_grad_() for (k, _), p in zip(twin.named_parameters(), before, strict=True)}
-            cross_entropy(torch.func.functional_call(twin, params, model.x[idx]), model.y[idx]).backward()
-            moved = nn.utils.parameters_to_vector(before) - nn.utils.parameters_to_vector(after).detach()
-            grad = nn.utils.parameters_to_vector([p.grad for p in params.values()])
-            if not torch.allclose(moved, lr * grad, rtol=1e-3, atol=1e-5):
+        news = [old for old, _ in model.states[1:]] + [nn.utils.parameters_to_vector(model.parameters()).detach()]
+        for step, ((old, grad), new) in enumerate(zip(model.states, news, strict=True), 1):
+            if not torch.allclose(moved := old - new, lr * grad, rtol=1e-3, atol=1e-5):
                 raise Wrong(f"{call}: step {step} {model.bad_step(lr, moved, grad)}")
-    drawn = _in_children(_hogwild_child, "hogwild_worker", 2, (getattr(fn, "__wrapped__", fn), _Model(n), steps, lr))
-    if drawn[0] == drawn[1] or drawn[0] != rows:
-        why = "ranks 0 and 1 drew the same rows" if drawn[0] == drawn[1] else "rank 0 drew other rows than here"
-        raise Wrong(f"in two child processes {why}: seed a generator from the rank (alone)")
+        drew[rank] = rows
+    own = getattr(fn, "__wrapped__", fn)  # the learner's function, as a child imports it; the same rows: no children
+    if drew[0] == drew[1] or _in_children(_Model(n).run_rank, "hogwild_worker", 2, (own, steps, lr)) != drew:
+        why = "both ranks drew the same rows" if drew[0] == drew[1] else "a rank drew other rows in a child than here"
+        raise Wrong(f"{why}: seed a generator from the rank alone")
 
 
-def _check_consumer(fn: Any) -> None:
+def _check_consumer(fn: Any) -> None:  # _TASKS: indices not 0-2; a float16 sum overflows; an int64 mean no float16
     expect_function(fn, "consumer", "(tasks, results)")
     sent, todo, results = [(i, t.clone()) for i, t in _TASKS], queue.Queue(), queue.Queue()
     todo.task_done = lambda: None  # allowed, and kept out of unfinished_tasks: what was put (taken: put - left)
-    (feeder := threading.Timer(0.1, lambda: [todo.put(item) for item in [*sent, None]])).start()  # come late
+    (feeder := threading.Timer(1.0, lambda: [todo.put(item) for item in [*sent, None]])).start()  # 1 s late
     fn(todo, results)
     if feeder.is_alive() or todo.unfinished_tasks - todo.qsize() <= len(sent):
         raise Wrong("your consumer returned before None came (the tasks arrive while it runs): stop only at None")
@@ -123,22 +108,23 @@ def _check_consumer(fn: Any) -> None:
         raise Wrong("your consumer changed the tensors it was given; leave them as they are")
     if odd := [p for p in results.queue if not (isinstance(p, tuple | list) and list(map(type, p)) == [int, float])]:
         raise Wrong(f"`results` got {show(odd[0])}; expected (index, mean) pairs: an int and a plain Python float")
-    got = sorted((normalise(p) for p in results.queue), key=repr)  # by index, as want: one digit each
+    got = sorted(results.queue, key=repr)  # by index, as want: one digit each
     if not same(got, want := sorted((i, t.double().mean().item()) for i, t in _TASKS)):
         raise Wrong(f"`results` got {show(got)}; expected {show(want)}: (index, mean as a plain float) for each task")
 
 
-def _check_partial_sum(fn: Any) -> None:
+def _check_partial_sum(fn: Any) -> None:  # _SUMS: sizes that do not divide (fewer chunks), int64, then one that does
     expect_function(fn, "partial_sum", "(rank, world_size, x, out)")
-    for kept, world_size, where in _SUMS:
+    for here, (kept, world_size) in zip((True, True, False), _SUMS, strict=True):  # alone: no rank waits on another
         x, out = kept.clone().share_memory_(), torch.full((world_size,), -1, dtype=kept.dtype).share_memory_()
+        where = "here, each rank alone on its own out," if here else "in child processes on one out,"
         run = f"Run {where} for ranks 0 to {world_size - 1} with x = {kept.tolist()} and out filled with -1"
-        for rank in range(world_size) if where == _HERE else ():
+        for rank in range(world_size) if here else ():
             fn(rank, world_size, x, alone := torch.full_like(out, -1))
             if changed := [f"out[{i}]" for i, v in enumerate(alone.tolist()) if v != -1 and i != rank]:
                 raise Wrong(f"{run}: rank {rank} changed {', '.join(changed)} too; a rank writes only out[rank]")
             out[rank] = alone[rank]
-        if where != _HERE:
+        if not here:  # the last case: a size that divides, a sum (3012.5) no float16 holds
             _in_children(getattr(fn, "__wrapped__", fn), "partial_sum", world_size, (x, out))
         if not unchanged(kept, x):
             raise Wrong(f"{run}: your partial_sum changed x; read your chunk of it and write only into out[rank]")
@@ -148,22 +134,19 @@ def _check_partial_sum(fn: Any) -> None:
 
 
 def _nudge(spans: Any, model: nn.Module) -> None:  # question 4's work: after a while, add 1 to every parameter
-    began = time.monotonic()
     time.sleep(0.5)
     [p.detach().add_(1.0) for p in model.parameters()]  # in place, as an SGD step writes them
-    spans.put((os.getpid(), began, time.monotonic(), model.weight.is_shared()))
+    spans.put((os.getpid(), time.monotonic() - 0.5, time.monotonic(), model.weight.is_shared()))  # begun by then
 
 
 def _check_run_in_forks(fn: Any) -> None:
     expect_function(fn, "run_in_forks", "(model, work, processes)")
     model, spans, earlier = nn.Linear(4, 2), process_context().SimpleQueue(), set(multiprocessing.active_children())
     weight, bias = (p.detach().clone() for p in model.parameters())
-    try:
-        fn(model, functools.partial(_nudge, spans), 3)  # picklable: spawn and forkserver run it too
-        if any(p not in earlier for p in multiprocessing.active_children()):
-            raise Wrong("your run_in_forks returned while its children were still running: join() them all first")
-    finally:
-        stop_processes([p for p in multiprocessing.active_children() if p not in earlier])
+    fn(model, functools.partial(_nudge, spans), 3)  # picklable: spawn and forkserver run it too
+    if late := [p for p in multiprocessing.active_children() if p not in earlier]:  # each ends within 0.5 s anyway
+        stop_processes(late)
+        raise Wrong("your run_in_forks returned while its children were still running: join() them all first")
     ran = [spans.get() for _ in iter(spans.empty, True)]
     if len(kids := [span for span in ran if span[0] != os.getpid()]) != 3 or len(ran) > len(kids):
         here = f"{len(ran) - len(kids)} times here, in the parent"

@@ -10,23 +10,20 @@ from ..gpu_specs import by_short_name
 from .cases import Slip, show, table
 from .ch11 import TimedDevice
 
-#: y = a*x + y on float32 vectors: its intensity ("" below) and what the chapter's slips make of it.
-_AXPY = {2 / 12: "", 2 / 3: "count bytes, not elements: a float32 element is 4 bytes"}
-_AXPY[2 / 8] = "2 FLOPs per 8 bytes leaves out y's read or its write: x and y are read, y is written back"
+_AXPY = {2 / 12: "", 2 / 3: "count bytes, not elements: a float32 element is 4 bytes"}  # a*x + y's FLOP/byte; slips
+_AXPY[2 / 8] = "2 FLOPs per 8 bytes, or 3 per 12? a*x + y is 2 FLOPs an element; x and y are read, y is written back"
 _AXPY[1 / 12] = "1 FLOP per 12 bytes, or 2 per 24? a*x + y is 2 FLOPs an element, and a float32 is 4 bytes"
 _AXPY[1 / 8] = "2 FLOPs per 16 bytes (a read of a or a write-allocate read of y), or 1 per 8 (y's write left out)?"
 
 
 def _check_axpy_intensity(value: Any) -> None:
     got = expect_number(value, "a number of FLOPs per byte")
-    says = next((says for x, says in _AXPY.items() if math.isclose(got, x, rel_tol=0.02)), None)
-    if says != "":
+    if (says := next((s for x, s in _AXPY.items() if math.isclose(got, x, rel_tol=0.02)), None)) != "":
         raise Wrong(says or f"{show(got)} FLOP/byte is not it: count the FLOPs and the bytes moved for one element")
 
 
-_RIDGE = by_short_name("T4").fp32_tflops * 1e3 / by_short_name("T4").bandwidth_gbs
-_INTENSITY = {"vector add": 1 / 12, "matmul n=1024": 1024 / 6, "linear 4096→4096, batch 1": 2 / (4 + 12 / 4096)}
-_BOUNDS = {key: "memory" if intensity < _RIDGE else "compute" for key, intensity in _INTENSITY.items()}
+_RIDGE = by_short_name("T4").fp32_tflops * 1e3 / by_short_name("T4").bandwidth_gbs  # 25.3: 1/12, 0.5 under; 1024/6 over
+_BOUNDS = {"vector add": "memory", "matmul n=1024": "compute", "linear 4096→4096, batch 1": "memory"}
 
 
 def _check_t4_bounds(value: Any) -> None:
@@ -39,30 +36,24 @@ def _check_t4_bounds(value: Any) -> None:
 
 
 class _Either(frozenset):  # equal to each of its numbers: the question allows both, or a slip may drop any one term
-    def __eq__(self, other: object) -> bool:
-        return other in tuple(self)
-
-    def __repr__(self) -> str:
-        return " or ".join(map(show, sorted(self)))
+    __eq__ = lambda self, other: other in tuple(self)
+    __repr__ = lambda self: " or ".join(map(show, sorted(self)))
 
 
 def _cost(b: int, i: int, o: int, size: int, per_fma: int = 2, one_out: bool = False) -> tuple[_Either, Any]:
     flops, moved = per_fma * b * i * o, [size * n for n in (b * i, o * i, o, b * o)]  # x, the weight, bias, output
-    nbytes = _Either(sum(moved) - m for m in moved) if one_out else sum(moved)
-    return _Either((flops, flops + b * o)), nbytes  # with or without the bias's b * o additions
+    return _Either((flops, flops + b * o)), _Either(sum(moved) - m for m in moved) if one_out else sum(moved)
 
 
-#: Every term apart (the first), batch 1, itemsize 1, 2 and 4.
-_LINEAR = [(3, 5, 7, 2), (1, 4096, 4096, 2), (8, 64, 256, 4), (512, 1000, 1024, 1), (1, 2, 3, 4)]
-_LINEAR_SLIPS = [
+_LINEAR = [(3, 5, 8, 2), (1, 4096, 4096, 2), (8, 64, 256, 4), (512, 1000, 1024, 1), (1, 2, 3, 4)]
+_SLIPS = [  # for _LINEAR: every term apart and bytes not a multiple of 4 (the first), batch 1, itemsize 1, 2 and 4
     Slip(lambda b, i, o, s: _cost(b, i, o, s, 1), "a multiply-add is 2 FLOPs (a multiply and an add)"),
     Slip(lambda b, i, o, s: _cost(b, i, o, 1), "that counts elements; multiply by itemsize for bytes"),
+    Slip(lambda b, i, o, s: _cost(b, i, o, 4), "that is 4 bytes an element, whatever itemsize is: multiply by it"),
     Slip(lambda b, i, o, s: _cost(b, i, o, s, 2, True), "a term is missing: count x, w, b and the output once each"),
 ]
 _pair = lambda value, call: expect_pair(value, call, "flops", "bytes")
-_check_linear_cost = table(
-    "linear_cost", "(batch, d_in, d_out, itemsize)", _LINEAR, _cost, slips=_LINEAR_SLIPS, answer=_pair, rel=0
-)
+_check_linear_cost = table("linear_cost", "(batch, d_in, d_out, itemsize)", _LINEAR, _cost, slips=_SLIPS, answer=_pair)
 
 
 def _check_achieved_tflops(fn: Any) -> None:
@@ -71,22 +62,19 @@ def _check_achieved_tflops(fn: Any) -> None:
         gpu, call = TimedDevice(seconds), f"achieved_tflops(fn, {flops:g}, sync, {repeats})"
         got = expect_number(gpu.run(fn, gpu.fn, flops, gpu.sync, repeats), f"{call} to return a number of TFLOP/s")
         per_call = flops / got / 1e12 if got > 0 else math.inf  # no time is zero or less
-        said = f"{call} returned {show(got)} TFLOP/s" + f", {show(per_call)} s a call" * (got > 0)
-        gpu.judge(said, per_call, repeats, range(4), {1e-3: "that is GFLOP/s, not TFLOP/s"})
+        said = f"{call} returned {show(got)} TFLOP/s" + f", which makes {show(per_call)} s a call" * (got > 0)
+        gpu.judge(said, per_call, repeats, range(4), {1e-3: "that is GFLOP/s", 1e-12: "that is FLOP/s, not TFLOP/s"})
 
 
-_times = lambda flops, nbytes, peak, bandwidth: (flops / (peak * 1e12), nbytes / (bandwidth * 1e9))
-#: Memory-bound, compute-bound, on the ridge (whole numbers), a CPU's roofs, almost all traffic, 0.2 ns (no floor).
-_ROOFLINE = [(1e7, 1.2e8, 8.1, 320.0), (2 * 4096.0**3, 6 * 4096.0**2, 65.0, 320.0), (10**12, 4 * 10**10, 10, 400)]
-_ROOFLINE += [(2 * 512.0**3, 12 * 512.0**2, 0.05, 12.0), (1e6, 4e8, 8.1, 320.0), (1, 64, 8.1, 320.0)]
-_ROOFLINE_SLIPS = [
-    Slip(lambda *c: min(_times(*c)), "that is the shorter of the two times; the longer one sets the least time"),
-    Slip(lambda *c: sum(_times(*c)), "that adds the two times; they overlap, so the longer one sets the time"),
+_time = lambda flops, nbytes, peak, bandwidth, pick=max: pick(flops / (peak * 1e12), nbytes / (bandwidth * 1e9))
+_ROOFS = [(1e7, 1.2e8, 8.1, 320.0), (2 * 4096.0**3, 6 * 4096.0**2, 65.0, 320.0), (10**12, 4 * 10**10, 10, 400)]
+_ROOFS += [(2 * 512.0**3, 12 * 512.0**2, 0.05, 12.0), (1e6, 4e8, 8.1, 320.0), (1, 64, 8.1, 320.0)]
+_MISSES = [  # _ROOFS: memory- and compute-bound, on the ridge (whole numbers), a CPU, almost all traffic, 0.2 ns
+    Slip(lambda *c: _time(*c, min), "that equals the shorter of the two times; they overlap: the longer one sets it"),
+    Slip(lambda *c: _time(*c, float.__add__), "that adds the two times; they overlap, so the longer one sets the time"),
+    Slip(lambda *c: 1e3 * _time(*c), "that is milliseconds; return seconds"),
 ]
-_least = lambda *case: max(_times(*case))
-_check_roofline_seconds = table(
-    "roofline_seconds", "(flops, nbytes, peak_tflops, bandwidth_gbs)", _ROOFLINE, _least, slips=_ROOFLINE_SLIPS
-)
+_check_roofs = table("roofline_seconds", "(flops, nbytes, peak_tflops, bandwidth_gbs)", _ROOFS, _time, slips=_MISSES)
 
 _TEXTS = {  # each question's variable: its task, then (after a newline) its hint; `_CHECKS` in the same order
     "axpy_intensity": "Set `axpy_intensity` to the FLOPs per byte of `y = a * x + y` on float32 vectors (a is a "
@@ -100,7 +88,7 @@ _TEXTS = {  # each question's variable: its task, then (after a newline) its hin
     "roofline_seconds": "Write `roofline_seconds(flops, nbytes, peak_tflops, bandwidth_gbs)`: the least time, in s.\n"
     "flops / (peak_tflops × 10^12) of arithmetic and nbytes / (bandwidth_gbs × 10^9) of traffic overlap.",
 }
-_CHECKS = (_check_axpy_intensity, _check_t4_bounds, _check_linear_cost, _check_achieved_tflops, _check_roofline_seconds)
+_CHECKS = (_check_axpy_intensity, _check_t4_bounds, _check_linear_cost, _check_achieved_tflops, _check_roofs)
 QUESTIONS = [
     Question(n, task, name, check, hint, chapter="10", context=lambda: {"by_short_name": by_short_name, "time": time})
     for n, ((name, text), check) in enumerate(zip(_TEXTS.items(), _CHECKS, strict=True), 1)

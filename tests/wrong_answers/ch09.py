@@ -66,19 +66,37 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             ).replace("for _ in", "for step in"),
             "drew rows [0, 1, 2, 3, 4, 5, …], then [32, 33, 34, 35, 36, 37, …]: draw 32 random rows anew each step",
         ),
-        # seeded from the process, not the rank: rank 0 draws other rows in a child than here
+        # seeded from the process, not the rank: both ranks draw the same rows here (one process), others in a child
         (
             _q1(".manual_seed(rank)", ".manual_seed(os.getpid())").replace(
                 "import torch\n", "import os\n\nimport torch\n", 1
             ),
-            "in two child processes rank 0 drew other rows than here: seed a generator from the rank",
+            "both ranks drew the same rows: seed a generator from the rank alone",
         ),
+        # a generator seeded from the system (g.seed()): the ranks differ, but a child draws other rows than here
+        (_q1("    opt =", "    g.seed()\n    opt ="), "a rank drew other rows in a child than here: seed a generator"),
         # the same seed for every rank, from a seeded or an unseeded generator
+        (_q1(".manual_seed(rank)", ".manual_seed(0)"), "both ranks drew the same rows: seed a generator from the rank"),
+        (_q1(".manual_seed(rank)", ""), "both ranks drew the same rows"),
+        # round 4's findings: a rank other than 0 that does not train, or not for `steps` steps
         (
-            _q1(".manual_seed(rank)", ".manual_seed(0)"),
-            "ranks 0 and 1 drew the same rows: seed a generator from the rank",
+            _q1("    g = ", "    if rank != 0:\n        return\n    g = "),
+            "hogwild_worker(1, model, x, y, 5, 0.3), 256 rows gave `model` 0 batches of [] rows of x; expected 5 of 32",
         ),
-        (_q1(".manual_seed(rank)", ""), "ranks 0 and 1 drew the same rows"),
+        (
+            _q1("        opt.step()\n", "        if rank == 0:\n            opt.step()\n"),
+            "hogwild_worker(1, model, x, y, 5, 0.3), 256 rows: step 1 did not move the parameters",
+        ),
+        (
+            _q1("    g = ", "    if rank > 0:\n        steps = 1\n    g = "),
+            "hogwild_worker(1, model, x, y, 5, 0.3), 256 rows gave `model` 1 batches of [32] rows of x; expected 5 "
+            "of 32",
+        ),
+        (
+            _q1("lr=lr)", "lr=lr if rank == 0 else 0.0)"),
+            "hogwild_worker(1, model, x, y, 5, 0.3), 256 rows: step 1 did not move the parameters: zero_grad(), "
+            "backward(), then step an optimizer of model.parameters()",
+        ),
         # randint's high is left out: the last row never comes
         (_q1("len(x), (32,)", "len(x) - 1, (32,)"), "never drew the last row, x[39]: draw from all len(x)"),
         # an optimizer over the last layer only
@@ -100,14 +118,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # forgets the optimizer step; zero_grad between backward and step; forgets zero_grad
         (
             _q1("        opt.step()\n", ""),
-            "step 1 left the parameters as they were: opt.step() after loss.backward(), zero_grad() before",
+            "step 1 did not move the parameters: zero_grad(), backward(), then step an optimizer of model.parameters()",
         ),
         (
             _q1(
                 "        opt.zero_grad()\n        loss.backward()\n",
                 "        loss.backward()\n        opt.zero_grad()\n",
             ),
-            "step 1 left the parameters as they were",
+            "step 1 did not move the parameters",
         ),
         (
             _q1("        opt.zero_grad()\n", ""),
@@ -116,6 +134,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # another optimizer, another loss, the summed loss, y drawn apart from x
         (_q1("optim.SGD", "optim.Adam"), "step 1 did not follow the mean cross-entropy's gradient"),
         (_q1("lr=lr)", "lr=lr, momentum=0.9)"), "step 2 did not follow the mean cross-entropy's gradient"),
+        # round 4's finding: weight decay moves by lr × the gradient's length, but not along the gradient alone
+        (_q1("lr=lr)", "lr=lr, weight_decay=1e-4)"), "step 1 did not follow the mean cross-entropy's gradient"),
         (
             _q1("y[idx])", "y[idx], reduction='sum')"),
             "step 1 moved the parameters by 9.6 × the gradient (32 × lr)",
@@ -144,7 +164,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _q1("SGD(model.parameters()", "SGD(copy.deepcopy(model).parameters()").replace(
                 "import torch\n", "import copy\n\nimport torch\n", 1
             ),
-            "step 1 left the parameters as they were: the optimizer that stepped holds none of model's parameters",
+            "step 1 did not move the parameters: zero_grad(), backward(), then step an optimizer of model.parameters()",
         ),
         (
             _q1(
@@ -239,6 +259,20 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "`results` got (2, a torch.float16 tensor of shape (60000,) on cpu); expected (index, mean) pairs: an int "
             "and a plain Python float",
         ),
+        # round 4's finding: every get with a short timeout (section 5's rule for the parent), stopping when one
+        # runs out: the tasks come 1 s after the consumer starts
+        (
+            "import queue\n\n\ndef consumer(tasks, results):\n"
+            "    while True:\n"
+            "        try:\n"
+            "            item = tasks.get(timeout=0.2)\n"
+            "        except queue.Empty:\n"
+            "            return\n"
+            "        if item is None:\n"
+            "            return\n"
+            "        results.put((item[0], item[1].double().mean().item()))",
+            "your consumer returned before None came (the tasks arrive while it runs): stop only at None",
+        ),
         (
             "import queue\n\n\ndef consumer(tasks, results):\n"
             "    while True:\n"
@@ -322,7 +356,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             _Q3_HEAD + "    chunks = x.chunk(world_size)\n"
             "    out[rank] = chunks[rank].half().sum() if rank < len(chunks) else 0",
-            "the sums of x.chunk are [3012.5, 11.5]",
+            "out became [3012.0, 10.0]; the sums of x.chunk are [3012.5, 10.0]",
         ),
         # the attack's finding: x.chunk gives fewer chunks than world_size when x is short (the old solution)
         (
@@ -339,31 +373,37 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             _Q3_HEAD
             + "    chunks = x.chunk(world_size)\n    if rank < len(chunks):\n        out[rank] += chunks[rank].sum()",
-            "out filled with -1, out became [8.0, 21.0, 7.0]; the sums of x.chunk are [9.0, 22.0, 8.0]",
+            "out filled with -1, out became [5.0, 21.0, 16.0]; the sums of x.chunk are [6.0, 22.0, 17.0]",
         ),
         # chunks of len(x) // world_size: too short when the size does not divide
         (
             _Q3_HEAD + "    size = len(x) // world_size\n    out[rank] = x[rank * size : (rank + 1) * size].sum()",
-            "Run here, each rank alone on its own out, for ranks 0 to 2 with x = [3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, "
-            "6.0, 5.0, 3.0] and out filled with -1, out became [8.0, 15.0, 13.0]; the sums of x.chunk are [9.0, 22.0, "
-            "8.0]",
+            "Run here, each rank alone on its own out, for ranks 0 to 2 with x = [0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, "
+            "7.0, 8.0, 9.0] and out filled with -1, out became [3.0, 12.0, 21.0]; the sums of x.chunk are [6.0, 22.0, "
+            "17.0]",
+        ),
+        # round 4's finding: chunks of len(x) // world_size + 1, right where the size does not divide (the ceiling)
+        (
+            _Q3_HEAD + "    size = len(x) // world_size + 1\n    out[rank] = x[rank * size : (rank + 1) * size].sum()",
+            "Run in child processes on one out, for ranks 0 to 1 with x = [3001.5, 11.0, 2.0, 8.0] and out filled with "
+            "-1, out became [3014.5, 8.0]; the sums of x.chunk are [3012.5, 10.0]",
         ),
         (
             _Q3_HEAD + "    out[rank] = x.tensor_split(world_size)[rank].sum()",
-            "out became [9.0, 16.0, 14.0]; the sums of x.chunk are [9.0, 22.0, 8.0]",
+            "out became [6.0, 15.0, 24.0]; the sums of x.chunk are [6.0, 22.0, 17.0]",
         ),
         (
             _Q3_HEAD + "    out[rank] = x.sum()",
-            "out became [39.0, 39.0, 39.0]; the sums of x.chunk are [9.0, 22.0, 8.0]",
+            "out became [45.0, 45.0, 45.0]; the sums of x.chunk are [6.0, 22.0, 17.0]",
         ),
-        (_Q3_HEAD + "    out[rank] = x[rank].sum()", "out became [3.0, 1.0, 4.0]"),
+        (_Q3_HEAD + "    out[rank] = x[rank].sum()", "out became [0.0, 1.0, 2.0]"),
         (
             _Q3_HEAD + "    out = x.chunk(world_size)[rank].sum()",
             "out became [-1.0, -1.0, -1.0]; the sums of x.chunk are",
         ),
         (
             _Q3_HEAD + "    return x.chunk(world_size)[rank].sum()",
-            "out became [-1.0, -1.0, -1.0]; the sums of x.chunk are [9.0, 22.0, 8.0]",
+            "out became [-1.0, -1.0, -1.0]; the sums of x.chunk are [6.0, 22.0, 17.0]",
         ),
         (
             _Q3_HEAD
@@ -376,7 +416,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             _Q3_HEAD + "    end = sum(len(c) for c in x.chunk(world_size)[: rank + 1])\n"
             "    out[rank] = x[:end].sum() - out[:rank].sum()",
-            "out filled with -1, out became [9.0, 32.0, 41.0]; the sums of x.chunk are [9.0, 22.0, 8.0]",
+            "out filled with -1, out became [6.0, 29.0, 47.0]; the sums of x.chunk are [6.0, 22.0, 17.0]",
         ),
         (
             _Q3_HEAD + "    if rank == 0:\n        chunks = x.chunk(world_size)\n        for r in range(world_size):\n"
@@ -491,6 +531,8 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "            for p in model.parameters():\n"
         "                p -= lr * p.grad\n"
         "                p.grad = None",
+        # round 4's borderline: a seed that is a function of the rank alone (0 for rank 0, 12345 for the others)
+        _q1(".manual_seed(rank)", ".manual_seed(0 if rank == 0 else 12345)"),
     ),
     2: (
         _Q2_HEAD + _Q2_STOP + "        results.put((index, t.double().mean().item()))",

@@ -16,8 +16,11 @@ _TFLOPS = lines_of(SOLUTIONS[4], 1, 1)
 #: message a learner who wrote it is told).
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
-        # the attack's finding: 2 per 8 comes from leaving out y's read as much as its write
-        ("axpy_intensity = 2 / (2 * 4)", "2 FLOPs per 8 bytes leaves out y's read or its write"),
+        # the attack's finding: 2 per 8 comes from leaving out y's read as much as its write, and round 4's: 0.25 is
+        # 3 FLOPs per 12 bytes too (and 1 per 4), so the message asks rather than tells
+        ("axpy_intensity = 2 / (2 * 4)", "2 FLOPs per 8 bytes, or 3 per 12? a*x + y is 2 FLOPs an element; x and y"),
+        ("axpy_intensity = 3 / 12", "2 FLOPs per 8 bytes, or 3 per 12? a*x + y is 2 FLOPs an element"),
+        ("axpy_intensity = 1 / 4", "x and y are read, y is written back"),
         ("axpy_intensity = 1 / (3 * 4)", "1 FLOP per 12 bytes, or 2 per 24? a*x + y is 2 FLOPs an element"),
         # float64 bytes give the same 1/12: both causes are named, neither is guessed
         (
@@ -58,27 +61,27 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             _LINEAR
             + "    return batch * d_in * d_out, (batch * d_in + d_out * d_in + d_out + batch * d_out) * itemsize",
-            "returned (105, 156); expected (210 or 231, 156): a multiply-add is 2 FLOPs",
+            "returned (120, 174); expected (240 or 264, 174): a multiply-add is 2 FLOPs",
         ),
         (
             _LINEAR + "    return 2 * batch * d_in * d_out, (batch * d_in + batch * d_out) * itemsize",
-            "linear_cost(3, 5, 7, 2) returned (210, 72); expected (210 or 231, 156)",
+            "linear_cost(3, 5, 8, 2) returned (240, 78); expected (240 or 264, 174)",
         ),
         (
             _LINEAR + "    return 2 * batch * d_in * d_out, batch * d_in + d_out * d_in + d_out + batch * d_out",
-            "returned (210, 78); expected (210 or 231, 156): that counts elements",
+            "returned (240, 87); expected (240 or 264, 174): that counts elements",
         ),
         (
             _LINEAR + "    return 2 * batch * d_in * d_out, (batch * d_in + d_out * d_in + d_out) * itemsize",
-            "returned (210, 114); expected (210 or 231, 156): a term is missing: count x, w, b and the output once",
+            "returned (240, 126); expected (240 or 264, 174): a term is missing: count x, w, b and the output once",
         ),
         (
             _LINEAR + "    return 2 * batch * d_in * d_out, (batch * d_in + d_out * d_in + batch * d_out) * itemsize",
-            "returned (210, 142); expected (210 or 231, 156): a term is missing",
+            "returned (240, 158); expected (240 or 264, 174): a term is missing",
         ),
         (
             _LINEAR + "    return 2 * batch * d_in * d_out, (d_out * d_in + d_out + batch * d_out) * itemsize",
-            "returned (210, 126); expected (210 or 231, 156): a term is missing",
+            "returned (240, 144); expected (240 or 264, 174): a term is missing",
         ),
         (  # the attack's finding: x left out where x, b and the output are one size; no one term is named
             _LINEAR + "    moved = (batch * d_in + d_out * d_in + d_out + batch * d_out) * itemsize\n"
@@ -87,18 +90,24 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "linear_cost(1, 4096, 4096, 2) returned (33_554_432, 33_570_816); expected (33_554_432 or 33_558_528, "
             "33_579_008): a term is missing: count x, w, b and the output once each",
         ),
-        (  # float32 assumed: right on the itemsize-4 cases only
+        (  # float32 assumed: right on the itemsize-4 cases only (round 4: the message names it)
             _LINEAR + "    return 2 * batch * d_in * d_out, (batch * d_in + d_out * d_in + d_out + batch * d_out) * 4",
-            "linear_cost(3, 5, 7, 2) returned (210, 312); expected (210 or 231, 156)",
+            "linear_cost(3, 5, 8, 2) returned (240, 348); expected (240 or 264, 174): that is 4 bytes an element, "
+            "whatever itemsize is: multiply by it",
+        ),
+        (  # round 4's finding: bytes rounded down to a multiple of 4 (the first case's 174 is none)
+            _LINEAR + "    moved = (batch * d_in + d_out * d_in + d_out + batch * d_out) * itemsize\n"
+            "    return 2 * batch * d_in * d_out, moved // 4 * 4",
+            "linear_cost(3, 5, 8, 2) returned (240, 172); expected (240 or 264, 174)",
         ),
         (  # the pair the other way round: no slip the chapter teaches, so nothing is named
             _LINEAR
             + "    return (batch * d_in + d_out * d_in + d_out + batch * d_out) * itemsize, 2 * batch * d_in * d_out",
-            "returned (156, 210); expected (210 or 231, 156)",
+            "returned (174, 240); expected (240 or 264, 174)",
         ),
         (  # the weight counted once per sample: right at batch 1 only
             _LINEAR + "    return 2 * batch * d_in * d_out, batch * (d_in + d_out * d_in + d_out + d_out) * itemsize",
-            "linear_cost(3, 5, 7, 2) returned (210, 324)",
+            "linear_cost(3, 5, 8, 2) returned (240, 366)",
         ),
     ),
     4: (
@@ -136,7 +145,23 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             _TIMED + "    seconds = (time.perf_counter() - start) / repeats\n    return flops / seconds / 1e9",
-            "s a call: that is GFLOP/s, not TFLOP/s",
+            "s a call: that is GFLOP/s",
+        ),
+        (  # round 4's findings: FLOP/s; the seconds a call returned as TFLOP/s (the range says what it is of)
+            _TIMED + "    seconds = (time.perf_counter() - start) / repeats\n    return flops / seconds",
+            "e-15 s a call; expected 0.004",
+        ),
+        (
+            _TIMED + "    seconds = (time.perf_counter() - start) / repeats\n    return flops / seconds",
+            "s a call: that is FLOP/s, not TFLOP/s",
+        ),
+        (
+            _TIMED + "    return (time.perf_counter() - start) / repeats",
+            "achieved_tflops(fn, 4e+10, sync, 10) returned 0.004",
+        ),
+        (
+            _TIMED + "    return (time.perf_counter() - start) / repeats",
+            " TFLOP/s, which makes 9.",
         ),
         (
             _TIMED + "    seconds = (time.perf_counter() - start) / repeats * 1000\n    return flops / seconds / 1e12",
@@ -167,7 +192,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             _ROOF + "    return min(flops / (peak_tflops * 1e12), nbytes / (bandwidth_gbs * 1e9))",
-            "expected 0.000375: that is the shorter of the two times; the longer one sets the least time",
+            "expected 0.000375: that equals the shorter of the two times; they overlap: the longer one sets it",
         ),
         (
             _ROOF + "    return flops / (peak_tflops * 1e12) + nbytes / (bandwidth_gbs * 1e9)",
@@ -175,11 +200,11 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             _ROOF + "    return flops / (peak_tflops * 1e12)",
-            "returned 1.23457e-06; expected 0.000375: that is the shorter of the two times",
+            "returned 1.23457e-06; expected 0.000375: that equals the shorter of the two times",
         ),
         (
             _ROOF + "    return nbytes / (bandwidth_gbs * 1e9)",
-            "returned 0.000314573; expected 0.00211445: that is the shorter of the two times",
+            "returned 0.000314573; expected 0.00211445: that equals the shorter of the two times",
         ),
         (
             _ROOF + "    return max(flops / peak_tflops, nbytes / bandwidth_gbs)",
@@ -195,7 +220,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # milliseconds
             _ROOF + "    return 1000 * max(flops / (peak_tflops * 1e12), nbytes / (bandwidth_gbs * 1e9))",
-            "returned 0.375; expected 0.000375",
+            "returned 0.375; expected 0.000375: that is milliseconds; return seconds",
         ),
     ),
 }

@@ -10,9 +10,8 @@ def hogwild_worker(rank, model, x, y, steps, lr):
     opt = torch.optim.SGD(model.parameters(), lr=lr)
     for _ in range(steps):
         idx = torch.randint(0, len(x), (32,), generator=g)
-        loss = F.cross_entropy(model(x[idx]), y[idx])
         opt.zero_grad()
-        loss.backward()
+        F.cross_entropy(model(x[idx]), y[idx]).backward()
         opt.step()""",
     2: """def consumer(tasks, results):
     for index, t in iter(tasks.get, None):  # tasks.get() until it returns None
