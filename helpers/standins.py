@@ -98,9 +98,7 @@ def pretend_machine(
         (torch, "device"): DeviceType("device", (), {"__doc__": real_device.__doc__}),
         (torch.accelerator, "is_available"): lambda: accelerator is not None,
         (torch.accelerator, "current_accelerator"): current_accelerator,
-        (torch.accelerator, "device_count"): lambda: (
-            count or listed * (built == "cuda")
-        ),  # as torch.cuda.device_count()
+        (torch.accelerator, "device_count"): lambda: count or listed * (built == "cuda"),  # torch.cuda's count
         (torch.accelerator, "current_device_index"): current_device_index,
         (torch.cuda, "is_available"): lambda: accelerator == "cuda",
         (torch.cuda, "device_count"): lambda: count if accelerator == "cuda" else listed * (built == "cuda"),
