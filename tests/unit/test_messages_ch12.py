@@ -54,10 +54,10 @@ def test_the_notebooks_starter_is_not_an_answer() -> None:
 
 
 def test_states_priced_at_4_bytes_are_not_told_that_momentum_keeps_one_state() -> None:
-    # 4 bytes a state is one state too many only where dtype_bytes is 2: the 8-byte case shows it is not that mistake
+    # 4 bytes a state is one state too many for momentum where dtype_bytes is 2: the message must not name that slip
     from helpers.exercises import ch12
     from tests.wrong_answers.ch12 import WRONG_ANSWERS
 
     code = next(code for code, _ in WRONG_ANSWERS[1] if "4 * states" in code)
     message = evaluate(ch12.QUESTIONS[0], code).message
-    assert message.endswith("returned 24_000_000; expected 18_000_000"), message
+    assert message.endswith("returned 12_000_000; expected 8_000_000") and "one state" not in message, message

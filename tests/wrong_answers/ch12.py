@@ -35,6 +35,14 @@ _ROOT = "    fully_shard(model, mesh=mesh)\n"
 #: message a learner who wrote it is told).
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
+        # one rank alone priced at 4 bytes a number (accepted before: the one-rank case was the only one in 4 bytes)
+        (
+            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
+            "    n = n_params if strategy == 'DDP' else -(-n_params // world_size)\n"
+            "    return n * dtype_bytes * (2 + states) if world_size > 1 else n_params * 4 * (2 + states)",
+            "bytes_per_rank(1_000_000, 2, 'Adam', 1, 'FSDP') returned 16_000_000; expected 8_000_000",
+        ),
         (  # rounded up, but in float32: 875_000_000.375 is 875_000_000 there
             "import torch\n\n\n"
             "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
@@ -67,7 +75,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
             "    per_rank = n_params if strategy == 'DDP' else n_params / world_size\n"
             "    return per_rank * dtype_bytes * (1 + states)",
-            "bytes_per_rank(1_000_000, 4, 'Adam', 1, 'FSDP') returned 12_000_000; expected 16_000_000",
+            "bytes_per_rank(1_000_000, 2, 'Adam', 1, 'FSDP') returned 6_000_000; expected 8_000_000",
         ),
         (
             "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
@@ -95,14 +103,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
             "    per_rank = n_params if strategy == 'DDP' else n_params // world_size + 1\n"
             "    return per_rank * dtype_bytes * (2 + states)",
-            "bytes_per_rank(1_000_000, 4, 'Adam', 1, 'FSDP') returned 16_000_016; expected 16_000_000",
+            "bytes_per_rank(1_000_000, 2, 'Adam', 1, 'FSDP') returned 8_000_008; expected 8_000_000",
         ),
         (
             "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
             "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
             "    per_rank = n_params if strategy == 'DDP' else (n_params + world_size) // world_size\n"
             "    return per_rank * dtype_bytes * (2 + states)",
-            "bytes_per_rank(1_000_000, 4, 'Adam', 1, 'FSDP') returned 16_000_016; expected 16_000_000",
+            "bytes_per_rank(1_000_000, 2, 'Adam', 1, 'FSDP') returned 8_000_008; expected 8_000_000",
         ),
         (  # rounded up by round(x + 0.5): round() takes halves to even, one too many where the share is odd
             "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
@@ -154,7 +162,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
             "    per_rank = n_params if strategy == 'DDP' else -(-n_params // world_size)\n"
             "    return per_rank * (dtype_bytes * 2 + 4 * states)",
-            "bytes_per_rank(3_000_000, 2, 'SGD with momentum', 8, 'DDP') returned 24_000_000; expected 18_000_000",
+            "bytes_per_rank(1_000_000, 2, 'Adam', 1, 'FSDP') returned 12_000_000; expected 8_000_000",
         ),
     ),
     2: (
@@ -214,13 +222,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 + _BLOCKS
                 + _ROOT
             ).replace("from torch", "import torch\nfrom torch"),
-            "shard changed the model's weights by up to ",
+            "shard changed the model's weights (gathered from every rank) by up to ",
         ),
         (  # the model's own weights, nudged in float32: the values changed, not the dtype
             _SHARD_TEMPLATE.format(
                 body="    with torch.no_grad():\n        model[0][0].weight.add_(0.01)\n" + _BLOCKS + _ROOT
             ).replace("from torch", "import torch\nfrom torch"),
-            "shard changed the model's weights by up to 0.01: shard should shard the model and change nothing else",
+            "shard changed the model's weights (gathered from every rank) by up to 0.01: shard should shard the model "
+            "and change nothing else",
         ),
         (
             _SHARD_TEMPLATE.format(body="    model.half()\n" + _BLOCKS + _ROOT),
@@ -305,7 +314,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _SHARD_TEMPLATE.format(
                 body="    with torch.no_grad():\n        model[0][0].weight[0, 0] = float('nan')\n" + _BLOCKS + _ROOT
             ).replace("from torch", "import torch\nfrom torch"),
-            "shard changed the model's weights by up to nan: shard should shard the model and change nothing else",
+            "shard changed the model's weights (gathered from every rank) by up to nan: shard should shard the model "
+            "and change nothing else",
         ),
         (  # chapter 08's worker is told the same
             _SHARD_TEMPLATE.format(body=_BLOCKS + _ROOT + "    torch.distributed.destroy_process_group()\n").replace(
