@@ -12,6 +12,7 @@ import contextlib
 import functools
 import importlib.util
 import io
+import linecache
 import os
 import signal
 import sys
@@ -291,11 +292,9 @@ def find_answer_file(file: str) -> str | None:
 
 
 def import_answer_file(path: str, file: str, variable: str) -> Any:
-    """Import the learner's file afresh and return its `variable`; what goes wrong is a `Wrong` in their terms.
-
-    Fresh, so a file written again is checked as it is now: `find_answer_file` dropped the module from
-    `sys.modules`, and its cached bytecode is deleted here.
-    """
+    """Import the learner's file as it is now (`find_answer_file` dropped its module; its bytecode and the lines
+    tracebacks and warnings quote go here) and return its `variable`; what goes wrong is a `Wrong` in their terms."""
+    linecache.checkcache(path)
     with contextlib.suppress(OSError):
         os.remove(importlib.util.cache_from_source(path))
     try:

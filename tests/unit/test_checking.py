@@ -427,3 +427,20 @@ def test_a_check_leaves_the_notebooks_random_numbers_as_they_were() -> None:
     torch.manual_seed(5)
     evaluate(question, seeding)
     assert torch.equal(torch.rand(4), expected)
+
+
+def test_an_answer_file_written_again_is_quoted_as_it_is_now(tmp_path, monkeypatch) -> None:
+    """Warnings quote source lines from linecache: a file written again must not show its earlier version's lines."""
+    import linecache
+
+    from helpers.learner_code import import_answer_file
+
+    monkeypatch.syspath_prepend(str(tmp_path))
+    path = tmp_path / "rewritten_answer.py"
+    quoted = []
+    for line in ("x = 1  # the first version", "y = 2  # the second version"):
+        path.write_text(f"def f():\n    {line}\n")
+        sys.modules.pop("rewritten_answer", None)
+        import_answer_file(str(path), "rewritten_answer.py", "f")
+        quoted.append(linecache.getline(str(path), 2).strip())
+    assert quoted == ["x = 1  # the first version", "y = 2  # the second version"]
