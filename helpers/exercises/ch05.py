@@ -10,27 +10,24 @@ from torch import nn
 
 from ..answers import Wrong, expect_function
 from ..checking import Question
-from ..memory import MIB, tensor_nbytes
+from ..memory import tensor_nbytes
 from .calls import CallLog
 from .cases import Case, Slip, call_or_wrong, show, table
 
-#: Dtypes of 1, 2, 4, 8 bytes (bool and complex too), a 0-d shape, 0-sized ones, a torch.Size, more elements than
+#: Dtypes of 1, 2, 4, 8 bytes (bool, int32, complex too), a 0-d shape, 0-sized ones, a torch.Size, more elements than
 #: float32 holds exactly; then, once nothing is allocated, more than an int32 counts (4 GiB, so only on meta).
-_DIMS = [(64, 3, 224, 224), (64, 3, 224, 224), (1000,), (7, 3), (), (2, 0, 5), (0,), (3, 5), torch.Size([5, 2])]
-_DTYPES = "float32 float16 int8 bool bfloat16 float32 complex64 complex64 int64 float64 float32".split()
+_DIMS = [(64, 3, 224, 224), (64, 3, 224, 224), (1000,), (7, 3), (), (2, 0, 5), (0,), (3, 5), torch.Size([5, 2]), (6,)]
+_DTYPES = "float32 float16 int8 bool bfloat16 float32 complex64 complex64 int64 int32 float64 float32".split()
 _SHAPES = [*zip([*_DIMS, (4096, 4096), (4097, 4097)], [getattr(torch, name) for name in _DTYPES], strict=True)]
-_HUGE = (((65536, 65536), torch.uint8),)
 _BYTES_SLIPS = (
     Slip(lambda shape, dtype: math.prod(shape), "that is the number of elements; multiply by dtype.itemsize"),
-    Slip(lambda shape, dtype: 8 * tensor_nbytes(shape, dtype), "that counts bits, not bytes"),
     Slip(lambda shape, dtype: 4 * math.prod(shape), "that is 4 bytes an element: use dtype.itemsize"),
-    Slip(lambda shape, dtype: tensor_nbytes(shape, dtype) / MIB, "that is in MiB: return bytes"),
 )
 
 
 def _check_tensor_bytes(fn: Any) -> None:
     """The tables, and no tensor of a case's shape allocated on a real device (the question says so)."""
-    for shapes in (_SHAPES, _HUGE):
+    for shapes in (_SHAPES, [((65536, 65536), torch.uint8)]):
         with CallLog() as log:
             table("tensor_bytes", "(shape, dtype)", shapes, tensor_nbytes, rel=0, slips=_BYTES_SLIPS)(fn)
         made = [c.result for c in log.calls if isinstance(c.result, torch.Tensor) and not c.result.is_meta]
@@ -79,11 +76,10 @@ _PEAK_SLIPS = (
     Slip(lambda m, b, a: _peak(m, b, a, size=lambda p: 4), "not every number has 4 bytes: use element_size()"),
     Slip(lambda m, b, a: _peak(m, b, a) + sum(t.nbytes for t in m.buffers()), "that counts buffers: only parameters"),
 )
-_table = table("predict_peak_bytes", _TAKES, _PEAK_CASES, _peak, rel=0, slips=_PEAK_SLIPS)
 
 
 def _check_predict_peak_bytes(fn: Any) -> None:
-    """Each model left as it was (on meta: its parameters' requires_grad, dtype and device); then the table."""
+    """Each model left as it was (its parameters' requires_grad, dtype and device, its modes); then the table."""
     expect_function(fn, "predict_peak_bytes", _TAKES)
     for case in _PEAK_CASES:
         args, call, kept = case.fresh(), f"predict_peak_bytes({case.label})", case.fresh()[0]
@@ -91,7 +87,9 @@ def _check_predict_peak_bytes(fn: Any) -> None:
         for (name, p), q in zip(args[0].named_parameters(), kept.parameters(), strict=False):
             if changed := [k for k in ("requires_grad", "dtype", "device") if getattr(p, k) != getattr(q, k)]:
                 raise Wrong(f"{call} changed {name}'s {changed[0]}: leave the model as it was")
-    _table(fn)
+        if [m.training for m in args[0].modules()] != [m.training for m in kept.modules()]:
+            raise Wrong(f"{call} changed a module's train/eval mode: leave the model as it was")
+    table("predict_peak_bytes", _TAKES, _PEAK_CASES, _peak, rel=0, slips=_PEAK_SLIPS)(fn)
 
 
 _TEXTS = {  # each question's variable: its task, then (after a newline) its hint

@@ -55,16 +55,17 @@ def test_a_read_of_an_integer_tensor_is_not_a_read_of_the_losses() -> None:
 
 
 def test_a_slip_is_not_named_where_another_mistake_gives_its_weights() -> None:
-    """An Adam of the answer's own reads its step count with .item(): the message says to step the optimizer given;
-    gradients unscaled by hand and again by scaler.step are not called clipped while scaled; clipping each value
-    (clip_grad_value_) is not called an unclipped step (max_norm=0.25 comes first, where the two differ)."""
+    """An Adam of the answer's own reads its step count with .item() (no loss's value): the message says the optimizer
+    given took no step; gradients unscaled by hand and again by scaler.step are not called clipped while scaled;
+    clipping each value (clip_grad_value_) is not called an unclipped step (max_norm=0.25 comes first, where the two
+    differ)."""
     from helpers.exercises.solutions.ch04 import SOLUTIONS
 
     adam = SOLUTIONS[2].replace(
         "    losses = []\n", "    losses = []\n    optimizer = torch.optim.Adam(model.parameters())\n"
     )
     message = evaluate(_question("train_epoch"), adam).message
-    assert "never stepped the optimizer it was given" in message and ".item()" not in message, message
+    assert "stepped the optimizer given 0 times" in message and ".item()" not in message, message
     by_hand = SOLUTIONS[5].replace(
         "    scaler.unscale_(optimizer)\n",
         "    for p in model.parameters():\n        p.grad.mul_(1 / scaler.get_scale())\n",
@@ -104,3 +105,42 @@ def test_predict_may_leave_batchnorm_statistics_as_running_the_model_does() -> N
     halved += "    for b in model.buffers():\n        b.div_(2)\n    return y"
     message = evaluate(model, halved).message
     assert "BatchNorm1d in eval) on cpu, torch.int64 x on cpu) changed the model's weights or buffers" in message
+
+
+def test_clips_the_chapter_does_not_teach_are_told_what_differed_and_no_slip() -> None:
+    """Round 6 dropped the slips of a clip per parameter, by value (or the inf-norm) and a rescale up to max_norm: the
+    message says which call's weights differ from one SGD step, and names no mistake."""
+    from tests.wrong_answers.ch04 import _CLIP, _CLIP_LINE
+
+    first = "x, y=(1.5, -1.5, 1.5, 0), 0.25)"
+    per_parameter = _CLIP.replace(
+        _CLIP_LINE,
+        "    norm = torch.linalg.vector_norm(torch.cat([p.grad.flatten() for p in model.parameters()]))\n"
+        "    for p in model.parameters():\n        nn.utils.clip_grad_norm_(p, max_norm)\n",
+    )
+    rescaled = _CLIP.replace(
+        "max_norm)\n", 'float("inf"))\n    for p in model.parameters():\n        p.grad.mul_(max_norm / norm)\n'
+    )
+    for code, call in (
+        (per_parameter, first),
+        (_CLIP.replace("max_norm)\n", "max_norm, norm_type=float('inf'))\n"), first),
+        (rescaled, "x, y=(1, 0, 0, 0), 5.0)"),
+    ):
+        message = evaluate(_question("clipped_step"), code).message
+        assert message.endswith(f"{call} the weights differ from one SGD step"), message
+
+
+def test_a_host_read_counts_only_for_values_made_from_the_model() -> None:
+    """Round 6: an int() of a tensor made from len(X) is no read of a loss; an .item() of a sum of detached losses is,
+    as is a .tolist() of losses copied to the CPU first."""
+    from helpers.exercises.solutions.ch04 import SOLUTIONS
+
+    question = _question("train_epoch")
+    count = SOLUTIONS[2].replace("    losses = []\n", "    losses = [] * int(torch.tensor(len(X) / 4).ceil())\n")
+    assert evaluate(question, count).correct
+    for returned, said in (
+        ("sum(losses).item() / len(losses)", "(.item(), 1 time(s))"),
+        ("torch.tensor(sum(sum(loss.cpu().tolist() for loss in losses)) / len(losses))", "(.tolist(), 3 time(s))"),
+    ):
+        message = evaluate(question, SOLUTIONS[2].replace("torch.stack(losses).mean()", returned)).message
+        assert f"X and y of 36 rows, 12) read values on the host {said}" in message, message

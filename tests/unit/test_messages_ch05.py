@@ -66,3 +66,21 @@ def test_an_answer_that_allocates_is_refused_before_the_4_gib_case() -> None:
     outcome = _question("tensor_bytes").evaluate(namespace)
     assert "allocated a torch.float32 tensor of shape (64, 3, 224, 224) on cpu" in outcome.message, outcome.message
     assert (65536, 65536) not in namespace["seen"]
+
+
+def test_units_the_chapter_does_not_teach_are_told_what_differed_and_no_slip() -> None:
+    """Round 6: 8 bytes for every type that is not a float is wrong only on 1-byte types and int32; it was called
+    bits (cases.table weighs a slip against the cases an answer gets wrong, and those were all 1-byte types, where
+    8 bytes an element is 8 bits of one byte). The int32 case tells them apart, and the bits and MiB slips (units the
+    chapter does not teach) are gone: these answers are told the call, what came back and what was expected."""
+    for code, said in (
+        (
+            "math.prod(shape) * (dtype.itemsize if dtype.is_floating_point else 8)",
+            "((1000,), torch.int8) returned 8000",
+        ),
+        ("math.prod(shape) * dtype.itemsize * 8", "((64, 3, 224, 224), torch.float32) returned 308_281_344"),
+        ("math.prod(shape) * dtype.itemsize / 2**20", "((64, 3, 224, 224), torch.float32) returned 36.75"),
+    ):
+        answer = f"import math\n\n\ndef tensor_bytes(shape, dtype):\n    return {code}"
+        message = evaluate(_question("tensor_bytes"), answer).message
+        assert message.startswith(f"Not yet: tensor_bytes{said}; expected ") and ":" not in message[9:], message

@@ -30,9 +30,9 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def tensor_bytes(shape, dtype):\n    return sum(shape) * dtype.itemsize",
             "tensor_bytes((64, 3, 224, 224), torch.float32) returned 2060; expected 38_535_168",
         ),
-        (
+        (  # bits (a slip named until round 6: the chapter does not teach bits, so no slip is named)
             "import math\n\n\ndef tensor_bytes(shape, dtype):\n    return math.prod(shape) * dtype.itemsize * 8",
-            "returned 308_281_344; expected 38_535_168: that counts bits, not bytes",
+            "tensor_bytes((64, 3, 224, 224), torch.float32) returned 308_281_344; expected 38_535_168",
         ),
         (  # finfo's bits are a complex number's half: not bits on every case, so no mistake is named
             "import math\n\n\ndef tensor_bytes(shape, dtype):\n    return math.prod(shape) * torch.finfo(dtype).bits",
@@ -79,9 +79,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    return int(torch.tensor(shape, dtype=torch.float32).prod()) * dtype.itemsize",
             "tensor_bytes((4097, 4097), torch.float32) returned 67_141_632; expected 67_141_636",
         ),
-        (  # MiB, as memory is often shown
+        (  # MiB, as memory is often shown (its slip dropped in round 6; no slip is named)
             "import math\n\n\ndef tensor_bytes(shape, dtype):\n    return math.prod(shape) * dtype.itemsize / 2**20",
-            "tensor_bytes((64, 3, 224, 224), torch.float32) returned 36.75; expected 38_535_168: that is in MiB",
+            "tensor_bytes((64, 3, 224, 224), torch.float32) returned 36.75; expected 38_535_168",
+        ),
+        (  # 8 bytes for every type that is not a float (round 6): right on complex64 and int64, not int8, bool, int32
+            "import math\n\n\ndef tensor_bytes(shape, dtype):\n"
+            "    return math.prod(shape) * (dtype.itemsize if dtype.is_floating_point else 8)",
+            "tensor_bytes((1000,), torch.int8) returned 8000; expected 1000",
         ),
     ),
     2: (
@@ -176,6 +181,11 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        total += sum(p.nbytes * copies for p in own)\n"
             "    return total + batch_size * activation_bytes_per_sample",
             "then a Linear(4, 2), 2, 8) returned 496; expected 304: a frozen parameter has no gradient or moments",
+        ),
+        (  # eval mode set to count it (round 6): the caller's model is changed
+            _peak(_RIGHT_COPIES).replace("    held", "    model.eval()\n    held", 1),
+            "predict_peak_bytes(an MLP, first layer frozen, 8, 128) changed a module's train/eval mode: leave the "
+            "model as it was",
         ),
         (  # the model unfrozen to count it (round 5): the caller's frozen layer is trainable afterwards
             "def predict_peak_bytes(model, batch_size, activation_bytes_per_sample):\n"
