@@ -51,7 +51,7 @@ def pretend_machine(
     if accelerator is not None and built not in (None, accelerator):
         raise ValueError(f"torch is built for one accelerator: built={built!r} cannot go with {accelerator!r}")
     built = accelerator or built
-    real_device = torch.device
+    real_device, real_module = torch.device, torch.get_device_module
 
     def current_accelerator(check_available: bool = False) -> torch.device | None:
         if built is None or (check_available and accelerator is None):
@@ -96,6 +96,7 @@ def pretend_machine(
         (torch.backends.mps, "is_built"): lambda: built == "mps",
         (torch.backends.cudnn, "is_available"): lambda: built == "cuda",  # a CUDA wheel ships cuDNN, driver or not
         (torch, "device"): DeviceType("device", (), {"__doc__": real_device.__doc__}),
+        (torch, "get_device_module"): lambda device=None: real_module(built or "cpu" if device is None else device),
         (torch.accelerator, "is_available"): lambda: accelerator is not None,
         (torch.accelerator, "current_accelerator"): current_accelerator,
         (torch.accelerator, "device_count"): lambda: count or listed * (built == "cuda"),  # torch.cuda's count
@@ -109,8 +110,7 @@ def pretend_machine(
     setters = "_cuda_setDevice _accelerator_setDeviceIndex _accelerator_exchangeDevice _accelerator_maybeExchangeDevice"
     answers |= {(torch._C, name): exchange for name in setters.split()}  # and torch.cuda's, which `with` blocks use:
     answers |= {(torch.cuda, name): exchange for name in ("_exchange_device", "_maybe_exchange_device")}
-    if accelerator != "cuda":
-        answers[(torch.cuda, "_lazy_init")] = first_cuda_use
+    answers |= {} if accelerator == "cuda" else {(torch.cuda, "_lazy_init"): first_cuda_use}
     with contextlib.ExitStack() as stack:
         for (module, name), answer in answers.items():
             stack.enter_context(mock.patch.object(module, name, answer, create=True))  # a CPU build lacks _cuda_...

@@ -35,25 +35,26 @@ def _count_usable_cpus(fn: Any) -> None:  # allowed one CPU (the last), two with
     spy = lambda module, name: mock.patch.object(module, name, wraps=getattr(module, name))
     with spy(os, "cpu_count") as count, spy(torch, "get_num_threads") as threaded, spy(os, "sched_getaffinity") as own:
         for cpus in map(list, dict.fromkeys(map(tuple, ([allowed[-1]], two, allowed)))):
-            n = len(cpus) - 1 or 2  # torch's threads, and OMP_NUM_THREADS n + 3: neither as many as the CPUs allowed
+            n = len(cpus) - 1 or 2  # torch's threads, and OMP_NUM_THREADS: not the CPUs allowed (fewer where it can)
+            omp = max(len(cpus) - 2, 1) if len(cpus) > 1 else n + 3
             os.sched_setaffinity(0, cpus)
             torch.set_num_threads(n)
             try:
-                with mock.patch.dict(os.environ, OMP_NUM_THREADS=str(n + 3)):
-                    tries.append((cpus, n, expect_type(fn(), int, whole)))
+                with mock.patch.dict(os.environ, OMP_NUM_THREADS=str(omp)):
+                    tries.append((cpus, n, omp, expect_type(fn(), int, whole)))
                 if (now := (sorted(affinity(0)), torch_threads())) != (cpus, n):  # set by the answer
                     said = f"the CPUs it may run on at {now[0]} and torch's threads at {now[1]}"
                     raise Wrong(f"count_usable_cpus() left {said}, where the check set {cpus} and {n}: leave them be")
             finally:
                 os.sched_setaffinity(0, allowed)
                 torch.set_num_threads(threads)
-    if not (wrong := [(cpus, n, got) for cpus, n, got in tries if got != len(cpus)]):
+    if not (wrong := [(cpus, n, omp, got) for cpus, n, omp, got in tries if got != len(cpus)]):
         return
-    (cpus, n, got), why = wrong[0], ""
+    (cpus, n, omp, got), why = wrong[0], ""
     if count.called and all(g == machine for *_, g in wrong):
         why = f" ({got} is the machine's count, os.cpu_count())"
-    elif all(g == n for _, n, g in wrong) and threaded.called or all(g == n + 3 for _, n, g in wrong):
-        source = "OMP_NUM_THREADS" if got == n + 3 else "torch.get_num_threads()"
+    elif all(g == n for _, n, _, g in wrong) and threaded.called or all(g == o for *_, o, g in wrong):
+        source = "torch.get_num_threads()" if threaded.called and got == n else "OMP_NUM_THREADS"
         why = f" ({got} is {source}, which the check set to {got} for this try)"
     elif not own.called and len({g for *_, g in tries}) == 1 < len(tries):
         why = f" (it returned {got} whatever CPUs were allowed; os.sched_getaffinity(0) gives those allowed as it runs)"

@@ -121,6 +121,7 @@ def test_the_check_sets_back_the_cpus_allowed_and_torchs_threads() -> None:
     assert not question.evaluate(seen).correct
     (first, first_omp), (last, last_omp) = seen["seen"][0], seen["seen"][-1]
     assert first != 1 and last != len(allowed), "torch's threads are not the CPUs allowed"
-    assert (first_omp, last_omp) == (str(first + 3), str(last + 3)), "OMP_NUM_THREADS: torch's threads + 3"
+    assert first_omp == str(first + 3), "one CPU allowed: OMP_NUM_THREADS more than it"
+    assert len(allowed) == 1 or int(last_omp) < len(allowed), "several allowed: OMP_NUM_THREADS fewer than them"
     assert os.sched_getaffinity(0) == allowed and torch.get_num_threads() == threads
     assert os.environ.get("OMP_NUM_THREADS") == omp, "OMP_NUM_THREADS is set back"

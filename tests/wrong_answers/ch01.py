@@ -242,6 +242,17 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def count_usable_cpus():\n    return torch.get_num_threads()",
             "count_usable_cpus() returned 2; expected 1 (2 is torch.get_num_threads(), which the check set to 2",
         ),
+        # the CPUs allowed capped by OMP_NUM_THREADS (accepted before: the check set it above the CPUs allowed)
+        *(
+            (
+                "def count_usable_cpus():\n"
+                "    n, omp = len(os.sched_getaffinity(0)), os.environ.get('OMP_NUM_THREADS')\n"
+                "    return min(n, int(omp)) if omp else n",
+                f"expected {len(CPUS)} ({max(len(CPUS) - 2, 1)} is OMP_NUM_THREADS",
+            )
+            for _ in [1]
+            if len(CPUS) > 1
+        ),
         # the smaller of the CPUs allowed and torch's threads (accepted before, where the two were equal)
         (
             "def count_usable_cpus():\n    return min(len(os.sched_getaffinity(0)), torch.get_num_threads())",
@@ -398,6 +409,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
 #: Right answers other than the solution, as a learner could write them: each must be accepted.
 RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
     1: (
+        # the accelerator's module without naming it (the pretend machines answered torch.cpu before)
+        "def try_gpu(i=0):\n"
+        "    acc = torch.accelerator.current_accelerator(check_available=True)\n"
+        "    if acc is not None and 0 <= i < torch.get_device_module().device_count():\n"
+        "        return torch.device(acc.type, i)\n"
+        '    return torch.device("cpu")',
         "def try_gpu(i=0):\n"
         "    if torch.accelerator.is_available() and i < torch.accelerator.device_count():\n"
         '        return torch.device(f"{torch.accelerator.current_accelerator().type}:{i}")\n'
