@@ -44,6 +44,8 @@ class Watch(CallLog):
 
     def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
         self.calls.append(call := Call(func, args, kwargs or {}))
+        if func in torch.utils._device._device_constructors() and call.kwargs.get("device") is None:
+            call.kwargs["device"] = torch.get_default_device()  # set_default_device's mode lies under this one
         leaves, spec = tree_flatten((args, call.kwargs))
         h_args, h_kwargs = tree_unflatten(hosted := [host(x) for x in leaves], spec)
         given = [t for t in leaves if isinstance(t, torch.Tensor)]
@@ -151,17 +153,17 @@ def _on_devices(name: str, takes: str, cases: list, want: Any, made_there: bool,
 
 
 _ONES = [(d,) for d in (*DEVICES, *map(torch.device, DEVICES))]  # every device, by its name and as a torch.device
-_SUMS = (  # one dtype; float16 + float64 and 0-d a + int64 (b of one element, which Python numbers promote otherwise)
+_MIXED, _D = (torch.tensor([3, -1, 4]), torch.tensor([0.5, -1.25, 2.75])), torch.tensor(2.5).double()  # int, float
+_SUMS = (  # one dtype, two; 0-d a, b or both (CPU ones exempt from the device rule), which outrank no float vector
     (torch.arange(6.0).reshape(2, 3), torch.full((2, 3), 10.0)),
     (torch.tensor([3, -1, 4, 1]), torch.tensor([5, 9, -2, 6])),
     (torch.tensor([[0.5, 1.5, -2.0], [4.0, 0.25, 8.0]]).half(), torch.tensor([0.1]).double()),
-    (torch.tensor(1.5), torch.tensor([4])),
+    (torch.tensor(1.5).half(), torch.tensor([4])),  # either as a Python number (b of one element) promotes otherwise
+    *(_MIXED, _MIXED[::-1], (_MIXED[0], _D), (_MIXED[1], _D), (_D, _MIXED[1]), (_D, torch.tensor(0.1).bfloat16())),
 )
-_MIXED = (torch.tensor([3, -1, 4]), torch.tensor([0.5, -1.25, 2.75]))
-_SUMS += (_MIXED, _MIXED[::-1], (_MIXED[0], torch.tensor(2.5).double()))  # a 0-d b: only a CPU one is exempt
 _ADDS = [((a, x), (b, y)) for a, b in _SUMS for x in DEVICES for y in DEVICES]
-_TS = (torch.arange(3), torch.tensor([True, False]), torch.ones(2, 2).half(), torch.tensor(1j))
-_ZEROS = [((t, d), n) for t, n in zip(_TS, (5, 0, 3, 1), strict=True) for d in DEVICES]  # 4 dtypes, 0-d, n = 0
+_TS = (torch.arange(3), torch.tensor([True, False]), torch.ones(0, 2).half(), torch.tensor(1j))
+_ZEROS = [((t, d), n) for t, n in zip(_TS, (5, 0, 3, 1), strict=True) for d in DEVICES]  # 4 dtypes, 0-d, empty, n = 0
 #: Many rows, few, one; float64, integer and float16 x (whose product with the float32 weights is float32).
 _ROWS = (torch.arange(12.0).reshape(4, 3), torch.tensor([[0.1, 2.5], [-1.2, 3.0]]).double(), torch.tensor([[3, 1, -4]]))
 _XS = [((x, d),) for x in (*_ROWS, torch.tensor([[1.5, -2.0], [4.0, 0.25], [8.0, 3.0]]).half()) for d in DEVICES]

@@ -63,9 +63,10 @@ def _check_losses_to_floats(fn: Any) -> None:
         got, want = expect_type(got, list, f"{call} to return a list of Python floats"), [v.item() for v in sent]
         if (n := len(log.reads)) > 1:
             raise Wrong(f"{call} read the device {n} times ({spelled(log.reads)}), each a wait: stack, then read once")
-        if not all(isinstance(v, float) for v in got) or got != want:  # exactly: a float64 loss keeps every digit
+        if repr(got) != repr(want):  # exactly, as Python floats: a float64 loss keeps every digit
             said = (show(got), show(want)) if show(got) != show(want) else (repr(got), repr(want))
-            why = ": float32's roundings of them; keep their dtype" * (got == torch.tensor(want, dtype=F32).tolist())
+            rounded = repr(got) == repr(torch.tensor(want, dtype=F32).tolist())  # Python floats, float32's values
+            why = ": float32's roundings of them; keep their dtype" * rounded
             raise Wrong(f"{call} returned {said[0]}; expected the Python floats {said[1]}{why}")
 
 
@@ -94,7 +95,7 @@ _TEXTS = """Write `fill_rows(buffer, tensors)`: copy each tensor straight into i
 Iterating over a 2-D tensor gives its rows as views; row.copy_(t) writes t into that row, across devices too.
 Write `in_one_copy(pieces, device)`: the 1-D pieces moved to `device` in one copy, as a list.
 torch.cat joins the pieces; .to(device) moves the joined tensor once; .split or .chunk cuts it again into views.
-Write `losses_to_floats(losses)`: the 0-d losses as Python floats, read from the device once.
+Write `losses_to_floats(losses)`: the 0-d losses (of one dtype) as Python floats, read from the device once.
 torch.stack makes one tensor of the list (on the device); one .tolist() then brings them all to the host.
 Write `predict_seconds(nbytes, pieces, gb_per_s, per_copy_s)`: the seconds `pieces` copies of `nbytes` take.
 Two terms: pieces × per_copy_s for the copies, nbytes ÷ (gb_per_s × 10^9) for the bytes on the link.""".split("\n")

@@ -50,3 +50,10 @@ def test_the_values_a_gpu_would_hold_are_compared_on_meta() -> None:
     )
     outcome = evaluate(_question("losses_to_floats"), code)
     assert "returned [-3.28074, 1.61996, 6.97299, 3.25945]; expected the Python floats [-4.28074" in outcome.message
+
+
+def test_tensors_for_floats_are_not_told_float32s_roundings() -> None:
+    """Attack round 5: 0-d tensors in their own dtype compare equal to float32's roundings, and were told so."""
+    code = "def losses_to_floats(losses):\n    return [v for v in torch.stack(losses).cpu()]"
+    message = evaluate(_question("losses_to_floats"), code).message
+    assert "expected the Python floats" in message and "roundings" not in message, message

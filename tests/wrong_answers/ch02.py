@@ -160,9 +160,40 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # a 0-d a with a one-element b: a + b has b's shape (1,), a + b.item() a's ()
             "def add_on_first(a, b):\n    if a.dim() == 0:\n        return a + b.item()\n    return a + b.to(a.device)",
-            "add_on_first(a torch.float32 tensor of shape () on cpu holding 1.5, a torch.int64 tensor of shape (1,) on "
-            "cpu holding [4]) returned a torch.float32 tensor of shape () on cpu holding 5.5; expected a torch.float32 "
+            "add_on_first(a torch.float16 tensor of shape () on cpu holding 1.5, a torch.int64 tensor of shape (1,) on "
+            "cpu holding [4]) returned a torch.float16 tensor of shape () on cpu holding 5.5; expected a torch.float16 "
             "tensor of shape (1,) on cpu holding [5.5]",
+        ),
+        (  # attack round 5: a 0-d b made 1-D, which a float32 a then no longer outranks (float64 + float32 is 64)
+            "def add_on_first(a, b):\n    return a + torch.atleast_1d(b.to(a.device))",
+            "add_on_first(a torch.float32 tensor of shape (3,) on cpu holding [0.5, -1.25, 2.75], a torch.float64 "
+            "tensor of shape () on cpu holding 2.5) returned a torch.float64 tensor of shape (3,) on cpu holding [3, "
+            "1.25, 5.25]; expected a torch.float32 tensor of shape (3,) on cpu holding [3, 1.25, 5.25]",
+        ),
+        (  # the same as an unsqueeze of a 0-d b (with a 0-d a too, the shape would be (1,), not ())
+            "def add_on_first(a, b):\n    b = b.to(a.device)\n    return a + (b.unsqueeze(0) if b.dim() == 0 else b)",
+            "a torch.float64 tensor of shape () on cpu holding 2.5) returned a torch.float64 tensor of shape (3,) on "
+            "cpu holding [3, 1.25, 5.25]; expected a torch.float32 tensor of shape (3,)",
+        ),
+        (  # attack round 5: a 0-d a as a Python number, which promotes as the default dtype, not as float16
+            "def add_on_first(a, b):\n"
+            "    if a.dim() == 0 and a.device.type == 'cpu':\n"
+            "        return torch.add(b.to(a.device), float(a))\n"
+            "    return a + b.to(a.device)",
+            "add_on_first(a torch.float16 tensor of shape () on cpu holding 1.5, a torch.int64 tensor of shape (1,) on "
+            "cpu holding [4]) returned a torch.float32 tensor of shape (1,) on cpu holding [5.5]; expected a "
+            "torch.float16 tensor",
+        ),
+        (  # attack round 5: b cast to the promoted dtype, which a 0-d float64 a does not set for a float32 vector
+            "def add_on_first(a, b):\n    return a + b.to(a.device, torch.promote_types(a.dtype, b.dtype))",
+            "add_on_first(a torch.float64 tensor of shape () on cpu holding 2.5, a torch.float32 tensor of shape (3,) "
+            "on cpu holding [0.5, -1.25, 2.75]) returned a torch.float64 tensor of shape (3,) on cpu holding [3, 1.25, "
+            "5.25]; expected a torch.float32 tensor",
+        ),
+        (  # attack round 5: b through numpy, which has no bfloat16
+            "def add_on_first(a, b):\n    return a + torch.from_numpy(b.cpu().numpy()).to(a.device)",
+            "a torch.bfloat16 tensor of shape () on cpu holding 0.100098) raised TypeError (line 2 of your code): Got "
+            "unsupported ScalarType BFloat16",
         ),
         (  # attack round 2: b through meta and back, which read zeros, was accepted
             'def add_on_first(a, b):\n    return a + b.to("meta").to(a.device)',
@@ -242,6 +273,11 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (  # n zeros, not max(n, 1)
             "def zeros_for(t, n):\n    return torch.zeros(max(n, 1), dtype=t.dtype, device=t.device)",
             "expected a torch.bool tensor of shape (0,)",
+        ),
+        (  # attack round 5: zeros like t's first element, of which an empty t has none
+            "def zeros_for(t, n):\n    return torch.zeros_like(t.flatten()[:1]).repeat(n)",
+            "zeros_for(a torch.float16 tensor of shape (0, 2) on cpu holding [], 3) returned a torch.float16 tensor of "
+            "shape (0,) on cpu holding []; expected a torch.float16 tensor of shape (3,) on cpu",
         ),
         (  # attack round 2: ones made on meta, read back as zeros, were accepted as zeros
             'def zeros_for(t, n):\n    return torch.ones(n, dtype=t.dtype, device="meta").to(t.device)',
@@ -328,6 +364,14 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "def ones_on(device):\n    return torch.ones(6, dtype=torch.float32, device=torch.device(device)).view(2, 3)",
         "def ones_on(device):\n    t = torch.ones(2, 3, dtype=torch.float32, device=device)\n    print(t)\n"
         "    return t",
+        # attack round 5: the default device set and put back, whose mode torch puts under the checker's
+        "def ones_on(device):\n"
+        "    prev = torch.get_default_device()\n"
+        "    torch.set_default_device(device)\n"
+        "    try:\n"
+        "        return torch.ones(2, 3, dtype=torch.float32)\n"
+        "    finally:\n"
+        "        torch.set_default_device(prev)",
     ),
     2: (
         "def add_on_first(a, b):\n    return torch.add(a, b.to(a.device))",
@@ -351,5 +395,12 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    with torch.device(x.device):\n"
         "        weights = torch.linspace(0.5, 1.5, x.shape[0])\n"
         "    return weights[:, None] * x",
+        "def scale_rows(x):\n"
+        "    prev = torch.get_default_device()\n"
+        "    torch.set_default_device(x.device)\n"
+        "    try:\n"
+        "        return x * torch.linspace(0.5, 1.5, x.shape[0])[:, None]\n"
+        "    finally:\n"
+        "        torch.set_default_device(prev)",
     ),
 }

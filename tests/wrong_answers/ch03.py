@@ -357,6 +357,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "1.04612) returned [1.046124815940857, -0.5961707234382629]; expected the Python floats "
             "[1.0461248556772869, -0.596170703570048]: float32's roundings of them; keep their dtype",
         ),
+        (  # attack round 5: 0-d tensors kept their dtype and were told float32's roundings; they are not floats
+            "def losses_to_floats(losses):\n    return [v for v in torch.stack(losses).cpu()]",
+            "losses_to_floats(a list of 4 tensors, the first a torch.float32 tensor of shape () on cpu holding "
+            "-4.28074) returned [a torch.float32 tensor of shape () on cpu, a torch.float32 tensor of shape () on cpu, "
+            "a torch.float32 tensor of shape () on cpu, a torch.float32 tensor of shape () on cpu]; expected the "
+            "Python floats [-4.28074, 0.619962, 5.97299, 2.25945]",
+        ),
         (  # attack round 4: numpy has no bfloat16, which the words allow ("0-dimensional floating-point tensors")
             "def losses_to_floats(losses):\n    return torch.stack(losses).numpy(force=True).tolist()",
             "losses_to_floats(a list of 1 tensors, the first a torch.bfloat16 tensor of shape () on cpu holding "
@@ -514,6 +521,8 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    import numpy as np\n"
         "    return [np.float64(v) for v in torch.stack(losses).detach().cpu().double().numpy()]",
         "def losses_to_floats(losses):\n    return list(map(float, torch.stack(losses).double().cpu()))",
+        # attack round 5: the losses are of one dtype (the words say so), so a cast to the first's changes nothing
+        "def losses_to_floats(losses):\n    return torch.stack([l.to(losses[0].dtype) for l in losses]).tolist()",
     ),
     4: (
         "def predict_seconds(nbytes, pieces, gb_per_s, per_copy_s):\n"
