@@ -11,7 +11,7 @@ from ..answers import Wrong, expect_function, expect_type
 from ..checking import Question
 from ..training import threads_on_cpu
 from .calls import CallLog
-from .cases import Slip, call_or_wrong, same, show, table, unchanged
+from .cases import call_or_wrong, same, show, table, unchanged
 
 
 def covered_ms(pairs: Any, lo: float | None = None, hi: float | None = None) -> float:
@@ -29,17 +29,8 @@ _IDLE_CASES += (([(0.1, 0.3), (0.2417, 0.4523)], 0.0, 0.7), ([(0.0, 4), (1, 2), 
 _IDLE_CASES += (([(12, 15), (-5, -1), (3, 4), (4, 6)], 0.0, 10), ([(6.5, 7), (5, 6), (5.5, 9), (-4, -3)], -5, 10))
 _IDLE_CASES += (([(0.1371, 1.7129), (1.5003, 2.0417), (2.9, 3.1)], 0.0613, 2.9871),)
 _IDLE_CASES += (([(0.5748, 0.8362), (0.8362, 0.95), (0.2, 0.5748)], 0.3151, 0.8637),)  # an exact cover: 1 - 1 < 0
-_IDLE_SLIPS = (
-    Slip(lambda busy, lo, hi: 1 - sum(1 - _idle([p], lo, hi) for p in busy), "overlaps counted twice: merge them"),
-    Slip(lambda busy, lo, hi: 1 - covered_ms(busy) / (hi - lo), "clip each pair to [start_ms, end_ms] first"),
-    Slip(lambda b, lo, hi: 1 - _idle(b, lo, hi) if b else 1.0, "that is the busy share; return the idle share"),
-    Slip(lambda *case: 100 * _idle(*case), "that looks like a percentage; return a fraction"),
-)
 _SAMPLES, _BATCH = 5220, 1024  # question 2's pass: six steps, the last of 100 samples
-#: Then one batch of 300 samples, with 63 hits that a float32 share of hits × 300 puts below 63, and no batches.
-_PASSES = ((None, ""), (300, " on one batch of 300 samples"), (0, " on no batches"))
-_ZEROED = {1: " (zeroing the gradients after opt.step() returns that: the model came with some from a step before)"}
-_ZEROED[99] = " (never zeroing the gradients returns that: they add up)"  # _slow(..., 99) zeroes them at no step
+_PASSES = ((None, ""), (300, " on one batch of 300 samples"), (0, " on no batches"))  # a float32 share × 300 < 63 hits
 _READS = {"item", "tolist", "numpy", "cpu", "__array__", "__bool__", "__float__", "__int__", "__format__", "__repr__"}
 
 
@@ -53,11 +44,10 @@ def _fresh(device: str = "cpu", size: int | None = None) -> tuple[Any, Any, list
     return model, torch.optim.SGD(model.parameters(), lr=0.1), [(b, b[:, :4].argmax(dim=1)) for b in chunks]
 
 
-def _slow(model: Any, opt: Any, batches: Any, unzeroed: int = 0) -> tuple[list[float], int]:
+def _slow(model: Any, opt: Any, batches: Any) -> tuple[list[float], int]:
     losses, correct = [], 0  # the loop as the notebook gives it: a read a step, a Python loop over the predictions
-    for step, (x, y) in enumerate(batches):
-        if step >= unzeroed:  # (the first `unzeroed` steps keep the gradients they find)
-            opt.zero_grad()
+    for x, y in batches:
+        opt.zero_grad()
         out = model(x)
         loss = torch.nn.functional.cross_entropy(input=out, target=y)
         loss.backward()
@@ -82,17 +72,14 @@ def _check_train(fn: Any) -> None:
             raise Wrong(f"{call} returned losses of type {type(got[0]).__name__}; the slow loop's: a list of floats")
         got = tuple(g.tolist() if hasattr(g, "tolist") else g for g in got)  # a 0-d count; 0-d losses stay
         if changed or not same(got, want, 1e-5):
-            why = " (model.eval() turned its dropout off: the slow loop trains in train mode)" * (not model.training)
-            why += next((s for k, s in _ZEROED.items() if same(got, _slow(*_fresh(device, size), k), 1e-5)), "")
-            raise Wrong(f"{call} returned {show(got)}{changed}; the slow loop returns {show(want)}{why}")
+            raise Wrong(f"{call} returned {show(got)}{changed}; the slow loop returns {show(want)}")
         copies = log.named({"cpu"})  # a copy to the host is the read: reading the copy is not another
         reads = [c.written for c in log.named(_READS) if all(r is c or c.args[0] is not r.result for r in copies)]
         lists = [a for c in log.named({"tensor", "as_tensor", "asarray"}) for a in c.args if isinstance(a, list)]
         reads += ["torch.tensor(list of tensors)" for t in tree_leaves(lists) if isinstance(t, torch.Tensor)]
         said = f"{call} made {len(log.calls)} tensor calls and {len(reads)} reads {sorted(set(reads))}"
         if size is None and (len(log.calls) > _SAMPLES // 2 or len(reads) > 2):
-            loop = " (for, sum() or zip() over a tensor: a tensor call an element)" * (len(log.named({"unbind"})) > 5)
-            raise Wrong(f"{said}{loop} for {_SAMPLES} samples in 6 steps; fixed: under one a sample, 2 reads")
+            raise Wrong(f"{said} for {_SAMPLES} samples in 6 steps; fixed: under one a sample, 2 reads")
     cpu = [min(timeit.repeat(lambda f=f: f(*_fresh()), number=1, repeat=5, timer=process_time)) for f in (_slow, fn)]
     if cpu[1] > 0.5 * cpu[0]:
         raise Wrong(f"your train took {cpu[1] * 1e3:.1f} ms of CPU, the slow one {cpu[0] * 1e3:.1f} ms: half at most")
@@ -104,7 +91,7 @@ _TEXTS = {
     "train": "Rewrite the slow `train(model, opt, batches)`: the same results, no read a step, no loop over samples.\n"
     "Keep losses as loss.detach() and hits as (out.argmax(dim=1) == y).sum(); read both at the end.",
 }
-_CHECKS = (table("idle_share", "(busy, start_ms, end_ms)", _IDLE_CASES, _idle, slips=_IDLE_SLIPS), _check_train)
+_CHECKS = (table("idle_share", "(busy, start_ms, end_ms)", _IDLE_CASES, _idle), _check_train)
 QUESTIONS = [
     Question(n, task, name, check, hint, chapter="14")
     for n, ((name, text), check) in enumerate(zip(_TEXTS.items(), _CHECKS, strict=True), 1)

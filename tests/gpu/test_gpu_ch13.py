@@ -194,8 +194,10 @@ def _compiled_answer(code: str, name: str, folder: Path):
 
 #: What the checker of each kernel exercise tells a kernel without its mask (named from the bounds-checked run).
 MISSING_MASK_SAID = {
-    1: "1 element(s) past the end of x. The last block sticks out past n: mask every load and store",
-    2: "1 element(s) past the end of x. A row shorter than the block leaves lanes past n_cols: mask them",
+    1: "1 element(s) past the end of x. Lane 232 of program instance 3 is one of them: it fails offsets < n, yet "
+    "nothing masked it off: mask every load and store with offsets < n",
+    2: "1 element(s) past the end of x. Lane 100 of program instance 0 is one of them: it fails cols < n_cols, yet "
+    "nothing masked it off: mask every load and store with cols < n_cols",
 }
 
 

@@ -1,6 +1,6 @@
 """Chapter 11's questions beyond the wrong answers tests/wrong_answers/ states: a mistake is named only where the
-checker has evidence for it (a host read logged, a nan where the original gave zeros, a clock read while work was
-queued); otherwise it says what it expected and what came back."""
+checker has evidence for it (a host read logged, a clock read while work was queued); otherwise it says what it
+expected and what came back."""
 
 from __future__ import annotations
 
@@ -35,7 +35,6 @@ def test_normalise_names_no_cause_it_did_not_see() -> None:
     for code, phrase in cases.items():
         message = evaluate(_question("normalise"), code).message
         assert message.startswith("Not yet: ") and phrase in message, (phrase, message)
-        assert "0 / 0 is nan" not in message, message
 
 
 def test_a_break_with_no_host_read_is_reported_without_a_guessed_cause() -> None:

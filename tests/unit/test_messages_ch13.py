@@ -1,7 +1,7 @@
-"""Chapter 13's checkers beyond the answers tests/wrong_answers/ states: a stray access that either planted bug
-could make offers both, a kernel that writes float32 into an int32 out is caught, a kernel compiled from a
-file is checked in the interpreter where no GPU is, a kernel defined without Triton is told what to install, and
-the bounds check names where an access went."""
+"""Chapter 13's checkers beyond the answers tests/wrong_answers/ states: a stray access names the mask only where
+its lanes show a right mask would have turned them off, a kernel that writes float32 into an int32 out is caught, a
+kernel compiled from a file is checked in the interpreter where no GPU is, a kernel defined without Triton is told
+what to install, and the bounds check names where an access went."""
 
 from __future__ import annotations
 
@@ -26,19 +26,40 @@ def _question(number: int):
     return ch13.QUESTIONS[number - 1]
 
 
-def test_a_stray_access_that_either_bug_could_make_offers_both() -> None:
-    """On rows both ragged and further apart than their length, a load between rows may come from the mask or from
-    where the rows start: the verdict says what happened and offers both, blaming neither alone."""
-    from tests.wrong_answers.ch13 import _Q2_HEAD
+def test_a_stray_access_names_the_mask_only_for_lanes_a_right_mask_turns_off() -> None:
+    """The lanes of the access out of bounds are the evidence: a lane past n_cols that the mask let through names the
+    mask; lanes that pass cols < n_cols (or offsets < n) and still stray name the address, never the mask (round 5:
+    the mask right, the row stride used as the column stride, columns two apart, a load one element on)."""
+    from tests.wrong_answers.ch13 import _Q1_HEAD, _Q2_HEAD
 
-    code = (
+    loose = (
         _Q2_HEAD + "    mask = cols < x_row_stride\n"
         "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
         "    tl.store(out_ptr + row * out_row_stride + cols, x * tl.load(scale_ptr + row), mask=mask)\n"
     )
-    outcome = evaluate(_question(2), code)
-    assert not outcome.correct and "(a gap between rows). Either the mask lets lanes past n_cols" in outcome.message
-    assert "mask them" not in outcome.message and "row_stride elements apart" not in outcome.message, outcome.message
+    outcome = evaluate(_question(2), loose)
+    assert not outcome.correct and "it fails cols < n_cols, yet nothing masked it off" in outcome.message
+    assert "its address" not in outcome.message, outcome.message
+    store = "    tl.store(out_ptr + {}, x * tl.load(scale_ptr + row), mask=mask)\n"
+    for load, stored in (
+        ("row + cols * x_row_stride", "row + cols * out_row_stride"),
+        ("row * x_row_stride + cols", "row + cols * out_row_stride"),
+        ("row * x_row_stride + 2 * cols", "row * out_row_stride + cols"),
+    ):
+        code = (
+            _Q2_HEAD + f"    mask = cols < n_cols\n    x = tl.load(x_ptr + {load}, mask=mask)\n" + store.format(stored)
+        )
+        outcome = evaluate(_question(2), code)
+        assert not outcome.correct and "it passes cols < n_cols: its address should be" in outcome.message
+        assert "mask them" not in outcome.message and "mask every" not in outcome.message, outcome.message
+    shifted = (
+        _Q1_HEAD + "    lanes = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    x = tl.load(x_ptr + lanes + 1, mask=lanes < n)\n"
+        "    tl.store(out_ptr + lanes, tl.maximum(x * scale + shift, 0.0), mask=lanes < n)\n"
+    )
+    outcome = evaluate(_question(1), shifted)
+    assert not outcome.correct and "it passes offsets < n: its address should be x_ptr + offsets" in outcome.message
+    assert "mask every" not in outcome.message, outcome.message
 
 
 def test_a_kernel_that_stores_float32_whatever_out_holds_is_wrong_on_int32_rows() -> None:

@@ -1,6 +1,6 @@
 """Chapter 14's checkers beyond the answers tests/wrong_answers/ states: the loop as the notebook gives it is
-refused by the calls and reads it makes, whatever a read's spelling; a share that matches no known slip is told
-what was expected, with no mistake named; and a wrong count is told both numbers."""
+refused by the calls and reads it makes, whatever a read's spelling; a wrong share is told the call, what was
+expected and what came back, with no mistake named; and a wrong count is told both numbers."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def test_an_unknown_wrong_share_names_no_mistake() -> None:
 
 def test_a_share_that_matches_a_slip_on_one_case_only_is_not_told_that_slip() -> None:
     """The hull of all pairs (gaps counted busy) and a nested pair that shrinks the merged end both return 1 - the
-    idle share on some case, by chance: the busy share is named only for an answer that computes it on every case."""
+    idle share on some case, by chance: they are told the call, what was expected and what came back, nothing more."""
     hull = (
         IDLE + "    inside = [(max(s, start_ms), min(e, end_ms)) for s, e in busy if e > start_ms and s < end_ms]\n"
         "    if not inside:\n"

@@ -197,13 +197,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _WARM
             + "    sync()\n    start = time.perf_counter()\n    for _ in range(iters):\n        fn(x)\n    sync()\n"
             "    return (time.perf_counter() - start) // iters",
-            "s a call: rounded to 0: keep every digit",
+            "steady_seconds(fn, x, sync, 3, 20) returned 0.0 s a call; expected 0.002",
         ),
         (
             _WARM
             + "    sync()\n    start = time.perf_counter()\n    for _ in range(iters):\n        fn(x)\n    sync()\n"
             "    return (time.perf_counter() - start) / (iters + warmup)",
-            "s a call: divided by the warm-up calls too",
+            "steady_seconds(fn, x, sync, 3, 20) returned 0.00174",
         ),
     ),
     3: (
@@ -221,7 +221,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        static_input.copy_(batch)\n        graph.replay()\n"
             "        outputs.append(static_output.tolist())\n"
             "    return outputs",
-            "output 0 is a list, [[1, 3, 5], [7, 9, 11]]; expected a tensor",
+            "output 0 is [[1, 3, 5], [7, 9, 11]]; expected the tensor [[1, 3, 5], [7, 9, 11]] (torch.float32)",
         ),
         (
             "def run_batches(graph, static_input, static_output, batches):\n    outputs = []\n    for i in range(3):\n"
@@ -241,8 +241,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _RUN
             + "        static_input = batch\n        graph.replay()\n        outputs.append(static_output.clone())\n"
             "    return outputs",
-            "output 0 is [[1, 1, 1], [1, 1, 1]] (torch.float32); expected [[1, 3, 5], [7, 9, 11]] (torch.float32): "
-            "static_input's captured zeros give that",
+            "output 0 is [[1, 1, 1], [1, 1, 1]] (torch.float32); expected the tensor [[1, 3, 5], [7, 9, 11]] "
+            "(torch.float32)",
         ),
         (  # other memory in static_input: the CPU model would read it, a real graph reads the captured address
             _RUN + "        static_input.data = batch\n        graph.replay()\n"
@@ -262,8 +262,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (  # cloned before the replay
             _RUN + "        static_input.copy_(batch)\n        outputs.append(static_output.clone())\n"
             "        graph.replay()\n    return outputs",
-            "output 0 is [[1, 1, 1], [1, 1, 1]] (torch.float32); expected [[1, 3, 5], [7, 9, 11]] (torch.float32): "
-            "your outputs are one batch behind: copy_ a batch in, replay(), then clone()",
+            "output 0 is [[1, 1, 1], [1, 1, 1]] (torch.float32); expected the tensor [[1, 3, 5], [7, 9, 11]] "
+            "(torch.float32)",
         ),
         (  # the outputs stacked: the question asks for the list
             _RUN + "        static_input.copy_(batch)\n        graph.replay()\n"
@@ -280,7 +280,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _RUN + "        graph.replay()\n        static_input.copy_(batch)\n"
             "        outputs.append(static_output.clone())\n"
             "    return outputs",
-            "your outputs are one batch behind: copy_ a batch in, replay(), then clone()",
+            "run_batches on 3 torch.float32 batches of the static shape (2, 3): output 0 is [[1, 1, 1], [1, 1, 1]] "
+            "(torch.float32); expected the tensor [[1, 3, 5], [7, 9, 11]] (torch.float32)",
         ),
         (
             _RUN + "        batch.copy_(static_input)\n        graph.replay()\n"
@@ -296,7 +297,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (  # float32 copies of integer outputs (the attack: only float32 inputs were tried)
             _RUN + "        static_input.copy_(batch)\n        graph.replay()\n"
             "        outputs.append(static_output.clone().float())\n    return outputs",
-            "(torch.float32); expected [[67_108_867, 67_108_869, 67_108_871]",
+            "(torch.float32); expected the tensor [[67_108_867, 67_108_869, 67_108_871]",
         ),
         (
             _RUN + "        static_input.copy_(batch)\n        graph.replay()\n"
@@ -323,13 +324,11 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             _NORMALISE + "    return x / x.abs().max()",
-            "normalise([0, 0], torch.int64) returned [nan, nan] (torch.float32); expected [0, 0] (torch.int64): 0 / 0 "
-            "is nan",
+            "normalise([0, 0], torch.int64) returned [nan, nan] (torch.float32); expected [0, 0] (torch.int64)",
         ),
         (  # a guard that is 0 in float16 (nan for all zeros) and too large near 1e-13
             _NORMALISE + "    return x / x.abs().max().clamp_min(1e-30)",
-            "normalise([0, 0], torch.float16) returned [nan, nan] (torch.float16); "
-            "expected [0.0, 0.0] (torch.float16): 0 / 0 is nan",
+            "normalise([0, 0], torch.float16) returned [nan, nan] (torch.float16); expected [0.0, 0.0] (torch.float16)",
         ),
         (
             _NORMALISE + "    return x / (x.abs().max() + 1e-12)",

@@ -28,7 +28,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _Q1_HEAD
             + "    covered = sum(min(e, end_ms) - max(s, start_ms) for s, e in busy if e > start_ms and s < end_ms)\n"
             "    return 1 - covered / (end_ms - start_ms)",
-            "counted twice",
+            "idle_share([(2, 5), (1, 3), (7, 8)], 0.0, 12) returned 0.5; expected 0.583333",
         ),
         (
             _Q1_HEAD + "    covered, reach = 0.0, float('-inf')\n"
@@ -37,14 +37,16 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "            covered += e - max(s, reach)\n"
             "            reach = e\n"
             "    return 1 - covered / (end_ms - start_ms)",
-            "clip each pair",
+            "idle_share([(9, 12), (-2, 1), (15, 16)], 0.0, 10) returned 0.3; expected 0.8",
         ),
         (
             _Q1_WALK + "    return covered / (end_ms - start_ms)",
-            "idle_share([(2, 5), (1, 3), (7, 8)], 0.0, 12) returned 0.416667; expected 0.583333: "
-            "that is the busy share",
+            "idle_share([(2, 5), (1, 3), (7, 8)], 0.0, 12) returned 0.416667; expected 0.583333",
         ),
-        (_Q1_WALK + "    return 100 * (1 - covered / (end_ms - start_ms))", "percentage"),
+        (
+            _Q1_WALK + "    return 100 * (1 - covered / (end_ms - start_ms))",
+            "idle_share([(2, 5), (1, 3), (7, 8)], 0.0, 12) returned 58.3333; expected 0.583333",
+        ),
         (  # idle milliseconds, not a share: no slip the chapter teaches, the values only
             _Q1_WALK + "    return end_ms - start_ms - covered",
             "idle_share([(2, 5), (1, 3), (7, 8)], 0.0, 12) returned 7; expected 0.583333",
@@ -155,14 +157,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        for p, t in zip(out.argmax(dim=1), y):\n"
             "            correct = correct + (p == t)\n"
             "    return torch.stack(losses).tolist(), int(correct)",
-            "tensor calls and 2 reads ['.tolist()', 'int()'] (for, sum() or zip() over a tensor: a tensor call an "
-            "element) for 5220 samples in 6 steps; fixed: under one a sample",
+            "tensor calls and 2 reads ['.tolist()', 'int()'] for 5220 samples in 6 steps; fixed: under one a sample",
         ),
         (  # Python's sum() over the comparison: it iterates over the tensor, a tensor call an element
             _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
             "        correct += sum(out.argmax(dim=1) == y)\n" + _Q2_END,
-            f"{_PASS} made 5505 tensor calls and 2 reads ['.tolist()', 'int()'] (for, sum() or zip() over a tensor: "
-            "a tensor call an element)",
+            f"{_PASS} made 5505 tensor calls and 2 reads ['.tolist()', 'int()'] for 5220 samples in 6 steps; fixed: "
+            "under one a sample, 2 reads",
         ),
         (  # torch.tensor() of a list of 0-d tensors reads each one to the host, inside one call
             _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
@@ -184,8 +185,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # evaluation mode: no dropout, so other losses
             TRAIN + "    model.eval()\n" + lines_of(SOLUTIONS[2], 2, 10) + _Q2_END,
-            "the slow loop returns ([1.4763, 1.45197, 1.44565, 1.42889, 1.39676, 1.41165], 1187) (model.eval() turned "
-            "its dropout off: the slow loop trains in train mode)",
+            "returned ([1.47314, 1.45114, 1.43789, 1.41895, 1.39431, 1.40215], 1171); the slow loop returns ([1.4763, "
+            "1.45197, 1.44565, 1.42889, 1.39676, 1.41165], 1187)",
         ),
         (
             _Q2_HEAD + "        out = model(x)\n"
@@ -196,8 +197,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        correct += (out.argmax(dim=1) == y).sum()\n"
             "    return torch.stack(losses).tolist(), int(correct)",
             f"{_PASS} returned ([1.4763, 1.4434, 1.42141, 1.40106, 1.36836, 1.34948], 1374); the slow loop returns "
-            "([1.4763, 1.45197, 1.44565, 1.42889, 1.39676, 1.41165], 1187) (never zeroing the gradients returns that: "
-            "they add up)",
+            "([1.4763, 1.45197, 1.44565, 1.42889, 1.39676, 1.41165], 1187)",
         ),
         (  # the gradients zeroed after the step: the model comes with gradients (as the chapter's does after
             # train_step), which the first step applies too
@@ -209,8 +209,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        losses.append(loss.detach())\n"
             "        correct += (out.argmax(dim=1) == y).sum()\n" + _Q2_END,
             f"{_PASS} returned ([1.4763, 1.4434, 1.43556, 1.42466, 1.39658, 1.4176], 1217); the slow loop returns "
-            "([1.4763, 1.45197, 1.44565, 1.42889, 1.39676, 1.41165], 1187) (zeroing the gradients after opt.step() "
-            "returns that: the model came with some from a step before)",
+            "([1.4763, 1.45197, 1.44565, 1.42889, 1.39676, 1.41165], 1187)",
         ),
         (  # the losses as one tensor (or array): the slow loop's: a list of floats, read at the end
             _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"

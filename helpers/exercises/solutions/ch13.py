@@ -13,8 +13,7 @@ def row_scale_kernel(x_ptr, scale_ptr, out_ptr, n_cols, x_row_stride, out_row_st
     cols = tl.arange(0, BLOCK)
     mask = cols < n_cols
     x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)
-    s = tl.load(scale_ptr + row)
-    tl.store(out_ptr + row * out_row_stride + cols, x * s, mask=mask)""",
+    tl.store(out_ptr + row * out_row_stride + cols, x * tl.load(scale_ptr + row), mask=mask)""",
     3: """def least_seconds(rows, cols, element_size, roof_gb_per_s):
     return 2 * rows * cols * element_size / (roof_gb_per_s * 1e9)  # x read once, the result written once""",
 }
