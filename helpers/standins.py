@@ -226,10 +226,8 @@ class SimulatedEvent:
         if self.at_ms is None or end_event.at_ms is None:
             raise RuntimeError("Both events must be recorded before calculating elapsed time.")
         if max(self.at_ms, end_event.at_ms) > self.sim.host_ms:
-            raise RuntimeError(
-                "CUDA error: device not ready (SIMULATION: the GPU had not reached an event when elapsed_time was "
-                "called: record the end event, then end_event.synchronize(), then elapsed_time)"
-            )
+            why = "(SIMULATION: the GPU had not reached an event when elapsed_time was called: record the end event,"
+            raise RuntimeError(f"CUDA error: device not ready {why} then end_event.synchronize(), then elapsed_time)")
         return end_event.at_ms - self.at_ms
 
     __repr__ = lambda self: f"<SIMULATED event at {self.at_ms} ms>"
@@ -273,8 +271,8 @@ class _OnGpu:
     @classmethod
     def __torch_function__(cls, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
         """`torch.mean(a)` is `a.mean()`, and so on; one that takes values in a list (torch.stack) it lacks."""
-        if not isinstance(args[0], _OnGpu):
-            raise cls._lacks(f"torch.{func.__name__}")
+        if not isinstance(args[0], _OnGpu):  # a list of values (exercise 06 q2 asks for the means as a list)
+            raise cls._lacks(f"torch.{func.__name__} (return a list of the means)")
         return getattr(args[0], func.__name__)(*args[1:], **(kwargs or {}))
 
 
@@ -285,16 +283,18 @@ for _name, _how in _OnGpu.READS.items():
 class SimulatedValue(_OnGpu):
     """A number the simulated GPU computes from a simulated tensor: `scale` times what each element held when `read`."""
 
-    KNOWS = "/ by a number, record_stream, and reading it on the host (.item(), float(), print, .cpu(), ...)"
+    KNOWS = "/ by a number, .clone(), .float(), .detach(), record_stream, host reads (.item(), float(v), print, ...)"
+    clone = float = detach = lambda self, *args, **kwargs: self / 1  # a copy: an op queued on the current stream
 
-    def __init__(self, sim: SimulatedCuda, read: _Read, scale: float = 1.0) -> None:
-        self.sim, self.read, self.scale = sim, read, scale
+    def __init__(self, sim: SimulatedCuda, read: _Read, scale: float = 1.0, op_ms: float = math.inf) -> None:
+        self.sim, self.read, self.scale, self.op_ms = sim, read, scale, op_ms  # op_ms: when the first op on it began
 
-    def value(self) -> float:  # what the GPU computed, without reading it on the host
-        return self.scale * self.read.value()
+    def value(self) -> float:  # what the GPU computed, without reading it on the host (nan: an op on it ran too soon)
+        return self.scale * self.read.value() if self.op_ms >= self.read.end_ms else math.nan
 
-    def __truediv__(self, divisor: float) -> SimulatedValue:
-        return SimulatedValue(self.sim, self.read, self.scale / divisor)
+    def __truediv__(self, divisor: float) -> SimulatedValue:  # an op queued on the current stream
+        start, _ = self.sim._queue(self.sim.current, "an op on a mean", 0.0, "read")
+        return SimulatedValue(self.sim, self.read, self.scale / divisor, min(self.op_ms, start))
 
     def _copied(self, start: float, end: float) -> torch.Tensor:
         return torch.tensor(math.nan if self.read.end_ms > start else self.value())  # nan: copied before computed
@@ -497,10 +497,9 @@ class SimulatedCuda:
         if until_ms <= self.host_ms:
             return True
         step_end = min(until_ms, self.host_ms + self.POLL_MS)
-        if again:
-            self.spans[-1] = replace(self.spans[-1], end_ms=step_end)
-        else:
+        if not again:  # a query of its own: a span of its own, which the next query of the loop lengthens
             self.spans.append(Span("host", "polls: query()", self.host_ms, step_end, "host blocked"))
+        self.spans[-1] = replace(self.spans[-1], end_ms=step_end)
         self.host_ms = step_end
         self.land()
         return False
@@ -594,15 +593,16 @@ class _GpuTensors(TorchFunctionMode):
 @contextlib.contextmanager
 def simulated_cuda(*, launch_ms: float = 0.005, copy_ms: float = 1.0) -> Iterator[SimulatedCuda]:
     """Run `torch.cuda` stream code on a SIMULATED GPU inside the block, whose methods named as in torch.cuda (and
-    torch.Stream, torch.Event, torch.accelerator.synchronize) stand in until it ends; yield it. The code works on
-    `sim.zeros()`, on real tensors playing GPU ones (`sim.on_gpu`, in `with sim.tensors():`), or queues `sim.work`."""
+    torch.Stream, torch.Event, torch.accelerator.synchronize, Tensor.record_stream) stand in; yield it. The code works
+    on `sim.zeros()`, real tensors playing GPU ones (`sim.on_gpu`, in `with sim.tensors():`), or queues `sim.work`."""
     sim = SimulatedCuda(launch_ms=launch_ms, copy_ms=copy_ms)
     names = ("Stream", "Event", "stream", "current_stream", "default_stream", "set_stream", "synchronize", "_sleep")
-
+    record_stream = lambda tensor, stream: sim._expect(stream, SimulatedStream, "record_stream needs a stream")
     with (
         mock.patch.multiple(torch.cuda, **{name: getattr(sim, name) for name in names}),
         mock.patch.multiple(torch, Stream=sim.Stream, Event=lambda device=None, **kwargs: sim.Event(**kwargs)),
         mock.patch.object(torch.accelerator, "synchronize", sim.synchronize),
+        mock.patch.object(torch.Tensor, "record_stream", record_stream),
         mock.patch(f"{__name__}._RUNNING", [*_RUNNING, sim]),
     ):
         yield sim

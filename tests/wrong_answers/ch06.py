@@ -119,7 +119,10 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "returned 0.001; expected 5: you measured from an event reached at 5 ms on the default stream to one "
             "reached at 5.01 ms on the default stream; fn()'s work ran on the default stream from 0.003 to 5 ms",
         ),
-        (_timed(*_AROUND, "end.synchronize()", "return start.elapsed_time(end) / 1000"), "already in milliseconds"),
+        (
+            _timed(*_AROUND, "end.synchronize()", "return start.elapsed_time(end) / 1000"),
+            "returned 0.005001; expected 5: start.elapsed_time(end) gave 5.001; return it as it is",
+        ),
         (_timed(*_AROUND, *_SYNC_AND_READ).replace("enable_timing=True", ""), "enable_timing=True"),
         (_timed("start.record()", "fn()", "fn()", "end.record()", *_SYNC_AND_READ), "called fn() 2 times"),
         (
@@ -133,7 +136,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             _timed(*_AROUND, "end.synchronize()", "return int(start.elapsed_time(end))"),
-            "returned 2; expected 2.5: start.elapsed_time(end) gave 2.5; return it as it is, not rounded",
+            "returned 2; expected 2.5: start.elapsed_time(end) gave 2.5; return it as it is",
         ),
         # the wait before the end event is recorded: it waits for nothing, and the end is not reached yet
         (
@@ -145,8 +148,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             _timed("start.record()", "fn()", "start.record()", "end.record()", *_SYNC_AND_READ),
             "returned 0.0; expected 5: you measured from an event reached at 5 ms on the default stream to one reached "
-            "at 5 ms on the default stream; fn()'s work ran on the default stream from 0.004 to 5 ms; the event you "
-            "measured from was recorded 2 times (it marks the last)",
+            "at 5 ms on the default stream; fn()'s work ran on the default stream from 0.004 to 5 ms",
         ),
         # the events on the default stream: right only while it is the current stream
         (
@@ -156,7 +158,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "end.record(torch.cuda.default_stream())",
                 *_SYNC_AND_READ,
             ),
-            "(fn() queues 2 ms of GPU work; 1 ms already on the current stream, the caller's, not the default stream) "
+            "(fn() queues 2 ms of GPU work; 1 ms already on the current stream (the caller's, not the default stream)) "
             "returned 0.002; expected 2: you measured from an event reached at 0.003 ms on the default stream to one "
             "reached at 0.005 ms on the default stream; fn()'s work ran on the caller's stream from 1 to 3 ms: an "
             "event marks a point in its stream's queue",
@@ -165,9 +167,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             _timed("s = torch.cuda.Stream()", "with torch.cuda.stream(s):", *(f"    {line}" for line in _AROUND))
             + "\n    end.synchronize()\n    return start.elapsed_time(end)",
-            "(fn() queues 2.5 ms of GPU work; 3 ms already on the current stream): fn()'s work ran on the stream 2 "
-            "from 0.004 ms, before the earlier work on the current stream (default stream) had finished at 3 ms: work "
-            "on two streams has no order unless you make one",
+            "(fn() queues 2.5 ms of GPU work; 3 ms already on the current stream): fn() ran on the stream 2 from 0.004 "
+            "ms, before the current stream's earlier work ended at 3 ms: make that stream wait for the current one",
         ),
         # the start event on a stream of its own: right while the current stream is idle, not after earlier work
         (
@@ -186,9 +187,9 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         *((_rounds((_WAR,), (_RAW,), (read,), (_FINAL,)), f"Python waited for the GPU {how}") for read, how in _READS),
         # a form the simulated value lacks: the message says so, and what it knows
         (
-            _rounds((_WAR,), (_RAW,), ("means[-1].clone()",), (_FINAL,)),
-            "raised AttributeError (line 10 of your code): the SIMULATED value has no 'clone': it knows / by a number, "
-            "record_stream, and reading it on the host (.item(), float(), print, .cpu(), ...)",
+            _rounds((_WAR,), (_RAW,), ("means[-1].abs()",), (_FINAL,)),
+            "raised AttributeError (line 10 of your code): the SIMULATED value has no 'abs': it knows / by a number, "
+            ".clone(), .float(), .detach(), record_stream, host reads (.item(), float(v), print, ...)",
         ),
         (_rounds((), (_RAW,), (), (_FINAL,)), "(write-after-read)"),
         (_rounds((_WAR,), (_RAW,), (), ()), "make the current stream wait for the side stream before you return"),
@@ -248,12 +249,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "round 1's mean started at 0.005 ms, before that round's fill_ had finished at 11 ms (read-after-write)",
         ),
         # the sum, not the mean: the same for one element only
-        (SOLUTIONS[2].replace("a.mean()", "a.sum()"), "round 1's mean read 4; expected 1"),
+        (SOLUTIONS[2].replace("a.mean()", "a.sum()"), "round 1's mean is 4.0; expected 1"),
         # the mean as the sum over a hard-coded 4 elements: right while `a` has 4
         (
             SOLUTIONS[2].replace("a.mean()", "a.sum() / 4"),
             "`a` of 3 elements; the current stream is the caller's, not the "
-            "default one, and has a.mean() queued): round 1's mean read 0.75; expected 1",
+            "default one, and has a.mean() queued): round 1's mean is 0.75; expected 1",
         ),
         # waits written inside the `with` block, where the current stream is side: each waits for nothing
         (
@@ -344,7 +345,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _side_timed("start.record(side)", "fn()", "end.record(side)").replace(
                 "return start.elapsed_time(end)", "return start.elapsed_time(end) / 1000"
             ),
-            "already in milliseconds",
+            "returned 0.005001; expected 5: start.elapsed_time(end) gave 5.001; return it as it is",
         ),
         # the end event recorded after the `with` block ends, on the current stream again
         (
@@ -462,7 +463,8 @@ RIGHT_ANSWERS[2] += (
 WRONG_ANSWERS[2] += (
     (
         SOLUTIONS[2].replace(_MEAN, "means.insert(0, a.mean())"),
-        "returned [round 3's mean, round 2's mean, round 1's mean]; expected the means in the order of the rounds",
+        "produce_and_consume(a, side, 3) (fill_ takes 10 ms, mean 1 ms; `a` of 4 elements; the current stream is the "
+        "caller's, not the default one, and has a.mean() queued): round 1's mean is 3.0; expected 1",
     ),
 )
 
@@ -534,14 +536,44 @@ WRONG_ANSWERS[2] += (
         "a copy queued after round 1's mean started at 13 ms, while it read the copy until 22 ms (write-after-read): "
         "make the caller's stream wait for the side stream before each copy",
     ),
-    # the means stacked into one tensor: the simulation's values cannot be, and the task returns the list
+    # the means stacked into one tensor: the task returns them in a list (and the simulation cannot stack them)
     (
         SOLUTIONS[2].replace("    return means", "    return torch.stack(means)"),
-        "raised AttributeError (line 10 of your code): the SIMULATED value has no torch.stack: it knows",
+        "raised AttributeError (line 10 of your code): the SIMULATED value has no torch.stack (return a list of the "
+        "means): it knows",
     ),
     # a mean of a tensor of its own, filled with the round's number: it never reads `a`
     (
         SOLUTIONS[2].replace("a.fill_(r + 1)", "b = torch.empty_like(a).fill_(r + 1)").replace("a.mean()", "b.mean()"),
+        "round 1's mean read neither `a` nor a copy of it",
+    ),
+)
+
+#: Round 5's findings: copies and casts of a mean (on side, after it, or on the current stream after the last wait) are
+#: right; one made on the current stream before that wait reads the mean before side has computed it.
+_LAST = "            means.append(a.mean())"
+RIGHT_ANSWERS[2] += (
+    SOLUTIONS[2].replace("a.mean()", "a.mean(dim=0).clone()"),
+    SOLUTIONS[2].replace("a.mean()", "a.mean().float()"),
+    SOLUTIONS[2].replace("a.mean()", "torch.mean(a).detach()"),
+    SOLUTIONS[2].replace("    return means", "    return [m.clone() for m in means]"),
+)
+WRONG_ANSWERS[2] += (
+    (
+        SOLUTIONS[2].replace(_LAST, "            mean = a.mean()\n        means.append(mean.clone())"),
+        "produce_and_consume(a, side, 1) (fill_ takes 10 ms, mean 1 ms; `a` of 4 elements; the current stream is the "
+        "caller's, not the default one, and has a.mean() queued): round 1's mean is nan; expected 1 (a copy or / of "
+        "it ran at 11 ms, before it was done at 12 ms)",
+    ),
+    (
+        SOLUTIONS[2].replace(_LAST, "            total = a.sum()\n        means.append(total / a.numel())"),
+        "round 1's mean is nan; expected 1 (a copy or / of it ran at 11 ms, before it was done at 12 ms)",
+    ),
+    # a mean of a tensor of its own filled with the round's number, read on side with record_stream: never reads `a`
+    (
+        SOLUTIONS[2]
+        .replace("a.fill_(r + 1)", "a.fill_(r + 1)\n        b = torch.empty_like(a)\n        b.fill_(r + 1)")
+        .replace("a.mean())", "b.mean())\n            b.record_stream(side)"),
         "round 1's mean read neither `a` nor a copy of it",
     ),
 )

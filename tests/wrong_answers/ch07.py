@@ -58,7 +58,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             "def to_device(batch, device):\n    return {key: t.to(device) for key, t in batch.items()}",
-            "the host waited for a blocking copy to the device ×2; it need not wait at all",
+            "the host waited for a blocking copy to the device; it need not wait at all",
         ),
         (
             "def to_device(batch, device):\n"
@@ -67,7 +67,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        moved[key] = t.to(device, non_blocking=True)\n"
             "        torch.cuda.synchronize()\n"
             "    return moved",
-            "the host waited for torch.cuda.synchronize() ×2; it need not wait at all",
+            "the host waited for torch.cuda.synchronize(); it need not wait at all",
         ),
         (
             "def to_device(batch, device):\n"
@@ -98,14 +98,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        moved[key] = batch[key].to(device, non_blocking=True)\n"
             "        torch.cuda.current_stream().synchronize()\n"
             "    return moved",
-            "the host waited for caller's stream.synchronize() ×2",
+            "the host waited for caller's stream.synchronize()",
         ),
         # the keys of the example batch written out: the other batches lose theirs
         (
             "def to_device(batch, device):\n"
             "    return {'image': batch['image'].to(device, non_blocking=True),\n"
             "            'label': batch['label'].to(device, non_blocking=True)}",
-            "to_device({}, meta) raised KeyError('image'): this batch has the keys []",
+            "raised KeyError (line 2 of your code): 'image'",
         ),
         # one wait for the whole batch: the host still waits, which the task rules out
         (
@@ -125,7 +125,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # a blocking copy of a pageable clone: the host waits for each
         (
             "def to_device(batch, device):\n    return {k: v.clone().to(device) for k, v in batch.items()}",
-            "the host waited for a blocking copy to the device ×2; it need not wait",
+            "the host waited for a blocking copy to the device; it need not wait",
         ),
         # a dtype named on the way: the integer, bool and half tensors become float32
         (
@@ -144,7 +144,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        out[k] = v.to(device, non_blocking=True)\n"
             "        assert out[k].sum().item() == v.sum().item()\n"
             "    return out",
-            "to_device({'image': …, 'label': …}, meta): the host waited for .item() ×2; it need not",
+            "to_device({'image': …, 'label': …}, meta): the host waited for .item(); it need not",
         ),
         (
             "def to_device(batch, device):\n"
@@ -153,14 +153,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        out[k] = v.to(device, non_blocking=True)\n"
             "        print(k, out[k].device, out[k].float().sum().item())\n"
             "    return out",
-            "the host waited for .item() ×2",
+            "the host waited for .item()",
         ),
         # non_blocking only for pinned tensors: a tensor not pinned is copied blocking, and the host waits
         (
             "def to_device(batch, device):\n"
             "    return {k: v.to(device, non_blocking=v.is_pinned()) for k, v in batch.items()}",
             "to_device({'torch.int32': …, 'torch.int64': …, 'torch.bool': …, 'torch.float16': …, 'torch.bfloat16': …, "
-            "'torch.float32': …} (not pinned), meta): the host waited for a blocking copy to the device ×6; it need "
+            "'torch.float32': …} (not pinned), meta): the host waited for a blocking copy to the device; it need "
             "not wait at all",
         ),
         # an operator whose result's size depends on the values, after the copies: the host waits to learn it
@@ -200,7 +200,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    host = t.to('cpu', non_blocking=True)\n"
             "    copied.synchronize()\n"
             "    return host",
-            "you waited for an event recorded before the copy was queued",
+            "the copy ran on the caller's stream until 4 ms; the host waited but not for it (event.synchronize())",
         ),
         (
             _TO_HOST + "    copied = torch.cuda.Event()\n    copied.record()\n    copied.wait()\n    return host",
@@ -272,18 +272,18 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             _upload(_REFILL, _COPY),
             "upload_all(3 torch.float32 batches of shape (2, 3), cuda): the tensor for batch 0 holds batch 2's values: "
-            "its copy read the buffer after a refill: wait for an event recorded after it",
+            "its copy read the buffer after a refill: make the host wait for an event recorded after it",
         ),
         (_upload(_REFILL, *_RECORD, "read.synchronize()", _COPY), "its copy read the buffer after a refill"),
         # the waits on the device, not on the host: the refills do not wait for them
         (
             _upload(_REFILL, _COPY, *_RECORD, "read.wait()"),
-            "its copy read the buffer after a refill: you recorded an event but the host never waited for it: call "
-            "event.synchronize() before the refill",
+            "its copy read the buffer after a refill: make the host wait for an event recorded after it, on its "
+            "stream, before the next refill",
         ),
         (
             _upload(_REFILL, _COPY, *_RECORD, "torch.cuda.current_stream().wait_event(read)"),
-            "you recorded an event but the host never waited for it",
+            "the tensor for batch 0 holds batch 2's values: its copy read the buffer after a refill: make the host",
         ),
         # the event recorded on a stream of its own, which the copies are not on
         (
@@ -291,23 +291,23 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 _REFILL, _COPY, "read = torch.cuda.Event()", "read.record(torch.cuda.Stream())", "read.synchronize()"
             ),
             "its copy read the buffer after a refill: the copy ran on the caller's stream until 1 ms; the host waited "
-            "but not for it (event.synchronize() ×3): wait for an event recorded after it, on its stream",
+            "but not for it (event.synchronize()): make the host wait for an event recorded after it, on its stream",
         ),
         # waits on the wrong thing: the default stream's event or queue, or the device after the refill
         (
             _upload(_REFILL, _COPY, _RECORD[0], "read.record(torch.cuda.default_stream())", "read.synchronize()"),
-            "the host waited but not for it (event.synchronize() ×3)",
+            "the host waited but not for it (event.synchronize())",
         ),
         (
             _upload(_REFILL, _COPY, "torch.cuda.default_stream().synchronize()"),
             "the tensor for batch 0 holds batch 2's values: its copy read the buffer after a refill: the copy ran on "
-            "the caller's stream until 1 ms; the host waited but not for it (default stream.synchronize() ×3)",
+            "the caller's stream until 1 ms; the host waited but not for it (default stream.synchronize())",
         ),
         (
             _upload(_REFILL, "torch.cuda.synchronize()", _COPY),
             "the tensor for batch 0 holds batch 1's values: its copy read the buffer after a refill: the copy ran on "
-            "the caller's stream until 1 ms; the host waited for it after that refill (torch.cuda.synchronize()): wait "
-            "for an event recorded after it, on its stream, before the next refill",
+            "the caller's stream until 1 ms; the host waited for it after that refill (torch.cuda.synchronize()): make "
+            "the host wait for an event recorded after it, on its stream, before the next refill",
         ),
         (
             _upload(_REFILL, "on_device.append(staging.to(device))"),
@@ -387,8 +387,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _upload("torch.cuda.synchronize()", _REFILL, _COPY).replace(
                 "torch.empty_like(batches[0], pin_memory=True)", "torch.empty(batches[0].shape, pin_memory=True)"
             ),
-            "upload_all(5 torch.int64 batches of shape (4,), cuda): the tensor for batch 0 is a torch.float32 tensor "
-            "of shape (4,) on the GPU; expected torch.int64",
+            "upload_all(5 torch.int64 batches of shape (4,), meta): the tensor for batch 0 is a torch.float32 tensor "
+            "of shape (4,) on meta; expected torch.int64",
         ),
         # the copies on a stream of their own, waited for by the host but not by the current stream
         (
@@ -499,15 +499,13 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "        out.append(staging.to(device, non_blocking=True))\n"
         "        copied.record()\n"
         "    return tuple(out)",
-        # the stream's wait, and .cuda() for the device given (a CUDA GPU here)
-        _upload(
-            "torch.cuda.current_stream().synchronize()", _REFILL, "on_device.append(staging.cuda(non_blocking=True))"
-        ),
+        # the stream's wait, and .to(device) spelled with a keyword
+        _upload("torch.cuda.current_stream().synchronize()", _REFILL, _COPY.replace("to(device", "to(device=device")),
     ),
 }
 
 #: Round 3's findings: constructors and `.to(other)` copy blocking; lists said to be on the GPU; the list emptied.
-_BLOCKING = "the host waited for a blocking copy to the device ×2"
+_BLOCKING = "the host waited for a blocking copy to the device"
 WRONG_ANSWERS[1] += (
     *(
         (_TO_DEVICE.replace("v.to(device, non_blocking=True)", copy), _BLOCKING)
@@ -544,17 +542,25 @@ WRONG_ANSWERS[3] += (
 WRONG_ANSWERS[3] += tuple(
     (
         SOLUTIONS[3].replace("torch.empty_like(batches[0], pin_memory=True)", staging),
-        f"upload_all({count} batches of shape {shape}, cuda): the tensor for batch 0 is a {dtype} tensor of shape "
-        f"{shape} on the GPU; expected {expected}",
+        f"upload_all({count} batches of shape {shape}, {device}): the tensor for batch 0 is a {dtype} tensor of shape "
+        f"{shape} on {'the GPU' if device == 'cuda' else device}; expected {expected}",
     )
-    for staging, count, shape, dtype, expected in (
-        ("torch.empty(batches[0].shape, pin_memory=True)", "5 torch.int64", "(4,)", "torch.float32", "torch.int64"),
+    for staging, count, shape, dtype, expected, device in (
+        (
+            "torch.empty(batches[0].shape, pin_memory=True)",
+            "5 torch.int64",
+            "(4,)",
+            "torch.float32",
+            "torch.int64",
+            "meta",
+        ),
         (
             "torch.empty_like(batches[0], dtype=torch.half, pin_memory=True)",
             "3 torch.float32",
             "(2, 3)",
             "torch.float16",
             "torch.float32",
+            "cuda",
         ),
         (
             "torch.empty(batches[0].shape, dtype=torch.float64, pin_memory=True)",
@@ -562,6 +568,44 @@ WRONG_ANSWERS[3] += tuple(
             "(2, 3)",
             "torch.float64",
             "torch.float32",
+            "cuda",
         ),
     )
+)
+
+#: Round 5's findings: record_stream with a simulated stream; upload_all run for meta too (.cuda() ignores `device`);
+#: to_host called twice on one shape (a host buffer kept across calls is overwritten by the next).
+RIGHT_ANSWERS[1] += (
+    _TO_DEVICE.replace("    return ", "    out = ")
+    + "\n    for v in out.values():\n        v.record_stream(torch.cuda.current_stream())\n    return out",
+    _on_stream(
+        "s",
+        "cur, s = torch.cuda.current_stream(), torch.cuda.Stream()\n    s.wait_stream(cur)",
+        "cur.wait_stream(s)\n    for v in out.values():\n        v.record_stream(cur)",
+    ),
+)
+WRONG_ANSWERS[3] += (
+    (
+        _upload(
+            "torch.cuda.current_stream().synchronize()", _REFILL, "on_device.append(staging.cuda(non_blocking=True))"
+        ),
+        "upload_all(5 torch.int64 batches of shape (4,), meta) returned [a torch.int64 tensor of shape (4,) on the "
+        "GPU, a torch.int64 tensor of shape (4,) on the GPU, a torch.int64 tensor of shape (4,) on the GPU, a "
+        "torch.int64 tensor of shape (4,) on the GPU, a torch.int64 tensor of shape (4,) on the GPU]; expected 5 "
+        "tensors on meta",
+    ),
+)
+WRONG_ANSWERS[2] += (
+    (
+        "_buf = None\n\n\n"
+        "def to_host(t):\n"
+        "    global _buf\n"
+        "    if _buf is None or _buf.shape != t.shape or _buf.dtype != t.dtype:\n"
+        "        _buf = torch.empty(t.shape, dtype=t.dtype, pin_memory=True)\n"
+        "    _buf.copy_(t, non_blocking=True)\n"
+        "    torch.cuda.synchronize()\n"
+        "    return _buf",
+        "to_host(a torch.float32 tensor of shape (8,) on the GPU) changed the tensor the call before returned (to "
+        "[9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0]): return a new one",
+    ),
 )
