@@ -38,7 +38,8 @@ def pretend_machine(
     `(None, built="mps")` an mps build that cannot use a GPU, `(None)` the CPU-only build. The build flags
     (`torch.backends.cuda.is_built()`, ...) and a bare index (`torch.device(0)`) follow `built`; where no CUDA GPU is
     usable, the first CUDA use raises as there and `torch.cuda.device_count()` counts the `listed` GPUs of a CUDA build
-    (its driver too old for it). The current device is `current` until torch's setters change it (`as` gets `[it]`)."""
+    (its driver too old for it). The current device is `current` until torch's setters change it (`as` gets `[it]`).
+    Where releases differ, no driver answers as 2.10, a driver too old as 2.15; over two GPUs are a CUDA 13 build."""
     if accelerator is not None and (not isinstance(accelerator, str) or not accelerator):
         raise TypeError(f"accelerator must be a device type such as 'cuda' or 'mps', or None, not {accelerator!r}")
     if built is not None and (not isinstance(built, str) or not built):
@@ -51,7 +52,7 @@ def pretend_machine(
     if accelerator is not None and built not in (None, accelerator):
         raise ValueError(f"torch is built for one accelerator: built={built!r} cannot go with {accelerator!r}")
     built = accelerator or built
-    real_device, real_module = torch.device, torch.get_device_module
+    real_device, real_mod = torch.device, torch.get_device_module
 
     def current_accelerator(check_available: bool = False) -> torch.device | None:
         if built is None or (check_available and accelerator is None):
@@ -90,13 +91,13 @@ def pretend_machine(
             return real_device(*args, **kwargs)
 
     answers = {
-        (torch.version, "cuda"): (torch.version.cuda or "12.8") if built == "cuda" else None,
+        (torch.version, "cuda"): ("13.0" if count > 2 else "12.8") if built == "cuda" else None,
         (torch.backends.cuda, "is_built"): lambda: built == "cuda",
         (torch.cuda, "_is_compiled"): lambda: built == "cuda",
         (torch.backends.mps, "is_built"): lambda: built == "mps",
         (torch.backends.cudnn, "is_available"): lambda: built == "cuda",  # a CUDA wheel ships cuDNN, driver or not
         (torch, "device"): DeviceType("device", (), {"__doc__": real_device.__doc__}),
-        (torch, "get_device_module"): lambda device=None: real_module(built or "cpu" if device is None else device),
+        (torch, "get_device_module"): lambda device=None: real_mod(device or accelerator or listed and built or "cpu"),
         (torch.accelerator, "is_available"): lambda: accelerator is not None,
         (torch.accelerator, "current_accelerator"): current_accelerator,
         (torch.accelerator, "device_count"): lambda: count or listed * (built == "cuda"),  # torch.cuda's count

@@ -42,9 +42,9 @@ def _count_usable_cpus(fn: Any) -> None:  # allowed one CPU (the last), two with
             try:
                 with mock.patch.dict(os.environ, OMP_NUM_THREADS=str(omp)):
                     tries.append((cpus, n, omp, expect_type(fn(), int, whole)))
-                if (now := (sorted(affinity(0)), torch_threads())) != (cpus, n):  # set by the answer
-                    said = f"the CPUs it may run on at {now[0]} and torch's threads at {now[1]}"
-                    raise Wrong(f"count_usable_cpus() left {said}, where the check set {cpus} and {n}: leave them be")
+                now = {"the CPUs it may run on": (sorted(affinity(0)), cpus), "torch's threads": (torch_threads(), n)}
+                if said := [f"{k} at {a}, where the check set {b}" for k, (a, b) in now.items() if a != b]:
+                    raise Wrong(f"count_usable_cpus() left {' and '.join(said)}: leave them be")  # set by the answer
             finally:
                 os.sched_setaffinity(0, allowed)
                 torch.set_num_threads(threads)

@@ -18,6 +18,26 @@ _PTX_HEAD = (
 #: message a learner who wrote it is told).
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
+        # torch.get_device_module() taken for the usable accelerator's: where none is usable torch 2.10 answers
+        # torch.cpu, which is always available (accepted before: the pretend machines answered as 2.15 does)
+        (
+            "def pick_device():\n"
+            "    acc = torch.accelerator.current_accelerator()\n"
+            "    if acc is not None and torch.get_device_module().is_available():\n"
+            "        return acc\n"
+            '    return torch.device("cpu")',
+            "on Kaggle with the accelerator off (a CUDA build of torch without a driver), pick_device() returned cuda",
+        ),
+        # a CUDA 12 build taken for the only one (accepted before: every pretend CUDA build said 12.8)
+        (
+            "def pick_device():\n"
+            '    if (torch.version.cuda or "").startswith("12") and torch.cuda.is_available():\n'
+            '        return torch.device("cuda")\n'
+            "    if torch.backends.mps.is_available():\n"
+            '        return torch.device("mps")\n'
+            '    return torch.device("cpu")',
+            "pick_device() returned cpu; the usable device there is cuda",
+        ),
         # torch.accelerator.device_count() taken for usable GPUs (accepted before: the pretend machine answered 0 where
         # torch's answers torch.cuda.device_count(), which counts a too-old driver's GPUs through NVML)
         (
@@ -254,6 +274,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
     ),
     2: (
+        # a CUDA build other than 12.8 taken for a CPU-only one (accepted before: every pretend CUDA build said 12.8)
+        (
+            "def cuda_diagnosis():\n"
+            '    if torch.version.cuda != "12.8":\n'
+            '        return "CPU-only build"\n'
+            '    return "GPU ready" if torch.cuda.is_available() else "no usable GPU"',
+            "cuda_diagnosis() returned 'CPU-only build'; the answer there is 'GPU ready'",
+        ),
         # torch.accelerator.device_count() taken for usable GPUs: it counts a too-old driver's GPUs, like torch.cuda's
         (
             "def cuda_diagnosis():\n"

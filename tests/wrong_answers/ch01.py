@@ -311,8 +311,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "def count_usable_cpus():\n"
                 "    torch.set_num_threads(len(os.sched_getaffinity(0)))\n"
                 "    return torch.get_num_threads()",
-                f"count_usable_cpus() left the CPUs it may run on at {CPUS[-1:]} and torch's threads at 1, where the "
-                f"check set {CPUS[-1:]} and 2: leave them be",
+                "count_usable_cpus() left torch's threads at 1, where the check set 2: leave them be",
             )
             for _ in CPUS[:1]
         ),
