@@ -162,8 +162,15 @@ _SUMS = (  # one dtype, two; 0-d a, b or both (CPU ones exempt from the device r
     *(_MIXED, _MIXED[::-1], (_MIXED[0], _D), (_MIXED[1], _D), (_D, _MIXED[1]), (_D, torch.tensor(0.1).bfloat16())),
 )
 _ADDS = [((a, x), (b, y)) for a, b in _SUMS for x in DEVICES for y in DEVICES]
-_TS = (torch.arange(3), torch.tensor([True, False]), torch.ones(0, 2).half(), torch.tensor(1j))
-_ZEROS = [((t, d), n) for t, n in zip(_TS, (5, 0, 3, 1), strict=True) for d in DEVICES]  # 4 dtypes, 0-d, empty, n = 0
+_TS = (
+    torch.arange(3),
+    torch.tensor([True, False]),
+    torch.ones(0, 2).half(),
+    torch.tensor(1j),
+    torch.tensor([7]).byte(),
+)
+_TS += (torch.ones(2, dtype=torch.bfloat16, requires_grad=True),)  # 6 dtypes, 0-d, empty, n = 0, requiring grad
+_ZEROS = [((t, d), n) for t, n in zip(_TS, (5, 0, 3, 1, 4, 2), strict=True) for d in DEVICES]
 #: Many rows, few, one; float64, integer and float16 x (whose product with the float32 weights is float32).
 _ROWS = (torch.arange(12.0).reshape(4, 3), torch.tensor([[0.1, 2.5], [-1.2, 3.0]]).double(), torch.tensor([[3, 1, -4]]))
 _XS = [((x, d),) for x in (*_ROWS, torch.tensor([[1.5, -2.0], [4.0, 0.25], [8.0, 3.0]]).half()) for d in DEVICES]

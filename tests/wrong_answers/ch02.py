@@ -227,6 +227,21 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
     ),
     3: (
+        # another dtype for bfloat16 or small integers (accepted before: no such t was tried)
+        (
+            "def zeros_for(t, n):\n"
+            "    small = (torch.uint8, torch.int8, torch.int16, torch.int32, torch.bfloat16)\n"
+            "    return torch.zeros(n, dtype=torch.float32 if t.dtype in small else t.dtype, device=t.device)",
+            "expected a torch.uint8 tensor of shape (4,)",
+        ),
+        # through numpy, which has no bfloat16 and refuses a tensor that requires grad
+        (
+            "import numpy as np\n\n\ndef zeros_for(t, n):\n"
+            "    if t.device.type != 'cpu':\n"
+            "        return torch.zeros(n, dtype=t.dtype, device=t.device)\n"
+            "    return torch.from_numpy(np.zeros(n, dtype=t.numpy().dtype))",
+            "raised",
+        ),
         (
             ("def zeros_for(t, n):\n    t.zero_()\n    return torch.zeros(n, dtype=t.dtype, device=t.device)"),
             "zeros_for(a torch.int64 tensor of shape (3,) on cpu holding [0, 1, 2], 5) changed its argument t, now a "
