@@ -61,6 +61,7 @@ def _expect(got: Any, want: torch.Tensor, said: str, what: str) -> None:
 _NORMS = nn.Sequential(nn.Embedding(10, 2).requires_grad_(False), nn.BatchNorm1d(3), nn.BatchNorm1d(3).eval()).half()
 _PREDICT = {"Sequential(Tanh, Linear)": (nn.Sequential(nn.Tanh(), nn.Linear(3, 2)), torch.randn(4, 3))}
 _PREDICT["float16 (frozen Embedding, BatchNorm1d, BatchNorm1d in eval)"] = (_NORMS, torch.randint(10, (4, 3)))
+_PREDICT["Linear, x requiring grad"] = (nn.Linear(3, 2), torch.randn(4, 3).requires_grad_())
 _kept = lambda model, x: {  # what predict leaves as it was, by its name in messages (a state dict has the buffers)
     "x (its values, dtype or requires_grad)": (x.clone(), x.requires_grad),
     "a module's train/eval mode": [m.training for m in model.modules()],
@@ -74,7 +75,8 @@ def _check_predict(fn: Any) -> None:
     expect_function(fn, "predict", "(model, x)")
     places = [(_CPU, _CPU), (_CPU, _META), *((g, _CPU) for g in _GPUS), *((_CPU, g) for g in _GPUS), (_META, _CPU)]
     for (home, there), (name, (made, data)) in [(p, m) for p in [*places, (_META, _META)] for m in _PREDICT.items()]:
-        model, as_is, x = copy.deepcopy(made).to(home), copy.deepcopy(made).to(home), data.clone().to(there)
+        model, as_is = copy.deepcopy(made).to(home), copy.deepcopy(made).to(home)
+        x = data.detach().clone().to(there).requires_grad_(data.requires_grad)  # a leaf, as the learner's x
         for p in [*model.parameters(), *as_is.parameters()]:  # .grad as training leaves it (a copy loses it)
             p.grad = torch.ones_like(p) if p.requires_grad else None
         before, call = _kept(model, x), f"predict({name} on {home.type}, {x.dtype} x on {there.type})"
@@ -178,6 +180,7 @@ def _check_step(fn: Any, clip: bool) -> None:
         nn.utils.vector_to_parameters(torch.zeros(5, device=device), model.parameters())
         model.register_forward_pre_hook(lambda m, _, k=kind, s=seen: s.append((_autocast(k), m.weight.dtype)))
         scaler, args = torch.amp.GradScaler(kind, init_scale=2.0**16, growth_interval=1), (torch.eye(4), y.clone(), top)
+        args[0].requires_grad_(top == 5.0)  # the last case's x requires grad, as a learner's may: leave it so
         scaler.scale, scaler.step = mock.Mock(wraps=scaler.scale), mock.Mock(wraps=scaler.step)  # to see them called
         call = f"{name}(model on {kind}, SGD(lr=0.5), GradScaler(2**16), x, {says}{f', {top}' * clip})"
         got = fn(model, torch.optim.SGD(model.parameters(), lr=0.5), scaler, *args[: 2 + clip])
@@ -186,7 +189,9 @@ def _check_step(fn: Any, clip: bool) -> None:
             raise Wrong(f"{call} ran the model {ran}; expected autocast in {low} on {kind} (low_precision)")
         if made := {seen[0][1], *(p.dtype for p in model.parameters())} - {torch.float32}:
             raise Wrong(f"{call} made the model's weights {made.pop()}: mixed precision keeps them float32")
-        if not unchanged((torch.eye(4), y, top, False), (*args, args[0].requires_grad or args[1].requires_grad)):
+        if not unchanged(
+            (torch.eye(4), y, top, (top == 5.0, False)), (*args, (args[0].requires_grad, args[1].requires_grad))
+        ):
             raise Wrong(f"{call} changed x or y (values, dtype or requires_grad): move copies, leave them as they were")
         grad = -0.5 * torch.cat([y.flatten(), y.sum().reshape(1)]).double()  # of the weight and the bias
         norm, g = float(grad.norm()), grad.nan_to_num(0, 0, 0)  # an overflow skips the step
