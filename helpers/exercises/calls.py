@@ -1,8 +1,7 @@
 """Watching a learner's tensor calls, for the checkers that judge how an answer gets its result.
 
 `CallLog` (a `torch.overrides.TorchFunctionMode`) records every torch function and tensor method the learner's
-code calls: name, arguments, result, whether it raised. Each checker asks the log its own question.
-"""
+code calls: name, arguments, result, whether it raised. Each checker asks the log its own question."""
 
 from __future__ import annotations
 

@@ -4,8 +4,7 @@
 answer that changes them is refused) and compares with the course's answer (`want`). The cases vary what a
 learner gets wrong by accident (sizes that do not divide, unsorted or empty inputs, other dtypes). A `Slip` (a
 mistake the chapter teaches) is named only when the answer equals what it computes on every case it gets wrong
-where the mistake shows; otherwise the message says the call, what was expected and what came back.
-"""
+where the mistake shows; otherwise the message says the call, what was expected and what came back."""
 
 from __future__ import annotations
 

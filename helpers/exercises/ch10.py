@@ -45,7 +45,7 @@ def _cost(b: int, i: int, o: int, size: int, per_fma: int = 2, one_out: bool = F
     return _Either((flops, flops + b * o)), _Either(sum(moved) - m for m in moved) if one_out else sum(moved)
 
 
-_LINEAR = [(3, 5, 8, 2), (1, 4096, 4096, 2), (8, 64, 256, 4), (512, 1000, 1024, 1), (1, 2, 3, 4)]
+_LINEAR = [(3, 5, 8, 2), (1, 4096, 4096, 2), (8, 64, 256, 4), (512, 1000, 1024, 1), (1, 2, 3, 4), (3, 5, 8, 1)]
 _SLIPS = [  # for _LINEAR: every term apart and bytes not a multiple of 4 (the first), batch 1, itemsize 1, 2 and 4
     Slip(lambda b, i, o, s: _cost(b, i, o, s, 1), "a multiply-add is 2 FLOPs (a multiply and an add)"),
     Slip(lambda b, i, o, s: _cost(b, i, o, 1), "that counts elements; multiply by itemsize for bytes"),

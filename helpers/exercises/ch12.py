@@ -21,8 +21,7 @@ from .ch08 import DESTROYED, TWO_RANK_TIME_LIMIT, run_here, run_on_two_ranks
 #: 2**-12: between them, rounding up as int(x + e) or round(x + e) goes wrong for every e in [0, 1).
 _WORLD, _ODD = 16_384, 2**40 + 1
 _FLOAT32 = "lost digits in float32 arithmetic (about 7 significant digits): compute it with integers"
-#: Sizes that divide by the ranks (odd shares too) or not, each optimizer, one rank in 2 bytes (momentum in 8 bytes:
-#: not 4 bytes a state).
+#: Sizes that divide by the ranks (odd shares too) or not, each optimizer, one rank in 2 bytes, momentum in 8.
 _BYTES_CASES = (
     (1_000_000, 2, "Adam", 1, "FSDP"),
     (1_000_000, 4, "Adam", 2, "DDP"),

@@ -352,11 +352,18 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
     ),
     3: (
-        # round 3's finding: the chunk summed in float16 (3012.5 is not a float16)
+        # an integer x summed in float32 (accepted before: the integer case's sums were small)
+        (
+            "def partial_sum(rank, world_size, x, out):\n"
+            "    chunks = x.chunk(world_size)\n"
+            "    out[rank] = chunks[rank].float().sum() if rank < len(chunks) else 0",
+            "out became [5, 33554432, 8, 0]; the sums of x.chunk are [5, 33554434, 8, 0]",
+        ),
+        # round 3's finding: the chunk summed in float16 (it overflows on the integer case; 3012.5 is not a float16)
         (
             _Q3_HEAD + "    chunks = x.chunk(world_size)\n"
             "    out[rank] = chunks[rank].half().sum() if rank < len(chunks) else 0",
-            "out became [3012.0, 10.0]; the sums of x.chunk are [3012.5, 10.0]",
+            "; the sums of x.chunk are [5, 33554434, 8, 0]",  # inf as an int64 differs by CPU
         ),
         # the attack's finding: x.chunk gives fewer chunks than world_size when x is short (the old solution)
         (
@@ -367,8 +374,9 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             _Q3_HEAD
             + "    chunks = x.chunk(world_size)\n    if rank < len(chunks):\n        out[rank] = chunks[rank].sum()",
-            "Run here, each rank alone on its own out, for ranks 0 to 3 with x = [7, -2, 8, 1, 8] and out filled with "
-            "-1, out became [5, 9, 8, -1]; the sums of x.chunk are [5, 9, 8, 0] (0 for a rank without a chunk)",
+            "Run here, each rank alone on its own out, for ranks 0 to 3 with x = [7, -2, 33554433, 1, 8] and out "
+            "filled with -1, out became [5, 33554434, 8, -1]; the sums of x.chunk are [5, 33554434, 8, 0] (0 for a "
+            "rank without a chunk)",
         ),
         (
             _Q3_HEAD

@@ -58,6 +58,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
     ),
     3: (
+        # bytes rounded down to a multiple of 2 (accepted before: every case's bytes were even)
+        (
+            "def linear_cost(batch, d_in, d_out, itemsize):\n"
+            "    moved = (batch * d_in + d_out * d_in + d_out + batch * d_out) * itemsize\n"
+            "    return 2 * batch * d_in * d_out, moved // 2 * 2",
+            "linear_cost(3, 5, 8, 1) returned (240, 86); expected (240 or 264, 87)",
+        ),
         (
             _LINEAR
             + "    return batch * d_in * d_out, (batch * d_in + d_out * d_in + d_out + batch * d_out) * itemsize",

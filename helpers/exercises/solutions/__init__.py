@@ -2,5 +2,4 @@
 
 They live apart from the questions so that an edition can leave them out: the teacher edition
 (and this repository) ship this package, the handout edition does not, and there
-`Question.solution()` says so instead of printing an answer (`python -m coursetools edition`).
-"""
+`Question.solution()` says so instead of printing an answer (`python -m coursetools edition`)."""
