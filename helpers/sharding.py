@@ -6,7 +6,6 @@ it adds 16-bit copies of the weights while they are in use."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -43,7 +42,7 @@ def bytes_per_rank(n_params: int, dtype_bytes: int, optimizer: str, world_size: 
         raise ValueError(f"optimizer must be one of {list(OPTIMIZER_STATES)}, not {optimizer!r}")
     if strategy not in STRATEGIES:
         raise ValueError(f"strategy must be 'DDP' or 'FSDP', not {strategy!r}")
-    per_rank = n_params if strategy == "DDP" else math.ceil(n_params / world_size)
+    per_rank = n_params if strategy == "DDP" else -(-n_params // world_size)  # integers: no float rounding
     one_copy = per_rank * dtype_bytes
     parts = {"parameters": one_copy, "gradients": one_copy, "optimizer states": OPTIMIZER_STATES[optimizer] * one_copy}
     return {**parts, "total": sum(parts.values())}

@@ -91,9 +91,10 @@ def _check_hogwild_worker(fn: Any) -> None:
                 raise Wrong(f"{call}: step {step} {model.bad_step(lr, moved, grad)}")
         drew[rank] = rows
     own = getattr(fn, "__wrapped__", fn)  # the learner's function, as a child imports it; the same rows: no children
-    if drew[0] == drew[1] or _in_children(_Model(n).run_rank, "hogwild_worker", 2, (own, steps, lr)) != drew:
-        why = "both ranks drew the same rows" if drew[0] == drew[1] else "a rank drew other rows in a child than here"
-        raise Wrong(f"{why}: seed a generator from the rank alone")
+    both = sorted(set(map(tuple, drew[0])) & set(map(tuple, drew[1])))  # a seed of rank + step shares batches
+    if both or _in_children(_Model(n).run_rank, "hogwild_worker", 2, (own, steps, lr)) != drew:
+        why = f"both ranks drew a batch, rows {show(list(both[0]))}" if both else "a rank drew other rows in a child"
+        raise Wrong(f"{why}: seed one generator from the rank alone, before the loop")
 
 
 def _check_consumer(fn: Any) -> None:  # _TASKS: indices not 0-2; a float16 sum overflows; an int64 mean no float16
@@ -107,7 +108,8 @@ def _check_consumer(fn: Any) -> None:  # _TASKS: indices not 0-2; a float16 sum 
     if not unchanged(_TASKS, sent):
         raise Wrong("your consumer changed the tensors it was given; leave them as they are")
     if odd := [p for p in results.queue if not (isinstance(p, tuple | list) and list(map(type, p)) == [int, float])]:
-        raise Wrong(f"`results` got {show(odd[0])}; expected (index, mean) pairs: an int and a plain Python float")
+        kinds = [type(v).__name__ for v in odd[0]] if isinstance(odd[0], tuple | list) else type(odd[0]).__name__
+        raise Wrong(f"`results` got {show(odd[0])} of {kinds}; expected (index, mean) pairs: an int and a Python float")
     got = sorted(results.queue, key=repr)  # by index, as want: one digit each
     if not same(got, want := sorted((i, t.double().mean().item()) for i, t in _TASKS)):
         raise Wrong(f"`results` got {show(got)}; expected {show(want)}: (index, mean as a plain float) for each task")
@@ -152,7 +154,8 @@ def _check_run_in_forks(fn: Any) -> None:
         here = f"{len(ran) - len(kids)} times here, in the parent"
         raise Wrong(f"`work` ran to its end in {len(kids)} child processes and {here}; expected 3 children, none here")
     if unchanged(weight, model.weight.detach()):
-        why = "the children trained a shared copy (pass them the model itself)" if any(k[3] for k in kids) else ""
+        why = "the children wrote shared memory not this model's: call model.share_memory() before they start"
+        why = why if any(k[3] for k in kids) else ""
         raise Wrong(f"the model here did not change: {why or 'each forked child wrote its own copy-on-write copy'}")
     if unchanged(bias, model.bias.detach()):
         raise Wrong("the model's bias did not change: share every parameter (model.share_memory())")

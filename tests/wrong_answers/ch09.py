@@ -71,13 +71,20 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _q1(".manual_seed(rank)", ".manual_seed(os.getpid())").replace(
                 "import torch\n", "import os\n\nimport torch\n", 1
             ),
-            "both ranks drew the same rows: seed a generator from the rank alone",
+            "both ranks drew a batch, rows [",
         ),
         # a generator seeded from the system (g.seed()): the ranks differ, but a child draws other rows than here
-        (_q1("    opt =", "    g.seed()\n    opt ="), "a rank drew other rows in a child than here: seed a generator"),
+        (_q1("    opt =", "    g.seed()\n    opt ="), "a rank drew other rows in a child: seed one generator"),
         # the same seed for every rank, from a seeded or an unseeded generator
-        (_q1(".manual_seed(rank)", ".manual_seed(0)"), "both ranks drew the same rows: seed a generator from the rank"),
-        (_q1(".manual_seed(rank)", ""), "both ranks drew the same rows"),
+        (_q1(".manual_seed(rank)", ".manual_seed(0)"), "]: seed one generator from the rank alone, before the loop"),
+        # seeded again each step from rank + step: rank 0's step 1 draws rank 1's step 0 batch
+        (
+            _q1("        idx = ", "        g = torch.Generator().manual_seed(rank + step)\n        idx = ").replace(
+                "for _ in", "for step in"
+            ),
+            "both ranks drew a batch, rows [",
+        ),
+        (_q1(".manual_seed(rank)", ""), "both ranks drew a batch, rows"),
         # round 4's findings: a rank other than 0 that does not train, or not for `steps` steps
         (
             _q1("    g = ", "    if rank != 0:\n        return\n    g = "),
@@ -256,8 +263,9 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def consumer(tasks, results):\n"
             "    for index, t in iter(tasks.get, None):\n"
             "        results.put((index, t))",
-            "`results` got (2, a torch.float16 tensor of shape (60000,) on cpu); expected (index, mean) pairs: an int "
-            "and a plain Python float",
+            "`results` got (2, a torch.float16 tensor of shape (60000,) on cpu) of ['int', 'Tensor']; expected (index, "
+            "mean) pairs: an int "
+            "and a Python float",
         ),
         # round 4's finding: every get with a short timeout (section 5's rule for the parent), stopping when one
         # runs out: the tasks come 1 s after the consumer starts
@@ -290,12 +298,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # a mean that is not whole, rounded to an int
         (
             _Q2_HEAD + _Q2_STOP + "        results.put((index, int(t.double().mean())))",
-            "`results` got (2, 1); expected (index, mean) pairs: an int and a plain Python float",
+            "`results` got (2, 1) of ['int', 'int']; expected (index, mean) pairs: an int and a Python float",
         ),
         # sends a tensor back
         (
             _Q2_HEAD + _Q2_STOP + "        results.put((index, t.double().mean()))",
-            "`results` got (2, a torch.float64 tensor of shape () on cpu); expected (index, mean) pairs",
+            "`results` got (2, a torch.float64 tensor of shape () on cpu) of ['int', 'Tensor']; expected (index, mean)",
         ),
         # handles one task only
         (
@@ -335,13 +343,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def consumer(tasks, results):\n"
             "    for index, t in iter(tasks.get, None):\n"
             "        results.put((index, t.numpy().mean()))",
-            "); expected (index, mean) pairs: an int and a plain Python float",
+            "of ['int', 'float16']; expected (index, mean) pairs: an int and a Python float",
         ),
         (
             "import statistics\n\n\ndef consumer(tasks, results):\n"
             "    for index, t in iter(tasks.get, None):\n"
             "        results.put((index, statistics.mean(t.flatten().tolist())))",
-            "`results` got (6, 5); expected (index, mean) pairs: an int and a plain Python float",
+            "`results` got (6, 5) of ['int', 'int']; expected (index, mean) pairs: an int and a Python float",
         ),
         (
             "def consumer(tasks, results):\n"
@@ -481,7 +489,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             + _Q4_HEAD.replace("    ctx", "    model = copy.deepcopy(model).share_memory()\n    ctx")
             + _Q4_PROCS
             + _Q4_START_JOIN,
-            "the model here did not change: the children trained a shared copy (pass them the model itself)",
+            "the model here did not change: the children wrote shared memory not this model's: call "
+            "model.share_memory() before they start",
+        ),
+        # round 5's finding: each child shares its own copy-on-write copy, after the fork
+        (
+            _Q4_HEAD + _Q4_PROCS.replace("target=work", "target=lambda m: work(m.share_memory())") + _Q4_START_JOIN,
+            "the model here did not change: the children wrote shared memory not this model's",
         ),
         # calls the worker itself instead of starting processes
         (

@@ -43,6 +43,36 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    return n * dtype_bytes * (2 + states) if world_size > 1 else n_params * 4 * (2 + states)",
             "bytes_per_rank(1_000_000, 2, 'Adam', 1, 'FSDP') returned 16_000_000; expected 8_000_000",
         ),
+        # round 7's findings: DDP with SGD as three copies, no parameters where there are fewer than ranks, at least
+        # 2 bytes a number, at most 4 (half the bytes, not told "rounded down")
+        (
+            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
+            "    n = n_params if strategy == 'DDP' else -(-n_params // world_size)\n"
+            "    return n * dtype_bytes * (2 + states + (strategy == 'DDP' and optimizer == 'SGD'))",
+            "bytes_per_rank(999, 1, 'SGD', 1, 'DDP') returned 2997; expected 1998",
+        ),
+        (
+            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
+            "    n = n_params if strategy == 'DDP' else -(-n_params // world_size)\n"
+            "    return n * dtype_bytes * (2 + states) if n_params >= world_size else 0",
+            "bytes_per_rank(3, 4, 'SGD with momentum', 8, 'FSDP') returned 0; expected 12",
+        ),
+        (
+            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
+            "    n = n_params if strategy == 'DDP' else -(-n_params // world_size)\n"
+            "    return n * max(dtype_bytes, 2) * (2 + states)",
+            "bytes_per_rank(999, 1, 'SGD', 1, 'DDP') returned 3996; expected 1998",
+        ),
+        (
+            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
+            "    n = n_params if strategy == 'DDP' else -(-n_params // world_size)\n"
+            "    return n * min(dtype_bytes, 4) * (2 + states)",
+            "bytes_per_rank(49_153, 8, 'SGD with momentum', 16_384, 'FSDP') returned 48; expected 96",
+        ),
         (  # rounded up, but in float32: 875_000_000.375 is 875_000_000 there
             "import torch\n\n\n"
             "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
@@ -55,6 +85,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
             "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
             "    return n_params * dtype_bytes * (2 + states) / world_size",
+            "returned 4.5; expected 12: the shard is a whole number of parameters: round it up",
+        ),
+        (
+            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
+            "    return -(-n_params // world_size) * dtype_bytes * (2 + states)",
             "DDP does not divide anything: every rank keeps a whole copy",
         ),
         (
@@ -68,7 +104,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
             "    per_rank = n_params if strategy == 'DDP' else -(-n_params // world_size)\n"
             "    return per_rank * dtype_bytes * (1 + states)",
-            "one copy is missing: count the parameters, the gradients and every optimizer state",
+            "one copy is missing: parameters, gradients, each optimizer state",
         ),
         (  # two mistakes (a copy missing, the shard not rounded up): no one mistake explains every case
             "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
@@ -82,14 +118,15 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 1}[optimizer]\n"
             "    per_rank = n_params if strategy == 'DDP' else -(-n_params // world_size)\n"
             "    return per_rank * dtype_bytes * (2 + states)",
-            "one copy is missing: count the parameters, the gradients and every optimizer state",
+            "one copy is missing: parameters, gradients, each optimizer state",
         ),
         (
             "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
             "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
             "    per_rank = n_params if strategy == 'DDP' else n_params // world_size\n"
             "    return per_rank * dtype_bytes * (2 + states)",
-            "returned 4_000_000; expected 4_000_016: the shard was rounded down; round it up",
+            "bytes_per_rank(3, 4, 'SGD with momentum', 8, 'FSDP') returned 0; expected 12: the shard was rounded down; "
+            "round it up",
         ),
         (
             "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
@@ -124,7 +161,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
             "    per_rank = n_params if strategy == 'DDP' else int(n_params / world_size + 0.999)\n"
             "    return per_rank * dtype_bytes * (2 + states)",
-            "bytes_per_rank(16_385, 8, 'SGD with momentum', 16_384, 'FSDP') returned 24; expected 48: the shard was "
+            "bytes_per_rank(49_153, 8, 'SGD with momentum', 16_384, 'FSDP') returned 72; expected 96: the shard was "
             "rounded down; round it up",
         ),
         (  # rounded up by adding 0.9999: a remainder of 1 on 16_384 ranks is 0.000061 over a whole number
@@ -132,7 +169,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
             "    per_rank = n_params if strategy == 'DDP' else int(n_params / world_size + 0.9999)\n"
             "    return per_rank * dtype_bytes * (2 + states)",
-            "bytes_per_rank(16_385, 8, 'SGD with momentum', 16_384, 'FSDP') returned 24; expected 48: the shard was "
+            "bytes_per_rank(49_153, 8, 'SGD with momentum', 16_384, 'FSDP') returned 72; expected 96: the shard was "
             "rounded down",
         ),
         (  # rounded up by adding 0.999999: right on that remainder, one too many where the share is 2**40 + 1
@@ -155,7 +192,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    states = {'SGD': 0, 'SGD with momentum': 2, 'Adam': 2}[optimizer]\n"
             "    per_rank = n_params if strategy == 'DDP' else -(-n_params // world_size)\n"
             "    return per_rank * dtype_bytes * (2 + states)",
-            "returned 24_000_000; expected 18_000_000: SGD with momentum keeps one state",
+            "returned 16; expected 12: SGD with momentum keeps one state",
         ),
         (  # optimizer states priced at 4 bytes: one state too many only where dtype_bytes is 2, so no mistake is named
             "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
@@ -222,14 +259,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 + _BLOCKS
                 + _ROOT
             ).replace("from torch", "import torch\nfrom torch"),
-            "shard changed the model's weights (gathered from every rank) by up to ",
+            "shard changed this rank's weights (gathered: ",
         ),
         (  # the model's own weights, nudged in float32: the values changed, not the dtype
             _SHARD_TEMPLATE.format(
                 body="    with torch.no_grad():\n        model[0][0].weight.add_(0.01)\n" + _BLOCKS + _ROOT
             ).replace("from torch", "import torch\nfrom torch"),
-            "shard changed the model's weights (gathered from every rank) by up to 0.01: shard should shard the model "
-            "and change nothing else",
+            "shard changed this rank's weights (gathered: 0.01 away): shard should shard the model and change "
+            "nothing else",
         ),
         (
             _SHARD_TEMPLATE.format(body="    model.half()\n" + _BLOCKS + _ROOT),
@@ -310,12 +347,19 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             ).replace("from torch", "import torch\nfrom torch"),
             "shard changed the model's parameters (removed: 0.0.weight (8, 8); added: 0.0.weight (8, 9))",
         ),
+        (  # round 7's finding: rank 1 alone changes a weight: rank 0 sees it gathered, and says it was another's
+            _SHARD_TEMPLATE.format(
+                body="    if torch.distributed.get_rank() == 1:\n        with torch.no_grad():\n"
+                "            model[0][0].weight.add_(0.01)\n" + _BLOCKS + _ROOT
+            ).replace("from torch", "import torch\nfrom torch"),
+            "on rank 0 of two: shard changed another rank's weights (gathered: 0.01 away)",
+        ),
         (  # a weight set to NaN: the most it changed is NaN, not 0
             _SHARD_TEMPLATE.format(
                 body="    with torch.no_grad():\n        model[0][0].weight[0, 0] = float('nan')\n" + _BLOCKS + _ROOT
             ).replace("from torch", "import torch\nfrom torch"),
-            "shard changed the model's weights (gathered from every rank) by up to nan: shard should shard the model "
-            "and change nothing else",
+            "shard changed this rank's weights (gathered: nan away): shard should shard the model and change "
+            "nothing else",
         ),
         (  # chapter 08's worker is told the same
             _SHARD_TEMPLATE.format(body=_BLOCKS + _ROOT + "    torch.distributed.destroy_process_group()\n").replace(
@@ -332,12 +376,17 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             _RANK0_HEAD + "    return sum(-(-math.prod(s) // world_size) for s in shapes) * 16",
-            "each parameter's numbers were split evenly, but FSDP2 cuts whole rows (dim 0)",
+            "FSDP2 cuts whole rows (dim 0), not numbers",
+        ),
+        (  # round 7's finding: at least one row each, where a parameter has none
+            _RANK0_HEAD + "    numbers = sum(max(1, -(-s[0] // world_size)) * math.prod(s[1:]) for s in shapes)\n"
+            "    return numbers * 16",
+            "rank0_bytes([(1, 8), (5, 3, 2), (0, 4)], 2) returned 480; expected 416",
         ),
         (
             _RANK0_HEAD + "    numbers = sum(s[0] // world_size * math.prod(s[1:]) for s in shapes)\n"
             "    return numbers * 16",
-            "the rows were rounded down; rank 0 takes ceil(rows / world_size) rows",
+            "the rows were rounded down: ceil them",
         ),
         (
             _RANK0_HEAD + _RANK0_ROWS + "    return numbers * 2 * 4  # bfloat16: shard, gradient, exp_avg, exp_avg_sq",
