@@ -230,16 +230,16 @@ def run_checker(checker: Checker, answer: Callable[[], Any], seconds: float) -> 
     changed = _restore_torch_defaults(defaults)
     if changed:  # it would outlast the check and change every later cell: named, whatever else happened
         attempt.error = Wrong(
-            f"your code changed torch's default {changed} (torch.set_default_...), which lasts for the rest of the "
-            "notebook; it is set back now: pass dtype=... or device=... to the calls instead"
+            f"your code changed torch's {changed}, which lasts for the rest of the notebook; it is set back now: pass "
+            "dtype=... or device=... to the calls, and turn gradients off only inside `with torch.no_grad():`"
         )
     attempt.timed_out = alarm.fired
     attempt.output = output.shown()
     return attempt
 
 
-def _torch_defaults() -> tuple[Any, Any] | None:
-    """torch's default dtype and device, or None when torch is not imported (then nothing can change them)."""
+def _torch_defaults() -> tuple[Any, Any, bool] | None:
+    """torch's default dtype and device and its grad mode, or None when torch is not imported (nothing changes them)."""
     torch = sys.modules.get("torch")
     if torch is None:
         return None
@@ -247,18 +247,20 @@ def _torch_defaults() -> tuple[Any, Any] | None:
         device = torch.get_default_device()
     except Exception:  # a default without an index (set_default_device("mps")) on a machine that cannot make one
         device = "a device this machine cannot use"
-    return torch.get_default_dtype(), device
+    return torch.get_default_dtype(), device, torch.is_grad_enabled()
 
 
-def _restore_torch_defaults(before: tuple[Any, Any] | None) -> str:
-    """Set back torch's default dtype and device if the learner's code changed them; what changed ("" if nothing)."""
+def _restore_torch_defaults(before: tuple[Any, Any, bool] | None) -> str:
+    """Set back torch's defaults and grad mode if the learner's code changed them; what changed ("" if nothing)."""
     after = _torch_defaults()
     if before is None or after is None or after == before:
         return ""
     torch = sys.modules["torch"]
     torch.set_default_dtype(before[0])
     torch.set_default_device(before[1] if isinstance(before[1], torch.device) and before[1].type != "cpu" else None)
-    return " and ".join(name for name, a, b in zip(("dtype", "device"), before, after, strict=True) if a != b)
+    torch.set_grad_enabled(before[2])
+    names = "default dtype (set_default_dtype)", "default device (set_default_device)", "grad mode (set_grad_enabled)"
+    return " and ".join(name for name, a, b in zip(names, before, after, strict=True) if a != b)
 
 
 def first_line(exc: BaseException) -> str:

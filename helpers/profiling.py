@@ -15,8 +15,7 @@ def quiet_stderr() -> Iterator[None]:
 
     The profiler's tracing library (kineto) prints `USDT: … profiler_start` and `profiler_stop` lines at every
     start and stop, whatever its log level (`SyncActivityProfilerHandler.cpp`), straight to file descriptor 2,
-    which redirecting `sys.stderr` does not reach.
-    """
+    which redirecting `sys.stderr` does not reach."""
     try:
         sys.stderr.flush()
         saved = os.dup(2)

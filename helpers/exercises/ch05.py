@@ -15,7 +15,7 @@ from .calls import CallLog
 from .cases import Case, Slip, call_or_wrong, show, table
 
 #: Dtypes of 1, 2, 4, 8 bytes (bool, int32, complex too), a 0-d shape, 0-sized ones, a torch.Size, more elements than
-#: float32 holds exactly; then, once nothing is allocated, more than an int32 counts (4 GiB, so only on meta).
+#: float32 holds exactly; then, once nothing is allocated, more than an int32 counts, and 2**60 bytes (no machine has).
 _DIMS = [(64, 3, 224, 224), (64, 3, 224, 224), (1000,), (7, 3), (), (2, 0, 5), (0,), (3, 5), torch.Size([5, 2]), (6,)]
 _DTYPES = "float32 float16 int8 bool bfloat16 float32 complex64 complex64 int64 int32 float64 float32".split()
 _SHAPES = [*zip([*_DIMS, (4096, 4096), (4097, 4097)], [getattr(torch, name) for name in _DTYPES], strict=True)]
@@ -27,7 +27,7 @@ _BYTES_SLIPS = (
 
 def _check_tensor_bytes(fn: Any) -> None:
     """The tables, and no tensor of a case's shape allocated on a real device (the question says so)."""
-    for shapes in (_SHAPES, [((65536, 65536), torch.uint8)]):
+    for shapes in (_SHAPES, [((65536, 65536), torch.uint8), ((2**30, 2**30), torch.uint8)]):
         with CallLog() as log:
             table("tensor_bytes", "(shape, dtype)", shapes, tensor_nbytes, rel=0, slips=_BYTES_SLIPS)(fn)
         made = [c.result for c in log.calls if isinstance(c.result, torch.Tensor) and not c.result.is_meta]

@@ -411,6 +411,8 @@ def test_an_answer_that_changes_torchs_defaults_is_told_and_they_are_set_back() 
     outcome = evaluate(question, away)
     assert not outcome.correct and "changed torch's default device" in outcome.message, outcome
     assert torch.get_default_device() == torch.device("cpu"), "set back"
+    outcome = evaluate(question, "def ones_on(device):\n    torch.set_grad_enabled(False)\n    return torch.ones(2, 3)")
+    assert "changed torch's grad mode" in outcome.message and torch.is_grad_enabled(), "named, and set back"
     assert evaluate(question, question.solution_code).correct, "the next right answer is right again"
 
 

@@ -23,6 +23,11 @@ _UNSCALE = "    scaler.unscale_(optimizer)\n"
 #: message a learner who wrote it is told).
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
+        (  # round 8's finding: autograd turned off for the rest of the notebook (set back, and told)
+            "def predict(model, x):\n    torch.set_grad_enabled(False)\n"
+            "    return model(x.to(next(model.parameters()).device))",
+            "your code changed torch's grad mode (set_grad_enabled), which lasts for the rest of the notebook",
+        ),
         (  # the output brought back to the CPU: a copy the question does not ask for, impossible from meta
             "def predict(model, x):\n    return model(x.to(next(model.parameters()).device)).cpu()",
             "Cannot copy out of meta tensor",

@@ -74,6 +74,17 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    return int(np.prod(shape, dtype=np.int32)) * dtype.itemsize",
             "tensor_bytes((65_536, 65_536), torch.uint8) returned 0; expected 4_294_967_296",
         ),
+        # round 8's findings: memory allocated where the checker does not look (numpy, a storage, a legacy type)
+        (
+            "import numpy as np\n\ndef tensor_bytes(shape, dtype):\n"
+            "    return np.empty((*shape, dtype.itemsize), dtype=np.uint8).nbytes",
+            "tensor_bytes((1_073_741_824, 1_073_741_824), torch.uint8) raised MemoryError",
+        ),
+        (
+            "import math\n\ndef tensor_bytes(shape, dtype):\n"
+            "    return torch.UntypedStorage(math.prod(shape) * dtype.itemsize).nbytes()",
+            "tensor_bytes((1_073_741_824, 1_073_741_824), torch.uint8) raised RuntimeError",
+        ),
         (  # the product in float32: 4097**2 is not a float32 (round 2)
             "def tensor_bytes(shape, dtype):\n"
             "    return int(torch.tensor(shape, dtype=torch.float32).prod()) * dtype.itemsize",
