@@ -155,8 +155,7 @@ class _Alarm:
 
     Raising while the checker restores state (a `finally`, a context manager's exit) could leave the kernel
     changed, so it waits, tick by tick, for the learner's code to run, and after `_GRACE_TICKS` raises
-    wherever it is. It keeps ticking, so code that swallows one `_TimeUp` gets another.
-    """
+    wherever it is. It keeps ticking, so code that swallows one `_TimeUp` gets another."""
 
     def __init__(self) -> None:
         self.active = True
@@ -205,8 +204,7 @@ class Attempt:
 def run_checker(checker: Checker, answer: Callable[[], Any], seconds: float) -> Attempt:
     """Run `checker` on `answer()` (which may import the learner's file) with a time limit and captured output.
 
-    Never raises. A function reaches the checker wrapped; `inspect.unwrap` gives the learner's own.
-    """
+    Never raises. A function reaches the checker wrapped; `inspect.unwrap` gives the learner's own."""
     attempt = Attempt(limited=_time_limit_possible())
     output = _CappedText(OUTPUT_LIMIT)
 
@@ -253,7 +251,7 @@ def _torch_defaults() -> tuple[Any, Any, bool] | None:
 def _restore_torch_defaults(before: tuple[Any, Any, bool] | None) -> str:
     """Set back torch's defaults and grad mode if the learner's code changed them; what changed ("" if nothing)."""
     after = _torch_defaults()
-    if before is None or after is None or after == before:
+    if before is None or after is None:  # else set back even if equal: set_default_device("cpu") leaves a mode
         return ""
     torch = sys.modules["torch"]
     torch.set_default_dtype(before[0])

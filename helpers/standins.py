@@ -331,6 +331,7 @@ class SimulatedTensor(_OnGpu):
     """A 1-D tensor of `elements` equal elements on the simulated GPU: its writes and reads are queued work."""
 
     KNOWS = "fill_, zero_, add_, copy_, a[:] = v, mean, sum, numel, shape, clone, empty_like, view, host reads, ..."
+    device = torch.device("cuda", 0)  # where it plays a tensor: torch.cuda.current_stream(a.device) works
 
     def __init__(self, sim: SimulatedCuda, name: str, fill_ms: float, read_ms: float, elements: int = 1) -> None:
         self.sim, self.name, self.elements = sim, name, elements
@@ -594,15 +595,16 @@ class _GpuTensors(TorchFunctionMode):
 @contextlib.contextmanager
 def simulated_cuda(*, launch_ms: float = 0.005, copy_ms: float = 1.0) -> Iterator[SimulatedCuda]:
     """Run `torch.cuda` stream code on a SIMULATED GPU inside the block, whose methods named as in torch.cuda (and
-    torch.Stream, torch.Event, torch.accelerator.synchronize, Tensor.record_stream) stand in; yield it. The code works
+    torch.Stream, torch.Event, torch.accelerator's, Tensor.record_stream) stand in; yield it. The code works
     on `sim.zeros()`, real tensors playing GPU ones (`sim.on_gpu`, in `with sim.tensors():`), or queues `sim.work`."""
     sim = SimulatedCuda(launch_ms=launch_ms, copy_ms=copy_ms)
-    names = ("Stream", "Event", "stream", "current_stream", "default_stream", "set_stream", "synchronize", "_sleep")
+    shared = ("current_stream", "set_stream", "synchronize")  # torch.cuda's and torch.accelerator's
+    names = ("Stream", "Event", "stream", "default_stream", "_sleep", *shared)
     record_stream = lambda tensor, stream: sim._expect(stream, SimulatedStream, "record_stream needs a stream")
     with (
-        mock.patch.multiple(torch.cuda, **{name: getattr(sim, name) for name in names}),
+        mock.patch.multiple(torch.cuda, StreamContext=sim.stream, **{name: getattr(sim, name) for name in names}),
         mock.patch.multiple(torch, Stream=sim.Stream, Event=lambda device=None, **kwargs: sim.Event(**kwargs)),
-        mock.patch.object(torch.accelerator, "synchronize", sim.synchronize),
+        mock.patch.multiple(torch.accelerator, **{name: getattr(sim, name) for name in shared}),
         mock.patch.object(torch.Tensor, "record_stream", record_stream),
         mock.patch(f"{__name__}._RUNNING", [*_RUNNING, sim]),
     ):

@@ -7,6 +7,7 @@ from functools import partial
 from typing import Any
 
 import torch
+import torch.utils._device  # torch.utils._device._device_constructors(): not imported by `import torch`
 from torch.utils._pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten
 
 from ..answers import Wrong, expect_function
@@ -17,13 +18,13 @@ from .cases import call_or_wrong, show
 DEVICES = ("cpu", "meta", *(("cuda",) if torch.cuda.is_available() else ()))
 PRINTS = ("__repr__", "__str__", "__format__")  # printing a GPU tensor reads it
 #: Whether a call changes the tensor it is called on: `x.add_(...)`, `x[i] = ...`, `x.data = ...`.
-in_place = lambda c: bool(c.args) and (c.name in ("__set__", "__setitem__") or c.name[-1:] == "_" != c.name[:1])
+in_place = lambda c: bool(c.args) and (c.name in ("__set__", "__setitem__") or c.name[-1:] == "_" != c.name[1:2])
 #: `r` with each tensor in it that is one of `avoid` copied: a learner's result or a twin aliases no other tensor.
 _apart = lambda r, avoid: tree_map(lambda t: t.clone() if any(t is a for a in avoid) else t, r)
 #: Whether a call makes a tensor of a host array (numpy's, not a list): made on the CPU, to be moved.
 _array = lambda c: c.name in ("tensor", "as_tensor", "asarray") and _host(*c.args[:1], *c.kwargs.values())
 _host = lambda a=None, *_: hasattr(a, "__array__") and not torch.is_tensor(a)
-_on = lambda v, device: tree_map(lambda t: t.to(device, copy=True), v)  # a copy of (a list of) tensors there
+_on = lambda v, device: tree_map(lambda t: t.detach().to(device, copy=True).requires_grad_(t.requires_grad), v)
 #: `x` on the host: a meta tensor's twin, holding what a GPU would (zeros if none); the CPU for the meta device.
 host = lambda x: getattr(x, "_twin", torch.zeros_like(x, device="cpu")) if torch.is_tensor(x) and x.is_meta else _cpu(x)
 _cpu = lambda x: torch.device("cpu") if isinstance(x, str | torch.device) and str(x) == "meta" else x
@@ -44,7 +45,10 @@ class Watch(CallLog):
 
     def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
         self.calls.append(call := Call(func, args, kwargs or {}))
-        if func in torch.utils._device._device_constructors() and call.kwargs.get("device") is None:
+        if (
+            func in torch.utils._device._device_constructors()
+            and call.kwargs.get("device", call.kwargs.get("out")) is None
+        ):
             call.kwargs["device"] = torch.get_default_device()  # set_default_device's mode lies under this one
         leaves, spec = tree_flatten((args, call.kwargs))
         h_args, h_kwargs = tree_unflatten(hosted := [host(x) for x in leaves], spec)
@@ -124,7 +128,8 @@ def same(t: Any, want: Any, device: str | torch.device) -> bool:
         return isinstance(t, list) and len(t) == len(want) and all(map(lambda a, w: same(a, w, device), t, want))
     kind = (torch.device(device).type, want.dtype, want.shape, want.requires_grad)
     ok = isinstance(t, torch.Tensor) and (t.device.type, t.dtype, t.shape, t.requires_grad) == kind
-    return ok and torch.allclose(host(t).cpu().cdouble(), want.cdouble(), rtol=1e-5)
+    close = lambda: torch.allclose(host(t).cpu().cdouble(), want.cdouble(), rtol=1e-5)  # integers: exact
+    return ok and (torch.equal(host(t).cpu(), want) or want.is_floating_point() and close())
 
 
 def described(t: Any, device: str | torch.device | None = None, at: int = 0) -> str:
@@ -144,6 +149,8 @@ def _on_devices(name: str, takes: str, cases: list, want: Any, made_there: bool,
         log, args, got, call = run(fn, name, takes, case, dtype)
         if made_there and log.copies_in:
             raise Wrong(f"{call} made a tensor on the CPU and moved it ({spelled(log.copies_in[:1])}): pass device=...")
+        if made_there and isinstance(got, torch.Tensor) and got.numel() > 1 and 0 in got.stride():  # expand's view
+            raise Wrong(f"{call} returned a view whose elements share one number in memory (expand): make them all")
         right = want(*(a[0] if isinstance(a, tuple) else a for a in case))
         where = case[0][1] if isinstance(case[0], tuple) else case[0]
         if not same(got, right, where):
@@ -159,17 +166,13 @@ _SUMS = (  # one dtype, two; 0-d a, b or both (CPU ones exempt from the device r
     (torch.tensor([3, -1, 4, 1]), torch.tensor([5, 9, -2, 6])),
     (torch.tensor([[0.5, 1.5, -2.0], [4.0, 0.25, 8.0]]).half(), torch.tensor([0.1]).double()),
     (torch.tensor(1.5).half(), torch.tensor([4])),  # either as a Python number (b of one element) promotes otherwise
+    (torch.tensor([2**60 + 1, 20]), torch.tensor([3, 4]).byte()),  # uint8's -b wraps; doubles lose int64 digits
+    (torch.tensor([1.5, -2.0]).requires_grad_(), torch.tensor(3.0)),  # a requiring grad: a + b does too
     *(_MIXED, _MIXED[::-1], (_MIXED[0], _D), (_MIXED[1], _D), (_D, _MIXED[1]), (_D, torch.tensor(0.1).bfloat16())),
 )
 _ADDS = [((a, x), (b, y)) for a, b in _SUMS for x in DEVICES for y in DEVICES]
-_TS = (
-    torch.arange(3),
-    torch.tensor([True, False]),
-    torch.ones(0, 2).half(),
-    torch.tensor(1j),
-    torch.tensor([7]).byte(),
-)
-_TS += (torch.ones(2, dtype=torch.bfloat16, requires_grad=True),)  # 6 dtypes, 0-d, empty, n = 0, requiring grad
+_TS = (torch.arange(3), torch.tensor([True, False]), torch.ones(0, 2).half(), torch.tensor(1j))  # 0-d, empty, n = 0
+_TS += (torch.tensor([7]).byte(), torch.ones(2, dtype=torch.bfloat16, requires_grad=True))  # 6 dtypes, requiring grad
 _ZEROS = [((t, d), n) for t, n in zip(_TS, (5, 0, 3, 1, 4, 2), strict=True) for d in DEVICES]
 #: Many rows, few, one; float64, integer and float16 x (whose product with the float32 weights is float32).
 _ROWS = (torch.arange(12.0).reshape(4, 3), torch.tensor([[0.1, 2.5], [-1.2, 3.0]]).double(), torch.tensor([[3, 1, -4]]))

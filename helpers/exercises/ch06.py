@@ -68,7 +68,7 @@ def _check_produce_and_consume(fn: Any) -> None:
         call += f"{size} elements; the current stream is the caller's, not the default one, and has a.mean() queued)"
         with simulated_cuda(launch_ms=0.001) as sim:
             a, side = sim.zeros("a", fill_ms=fill_ms, read_ms=read_ms, numel=size), torch.cuda.Stream()
-            sim.current = sim.Stream(name="caller's stream")
+            sim.current = caller = sim.Stream(name="caller's stream")
             earlier = a.mean().read  # the caller's own read of `a`, queued before the call
             try:
                 got = fn(a, side, rounds)
@@ -79,6 +79,8 @@ def _check_produce_and_consume(fn: Any) -> None:
             if len(means) != rounds or not all(isinstance(m, SimulatedValue) for m in means):
                 said = ", ".join("a.mean()" if isinstance(m, SimulatedValue) else show(m) for m in means)
                 raise Wrong(f"{call} returned [{said}]; expected the {rounds} results of a.mean(), unread")
+            if sim.current is not caller:  # every later op of the caller's would run there
+                raise Wrong(f"{call} left the {sim.current.name} current: set the caller's stream back, or use `with`")
         own = sim.own_waits[0] if sim.own_waits else ""  # a stream waiting for its own queue waits for nothing
         inside = "; inside `with torch.cuda.stream(side):` the current stream is side" * own.startswith(side.name)
         own = f" ({own} waits for nothing{inside})" * bool(own)

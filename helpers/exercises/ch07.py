@@ -91,8 +91,9 @@ def _check_to_host(fn: Any) -> None:
             said = f"{call}: the copy on the {copy.stream} started before the kernel writing t on the current stream"
             raise Wrong(f"{said} had finished at {written:.3g} ms: make its stream wait for the current stream")
         if (read.dtype, read.shape) == (values.dtype, values.shape) and torch.equal(read, values):
-            if not sim.copies:
-                raise Wrong(f"{call}: the values are right, but it read t with {sim.host_waits[0]}, not non_blocking")
+            if not sim.copies or all(c.destination.data_ptr() != got.data_ptr() for c in sim.copies):
+                how = f"read t with {sim.host_waits[0]}" if not sim.copies else "returned a tensor no such copy filled"
+                raise Wrong(f"{call}: the values are right, but it {how}: return what a non_blocking copy fills")
             kept = got, read
             continue
         said = f"{call} returned {show(read)} holding {read.tolist()}; expected {values.dtype} {values.tolist()}"
@@ -115,7 +116,7 @@ def _check_upload_all(fn: Any) -> None:
         call = f"upload_all({count} {first.dtype} batches of shape {tuple(first.shape)}, {device})"
         got, sim, late = _upload(fn, (batches, torch.device(device)), call)
         if not unchanged(given, batches):
-            raise Wrong(f"{call} changed its arguments (the list holds {len(batches)} batches now): leave them be")
+            raise Wrong(f"{call} changed its arguments (the list of batches or their values): leave them be")
         at = {sim.device.get(id(t), (t, "cpu"))[1] for t in got} if isinstance(got, list | tuple) else set()
         if at != {device} or len(got) != count:
             raise Wrong(f"{call} returned {_show(sim, got)}; expected {count} tensors on {device}, one per batch")

@@ -21,21 +21,13 @@ from .ch08 import DESTROYED, TWO_RANK_TIME_LIMIT, run_here, run_on_two_ranks
 #: 2**-12: between them, rounding up as int(x + e) or round(x + e) goes wrong for every e in [0, 1).
 _WORLD, _ODD = 16_384, 2**40 + 1
 _FLOAT32 = "lost digits in float32 arithmetic (about 7 significant digits): compute it with integers"
-#: Sizes that divide by the ranks (odd shares too) or not, fewer than the ranks, each optimizer under each strategy,
-#: one rank under each, 1, 2, 4 and 8 bytes.
-_BYTES_CASES = (
-    (1_000_000, 2, "Adam", 1, "FSDP"),
-    (999, 1, "SGD", 1, "DDP"),
-    (3, 4, "SGD with momentum", 8, "FSDP"),
-    (1_000_000, 4, "Adam", 2, "DDP"),
-    (1_000_002, 4, "Adam", 2, "FSDP"),
-    (1_000_001, 4, "Adam", 4, "FSDP"),
-    (10, 2, "SGD", 3, "FSDP"),
-    (3_000_000, 2, "SGD with momentum", 8, "DDP"),
-    (3 * _WORLD + 1, 8, "SGD with momentum", _WORLD, "FSDP"),  # rounded down: 3 a rank, not half the bytes
-    (7_000_000_003, 2, "Adam", 8, "FSDP"),
-    (2 * _ODD, 2, "SGD", 2, "FSDP"),
-)
+#: Sizes that divide by the ranks (odd shares too) or not, fewer than the ranks, none, each optimizer under each
+#: strategy, one rank under each, 1, 2, 4 and 8 bytes; 3 * _WORLD + 1 rounded down is 3 a rank, not half the bytes.
+_BYTES_CASES = ((1_000_000, 2, "Adam", 1, "FSDP"), (999, 1, "SGD", 1, "DDP"), (3, 4, "SGD with momentum", 8, "FSDP"))
+_BYTES_CASES += ((1_000_000, 4, "Adam", 2, "DDP"), (1_000_002, 4, "Adam", 2, "FSDP"), (1_000_001, 4, "Adam", 4, "FSDP"))
+_BYTES_CASES += ((10, 2, "SGD", 3, "FSDP"), (3_000_000, 2, "SGD with momentum", 8, "DDP"))
+_BYTES_CASES += ((3 * _WORLD + 1, 8, "SGD with momentum", _WORLD, "FSDP"), (7_000_000_003, 2, "Adam", 8, "FSDP"))
+_BYTES_CASES += ((2 * _ODD, 2, "SGD", 2, "FSDP"), (0, 4, "Adam", 2, "FSDP"))
 #: Section 5's formula, where a slip divides otherwise (`share(n, world)`) or keeps another number of copies.
 _bytes = lambda n, size, opt, world, strategy, share=lambda a, b: -(-a // b), copies=2: (
     (n if strategy == "DDP" else share(n, world)) * size * (copies + sharding.OPTIMIZER_STATES[opt])

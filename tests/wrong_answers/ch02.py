@@ -93,15 +93,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (  # a on cpu, b on meta: the sum lands where b lives
             ("def add_on_first(a, b):\n    return a.to(b.device) + b"),
             "returned a torch.float32 tensor of shape (2, 3) on meta (standing in for a GPU) holding [[10, 11, 12], "
-            "[13, 14, 15]]; expected a "
-            "torch.float32 tensor of shape (2, 3) on cpu holding [[10, 11, 12], [13, 14, 15]]",
+            "[13, 14, 15]]; expected a torch.float32 tensor of shape (2, 3) on cpu holding [[10, 11, 12], [13, 14, "
+            "15]]",
         ),
         (
             ("def add_on_first(a, b):\n    return a.cpu() + b.cpu()"),
             "add_on_first(a torch.float32 tensor of shape (2, 3) on meta (standing in for a GPU) holding [[0.0, 1, 2], "
-            "[3, 4, 5]], a "
-            "torch.float32 tensor of shape (2, 3) on cpu holding [[10, 10, 10], [10, 10, 10]]) returned a "
-            "torch.float32 tensor of shape (2, 3) on cpu holding [[10, 11, 12], [13, 14, 15]]; expected a "
+            "[3, 4, 5]], a torch.float32 tensor of shape (2, 3) on cpu holding [[10, 10, 10], [10, 10, 10]]) returned "
+            "a torch.float32 tensor of shape (2, 3) on cpu holding [[10, 11, 12], [13, 14, 15]]; expected a "
             "torch.float32 tensor of shape (2, 3) on meta (standing in for a GPU) holding [[10, 11, 12], [13, 14, 15]]",
         ),
         (
@@ -116,9 +115,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (  # the sum computed on the host and moved back: right values in the right place, not computed there
             "def add_on_first(a, b):\n    return (a.cpu() + b.cpu()).to(a.device)",
             "add_on_first(a torch.float32 tensor of shape (2, 3) on meta (standing in for a GPU) holding [[0.0, 1, 2], "
-            "[3, 4, 5]], a "
-            "torch.float32 tensor of shape (2, 3) on cpu holding [[10, 10, 10], [10, 10, 10]]) copied a to the host: "
-            "compute where it lives",
+            "[3, 4, 5]], a torch.float32 tensor of shape (2, 3) on cpu holding [[10, 10, 10], [10, 10, 10]]) copied a "
+            "to the host: compute where it lives",
         ),
         (  # float16 sums computed in float32
             "def add_on_first(a, b):\n    return a.float() + b.to(a.device).float()",
@@ -419,3 +417,39 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "        torch.set_default_device(prev)",
     ),
 }
+
+#: Round 7's findings: the graph cut (a requires grad), uint8's -b wrapping, int64 sums in doubles, an expanded view
+WRONG_ANSWERS[2] += (
+    *(
+        (f"def add_on_first(a, b):\n{body}", "requiring grad")
+        for body in (
+            "    return (a + b.to(a.device)).detach()",
+            "    with torch.no_grad():\n        return a + b.to(a.device)",
+            "    return a.data + b.data.to(a.device)",
+        )
+    ),
+    ("def add_on_first(a, b):\n    return a - (-b.to(a.device))", "holding [1_152_921_504_606_846_724, -232]"),
+    (
+        "def add_on_first(a, b):\n    return (a.double() + b.to(a.device).double()).to(torch.result_type(a, b))",
+        "holding [1_152_921_504_606_846_976, 24]; expected",
+    ),
+)
+WRONG_ANSWERS[3] += (
+    (
+        "def zeros_for(t, n):\n    return torch.zeros(1, dtype=t.dtype, device=t.device).expand(n)",
+        "returned a view whose elements share one number in memory (expand): make them all",
+    ),
+)
+#: Round 7's right answers: a tensor made with out= on the device (the check's watch once named the CPU)
+RIGHT_ANSWERS[1] += (
+    "def ones_on(device):\n    out = torch.empty(2, 3, dtype=torch.float32, device=device)\n"
+    "    return torch.ones(2, 3, out=out)",
+)
+RIGHT_ANSWERS[3] += (
+    "def zeros_for(t, n):\n    out = torch.empty(n, dtype=t.dtype, device=t.device)\n"
+    "    return torch.zeros(n, out=out)",
+)
+RIGHT_ANSWERS[4] += (
+    "def scale_rows(x):\n    weights = torch.empty(x.shape[0], device=x.device)\n"
+    "    torch.linspace(0.5, 1.5, x.shape[0], out=weights)\n    return x * weights[:, None]",
+)

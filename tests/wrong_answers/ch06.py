@@ -468,6 +468,26 @@ WRONG_ANSWERS[2] += (
     ),
 )
 
+#: Round 6's right answers the simulation refused: StreamContext, torch.accelerator's current stream, a's device
+RIGHT_ANSWERS[2] += (
+    SOLUTIONS[2].replace("with torch.cuda.stream(side)", "with torch.cuda.StreamContext(side)"),
+    SOLUTIONS[2].replace("torch.cuda.current_stream()", "torch.accelerator.current_stream()"),
+    SOLUTIONS[2].replace("torch.cuda.current_stream()", "torch.cuda.current_stream(a.device)"),
+)
+#: Round 6's finding: side left as the current stream after the call
+WRONG_ANSWERS[2] += (
+    (
+        SOLUTIONS[2]
+        .replace(
+            _WITH,
+            "        torch.cuda.set_stream(side)\n        means.append(a.mean())\n"
+            "        torch.cuda.set_stream(current)",
+        )
+        .replace("    return means", "    torch.cuda.set_stream(side)\n    return means"),
+        "queued) left the side stream current: set the caller's stream back, or use `with`",
+    ),
+)
+
 #: Round 4's findings: a snapshot of `a` made on the current stream and read on `side` is a tensor of its own (the
 #: simulation's clone copied `a` in place of returning it); the means stacked; the first write-after-read wait skipped.
 _SNAPSHOT = (

@@ -208,7 +208,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             "def to_host(t):\n    return t.cpu()",
-            "the values are right, but it read t with a blocking copy to the host, not non_blocking",
+            "the values are right, but it read t with a blocking copy to the host: return what a non_blocking copy "
+            "fills",
         ),
         # the GPU tensor itself, after a wait
         ("def to_host(t):\n    torch.cuda.synchronize()\n    return t", "on the GPU; expected a tensor on the host"),
@@ -523,8 +524,19 @@ WRONG_ANSWERS[1] += (
     ),
 )
 WRONG_ANSWERS[2] += tuple(
-    (f"def to_host(t):\n    return {copy}", "it read t with a blocking copy to the host, not non_blocking")
+    (
+        f"def to_host(t):\n    return {copy}",
+        "it read t with a blocking copy to the host: return what a non_blocking copy fills",
+    )
     for copy in ('torch.as_tensor(t, device="cpu")', "t.to(torch.empty(0, dtype=t.dtype, pin_memory=True))")
+)
+#: Round 6's finding: a non_blocking copy started, then thrown away, and t read another way
+WRONG_ANSWERS[2] += tuple(
+    (
+        f"def to_host(t):\n    t.to('cpu', non_blocking=True)\n    return {read}",
+        "but it returned a tensor no such copy filled",
+    )
+    for read in ("t.to('cpu')", "torch.tensor(t.tolist(), dtype=t.dtype)", "t.cpu().clone()")
 )
 WRONG_ANSWERS[3] += (
     (
@@ -534,7 +546,7 @@ WRONG_ANSWERS[3] += (
     ),
     (
         SOLUTIONS[3].replace("    for batch in batches:", "    while batches:\n        batch = batches.pop(0)"),
-        "changed its arguments (the list holds 0 batches now)",
+        "changed its arguments (the list of batches or their values): leave them be",
     ),
 )
 

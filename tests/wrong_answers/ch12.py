@@ -73,6 +73,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    return n * min(dtype_bytes, 4) * (2 + states)",
             "bytes_per_rank(49_153, 8, 'SGD with momentum', 16_384, 'FSDP') returned 48; expected 96",
         ),
+        (  # round 8's finding: at least one parameter a rank, where there are none
+            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
+            "    n = n_params if strategy == 'DDP' else max(1, -(-n_params // world_size))\n"
+            "    return n * dtype_bytes * (2 + states)",
+            "bytes_per_rank(0, 4, 'Adam', 2, 'FSDP') returned 16; expected 0",
+        ),
         (  # rounded up, but in float32: 875_000_000.375 is 875_000_000 there
             "import torch\n\n\n"
             "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
