@@ -62,7 +62,7 @@ def same(got: Any, want: Any, rel: float = 1e-6) -> bool:
     if isinstance(want, bool) or isinstance(got, bool):
         return type(got) is type(want) and got == want
     if isinstance(want, int | float) and isinstance(got, int | float):
-        return math.isclose(got, want, rel_tol=rel, abs_tol=0.0 if want else 1e-12)  # near 0: within 1e-12
+        return math.isclose(got, want, rel_tol=rel, abs_tol=0.0 if want else max(rel, 1e-12))  # 0: within rel
     if isinstance(want, list | tuple) and isinstance(got, list | tuple):
         return len(got) == len(want) and all(same(g, w, rel) for g, w in zip(got, want, strict=True))
     return bool(got == want)

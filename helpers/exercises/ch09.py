@@ -23,7 +23,7 @@ CHILD_SECONDS = 60.0  # for the child processes of one check, their start includ
 _TASKS = [(2, torch.tensor([0.5, 1, 2.25]).half().repeat(20_000)), (4, torch.tensor([0.1, 0.2, 0.7, 1.5]))]
 _TASKS += [(9, torch.tensor([2049, 2047, 1])), (6, torch.tensor([2, 4, 9])), (7, torch.tensor([[0.5, 1.5], [2, 4.5]]))]
 _SUMS = [(torch.arange(10.0), 3), (torch.tensor([7, -2, 2**25 + 1, 1, 8]), 4), (torch.tensor([3001.5, 11, 2, 8]), 2)]
-_SEED = "global random state: draw only with a Generator seeded from rank"  # question 1's: what a worker leaves as is
+_SEED = "global random state (a seed, or a draw without generator=): use only a Generator seeded from rank"  # q1
 _KEPT = [f"torch's {_SEED}", f"Python's {_SEED}", f"numpy's {_SEED}", "parameters' memory: train them in place"]
 
 
@@ -80,7 +80,8 @@ def _check_hogwild_worker(fn: Any) -> None:
         if not unchanged((_Model(n).x, _Model(n).y), (model.x, model.y)):
             raise Wrong(f"{call} changed x or y: pick rows by index (x[idx]) and leave the data as it is")
         if (sizes := [len(r) - r.count(-1) for r in model.rows]) != [32] * steps:  # none: it trained another model
-            raise Wrong(f"{call} gave `model` {len(sizes)} batches of {show(sizes)} rows of x; expected {steps} of 32")
+            said = f"{call} gave `model` {len(sizes)} batches of {show(sizes)} rows of x; expected {steps} of 32"
+            raise Wrong(f"{said} (a forward pass with grad on counts: evaluate under torch.no_grad())")
         if len(set(map(tuple, rows := model.rows))) == 1 or any(r == [*range(r[0], r[0] + 32)] for r in rows):
             raise Wrong(f"{call} drew rows {show(rows[0])}, then {show(rows[1])}: draw 32 random rows anew each step")
         if n == 40 and n - 1 not in set().union(*rows):  # 640 drawn: each row comes but for 1e-7 by chance

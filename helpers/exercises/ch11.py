@@ -159,8 +159,9 @@ def _check_normalise(fn: Any) -> None:
     graphs = []  # one compile after the results: each break adds a graph
     torch.compiler.reset()
     torch.compile(fn, backend=lambda gm, inputs: graphs.append(gm) or gm.forward)(torch.tensor(_XS[0][0]))
-    why = f"reads a tensor's value on the CPU ({reads[0]}): choose with torch.where" if reads else "breaks the graph"
-    if len(graphs) > 1:
+    why = "breaks the graph" if graphs else "keeps torch.compile out (torch.compiler.disable?)"
+    why = f"reads a tensor's value on the CPU ({reads[0]}): choose with torch.where" if reads else why
+    if len(graphs) != 1:  # none: compiled nothing
         raise Wrong(f"torch.compile made {len(graphs)} graphs of normalise, not one: it {why} (set_logs shows where)")
 
 

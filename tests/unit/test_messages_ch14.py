@@ -96,7 +96,7 @@ def test_a_wrong_count_is_told_both_numbers() -> None:
     )
     outcome = evaluate(_question(2), code)
     assert not outcome.correct and "], 0); the slow loop returns ([" in outcome.message
-    assert "1362)" in outcome.message, outcome.message
+    assert "1432)" in outcome.message, outcome.message
 
 
 def test_a_share_wrong_only_on_no_busy_pairs_is_not_called_the_busy_share() -> None:

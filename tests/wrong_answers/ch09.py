@@ -42,7 +42,10 @@ def _q1(old: str, new: str) -> str:
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
         # the attack's finding: torch's global generator (seeded or not) in place of a Generator seeded from rank
-        (_Q1_SHARED_RNG, "changed torch's global random state: draw only with a Generator seeded from rank"),
+        (
+            _Q1_SHARED_RNG,
+            "changed torch's global random state (a seed, or a draw without generator=): use only a Generator",
+        ),
         (_Q1_SHARED_RNG.replace("    opt =", "    torch.manual_seed(0)\n    opt ="), "changed torch's global random"),
         (
             _Q1_SHARED_RNG.replace("    opt =", "    torch.manual_seed(1000 + rank)\n    opt ="),
@@ -194,7 +197,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    opt = torch.optim.SGD(model.parameters(), lr=lr)\n"
             "    for _ in range(steps):\n"
             "        idx = random.sample(range(len(x)), 32)\n" + _Q1_STEP,
-            "changed Python's global random state: draw only with a Generator seeded from rank",
+            "changed Python's global random state (a seed, or a draw without generator=): use only a Generator",
         ),
         # round 3's findings: numpy's or Python's global generator seeded from rank (not a torch.Generator)
         (
@@ -204,7 +207,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    opt = torch.optim.SGD(model.parameters(), lr=lr)\n"
             "    for _ in range(steps):\n"
             "        idx = torch.from_numpy(np.random.randint(0, len(x), 32))\n" + _Q1_STEP,
-            "changed numpy's global random state: draw only with a Generator seeded from rank",
+            "changed numpy's global random state (a seed, or a draw without generator=): use only a Generator",
         ),
         (
             "import random\n\nimport torch\nimport torch.nn.functional as F\n\n\n"
@@ -598,3 +601,11 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    for p in reversed(procs):\n        p.join()",
     ),
 }
+
+#: Round 6's finding: torch seeded "for reproducibility" beside the rank's Generator (told the seed, not only the draw)
+WRONG_ANSWERS[1] += (
+    (
+        _q1("    g = ", "    torch.manual_seed(rank)\n    g = "),
+        "changed torch's global random state (a seed, or a draw without generator=)",
+    ),
+)

@@ -438,3 +438,12 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         _NORMALISE + "    peak = x.abs().max()\n    return torch.where(peak > 0, x / peak, x)",
     ),
 }
+
+#: Round 7's finding: torch.compiler.disable on the unfixed function: no graph at all, the read still there
+WRONG_ANSWERS[4] += (
+    (
+        "@torch.compiler.disable\ndef normalise(x):\n    peak = x.abs().max()\n    if peak.item() == 0:\n"
+        "        return x\n    return x / peak",
+        "torch.compile made 0 graphs of normalise, not one: it reads a tensor's value on the CPU (.item())",
+    ),
+)
