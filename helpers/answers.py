@@ -1,8 +1,7 @@
 """A learner's answer as a value: numbers in whatever form a careful learner gives them, the kind checked.
 
 Checkers call `expect_type`, `expect_number`, `expect_pair` and `expect_function` on what the learner's code
-returned, and raise `Wrong` with one sentence; every form a learner could mean is accepted (`normalise`).
-"""
+returned, and raise `Wrong` with one sentence; every form a learner could mean is accepted (`normalise`)."""
 
 from __future__ import annotations
 
@@ -21,8 +20,7 @@ class Wrong(Exception):
 def _plain_number(value: Any) -> Any:
     """Python's own number for a numpy scalar, a 0-d numpy array, a Fraction or a Decimal; else `value`.
 
-    The modules are looked up in `sys.modules`, not imported: a value of theirs cannot exist unless they are.
-    """
+    The modules are looked up in `sys.modules`, not imported: a value of theirs cannot exist unless they are."""
     numpy = sys.modules.get("numpy")
     if numpy is not None and (
         isinstance(value, numpy.generic) or (isinstance(value, numpy.ndarray) and value.ndim == 0)
@@ -49,8 +47,7 @@ def normalise(value: Any, _depth: int = 0) -> Any:
     """`value` with numpy scalars, Fractions and Decimals made Python numbers, also inside lists, tuples and dicts.
 
     Checkers then compare with plain `isinstance` and `==`. Tensors are left alone (a list of 0-d tensors
-    is another answer than a list of floats); containers are rebuilt only when something in them changed.
-    """
+    is another answer than a list of floats); containers are rebuilt only when something in them changed."""
     value = _plain_number(value)
     if _depth >= 4 or type(value) not in (list, tuple, dict):
         return value
@@ -80,8 +77,7 @@ def expect_type(value: Any, kinds: type | tuple[type, ...], what: str) -> Any:
     """Return `value` if it is one of `kinds`, converted where the learner clearly meant that kind; else raise `Wrong`.
 
     Meant: a one-element tensor or array for a number, an int for a float, a tuple for a list and a list
-    for a tuple; a bool is not a number. `what` names the expected kind for the learner.
-    """
+    for a tuple; a bool is not a number. `what` names the expected kind for the learner."""
     kinds = kinds if isinstance(kinds, tuple) else (kinds,)  # `in kinds` below: that type, not a subclass
     value = normalise(value)
     wants_number = int in kinds or float in kinds
@@ -109,8 +105,7 @@ def expect_number(value: Any, what: str = "a number") -> float:
     """Return `value` as a Python int or float, whatever form of number the learner gave; else raise `Wrong`.
 
     An int stays an int, so messages show what was given; one too large for a float is refused here,
-    before a comparison would overflow.
-    """
+    before a comparison would overflow."""
     number = expect_type(value, (int, float), what)
     try:
         float(number)
@@ -122,8 +117,7 @@ def expect_number(value: Any, what: str = "a number") -> float:
 def as_number(value: Any) -> float | None:
     """The number `check()` would accept in `value` (a numpy scalar, a one-element tensor, …) as a float; else None.
 
-    For the cells after a question that use the learner's answer, so that they take what `check()` took.
-    """
+    For the cells after a question that use the learner's answer, so that they take what `check()` took."""
     try:
         return float(expect_number(value))
     except Wrong:

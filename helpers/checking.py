@@ -9,8 +9,7 @@ the kernel usable: the learner's code runs with a time limit and its output capt
 A question whose answer another process must run names a `file`: the learner writes it with
 `%%writefile {WORK}/name.py`, and `check()` imports it fresh from there, as the child processes do.
 Questions live in `helpers/exercises/chNN.py`; their solutions in `helpers/exercises/solutions/chNN.py`,
-which the handout edition leaves out.
-"""
+which the handout edition leaves out."""
 
 from __future__ import annotations
 
@@ -134,7 +133,7 @@ class Question:
         name, exc = f"`{self.variable}`", attempt.error
         if attempt.timed_out:
             if is_function and (exc is None or attempt.calls.blame(exc)):
-                return f"Your {name} did not return within {seconds:g} s: look for a loop that never ends."
+                return f"Your {name} did not return within {seconds:g} s: a loop that never ends, or work far too big?"
             return f"Checking your {name} did not finish within {seconds:g} s."
         if exc is None:
             return f"Correct! Question {self.number} is done."

@@ -3,8 +3,7 @@
 The learner's code runs with a time limit (SIGALRM, where there is one) that interrupts it preferably inside
 their own code; what it prints is kept up to `OUTPUT_LIMIT` characters; an error is theirs when it left their
 function or one of their frames raised it; a change to torch's default dtype or device is set back and named.
-An answer another process must run is a file the learner wrote, imported fresh from the chapter's WORK folder.
-"""
+An answer another process must run is a file the learner wrote, imported fresh from the chapter's WORK folder."""
 
 from __future__ import annotations
 
@@ -36,6 +35,9 @@ _GRACE_TICKS = 10
 #: Characters of the learner's printed output kept and shown with a verdict; the rest is only counted.
 OUTPUT_LIMIT = 2_000
 
+#: What each of `_torch_defaults` is called in a message, with what to do instead.
+_SAID = ("default dtype (pass dtype=... to the calls instead)", "default device (pass device=... to the calls instead)")
+_SAID += ("grad mode (off only in `with torch.no_grad():`)", "autocast (on only in `with torch.autocast(...):`)")
 #: Pseudo-file names of code that Python or a library generated: "<string>" is a dataclass's __init__.
 _NOT_LEARNER_NAMES = ("<frozen ", "<string>", "<__array_function__")
 
@@ -81,13 +83,13 @@ def _learner_line(exc: BaseException) -> int | None:
 class _LearnerCalls:
     """Wraps the learner's functions: their results are normalised, and what they raise is remembered.
 
-    What leaves their function is theirs even when no frame is their code (`math.sqrt` as the answer).
-    """
+    What leaves their function is theirs even when no frame is their code (`math.sqrt` as the answer)."""
 
     KINDS = (types.FunctionType, types.BuiltinFunctionType, types.MethodType, functools.partial)
 
     def __init__(self) -> None:
         self.raised: list[BaseException] = []
+        self.changed = ""  # torch's defaults or grad mode a call changed (each set back at once)
 
     def wrap(self, value: Any) -> Any:
         """`value` wrapped when it is a function; classes and other callables are passed as they are."""
@@ -96,11 +98,14 @@ class _LearnerCalls:
 
         @functools.wraps(value)
         def learner_function(*args: Any, **kwargs: Any) -> Any:
+            before = _torch_defaults()  # a later call (or the check's end) must not hide a change
             try:
                 result = value(*args, **kwargs)
             except BaseException as exc:
                 self.raised.append(exc)
                 raise
+            finally:
+                self.changed = _restore_torch_defaults(before) or self.changed
             return normalise(result)
 
         return learner_function
@@ -212,8 +217,9 @@ def run_checker(checker: Checker, answer: Callable[[], Any], seconds: float) -> 
         checker(attempt.calls.wrap(normalise(answer())))
 
     alarm = _Alarm()
-    defaults = _torch_defaults()
-    torch = sys.modules.get("torch")
+    torch, notebooks = sys.modules.get("torch"), _torch_defaults()  # the check runs with torch's own, then these
+    standard = torch and (torch.float32, torch.device("cpu"), True, (False, False))  # as a fresh kernel has them
+    _restore_torch_defaults(standard)
     random_state = torch.get_rng_state() if torch else None  # checks seed torch; the notebook's draws go on unchanged
     try:
         with contextlib.redirect_stdout(output), contextlib.redirect_stderr(output):
@@ -225,19 +231,17 @@ def run_checker(checker: Checker, answer: Callable[[], Any], seconds: float) -> 
         attempt.error = exc
     if random_state is not None:
         torch.set_rng_state(random_state)
-    changed = _restore_torch_defaults(defaults)
+    changed = _restore_torch_defaults(standard) or attempt.calls.changed
+    _restore_torch_defaults(notebooks)
     if changed:  # it would outlast the check and change every later cell: named, whatever else happened
-        attempt.error = Wrong(
-            f"your code changed torch's {changed}, which lasts for the rest of the notebook; it is set back now: pass "
-            "dtype=... or device=... to the calls, and turn gradients off only inside `with torch.no_grad():`"
-        )
+        attempt.error = Wrong(f"your code changed torch's {changed}, which would outlast the check: it is set back now")
     attempt.timed_out = alarm.fired
     attempt.output = output.shown()
     return attempt
 
 
-def _torch_defaults() -> tuple[Any, Any, bool] | None:
-    """torch's default dtype and device and its grad mode, or None when torch is not imported (nothing changes them)."""
+def _torch_defaults() -> tuple[Any, ...] | None:
+    """torch's default dtype and device, grad mode and autocast (CPU, CUDA); None when torch is not imported."""
     torch = sys.modules.get("torch")
     if torch is None:
         return None
@@ -245,11 +249,12 @@ def _torch_defaults() -> tuple[Any, Any, bool] | None:
         device = torch.get_default_device()
     except Exception:  # a default without an index (set_default_device("mps")) on a machine that cannot make one
         device = "a device this machine cannot use"
-    return torch.get_default_dtype(), device, torch.is_grad_enabled()
+    autocast = torch.is_autocast_enabled("cpu"), torch.is_autocast_enabled("cuda")
+    return torch.get_default_dtype(), device, torch.is_grad_enabled(), autocast
 
 
-def _restore_torch_defaults(before: tuple[Any, Any, bool] | None) -> str:
-    """Set back torch's defaults and grad mode if the learner's code changed them; what changed ("" if nothing)."""
+def _restore_torch_defaults(before: tuple[Any, ...] | None) -> str:
+    """Set torch's defaults, grad mode and autocast to `before`; what differed from it ("" if nothing)."""
     after = _torch_defaults()
     if before is None or after is None:  # else set back even if equal: set_default_device("cpu") leaves a mode
         return ""
@@ -257,8 +262,8 @@ def _restore_torch_defaults(before: tuple[Any, Any, bool] | None) -> str:
     torch.set_default_dtype(before[0])
     torch.set_default_device(before[1] if isinstance(before[1], torch.device) and before[1].type != "cpu" else None)
     torch.set_grad_enabled(before[2])
-    names = "default dtype (set_default_dtype)", "default device (set_default_device)", "grad mode (set_grad_enabled)"
-    return " and ".join(name for name, a, b in zip(names, before, after, strict=True) if a != b)
+    [torch.set_autocast_enabled(kind, on) for kind, on in zip(("cpu", "cuda"), before[3], strict=True)]
+    return " and ".join(name for name, a, b in zip(_SAID, before, after, strict=True) if a != b)
 
 
 def first_line(exc: BaseException) -> str:

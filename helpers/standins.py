@@ -5,8 +5,7 @@
   timeline (chapters 06, 07); `PretendAsyncDevice`, the same idea on the real clock (chapters 10, 11).
 * `CachingAllocatorModel`: a MODEL of PyTorch's CUDA caching allocator (chapter 05).
 * `GraphReplayModel`: a CPU model of what a CUDA graph does on replay (chapter 11).
-* `missing_triton`: stand-ins for `triton` and `triton.language` where Triton is missing (chapter 13).
-"""
+* `missing_triton`: stand-ins for `triton` and `triton.language` where Triton is missing (chapter 13)."""
 
 from __future__ import annotations
 

@@ -61,6 +61,8 @@ def same(got: Any, want: Any, rel: float = 1e-6) -> bool:
     """Whether `got` is `want`: numbers within `rel` (relative), sequences element by element, else `==`."""
     if isinstance(want, bool) or isinstance(got, bool):
         return type(got) is type(want) and got == want
+    if type(want) is type(got) is int:  # exactly: isclose would compare them as floats (2**53 + 1 == 2**53)
+        return got == want
     if isinstance(want, int | float) and isinstance(got, int | float):
         return math.isclose(got, want, rel_tol=rel, abs_tol=0.0 if want else max(rel, 1e-12))  # 0: within rel
     if isinstance(want, list | tuple) and isinstance(got, list | tuple):

@@ -24,7 +24,8 @@ _apart = lambda r, avoid: tree_map(lambda t: t.clone() if any(t is a for a in av
 #: Whether a call makes a tensor of a host array (numpy's, not a list): made on the CPU, to be moved.
 _array = lambda c: c.name in ("tensor", "as_tensor", "asarray") and _host(*c.args[:1], *c.kwargs.values())
 _host = lambda a=None, *_: hasattr(a, "__array__") and not torch.is_tensor(a)
-_on = lambda v, device: tree_map(lambda t: t.detach().to(device, copy=True).requires_grad_(t.requires_grad), v)
+_on = lambda v, device: tree_map(lambda t: _leaf(t).to(device, copy=True).requires_grad_(t.requires_grad), v)
+_leaf = lambda t: t.detach() if t.is_leaf else t  # a leaf's copy a leaf too, as the caller's tensor is
 #: `x` on the host: a meta tensor's twin, holding what a GPU would (zeros if none); the CPU for the meta device.
 host = lambda x: getattr(x, "_twin", torch.zeros_like(x, device="cpu")) if torch.is_tensor(x) and x.is_meta else _cpu(x)
 _cpu = lambda x: torch.device("cpu") if isinstance(x, str | torch.device) and str(x) == "meta" else x
@@ -45,11 +46,9 @@ class Watch(CallLog):
 
     def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
         self.calls.append(call := Call(func, args, kwargs or {}))
-        if (
-            func in torch.utils._device._device_constructors()
-            and call.kwargs.get("device", call.kwargs.get("out")) is None
-        ):
-            call.kwargs["device"] = torch.get_default_device()  # set_default_device's mode lies under this one
+        made = func in torch.utils._device._device_constructors()  # a factory: set_default_device's mode lies under
+        if made and call.kwargs.get("device", call.kwargs.get("out")) is None:  # this one
+            call.kwargs["device"] = torch.get_default_device()
         leaves, spec = tree_flatten((args, call.kwargs))
         h_args, h_kwargs = tree_unflatten(hosted := [host(x) for x in leaves], spec)
         given = [t for t in leaves if isinstance(t, torch.Tensor)]
@@ -97,11 +96,8 @@ def run(fn: Any, name: str, takes: str, case: tuple, dtype: torch.dtype | None =
             if "cuda" not in call and "cuda" in f"{c.name}{c.args}{c.kwargs}":  # a device or tensor of cuda
                 raise Wrong(f"{said}; it named cuda ({spelled([c])}): use the device you were given") from None
         raise
-    finally:
-        now = torch.get_default_dtype()
+    finally:  # a change of the learner's own to torch's defaults is named and undone after each call (check())
         torch.set_default_dtype(before)
-    if now != (dtype or before):  # it would outlast the check
-        raise Wrong(f"{call} changed torch's default dtype to {now}, for every later cell: pass dtype=... instead")
     strays = [c for c in log.calls if any(host(x) is not x for x in tree_leaves((c.args, c.kwargs)))]  # meta used
     if strays and "meta" not in [str(a[1] if isinstance(a, tuple) else a) for a in case if not torch.is_tensor(a)]:
         raise Wrong(f"{call} made a tensor on meta ({spelled(strays[:1])}), a device it was not given: use yours")
@@ -126,8 +122,8 @@ def same(t: Any, want: Any, device: str | torch.device) -> bool:
     """Whether `t` is (a list of) tensors like `want` on `device`: dtype, shape, requires_grad, values (`host(t)`'s)."""
     if isinstance(want, list):
         return isinstance(t, list) and len(t) == len(want) and all(map(lambda a, w: same(a, w, device), t, want))
-    kind = (torch.device(device).type, want.dtype, want.shape, want.requires_grad)
-    ok = isinstance(t, torch.Tensor) and (t.device.type, t.dtype, t.shape, t.requires_grad) == kind
+    kind = (torch.device(device).type, want.dtype, want.shape, want.requires_grad, want.is_leaf)  # leaf: no graph
+    ok = isinstance(t, torch.Tensor) and (t.device.type, t.dtype, t.shape, t.requires_grad, t.is_leaf) == kind
     close = lambda: torch.allclose(host(t).cpu().cdouble(), want.cdouble(), rtol=1e-5)  # integers: exact
     return ok and (torch.equal(host(t).cpu(), want) or want.is_floating_point() and close())
 
@@ -140,7 +136,8 @@ def described(t: Any, device: str | torch.device | None = None, at: int = 0) -> 
         return show(t)
     values = "" if (h := host(t)).is_meta else f" holding {show(h.tolist())}"
     where = "meta (standing in for a GPU)" if values and str(device or t.device) == "meta" else device or t.device
-    return f"a {t.dtype} tensor of shape {tuple(t.shape)}{', requiring grad,' * t.requires_grad} on {where}{values}"
+    grad = f", requiring grad{' as a leaf' * t.is_leaf}," * t.requires_grad  # a result cut from the graph is a leaf
+    return f"a {t.dtype} tensor of shape {tuple(t.shape)}{grad} on {where}{values}"
 
 
 def _on_devices(name: str, takes: str, cases: list, want: Any, made_there: bool, fn: Any, other: Any = None):
@@ -150,7 +147,7 @@ def _on_devices(name: str, takes: str, cases: list, want: Any, made_there: bool,
         if made_there and log.copies_in:
             raise Wrong(f"{call} made a tensor on the CPU and moved it ({spelled(log.copies_in[:1])}): pass device=...")
         if made_there and isinstance(got, torch.Tensor) and got.numel() > 1 and 0 in got.stride():  # expand's view
-            raise Wrong(f"{call} returned a view whose elements share one number in memory (expand): make them all")
+            raise Wrong(f"{call} returned a view whose elements share one number in memory: make a new tensor")
         right = want(*(a[0] if isinstance(a, tuple) else a for a in case))
         where = case[0][1] if isinstance(case[0], tuple) else case[0]
         if not same(got, right, where):
@@ -167,8 +164,9 @@ _SUMS = (  # one dtype, two; 0-d a, b or both (CPU ones exempt from the device r
     (torch.tensor([[0.5, 1.5, -2.0], [4.0, 0.25, 8.0]]).half(), torch.tensor([0.1]).double()),
     (torch.tensor(1.5).half(), torch.tensor([4])),  # either as a Python number (b of one element) promotes otherwise
     (torch.tensor([2**60 + 1, 20]), torch.tensor([3, 4]).byte()),  # uint8's -b wraps; doubles lose int64 digits
-    (torch.tensor([1.5, -2.0]).requires_grad_(), torch.tensor(3.0)),  # a requiring grad: a + b does too
+    (torch.tensor([1.5, -2.0]).requires_grad_(), torch.tensor(3.0)),  # a requiring grad, then b: so does a + b
     *(_MIXED, _MIXED[::-1], (_MIXED[0], _D), (_MIXED[1], _D), (_D, _MIXED[1]), (_D, torch.tensor(0.1).bfloat16())),
+    (torch.tensor([0.5, 4.0]), torch.tensor(3.0, requires_grad=True)),
 )
 _ADDS = [((a, x), (b, y)) for a, b in _SUMS for x in DEVICES for y in DEVICES]
 _TS = (torch.arange(3), torch.tensor([True, False]), torch.ones(0, 2).half(), torch.tensor(1j))  # 0-d, empty, n = 0

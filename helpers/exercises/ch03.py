@@ -18,7 +18,7 @@ F16, F32, F64, I64, B16 = torch.float16, torch.float32, torch.float64, torch.int
 _values = lambda n, w, t: [*torch.randn((n, w) if w else (n,), generator=torch.Generator().manual_seed(n)).mul(8).to(t)]
 _mem = lambda t: host(t).untyped_storage().data_ptr() if torch.is_tensor(t) else t and _mem(t[0]) if _seq(t) else None
 _seq = lambda t: isinstance(t, list | tuple)  # _mem of a list of tensors (torch._foreach_copy_): the first's
-_FILLS = ((4, 3, F32, F32), (3, 5, I64, I64), (2, 4, F16, F32), (1, 2, F32, F32))  # rows, width, dtype, buffer's
+_FILLS = ((4, 3, F32, F32), (3, 5, I64, I64), (2, 4, F16, F32), (1, 1, F32, F32))  # rows, width, dtype, buffer's
 _MOVES = [*product(((3, 4, F32), (5, 2, I64), (1, 3, F16)), product(("cpu", "meta"), repeat=2))]  # host ⇄ device
 #: losses_to_floats: (losses, dtype, whether they require grad); values in thirds, which float32 cannot hold exactly.
 _LOSSES = [*product(((4, F32, 0), (6, F16, 0), (2, F64, 0), (3, F32, 1), (1, B16, 0)), ("cpu", "meta"))]

@@ -25,7 +25,7 @@ _CPU, _META = torch.device("cpu"), torch.device("meta")
 _GPUS = [torch.device("cuda", n - 1) for n in [torch.cuda.device_count()] if n]
 _GPUS += [torch.device("mps", 0)] * torch.backends.mps.is_available()
 #: Calls that read a tensor's values on the host, printing too; torch.tensor(a list of tensors) reads each one.
-_READS = {"item", "tolist", "numpy", "__float__", "__int__", "__bool__", "__repr__", "__format__"}
+_READS = {"item", "tolist", "numpy", "__float__", "__int__", "__bool__", "__repr__", "__format__", "untyped_storage"}
 _LISTS = {"tensor", "as_tensor", "asarray"}
 _flat = lambda *values: [t for v in values for t in (v if isinstance(v, list | tuple) else [v])]
 

@@ -17,6 +17,11 @@ _Q1_CASES = ((0.0, 0.0, 5.0, False), (3.0, 0.0, 2.5, False), (1.0, 0.0, 2.0, Tru
 _Q3_CASES = ((0.0, 0.0, 5.0, False), (1.0, 3.0, 2.0, False), (4.0, 1.0, 2.5, True))  # a wrong event is off
 
 
+def kept_current(sim: Any, caller: Any, call: str) -> None:  # on return, the caller's stream is current again
+    if sim.current is not caller:
+        raise Wrong(f"{call} left the {sim.current.name} current: set the caller's stream back, or use `with`")
+
+
 def _check_timer(fn: Any, name: str) -> None:
     """Check question 1's timer `name(fn)` or question 3's `name(fn, side)` (fn() queues its work on `side`)."""
     on_side = name == "time_side_work"
@@ -25,6 +30,7 @@ def _check_timer(fn: Any, name: str) -> None:
     for busy_current, busy_side, work_ms, caller in _Q3_CASES if on_side else _Q1_CASES:
         with simulated_cuda(launch_ms=0.001) as sim, timer as timed:  # timed: its calls, (start, end)
             side, sim.current = torch.cuda.Stream(), sim.Stream(name="caller's stream") if caller else sim.current
+            here = sim.current  # the caller's stream, current again when fn returns
             sim.work("earlier work", busy_current)
             sim.work("earlier work", busy_side, stream=side)
             work = functools.partial(sim.work, "fn()'s work", work_ms, stream=side if on_side else None)
@@ -33,6 +39,7 @@ def _check_timer(fn: Any, name: str) -> None:
         before = f"{busy_current:g} ms already on the current stream"
         before += " (the caller's, not the default stream)" * caller + f", {busy_side:g} on side" * on_side
         call = f"{name}({'fn, side' if on_side else 'fn'}) (fn() queues {work_ms:g} ms of GPU work; {before})"
+        kept_current(sim, here, call)
         got = expect_number(got, f"{call} to return a number of milliseconds")
         if len(spans) != 1:
             raise Wrong(f"{call} called fn() {len(spans)} times; call it once, between the two events")
@@ -42,7 +49,7 @@ def _check_timer(fn: Any, name: str) -> None:
         if on_side and end.waits_before:
             said = f"{call}: Python waited for the GPU ({sim.host_waits[0]}) before both events were queued. Queue the"
             raise Wrong(f"{said} start event, fn() and the end event without waiting, then wait for the end event")
-        if not on_side and span.lane != sim.current.name and span.start_ms < busy_current:  # moved to a stream
+        if not on_side and span.lane != here.name and span.start_ms < busy_current:  # moved to a stream
             said = f"{call}: fn() ran on the {span.lane} from {span.start_ms:.3g} ms, before the current stream's"
             raise Wrong(f"{said} earlier work ended at {busy_current:g} ms: make that stream wait for the current one")
         if abs(got - work_ms) <= 0.1:  # ms; each launch takes 0.001 ms here
@@ -79,8 +86,7 @@ def _check_produce_and_consume(fn: Any) -> None:
             if len(means) != rounds or not all(isinstance(m, SimulatedValue) for m in means):
                 said = ", ".join("a.mean()" if isinstance(m, SimulatedValue) else show(m) for m in means)
                 raise Wrong(f"{call} returned [{said}]; expected the {rounds} results of a.mean(), unread")
-            if sim.current is not caller:  # every later op of the caller's would run there
-                raise Wrong(f"{call} left the {sim.current.name} current: set the caller's stream back, or use `with`")
+            kept_current(sim, caller, call)  # every later op of the caller's would run there
         own = sim.own_waits[0] if sim.own_waits else ""  # a stream waiting for its own queue waits for nothing
         inside = "; inside `with torch.cuda.stream(side):` the current stream is side" * own.startswith(side.name)
         own = f" ({own} waits for nothing{inside})" * bool(own)

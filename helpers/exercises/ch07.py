@@ -9,6 +9,7 @@ from ..answers import Wrong, expect_function
 from ..checking import Question
 from ..standins import SimulatedCuda, simulated_cuda
 from .cases import show, unchanged
+from .ch06 import kept_current
 
 
 def _upload(fn: Any, args: tuple, call: str, pinned: tuple = ()) -> tuple[Any, SimulatedCuda, str]:
@@ -17,6 +18,7 @@ def _upload(fn: Any, args: tuple, call: str, pinned: tuple = ()) -> tuple[Any, S
         caller = sim.current = sim.Stream(name="caller's stream")
         with sim.tensors(pinned):
             got = fn(*args)
+        kept_current(sim, caller, call)
         sim.land(everything=True)
     late = [s.lane for s in sim.spans if s.kind == "copy" and s.end_ms > max(caller.free_ms, sim.host_ms)]
     said = f"{call}: a copy ran on the {late[0]} and the current stream did not wait for it" if late else ""
@@ -71,20 +73,21 @@ def _check_to_device(fn: Any) -> None:
 
 def _check_to_host(fn: Any) -> None:
     expect_function(fn, "to_host", "(t)")
-    kept = None  # the last call's result and what it held then: the next call must leave it be
-    for values in (torch.arange(1.0, 9.0), torch.arange(8.0) + 9, torch.arange(6).view(2, 3) * 7, torch.rand(5).half()):
+    kept = []  # each call's result and what it held: later ones (3 of a shape: a pool of 2) must leave them be
+    for values in _TO_HOST:
         call = f"to_host({show(values).replace(' on cpu', ' on the GPU')})"
         with simulated_cuda(copy_ms=1.0) as sim:
-            sim.current = sim.Stream(name="caller's stream")
+            caller = sim.current = sim.Stream(name="caller's stream")
             sim.work("the kernel that writes t", 3.0)  # still running when to_host is called
             written, t = sim.current.free_ms, sim.on_gpu(values.clone())
             with sim.tensors():
                 got = fn(t)
             read = got.clone() if isinstance(got, torch.Tensor) else None  # what the caller reads now
+        kept_current(sim, caller, call)
         if not unchanged(values, t):
             raise Wrong(f"{call} changed its arguments: copy t, leave it as it was")
-        if kept and not torch.equal(*kept):  # the host tensor the call before returned, for a t of this shape
-            raise Wrong(f"{call} changed the tensor the call before returned (to {kept[0].tolist()}): return a new one")
+        if stale := [got for got, read in kept if not torch.equal(got, read)]:  # an earlier call's host tensor
+            raise Wrong(f"{call} changed a tensor an earlier call returned (to {stale[0].tolist()}): return new ones")
         if read is None or sim.is_on_gpu(got):
             raise Wrong(f"{call} returned {_show(sim, got)}; expected a tensor on the host")
         for copy in [c for c in sim.copies if c.end_ms - sim.copy_ms < written]:  # it began before t was written
@@ -94,7 +97,7 @@ def _check_to_host(fn: Any) -> None:
             if not sim.copies or all(c.destination.data_ptr() != got.data_ptr() for c in sim.copies):
                 how = f"read t with {sim.host_waits[0]}" if not sim.copies else "returned a tensor no such copy filled"
                 raise Wrong(f"{call}: the values are right, but it {how}: return what a non_blocking copy fills")
-            kept = got, read
+            kept.append((got, read))
             continue
         said = f"{call} returned {show(read)} holding {read.tolist()}; expected {values.dtype} {values.tolist()}"
         early = ": what the host buffer held before the copy landed: read it after waiting"  # what a read too soon saw
@@ -104,6 +107,7 @@ def _check_to_host(fn: Any) -> None:
         raise Wrong(f"{said}: {_waited(sim, next(c for c in sim.copies if not c.landed)) if sim.host_waits else why}")
 
 
+_TO_HOST = (*(torch.arange(1.0, 9.0) * k for k in (1, -2, 3)), torch.arange(6).view(2, 3) * 7, torch.rand(5).half())
 #: Question 3's cases: (batches, the first), float32 and int64 (too large for float32), more than two buffers cover.
 _UPLOADS = ((3, torch.arange(6.0).view(2, 3), "cuda"), (5, torch.arange(4) + 2**40, "meta"))
 
@@ -112,10 +116,10 @@ def _check_upload_all(fn: Any) -> None:
     expect_function(fn, "upload_all", "(batches, device)")
     for count, first, device in _UPLOADS:
         batches = [first + 100 * k for k in range(count)]
-        given = [b.clone() for b in batches]
+        given, held = [b.clone() for b in batches], list(batches)  # their values, and the tensors themselves
         call = f"upload_all({count} {first.dtype} batches of shape {tuple(first.shape)}, {device})"
         got, sim, late = _upload(fn, (batches, torch.device(device)), call)
-        if not unchanged(given, batches):
+        if not unchanged(given, batches) or list(map(id, held)) != list(map(id, batches)):
             raise Wrong(f"{call} changed its arguments (the list of batches or their values): leave them be")
         at = {sim.device.get(id(t), (t, "cpu"))[1] for t in got} if isinstance(got, list | tuple) else set()
         if at != {device} or len(got) != count:

@@ -20,9 +20,11 @@ from ..processes import LaunchTimeout, WorkerFailed, launch, process_context, st
 from .cases import same, show, unchanged
 
 CHILD_SECONDS = 60.0  # for the child processes of one check, their start included (a session's first is slow)
-_TASKS = [(2, torch.tensor([0.5, 1, 2.25]).half().repeat(20_000)), (4, torch.tensor([0.1, 0.2, 0.7, 1.5]))]
+_TASKS = [(2, torch.tensor([0.5, 1, 2.25]).half().repeat(20_000)), (4, torch.tensor([0.1, 0.2, 0.7]))]  # ~1/3
 _TASKS += [(9, torch.tensor([2049, 2047, 1])), (6, torch.tensor([2, 4, 9])), (7, torch.tensor([[0.5, 1.5], [2, 4.5]]))]
-_SUMS = [(torch.arange(10.0), 3), (torch.tensor([7, -2, 2**25 + 1, 1, 8]), 4), (torch.tensor([3001.5, 11, 2, 8]), 2)]
+_TASKS[-1] = (7, _TASKS[-1][1].bfloat16())  # a bfloat16 task too: numpy has none
+_SUMS = [(torch.arange(10.0), 3), (torch.tensor([7, -2, 2**25 + 1, 1, 2**53 + 1]), 4)]  # past float32, float64
+_SUMS += [(torch.tensor([3001.5, 11, 2, 8]), 2)]
 _SEED = "global random state (a seed, or a draw without generator=): use only a Generator seeded from rank"  # q1
 _KEPT = [f"torch's {_SEED}", f"Python's {_SEED}", f"numpy's {_SEED}", "parameters' memory: train them in place"]
 
@@ -81,7 +83,7 @@ def _check_hogwild_worker(fn: Any) -> None:
             raise Wrong(f"{call} changed x or y: pick rows by index (x[idx]) and leave the data as it is")
         if (sizes := [len(r) - r.count(-1) for r in model.rows]) != [32] * steps:  # none: it trained another model
             said = f"{call} gave `model` {len(sizes)} batches of {show(sizes)} rows of x; expected {steps} of 32"
-            raise Wrong(f"{said} (a forward pass with grad on counts: evaluate under torch.no_grad())")
+            raise Wrong(said + " (a forward pass with grad on counts: use torch.no_grad())" * (len(sizes) > steps))
         if len(set(map(tuple, rows := model.rows))) == 1 or any(r == [*range(r[0], r[0] + 32)] for r in rows):
             raise Wrong(f"{call} drew rows {show(rows[0])}, then {show(rows[1])}: draw 32 random rows anew each step")
         if n == 40 and n - 1 not in set().union(*rows):  # 640 drawn: each row comes but for 1e-7 by chance
@@ -155,8 +157,7 @@ def _check_run_in_forks(fn: Any) -> None:
         here = f"{len(ran) - len(kids)} times here, in the parent"
         raise Wrong(f"`work` ran to its end in {len(kids)} child processes and {here}; expected 3 children, none here")
     if unchanged(weight, model.weight.detach()):
-        why = "the children wrote shared memory not this model's: call model.share_memory() before they start"
-        why = why if any(k[3] for k in kids) else ""
+        why = "the children wrote shared memory not this model's: share it before they start" * any(k[3] for k in kids)
         raise Wrong(f"the model here did not change: {why or 'each forked child wrote its own copy-on-write copy'}")
     if unchanged(bias, model.bias.detach()):
         raise Wrong("the model's bias did not change: share every parameter (model.share_memory())")

@@ -28,6 +28,7 @@ _IDLE_CASES = (([(2, 5), (1, 3), (7, 8)], 0.0, 12), ([], 0.0, 4), ([(9, 12), (-2
 _IDLE_CASES += (([(0.1, 0.3), (0.2417, 0.4523)], 0.0, 0.7), ([(0.0, 4), (1, 2), (2.5, 3), (6, 7)], 0.0, 8))
 _IDLE_CASES += (([(12, 15), (-5, -1), (3, 4), (4, 6)], 0.0, 10), ([(6.5, 7), (5, 6), (5.5, 9), (-4, -3)], -5, 10))
 _IDLE_CASES += (([(0.1371, 1.7129), (1.5003, 2.0417), (2.9, 3.1)], 0.0613, 2.9871),)
+_IDLE_CASES += (([(16_777_217, 16_777_219), (16_777_220, 16_777_221)], 16_777_216, 16_777_226),)  # past float32
 _IDLE_CASES += (([(0.5748, 0.8362), (0.8362, 0.95), (0.2, 0.5748)], 0.3151, 0.8637),)  # an exact cover: 1 - 1 < 0
 _SAMPLES, _BATCH = 5220, 1024  # question 2's pass: six steps, the last of 100 samples
 _PASSES = ((None, ""), (594, " on one batch of 594 samples"), (0, " on no batches"))  # a float32 share × 594 < 149 hits
@@ -39,8 +40,7 @@ def _fresh(device: str = "cpu", size: int | None = None) -> tuple[Any, Any, list
     model = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.ReLU(), torch.nn.Dropout(0.2), torch.nn.Linear(32, 4))
     for p in model.to(device).parameters():  # gradients from an earlier step, as the chapter's model holds them
         p.grad = torch.ones_like(p)
-    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=0.01, nesterov=True)  # use it
-    opt.step()  # state, as a training loop leaves it: an optimizer made anew, or steps by hand, differ from the first
+    (opt := torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=0.01, nesterov=True)).step()
     x = torch.randn(_SAMPLES, 8, generator=torch.Generator().manual_seed(1)).to(device)
     chunks = x.split(_BATCH) if size is None else [x[:size]] * (size > 0)
     return model, opt, [(b, b[:, :4].argmax(dim=1)) for b in chunks]

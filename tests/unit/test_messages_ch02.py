@@ -68,4 +68,4 @@ def test_torchs_warnings_inside_the_check_are_not_the_learners_output() -> None:
         "def add_on_first(a, b):\n    return a + torch.tensor(b, device=a.device)",
     ):
         outcome = evaluate(_question("add_on_first"), code)
-        assert outcome.correct and outcome.output == "", (code, outcome)
+        assert outcome.output == "", (code, outcome)  # wrong now (b's graph is lost), but nothing printed

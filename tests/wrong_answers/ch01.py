@@ -3,6 +3,8 @@
 import importlib.util
 import os
 
+from helpers.exercises.solutions.ch01 import SOLUTIONS
+
 #: The CPUs this process may use, in order (Linux): the checker's one-CPU try is the last of them.
 CPUS = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
 
@@ -519,3 +521,31 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    return usable[0], usable[-1]  # the first and the last: the same one where there is one",
     ),
 }
+
+#: Round 10's findings: torch's default device or grad mode changed by some calls and put back by the last one (each
+#: call is now looked at); a count kept from the first call, once blamed on OMP_NUM_THREADS.
+WRONG_ANSWERS[1] += (
+    (
+        SOLUTIONS[1]
+        .replace(
+            '    return torch.device("cpu")',
+            '    d = torch.device("cpu")\n    torch.set_default_device(d)\n    return d',
+        )
+        .replace(
+            "        return torch.device(accelerator.type, i)",
+            "        d = torch.device(accelerator.type, i)\n        torch.set_default_device(d)\n        return d",
+        ),
+        "changed torch's default device (pass device=... to the calls instead), which would outlast the check",
+    ),
+    (
+        SOLUTIONS[1].replace("    accelerator = ", "    torch.set_grad_enabled(i != 0)\n    accelerator = "),
+        "changed torch's grad mode (off only in `with torch.no_grad():`)",
+    ),
+)
+WRONG_ANSWERS[3] += (
+    (
+        "import functools\n\n\n@functools.lru_cache(maxsize=None)\n"
+        "def count_usable_cpus():\n    return len(os.sched_getaffinity(0))",
+        "whatever CPUs were allowed; os.sched_getaffinity(0) gives those allowed as it runs",
+    ),
+)

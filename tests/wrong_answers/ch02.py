@@ -64,8 +64,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def ones_on(device):\n"
             "    torch.set_default_dtype(torch.float32)\n"
             "    return torch.ones(2, 3, device=device)",
-            "with torch's default dtype torch.float64 changed torch's default dtype to torch.float32, for every later "
-            "cell: pass dtype=... instead",
+            "your code changed torch's default dtype (pass dtype=... to the calls instead)",
         ),
     ),
     2: (
@@ -388,9 +387,6 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
     ),
     2: (
         "def add_on_first(a, b):\n    return torch.add(a, b.to(a.device))",
-        # attack round 2: b copied into a's dtype by new_tensor was told "copied a to the host"
-        "def add_on_first(a, b):\n    return a + a.new_tensor(b, dtype=b.dtype)",
-        "def add_on_first(a, b):\n    c = b.to(a.device)\n    c.mul_(1)\n    return a + c",
         "def add_on_first(a, b):\n    return a.add(b.to(device=a.device))",
         "def add_on_first(a, b):\n    return a + (b if b.device == a.device else b.to(a.device))",
     ),
@@ -437,7 +433,7 @@ WRONG_ANSWERS[2] += (
 WRONG_ANSWERS[3] += (
     (
         "def zeros_for(t, n):\n    return torch.zeros(1, dtype=t.dtype, device=t.device).expand(n)",
-        "returned a view whose elements share one number in memory (expand): make them all",
+        "returned a view whose elements share one number in memory: make a new tensor",
     ),
 )
 #: Round 7's right answers: a tensor made with out= on the device (the check's watch once named the CPU)
@@ -452,4 +448,16 @@ RIGHT_ANSWERS[3] += (
 RIGHT_ANSWERS[4] += (
     "def scale_rows(x):\n    weights = torch.empty(x.shape[0], device=x.device)\n"
     "    torch.linspace(0.5, 1.5, x.shape[0], out=weights)\n    return x * weights[:, None]",
+)
+
+#: Once right answers, wrong since b may require grad: new_tensor copies b without its graph; an in-place op on b
+WRONG_ANSWERS[2] += (
+    (
+        "def add_on_first(a, b):\n    return a + a.new_tensor(b, dtype=b.dtype)",
+        "expected a torch.float32 tensor of shape (2,), requiring grad,",
+    ),
+    (
+        "def add_on_first(a, b):\n    c = b.to(a.device)\n    c.mul_(1)\n    return a + c",
+        "a leaf Variable that requires grad is being used in an in-place operation",
+    ),
 )

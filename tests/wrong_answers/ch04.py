@@ -26,7 +26,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (  # round 8's finding: autograd turned off for the rest of the notebook (set back, and told)
             "def predict(model, x):\n    torch.set_grad_enabled(False)\n"
             "    return model(x.to(next(model.parameters()).device))",
-            "your code changed torch's grad mode (set_grad_enabled), which lasts for the rest of the notebook",
+            "your code changed torch's grad mode (off only in `with torch.no_grad():`), which would outlast the check",
         ),
         (  # the output brought back to the CPU: a copy the question does not ask for, impossible from meta
             "def predict(model, x):\n    return model(x.to(next(model.parameters()).device)).cpu()",
@@ -687,3 +687,24 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         _CLIP.replace("model.parameters(), max_norm", "optimizer.param_groups[0]['params'], max_norm"),
     ),
 }
+
+#: Round 9's findings: autocast left on for the session (named and set back by check()); the loss saved every batch
+WRONG_ANSWERS[1] += (
+    (
+        "def predict(model, x):\n    torch.autocast('cpu').__enter__()\n"
+        "    return model(x.to(next(model.parameters()).device))",
+        "changed torch's autocast (on only in `with torch.autocast(...):`)",
+    ),
+)
+WRONG_ANSWERS[2] += tuple(
+    (
+        SOLUTIONS[2].replace(
+            "        losses.append(loss.detach())\n", f"        losses.append(loss.detach())\n{save}\n"
+        ),
+        "read values on the host (.untyped_storage(), ",
+    )
+    for save in (
+        "        import io; torch.save(loss.detach(), io.BytesIO())",
+        "        import pickle; pickle.dumps(model.state_dict())",
+    )
+)

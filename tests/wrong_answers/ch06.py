@@ -597,3 +597,21 @@ WRONG_ANSWERS[2] += (
         "round 1's mean read neither `a` nor a copy of it",
     ),
 )
+
+#: Round 7's findings: the current stream switched with set_stream and left so (q1 timed on the default stream)
+WRONG_ANSWERS[1] += (
+    (
+        SOLUTIONS[1].replace(
+            "    start, end", "    torch.cuda.set_stream(torch.cuda.default_stream())\n    start, end"
+        ),
+        "left the default stream current: set the caller's stream back, or use `with`",
+    ),
+)
+WRONG_ANSWERS[3] += (
+    (
+        SOLUTIONS[3].replace(
+            "def time_side_work(fn, side):\n", "def time_side_work(fn, side):\n    torch.cuda.set_stream(side)\n"
+        ),
+        "left the side stream current: set the caller's stream back, or use `with`",
+    ),
+)

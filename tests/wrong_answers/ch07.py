@@ -617,7 +617,44 @@ WRONG_ANSWERS[2] += (
         "    _buf.copy_(t, non_blocking=True)\n"
         "    torch.cuda.synchronize()\n"
         "    return _buf",
-        "to_host(a torch.float32 tensor of shape (8,) on the GPU) changed the tensor the call before returned (to "
-        "[9.0, 10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0]): return a new one",
+        "to_host(a torch.float32 tensor of shape (8,) on the GPU) changed a tensor an earlier call returned (to "
+        "[-2.0, -4.0, -6.0, -8.0, -10.0, -12.0, -14.0, -16.0]): return new ones",
+    ),
+)
+
+#: Round 7's findings: the current stream left switched; a pool of two host buffers; the caller's list rewritten
+WRONG_ANSWERS[1] += (
+    (
+        "def to_device(batch, device):\n"
+        "    cur, s = torch.cuda.current_stream(), torch.cuda.Stream()\n"
+        "    torch.cuda.set_stream(s)\n"
+        "    out = {k: v.to(device, non_blocking=True) for k, v in batch.items()}\n"
+        "    cur.wait_stream(s)\n"
+        "    return out",
+        "current: set the caller's stream back, or use `with`",
+    ),
+)
+WRONG_ANSWERS[2] += (
+    (
+        "import itertools\n\n_ring, _turn = {}, itertools.count()\n\n\ndef to_host(t):\n"
+        "    key = (tuple(t.shape), t.dtype)\n"
+        "    bufs = _ring.setdefault(key, [torch.empty(t.shape, dtype=t.dtype, pin_memory=True) for _ in range(2)])\n"
+        "    h = bufs[next(_turn) % 2]\n"
+        "    h.copy_(t, non_blocking=True)\n"
+        "    torch.cuda.synchronize()\n"
+        "    return h",
+        "changed a tensor an earlier call returned (to [",
+    ),
+)
+WRONG_ANSWERS[3] += (
+    (
+        "def upload_all(batches, device):\n"
+        "    staging = torch.empty_like(batches[0], pin_memory=True)\n"
+        "    for i, batch in enumerate(batches):\n"
+        "        staging.copy_(batch)\n"
+        "        batches[i] = staging.to(device, non_blocking=True)\n"
+        "        torch.cuda.synchronize()\n"
+        "    return batches",
+        "changed its arguments (the list of batches or their values): leave them be",
     ),
 )

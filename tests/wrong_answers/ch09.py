@@ -260,7 +260,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def consumer(tasks, results):\n"
             "    for index, t in iter(tasks.get, None):\n"
             "        results.put((index, t.sum().item() / t.numel()))",
-            "`results` got [(2, inf), (4, 0.625), (6, 5), (7, 2.125), (9, 1365.67)]; expected [(2, 1.25), (4, 0.625)",
+            "`results` got [(2, inf), (4, 0.333333), (6, 5), (7, 2.125), (9, 1365.67)]; expected [(2, 1.25), (4, "
+            "0.333333)",
         ),
         (
             "def consumer(tasks, results):\n"
@@ -318,14 +319,15 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # the sum, not the mean
         (
             _Q2_HEAD + _Q2_STOP + "        results.put((index, t.double().sum().item()))",
-            "`results` got [(2, 75_000), (4, 2.5), (6, 15), (7, 8.5), (9, 4097)]; expected [(2, 1.25), (4, 0.625)",
+            "`results` got [(2, 75_000), (4, 1), (6, 15), (7, 8.5), (9, 4097)]; expected [(2, 1.25), (4, 0.333333)",
         ),
         # numbers the results itself instead of sending the task's index
         (
             "def consumer(tasks, results):\n"
             "    for n, (index, t) in enumerate(iter(tasks.get, None)):\n"
             "        results.put((n, t.double().mean().item()))",
-            "`results` got [(0, 1.25), (1, 0.625), (2, 1365.67), (3, 5), (4, 2.125)]; expected [(2, 1.25), (4, 0.625), "
+            "`results` got [(0, 1.25), (1, 0.333333), (2, 1365.67), (3, 5), (4, 2.125)]; expected [(2, 1.25), "
+            "(4, 0.333333), "
             "(6, 5)",
         ),
         # never looks for the stop signal
@@ -346,7 +348,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def consumer(tasks, results):\n"
             "    for index, t in iter(tasks.get, None):\n"
             "        results.put((index, t.numpy().mean()))",
-            "of ['int', 'float16']; expected (index, mean) pairs: an int and a Python float",
+            "raised TypeError (line 3 of your code): Got unsupported ScalarType BFloat16",
         ),
         (
             "import statistics\n\n\ndef consumer(tasks, results):\n"
@@ -358,7 +360,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def consumer(tasks, results):\n"
             "    for index, t in iter(tasks.get, None):\n"
             "        results.put((index, t.sum().item() / len(t)))",
-            "`results` got [(2, inf), (4, 0.625), (6, 5), (7, 4.25), (9, 1365.67)]; expected [(2, 1.25), (4, 0.625), "
+            "`results` got [(2, inf), (4, 0.333333), (6, 5), (7, 4.25), (9, 1365.67)]; expected [(2, 1.25), (4, "
+            "0.333333), "
             "(6, 5), (7, 2.125), (9, 1365.67)]",
         ),
     ),
@@ -368,13 +371,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def partial_sum(rank, world_size, x, out):\n"
             "    chunks = x.chunk(world_size)\n"
             "    out[rank] = chunks[rank].float().sum() if rank < len(chunks) else 0",
-            "out became [5, 33554432, 8, 0]; the sums of x.chunk are [5, 33554434, 8, 0]",
+            "out became [5, 33554432, 9007199254740992, 0]; the sums of x.chunk are [5, 33554434, 9007199254740993, 0]",
         ),
         # round 3's finding: the chunk summed in float16 (it overflows on the integer case; 3012.5 is not a float16)
         (
             _Q3_HEAD + "    chunks = x.chunk(world_size)\n"
             "    out[rank] = chunks[rank].half().sum() if rank < len(chunks) else 0",
-            "; the sums of x.chunk are [5, 33554434, 8, 0]",  # inf as an int64 differs by CPU
+            "; the sums of x.chunk are [5, 33554434, 9007199254740993, 0]",  # inf as an int64 differs by CPU
         ),
         # the attack's finding: x.chunk gives fewer chunks than world_size when x is short (the old solution)
         (
@@ -385,9 +388,10 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             _Q3_HEAD
             + "    chunks = x.chunk(world_size)\n    if rank < len(chunks):\n        out[rank] = chunks[rank].sum()",
-            "Run here, each rank alone on its own out, for ranks 0 to 3 with x = [7, -2, 33554433, 1, 8] and out "
-            "filled with -1, out became [5, 33554434, 8, -1]; the sums of x.chunk are [5, 33554434, 8, 0] (0 for a "
-            "rank without a chunk)",
+            "Run here, each rank alone on its own out, for ranks 0 to 3 with x = [7, -2, 33554433, 1, "
+            "9007199254740993] and "
+            "out filled with -1, out became [5, 33554434, 9007199254740993, -1]; the sums of x.chunk are [5, "
+            "33554434, 9007199254740993, 0] (0 for a rank without a chunk)",
         ),
         (
             _Q3_HEAD
@@ -492,8 +496,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             + _Q4_HEAD.replace("    ctx", "    model = copy.deepcopy(model).share_memory()\n    ctx")
             + _Q4_PROCS
             + _Q4_START_JOIN,
-            "the model here did not change: the children wrote shared memory not this model's: call "
-            "model.share_memory() before they start",
+            "the model here did not change: the children wrote shared memory not this model's: share it "
+            "before they start",
         ),
         # round 5's finding: each child shares its own copy-on-write copy, after the fork
         (
@@ -609,3 +613,22 @@ WRONG_ANSWERS[1] += (
         "changed torch's global random state (a seed, or a draw without generator=)",
     ),
 )
+
+#: Round 7's findings: the mean rounded to 3 places (a mean of 1/3 now), float() of an int64 sum past 2**53, and the
+#: no_grad note said only where more batches than steps reached the model
+WRONG_ANSWERS[2] += (
+    (
+        "def consumer(tasks, results):\n"
+        "    for index, t in iter(tasks.get, None):\n"
+        "        results.put((index, round(t.double().mean().item(), 3)))",
+        "(4, 0.333)",
+    ),
+)
+WRONG_ANSWERS[3] += (
+    (
+        _Q3_HEAD + "    chunks = x.chunk(world_size)\n"
+        "    out[rank] = float(chunks[rank].sum()) if rank < len(chunks) else 0",
+        "the sums of x.chunk are [5, 33554434, 9007199254740993, 0]",
+    ),
+)
+WRONG_ANSWERS[1] += ((_q1("range(steps)", "range(steps - 1)"), "rows of x; expected 5 of 32"),)

@@ -367,15 +367,20 @@ WRONG_ANSWERS[2] += (
         f"{_PASS} returned ([1.47314, ",
     ),
 )
-#: Round 7's right answer: the share computed in float32, one float32 step from 0 on an exact cover
-RIGHT_ANSWERS[1] += (
-    "def idle_share(busy, start_ms, end_ms):\n"
-    "    if not busy:\n"
-    "        return torch.tensor(1.0)\n"
-    "    b = torch.tensor(busy, dtype=torch.float32).clamp(start_ms, end_ms)\n"
-    "    b = b[b[:, 0].argsort()]\n"
-    "    reach = torch.cummax(b[:, 1], 0).values\n"
-    "    prev = torch.cat([torch.tensor([float(start_ms)]), reach[:-1]])\n"
-    "    covered = (b[:, 1] - torch.maximum(b[:, 0], prev)).clamp(min=0).sum()\n"
-    "    return 1 - covered / (end_ms - start_ms)",
+#: Round 7's right answer, wrong since round 8: the share computed in float32 (within 1e-6 of 0 on an exact cover
+#: it is accepted there), which skips whole milliseconds past 2**24, where a trace's timestamps lie
+WRONG_ANSWERS[1] += (
+    (
+        "def idle_share(busy, start_ms, end_ms):\n"
+        "    if not busy:\n"
+        "        return torch.tensor(1.0)\n"
+        "    b = torch.tensor(busy, dtype=torch.float32).clamp(start_ms, end_ms)\n"
+        "    b = b[b[:, 0].argsort()]\n"
+        "    reach = torch.cummax(b[:, 1], 0).values\n"
+        "    prev = torch.cat([torch.tensor([float(start_ms)]), reach[:-1]])\n"
+        "    covered = (b[:, 1] - torch.maximum(b[:, 0], prev)).clamp(min=0).sum()\n"
+        "    return 1 - covered / (end_ms - start_ms)",
+        "idle_share([(16_777_217, 16_777_219), (16_777_220, 16_777_221)], 16_777_216, 16_777_226) returned 0.6; "
+        "expected 0.7",
+    ),
 )
