@@ -219,8 +219,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    host = t.to('cpu', torch.float32, non_blocking=True)\n"
             "    torch.cuda.synchronize()\n"
             "    return host",
-            "returned a torch.float32 tensor of shape (2, 3) on cpu holding [[0.0, 7.0, 14.0], [21.0, 28.0, 35.0]]; "
-            "expected torch.int64 [[0, 7, 14], [21, 28, 35]]",
+            "returned a torch.float32 tensor of shape (2, 3) on cpu holding [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]; "
+            "expected torch.int64 [[0, 1, 2], [3, 4, 5]]",
         ),
         # the default stream waited for: the copy runs on the current stream, the caller's
         (
@@ -657,4 +657,19 @@ WRONG_ANSWERS[3] += (
         "    return batches",
         "changed its arguments (the list of batches or their values): leave them be",
     ),
+)
+
+#: Round 8's finding: a pool of three or four buffers (five calls of one shape now)
+WRONG_ANSWERS[2] += tuple(
+    (
+        f"import itertools\n\n_pool = {{}}\n_turn = itertools.count()\n\n\ndef to_host(t):\n"
+        f"    bufs = _pool.setdefault((tuple(t.shape), t.dtype), [torch.empty(t.shape, dtype=t.dtype, pin_memory=True) "
+        f"for _ in range({n})])\n"
+        f"    h = bufs[next(_turn) % {n}]\n"
+        "    h.copy_(t, non_blocking=True)\n"
+        "    torch.cuda.synchronize()\n"
+        "    return h",
+        "changed a tensor an earlier call returned (to [",
+    )
+    for n in (3, 4)
 )
