@@ -218,7 +218,7 @@ def run_checker(checker: Checker, answer: Callable[[], Any], seconds: float) -> 
 
     alarm = _Alarm()
     torch, notebooks = sys.modules.get("torch"), _torch_defaults()  # the check runs with torch's own, then these
-    standard = torch and (torch.float32, torch.device("cpu"), True, (False, False))  # as a fresh kernel has them
+    standard = torch and (torch.float32, torch.device("cpu"), True, ((False, torch.bfloat16), (False, torch.float16)))
     _restore_torch_defaults(standard)
     random_state = torch.get_rng_state() if torch else None  # checks seed torch; the notebook's draws go on unchanged
     try:
@@ -249,7 +249,7 @@ def _torch_defaults() -> tuple[Any, ...] | None:
         device = torch.get_default_device()
     except Exception:  # a default without an index (set_default_device("mps")) on a machine that cannot make one
         device = "a device this machine cannot use"
-    autocast = torch.is_autocast_enabled("cpu"), torch.is_autocast_enabled("cuda")
+    autocast = tuple((torch.is_autocast_enabled(k), torch.get_autocast_dtype(k)) for k in ("cpu", "cuda"))
     return torch.get_default_dtype(), device, torch.is_grad_enabled(), autocast
 
 
@@ -262,7 +262,8 @@ def _restore_torch_defaults(before: tuple[Any, ...] | None) -> str:
     torch.set_default_dtype(before[0])
     torch.set_default_device(before[1] if isinstance(before[1], torch.device) and before[1].type != "cpu" else None)
     torch.set_grad_enabled(before[2])
-    [torch.set_autocast_enabled(kind, on) for kind, on in zip(("cpu", "cuda"), before[3], strict=True)]
+    for kind, (on, dtype) in zip(("cpu", "cuda"), before[3], strict=True):  # autocast: on or off, and its dtype
+        torch.set_autocast_enabled(kind, on), torch.set_autocast_dtype(kind, dtype)
     return " and ".join(name for name, a, b in zip(_SAID, before, after, strict=True) if a != b)
 
 

@@ -708,3 +708,10 @@ WRONG_ANSWERS[2] += tuple(
         "        import pickle; pickle.dumps(model.state_dict())",
     )
 )
+WRONG_ANSWERS[1] += (
+    (
+        "def predict(model, x):\n    torch.set_autocast_dtype('cpu', torch.float16)\n"
+        "    return model(x.to(next(model.parameters()).device))",
+        "changed torch's autocast (on only in `with torch.autocast(...):`)",
+    ),
+)

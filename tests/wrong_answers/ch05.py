@@ -156,7 +156,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    tensors = model.state_dict(keep_vars=True).values()\n"
             "    held = sum(t.nbytes * (4 if t.requires_grad else 1) for t in tensors)\n"
             "    return held + batch_size * activation_bytes_per_sample",
-            "predict_peak_bytes(a Linear and a BatchNorm1d, 1, 32) returned 776; expected 736: that counts buffers",
+            "predict_peak_bytes(a Linear and a BatchNorm1d, in eval mode, 1, 32) returned 776; expected 736: that "
+            "counts buffers",
         ),
         (  # Adam's moments kept in float32 for float16 parameters: the question says they have the parameter's dtype
             _peak(
@@ -248,3 +249,15 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    return float(everything + 3 * trained + batch_size * activation_bytes_per_sample)",
     ),
 }
+
+#: Round 10's finding: model.train() on a model in eval mode (the check had no such model before)
+WRONG_ANSWERS[2] += (
+    (
+        "def predict_peak_bytes(model, batch_size, activation_bytes_per_sample):\n"
+        "    model.train()\n"
+        "    trainable = sum(p.nbytes * 4 for p in model.parameters() if p.requires_grad)\n"
+        "    frozen = sum(p.nbytes for p in model.parameters() if not p.requires_grad)\n"
+        "    return trainable + frozen + batch_size * activation_bytes_per_sample",
+        "changed a module's train/eval mode: leave the model as it was",
+    ),
+)

@@ -260,7 +260,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def consumer(tasks, results):\n"
             "    for index, t in iter(tasks.get, None):\n"
             "        results.put((index, t.sum().item() / t.numel()))",
-            "`results` got [(2, inf), (4, 0.333333), (6, 5), (7, 2.125), (9, 1365.67)]; expected [(2, 1.25), (4, "
+            "`results` got [(2, inf), (4, 0.333333), (6, 5), (7, 0.166667), (9, 1365.67)]; expected [(2, 1.25), (4, "
             "0.333333)",
         ),
         (
@@ -319,14 +319,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # the sum, not the mean
         (
             _Q2_HEAD + _Q2_STOP + "        results.put((index, t.double().sum().item()))",
-            "`results` got [(2, 75_000), (4, 1), (6, 15), (7, 8.5), (9, 4097)]; expected [(2, 1.25), (4, 0.333333)",
+            "`results` got [(2, 75_000), (4, 1), (6, 15), (7, 1), (9, 4097)]; expected [(2, 1.25), (4, 0.333333)",
         ),
         # numbers the results itself instead of sending the task's index
         (
             "def consumer(tasks, results):\n"
             "    for n, (index, t) in enumerate(iter(tasks.get, None)):\n"
             "        results.put((n, t.double().mean().item()))",
-            "`results` got [(0, 1.25), (1, 0.333333), (2, 1365.67), (3, 5), (4, 2.125)]; expected [(2, 1.25), "
+            "`results` got [(0, 1.25), (1, 0.333333), (2, 1365.67), (3, 5), (4, 0.166667)]; expected [(2, 1.25), "
             "(4, 0.333333), "
             "(6, 5)",
         ),
@@ -360,9 +360,9 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def consumer(tasks, results):\n"
             "    for index, t in iter(tasks.get, None):\n"
             "        results.put((index, t.sum().item() / len(t)))",
-            "`results` got [(2, inf), (4, 0.333333), (6, 5), (7, 4.25), (9, 1365.67)]; expected [(2, 1.25), (4, "
+            "`results` got [(2, inf), (4, 0.333333), (6, 5), (7, 0.5), (9, 1365.67)]; expected [(2, 1.25), (4, "
             "0.333333), "
-            "(6, 5), (7, 2.125), (9, 1365.67)]",
+            "(6, 5), (7, 0.166667), (9, 1365.67)]",
         ),
     ),
     3: (
