@@ -444,6 +444,6 @@ WRONG_ANSWERS[4] += (
     (
         "@torch.compiler.disable\ndef normalise(x):\n    peak = x.abs().max()\n    if peak.item() == 0:\n"
         "        return x\n    return x / peak",
-        "torch.compile made 0 graphs of normalise, not one: it reads a tensor's value on the CPU (.item())",
+        "graphs of normalise, not one: it reads a tensor's value on the CPU (.item())",  # 0 graphs; 2 on torch 2.10,
     ),
 )
