@@ -444,6 +444,6 @@ WRONG_ANSWERS[4] += (
     (
         "@torch.compiler.disable\ndef normalise(x):\n    peak = x.abs().max()\n    if peak.item() == 0:\n"
         "        return x\n    return x / peak",
-        "graphs of normalise, not one: it reads a tensor's value on the CPU (.item())",  # 0 graphs; 2 on torch 2.10,
+        "graphs of normalise, not one: it reads a tensor's value on the CPU (.item())",  # 2.15: 0 graphs; 2.10: 2
     ),
 )
