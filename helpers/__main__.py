@@ -1,28 +1,16 @@
-"""Command line: `python -m helpers doctor` describes this machine and what blocks its GPU.
-
-The GPU self-test moved to the course tooling: `python -m coursetools selftest`."""
+"""Command line: `python -m helpers doctor` describes this machine and what blocks its GPU."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 
-SELFTEST_MOVED = (
-    "The GPU self-test moved to the course tooling. From the repository (or the Kaggle helpers dataset) run:\n"
-    "    python -m coursetools selftest          (add --help for its options)"
-)
-
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m helpers", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
     sub.add_parser("doctor", help="describe this machine and say what stops it from using a GPU")
-    sub.add_parser("selftest", help="moved: python -m coursetools selftest")
-    args, _ = parser.parse_known_args(argv)
-
-    if args.command == "selftest":
-        print(SELFTEST_MOVED)
-        return 2
+    parser.parse_known_args(argv)
 
     from .environment import describe_machine, diagnose, report
 

@@ -129,6 +129,14 @@ class RankOutcome:
         late = self.seconds >= 0.9 * collective_timeout  # a timeout fires no sooner; an error of its own, anytime
         return replace(self, waited=self.ended == RAISED and self.error in _COMMUNICATION_ERRORS and late and inside)
 
+    @property
+    def error_line(self) -> str:
+        """The line of its traceback naming its error (FSDP's spans lines and ends in a module), cut to 300."""
+        lines = self.details.strip().splitlines()
+        heads = [line for line in lines if line.split(":")[0].split(".")[-1] == self.error]
+        line = heads[-1] if heads else lines[-1] if lines else "no details"
+        return line if len(line) <= 300 else line[:300] + "…"
+
     def line_in(self, file: str) -> int | None:
         """The line of the innermost frame from `file` (a basename such as "ddp_answer.py"), or None."""
         return next((line for f, line, _ in reversed(self.frames) if os.path.basename(f) == file), None)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import math
+import os
 import time
 import types
 import weakref
@@ -34,10 +35,10 @@ def pretend_machine(
 ) -> Iterator[list[int]]:
     """Make torch's device *queries* answer as on another machine inside the block; nothing runs on a pretend device.
     `("cuda", 2)` is two usable CUDA GPUs, `("mps", 1)` a Mac, `(None, built="cuda")` a CUDA build without a driver,
-    `(None, built="mps")` an mps build that cannot use a GPU, `(None)` the CPU-only build. The build flags
-    (`torch.backends.cuda.is_built()`, ...) and a bare index (`torch.device(0)`) follow `built`; where no CUDA GPU is
-    usable, the first CUDA use raises as there and `torch.cuda.device_count()` counts the `listed` GPUs of a CUDA build
-    (its driver too old for it). The current device is `current` until torch's setters change it (`as` gets `[it]`).
+    `(None, built="mps")` an mps build that cannot use a GPU, `(None)` the CPU-only build. The build flags and a bare
+    index (`torch.device(0)`) follow `built`; where no CUDA GPU is usable, the first CUDA use raises as there (none
+    visible where CUDA_VISIBLE_DEVICES="") and `torch.cuda.device_count()` counts the `listed` GPUs of a CUDA build
+    (its driver too old). The current device is `current` until torch's setters change it (`as` gets `[it]`).
     Where releases differ, no driver answers as 2.10, a driver too old as 2.15; over two GPUs are a CUDA 13 build."""
     if accelerator is not None and (not isinstance(accelerator, str) or not accelerator):
         raise TypeError(f"accelerator must be a device type such as 'cuda' or 'mps', or None, not {accelerator!r}")
@@ -61,6 +62,7 @@ def pretend_machine(
     def first_cuda_use() -> None:  # torch.cuda._lazy_init where no CUDA GPU is usable: what the build raises there
         if built == "cuda":
             said = "The NVIDIA driver on your system is too old" if listed else "Found no NVIDIA driver on your system"
+            said = "No CUDA GPUs are available" if os.environ.get("CUDA_VISIBLE_DEVICES") == "" else said  # hidden
             raise RuntimeError(f"{said} (a pretend CUDA build)")
         raise AssertionError("Torch not compiled with CUDA enabled")
 

@@ -26,6 +26,7 @@ MACHINES = (
     Machine("an mps build of torch on a Mac that cannot use mps", None, 0, "mps", 0),
     Machine("a CPU-only build of torch on a machine with an NVIDIA GPU (nvidia-smi lists it)", None, 0, None, 1),
     Machine("a CUDA build of torch whose driver is too old for it (nvidia-smi lists a GPU)", None, 0, "cuda", 1),
+    Machine("a CUDA build of torch with its GPU hidden (CUDA_VISIBLE_DEVICES is empty)", None, 0, "cuda", 1),
     Machine("a machine with one CUDA GPU", "cuda", 1, "cuda", 1),
     Machine("Kaggle's two T4 GPUs", "cuda", 2, "cuda", 2),
     Machine("a machine with sixteen CUDA GPUs", "cuda", 16, "cuda", 16),  # cuda:10 sorts before cuda:2 as text
@@ -59,9 +60,13 @@ def ask(fn: Any, m: Machine, call: str, *args: Any, may_raise: bool = False) -> 
         smi.chmod(0o755)
         path = [d for d in os.get_exec_path() if not os.path.exists(os.path.join(d, "nvidia-smi"))]
         stack.enter_context(mock.patch.dict(os.environ, PATH=os.pathsep.join([folder] * (m.listed > 0) + path)))
-        os.environ.pop("KAGGLE_KERNEL_RUN_TYPE", None)  # restored after
+        for key in ("KAGGLE_KERNEL_RUN_TYPE", "CUDA_VISIBLE_DEVICES"):  # as on that machine; restored after
+            os.environ.pop(key, None)
         os.environ.update({"KAGGLE_KERNEL_RUN_TYPE": "Interactive"} if "Kaggle" in m.name else {})
-        now = stack.enter_context(pretend_machine(m.usable, m.count, built=m.built, listed=m.listed, current=start))
+        os.environ.update({"CUDA_VISIBLE_DEVICES": ""} if "hidden" in m.name else {})  # torch counts no GPU there
+        now = stack.enter_context(
+            pretend_machine(m.usable, m.count, built=m.built, listed=m.listed * ("hidden" not in m.name), current=start)
+        )
         stack.enter_context(mock.patch("torch.cuda.get_arch_list", lambda: list(kernels)))
         if m.usable == "cuda":  # elsewhere, CUDA's first use (so a query of a GPU's properties) raises as there
             stack.enter_context(mock.patch.multiple(torch.cuda, _lazy_init=ran_cuda, get_device_properties=properties))

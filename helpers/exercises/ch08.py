@@ -93,7 +93,7 @@ def _what_the_ranks_did(error: Any, file: str) -> Exception:
             return f"rank {o.rank} waited{f' {limit:g} s' if running else ''} in {o.waiting_in}{at(o)}"
         if o.ended == RUNNING:
             return f"rank {o.rank} was still running after {limit:g} s{at(o)}"
-        return f"rank {o.rank} {o.exit}" if o.ended == DIED else f"rank {o.rank} failed{at(o)}: {_error_line(o)}"
+        return f"rank {o.rank} {o.exit}" if o.ended == DIED else f"rank {o.rank} failed{at(o)}: {o.error_line}"
 
     own = [o for o in ranks if o.ended == DIED or (o.ended == RAISED and not o.waiting_in)]
     if any(o.rank == getattr(error, "rank", None) for o in own):  # the launcher's blame: an error of its own
@@ -126,14 +126,6 @@ def _where_it_was(outcome: Any, outcomes: Any, file: str) -> Any:
     if late and outcome.waiting_in is not None and (outcome.waiting_in, outcome.line_in(file)) in gave_up:
         return replace(outcome, ended=RUNNING, frames=outcome.where_first, waited=False)
     return outcome
-
-
-def _error_line(outcome: Any) -> str:
-    """The line of a rank's traceback naming its error (FSDP's spans lines and ends in a module), cut to 300."""
-    lines = outcome.details.strip().splitlines()
-    heads = [line for line in lines if line.split(":")[0].split(".")[-1] == outcome.error]
-    line = heads[-1] if heads else lines[-1] if lines else "no details"
-    return line if len(line) <= 300 else line[:300] + "…"
 
 
 def _sampler(n: int, world: int, rank: int, epoch: int) -> list[int]:

@@ -326,6 +326,18 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             '    return "GPU ready"',
             "on a machine with one CUDA GPU, cuda_diagnosis() ran CUDA code",
         ),
+        # decides by the words of the error CUDA's first use raises (accepted before: no pretend machine hid its GPUs)
+        (
+            "def cuda_diagnosis():\n"
+            "    if torch.cuda.is_available():\n"
+            '        return "GPU ready"\n'
+            "    try:\n"
+            "        torch.zeros(1, device='cuda')\n"
+            "    except Exception as error:\n"
+            '        return "no usable GPU" if "NVIDIA driver" in str(error) else "CPU-only build"',
+            "on a CUDA build of torch with its GPU hidden (CUDA_VISIBLE_DEVICES is empty), cuda_diagnosis() returned "
+            "'CPU-only build'; the answer there is 'no usable GPU'",
+        ),
         # asks for any accelerator first: a Mac's torch has no CUDA, a CPU-only build by section 1's table
         # (accepted before: the Mac was not tried)
         (

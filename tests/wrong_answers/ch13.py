@@ -239,6 +239,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             f"{_ONE_ROW}out[0, 99] is never written; expected -5.949065 (within 1e-05): the mask turned off every "
             "lane that reached them",
         ),
+        (  # BLOCK taken as 128, the width of the chapter's blocks (accepted before: every case had BLOCK=128)
+            _Q2_HEAD.replace("BLOCK)", "128)") + "    mask = cols < n_cols\n"
+            "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
+            "    tl.store(out_ptr + row * out_row_stride + cols, x * tl.load(scale_ptr + row), mask=mask)\n",
+            "row_scale_kernel on 2 row(s) of 200 float32s, 272 apart in x and 264 in out, BLOCK=256: out[0, 128] is "
+            "never written, nor are 143 more",
+        ),
         (  # the two strides swapped: x's rows read where out's start (n_cols is not in it)
             _Q2_HEAD + "    mask = cols < n_cols\n"
             "    x = tl.load(x_ptr + row * out_row_stride + cols, mask=mask)\n"
