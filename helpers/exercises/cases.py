@@ -17,6 +17,7 @@ from typing import Any
 import torch
 
 from ..answers import Wrong, expect_function, expect_number
+from ..checking import Question
 from ..learner_code import describe_error
 
 
@@ -156,3 +157,15 @@ def _computes(slip: Slip, args: tuple, *values: Any, rel: float) -> bool:
         return any(same(value, mistake, rel) for value in values)
     except (ArithmeticError, ValueError, TypeError):
         return False
+
+
+def questions(
+    chapter: str, texts: dict[str, str], checks: Sequence[Any], each: dict | None = None, **common: Any
+) -> list:
+    """Chapter `chapter`'s questions, numbered from 1: `texts` gives each variable's task, a newline, then its hint;
+    `common` settings (context, time_limit, file) go to every question, `each[variable]`'s to that one."""
+    return [
+        Question(n, task, name, check, hint, chapter=chapter, **common | (each or {}).get(name, {}))
+        for n, ((name, text), check) in enumerate(zip(texts.items(), checks, strict=True), 1)
+        for task, hint in [text.split("\n")]
+    ]

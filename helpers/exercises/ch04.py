@@ -12,10 +12,9 @@ import torch
 from torch import nn
 
 from ..answers import Wrong, expect_function, expect_number
-from ..checking import Question
 from ..training import make_data, make_model
 from .calls import MOVES, CallLog
-from .cases import call_or_wrong, show, unchanged
+from .cases import call_or_wrong, questions, show, unchanged
 
 # The first optimizer a process builds imports torch._dynamo (seconds): built here, not within a time limit.
 torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=0.1)
@@ -235,8 +234,4 @@ _TEXTS = {  # each question's variable: its task (the notebook states it in full
     "Which call divides the gradients by the scale, and must it come before or after clip_grad_norm_?",
 }
 _CHECKS = (_check_predict, _check_train_epoch, _check_load_on, *(lambda fn, c=c: _check_step(fn, c) for c in (0, 1)))
-QUESTIONS = [
-    Question(n, task, name, check, hint, chapter="04", context=lambda: {"low_precision": low_precision})
-    for n, ((name, text), check) in enumerate(zip(_TEXTS.items(), _CHECKS, strict=True), 1)
-    for task, hint in [text.split("\n")]
-]
+QUESTIONS = questions("04", _TEXTS, _CHECKS, context=lambda: {"low_precision": low_precision})

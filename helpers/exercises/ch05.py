@@ -9,10 +9,9 @@ import torch
 from torch import nn
 
 from ..answers import Wrong, expect_function
-from ..checking import Question
 from ..memory import tensor_nbytes
 from .calls import CallLog
-from .cases import Case, Slip, call_or_wrong, show, table
+from .cases import Case, Slip, call_or_wrong, questions, show, table
 
 #: Dtypes of 1, 2, 4, 8 bytes (bool, int32, complex too), a 0-d shape, 0-sized ones, a torch.Size, more elements than
 #: float32 holds exactly; then, once nothing is allocated, more than an int32 counts, and 2**60 bytes (no machine has).
@@ -99,8 +98,4 @@ _TEXTS = {  # each question's variable: its task, then (after a newline) its hin
     "Sum p.numel() * p.element_size(), times 4 if p.requires_grad; add the batch's activations.",
 }
 _CHECKS = (_check_tensor_bytes, _check_predict_peak_bytes)
-QUESTIONS = [
-    Question(n, task, name, check, hint, chapter="05", context=lambda: {"torch": torch})
-    for n, ((name, text), check) in enumerate(zip(_TEXTS.items(), _CHECKS, strict=True), 1)
-    for task, hint in [text.split("\n")]
-]
+QUESTIONS = questions("05", _TEXTS, _CHECKS, context=lambda: {"torch": torch})

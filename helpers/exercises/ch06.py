@@ -8,9 +8,8 @@ from unittest import mock
 import torch
 
 from ..answers import Wrong, expect_function, expect_number, expect_type
-from ..checking import Question
 from ..standins import SimulatedEvent, SimulatedValue, simulated_cuda
-from .cases import show
+from .cases import questions, show
 
 #: Questions 1, 3: (ms queued on the current stream, on side; fn()'s ms; the caller's stream, not the default, current)
 _Q1_CASES = ((0.0, 0.0, 5.0, False), (3.0, 0.0, 2.5, False), (1.0, 0.0, 2.0, True))
@@ -141,9 +140,8 @@ _TEXTS = {  # each question's variable: its task, then (after a newline) its hin
     "\nAn event marks a point in the queue of the stream it is recorded on. Which stream holds fn()'s work? "
     "Event.record takes a stream (or records on the current one, which `with torch.cuda.stream(...)` sets).",
 }
-QUESTIONS = [
-    Question(n, task, name, check, hint, context=lambda: {"time": time}, chapter="06")  # `time`: what cells provide
-    for n, (name, text) in enumerate(_TEXTS.items(), 1)
-    for task, hint in [text.split("\n")]
-    for check in [_check_produce_and_consume if n == 2 else functools.partial(_check_timer, name=name)]
+_CHECKS = [
+    _check_produce_and_consume if n == "produce_and_consume" else functools.partial(_check_timer, name=n)
+    for n in _TEXTS
 ]
+QUESTIONS = questions("06", _TEXTS, _CHECKS, context=lambda: {"time": time})  # `time`: what the cells provide

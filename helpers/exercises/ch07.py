@@ -6,9 +6,8 @@ from typing import Any
 import torch
 
 from ..answers import Wrong, expect_function
-from ..checking import Question
 from ..standins import SimulatedCuda, simulated_cuda
-from .cases import show, unchanged
+from .cases import questions, show, unchanged
 from .ch06 import kept_current
 
 
@@ -158,8 +157,4 @@ _TEXTS = {  # each question's variable: its task, then (after a newline) its hin
     "record a torch.cuda.Event() after each copy, and call its synchronize() before the next refill.",
 }
 _CHECKS = (_check_to_device, _check_to_host, _check_upload_all)
-QUESTIONS = [
-    Question(n, task, name, check, hint, chapter="07")
-    for n, ((name, text), check) in enumerate(zip(_TEXTS.items(), _CHECKS, strict=True), 1)
-    for task, hint in [text.split("\n")]
-]
+QUESTIONS = questions("07", _TEXTS, _CHECKS)

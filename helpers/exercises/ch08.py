@@ -18,9 +18,9 @@ import torch.distributed as dist
 from torch.utils.data import DistributedSampler
 
 from ..answers import Wrong, expect_function, expect_pair, one_element_item, with_article
-from ..checking import CouldNotCheck, Question
+from ..checking import CouldNotCheck
 from ..processes import DIED, RAISED, RETURNED, RUNNING, STARTING, LaunchTimeout, WorkerFailed, launch
-from .cases import Slip, show, table
+from .cases import Slip, questions, show, table
 
 #: Seconds two ranks may take to start (a slow start is never held against an answer), to run, and to wait in
 #: one collective (far shorter: a rank left waiting says where); the most a two-rank check may run.
@@ -299,8 +299,4 @@ _EXTRA = {
     "rank_indices": {"context": lambda: {"DistributedSampler": DistributedSampler}},
     "train_on_rank": {"file": "ddp_answer.py", "time_limit": TWO_RANK_TIME_LIMIT},
 }
-QUESTIONS = [
-    Question(n, task, name, check, hint, chapter="08", **_EXTRA.get(name, {}))
-    for n, ((name, text), check) in enumerate(zip(_TEXTS.items(), _CHECKS, strict=True), 1)
-    for task, hint in [text.split("\n")]
-]
+QUESTIONS = questions("08", _TEXTS, _CHECKS, _EXTRA)

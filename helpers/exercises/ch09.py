@@ -15,9 +15,8 @@ import torch
 from torch import nn
 
 from ..answers import Wrong, expect_function
-from ..checking import Question
 from ..processes import LaunchTimeout, WorkerFailed, launch, process_context, stop_processes
-from .cases import same, show, unchanged
+from .cases import questions, same, show, unchanged
 
 CHILD_SECONDS = 60.0  # for the child processes of one check, their start included (a session's first is slow)
 _TASKS = [(2, torch.tensor([0.5, 1, 2.25]).half().repeat(20_000)), (4, torch.tensor([0.1, 0.2, 0.7]))]  # ~1/3
@@ -165,7 +164,7 @@ def _check_run_in_forks(fn: Any) -> None:
         raise Wrong("the children ran `work` one after the other: start them all, then join them all")
 
 
-_TEXTS = {  # each question's variable: its task, then (after a newline) its hint; `_FILES` and `_CHECKS` follow
+_TEXTS = {  # each question's variable: its task, then (after a newline) its hint; `_CHECKS` follows
     "hogwild_worker": "Write `hogwild_worker(rank, model, x, y, steps, lr)`: `steps` SGD steps on `model`, each on 32 "
     "random rows with cross-entropy.\nSeed a Generator from rank; torch.optim.SGD(model.parameters(), lr=lr).",
     "consumer": "Write `consumer(tasks, results)`: for each (index, t) from `tasks` until None, put (index, t's mean "
@@ -175,10 +174,10 @@ _TEXTS = {  # each question's variable: its task, then (after a newline) its hin
     "run_in_forks": "Debug `run_in_forks(model, work, processes)`: what its forked children write must reach the "
     "model.\nfork gives each child a copy of the parent's memory; memory shared before the fork is shared after.",
 }
-_FILES = ("hogwild_answer.py", "consumer_answer.py", "partial_sum_answer.py", "")
+_FILES = {
+    "hogwild_worker": "hogwild_answer.py",
+    "consumer": "consumer_answer.py",
+    "partial_sum": "partial_sum_answer.py",
+}
 _CHECKS = (_check_hogwild_worker, _check_consumer, _check_partial_sum, _check_run_in_forks)
-QUESTIONS = [
-    Question(n, task, name, check, hint, chapter="09", time_limit=90.0, file=file)  # 90 s: children too
-    for n, ((name, text), file, check) in enumerate(zip(_TEXTS.items(), _FILES, _CHECKS, strict=True), 1)
-    for task, hint in [text.split("\n")]
-]
+QUESTIONS = questions("09", _TEXTS, _CHECKS, {n: {"file": f} for n, f in _FILES.items()}, time_limit=90.0)  # children

@@ -5,9 +5,8 @@ import time
 from typing import Any
 
 from ..answers import Wrong, expect_function, expect_number, expect_pair, expect_type
-from ..checking import Question
 from ..gpu_specs import by_short_name
-from .cases import Slip, show, table
+from .cases import Slip, questions, show, table
 from .ch11 import TimedDevice
 
 _AXPY = {2 / 12: "", 2 / 3: "count bytes, not elements: a float32 element is 4 bytes"}  # a*x + y's FLOP/byte; slips
@@ -89,8 +88,4 @@ _TEXTS = {  # each question's variable: its task, then (after a newline) its hin
     "flops / (peak_tflops × 10^12) of arithmetic and nbytes / (bandwidth_gbs × 10^9) of traffic overlap.",
 }
 _CHECKS = (_check_axpy_intensity, _check_t4_bounds, _check_linear_cost, _check_achieved_tflops, _check_roofs)
-QUESTIONS = [
-    Question(n, task, name, check, hint, chapter="10", context=lambda: {"by_short_name": by_short_name, "time": time})
-    for n, ((name, text), check) in enumerate(zip(_TEXTS.items(), _CHECKS, strict=True), 1)
-    for task, hint in [text.split("\n")]
-]
+QUESTIONS = questions("10", _TEXTS, _CHECKS, context=lambda: {"by_short_name": by_short_name, "time": time})

@@ -11,10 +11,9 @@ from unittest import mock
 import torch
 
 from ..answers import Wrong, expect_function, expect_number
-from ..checking import Question
 from ..standins import GraphReplayModel, PretendAsyncDevice
 from .calls import CPU_CLOCKS, CallLog
-from .cases import call_or_wrong, show, unchanged
+from .cases import call_or_wrong, questions, show, unchanged
 
 _APPLY = ((3, 5, torch.float32, "cpu"), (12, 5, torch.float32, "cpu"), (1, 4, torch.int64, "cpu"))  # (n, k, dtype,
 _APPLY += ((4, 3, torch.float16, "cpu"), (5, 6, torch.int32, "meta"))  # device): 3, 12 pairs counted; 1; ints; halves
@@ -176,9 +175,5 @@ _TEXTS = {
     "`peak.item()` reads on the CPU; torch.where picks on the device.",
 }
 _CHECKS = (_check_apply_all, _check_steady_seconds, _check_run_batches, _check_normalise)
-QUESTIONS = [
-    Question(n, task, name, check, hint, chapter="11", context=lambda: {"time": time})
-    for n, ((name, text), check) in enumerate(zip(_TEXTS.items(), _CHECKS, strict=True), 1)
-    for task, hint in [text.split("\n")]
-]
-QUESTIONS[0].time_limit = QUESTIONS[3].time_limit = 60.0  # the first meta tensors and compile import torch._dynamo
+_SLOW = dict.fromkeys(("apply_all", "normalise"), {"time_limit": 60.0})  # first meta tensors, compile: torch._dynamo
+QUESTIONS = questions("11", _TEXTS, _CHECKS, _SLOW, context=lambda: {"time": time})

@@ -13,8 +13,7 @@ from torch import nn
 
 from .. import sharding
 from ..answers import expect_function
-from ..checking import Question
-from .cases import Slip, show, table
+from .cases import Slip, questions, show, table
 from .ch08 import DESTROYED, TWO_RANK_TIME_LIMIT, run_here, run_on_two_ranks
 
 #: For questions 1 and 3: a remainder of 1 on 16_384 ranks, and an odd share of 2**40 + 1, where a float's step is
@@ -202,9 +201,4 @@ _TEXTS = {
     "param_dtype changes only the gathered copies; the shard, its gradient and Adam's two states are float32.",
 }
 _CHECKS = (_check_bytes_per_rank, _check_shard, _check_rank0_bytes)
-QUESTIONS = [
-    Question(n, task, name, check, hint, chapter="12")
-    for n, ((name, text), check) in enumerate(zip(_TEXTS.items(), _CHECKS, strict=True), 1)
-    for task, hint in [text.split("\n")]
-]
-QUESTIONS[1].file, QUESTIONS[1].time_limit = "shard_answer.py", TWO_RANK_TIME_LIMIT
+QUESTIONS = questions("12", _TEXTS, _CHECKS, {"shard": {"file": "shard_answer.py", "time_limit": TWO_RANK_TIME_LIMIT}})

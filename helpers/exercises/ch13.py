@@ -10,11 +10,10 @@ from unittest import mock
 import torch
 
 from ..answers import Wrong, expect_function
-from ..checking import Question
 from ..kernels import OutOfBounds, _element_addresses, as_interpreted, bounds_checked, triton_advice
 from ..learner_code import first_line
 from ..standins import KernelNeedingTriton
-from .cases import table, unchanged
+from .cases import questions, table, unchanged
 
 _FILL = -777  # what an output buffer holds before the launch (no right answer is this)
 
@@ -144,8 +143,4 @@ _CASES = {"relu_affine_kernel": _relu_cases, "row_scale_kernel": _rows_cases}
 _LEAST_CHECK = table("least_seconds", "(rows, cols, element_size, roof_gb_per_s)", _LEAST_CASES, _least)
 _CHECKS = (partial(_check_kernel, "relu_affine_kernel"), partial(_check_kernel, "row_scale_kernel"), _LEAST_CHECK)
 _KERNEL = {"context": _kernel_context, "time_limit": 20.0}  # a kernel's question: Triton's names, its first import
-QUESTIONS = [
-    Question(n, task, name, check, hint, chapter="13", **(_KERNEL if name in _CASES else {}))
-    for n, ((name, text), check) in enumerate(zip(_TEXTS.items(), _CHECKS, strict=True), 1)
-    for task, hint in [text.split("\n")]
-]
+QUESTIONS = questions("13", _TEXTS, _CHECKS, dict.fromkeys(_CASES, _KERNEL))

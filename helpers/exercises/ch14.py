@@ -8,10 +8,9 @@ import torch
 from torch.utils._pytree import tree_leaves
 
 from ..answers import Wrong, expect_function, expect_type
-from ..checking import Question
 from ..training import threads_on_cpu
 from .calls import CallLog
-from .cases import call_or_wrong, same, show, table, unchanged
+from .cases import call_or_wrong, questions, same, show, table, unchanged
 
 
 def covered_ms(pairs: Any, lo: float | None = None, hi: float | None = None) -> float:
@@ -94,9 +93,4 @@ _TEXTS = {
     "Keep losses as loss.detach() and hits as (out.argmax(dim=1) == y).sum(); read both at the end.",
 }
 _CHECKS = (table("idle_share", "(busy, start_ms, end_ms)", _IDLE_CASES, _idle), _check_train)
-QUESTIONS = [
-    Question(n, task, name, check, hint, chapter="14")
-    for n, ((name, text), check) in enumerate(zip(_TEXTS.items(), _CHECKS, strict=True), 1)
-    for task, hint in [text.split("\n")]
-]
-QUESTIONS[1].time_limit = 30.0  # a first optimizer imports torch._dynamo: seconds on a busy machine
+QUESTIONS = questions("14", _TEXTS, _CHECKS, {"train": {"time_limit": 30.0}})  # a first optimizer imports torch._dynamo
