@@ -70,7 +70,7 @@ def pretend_machine(
         if built is None:
             raise RuntimeError("Cannot access accelerator device when none is available.")
         if built == "cuda" and accelerator is None:
-            first_cuda_use()
+            torch.cuda._lazy_init()  # as torch's: through the module, so that a caller can watch it
         return current[0]
 
     def exchange(index: int) -> int:  # torch's ways to set the current device: to one of this machine's, or no change
@@ -105,7 +105,7 @@ def pretend_machine(
         (torch.accelerator, "current_device_index"): current_device_index,
         (torch.cuda, "is_available"): lambda: accelerator == "cuda",
         (torch.cuda, "device_count"): lambda: count if accelerator == "cuda" else listed * (built == "cuda"),
-        (torch.cuda, "current_device"): lambda: current[0] if accelerator == "cuda" else first_cuda_use(),
+        (torch.cuda, "current_device"): lambda: current[0] if accelerator == "cuda" else torch.cuda._lazy_init(),
         (torch.backends.mps, "is_available"): lambda: accelerator == "mps",
         (torch.mps, "device_count"): lambda: count if accelerator == "mps" else 0,
     }
@@ -227,9 +227,10 @@ class SimulatedEvent:
             raise RuntimeError("Both events must be created with argument 'enable_timing=True'.")
         if self.at_ms is None or end_event.at_ms is None:
             raise RuntimeError("Both events must be recorded before calculating elapsed time.")
-        if max(self.at_ms, end_event.at_ms) > self.sim.host_ms:
-            why = "(SIMULATION: the GPU had not reached an event when elapsed_time was called: record the end event,"
-            raise RuntimeError(f"CUDA error: device not ready {why} then end_event.synchronize(), then elapsed_time)")
+        if (late := self if self.at_ms > end_event.at_ms else end_event).at_ms > self.sim.host_ms:
+            why = f"the GPU had not reached the {'start' if late is self else 'end'} event (on the {late.stream.name})"
+            fix = ("record both on one stream", "end_event.record(), then end_event.synchronize()")[late is end_event]
+            raise RuntimeError(f"CUDA error: device not ready (SIMULATION: {why} when elapsed_time was called: {fix})")
         return end_event.at_ms - self.at_ms
 
     __repr__ = lambda self: f"<SIMULATED event at {self.at_ms} ms>"

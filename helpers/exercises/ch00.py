@@ -17,17 +17,19 @@ from ..learner_code import describe_error
 from ..standins import pretend_machine
 from .cases import table
 
-#: A machine: the accelerator torch can use, how many, what torch is built for, the T4 GPUs nvidia-smi lists there.
-Machine = collections.namedtuple("Machine", "name usable count built listed")
+#: A machine: the accelerator torch can use, how many, what torch is built for, the T4 GPUs nvidia-smi lists there,
+#: and CUDA_VISIBLE_DEVICES (None: not set).
+Machine = collections.namedtuple("Machine", "name usable count built listed visible", defaults=(None,))
 T4 = collections.namedtuple("Properties", "name major minor total_memory")("Tesla T4", 7, 5, 15 * 2**30)
 MACHINES = (
     Machine("a CPU-only build of torch", None, 0, None, 0),
     Machine("Kaggle with the accelerator off (a CUDA build of torch without a driver)", None, 0, "cuda", 0),
     Machine("an mps build of torch on a Mac that cannot use mps", None, 0, "mps", 0),
-    Machine("a CPU-only build of torch on a machine with an NVIDIA GPU (nvidia-smi lists it)", None, 0, None, 1),
-    Machine("a CUDA build of torch whose driver is too old for it (nvidia-smi lists a GPU)", None, 0, "cuda", 1),
-    Machine("a CUDA build of torch with its GPU hidden (CUDA_VISIBLE_DEVICES is empty)", None, 0, "cuda", 1),
+    Machine("a CPU-only build of torch on a machine with an NVIDIA GPU (nvidia-smi lists it)", None, 0, None, 1, ""),
+    Machine("a CUDA build of torch whose driver is too old for it (nvidia-smi lists a GPU)", None, 0, "cuda", 1, "0"),
+    Machine("a CUDA build of torch with its GPU hidden (CUDA_VISIBLE_DEVICES is empty)", None, 0, "cuda", 1, ""),
     Machine("a machine with one CUDA GPU", "cuda", 1, "cuda", 1),
+    Machine("a cluster job given GPU 3 of 8 (CUDA_VISIBLE_DEVICES=3: torch's cuda:0)", "cuda", 1, "cuda", 8, "3"),
     Machine("Kaggle's two T4 GPUs", "cuda", 2, "cuda", 2),
     Machine("a machine with sixteen CUDA GPUs", "cuda", 16, "cuda", 16),  # cuda:10 sorts before cuda:2 as text
     Machine("a Mac with Apple's mps", "mps", 1, "mps", 0),
@@ -43,10 +45,11 @@ def shown(value: Any) -> str:  # a device as torch names it (cuda:0), devices as
 
 
 def ask(fn: Any, m: Machine, call: str, *args: Any, may_raise: bool = False) -> Any:
-    """What `fn(*args)` returns on `m` (or raises, where it `may_raise`), torch's device queries answering as there (the
-    current device 1 at first where there are two or more), nvidia-smi and KAGGLE_KERNEL_RUN_TYPE too. A CUDA build
-    lists its kernels but where no GPU is usable or listed: torch 2.10 lists none where none is usable, 2.13 all."""
-    ran_cuda, start = mock.Mock(side_effect=AssertionError("a stand-in GPU runs no CUDA code")), int(m.count > 1)
+    """What `fn(*args)` returns on `m` (or raises, where it `may_raise`: then an error it caught is not judged either),
+    torch's device queries answering as there (the current device 1 at first where there are two or more), nvidia-smi,
+    KAGGLE_KERNEL_RUN_TYPE and CUDA_VISIBLE_DEVICES too. A CUDA build lists its kernels but where no GPU is usable or
+    listed: torch 2.10 lists none where none is usable, 2.13 all."""
+    start = int(m.count > 1)
     kernels = _LISTS[0].split() * (m.built == "cuda" and (m.count or m.listed) > 0)
 
     def properties(device: Any = None) -> Any:  # torch.cuda.get_device_properties (and name, capability): a T4's
@@ -63,19 +66,23 @@ def ask(fn: Any, m: Machine, call: str, *args: Any, may_raise: bool = False) -> 
         for key in ("KAGGLE_KERNEL_RUN_TYPE", "CUDA_VISIBLE_DEVICES"):  # as on that machine; restored after
             os.environ.pop(key, None)
         os.environ.update({"KAGGLE_KERNEL_RUN_TYPE": "Interactive"} if "Kaggle" in m.name else {})
-        os.environ.update({"CUDA_VISIBLE_DEVICES": ""} if "hidden" in m.name else {})  # torch counts no GPU there
-        now = stack.enter_context(
-            pretend_machine(m.usable, m.count, built=m.built, listed=m.listed * ("hidden" not in m.name), current=start)
-        )
+        os.environ.update({} if m.visible is None else {"CUDA_VISIBLE_DEVICES": m.visible})  # "": torch counts none
+        listed = m.listed * (m.visible != "")
+        now = stack.enter_context(pretend_machine(m.usable, m.count, built=m.built, listed=listed, current=start))
         stack.enter_context(mock.patch("torch.cuda.get_arch_list", lambda: list(kernels)))
+        ran = AssertionError("a stand-in GPU runs no CUDA code") if m.usable == "cuda" else torch.cuda._lazy_init
+        started = stack.enter_context(mock.patch.object(torch.cuda, "_lazy_init", mock.Mock(side_effect=ran)))
         if m.usable == "cuda":  # elsewhere, CUDA's first use (so a query of a GPU's properties) raises as there
-            stack.enter_context(mock.patch.multiple(torch.cuda, _lazy_init=ran_cuda, get_device_properties=properties))
+            stack.enter_context(mock.patch.object(torch.cuda, "get_device_properties", properties))
         try:
             got = fn(*args)
         except Exception as error:
             got = error
-    if ran_cuda.called:
+    if started.called and m.usable == "cuda":
         raise Wrong(f"on {m.name}, {call} ran CUDA code, which a stand-in cannot: decide by torch's device queries")
+    if started.called and not isinstance(got, Exception) and not may_raise:  # it caught what CUDA's first use raised
+        said = f"on {m.name}, {call} started CUDA, which fails there, and went on: decide by torch's device queries"
+        raise Wrong(f"{said} (torch.cuda.is_available(), torch.accelerator...), not by catching CUDA's errors")
     if now[0] != start:
         raise Wrong(f"on {m.name}, {call} left the current device at {now[0]} (it was {start}): put it back")
     if isinstance(got, Exception) and not may_raise:

@@ -86,7 +86,9 @@ def _check_predict(fn: Any) -> None:
         if changed := [k for k, v in before.items() if not (unchanged(v, after[k]) or unchanged(ran[k], after[k]))]:
             raise Wrong(f"{call} changed {changed[0]}: leave x and the model as they were")
         if fed := [(m is model, show(i)) for m, i in fed if i is not None and (i.device, i.dtype) != (home, x.dtype)]:
-            raise Wrong(f"{call} fed {'' if fed[0][0] else 'a copy of '}the model {fed[0][1]}; expected x on {home}")
+            raise Wrong(
+                f"{call} fed {'' if fed[0][0] else 'a copy of '}the model {fed[0][1]}; expected x ({x.dtype}) on {home}"
+            )
         if (raised is None) == fails:
             raise raised or Wrong(f"{call} returned {show(got)}; expected an error: x on meta has no values for {home}")
         if raised is None:
@@ -182,10 +184,17 @@ def _check_step(fn: Any, clip: bool) -> None:
         args[0].requires_grad_(top == 5.0)  # the last case's x requires grad, as a learner's may: leave it so
         scaler.scale, scaler.step = mock.Mock(wraps=scaler.scale), mock.Mock(wraps=scaler.step)  # to see them called
         call = f"{name}(model on {kind}, SGD(lr=0.5), GradScaler(2**16), x, {says}{f', {top}' * clip})"
-        got = fn(model, torch.optim.SGD(model.parameters(), lr=0.5), scaler, *args[: 2 + clip])
-        if [s[0] for s in seen[:1]] != [low]:
-            ran = f"under autocast in {seen[0][0]}" if seen[:1] and seen[0][0] else "without autocast"
-            raise Wrong(f"{call} ran the model {ran}; expected autocast in {low} on {kind} (low_precision)")
+        default = kind in ("cpu", "cuda") and torch.get_autocast_dtype(kind)  # here, the dtype low_precision is not:
+        torch.set_autocast_dtype(kind, torch.float16 if low == torch.bfloat16 else torch.bfloat16) if default else None
+        try:
+            got = fn(model, torch.optim.SGD(model.parameters(), lr=0.5), scaler, *args[: 2 + clip])
+        finally:
+            torch.set_autocast_dtype(kind, default) if default else None
+        if (ran := seen[0][0] if seen else False) != low:
+            said = f"{call} ran the model {f'under autocast in {ran}' if ran else 'without autocast'}; expected"
+            raise Wrong(f"{said} autocast in {low} on {kind}: dtype=low_precision(device) (autocast's default varies)")
+        if (steps := scaler.step.call_count) > 1:
+            raise Wrong(f"{call} called scaler.step {steps} times: step the optimizer once")
         if made := {seen[0][1], *(p.dtype for p in model.parameters())} - {torch.float32}:
             raise Wrong(f"{call} made the model's weights {made.pop()}: mixed precision keeps them float32")
         if not unchanged(

@@ -51,7 +51,7 @@ _MODELS = {
     "an MLP, first layer frozen": lambda: nn.Sequential(nn.Linear(64, 32).requires_grad_(False), nn.Linear(32, 10)),
     "a float32 MLP": lambda: nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10)),
     "a float16 and a float32 Linear": lambda: nn.Sequential(nn.Linear(16, 8).half(), nn.Linear(8, 4)),
-    "a Linear and a BatchNorm1d, in eval mode": lambda: nn.Sequential(nn.Linear(8, 4), nn.BatchNorm1d(4)).eval(),
+    "a Linear and a BatchNorm1d in eval mode": lambda: nn.Sequential(nn.Linear(8, 4), nn.BatchNorm1d(4).eval()),
     "a frozen bfloat16 Embedding": lambda: nn.Embedding(9, 8, dtype=torch.bfloat16).requires_grad_(False),
     "an Embedding and a Linear head sharing its weight": _tied,
     "a ParameterDict of a frozen w (4, 4) and a trainable b (4,), then a Linear(4, 2)": lambda: nn.Sequential(

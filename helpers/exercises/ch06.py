@@ -9,7 +9,7 @@ import torch
 
 from ..answers import Wrong, expect_function, expect_number, expect_type
 from ..standins import SimulatedEvent, SimulatedValue, simulated_cuda
-from .cases import questions, show
+from .cases import call_or_wrong, questions, show
 
 #: Questions 1, 3: (ms queued on the current stream, on side; fn()'s ms; the caller's stream, not the default, current)
 _Q1_CASES = ((0.0, 0.0, 5.0, False), (3.0, 0.0, 2.5, False), (1.0, 0.0, 2.0, True))
@@ -63,8 +63,8 @@ def _check_timer(fn: Any, name: str) -> None:
         raise Wrong(f"{said}{span.start_ms:.3g} to {span.end_ms:.3g} ms{note}")
 
 
-#: (fill_ ms, mean ms, rounds, elements of `a`): a slow producer or consumer, for one round and several.
-_ROUNDS = ((10.0, 1.0, 1, 4), (1.0, 10.0, 1, 3), (10.0, 1.0, 3, 4), (1.0, 10.0, 5, 2))
+#: (fill_ ms, mean ms, rounds, elements of `a`): a slow producer or consumer, for one round, several and none.
+_ROUNDS = ((10.0, 1.0, 1, 4), (1.0, 10.0, 1, 3), (10.0, 1.0, 3, 4), (1.0, 10.0, 5, 2), (1.0, 1.0, 0, 2))
 
 
 def _check_produce_and_consume(fn: Any) -> None:
@@ -77,7 +77,7 @@ def _check_produce_and_consume(fn: Any) -> None:
             sim.current = caller = sim.Stream(name="caller's stream")
             earlier = a.mean().read  # the caller's own read of `a`, queued before the call
             try:
-                got = fn(a, side, rounds)
+                got = call_or_wrong(fn, (a, side, rounds), call)
             finally:  # a host read that raised (int() of a mean not computed yet) had waited first
                 if sim.host_waits:
                     raise Wrong(f"{call}: Python waited for the GPU ({sim.host_waits[0]}); make streams wait instead")

@@ -45,7 +45,7 @@ def _waited(sim: SimulatedCuda, copy: Any) -> str:
 _DTYPES = (torch.int32, torch.int64, torch.bool, torch.half, torch.bfloat16, torch.float32)
 _BATCHES = ((True, lambda: {"image": torch.rand(4, 3, 8, 8), "label": torch.arange(4)}), (True, lambda: {}))
 _BATCHES += ((False, lambda: {str(dtype): torch.arange(5.0 + i).to(dtype) for i, dtype in enumerate(_DTYPES)}),)
-_NEVER = "you recorded an event but the host never waited for it: call event.synchronize()"
+_NEVER = "you recorded an event but the host never waited for it: call event.synchronize() after its record()"
 
 
 def _check_to_device(fn: Any) -> None:
@@ -72,7 +72,7 @@ def _check_to_device(fn: Any) -> None:
 
 def _check_to_host(fn: Any) -> None:
     expect_function(fn, "to_host", "(t)")
-    kept = []  # each call's result and what it held: later ones (5 of a shape: a pool of 4) must leave them be
+    kept = []  # each call's result and what it held: later ones (65 of a shape: a pool of 64) must leave them be
     for values in _TO_HOST:
         call = f"to_host({show(values).replace(' on cpu', ' on the GPU')})"
         with simulated_cuda(copy_ms=1.0) as sim:
@@ -96,6 +96,9 @@ def _check_to_host(fn: Any) -> None:
             if not sim.copies or all(c.destination.data_ptr() != got.data_ptr() for c in sim.copies):
                 how = f"read t with {sim.host_waits[0]}" if not sim.copies else "returned a tensor no such copy filled"
                 raise Wrong(f"{call}: the values are right, but it {how}: return what a non_blocking copy fills")
+            mine = got.untyped_storage().data_ptr()  # a slice of a buffer that earlier results lie in, say
+            if at := [k for k, (old, _) in enumerate(kept, 1) if old.untyped_storage().data_ptr() == mine]:
+                raise Wrong(f"{call} returned memory that call {at[0]}'s result lies in: return a new tensor each call")
             kept.append((got, read))
             continue
         said = f"{call} returned {show(read)} holding {read.tolist()}; expected {values.dtype} {values.tolist()}"
@@ -106,7 +109,7 @@ def _check_to_host(fn: Any) -> None:
         raise Wrong(f"{said}: {_waited(sim, next(c for c in sim.copies if not c.landed)) if sim.host_waits else why}")
 
 
-_TO_HOST = (*(torch.arange(1.0, 9.0) * k for k in (1, -2, 3, 5, 7)), torch.arange(6).view(2, 3), torch.rand(5).half())
+_TO_HOST = (*(torch.arange(1.0, 9.0) * k for k in range(1, 66)), torch.arange(6).view(2, 3), torch.rand(5).half())
 #: Question 3's cases: (batches, the first), float32 and int64 (too large for float32), more than two buffers cover.
 _UPLOADS = ((3, torch.arange(6.0).view(2, 3), "cuda"), (5, torch.arange(4) + 2**40, "meta"))
 

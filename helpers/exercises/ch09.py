@@ -49,6 +49,12 @@ class _Model(nn.Sequential):  # question 1's: notes each forward's rows of x, pa
         np, mem = sys.modules.get("numpy"), [p.data_ptr() for p in self.parameters()]  # the memory processes share
         return list(map(dumps, (torch.get_rng_state().numpy(), random.getstate(), np and np.random.get_state(), mem)))
 
+    def batches(self, steps: int) -> tuple[list, list]:  # rows and states of the forwards a step followed, if `steps`
+        params = [old for old, _ in self.states] + [nn.utils.parameters_to_vector(self.parameters()).detach()]
+        took = [k for k in range(len(self.states)) if not params[k].equal(params[k + 1])]
+        keep = took if len(took) == steps else range(len(self.rows))  # else every forward: a logged loss is no batch
+        return [self.rows[k] for k in keep], [self.states[k] for k in keep]
+
     def run_rank(self, rank: int, world_size: int, fn: Any, steps: int, lr: float) -> list[list[int]]:  # in a child
         fn(rank, self, self.x, self.y, steps, lr)
         return self.rows
@@ -80,18 +86,19 @@ def _check_hogwild_worker(fn: Any) -> None:
             raise Wrong(f"{call} changed {changed[0]}")
         if not unchanged((_Model(n).x, _Model(n).y), (model.x, model.y)):
             raise Wrong(f"{call} changed x or y: pick rows by index (x[idx]) and leave the data as it is")
-        if (sizes := [len(r) - r.count(-1) for r in model.rows]) != [32] * steps:  # none: it trained another model
-            said = f"{call} gave `model` {len(sizes)} batches of {show(sizes)} rows of x; expected {steps} of 32"
-            raise Wrong(said + " (a forward with grad on counts: no_grad())" * (steps < len(sizes) > sizes.count(32)))
-        if len(set(map(tuple, rows := model.rows))) == 1 or any(r == [*range(r[0], r[0] + 32)] for r in rows):
+        rows, states = model.batches(steps)
+        if (sizes := [len(r) - r.count(-1) for r in rows]) != [32] * steps:  # none: it trained another model
+            raise Wrong(f"{call} gave `model` {len(sizes)} batches of {show(sizes)} rows of x; expected {steps} of 32")
+        if len(set(map(tuple, rows))) == 1 or any(r == [*range(r[0], r[0] + 32)] for r in rows):
             raise Wrong(f"{call} drew rows {show(rows[0])}, then {show(rows[1])}: draw 32 random rows anew each step")
-        if n == 40 and n - 1 not in set().union(*rows):  # 640 drawn: each row comes but for 1e-7 by chance
-            raise Wrong(f"{call} never drew the last row, x[{n - 1}]: draw from all len(x) (randint leaves out high)")
-        news = [old for old, _ in model.states[1:]] + [nn.utils.parameters_to_vector(model.parameters()).detach()]
-        for step, ((old, grad), new) in enumerate(zip(model.states, news, strict=True), 1):
+        if n == 40 and (gone := sorted({0, n - 1} - set().union(*rows))):  # 640 drawn: each comes but for 1e-7
+            why = ("last", "randint leaves out high") if gone[-1] else ("first", "rows count from 0")
+            raise Wrong(f"{call} never drew the {why[0]} row, x[{gone[-1]}]: draw from all len(x) ({why[1]})")
+        news = [old for old, _ in states[1:]] + [nn.utils.parameters_to_vector(model.parameters()).detach()]
+        for step, ((old, grad), new) in enumerate(zip(states, news, strict=True), 1):
             if not torch.allclose(moved := old - new, lr * grad, rtol=1e-3, atol=1e-5):
                 raise Wrong(f"{call}: step {step} {model.bad_step(lr, moved, grad)}")
-        drew[rank] = rows
+        drew[rank] = model.rows  # every forward, as a child's
     own = getattr(fn, "__wrapped__", fn)  # the learner's function, as a child imports it; the same rows: no children
     both = sorted(set(map(tuple, drew[0])) & set(map(tuple, drew[1])))  # a seed of rank + step shares batches
     if both or _in_children(_Model(n).run_rank, "hogwild_worker", 2, (own, steps, lr)) != drew:
@@ -103,7 +110,7 @@ def _check_consumer(fn: Any) -> None:  # _TASKS: indices not 0-2; a float16 sum 
     expect_function(fn, "consumer", "(tasks, results)")
     sent, todo, results = [(i, t.clone()) for i, t in _TASKS], queue.Queue(), queue.Queue()
     todo.task_done = lambda: None  # allowed, and kept out of unfinished_tasks: what was put (taken: put - left)
-    (feeder := threading.Timer(1.0, lambda: [todo.put(item) for item in [*sent, None]])).start()  # 1 s late
+    (feeder := threading.Timer(1.5, lambda: [todo.put(item) for item in [*sent, None]])).start()  # 1.5 s late
     fn(todo, results)
     if feeder.is_alive() or todo.unfinished_tasks - todo.qsize() <= len(sent):
         raise Wrong("your consumer returned before None came (the tasks arrive while it runs): stop only at None")

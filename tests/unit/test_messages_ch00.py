@@ -79,11 +79,13 @@ FLAGS = {
 @pytest.mark.parametrize("name", FLAGS)
 def test_each_stand_in_answers_and_raises_as_the_machine_it_stands_for(name: str) -> None:
     m = _machine(name)
-    assert ch00.ask(_flags, m, "flags()") == FLAGS[name]
+    assert ch00.ask(_flags, m, "flags()", may_raise=True) == FLAGS[name]
     with standins.pretend_machine(m.usable, m.count, built=m.built):  # the public stand-in answers the same
         assert _flags() == FLAGS[name]
     if m.usable != "cuda":  # the first CUDA use raises as there: not compiled, or no driver
-        assert ch00.ask(_first_cuda_use, m, "use()") == ("RuntimeError" if m.built == "cuda" else "AssertionError")
+        assert ch00.ask(_first_cuda_use, m, "use()", may_raise=True) == (
+            "RuntimeError" if m.built == "cuda" else "AssertionError"
+        )
     else:
         with pytest.raises(Wrong, match=f"on {m.name}, use\\(\\) ran CUDA code"):
             ch00.ask(_first_cuda_use, m, "use()")
@@ -130,8 +132,8 @@ def test_the_gpus_capability_name_and_the_kernels_answer_as_on_the_machine(m: ch
     there too: both are tried), and elsewhere a query of a GPU raises as CUDA's first use. torch.cuda.device_count()
     counts the GPUs of a driver too old for the build (through NVML, as torch 2.10 and 2.15 do), and so does
     torch.accelerator's (it asks torch.cuda's), and a CUDA wheel has cuDNN, driver or not."""
-    arch_list, counts, capability, name, memory, negative = ch00.ask(_gpu_facts, m, "facts()")
-    cuda, counted = m.built == "cuda", m.listed * ("hidden" not in m.name)  # CUDA_VISIBLE_DEVICES="" hides them all
+    arch_list, counts, capability, name, memory, negative = ch00.ask(_gpu_facts, m, "facts()", may_raise=True)
+    cuda, counted = m.built == "cuda", m.listed * (m.visible != "")  # CUDA_VISIBLE_DEVICES="" hides them all
     assert arch_list == (["sm_75", "sm_80", "sm_86", "sm_90", "compute_90"] if cuda and m.count + m.listed else [])
     assert counts == ((m.count if m.usable == "cuda" else counted * cuda), m.count or counted * cuda, cuda)
     if m.usable != "cuda":

@@ -135,7 +135,35 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "on a CPU-only build of torch, pick_device() raised AssertionError (line 3 of your code): Torch not "
             "compiled with CUDA enabled",
         ),
-        # runs CUDA code to find out: a stand-in GPU runs none, so the checker cannot tell
+        # the words of the error a query that starts CUDA raises (round 12: accepted before)
+        (
+            "def pick_device():\n"
+            "    acc = torch.accelerator.current_accelerator()\n"
+            "    if acc is None:\n"
+            '        return torch.device("cpu")\n'
+            '    if acc.type == "cuda":\n'
+            "        try:\n"
+            "            torch.cuda.current_device()\n"
+            "        except RuntimeError as e:\n"
+            '            if "NVIDIA driver" in str(e) or "No CUDA GPUs" in str(e):\n'
+            '                return torch.device("cpu")\n'
+            '        return torch.device("cuda")\n'
+            '    return acc if torch.backends.mps.is_available() else torch.device("cpu")',
+            "on Kaggle with the accelerator off (a CUDA build of torch without a driver), pick_device() started CUDA, "
+            "which fails there, and went on",
+        ),
+        # a CUDA_VISIBLE_DEVICES that names GPUs taken for usable ones (round 12: accepted before)
+        (
+            "import os\n\n\ndef pick_device():\n"
+            '    visible = os.environ.get("CUDA_VISIBLE_DEVICES")\n'
+            '    if torch.version.cuda and visible not in (None, "", "-1"):\n'
+            '        return torch.device("cuda")\n'
+            "    acc = torch.accelerator.current_accelerator(check_available=True)\n"
+            '    return acc if acc is not None else torch.device("cpu")',
+            "on a CUDA build of torch whose driver is too old for it (nvidia-smi lists a GPU), pick_device() returned "
+            "cuda; the usable device there is cpu",
+        ),
+        # runs CUDA code to find out, and catches the error where CUDA fails: decided by an error, not by a query
         (
             "def pick_device():\n"
             "    try:\n"
@@ -143,7 +171,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             '        return torch.device("cuda")\n'
             "    except Exception:\n"
             '        return torch.device("cpu")',
-            "on a machine with one CUDA GPU, pick_device() ran CUDA code, which a stand-in cannot",
+            "on a CPU-only build of torch, pick_device() started CUDA, which fails there, and went on: decide by "
+            "torch's device queries (torch.cuda.is_available(), torch.accelerator...), not by catching CUDA's errors",
         ),
         # nvidia-smi taken as proof that torch can use a GPU (accepted before where no nvidia-smi was installed):
         # it shows only that the driver sees one (the chapter's "What the sources got wrong")
@@ -314,7 +343,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             '    return "GPU Ready" if torch.cuda.is_available() else "no usable GPU"',
             "on a machine with one CUDA GPU, cuda_diagnosis() returned 'GPU Ready'; the answer there is 'GPU ready'",
         ),
-        # decides by which error a CUDA call raises: a stand-in GPU runs no CUDA code to raise or not
+        # decides by which error a CUDA call raises (its type): an error, not a query
         (
             "def cuda_diagnosis():\n"
             "    try:\n"
@@ -324,9 +353,10 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    except RuntimeError:\n"
             '        return "no usable GPU"\n'
             '    return "GPU ready"',
-            "on a machine with one CUDA GPU, cuda_diagnosis() ran CUDA code",
+            "on a CPU-only build of torch, cuda_diagnosis() started CUDA, which fails there, and went on",
         ),
-        # decides by the words of the error CUDA's first use raises (accepted before: no pretend machine hid its GPUs)
+        # decides by the words of the error CUDA's first use raises (round 11), or of a query that starts CUDA (round
+        # 12: both accepted before)
         (
             "def cuda_diagnosis():\n"
             "    if torch.cuda.is_available():\n"
@@ -335,8 +365,41 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        torch.zeros(1, device='cuda')\n"
             "    except Exception as error:\n"
             '        return "no usable GPU" if "NVIDIA driver" in str(error) else "CPU-only build"',
-            "on a CUDA build of torch with its GPU hidden (CUDA_VISIBLE_DEVICES is empty), cuda_diagnosis() returned "
-            "'CPU-only build'; the answer there is 'no usable GPU'",
+            "on a CPU-only build of torch, cuda_diagnosis() started CUDA, which fails there, and went on",
+        ),
+        (
+            "def cuda_diagnosis():\n"
+            "    if torch.version.cuda is None:\n"
+            '        return "CPU-only build"\n'
+            "    try:\n"
+            "        torch.cuda.current_device()\n"
+            "    except RuntimeError as e:\n"
+            '        if "driver" in str(e) or "No CUDA GPUs" in str(e):\n'
+            '            return "no usable GPU"\n'
+            '    return "GPU ready"',
+            "on Kaggle with the accelerator off (a CUDA build of torch without a driver), cuda_diagnosis() started "
+            "CUDA, which fails there, and went on",
+        ),
+        # CUDA_VISIBLE_DEVICES read as the answer (round 12: accepted before, the variable was never set)
+        (
+            "import os\n\n\ndef cuda_diagnosis():\n"
+            '    if os.environ.get("CUDA_VISIBLE_DEVICES", "unset").strip() in ("", "-1"):\n'
+            '        return "no usable GPU"\n'
+            "    if torch.version.cuda is None:\n"
+            '        return "CPU-only build"\n'
+            '    return "GPU ready" if torch.cuda.is_available() else "no usable GPU"',
+            "on a CPU-only build of torch on a machine with an NVIDIA GPU (nvidia-smi lists it), cuda_diagnosis() "
+            "returned 'no usable GPU'; the answer there is 'CPU-only build'",
+        ),
+        (
+            "import os\n\n\ndef cuda_diagnosis():\n"
+            "    if torch.version.cuda is None:\n"
+            '        return "CPU-only build"\n'
+            '    if os.environ.get("CUDA_VISIBLE_DEVICES", "").strip() not in ("", "-1"):\n'
+            '        return "GPU ready"\n'
+            '    return "GPU ready" if torch.cuda.is_available() else "no usable GPU"',
+            "on a CUDA build of torch whose driver is too old for it (nvidia-smi lists a GPU), cuda_diagnosis() "
+            "returned 'GPU ready'; the answer there is 'no usable GPU'",
         ),
         # asks for any accelerator first: a Mac's torch has no CUDA, a CPU-only build by section 1's table
         # (accepted before: the Mac was not tried)

@@ -70,8 +70,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             '    return "cpu"',
             "expected try_gpu() to return a torch.device, but got a str: 'cpu'",
         ),
-        # asks CUDA for device i's name, which misses a Mac's GPU (told before that it "ran CUDA code": the pretend
-        # machines did not answer name queries; each pretend CUDA GPU is a T4, and a device past the last raises)
+        # asks CUDA for device i's name, and catches the error where CUDA fails (each pretend CUDA GPU is a T4, and a
+        # device past the last raises)
         (
             "def try_gpu(i=0):\n"
             "    try:\n"
@@ -79,9 +79,10 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             '        return torch.device("cuda", i)\n'
             "    except Exception:\n"
             '        return torch.device("cpu")',
-            "on a Mac with Apple's mps, try_gpu() returned cpu; expected mps:0",
+            "on a CPU-only build of torch, try_gpu() started CUDA, which fails there, and went on: decide by torch's "
+            "device queries",
         ),
-        # runs CUDA code to find out: a pretend GPU runs none, so the checker cannot tell
+        # runs CUDA code to find out: a pretend GPU runs none, and where CUDA fails the error decides
         (
             "def try_gpu(i=0):\n"
             "    try:\n"
@@ -89,7 +90,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             '        return torch.device("cuda", i)\n'
             "    except Exception:\n"
             '        return torch.device("cpu")',
-            "on a machine with one CUDA GPU, try_gpu() ran CUDA code, which a stand-in cannot",
+            "on a CPU-only build of torch, try_gpu() started CUDA, which fails there, and went on",
         ),
         # an mps build taken for a usable GPU (accepted before: no stand-in had mps built but not usable)
         (
@@ -547,5 +548,46 @@ WRONG_ANSWERS[3] += (
         "import functools\n\n\n@functools.lru_cache(maxsize=None)\n"
         "def count_usable_cpus():\n    return len(os.sched_getaffinity(0))",
         "whatever CPUs were allowed; os.sched_getaffinity(0) gives those allowed as it runs",
+    ),
+)
+
+#: Round 12's findings: CUDA_VISIBLE_DEVICES's numbers taken for torch's (torch numbers the GPUs it sees from 0), and
+#: an error's words deciding
+WRONG_ANSWERS[1] += (
+    (
+        "import os\n\n\ndef try_gpu(i=0):\n"
+        "    acc = torch.accelerator.current_accelerator(check_available=True)\n"
+        "    if acc is not None and 0 <= i < torch.accelerator.device_count():\n"
+        '        visible = os.environ.get("CUDA_VISIBLE_DEVICES")\n'
+        '        return torch.device(acc.type, int(visible.split(",")[i]) if visible else i)\n'
+        '    return torch.device("cpu")',
+        "on a cluster job given GPU 3 of 8 (CUDA_VISIBLE_DEVICES=3: torch's cuda:0), try_gpu() returned cuda:3; "
+        "expected cuda:0",
+    ),
+    (
+        "def try_gpu(i=0):\n"
+        "    acc = torch.accelerator.current_accelerator()\n"
+        "    if acc is None or not 0 <= i < torch.accelerator.device_count():\n"
+        '        return torch.device("cpu")\n'
+        "    try:\n"
+        "        torch.accelerator.current_device_index()\n"
+        "    except RuntimeError as e:\n"
+        '        if "NVIDIA driver" in str(e) or "No CUDA GPUs" in str(e):\n'
+        '            return torch.device("cpu")\n'
+        "    return torch.device(acc.type, i)",
+        "on a CUDA build of torch whose driver is too old for it (nvidia-smi lists a GPU), try_gpu() started CUDA, "
+        "which fails there, and went on",
+    ),
+)
+WRONG_ANSWERS[2] += (
+    (
+        "import os\n\n\ndef try_all_gpus():\n"
+        "    acc = torch.accelerator.current_accelerator(check_available=True)\n"
+        "    if acc is None:\n"
+        '        return [torch.device("cpu")]\n'
+        '    visible = os.environ.get("CUDA_VISIBLE_DEVICES")\n'
+        '    ids = [int(k) for k in visible.split(",")] if visible else range(torch.accelerator.device_count())\n'
+        "    return [torch.device(acc.type, k) for k in ids]",
+        "on a cluster job given GPU 3 of 8 (CUDA_VISIBLE_DEVICES=3: torch's cuda:0), try_all_gpus() returned [cuda:3]",
     ),
 )

@@ -44,7 +44,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (  # x left where it is: the model on the CPU is fed it on meta
             "def predict(model, x):\n    return model(x)",
             "predict(Sequential(Tanh, Linear) on cpu, torch.float32 x on meta) fed the model a torch.float32 tensor of "
-            "shape (4, 3) on meta; expected x on cpu",
+            "shape (4, 3) on meta; expected x (torch.float32) on cpu",
         ),
         (  # the model moved to the input
             "def predict(model, x):\n    return model.to(x.device)(x)",
@@ -58,7 +58,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # a moved copy of the model: it runs where x is, not where the model lives
             "import copy\n\ndef predict(model, x):\n    return copy.deepcopy(model).to(x.device)(x)",
-            "x on meta) fed a copy of the model a torch.float32 tensor of shape (4, 3) on meta; expected x on cpu",
+            "x on meta) fed a copy of the model a torch.float32 tensor of shape (4, 3) on meta; expected x "
+            "(torch.float32) on cpu",
         ),
         (  # torch's advice for moving a model from meta: empty parameters, the weights lost
             "def predict(model, x):\n    return model.to_empty(device=x.device)(x)",
@@ -72,7 +73,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (  # x cast to the parameters' dtype too: an Embedding's integer indices become floats
             "def predict(model, x):\n    return model(x.type_as(next(model.parameters())))",
             "predict(float16 (frozen Embedding, BatchNorm1d, BatchNorm1d in eval) on cpu, torch.int64 x on cpu) fed "
-            "the model a torch.float16 tensor of shape (4, 3) on cpu; expected x on cpu",
+            "the model a torch.float16 tensor of shape (4, 3) on cpu; expected x (torch.int64) on cpu",
         ),
         (
             "def predict(model, x):\n    return model(x.to(next(model.parameters())))",
@@ -713,5 +714,28 @@ WRONG_ANSWERS[1] += (
         "def predict(model, x):\n    torch.set_autocast_dtype('cpu', torch.float16)\n"
         "    return model(x.to(next(model.parameters()).device))",
         "changed torch's autocast (on only in `with torch.autocast(...):`)",
+    ),
+)
+
+#: Round 11's findings: autocast's default dtype (bfloat16 on the CPU, as low_precision gives there), and a second step
+WRONG_ANSWERS[4] += (
+    (
+        _AMP.replace("device_type=device.type, dtype=low_precision(device)", "device.type"),
+        "ran the model under autocast in torch.float16; expected autocast in torch.bfloat16 on cpu: "
+        "dtype=low_precision(device) (autocast's default varies)",
+    ),
+    (
+        _AMP.replace("dtype=low_precision(device)", "dtype=torch.get_autocast_dtype(device.type)"),
+        "ran the model under autocast in torch.float16; expected autocast in torch.bfloat16 on cpu",
+    ),
+    (
+        _AMP.replace("    optimizer.zero_grad()\n", "    scaler.step(optimizer)\n    optimizer.zero_grad()\n"),
+        "called scaler.step 2 times: step the optimizer once",
+    ),
+)
+WRONG_ANSWERS[5] += (
+    (
+        SOLUTIONS[5].replace("    optimizer.zero_grad()\n", "    scaler.step(optimizer)\n    optimizer.zero_grad()\n"),
+        "called scaler.step 2 times: step the optimizer once",
     ),
 )

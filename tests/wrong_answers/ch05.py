@@ -156,7 +156,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    tensors = model.state_dict(keep_vars=True).values()\n"
             "    held = sum(t.nbytes * (4 if t.requires_grad else 1) for t in tensors)\n"
             "    return held + batch_size * activation_bytes_per_sample",
-            "predict_peak_bytes(a Linear and a BatchNorm1d, in eval mode, 1, 32) returned 776; expected 736: that "
+            "predict_peak_bytes(a Linear and a BatchNorm1d in eval mode, 1, 32) returned 776; expected 736: that "
             "counts buffers",
         ),
         (  # Adam's moments kept in float32 for float16 parameters: the question says they have the parameter's dtype
@@ -259,5 +259,16 @@ WRONG_ANSWERS[2] += (
         "    frozen = sum(p.nbytes for p in model.parameters() if not p.requires_grad)\n"
         "    return trainable + frozen + batch_size * activation_bytes_per_sample",
         "changed a module's train/eval mode: leave the model as it was",
+    ),
+    # only the top module's mode saved and set back (round 11: accepted before, no model mixed its modes)
+    (
+        "def predict_peak_bytes(model, batch_size, activation_bytes_per_sample):\n"
+        "    was = model.training\n"
+        "    model.train()\n"
+        "    trainable = sum(p.nbytes * 4 for p in model.parameters() if p.requires_grad)\n"
+        "    frozen = sum(p.nbytes for p in model.parameters() if not p.requires_grad)\n"
+        "    model.train(was)\n"
+        "    return trainable + frozen + batch_size * activation_bytes_per_sample",
+        "predict_peak_bytes(a Linear and a BatchNorm1d in eval mode, 1, 32) changed a module's train/eval mode",
     ),
 )

@@ -141,8 +141,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # the wait before the end event is recorded: it waits for nothing, and the end is not reached yet
         (
             _timed("start.record()", "fn()", "end.synchronize()", "end.record()", "return start.elapsed_time(end)"),
-            "device not ready (SIMULATION: the GPU had not reached an event when elapsed_time was called: record the "
-            "end event, then end_event.synchronize(), then elapsed_time)",
+            "device not ready (SIMULATION: the GPU had not reached the end event (on the default stream) when "
+            "elapsed_time was called: end_event.record(), then end_event.synchronize())",
+        ),
+        # the end event on the default stream, the start on the caller's: the start is not reached when the end is
+        (
+            _timed("start.record()", "fn()", "end.record(torch.cuda.default_stream())", *_SYNC_AND_READ),
+            "device not ready (SIMULATION: the GPU had not reached the start event (on the caller's stream) when "
+            "elapsed_time was called: record both on one stream)",
         ),
         # one event recorded twice: it marks the second place only
         (
@@ -183,6 +189,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "the caller's, not the default one, and has a.mean() queued) returned [a.mean(), a.mean(), a.mean()]",
         ),
         (_RACY, "(read-after-write)"),
+        # the last round's event waited for after the loop: no event where there is no round (accepted before)
+        (
+            _inside(_rounds((_WAR,), (_RAW,), (), ("current.wait_event(done)",)), after="done = side.record_event()"),
+            "produce_and_consume(a, side, 0) (fill_ takes 1 ms, mean 1 ms; `a` of 2 elements; the current stream is "
+            "the caller's, not the default one, and has a.mean() queued) raised UnboundLocalError",
+        ),
         # a read of a mean on the host, in the loop of an otherwise right answer: Python waits for the GPU
         *((_rounds((_WAR,), (_RAW,), (read,), (_FINAL,)), f"Python waited for the GPU {how}") for read, how in _READS),
         # a form the simulated value lacks: the message says so, and what it knows

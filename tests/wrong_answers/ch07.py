@@ -618,7 +618,37 @@ WRONG_ANSWERS[2] += (
         "    torch.cuda.synchronize()\n"
         "    return _buf",
         "to_host(a torch.float32 tensor of shape (8,) on the GPU) changed a tensor an earlier call returned (to "
-        "[-2.0, -4.0, -6.0, -8.0, -10.0, -12.0, -14.0, -16.0]): return new ones",
+        "[2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0, 16.0]): return new ones",
+    ),
+    # a pool of 8 buffers a shape, and a ring cut from one pinned slab (round 9: both accepted before)
+    (
+        "_pool, _turn = {}, {}\n\n\n"
+        "def to_host(t):\n"
+        "    key = (tuple(t.shape), t.dtype)\n"
+        "    if key not in _pool:\n"
+        "        _pool[key] = [torch.empty(t.shape, dtype=t.dtype, pin_memory=True) for _ in range(8)]\n"
+        "        _turn[key] = 0\n"
+        "    host = _pool[key][_turn[key] % 8]\n"
+        "    _turn[key] += 1\n"
+        "    host.copy_(t, non_blocking=True)\n"
+        "    torch.cuda.synchronize()\n"
+        "    return host",
+        "to_host(a torch.float32 tensor of shape (8,) on the GPU) changed a tensor an earlier call returned (to "
+        "[9.0, 18.0, 27.0, 36.0, 45.0, 54.0, 63.0, 72.0]): return new ones",
+    ),
+    (
+        "_slab, _off = None, 0\n\n\n"
+        "def to_host(t):\n"
+        "    global _slab, _off\n"
+        "    if _slab is None or _slab.dtype != t.dtype:\n"
+        "        _slab, _off = torch.empty(1 << 12, dtype=t.dtype, pin_memory=True), 0\n"
+        "    host = _slab[_off : _off + t.numel()].view(t.shape)\n"
+        "    _off += t.numel()\n"
+        "    host.copy_(t, non_blocking=True)\n"
+        "    torch.cuda.synchronize()\n"
+        "    return host",
+        "to_host(a torch.float32 tensor of shape (8,) on the GPU) returned memory that call 1's result lies in: "
+        "return a new tensor each call",
     ),
 )
 

@@ -632,3 +632,35 @@ WRONG_ANSWERS[3] += (
     ),
 )
 WRONG_ANSWERS[1] += ((_q1("range(steps)", "range(steps - 1)"), "rows of x; expected 5 of 32"),)
+
+#: Round 9's findings: row 0 never drawn; two half-batch steps a step (told before to use no_grad(), which would stop
+#: training); a forward with grad on for a logged loss is no batch (refused before)
+WRONG_ANSWERS[1] += (
+    (_q1("randint(0, len(x)", "randint(1, len(x)"), "never drew the first row, x[0]: draw from all len(x)"),
+    (
+        _q1(
+            _Q1_STEP,
+            "        for half in (slice(0, 16), slice(16, 32)):\n"
+            "            loss = F.cross_entropy(model(x[idx][half]), y[idx][half])\n"
+            "            opt.zero_grad()\n            loss.backward()\n            opt.step()\n",
+        ),
+        "gave `model` 10 batches of [16, 16, 16, 16, 16, 16, …] rows of x; expected 5 of 32",
+    ),
+)
+RIGHT_ANSWERS[1] += (_Q1_RIGHT + "        print((model(x[idx]).argmax(1) == y[idx]).float().mean().item())\n",)
+#: Round 9: a consumer that gives up after a get() timeout of 1 s (accepted before: the tasks came 1 s late)
+WRONG_ANSWERS[2] += (
+    (
+        "import queue\n\n\ndef consumer(tasks, results):\n"
+        "    while True:\n"
+        "        try:\n"
+        "            task = tasks.get(timeout=1.0)\n"
+        "        except queue.Empty:\n"
+        "            return\n"
+        "        if task is None:\n"
+        "            return\n"
+        "        index, t = task\n"
+        "        results.put((index, t.double().mean().item()))",
+        "your consumer returned before None came (the tasks arrive while it runs): stop only at None",
+    ),
+)

@@ -278,3 +278,17 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    return torch.tensor(seconds, dtype=torch.float64)",
     ),
 }
+
+#: Round 9: the clock read only before the timed calls (told before that the calls' count was off)
+WRONG_ANSWERS[4] += (
+    (
+        _TFLOPS + "    sync()\n    start = time.perf_counter()\n    for _ in range(repeats):\n        fn()\n"
+        "    sync()\n    return flops * repeats / 1e12",
+        "the clock's last read came after 0 of fn's 10 calls: read it after all",
+    ),
+    (
+        _TFLOPS + "    sync()\n    start = time.perf_counter()\n    elapsed = time.perf_counter() - start + 1e-3\n"
+        "    for _ in range(repeats):\n        fn()\n    sync()\n    return flops * repeats / elapsed / 1e12",
+        "the clock's last read came after 0 of fn's 10 calls: read it after all",
+    ),
+)

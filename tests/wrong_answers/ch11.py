@@ -86,6 +86,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
     ),
     2: (
+        (  # at least one warm-up call (round 10: accepted before, no case had warmup=0)
+            _STEADY
+            + "    for _ in range(max(warmup, 1)):\n        fn(x)\n    sync()\n    start = time.perf_counter()\n"
+            "    for _ in range(iters):\n        fn(x)\n    sync()\n    return (time.perf_counter() - start) / iters",
+            "steady_seconds(fn, x, sync, 0, 5) returned",
+        ),
         (  # rounded to the millisecond: right only when a call takes whole milliseconds
             "def steady_seconds(fn, x, sync, warmup, iters):\n    for _ in range(warmup):\n        fn(x)\n    sync()\n"
             "    start = time.perf_counter()\n    for _ in range(iters):\n        fn(x)\n    sync()\n"

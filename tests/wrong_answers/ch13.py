@@ -243,8 +243,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _Q2_HEAD.replace("BLOCK)", "128)") + "    mask = cols < n_cols\n"
             "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, x * tl.load(scale_ptr + row), mask=mask)\n",
-            "row_scale_kernel on 2 row(s) of 200 float32s, 272 apart in x and 264 in out, BLOCK=256: out[0, 128] is "
-            "never written, nor are 143 more",
+            "row_scale_kernel on 2 row(s) of 4500 float32s, 8200 apart in x and 8196 in out, BLOCK=8192: out[0, 128] "
+            "is never written, nor are 8743 more",
+        ),
+        (  # a wider constant (round 10: 256 and 1024 accepted before)
+            _Q2_HEAD.replace("BLOCK)", "4096)") + "    mask = cols < n_cols\n"
+            "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
+            "    tl.store(out_ptr + row * out_row_stride + cols, x * tl.load(scale_ptr + row), mask=mask)\n",
+            "BLOCK=8192: out[0, 4096] is never written, nor are 807 more",
         ),
         (  # the two strides swapped: x's rows read where out's start (n_cols is not in it)
             _Q2_HEAD + "    mask = cols < n_cols\n"
