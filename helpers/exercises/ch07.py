@@ -109,7 +109,7 @@ def _check_to_host(fn: Any) -> None:
         raise Wrong(f"{said}: {_waited(sim, next(c for c in sim.copies if not c.landed)) if sim.host_waits else why}")
 
 
-_TO_HOST = (*(torch.arange(1.0, 9.0) * k for k in range(1, 66)), torch.arange(6).view(2, 3), torch.rand(5).half())
+_TO_HOST = (*(torch.arange(1.0, 9.0) * k for k in range(1, 66)), torch.arange(6).view(3, 2).T, torch.rand(5).half())
 #: Question 3's cases: (batches, the first), float32 and int64 (too large for float32), more than two buffers cover.
 _UPLOADS = ((3, torch.arange(6.0).view(2, 3), "cuda"), (5, torch.arange(4) + 2**40, "meta"))
 

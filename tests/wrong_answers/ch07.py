@@ -219,8 +219,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    host = t.to('cpu', torch.float32, non_blocking=True)\n"
             "    torch.cuda.synchronize()\n"
             "    return host",
-            "returned a torch.float32 tensor of shape (2, 3) on cpu holding [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]; "
-            "expected torch.int64 [[0, 1, 2], [3, 4, 5]]",
+            "returned a torch.float32 tensor of shape (2, 3) on cpu holding [[0.0, 2.0, 4.0], [1.0, 3.0, 5.0]]; "
+            "expected torch.int64 [[0, 2, 4], [1, 3, 5]]",
         ),
         # the default stream waited for: the copy runs on the current stream, the caller's
         (
