@@ -83,11 +83,6 @@ def unchanged(before: Any, after: Any) -> bool:
     return isinstance(before, torch.nn.Module) or before == after
 
 
-def number(value: Any, call: str) -> float:
-    """The learner's result as a Python number (a one-element tensor or numpy scalar counts)."""
-    return expect_number(value, f"{call} to return a number")
-
-
 def table(
     name: str,
     takes: str,
@@ -95,7 +90,7 @@ def table(
     want: Callable[..., Any],
     *,
     slips: Sequence[Slip] = (),
-    answer: Callable[[Any, str], Any] = number,
+    answer: Callable[[Any, str], Any] = lambda value, call: expect_number(value, f"{call} to return a number"),
     rel: float = 1e-6,
 ) -> Callable[[Any], None]:
     """A checker that calls the learner's `name` on every case and compares with `want(*args)`, within `rel`;

@@ -29,6 +29,7 @@ MACHINES = (
     Machine("a CUDA build of torch whose driver is too old for it (nvidia-smi lists a GPU)", None, 0, "cuda", 1, "0"),
     Machine("a CUDA build of torch with its GPU hidden (CUDA_VISIBLE_DEVICES is empty)", None, 0, "cuda", 1, ""),
     Machine("a machine with one CUDA GPU", "cuda", 1, "cuda", 1),
+    Machine("one GPU, and a job script's CUDA_VISIBLE_DEVICES=0,1 (torch sees one)", "cuda", 1, "cuda", 1, "0,1"),
     Machine("a cluster job given GPU 3 of 8 (CUDA_VISIBLE_DEVICES=3: torch's cuda:0)", "cuda", 1, "cuda", 8, "3"),
     Machine("Kaggle's two T4 GPUs", "cuda", 2, "cuda", 2),
     Machine("a machine with sixteen CUDA GPUs", "cuda", 16, "cuda", 16),  # cuda:10 sorts before cuda:2 as text

@@ -78,7 +78,7 @@ def _in_children(worker: Any, what: str, world_size: int, args: tuple) -> list[A
 
 def _check_hogwild_worker(fn: Any) -> None:
     expect_function(fn, "hogwild_worker", "(rank, model, x, y, steps, lr)")
-    drew = [[], []]  # each rank's rows on the last case
+    drew = [([], []), ([], [])]  # each rank's batches and forwards on the last case
     for steps, lr, n, rank in [(*case, rank) for case in ((5, 0.3, 256), (20, 0.05, 40)) for rank in (0, 1)]:
         kept, call = (model := _Model(n)).kept(), f"hogwild_worker({rank}, model, x, y, {steps}, {lr}), {n} rows"
         fn(rank, model, model.x, model.y, steps, lr)
@@ -98,10 +98,10 @@ def _check_hogwild_worker(fn: Any) -> None:
         for step, ((old, grad), new) in enumerate(zip(states, news, strict=True), 1):
             if not torch.allclose(moved := old - new, lr * grad, rtol=1e-3, atol=1e-5):
                 raise Wrong(f"{call}: step {step} {model.bad_step(lr, moved, grad)}")
-        drew[rank] = model.rows  # every forward, as a child's
+        drew[rank] = (rows, model.rows)  # its batches, and every forward's rows, as a child notes them
     own = getattr(fn, "__wrapped__", fn)  # the learner's function, as a child imports it; the same rows: no children
-    both = sorted(set(map(tuple, drew[0])) & set(map(tuple, drew[1])))  # a seed of rank + step shares batches
-    if both or _in_children(_Model(n).run_rank, "hogwild_worker", 2, (own, steps, lr)) != drew:
+    both = sorted(set(map(tuple, drew[0][0])) & set(map(tuple, drew[1][0])))  # a seed of rank + step shares batches
+    if both or _in_children(_Model(n).run_rank, "hogwild_worker", 2, (own, steps, lr)) != [d[1] for d in drew]:
         why = f"both ranks drew a batch, rows {show(list(both[0]))}" if both else "a rank drew other rows in a child"
         raise Wrong(f"{why}: seed one generator from the rank alone, before the loop")
 

@@ -70,6 +70,13 @@ def _launch(launch: Any, call: str, grid: tuple, block: int, tensors: dict, rest
         raise Wrong(f"{call}: out[{', '.join(map(str, at))}] is {seen}")
     if again := len(stored) - len(set(stored)):  # a round trip through out, or a pass writing it before the last
         raise Wrong(f"{call} stored {again} element(s) again: fused into one pass, a kernel stores each result once")
+    if (most := max((len(each) for _, _, each in accesses), default=0)) > block:  # a width other than BLOCK
+        raise Wrong(f"{call}: a program instance accessed {most} elements at once, more than BLOCK ({block})")
+    width = out.element_size() * (out.stride(0) if out.dim() == 2 else block)  # a row's bytes apart, or a block's
+    parts = {(p, (a - out.data_ptr()) // width) for io, p, each in accesses if io == "store" for a, on in each if on}
+    if wide := sorted(p for p, _ in parts if sum(q == p for q, _ in parts) > 1):  # one instance doing more than one
+        what = "rows: one row each" if out.dim() == 2 else "blocks of BLOCK elements: one block each"
+        raise Wrong(f"{call}: program instance {wide[0]} stored into {sum(q == wide[0] for q, _ in parts)} {what}")
 
 
 def _strays(name: str, p: int, lanes: list, tensors: dict, block: int, end: int) -> str:  # what the stray lanes show

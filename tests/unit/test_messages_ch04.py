@@ -124,7 +124,7 @@ def test_clips_the_chapter_does_not_teach_are_told_what_differed_and_no_slip() -
     for code, call in (
         (per_parameter, first),
         (_CLIP.replace("max_norm)\n", "max_norm, norm_type=float('inf'))\n"), first),
-        (rescaled, "x, y=(1, 0, 0, 0), 5.0)"),
+        (rescaled, "x, y=(0.1, 1/3, -0.7, 0.2), 5.0)"),
     ):
         message = evaluate(_question("clipped_step"), code).message
         assert message.endswith(f"{call} the weights differ from one SGD step"), message

@@ -161,7 +161,7 @@ def test_elements_never_written_name_the_mask_or_the_offsets_only_where_the_lane
         "    tl.store(out_ptr + row * out_row_stride + cols, tl.load(x_ptr + row * x_row_stride + cols, mask=mask) "
         "* tl.load(scale_ptr + row), mask=mask)\n"
     )
-    hard_coded = _Q1_HEAD + "    offsets = tl.program_id(0) * 256 + tl.arange(0, 256)\n    mask = offsets < n\n"
+    hard_coded = _Q1_HEAD + "    offsets = tl.program_id(0) * 64 + tl.arange(0, 64)\n    mask = offsets < n\n"
     whole = _Q1_HEAD + "    offsets = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)\n    mask = offsets < n\n"
     for question, code, said, not_said in (
         (1, short, "the mask turned off every lane that reached them", "offsets"),

@@ -588,6 +588,35 @@ WRONG_ANSWERS[2] += (
         '    visible = os.environ.get("CUDA_VISIBLE_DEVICES")\n'
         '    ids = [int(k) for k in visible.split(",")] if visible else range(torch.accelerator.device_count())\n'
         "    return [torch.device(acc.type, k) for k in ids]",
-        "on a cluster job given GPU 3 of 8 (CUDA_VISIBLE_DEVICES=3: torch's cuda:0), try_all_gpus() returned [cuda:3]",
+        "on one GPU, and a job script's CUDA_VISIBLE_DEVICES=0,1 (torch sees one), try_all_gpus() returned "
+        "[cuda:0, cuda:1]; expected [cuda:0]",
+    ),
+)
+#: Round 13: the GPUs counted from CUDA_VISIBLE_DEVICES once the accelerator is usable (accepted before: the variable
+#: never listed more GPUs than torch sees)
+WRONG_ANSWERS[1] += (
+    (
+        "import os\n\n\ndef try_gpu(i=0):\n"
+        "    acc = torch.accelerator.current_accelerator(check_available=True)\n"
+        "    if acc is None or i < 0:\n"
+        '        return torch.device("cpu")\n'
+        '    cvd = os.environ.get("CUDA_VISIBLE_DEVICES")\n'
+        '    n = len(cvd.split(",")) if (acc.type == "cuda" and cvd) else torch.accelerator.device_count()\n'
+        '    return torch.device(acc.type, i) if i < n else torch.device("cpu")',
+        "on one GPU, and a job script's CUDA_VISIBLE_DEVICES=0,1 (torch sees one), try_gpu(1) returned cuda:1; "
+        "expected cpu",
+    ),
+)
+WRONG_ANSWERS[2] += (
+    (
+        "import os\n\n\ndef try_all_gpus():\n"
+        "    acc = torch.accelerator.current_accelerator(check_available=True)\n"
+        "    if acc is None:\n"
+        '        return [torch.device("cpu")]\n'
+        '    cvd = os.environ.get("CUDA_VISIBLE_DEVICES")\n'
+        '    n = len(cvd.split(",")) if (acc.type == "cuda" and cvd) else torch.accelerator.device_count()\n'
+        "    return [torch.device(acc.type, i) for i in range(n)]",
+        "on one GPU, and a job script's CUDA_VISIBLE_DEVICES=0,1 (torch sees one), try_all_gpus() returned "
+        "[cuda:0, cuda:1]",
     ),
 )

@@ -489,7 +489,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _CLIP.replace(
                 "max_norm)\n", 'float("inf"))\n    for p in model.parameters():\n        p.grad.mul_(max_norm / norm)\n'
             ),
-            "x, y=(1, 0, 0, 0), 5.0) the weights differ from one SGD step",
+            "x, y=(0.1, 1/3, -0.7, 0.2), 5.0) the weights differ from one SGD step",
         ),
         (  # max_norm fixed at the value of one call
             _CLIP.replace("parameters(), max_norm)", "parameters(), 0.5)"),
@@ -737,5 +737,21 @@ WRONG_ANSWERS[5] += (
     (
         SOLUTIONS[5].replace("    optimizer.zero_grad()\n", "    scaler.step(optimizer)\n    optimizer.zero_grad()\n"),
         "called scaler.step 2 times: step the optimizer once",
+    ),
+)
+#: Round 12: the targets cast to the 16-bit type, and the loss computed in it after the block (accepted before: every
+#: y was exact in 16 bits)
+WRONG_ANSWERS[4] += (
+    (
+        _AMP.replace(
+            "    x, y = x.to(device), y.to(device)\n", "    x, y = x.to(device), y.to(device, low_precision(device))\n"
+        ),
+        "y=(0.1, 1/3, -0.7, 0.2)) returned 0.162638; expected the loss, 0.162778",
+    ),
+    (
+        _AMP.replace("        loss = nn.functional.mse_loss(model(x), y)\n", "        out = model(x)\n").replace(
+            "    scaler.scale(loss)", "    loss = nn.functional.mse_loss(out, y.to(out.dtype))\n    scaler.scale(loss)"
+        ),
+        "y=(0.1, 1/3, -0.7, 0.2)) returned 0.162109; expected the loss, 0.162778",
     ),
 )

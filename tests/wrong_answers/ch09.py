@@ -664,3 +664,7 @@ WRONG_ANSWERS[2] += (
         "your consumer returned before None came (the tasks arrive while it runs): stop only at None",
     ),
 )
+#: Round 10: a logged loss over all of x with grad on, before the loop (refused before: told both ranks drew a batch)
+RIGHT_ANSWERS[1] += (
+    _q1("    for _ in range(steps):", "    start = F.cross_entropy(model(x), y).item()\n    for _ in range(steps):"),
+)

@@ -125,9 +125,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    mask = offsets < n\n"
             "    x = tl.load(x_ptr + offsets, mask=mask)\n"
             "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-            "relu_affine_kernel on n=3000 in blocks of 1024 (scale=0.75, shift=0.1, float16): out[768] is never "
-            "written, nor are 2231 more; expected 0.0480957 (within 0.005): no program instance's offsets reach them: "
-            "instance i must cover the BLOCK elements from i * BLOCK",
+            "relu_affine_kernel on n=100 in blocks of 128 (scale=-2.0, shift=0.5, float32): a program instance "
+            "accessed 256 elements at once, more than BLOCK (128)",
         ),
         (  # the result computed in place in x, then copied
             _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n\n"
@@ -250,7 +249,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _Q2_HEAD.replace("BLOCK)", "4096)") + "    mask = cols < n_cols\n"
             "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, x * tl.load(scale_ptr + row), mask=mask)\n",
-            "BLOCK=8192: out[0, 4096] is never written, nor are 807 more",
+            "BLOCK=128: a program instance accessed 4096 elements at once, more than BLOCK (128)",
         ),
         (  # the two strides swapped: x's rows read where out's start (n_cols is not in it)
             _Q2_HEAD + "    mask = cols < n_cols\n"
@@ -387,3 +386,51 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    return Fraction(2 * rows * cols * element_size) / Fraction(roof_gb_per_s) / 10**9",
     ),
 }
+
+#: Round 11: a program instance that does more than its block or row (its values right), and wider constants
+WRONG_ANSWERS[1] += (
+    (
+        _Q1_HEAD + "    if tl.program_id(0) == 0:\n"
+        "        for start in range(0, n, BLOCK):\n"
+        "            offsets = start + tl.arange(0, BLOCK)\n"
+        "            mask = offsets < n\n"
+        "            x = tl.load(x_ptr + offsets, mask=mask)\n"
+        "            tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
+        f"{_RAGGED}: program instance 0 stored into 4 blocks of BLOCK elements: one block each",
+    ),
+    (
+        _Q1_HEAD + "    offsets = tl.program_id(0) * 4096 + tl.arange(0, 4096)\n"
+        "    mask = offsets < n\n"
+        "    x = tl.load(x_ptr + offsets, mask=mask)\n"
+        "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
+        "a program instance accessed 4096 elements at once, more than BLOCK (256)",
+    ),
+)
+WRONG_ANSWERS[2] += (
+    (
+        _Q2_HEAD.replace("    cols = tl.arange(0, BLOCK)\n", "") + "    if row == 0:\n"
+        "        for r in range(0, tl.num_programs(0)):\n"
+        "            cols = tl.arange(0, BLOCK)\n"
+        "            mask = cols < n_cols\n"
+        "            x = tl.load(x_ptr + r * x_row_stride + cols, mask=mask)\n"
+        "            tl.store(out_ptr + r * out_row_stride + cols, x * tl.load(scale_ptr + r), mask=mask)\n",
+        "row_scale_kernel on 3 row(s) of 128 int32s, 160 apart in x and 136 in out, BLOCK=128: program instance 0 "
+        "stored into 3 rows: one row each",
+    ),
+)
+#: Round 11: blocks taken in reverse order, and a row done in chunks narrower than BLOCK, one instance each
+RIGHT_ANSWERS[1] += (
+    _Q1_HEAD.rstrip("\n") + "\n    p = tl.num_programs(0) - 1 - tl.program_id(0)\n"
+    "    offsets = p * BLOCK + tl.arange(0, BLOCK)\n"
+    "    mask = offsets < n\n"
+    "    x = tl.load(x_ptr + offsets, mask=mask)\n"
+    "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
+)
+RIGHT_ANSWERS[2] += (
+    _Q2_HEAD.replace("    cols = tl.arange(0, BLOCK)\n", "") + "    s = tl.load(scale_ptr + row)\n"
+    "    for start in range(0, BLOCK, 64):\n"
+    "        cols = start + tl.arange(0, 64)\n"
+    "        mask = cols < n_cols\n"
+    "        x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
+    "        tl.store(out_ptr + row * out_row_stride + cols, x * s, mask=mask)\n",
+)
