@@ -55,7 +55,7 @@ def _count_usable_cpus(fn: Any) -> None:  # allowed one CPU (the last), two with
         why = f" ({got} is the machine's count, os.cpu_count())"
     elif own.call_count < len(tries) and len({g for *_, g in tries}) == 1 < len(tries):  # not asked each time
         why = f" (it returned {got} whatever CPUs were allowed; os.sched_getaffinity(0) gives those allowed as it runs)"
-    elif all(g == n for _, n, _, g in wrong) and threaded.called or all(g == o for *_, o, g in wrong):
+    elif all(g == n for _, n, _, g in wrong) and threaded.called or all(g == o for *_, o, g in tries):  # every try
         source = "torch.get_num_threads()" if threaded.called and got == n else "OMP_NUM_THREADS"
         why = f" ({got} is {source}, which the check set to {got} for this try)"
     said = f"with this process allowed {len(cpus)} CPU(s) {cpus}, count_usable_cpus() returned {got!r}"

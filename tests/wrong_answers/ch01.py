@@ -245,13 +245,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def count_usable_cpus():\n    return torch.get_num_threads()",
             "count_usable_cpus() returned 2; expected 1 (2 is torch.get_num_threads(), which the check set to 2",
         ),
-        # the CPUs allowed capped by OMP_NUM_THREADS (accepted before: the check set it above the CPUs allowed)
+        # the CPUs allowed capped by OMP_NUM_THREADS (accepted before: the check set it above the CPUs allowed); it
+        # returns the CPUs allowed where one is, so OMP_NUM_THREADS is not named (one CPU fewer would give the same)
         *(
             (
                 "def count_usable_cpus():\n"
                 "    n, omp = len(os.sched_getaffinity(0)), os.environ.get('OMP_NUM_THREADS')\n"
                 "    return min(n, int(omp)) if omp else n",
-                f"expected {len(CPUS)} ({max(len(CPUS) - 2, 1)} is OMP_NUM_THREADS",
+                f"returned {max(len(CPUS) - 2, 1)}; expected {len(CPUS)}",
             )
             for _ in [1]
             if len(CPUS) > 1
@@ -618,5 +619,13 @@ WRONG_ANSWERS[2] += (
         "    return [torch.device(acc.type, i) for i in range(n)]",
         "on one GPU, and a job script's CUDA_VISIBLE_DEVICES=0,1 (torch sees one), try_all_gpus() returned "
         "[cuda:0, cuda:1]",
+    ),
+)
+#: Round 14: one CPU left for the system: told before that it returned OMP_NUM_THREADS, which it never read (the two
+#: agree where two CPUs are allowed)
+WRONG_ANSWERS[3] += (
+    (
+        "def count_usable_cpus():\n    return max(1, len(os.sched_getaffinity(0)) - 1)",
+        "count_usable_cpus() returned 1; expected 2",
     ),
 )
