@@ -118,7 +118,8 @@ def _weights(model: nn.Module, want: torch.Tensor, call: str, what: str, slips: 
 def _check_train_epoch(fn: Any) -> None:
     expect_function(fn, "train_epoch", "(model, optimizer, X, y, batch_size)")
     # rows, batch_size: dividing, a short last batch (so a mean over rows differs), one batch under batch_size
-    for rows, size, device in [(36, 12, _CPU), (30, 12, _CPU), (5, 8, _CPU), *((30, 12, d) for d in [_META, *_GPUS])]:
+    cases = [(36, 12, _CPU), (30, 12, _CPU), (5, 8, _CPU), (101, 1, _CPU), *((30, 12, d) for d in [_META, *_GPUS])]
+    for rows, size, device in cases:  # 101 batches: a log every 10th or 100th batch shows
         (X, y), model, steps = make_data(rows, 4, seed=rows), make_model(4, 8, seed=2).to(device), []
         (optimizer := torch.optim.SGD(model.parameters(), 0.1)).register_step_post_hook(lambda *_, s=steps: s.append(1))
         kept, call = (X.clone(), y.clone()), f"train_epoch(model on {device.type}, SGD, X and y of {rows} rows, {size})"
@@ -166,8 +167,7 @@ def _check_load_on(fn: Any) -> None:
 
 
 #: At zero weights, x = eye(4) and targets y give (weight, bias) the gradient -0.5 * (y, sum(y)), exact in float16
-#: times 2**16: norm 1.5 (a clip to 1 shows), √0.5 (once under max_norm), or overflow; bias's not 0 (per-tensor clips);
-#: then a y that 16 bits round (a loss of y rounded shows), max_norm over its norm: nothing clipped.
+#: times 2**16: norm 1.5 (a clip to 1 shows), √0.5, overflow, a y 16 bits round (unclipped); bias's not 0 (per tensor).
 _Y, _INF = torch.tensor([[1.0], [0.0], [0.0], [0.0]]), torch.full((4, 1), math.inf)
 _STEPS = [(torch.tensor([[1.5], [-1.5], [1.5], [0.0]]), 0.25, "y=(1.5, -1.5, 1.5, 0)"), (_Y, 0.25, "y=(1, 0, 0, 0)")]
 _STEPS += [(_INF, 0.5, "y=inf"), (torch.tensor([[0.1], [1 / 3], [-0.7], [0.2]]), 5.0, "y=(0.1, 1/3, -0.7, 0.2)")]
@@ -180,7 +180,7 @@ def _check_step(fn: Any, clip: bool) -> None:
     for device, (y, top, says) in [(d, case) for d in (_CPU, *_GPUS) for case in _STEPS]:
         model, seen, kind, low = nn.Linear(4, 1, device=device), [], device.type, low_precision(device)
         nn.utils.vector_to_parameters(torch.zeros(5, device=device), model.parameters())
-        model.register_forward_pre_hook(lambda m, _, k=kind, s=seen: s.append((_autocast(k), m.weight.dtype)))
+        model.register_forward_pre_hook(lambda m, i, k=kind, s=seen: s.append((_autocast(k), m.weight.dtype, *i, 0)))
         scaler, args = torch.amp.GradScaler(kind, init_scale=2.0**16, growth_interval=1), (torch.eye(4), y.clone(), top)
         args[0].requires_grad_(top == 5.0)  # the last case's x requires grad, as a learner's may: leave it so
         scaler.scale, scaler.step = mock.Mock(wraps=scaler.scale), mock.Mock(wraps=scaler.step)  # to see them called
@@ -196,6 +196,8 @@ def _check_step(fn: Any, clip: bool) -> None:
             raise Wrong(f"{said} autocast in {low} on {kind}: dtype=low_precision(device) (autocast's default varies)")
         if (steps := scaler.step.call_count) > 1:
             raise Wrong(f"{call} called scaler.step {steps} times: step the optimizer once")
+        if (fed := getattr(seen[0][2], "dtype", torch.float32)) != torch.float32:  # layer_norm, softmax stay float32
+            raise Wrong(f"{call} fed the model x in {fed}: leave x float32 (autocast casts inside the block)")
         if made := {seen[0][1], *(p.dtype for p in model.parameters())} - {torch.float32}:
             raise Wrong(f"{call} made the model's weights {made.pop()}: mixed precision keeps them float32")
         if not unchanged(

@@ -7,6 +7,7 @@ from functools import partial
 from typing import Any
 from unittest import mock
 
+import numpy as np
 import torch
 
 from ..answers import Wrong, expect_function
@@ -38,10 +39,10 @@ def _launch(launch: Any, call: str, grid: tuple, block: int, tensors: dict, rest
 
     out, kept, accesses = tensors["out"], {k: t.clone() for k, t in tensors.items() if k != "out"}, []
 
-    def watch(io: str, ptrs: Any, *args: Any) -> Any:  # each interpreted access (compiled: none seen)
-        on = args[io == "store"].data.astype(bool).ravel().tolist()  # load(ptrs, mask, ...), store(ptrs, value, mask)
+    def watch(io: str, ptrs: Any, *args: Any, **kwargs: Any) -> Any:  # each interpreted access (compiled: none seen)
+        on = np.asarray(args[io == "store"].data, dtype=bool).ravel().tolist()  # load(ptrs, mask, ...), store(.., mask)
         accesses.append((io, builder.grid_idx[0], list(zip(ptrs.data.ravel().tolist(), on, strict=True))))
-        return do[io](ptrs, *args)
+        return do[io](ptrs, *args, **kwargs)
 
     try:
         with bounds_checked(**tensors) if out.is_cpu else contextlib.nullcontext():  # each access checked after watch
@@ -71,7 +72,7 @@ def _launch(launch: Any, call: str, grid: tuple, block: int, tensors: dict, rest
     if again := len(stored) - len(set(stored)):  # a round trip through out, or a pass writing it before the last
         raise Wrong(f"{call} stored {again} element(s) again: fused into one pass, a kernel stores each result once")
     if (most := max((len(each) for _, _, each in accesses), default=0)) > block:  # a width other than BLOCK
-        raise Wrong(f"{call}: a program instance accessed {most} elements at once, more than BLOCK ({block})")
+        raise Wrong(f"{call}: one access of a program instance had {most} lanes, more than BLOCK ({block})")
     width = out.element_size() * (out.stride(0) if out.dim() == 2 else block)  # a row's bytes apart, or a block's
     parts = {(p, (a - out.data_ptr()) // width) for io, p, each in accesses if io == "store" for a, on in each if on}
     if wide := sorted(p for p, _ in parts if sum(q == p for q, _ in parts) > 1):  # one instance doing more than one
@@ -103,15 +104,15 @@ def _gaps(out: torch.Tensor, missed: torch.Tensor, lanes: list) -> str:  # what 
 #: (n, BLOCK, scale, shift, dtype): a ragged last block; n under one block and a negative scale; float16.
 _RELU_CASES = ((1000, 256, 1.5, -0.25, "float32"), (100, 128, -2.0, 0.5, "float32"), (3000, 1024, 0.75, 0.1, "float16"))
 #: (rows, n_cols, x's and out's row strides, BLOCK, dtype): one ragged row, rows further apart than the block, both;
-#: rows longer than any width a kernel might fix in place of BLOCK (their rows wider than BLOCK apart: a lane past a row
-#: stays in the tensor's memory, wherever that lies).
+#: rows longer than a width fixed in place of BLOCK (rows wider apart than BLOCK: a stray lane stays in their memory).
 _ROWS_CASES = ((1, 100, 100, 100, 128, "float32"), (3, 128, 160, 136, 128, "int32"), (3, 100, 160, 136, 128, "float16"))
 _ROWS_CASES += ((2, 4500, 8200, 8196, 8192, "float32"),)
 
 
 def _relu_cases(device: str) -> Any:
     for n, block, scale, shift, kind in _RELU_CASES:
-        x = torch.randn(n, generator=torch.Generator().manual_seed(n)).to(getattr(torch, kind)).to(device)
+        g = torch.Generator().manual_seed(n)  # x's memory runs a block past it: a stray lane lands in no other tensor
+        x = torch.cat([torch.randn(n, generator=g), torch.zeros(block)]).to(getattr(torch, kind)).to(device)[:n]
         out = torch.full((n + 2 * block,), _FILL, dtype=x.dtype, device=device)[block : block + n]
         want = (x.cpu().double() * scale + shift).clamp(min=0).to(x.dtype).double()
         label = f"n={n} in blocks of {block} (scale={scale}, shift={shift}, {kind})"
@@ -121,8 +122,8 @@ def _relu_cases(device: str) -> Any:
 def _rows_cases(device: str) -> Any:
     for rows, cols, x_stride, out_stride, block, kind in _ROWS_CASES:
         g, dtype = torch.Generator().manual_seed(cols), getattr(torch, kind)
-        x = (torch.randn(rows, x_stride, generator=g) * 4).to(dtype).to(device)[:, :cols]
-        scale = torch.arange(2, rows + 2, dtype=dtype, device=device)
+        x = torch.cat([torch.randn(rows, x_stride, generator=g) * 4, torch.zeros(1, x_stride)]).to(dtype).to(device)
+        x, scale = x[:rows, :cols], torch.arange(2, rows + 2 + block, dtype=dtype, device=device)[:rows]  # room past
         out = torch.full((rows + 1, out_stride), _FILL, dtype=dtype, device=device)[:rows, :cols]
         want = (x.cpu().double() * scale.cpu().double()[:, None]).to(dtype).double()
         label = f"{rows} row(s) of {cols} {kind}s, {x_stride} apart in x and {out_stride} in out, BLOCK={block}"
@@ -134,9 +135,8 @@ _LEAST_CASES = ((8192, 1024, 4, 300.0), (4096, 2048, 2, 1000.0), (100_000, 300, 
 
 
 def _kernel_context() -> dict[str, Any]:  # names for answers run from strings (tests): kernels interpreted
-    os.environ["TRITON_INTERPRET"] = "1"
-    tl = importlib.import_module("triton.language")  # imports triton too
-    return {"torch": torch, "triton": importlib.import_module("triton"), "tl": tl}
+    os.environ["TRITON_INTERPRET"] = "1"  # triton.language first: it imports triton, interpreted
+    return {"torch": torch, "tl": importlib.import_module("triton.language"), "triton": __import__("triton")}
 
 
 _TEXTS = {

@@ -755,3 +755,30 @@ WRONG_ANSWERS[4] += (
         "y=(0.1, 1/3, -0.7, 0.2)) returned 0.162109; expected the loss, 0.162778",
     ),
 )
+#: Round 13: a log of the loss every 10th batch (never fired in 3 batches), and x cast to the 16-bit type
+WRONG_ANSWERS[2] += (
+    (
+        "def train_epoch(model, optimizer, X, y, batch_size):\n"
+        "    device = next(model.parameters()).device\n"
+        "    X, y = X.to(device), y.to(device)\n"
+        "    losses = []\n"
+        "    for i, start in enumerate(range(0, len(X), batch_size)):\n"
+        "        loss = nn.functional.mse_loss(model(X[start:start + batch_size]), y[start:start + batch_size])\n"
+        "        loss.backward()\n"
+        "        optimizer.step()\n"
+        "        optimizer.zero_grad()\n"
+        "        losses.append(loss.detach())\n"
+        "        if (i + 1) % 10 == 0:\n"
+        '            print(f"batch {i + 1}: loss {loss.item():.4f}")\n'
+        "    return torch.stack(losses).mean()",
+        "train_epoch(model on cpu, SGD, X and y of 101 rows, 1) read values on the host (.item(), 10 time(s))",
+    ),
+)
+WRONG_ANSWERS[4] += (
+    (
+        _AMP.replace(
+            "    x, y = x.to(device), y.to(device)\n", "    x, y = x.to(device, low_precision(device)), y.to(device)\n"
+        ),
+        "fed the model x in torch.bfloat16: leave x float32 (autocast casts inside the block)",
+    ),
+)

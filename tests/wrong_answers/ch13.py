@@ -125,8 +125,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    mask = offsets < n\n"
             "    x = tl.load(x_ptr + offsets, mask=mask)\n"
             "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-            "relu_affine_kernel on n=100 in blocks of 128 (scale=-2.0, shift=0.5, float32): a program instance "
-            "accessed 256 elements at once, more than BLOCK (128)",
+            "relu_affine_kernel on n=100 in blocks of 128 (scale=-2.0, shift=0.5, float32): one access of a program "
+            "instance had 256 lanes, more than BLOCK (128)",
         ),
         (  # the result computed in place in x, then copied
             _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n\n"
@@ -249,7 +249,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _Q2_HEAD.replace("BLOCK)", "4096)") + "    mask = cols < n_cols\n"
             "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, x * tl.load(scale_ptr + row), mask=mask)\n",
-            "BLOCK=128: a program instance accessed 4096 elements at once, more than BLOCK (128)",
+            "BLOCK=128: one access of a program instance had 4096 lanes, more than BLOCK (128)",
         ),
         (  # the two strides swapped: x's rows read where out's start (n_cols is not in it)
             _Q2_HEAD + "    mask = cols < n_cols\n"
@@ -403,7 +403,7 @@ WRONG_ANSWERS[1] += (
         "    mask = offsets < n\n"
         "    x = tl.load(x_ptr + offsets, mask=mask)\n"
         "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-        "a program instance accessed 4096 elements at once, more than BLOCK (256)",
+        "one access of a program instance had 4096 lanes, more than BLOCK (256)",
     ),
 )
 WRONG_ANSWERS[2] += (
@@ -433,4 +433,23 @@ RIGHT_ANSWERS[2] += (
     "        mask = cols < n_cols\n"
     "        x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
     "        tl.store(out_ptr + row * out_row_stride + cols, x * s, mask=mask)\n",
+)
+#: Round 12: block pointers and a tensor descriptor (refused before with the checker's own error)
+RIGHT_ANSWERS[1] += (
+    _Q1_HEAD + "    pid = tl.program_id(0)\n"
+    "    xb = tl.make_block_ptr(x_ptr, (n,), (1,), (pid * BLOCK,), (BLOCK,), (0,))\n"
+    "    ob = tl.make_block_ptr(out_ptr, (n,), (1,), (pid * BLOCK,), (BLOCK,), (0,))\n"
+    "    x = tl.load(xb, boundary_check=(0,))\n"
+    "    tl.store(ob, tl.maximum(x * scale + shift, 0.0).to(out_ptr.dtype.element_ty), boundary_check=(0,))\n",
+    _Q1_HEAD + "    pid = tl.program_id(0)\n"
+    "    xd = tl.make_tensor_descriptor(x_ptr, shape=[n], strides=[1], block_shape=[BLOCK])\n"
+    "    od = tl.make_tensor_descriptor(out_ptr, shape=[n], strides=[1], block_shape=[BLOCK])\n"
+    "    x = xd.load([pid * BLOCK])\n"
+    "    od.store([pid * BLOCK], tl.maximum(x * scale + shift, 0.0).to(out_ptr.dtype.element_ty))\n",
+)
+RIGHT_ANSWERS[2] += (
+    _Q2_HEAD.replace("    cols = tl.arange(0, BLOCK)\n", "")
+    + "    xb = tl.make_block_ptr(x_ptr + row * x_row_stride, (n_cols,), (1,), (0,), (BLOCK,), (0,))\n"
+    "    ob = tl.make_block_ptr(out_ptr + row * out_row_stride, (n_cols,), (1,), (0,), (BLOCK,), (0,))\n"
+    "    tl.store(ob, tl.load(xb, boundary_check=(0,)) * tl.load(scale_ptr + row), boundary_check=(0,))\n",
 )
