@@ -62,14 +62,13 @@ def _launch(launch: Any, call: str, grid: tuple, block: int, tensors: dict, rest
         raise Wrong(f"{call} wrote {stray} element(s) outside out, in the memory around it")
     got, tol = out.cpu().double(), 5e-3 if out.dtype == torch.float16 else 1e-5
     lanes = [lane for io, _, each in accesses if io == "store" for lane in each]  # (address, stored)
-    stored = [address for address, on in lanes if on]
     if bool((wrong := ~torch.isclose(got, want, rtol=tol, atol=tol)).any()):
         at, missed = tuple(wrong.nonzero()[0].tolist()), got == _FILL
         more = f", nor are {int(missed.sum()) - 1} more" * bool(missed.sum() > 1)
         seen = f"never written{more}" if missed[at] else f"{float(got[at]):.7g}"
         seen += f"; expected {float(want[at]):.7g} (within {tol:g})" + _gaps(out, missed, lanes) * bool(missed[at])
         raise Wrong(f"{call}: out[{', '.join(map(str, at))}] is {seen}")
-    if again := len(stored) - len(set(stored)):  # a round trip through out, or a pass writing it before the last
+    if again := len(stored := [a for a, on in lanes if on]) - len(set(stored)):  # a round trip, or two passes
         raise Wrong(f"{call} stored {again} element(s) again: fused into one pass, a kernel stores each result once")
     if (most := max((len(each) for _, _, each in accesses), default=0)) > block:  # a width other than BLOCK
         raise Wrong(f"{call}: one access of a program instance had {most} lanes, more than BLOCK ({block})")
@@ -80,12 +79,13 @@ def _launch(launch: Any, call: str, grid: tuple, block: int, tensors: dict, rest
         raise Wrong(f"{call}: program instance {wide[0]} stored into {sum(q == wide[0] for q, _ in parts)} {what}")
 
 
-def _strays(name: str, p: int, lanes: list, tensors: dict, block: int, end: int) -> str:  # what the stray lanes show
-    rows = tensors["out"].dim() == 2  # a row's lanes start at 0 in each instance; a block's at p * BLOCK
+def _strays(name: str, p: int, lanes: list, tensors: dict, block: int, end: int) -> str:  # what stray lanes show
+    t, rows = tensors[name], tensors["out"].dim() == 2  # lane i: column i of row p, or element p * BLOCK + i
     test, address = ("cols < n_cols", f"row * {name}_row_stride + cols") if rows else ("offsets < n", "offsets")
     inside = {int(a) for t in tensors.values() for a in _element_addresses(t)}
     stray = [i for i, (a, on) in enumerate(lanes) if on and a not in inside]
-    past = [i for i in stray if p * block * (not rows) + i >= end]
+    by_address = lambda i: (lanes[i][0] - t.data_ptr()) // t.element_size() - p * t.stride(0) * rows  # in chunks
+    past = [i for i in stray if (p * block * (not rows) + i if len(lanes) == block else by_address(i)) >= end]
     why = f"fails {test}, yet nothing masked it off: mask every load and store with {test}"
     why = why if past else f"passes {test}: its address should be {name}_ptr + {address}, the offsets the mask tests"
     return f" Lane {(past or stray)[0]} of program instance {p} is one of them: it {why}"
