@@ -45,10 +45,8 @@ def show(value: Any) -> str:
     """A short text for a value in a message: floats with 6 digits, tensors by shape, dtype and device."""
     if isinstance(value, torch.Tensor):
         return f"a {value.dtype} tensor of shape {tuple(value.shape)} on {value.device}"
-    if isinstance(value, float) and value.is_integer() and 0 < abs(value) < 1e15:
-        return show(int(value))
     if isinstance(value, float):
-        return f"{value:.6g}" if value else "0.0"
+        return show(int(value)) if value.is_integer() and 0 < abs(value) < 1e15 else f"{value:.6g}" if value else "0.0"
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10_000:
         return f"{value:_}"
     if isinstance(value, list | tuple):

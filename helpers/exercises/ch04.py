@@ -23,8 +23,10 @@ _CPU, _META = torch.device("cpu"), torch.device("meta")
 #: The GPUs here, as their tensors name them: CUDA's last (not the current one where there are two) and Apple's.
 _GPUS = [torch.device("cuda", n - 1) for n in [torch.cuda.device_count()] if n]
 _GPUS += [torch.device("mps", 0)] * torch.backends.mps.is_available()
-#: Calls that read a tensor's values on the host, printing too; torch.tensor(a list of tensors) reads each one.
-_READS = {"item", "tolist", "numpy", "__float__", "__int__", "__bool__", "__repr__", "__format__", "untyped_storage"}
+#: Calls that read a tensor's values on the host (printing, numpy, a copy to it, comparisons answering in Python too);
+#: torch.tensor(a list of tensors) reads each one.
+_READS = {*"item tolist numpy cpu allclose equal is_nonzero untyped_storage".split()}
+_READS |= {f"__{n}__" for n in "float int bool complex index array repr format".split()}
 _LISTS = {"tensor", "as_tensor", "asarray"}
 _flat = lambda *values: [t for v in values for t in (v if isinstance(v, list | tuple) else [v])]
 

@@ -132,7 +132,7 @@ def test_clips_the_chapter_does_not_teach_are_told_what_differed_and_no_slip() -
 
 def test_a_host_read_counts_only_for_values_made_from_the_model() -> None:
     """Round 6: an int() of a tensor made from len(X) is no read of a loss; an .item() of a sum of detached losses is,
-    as is a .tolist() of losses copied to the CPU first."""
+    as are the losses copied to the CPU and their .tolist() (round 14: a copy to the host counts)."""
     from helpers.exercises.solutions.ch04 import SOLUTIONS
 
     question = _question("train_epoch")
@@ -140,7 +140,7 @@ def test_a_host_read_counts_only_for_values_made_from_the_model() -> None:
     assert evaluate(question, count).correct
     for returned, said in (
         ("sum(losses).item() / len(losses)", "(.item(), 1 time(s))"),
-        ("torch.tensor(sum(sum(loss.cpu().tolist() for loss in losses)) / len(losses))", "(.tolist(), 3 time(s))"),
+        ("torch.tensor(sum(sum(loss.cpu().tolist() for loss in losses)) / len(losses))", "(.cpu(), 6 time(s))"),
     ):
         message = evaluate(question, SOLUTIONS[2].replace("torch.stack(losses).mean()", returned)).message
         assert f"X and y of 36 rows, 12) read values on the host {said}" in message, message

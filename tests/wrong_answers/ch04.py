@@ -782,3 +782,14 @@ WRONG_ANSWERS[4] += (
         "fed the model x in torch.bfloat16: leave x float32 (autocast casts inside the block)",
     ),
 )
+#: Round 14: host reads in other spellings, every 10th batch (accepted before: numpy, a comparison, a copy to the host)
+_EVERY_10TH = WRONG_ANSWERS[2][-1][0].replace('            print(f"batch {i + 1}: loss {loss.item():.4f}")\n', "{}")
+WRONG_ANSWERS[2] += tuple(
+    (_EVERY_10TH.format(f"            {read}\n"), f"read values on the host ({said}, ")
+    for read, said in (
+        ("import numpy; numpy.asarray(loss.detach())", ".__array__()"),
+        ("assert not torch.equal(losses[-1], losses[-2])", ".equal()"),
+        ("torch.is_nonzero(torch.isnan(loss))", ".is_nonzero()"),
+        ("kept = loss.detach().cpu()", ".cpu()"),
+    )
+)
