@@ -80,14 +80,14 @@ def _launch(launch: Any, call: str, grid: tuple, block: int, tensors: dict, rest
 
 
 def _strays(name: str, p: int, lanes: list, tensors: dict, block: int, end: int) -> str:  # what stray lanes show
-    t, rows = tensors[name], tensors["out"].dim() == 2  # lane i: column i of row p, or element p * BLOCK + i
+    rows = tensors["out"].dim() == 2  # lane i of a BLOCK-wide access: column i of row p, or element p * BLOCK + i
     test, address = ("cols < n_cols", f"row * {name}_row_stride + cols") if rows else ("offsets < n", "offsets")
     inside = {int(a) for t in tensors.values() for a in _element_addresses(t)}
     stray = [i for i, (a, on) in enumerate(lanes) if on and a not in inside]
-    by_address = lambda i: (lanes[i][0] - t.data_ptr()) // t.element_size() - p * t.stride(0) * rows  # in chunks
-    past = [i for i in stray if (p * block * (not rows) + i if len(lanes) == block else by_address(i)) >= end]
+    past = [i for i in stray if p * block * (not rows) + i >= end]
     why = f"fails {test}, yet nothing masked it off: mask every load and store with {test}"
     why = why if past else f"passes {test}: its address should be {name}_ptr + {address}, the offsets the mask tests"
+    why = why if len(lanes) == block else f"is in an access of {len(lanes)} lanes: check its mask and its address"
     return f" Lane {(past or stray)[0]} of program instance {p} is one of them: it {why}"
 
 

@@ -453,8 +453,9 @@ RIGHT_ANSWERS[2] += (
     "    ob = tl.make_block_ptr(out_ptr + row * out_row_stride, (n_cols,), (1,), (0,), (BLOCK,), (0,))\n"
     "    tl.store(ob, tl.load(xb, boundary_check=(0,)) * tl.load(scale_ptr + row), boundary_check=(0,))\n",
 )
-#: Round 13: a block or row in narrower chunks with no mask (told before that the address was wrong: lane i of a chunk
-#: is not element i of the block)
+#: Rounds 13-14: a block or row in narrower chunks with no mask, or with a right mask and an address one off (told
+#: before that the address, then that the mask, was wrong: lane i of a chunk is not element i of the block, so the
+#: lanes alone cannot tell which one)
 WRONG_ANSWERS[1] += (
     (
         _Q1_HEAD + "    pid = tl.program_id(0)\n"
@@ -463,7 +464,8 @@ WRONG_ANSWERS[1] += (
         "        offs = pid * BLOCK + i * HALF + tl.arange(0, HALF)\n"
         "        x = tl.load(x_ptr + offs)\n"
         "        tl.store(out_ptr + offs, tl.maximum(x * scale + shift, 0.0))\n",
-        "Lane 104 of program instance 3 is one of them: it fails offsets < n, yet nothing masked it off",
+        "Lane 104 of program instance 3 is one of them: it is in an access of 128 lanes: check its mask and its "
+        "address",
     ),
 )
 WRONG_ANSWERS[2] += (
@@ -473,6 +475,17 @@ WRONG_ANSWERS[2] += (
         "        cols = start + tl.arange(0, 64)\n"
         "        x = tl.load(x_ptr + row * x_row_stride + cols)\n"
         "        tl.store(out_ptr + row * out_row_stride + cols, x * s)\n",
-        "Lane 36 of program instance 0 is one of them: it fails cols < n_cols, yet nothing masked it off",
+        "Lane 36 of program instance 0 is one of them: it is in an access of 64 lanes: check its mask and its address",
+    ),
+)
+WRONG_ANSWERS[2] += (
+    (
+        _Q2_HEAD.replace("    cols = tl.arange(0, BLOCK)\n", "") + "    s = tl.load(scale_ptr + row)\n"
+        "    for start in range(0, BLOCK, BLOCK // 4):\n"
+        "        cols = start + tl.arange(0, BLOCK // 4)\n"
+        "        mask = cols < n_cols\n"
+        "        x = tl.load(x_ptr + row * x_row_stride + cols + 1, mask=mask)\n"
+        "        tl.store(out_ptr + row * out_row_stride + cols, x * s, mask=mask)\n",
+        "Lane 3 of program instance 0 is one of them: it is in an access of 32 lanes: check its mask and its address",
     ),
 )
