@@ -27,7 +27,7 @@ _GPUS += [torch.device("mps", 0)] * torch.backends.mps.is_available()
 #: torch.tensor(a list of tensors) reads each one.
 _READS = {*"item tolist numpy cpu allclose equal is_nonzero untyped_storage".split()}
 _READS |= {f"__{n}__" for n in "float int bool complex index array repr format".split()}
-_LISTS = {"tensor", "as_tensor", "asarray"}
+_LISTS = {"tensor", "as_tensor", "asarray", "new_tensor", "new"}  # a tensor made from a list (X.new_tensor too)
 _flat = lambda *values: [t for v in values for t in (v if isinstance(v, list | tuple) else [v])]
 
 
@@ -47,7 +47,7 @@ def _call(fn: Any, call: str, home: torch.device, model: nn.Module, *args: Any) 
         if any(id(t) in ids for t in _flat(*c.args, *c.kwargs.values())):
             ids |= {id(t) for t in _flat(c.result, *c.args[:1]) if isinstance(t, torch.Tensor)}
     reads = [(c.written, c.args[0]) for c in log.named(_READS) if c.args]
-    reads += [(f"{c.label}(a list)", t) for c in log.named(_LISTS) for a in c.args[:1] if type(a) is list for t in a]
+    reads += [(f"{c.label}(a list)", t) for c in log.named(_LISTS) for a in c.args[:2] if type(a) is list for t in a]
     return got, raised, fed, [w for w, t in reads if id(t) in ids]
 
 

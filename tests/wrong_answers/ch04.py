@@ -793,3 +793,11 @@ WRONG_ANSWERS[2] += tuple(
         ("kept = loss.detach().cpu()", ".cpu()"),
     )
 )
+#: Round 15: a tensor made by X.new_tensor or X.new from a list of losses reads each one (accepted before)
+WRONG_ANSWERS[2] += tuple(
+    (
+        SOLUTIONS[2].replace("torch.stack(losses).mean()", f"X.{made}(losses).mean()"),
+        f"(Tensor.{made}(a list), 3 time(s))",
+    )
+    for made in ("new_tensor", "new")
+)
