@@ -255,13 +255,6 @@ def test_require_gpu_fails_a_run_without_a_gpu_and_names_why(tmp_path) -> None:
     assert [r["test"] for r in saved["rows"]] == ["chapter 00_gpu_on_kaggle_and_your_machine"]
 
 
-def test_the_old_command_says_where_the_self_test_went() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "helpers", "selftest"], cwd=ROOT, capture_output=True, text=True, timeout=60
-    )
-    assert done.returncode == 2 and "python -m coursetools selftest" in done.stdout
-
-
 @pytest.mark.slow
 def test_the_self_test_runs_from_the_helpers_dataset_alone(tmp_path) -> None:
     """On Kaggle the self-test and its tests come from the dataset copy: it must hold everything they import."""
