@@ -390,13 +390,12 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
 #: Round 11: a program instance that does more than its block or row (its values right), and wider constants
 WRONG_ANSWERS[1] += (
     (
-        _Q1_HEAD + "    if tl.program_id(0) == 0:\n"
-        "        for start in range(0, n, BLOCK):\n"
-        "            offsets = start + tl.arange(0, BLOCK)\n"
-        "            mask = offsets < n\n"
-        "            x = tl.load(x_ptr + offsets, mask=mask)\n"
-        "            tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-        f"{_RAGGED}: program instance 0 stored into 4 blocks of BLOCK elements: one block each",
+        _Q1_HEAD + "    for k in tl.static_range(2):  # instance p does blocks 2p and 2p + 1\n"
+        "        offsets = (2 * tl.program_id(0) + k) * BLOCK + tl.arange(0, BLOCK)\n"
+        "        mask = offsets < n\n"
+        "        x = tl.load(x_ptr + offsets, mask=mask)\n"
+        "        tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
+        f"{_RAGGED}: program instance 0 stored into 2 blocks of BLOCK elements: one block each",
     ),
     (
         _Q1_HEAD + "    offsets = tl.program_id(0) * 4096 + tl.arange(0, 4096)\n"
@@ -408,14 +407,14 @@ WRONG_ANSWERS[1] += (
 )
 WRONG_ANSWERS[2] += (
     (
-        _Q2_HEAD.replace("    cols = tl.arange(0, BLOCK)\n", "") + "    if row == 0:\n"
-        "        for r in range(0, tl.num_programs(0)):\n"
-        "            cols = tl.arange(0, BLOCK)\n"
-        "            mask = cols < n_cols\n"
-        "            x = tl.load(x_ptr + r * x_row_stride + cols, mask=mask)\n"
-        "            tl.store(out_ptr + r * out_row_stride + cols, x * tl.load(scale_ptr + r), mask=mask)\n",
+        _Q2_HEAD + "    for k in tl.static_range(2):  # instance r does rows 2r and 2r + 1\n"
+        "        r = 2 * row + k\n"
+        "        mask = (cols < n_cols) & (r < tl.num_programs(0))\n"
+        "        x = tl.load(x_ptr + r * x_row_stride + cols, mask=mask)\n"
+        "        s = tl.load(scale_ptr + r, mask=r < tl.num_programs(0))\n"
+        "        tl.store(out_ptr + r * out_row_stride + cols, x * s, mask=mask)\n",
         "row_scale_kernel on 3 row(s) of 128 int32s, 160 apart in x and 136 in out, BLOCK=128: program instance 0 "
-        "stored into 3 rows: one row each",
+        "stored into 2 rows: one row each",
     ),
 )
 #: Round 11: blocks taken in reverse order, and a row done in chunks narrower than BLOCK, one instance each
