@@ -405,18 +405,6 @@ WRONG_ANSWERS[1] += (
         "one access of a program instance had 4096 lanes, more than BLOCK (256)",
     ),
 )
-WRONG_ANSWERS[2] += (
-    (
-        _Q2_HEAD + "    for k in tl.static_range(2):  # instance r does rows 2r and 2r + 1\n"
-        "        r = 2 * row + k\n"
-        "        mask = (cols < n_cols) & (r < tl.num_programs(0))\n"
-        "        x = tl.load(x_ptr + r * x_row_stride + cols, mask=mask)\n"
-        "        s = tl.load(scale_ptr + r, mask=r < tl.num_programs(0))\n"
-        "        tl.store(out_ptr + r * out_row_stride + cols, x * s, mask=mask)\n",
-        "row_scale_kernel on 3 row(s) of 128 int32s, 160 apart in x and 136 in out, BLOCK=128: program instance 0 "
-        "stored into 2 rows: one row each",
-    ),
-)
 #: Round 11: blocks taken in reverse order, and a row done in chunks narrower than BLOCK, one instance each
 RIGHT_ANSWERS[1] += (
     _Q1_HEAD.rstrip("\n") + "\n    p = tl.num_programs(0) - 1 - tl.program_id(0)\n"
