@@ -45,6 +45,8 @@ def pretend_machine(
     if built is not None and (not isinstance(built, str) or not built):
         raise TypeError(f"built must be a device type such as 'cuda', or None, not {built!r}")
     count, listed, current = check_device_index(count), check_device_index(listed), [check_device_index(current)]
+    hidden = os.environ.get("CUDA_VISIBLE_DEVICES") == ""  # every GPU hidden from CUDA: torch counts none listed
+    listed *= not hidden
     if accelerator is None and count:
         raise ValueError(f"a machine without a usable accelerator has 0 of them, not {count}")
     if accelerator is not None and not count:
@@ -62,7 +64,7 @@ def pretend_machine(
     def first_cuda_use() -> None:  # torch.cuda._lazy_init where no CUDA GPU is usable: what the build raises there
         if built == "cuda":
             said = "The NVIDIA driver on your system is too old" if listed else "Found no NVIDIA driver on your system"
-            said = "No CUDA GPUs are available" if os.environ.get("CUDA_VISIBLE_DEVICES") == "" else said  # hidden
+            said = "No CUDA GPUs are available" if hidden else said
             raise RuntimeError(f"{said} (a pretend CUDA build)")
         raise AssertionError("Torch not compiled with CUDA enabled")
 

@@ -68,8 +68,7 @@ def ask(fn: Any, m: Machine, call: str, *args: Any, may_raise: bool = False) -> 
             os.environ.pop(key, None)
         os.environ.update({"KAGGLE_KERNEL_RUN_TYPE": "Interactive"} if "Kaggle" in m.name else {})
         os.environ.update({} if m.visible is None else {"CUDA_VISIBLE_DEVICES": m.visible})  # "": torch counts none
-        listed = m.listed * (m.visible != "")
-        now = stack.enter_context(pretend_machine(m.usable, m.count, built=m.built, listed=listed, current=start))
+        now = stack.enter_context(pretend_machine(m.usable, m.count, built=m.built, listed=m.listed, current=start))
         stack.enter_context(mock.patch("torch.cuda.get_arch_list", lambda: list(kernels)))
         ran = AssertionError("a stand-in GPU runs no CUDA code") if m.usable == "cuda" else torch.cuda._lazy_init
         started = stack.enter_context(mock.patch.object(torch.cuda, "_lazy_init", mock.Mock(side_effect=ran)))
