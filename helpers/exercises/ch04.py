@@ -23,11 +23,6 @@ _CPU, _META = torch.device("cpu"), torch.device("meta")
 #: The GPUs here, as their tensors name them: CUDA's last (not the current one where there are two) and Apple's.
 _GPUS = [torch.device("cuda", n - 1) for n in [torch.cuda.device_count()] if n]
 _GPUS += [torch.device("mps", 0)] * torch.backends.mps.is_available()
-#: Calls that read a tensor's values on the host (printing, numpy, a copy to it, comparisons answering in Python too);
-#: torch.tensor(a list of tensors) reads each one.
-_READS = {*"item tolist numpy cpu allclose equal is_nonzero untyped_storage".split()}
-_READS |= {f"__{n}__" for n in "float int bool complex index array repr format".split()}
-_LISTS = {"tensor", "as_tensor", "asarray", "new_tensor", "new"}  # a tensor made from a list (X.new_tensor too)
 _flat = lambda *values: [t for v in values for t in (v if isinstance(v, list | tuple) else [v])]
 
 
@@ -46,9 +41,7 @@ def _call(fn: Any, call: str, home: torch.device, model: nn.Module, *args: Any) 
     for c in log.calls:  # the model's values: its parameters, what a call makes from them or writes them into
         if any(id(t) in ids for t in _flat(*c.args, *c.kwargs.values())):
             ids |= {id(t) for t in _flat(c.result, *c.args[:1]) if isinstance(t, torch.Tensor)}
-    reads = [(c.written, c.args[0]) for c in log.named(_READS) if c.args]
-    reads += [(f"{c.label}(a list)", t) for c in log.named(_LISTS) for a in c.args[:2] if type(a) is list for t in a]
-    return got, raised, fed, [w for w, t in reads if id(t) in ids]
+    return got, raised, fed, [w for w, t in log.host_reads() if id(t) in ids]
 
 
 def _expect(got: Any, want: torch.Tensor, said: str, what: str) -> None:
@@ -125,9 +118,12 @@ def _check_train_epoch(fn: Any) -> None:
         (X, y), model, steps = make_data(rows, 4, seed=rows), make_model(4, 8, seed=2).to(device), []
         (optimizer := torch.optim.SGD(model.parameters(), 0.1)).register_step_post_hook(lambda *_, s=steps: s.append(1))
         kept, call = (X.clone(), y.clone()), f"train_epoch(model on {device.type}, SGD, X and y of {rows} rows, {size})"
-        got, raised, seen, reads = _call(fn, call, device, model, optimizer, X, y, size)
-        if reads:
-            raise Wrong(f"{call} read values on the host ({reads[0]}, {len(reads)} time(s)): keep them there")
+        got, raised, seen, read = _call(fn, call, device, model, optimizer, X, y, size)
+        if read:  # each spelling once, then the count
+            raise Wrong(
+                f"{call} read values on the host ({', '.join(dict.fromkeys(read))}, {len(read)} time(s)): "
+                "keep them there"
+            )
         if raised is not None:
             raise raised
         if not unchanged(kept, (X, y)):

@@ -154,22 +154,19 @@ def _indices(value: Any, call: str) -> list[int]:
 
 #: (n_samples, world_size): dividing or not, fewer samples than ranks, padding longer than the data, past 255, none.
 _SIZES = ((16, 2), (10, 4), (7, 3), (5, 1), (3, 4), (1, 3), (2, 5), (400, 2), (0, 2))
-_check_rank_indices = table(
-    "rank_indices",
-    "(n_samples, world_size, rank, epoch)",
-    [(n, w, r, e) for n, w in _SIZES for e in (0, 2) for r in range(w)],
-    _sampler,
-    answer=_indices,
-    slips=(  # the padding first: an empty share is "in order" too, but what it lacks is the padding
-        Slip(
-            lambda n, w, r, e: _sampler(n, w, r, e)[: len(range(r, n, w))],  # without the padding at its end
-            "when n_samples does not divide by world_size, DistributedSampler repeats the shuffle from its start, as "
-            "often as it takes, so that every rank reads ceil(n_samples / world_size) indices",
-        ),
-        Slip(lambda n, w, r, e: list(range(r, n, w)), "the indices are in order: shuffle them (shuffle=True, seed=0)"),
-        Slip(lambda n, w, r, e: _sampler(n, w, r, 0), "that is epoch 0's shuffle: call sampler.set_epoch(epoch)"),
-        Slip(lambda n, w, r, e: _sampler(n, w, 0, e), "that is rank 0's share: pass rank=rank to the sampler"),
+_RANK_CASES = [(n, w, r, e) for n, w in _SIZES for e in (0, 2) for r in range(w)]
+_RANK_SLIPS = (  # the padding first: an empty share is "in order" too, but what it lacks is the padding
+    Slip(
+        lambda n, w, r, e: _sampler(n, w, r, e)[: len(range(r, n, w))],  # without the padding at its end
+        "when n_samples does not divide by world_size, DistributedSampler repeats the shuffle from its start, as "
+        "often as it takes, so that every rank reads ceil(n_samples / world_size) indices",
     ),
+    Slip(lambda n, w, r, e: list(range(r, n, w)), "the indices are in order: shuffle them (shuffle=True, seed=0)"),
+    Slip(lambda n, w, r, e: _sampler(n, w, r, 0), "that is epoch 0's shuffle: call sampler.set_epoch(epoch)"),
+    Slip(lambda n, w, r, e: _sampler(n, w, 0, e), "that is rank 0's share: pass rank=rank to the sampler"),
+)
+_check_rank_indices = table(
+    "rank_indices", "(n_samples, world_size, rank, epoch)", _RANK_CASES, _sampler, answer=_indices, slips=_RANK_SLIPS
 )
 
 
@@ -262,18 +259,17 @@ def _check_ddp_worker(fn: Any) -> None:
 
 
 _scaled = lambda world, per_rank, lr, batch: (world * per_rank, lr * world * per_rank / batch)
+#: The chapter's run (the recipe's batch: the rate stays), larger and smaller ones, ratios not whole (below, above 1).
+_RUNS = ((2, 16, 0.05, 32), (4, 64, 0.1, 64), (8, 32, 0.001, 512), (3, 10, 0.1, 16), (5, 7, 0.03, 48))
+_RUNS += ((2, 80, 0.1, 32),)
+_RUN_SLIPS = (
+    Slip(lambda w, *case: _scaled(1, *case), "the global batch is every rank's batch together, not one rank's"),
+    Slip(lambda w, p, lr, b: (w * p, lr), "the rate was kept, but the global batch is not the recipe's: scale it"),
+    Slip(lambda w, p, lr, b: (w * p, lr * w), "the rate follows the global batch, not the number of ranks"),
+)
+_pair = lambda value, call: expect_pair(value, call, "global_batch", "lr")
 _check_scaled_run = table(
-    "scaled_run",
-    "(world_size, per_rank_batch, base_lr, base_batch)",
-    # the chapter's run (the recipe's batch: the rate stays), larger and smaller ones, ratios not whole (below, above 1)
-    ((2, 16, 0.05, 32), (4, 64, 0.1, 64), (8, 32, 0.001, 512), (3, 10, 0.1, 16), (5, 7, 0.03, 48), (2, 80, 0.1, 32)),
-    _scaled,
-    answer=lambda value, call: expect_pair(value, call, "global_batch", "lr"),
-    slips=(
-        Slip(lambda w, *case: _scaled(1, *case), "the global batch is every rank's batch together, not one rank's"),
-        Slip(lambda w, p, lr, b: (w * p, lr), "the rate was kept, but the global batch is not the recipe's: scale it"),
-        Slip(lambda w, p, lr, b: (w * p, lr * w), "the rate follows the global batch, not the number of ranks"),
-    ),
+    "scaled_run", "(world_size, per_rank_batch, base_lr, base_batch)", _RUNS, _scaled, answer=_pair, slips=_RUN_SLIPS
 )
 
 

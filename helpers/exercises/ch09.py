@@ -181,10 +181,6 @@ _TEXTS = {  # each question's variable: its task, then (after a newline) its hin
     "run_in_forks": "Debug `run_in_forks(model, work, processes)`: what its forked children write must reach the "
     "model.\nfork gives each child a copy of the parent's memory; memory shared before the fork is shared after.",
 }
-_FILES = {
-    "hogwild_worker": "hogwild_answer.py",
-    "consumer": "consumer_answer.py",
-    "partial_sum": "partial_sum_answer.py",
-}
+_FILES = dict(hogwild_worker="hogwild_answer.py", consumer="consumer_answer.py", partial_sum="partial_sum_answer.py")
 _CHECKS = (_check_hogwild_worker, _check_consumer, _check_partial_sum, _check_run_in_forks)
 QUESTIONS = questions("09", _TEXTS, _CHECKS, {n: {"file": f} for n, f in _FILES.items()}, time_limit=90.0)  # children

@@ -5,7 +5,6 @@ from time import process_time
 from typing import Any
 
 import torch
-from torch.utils._pytree import tree_leaves
 
 from ..answers import Wrong, expect_function, expect_type
 from ..training import threads_on_cpu
@@ -31,7 +30,6 @@ _IDLE_CASES += (([(16_777_217, 16_777_219), (16_777_220, 16_777_221)], 16_777_21
 _IDLE_CASES += (([(0.5748, 0.8362), (0.8362, 0.95), (0.2, 0.5748)], 0.3151, 0.8637),)  # an exact cover: 1 - 1 < 0
 _SAMPLES, _BATCH = 5220, 1024  # question 2's pass: six steps, the last of 100 samples
 _PASSES = ((None, ""), (594, " on one batch of 594 samples"), (0, " on no batches"))  # a float32 share × 594 < 149 hits
-_READS = {"item", "tolist", "numpy", "cpu", "__array__", "__bool__", "__float__", "__int__", "__format__", "__repr__"}
 
 
 def _fresh(device: str = "cpu", size: int | None = None) -> tuple[Any, Any, list[tuple[torch.Tensor, torch.Tensor]]]:
@@ -74,10 +72,7 @@ def _check_train(fn: Any) -> None:
         got = tuple(g.tolist() if hasattr(g, "tolist") else g for g in got)  # a 0-d count; 0-d losses stay
         if changed or not same(got, want, 1e-5):
             raise Wrong(f"{call} returned {show(got)}{changed}; the slow loop returns {show(want)}")
-        copies = log.named({"cpu"})  # a copy to the host is the read: reading the copy is not another
-        reads = [c.written for c in log.named(_READS) if all(r is c or c.args[0] is not r.result for r in copies)]
-        lists = [a for c in log.named({"tensor", "as_tensor", "asarray"}) for a in c.args if isinstance(a, list)]
-        reads += ["torch.tensor(list of tensors)" for t in tree_leaves(lists) if isinstance(t, torch.Tensor)]
+        reads = [written for written, _ in log.host_reads()]
         said = f"{call} made {len(log.calls)} tensor calls and {len(reads)} reads {sorted(set(reads))}"
         if size is None and (len(log.calls) > _SAMPLES // 2 or len(reads) > 2):
             raise Wrong(f"{said} for {_SAMPLES} samples in 6 steps; fixed: under one a sample, 2 reads")

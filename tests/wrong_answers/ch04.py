@@ -257,14 +257,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # a tensor made from the list of losses: torch.tensor reads each one to the host
             _EPOCH.replace("torch.stack(losses).mean()", "torch.tensor(losses, device=device).mean()"),
-            "train_epoch(model on cpu, SGD, X and y of 36 rows, 12) read values on the host (torch.tensor(a list), 3 "
-            "time(s))",
+            "train_epoch(model on cpu, SGD, X and y of 36 rows, 12) read values on the host (torch.tensor(a sequence "
+            "of tensors), 3 time(s))",
         ),
         (
             _EPOCH.replace("losses.append(loss.detach())", "losses.append(torch.as_tensor([loss.detach()]))").replace(
                 "torch.stack(losses).mean()", "torch.cat(losses).mean()"
             ),
-            "read values on the host (torch.as_tensor(a list), 3 time(s))",
+            "read values on the host (torch.as_tensor(a sequence of tensors), 3 time(s))",
         ),
         (  # stops at a NaN: each test reads the loss
             _EPOCH.replace(
@@ -797,7 +797,31 @@ WRONG_ANSWERS[2] += tuple(
 WRONG_ANSWERS[2] += tuple(
     (
         SOLUTIONS[2].replace("torch.stack(losses).mean()", f"X.{made}(losses).mean()"),
-        f"({made}(a list), 3 time(s))",
+        f"({made}(a sequence of tensors), 3 time(s))",
     )
     for made in ("new_tensor", "new")
+)
+#: Round 16: a tensor made from a tuple, a nested list, a deque or a list of tuples of losses (only a flat list was
+#: counted); several spellings of a read are each named once, a read of a copy `.cpu()` made is no other read
+WRONG_ANSWERS[2] += tuple(
+    (
+        "from collections import deque\n\n" + SOLUTIONS[2].replace("torch.stack(losses).mean()", f"{made}.mean()"),
+        f"({said}(a sequence of tensors), 3 time(s))",
+    )
+    for made, said in (
+        ("X.new_tensor(tuple(losses))", "new_tensor"),
+        ("X.new([losses])", "new"),
+        ("torch.tensor([(l,) for l in losses], device=X.device)", "torch.tensor"),
+        ("torch.as_tensor(deque(losses), device=X.device)", "torch.as_tensor"),
+        ("torch.asarray(tuple(losses), device=X.device)", "torch.asarray"),
+    )
+)
+WRONG_ANSWERS[2] += (
+    (
+        SOLUTIONS[2].replace(
+            "losses.append(loss.detach())",
+            "losses.append(loss.detach())\n        kept = loss.detach().cpu(), loss.detach().tolist()",
+        ),
+        "read values on the host (.cpu(), .tolist(), 6 time(s))",
+    ),
 )

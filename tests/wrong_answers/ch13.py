@@ -89,14 +89,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    tl.store(out_ptr + offsets, x * scale + shift, mask=mask)\n"
             "    y = tl.load(out_ptr + offsets, mask=mask)\n"
             "    tl.store(out_ptr + offsets, tl.maximum(y, 0.0), mask=mask)\n",
-            f"{_RAGGED} stored 1000 element(s) again: fused into one pass, a kernel stores each result once",
+            f"{_RAGGED} stored 1000 element(s) more than once: a kernel stores each result once",
         ),
         (  # out cleared first, then written: two passes over out
             _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n\n"
             "    x = tl.load(x_ptr + offsets, mask=mask)\n"
             "    tl.store(out_ptr + offsets, x * 0.0, mask=mask)\n"
             "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-            f"{_RAGGED} stored 1000 element(s) again",
+            f"{_RAGGED} stored 1000 element(s) more than once",
         ),
         (  # the mask one short: the last element is never written, blocks and program ids are right
             _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n - 1\n"
@@ -464,5 +464,59 @@ WRONG_ANSWERS[2] += (
         "        x = tl.load(x_ptr + row * x_row_stride + cols + 1, mask=mask)\n"
         "        tl.store(out_ptr + row * out_row_stride + cols, x * s, mask=mask)\n",
         "Lane 3 of program instance 0 is one of them: it is in an access of 32 lanes: check its mask and its address",
+    ),
+)
+#: Round 15: lanes in another order (told the address was wrong), instances or chunks storing past their own block or
+#: row (told "fused into one pass"), and a chunk width fixed at 64 (passed: every BLOCK was a multiple of 64)
+WRONG_ANSWERS[1] += (
+    (
+        _Q1_HEAD + "    offsets = tl.program_id(0) * BLOCK + (BLOCK - 1 - tl.arange(0, BLOCK))\n"
+        "    x = tl.load(x_ptr + offsets)\n"
+        "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0))\n",
+        f"{_RAGGED}: a load of 24 element(s) outside every tensor given; the lowest lies 1 element(s) past the end of "
+        "x. Lane 0 of program instance 3 is one of them: it fails offsets < n, yet nothing masked it off",
+    ),
+    (
+        _Q1_HEAD + "    for start in range(0, BLOCK, 64):\n"
+        "        offsets = tl.program_id(0) * BLOCK + start + tl.arange(0, 64)\n"
+        "        mask = offsets < n\n"
+        "        x = tl.load(x_ptr + offsets, mask=mask)\n"
+        "        tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
+        "relu_affine_kernel on n=50 in blocks of 16 (scale=0.5, shift=1.0, float32): one access of a program "
+        "instance had 64 lanes, more than BLOCK (16)",
+    ),
+    (
+        _Q1_HEAD + "    for start in range(0, BLOCK, 24):\n"
+        "        offsets = tl.program_id(0) * BLOCK + start + tl.arange(0, 32)\n"
+        "        mask = offsets < n\n"
+        "        x = tl.load(x_ptr + offsets, mask=mask)\n"
+        "        tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
+        f"{_RAGGED}: program instance 0 stored into 2 blocks of BLOCK elements: one block each",
+    ),
+)
+WRONG_ANSWERS[2] += (
+    (
+        SOLUTIONS[2].replace("tl.arange(0, BLOCK)", "BLOCK - 1 - tl.arange(0, BLOCK)").replace("< n_cols", "<= n_cols"),
+        f"{_ONE_ROW}a load of 1 element(s) outside every tensor given; the lowest lies 1 element(s) past the end of x. "
+        "Lane 27 of program instance 0 is one of them: it fails cols < n_cols, yet nothing masked it off",
+    ),
+    (
+        "@triton.jit\ndef row_scale_kernel(x_ptr, scale_ptr, out_ptr, n_cols, x_row_stride, out_row_stride, "
+        "BLOCK: tl.constexpr):\n"
+        "    cols, r = tl.arange(0, BLOCK), 0\n"
+        "    while r < tl.num_programs(0):  # every instance, every row (Triton 3.6 runs no range() of it)\n"
+        "        x = tl.load(x_ptr + r * x_row_stride + cols, mask=cols < n_cols)\n"
+        "        tl.store(out_ptr + r * out_row_stride + cols, x * tl.load(scale_ptr + r), mask=cols < n_cols)\n"
+        "        r += 1\n",
+        f"{_APART}program instance 0 stored into 3 rows: one row each",
+    ),
+    (
+        _Q2_HEAD.replace("    cols = tl.arange(0, BLOCK)\n", "") + "    s = tl.load(scale_ptr + row)\n"
+        "    for start in range(0, BLOCK, 96):\n"
+        "        cols = start + tl.arange(0, 128)\n"
+        "        mask = cols < n_cols\n"
+        "        x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
+        "        tl.store(out_ptr + row * out_row_stride + cols, x * s, mask=mask)\n",
+        f"{_ONE_ROW[:-2]} stored 4 element(s) more than once: a kernel stores each result once",
     ),
 )

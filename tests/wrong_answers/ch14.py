@@ -169,7 +169,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
             "        correct += (out.argmax(dim=1) == y).sum()\n"
             "    return torch.tensor(losses).tolist(), int(correct)",
-            "tensor calls and 8 reads ['.tolist()', 'int()', 'torch.tensor(list of tensors)']",
+            "tensor calls and 8 reads ['.tolist()', 'int()', 'torch.tensor(a sequence of tensors)']",
+        ),
+        (  # the same from a tuple (a read the checker of chapter 04 missed in round 16)
+            _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
+            "        correct += (out.argmax(dim=1) == y).sum()\n"
+            "    return torch.as_tensor(tuple(losses)).tolist(), int(correct)",
+            "tensor calls and 8 reads ['.tolist()', 'int()', 'torch.as_tensor(a sequence of tensors)']",
         ),
         (  # the count as a float32 share of hits times the batch's length, then cut by int()
             _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
