@@ -72,7 +72,7 @@ def spans_from_events(events: Iterable[Any], device_type: str = "cuda", *, top_l
     (a malformed trace) is refused."""
     raw = []
     for e in events:
-        if _device_type_name(e.device_type) != device_type:
+        if _device_type_name(e.device_type) != device_type or device_type != "cpu" and e.is_user_annotation:
             continue
         if device_type == "cpu" and top_level_only and getattr(e, "cpu_parent", None) is not None:
             continue
@@ -101,13 +101,14 @@ def step_spans(events: Iterable[Any], phases: Sequence[str]) -> list[Span]:
 
     Lanes: "host", the `record_function` ranges named in `phases` and the DataLoader's fetches ("next
     batch"); "host waits", the calls in `HOST_WAITS`; the device, one lane per CUDA stream, or without
-    GPU events "CPU operators", those called directly inside a phase (the device's work on a CPU)."""
+    GPU events "CPU operators", those called directly inside a phase (the device's work on a CPU); not the ranges'
+    GPU-side copies (`is_user_annotation`), labels over a stream's kernels, not work."""
     events = list(events)
     on_gpu = any(_device_type_name(e.device_type) == "cuda" for e in events)
     raw = []
     for e in events:
         name, start, end = str(e.name), e.time_range.start / 1000, e.time_range.end / 1000
-        if on_gpu and _device_type_name(e.device_type) == "cuda":
+        if on_gpu and _device_type_name(e.device_type) == "cuda" and not e.is_user_annotation:
             raw.append((_gpu_lane(e), name, start, end, kind_of(name)))
         elif _device_type_name(e.device_type) != "cpu":
             continue

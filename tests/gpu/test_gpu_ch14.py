@@ -1,7 +1,8 @@
 """Chapter 14's GPU claims, checked on a real CUDA GPU (skipped, with the reason, elsewhere).
 
 What the chapter says a GPU trace shows: the GPU's kernels on stream lanes (`helpers.timelines.step_spans`)
-and device time in `key_averages()`; `.item()` as a `cudaStreamSynchronize` on the host, once per step,
+and device time in `key_averages()`, each range's GPU-side copy left out; pinned whole batches fetched with
+no one-sample indexing; `.item()` as a `cudaStreamSynchronize` on the host, once per step,
 gone once the losses stay on the device; `set_sync_debug_mode("warn")` warning on it; a tiny batch
 leaving the GPU idle more than a big one, and costing far more per sample; `profile_memory` events
 for the CUDA allocator, with the forward pass's blocks alive at the peak; a memory snapshot naming the
@@ -84,8 +85,36 @@ def test_a_gpu_trace_has_kernels_on_stream_lanes_and_device_time() -> None:
     assert gpu_lanes, f"no GPU lane among {sorted({s.lane for s in spans})}"
     assert {"forward", "backward", "optimizer"} <= {s.name for s in spans if s.lane == "host"}
     assert "CPU operators" not in {s.lane for s in spans}, "with GPU events the device lanes are the streams"
-    device_us = sum(e.self_device_time_total for e in prof.key_averages())
+    device_us = sum(e.self_device_time_total for e in prof.key_averages() if not e.is_user_annotation)
     assert device_us > 0, "key_averages() counts the kernels' device time"
+    copies = [e for e in prof.events() if e.device_type == torch.autograd.DeviceType.CUDA and e.is_user_annotation]
+    assert "forward" in {e.name for e in copies}, "the trace holds a GPU-side copy of the forward range"
+    assert "forward" not in {s.name for s in spans if s.lane.startswith("GPU")}, "step_spans leaves the copies out"
+
+
+def test_pinned_whole_batches_index_no_single_sample() -> None:
+    """Fix 2's check: pinning runs operators inside the DataLoader's range, but no one-sample `aten::select`."""
+    from torch.utils.data import BatchSampler, DataLoader, RandomSampler, TensorDataset
+
+    data = TensorDataset(torch.randn(512, 32), torch.randint(0, 10, (512,)))
+    whole = DataLoader(data, batch_size=None, sampler=BatchSampler(RandomSampler(data), 32, False), pin_memory=True)
+    assert all(t.is_pinned() for t in next(iter(whole))), "pin_memory=True pins each batch"
+
+    def per_batch(loader: DataLoader, op: str | None) -> float:
+        def inside(e) -> bool:  # noqa: ANN001
+            while (e := e.cpu_parent) is not None and not e.name.startswith("enumerate(DataLoader)"):
+                pass
+            return e is not None
+
+        with quiet_stderr(), profile(activities=ACTIVITIES) as prof:
+            for _ in zip(range(4), loader, strict=False):
+                pass
+        ops = [e for e in prof.events() if (e.name == op or op is None and e.name.startswith("aten::")) and inside(e)]
+        return len(ops) / 4
+
+    assert per_batch(DataLoader(data, batch_size=32, shuffle=True), "aten::select") == 2 * 32
+    assert per_batch(whole, "aten::select") == 0
+    assert per_batch(whole, None) > 0, "pinning's own operators run inside the range"
 
 
 def test_item_each_step_is_a_stream_synchronize_and_keeping_losses_on_the_device_removes_it() -> None:

@@ -63,8 +63,10 @@ def speedup(chunks: int, total_copy_ms: float, total_compute_ms: float, launch_m
 
 
 def _event(name: str, device_type: str, start_us: float, end_us: float, **extra: object) -> SimpleNamespace:
+    """An event as `prof.events()` holds one (a range's GPU copy sets `is_user_annotation`)."""
+    time_range = SimpleNamespace(start=start_us, end=end_us)
     return SimpleNamespace(
-        name=name, device_type=device_type, time_range=SimpleNamespace(start=start_us, end=end_us), **extra
+        name=name, device_type=device_type, time_range=time_range, **{"is_user_annotation": False, **extra}
     )
 
 
@@ -140,6 +142,7 @@ def test_spans_from_gpu_events_one_lane_per_stream() -> None:
         _event("ampere_sgemm_128x64_nn", "CUDA", 1500.0, 2500.0, device_index=0, device_resource_id=7),
         _event("Memcpy HtoD (Pinned -> Device)", "CUDA", 1500.0, 2000.0, device_index=0, device_resource_id=13),
         _event("aten::mm", "CPU", 900.0, 950.0, thread=1, cpu_parent=None),
+        _event("forward", "CUDA", 500.0, 2600.0, device_index=0, device_resource_id=7, is_user_annotation=True),
     ]
     spans = timelines.spans_from_events(events, "cuda")
     assert {s.lane for s in spans} == {"GPU 0 stream 13", "GPU 0 stream 7"}
@@ -184,9 +187,11 @@ def test_step_spans_on_a_gpu_trace_draw_streams_not_cpu_operators() -> None:
         _event("aten::mm", "CPU", 10.0, 20.0, cpu_parent=forward),
         _event("cudaStreamSynchronize", "CPU", 60.0, 900.0, cpu_parent=None),
         _event("sm90_xmma_gemm", "CUDA", 30.0, 800.0, device_index=0, device_resource_id=7),
+        _event("forward", "CUDA", 25.0, 850.0, device_index=0, device_resource_id=7, is_user_annotation=True),
     ]
     spans = timelines.step_spans(events, ("forward",))
     assert {s.lane for s in spans} == {"host", "host waits", "GPU 0 stream 7"}
+    assert [s.name for s in spans if s.lane.startswith("GPU")] == ["sm90_xmma_gemm"], "the range's GPU copy is no work"
     assert timelines.step_spans([], ("forward",)) == []
 
 
