@@ -30,6 +30,7 @@ from helpers.profiling import quiet_stderr
 from helpers.timelines import step_spans
 
 from .chapter_files import import_written_file
+from .recorded import recorded
 
 pytestmark = pytest.mark.gpu
 NOTEBOOK = "14_reading_a_timeline.ipynb"
@@ -151,6 +152,14 @@ def test_a_tiny_batch_leaves_the_gpu_idle_more_and_costs_far_more_per_sample() -
     assert _idle_share(small) > 0.5, f"batch 16: GPU idle {_idle_share(small):.0%} of the steps"
     assert _idle_share(big) < _idle_share(small)
     assert step_ms(small) / 16 > 5 * step_ms(big) / 2**16
+
+
+def test_the_chapter_measured_a_tiny_batch_launch_bound() -> None:
+    """The chapter's own figures from this self-test: a sample costs far more at batch 16, and the GPU idles more."""
+    cost = recorded("14", "a sample's cost, batch 16 over the big batch")
+    assert cost["value"] > 5, cost
+    small, big = recorded("14", "device idle share, batch 16"), recorded("14", "device idle share, the big batch")
+    assert small["value"] > big["value"], (small, big)
 
 
 def test_profile_memory_records_cuda_blocks_and_forward_holds_the_peak(tmp_path: Path) -> None:

@@ -141,8 +141,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    x = tl.load(x_ptr + tl.program_id(0) * BLOCK + lanes + 1, mask=mask)\n"
             "    tl.store(out_ptr + tl.program_id(0) * BLOCK + lanes, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
             f"{_RAGGED}: a load of 1 element(s) outside every tensor given; the lowest lies 1 element(s) past the end "
-            "of x. Lane 231 of program instance 3 is one of them: it passes offsets < n: its address should be x_ptr + "
-            "offsets, the offsets the mask tests",
+            "of x. Lane 231 of program instance 3 is one of them: it is in an access off by +1: its address should be "
+            "x_ptr + offsets",
         ),
         (  # @triton.jit left out: run as Python, it fails in Triton's words (they differ by version), seen by type
             SOLUTIONS[1].removeprefix("@triton.jit\n"),
@@ -169,8 +169,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    s = tl.load(scale_ptr + row)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, x * s, mask=mask)\n",
             f"{_APART}a load of 32 element(s) outside every tensor given; the lowest lies inside x's memory but not "
-            "one of its elements (a gap between rows). Lane 0 of program instance 1 is one of them: it passes cols < "
-            "n_cols: its address should be x_ptr + row * x_row_stride + cols, the offsets the mask tests",
+            "one of its elements (a gap between rows). Lane 0 of program instance 1 is one of them: it is in an "
+            "access off by -32: its address should be x_ptr + row * x_row_stride + cols",
         ),
         (
             _Q2_HEAD + "    mask = cols < n_cols\n"
@@ -194,8 +194,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    s = tl.load(scale_ptr + row)\n"
             "    tl.store(out_ptr + row * n_cols + cols, x * s, mask=mask)\n",
             f"{_APART}a store of 8 element(s) outside every tensor given; the lowest lies inside out's memory but not "
-            "one of its elements (a gap between rows). Lane 0 of program instance 1 is one of them: it passes cols < "
-            "n_cols: its address should be out_ptr + row * out_row_stride + cols",
+            "one of its elements (a gap between rows). Lane 0 of program instance 1 is one of them: it is in an "
+            "access off by -8: its address should be out_ptr + row * out_row_stride + cols",
         ),
         (  # out's rows placed as x's are
             _Q2_HEAD + "    mask = cols < n_cols\n"
@@ -256,8 +256,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    x = tl.load(x_ptr + row * out_row_stride + cols, mask=mask)\n"
             "    tl.store(out_ptr + row * x_row_stride + cols, x * tl.load(scale_ptr + row), mask=mask)\n",
             f"{_APART}a load of 24 element(s) outside every tensor given; the lowest lies inside x's memory but not "
-            "one of its elements (a gap between rows). Lane 0 of program instance 1 is one of them: it passes cols < "
-            "n_cols: its address should be x_ptr + row * x_row_stride + cols",
+            "one of its elements (a gap between rows). Lane 0 of program instance 1 is one of them: it is in an "
+            "access off by -24: its address should be x_ptr + row * x_row_stride + cols",
         ),
         (  # masked right, the row stride used as the column stride (round 5): the mask is not named (how many stray
             # lanes land inside another tensor depends on where memory was allocated)
@@ -482,8 +482,8 @@ WRONG_ANSWERS[1] += (
         "        mask = offsets < n\n"
         "        x = tl.load(x_ptr + offsets, mask=mask)\n"
         "        tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-        "relu_affine_kernel on n=50 in blocks of 16 (scale=0.5, shift=1.0, float32): one access of a program "
-        "instance had 64 lanes, more than BLOCK (16)",
+        "relu_affine_kernel on n=50 in blocks of 4 (scale=0.5, shift=1.0, float32): one access of a program "
+        "instance had 64 lanes, more than BLOCK (4)",
     ),
     (
         _Q1_HEAD + "    for start in range(0, BLOCK, 24):\n"
@@ -518,5 +518,24 @@ WRONG_ANSWERS[2] += (
         "        x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
         "        tl.store(out_ptr + row * out_row_stride + cols, x * s, mask=mask)\n",
         f"{_ONE_ROW[:-2]} stored 4 element(s) more than once: a kernel stores each result once",
+    ),
+)
+#: Round 16: a reversed access one element off with no mask (told it passed the mask's test, by its lane's number)
+WRONG_ANSWERS[1] += (
+    (
+        _Q1_HEAD + "    offsets = tl.program_id(0) * BLOCK + BLOCK - tl.arange(0, BLOCK)\n"
+        "    x = tl.load(x_ptr + offsets)\n"
+        "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0))\n",
+        "Lane 0 of program instance 3 is one of them: it is in an access off by +1: its address should be x_ptr + "
+        "offsets",
+    ),
+    (
+        _Q1_HEAD + "    for start in range(0, BLOCK, 16):\n"
+        "        offsets = tl.program_id(0) * BLOCK + start + tl.arange(0, 16)\n"
+        "        mask = offsets < n\n"
+        "        x = tl.load(x_ptr + offsets, mask=mask)\n"
+        "        tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
+        "relu_affine_kernel on n=50 in blocks of 4 (scale=0.5, shift=1.0, float32): one access of a program instance "
+        "had 16 lanes, more than BLOCK (4)",
     ),
 )
