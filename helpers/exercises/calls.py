@@ -5,7 +5,7 @@ code calls: name, arguments, result, whether it raised. Each checker asks the lo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,10 +14,10 @@ from torch.overrides import TorchFunctionMode
 
 #: The tensor methods that move a tensor to another device.
 MOVES = frozenset({"to", "cpu", "cuda"})
-#: Calls that read a tensor's values on the host (a number, a list, numpy, a copy, text, a truth value, comparisons
-#: answered in Python); a tensor built from data (`FROM_DATA`) reads each tensor a sequence in the data holds.
-_NAMES = "item tolist numpy cpu allclose equal is_nonzero untyped_storage __float__ __int__ __bool__ __complex__"
-HOST_READS = frozenset(f"{_NAMES} __index__ __array__ __repr__ __format__".split())
+#: Calls that read a tensor's values on the host (a number, a list, numpy, a copy, a size that depends on the values,
+#: text, a truth value, a comparison answered in Python); a tensor built from data (`FROM_DATA`) reads each in it.
+_NAMES = "item tolist numpy cpu nonzero allclose equal is_nonzero untyped_storage __float__ __int__ __bool__"
+HOST_READS = frozenset(f"{_NAMES} __complex__ __index__ __array__ __repr__ __format__".split())
 FROM_DATA = frozenset({"tensor", "as_tensor", "asarray", "new_tensor", "new"})
 
 
@@ -74,18 +74,19 @@ class CallLog(TorchFunctionMode):
         """The calls whose bare name is one of `names`, in order."""
         return [c for c in self.calls if c.name in names]
 
-    def host_reads(self) -> list[tuple[str, torch.Tensor]]:
-        """Each read of tensor values on the host: (as written, tensor read); reading what `.cpu()` copied is none."""
+    def host_reads(self) -> list[tuple[str, torch.Tensor | None]]:
+        """Each host read of tensor values: (as written, the tensor, or None: inside data); a `.cpu()` copy's: none."""
         reads, copied = [], set()
         for c in self.calls:
             reads += [(c.written, c.args[0])] if c.name in HOST_READS and c.args and id(c.args[0]) not in copied else []
             copied |= {id(c.result)} if c.name == "cpu" else set()
-        data = [(c.label, a) for c in self.named(FROM_DATA) for a in [*c.args[:2], *c.kwargs.values()]]
-        return reads + [(f"{label}(a sequence of tensors)", t) for label, a in data for t in _tensors_in(a)]
+        data = [(c.label, a) for c in self.named(FROM_DATA) if not c.raised for a in [*c.args[:2], *c.kwargs.values()]]
+        return reads + [(f"{label}(a sequence of tensors)", None) for label, a in data for _ in _tensors_in(a)]
 
 
-def _tensors_in(data: Any) -> list[torch.Tensor]:  # a sequence's tensors at any depth (building a tensor reads each)
-    each = data if isinstance(data, Sequence) and not isinstance(data, str) else ()
+def _tensors_in(data: Any) -> list[torch.Tensor]:  # the tensors torch reads when it builds a tensor from data
+    walk = hasattr(data, "__getitem__") and not isinstance(data, str | bytes | Mapping | torch.Tensor | type)
+    each = [data[i] for i in range(len(data))] if walk else []  # a sequence as torch walks it: its length, each index
     return [t for d in each for t in ([d] if isinstance(d, torch.Tensor) else _tensors_in(d))]
 
 

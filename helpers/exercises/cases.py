@@ -136,9 +136,7 @@ def _wrong_results(fn: Any, cases: Sequence[Case], want: Any, answer: Any, rel: 
             got = answer(call_or_wrong(fn, case.fresh(), "it"), "it")
         except Wrong:
             continue
-        args = case.fresh()
-        right = want(*args)
-        if not same(got, right, rel):
+        if not same(got, right := want(*(args := case.fresh())), rel):
             found.append((args, got, right))
     return found
 

@@ -41,7 +41,7 @@ def _call(fn: Any, call: str, home: torch.device, model: nn.Module, *args: Any) 
     for c in log.calls:  # the model's values: its parameters, what a call makes from them or writes them into
         if any(id(t) in ids for t in _flat(*c.args, *c.kwargs.values())):
             ids |= {id(t) for t in _flat(c.result, *c.args[:1]) if isinstance(t, torch.Tensor)}
-    return got, raised, fed, [w for w, t in log.host_reads() if id(t) in ids]
+    return got, raised, fed, [w for w, t in log.host_reads() if t is None or id(t) in ids]  # None: built from
 
 
 def _expect(got: Any, want: torch.Tensor, said: str, what: str) -> None:

@@ -22,30 +22,27 @@ _WORLD, _ODD = 16_384, 2**40 + 1
 _FLOAT32 = "lost digits in float32 arithmetic (about 7 significant digits): compute it with integers"
 #: Sizes that divide by the ranks (odd shares too) or not, fewer than the ranks, none, each optimizer under each
 #: strategy, one rank under each, 1, 2, 4 and 8 bytes; 3 * _WORLD + 1 rounded down is 3 a rank, not half the bytes.
-_BYTES_CASES = ((1_000_000, 2, "Adam", 1, "FSDP"), (999, 1, "SGD", 1, "DDP"), (3, 4, "SGD with momentum", 8, "FSDP"))
-_BYTES_CASES += ((1_000_000, 4, "Adam", 2, "DDP"), (1_000_002, 4, "Adam", 2, "FSDP"), (1_000_001, 4, "Adam", 4, "FSDP"))
-_BYTES_CASES += ((10, 2, "SGD", 3, "FSDP"), (3_000_000, 2, "SGD with momentum", 8, "DDP"))
-_BYTES_CASES += ((3 * _WORLD + 1, 8, "SGD with momentum", _WORLD, "FSDP"), (7_000_000_003, 2, "Adam", 8, "FSDP"))
-_BYTES_CASES += ((2 * _ODD, 2, "SGD", 2, "FSDP"), (0, 4, "Adam", 2, "FSDP"))
+_BYTES = ((1_000_000, 2, "Adam", 1, "FSDP"), (999, 1, "SGD", 1, "DDP"), (3, 4, "SGD with momentum", 8, "FSDP"))
+_BYTES += ((1_000_000, 4, "Adam", 2, "DDP"), (1_000_002, 4, "Adam", 2, "FSDP"), (1_000_001, 4, "Adam", 4, "FSDP"))
+_BYTES += ((10, 2, "SGD", 3, "FSDP"), (3_000_000, 2, "SGD with momentum", 8, "DDP"))
+_BYTES += ((3 * _WORLD + 1, 8, "SGD with momentum", _WORLD, "FSDP"), (7_000_000_003, 2, "Adam", 8, "FSDP"))
+_BYTES += ((2 * _ODD, 2, "SGD", 2, "FSDP"), (0, 4, "Adam", 2, "FSDP"))
 #: Section 5's formula, where a slip divides otherwise (`share(n, world)`) or keeps another number of copies.
 _bytes = lambda n, size, opt, world, strategy, share=lambda a, b: -(-a // b), copies=2: (
     (n if strategy == "DDP" else share(n, world)) * size * (copies + sharding.OPTIMIZER_STATES[opt])
 )
+_SLIPS = (
+    Slip(lambda *case: _bytes(*case[:4], "FSDP"), "DDP does not divide anything: every rank keeps a whole copy"),
+    Slip(lambda n, s, o, w, st: _bytes(n, s, o, 1, st), "FSDP keeps only 1/world_size of each part on a rank"),
+    Slip(lambda *c: _bytes(*c, lambda a, b: math.ceil(torch.tensor(a).div(b).item())), f"the shard {_FLOAT32}"),
+    Slip(lambda *case: _bytes(*case, floordiv), "the shard was rounded down; round it up"),
+    Slip(lambda *case: _bytes(*case, truediv), "the shard is a whole number of parameters: round it up"),
+    Slip(lambda *c: _bytes(*c, copies=1), "one copy is missing: parameters, gradients, each optimizer state"),
+    Slip(lambda *c: _bytes(*c, copies=2 + (c[2] == "SGD with momentum")), "SGD with momentum keeps one state"),
+)
+_total = lambda *case: sharding.bytes_per_rank(*case)["total"]
 _check_bytes_per_rank = table(
-    "bytes_per_rank",
-    "(n_params, dtype_bytes, optimizer, world_size, strategy)",
-    _BYTES_CASES,
-    lambda *case: sharding.bytes_per_rank(*case)["total"],
-    rel=0,
-    slips=(
-        Slip(lambda *case: _bytes(*case[:4], "FSDP"), "DDP does not divide anything: every rank keeps a whole copy"),
-        Slip(lambda n, s, o, w, st: _bytes(n, s, o, 1, st), "FSDP keeps only 1/world_size of each part on a rank"),
-        Slip(lambda *c: _bytes(*c, lambda a, b: math.ceil(torch.tensor(a).div(b).item())), f"the shard {_FLOAT32}"),
-        Slip(lambda *case: _bytes(*case, floordiv), "the shard was rounded down; round it up"),
-        Slip(lambda *case: _bytes(*case, truediv), "the shard is a whole number of parameters: round it up"),
-        Slip(lambda *c: _bytes(*c, copies=1), "one copy is missing: parameters, gradients, each optimizer state"),
-        Slip(lambda *c: _bytes(*c, copies=2 + (c[2] == "SGD with momentum")), "SGD with momentum keeps one state"),
-    ),
+    "bytes_per_rank", "(n_params, dtype_bytes, optimizer, world_size, strategy)", _BYTES, _total, rel=0, slips=_SLIPS
 )
 
 

@@ -21,14 +21,20 @@ def _question(number: int):
 
 def test_the_slow_loop_as_the_notebook_gives_it_is_told_its_calls_and_reads() -> None:
     code = (
-        _Q2_HEAD + _Q2_STEP + "        losses.append(loss.item())\n"
-        "        pred = out.argmax(dim=1)\n"
-        "        for i in range(len(y)):\n"
-        "            correct += int(pred[i] == y[i])\n"
-        "    return losses, correct"
+        _Q2_HEAD + "        opt.zero_grad()\n"
+        "        out = model(x)\n"
+        "        target = torch.zeros_like(out)\n"
+        "        for i, label in enumerate(y):\n"
+        "            target[i, label] = 1.0\n"
+        "        loss = torch.nn.functional.cross_entropy(out, target)\n"
+        "        loss.backward()\n"
+        "        opt.step()\n"
+        "        losses.append(loss.detach())\n"
+        "        correct += len(torch.nonzero(out.argmax(dim=1) == y))\n"
+        "    return [float(loss) for loss in losses], correct"
     )
     outcome = evaluate(_question(2), code)
-    assert not outcome.correct and "5226 reads ['.item()', 'int()'] for 5220 samples" in outcome.message
+    assert not outcome.correct and "12 reads ['.nonzero()', 'float()'] for 5220 samples" in outcome.message
 
 
 def test_one_read_at_the_end_passes_whatever_its_spelling_and_one_a_step_does_not() -> None:

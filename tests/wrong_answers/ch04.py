@@ -825,3 +825,21 @@ WRONG_ANSWERS[2] += (
         "read values on the host (.cpu(), .tolist(), 6 time(s))",
     ),
 )
+#: Round 17: a sequence class of the learner's own (only len and indices), and losses wrapped as Parameters, built
+#: into a tensor (torch reads each; only known sequence types and tensors made by recorded calls were counted)
+_OWN_SEQUENCE = "class Losses:\n    def __init__(self, items):\n        self.items = items\n\n" + (
+    "    def __len__(self):\n        return len(self.items)\n\n"
+    "    def __getitem__(self, i):\n        return self.items[i]\n\n\n"
+)
+WRONG_ANSWERS[2] += (
+    (
+        _OWN_SEQUENCE + SOLUTIONS[2].replace("torch.stack(losses).mean()", "X.new_tensor(Losses(losses)).mean()"),
+        "(new_tensor(a sequence of tensors), 3 time(s))",
+    ),
+    (
+        SOLUTIONS[2]
+        .replace("losses.append(loss.detach())", "losses.append(nn.Parameter(loss.detach(), requires_grad=False))")
+        .replace("torch.stack(losses).mean()", "torch.tensor(losses, device=X.device).mean()"),
+        "(torch.tensor(a sequence of tensors), 3 time(s))",
+    ),
+)

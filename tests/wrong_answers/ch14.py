@@ -390,3 +390,13 @@ WRONG_ANSWERS[1] += (
         "expected 0.7",
     ),
 )
+#: Round 17: the losses read through a sequence class of the learner's own (only len and indices), at the end
+WRONG_ANSWERS[2] += (
+    (
+        "class Losses:\n    def __init__(self, items):\n        self.items = items\n\n"
+        "    def __len__(self):\n        return len(self.items)\n\n"
+        "    def __getitem__(self, i):\n        return self.items[i]\n\n\n"
+        + SOLUTIONS[2].replace("torch.stack(losses).tolist()", "torch.tensor(Losses(losses)).tolist()"),
+        "8 reads ['.tolist()', 'int()', 'torch.tensor(a sequence of tensors)']",
+    ),
+)
