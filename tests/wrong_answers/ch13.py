@@ -242,8 +242,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _Q2_HEAD.replace("BLOCK)", "128)") + "    mask = cols < n_cols\n"
             "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, x * tl.load(scale_ptr + row), mask=mask)\n",
-            "row_scale_kernel on 2 row(s) of 4500 float32s, 8200 apart in x and 8196 in out, BLOCK=8192: out[0, 128] "
-            "is never written, nor are 8743 more",
+            "row_scale_kernel on 2 row(s) of 4499 float32s, 8200 apart in x and 8196 in out, BLOCK=8192: out[0, 128] "
+            "is never written, nor are 8741 more",
         ),
         (  # a wider constant (round 10: 256 and 1024 accepted before)
             _Q2_HEAD.replace("BLOCK)", "4096)") + "    mask = cols < n_cols\n"
@@ -482,7 +482,7 @@ WRONG_ANSWERS[1] += (
         "        mask = offsets < n\n"
         "        x = tl.load(x_ptr + offsets, mask=mask)\n"
         "        tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-        "relu_affine_kernel on n=50 in blocks of 4 (scale=0.5, shift=1.0, float32): one access of a program "
+        "relu_affine_kernel on n=51 in blocks of 4 (scale=0.5, shift=1.0, float32): one access of a program "
         "instance had 64 lanes, more than BLOCK (4)",
     ),
     (
@@ -535,7 +535,27 @@ WRONG_ANSWERS[1] += (
         "        mask = offsets < n\n"
         "        x = tl.load(x_ptr + offsets, mask=mask)\n"
         "        tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-        "relu_affine_kernel on n=50 in blocks of 4 (scale=0.5, shift=1.0, float32): one access of a program instance "
+        "relu_affine_kernel on n=51 in blocks of 4 (scale=0.5, shift=1.0, float32): one access of a program instance "
         "had 16 lanes, more than BLOCK (4)",
+    ),
+)
+#: Round 17: lanes swapped in pairs with the mask on the unswapped offsets (accepted: every size was even)
+WRONG_ANSWERS[1] += (
+    (
+        _Q1_HEAD + "    lanes = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+        "    offsets = tl.program_id(0) * BLOCK + (tl.arange(0, BLOCK) ^ 1)\n"
+        "    x = tl.load(x_ptr + offsets, mask=lanes < n)\n"
+        "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=lanes < n)\n",
+        "relu_affine_kernel on n=51 in blocks of 4 (scale=0.5, shift=1.0, float32): a load of 1 element(s) outside "
+        "every tensor given",
+    ),
+)
+WRONG_ANSWERS[2] += (
+    (
+        SOLUTIONS[2]
+        .replace("cols = tl.arange(0, BLOCK)", "lanes = tl.arange(0, BLOCK)\n    cols = lanes ^ 1")
+        .replace("mask = cols < n_cols", "mask = lanes < n_cols"),
+        "row_scale_kernel on 2 row(s) of 4499 float32s, 8200 apart in x and 8196 in out, BLOCK=8192: a load of 1 "
+        "element(s) outside every tensor given",
     ),
 )
