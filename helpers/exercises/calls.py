@@ -14,10 +14,10 @@ from torch.overrides import TorchFunctionMode
 
 #: The tensor methods that move a tensor to another device.
 MOVES = frozenset({"to", "cpu", "cuda"})
-#: Calls that read a tensor's values on the host (a number, a list, numpy, a copy, a size that depends on the values,
-#: text, a truth value, a comparison answered in Python); a tensor built from data (`FROM_DATA`) reads each in it.
-_NAMES = "item tolist numpy cpu nonzero allclose equal is_nonzero untyped_storage __float__ __int__ __bool__"
-HOST_READS = frozenset(f"{_NAMES} __complex__ __index__ __array__ __repr__ __format__".split())
+#: Calls that read a tensor's values on the host; a tensor built from data (`FROM_DATA`) reads each tensor in it.
+_NAMES = "item tolist numpy cpu allclose equal is_nonzero untyped_storage __float__ __int__ __bool__ __complex__"
+_SIZED = "nonzero argwhere masked_select unique unique_consecutive bincount"  # results sized by the values
+HOST_READS = frozenset(f"{_NAMES} {_SIZED} __index__ __array__ __repr__ __format__".split())
 FROM_DATA = frozenset({"tensor", "as_tensor", "asarray", "new_tensor", "new"})
 
 
@@ -39,8 +39,7 @@ class Call:
     @property
     def written(self) -> str:
         """The call as a learner writes it on a tensor: `.item()`, `.cpu()`, `float()`."""
-        name = self.name
-        return f"{name.strip('_')}()" if name in ("__float__", "__int__", "__bool__") else f".{name}()"
+        return f"{self.name.strip('_')}()" if self.name in ("__float__", "__int__", "__bool__") else f".{self.name}()"
 
     @property
     def label(self) -> str:
@@ -77,8 +76,13 @@ class CallLog(TorchFunctionMode):
     def host_reads(self) -> list[tuple[str, torch.Tensor | None]]:
         """Each host read of tensor values: (as written, the tensor, or None: inside data); a `.cpu()` copy's: none."""
         reads, copied = [], set()
-        for c in self.calls:
-            reads += [(c.written, c.args[0])] if c.name in HOST_READS and c.args and id(c.args[0]) not in copied else []
+        for c in self.calls:  # also sized by the values: a boolean mask as an index, where(cond), one_hot of no width
+            index = (*c.args[1:2], ())[0] if c.name in ("__getitem__", "__setitem__") else ()
+            read = [i for i in (index if type(index) is tuple else (index,)) if getattr(i, "dtype", 0) == torch.bool]
+            whole = c.name in HOST_READS or c.name == "where" and len(c.args) + len(c.kwargs) == 1
+            whole |= c.name == "one_hot" and c.kwargs.get("num_classes", (*c.args[1:2], -1)[0]) == -1
+            read += c.args[:1] * whole
+            reads += [(c.written, read[0])] if read and id(read[0]) not in copied else []
             copied |= {id(c.result)} if c.name == "cpu" else set()
         data = [(c.label, a) for c in self.named(FROM_DATA) if not c.raised for a in [*c.args[:2], *c.kwargs.values()]]
         return reads + [(f"{label}(a sequence of tensors)", None) for label, a in data for _ in _tensors_in(a)]

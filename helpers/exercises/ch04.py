@@ -41,7 +41,8 @@ def _call(fn: Any, call: str, home: torch.device, model: nn.Module, *args: Any) 
     for c in log.calls:  # the model's values: its parameters, what a call makes from them or writes them into
         if any(id(t) in ids for t in _flat(*c.args, *c.kwargs.values())):
             ids |= {id(t) for t in _flat(c.result, *c.args[:1]) if isinstance(t, torch.Tensor)}
-    return got, raised, fed, [w for w, t in log.host_reads() if t is None or id(t) in ids]  # None: built from
+    read = [w for w, t in log.host_reads() if t is None or id(t) in ids]  # None: a tensor built from data
+    return got, raised, fed, read and f"{', '.join(dict.fromkeys(read))}, {len(read)} time(s)"  # each spelling once
 
 
 def _expect(got: Any, want: torch.Tensor, said: str, what: str) -> None:
@@ -119,11 +120,8 @@ def _check_train_epoch(fn: Any) -> None:
         (optimizer := torch.optim.SGD(model.parameters(), 0.1)).register_step_post_hook(lambda *_, s=steps: s.append(1))
         kept, call = (X.clone(), y.clone()), f"train_epoch(model on {device.type}, SGD, X and y of {rows} rows, {size})"
         got, raised, seen, read = _call(fn, call, device, model, optimizer, X, y, size)
-        if read:  # each spelling once, then the count
-            raise Wrong(
-                f"{call} read values on the host ({', '.join(dict.fromkeys(read))}, {len(read)} time(s)): "
-                "keep them there"
-            )
+        if read:
+            raise Wrong(f"{call} read values on the host ({read}): keep them there")
         if raised is not None:
             raise raised
         if not unchanged(kept, (X, y)):

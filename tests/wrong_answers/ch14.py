@@ -400,3 +400,40 @@ WRONG_ANSWERS[2] += (
         "8 reads ['.tolist()', 'int()', 'torch.tensor(a sequence of tensors)']",
     ),
 )
+#: Round 18: a count whose size needs the values on the host, in other spellings than nonzero (accepted: only the
+#: names nonzero were counted)
+WRONG_ANSWERS[2] += tuple(
+    (
+        _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
+        f"        correct += {count}\n"
+        "    return (torch.stack(losses).tolist() if losses else []), int(correct)",
+        f"reads {said}",
+    )
+    for count, said in (
+        ("torch.where(out.argmax(dim=1) == y)[0].numel()", "['.tolist()', '.where()']"),
+        ("len(torch.argwhere(out.argmax(dim=1) == y))", "['.argwhere()', '.tolist()']"),
+        ("len(y[out.argmax(dim=1) == y])", "['.__getitem__()', '.tolist()']"),
+        ("torch.masked_select(y, out.argmax(dim=1) == y).shape[0]", "['.masked_select()', '.tolist()']"),
+        ("torch.bincount((out.argmax(dim=1) == y).long(), minlength=2)[1]", "['.bincount()', '.tolist()', 'int()']"),
+    )
+)
+WRONG_ANSWERS[2] += (
+    (
+        _Q2_HEAD + "        opt.zero_grad()\n        out = model(x)\n"
+        "        loss = torch.nn.functional.cross_entropy(out, torch.nn.functional.one_hot(y).float())\n"
+        "        loss.backward()\n        opt.step()\n"
+        "        losses.append(loss.detach())\n"
+        "        correct += (out.argmax(dim=1) == y).sum()\n" + _Q2_END,
+        "reads ['.one_hot()', '.tolist()', 'int()']",
+    ),
+)
+#: Round 18: one-hot targets of the model's width and a count without nonzero (right; one_hot with num_classes
+#: knows its width without the values)
+RIGHT_ANSWERS[2] += (
+    _Q2_HEAD + "        opt.zero_grad()\n        out = model(x)\n"
+    "        target = torch.nn.functional.one_hot(y, num_classes=out.shape[1]).float()\n"
+    "        loss = torch.nn.functional.cross_entropy(out, target)\n"
+    "        loss.backward()\n        opt.step()\n"
+    "        losses.append(loss.detach())\n"
+    "        correct = correct + torch.count_nonzero(out.argmax(dim=1) == y)\n" + _Q2_END,
+)
