@@ -564,7 +564,7 @@ WRONG_ANSWERS[1] += (
     (
         _Q1_HEAD + "    lanes = tl.arange(0, BLOCK)\n"
         "    offsets = tl.program_id(0) * BLOCK + lanes\n"
-        "    mask = (tl.program_id(0) < (n - 1) // BLOCK) | (lanes < n % BLOCK)\n"
+        "    mask = (offsets < (n - 1) // BLOCK * BLOCK) | (lanes < n % BLOCK)  # whole blocks, then the rest\n"
         "    x = tl.load(x_ptr + offsets, mask=mask)\n"
         "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
         "relu_affine_kernel on n=3072 in blocks of 1024 (scale=0.75, shift=0.1, float16): out[2048] is never written, "
