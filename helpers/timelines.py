@@ -1,8 +1,7 @@
 """Timelines: what ran where and when, as spans on lanes, from `torch.profiler` events or a simulation.
 
-`spans_from_events` and `profile_spans` (chapter 06) and `step_spans` (chapter 14) make spans from the
-profiler; the simulated GPU (`helpers.standins.simulated_cuda`) records the same spans; `plot_timelines`
-draws both the same way, a simulation labelled as one."""
+`spans_from_events`, `profile_spans` (chapter 06) and `step_spans` (chapter 14) make spans from the profiler; the
+simulated GPU (`helpers.standins.simulated_cuda`) records the same; `plot_timelines` draws both, labelling a model."""
 
 from __future__ import annotations
 
@@ -33,6 +32,8 @@ KIND_COLOURS = {
 #: Where a trace shows the host waiting for the device: CUDA's synchronising calls, and the operator
 #: that `.item()`, `int(t)` and `float(t)` run to read one value (on a CPU it waits for nothing).
 HOST_WAITS = ("cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "aten::_local_scalar_dense")
+#: A read your code made (`.item()` inside a phase or outside every range), not one inside torch (Adam's step count).
+_yours = lambda e, phases: getattr(getattr(e.cpu_parent, "cpu_parent", None), "name", None) in (None, *phases)
 
 
 @dataclass(frozen=True)
@@ -100,12 +101,11 @@ def step_spans(events: Iterable[Any], phases: Sequence[str]) -> list[Span]:
     """A training step's timeline from `torch.profiler` events (`prof.events()`), times from 0 ms.
 
     Lanes: "host", the `record_function` ranges named in `phases` and the DataLoader's fetches ("next
-    batch"); "host waits", the calls in `HOST_WAITS`; the device, one lane per CUDA stream, or without
+    batch"); "host waits", the calls in `HOST_WAITS` your code made; the device, one lane per CUDA stream, or without
     GPU events "CPU operators", those called directly inside a phase (the device's work on a CPU); not the ranges'
     GPU-side copies (`is_user_annotation`), labels over a stream's kernels, not work."""
-    events = list(events)
+    events, raw = list(events), []
     on_gpu = any(_device_type_name(e.device_type) == "cuda" for e in events)
-    raw = []
     for e in events:
         name, start, end = str(e.name), e.time_range.start / 1000, e.time_range.end / 1000
         if on_gpu and _device_type_name(e.device_type) == "cuda" and not e.is_user_annotation:
@@ -116,7 +116,7 @@ def step_spans(events: Iterable[Any], phases: Sequence[str]) -> list[Span]:
             raw.append(("host", name, start, end, "host phase"))
         elif name.startswith("enumerate(DataLoader)"):  # the DataLoader's profiler range around each fetch
             raw.append(("host", "next batch", start, end, "data"))
-        elif name in HOST_WAITS:
+        elif name in HOST_WAITS and (name.startswith("cuda") or _yours(e, phases)):
             raw.append(("host waits", name, start, end, "host waits for results"))
         elif not on_gpu and getattr(e.cpu_parent, "name", None) in phases:
             raw.append(("CPU operators", name, start, end, kind_of(name)))

@@ -76,12 +76,12 @@ class CallLog(TorchFunctionMode):
     def host_reads(self) -> list[tuple[str, torch.Tensor | None]]:
         """Each host read of tensor values: (as written, the tensor, or None: inside data); a `.cpu()` copy's: none."""
         reads, copied = [], set()
-        for c in self.calls:  # also sized by the values: a boolean mask as an index, where(cond), one_hot of no width
-            index = (*c.args[1:2], ())[0] if c.name in ("__getitem__", "__setitem__") else ()
+        for c in self.calls:  # also sized by the values: a boolean mask, where(cond), one_hot with no width
+            setting = c.name == "__setitem__" and hasattr(c.args[-1], "dtype")  # a number set through a mask: no read
+            index = c.args[1] if c.name == "__getitem__" or setting else ()
             read = [i for i in (index if type(index) is tuple else (index,)) if getattr(i, "dtype", 0) == torch.bool]
-            whole = c.name in HOST_READS or c.name == "where" and len(c.args) + len(c.kwargs) == 1
-            whole |= c.name == "one_hot" and c.kwargs.get("num_classes", (*c.args[1:2], -1)[0]) == -1
-            read += c.args[:1] * whole
+            width = c.kwargs.get("num_classes", (*c.args[1:], -1)[0]) if c.name == "one_hot" else 0  # -1: the values
+            read += c.args[:1] * (c.name in HOST_READS or c.name == "where" and len(c.args) == 1 or width == -1)
             reads += [(c.written, read[0])] if read and id(read[0]) not in copied else []
             copied |= {id(c.result)} if c.name == "cpu" else set()
         data = [(c.label, a) for c in self.named(FROM_DATA) if not c.raised for a in [*c.args[:2], *c.kwargs.values()]]

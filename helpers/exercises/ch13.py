@@ -107,8 +107,8 @@ def _gaps(out: torch.Tensor, missed: torch.Tensor, lanes: list) -> str:  # what 
 #: (n, BLOCK, scale, shift, dtype): a ragged last block; n under one block, a negative scale; whole blocks; BLOCK 4.
 _RELU_CASES = ((1000, 256, 1.5, -0.25, "float32"), (100, 128, -2.0, 0.5, "float32"), (3072, 1024, 0.75, 0.1, "float16"))
 _RELU_CASES += ((51, 4, 0.5, 1.0, "float32"),)  # odd; a descriptor's block needs 16 bytes
-#: (rows, n_cols, row strides of x and out, BLOCK, dtype): a ragged row, rows apart, both; rows past a fixed width.
-_ROWS_CASES = ((1, 100, 100, 100, 128, "float32"), (3, 128, 160, 136, 128, "int32"), (3, 100, 160, 136, 128, "float16"))
+#: (rows, n_cols, row strides of x and out, BLOCK, dtype): ragged; apart; BLOCK far over; scales not whole numbers.
+_ROWS_CASES = ((1, 100, 100, 100, 128, "float32"), (3, 128, 160, 136, 128, "int32"), (3, 100, 160, 136, 256, "float16"))
 _ROWS_CASES += ((2, 4499, 8200, 8196, 8192, "float32"),)  # odd
 
 
@@ -126,7 +126,7 @@ def _rows_cases(device: str) -> Any:
     for rows, cols, x_stride, out_stride, block, kind in _ROWS_CASES:
         g, dtype = torch.Generator().manual_seed(cols), getattr(torch, kind)
         x = torch.cat([torch.randn(rows, x_stride, generator=g) * 4, torch.zeros(1, x_stride)]).to(dtype).to(device)
-        x, scale = x[:rows, :cols], torch.arange(2, rows + 2 + block, dtype=dtype, device=device)[:rows]  # room past
+        x, scale = x[:rows, :cols], (torch.arange(2, rows + 2 + block) * 0.75 + 0.1).to(dtype).to(device)[:rows]
         out = torch.full((rows + 1, out_stride), _FILL, dtype=dtype, device=device)[:rows, :cols]
         want = (x.cpu().double() * scale.cpu().double()[:, None]).to(dtype).double()
         label = f"{rows} row(s) of {cols} {kind}s, {x_stride} apart in x and {out_stride} in out, BLOCK={block}"

@@ -128,6 +128,8 @@ def test_item_each_step_is_a_stream_synchronize_and_keeping_losses_on_the_device
     assert syncs(without) < steps, f"{syncs(without)} cudaStreamSynchronize with the losses kept on the device"
     waits = [s for s in step_spans(with_item.events(), PHASES) if s.lane == "host waits"]
     assert len(waits) >= steps, "step_spans draws each wait on the 'host waits' lane"
+    quiet = [s for s in step_spans(without.events(), PHASES) if s.lane == "host waits"]
+    assert len(quiet) < steps, f"without .item() no wait a step (Adam's own reads are not drawn): {len(quiet)}"
 
 
 def test_sync_debug_mode_warns_on_item_in_a_training_loop() -> None:
@@ -170,7 +172,11 @@ def test_profile_memory_records_cuda_blocks_and_forward_holds_the_peak(tmp_path:
         torch.cuda.synchronize(DEV)
     prof.export_chrome_trace(str(tmp_path / "memory.json"))
     trace = json.loads((tmp_path / "memory.json").read_text())["traceEvents"]
-    ranges = [(e["ts"], e["ts"] + e["dur"], e["name"]) for e in trace if e.get("name") in PHASES and "dur" in e]
+    ranges = [
+        (e["ts"], e["ts"] + e["dur"], e["name"])
+        for e in trace
+        if e.get("name") in PHASES and e.get("cat") == "user_annotation"
+    ]
     memory = sorted(
         (e for e in trace if e.get("name") == "[memory]" and e["args"]["Device Type"] == 1), key=lambda e: e["ts"]
     )

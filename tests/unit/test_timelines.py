@@ -167,6 +167,13 @@ def test_step_spans_on_a_cpu_trace_host_phases_waits_and_operators() -> None:
         _event("aten::linear", "CPU", 120.0, 300.0, cpu_parent=forward),
         _event("aten::addmm", "CPU", 130.0, 290.0, cpu_parent=SimpleNamespace(name="aten::linear")),
         _event("aten::_local_scalar_dense", "CPU", 410.0, 420.0, cpu_parent=None),
+        _event(  # Adam reading its own step count on the host: torch's read, not the learner's
+            "aten::_local_scalar_dense",
+            "CPU",
+            450.0,
+            455.0,
+            cpu_parent=SimpleNamespace(name="aten::item", cpu_parent=SimpleNamespace(name="Optimizer.step#Adam.step")),
+        ),
         _event("aten::add", "CPU", 500.0, 510.0, cpu_parent=None),  # outside every phase: not drawn
     ]
     spans = timelines.step_spans(events, ("forward",))

@@ -843,3 +843,10 @@ WRONG_ANSWERS[2] += (
         "(torch.tensor(a sequence of tensors), 3 time(s))",
     ),
 )
+#: Round 19: a number set through a boolean mask reads nothing (masked_fill with a host number; refused before)
+RIGHT_ANSWERS[2] += (
+    SOLUTIONS[2].replace(
+        "    return torch.stack(losses).mean()",
+        "    stacked = torch.stack(losses)\n    stacked[torch.isnan(stacked)] = 0.0\n    return stacked.mean()",
+    ),
+)

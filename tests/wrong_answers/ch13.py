@@ -209,7 +209,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
             "    s = tl.load(scale_ptr + row)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, x * s, mask=mask)\n",
-            "row_scale_kernel on 3 row(s) of 100 float16s, 160 apart in x and 136 in out, BLOCK=128: a load of 28 "
+            "row_scale_kernel on 3 row(s) of 100 float16s, 160 apart in x and 136 in out, BLOCK=256: a load of 60 "
             "element(s) outside every tensor given; the lowest lies inside x's memory but not one of its elements (a "
             "gap between rows). Lane 100 of program instance 0 is one of them: it fails cols < n_cols, yet nothing "
             "masked it off",
@@ -235,7 +235,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _Q2_HEAD + "    mask = cols < n_cols - 1\n"
             "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, x * tl.load(scale_ptr + row), mask=mask)\n",
-            f"{_ONE_ROW}out[0, 99] is never written; expected -5.949065 (within 1e-05): the mask turned off every "
+            f"{_ONE_ROW}out[0, 99] is never written; expected -4.759252 (within 1e-05): the mask turned off every "
             "lane that reached them",
         ),
         (  # BLOCK taken as 128, the width of the chapter's blocks (accepted before: every case had BLOCK=128)
@@ -569,5 +569,24 @@ WRONG_ANSWERS[1] += (
         "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
         "relu_affine_kernel on n=3072 in blocks of 1024 (scale=0.75, shift=0.1, float16): out[2048] is never written, "
         "nor are 1023 more",
+    ),
+)
+#: Round 19: the scale cast to an integer (accepted: every scale was whole), and the first half of a row left unmasked
+#: (accepted: BLOCK was always the next power of two of n_cols)
+WRONG_ANSWERS[2] += (
+    (
+        SOLUTIONS[2].replace("x * tl.load(scale_ptr + row)", "x * tl.load(scale_ptr + row).to(tl.int32)"),
+        f"{_ONE_ROW}out[0, 0] is ",
+    ),
+    (
+        _Q2_HEAD + "    HALF: tl.constexpr = BLOCK // 2\n"
+        "    first, second = tl.arange(0, HALF), HALF + tl.arange(0, HALF)\n"
+        "    s = tl.load(scale_ptr + row)\n"
+        "    tl.store(out_ptr + row * out_row_stride + first, tl.load(x_ptr + row * x_row_stride + first) * s)\n"
+        "    mask = second < n_cols\n"
+        "    x = tl.load(x_ptr + row * x_row_stride + second, mask=mask)\n"
+        "    tl.store(out_ptr + row * out_row_stride + second, x * s, mask=mask)\n",
+        "row_scale_kernel on 3 row(s) of 100 float16s, 160 apart in x and 136 in out, BLOCK=256: a load of 28 "
+        "element(s) outside every tensor given",
     ),
 )

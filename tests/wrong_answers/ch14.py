@@ -437,3 +437,12 @@ RIGHT_ANSWERS[2] += (
     "        losses.append(loss.detach())\n"
     "        correct = correct + torch.count_nonzero(out.argmax(dim=1) == y)\n" + _Q2_END,
 )
+RIGHT_ANSWERS[2] += (
+    _Q2_HEAD + "        opt.zero_grad()\n        out = model(x)\n"
+    "        target = torch.zeros_like(out)\n"
+    "        target[torch.nn.functional.one_hot(y, num_classes=out.shape[1]).bool()] = 1.0\n"
+    "        loss = torch.nn.functional.cross_entropy(out, target)\n"
+    "        loss.backward()\n        opt.step()\n"
+    "        losses.append(loss.detach())\n"
+    "        correct += (out.argmax(dim=1) == y).sum()\n" + _Q2_END,
+)
