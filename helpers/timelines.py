@@ -32,8 +32,8 @@ KIND_COLOURS = {
 #: Where a trace shows the host waiting for the device: CUDA's synchronising calls, and the operator
 #: that `.item()`, `int(t)` and `float(t)` run to read one value (on a CPU it waits for nothing).
 HOST_WAITS = ("cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "aten::_local_scalar_dense")
-#: A read your code made (`.item()` inside a phase or outside every range), not one inside torch (Adam's step count).
-_yours = lambda e, phases: getattr(getattr(e.cpu_parent, "cpu_parent", None), "name", None) in (None, *phases)
+#: A read your code made (`.item()` in a phase), not one inside torch (Adam's step count, the DataLoader's seed).
+_yours = lambda e, phases: getattr(getattr(e.cpu_parent, "cpu_parent", None), "name", None) in phases
 
 
 @dataclass(frozen=True)

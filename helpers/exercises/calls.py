@@ -88,10 +88,10 @@ class CallLog(TorchFunctionMode):
         return reads + [(f"{label}(a sequence of tensors)", None) for label, a in data for _ in _tensors_in(a)]
 
 
-def _tensors_in(data: Any) -> list[torch.Tensor]:  # the tensors torch reads when it builds a tensor from data
-    walk = hasattr(data, "__getitem__") and not isinstance(data, str | bytes | Mapping | torch.Tensor | type)
-    each = [data[i] for i in range(len(data))] if walk else []  # a sequence as torch walks it: its length, each index
-    return [t for d in each for t in ([d] if isinstance(d, torch.Tensor) else _tensors_in(d))]
+def _tensors_in(d: Any) -> list[torch.Tensor]:  # the tensors torch reads when it builds a tensor from data d
+    seq = getattr(d, "ndim", 1) and hasattr(d, "__getitem__") and not isinstance(d, str | Mapping | torch.Tensor)
+    each = [d[i] for i in range(len(d))] if seq else []  # a sequence as torch walks it: its length, then each index
+    return [t for x in each for t in ([x] if isinstance(x, torch.Tensor) else _tensors_in(x))]
 
 
 #: Clocks that stand still while the process waits (a sleep, a GPU synchronisation): CPU time only.

@@ -166,7 +166,14 @@ def test_step_spans_on_a_cpu_trace_host_phases_waits_and_operators() -> None:
         forward,
         _event("aten::linear", "CPU", 120.0, 300.0, cpu_parent=forward),
         _event("aten::addmm", "CPU", 130.0, 290.0, cpu_parent=SimpleNamespace(name="aten::linear")),
-        _event("aten::_local_scalar_dense", "CPU", 410.0, 420.0, cpu_parent=None),
+        _event(  # .item() in the forward phase: aten::item's own child
+            "aten::_local_scalar_dense",
+            "CPU",
+            410.0,
+            420.0,
+            cpu_parent=SimpleNamespace(name="aten::item", cpu_parent=SimpleNamespace(name="forward")),
+        ),
+        _event("aten::_local_scalar_dense", "CPU", 430.0, 435.0, cpu_parent=None),  # outside every phase: not drawn
         _event(  # Adam reading its own step count on the host: torch's read, not the learner's
             "aten::_local_scalar_dense",
             "CPU",

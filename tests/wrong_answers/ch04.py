@@ -850,3 +850,20 @@ RIGHT_ANSWERS[2] += (
         "    stacked = torch.stack(losses)\n    stacked[torch.isnan(stacked)] = 0.0\n    return stacked.mean()",
     ),
 )
+#: Round 20: a tensor built from a numpy scalar (a host number) crashed the checker; numpy's mean of .numpy() reads
+RIGHT_ANSWERS[2] += (
+    "import numpy as np\n\n"
+    + SOLUTIONS[2].replace(
+        "torch.stack(losses).mean()",
+        "torch.stack(losses).sum() / torch.tensor(np.float32(len(losses)), device=X.device)",
+    ),
+)
+WRONG_ANSWERS[2] += (
+    (
+        "import numpy as np\n\n"
+        + SOLUTIONS[2].replace(
+            "torch.stack(losses).mean()", "torch.as_tensor(np.mean([l.numpy() for l in losses]), device=X.device)"
+        ),
+        "read values on the host (.numpy(), 3 time(s))",
+    ),
+)

@@ -590,3 +590,21 @@ WRONG_ANSWERS[2] += (
         "element(s) outside every tensor given",
     ),
 )
+#: Round 20: a first chunk of 16 columns left unmasked, and the scale's load masked with row < n_cols (accepted: no row
+#: was short, no case had more rows than columns)
+WRONG_ANSWERS[2] += (
+    (
+        _Q2_HEAD.replace("    cols = tl.arange(0, BLOCK)\n", "") + "    s = tl.load(scale_ptr + row)\n"
+        "    cols = tl.arange(0, 16)\n"
+        "    tl.store(out_ptr + row * out_row_stride + cols, tl.load(x_ptr + row * x_row_stride + cols) * s)\n"
+        "    for start in tl.static_range(16, BLOCK, 16):\n"
+        "        cols = start + tl.arange(0, 16)\n"
+        "        x = tl.load(x_ptr + row * x_row_stride + cols, mask=cols < n_cols)\n"
+        "        tl.store(out_ptr + row * out_row_stride + cols, x * s, mask=cols < n_cols)\n",
+        "row_scale_kernel on 12 row(s) of 5 float32s, 8 apart in x and 7 in out, BLOCK=64: a load of ",
+    ),
+    (
+        SOLUTIONS[2].replace("x * tl.load(scale_ptr + row)", "x * tl.load(scale_ptr + row, mask=row < n_cols)"),
+        "row_scale_kernel on 12 row(s) of 5 float32s, 8 apart in x and 7 in out, BLOCK=64: out[5, 0] is ",
+    ),
+)
