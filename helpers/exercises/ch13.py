@@ -109,7 +109,7 @@ _RELU_CASES = ((1000, 256, 1.5, -0.25, "float32"), (100, 128, -2.0, 0.5, "float3
 _RELU_CASES += ((51, 4, 0.5, 1.0, "float32"),)  # odd; a descriptor's block needs 16 bytes
 #: (rows, n_cols, row strides of x and out, BLOCK, dtype): ragged; apart; BLOCK far over; scales not whole numbers.
 _ROWS_CASES = ((1, 100, 100, 100, 128, "float32"), (3, 128, 160, 136, 128, "int32"), (3, 100, 160, 136, 256, "float16"))
-_ROWS_CASES += ((2, 4499, 8200, 8196, 8192, "float32"), (12, 5, 8, 7, 64, "float32"))  # odd; more rows than columns
+_ROWS_CASES += ((2, 4499, 8200, 8196, 8192, "float32"), (70, 5, 8, 7, 64, "float32"))  # odd; more rows than BLOCK
 
 
 def _relu_cases(device: str) -> Any:

@@ -601,10 +601,17 @@ WRONG_ANSWERS[2] += (
         "        cols = start + tl.arange(0, 16)\n"
         "        x = tl.load(x_ptr + row * x_row_stride + cols, mask=cols < n_cols)\n"
         "        tl.store(out_ptr + row * out_row_stride + cols, x * s, mask=cols < n_cols)\n",
-        "row_scale_kernel on 12 row(s) of 5 float32s, 8 apart in x and 7 in out, BLOCK=64: a load of ",
+        "row_scale_kernel on 70 row(s) of 5 float32s, 8 apart in x and 7 in out, BLOCK=64: a load of ",
     ),
     (
         SOLUTIONS[2].replace("x * tl.load(scale_ptr + row)", "x * tl.load(scale_ptr + row, mask=row < n_cols)"),
-        "row_scale_kernel on 12 row(s) of 5 float32s, 8 apart in x and 7 in out, BLOCK=64: out[5, 0] is ",
+        "row_scale_kernel on 70 row(s) of 5 float32s, 8 apart in x and 7 in out, BLOCK=64: out[5, 0] is ",
+    ),
+)
+#: Round 21: the scale's load masked with row < BLOCK (accepted: no case had more rows than BLOCK)
+WRONG_ANSWERS[2] += (
+    (
+        SOLUTIONS[2].replace("x * tl.load(scale_ptr + row)", "x * tl.load(scale_ptr + row, mask=row < BLOCK)"),
+        "row_scale_kernel on 70 row(s) of 5 float32s, 8 apart in x and 7 in out, BLOCK=64: out[64, 0] is ",
     ),
 )
