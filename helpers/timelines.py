@@ -101,7 +101,7 @@ def step_spans(events: Iterable[Any], phases: Sequence[str]) -> list[Span]:
     """A training step's timeline from `torch.profiler` events (`prof.events()`), times from 0 ms.
 
     Lanes: "host", the `record_function` ranges named in `phases` and the DataLoader's fetches ("next
-    batch"); "host waits", the calls in `HOST_WAITS` your code made; the device, one lane per CUDA stream, or without
+    batch"); "host waits", CUDA's waits and the reads your code made; the device, one lane per CUDA stream, or without
     GPU events "CPU operators", those called directly inside a phase (the device's work on a CPU); not the ranges'
     GPU-side copies (`is_user_annotation`), labels over a stream's kernels, not work."""
     events, raw = list(events), []

@@ -17,5 +17,5 @@ SOLUTIONS: dict[int, str] = {
         opt.step()
         losses.append(loss.detach())  # stays on the device: no wait
         correct += (out.argmax(dim=1) == y).sum()  # one comparison for the batch
-    return (torch.stack(losses).tolist() if losses else []), int(correct)  # one read at the end""",
+    return (torch.stack(losses).tolist() if losses else []), int(correct)  # two reads, at the end""",
 }
