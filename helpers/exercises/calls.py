@@ -74,7 +74,7 @@ class CallLog(TorchFunctionMode):
         return [c for c in self.calls if c.name in names]
 
     def host_reads(self) -> list[tuple[str, torch.Tensor | None]]:
-        """Each host read of tensor values: (as written, the tensor, or None: inside data); a `.cpu()` copy's: none."""
+        """Each host read of tensor values: (as written, the tensor, or None: in data); not of what .cpu() gave."""
         reads, copied = [], set()
         for c in self.calls:  # also sized by the values: a boolean mask, where(cond), one_hot with no width
             setting = c.name == "__setitem__" and hasattr(c.args[-1], "dtype")  # a number set through a mask: no read

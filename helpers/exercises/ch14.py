@@ -77,7 +77,7 @@ def _check_train(fn: Any) -> None:
             raise Wrong(f"{call} returned {show(got)}{changed}; the slow loop returns {show(want)}")
         reads = [written for written, _ in log.host_reads()]
         said = f"{call} made {len(log.calls)} tensor calls and {len(reads)} reads {sorted(set(reads))}"
-        if size is None and (len(log.calls) > _SAMPLES // 2 or len(reads) > 2):
+        if size is None and (len(log.calls) >= _SAMPLES or len(reads) > 2):
             raise Wrong(f"{said} for {_SAMPLES} samples in 6 steps; fixed: under one a sample, 2 reads")
     cpu = [min(timeit.repeat(lambda f=f: f(*_fresh()), number=1, repeat=5, timer=process_time)) for f in (_slow, fn)]
     if cpu[1] > 0.5 * cpu[0]:

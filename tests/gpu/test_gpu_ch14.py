@@ -230,7 +230,7 @@ def test_ddp_on_two_gpus_runs_nccl_all_reduce_kernels_while_backward_runs(
     assert run.backend == "nccl"
     spans = run.results[0]
     backward = next(s for s in spans if s[1] == "backward")
-    reduces = sorted(s for s in spans if s[0] == "GPU")
+    reduces = sorted((s for s in spans if s[0] == "GPU"), key=lambda s: s[2])  # by start
     assert len(reduces) >= 2, f"one all-reduce kernel a bucket, found {[s[1] for s in reduces]}"
     assert reduces[0][2] < backward[3], "the first bucket's all-reduce starts before backward has ended"
     assert sorted(p.name for p in tmp_path.glob("ddp_rank*.json")) == ["ddp_rank0.json", "ddp_rank1.json"]
