@@ -70,6 +70,12 @@ def _event(name: str, device_type: str, start_us: float, end_us: float, **extra:
     )
 
 
+def _item_read(start_us: float, end_us: float, inside: str) -> SimpleNamespace:
+    """The operator `.item()` runs, under `aten::item`, called inside the range named `inside`."""
+    item = SimpleNamespace(name="aten::item", cpu_parent=SimpleNamespace(name=inside))
+    return _event("aten::_local_scalar_dense", "CPU", start_us, end_us, cpu_parent=item)
+
+
 # -- the copy/compute overlap on the simulated GPU ---------------------------------------------
 
 
@@ -166,21 +172,9 @@ def test_step_spans_on_a_cpu_trace_host_phases_waits_and_operators() -> None:
         forward,
         _event("aten::linear", "CPU", 120.0, 300.0, cpu_parent=forward),
         _event("aten::addmm", "CPU", 130.0, 290.0, cpu_parent=SimpleNamespace(name="aten::linear")),
-        _event(  # .item() in the forward phase: aten::item's own child
-            "aten::_local_scalar_dense",
-            "CPU",
-            410.0,
-            420.0,
-            cpu_parent=SimpleNamespace(name="aten::item", cpu_parent=SimpleNamespace(name="forward")),
-        ),
+        _item_read(410.0, 420.0, "forward"),  # .item() in the forward phase
         _event("aten::_local_scalar_dense", "CPU", 430.0, 435.0, cpu_parent=None),  # outside every phase: not drawn
-        _event(  # Adam reading its own step count on the host: torch's read, not the learner's
-            "aten::_local_scalar_dense",
-            "CPU",
-            450.0,
-            455.0,
-            cpu_parent=SimpleNamespace(name="aten::item", cpu_parent=SimpleNamespace(name="Optimizer.step#Adam.step")),
-        ),
+        _item_read(450.0, 455.0, "Optimizer.step#Adam.step"),  # Adam reading its own step count: torch's, not yours
         _event("aten::add", "CPU", 500.0, 510.0, cpu_parent=None),  # outside every phase: not drawn
     ]
     spans = timelines.step_spans(events, ("forward",))

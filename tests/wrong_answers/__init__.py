@@ -28,3 +28,12 @@ def right_answers(question: Question) -> tuple[str, ...]:
 def lines_of(code: str, first: int, last: int) -> str:
     """Lines `first` to `last` of `code` (counted from 1), each with its newline: a part of a solution."""
     return "".join(code.splitlines(keepends=True)[first - 1 : last])
+
+
+#: A sequence class of a learner's own (a length and indices, nothing else): torch builds a tensor from it as from a
+#: list, reading each tensor it holds (chapters 04 and 14 count those reads).
+OWN_SEQUENCE = (
+    "class Losses:\n    def __init__(self, items):\n        self.items = items\n\n"
+    "    def __len__(self):\n        return len(self.items)\n\n"
+    "    def __getitem__(self, i):\n        return self.items[i]\n\n\n"
+)

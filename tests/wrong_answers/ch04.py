@@ -2,6 +2,8 @@
 
 from helpers.exercises.solutions.ch04 import SOLUTIONS
 
+from . import OWN_SEQUENCE
+
 #: The calls that predict's models are shown as, on the CPU; what it is told for a change to x, the weights, a mode.
 _TANH = "predict(Sequential(Tanh, Linear) on cpu, torch.float32 x on cpu)"
 _NORMED = "predict(float16 (frozen Embedding, BatchNorm1d, BatchNorm1d in eval) on cpu, torch.int64 x on cpu)"
@@ -827,13 +829,9 @@ WRONG_ANSWERS[2] += (
 )
 #: Round 17: a sequence class of the learner's own (only len and indices), and losses wrapped as Parameters, built
 #: into a tensor (torch reads each; only known sequence types and tensors made by recorded calls were counted)
-_OWN_SEQUENCE = "class Losses:\n    def __init__(self, items):\n        self.items = items\n\n" + (
-    "    def __len__(self):\n        return len(self.items)\n\n"
-    "    def __getitem__(self, i):\n        return self.items[i]\n\n\n"
-)
 WRONG_ANSWERS[2] += (
     (
-        _OWN_SEQUENCE + SOLUTIONS[2].replace("torch.stack(losses).mean()", "X.new_tensor(Losses(losses)).mean()"),
+        OWN_SEQUENCE + SOLUTIONS[2].replace("torch.stack(losses).mean()", "X.new_tensor(Losses(losses)).mean()"),
         "(new_tensor(a sequence of tensors), 3 time(s))",
     ),
     (

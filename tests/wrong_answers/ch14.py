@@ -2,7 +2,7 @@
 
 from helpers.exercises.solutions.ch14 import SOLUTIONS
 
-from . import lines_of
+from . import OWN_SEQUENCE, lines_of
 
 _Q1_HEAD = lines_of(SOLUTIONS[1], 1, 1)
 _Q1_WALK = lines_of(SOLUTIONS[1], 1, 5)  # the covered milliseconds, as the solution adds them up
@@ -393,10 +393,7 @@ WRONG_ANSWERS[1] += (
 #: Round 17: the losses read through a sequence class of the learner's own (only len and indices), at the end
 WRONG_ANSWERS[2] += (
     (
-        "class Losses:\n    def __init__(self, items):\n        self.items = items\n\n"
-        "    def __len__(self):\n        return len(self.items)\n\n"
-        "    def __getitem__(self, i):\n        return self.items[i]\n\n\n"
-        + SOLUTIONS[2].replace("torch.stack(losses).tolist()", "torch.tensor(Losses(losses)).tolist()"),
+        OWN_SEQUENCE + SOLUTIONS[2].replace("torch.stack(losses).tolist()", "torch.tensor(Losses(losses)).tolist()"),
         "8 reads ['.tolist()', 'int()', 'torch.tensor(a sequence of tensors)']",
     ),
 )
