@@ -332,7 +332,7 @@ def _rank_main(rank: int, plan: _Plan) -> None:
                 conn.send(message)
 
     try:
-        write_stderr_to(plan.stderr_paths[rank])
+        write_output_to(plan.stderr_paths[rank])
         torch.set_num_threads(plan.threads)
         os.environ.update(rank_environment(rank, plan.world_size, plan.port))
         os.environ.setdefault("OMP_NUM_THREADS", str(plan.threads))
@@ -394,40 +394,39 @@ def describe_exit(code: int | None) -> str:
     return f"exited with code {code}"
 
 
-def write_stderr_to(path: str) -> None:
-    """In a child: send file descriptor 2 (C++'s output too) to `path`, with `faulthandler`'s stack on a
-    fatal signal, so the parent can quote why a child died without reporting (`died_before_reporting`)."""
+def write_output_to(path: str) -> None:
+    """In a child: send file descriptor 2 (C++'s output too) to `path`, with `faulthandler`'s stack on a fatal
+    signal, so the parent can quote why a child died without reporting (`died_before_reporting`); and descriptor 1
+    to `path + ".out"`, shown after the launch: ranks printing at once (gloo's greeting on torch 2.10) interleave."""
     import faulthandler
 
+    sys.stdout.flush()
     sys.stderr.flush()
-    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    os.dup2(fd, 2)
-    os.close(fd)
+    for fd, name in ((1, path + ".out"), (2, path)):
+        target = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        os.dup2(target, fd)
+        os.close(target)
     faulthandler.enable()  # every thread: a gloo abort comes from a C++ thread, the learner's line is in the main one
 
 
 @contextlib.contextmanager
 def stderr_files(n: int) -> Iterator[list[str]]:
-    """`n` paths for children's error output; afterwards their text is echoed to this stderr and removed."""
+    """`n` paths for children's error output; afterwards the children's printed output, then their error
+    output, is echoed here (to stdout, then stderr), rank by rank, and removed."""
     folder = tempfile.mkdtemp(prefix="course-stderr-")
     paths = [os.path.join(folder, f"stderr{i}.txt") for i in range(n)]
     try:
         yield paths
     finally:
-        for path in paths:
+        for path, stream in [(p + ".out", sys.stdout) for p in paths] + [(p, sys.stderr) for p in paths]:
             with contextlib.suppress(OSError):
-                text = Path(path).read_text(errors="replace")
-                if text:
-                    sys.stderr.write(text)
+                stream.write(Path(path).read_text(errors="replace"))
         shutil.rmtree(folder, ignore_errors=True)
 
 
 def died_before_reporting(who: str, code: int | None, stderr_path: str, started: bool = False) -> str:
     """Why a child or rank gave no result: how it ended and the last lines of its error output (the cause)."""
-    try:
-        lines = Path(stderr_path).read_text(errors="replace").strip().splitlines()
-    except OSError:
-        lines = []
+    lines = Path(stderr_path).read_text(errors="replace").strip().splitlines() if Path(stderr_path).exists() else []
     said = f"{who} {describe_exit(code)} before reporting a result"
     if lines:
         return f"{said}; the last lines of its error output:\n" + "\n".join(lines[-10:])

@@ -44,6 +44,17 @@ def hello_worker(rank: int, world_size: int) -> dict:
     return {"rank": rank, "sum": t.item(), "pid": os.getpid(), "backend": dist.get_backend()}
 
 
+def printing_worker(rank: int, world_size: int) -> None:
+    """Each rank prints two lines from C's stdout, as gloo's greeting does, and one from Python."""
+    import ctypes
+
+    for part in ("first", "second"):
+        ctypes.CDLL(None).printf(f"rank {rank} {part} half\n".encode())
+        ctypes.CDLL(None).fflush(None)
+        time.sleep(0.05)  # the other rank prints in between
+    print(f"rank {rank} from Python")
+
+
 def failing_worker(rank: int, world_size: int) -> None:
     import torch.distributed as dist
 
@@ -164,6 +175,13 @@ def test_launch_20_times_in_a_row(warm: set[int]) -> None:
         assert all(r["sum"] == 3.0 and r["backend"] == "gloo" for r in out.results), f"attempt {attempt}"
         assert out.results[0]["pid"] != out.results[1]["pid"] != os.getpid()
     _nothing_left(warm, before)
+
+
+def test_what_ranks_print_is_shown_after_the_launch_rank_by_rank(warm: set[int], capfd: pytest.CaptureFixture) -> None:
+    d.launch(printing_worker, 2, timeout=60)
+    out = [line for line in capfd.readouterr().out.splitlines() if line.startswith("rank ")]
+    rank0 = ["rank 0 first half", "rank 0 second half", "rank 0 from Python"]
+    assert out == rank0 + [line.replace("0", "1") for line in rank0]
 
 
 def test_a_failing_worker_names_its_rank_and_leaves_nothing(warm: set[int]) -> None:
