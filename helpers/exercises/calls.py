@@ -14,10 +14,10 @@ from torch.overrides import TorchFunctionMode
 
 #: The tensor methods that move a tensor to another device.
 MOVES = frozenset({"to", "cpu", "cuda"})
-#: Calls that read a tensor's values on the host; a tensor built from data (`FROM_DATA`) reads each tensor in it.
-_NAMES = "item tolist numpy cpu allclose equal is_nonzero untyped_storage __float__ __int__ __bool__ __complex__"
-_SIZED = "nonzero argwhere masked_select unique unique_consecutive bincount"  # results sized by the values
-HOST_READS = frozenset(f"{_NAMES} {_SIZED} __index__ __array__ __repr__ __format__".split())
+#: Calls that read a tensor's values on the host (apply_, map_: each to Python); `FROM_DATA` reads tensors in data.
+_NAMES = "item tolist numpy cpu allclose equal is_nonzero untyped_storage apply_ map_ map2_ __array__ __dlpack__"
+_SIZE = "nonzero argwhere masked_select unique unique_consecutive bincount"  # results sized by the values
+HOST_READS = frozenset(f"{_NAMES} {_SIZE} __float__ __int__ __bool__ __complex__ __index__ __repr__ __format__".split())
 FROM_DATA = frozenset({"tensor", "as_tensor", "asarray", "new_tensor", "new"})
 
 
@@ -92,7 +92,3 @@ def _tensors_in(d: Any) -> list[torch.Tensor]:  # the tensors torch reads when i
     seq = getattr(d, "ndim", 1) and hasattr(d, "__getitem__") and not isinstance(d, str | Mapping | torch.Tensor)
     each = [d[i] for i in range(len(d))] if seq else []  # a sequence as torch walks it: its length, then each index
     return [t for x in each for t in ([x] if isinstance(x, torch.Tensor) else _tensors_in(x))]
-
-
-#: Clocks that stand still while the process waits (a sleep, a GPU synchronisation): CPU time only.
-CPU_CLOCKS = ("process_time", "process_time_ns", "thread_time", "thread_time_ns")

@@ -12,7 +12,7 @@ import torch
 
 from ..answers import Wrong, expect_function, expect_number
 from ..standins import GraphReplayModel, PretendAsyncDevice
-from .calls import CPU_CLOCKS, CallLog
+from .calls import CallLog
 from .cases import call_or_wrong, questions, show, unchanged
 
 _APPLY = ((3, 5, torch.float32, "cpu"), (12, 5, torch.float32, "cpu"), (1, 4, torch.int64, "cpu"))  # (n, k, dtype,
@@ -23,6 +23,8 @@ _XS += [([3, -6, 1], torch.int64), ([0, 0], torch.int64), ([0.25, -0.5, 0.125], 
 _XS += [([1e-3, -5e-4], torch.float16), ([1e-5, -2e-5], torch.float16), ([3e-45, -6e-45], torch.float32)]
 _HOST_READS = frozenset({"item", "tolist", "numpy", "__float__", "__int__", "__bool__", "__repr__", "__format__"})
 _STANDINS = PretendAsyncDevice.__module__  # whose clock reads are the pretend device's own
+#: Clocks that stand still while the process waits (a sleep, a GPU synchronisation): CPU time only.
+CPU_CLOCKS = ("process_time", "process_time_ns", "thread_time", "thread_time_ns")
 
 
 def _shown(t: Any, like: torch.Tensor | None = None, rtol: float = 0) -> str:  # "" if t is a tensor like `like`

@@ -6,9 +6,9 @@ from typing import Any
 
 import torch
 
-from ..answers import Wrong, expect_function, expect_type
+from ..answers import Wrong, expect_function, expect_type, one_element_item
 from ..training import threads_on_cpu
-from .calls import CallLog
+from .calls import FROM_DATA, CallLog
 from .cases import call_or_wrong, questions, same, show, table, unchanged
 
 
@@ -71,14 +71,15 @@ def _check_train(fn: Any) -> None:
         got = expect_type(got, tuple, f"{call} to return (losses, correct)")
         if got and not isinstance(got[0], list | tuple):
             raise Wrong(f"{call} returned losses of type {type(got[0]).__name__}; the slow loop's: a list of floats")
-        got = tuple(g.tolist() if hasattr(g, "tolist") else g for g in got)  # a 0-d count
-        got = ([v.tolist() if hasattr(v, "tolist") else v for v in got[0]], *got[1:]) if got else got  # 0-d losses
+        got = tuple([*map(one_element_item, g)] if isinstance(g, list | tuple) else one_element_item(g) for g in got)
         if changed or not same(got, want, 1e-5):
             raise Wrong(f"{call} returned {show(got)}{changed}; the slow loop returns {show(want)}")
         reads = [written for written, _ in log.host_reads()]
-        said = f"{call} made {len(log.calls)} tensor calls and {len(reads)} reads {sorted(set(reads))}"
-        if size is None and (len(log.calls) >= _SAMPLES or len(reads) > 2):
-            raise Wrong(f"{said} for {_SAMPLES} samples in 6 steps; fixed: under one a sample, 2 reads")
+        long = max([len(a) for c in log.named(FROM_DATA) for a in c.args[:1] if isinstance(a, list | tuple)] + [0])
+        built = f", a tensor from a Python list of {long} items (a Python loop over samples)" * (long >= 100)
+        said = f"{call} made {len(log.calls)} tensor calls and {len(reads)} reads {sorted(set(reads))}{built}"
+        if size is None and (len(log.calls) >= _SAMPLES or len(reads) > 2 or built):
+            raise Wrong(f"{said} for {_SAMPLES} samples in 6 steps; fixed: under one a sample, 2 reads, no such list")
     cpu = [min(timeit.repeat(lambda f=f: f(*_fresh()), number=1, repeat=5, timer=process_time)) for f in (_slow, fn)]
     if cpu[1] > 0.5 * cpu[0]:
         raise Wrong(f"your train took {cpu[1] * 1e3:.1f} ms of CPU, the slow one {cpu[0] * 1e3:.1f} ms: half at most")

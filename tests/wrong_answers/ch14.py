@@ -443,3 +443,61 @@ RIGHT_ANSWERS[2] += (
     "        losses.append(loss.detach())\n"
     "        correct += (out.argmax(dim=1) == y).sum()\n" + _Q2_END,
 )
+#: Round 22: a Python function per element (apply_, map_), a read through DLPack, and one-hot rows built in Python a
+#: sample at a time from labels read once (before the loop, or on another thread each step)
+_ONE_HOT = "        target = {}\n        loss = torch.nn.functional.cross_entropy(out, target)\n"
+_LOOP_END = "        loss.backward()\n        opt.step()\n        losses.append(loss.detach())\n"
+WRONG_ANSWERS[2] += tuple(
+    (
+        "import numpy as np\nfrom concurrent.futures import ThreadPoolExecutor\npool = ThreadPoolExecutor(1)\n"
+        + _Q2_HEAD
+        + "        opt.zero_grad()\n        out = model(x)\n"
+        + before
+        + _ONE_HOT.format(target)
+        + _LOOP_END
+        + "        correct += (out.argmax(dim=1) == y).sum()\n"
+        + _Q2_END,
+        said,
+    )
+    for before, target, said in (
+        (
+            "        diff = (torch.arange(out.shape[1]).expand(len(y), -1) - y.unsqueeze(1)).float()\n",
+            "diff.apply_(lambda v: 1.0 if v == 0 else 0.0)",
+            "reads ['.apply_()', '.tolist()', 'int()']",
+        ),
+        (
+            "        labels = np.from_dlpack(y)\n",
+            "torch.from_numpy(np.eye(out.shape[1], dtype=np.float32)[labels])",
+            "reads ['.__dlpack__()', '.tolist()', 'int()']",
+        ),
+        (
+            "        labels, rows = pool.submit(y.tolist).result(), torch.eye(out.shape[1]).tolist()\n",
+            "torch.tensor([rows[label] for label in labels])",
+            "a tensor from a Python list of 1024 items (a Python loop over samples)",
+        ),
+    )
+)
+WRONG_ANSWERS[2] += (
+    (
+        _Q2_HEAD.replace("    for x, y", "    hits = torch.zeros(1)\n    for x, y")
+        + _Q2_STEP
+        + "        losses.append(loss.detach())\n"
+        "        same = out.argmax(dim=1).double()\n"
+        "        hits += same.map_(y.double(), lambda p, label: float(p == label)).sum()\n"
+        "    return (torch.stack(losses).tolist() if losses else []), int(hits)",
+        "reads ['.map_()', '.tolist()', 'int()']",
+    ),
+    (
+        "def train(model, opt, batches):\n"
+        "    labels, losses, correct, k = torch.cat([y for _, y in batches] or [torch.zeros(0)]).tolist(), [], 0, 0\n"
+        "    for x, y in batches:\n"
+        "        opt.zero_grad()\n        out = model(x)\n"
+        "        rows = [[float(j == label) for j in range(out.shape[1])] for label in labels[k : k + len(y)]]\n"
+        "        k += len(y)\n"
+        + _ONE_HOT.format("torch.tensor(rows)")
+        + _LOOP_END
+        + "        correct += (out.argmax(dim=1) == y).sum()\n"
+        + _Q2_END,
+        "a tensor from a Python list of 1024 items",
+    ),
+)
