@@ -223,14 +223,18 @@ def ddp_trace_worker(tmp_path_factory: pytest.TempPathFactory) -> ModuleType:
 
 
 @pytest.mark.gpu2
-def test_ddp_on_two_gpus_runs_nccl_all_reduce_kernels_while_backward_runs(
+def test_ddp_on_two_gpus_hands_small_buckets_to_nccl_while_gradients_are_computed(
     ddp_trace_worker: ModuleType, tmp_path: Path
 ) -> None:
     run = processes.launch(ddp_trace_worker.traced_step, 2, (str(tmp_path),), timeout=300)
     assert run.backend == "nccl"
-    spans = run.results[0]
-    backward = next(s for s in spans if s[1] == "backward")
-    reduces = sorted((s for s in spans if s[0] == "GPU"), key=lambda s: s[2])  # by start
-    assert len(reduces) >= 2, f"one all-reduce kernel a bucket, found {[s[1] for s in reduces]}"
-    assert reduces[0][2] < backward[3], "the first bucket's all-reduce starts before backward has ended"
-    assert sorted(p.name for p in tmp_path.glob("ddp_rank*.json")) == ["ddp_rank0.json", "ddp_rank1.json"]
+    for cap, spans in run.results[0].items():
+        gradients_end = max(s[4] for s in spans if s[1] == "gradients")
+        handed = [s[3] for s in spans if s[1] == "handed over"]
+        kernels = [s for s in spans if s[1] == "all-reduce"]
+        assert all(s[0] == "GPU" for s in kernels) and len(kernels) >= len(handed), f"one NCCL kernel a bucket: {cap}"
+        early = sum(start < gradients_end for start in handed)
+        said = f"buckets of {cap} MB: {early} of {len(handed)} handed over before the last gradient"
+        assert early >= 1 if cap < 1 else (early, len(handed)) == (0, 1), said
+    names = sorted(p.name for p in tmp_path.glob("ddp_rank*.json"))
+    assert names == [f"ddp_rank{r}_{cap}MB.json" for r in (0, 1) for cap in ("0.25", "25")]
