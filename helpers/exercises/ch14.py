@@ -75,8 +75,9 @@ def _check_train(fn: Any) -> None:
         if changed or not same(got, want, 1e-5):
             raise Wrong(f"{call} returned {show(got)}{changed}; the slow loop returns {show(want)}")
         reads = [written for written, _ in log.host_reads()]
-        long = max([len(a) for c in log.named(FROM_DATA) for a in c.args[:1] if isinstance(a, list | tuple)] + [0])
-        built = f", a tensor from a Python list of {long} items (a Python loop over samples)" * (long >= 100)
+        data = [a for c in log.named(FROM_DATA) for a in c.args[:1] if isinstance(a, list | tuple) and a]
+        long = max([len(a) for a in data if isinstance(a[0], list | tuple)] + [0])  # a list a sample: Python rows
+        built = f", a tensor from {long} Python lists (one-hot rows written a sample at a time)" * (long >= 100)
         said = f"{call} made {len(log.calls)} tensor calls and {len(reads)} reads {sorted(set(reads))}{built}"
         if size is None and (len(log.calls) >= _SAMPLES or len(reads) > 2 or built):
             raise Wrong(f"{said} for {_SAMPLES} samples in 6 steps; fixed: under one a sample, 2 reads, no such list")

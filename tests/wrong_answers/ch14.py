@@ -473,7 +473,7 @@ WRONG_ANSWERS[2] += tuple(
         (
             "        labels, rows = pool.submit(y.tolist).result(), torch.eye(out.shape[1]).tolist()\n",
             "torch.tensor([rows[label] for label in labels])",
-            "a tensor from a Python list of 1024 items (a Python loop over samples)",
+            "a tensor from 1024 Python lists (one-hot rows written a sample at a time)",
         ),
     )
 )
@@ -498,6 +498,16 @@ WRONG_ANSWERS[2] += (
         + _LOOP_END
         + "        correct += (out.argmax(dim=1) == y).sum()\n"
         + _Q2_END,
-        "a tensor from a Python list of 1024 items",
+        "a tensor from 1024 Python lists",
     ),
+)
+#: Round 23: an index list built in Python, with no loop over the labels (the list rule is for rows, one a sample)
+RIGHT_ANSWERS[2] += (
+    _Q2_HEAD + "        opt.zero_grad()\n        out = model(x)\n"
+    "        target = torch.zeros_like(out)\n"
+    "        target[torch.tensor(list(range(len(y)))), y] = 1.0\n"
+    "        loss = torch.nn.functional.cross_entropy(out, target)\n"
+    + _LOOP_END
+    + "        correct += (out.argmax(dim=1) == y).sum()\n"
+    + _Q2_END,
 )
