@@ -34,6 +34,7 @@ KIND_COLOURS = {
 HOST_WAITS = ("cudaStreamSynchronize", "cudaDeviceSynchronize", "cudaEventSynchronize", "aten::_local_scalar_dense")
 #: A read your code made (`.item()` in a phase), not one inside torch (Adam's step count, the DataLoader's seed).
 _yours = lambda e, phases: getattr(getattr(e.cpu_parent, "cpu_parent", None), "name", None) in phases
+_in_phase = lambda e, ps: bool(p := e.cpu_parent) and (p.name in ps or p.is_user_annotation and _in_phase(p, ps))
 
 
 @dataclass(frozen=True)
@@ -100,10 +101,10 @@ def _from_zero(raw: Sequence[tuple[str, str, float, float, str]]) -> list[Span]:
 def step_spans(events: Iterable[Any], phases: Sequence[str]) -> list[Span]:
     """A training step's timeline from `torch.profiler` events (`prof.events()`), times from 0 ms.
 
-    Lanes: "host", the `record_function` ranges named in `phases` and the DataLoader's fetches ("next
-    batch"); "host waits", CUDA's waits and the reads your code made; the device, one lane per CUDA stream, or without
-    GPU events "CPU operators", those called directly inside a phase (the device's work on a CPU); not the ranges'
-    GPU-side copies (`is_user_annotation`), labels over a stream's kernels, not work."""
+    Lanes: "host", the ranges named in `phases` and the DataLoader's fetches ("next batch"); "host waits", CUDA's
+    waits and the reads your code made; the device, one lane per CUDA stream, or without GPU events "CPU operators",
+    those a phase called, if need be through ranges of their own (`Optimizer.step#...`), none inside another (the
+    device's work on a CPU); not the ranges' GPU-side copies (`is_user_annotation`), labels over kernels, not work."""
     events, raw = list(events), []
     on_gpu = any(_device_type_name(e.device_type) == "cuda" for e in events)
     for e in events:
@@ -118,7 +119,7 @@ def step_spans(events: Iterable[Any], phases: Sequence[str]) -> list[Span]:
             raw.append(("host", "next batch", start, end, "data"))
         elif name in HOST_WAITS and (name.startswith("cuda") or _yours(e, phases)):
             raw.append(("host waits", name, start, end, "host waits for results"))
-        elif not on_gpu and getattr(e.cpu_parent, "name", None) in phases:
+        elif not on_gpu and not e.is_user_annotation and _in_phase(e, phases):
             raw.append(("CPU operators", name, start, end, kind_of(name)))
     return _from_zero(raw)
 

@@ -6,7 +6,8 @@ no one-sample indexing; `.item()` as a `cudaStreamSynchronize` on the host, once
 gone once the losses stay on the device; `set_sync_debug_mode("warn")` warning on it; a tiny batch
 leaving the GPU idle more than a big one, and costing far more per sample; `profile_memory` events
 for the CUDA allocator, with the forward pass's blocks alive at the peak; a memory snapshot naming the
-line behind a block; and on two GPUs, NCCL's all-reduce kernels starting while backward still runs.
+line behind a block; and on two GPUs, DDP handing small buckets to NCCL while gradients are still
+being computed, and one bucket only after them, with one NCCL kernel a bucket.
 Floors are ones a Kaggle T4 and an H100 both meet; every timing synchronises the GPU.
 """
 

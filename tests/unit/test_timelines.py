@@ -72,7 +72,8 @@ def _event(name: str, device_type: str, start_us: float, end_us: float, **extra:
 
 def _item_read(start_us: float, end_us: float, inside: str) -> SimpleNamespace:
     """The operator `.item()` runs, under `aten::item`, called inside the range named `inside`."""
-    item = SimpleNamespace(name="aten::item", cpu_parent=SimpleNamespace(name=inside))
+    scope = SimpleNamespace(name=inside, is_user_annotation=True, cpu_parent=None)
+    item = _event("aten::item", "CPU", start_us, end_us, cpu_parent=scope)
     return _event("aten::_local_scalar_dense", "CPU", start_us, end_us, cpu_parent=item)
 
 
@@ -166,12 +167,16 @@ def test_spans_from_cpu_events_keep_top_level_calls() -> None:
 
 
 def test_step_spans_on_a_cpu_trace_host_phases_waits_and_operators() -> None:
-    forward = _event("forward", "CPU", 100.0, 400.0, thread=1, cpu_parent=None)
+    forward = _event("forward", "CPU", 100.0, 400.0, thread=1, cpu_parent=None, is_user_annotation=True)
+    linear = _event("aten::linear", "CPU", 120.0, 300.0, cpu_parent=forward)
+    adam = _event("Optimizer.step#Adam.step", "CPU", 310.0, 390.0, cpu_parent=forward, is_user_annotation=True)
     events = [
         _event("enumerate(DataLoader)#_SingleProcessDataLoaderIter.__next__", "CPU", 0.0, 90.0, cpu_parent=None),
         forward,
-        _event("aten::linear", "CPU", 120.0, 300.0, cpu_parent=forward),
-        _event("aten::addmm", "CPU", 130.0, 290.0, cpu_parent=SimpleNamespace(name="aten::linear")),
+        linear,
+        _event("aten::addmm", "CPU", 130.0, 290.0, cpu_parent=linear),  # inside another operator: not drawn
+        adam,  # a range of the optimizer's own: its operators are drawn, not the range
+        _event("aten::_foreach_add_", "CPU", 320.0, 330.0, cpu_parent=adam),
         _item_read(410.0, 420.0, "forward"),  # .item() in the forward phase
         _event("aten::_local_scalar_dense", "CPU", 430.0, 435.0, cpu_parent=None),  # outside every phase: not drawn
         _item_read(450.0, 455.0, "Optimizer.step#Adam.step"),  # Adam reading its own step count: torch's, not yours
@@ -180,11 +185,12 @@ def test_step_spans_on_a_cpu_trace_host_phases_waits_and_operators() -> None:
     spans = timelines.step_spans(events, ("forward",))
     assert [(s.lane, s.name, s.kind) for s in spans] == [
         ("CPU operators", "aten::linear", "compute"),
+        ("CPU operators", "aten::_foreach_add_", "compute"),
         ("host", "next batch", "data"),
         ("host", "forward", "host phase"),
         ("host waits", "aten::_local_scalar_dense", "host waits for results"),
     ]
-    assert spans[1].start_ms == 0.0 and spans[0].start_ms == pytest.approx(0.12)
+    assert spans[2].start_ms == 0.0 and spans[0].start_ms == pytest.approx(0.12)
     assert timelines._lane_order(spans)[:2] == ["host", "host waits"]
 
 
