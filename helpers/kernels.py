@@ -1,8 +1,6 @@
-"""Chapter 13's harness: where Triton runs, a bounds check for its interpreter, and what Inductor wrote.
-
-`bounds_checked` exists because Triton's interpreter reads and writes raw addresses (`_interpreter.load`
-and `store` in `triton/runtime/interpreter.py`), so a missing mask there is as silent as on a GPU; it wraps
-the masked load and store that every `tl.load` and `tl.store` goes through in Triton 3.6 to 3.9.
+"""Chapter 13's harness: where Triton runs, interpreted copies of kernels, a bounds check for the interpreter (which
+reads and writes raw addresses, `_interpreter.load` and `store`, so a missing mask is as silent as on a GPU: it wraps
+the masked load and store every `tl.load` and `tl.store` goes through in Triton 3.6 to 3.9), and what Inductor wrote.
 Where Triton is missing, `helpers.standins.missing_triton` keeps kernel definitions running."""
 
 from __future__ import annotations
@@ -27,23 +25,28 @@ def triton_advice() -> str:
         )
     return (
         f"Triton has no wheels for this system ({sys.platform}): it runs on Linux only. Run this chapter on Kaggle "
-        "(Settings → Accelerator → GPU T4 ×2) or on a Linux machine; here the cells that launch kernels say so and "
-        "the plain-PyTorch parts still run."
+        "(Settings → Accelerator → GPU T4 ×2) or on Linux; here the cells that launch kernels say so."
     )
 
 
 def as_interpreted(kernel: Any) -> Any:
-    """`kernel` itself if it is interpreted; else an interpreted copy made from its Python function."""
-    from triton.runtime.interpreter import InterpretedFunction
+    """`kernel` if interpreted, else an interpreted copy that interprets the `@triton.jit` functions it calls too
+    (`tl.zeros`, `tl.sum`, its own): imported without `TRITON_INTERPRET=1` they are compiled, and calling one raises
+    "Cannot call @triton.jit'd outside of the scope of a kernel" (`JITFunction.__call__`, Triton 3.6 to 3.9)."""
+    from triton.runtime import JITFunction, interpreter
 
-    return kernel if isinstance(kernel, InterpretedFunction) else InterpretedFunction(kernel.fn)
+    class Interpreted(interpreter.InterpretedFunction):
+        def run(self, *args: Any, **kwargs: Any) -> Any:
+            interpret = lambda jitted, *a, **k: interpreter.InterpretedFunction(jitted.fn)(*a, **k)  # noqa: E731
+            with mock.patch.object(JITFunction, "__call__", interpret):
+                return super().run(*args, **kwargs)
+
+    return kernel if isinstance(kernel, interpreter.InterpretedFunction) else Interpreted(kernel.fn)
 
 
 class OutOfBounds(IndexError):
-    """An interpreted kernel loaded or stored an element that belongs to none of the tensors it was given.
-
-    `access` is "load" or "store"; `tensor` names the tensor the first bad address came nearest to, and
-    `kind` says where it lay: "past" its end, "before" its start, or in a "gap" between its elements."""
+    """An interpreted kernel's `access` ("load" or "store") of an element of none of the tensors it was given: `tensor`
+    the one the first bad address came nearest to, `kind` where: "past" its end, "before" its start, or in a "gap"."""
 
     def __init__(self, message: str, access: str, tensor: str, kind: str) -> None:
         super().__init__(message)
@@ -62,10 +65,9 @@ def _element_addresses(t: torch.Tensor) -> Any:
 
 @contextlib.contextmanager
 def bounds_checked(**tensors: torch.Tensor) -> Iterator[None]:
-    """Check every load and store of an interpreted kernel against the elements of `tensors` (CPU tensors).
-
-    Only the elements a mask lets through are checked, as on a GPU. Raises `OutOfBounds` from inside
-    the launch (Triton wraps it in its `InterpreterError`) at the first access outside every tensor."""
+    """Check every load and store of an interpreted kernel against the elements of `tensors` (CPU tensors); only
+    those a mask lets through, as on a GPU. Raises `OutOfBounds` from inside the launch (Triton wraps it in its
+    `InterpreterError`) at the first access outside every tensor."""
     import numpy as np
     from triton.runtime import interpreter
 
@@ -76,11 +78,10 @@ def bounds_checked(**tensors: torch.Tensor) -> Iterator[None]:
     def check(access: str, ptrs: Any, mask: Any) -> None:
         wanted = np.asarray(ptrs.data, dtype=np.uint64)[np.asarray(mask.data, dtype=bool)]
         inside = np.isin(wanted, every_element)
-        if inside.all():
-            return
-        name, kind, where = _nearest(int(wanted[~inside].min()))
-        message = f"a {access} of {int((~inside).sum())} element(s) outside every tensor given: {where}"
-        raise OutOfBounds(message, access, name, kind)
+        if not inside.all():
+            name, kind, where = _nearest(int(wanted[~inside].min()))
+            message = f"a {access} of {int((~inside).sum())} element(s) outside every tensor given: {where}"
+            raise OutOfBounds(message, access, name, kind)
 
     def _nearest(address: int) -> tuple[str, str, str]:
         """(tensor, kind, words) for the tensor that `address` came nearest to (the first, on a tie)."""
@@ -117,16 +118,13 @@ def bounds_checked(**tensors: torch.Tensor) -> Iterator[None]:
 
 
 def output_code_path(log_text: str) -> str | None:
-    """The file of generated code named in the log of `torch._logging.set_logs(output_code=True)`, or None.
-
-    Inductor logs "Output code written to: PATH" after compiling and on a cache hit alike
-    (`torch/_inductor/graph.py`, `codecache.py`, torch 2.10 to 2.15); the last one is the newest."""
+    """The file named in the log of `set_logs(output_code=True)` (the newest "Output code written to: PATH", logged
+    after compiling and on a cache hit alike: `torch/_inductor/graph.py`, `codecache.py`, torch 2.10-2.15), or None."""
     paths = re.findall(r"Output code written to: (\S+\.py)", log_text)
     return paths[-1] if paths else None
 
 
 def kernels_in(code: str) -> dict[str, str]:
-    """The kernels in Inductor's generated module: {name: source}, C++ (`cpp_fused_…`) or Triton (`triton_…`),
-    each the string handed to `async_compile.cpp_pybinding(...)` or `async_compile.triton(...)`."""
+    """Inductor's kernels, {name: source}: the C++ or Triton handed to `async_compile.cpp_pybinding` or `.triton`."""
     kernel = r"^(\w+) = async_compile\.\w+\((.*?)(?:r|)'''\n(.*?)\n'''"
     return {match.group(1): match.group(3) for match in re.finditer(kernel, code, re.M | re.S)}

@@ -863,6 +863,8 @@ def missing_triton() -> tuple[Any, Any]:
         jit=jit,
         cdiv=lambda x, y: (x + y - 1) // y,
         next_power_of_2=lambda n: 1 << max(int(n) - 1, 0).bit_length(),
+        autotune=lambda configs, key, **options: lambda kernel: kernel,  # nothing to tune where nothing runs
+        Config=lambda *args, **options: None,
         __version__="missing (stand-in)",
     )
     return triton, _StandInLanguage()

@@ -1,13 +1,15 @@
 """Chapter 13's checkers beyond the answers tests/wrong_answers/ states: a stray access names the mask only where
 its lanes show a right mask would have turned them off, a kernel that writes float32 into an int32 out is caught, a
 kernel compiled from a file is checked in the interpreter where no GPU is, a kernel defined without Triton is told
-what to install, and the bounds check names where an access went."""
+what to install, the bounds check names where an access went, and an interpreted copy of a compiled kernel runs the
+`@triton.jit` functions it calls."""
 
 from __future__ import annotations
 
 import importlib
 import os
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -189,3 +191,44 @@ def test_overlapping_offsets_with_a_right_mask_do_not_name_the_mask() -> None:
 
     outcome = evaluate(ch13.QUESTIONS[0], code)
     assert not outcome.correct and "mask" not in outcome.message
+
+
+def test_an_interpreted_copy_of_a_compiled_kernel_runs_the_jitted_functions_it_calls(tmp_path: Path) -> None:
+    """Where Triton is imported without TRITON_INTERPRET (a GPU machine), `tl.zeros`, `tl.max`, `tl.sum` and a kernel's
+    own `@triton.jit` helpers are compiled functions; an interpreted copy that called one raised "Cannot call
+    @triton.jit'd outside of the scope of a kernel" (chapter 13's matmul on an H200, Triton 3.6). A fresh interpreter
+    imports Triton the way a GPU machine does."""
+    from helpers.processes import run_fresh_python
+
+    script = tmp_path / "interpreted_copy.py"  # Triton reads a kernel's source from its file
+    script.write_text(
+        textwrap.dedent(
+            """
+        import torch, triton, triton.language as tl
+        from triton.runtime.jit import JITFunction
+        from helpers.kernels import as_interpreted
+
+        @triton.jit
+        def half(x):
+            return x * 0.5
+
+        @triton.jit
+        def half_softmax(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+            cols = tl.arange(0, BLOCK)
+            x = tl.load(x_ptr + cols, mask=cols < n, other=-float("inf"))
+            acc = tl.zeros((BLOCK,), dtype=tl.float32)
+            e = tl.exp(x - tl.max(x, axis=0))
+            acc += half(e / tl.sum(e, axis=0))
+            tl.store(out_ptr + cols, acc, mask=cols < n)
+
+        assert isinstance(tl.zeros, JITFunction) and isinstance(half_softmax, JITFunction), "not imported compiled"
+        x, out = torch.randn(10), torch.empty(10)
+        as_interpreted(half_softmax)[(1,)](x, out, 10, BLOCK=16)
+        torch.testing.assert_close(out, torch.softmax(x, 0) / 2)
+        print("right")
+        """
+        ),
+        encoding="utf-8",
+    )
+    printed = run_fresh_python(f"import runpy; runpy.run_path({str(script)!r})", env={"TRITON_INTERPRET": None})
+    assert printed.strip() == "right", printed
