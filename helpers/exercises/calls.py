@@ -74,7 +74,7 @@ class CallLog(TorchFunctionMode):
         return [c for c in self.calls if c.name in names]
 
     def host_reads(self) -> list[tuple[str, torch.Tensor | None]]:
-        """Each host read of tensor values: (as written, the tensor, or None: in data); not of a copy it made."""
+        """Each host read of tensor values: (as written, the tensor, or None: in data); not of a copy till written."""
         reads, copied = [], set()
         for c in self.calls:  # also sized by the values: a boolean mask, where(cond), one_hot with no width
             setting = c.name == "__setitem__" and hasattr(c.args[-1], "dtype")  # a number set through a mask: no read
@@ -83,8 +83,9 @@ class CallLog(TorchFunctionMode):
             width = c.kwargs.get("num_classes", (*c.args[1:], -1)[0]) if c.name == "one_hot" else 0  # -1: the values
             moved = getattr(c.result, "is_cpu", False) and any(getattr(a, "is_cuda", False) for a in c.args)  # to host
             read += c.args[:1] * (moved or c.name in HOST_READS or c.name == "where" and len(c.args) == 1 or width < 0)
-            reads += [(c.written, t)] if read and not {id(t := read[0]), id(getattr(t, "_base", None))} & copied else []
-            copied |= {id(c.result)} if moved or c.name == "cpu" and not c.raised else set()  # a copy, and its views
+            reads += [(c.written, read[0])] if read and id(read[0]) not in copied else []
+            copied -= {id((*c.args, 0)[0])} if c.name.endswith("_") else set()  # written in place: a copy no more
+            copied |= {id(c.result)} if moved or c.name == "cpu" else set()
         data = [(c.label, a) for c in self.named(FROM_DATA) if not c.raised for a in [*c.args[:2], *c.kwargs.values()]]
         return reads + [(f"{label}(a sequence of tensors)", None) for label, a in data for _ in _tensors_in(a)]
 

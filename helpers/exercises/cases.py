@@ -150,9 +150,7 @@ def _computes(slip: Slip, args: tuple, *values: Any, rel: float) -> bool:
         return False
 
 
-def questions(
-    chapter: str, texts: dict[str, str], checks: Sequence[Any], each: dict | None = None, **common: Any
-) -> list:
+def questions(chapter: str, texts: dict[str, str], checks: Sequence, each: dict | None = None, **common: Any) -> list:
     """Chapter `chapter`'s questions, numbered from 1: `texts` gives each variable's task, a newline, then its hint;
     `common` settings (context, time_limit, file) go to every question, `each[variable]`'s to that one."""
     return [

@@ -21,12 +21,8 @@ def test_a_copy_from_the_gpu_to_the_host_is_a_read_whatever_its_spelling() -> No
     assert log.host_reads() == [(".to()", on_gpu)]
 
 
-def test_reading_the_elements_of_a_host_copy_is_not_another_read() -> None:
+def test_a_copy_written_in_place_is_read_again_when_read() -> None:
     log, host = CallLog(), torch.arange(3.0)
-    each = host.unbind()  # what iterating the copy gives: views of it
-    log.calls = [
-        Call(torch.Tensor.cpu, (host,), {}, host),
-        *(Call(torch.Tensor.__float__, (t,), {}, 0.0) for t in each),
-    ]
-    log.calls += [Call(torch.Tensor.item, (torch.ones(1),), {}, 1.0)]  # a tensor of its own: a read
-    assert [written for written, _ in log.host_reads()] == [".cpu()", ".item()"]
+    log.calls = [Call(torch.Tensor.cpu, (host,), {}, host), Call(torch.Tensor.tolist, (host,), {}, [0.0, 1.0, 2.0])]
+    log.calls += [Call(torch.Tensor.__setitem__, (host, 0, 5.0), {}), Call(torch.Tensor.tolist, (host,), {}, [])]
+    assert [written for written, _ in log.host_reads()] == [".cpu()", ".tolist()"]  # the second .tolist() only

@@ -511,9 +511,20 @@ RIGHT_ANSWERS[2] += (
     + "        correct += (out.argmax(dim=1) == y).sum()\n"
     + _Q2_END,
 )
-#: Review rounds 8 and 9: the losses copied to the host once, then read one by one from the copy (no wait on a GPU)
-RIGHT_ANSWERS[2] += tuple(
-    _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n        correct += (out.argmax(dim=1) == y).sum()\n"
-    f"    host = torch.stack(losses).cpu() if losses else []\n    return [{each} for loss in host], int(correct)"
-    for each in ("float(loss)", "loss.item()")
+#: Round 25: a no-op .cpu() on the CPU made a live tensor look like a host copy, whose reads were then free
+WRONG_ANSWERS[2] += (
+    (
+        "def train(model, opt, batches):\n"
+        "    batches = list(batches)\n"
+        "    losses, correct = torch.zeros(len(batches)), torch.zeros((), dtype=torch.long)\n"
+        "    losses.cpu(), correct.cpu()\n"
+        "    for i, (x, y) in enumerate(batches):\n"
+        "        opt.zero_grad()\n        out = model(x)\n        loss = torch.nn.functional.cross_entropy(out, y)\n"
+        "        loss.backward()\n        opt.step()\n"
+        "        losses[i] = loss.detach()\n"
+        "        correct += (out.argmax(dim=1) == y).sum()\n"
+        "        _ = f'step {i}: loss {losses[i]:.3f}, correct {int(correct)}'\n"
+        "    return losses.tolist(), int(correct)",
+        "reads ['.__format__()', '.cpu()', '.tolist()', 'int()']",
+    ),
 )
