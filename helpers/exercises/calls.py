@@ -12,13 +12,14 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
-#: The tensor methods that move a tensor to another device.
-MOVES = frozenset({"to", "cpu", "cuda"})
+MOVES = frozenset({"to", "cpu", "cuda"})  # the tensor methods that move a tensor to another device
 #: Calls that read a tensor's values on the host (apply_, map_: each to Python); `FROM_DATA` reads tensors in data.
 _NAMES = "item tolist numpy cpu allclose equal is_nonzero untyped_storage apply_ map_ map2_ __array__ __dlpack__"
 _SIZE = "nonzero argwhere masked_select unique unique_consecutive bincount"  # results sized by the values
 HOST_READS = frozenset(f"{_NAMES} {_SIZE} __float__ __int__ __bool__ __complex__ __index__ __repr__ __format__".split())
 FROM_DATA = frozenset({"tensor", "as_tensor", "asarray", "new_tensor", "new"})
+_writes = lambda n: n[-1:] == "_" != n[-2:-1] or n[2:-2] in ("setitem", "iadd", "isub", "imul", "itruediv")  # in place
+_store = lambda t: t.untyped_storage().data_ptr() or id(t) if isinstance(t, torch.Tensor) else id(t)  # views share it
 
 
 @dataclass
@@ -74,7 +75,7 @@ class CallLog(TorchFunctionMode):
         return [c for c in self.calls if c.name in names]
 
     def host_reads(self) -> list[tuple[str, torch.Tensor | None]]:
-        """Each host read of tensor values: (as written, the tensor, or None: in data); not of a copy till written."""
+        """Each host read of tensor values: (as written, the tensor, or None: in data); not of a host copy's storage."""
         reads, copied = [], set()
         for c in self.calls:  # also sized by the values: a boolean mask, where(cond), one_hot with no width
             setting = c.name == "__setitem__" and hasattr(c.args[-1], "dtype")  # a number set through a mask: no read
@@ -83,9 +84,9 @@ class CallLog(TorchFunctionMode):
             width = c.kwargs.get("num_classes", (*c.args[1:], -1)[0]) if c.name == "one_hot" else 0  # -1: the values
             moved = getattr(c.result, "is_cpu", False) and any(getattr(a, "is_cuda", False) for a in c.args)  # to host
             read += c.args[:1] * (moved or c.name in HOST_READS or c.name == "where" and len(c.args) == 1 or width < 0)
-            reads += [(c.written, read[0])] if read and id(read[0]) not in copied else []
-            copied -= {id((*c.args, 0)[0])} if c.name.endswith("_") else set()  # written in place: a copy no more
-            copied |= {id(c.result)} if moved or c.name == "cpu" else set()
+            reads += [(c.written, read[0])] if read and _store(read[0]) not in copied else []
+            copied -= {_store(c.kwargs.get("out")), _store(c.args[0]) if _writes(c.name) else 0}  # written: no copy now
+            copied |= {_store(c.result)} if moved or c.name == "cpu" else set()  # read free (its views too) till then
         data = [(c.label, a) for c in self.named(FROM_DATA) if not c.raised for a in [*c.args[:2], *c.kwargs.values()]]
         return reads + [(f"{label}(a sequence of tensors)", None) for label, a in data for _ in _tensors_in(a)]
 

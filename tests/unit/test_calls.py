@@ -26,3 +26,11 @@ def test_a_copy_written_in_place_is_read_again_when_read() -> None:
     log.calls = [Call(torch.Tensor.cpu, (host,), {}, host), Call(torch.Tensor.tolist, (host,), {}, [0.0, 1.0, 2.0])]
     log.calls += [Call(torch.Tensor.__setitem__, (host, 0, 5.0), {}), Call(torch.Tensor.tolist, (host,), {}, [])]
     assert [written for written, _ in log.host_reads()] == [".cpu()", ".tolist()"]  # the second .tolist() only
+
+
+def test_views_of_a_host_copy_are_read_free_until_anything_writes_into_its_storage() -> None:
+    log, host = CallLog(), torch.arange(4.0)
+    alias, view = host.detach(), host[1:]
+    log.calls = [Call(torch.Tensor.cpu, (host,), {}, host), Call(torch.Tensor.tolist, (view,), {}, [1.0, 2.0, 3.0])]
+    log.calls += [Call(torch.add, (host, 1), {"out": alias}, alias), Call(torch.Tensor.tolist, (view,), {}, [])]
+    assert [written for written, _ in log.host_reads()] == [".cpu()", ".tolist()"]  # the read after the write

@@ -824,7 +824,7 @@ WRONG_ANSWERS[2] += (
             "losses.append(loss.detach())",
             "losses.append(loss.detach())\n        kept = loss.detach().cpu(), loss.detach().tolist()",
         ),
-        "read values on the host (.cpu(), .tolist(), 6 time(s))",
+        "read values on the host (.cpu(), 3 time(s))",  # .tolist() of the storage .cpu() returned on a CPU: free
     ),
 )
 #: Round 17: a sequence class of the learner's own (only len and indices), and losses wrapped as Parameters, built

@@ -528,3 +528,27 @@ WRONG_ANSWERS[2] += (
         "reads ['.__format__()', '.cpu()', '.tolist()', 'int()']",
     ),
 )
+#: Round 26: writes into a host copy through out= or an alias of it end its free reads too
+WRONG_ANSWERS[2] += tuple(
+    (
+        _Q2_HEAD.replace("    for x, y", "    host = torch.zeros(()).cpu()\n    for x, y")
+        + _Q2_STEP
+        + f"        {write}\n        losses.append(host.item())\n"
+        "        correct += (out.argmax(dim=1) == y).sum()\n"
+        "    return losses, int(correct)",
+        "8 reads ['.cpu()', '.item()', 'int()']",
+    )
+    for write in ("torch.add(loss.detach(), 0, out=host)", "host.detach().copy_(loss.detach())")
+)
+#: Round 26: one copy to the host, then read through views of it (detach, .data, view, slices): one wait on a GPU
+RIGHT_ANSWERS[2] += tuple(
+    _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n        correct += (out.argmax(dim=1) == y).sum()\n"
+    f"    if not losses:\n        return [], 0\n    {end}"
+    for end in (
+        "return torch.stack(losses).cpu().detach().numpy().tolist(), int(correct)",
+        "return torch.stack(losses).cpu().data.numpy().tolist(), int(correct)",
+        "return torch.stack(losses).cpu().view(-1).tolist(), int(correct)",
+        "both = torch.cat([torch.stack(losses), correct.reshape(1).float()]).cpu()\n"
+        "    return both[:-1].tolist(), int(both[-1])",
+    )
+)
