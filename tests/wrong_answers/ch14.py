@@ -237,13 +237,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
             "        correct += (out.argmax(dim=1) == y).sum()\n"
             "    return (torch.stack(losses) if losses else torch.zeros(0)), correct",
-            f"{_PASS} returned losses of type Tensor; the slow loop's: a list of floats",
+            f"{_PASS} returned losses as a torch.float32 tensor of shape (6,) on cpu; the slow loop's: a list",
         ),
         (
             "import numpy as np\n\n" + _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
             "        correct += (out.argmax(dim=1) == y).sum()\n"
             "    return np.asarray(torch.stack(losses) if losses else []), int(correct)",
-            f"{_PASS} returned losses of type ndarray; the slow loop's: a list of floats",
+            f"{_PASS} returned losses as array([1.4731445, ",
         ),
         (
             _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
@@ -324,10 +324,6 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         _Q1_WALK + "    return 1 - covered / (end_ms - start_ms)",
     ),
     2: (
-        # the losses as a list of 0-d tensors and the count as a float: numbers in one-element tensors, a whole float
-        _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
-        "        correct += (out.argmax(dim=1) == y).sum()\n"
-        "    return (list(torch.stack(losses)) if losses else []), float(correct)",
         # one copy to the host for the losses, read there; the count read with .item()
         _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
         "        correct += (out.argmax(dim=1) == y).sum()\n"
@@ -349,10 +345,6 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         # the losses kept without .detach(): the same results, each loss holding on to its graph until the end
         _Q2_HEAD + _Q2_STEP + "        losses.append(loss)\n"
         "        correct += (out.argmax(dim=1) == y).sum()\n" + _Q2_END,
-        # a list of the losses as 0-d tensors, and the count as a tensor
-        _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
-        "        correct += (out.argmax(dim=1) == y).sum()\n"
-        "    return losses, correct",
     ),
 }
 
@@ -557,4 +549,15 @@ RIGHT_ANSWERS[2] += tuple(
     _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n        correct += (out.argmax(dim=1) == y).sum()\n"
     f"    host = torch.stack(losses).cpu() if losses else []\n    return [{each} for loss in host], int(correct)"
     for each in ("float(loss)", "loss.item()")
+)
+#: Round 26: the losses returned as 0-d tensors, unread (the caller would read each one); right until round 25
+WRONG_ANSWERS[2] += tuple(
+    (
+        _Q2_HEAD
+        + _Q2_STEP
+        + "        losses.append(loss.detach())\n        correct += (out.argmax(dim=1) == y).sum()\n"
+        f"    return {losses}, int(correct)",
+        f"{_PASS} returned losses as [a torch.float32 tensor of shape () on cpu, ",
+    )
+    for losses in ("losses", "list(torch.stack(losses)) if losses else []")
 )
