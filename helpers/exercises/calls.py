@@ -5,6 +5,7 @@ code calls: name, arguments, result, whether it raised. Each checker asks the lo
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -31,6 +32,7 @@ class Call:
     kwargs: dict
     result: Any = None
     raised: bool = False
+    stores: tuple = (0, 0)  # when it returned: the storage of its first argument, and of its result (`_store`)
 
     @property
     def name(self) -> str:
@@ -44,13 +46,10 @@ class Call:
 
     @property
     def label(self) -> str:
-        """The function's full name: `Tensor.to`, `torch.ones`."""
-        name = self.name
+        """The function's full name: `Tensor.to`, `torch.ones` (t: one of torch's functions, not a dunder)."""
         owner = getattr(self.func, "__objclass__", None) or getattr(self.func, "__self__", None)
-        if isinstance(owner, type) and issubclass(owner, torch.Tensor):
-            return f"Tensor.{name}"
-        module = getattr(self.func, "__module__", None) or ""
-        return f"torch.{name}" if module.startswith("torch") and not name.startswith("__") else name
+        t = (getattr(self.func, "__module__", None) or "").startswith("torch") and not self.name.startswith("__")
+        return ("Tensor." if isinstance(owner, type) and issubclass(owner, torch.Tensor) else "torch." * t) + self.name
 
 
 class CallLog(TorchFunctionMode):
@@ -61,13 +60,14 @@ class CallLog(TorchFunctionMode):
         self.calls: list[Call] = []
 
     def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
-        call = Call(func, args, kwargs or {})
-        self.calls.append(call)
+        self.calls.append(call := Call(func, args, kwargs or {}))
         try:
             call.result = func(*args, **call.kwargs)
         except Exception:
             call.raised = True
             raise
+        with contextlib.suppress(Exception):  # then, not later (.data = moves them); vmap's tensors have none
+            call.stores = (_store((*args, None)[0]), _store(call.result))
         return call.result
 
     def named(self, names: frozenset[str] | set[str]) -> list[Call]:
@@ -84,9 +84,9 @@ class CallLog(TorchFunctionMode):
             width = c.kwargs.get("num_classes", (*c.args[1:], -1)[0]) if c.name == "one_hot" else 0  # -1: the values
             moved = getattr(c.result, "is_cpu", False) and any(getattr(a, "is_cuda", False) for a in c.args)  # to host
             read += c.args[:1] * (moved or c.name in HOST_READS or c.name == "where" and len(c.args) == 1 or width < 0)
-            reads += [(c.written, read[0])] if read and _store(read[0]) not in copied else []
-            copied -= {_store(c.kwargs.get("out")), _store(c.args[0]) if _writes(c.name) else 0}  # written: no copy now
-            copied |= {_store(c.result)} if moved or c.name == "cpu" else set()  # read free (its views too) till then
+            reads += [(c.written, read[0])] if read and c.stores[0] not in copied else []
+            copied -= {_store(c.kwargs.get("out")), c.stores[0] if _writes(c.name) else 0}  # written: no copy now
+            copied |= {c.stores[1]} if (moved or c.name == "cpu") and not c.raised else set()  # read free (views too)
         data = [(c.label, a) for c in self.named(FROM_DATA) if not c.raised for a in [*c.args[:2], *c.kwargs.values()]]
         return reads + [(f"{label}(a sequence of tensors)", None) for label, a in data for _ in _tensors_in(a)]
 

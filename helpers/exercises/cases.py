@@ -52,8 +52,7 @@ def show(value: Any) -> str:
     if isinstance(value, list | tuple):
         inner = ", ".join(show(v) for v in value[:6]) + (", …" if len(value) > 6 else "")
         return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
-    text = repr(value)
-    return text if len(text) <= 80 else text[:77] + "…"
+    return text if len(text := repr(value)) <= 80 else text[:77] + "…"
 
 
 def same(got: Any, want: Any, rel: float = 1e-6) -> bool:

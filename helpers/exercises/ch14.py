@@ -80,7 +80,7 @@ def _check_train(fn: Any) -> None:
         built = f", a tensor from {long} Python lists (one-hot rows written a sample at a time)" * (long >= 100)
         said = f"{call} made {len(log.calls)} tensor calls and {len(reads)} reads {sorted(set(reads))}{built}"
         if size is None and (len(log.calls) >= _SAMPLES or len(reads) > 2 or built):
-            raise Wrong(f"{said} for {_SAMPLES} samples in 6 steps; fixed: under one a sample, 2 reads, no such list")
+            raise Wrong(f"{said} for {_SAMPLES} samples in 6 steps; fixed: fewer calls than samples, 2 reads in all")
     cpu = [min(timeit.repeat(lambda f=f: f(*_fresh()), number=1, repeat=5, timer=process_time)) for f in (_slow, fn)]
     if cpu[1] > 0.5 * cpu[0]:
         raise Wrong(f"your train took {cpu[1] * 1e3:.1f} ms of CPU, the slow one {cpu[0] * 1e3:.1f} ms: half at most")

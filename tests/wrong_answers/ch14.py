@@ -157,13 +157,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        for p, t in zip(out.argmax(dim=1), y):\n"
             "            correct = correct + (p == t)\n"
             "    return torch.stack(losses).tolist(), int(correct)",
-            "tensor calls and 2 reads ['.tolist()', 'int()'] for 5220 samples in 6 steps; fixed: under one a sample",
+            "2 reads ['.tolist()', 'int()'] for 5220 samples in 6 steps; fixed: fewer calls than samples",
         ),
         (  # Python's sum() over the comparison: it iterates over the tensor, a tensor call an element
             _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
             "        correct += sum(out.argmax(dim=1) == y)\n" + _Q2_END,
             "tensor calls and 2 reads ['.tolist()', 'int()'] for 5220 samples in 6 steps; fixed: "
-            "under one a sample, 2 reads",
+            "fewer calls than samples, 2 reads",
         ),
         (  # torch.tensor() of a list of 0-d tensors reads each one to the host, inside one call
             _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
@@ -560,4 +560,17 @@ WRONG_ANSWERS[2] += tuple(
         f"{_PASS} returned losses as [a torch.float32 tensor of shape () on cpu, ",
     )
     for losses in ("losses", "list(torch.stack(losses)) if losses else []")
+)
+#: Round 27: a host copy re-pointed at the live loss each step (.data =, set_), then read: the copy's storage is
+#: taken when each call returns, not after the run
+WRONG_ANSWERS[2] += tuple(
+    (
+        _Q2_HEAD.replace("    for x, y", "    host = torch.zeros(()).cpu()\n    for x, y")
+        + _Q2_STEP
+        + f"        {repoint}\n        losses.append(float(host))\n"
+        "        correct += (out.argmax(dim=1) == y).sum()\n"
+        "    return losses, int(correct)",
+        "8 reads ['.cpu()', 'float()', 'int()']",
+    )
+    for repoint in ("host.data = loss.detach()", "host.set_(loss.detach())")
 )
