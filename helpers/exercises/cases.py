@@ -143,8 +143,7 @@ def _wrong_results(fn: Any, cases: Sequence[Case], want: Any, answer: Any, rel: 
 def _computes(slip: Slip, args: tuple, *values: Any, rel: float) -> bool:
     """Whether one of `values` is what the mistake computes from `args` (computed once; False where it cannot be)."""
     try:
-        mistake = slip.computes(*args)
-        return any(same(value, mistake, rel) for value in values)
+        return any(same(value, mistake, rel) for mistake in [slip.computes(*args)] for value in values)
     except (ArithmeticError, ValueError, TypeError):
         return False
 

@@ -63,7 +63,7 @@ def _slow(model: Any, opt: Any, batches: Any) -> tuple[list[float], int]:
 def _check_train(fn: Any) -> None:
     expect_function(fn, "train", "(model, opt, batches)")
     for device, (size, words) in [(d, p) for d in ["cpu"] + ["cuda"] * torch.cuda.is_available() for p in _PASSES]:
-        call, want = f"train(...) on {device}{words}", _slow(*_fresh(device, size))
+        call, want = f"train(...) on {device}{words}", _slow(*(slow := _fresh(device, size)))
         model, opt, batches = _fresh(device, size)  # seeded again: the same dropout masks as the slow loop's
         with CallLog() as log:
             got = call_or_wrong(fn, (model, opt, batches), call)  # its error said with the pass that raised it
@@ -72,6 +72,8 @@ def _check_train(fn: Any) -> None:
         if got and (not isinstance(got[0], list | tuple) or any(isinstance(v, torch.Tensor) for v in got[0])):
             raise Wrong(f"{call} returned losses as {show(got[0])}; the slow loop's: a list of floats")
         got = tuple([*map(one_element_item, g)] if isinstance(g, list | tuple) else one_element_item(g) for g in got)
+        kept = model.training and same(*([p.tolist() for p in m.parameters()] for m in (slow[0], model)), 1e-4)
+        changed += " but left the model unlike the slow loop's (weights, or eval mode)" * (not kept and same(got, want))
         if changed or not same(got, want, 1e-5):
             raise Wrong(f"{call} returned {show(got)}{changed}; the slow loop returns {show(want)}")
         reads = [written for written, _ in log.host_reads()]

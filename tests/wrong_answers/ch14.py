@@ -574,3 +574,16 @@ WRONG_ANSWERS[2] += tuple(
     )
     for repoint in ("host.data = loss.detach()", "host.set_(loss.detach())")
 )
+#: Round 28: the model left otherwise than the slow loop leaves it, though the results match: the last step skipped,
+#: a step too many after the loop, eval mode left on
+WRONG_ANSWERS[2] += tuple(
+    (
+        SOLUTIONS[2].replace(old, new),
+        "but left the model unlike the slow loop's (weights, or eval mode)",
+    )
+    for old, new in (
+        ("        opt.step()\n", "        if len(losses) < len(batches) - 1:\n            opt.step()\n"),
+        ("    return (torch.stack", "    opt.step()\n    return (torch.stack"),
+        ("    return (torch.stack", "    model.eval()\n    return (torch.stack"),
+    )
+)
