@@ -35,8 +35,7 @@ _PASSES = ((None, ""), (594, " on one batch of 594 samples"), (0, " on no batche
 def _fresh(device: str = "cpu", size: int | None = None) -> tuple[Any, Any, list[tuple[torch.Tensor, torch.Tensor]]]:
     torch.manual_seed(0)  # the dropout's masks too: the answer's pass draws the slow loop's
     model = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.ReLU(), torch.nn.Dropout(0.2), torch.nn.Linear(32, 4))
-    for p in model.to(device).parameters():  # gradients from an earlier step, as the chapter's model holds them
-        p.grad = torch.ones_like(p)
+    [setattr(p, "grad", torch.ones_like(p)) for p in model.to(device).parameters()]  # gradients of an earlier step
     (opt := torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9, weight_decay=0.01, nesterov=True)).step()
     x = torch.randn(_SAMPLES, 8, generator=torch.Generator().manual_seed(1)).to(device)
     chunks = x.split(_BATCH) if size is None else [x[:size]] * (size > 0)
@@ -73,7 +72,8 @@ def _check_train(fn: Any) -> None:
             raise Wrong(f"{call} returned losses as {show(got[0])}; the slow loop's: a list of floats")
         got = tuple([*map(one_element_item, g)] if isinstance(g, list | tuple) else one_element_item(g) for g in got)
         kept = model.training and same(*([p.tolist() for p in m.parameters()] for m in (slow[0], model)), 1e-4)
-        changed += " but left the model unlike the slow loop's (weights, or eval mode)" * (not kept and same(got, want))
+        kept = kept and [p.dtype for p in model.parameters()] == [p.dtype for p in slow[0].parameters()]
+        changed += " but left the model unlike the slow loop's (weights, dtype, mode)" * (not kept and same(got, want))
         if changed or not same(got, want, 1e-5):
             raise Wrong(f"{call} returned {show(got)}{changed}; the slow loop returns {show(want)}")
         reads = [written for written, _ in log.host_reads()]

@@ -579,11 +579,20 @@ WRONG_ANSWERS[2] += tuple(
 WRONG_ANSWERS[2] += tuple(
     (
         SOLUTIONS[2].replace(old, new),
-        "but left the model unlike the slow loop's (weights, or eval mode)",
+        "but left the model unlike the slow loop's (weights, dtype, mode)",
     )
     for old, new in (
         ("        opt.step()\n", "        if len(losses) < len(batches) - 1:\n            opt.step()\n"),
         ("    return (torch.stack", "    opt.step()\n    return (torch.stack"),
         ("    return (torch.stack", "    model.eval()\n    return (torch.stack"),
     )
+)
+#: Round 29: the model left in float64 ("more precise losses"): the caller's next float32 step fails
+WRONG_ANSWERS[2] += (
+    (
+        SOLUTIONS[2]
+        .replace("    losses, correct = [], 0\n", "    model.double()\n    losses, correct = [], 0\n")
+        .replace("out = model(x)", "out = model(x.double())"),
+        "but left the model unlike the slow loop's (weights, dtype, mode)",
+    ),
 )
