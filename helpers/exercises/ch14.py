@@ -68,8 +68,8 @@ def _check_train(fn: Any) -> None:
             got = call_or_wrong(fn, (model, opt, batches), call)  # its error said with the pass that raised it
         changed = "" if unchanged(_fresh(device, size)[2], batches) else " and changed its arguments (the batches)"
         got = expect_type(got, tuple, f"{call} to return (losses, correct)")
-        if got and (not isinstance(got[0], list | tuple) or any(isinstance(v, torch.Tensor) for v in got[0])):
-            raise Wrong(f"{call} returned losses as {show(got[0])}; the slow loop's: a list of floats")
+        if len(got) != 2 or not isinstance(got[0], list | tuple) or any(isinstance(v, torch.Tensor) for v in got[0]):
+            raise Wrong(f"{call} returned {show(got)}; expected (losses, correct), the losses a list of floats")
         got = tuple([*map(one_element_item, g)] if isinstance(g, list | tuple) else one_element_item(g) for g in got)
         kept = model.training and same(*([p.tolist() for p in m.parameters()] for m in (slow[0], model)), 1e-4)
         kept = kept and [p.dtype for p in model.parameters()] == [p.dtype for p in slow[0].parameters()]

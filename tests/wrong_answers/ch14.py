@@ -237,13 +237,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
             "        correct += (out.argmax(dim=1) == y).sum()\n"
             "    return (torch.stack(losses) if losses else torch.zeros(0)), correct",
-            f"{_PASS} returned losses as a torch.float32 tensor of shape (6,) on cpu; the slow loop's: a list",
+            f"{_PASS} returned (a torch.float32 tensor of shape (6,) on cpu, a torch.int64 tensor of shape () on cpu)",
         ),
         (
             "import numpy as np\n\n" + _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
             "        correct += (out.argmax(dim=1) == y).sum()\n"
             "    return np.asarray(torch.stack(losses) if losses else []), int(correct)",
-            f"{_PASS} returned losses as array([1.4731445, ",
+            f"{_PASS} returned (array([1.4731445, ",
         ),
         (
             _Q2_HEAD + _Q2_STEP + "        losses.append(loss.detach())\n"
@@ -557,7 +557,7 @@ WRONG_ANSWERS[2] += tuple(
         + _Q2_STEP
         + "        losses.append(loss.detach())\n        correct += (out.argmax(dim=1) == y).sum()\n"
         f"    return {losses}, int(correct)",
-        f"{_PASS} returned losses as [a torch.float32 tensor of shape () on cpu, ",
+        f"{_PASS} returned ([a torch.float32 tensor of shape () on cpu, ",
     )
     for losses in ("losses", "list(torch.stack(losses)) if losses else []")
 )
@@ -594,5 +594,15 @@ WRONG_ANSWERS[2] += (
         .replace("    losses, correct = [], 0\n", "    model.double()\n    losses, correct = [], 0\n")
         .replace("out = model(x)", "out = model(x.double())"),
         "but left the model unlike the slow loop's (weights, dtype, mode)",
+    ),
+)
+#: Round 30: the count left out of the return (a list of the losses alone was told its "losses" were one float)
+WRONG_ANSWERS[2] += (
+    (
+        SOLUTIONS[2].replace(
+            "    return (torch.stack(losses).tolist() if losses else []), int(correct)",
+            "    return torch.stack(losses).tolist() if losses else []",
+        ),
+        f"{_PASS} returned (1.47314, 1.43987, 1.41185, 1.39401, 1.36994, 1.33507); expected (losses, correct)",
     ),
 )
