@@ -520,17 +520,23 @@ WRONG_ANSWERS[2] += (
         "reads ['.__format__()', '.cpu()', '.tolist()', 'int()']",
     ),
 )
-#: Round 26: writes into a host copy through out= or an alias of it end its free reads too
+#: Rounds 26 and 27: a host copy written into each step (through out= or an alias) or re-pointed at the live loss
+#: (.data =, set_), then read: its free reads end at the write, and its storage is taken as each call returns
 WRONG_ANSWERS[2] += tuple(
     (
         _Q2_HEAD.replace("    for x, y", "    host = torch.zeros(()).cpu()\n    for x, y")
         + _Q2_STEP
-        + f"        {write}\n        losses.append(host.item())\n"
+        + f"        {change}\n        losses.append({read})\n"
         "        correct += (out.argmax(dim=1) == y).sum()\n"
         "    return losses, int(correct)",
-        "8 reads ['.cpu()', '.item()', 'int()']",
+        f"8 reads ['.cpu()', '{said}', 'int()']",
     )
-    for write in ("torch.add(loss.detach(), 0, out=host)", "host.detach().copy_(loss.detach())")
+    for change, read, said in (
+        ("torch.add(loss.detach(), 0, out=host)", "host.item()", ".item()"),
+        ("host.detach().copy_(loss.detach())", "host.item()", ".item()"),
+        ("host.data = loss.detach()", "float(host)", "float()"),
+        ("host.set_(loss.detach())", "float(host)", "float()"),
+    )
 )
 #: Round 26: one copy to the host, then read through views of it (detach, .data, view, slices): one wait on a GPU
 RIGHT_ANSWERS[2] += tuple(
@@ -560,19 +566,6 @@ WRONG_ANSWERS[2] += tuple(
         f"{_PASS} returned ([a torch.float32 tensor of shape () on cpu, ",
     )
     for losses in ("losses", "list(torch.stack(losses)) if losses else []")
-)
-#: Round 27: a host copy re-pointed at the live loss each step (.data =, set_), then read: the copy's storage is
-#: taken when each call returns, not after the run
-WRONG_ANSWERS[2] += tuple(
-    (
-        _Q2_HEAD.replace("    for x, y", "    host = torch.zeros(()).cpu()\n    for x, y")
-        + _Q2_STEP
-        + f"        {repoint}\n        losses.append(float(host))\n"
-        "        correct += (out.argmax(dim=1) == y).sum()\n"
-        "    return losses, int(correct)",
-        "8 reads ['.cpu()', 'float()', 'int()']",
-    )
-    for repoint in ("host.data = loss.detach()", "host.set_(loss.detach())")
 )
 #: Round 28: the model left otherwise than the slow loop leaves it, though the results match: the last step skipped,
 #: a step too many after the loop, eval mode left on
