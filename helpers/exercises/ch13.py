@@ -1,4 +1,4 @@
-"""Chapter 13 exercises: write a Triton kernel, fix one with two planted bugs, predict a fused kernel's time."""
+"""Chapter 13 exercises: a row kernel from its specification, a kernel to debug, an online softmax's time predicted."""
 
 import contextlib
 import importlib.util
@@ -14,9 +14,10 @@ from ..answers import Wrong, expect_function
 from ..kernels import OutOfBounds, _element_addresses, as_interpreted, bounds_checked, triton_advice
 from ..learner_code import first_line
 from ..standins import KernelNeedingTriton
-from .cases import questions, table, unchanged
+from .cases import Slip, questions, table, unchanged
 
 _FILL = -777  # what an output buffer holds before the launch (no right answer is this)
+_UNDEFINED = "; a load with a mask and no other= left its masked lanes undefined (NaN here)"
 
 
 def _check_kernel(name: str, value: Any) -> None:  # each case interpreted, bounds-checked; then compiled on a GPU
@@ -26,7 +27,7 @@ def _check_kernel(name: str, value: Any) -> None:  # each case interpreted, boun
     plain = type(value).__name__ not in ("InterpretedFunction", "JITFunction")  # no @triton.jit: seen from its type
     gpu = [(value.__getitem__, "cuda")] if type(value).__name__ == "JITFunction" and torch.cuda.is_available() else []
     for launch, device in [((lambda grid: value) if plain else as_interpreted(value).__getitem__, "cpu"), *gpu]:
-        for label, *case in _CASES[name](device):  # run as Python, a kernel fails in Triton's words (they vary)
+        for label, *case in _rows_cases(name, device):  # run as Python, a kernel fails in Triton's words (they vary)
             said = " (compiled, on the GPU)" if device == "cuda" else " (run as Python: no @triton.jit)" * plain
             _launch(launch, f"{name} on {label}{said}", *case)
     if plain:
@@ -34,14 +35,20 @@ def _check_kernel(name: str, value: Any) -> None:  # each case interpreted, boun
 
 
 def _launch(launch: Any, call: str, grid: tuple, block: int, tensors: dict, rest: tuple, want: Any) -> None:
-    """Launch on one case: `tensors` by name, `out` among them; `rest`, n or n_cols first."""
+    """Launch on one case: `tensors` by name, `out` among them; `rest`, n_cols first. The kernel to debug is told
+    its symptoms only, the others what to change too; a masked load without `other` gets NaN in its masked lanes."""
+    from triton.runtime.interpreter import TensorHandle, _get_np_dtype
     from triton.runtime.interpreter import interpreter_builder as builder
 
-    out, kept, accesses = tensors["out"], {k: t.clone() for k, t in tensors.items() if k != "out"}, []
+    out, kept, accesses, undefined = tensors["out"], {k: t.clone() for k, t in tensors.items() if k != "out"}, [], []
+    advise = not call.startswith("row_scale_kernel")
 
     def watch(io: str, ptrs: Any, *args: Any, **kwargs: Any) -> Any:  # each interpreted access (compiled: none seen)
         on = np.asarray(args[io == "store"].data, dtype=bool).ravel().tolist()  # load(ptrs, mask, ...), store(.., mask)
         accesses.append((io, builder.grid_idx[0], list(zip(ptrs.data.ravel().tolist(), on, strict=True))))
+        if io == "load" and args[1] is None and (kind := ptrs.get_element_ty()).is_floating():
+            nan = TensorHandle(np.full(ptrs.data.shape, np.nan, _get_np_dtype(kind)), kind)  # no defined value
+            undefined.append(args := (args[0], nan, *args[2:]))
         return do[io](ptrs, *args, **kwargs)
 
     try:
@@ -53,7 +60,8 @@ def _launch(launch: Any, call: str, grid: tuple, block: int, tensors: dict, rest
     except Exception as exc:
         cause = exc.__cause__ or exc
         if isinstance(cause, OutOfBounds):
-            said = "" if cause.tensor == "scale" else _strays(cause.tensor, *accesses[-1][1:], tensors, block, rest[0])
+            advise = advise and cause.tensor != "scale"
+            said = _strays(cause.tensor, *accesses[-1][1:], tensors, block, rest[0]) if advise else ""
             raise Wrong(f"{call}: {str(cause).replace(' given: ', ' given; the lowest lies ')}.{said}") from None
         raise Wrong(f"{call} raised {type(cause).__name__}: {first_line(cause)}") from None
     if not unchanged(kept, {k: tensors[k] for k in kept}):
@@ -66,27 +74,26 @@ def _launch(launch: Any, call: str, grid: tuple, block: int, tensors: dict, rest
         at, missed = tuple(wrong.nonzero()[0].tolist()), got == _FILL
         more = f", nor are {int(missed.sum()) - 1} more" * bool(missed.sum() > 1)
         seen = f"never written{more}" if missed[at] else f"{float(got[at]):.7g}"
-        seen += f"; expected {float(want[at]):.7g} (within {tol:g})" + _gaps(out, missed, lanes) * bool(missed[at])
+        why = _gaps(out, missed, lanes) if missed[at] and advise else _UNDEFINED * bool(undefined and got[at].isnan())
+        seen += f"; expected {float(want[at]):.7g} (within {tol:g}){why}"
         raise Wrong(f"{call}: out[{', '.join(map(str, at))}] is {seen}")
     if (most := max((len(each) for _, _, each in accesses), default=0)) > block:  # a width other than BLOCK
         raise Wrong(f"{call}: one access of a program instance had {most} lanes, more than BLOCK ({block})")
-    width = out.element_size() * (out.stride(0) if out.dim() == 2 else block)  # a row's bytes apart, or a block's
+    width = out.element_size() * out.stride(0)  # a row's bytes apart
     parts = {(p, (a - out.data_ptr()) // width) for io, p, each in accesses if io == "store" for a, on in each if on}
-    if wide := sorted(p for p, _ in parts if sum(q == p for q, _ in parts) > 1):  # one instance doing more than one
-        what = "rows: one row each" if out.dim() == 2 else "blocks of BLOCK elements: one block each"
-        raise Wrong(f"{call}: program instance {wide[0]} stored into {sum(q == wide[0] for q, _ in parts)} {what}")
+    if wide := sorted((p, n) for p, _ in parts if (n := sum(q == p for q, _ in parts)) > 1):  # more than one row
+        raise Wrong(f"{call}: program instance {wide[0][0]} stored into {wide[0][1]} rows: one row each")
     if again := len(stored := [a for a, on in lanes if on]) - len(set(stored)):  # a round trip, or overlapping lanes
         raise Wrong(f"{call} stored {again} element(s) more than once: a kernel stores each result once")
 
 
 def _strays(name: str, p: int, lanes: list, tensors: dict, block: int, end: int) -> str:  # what stray lanes show
-    rows, t = tensors["out"].dim() == 2, tensors[name]
-    test, address = ("cols < n_cols", f"row * {name}_row_stride + cols") if rows else ("offsets < n", "offsets")
+    t, test, address = tensors[name], "cols < n_cols", f"row * {name}_row_stride + cols"
     inside = {int(a) for u in tensors.values() for a in _element_addresses(u)}
     stray = [i for i, (a, on) in enumerate(lanes) if on and a not in inside]
-    at = [(a - t.data_ptr()) // t.element_size() - p * (t.stride(0) if rows else block) for a, _ in lanes]
+    at = [(a - t.data_ptr()) // t.element_size() - p * t.stride(0) for a, _ in lanes]
     shift = min(at) if sorted(at) == list(range(min(at), min(at) + block)) else None  # its own row or block, moved?
-    past = [i for i in stray if p * block * (not rows) + (at[i] if shift == 0 else i) >= end]  # else lane i: place i
+    past = [i for i in stray if (at[i] if shift == 0 else i) >= end]  # else lane i: place i
     why = f"fails {test}, yet nothing masked it off: mask every load and store with {test}"
     why = why if past else f"passes {test}: its address should be {name}_ptr + {address}, the offsets the mask tests"
     why = f"is in an access off by {shift:+d}: its address should be {name}_ptr + {address}" if shift else why
@@ -99,42 +106,31 @@ def _gaps(out: torch.Tensor, missed: torch.Tensor, lanes: list) -> str:  # what 
     where = set((out._base.data_ptr() + places * out.element_size()).tolist())
     if lanes and where <= {address for address, stored in lanes if not stored}:
         return ": the mask turned off every lane that reached them"
-    each = "i must cover the BLOCK elements from i * BLOCK" if missed.dim() == 1 else "r must cover row r"
     unreached = lanes and where.isdisjoint(address for address, _ in lanes)
-    return f": no program instance's offsets reach them: instance {each}" * bool(unreached)
+    return ": no program instance's offsets reach them: instance r must cover row r" * bool(unreached)
 
 
-#: (n, BLOCK, scale, shift, dtype): a ragged last block; n under one block, a negative scale; whole blocks; BLOCK 4.
-_RELU_CASES = ((1000, 256, 1.5, -0.25, "float32"), (100, 128, -2.0, 0.5, "float32"), (3072, 1024, 0.75, 0.1, "float16"))
-_RELU_CASES += ((51, 4, 0.5, 1.0, "float32"),)  # odd; a descriptor's block needs 16 bytes
 #: (rows, n_cols, row strides of x and out, BLOCK, dtype): ragged; apart; BLOCK far over; scales not whole numbers.
 _ROWS_CASES = ((1, 100, 100, 100, 128, "float32"), (3, 128, 160, 136, 128, "int32"), (3, 100, 160, 136, 256, "float16"))
 _ROWS_CASES += ((2, 4499, 8200, 8196, 8192, "float32"), (70, 5, 8, 7, 64, "float32"))  # odd; more rows than BLOCK
 
 
-def _relu_cases(device: str) -> Any:
-    for n, block, scale, shift, kind in _RELU_CASES:
-        g = torch.Generator().manual_seed(n)  # x's memory runs a block past it: a stray lane lands in no other tensor
-        x = torch.cat([torch.randn(n, generator=g), torch.zeros(block)]).to(getattr(torch, kind)).to(device)[:n]
-        out = torch.full((n + 2 * block,), _FILL, dtype=x.dtype, device=device)[block : block + n]
-        want = (x.cpu().double() * scale + shift).clamp(min=0).to(x.dtype).double()
-        label = f"n={n} in blocks of {block} (scale={scale}, shift={shift}, {kind})"
-        yield label, (-(-n // block),), block, {"x": x, "out": out}, (n, scale, shift), want
-
-
-def _rows_cases(device: str) -> Any:
+def _rows_cases(name: str, device: str) -> Any:  # row_centre_kernel's: float rows, no scale
     for rows, cols, x_stride, out_stride, block, kind in _ROWS_CASES:
-        g, dtype = torch.Generator().manual_seed(cols), getattr(torch, kind)
+        centre, g = name == "row_centre_kernel", torch.Generator().manual_seed(cols)
+        dtype = getattr(torch, kind := "float32" if centre and kind == "int32" else kind)
         x = torch.cat([torch.randn(rows, x_stride, generator=g) * 4, torch.zeros(1, x_stride)]).to(dtype).to(device)
         x, scale = x[:rows, :cols], (torch.arange(2, rows + 2 + block) * 0.75 + 0.1).to(dtype).to(device)[:rows]
         out = torch.full((rows + 1, out_stride), _FILL, dtype=dtype, device=device)[:rows, :cols]
-        want = (x.cpu().double() * scale.cpu().double()[:, None]).to(dtype).double()
+        x64 = x.cpu().double()
+        want = (x64 - x64.mean(1, keepdim=True) if centre else x64 * scale.cpu().double()[:, None]).to(dtype).double()
         label = f"{rows} row(s) of {cols} {kind}s, {x_stride} apart in x and {out_stride} in out, BLOCK={block}"
-        yield label, (rows,), block, {"x": x, "scale": scale, "out": out}, (cols, x_stride, out_stride), want
+        tensors = {"x": x, "out": out} if centre else {"x": x, "scale": scale, "out": out}
+        yield label, (rows,), block, tensors, (cols, x_stride, out_stride), want
 
 
-_least = lambda rows, cols, size, roof: 2 * rows * cols * size / (roof * 1e9)  # x read once, the result written once
-_LEAST_CASES = ((8192, 1024, 4, 300.0), (4096, 2048, 2, 1000.0), (100_000, 300, 8, 250.5), (1, 2**20, 1, 900))
+_walks = lambda rows, cols, size, roof: 3 * rows * cols * size / (roof * 1e9)  # x read twice, the result written once
+_WALK_CASES = ((8192, 1024, 4, 300.0), (4096, 2048, 2, 1000.0), (100_000, 300, 8, 250.5), (1, 2**20, 1, 900))
 
 
 def _kernel_context() -> dict[str, Any]:  # names for answers run from strings (tests): kernels interpreted
@@ -143,15 +139,18 @@ def _kernel_context() -> dict[str, Any]:  # names for answers run from strings (
 
 
 _TEXTS = {
-    "relu_affine_kernel": "Write the Triton kernel `relu_affine_kernel`: out[i] = max(x[i] * scale + shift, 0), one "
-    "block of BLOCK elements per program instance.\nStart from add_kernel; mask the load and the store: offsets < n.",
-    "row_scale_kernel": "Fix `row_scale_kernel` (row r of x times scale[r]): it is right only for packed rows BLOCK "
-    "long.\nMask the lanes past n_cols; rows start x_row_stride apart (try torch.randn(3, 160)[:, :100]).",
-    "least_seconds": "Write `least_seconds(rows, cols, element_size, roof_gb_per_s)`: the fused softmax's least time."
-    "\nBytes moved / bandwidth: x read once, the result written once; GB/s means 10^9 bytes per second.",
+    "row_centre_kernel": "Write `row_centre_kernel`: out[r, c] = x[r, c] minus the mean of row r's n_cols elements, "
+    "one row per program instance.\nMask the load and the store with cols < n_cols; masked lanes must add nothing "
+    "to the sum (load them as other=0.0), and the mean divides by n_cols, not BLOCK.",
+    "row_scale_kernel": "Debug `row_scale_kernel` (row r of x times scale[r]): find inputs it gets wrong, find why, "
+    "fix it.\nRun it under bounds_checked on rows shorter than BLOCK, then on rows further apart than they are long "
+    "(torch.randn(3, 160)[:, :100]).",
+    "predicted_seconds": "Write `predicted_seconds(rows, cols, element_size, roof_gb_per_s)`: the online softmax's "
+    "time if every element it reads or writes crosses memory.\nIt reads each row twice (two walks) and writes it "
+    "once; GB/s means 10^9 bytes per second.",
 }
-_CASES = {"relu_affine_kernel": _relu_cases, "row_scale_kernel": _rows_cases}
-_LEAST_CHECK = table("least_seconds", "(rows, cols, element_size, roof_gb_per_s)", _LEAST_CASES, _least)
-_CHECKS = (partial(_check_kernel, "relu_affine_kernel"), partial(_check_kernel, "row_scale_kernel"), _LEAST_CHECK)
+_SLIPS = [Slip(lambda *c: _walks(*c) * 2 / 3, "x read once: the online softmax reads each row twice, one walk each")]
+_WALKS = table("predicted_seconds", "(rows, cols, element_size, roof_gb_per_s)", _WALK_CASES, _walks, slips=_SLIPS)
+_CHECKS = (partial(_check_kernel, "row_centre_kernel"), partial(_check_kernel, "row_scale_kernel"), _WALKS)
 _KERNEL = {"context": _kernel_context, "time_limit": 20.0}  # a kernel's question: Triton's names, its first import
-QUESTIONS = questions("13", _TEXTS, _CHECKS, dict.fromkeys(_CASES, _KERNEL))
+QUESTIONS = questions("13", _TEXTS, _CHECKS, dict.fromkeys(("row_centre_kernel", "row_scale_kernel"), _KERNEL))
