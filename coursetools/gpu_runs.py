@@ -53,6 +53,7 @@ HEADLINES: dict[str, dict[str, tuple[str, float] | None]] = {
         "memory roof": None,
     },
     "11": {GRAPHS: ("at least", 3.0)},
+    "13": {"fused softmax, your Triton kernel": ("share", 0.6), "float16 matmul, your Triton kernel": None},
     "14": {
         "a sample's cost, batch 16 over the big batch": None,
         "device idle share, batch 16": None,

@@ -46,8 +46,8 @@ def _launch(launch: Any, call: str, grid: tuple, block: int, tensors: dict, rest
     def watch(io: str, ptrs: Any, *args: Any, **kwargs: Any) -> Any:  # each interpreted access (compiled: none seen)
         on = np.asarray(args[io == "store"].data, dtype=bool).ravel().tolist()  # load(ptrs, mask, ...), store(.., mask)
         accesses.append((io, builder.grid_idx[0], list(zip(ptrs.data.ravel().tolist(), on, strict=True))))
-        if io == "load" and args[1] is None and (kind := ptrs.get_element_ty()).is_floating():
-            nan = TensorHandle(np.full(ptrs.data.shape, np.nan, _get_np_dtype(kind)), kind)  # no defined value
+        if io == "load" and args[1] is None and (kind := ptrs.get_element_ty()).name in ("fp16", "fp32", "fp64"):
+            nan = TensorHandle(np.full(ptrs.data.shape, np.nan, _get_np_dtype(kind)), kind)  # undefined: NaN here
             undefined.append(args := (args[0], nan, *args[2:]))
         return do[io](ptrs, *args, **kwargs)
 
