@@ -35,13 +35,12 @@ def _check_kernel(name: str, value: Any) -> None:  # each case interpreted, boun
 
 
 def _launch(launch: Any, call: str, grid: tuple, block: int, tensors: dict, rest: tuple, want: Any) -> None:
-    """Launch on one case: `tensors` by name, `out` among them; `rest`, n_cols first. The kernel to debug is told
-    its symptoms only, the others what to change too; a masked load without `other` gets NaN in its masked lanes."""
+    """One case: `tensors` by name (`out` among them), `rest` (n_cols first); the kernel to debug: symptoms only."""
     from triton.runtime.interpreter import TensorHandle, _get_np_dtype
     from triton.runtime.interpreter import interpreter_builder as builder
 
     out, kept, accesses, undefined = tensors["out"], {k: t.clone() for k, t in tensors.items() if k != "out"}, [], []
-    advise = not call.startswith("row_scale_kernel")
+    advise = "scale" not in tensors  # row_scale_kernel, the kernel to debug, is told symptoms only
 
     def watch(io: str, ptrs: Any, *args: Any, **kwargs: Any) -> Any:  # each interpreted access (compiled: none seen)
         on = np.asarray(args[io == "store"].data, dtype=bool).ravel().tolist()  # load(ptrs, mask, ...), store(.., mask)
@@ -60,7 +59,6 @@ def _launch(launch: Any, call: str, grid: tuple, block: int, tensors: dict, rest
     except Exception as exc:
         cause = exc.__cause__ or exc
         if isinstance(cause, OutOfBounds):
-            advise = advise and cause.tensor != "scale"
             said = _strays(cause.tensor, *accesses[-1][1:], tensors, block, rest[0]) if advise else ""
             raise Wrong(f"{call}: {str(cause).replace(' given: ', ' given; the lowest lies ')}.{said}") from None
         raise Wrong(f"{call} raised {type(cause).__name__}: {first_line(cause)}") from None
@@ -85,6 +83,12 @@ def _launch(launch: Any, call: str, grid: tuple, block: int, tensors: dict, rest
         raise Wrong(f"{call}: program instance {wide[0][0]} stored into {wide[0][1]} rows: one row each")
     if again := len(stored := [a for a, on in lanes if on]) - len(set(stored)):  # a round trip, or overlapping lanes
         raise Wrong(f"{call} stored {again} element(s) more than once: a kernel stores each result once")
+    xs, outs = (set(_element_addresses(tensors[name]).tolist()) for name in ("x", "out"))
+    loads = [a for io, _, each in accesses if io == "load" for a, on in each if on]
+    if read := sum(a in outs for a in loads):  # torch.empty's out may hold NaN: out * 0 is not 0
+        raise Wrong(f"{call} loaded {read} element(s) of out: out holds what was in memory before; only store into it")
+    if again := len(in_x := [a for a in loads if a in xs]) - len(set(in_x)):  # a second pass over x
+        raise Wrong(f"{call} loaded {again} element(s) of x more than once: load the row once and keep it in registers")
 
 
 def _strays(name: str, p: int, lanes: list, tensors: dict, block: int, end: int) -> str:  # what stray lanes show
@@ -94,7 +98,7 @@ def _strays(name: str, p: int, lanes: list, tensors: dict, block: int, end: int)
     at = [(a - t.data_ptr()) // t.element_size() - p * t.stride(0) for a, _ in lanes]
     shift = min(at) if sorted(at) == list(range(min(at), min(at) + block)) else None  # its own row or block, moved?
     past = [i for i in stray if (at[i] if shift == 0 else i) >= end]  # else lane i: place i
-    why = f"fails {test}, yet nothing masked it off: mask every load and store with {test}"
+    why = f"fails {test}, yet the access's mask (if any) let it through: mask every load and store with {test}"
     why = why if past else f"passes {test}: its address should be {name}_ptr + {address}, the offsets the mask tests"
     why = f"is in an access off by {shift:+d}: its address should be {name}_ptr + {address}" if shift else why
     why = why if len(lanes) == block else f"is in an access of {len(lanes)} lanes: check its mask and its address"
@@ -102,8 +106,7 @@ def _strays(name: str, p: int, lanes: list, tensors: dict, block: int, end: int)
 
 
 def _gaps(out: torch.Tensor, missed: torch.Tensor, lanes: list) -> str:  # what store lanes show of missed elements
-    places = torch.arange(out._base.numel()).as_strided(out.shape, out.stride(), out.storage_offset())[missed]
-    where = set((out._base.data_ptr() + places * out.element_size()).tolist())
+    where = set(_element_addresses(out)[missed.flatten().numpy()].tolist())  # row by row, as missed is
     if lanes and where <= {address for address, stored in lanes if not stored}:
         return ": the mask turned off every lane that reached them"
     unreached = lanes and where.isdisjoint(address for address, _ in lanes)
@@ -113,19 +116,19 @@ def _gaps(out: torch.Tensor, missed: torch.Tensor, lanes: list) -> str:  # what 
 #: (rows, n_cols, row strides of x and out, BLOCK, dtype): ragged; apart; BLOCK far over; scales not whole numbers.
 _ROWS_CASES = ((1, 100, 100, 100, 128, "float32"), (3, 128, 160, 136, 128, "int32"), (3, 100, 160, 136, 256, "float16"))
 _ROWS_CASES += ((2, 4499, 8200, 8196, 8192, "float32"), (70, 5, 8, 7, 64, "float32"))  # odd; more rows than BLOCK
+_ROWS_CASES += ((2, 3000, 3008, 3000, 4096, "float16"),)  # x of 40 ± 4 (lift): its float16 sum overflows
 
 
 def _rows_cases(name: str, device: str) -> Any:  # row_centre_kernel's: float rows, no scale
     for rows, cols, x_stride, out_stride, block, kind in _ROWS_CASES:
-        centre, g = name == "row_centre_kernel", torch.Generator().manual_seed(cols)
+        centre, g, lift = name == "row_centre_kernel", torch.Generator().manual_seed(cols), 40.0 * (cols == 3000)
         dtype = getattr(torch, kind := "float32" if centre and kind == "int32" else kind)
-        x = torch.cat([torch.randn(rows, x_stride, generator=g) * 4, torch.zeros(1, x_stride)]).to(dtype).to(device)
-        x, scale = x[:rows, :cols], (torch.arange(2, rows + 2 + block) * 0.75 + 0.1).to(dtype).to(device)[:rows]
+        x = torch.cat([torch.randn(rows, x_stride, generator=g) * 4 + lift, torch.zeros(1, x_stride)]).to(dtype)
+        x64, scale = x[:rows, :cols].double(), (torch.arange(2, rows + 2 + block) * 0.75 + 0.1).to(dtype)[:rows]
+        want = (x64 - x64.mean(1, keepdim=True) if centre else x64 * scale.double()[:, None]).to(dtype).double()
         out = torch.full((rows + 1, out_stride), _FILL, dtype=dtype, device=device)[:rows, :cols]
-        x64 = x.cpu().double()
-        want = (x64 - x64.mean(1, keepdim=True) if centre else x64 * scale.cpu().double()[:, None]).to(dtype).double()
         label = f"{rows} row(s) of {cols} {kind}s, {x_stride} apart in x and {out_stride} in out, BLOCK={block}"
-        tensors = {"x": x, "out": out} if centre else {"x": x, "scale": scale, "out": out}
+        tensors = {"x": x.to(device)[:rows, :cols]} | ({} if centre else {"scale": scale.to(device)}) | {"out": out}
         yield label, (rows,), block, tensors, (cols, x_stride, out_stride), want
 
 
@@ -139,15 +142,12 @@ def _kernel_context() -> dict[str, Any]:  # names for answers run from strings (
 
 
 _TEXTS = {
-    "row_centre_kernel": "Write `row_centre_kernel`: out[r, c] = x[r, c] minus the mean of row r's n_cols elements, "
-    "one row per program instance.\nMask the load and the store with cols < n_cols; masked lanes must add nothing "
-    "to the sum (load them as other=0.0), and the mean divides by n_cols, not BLOCK.",
-    "row_scale_kernel": "Debug `row_scale_kernel` (row r of x times scale[r]): find inputs it gets wrong, find why, "
-    "fix it.\nRun it under bounds_checked on rows shorter than BLOCK, then on rows further apart than they are long "
-    "(torch.randn(3, 160)[:, :100]).",
-    "predicted_seconds": "Write `predicted_seconds(rows, cols, element_size, roof_gb_per_s)`: the online softmax's "
-    "time if every element it reads or writes crosses memory.\nIt reads each row twice (two walks) and writes it "
-    "once; GB/s means 10^9 bytes per second.",
+    "row_centre_kernel": "Write `row_centre_kernel`: out[r, c] = x[r, c] minus row r's mean, one row per instance."
+    "\nMask with cols < n_cols, masked lanes loaded as other=0.0; divide by n_cols; sum in float32 (x.to(tl.float32)).",
+    "row_scale_kernel": "Debug `row_scale_kernel` (row r times scale[r]): find inputs it gets wrong and why; fix it."
+    "\nRun it under bounds_checked on rows shorter than BLOCK, then on rows apart: torch.randn(3, 160)[:, :100].",
+    "predicted_seconds": "Write `predicted_seconds(rows, cols, element_size, roof_gb_per_s)`: the online softmax's time"
+    " if all its bytes cross memory.\nIt reads each row twice and writes it once; GB/s means 10^9 bytes per second.",
 }
 _SLIPS = [Slip(lambda *c: _walks(*c) * 2 / 3, "x read once: the online softmax reads each row twice, one walk each")]
 _WALKS = table("predicted_seconds", "(rows, cols, element_size, roof_gb_per_s)", _WALK_CASES, _walks, slips=_SLIPS)
