@@ -30,9 +30,9 @@ def triton_advice() -> str:
 
 
 def as_interpreted(kernel: Any) -> Any:
-    """`kernel` if interpreted, else an interpreted copy that interprets the `@triton.jit` functions it calls too
-    (`tl.zeros`, `tl.sum`, its own): imported without `TRITON_INTERPRET=1` they are compiled, and calling one raises
-    "Cannot call @triton.jit'd outside of the scope of a kernel" (`JITFunction.__call__`, Triton 3.6 to 3.9)."""
+    """An interpreted copy of `kernel` that interprets the `@triton.jit` functions it calls too (`tl.zeros`, `tl.sum`,
+    its own): imported before `TRITON_INTERPRET=1` was set they are compiled, even under an interpreted kernel, and
+    calling one raises "Cannot call @triton.jit'd outside of the scope of a kernel" (Triton 3.6 to 3.9)."""
     from triton.runtime import JITFunction, interpreter
 
     class Interpreted(interpreter.InterpretedFunction):
@@ -41,7 +41,7 @@ def as_interpreted(kernel: Any) -> Any:
             with mock.patch.object(JITFunction, "__call__", interpret):
                 return super().run(*args, **kwargs)
 
-    return kernel if isinstance(kernel, interpreter.InterpretedFunction) else Interpreted(kernel.fn)
+    return Interpreted(kernel.fn)
 
 
 class OutOfBounds(IndexError):

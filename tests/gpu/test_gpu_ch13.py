@@ -395,7 +395,7 @@ def _compiled_answer(code: str, name: str, folder: Path):
 #: kernel to debug is told the symptom only.
 MISSING_MASK_SAID = {
     1: "1 element(s) past the end of x. Lane 100 of program instance 0 is one of them: it fails cols < n_cols, yet "
-    "nothing masked it off: mask every load and store with cols < n_cols",
+    "the access's mask (if any) let it through: mask every load and store with cols < n_cols",
     2: "row_scale_kernel on 1 row(s) of 100 float32s, 100 apart in x and 100 in out, BLOCK=128: a load of 28 "
     "element(s) outside every tensor given; the lowest lies 1 element(s) past the end of x.",  # debug: no advice
 }

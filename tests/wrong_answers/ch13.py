@@ -4,154 +4,229 @@ from helpers.exercises.solutions.ch13 import SOLUTIONS
 
 from . import lines_of
 
-_Q1_HEAD = lines_of(SOLUTIONS[1], 1, 2)
-_Q1_OFFSETS = lines_of(SOLUTIONS[1], 3, 3)
+_Q1_DEF = lines_of(SOLUTIONS[1], 1, 2)
+_Q1_HEAD = lines_of(SOLUTIONS[1], 1, 4)
+_Q1_MASK = "    mask = cols < n_cols\n"
+_Q1_LOAD = "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=0.0)\n"
+_Q1_STORE = "    tl.store(out_ptr + row * out_row_stride + cols, x - tl.sum(x, axis=0) / n_cols, mask=mask)\n"
 _Q2_HEAD = lines_of(SOLUTIONS[2], 1, 4)
 _Q3_HEAD = lines_of(SOLUTIONS[3], 1, 1)
-#: The first cases' words: question 1's ragged n, question 2's single ragged row and its rows further apart.
-_RAGGED = "relu_affine_kernel on n=1000 in blocks of 256 (scale=1.5, shift=-0.25, float32)"
+#: The first cases' words: each kernel's single ragged row and its rows further apart (question 1's are float32 where
+#: question 2's are int32), question 1's float16 rows, its rows longer than 4096 and its 70 short rows.
+_CENTRE_ONE_ROW = "row_centre_kernel on 1 row(s) of 100 float32s, 100 apart in x and 100 in out, BLOCK=128: "
+_CENTRE_APART = "row_centre_kernel on 3 row(s) of 128 float32s, 160 apart in x and 136 in out, BLOCK=128: "
+_CENTRE_LONG = "row_centre_kernel on 2 row(s) of 4499 float32s, 8200 apart in x and 8196 in out, BLOCK=8192: "
+_CENTRE_MANY = "row_centre_kernel on 70 row(s) of 5 float32s, 8 apart in x and 7 in out, BLOCK=64: "
 _ONE_ROW = "row_scale_kernel on 1 row(s) of 100 float32s, 100 apart in x and 100 in out, BLOCK=128: "
 _APART = "row_scale_kernel on 3 row(s) of 128 int32s, 160 apart in x and 136 in out, BLOCK=128: "
 
 
 #: Typical wrong answers to each question, by number, each with words its verdict must contain (the
 #: message a learner who wrote it is told). Question 2's first one is the kernel as the chapter hands it
-#: out, with both bugs.
+#: out, with both bugs. Question 1's were question 1's elementwise kernel's until the row-centring kernel
+#: took its place: each the same mistake made in a row kernel, where it can be.
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
-        (
-            _Q1_HEAD + _Q1_OFFSETS + "    x = tl.load(x_ptr + offsets)\n"
-            "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0))\n",
-            # how many of the stray lanes land inside another tensor depends on where memory was allocated
-            "element(s) outside every tensor given; the lowest lies 1 element(s) past the end of x. Lane 232 of "
-            "program instance 3 is one of them: it fails offsets < n, yet nothing masked it off: mask every load and "
-            "store",
+        (  # no mask at all: the lanes past n_cols load and store
+            _Q1_HEAD + "    x = tl.load(x_ptr + row * x_row_stride + cols)\n"
+            "    tl.store(out_ptr + row * out_row_stride + cols, x - tl.sum(x, axis=0) / n_cols)\n",
+            f"{_CENTRE_ONE_ROW}a load of 28 element(s) outside every tensor given; the lowest lies 1 element(s) past "
+            "the end of x. Lane 100 of program instance 0 is one of them: it fails cols < n_cols, yet "
+            "the access's mask (if any) let it through: mask every load and store with cols < n_cols",
         ),
-        (  # offsets from the program id alone: the blocks overlap, the mask is right and is not named
-            _Q1_HEAD + "    offsets = tl.program_id(0) + tl.arange(0, BLOCK)\n"
-            "    mask = offsets < n\n"
-            "    x = tl.load(x_ptr + offsets, mask=mask)\n"
-            "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-            f"{_RAGGED}: out[259] is never written, nor are 740 more; expected 2.733097 (within 1e-05): no program "
-            "instance's offsets reach them: instance i must cover the BLOCK elements from i * BLOCK",
+        (  # rows from the program id alone, not times the stride: the rows overlap, the mask is right and not named
+            _Q1_HEAD + _Q1_MASK + "    x = tl.load(x_ptr + row + cols, mask=mask, other=0.0)\n"
+            "    tl.store(out_ptr + row + cols, x - tl.sum(x, axis=0) / n_cols, mask=mask)\n",
+            f"{_CENTRE_APART}a load of 1 element(s) outside every tensor given; the lowest lies inside x's memory but "
+            "not one of its elements (a gap between rows). Lane 127 of program instance 1 is one of them: it is in an "
+            "access off by -159: its address should be x_ptr + row * x_row_stride + cols",
         ),
-        (  # the mask off by one: lane n gets through
-            _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets <= n\n"
-            "    x = tl.load(x_ptr + offsets, mask=mask)\n"
-            "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-            f"{_RAGGED}: a load of 1 element(s) outside every tensor given; the lowest lies 1 element(s) past the end "
-            "of x. Lane 232 of program instance 3 is one of them: it fails offsets < n, yet nothing masked it off",
+        (  # the mask off by one: lane n_cols gets through
+            SOLUTIONS[1].replace("cols < n_cols", "cols <= n_cols"),
+            f"{_CENTRE_ONE_ROW}a load of 1 element(s) outside every tensor given; the lowest lies 1 element(s) past "
+            "the end of x. Lane 100 of program instance 0 is one of them: it fails cols < n_cols, yet "
+            "the access's mask (if any) let it through",
         ),
         (  # the load masked, the store not
-            _Q1_HEAD + _Q1_OFFSETS + "    x = tl.load(x_ptr + offsets, mask=offsets < n, other=0.0)\n"
-            "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0))\n",
-            f"{_RAGGED}: a store of 24 element(s) outside every tensor given; the lowest lies 1 element(s) past the "
-            "end of out. Lane 232 of program instance 3 is one of them: it fails offsets < n, yet nothing masked it "
-            "off",
+            _Q1_HEAD
+            + _Q1_MASK
+            + _Q1_LOAD
+            + "    tl.store(out_ptr + row * out_row_stride + cols, x - tl.sum(x, axis=0) / n_cols)\n",
+            f"{_CENTRE_ONE_ROW}a store of 28 element(s) outside every tensor given; the lowest lies 1 element(s) past "
+            "the end of out. Lane 100 of program instance 0 is one of them: it fails cols < n_cols, yet "
+            "the access's mask (if any) let it through",
         ),
-        (
-            _Q1_HEAD + "    offsets = tl.arange(0, BLOCK)\n"
-            "    mask = offsets < n\n"
-            "    x = tl.load(x_ptr + offsets, mask=mask)\n"
-            "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-            f"{_RAGGED}: out[256] is never written, nor are 743 more; expected 1.51369 (within 1e-05): no program "
-            "instance's offsets reach them: instance i must cover the BLOCK elements from i * BLOCK",
+        (  # no row in the addresses: every program instance on row 0
+            _Q1_HEAD + _Q1_MASK + "    x = tl.load(x_ptr + cols, mask=mask, other=0.0)\n"
+            "    tl.store(out_ptr + cols, x - tl.sum(x, axis=0) / n_cols, mask=mask)\n",
+            f"{_CENTRE_APART}out[1, 0] is never written, nor are 255 more; expected -0.3324191 (within 1e-05): no "
+            "program instance's offsets reach them: instance r must cover row r",
         ),
-        (
-            _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n\n"
-            "    x = tl.load(x_ptr + offsets, mask=mask)\n"
-            "    tl.store(out_ptr + offsets, x * scale + shift, mask=mask)\n",
-            f"{_RAGGED}: out[0] is -1.045838; expected 0 (within 1e-05)",
+        (  # the sum taken for the mean: not divided by n_cols
+            SOLUTIONS[1].replace("tl.sum(x, axis=0) / n_cols", "tl.sum(x, axis=0)"),
+            f"{_CENTRE_ONE_ROW}out[0, 0] is 64.20823; expected 1.144405 (within 1e-05)",
         ),
-        (
-            _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n\n"
-            "    x = tl.load(x_ptr + offsets, mask=mask)\n"
-            "    tl.store(out_ptr + offsets, tl.maximum(x * shift + scale, 0.0), mask=mask)\n",
-            f"{_RAGGED}: out[0] is 1.63264; expected 0 (within 1e-05)",
+        (  # the subtraction the wrong way round: the mean minus x
+            SOLUTIONS[1].replace("x - tl.sum(x, axis=0) / n_cols", "tl.sum(x, axis=0) / n_cols - x"),
+            f"{_CENTRE_ONE_ROW}out[0, 0] is -1.144405; expected 1.144405 (within 1e-05)",
         ),
-        (  # every program instance on block 0: program_id along an axis the grid does not have
-            _Q1_HEAD + "    offsets = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)\n"
-            "    mask = offsets < n\n"
-            "    x = tl.load(x_ptr + offsets, mask=mask)\n"
-            "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-            f"{_RAGGED}: out[256] is never written, nor are 743 more; expected 1.51369 (within 1e-05): no program "
-            "instance's offsets reach them: instance i must cover the BLOCK elements from i * BLOCK",
+        (  # every program instance on row 0: program_id along an axis the grid does not have
+            SOLUTIONS[1].replace("tl.program_id(0)", "tl.program_id(1)"),
+            f"{_CENTRE_APART}out[1, 0] is never written, nor are 255 more; expected -0.3324191 (within 1e-05): no "
+            "program instance's offsets reach them: instance r must cover row r",
         ),
         (  # computed in float16 on float32 x: near, yet off by more than float32 allows; enough digits to see it
-            _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n\n"
-            "    x = tl.load(x_ptr + offsets, mask=mask).to(tl.float16)\n"
-            "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-            f"{_RAGGED}: out[5] is 1.234375; expected 1.234472 (within 1e-05)",
+            SOLUTIONS[1].replace("other=0.0)", "other=0.0).to(tl.float16)"),
+            f"{_CENTRE_ONE_ROW}out[0, 0] is 1.144262; expected 1.144405 (within 1e-05)",
         ),
-        (  # a round trip through out: the affine map stored, loaded back, and the ReLU stored over it
-            _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n\n"
-            "    x = tl.load(x_ptr + offsets, mask=mask)\n"
-            "    tl.store(out_ptr + offsets, x * scale + shift, mask=mask)\n"
-            "    y = tl.load(out_ptr + offsets, mask=mask)\n"
-            "    tl.store(out_ptr + offsets, tl.maximum(y, 0.0), mask=mask)\n",
-            f"{_RAGGED} stored 1000 element(s) more than once: a kernel stores each result once",
+        (  # a round trip through out: x stored, loaded back, and the centred row stored over it
+            _Q1_HEAD + _Q1_MASK + _Q1_LOAD + "    tl.store(out_ptr + row * out_row_stride + cols, x, mask=mask)\n"
+            "    y = tl.load(out_ptr + row * out_row_stride + cols, mask=mask, other=0.0)\n"
+            "    tl.store(out_ptr + row * out_row_stride + cols, y - tl.sum(y, axis=0) / n_cols, mask=mask)\n",
+            f"{_CENTRE_ONE_ROW[:-2]} stored 100 element(s) more than once: a kernel stores each result once",
         ),
         (  # out cleared first, then written: two passes over out
-            _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n\n"
-            "    x = tl.load(x_ptr + offsets, mask=mask)\n"
-            "    tl.store(out_ptr + offsets, x * 0.0, mask=mask)\n"
-            "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-            f"{_RAGGED} stored 1000 element(s) more than once",
+            _Q1_HEAD
+            + _Q1_MASK
+            + _Q1_LOAD
+            + "    tl.store(out_ptr + row * out_row_stride + cols, x * 0.0, mask=mask)\n"
+            + _Q1_STORE,
+            f"{_CENTRE_ONE_ROW[:-2]} stored 100 element(s) more than once",
         ),
-        (  # the mask one short: the last element is never written, blocks and program ids are right
-            _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n - 1\n"
-            "    x = tl.load(x_ptr + offsets, mask=mask)\n"
-            "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-            f"{_RAGGED}: out[999] is never written; expected 1.517713 (within 1e-05): the mask turned off every lane "
-            "that reached them",
+        (  # the mask one short: the last element is left out of the mean as well as out, so the first is wrong
+            SOLUTIONS[1].replace("cols < n_cols", "cols < n_cols - 1"),
+            f"{_CENTRE_ONE_ROW}out[0, 0] is 1.11466; expected 1.144405 (within 1e-05)",
         ),
-        (  # only the positive results stored: out keeps what it held where the result is 0
-            _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n\n"
-            "    y = tl.load(x_ptr + offsets, mask=mask) * scale + shift\n"
-            "    tl.store(out_ptr + offsets, y, mask=mask & (y > 0))\n",
-            f"{_RAGGED}: out[0] is never written, nor are 573 more; expected 0 (within 1e-05): the mask turned off "
+        (  # the store's mask one short: each row's last element is never written, rows and program ids are right
+            _Q1_HEAD
+            + _Q1_MASK
+            + _Q1_LOAD
+            + "    tl.store(out_ptr + row * out_row_stride + cols, x - tl.sum(x, axis=0) / n_cols, "
+            "mask=cols < n_cols - 1)\n",
+            f"{_CENTRE_ONE_ROW}out[0, 99] is never written; expected -2.337524 (within 1e-05): the mask turned off "
             "every lane that reached them",
         ),
-        (  # every other block: whole blocks never written, none written twice
-            _Q1_HEAD + "    offsets = tl.program_id(0) * 2 * BLOCK + tl.arange(0, BLOCK)\n"
-            "    mask = offsets < n\n"
-            "    x = tl.load(x_ptr + offsets, mask=mask)\n"
-            "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-            f"{_RAGGED}: out[256] is never written, nor are 487 more; expected 1.51369 (within 1e-05): no program "
-            "instance's offsets reach them",
+        (  # only the positive results stored: out keeps what it held where the result is not
+            _Q1_HEAD + _Q1_MASK + _Q1_LOAD + "    y = x - tl.sum(x, axis=0) / n_cols\n"
+            "    tl.store(out_ptr + row * out_row_stride + cols, y, mask=mask & (y > 0))\n",
+            f"{_CENTRE_ONE_ROW}out[0, 4] is never written, nor are 50 more; expected -0.7928376 (within 1e-05): the "
+            "mask turned off every lane that reached them",
         ),
-        (  # the block's length written in, not BLOCK: the mask is right, the offsets reach the first 256 of each block
-            _Q1_HEAD + "    offsets = tl.program_id(0) * 256 + tl.arange(0, 256)\n"
-            "    mask = offsets < n\n"
-            "    x = tl.load(x_ptr + offsets, mask=mask)\n"
-            "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-            "relu_affine_kernel on n=100 in blocks of 128 (scale=-2.0, shift=0.5, float32): one access of a program "
-            "instance had 256 lanes, more than BLOCK (128)",
+        (  # every other row: row 2r for instance r, the rows past the end masked off; rows 1, 3, ... never written
+            SOLUTIONS[1]
+            .replace("row = tl.program_id(0)", "row = 2 * tl.program_id(0)")
+            .replace("mask = cols < n_cols", "mask = (cols < n_cols) & (row < tl.num_programs(0))"),
+            f"{_CENTRE_APART}out[1, 0] is never written, nor are 127 more; expected -0.3324191 (within 1e-05): no "
+            "program instance's offsets reach them: instance r must cover row r",
+        ),
+        (  # the same with no mask on the rows: row 4 lies past x's memory (how many of its lanes land in another
+            # tensor, which tensor it comes nearest to, and so the shift, depend on where memory was allocated)
+            SOLUTIONS[1].replace("row = tl.program_id(0)", "row = 2 * tl.program_id(0)"),
+            "is one of them: it is in an access off by ",
+        ),
+        (  # the block's width written in, not BLOCK: the mask is right, the row's lanes wider than BLOCK
+            SOLUTIONS[1].replace("tl.arange(0, BLOCK)", "tl.arange(0, 256)"),
+            f"{_CENTRE_ONE_ROW}one access of a program instance had 256 lanes, more than BLOCK (128)",
         ),
         (  # the result computed in place in x, then copied
-            _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n\n"
-            "    x = tl.load(x_ptr + offsets, mask=mask)\n"
-            "    tl.store(x_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n"
-            "    tl.store(out_ptr + offsets, tl.load(x_ptr + offsets, mask=mask), mask=mask)\n",
-            f"{_RAGGED} changed its arguments: a kernel should write into out only",
+            _Q1_HEAD
+            + _Q1_MASK
+            + _Q1_LOAD
+            + "    tl.store(x_ptr + row * x_row_stride + cols, x - tl.sum(x, axis=0) / n_cols, mask=mask)\n"
+            "    tl.store(out_ptr + row * out_row_stride + cols, tl.load(x_ptr + row * x_row_stride + cols, "
+            "mask=mask), mask=mask)\n",
+            f"{_CENTRE_ONE_ROW[:-2]} changed its arguments: a kernel should write into out only",
         ),
         (  # the mask right, the load's address one element on (round 5): the lane that strays passes the mask's test
-            _Q1_HEAD + "    lanes = tl.arange(0, BLOCK)\n"
-            "    mask = tl.program_id(0) * BLOCK + lanes < n\n"
-            "    x = tl.load(x_ptr + tl.program_id(0) * BLOCK + lanes + 1, mask=mask)\n"
-            "    tl.store(out_ptr + tl.program_id(0) * BLOCK + lanes, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-            f"{_RAGGED}: a load of 1 element(s) outside every tensor given; the lowest lies 1 element(s) past the end "
-            "of x. Lane 231 of program instance 3 is one of them: it is in an access off by +1: its address should be "
-            "x_ptr + offsets",
+            SOLUTIONS[1].replace("row * x_row_stride + cols", "row * x_row_stride + cols + 1"),
+            f"{_CENTRE_ONE_ROW}a load of 1 element(s) outside every tensor given; the lowest lies 1 element(s) past "
+            "the end of x. Lane 99 of program instance 0 is one of them: it is in an access off by +1: its address "
+            "should be x_ptr + row * x_row_stride + cols",
         ),
         (  # @triton.jit left out: run as Python, it fails in Triton's words (they differ by version), seen by type
             SOLUTIONS[1].removeprefix("@triton.jit\n"),
-            f"{_RAGGED} (run as Python: no @triton.jit) raised ",
+            f"{_CENTRE_ONE_ROW[:-2]} (run as Python: no @triton.jit) raised ",
         ),
         (
-            "def relu_affine_kernel(x_ptr, out_ptr, n, scale, shift, BLOCK):\n"
-            "    out_ptr.copy_(torch.relu(x_ptr * scale + shift))  # torch, not a kernel\n",
-            "`relu_affine_kernel` is a plain Python function, not a Triton kernel: put @triton.jit above its def",
+            "def row_centre_kernel(x_ptr, out_ptr, n_cols, x_row_stride, out_row_stride, BLOCK):\n"
+            "    out_ptr.copy_(x_ptr - x_ptr.mean(1, keepdim=True))  # torch, not a kernel\n",
+            "`row_centre_kernel` is a plain Python function, not a Triton kernel: put @triton.jit above its def",
+        ),
+        # The mean's own mistakes: what the masked lanes add to the sum, what it is divided by, and which rows
+        (  # no other=: the masked lanes are undefined, and the sum takes them in (NaN in the checker)
+            SOLUTIONS[1].replace(", other=0.0)", ")"),
+            f"{_CENTRE_ONE_ROW}out[0, 0] is nan; expected 1.144405 (within 1e-05); a load with a mask and no other= "
+            "left its masked lanes undefined (NaN here)",
+        ),
+        (  # no other=, the masked lanes then multiplied by the mask: NaN times 0 is NaN
+            _Q1_HEAD + _Q1_MASK + "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
+            "    mean = tl.sum(x * mask, axis=0) / n_cols  # the masked lanes times 0\n"
+            "    tl.store(out_ptr + row * out_row_stride + cols, x - mean, mask=mask)\n",
+            f"{_CENTRE_ONE_ROW}out[0, 0] is nan; expected 1.144405 (within 1e-05); a load with a mask and no other= "
+            "left its masked lanes undefined (NaN here)",
+        ),
+        (  # the mean over the whole BLOCK: divided by BLOCK, not n_cols
+            SOLUTIONS[1].replace("/ n_cols", "/ BLOCK"),
+            f"{_CENTRE_ONE_ROW}out[0, 0] is 1.00506; expected 1.144405 (within 1e-05)",
+        ),
+        (  # the masked lanes loaded as -inf (softmax's other=): the sum is -inf
+            SOLUTIONS[1].replace("other=0.0", 'other=-float("inf")'),
+            f"{_CENTRE_ONE_ROW}out[0, 0] is inf; expected 1.144405 (within 1e-05)",
+        ),
+        (  # the mean over the whole BLOCK: the sum from a load with no mask
+            _Q1_HEAD + _Q1_MASK + "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
+            "    mean = tl.sum(tl.load(x_ptr + row * x_row_stride + cols), axis=0) / n_cols\n"
+            "    tl.store(out_ptr + row * out_row_stride + cols, x - mean, mask=mask)\n",
+            f"{_CENTRE_ONE_ROW}a load of 28 element(s) outside every tensor given; the lowest lies 1 element(s) past "
+            "the end of x. Lane 100 of program instance 0 is one of them: it fails cols < n_cols, yet "
+            "the access's mask (if any) let it through",
+        ),
+        (  # divided by n_cols - 1, as an unbiased variance is
+            SOLUTIONS[1].replace("/ n_cols", "/ (n_cols - 1)"),
+            f"{_CENTRE_ONE_ROW}out[0, 0] is 1.15084; expected 1.144405 (within 1e-05)",
+        ),
+        (  # the mean stored in every lane, not x minus it
+            SOLUTIONS[1].replace("x - tl.sum(x, axis=0) / n_cols", "tl.sum(x, axis=0) / n_cols + 0 * x"),
+            f"{_CENTRE_ONE_ROW}out[0, 0] is -0.6370083; expected 1.144405 (within 1e-05)",
+        ),
+        (  # rows taken n_cols apart in x, as if packed
+            SOLUTIONS[1].replace("row * x_row_stride", "row * n_cols"),
+            f"{_CENTRE_APART}a load of 32 element(s) outside every tensor given; the lowest lies inside x's memory but "
+            "not one of its elements (a gap between rows). Lane 0 of program instance 1 is one of them: it is in an "
+            "access off by -32: its address should be x_ptr + row * x_row_stride + cols",
+        ),
+        (  # rows taken BLOCK apart, as the kernel of question 2 does
+            SOLUTIONS[1].replace("row * x_row_stride", "row * BLOCK").replace("row * out_row_stride", "row * BLOCK"),
+            f"{_CENTRE_APART}a load of 32 element(s) outside every tensor given; the lowest lies inside x's memory but "
+            "not one of its elements (a gap between rows). Lane 0 of program instance 1 is one of them: it is in an "
+            "access off by -32: its address should be x_ptr + row * x_row_stride + cols",
+        ),
+        (  # out's row stride used for x
+            SOLUTIONS[1].replace("row * x_row_stride", "row * out_row_stride"),
+            f"{_CENTRE_APART}a load of 24 element(s) outside every tensor given; the lowest lies inside x's memory but "
+            "not one of its elements (a gap between rows). Lane 0 of program instance 1 is one of them: it is in an "
+            "access off by -24: its address should be x_ptr + row * x_row_stride + cols",
+        ),
+        (  # x's row stride used for out
+            SOLUTIONS[1].replace("row * out_row_stride", "row * x_row_stride"),
+            f"{_CENTRE_APART}a store of 8 element(s) outside every tensor given; the lowest lies inside out's memory "
+            "but not one of its elements (a gap between rows). Lane 104 of program instance 1 is one of them: it is in "
+            "an access off by +24: its address should be out_ptr + row * out_row_stride + cols",
+        ),
+        (  # add_kernel's offsets kept: instance r takes the BLOCK elements from r * BLOCK, which only row 0 passes
+            _Q1_DEF + "    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
+            "    mask = offsets < n_cols\n"
+            "    x = tl.load(x_ptr + offsets, mask=mask, other=0.0)\n"
+            "    tl.store(out_ptr + offsets, x - tl.sum(x, axis=0) / n_cols, mask=mask)\n",
+            f"{_CENTRE_APART}out[1, 0] is never written, nor are 255 more; expected -0.3324191 (within 1e-05)",
+        ),
+        (  # the row's lanes as n_cols long: not a constexpr, and no power of two (Triton's words)
+            SOLUTIONS[1].replace("tl.arange(0, BLOCK)", "tl.arange(0, n_cols)"),
+            f"{_CENTRE_ONE_ROW[:-2]} raised ",
+        ),
+        (  # BLOCK taken as 128, the width of the chapter's blocks: the mean of the first 128 elements only
+            SOLUTIONS[1].replace("tl.arange(0, BLOCK)", "tl.arange(0, 128)"),
+            f"{_CENTRE_LONG}out[0, 0] is 6.366443; expected 6.422665 (within 1e-05)",
         ),
     ),
     2: (
@@ -160,8 +235,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    s = tl.load(scale_ptr + row)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, x * s)\n",
             f"{_ONE_ROW}a load of 28 element(s) outside every tensor given; the lowest lies 1 element(s) past the end "
-            "of x. Lane 100 of program instance 0 is one of them: it fails cols < n_cols, yet nothing masked it off: "
-            "mask every load and store with cols < n_cols",
+            "of x.",
         ),
         (
             _Q2_HEAD + "    mask = cols < n_cols\n"
@@ -169,8 +243,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    s = tl.load(scale_ptr + row)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, x * s, mask=mask)\n",
             f"{_APART}a load of 32 element(s) outside every tensor given; the lowest lies inside x's memory but not "
-            "one of its elements (a gap between rows). Lane 0 of program instance 1 is one of them: it is in an "
-            "access off by -32: its address should be x_ptr + row * x_row_stride + cols",
+            "one of its elements (a gap between rows).",
         ),
         (
             _Q2_HEAD + "    mask = cols < n_cols\n"
@@ -178,7 +251,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    s = tl.load(scale_ptr + row)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, x * s)\n",
             f"{_ONE_ROW}a store of 28 element(s) outside every tensor given; the lowest lies 1 element(s) past the "
-            "end of out. Lane 100 of program instance 0 is one of them: it fails cols < n_cols",
+            "end of out.",
         ),
         (
             _Q2_HEAD + "    mask = cols <= n_cols\n"
@@ -194,8 +267,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    s = tl.load(scale_ptr + row)\n"
             "    tl.store(out_ptr + row * n_cols + cols, x * s, mask=mask)\n",
             f"{_APART}a store of 8 element(s) outside every tensor given; the lowest lies inside out's memory but not "
-            "one of its elements (a gap between rows). Lane 0 of program instance 1 is one of them: it is in an "
-            "access off by -8: its address should be out_ptr + row * out_row_stride + cols",
+            "one of its elements (a gap between rows).",
         ),
         (  # out's rows placed as x's are
             _Q2_HEAD + "    mask = cols < n_cols\n"
@@ -204,15 +276,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    tl.store(out_ptr + row * x_row_stride + cols, x * s, mask=mask)\n",
             f"{_APART}a store of 8 element(s) outside every tensor given; the lowest lies inside out's memory",
         ),
-        (  # a mask that the rows' length, not the stride, should set: the stray lanes are past n_cols, so it is named
+        (  # a mask that the rows' length, not the stride, should set
             _Q2_HEAD + "    mask = cols < x_row_stride\n"
             "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
             "    s = tl.load(scale_ptr + row)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, x * s, mask=mask)\n",
             "row_scale_kernel on 3 row(s) of 100 float16s, 160 apart in x and 136 in out, BLOCK=256: a load of 60 "
             "element(s) outside every tensor given; the lowest lies inside x's memory but not one of its elements (a "
-            "gap between rows). Lane 100 of program instance 0 is one of them: it fails cols < n_cols, yet nothing "
-            "masked it off",
+            "gap between rows).",
         ),
         (
             _Q2_HEAD + "    mask = cols < n_cols\n"
@@ -235,8 +306,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _Q2_HEAD + "    mask = cols < n_cols - 1\n"
             "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, x * tl.load(scale_ptr + row), mask=mask)\n",
-            f"{_ONE_ROW}out[0, 99] is never written; expected -4.759252 (within 1e-05): the mask turned off every "
-            "lane that reached them",
+            f"{_ONE_ROW}out[0, 99] is never written; expected -4.759252 (within 1e-05)",
         ),
         (  # BLOCK taken as 128, the width of the chapter's blocks (accepted before: every case had BLOCK=128)
             _Q2_HEAD.replace("BLOCK)", "128)") + "    mask = cols < n_cols\n"
@@ -256,87 +326,93 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    x = tl.load(x_ptr + row * out_row_stride + cols, mask=mask)\n"
             "    tl.store(out_ptr + row * x_row_stride + cols, x * tl.load(scale_ptr + row), mask=mask)\n",
             f"{_APART}a load of 24 element(s) outside every tensor given; the lowest lies inside x's memory but not "
-            "one of its elements (a gap between rows). Lane 0 of program instance 1 is one of them: it is in an "
-            "access off by -24: its address should be x_ptr + row * x_row_stride + cols",
+            "one of its elements (a gap between rows).",
         ),
-        (  # masked right, the row stride used as the column stride (round 5): the mask is not named (how many stray
-            # lanes land inside another tensor depends on where memory was allocated)
+        (  # masked right, the row stride used as the column stride (round 5; how many stray lanes land inside
+            # another tensor depends on where memory was allocated)
             _Q2_HEAD + "    mask = cols < n_cols\n"
             "    x = tl.load(x_ptr + row + cols * x_row_stride, mask=mask)\n"
             "    tl.store(out_ptr + row + cols * out_row_stride, x * tl.load(scale_ptr + row), mask=mask)\n",
-            "element(s) outside every tensor given; the lowest lies 1 element(s) past the end of x. Lane 1 of program "
-            "instance 0 is one of them: it passes cols < n_cols: its address should be x_ptr + row * x_row_stride + "
-            "cols, the offsets the mask tests",
+            "element(s) outside every tensor given; the lowest lies 1 element(s) past the end of x.",
         ),
         (  # the same in the store only
             _Q2_HEAD + "    mask = cols < n_cols\n"
             "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
             "    tl.store(out_ptr + row + cols * out_row_stride, x * tl.load(scale_ptr + row), mask=mask)\n",
-            "element(s) outside every tensor given; the lowest lies 1 element(s) past the end of out. Lane 1 of "
-            "program instance 0 is one of them: it passes cols < n_cols: its address should be out_ptr + row * "
-            "out_row_stride",
+            "element(s) outside every tensor given; the lowest lies 1 element(s) past the end of out.",
         ),
         (  # columns two elements apart
             _Q2_HEAD + "    mask = cols < n_cols\n"
             "    x = tl.load(x_ptr + row * x_row_stride + 2 * cols, mask=mask)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, x * tl.load(scale_ptr + row), mask=mask)\n",
-            "element(s) outside every tensor given; the lowest lies 1 element(s) past the end of x. Lane 50 of program "
-            "instance 0 is one of them: it passes cols < n_cols: its address should be x_ptr + row * x_row_stride",
+            "element(s) outside every tensor given; the lowest lies 1 element(s) past the end of x.",
         ),
         (  # every program instance on row 0
             "@triton.jit\n" + lines_of(SOLUTIONS[2], 2, 2) + "    row = 0\n" + lines_of(SOLUTIONS[2], 4, 7),
-            f"{_APART}out[1, 0] is never written, nor are 255 more; expected 0 (within 1e-05): no program instance's "
-            "offsets reach them: instance r must cover row r",
+            f"{_APART}out[1, 0] is never written, nor are 255 more; expected 0 (within 1e-05)",
         ),
     ),
     3: (
-        (
+        (  # x read once, as a fused softmax reads it: the online softmax's two walks each read it (the slip named)
+            _Q3_HEAD + "    return 2 * rows * cols * element_size / (roof_gb_per_s * 1e9)",
+            "predicted_seconds(8192, 1024, 4, 300) returned 0.000223696; expected 0.000335544: x read once: the online "
+            "softmax reads each row twice, one walk each",
+        ),
+        (  # the result's write alone, or x's read alone
             _Q3_HEAD + "    return rows * cols * element_size / (roof_gb_per_s * 1e9)",
-            "least_seconds(8192, 1024, 4, 300) returned 0.000111848; expected 0.000223696",
+            "predicted_seconds(8192, 1024, 4, 300) returned 0.000111848; expected 0.000335544",
         ),
-        (
-            _Q3_HEAD + "    return 8 * rows * cols * element_size / (roof_gb_per_s * 1e9)",
-            "least_seconds(8192, 1024, 4, 300) returned 0.000894785; expected 0.000223696",
+        (  # three reads and a write: a walk each for the max, the sum and the result, as the three-pass softmax
+            _Q3_HEAD + "    return 4 * rows * cols * element_size / (roof_gb_per_s * 1e9)",
+            "predicted_seconds(8192, 1024, 4, 300) returned 0.000447392; expected 0.000335544",
         ),
-        (
+        (  # each walk's read and write counted, twice over
+            _Q3_HEAD + "    return 6 * rows * cols * element_size / (roof_gb_per_s * 1e9)",
+            "predicted_seconds(8192, 1024, 4, 300) returned 0.000671089; expected 0.000335544",
+        ),
+        (  # bits, not bytes
+            _Q3_HEAD + "    return 3 * 8 * rows * cols * element_size / (roof_gb_per_s * 1e9)",
+            "predicted_seconds(8192, 1024, 4, 300) returned 0.00268435; expected 0.000335544",
+        ),
+        (  # GB taken as GiB, 2^30 bytes
+            _Q3_HEAD + "    return 3 * rows * cols * element_size / (roof_gb_per_s * 2**30)",
+            "predicted_seconds(8192, 1024, 4, 300) returned 0.0003125; expected 0.000335544",
+        ),
+        (  # x read once and GiB: no slip named (the two mistakes together are neither one)
             _Q3_HEAD + "    return 2 * rows * cols * element_size / (roof_gb_per_s * 2**30)",
-            "least_seconds(8192, 1024, 4, 300) returned 0.000208333; expected 0.000223696",
+            "predicted_seconds(8192, 1024, 4, 300) returned 0.000208333; expected 0.000335544",
         ),
-        (
-            _Q3_HEAD + "    return 2 * rows * cols * element_size / (roof_gb_per_s * 1e9) * 1000",
-            "least_seconds(8192, 1024, 4, 300) returned 0.223696; expected 0.000223696",
+        (  # milliseconds
+            _Q3_HEAD + "    return 3 * rows * cols * element_size / (roof_gb_per_s * 1e9) * 1000",
+            "predicted_seconds(8192, 1024, 4, 300) returned 0.335544; expected 0.000335544",
         ),
         (  # GB taken as 10^6 bytes: seconds, yet 1000 times too long
-            _Q3_HEAD + "    return 2 * rows * cols * element_size / (roof_gb_per_s * 1e6)",
-            "least_seconds(8192, 1024, 4, 300) returned 0.223696; expected 0.000223696",
+            _Q3_HEAD + "    return 3 * rows * cols * element_size / (roof_gb_per_s * 1e6)",
+            "predicted_seconds(8192, 1024, 4, 300) returned 0.335544; expected 0.000335544",
         ),
-        (
-            _Q3_HEAD + "    return 2 * rows * cols / (roof_gb_per_s * 1e9)",
-            "least_seconds(8192, 1024, 4, 300) returned 5.59241e-05; expected 0.000223696",
+        (  # elements, not bytes: element_size forgotten
+            _Q3_HEAD + "    return 3 * rows * cols / (roof_gb_per_s * 1e9)",
+            "predicted_seconds(8192, 1024, 4, 300) returned 8.38861e-05; expected 0.000335544",
         ),
         (  # microseconds: no mistake named (the factor could be microseconds or a GB taken as 10^3 bytes)
-            _Q3_HEAD + "    return 2e6 * rows * cols * element_size / (roof_gb_per_s * 1e9)",
-            "least_seconds(8192, 1024, 4, 300) returned 223.696; expected 0.000223696",
-        ),
-        (
-            _Q3_HEAD + "    return 16 * rows * cols * element_size / (roof_gb_per_s * 1e9)",
-            "least_seconds(8192, 1024, 4, 300) returned 0.00178957; expected 0.000223696",
+            _Q3_HEAD + "    return 3e6 * rows * cols * element_size / (roof_gb_per_s * 1e9)",
+            "predicted_seconds(8192, 1024, 4, 300) returned 335.544; expected 0.000335544",
         ),
         (  # float32's 4 bytes whatever element_size says: right on the first case only
-            _Q3_HEAD + "    return 2 * rows * cols * 4 / (roof_gb_per_s * 1e9)",
-            "least_seconds(4096, 2048, 2, 1000) returned 6.71089e-05; expected 3.35544e-05",
+            _Q3_HEAD + "    return 3 * rows * cols * 4 / (roof_gb_per_s * 1e9)",
+            "predicted_seconds(4096, 2048, 2, 1000) returned 0.000100663; expected 5.03316e-05",
+        ),
+        (  # GB/s taken as bytes per second
+            _Q3_HEAD + "    return 3 * rows * cols * element_size / roof_gb_per_s",
+            "predicted_seconds(8192, 1024, 4, 300) returned 335544; expected 0.000335544",
         ),
         (
-            _Q3_HEAD + "    return 2 * rows * cols * element_size / roof_gb_per_s",
-            "least_seconds(8192, 1024, 4, 300) returned 223696; expected 0.000223696",
-        ),
-        (
-            _Q3_HEAD + "    return 2 * rows * cols * element_size // (roof_gb_per_s * 1e9)",
-            "least_seconds(8192, 1024, 4, 300) returned 0.0; expected 0.000223696",
+            _Q3_HEAD + "    return 3 * rows * cols * element_size // (roof_gb_per_s * 1e9)",
+            "predicted_seconds(8192, 1024, 4, 300) returned 0.0; expected 0.000335544",
         ),
         (  # right where the roof is a whole number, as in the chapter, but it need not be
-            _Q3_HEAD + "    return 2 * rows * cols * element_size / (int(roof_gb_per_s) * 1e9)",
-            "least_seconds(100_000, 300, 8, 250.5) returned",
+            _Q3_HEAD + "    return 3 * rows * cols * element_size / (int(roof_gb_per_s) * 1e9)",
+            "predicted_seconds(100_000, 300, 8, 250.5) returned 0.00288; expected 0.00287425",
         ),
     ),
 }
@@ -344,25 +420,29 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
 #: Right answers other than the solutions, written as a learner could: other spellings, types and orders.
 RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
     1: (
-        "@triton.jit\n"
-        "def relu_affine_kernel(x_ptr, out_ptr, n, scale, shift, BLOCK: tl.constexpr):\n"
-        "    i = tl.program_id(axis=0) * BLOCK + tl.arange(0, BLOCK)\n"
-        "    y = tl.load(x_ptr + i, mask=i < n, other=0.0) * scale + shift\n"
-        "    tl.store(out_ptr + i, tl.where(y > 0, y, 0.0), mask=i < n)\n",
-        # a mask that leaves the lanes past n out by their block's length, and an integer 0
-        "@triton.jit\n"
-        "def relu_affine_kernel(x_ptr, out_ptr, n, scale, shift, BLOCK: tl.constexpr):\n"
-        "    start = tl.program_id(0) * BLOCK\n"
-        "    lanes = tl.arange(0, BLOCK)\n"
-        "    keep = lanes < n - start\n"
-        "    x = tl.load(x_ptr + start + lanes, mask=keep)\n"
-        "    tl.store(out_ptr + start + lanes, tl.maximum(x * scale + shift, 0), mask=keep)\n",
-        # x loaded twice by the same instance: a second pass over x in the interpreter, one over memory on a GPU (the
-        # second load of the same addresses is served by the cache), so still fused into one pass
-        _Q1_HEAD + _Q1_OFFSETS + "    mask = offsets < n\n"
-        "    y = tl.load(x_ptr + offsets, mask=mask) * scale + shift\n"
-        "    tl.store(out_ptr + offsets, tl.where(tl.load(x_ptr + offsets, mask=mask) * scale + shift > 0, y, 0), "
-        "mask=mask)\n",
+        # no other=: the masked lanes made 0 by tl.where before the sum (in float32); axis=0 left out
+        _Q1_DEF + "    row = tl.program_id(axis=0)\n"
+        "    cols = tl.arange(0, BLOCK)\n"
+        "    mask = cols < n_cols\n"
+        "    x = tl.where(mask, tl.load(x_ptr + row * x_row_stride + cols, mask=mask).to(tl.float32), 0.0)\n"
+        "    tl.store(out_ptr + row * out_row_stride + cols, x - tl.sum(x) / n_cols, mask=mask)\n",
+        # the comparison the other way round, and an integer 0 for other=
+        _Q1_DEF + "    r = tl.program_id(0)\n"
+        "    c = tl.arange(0, BLOCK)\n"
+        "    keep = n_cols > c\n"
+        "    v = tl.load(x_ptr + r * x_row_stride + c, mask=keep, other=0).to(tl.float32)\n"
+        "    mean = tl.sum(v, axis=0) / n_cols\n"
+        "    tl.store(out_ptr + r * out_row_stride + c, v - mean, mask=keep)\n",
+        # the mean in float32 whatever the rows hold, cast back to out's dtype, or left to the store to cast
+        SOLUTIONS[1].replace(
+            "x - tl.sum(x, axis=0) / n_cols",
+            "(x.to(tl.float32) - tl.sum(x.to(tl.float32), axis=0) / n_cols).to(x.dtype)",
+        ),
+        SOLUTIONS[1].replace(
+            "x - tl.sum(x, axis=0) / n_cols", "x.to(tl.float32) - tl.sum(x.to(tl.float32), axis=0) / n_cols"
+        ),
+        # the mean divided by the count of the lanes the mask lets through
+        SOLUTIONS[1].replace("/ n_cols", "/ tl.sum(mask.to(tl.float32), axis=0)"),
     ),
     2: (
         "@triton.jit\n"
@@ -374,45 +454,41 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    tl.store(out_ptr + r * out_row_stride + c, row * tl.load(scale_ptr + r), mask=inside)\n",
     ),
     3: (
-        "def least_seconds(rows, cols, element_size, roof_gb_per_s):\n"
-        "    return (rows * cols * element_size * 2) / roof_gb_per_s / 1e9",
-        "def least_seconds(rows, cols, element_size, roof_gb_per_s):\n"
-        "    return torch.tensor(2.0 * rows * cols * element_size) / (roof_gb_per_s * 10**9)",
+        "def predicted_seconds(rows, cols, element_size, roof_gb_per_s):\n"
+        "    return (rows * cols * element_size * 3) / roof_gb_per_s / 1e9",
+        "def predicted_seconds(rows, cols, element_size, roof_gb_per_s):\n"
+        "    return torch.tensor(3.0 * rows * cols * element_size) / (roof_gb_per_s * 10**9)",
         "import numpy as np\n\n"
-        "def least_seconds(rows, cols, element_size, roof_gb_per_s):\n"
-        "    return np.float64(rows) * cols * element_size * 2 / np.float64(roof_gb_per_s * 1e9)",
+        "def predicted_seconds(rows, cols, element_size, roof_gb_per_s):\n"
+        "    return np.float64(rows) * cols * element_size * 3 / np.float64(roof_gb_per_s * 1e9)",
         "from fractions import Fraction\n\n"
-        "def least_seconds(rows, cols, element_size, roof_gb_per_s):\n"
-        "    return Fraction(2 * rows * cols * element_size) / Fraction(roof_gb_per_s) / 10**9",
+        "def predicted_seconds(rows, cols, element_size, roof_gb_per_s):\n"
+        "    return Fraction(3 * rows * cols * element_size) / Fraction(roof_gb_per_s) / 10**9",
+        "def predicted_seconds(rows, cols, element_size, roof_gb_per_s):\n"
+        "    reads = 2 * rows * cols * element_size  # one walk for the max and the sum, one for the result\n"
+        "    writes = rows * cols * element_size\n"
+        "    return (reads + writes) / (roof_gb_per_s * 1e9)",
     ),
 }
 
-#: Round 11: a program instance that does more than its block or row (its values right), and wider constants
+#: Round 11: a program instance that does more than its row (its values right), and wider constants
 WRONG_ANSWERS[1] += (
     (
-        _Q1_HEAD + "    for k in tl.static_range(2):  # instance p does blocks 2p and 2p + 1\n"
-        "        offsets = (2 * tl.program_id(0) + k) * BLOCK + tl.arange(0, BLOCK)\n"
-        "        mask = offsets < n\n"
-        "        x = tl.load(x_ptr + offsets, mask=mask)\n"
-        "        tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-        f"{_RAGGED}: program instance 0 stored into 2 blocks of BLOCK elements: one block each",
+        _Q1_DEF + "    cols = tl.arange(0, BLOCK)\n"
+        "    for k in tl.static_range(2):  # instance p does rows 2p and 2p + 1\n"
+        "        row = 2 * tl.program_id(0) + k\n"
+        "        mask = (cols < n_cols) & (row < tl.num_programs(0))\n"
+        "        x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=0.0)\n"
+        "        tl.store(out_ptr + row * out_row_stride + cols, x - tl.sum(x, axis=0) / n_cols, mask=mask)\n",
+        f"{_CENTRE_APART}program instance 0 stored into 2 rows: one row each",
     ),
     (
-        _Q1_HEAD + "    offsets = tl.program_id(0) * 4096 + tl.arange(0, 4096)\n"
-        "    mask = offsets < n\n"
-        "    x = tl.load(x_ptr + offsets, mask=mask)\n"
-        "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-        "one access of a program instance had 4096 lanes, more than BLOCK (256)",
+        SOLUTIONS[1].replace("tl.arange(0, BLOCK)", "tl.arange(0, 4096)"),
+        f"{_CENTRE_ONE_ROW}one access of a program instance had 4096 lanes, more than BLOCK (128)",
     ),
 )
-#: Round 11: blocks taken in reverse order, and a row done in chunks narrower than BLOCK, one instance each
-RIGHT_ANSWERS[1] += (
-    _Q1_HEAD.rstrip("\n") + "\n    p = tl.num_programs(0) - 1 - tl.program_id(0)\n"
-    "    offsets = p * BLOCK + tl.arange(0, BLOCK)\n"
-    "    mask = offsets < n\n"
-    "    x = tl.load(x_ptr + offsets, mask=mask)\n"
-    "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-)
+#: Round 11: rows taken in reverse order
+RIGHT_ANSWERS[1] += (SOLUTIONS[1].replace("row = tl.program_id(0)", "row = tl.num_programs(0) - 1 - tl.program_id(0)"),)
 RIGHT_ANSWERS[2] += (
     _Q2_HEAD.replace("    cols = tl.arange(0, BLOCK)\n", "") + "    s = tl.load(scale_ptr + row)\n"
     "    for start in range(0, BLOCK, 64):\n"
@@ -422,27 +498,33 @@ RIGHT_ANSWERS[2] += (
     "        tl.store(out_ptr + row * out_row_stride + cols, x * s, mask=mask)\n",
 )
 #: Round 12: a tensor descriptor (refused before with the checker's own error; block pointers were too, and Triton 3.9
-#: has removed them)
+#: has removed them): x's rows through one, whose lanes past n_cols read as 0; out's stores masked (its rows are not
+#: all 16 bytes apart, as a descriptor's strides must be)
 RIGHT_ANSWERS[1] += (
-    _Q1_HEAD + "    pid = tl.program_id(0)\n"
-    "    xd = tl.make_tensor_descriptor(x_ptr, shape=[n], strides=[1], block_shape=[BLOCK])\n"
-    "    od = tl.make_tensor_descriptor(out_ptr, shape=[n], strides=[1], block_shape=[BLOCK])\n"
-    "    x = xd.load([pid * BLOCK])\n"
-    "    od.store([pid * BLOCK], tl.maximum(x * scale + shift, 0.0).to(out_ptr.dtype.element_ty))\n",
+    _Q1_DEF + "    row = tl.program_id(0)\n"
+    "    xd = tl.make_tensor_descriptor(\n"
+    "        x_ptr, shape=[tl.num_programs(0), n_cols], strides=[x_row_stride, 1], block_shape=[1, BLOCK]\n"
+    "    )\n"
+    "    x = xd.load([row, 0]).to(tl.float32)\n"
+    "    cols = tl.arange(0, BLOCK)[None, :]\n"
+    "    tl.store(out_ptr + row * out_row_stride + cols, x - tl.sum(x) / n_cols, mask=cols < n_cols)\n",
 )
 #: Rounds 13-14: a block or row in narrower chunks with no mask, or with a right mask and an address one off (told
 #: before that the address, then that the mask, was wrong: lane i of a chunk is not element i of the block, so the
 #: lanes alone cannot tell which one)
 WRONG_ANSWERS[1] += (
     (
-        _Q1_HEAD + "    pid = tl.program_id(0)\n"
+        _Q1_DEF + "    row = tl.program_id(0)\n"
         "    HALF: tl.constexpr = BLOCK // 2\n"
-        "    for i in tl.static_range(2):\n"
-        "        offs = pid * BLOCK + i * HALF + tl.arange(0, HALF)\n"
-        "        x = tl.load(x_ptr + offs)\n"
-        "        tl.store(out_ptr + offs, tl.maximum(x * scale + shift, 0.0))\n",
-        "Lane 104 of program instance 3 is one of them: it is in an access of 128 lanes: check its mask and its "
-        "address",
+        "    first, second = tl.arange(0, HALF), HALF + tl.arange(0, HALF)\n"
+        "    a = tl.load(x_ptr + row * x_row_stride + first)\n"
+        "    b = tl.load(x_ptr + row * x_row_stride + second)\n"
+        "    mean = (tl.sum(a, axis=0) + tl.sum(b, axis=0)) / n_cols\n"
+        "    tl.store(out_ptr + row * out_row_stride + first, a - mean)\n"
+        "    tl.store(out_ptr + row * out_row_stride + second, b - mean)\n",
+        f"{_CENTRE_ONE_ROW}a load of 28 element(s) outside every tensor given; the lowest lies 1 element(s) past the "
+        "end of x. Lane 36 of program instance 0 is one of them: it is in an access of 64 lanes: check its mask and "
+        "its address",
     ),
 )
 WRONG_ANSWERS[2] += (
@@ -452,7 +534,8 @@ WRONG_ANSWERS[2] += (
         "        cols = start + tl.arange(0, 64)\n"
         "        x = tl.load(x_ptr + row * x_row_stride + cols)\n"
         "        tl.store(out_ptr + row * out_row_stride + cols, x * s)\n",
-        "Lane 36 of program instance 0 is one of them: it is in an access of 64 lanes: check its mask and its address",
+        f"{_ONE_ROW}a load of 28 element(s) outside every tensor given; the lowest lies 1 element(s) past the end "
+        "of x.",
     ),
 )
 WRONG_ANSWERS[2] += (
@@ -463,42 +546,57 @@ WRONG_ANSWERS[2] += (
         "        mask = cols < n_cols\n"
         "        x = tl.load(x_ptr + row * x_row_stride + cols + 1, mask=mask)\n"
         "        tl.store(out_ptr + row * out_row_stride + cols, x * s, mask=mask)\n",
-        "Lane 3 of program instance 0 is one of them: it is in an access of 32 lanes: check its mask and its address",
+        f"{_ONE_ROW}a load of 1 element(s) outside every tensor given; the lowest lies 1 element(s) past the end of x.",
     ),
 )
 #: Round 15: lanes in another order (told the address was wrong), instances or chunks storing past their own block or
-#: row (told "fused into one pass"), and a chunk width fixed at 64 (passed: every BLOCK was a multiple of 64)
+#: row (told "fused into one pass"), and a chunk width fixed at 64 (passed: every BLOCK was a multiple of 64; of the
+#: rows' BLOCKs, 64 is the least, so a fixed chunk wider than it is the mistake here)
 WRONG_ANSWERS[1] += (
     (
-        _Q1_HEAD + "    offsets = tl.program_id(0) * BLOCK + (BLOCK - 1 - tl.arange(0, BLOCK))\n"
-        "    x = tl.load(x_ptr + offsets)\n"
-        "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0))\n",
-        f"{_RAGGED}: a load of 24 element(s) outside every tensor given; the lowest lies 1 element(s) past the end of "
-        "x. Lane 0 of program instance 3 is one of them: it fails offsets < n, yet nothing masked it off",
+        _Q1_DEF + "    row = tl.program_id(0)\n"
+        "    cols = BLOCK - 1 - tl.arange(0, BLOCK)\n"
+        "    x = tl.load(x_ptr + row * x_row_stride + cols)\n"
+        "    tl.store(out_ptr + row * out_row_stride + cols, x - tl.sum(x, axis=0) / n_cols)\n",
+        f"{_CENTRE_ONE_ROW}a load of 28 element(s) outside every tensor given; the lowest lies 1 element(s) past the "
+        "end of x. Lane 0 of program instance 0 is one of them: it fails cols < n_cols, yet the access's mask (if any) "
+        "let it through",
     ),
     (
-        _Q1_HEAD + "    for start in range(0, BLOCK, 64):\n"
-        "        offsets = tl.program_id(0) * BLOCK + start + tl.arange(0, 64)\n"
-        "        mask = offsets < n\n"
-        "        x = tl.load(x_ptr + offsets, mask=mask)\n"
-        "        tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-        "relu_affine_kernel on n=51 in blocks of 4 (scale=0.5, shift=1.0, float32): one access of a program "
-        "instance had 64 lanes, more than BLOCK (4)",
+        _Q1_DEF + "    row = tl.program_id(0)\n"
+        "    total = 0.0\n"
+        "    for start in range(0, BLOCK, 128):\n"
+        "        cols = start + tl.arange(0, 128)\n"
+        "        total += tl.sum(tl.load(x_ptr + row * x_row_stride + cols, mask=cols < n_cols, other=0.0), axis=0)\n"
+        "    for start in range(0, BLOCK, 128):\n"
+        "        cols = start + tl.arange(0, 128)\n"
+        "        x = tl.load(x_ptr + row * x_row_stride + cols, mask=cols < n_cols)\n"
+        "        tl.store(out_ptr + row * out_row_stride + cols, x - total / n_cols, mask=cols < n_cols)\n",
+        f"{_CENTRE_ONE_ROW[:-2]} loaded 100 element(s) of x more than once",  # two walks: x loaded on each
     ),
-    (
-        _Q1_HEAD + "    for start in range(0, BLOCK, 24):\n"
-        "        offsets = tl.program_id(0) * BLOCK + start + tl.arange(0, 32)\n"
-        "        mask = offsets < n\n"
-        "        x = tl.load(x_ptr + offsets, mask=mask)\n"
-        "        tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-        f"{_RAGGED}: program instance 0 stored into 2 blocks of BLOCK elements: one block each",
+    (  # the mean from the whole row, then the row stored in chunks that overlap
+        _Q1_HEAD + _Q1_MASK + _Q1_LOAD + "    mean = tl.sum(x, axis=0) / n_cols\n"
+        "    for start in range(0, BLOCK, 96):\n"
+        "        c = start + tl.arange(0, 128)\n"
+        "        y = tl.load(x_ptr + row * x_row_stride + c, mask=c < n_cols)\n"
+        "        tl.store(out_ptr + row * out_row_stride + c, y - mean, mask=c < n_cols)\n",
+        f"{_CENTRE_ONE_ROW[:-2]} stored 4 element(s) more than once: a kernel stores each result once",
+    ),
+)
+WRONG_ANSWERS[1] += (
+    (  # every instance does every row
+        _Q1_DEF + "    cols, r = tl.arange(0, BLOCK), 0\n"
+        "    while r < tl.num_programs(0):  # every instance, every row (Triton 3.6 runs no range() of it)\n"
+        "        x = tl.load(x_ptr + r * x_row_stride + cols, mask=cols < n_cols, other=0.0)\n"
+        "        tl.store(out_ptr + r * out_row_stride + cols, x - tl.sum(x, axis=0) / n_cols, mask=cols < n_cols)\n"
+        "        r += 1\n",
+        f"{_CENTRE_APART}program instance 0 stored into 3 rows: one row each",
     ),
 )
 WRONG_ANSWERS[2] += (
     (
         SOLUTIONS[2].replace("tl.arange(0, BLOCK)", "BLOCK - 1 - tl.arange(0, BLOCK)").replace("< n_cols", "<= n_cols"),
-        f"{_ONE_ROW}a load of 1 element(s) outside every tensor given; the lowest lies 1 element(s) past the end of x. "
-        "Lane 27 of program instance 0 is one of them: it fails cols < n_cols, yet nothing masked it off",
+        f"{_ONE_ROW}a load of 1 element(s) outside every tensor given; the lowest lies 1 element(s) past the end of x.",
     ),
     (
         "@triton.jit\ndef row_scale_kernel(x_ptr, scale_ptr, out_ptr, n_cols, x_row_stride, out_row_stride, "
@@ -520,34 +618,27 @@ WRONG_ANSWERS[2] += (
         f"{_ONE_ROW[:-2]} stored 4 element(s) more than once: a kernel stores each result once",
     ),
 )
-#: Round 16: a reversed access one element off with no mask (told it passed the mask's test, by its lane's number)
+#: Round 16: a reversed access one element off with no mask (told it passed the mask's test, by its lane's number); the
+#: round's chunks of 16 lanes, too wide for a BLOCK of 4, have no row kernel's equivalent (no row BLOCK is under 64)
 WRONG_ANSWERS[1] += (
     (
-        _Q1_HEAD + "    offsets = tl.program_id(0) * BLOCK + BLOCK - tl.arange(0, BLOCK)\n"
-        "    x = tl.load(x_ptr + offsets)\n"
-        "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0))\n",
-        "Lane 0 of program instance 3 is one of them: it is in an access off by +1: its address should be x_ptr + "
-        "offsets",
-    ),
-    (
-        _Q1_HEAD + "    for start in range(0, BLOCK, 16):\n"
-        "        offsets = tl.program_id(0) * BLOCK + start + tl.arange(0, 16)\n"
-        "        mask = offsets < n\n"
-        "        x = tl.load(x_ptr + offsets, mask=mask)\n"
-        "        tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-        "relu_affine_kernel on n=51 in blocks of 4 (scale=0.5, shift=1.0, float32): one access of a program instance "
-        "had 16 lanes, more than BLOCK (4)",
+        _Q1_DEF + "    row = tl.program_id(0)\n"
+        "    cols = BLOCK - tl.arange(0, BLOCK)\n"
+        "    x = tl.load(x_ptr + row * x_row_stride + cols)\n"
+        "    tl.store(out_ptr + row * out_row_stride + cols, x - tl.sum(x, axis=0) / n_cols)\n",
+        "Lane 0 of program instance 0 is one of them: it is in an access off by +1: its address should be x_ptr + "
+        "row * x_row_stride + cols",
     ),
 )
-#: Round 17: lanes swapped in pairs with the mask on the unswapped offsets (accepted: every size was even)
+#: Round 17: lanes swapped in pairs with the mask on the unswapped columns (accepted: every size was even)
 WRONG_ANSWERS[1] += (
     (
-        _Q1_HEAD + "    lanes = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
-        "    offsets = tl.program_id(0) * BLOCK + (tl.arange(0, BLOCK) ^ 1)\n"
-        "    x = tl.load(x_ptr + offsets, mask=lanes < n)\n"
-        "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=lanes < n)\n",
-        "relu_affine_kernel on n=51 in blocks of 4 (scale=0.5, shift=1.0, float32): a load of 1 element(s) outside "
-        "every tensor given",
+        SOLUTIONS[1]
+        .replace("cols = tl.arange(0, BLOCK)", "lanes = tl.arange(0, BLOCK)\n    cols = lanes ^ 1")
+        .replace("mask = cols < n_cols", "mask = lanes < n_cols"),
+        f"{_CENTRE_LONG}a load of 1 element(s) outside every tensor given; the lowest lies inside x's memory but not "
+        "one of its elements (a gap between rows). Lane 4498 of program instance 0 is one of them: it fails cols < "
+        "n_cols, yet the access's mask (if any) let it through",
     ),
 )
 WRONG_ANSWERS[2] += (
@@ -556,19 +647,20 @@ WRONG_ANSWERS[2] += (
         .replace("cols = tl.arange(0, BLOCK)", "lanes = tl.arange(0, BLOCK)\n    cols = lanes ^ 1")
         .replace("mask = cols < n_cols", "mask = lanes < n_cols"),
         "row_scale_kernel on 2 row(s) of 4499 float32s, 8200 apart in x and 8196 in out, BLOCK=8192: a load of 1 "
-        "element(s) outside every tensor given",
+        "element(s) outside every tensor given; the lowest lies inside x's memory but not one of its elements (a gap "
+        "between rows).",
     ),
 )
-#: Round 18: the last block's lanes from n % BLOCK (accepted: no n was a multiple of BLOCK)
+#: Round 18: the last block's lanes from n % BLOCK (accepted: no n was a multiple of BLOCK); a row of n_cols == BLOCK
+#: gets no lane
 WRONG_ANSWERS[1] += (
     (
-        _Q1_HEAD + "    lanes = tl.arange(0, BLOCK)\n"
-        "    offsets = tl.program_id(0) * BLOCK + lanes\n"
-        "    mask = (offsets < (n - 1) // BLOCK * BLOCK) | (lanes < n % BLOCK)  # whole blocks, then the rest\n"
-        "    x = tl.load(x_ptr + offsets, mask=mask)\n"
-        "    tl.store(out_ptr + offsets, tl.maximum(x * scale + shift, 0.0), mask=mask)\n",
-        "relu_affine_kernel on n=3072 in blocks of 1024 (scale=0.75, shift=0.1, float16): out[2048] is never written, "
-        "nor are 1023 more",
+        SOLUTIONS[1].replace(
+            "mask = cols < n_cols",
+            "mask = (cols < (n_cols - 1) // BLOCK * BLOCK) | (cols < n_cols % BLOCK)  # whole blocks, then the rest",
+        ),
+        f"{_CENTRE_APART}out[0, 0] is never written, nor are 383 more; expected 4.458502 (within 1e-05): the mask "
+        "turned off every lane that reached them",
     ),
 )
 #: Round 19: the scale cast to an integer (accepted: every scale was whole), and the first half of a row left unmasked
@@ -576,7 +668,7 @@ WRONG_ANSWERS[1] += (
 WRONG_ANSWERS[2] += (
     (
         SOLUTIONS[2].replace("x * tl.load(scale_ptr + row)", "x * tl.load(scale_ptr + row).to(tl.int32)"),
-        f"{_ONE_ROW}out[0, 0] is ",
+        f"{_ONE_ROW}out[0, 0] is 0.5073971; expected 0.8118354 (within 1e-05)",
     ),
     (
         _Q2_HEAD + "    HALF: tl.constexpr = BLOCK // 2\n"
@@ -591,7 +683,7 @@ WRONG_ANSWERS[2] += (
     ),
 )
 #: Round 20: a first chunk of 16 columns left unmasked, and the scale's load masked with row < n_cols (accepted: no row
-#: was short, no case had more rows than columns)
+#: was short, no case had more rows than columns; its masked lanes are NaN in the checker, as a load with no other=)
 WRONG_ANSWERS[2] += (
     (
         _Q2_HEAD.replace("    cols = tl.arange(0, BLOCK)\n", "") + "    s = tl.load(scale_ptr + row)\n"
@@ -605,13 +697,54 @@ WRONG_ANSWERS[2] += (
     ),
     (
         SOLUTIONS[2].replace("x * tl.load(scale_ptr + row)", "x * tl.load(scale_ptr + row, mask=row < n_cols)"),
-        "row_scale_kernel on 70 row(s) of 5 float32s, 8 apart in x and 7 in out, BLOCK=64: out[5, 0] is ",
+        "row_scale_kernel on 70 row(s) of 5 float32s, 8 apart in x and 7 in out, BLOCK=64: out[5, 0] is nan; expected "
+        "-3.164923 (within 1e-05); a load with a mask and no other= left its masked lanes undefined (NaN here)",
     ),
 )
 #: Round 21: the scale's load masked with row < BLOCK (accepted: no case had more rows than BLOCK)
 WRONG_ANSWERS[2] += (
     (
         SOLUTIONS[2].replace("x * tl.load(scale_ptr + row)", "x * tl.load(scale_ptr + row, mask=row < BLOCK)"),
-        "row_scale_kernel on 70 row(s) of 5 float32s, 8 apart in x and 7 in out, BLOCK=64: out[64, 0] is ",
+        "row_scale_kernel on 70 row(s) of 5 float32s, 8 apart in x and 7 in out, BLOCK=64: out[64, 0] is nan; "
+        "expected 239.163 (within 1e-05); a load with a mask and no other= left its masked lanes undefined (NaN here)",
+    ),
+)
+
+#: Attack round 1 (row_centre_kernel): x read twice (the mean from one load, the result from another, or two walks
+#: over chunks), out read before it is written, and a float16 sum, which overflows past 65,504 on rows of 40 ± 4
+WRONG_ANSWERS[1] += (
+    (
+        _Q1_HEAD
+        + _Q1_MASK
+        + "    mean = tl.sum(tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=0.0), axis=0) / n_cols\n"
+        "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
+        "    tl.store(out_ptr + row * out_row_stride + cols, x - mean, mask=mask)\n",
+        f"{_CENTRE_ONE_ROW[:-2]} loaded 100 element(s) of x more than once: load the row once and keep it in registers",
+    ),
+    (
+        _Q1_DEF + "    row = tl.program_id(0)\n"
+        "    total = 0.0\n"
+        "    for start in range(0, BLOCK, 64):\n"
+        "        cols = start + tl.arange(0, 64)\n"
+        "        total += tl.sum(tl.load(x_ptr + row * x_row_stride + cols, mask=cols < n_cols, other=0.0), axis=0)\n"
+        "    for start in range(0, BLOCK, 64):\n"
+        "        cols = start + tl.arange(0, 64)\n"
+        "        x = tl.load(x_ptr + row * x_row_stride + cols, mask=cols < n_cols)\n"
+        "        tl.store(out_ptr + row * out_row_stride + cols, x - total / n_cols, mask=cols < n_cols)\n",
+        f"{_CENTRE_ONE_ROW[:-2]} loaded 100 element(s) of x more than once",
+    ),
+    (
+        _Q1_HEAD
+        + _Q1_MASK
+        + "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=0.0).to(tl.float32)\n"
+        "    o = tl.load(out_ptr + row * out_row_stride + cols, mask=mask, other=0.0)\n"
+        "    tl.store(out_ptr + row * out_row_stride + cols, x - tl.sum(x, axis=0) / n_cols + o * 0.0, mask=mask)\n",
+        f"{_CENTRE_ONE_ROW[:-2]} loaded 100 element(s) of out: out holds what was in memory before; only store into it",
+    ),
+    (
+        _Q1_HEAD + _Q1_MASK + "    x = tl.where(mask, tl.load(x_ptr + row * x_row_stride + cols, mask=mask), 0.0)\n"
+        "    tl.store(out_ptr + row * out_row_stride + cols, x - tl.sum(x, axis=0) / n_cols, mask=mask)\n",
+        "row_centre_kernel on 2 row(s) of 3000 float16s, 3008 apart in x and 3000 in out, BLOCK=4096: out[0, 0] is "
+        "-inf",
     ),
 )
