@@ -92,7 +92,7 @@ def _launch(launch: Any, call: str, grid: tuple, block: int, tensors: dict, rest
 
 
 def _strays(name: str, p: int, lanes: list, tensors: dict, block: int, end: int) -> str:  # what stray lanes show
-    t, test, address = tensors[name], "cols < n_cols", f"row * {name}_row_stride + cols"
+    t, test, address = tensors[name], "cols < n_cols", f"tl.program_id(0) * {name}_row_stride + cols"
     inside = {int(a) for u in tensors.values() for a in _element_addresses(u)}
     stray = [i for i, (a, on) in enumerate(lanes) if on and a not in inside]
     at = [(a - t.data_ptr()) // t.element_size() - p * t.stride(0) for a, _ in lanes]
@@ -149,7 +149,7 @@ _TEXTS = {
     "predicted_seconds": "Write `predicted_seconds(rows, cols, element_size, roof_gb_per_s)`: the online softmax's time"
     " if all its bytes cross memory.\nIt reads each row twice and writes it once; GB/s means 10^9 bytes per second.",
 }
-_SLIPS = [Slip(lambda *c: _walks(*c) * 2 / 3, "x read once: the online softmax reads each row twice, one walk each")]
+_SLIPS = [Slip(lambda *c: _walks(*c) * 2 / 3, "two passes counted: the online softmax reads x twice, then writes")]
 _WALKS = table("predicted_seconds", "(rows, cols, element_size, roof_gb_per_s)", _WALK_CASES, _walks, slips=_SLIPS)
 _CHECKS = (partial(_check_kernel, "row_centre_kernel"), partial(_check_kernel, "row_scale_kernel"), _WALKS)
 _KERNEL = {"context": _kernel_context, "time_limit": 20.0}  # a kernel's question: Triton's names, its first import

@@ -69,7 +69,10 @@ def test_a_stray_access_names_the_mask_only_for_lanes_a_right_mask_turns_off() -
     )
     outcome = evaluate(_question(1), shifted)
     assert not outcome.correct, outcome.message
-    assert "it is in an access off by +1: its address should be x_ptr + row * x_row_stride + cols" in outcome.message
+    assert (
+        "it is in an access off by +1: its address should be x_ptr + tl.program_id(0) * x_row_stride + cols"
+        in outcome.message
+    )
     assert "mask every" not in outcome.message, outcome.message
     scaled = (
         _Q2_HEAD + "    mask = cols < x_row_stride\n"

@@ -39,7 +39,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    tl.store(out_ptr + row + cols, x - tl.sum(x, axis=0) / n_cols, mask=mask)\n",
             f"{_CENTRE_APART}a load of 1 element(s) outside every tensor given; the lowest lies inside x's memory but "
             "not one of its elements (a gap between rows). Lane 127 of program instance 1 is one of them: it is in an "
-            "access off by -159: its address should be x_ptr + row * x_row_stride + cols",
+            "access off by -159: its address should be x_ptr + tl.program_id(0) * x_row_stride + cols",
         ),
         (  # the mask off by one: lane n_cols gets through
             SOLUTIONS[1].replace("cols < n_cols", "cols <= n_cols"),
@@ -141,7 +141,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             SOLUTIONS[1].replace("row * x_row_stride + cols", "row * x_row_stride + cols + 1"),
             f"{_CENTRE_ONE_ROW}a load of 1 element(s) outside every tensor given; the lowest lies 1 element(s) past "
             "the end of x. Lane 99 of program instance 0 is one of them: it is in an access off by +1: its address "
-            "should be x_ptr + row * x_row_stride + cols",
+            "should be x_ptr + tl.program_id(0) * x_row_stride + cols",
         ),
         (  # @triton.jit left out: run as Python, it fails in Triton's words (they differ by version), seen by type
             SOLUTIONS[1].removeprefix("@triton.jit\n"),
@@ -193,25 +193,25 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             SOLUTIONS[1].replace("row * x_row_stride", "row * n_cols"),
             f"{_CENTRE_APART}a load of 32 element(s) outside every tensor given; the lowest lies inside x's memory but "
             "not one of its elements (a gap between rows). Lane 0 of program instance 1 is one of them: it is in an "
-            "access off by -32: its address should be x_ptr + row * x_row_stride + cols",
+            "access off by -32: its address should be x_ptr + tl.program_id(0) * x_row_stride + cols",
         ),
         (  # rows taken BLOCK apart, as the kernel of question 2 does
             SOLUTIONS[1].replace("row * x_row_stride", "row * BLOCK").replace("row * out_row_stride", "row * BLOCK"),
             f"{_CENTRE_APART}a load of 32 element(s) outside every tensor given; the lowest lies inside x's memory but "
             "not one of its elements (a gap between rows). Lane 0 of program instance 1 is one of them: it is in an "
-            "access off by -32: its address should be x_ptr + row * x_row_stride + cols",
+            "access off by -32: its address should be x_ptr + tl.program_id(0) * x_row_stride + cols",
         ),
         (  # out's row stride used for x
             SOLUTIONS[1].replace("row * x_row_stride", "row * out_row_stride"),
             f"{_CENTRE_APART}a load of 24 element(s) outside every tensor given; the lowest lies inside x's memory but "
             "not one of its elements (a gap between rows). Lane 0 of program instance 1 is one of them: it is in an "
-            "access off by -24: its address should be x_ptr + row * x_row_stride + cols",
+            "access off by -24: its address should be x_ptr + tl.program_id(0) * x_row_stride + cols",
         ),
         (  # x's row stride used for out
             SOLUTIONS[1].replace("row * out_row_stride", "row * x_row_stride"),
             f"{_CENTRE_APART}a store of 8 element(s) outside every tensor given; the lowest lies inside out's memory "
             "but not one of its elements (a gap between rows). Lane 104 of program instance 1 is one of them: it is in "
-            "an access off by +24: its address should be out_ptr + row * out_row_stride + cols",
+            "an access off by +24: its address should be out_ptr + tl.program_id(0) * out_row_stride + cols",
         ),
         (  # add_kernel's offsets kept: instance r takes the BLOCK elements from r * BLOCK, which only row 0 passes
             _Q1_DEF + "    offsets = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n"
@@ -355,8 +355,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     3: (
         (  # x read once, as a fused softmax reads it: the online softmax's two walks each read it (the slip named)
             _Q3_HEAD + "    return 2 * rows * cols * element_size / (roof_gb_per_s * 1e9)",
-            "predicted_seconds(8192, 1024, 4, 300) returned 0.000223696; expected 0.000335544: x read once: the online "
-            "softmax reads each row twice, one walk each",
+            "predicted_seconds(8192, 1024, 4, 300) returned 0.000223696; expected 0.000335544: two passes counted: the "
+            "online softmax reads x twice, then writes",
         ),
         (  # the result's write alone, or x's read alone
             _Q3_HEAD + "    return rows * cols * element_size / (roof_gb_per_s * 1e9)",
@@ -627,7 +627,7 @@ WRONG_ANSWERS[1] += (
         "    x = tl.load(x_ptr + row * x_row_stride + cols)\n"
         "    tl.store(out_ptr + row * out_row_stride + cols, x - tl.sum(x, axis=0) / n_cols)\n",
         "Lane 0 of program instance 0 is one of them: it is in an access off by +1: its address should be x_ptr + "
-        "row * x_row_stride + cols",
+        "tl.program_id(0) * x_row_stride + cols",
     ),
 )
 #: Round 17: lanes swapped in pairs with the mask on the unswapped columns (accepted: every size was even)
