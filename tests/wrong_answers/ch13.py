@@ -135,7 +135,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             + "    tl.store(x_ptr + row * x_row_stride + cols, x - tl.sum(x, axis=0) / n_cols, mask=mask)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, tl.load(x_ptr + row * x_row_stride + cols, "
             "mask=mask), mask=mask)\n",
-            f"{_CENTRE_ONE_ROW[:-2]} changed its arguments: a kernel should write into out only",
+            f"{_CENTRE_ONE_ROW[:-2]} stored 100 element(s) into an input, not out: a kernel should write into out only",
         ),
         (  # the mask right, the load's address one element on (round 5): the lane that strays passes the mask's test
             SOLUTIONS[1].replace("row * x_row_stride + cols", "row * x_row_stride + cols + 1"),
@@ -300,7 +300,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    tl.store(x_ptr + row * x_row_stride + cols, x * tl.load(scale_ptr + row), mask=mask)\n"
             "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, x, mask=mask)\n",
-            f"{_ONE_ROW[:-2]} changed its arguments: a kernel should write into out only",
+            f"{_ONE_ROW[:-2]} stored 100 element(s) into an input, not out: a kernel should write into out only",
         ),
         (  # the mask one short: each row's last element is never written
             _Q2_HEAD + "    mask = cols < n_cols - 1\n"
@@ -747,4 +747,59 @@ WRONG_ANSWERS[1] += (
         "row_centre_kernel on 2 row(s) of 3000 float16s, 3008 apart in x and 3000 in out, BLOCK=4096: out[0, 0] is "
         "-inf",
     ),
+)
+
+#: Attack round 2: atomics (the checker follows tl.load and tl.store only: an atomic add of 0 read x unmasked, or
+#: stored a second time), an input stored into with its own values (told before it had stored into several rows of
+#: out), a debugging print that loads x again (right in question 2, which does not ask for one read), and a kernel
+#: under @triton.autotune (told it was not a function)
+_ATOMIC_REFUSED = "raised NotImplementedError: the checker follows loads and stores: write it without tl.atomic_*"
+_ZEROS = "tl.zeros([BLOCK], dtype=x_ptr.dtype.element_ty)"
+WRONG_ANSWERS[1] += (
+    (
+        _Q1_HEAD
+        + _Q1_MASK
+        + "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=0.0).to(tl.float32)\n"
+        "    y = (x - tl.sum(x, axis=0) / n_cols).to(out_ptr.dtype.element_ty)\n"
+        "    tl.store(out_ptr + row * out_row_stride + cols, tl.zeros([BLOCK], dtype=out_ptr.dtype.element_ty), "
+        "mask=mask)\n"
+        "    tl.atomic_add(out_ptr + row * out_row_stride + cols, y, mask=mask)\n",
+        f"{_CENTRE_ONE_ROW[:-2]} {_ATOMIC_REFUSED}",
+    ),
+    (
+        _Q1_HEAD + _Q1_MASK + f"    x = tl.atomic_add(x_ptr + row * x_row_stride + cols, {_ZEROS}).to(tl.float32)\n"
+        "    x = tl.where(mask, x, 0.0)\n"
+        "    tl.store(out_ptr + row * out_row_stride + cols, x - tl.sum(x, axis=0) / n_cols, mask=mask)\n",
+        _ATOMIC_REFUSED,
+    ),
+    (
+        _Q1_HEAD + _Q1_MASK + "    xr = tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=0.0)\n"
+        "    tl.store(x_ptr + row * x_row_stride + cols, xr, mask=mask)\n"
+        "    x = xr.to(tl.float32)\n"
+        "    tl.store(out_ptr + row * out_row_stride + cols, x - tl.sum(x, axis=0) / n_cols, mask=mask)\n",
+        f"{_CENTRE_ONE_ROW[:-2]} stored 100 element(s) into an input, not out: a kernel should write into out only",
+    ),
+)
+WRONG_ANSWERS[2] += (
+    (
+        _Q2_HEAD + "    mask = cols < n_cols\n"
+        f"    x = tl.atomic_add(x_ptr + row * x_row_stride + cols, {_ZEROS})\n"
+        "    tl.store(out_ptr + row * out_row_stride + cols, x * tl.load(scale_ptr + row), mask=mask)\n",
+        f"{_ONE_ROW[:-2]} {_ATOMIC_REFUSED}",
+    ),
+    (
+        SOLUTIONS[2] + "\n    tl.store(scale_ptr + row, tl.load(scale_ptr + row))\n",
+        f"{_ONE_ROW[:-2]} stored 1 element(s) into an input, not out",
+    ),
+)
+RIGHT_ANSWERS[1] += (
+    "@triton.autotune(configs=[triton.Config({}, num_warps=4), triton.Config({}, num_warps=8)], key=['n_cols'])\n"
+    + SOLUTIONS[1],
+)
+RIGHT_ANSWERS[2] += (
+    _Q2_HEAD + "    mask = cols < n_cols\n"
+    "    if row == 0:\n"
+    "        print('row 0 as loaded:', tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=0))\n"
+    "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
+    "    tl.store(out_ptr + row * out_row_stride + cols, x * tl.load(scale_ptr + row), mask=mask)\n",
 )
