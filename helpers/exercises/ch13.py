@@ -18,12 +18,13 @@ from .cases import Slip, questions, table
 
 _FILL, _ATOMIC = -777, NotImplementedError("the checker follows loads and stores: write it without tl.atomic_*")
 _UNDEFINED = "; a load with a mask and no other= left its masked lanes undefined (NaN here)"  # _FILL: out at first
+_unwrapped = lambda v: _unwrapped(v.fn) if type(v).__name__ in ("Autotuner", "Heuristics") else v  # the kernel tuned
 
 
 def _check_kernel(name: str, value: Any) -> None:  # each case interpreted, bounds-checked; then compiled on a GPU
     if isinstance(value, KernelNeedingTriton) or importlib.util.find_spec("triton") is None:
         raise Wrong(triton_advice())
-    expect_function(value := value.fn if type(value).__name__ in ("Autotuner", "Heuristics") else value, name)  # tuned
+    expect_function(value := _unwrapped(value), name)
     plain = type(value).__name__ not in ("InterpretedFunction", "JITFunction")  # no @triton.jit: seen from its type
     gpu = [(value.__getitem__, "cuda")] if type(value).__name__ == "JITFunction" and torch.cuda.is_available() else []
     for launch, device in [((lambda grid: value) if plain else as_interpreted(value).__getitem__, "cpu"), *gpu]:
@@ -65,7 +66,10 @@ def _launch(launch: Any, call: str, grid: tuple, block: int, tensors: dict, rest
     if stray := int((out._base != _FILL).sum() - (out != _FILL).sum()):  # out lies in a buffer that must not change
         raise Wrong(f"{call} wrote {stray} element(s) outside out, in the memory around it")
     got, tol = out.cpu().double(), 5e-3 if out.dtype == torch.float16 else 1e-5
-    lanes = [lane for io, _, each in accesses if io == "store" for lane in each]  # (address, stored)
+    lanes, loads = ([lane for io, _, each in accesses if io == kind for lane in each] for kind in ("store", "load"))
+    xs, outs = (set(_element_addresses(tensors[name]).tolist()) for name in ("x", "out"))  # (address, on) above
+    if into := sum(a not in outs for a, on in lanes if on):  # x or scale, whether its values changed or not
+        raise Wrong(f"{call} stored {into} element(s) into an input, not out: a kernel should write into out only")
     if bool((wrong := ~torch.isclose(got, want, rtol=tol, atol=tol)).any()):
         at, missed = tuple(wrong.nonzero()[0].tolist()), got == _FILL
         more = f", nor are {int(missed.sum()) - 1} more" * bool(missed.sum() > 1)
@@ -75,19 +79,15 @@ def _launch(launch: Any, call: str, grid: tuple, block: int, tensors: dict, rest
         raise Wrong(f"{call}: out[{', '.join(map(str, at))}] is {seen}")
     if (most := max((len(each) for _, _, each in accesses), default=0)) > block:  # a width other than BLOCK
         raise Wrong(f"{call}: one access of a program instance had {most} lanes, more than BLOCK ({block})")
-    xs, outs = (set(_element_addresses(tensors[name]).tolist()) for name in ("x", "out"))
-    if into := sum(a not in outs for a, on in lanes if on):  # x or scale, whether its values changed or not
-        raise Wrong(f"{call} stored {into} element(s) into an input, not out: a kernel should write into out only")
     width = out.element_size() * out.stride(0)  # a row's bytes apart
     parts = {(p, (a - out.data_ptr()) // width) for io, p, each in accesses if io == "store" for a, on in each if on}
     if wide := sorted((p, n) for p, _ in parts if (n := sum(q == p for q, _ in parts)) > 1):  # more than one row
         raise Wrong(f"{call}: program instance {wide[0][0]} stored into {wide[0][1]} rows: one row each")
     if again := len(stored := [a for a, on in lanes if on]) - len(set(stored)):  # a round trip, or overlapping lanes
         raise Wrong(f"{call} stored {again} element(s) more than once: a kernel stores each result once")
-    loads = [a for io, _, each in accesses if io == "load" for a, on in each if on]
-    if read := sum(a in outs for a in loads):  # torch.empty's out may hold NaN: out * 0 is not 0
+    if read := sum(a in outs for a, on in loads if on):  # torch.empty's out may hold NaN: out * 0 is not 0
         raise Wrong(f"{call} loaded {read} element(s) of out: out holds what was in memory before; only store into it")
-    if advise and (again := len(in_x := [a for a in loads if a in xs]) - len(set(in_x))):  # Q1 reads x once
+    if advise and (again := len(in_x := [a for a, on in loads if on and a in xs]) - len(set(in_x))):  # Q1: x once
         raise Wrong(f"{call} loaded {again} element(s) of x more than once: load the row once and keep it in registers")
 
 

@@ -803,3 +803,16 @@ RIGHT_ANSWERS[2] += (
     "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
     "    tl.store(out_ptr + row * out_row_stride + cols, x * tl.load(scale_ptr + row), mask=mask)\n",
 )
+
+#: Review R4: the result stored into x instead of out (told before that no offsets reached out's rows), and a kernel
+#: under @triton.autotune over @triton.heuristics (told before it was not a function)
+WRONG_ANSWERS[1] += (
+    (
+        SOLUTIONS[1].replace("tl.store(out_ptr + row * out_row_stride", "tl.store(x_ptr + row * x_row_stride"),
+        f"{_CENTRE_ONE_ROW[:-2]} stored 100 element(s) into an input, not out",
+    ),
+)
+RIGHT_ANSWERS[1] += (
+    "@triton.autotune(configs=[triton.Config({}, num_warps=4)], key=['n_cols'])\n@triton.heuristics({})\n"
+    + SOLUTIONS[1],
+)
