@@ -35,8 +35,7 @@ def _check_kernel(name: str, value: Any) -> None:  # each case interpreted, boun
         raise Wrong(f"`{name}` is a plain Python function, not a Triton kernel: put @triton.jit above its def")
 
 
-def _launch(launch: Any, call: str, grid: tuple, block: int, tensors: dict, rest: tuple, want: Any) -> None:
-    """One case: `tensors` by name (`out` among them), `rest` (n_cols first); the kernel to debug: symptoms only."""
+def _launch(launch: Any, call: str, grid: tuple, block: int, tensors: dict, rest: tuple, want: Any) -> None:  # a case
     from triton.runtime.interpreter import TensorHandle, _get_np_dtype
     from triton.runtime.interpreter import interpreter_builder as builder
 
@@ -65,7 +64,7 @@ def _launch(launch: Any, call: str, grid: tuple, block: int, tensors: dict, rest
         raise Wrong(f"{call} raised {type(cause).__name__}: {first_line(cause)}") from None
     if stray := int((out._base != _FILL).sum() - (out != _FILL).sum()):  # out lies in a buffer that must not change
         raise Wrong(f"{call} wrote {stray} element(s) outside out, in the memory around it")
-    got, tol = out.cpu().double(), 5e-3 if out.dtype == torch.float16 else 1e-5
+    got, tol = out.cpu().double(), 5e-3 if out.dtype == torch.float16 else 1e-5 if out.dtype.is_floating_point else 0
     lanes, loads = ([lane for io, _, each in accesses if io == kind for lane in each] for kind in ("store", "load"))
     xs, outs = (set(_element_addresses(tensors[name]).tolist()) for name in ("x", "out"))  # (address, on) above
     if into := sum(a not in outs for a, on in lanes if on):  # x or scale, whether its values changed or not
@@ -73,9 +72,9 @@ def _launch(launch: Any, call: str, grid: tuple, block: int, tensors: dict, rest
     if bool((wrong := ~torch.isclose(got, want, rtol=tol, atol=tol)).any()):
         at, missed = tuple(wrong.nonzero()[0].tolist()), got == _FILL
         more = f", nor are {int(missed.sum()) - 1} more" * bool(missed.sum() > 1)
-        seen = f"never written{more}" if missed[at] else f"{float(got[at]):.7g}"
+        seen = f"never written{more}" if missed[at] else f"{float(got[at]):.{7 if tol else 12}g}"  # integers: all
         why = _gaps(out, missed, lanes) if missed[at] and advise else _UNDEFINED * bool(undefined and got[at].isnan())
-        seen += f"; expected {float(want[at]):.7g} (within {tol:g}){why}"
+        seen += f"; expected {float(want[at]):.{7 if tol else 12}g} ({f'within {tol:g}' if tol else 'exactly'}){why}"
         raise Wrong(f"{call}: out[{', '.join(map(str, at))}] is {seen}")
     if (most := max((len(each) for _, _, each in accesses), default=0)) > block:  # a width other than BLOCK
         raise Wrong(f"{call}: one access of a program instance had {most} lanes, more than BLOCK ({block})")
@@ -88,7 +87,7 @@ def _launch(launch: Any, call: str, grid: tuple, block: int, tensors: dict, rest
     if read := sum(a in outs for a, on in loads if on):  # torch.empty's out may hold NaN: out * 0 is not 0
         raise Wrong(f"{call} loaded {read} element(s) of out: out holds what was in memory before; only store into it")
     if advise and (again := len(in_x := [a for a, on in loads if on and a in xs]) - len(set(in_x))):  # Q1: x once
-        raise Wrong(f"{call} loaded {again} element(s) of x more than once: load the row once and keep it in registers")
+        raise Wrong(f"{call} loaded {again} element(s) of x more than once: load each once, lanes past it masked")
 
 
 def _strays(name: str, p: int, lanes: list, tensors: dict, block: int, end: int) -> str:  # what stray lanes show
@@ -124,6 +123,7 @@ def _rows_cases(name: str, device: str) -> Any:  # row_centre_kernel's: float ro
         centre, g, lift = name == "row_centre_kernel", torch.Generator().manual_seed(cols), 40.0 * (cols == 3000)
         dtype = getattr(torch, kind := "float32" if centre and kind == "int32" else kind)
         x = torch.cat([torch.randn(rows, x_stride, generator=g) * 4 + lift, torch.zeros(1, x_stride)]).to(dtype)
+        x += (2**24 + 1) * (kind == "int32")  # odd integers past 2**24: float32 arithmetic would round them
         x64, scale = x[:rows, :cols].double(), (torch.arange(2, rows + 2 + block) * 0.75 + 0.1).to(dtype)[:rows]
         want = (x64 - x64.mean(1, keepdim=True) if centre else x64 * scale.double()[:, None]).to(dtype).double()
         out = torch.full((rows + 1, out_stride), _FILL, dtype=dtype, device=device)[:rows, :cols]
@@ -143,7 +143,7 @@ def _kernel_context() -> dict[str, Any]:  # names for answers run from strings (
 
 _TEXTS = {
     "row_centre_kernel": "Write `row_centre_kernel`: out[r, c] = x[r, c] minus row r's mean, one row per instance."
-    "\nMask with cols < n_cols, masked lanes loaded as other=0.0; divide by n_cols; sum in float32 (x.to(tl.float32)).",
+    "\nMask with cols < n_cols, masked lanes loaded as other=0.0; divide by n_cols; 16-bit rows: sum in float32.",
     "row_scale_kernel": "Debug `row_scale_kernel` (row r times scale[r]): find inputs it gets wrong and why; fix it."
     "\nRun it under bounds_checked on rows shorter than BLOCK, then on rows apart: torch.randn(3, 160)[:, :100].",
     "predicted_seconds": "Write `predicted_seconds(rows, cols, element_size, roof_gb_per_s)`: the online softmax's time"

@@ -349,7 +349,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # every program instance on row 0
             "@triton.jit\n" + lines_of(SOLUTIONS[2], 2, 2) + "    row = 0\n" + lines_of(SOLUTIONS[2], 4, 7),
-            f"{_APART}out[1, 0] is never written, nor are 255 more; expected 0 (within 1e-05)",
+            f"{_APART}out[1, 0] is never written, nor are 255 more; expected 33554434 (exactly)",
         ),
     ),
     3: (
@@ -719,7 +719,7 @@ WRONG_ANSWERS[1] += (
         + "    mean = tl.sum(tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=0.0), axis=0) / n_cols\n"
         "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
         "    tl.store(out_ptr + row * out_row_stride + cols, x - mean, mask=mask)\n",
-        f"{_CENTRE_ONE_ROW[:-2]} loaded 100 element(s) of x more than once: load the row once and keep it in registers",
+        f"{_CENTRE_ONE_ROW[:-2]} loaded 100 element(s) of x more than once: load each once, lanes past it masked",
     ),
     (
         _Q1_DEF + "    row = tl.program_id(0)\n"
@@ -815,4 +815,32 @@ WRONG_ANSWERS[1] += (
 RIGHT_ANSWERS[1] += (
     "@triton.autotune(configs=[triton.Config({}, num_warps=4)], key=['n_cols'])\n@triton.heuristics({})\n"
     + SOLUTIONS[1],
+)
+
+#: Attack round 3: the product computed in float32, as question 1's hint teaches, on int32 rows (accepted: the int32
+#: case held small values; it now holds odd integers past 2**24, which float32 rounds, compared exactly)
+WRONG_ANSWERS[2] += (
+    (
+        _Q2_HEAD + "    mask = cols < n_cols\n"
+        "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=0.0).to(tl.float32)\n"
+        "    s = tl.load(scale_ptr + row).to(tl.float32)\n"
+        "    tl.store(out_ptr + row * out_row_stride + cols, x * s, mask=mask)\n",
+        f"{_APART}out[0, 0] is 16777220; expected 16777221 (exactly)",
+    ),
+)
+
+#: Attack round 3: one load whose lanes past the row wrap back into it (told to load the row once: the message now
+#: says to mask those lanes), and the two row strides taken in the other order (told the address; the label gives
+#: each tensor's row stride, and the offset is their difference)
+WRONG_ANSWERS[1] += (
+    (
+        _Q1_HEAD + "    x = tl.load(x_ptr + row * x_row_stride + cols % n_cols).to(tl.float32)\n"
+        "    mean = tl.sum(tl.where(cols < n_cols, x, 0.0), axis=0) / n_cols\n"
+        "    tl.store(out_ptr + row * out_row_stride + cols, x - mean, mask=cols < n_cols)\n",
+        f"{_CENTRE_ONE_ROW[:-2]} loaded 28 element(s) of x more than once: load each once, lanes past it masked",
+    ),
+    (
+        SOLUTIONS[1].replace("x_row_stride, out_row_stride, BLOCK", "out_row_stride, x_row_stride, BLOCK"),
+        f"{_CENTRE_APART}a load of 24 element(s) outside every tensor given",
+    ),
 )
