@@ -87,7 +87,7 @@ def _launch(launch: Any, call: str, grid: tuple, block: int, tensors: dict, rest
     if read := sum(a in outs for a, on in loads if on):  # torch.empty's out may hold NaN: out * 0 is not 0
         raise Wrong(f"{call} loaded {read} element(s) of out: out holds what was in memory before; only store into it")
     if advise and (again := len(in_x := [a for a, on in loads if on and a in xs]) - len(set(in_x))):  # Q1: x once
-        raise Wrong(f"{call} loaded {again} element(s) of x more than once: load each once, lanes past it masked")
+        raise Wrong(f"{call} loaded {again} element(s) of x more than once: load the row once, lanes past it masked")
 
 
 def _strays(name: str, p: int, lanes: list, tensors: dict, block: int, end: int) -> str:  # what stray lanes show
@@ -123,7 +123,7 @@ def _rows_cases(name: str, device: str) -> Any:  # row_centre_kernel's: float ro
         centre, g, lift = name == "row_centre_kernel", torch.Generator().manual_seed(cols), 40.0 * (cols == 3000)
         dtype = getattr(torch, kind := "float32" if centre and kind == "int32" else kind)
         x = torch.cat([torch.randn(rows, x_stride, generator=g) * 4 + lift, torch.zeros(1, x_stride)]).to(dtype)
-        x += (2**24 + 1) * (kind == "int32")  # odd integers past 2**24: float32 arithmetic would round them
+        x += (2**24 + 1) * (kind == "int32")  # integers around 2**24, which float32 rounds
         x64, scale = x[:rows, :cols].double(), (torch.arange(2, rows + 2 + block) * 0.75 + 0.1).to(dtype)[:rows]
         want = (x64 - x64.mean(1, keepdim=True) if centre else x64 * scale.double()[:, None]).to(dtype).double()
         out = torch.full((rows + 1, out_stride), _FILL, dtype=dtype, device=device)[:rows, :cols]

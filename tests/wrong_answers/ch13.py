@@ -719,7 +719,7 @@ WRONG_ANSWERS[1] += (
         + "    mean = tl.sum(tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=0.0), axis=0) / n_cols\n"
         "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
         "    tl.store(out_ptr + row * out_row_stride + cols, x - mean, mask=mask)\n",
-        f"{_CENTRE_ONE_ROW[:-2]} loaded 100 element(s) of x more than once: load each once, lanes past it masked",
+        f"{_CENTRE_ONE_ROW[:-2]} loaded 100 element(s) of x more than once: load the row once, lanes past it masked",
     ),
     (
         _Q1_DEF + "    row = tl.program_id(0)\n"
@@ -818,7 +818,7 @@ RIGHT_ANSWERS[1] += (
 )
 
 #: Attack round 3: the product computed in float32, as question 1's hint teaches, on int32 rows (accepted: the int32
-#: case held small values; it now holds odd integers past 2**24, which float32 rounds, compared exactly)
+#: case held small values; it now holds integers around 2**24, which float32 rounds, compared exactly)
 WRONG_ANSWERS[2] += (
     (
         _Q2_HEAD + "    mask = cols < n_cols\n"
@@ -837,7 +837,7 @@ WRONG_ANSWERS[1] += (
         _Q1_HEAD + "    x = tl.load(x_ptr + row * x_row_stride + cols % n_cols).to(tl.float32)\n"
         "    mean = tl.sum(tl.where(cols < n_cols, x, 0.0), axis=0) / n_cols\n"
         "    tl.store(out_ptr + row * out_row_stride + cols, x - mean, mask=cols < n_cols)\n",
-        f"{_CENTRE_ONE_ROW[:-2]} loaded 28 element(s) of x more than once: load each once, lanes past it masked",
+        f"{_CENTRE_ONE_ROW[:-2]} loaded 28 element(s) of x more than once: load the row once, lanes past it masked",
     ),
     (
         SOLUTIONS[1].replace("x_row_stride, out_row_stride, BLOCK", "out_row_stride, x_row_stride, BLOCK"),
