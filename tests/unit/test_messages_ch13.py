@@ -95,15 +95,15 @@ def test_question_2s_kernel_to_debug_is_told_its_symptoms_only() -> None:
         assert not [words for words in _ADVICE if words in outcome.message], f"{outcome.message}\nfor:\n{code}"
 
 
-def test_a_missing_other_is_named_only_where_a_masked_load_without_it_made_the_result_nan() -> None:
-    """A masked load without other= leaves its masked lanes undefined (NaN in the checker): named where the result is
-    NaN and such a load was made, whatever else is wrong; not where the lanes were loaded as NaN on purpose, nor where a
-    wrong result is not NaN; and an answer whose masked lanes are never used (question 2's solution, a tl.where that
-    zeroes them) is right."""
+def test_a_missing_other_is_named_only_where_a_masked_load_without_it_made_the_result_not_finite() -> None:
+    """A masked load without other= leaves its masked lanes undefined (NaN, ±inf and 9 in the checker): named where
+    the result is not finite and such a load was made, whatever else is wrong; not where the lanes were loaded as NaN
+    on purpose, nor where a wrong result is finite; and an answer whose masked lanes are never used (question 2's
+    solution, a tl.where that zeroes them) is right."""
     from helpers.exercises.solutions.ch13 import SOLUTIONS
     from tests.wrong_answers.ch13 import RIGHT_ANSWERS
 
-    undefined = "a load with a mask and no other= left its masked lanes undefined (NaN here)"
+    undefined = "a masked load without other= (or padding_option=) left lanes undefined: NaN, ±inf, 9 here"
     for code in (SOLUTIONS[1].replace(", other=0.0)", ")"), SOLUTIONS[1].replace("other=0.0", "other=float('nan')")):
         outcome = evaluate(_question(1), code)
         assert not outcome.correct and "is nan; expected" in outcome.message, outcome.message

@@ -153,17 +153,17 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "`row_centre_kernel` is a plain Python function, not a Triton kernel: put @triton.jit above its def",
         ),
         # The mean's own mistakes: what the masked lanes add to the sum, what it is divided by, and which rows
-        (  # no other=: the masked lanes are undefined, and the sum takes them in (NaN in the checker)
+        (  # no other=: the masked lanes are undefined, and the sum takes them in (NaN, ±inf and 9 in the checker)
             SOLUTIONS[1].replace(", other=0.0)", ")"),
-            f"{_CENTRE_ONE_ROW}out[0, 0] is nan; expected 1.144405 (within 1e-05); a load with a mask and no other= "
-            "left its masked lanes undefined (NaN here)",
+            f"{_CENTRE_ONE_ROW}out[0, 0] is nan; expected 1.144405 (within 1e-05); a masked load without other= "
+            "(or padding_option=) left lanes undefined: NaN, ±inf, 9 here",
         ),
         (  # no other=, the masked lanes then multiplied by the mask: NaN times 0 is NaN
             _Q1_HEAD + _Q1_MASK + "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
             "    mean = tl.sum(x * mask, axis=0) / n_cols  # the masked lanes times 0\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, x - mean, mask=mask)\n",
-            f"{_CENTRE_ONE_ROW}out[0, 0] is nan; expected 1.144405 (within 1e-05); a load with a mask and no other= "
-            "left its masked lanes undefined (NaN here)",
+            f"{_CENTRE_ONE_ROW}out[0, 0] is nan; expected 1.144405 (within 1e-05); a masked load without other= "
+            "(or padding_option=) left lanes undefined: NaN, ±inf, 9 here",
         ),
         (  # the mean over the whole BLOCK: divided by BLOCK, not n_cols
             SOLUTIONS[1].replace("/ n_cols", "/ BLOCK"),
@@ -698,7 +698,7 @@ WRONG_ANSWERS[2] += (
     (
         SOLUTIONS[2].replace("x * tl.load(scale_ptr + row)", "x * tl.load(scale_ptr + row, mask=row < n_cols)"),
         "row_scale_kernel on 70 row(s) of 5 float32s, 8 apart in x and 7 in out, BLOCK=64: out[5, 0] is nan; expected "
-        "-3.164923 (within 1e-05); a load with a mask and no other= left its masked lanes undefined (NaN here)",
+        "-3.164923 (within 1e-05); a masked load without other= (or padding_option=) left lanes undefined",
     ),
 )
 #: Round 21: the scale's load masked with row < BLOCK (accepted: no case had more rows than BLOCK)
@@ -706,7 +706,7 @@ WRONG_ANSWERS[2] += (
     (
         SOLUTIONS[2].replace("x * tl.load(scale_ptr + row)", "x * tl.load(scale_ptr + row, mask=row < BLOCK)"),
         "row_scale_kernel on 70 row(s) of 5 float32s, 8 apart in x and 7 in out, BLOCK=64: out[64, 0] is nan; "
-        "expected 239.163 (within 1e-05); a load with a mask and no other= left its masked lanes undefined (NaN here)",
+        "expected 239.163 (within 1e-05); a masked load without other= (or padding_option=) left lanes undefined",
     ),
 )
 
@@ -842,5 +842,32 @@ WRONG_ANSWERS[1] += (
     (
         SOLUTIONS[1].replace("x_row_stride, out_row_stride, BLOCK", "out_row_stride, x_row_stride, BLOCK"),
         f"{_CENTRE_APART}a load of 24 element(s) outside every tensor given",
+    ),
+)
+
+#: Attack round 4: the count of non-zero lanes taken for n_cols (accepted: no row held an exact 0; a case of whole
+#: numbers now does), and the masked lanes' junk filtered as NaN (accepted while the checker filled them with NaN
+#: alone; it now fills them with NaN, ±inf and 9)
+WRONG_ANSWERS[1] += (
+    (
+        _Q1_HEAD
+        + _Q1_MASK
+        + "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=0.0).to(tl.float32)\n"
+        "    n = tl.sum(tl.where(x != 0.0, 1.0, 0.0), axis=0)\n"
+        "    tl.store(out_ptr + row * out_row_stride + cols, x - tl.sum(x, axis=0) / n, mask=mask)\n",
+        "row_centre_kernel on 4 row(s) of 50 float32s, 56 apart in x and 50 in out, BLOCK=64: out[0, 0] is ",
+    ),
+    (
+        _Q1_HEAD + _Q1_MASK + "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask).to(tl.float32)\n"
+        "    good = x == x\n"
+        "    s = tl.sum(tl.where(good, x, 0.0), axis=0)\n"
+        "    tl.store(out_ptr + row * out_row_stride + cols, x - s / tl.sum(good.to(tl.float32), axis=0), mask=mask)\n",
+        f"{_CENTRE_ONE_ROW}out[0, 0] is ",
+    ),
+    (
+        _Q1_HEAD + _Q1_MASK + "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask).to(tl.float32)\n"
+        "    x = tl.where(x == x, x, 0.0)\n"
+        "    tl.store(out_ptr + row * out_row_stride + cols, x - tl.sum(x, axis=0) / n_cols, mask=mask)\n",
+        f"{_CENTRE_ONE_ROW}out[0, 0] is nan; expected 1.144405 (within 1e-05); a masked load without other=",
     ),
 )
