@@ -100,7 +100,7 @@ def bounds_checked(**tensors: torch.Tensor) -> Iterator[None]:
             candidates.append(found)
         return min(candidates, key=lambda c: c[0])[1:]
 
-    load, store = builder.create_masked_load, builder.create_masked_store
+    load, store = (getattr(type(builder), f"create_masked_{io}").__get__(builder) for io in ("load", "store"))  # bare
 
     def checked_load(ptrs: Any, mask: Any, *args: Any, **kwargs: Any) -> Any:
         check("load", ptrs, mask)

@@ -25,7 +25,7 @@ def _check_kernel(name: str, value: Any) -> None:  # each case interpreted, boun
     if isinstance(value, KernelNeedingTriton) or importlib.util.find_spec("triton") is None:
         raise Wrong(triton_advice())
     expect_function(value := _unwrapped(value), name)
-    plain = type(value).__name__ not in ("InterpretedFunction", "JITFunction")  # no @triton.jit: seen from its type
+    plain = not {"InterpretedFunction", "JITFunction"} & {t.__name__ for t in type(value).__mro__}  # no @triton.jit
     gpu = [(value.__getitem__, "cuda")] if type(value).__name__ == "JITFunction" and torch.cuda.is_available() else []
     for launch, device in [((lambda grid: value) if plain else as_interpreted(value).__getitem__, "cpu"), *gpu]:
         for label, *case in _rows_cases(name, device):  # run as Python, a kernel fails in Triton's words (they vary)
@@ -83,11 +83,11 @@ def _launch(launch: Any, call: str, grid: tuple, block: int, tensors: dict, rest
     if wide := sorted((p, n) for p, _ in parts if (n := sum(q == p for q, _ in parts)) > 1):  # more than one row
         raise Wrong(f"{call}: program instance {wide[0][0]} stored into {wide[0][1]} rows: one row each")
     if again := len(stored := [a for a, on in lanes if on]) - len(set(stored)):  # a round trip, or overlapping lanes
-        raise Wrong(f"{call} stored {again} element(s) more than once: a kernel stores each result once")
+        raise Wrong(f"{call} made {again} repeated store(s) to out's elements: a kernel stores each result once")
     if read := sum(a in outs for a, on in loads if on):  # torch.empty's out may hold NaN: out * 0 is not 0
         raise Wrong(f"{call} loaded {read} element(s) of out: out holds what was in memory before; only store into it")
     if advise and (again := len(in_x := [a for a, on in loads if on and a in xs]) - len(set(in_x))):  # Q1: x once
-        raise Wrong(f"{call} loaded {again} element(s) of x more than once: load the row once, lanes past it masked")
+        raise Wrong(f"{call} made {again} repeated load(s) of x's elements: load the row once, lanes past it masked")
 
 
 def _strays(name: str, p: int, lanes: list, tensors: dict, block: int, end: int) -> str:  # what stray lanes show

@@ -293,3 +293,25 @@ def test_an_interpreted_copy_of_a_compiled_kernel_runs_the_jitted_functions_it_c
     )
     printed = run_fresh_python(f"import runpy; runpy.run_path({str(script)!r})", env={"TRITON_INTERPRET": None})
     assert printed.strip() == "right", printed
+
+
+def test_a_right_kernel_is_right_when_checked_inside_the_learners_own_bounds_check_or_rebound_interpreted() -> None:
+    """Attack round 5: the hint sends a learner to `bounds_checked`, and `check()` left inside that block was told of
+    accesses outside the learner's tensors (the checker's own); a kernel rebound to `as_interpreted(kernel)` while
+    debugging was run as plain Python. Both are the right kernel and are accepted; a wrong one is still told so."""
+    from helpers.exercises.solutions.ch13 import SOLUTIONS
+    from helpers.kernels import as_interpreted, bounds_checked
+
+    for number, name in ((1, "row_centre_kernel"), (2, "row_scale_kernel")):
+        question = _question(number)
+        namespace = {"torch": torch, **question.context()}
+        exec(compile(SOLUTIONS[number], f"<{name}>", "exec"), namespace)
+        with bounds_checked(x=torch.randn(2, 2)):  # the learner's tensors, none of the checker's
+            outcome = question.evaluate({name: namespace[name]})
+        assert outcome.correct, outcome.message
+        assert question.evaluate({name: as_interpreted(namespace[name])}).correct
+    unmasked = SOLUTIONS[2].replace(", mask=mask", "")
+    namespace = {"torch": torch, **_question(2).context()}
+    exec(compile(unmasked, "<row_scale_kernel>", "exec"), namespace)
+    outcome = _question(2).evaluate({"row_scale_kernel": as_interpreted(namespace["row_scale_kernel"])})
+    assert not outcome.correct and "past the end of x" in outcome.message, outcome.message

@@ -83,7 +83,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _Q1_HEAD + _Q1_MASK + _Q1_LOAD + "    tl.store(out_ptr + row * out_row_stride + cols, x, mask=mask)\n"
             "    y = tl.load(out_ptr + row * out_row_stride + cols, mask=mask, other=0.0)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, y - tl.sum(y, axis=0) / n_cols, mask=mask)\n",
-            f"{_CENTRE_ONE_ROW[:-2]} stored 100 element(s) more than once: a kernel stores each result once",
+            f"{_CENTRE_ONE_ROW[:-2]} made 100 repeated store(s) to out's elements: a kernel stores each result once",
         ),
         (  # out cleared first, then written: two passes over out
             _Q1_HEAD
@@ -91,7 +91,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             + _Q1_LOAD
             + "    tl.store(out_ptr + row * out_row_stride + cols, x * 0.0, mask=mask)\n"
             + _Q1_STORE,
-            f"{_CENTRE_ONE_ROW[:-2]} stored 100 element(s) more than once",
+            f"{_CENTRE_ONE_ROW[:-2]} made 100 repeated store(s) to out's elements",
         ),
         (  # the mask one short: the last element is left out of the mean as well as out, so the first is wrong
             SOLUTIONS[1].replace("cols < n_cols", "cols < n_cols - 1"),
@@ -572,7 +572,7 @@ WRONG_ANSWERS[1] += (
         "        cols = start + tl.arange(0, 128)\n"
         "        x = tl.load(x_ptr + row * x_row_stride + cols, mask=cols < n_cols)\n"
         "        tl.store(out_ptr + row * out_row_stride + cols, x - total / n_cols, mask=cols < n_cols)\n",
-        f"{_CENTRE_ONE_ROW[:-2]} loaded 100 element(s) of x more than once",  # two walks: x loaded on each
+        f"{_CENTRE_ONE_ROW[:-2]} made 100 repeated load(s) of x's elements",  # two walks: x loaded on each
     ),
     (  # the mean from the whole row, then the row stored in chunks that overlap
         _Q1_HEAD + _Q1_MASK + _Q1_LOAD + "    mean = tl.sum(x, axis=0) / n_cols\n"
@@ -580,7 +580,7 @@ WRONG_ANSWERS[1] += (
         "        c = start + tl.arange(0, 128)\n"
         "        y = tl.load(x_ptr + row * x_row_stride + c, mask=c < n_cols)\n"
         "        tl.store(out_ptr + row * out_row_stride + c, y - mean, mask=c < n_cols)\n",
-        f"{_CENTRE_ONE_ROW[:-2]} stored 4 element(s) more than once: a kernel stores each result once",
+        f"{_CENTRE_ONE_ROW[:-2]} made 4 repeated store(s) to out's elements: a kernel stores each result once",
     ),
 )
 WRONG_ANSWERS[1] += (
@@ -615,7 +615,7 @@ WRONG_ANSWERS[2] += (
         "        mask = cols < n_cols\n"
         "        x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
         "        tl.store(out_ptr + row * out_row_stride + cols, x * s, mask=mask)\n",
-        f"{_ONE_ROW[:-2]} stored 4 element(s) more than once: a kernel stores each result once",
+        f"{_ONE_ROW[:-2]} made 4 repeated store(s) to out's elements: a kernel stores each result once",
     ),
 )
 #: Round 16: a reversed access one element off with no mask (told it passed the mask's test, by its lane's number); the
@@ -719,7 +719,7 @@ WRONG_ANSWERS[1] += (
         + "    mean = tl.sum(tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=0.0), axis=0) / n_cols\n"
         "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
         "    tl.store(out_ptr + row * out_row_stride + cols, x - mean, mask=mask)\n",
-        f"{_CENTRE_ONE_ROW[:-2]} loaded 100 element(s) of x more than once: load the row once, lanes past it masked",
+        f"{_CENTRE_ONE_ROW[:-2]} made 100 repeated load(s) of x's elements: load the row once, lanes past it masked",
     ),
     (
         _Q1_DEF + "    row = tl.program_id(0)\n"
@@ -731,7 +731,7 @@ WRONG_ANSWERS[1] += (
         "        cols = start + tl.arange(0, 64)\n"
         "        x = tl.load(x_ptr + row * x_row_stride + cols, mask=cols < n_cols)\n"
         "        tl.store(out_ptr + row * out_row_stride + cols, x - total / n_cols, mask=cols < n_cols)\n",
-        f"{_CENTRE_ONE_ROW[:-2]} loaded 100 element(s) of x more than once",
+        f"{_CENTRE_ONE_ROW[:-2]} made 100 repeated load(s) of x's elements",
     ),
     (
         _Q1_HEAD
@@ -837,7 +837,7 @@ WRONG_ANSWERS[1] += (
         _Q1_HEAD + "    x = tl.load(x_ptr + row * x_row_stride + cols % n_cols).to(tl.float32)\n"
         "    mean = tl.sum(tl.where(cols < n_cols, x, 0.0), axis=0) / n_cols\n"
         "    tl.store(out_ptr + row * out_row_stride + cols, x - mean, mask=cols < n_cols)\n",
-        f"{_CENTRE_ONE_ROW[:-2]} loaded 28 element(s) of x more than once: load the row once, lanes past it masked",
+        f"{_CENTRE_ONE_ROW[:-2]} made 28 repeated load(s) of x's elements: load the row once, lanes past it masked",
     ),
     (
         SOLUTIONS[1].replace("x_row_stride, out_row_stride, BLOCK", "out_row_stride, x_row_stride, BLOCK"),
@@ -869,5 +869,18 @@ WRONG_ANSWERS[1] += (
         "    x = tl.where(x == x, x, 0.0)\n"
         "    tl.store(out_ptr + row * out_row_stride + cols, x - tl.sum(x, axis=0) / n_cols, mask=mask)\n",
         f"{_CENTRE_ONE_ROW}out[0, 0] is nan; expected 1.144405 (within 1e-05); a masked load without other=",
+    ),
+)
+
+#: Attack round 5: lanes past the row clamped onto its last element instead of masked (told before that 28 elements
+#: were loaded more than once, where one element was loaded 29 times)
+WRONG_ANSWERS[1] += (
+    (
+        _Q1_HEAD
+        + _Q1_MASK
+        + "    x = tl.load(x_ptr + row * x_row_stride + tl.minimum(cols, n_cols - 1)).to(tl.float32)\n"
+        "    x = tl.where(mask, x, 0.0)\n"
+        "    tl.store(out_ptr + row * out_row_stride + cols, x - tl.sum(x, axis=0) / n_cols, mask=mask)\n",
+        f"{_CENTRE_ONE_ROW[:-2]} made 28 repeated load(s) of x's elements: load the row once, lanes past it masked",
     ),
 )
