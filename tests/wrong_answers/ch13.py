@@ -306,7 +306,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _Q2_HEAD + "    mask = cols < n_cols - 1\n"
             "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
             "    tl.store(out_ptr + row * out_row_stride + cols, x * tl.load(scale_ptr + row), mask=mask)\n",
-            f"{_ONE_ROW}out[0, 99] is never written; expected -4.759252 (within 1e-05)",
+            f"{_ONE_ROW}out[0, 99] is never written; expected -4.461799 (within 1e-05)",
         ),
         (  # BLOCK taken as 128, the width of the chapter's blocks (accepted before: every case had BLOCK=128)
             _Q2_HEAD.replace("BLOCK)", "128)") + "    mask = cols < n_cols\n"
@@ -668,7 +668,7 @@ WRONG_ANSWERS[1] += (
 WRONG_ANSWERS[2] += (
     (
         SOLUTIONS[2].replace("x * tl.load(scale_ptr + row)", "x * tl.load(scale_ptr + row).to(tl.int32)"),
-        f"{_ONE_ROW}out[0, 0] is 0.5073971; expected 0.8118354 (within 1e-05)",
+        f"{_ONE_ROW}out[0, 0] is 0.5073971; expected 0.7610956 (within 1e-05)",
     ),
     (
         _Q2_HEAD + "    HALF: tl.constexpr = BLOCK // 2\n"
@@ -698,7 +698,7 @@ WRONG_ANSWERS[2] += (
     (
         SOLUTIONS[2].replace("x * tl.load(scale_ptr + row)", "x * tl.load(scale_ptr + row, mask=row < n_cols)"),
         "row_scale_kernel on 70 row(s) of 5 float32s, 8 apart in x and 7 in out, BLOCK=64: out[5, 0] is nan; expected "
-        "-3.164923 (within 1e-05); a masked load without other= (or padding_option=) left lanes undefined",
+        "-0.8873615 (within 1e-05); a masked load without other= (or padding_option=) left lanes undefined",
     ),
 )
 #: Round 21: the scale's load masked with row < BLOCK (accepted: no case had more rows than BLOCK)
@@ -706,7 +706,7 @@ WRONG_ANSWERS[2] += (
     (
         SOLUTIONS[2].replace("x * tl.load(scale_ptr + row)", "x * tl.load(scale_ptr + row, mask=row < BLOCK)"),
         "row_scale_kernel on 70 row(s) of 5 float32s, 8 apart in x and 7 in out, BLOCK=64: out[64, 0] is nan; "
-        "expected 239.163 (within 1e-05); a masked load without other= (or padding_option=) left lanes undefined",
+        "expected 3.616376 (within 1e-05); a masked load without other= (or padding_option=) left lanes undefined",
     ),
 )
 
@@ -739,7 +739,7 @@ WRONG_ANSWERS[1] += (
         + "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=0.0).to(tl.float32)\n"
         "    o = tl.load(out_ptr + row * out_row_stride + cols, mask=mask, other=0.0)\n"
         "    tl.store(out_ptr + row * out_row_stride + cols, x - tl.sum(x, axis=0) / n_cols + o * 0.0, mask=mask)\n",
-        f"{_CENTRE_ONE_ROW[:-2]} loaded 100 element(s) of out: out holds what was in memory before; only store into it",
+        f"{_CENTRE_ONE_ROW[:-2]} loaded 100 element(s) of out: only store into out (print a value before its store)",
     ),
     (
         _Q1_HEAD + _Q1_MASK + "    x = tl.where(mask, tl.load(x_ptr + row * x_row_stride + cols, mask=mask), 0.0)\n"
@@ -882,5 +882,25 @@ WRONG_ANSWERS[1] += (
         "    x = tl.where(mask, x, 0.0)\n"
         "    tl.store(out_ptr + row * out_row_stride + cols, x - tl.sum(x, axis=0) / n_cols, mask=mask)\n",
         f"{_CENTRE_ONE_ROW[:-2]} made 28 repeated load(s) of x's elements: load the row once, lanes past it masked",
+    ),
+)
+
+#: Attack round 6: rows whose scale is 0 skipped as an optimisation (accepted: no scale was 0; the scales are now
+#: 0 to 3 in steps of 0.75), and a debugging print that reads back what the kernel stored (refused, and told before
+#: that out held what was in memory: the message now says to print the value before its store)
+WRONG_ANSWERS[2] += (
+    (
+        _Q2_HEAD.replace("    cols = tl.arange(0, BLOCK)\n", "") + "    s = tl.load(scale_ptr + row)\n"
+        "    if s != 0:\n"
+        "        cols = tl.arange(0, BLOCK)\n"
+        "        mask = cols < n_cols\n"
+        "        x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)\n"
+        "        tl.store(out_ptr + row * out_row_stride + cols, x * s, mask=mask)\n",
+        "is never written",
+    ),
+    (
+        SOLUTIONS[2] + "\n    if row == 0:\n"
+        "        print('stored', tl.load(out_ptr + row * out_row_stride + cols, mask=mask & (cols < 3), other=0))\n",
+        f"{_ONE_ROW[:-2]} loaded 3 element(s) of out: only store into out (print a value before its store)",
     ),
 )
