@@ -855,7 +855,7 @@ WRONG_ANSWERS[1] += (
         + "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=0.0).to(tl.float32)\n"
         "    n = tl.sum(tl.where(x != 0.0, 1.0, 0.0), axis=0)\n"
         "    tl.store(out_ptr + row * out_row_stride + cols, x - tl.sum(x, axis=0) / n, mask=mask)\n",
-        "row_centre_kernel on 4 row(s) of 50 float32s, 56 apart in x and 50 in out, BLOCK=64: out[0, 0] is ",
+        "row_centre_kernel on 4 row(s) of 40 float32s, 44 apart in x and 40 in out, BLOCK=64: out[1, 0] is 2.162162",
     ),
     (
         _Q1_HEAD + _Q1_MASK + "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask).to(tl.float32)\n"
@@ -902,5 +902,18 @@ WRONG_ANSWERS[2] += (
         SOLUTIONS[2] + "\n    if row == 0:\n"
         "        print('stored', tl.load(out_ptr + row * out_row_stride + cols, mask=mask & (cols < 3), other=0))\n",
         f"{_ONE_ROW[:-2]} loaded 3 element(s) of out: only store into out (print a value before its store)",
+    ),
+)
+
+#: Attack round 6: the store skipped where the result is 0 (accepted: no element equalled its row's mean; the case of
+#: whole numbers now has a row whose mean, 0, is one of its elements)
+WRONG_ANSWERS[1] += (
+    (
+        _Q1_HEAD
+        + _Q1_MASK
+        + "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=0.0).to(tl.float32)\n"
+        "    y = x - tl.sum(x, axis=0) / n_cols\n"
+        "    tl.store(out_ptr + row * out_row_stride + cols, y, mask=mask & (y != 0))\n",
+        "row_centre_kernel on 4 row(s) of 40 float32s, 44 apart in x and 40 in out, BLOCK=64: out[0, ",
     ),
 )
