@@ -349,7 +349,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # every program instance on row 0
             "@triton.jit\n" + lines_of(SOLUTIONS[2], 2, 2) + "    row = 0\n" + lines_of(SOLUTIONS[2], 4, 7),
-            f"{_APART}out[1, 0] is never written, nor are 255 more; expected 33554434 (exactly)",
+            f"{_APART}out[1, 0] is never written, nor are 255 more; expected 50331651 (exactly)",
         ),
     ),
     3: (
@@ -706,7 +706,7 @@ WRONG_ANSWERS[2] += (
     (
         SOLUTIONS[2].replace("x * tl.load(scale_ptr + row)", "x * tl.load(scale_ptr + row, mask=row < BLOCK)"),
         "row_scale_kernel on 70 row(s) of 5 float32s, 8 apart in x and 7 in out, BLOCK=64: out[64, 0] is nan; "
-        "expected 3.616376 (within 1e-05); a masked load without other= (or padding_option=) left lanes undefined",
+        "expected 0 (within 1e-05); a masked load without other= (or padding_option=) left lanes undefined",
     ),
 )
 
@@ -914,6 +914,25 @@ WRONG_ANSWERS[1] += (
         + "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=0.0).to(tl.float32)\n"
         "    y = x - tl.sum(x, axis=0) / n_cols\n"
         "    tl.store(out_ptr + row * out_row_stride + cols, y, mask=mask & (y != 0))\n",
-        "row_centre_kernel on 4 row(s) of 40 float32s, 44 apart in x and 40 in out, BLOCK=64: out[0, ",
+        "row_centre_kernel on 5 row(s) of 1 float32s, 4 apart in x and 2 in out, BLOCK=64: out[0, 0] is never written",
+    ),
+)
+
+#: Attack round 7 (contrived shortcuts on values the cases happened to hold): the store only for rows of more than
+#: one column, and the scale's absolute value (accepted: no case had one column or a negative scale; both now do)
+WRONG_ANSWERS[1] += (
+    (
+        _Q1_HEAD
+        + _Q1_MASK
+        + "    x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=0.0).to(tl.float32)\n"
+        "    if n_cols > 1:\n"
+        "        tl.store(out_ptr + row * out_row_stride + cols, x - tl.sum(x, axis=0) / n_cols, mask=mask)\n",
+        "row_centre_kernel on 5 row(s) of 1 float32s, 4 apart in x and 2 in out, BLOCK=64: out[0, 0] is never written",
+    ),
+)
+WRONG_ANSWERS[2] += (
+    (
+        SOLUTIONS[2].replace("x * tl.load(scale_ptr + row)", "x * tl.abs(tl.load(scale_ptr + row))"),
+        "row_scale_kernel on 70 row(s) of 5 float32s, 8 apart in x and 7 in out, BLOCK=64: out[3, 0] is ",
     ),
 )
