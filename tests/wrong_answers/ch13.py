@@ -115,7 +115,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (  # every other row: row 2r for instance r, the rows past the end masked off; rows 1, 3, ... never written
             SOLUTIONS[1]
             .replace("row = tl.program_id(0)", "row = 2 * tl.program_id(0)")
-            .replace("mask = cols < n_cols", "mask = (cols < n_cols) & (row < tl.num_programs(0))"),
+            .replace("mask = cols < n_cols", "mask = (cols < n_cols) & (cols * 0 + row < tl.num_programs(0))"),
             f"{_CENTRE_APART}out[1, 0] is never written, nor are 127 more; expected -0.3324191 (within 1e-05): no "
             "program instance's offsets reach them: instance r must cover row r",
         ),
@@ -477,7 +477,7 @@ WRONG_ANSWERS[1] += (
         _Q1_DEF + "    cols = tl.arange(0, BLOCK)\n"
         "    for k in tl.static_range(2):  # instance p does rows 2p and 2p + 1\n"
         "        row = 2 * tl.program_id(0) + k\n"
-        "        mask = (cols < n_cols) & (row < tl.num_programs(0))\n"
+        "        mask = (cols < n_cols) & (cols * 0 + row < tl.num_programs(0))\n"
         "        x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=0.0)\n"
         "        tl.store(out_ptr + row * out_row_stride + cols, x - tl.sum(x, axis=0) / n_cols, mask=mask)\n",
         f"{_CENTRE_APART}program instance 0 stored into 2 rows: one row each",
