@@ -67,7 +67,7 @@ def _element_addresses(t: torch.Tensor) -> Any:
 def bounds_checked(**tensors: torch.Tensor) -> Iterator[None]:
     """Check every load and store of an interpreted kernel against the elements of `tensors` (CPU tensors); only
     those a mask lets through, as on a GPU. Raises `OutOfBounds` from inside the launch (Triton wraps it in its
-    `InterpreterError`) at the first access outside every tensor."""
+    `InterpreterError`) at the first access outside every tensor. Nested, only the innermost block checks."""
     import numpy as np
     from triton.runtime import interpreter
 
