@@ -1,7 +1,11 @@
 """Keep chapter notebooks in the course's shape: `python -m coursetools tidy [--refresh-checked] [NB ...]`.
 
 * The cell tagged `parameters` exists (papermill injects its values after it).
-* The cell tagged `setup` is exactly `SETUP_CELL`, the same in every chapter.
+* The cell tagged `setup` is exactly `SETUP_CELL`, the same in every chapter, and collapsed to its
+  `# @title` line (`COLLAPSED`: JupyterLab, Colab's form view, Kaggle).
+* Section 1 starts on the first screen: at most `FIRST_SCREEN_LINES` rendered lines above "## 1."
+  (`lines_before_lesson`; the "Runs on" table and the glossary sit in closed `<details>`). The tests
+  hold every chapter, and its page on the site, to it.
 * Outputs are stripped, except in cells tagged `nbval-check-output` (nbval's own tag), whose
   outputs nbval compares; `--refresh-checked` re-executes the chapter (QUICK) and stores those
   outputs anew. Test markers live in cell tags, never in the code a learner reads (a comment
@@ -38,17 +42,13 @@ HELPERS_PIP_SOURCE = "git+https://github.com/pytorch-gpu-course/pytorch-gpu-cour
 #: The course version chapters are written for: the first two numbers of `helpers.__version__`.
 WRITTEN_FOR = ".".join(__version__.split(".")[:2])
 
-PARAMETERS_CELL = """\
-# Parameters. QUICK = True shrinks sizes and repeats for a fast run-through; every code path
-# still runs. COURSE_QUICK=1 in the environment does the same.
-QUICK = False"""
+PARAMETERS_CELL = "QUICK = False  # True: smaller sizes and fewer repeats, for a fast run through every cell"
 
 #: Ten lines that find `helpers` in a clone (the notebook's parent folder), a pip install, or the
 #: Kaggle dataset at either mount path; on Kaggle without the dataset (Internet on) and on Colab,
 #: which opens a notebook without its repository, they install it with pip.
 SETUP_CELL = f"""\
-# Set-up, the same in every chapter: make the course's `helpers` importable (a clone, a pip install,
-# or the Kaggle dataset below at either mount path); on Colab, and on Kaggle with Internet on, pip fetches it.
+# @title Set-up, the same in every chapter: find the course's helpers, or install them with pip
 import glob, os, sys
 
 DATASET, KAGGLE = "{HELPERS_DATASET}", os.getenv("COURSE_KAGGLE_INPUT", "/kaggle/input")
@@ -60,6 +60,16 @@ try:
 except ImportError:
     sys.exit(f"Helpers are missing. Kaggle: Add Input → {{DATASET}} or Internet on. Colab: pip failed. Local: make lab.")
 QUICK = helpers.start("{WRITTEN_FOR}", QUICK)"""
+
+#: The set-up cell's metadata that shows it collapsed to its first line: JupyterLab and Notebook 7
+#: (`jupyter.source_hidden`), Colab's form view (`cellView`, titled by the `# @title` line) and Kaggle.
+COLLAPSED = {"jupyter": {"source_hidden": True}, "cellView": "form", "_kg_hide-input": True}
+
+#: The most lines a learner's screen shows before section 1 (`lines_before_lesson`): at 1366×900 the
+#: title, what the chapter teaches and section 1's opening then share the first screen.
+FIRST_SCREEN_LINES = 18
+#: Characters per rendered line of markdown in that count (a notebook's text column at 1366×900).
+SCREEN_COLUMNS = 100
 
 
 def _source(cell: dict[str, Any]) -> str:
@@ -74,7 +84,7 @@ def _tags(cell: dict[str, Any]) -> list[str]:
 def prose_words(nb: dict[str, Any]) -> int:
     """The words a learner reads in the chapter's markdown cells.
 
-    Fenced code and link targets are left out (a URL is not read), and so are tokens without a
+    Fenced code, HTML tags and link targets are left out (a URL is not read), and so are tokens without a
     letter or digit (table rules, bullets); a Chinese term counts as one word.
     """
     words = 0
@@ -83,8 +93,47 @@ def prose_words(nb: dict[str, Any]) -> int:
             continue
         text = re.sub(r"```.*?```", " ", _source(cell), flags=re.S)
         text = re.sub(r"\]\([^)\s]*\)", "]", text)
+        text = re.sub(r"</?[a-z]+[^>\n]*>", " ", text)  # an HTML tag (<details>) is not read
         words += sum(1 for token in text.split() if re.search(r"\w", token))
     return words
+
+
+def _markdown_lines(text: str) -> int:
+    closed = r"<details(?![^>]*\bopen\b)[^>]*>.*?</details>"
+    text = re.sub(closed, "<details>", text, flags=re.S)  # closed: its summary, one line
+    blocks = [b for b in re.split(r"\n\s*\n", text.strip()) if b.strip()]
+    lines = max(0, len(blocks) - 1)  # the space between two blocks
+    for block in blocks:  # a list item, a table row and a heading start a line of their own
+        for row in re.split(r"\n(?=\s*(?:[-*+] |\d+\. |\||#))", block):
+            if re.fullmatch(r"\s*\|[\s|:-]*", row):  # a table's rule
+                continue
+            shown = re.sub(r"!\[[^\]]*\]\([^)]*\)", "[badge]", row)  # an image: a badge's width
+            words = " ".join(re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", shown).replace("**", "").split())
+            lines += 2 if words.startswith("#") else max(1, -(-len(words) // SCREEN_COLUMNS))
+    return lines
+
+
+def rendered_lines(cell: dict[str, Any]) -> int:
+    """About how many lines `cell` takes on a learner's screen: markdown wrapped at SCREEN_COLUMNS
+    characters, a heading two lines, a closed `<details>` one, one between blocks; a code cell its
+    source's lines, one when collapsed (`COLLAPSED`); a cell the site removes (`remove-cell`) none."""
+    if "remove-cell" in _tags(cell):
+        return 0
+    if cell.get("cell_type") == "markdown":
+        return _markdown_lines(_source(cell))
+    hidden = cell.get("metadata", {}).get("jupyter", {}).get("source_hidden")
+    return 1 if hidden else len(_source(cell).strip("\n").splitlines())
+
+
+def lines_before_lesson(cells: list[dict[str, Any]]) -> int | None:
+    """The rendered lines (`rendered_lines`) above the heading "## 1.", or None when there is none."""
+    lines = 0
+    for cell in cells:
+        text = _source(cell)
+        if cell.get("cell_type") == "markdown" and (first := re.search(r"^## 1\.", text, re.M)):
+            return lines + (_markdown_lines(text[: first.start()]) + 1 if text[: first.start()].strip() else 0)
+        lines += rendered_lines(cell)
+    return None
 
 
 def is_checked(cell: dict[str, Any]) -> bool:
@@ -112,6 +161,8 @@ def problems(nb: dict[str, Any]) -> list[str]:
         found.append(f"needs exactly one cell tagged 'setup' (has {len(setup)})")
     elif _source(nb["cells"][setup[0]]) != SETUP_CELL:
         found.append("its setup cell differs from coursetools.authoring.SETUP_CELL")
+    elif any(nb["cells"][setup[0]]["metadata"].get(key) != value for key, value in COLLAPSED.items()):
+        found.append("its setup cell is not collapsed (coursetools.authoring.COLLAPSED)")
     if params and setup and params[0] > setup[0]:
         found.append("the parameters cell must come before the setup cell")
     if params and _source(nb["cells"][params[0]]) != PARAMETERS_CELL:
@@ -139,6 +190,7 @@ def tidy(nb: dict[str, Any]) -> dict[str, Any]:
     """Return `nb` in shape: canonical parameters and setup cells, unchecked outputs stripped."""
     for i in find_tagged(nb, "setup"):
         nb["cells"][i]["source"] = SETUP_CELL
+        nb["cells"][i].setdefault("metadata", {}).update(json.loads(json.dumps(COLLAPSED)))
     for i in find_tagged(nb, "parameters"):
         nb["cells"][i]["source"] = PARAMETERS_CELL
     taken = {c["id"] for c in nb["cells"] if "id" in c}

@@ -211,6 +211,12 @@ def test_the_cell_is_ten_lines_and_starts_the_chapter_at_its_version() -> None:
     assert helpers.__version__.startswith(WRITTEN_FOR + ".")
 
 
+def test_the_cell_says_what_it_does_in_one_comment_line_its_collapsed_title() -> None:
+    comments = [line for line in SETUP_CELL.splitlines() if line.lstrip().startswith("#")]
+    assert comments == [SETUP_CELL.splitlines()[0]], "one comment line, the first (the collapsed cell shows it)"
+    assert comments[0].startswith("# @title ") and len(comments[0]) <= 100, "Colab's form view shows it as the title"
+
+
 def test_an_older_dataset_with_newer_chapters_says_how_to_update(tmp_path) -> None:
     """A learner who keeps last release's helpers dataset and opens this release's chapters is told so by
     the set-up cell, with how to update the dataset, and the cell itself does not fail (the dataset's

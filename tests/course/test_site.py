@@ -13,14 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from coursetools import site, verified
+from coursetools import NOTEBOOKS, authoring, site, verified
 from coursetools.execute import ChapterRun, chapter_hash
 from coursetools.kaggle import open_in_colab_url, open_in_kaggle_url
 
 # A 1×1 PNG: what an executed plot carries, small.
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 ALT = "Bars of allocated and reserved MiB after each step (test)"
-INTRO = "After this chapter you can count.\n\n**Glossary** · GPU 显卡 ✅"
+INTRO = (
+    "After this chapter you can count.\n\n<details>\n<summary>Runs on</summary>\n\n| machine | gets |\n| --- | --- |\n"
+    "| CPU | counts |\n\n</details>\n\n<details>\n<summary>Glossary</summary>\n\nGPU 显卡 ✅\n\n</details>"
+)
 REPO = "https://github.com/pytorch-gpu-course/pytorch-gpu-course"
 CITE = f"A T4 has 320 tensor cores ([sources §4]({REPO}/blob/main/docs/sources.md#4-hardware-figures))."
 SETUP = "Running on: Test box | torch 9.9.9+test (CPU build) | 2 CPUs | Python 3.11.7 | local\n"
@@ -202,6 +205,9 @@ def test_a_chapter_page_says_where_it_ran_and_links_kaggle_and_its_record(built)
         "How this page was made: Test box, torch 9.9.9+test (CPU build) · QUICK sizes · 3.2 s"
     )
     assert "2026-11-22 10:30 UTC" in folded.group(2) and "✓ 2026-11-21 · torch 9.9.9" in folded.group(2)
+    runs_on = re.search(r"<details>\s*<summary>Runs on</summary>(.*?)</details>", main, re.S)
+    assert runs_on and "<table" in runs_on.group(1), "the Runs-on table is folded, and rendered as a table"
+    assert re.search(r"<details>\s*<summary>Glossary</summary>.*?显卡.*?</details>", main, re.S)
 
 
 def test_the_parameters_and_setup_cells_are_hidden(built) -> None:
@@ -443,3 +449,14 @@ def test_an_interactive_widget_keeps_its_note_and_what_it_drew() -> None:
     assert outputs[1:3] == [_stream("drawn at first\n"), plot], "its drawing, as the run left it"
     assert outputs[3]["data"] == {"text/plain": "inner: 100% 3/3 [00:00<00:00]"}, "a bar inside it is text too"
     assert len(outputs) == 4 and "widgets" not in nb["metadata"]
+
+
+@pytest.mark.parametrize("path", sorted(NOTEBOOKS.glob("[0-9][0-9]_*.ipynb")), ids=lambda p: p.stem)
+def test_a_chapter_page_starts_its_lesson_on_the_first_screen(path) -> None:
+    """On the site too, section 1 starts within `authoring.FIRST_SCREEN_LINES` rendered lines (the title, what
+    the chapter teaches, the folded "Runs on" and glossary, the run's collapsed line and its links)."""
+    nb = json.loads(path.read_text(encoding="utf-8"))
+    chapter = site.Chapter(path.stem, site.chapter_title(nb) or "", "ok", seconds=1.0, ran_on=SETUP, notebook=nb)
+    page = json.loads(site.chapter_source(chapter, site.run_info(chapter, {}, None))[1])
+    lines = authoring.lines_before_lesson(page["cells"])
+    assert lines is not None and lines <= authoring.FIRST_SCREEN_LINES, f"{path.name}: {lines} lines before section 1"
