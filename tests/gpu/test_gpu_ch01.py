@@ -1,11 +1,14 @@
 """Chapter 01's GPU claims: `torch.device(0)` on a usable GPU, the current device (`with torch.cuda.device`,
-`set_device`), `CUDA_VISIBLE_DEVICES` (renumbering, hiding, ignored once CUDA has started),
+`set_device`, `.cuda()` against `.cuda(0)`, one per thread), `CUDA_VISIBLE_DEVICES` (renumbering, hiding, ignored
+once CUDA has started),
 `CUDA_DEVICE_ORDER`, and the exercise solutions on the real GPUs.
 
 Settings that count only at start-up run in a fresh Python process (helpers.processes), as in the chapter.
 """
 
 from __future__ import annotations
+
+import threading
 
 import pytest
 import torch
@@ -62,9 +65,18 @@ def test_the_stage_devices_fix_uses_every_gpu_there_is_and_runs() -> None:
     torch.testing.assert_close(y.cpu(), x @ w1 @ w2, rtol=1e-2, atol=1e-2)  # TF32 may be on
 
 
+def _in_a_new_thread(make):  # what make() returns when a new threading.Thread runs it
+    made: list = []
+    thread = threading.Thread(target=lambda: made.append(make()))
+    thread.start()
+    thread.join()
+    return made[0]
+
+
 @pytest.mark.gpu2
 def test_inside_torch_cuda_device_new_tensors_follow_the_block_and_results_their_operands() -> None:
-    """The lesson's `with torch.cuda.device(1):` cell, run in this process: the block restores the current device."""
+    """The lesson's `with torch.cuda.device(1):` cell, run in this process: `.cuda()` follows the block, `.cuda(0)`
+    and a new thread do not, and the block restores the current device."""
     before = torch.cuda.current_device()
     x = torch.ones(2, device="cuda:0")
     with torch.cuda.device(1):
@@ -72,10 +84,14 @@ def test_inside_torch_cuda_device_new_tensors_follow_the_block_and_results_their
         a = torch.ones(2, device="cuda")
         b = torch.ones(2).cuda()
         moved = torch.ones(2).to(device="cuda")
+        named = torch.ones(2).cuda(0)
         c = a + b
         z = x + x
+        in_thread = _in_a_new_thread(lambda: (torch.cuda.current_device(), torch.ones(2, device="cuda").device))
     assert [t.device for t in (a, b, moved, c)] == [torch.device("cuda", 1)] * 4
+    assert named.device == torch.device("cuda", 0), ".cuda(0) is GPU 0 whatever the current device"
     assert z.device == torch.device("cuda", 0), "a result follows its operands, not the current device"
+    assert in_thread == (0, torch.device("cuda", 0)), "a new thread starts at GPU 0, not at the block's GPU"
     assert torch.cuda.current_device() == before
 
 
@@ -87,9 +103,32 @@ def test_set_device_moves_what_cuda_without_an_index_means() -> None:
         print(torch.zeros(1, device="cuda").device, torch.cuda.current_device())
         with torch.cuda.device(0):
             print(torch.zeros(1, device="cuda").device)
-        print(torch.ones(1).cuda().device)
+        print(torch.ones(1).cuda().device, torch.ones(1).cuda(0).device)
     """).split()
-    assert out == ["cuda:1", "1", "cuda:0", "cuda:1"]
+    assert out == ["cuda:1", "1", "cuda:0", "cuda:1", "cuda:0"]
+
+
+@pytest.mark.gpu2
+def test_set_device_changes_the_current_device_of_the_calling_thread_only() -> None:
+    """`set_device` sets CUDA's per-thread device (`cudaSetDevice`; c10 keeps its pending choice `thread_local`):
+    a thread started afterwards begins at GPU 0 and must set its own, as the DataLoader's pin-memory thread does
+    (`torch/utils/data/_utils/pin_memory.py`, `torch.accelerator.set_device_index(device_id)`)."""
+    out = run_fresh_python("""
+        import threading
+        import torch
+        torch.cuda.set_device(1)
+        seen = []
+        def worker():
+            seen.append(torch.cuda.current_device())
+            seen.append(torch.ones(1, device="cuda").device)
+            torch.cuda.set_device(1)
+            seen.append(torch.ones(1).cuda().device)
+        thread = threading.Thread(target=worker)
+        thread.start()
+        thread.join()
+        print(torch.cuda.current_device(), torch.ones(1, device="cuda").device, *seen)
+    """).split()
+    assert out == ["1", "cuda:1", "0", "cuda:0", "cuda:1"], out
 
 
 @pytest.mark.gpu2
