@@ -158,3 +158,21 @@ def test_links_to_sources_use_the_repository_kaggle_names() -> None:
     settings = json.loads((ROOT / "kaggle-metadata.json").read_text(encoding="utf-8"))
     assert SOURCES_URL == f"{settings['repository']}/blob/{settings['branch']}/docs/sources.md"
     assert _github_anchor("§1 Kaggle's platform") == "1-kaggles-platform"
+
+
+def test_links_between_chapters_name_the_chapter_and_reach_a_heading() -> None:
+    """A chapter links another by its file and heading (`[chapter 01 §7](01_devices.ipynb#7-...)`): the site and
+    JupyterLab follow it; the words name the chapter, so that a reader on Kaggle or Colab can find it too."""
+    chapters = {p.name: p for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")}
+    for path in chapters.values():
+        text = "".join("".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"])
+        for words, target, anchor in re.findall(r"\[([^\]]*)\]\((\d\d_[\w.]*?\.ipynb)(?:#([\w-]+))?\)", text):
+            assert target in chapters, f"{path.name} links to {target}, no such chapter"
+            assert re.search(rf"\bchapter {target[:2]}\b", words), (
+                f"{path.name}: the link to {target} says which chapter"
+            )
+            if anchor:
+                cells = json.loads(chapters[target].read_text(encoding="utf-8"))["cells"]
+                prose = "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+                headings = re.findall(r"^#+ (.+)$", prose, re.M)
+                assert anchor in {_github_anchor(h) for h in headings}, f"{path.name}: no heading #{anchor} in {target}"
