@@ -107,7 +107,8 @@ def test_item_gives_a_python_number() -> None:
 
 @pytest.mark.gpu
 def test_reading_a_value_waits_for_the_queued_work() -> None:
-    """Section 4, as its cells do it: every read that needs values on the host absorbs the queued work.
+    """Section 4, as its cells do it: every host read of its list absorbs the queued work, a result whose size
+    depends on the values included (`y[y > 0]`, `torch.nonzero`: the docs of torch.nonzero say it synchronises).
 
     2048² matrices, 20 products: ≈ 40-80 ms of GPU work on a T4, while queuing 20 launches takes well
     under a millisecond; the test asks only for the read to take twice the queuing (medians of 3).
@@ -139,6 +140,8 @@ def test_reading_a_value_waits_for_the_queued_work() -> None:
         "tolist": lambda y: y[0, :3].tolist(),
         "cpu().numpy()": lambda y: y[0, :3].cpu().numpy(),
         "if y > 0": lambda y: bool(y[0, 0] > 0),
+        "y[y > 0]": lambda y: y[y > 0],
+        "torch.nonzero": lambda y: torch.nonzero(y),
         "synchronize": lambda y: torch.cuda.synchronize(DEV),
     }
     control = statistics.median(time_read(lambda y: None)[1] for _ in range(3))
@@ -148,6 +151,68 @@ def test_reading_a_value_waits_for_the_queued_work() -> None:
         wait = statistics.median(r for _, r in runs)
         assert wait > 2 * queue, f"{name}: the read should absorb the GPU work: {runs}"
         assert wait > 2 * control, f"{name}: the read should take longer than no read ({control:.6f} s): {runs}"
+
+
+@pytest.mark.gpu
+def test_the_chapters_reads_waited_for_the_queued_work() -> None:
+    """Section 4's figure: its shortest host read over its longest queuing (≈ 20-200× on a T4 or an H100)."""
+    ratio = recorded("03", "the shortest host read, over queuing the work")
+    assert ratio["value"] > 2, ratio
+
+
+@pytest.mark.gpu
+def test_a_blocking_copy_waits_for_its_stream_from_pinned_memory_as_from_pageable() -> None:
+    """Section 5: the wait in every copy comes from `non_blocking=False` (the default), not from pageable memory.
+
+    A blocking host→device copy is `cudaMemcpyAsync` then `cudaStreamSynchronize` whatever the host memory
+    (`aten/src/ATen/native/cuda/Copy.cu`, `copy_kernel_cuda`; `c10/cuda/CUDAFunctions.h`, `memcpy_and_sync`):
+    set_sync_debug_mode("warn") names it, and after queued work it takes as long as that work. A `non_blocking`
+    copy from pinned memory neither warns nor waits. 2048² matrices, 20 products: ≈ 5-80 ms of GPU work on an
+    H100 or a T4, queued in well under a millisecond; the floors are 2× (medians of 3).
+    """
+    import warnings
+
+    x = torch.randn(2048, 2048, device=DEV) / 2048**0.5
+    dst = torch.empty(2**20, device=DEV)
+    pageable, pinned = torch.ones(2**20), torch.ones(2**20).pin_memory()
+    copies = {
+        "pageable": lambda: dst.copy_(pageable),
+        "pinned": lambda: dst.copy_(pinned),
+        "pinned, non_blocking": lambda: dst.copy_(pinned, non_blocking=True),
+    }
+
+    def warned(copy) -> bool:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            copy()
+        return any("synchroniz" in str(w.message) for w in caught)
+
+    torch.cuda.synchronize(DEV)
+    torch.cuda.set_sync_debug_mode("warn")
+    try:
+        found = {name: warned(copy) for name, copy in copies.items()}
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    assert found == {"pageable": True, "pinned": True, "pinned, non_blocking": False}, found
+
+    def queue_then_copy(copy) -> tuple[float, float]:
+        torch.cuda.synchronize(DEV)
+        start = time.perf_counter()
+        for _ in range(20):
+            x @ x  # queued work that the copy's stream must finish first
+        queued = time.perf_counter()
+        copy()
+        done = time.perf_counter()
+        torch.cuda.synchronize(DEV)
+        return queued - start, done - queued
+
+    queue_then_copy(lambda: None)  # warm-up: cuBLAS handle, kernel selection
+    runs = {name: [queue_then_copy(copy) for _ in range(3)] for name, copy in copies.items()}
+    queue = max(statistics.median(q for q, _ in rs) for rs in runs.values())
+    copy_s = {name: statistics.median(c for _, c in rs) for name, rs in runs.items()}
+    assert copy_s["pageable"] > 2 * queue and copy_s["pinned"] > 2 * queue, (queue, runs)
+    assert copy_s["pinned, non_blocking"] < 0.5 * copy_s["pinned"], (queue, runs)
+    assert torch.equal(dst.cpu(), pinned)
 
 
 @pytest.mark.gpu
@@ -178,3 +243,14 @@ def test_the_chapters_one_big_copy_stays_under_the_link() -> None:
     assert copy["value"] > 0.1, copy
     if copy["limit"]:
         assert copy["value"] <= 1.05 * copy["limit"], f"faster than the link: a timing is not synchronised ({copy})"
+
+
+@pytest.mark.gpu
+def test_the_chapters_one_copy_beats_its_smallest_pieces() -> None:
+    """Section 5's figure: one copy's effective bandwidth over that of the sweep's smallest pieces (1-4 KiB), pageable.
+
+    Each small copy pays microseconds of fixed cost against a fraction of a microsecond for its bytes, so the
+    ratio is well above 10 on a T4 or an H100 host; the floor is 2.
+    """
+    ratio = recorded("03", "one copy over the smallest pieces, effective bandwidth")
+    assert ratio["value"] > 2, ratio
