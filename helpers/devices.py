@@ -139,9 +139,10 @@ def describe_device_spelling(spelling: str) -> str:
     except RuntimeError as exc:
         reason = str(exc).split(":")[0] if "Expected one of" in str(exc) else str(exc)
         return f"torch rejects {spelling!r}: {reason}."
+    if device.type in ("cpu", "meta"):  # one device of each: torch.zeros(1, device="cpu:1").device is cpu
+        return f"type={device.type!r}, index={device.index} → the one {device.type!r} device (torch drops the index)"
     if device.index is None:
-        which = "the current device of that type" if device.type != "cpu" else "the CPU (there is only one)"
-        return f"type={device.type!r}, index=None → means {which}"
+        return f"type={device.type!r}, index=None → means the current device of that type"
     return f"type={device.type!r}, index={device.index} → device number {device.index} of type {device.type!r}"
 
 

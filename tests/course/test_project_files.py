@@ -161,8 +161,9 @@ def test_links_to_sources_use_the_repository_kaggle_names() -> None:
 
 
 def test_links_between_chapters_name_the_chapter_and_reach_a_heading() -> None:
-    """A chapter links another by its file and heading (`[chapter 01 §7](01_devices.ipynb#7-...)`): the site and
-    JupyterLab follow it; the words name the chapter, so that a reader on Kaggle or Colab can find it too."""
+    """A chapter links another by its file and heading (`[chapter 01 §7](01_devices.ipynb#7-...)`): the site follows
+    it to the heading, JupyterLab opens the chapter; the words name the chapter and section, so that a reader on
+    Kaggle or Colab, where the link leads nowhere, can find it too."""
     chapters = {p.name: p for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb")}
     for path in chapters.values():
         text = "".join("".join(c["source"]) for c in json.loads(path.read_text(encoding="utf-8"))["cells"])

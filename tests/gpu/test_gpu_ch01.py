@@ -144,7 +144,7 @@ def test_cuda_visible_devices_picks_renumbers_and_hides() -> None:
 def test_cuda_visible_devices_set_after_the_first_cuda_call_is_ignored() -> None:
     """CUDA keeps the GPUs it started with: judged by where tensors land. What device_count() says
     afterwards depends on the release (docs/sources.md §2): torch 2.10 and 2.11 count through NVML,
-    which re-reads the variable (0; 1 where NVML cannot be loaded); 2.12 and later ask CUDA (1)."""
+    which re-reads the variable ("" leaves no GPU to count: 0); 2.12 and later ask CUDA (1)."""
     out = run_fresh_python("""
         import os
         import torch

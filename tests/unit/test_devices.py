@@ -76,7 +76,9 @@ def test_synchronize_accepts_cpu_and_strings() -> None:
     [
         ("cuda:1", "index=1"),
         ("cuda", "current device"),
-        ("cpu", "only one"),
+        ("cpu", "the one 'cpu' device"),
+        ("cpu:1", "drops the index"),
+        ("meta", "the one 'meta' device"),
         ("gpu", "torch rejects 'gpu'"),
         ("cuda:-1", "torch rejects"),
         (7, "not a int"),
