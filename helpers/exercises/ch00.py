@@ -1,4 +1,4 @@
-"""Chapter 00 exercises: pick the device, tell the three CUDA situations apart, spot the P100 trap (a table)."""
+"""Chapter 00 exercises: predict built for vs usable and the counts on other machines, spot the P100 trap (a table)."""
 
 import collections
 import contextlib
@@ -11,11 +11,10 @@ from unittest import mock
 import torch
 
 from ..answers import Wrong, expect_function, expect_type
-from ..checking import Question
 from ..environment import build_supports
 from ..learner_code import describe_error
 from ..standins import pretend_machine
-from .cases import table
+from .cases import questions, table
 
 #: A machine: the accelerator torch can use, how many, what torch is built for, the T4 GPUs nvidia-smi lists there,
 #: and CUDA_VISIBLE_DEVICES (None: not set).
@@ -108,15 +107,23 @@ def on_machines(name: str, takes: str, kind: type, what: str, judge: Any, calls:
     return check
 
 
-def _pick_device(m: Machine, got: torch.device) -> str:  # a usable device, its index named or not (cpu:0 too)
-    kind = devices(m)[0].type
-    return "" if got.type == kind and (got.index or 0) < (m.count or 1) else f"the usable device there is {kind}"
+def _predicted(name: str, calls: tuple, truths: dict, where: str) -> Any:
+    """Questions 1, 2: `name` maps machine letters to what `calls` give there, as predicted; `truths`, as they are."""
 
+    def check(given: Any) -> None:
+        each = f"({', '.join(calls)})"
+        if set(expect_type(given, dict, f"{name} to be a dict")) != set(truths):
+            raise Wrong(f"{name} should map each machine, {', '.join(map(repr, truths))}, to a tuple {each}")
+        for letter, truth in truths.items():
+            said = expect_type(given[letter], tuple, f"{name}[{letter!r}] to be a tuple {each}")
+            if len(said) != len(calls) or any(value is ... for value in said):
+                raise Wrong(f"{name}[{letter!r}] should hold {len(calls)} predictions, {each}, with no `...` left")
+            for call, guess, right in zip(calls, said, truth, strict=True):
+                guess = guess.type if isinstance(guess, torch.device) else guess  # a device as its type: 'cuda'
+                if (type(guess), guess) != (type(right), right):  # True is no 1, nor '4' a 4
+                    raise Wrong(f"on machine {letter}, {call} gives {right!r}, not {guess!r} (section {where})")
 
-def _cuda_diagnosis(m: Machine, got: str) -> str:
-    want = "GPU ready" if m.usable == "cuda" else "no usable GPU" if m.built == "cuda" else "CPU-only build"
-    why = " (torch.version.cuda is None there: section 1's table)" * (m.built == "mps")
-    return "" if got == want else f"the answer there is {want!r}{why}"
+    return check
 
 
 #: Question 3's cases: every GPU (older than the lists, the same, later, 12.1) with every list and each single entry.
@@ -125,25 +132,23 @@ _LISTS = ("sm_75 sm_80 sm_86 sm_90 compute_90", "sm_90 sm_80", "sm_90 compute_90
 _ENTRIES = "sm_75 sm_80 sm_86 sm_89 sm_100 sm_120 compute_80 compute_86 compute_90 sm_90a compute_90a"
 _KERNELS = [(gpu, arch) for arch in [*map(str.split, _LISTS), *([a] for a in _ENTRIES.split())] for gpu in _GPUS]
 _bool = lambda value, call: expect_type(value, bool, f"{call} to return True or False")
+_BUILT_USABLE = ("current_accelerator()", "current_accelerator(check_available=True)")
+_ACCELERATORS = {"A": ("cuda", None), "B": ("mps", "mps"), "C": (None, None), "D": ("cuda", "cuda")}
+_COUNTS = {"A": (False, 4, 4), "B": (True, 1, 2), "C": (False, 0, 2), "D": (True, 1, 1)}  # D: a P100, no kernels
 
 _CHECKS = (
-    on_machines("pick_device", "no arguments", torch.device, "a torch.device", _pick_device),
-    on_machines("cuda_diagnosis", "no arguments", str, "a string", _cuda_diagnosis),
+    _predicted("accelerators", _BUILT_USABLE, _ACCELERATORS, "2"),
+    _predicted("counts", ("torch.cuda.is_available()", "torch.cuda.device_count()", "nvidia-smi -L"), _COUNTS, "3"),
     table("has_kernels_for", "(capability, arch_list)", _KERNELS, build_supports, answer=_bool),
 )
-#: Each question's task (the notebook states it in full) and hint, by the name it defines.
-_TASKS = {
-    "pick_device": "Write `pick_device()` that returns the torch.device to use now: the accelerator, or else the CPU.",
-    "cuda_diagnosis": "Write `cuda_diagnosis()`: 'CPU-only build', 'no usable GPU' or 'GPU ready', for its torch.",
-    "has_kernels_for": "Write `has_kernels_for(capability, arch_list)`: can a build with arch_list run on that GPU?",
+#: Each question's task (the notebook states it in full), a newline, and its hint, by the name it defines.
+_TEXTS = {
+    "accelerators": "Predict current_accelerator() with and without check_available=True on machines A to D.\n"
+    "Without it torch names what it was built for; with it, what it can use now (None if nothing).",
+    "counts": "Predict is_available(), device_count() and the GPUs nvidia-smi -L lists on machines A to D.\n"
+    "is_available() asks CUDA; device_count() counts the GPUs CUDA_VISIBLE_DEVICES leaves; nvidia-smi lists all.",
+    "has_kernels_for": "Write `has_kernels_for(capability, arch_list)`: can a build with arch_list run on that GPU?\n"
+    "Split each entry into kind, number and an optional letter: 'sm_XY' runs on major X, minor Y or higher; "
+    "'compute_XY' on any capability X.Y or higher; 'a' targets only on X.Y. sm_120 is 12.0.",
 }
-_HINTS = {
-    "pick_device": "torch.accelerator.current_accelerator(check_available=True): the accelerator usable now, or None.",
-    "cuda_diagnosis": "Built with CUDA? torch.version.cuda is None if not. Usable now? torch.cuda.is_available().",
-    "has_kernels_for": "Split each entry into kind, number and an optional letter: 'sm_XY' runs on major X, minor Y "
-    "or higher; 'compute_XY' on any capability X.Y or higher; 'a' targets only on X.Y. sm_120 is 12.0.",
-}
-QUESTIONS = [
-    Question(n, _TASKS[name], name, check, _HINTS[name], chapter="00")
-    for n, (name, check) in enumerate(zip(_TASKS, _CHECKS, strict=True), start=1)
-]
+QUESTIONS = questions("00", _TEXTS, _CHECKS)

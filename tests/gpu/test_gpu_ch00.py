@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import sys
 
 import pytest
 import torch
@@ -73,9 +74,42 @@ def test_the_exercise_solutions_are_right_on_a_real_gpu() -> None:
         exec(compile(question.solution_code, f"<{question.variable}>", "exec"), namespace)
         outcome = question.evaluate(namespace)
         assert outcome.correct, (question.number, outcome.message)
-    pick = {"torch": torch}
-    exec(compile(ch00.QUESTIONS[0].solution_code, "<pick_device>", "exec"), pick)
-    assert pick["pick_device"]().type == "cuda"
-    diagnosis = {"torch": torch}
-    exec(compile(ch00.QUESTIONS[1].solution_code, "<cuda_diagnosis>", "exec"), diagnosis)
-    assert diagnosis["cuda_diagnosis"]() == "GPU ready"
+
+
+_QUERIES = (
+    "import torch; print(torch.cuda.is_available(), torch.cuda.device_count(), "
+    "getattr(torch.accelerator.current_accelerator(), 'type', None), "
+    "getattr(torch.accelerator.current_accelerator(check_available=True), 'type', None))"
+)
+
+
+def _fresh_python(visible: str) -> list[str]:
+    """What a fresh Python started with CUDA_VISIBLE_DEVICES=`visible` answers to the questions' queries."""
+    env = {**os.environ, "CUDA_VISIBLE_DEVICES": visible}
+    done = subprocess.run([sys.executable, "-c", _QUERIES], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
+@pytest.mark.gpu
+def test_cuda_visible_devices_hides_gpus_from_cuda_not_from_the_build_nor_nvidia_smi() -> None:
+    """Questions 1 and 2 (machines 1A, 1D, 2B): hidden GPUs leave the build as it is and nvidia-smi's list whole."""
+    assert _fresh_python("") == ["False", "0", "cuda", "None"], "every GPU hidden: built for cuda, none usable"
+    first = os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0]  # a GPU this job may use
+    assert _fresh_python(first) == ["True", "1", "cuda", "cuda"], "one GPU left visible: one usable"
+    smi = shutil.which("nvidia-smi")
+    assert smi is not None, "the NVIDIA driver installs nvidia-smi"
+    listing = lambda env: subprocess.run([smi, "-L"], env=env, capture_output=True, text=True, timeout=60).stdout
+    hidden = listing({**os.environ, "CUDA_VISIBLE_DEVICES": ""})
+    assert hidden == listing(dict(os.environ)) and hidden.count("GPU ") >= 1, "nvidia-smi does not read the variable"
+
+
+@pytest.mark.gpu
+def test_torch_gives_the_device_details_pycuda_was_used_for() -> None:
+    """Section 4's "without pycuda": count, name, memory and properties, from torch.cuda alone."""
+    for i in range(torch.cuda.device_count()):
+        props = torch.cuda.get_device_properties(i)
+        free, total = torch.cuda.mem_get_info(i)
+        assert props.name == torch.cuda.get_device_name(i) and props.multi_processor_count > 0
+        assert 0 < free <= total and props.total_memory > 0
+        assert (props.major, props.minor) == torch.cuda.get_device_capability(i)

@@ -94,17 +94,73 @@ def test_each_stand_in_answers_and_raises_as_the_machine_it_stands_for(name: str
 
 
 def test_an_answer_that_gives_the_same_everywhere_is_told_that_and_no_guess_at_why() -> None:
-    """It is told what was seen; not to "ask torch each time" (torch.get_default_device() does, and is the same)."""
-    question = next(q for q in ch00.QUESTIONS if q.variable == "pick_device")
-    for code in (
-        "def pick_device():\n    return torch.device('cuda')",
-        "def pick_device():\n    return torch.get_default_device()",
-    ):
-        message = evaluate(question, code).message
-        assert "(as on every machine); the usable device there is" in message and "ask" not in message, message
-        assert "whatever" not in message, "what was seen, not what it means"
-    differs = "def pick_device():\n    return torch.device('cuda' if torch.version.cuda else 'cpu')"
-    assert "as on every machine" not in evaluate(question, differs).message
+    """on_machines (chapter 01's checkers use it) tells what was seen; not to "ask torch each time" (torch's
+    get_default_device() does, and is the same everywhere)."""
+    usable = lambda m, got: "" if got == ch00.devices(m)[0] else f"the usable device there is {ch00.devices(m)[0]}"
+    check = ch00.on_machines("pick", "no arguments", torch.device, "a torch.device", usable)
+    for same in (lambda: torch.device("cuda"), torch.get_default_device):
+        with pytest.raises(Wrong) as told:
+            check(same)
+        assert "(as on every machine); the usable device there is" in str(told.value), told.value
+        assert "ask" not in str(told.value) and "whatever" not in str(told.value), "what was seen, not what it means"
+    with pytest.raises(Wrong) as told:
+        check(lambda: torch.device("cuda" if torch.version.cuda else "cpu"))
+    assert "as on every machine" not in str(told.value)
+
+
+#: Questions 1 and 2's machines as chapter 00's stand-ins (Machine: name, usable, count, built, listed, visible).
+PREDICTED = {
+    "accelerators": {
+        "A": ch00.Machine("Kaggle, T4 x2, CUDA_VISIBLE_DEVICES=''", None, 0, "cuda", 2, ""),
+        "B": ch00.Machine("a Mac", "mps", 1, "mps", 0),
+        "C": ch00.Machine("a CPU-only wheel beside a GPU", None, 0, None, 1),
+        "D": ch00.Machine("Kaggle, T4 x2, CUDA_VISIBLE_DEVICES='1'", "cuda", 1, "cuda", 2, "1"),
+    },
+    "counts": {
+        "A": ch00.Machine("four GPUs, a driver too old", None, 0, "cuda", 4),
+        "B": ch00.Machine("Kaggle, T4 x2, CUDA_VISIBLE_DEVICES='1'", "cuda", 1, "cuda", 2, "1"),
+        "C": ch00.Machine("a CPU-only wheel beside two GPUs", None, 0, None, 2),
+        "D": ch00.Machine("a P100 (a GPU the build has no kernels for is still counted)", "cuda", 1, "cuda", 1),
+    },
+}
+
+
+def _accelerators() -> tuple:
+    return tuple(getattr(torch.accelerator.current_accelerator(c), "type", None) for c in (False, True))
+
+
+@pytest.mark.parametrize("name", PREDICTED)
+def test_the_predictions_checked_are_what_the_stand_in_machines_answer(name: str) -> None:
+    """Each machine's right answer in questions 1 and 2 is what torch's queries give on the pretend machine (whose
+    answers the tests above hold to the real stacks), and nvidia-smi lists what the driver has there."""
+    truths = {"accelerators": ch00._ACCELERATORS, "counts": ch00._COUNTS}[name]
+    counts = lambda: (torch.cuda.is_available(), torch.cuda.device_count(), _nvidia_smi() or 0)
+    for letter, m in PREDICTED[name].items():
+        assert ch00.ask(_accelerators if name == "accelerators" else counts, m, "facts()") == truths[letter], letter
+
+
+def test_device_count_counts_what_nvml_lists_and_cuda_visible_devices_leaves() -> None:
+    """torch's own device_count(), not a stand-in: before CUDA starts it counts the GPUs NVML lists (the driver's
+    library, which a driver too old for the build still answers), as CUDA_VISIBLE_DEVICES leaves them, while
+    is_available() asks CUDA; a CPU-only build counts none (question 2's machines A, B and C; section 3)."""
+    if torch.cuda.is_available() or torch.cuda.is_initialized():
+        pytest.skip("CUDA works or has started here: device_count() then asks CUDA")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(torch.cuda, "_raw_device_count_nvml", lambda: 4)  # NVML answering for four GPUs
+        for visible, cuda_counts in ((None, 4), ("1", 1), ("", 0), ("0,3", 2)):
+            if visible is None:
+                patch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+            else:
+                patch.setenv("CUDA_VISIBLE_DEVICES", visible)
+            assert torch.cuda.device_count() == (cuda_counts if torch.version.cuda else 0), visible
+        assert not torch.cuda.is_available(), "CUDA itself still has no GPU to use"
+
+
+def test_get_arch_list_is_the_builds_list_or_empty_where_cuda_is_not_usable() -> None:
+    """Section 4: where CUDA is not usable some releases answer [] (2.10), others the build's list (2.13, 2.15)."""
+    arch_list = torch.cuda.get_arch_list()
+    if not torch.cuda.is_available():
+        assert arch_list in ([], torch._C._cuda_getArchFlags().split() if torch.version.cuda else [])
 
 
 def _gpu_facts() -> tuple:

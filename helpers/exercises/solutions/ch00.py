@@ -1,13 +1,8 @@
 """Chapter 00's exercise solutions, by question number (see the package's docstring)."""
 
 SOLUTIONS: dict[int, str] = {
-    1: """def pick_device():
-    usable = torch.accelerator.current_accelerator(check_available=True)
-    return usable if usable is not None else torch.device("cpu")""",
-    2: '''def cuda_diagnosis():
-    if torch.version.cuda is None:
-        return "CPU-only build"
-    return "GPU ready" if torch.cuda.is_available() else "no usable GPU"''',
+    1: """accelerators = {"A": ("cuda", None), "B": ("mps", "mps"), "C": (None, None), "D": ("cuda", "cuda")}""",
+    2: """counts = {"A": (False, 4, 4), "B": (True, 1, 2), "C": (False, 0, 2), "D": (True, 1, 1)}""",
     3: """def has_kernels_for(capability, arch_list):
     target = capability[0] * 10 + capability[1]  # (8, 6): 86
     for arch in arch_list:
