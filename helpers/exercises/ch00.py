@@ -46,9 +46,8 @@ def shown(value: Any) -> str:  # a device as torch names it (cuda:0), devices as
 
 def ask(fn: Any, m: Machine, call: str, *args: Any, may_raise: bool = False) -> Any:
     """What `fn(*args)` returns on `m` (or raises, where it `may_raise`: then an error it caught is not judged either),
-    torch's device queries answering as there (the current device 1 at first where there are two or more), nvidia-smi,
-    KAGGLE_KERNEL_RUN_TYPE and CUDA_VISIBLE_DEVICES too. A CUDA build lists its kernels but where no GPU is usable or
-    listed: torch 2.10 lists none where none is usable, 2.13 all."""
+    torch's device queries, nvidia-smi, KAGGLE_KERNEL_RUN_TYPE and CUDA_VISIBLE_DEVICES answering as there (the current
+    device 1 at first where there are two or more; a CUDA build lists its kernels where a GPU is usable or listed)."""
     start = int(m.count > 1)
     kernels = _LISTS[0].split() * (m.built == "cuda" and (m.count or m.listed) > 0)
 
@@ -112,14 +111,15 @@ def _predicted(name: str, calls: tuple, truths: dict, where: str) -> Any:
 
     def check(given: Any) -> None:
         each = f"({', '.join(calls)})"
-        if set(expect_type(given, dict, f"{name} to be a dict")) != set(truths):
-            raise Wrong(f"{name} should map each machine, {', '.join(map(repr, truths))}, to a tuple {each}")
+        if (keys := set(expect_type(given, dict, f"{name} to be a dict"))) != set(truths):
+            raise Wrong(f"{name} should map {', '.join(map(repr, truths))} to {each}, not {sorted(keys, key=repr)}")
         for letter, truth in truths.items():
             said = expect_type(given[letter], tuple, f"{name}[{letter!r}] to be a tuple {each}")
-            if len(said) != len(calls) or any(value is ... for value in said):
-                raise Wrong(f"{name}[{letter!r}] should hold {len(calls)} predictions, {each}, with no `...` left")
+            if (n := len(said)) != len(calls) or any(value is ... for value in said):
+                left = f", not {n}" if n != len(calls) else ", with no `...` left"
+                raise Wrong(f"{name}[{letter!r}] should hold {len(calls)} predictions, {each}{left}")
             for call, guess, right in zip(calls, said, truth, strict=True):
-                guess = guess.type if isinstance(guess, torch.device) else guess  # a device as its type: 'cuda'
+                guess = str(guess) if isinstance(guess, torch.device) else guess  # a device as torch names it: 'cuda'
                 if (type(guess), guess) != (type(right), right):  # True is no 1, nor '4' a 4
                     raise Wrong(f"on machine {letter}, {call} gives {right!r}, not {guess!r} (section {where})")
 

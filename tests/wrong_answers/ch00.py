@@ -52,7 +52,20 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # the starter cell's dots left in
         (_one(_Q1, "C", "(..., ...)"), "accelerators['C'] should hold 2 predictions"),
         # keys that are not the machines' letters
-        (_Q1.replace('"A"', '"a"'), "accelerators should map each machine, 'A', 'B', 'C', 'D', to a tuple"),
+        (_Q1.replace('"A"', '"a"'), "accelerators should map 'A', 'B', 'C', 'D' to (current_accelerator(), "),
+        # ... or a machine the question does not have
+        (_Q1.replace('"D"', '"E": ("cuda", "cuda"), "D"'), "not ['A', 'B', 'C', 'D', 'E']"),
+        # the GPU left by CUDA_VISIBLE_DEVICES="1" taken to keep its number, written as a torch.device
+        (
+            _one(_Q1, "D", '(torch.device("cuda", 1), torch.device("cuda", 1))'),
+            "on machine D, current_accelerator() gives 'cuda', not 'cuda:1'",
+        ),
+        (_one(_Q1, "B", '(torch.device("mps:0"), "mps")'), "current_accelerator() gives 'mps', not 'mps:0'"),
+        # one prediction too many
+        (
+            _one(_Q1, "A", '("cuda", None, None)'),
+            "accelerators['A'] should hold 2 predictions, (current_accelerator(), ",
+        ),
         # one value for a machine, not the pair
         (_one(_Q1, "B", '"mps"'), "expected accelerators['B'] to be a tuple (current_accelerator(), "),
         # a list of pairs, not a dict
