@@ -206,15 +206,13 @@ def draw_batch_flow(batch_size: int = 8, n_devices: int = 2, title: str | None =
     def arrow(x0, y0, x1, y1):
         ax.add_patch(FancyArrowPatch((x0, y0), (x1, y1), arrowstyle="-|>", mutation_scale=10, color=GREY))
 
-    # the batch, rows coloured by the device they go to
-    row_h = total_h / batch_size
+    row_h = total_h / batch_size  # the batch, rows coloured by the device they go to
     gpu_of_row = [d for d, n in enumerate(sizes) for _ in range(n)]
     for row, d in enumerate(gpu_of_row):
         y = total_h - (row + 1) * row_h
         ax.add_patch(Rectangle((0.2, y), 1.2, row_h, facecolor=colour(d), edgecolor=WHITE, alpha=0.6))
     ax.text(0.8, total_h + 0.25, f"batch\n{batch_size} rows (GPU 0)", ha="center", fontsize=8)
-    # one lane per device: chunk -> replica -> output
-    for d, n in enumerate(sizes):
+    for d, n in enumerate(sizes):  # one lane per device: chunk -> replica -> output
         yc = total_h - (d + 0.5) * (total_h / len(sizes))
         start = total_h - (sum(sizes[:d]) + n / 2) * row_h
         arrow(1.45, start, 2.6, yc)

@@ -36,17 +36,18 @@ def pretend_machine(
     """Make torch's device *queries* answer as on another machine inside the block; nothing runs on a pretend device.
     `("cuda", 2)` is two usable CUDA GPUs, `("mps", 1)` a Mac, `(None, built="cuda")` a CUDA build without a driver,
     `(None, built="mps")` an mps build that cannot use a GPU, `(None)` the CPU-only build. The build flags and a bare
-    index (`torch.device(0)`) follow `built`; where no CUDA GPU is usable, the first CUDA use raises as there (none
-    visible where CUDA_VISIBLE_DEVICES="") and `torch.cuda.device_count()` counts the `listed` GPUs of a CUDA build
-    (its driver too old). The current device is `current` until torch's setters change it (`as` gets `[it]`).
-    Where releases differ, no driver answers as 2.10, a driver too old as 2.15; over two GPUs are a CUDA 13 build."""
+    index (`torch.device(0)`) follow `built`; where no CUDA GPU is usable, the first CUDA use raises as there and
+    `torch.cuda.device_count()` counts the `listed` GPUs CUDA_VISIBLE_DEVICES leaves (a driver too old). The current
+    device is `current` until torch's setters change it (`as` gets `[it]`). Where releases differ, no driver answers
+    as 2.10, a driver too old as 2.15; over two GPUs are a CUDA 13 build."""
     if accelerator is not None and (not isinstance(accelerator, str) or not accelerator):
         raise TypeError(f"accelerator must be a device type such as 'cuda' or 'mps', or None, not {accelerator!r}")
     if built is not None and (not isinstance(built, str) or not built):
         raise TypeError(f"built must be a device type such as 'cuda', or None, not {built!r}")
     count, listed, current = check_device_index(count), check_device_index(listed), [check_device_index(current)]
-    hidden = os.environ.get("CUDA_VISIBLE_DEVICES") == ""  # every GPU hidden from CUDA: torch counts none listed
-    listed *= not hidden
+    names = os.environ.get("CUDA_VISIBLE_DEVICES", ",".join(map(str, range(listed)))).split(",")  # as torch counts:
+    kept = next((i for i, n in enumerate(names) if not n.strip().isdigit() or int(n) >= listed), len(names))  # to a gap
+    hidden, listed = kept == 0 and "CUDA_VISIBLE_DEVICES" in os.environ, kept  # hidden: the variable leaves none
     if accelerator is None and count:
         raise ValueError(f"a machine without a usable accelerator has 0 of them, not {count}")
     if accelerator is not None and not count:

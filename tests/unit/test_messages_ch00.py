@@ -119,7 +119,7 @@ PREDICTED = {
     "counts": {
         "A": ch00.Machine("four GPUs, a driver too old", None, 0, "cuda", 4),
         "B": ch00.Machine("Kaggle, T4 x2, CUDA_VISIBLE_DEVICES='1'", "cuda", 1, "cuda", 2, "1"),
-        "C": ch00.Machine("a CPU-only wheel beside two GPUs", None, 0, None, 2),
+        "C": ch00.Machine("Kaggle, T4 x2, CUDA_VISIBLE_DEVICES='2' (no such GPU)", None, 0, "cuda", 2, "2"),
         "D": ch00.Machine("a P100 (a GPU the build has no kernels for is still counted)", "cuda", 1, "cuda", 1),
     },
 }
@@ -142,12 +142,13 @@ def test_the_predictions_checked_are_what_the_stand_in_machines_answer(name: str
 def test_device_count_counts_what_nvml_lists_and_cuda_visible_devices_leaves() -> None:
     """torch's own device_count(), not a stand-in: before CUDA starts it counts the GPUs NVML lists (the driver's
     library, which a driver too old for the build still answers), as CUDA_VISIBLE_DEVICES leaves them, while
-    is_available() asks CUDA; a CPU-only build counts none (question 2's machines A, B and C; section 3)."""
+    is_available() asks CUDA; a CPU-only build counts none; the count stops at an index NVML lacks (question 2's
+    machines A, B and C; section 3)."""
     if torch.cuda.is_available() or torch.cuda.is_initialized():
         pytest.skip("CUDA works or has started here: device_count() then asks CUDA")
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(torch.cuda, "_raw_device_count_nvml", lambda: 4)  # NVML answering for four GPUs
-        for visible, cuda_counts in ((None, 4), ("1", 1), ("", 0), ("0,3", 2)):
+        for visible, cuda_counts in ((None, 4), ("1", 1), ("", 0), ("0,3", 2), ("4", 0), ("1,7,2", 1)):
             if visible is None:
                 patch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
             else:

@@ -86,10 +86,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (_one(_Q2, "B", "(True, 1, 1)"), "on machine B, nvidia-smi -L gives 2, not 1"),
         # ... or ignored by torch's count
         (_one(_Q2, "B", "(True, 2, 2)"), "on machine B, torch.cuda.device_count() gives 1, not 2"),
-        # a CPU-only build taken to count the machine's GPUs
+        # a variable naming a GPU that is not there taken to be ignored
         (_one(_Q2, "C", "(False, 2, 2)"), "on machine C, torch.cuda.device_count() gives 0, not 2"),
-        # ... or the driver taken to list nothing for it
+        # ... or taken to hide the GPUs from nvidia-smi too
         (_one(_Q2, "C", "(False, 0, 0)"), "on machine C, nvidia-smi -L gives 2, not 0"),
+        # ... or taken to fall back to the GPUs there are
+        (_one(_Q2, "C", "(True, 2, 2)"), "on machine C, torch.cuda.is_available() gives False, not True"),
         # a GPU without kernels taken for unavailable
         (_one(_Q2, "D", "(False, 1, 1)"), "on machine D, torch.cuda.is_available() gives True, not False"),
         (_one(_Q2, "D", "(False, 0, 1)"), "on machine D, torch.cuda.is_available() gives True, not False"),
