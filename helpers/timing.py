@@ -24,9 +24,11 @@ class Timing:
     repeats: int
     device: str
     stamp: str
+    threads: int = 1  # torch's CPU threads while it ran (`torch.get_num_threads()`), which a CPU timing depends on
 
     def __str__(self) -> str:
-        return f"{format_seconds(self.seconds)} per call on {self.device} ({self.repeats} repeats; {self.stamp})"
+        n = f", {self.threads} CPU thread{'s' * (self.threads != 1)}" * (self.device == "cpu")
+        return f"{format_seconds(self.seconds)} per call on {self.device} ({self.repeats} repeats{n}; {self.stamp})"
 
 
 def format_seconds(seconds: float) -> str:
@@ -38,22 +40,20 @@ def format_seconds(seconds: float) -> str:
     return f"{sign}{seconds / 1e-9:.3g} ns"
 
 
-def time_call(fn: Callable[[], Any], device: torch.device | str, *, min_run_time: float = 0.2) -> Timing:
+def time_call(fn: Callable[[], Any], device: torch.device | str, *, min_run_time: float = 0.2, threads=1) -> Timing:
     """Median seconds per call of `fn()` on `device`, synchronising the device around every call: a
-    `torch.utils.benchmark.Timer` (warm-up, automatic repeat count) times a statement that ends with one."""
+    `torch.utils.benchmark.Timer` (warm-up, automatic repeat count) times a statement that ends with one, on
+    `threads` CPU threads (its `num_threads`, 1 as there; `torch.get_num_threads()`: all torch's), which it keeps."""
     from torch.utils import benchmark
 
     a_function(fn, "fn")
     device = usable_device(device)
-
-    def run() -> None:
-        fn()
-        synchronize(device)
-
+    run = lambda: (fn(), synchronize(device))
     synchronize(device)
-    measured = benchmark.Timer(stmt="run()", globals={"run": run}).blocked_autorange(min_run_time=min_run_time)
+    timer = benchmark.Timer(stmt="run()", globals={"run": run}, num_threads=threads)
+    measured = timer.blocked_autorange(min_run_time=min_run_time)
     repeats = len(measured.times) * measured.number_per_run
-    return Timing(seconds=measured.median, repeats=repeats, device=str(device), stamp=stamp())
+    return Timing(measured.median, repeats, str(device), stamp(), threads)
 
 
 def wall_seconds(fn: Callable[[], Any], device: torch.device | str) -> float:

@@ -34,10 +34,7 @@ class Call:
     raised: bool = False
     stores: tuple = (0, 0)  # when it returned: the storage of its first argument, and of its result (`_store`)
 
-    @property
-    def name(self) -> str:
-        """The bare name: `to`, `ones`, `__float__`."""
-        return getattr(self.func, "__name__", "")
+    name = property(lambda self: getattr(self.func, "__name__", ""), doc="The bare name: `to`, `ones`, `__float__`.")
 
     @property
     def written(self) -> str:

@@ -36,9 +36,7 @@ class Case:
     args: tuple = ()
     label: str = ""
     make: Callable[[], tuple] | None = None
-
-    def fresh(self) -> tuple:
-        return self.make() if self.make is not None else copy.deepcopy(self.args)
+    fresh = lambda self: self.make() if self.make is not None else copy.deepcopy(self.args)  # the arguments, anew
 
 
 def show(value: Any) -> str:

@@ -1,4 +1,4 @@
-"""Chapter 02 exercises: tensors made on a device and added across devices, tried on every device (meta for a GPU)."""
+"""Chapter 02 exercises: where results live, predicted then run; tensors made on a device, and a fix (meta: a GPU)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import torch
 import torch.utils._device  # torch.utils._device._device_constructors(): not imported by `import torch`
 from torch.utils._pytree import tree_flatten, tree_leaves, tree_map, tree_unflatten
 
-from ..answers import Wrong, expect_function
+from ..answers import Wrong, expect_function, expect_type
 from ..checking import Question
 from .calls import Call, CallLog
 from .cases import call_or_wrong, show
@@ -31,11 +31,8 @@ host = lambda x: getattr(x, "_twin", torch.zeros_like(x, device="cpu")) if torch
 _cpu = lambda x: torch.device("cpu") if isinstance(x, str | torch.device) and str(x) == "meta" else x
 
 
-def _pair(meta: Any, twins: Any) -> Any:
-    """`meta`, each meta tensor in it given the tensor in its place in `twins` as its twin (`host`)."""
-    for m, twin in zip(tree_leaves(meta), tree_leaves(twins), strict=False):
-        if isinstance(m, torch.Tensor) and m.is_meta:
-            m._twin = twin
+def _pair(meta: Any, twins: Any) -> Any:  # `meta`, each meta tensor in it given its place's tensor in `twins` (`host`)
+    [setattr(m, "_twin", t) for m, t in zip(*map(tree_leaves, (meta, twins)), strict=False) if getattr(m, "is_meta", 0)]
     return meta
 
 
@@ -76,16 +73,13 @@ class Watch(CallLog):
         return call.result
 
 
-def run(fn: Any, name: str, takes: str, case: tuple, dtype: torch.dtype | None = None) -> tuple:
+def run(fn: Any, name: str, takes: str, case: tuple) -> tuple:
     """The `Watch`, arguments, result and text of `name` called on `case`, each `(values, device)` a copy there."""
     expect_function(fn, name, takes)
     keys = takes[1:-1].split(", ")
     args = [_pair(_on(*a), _on(a[0], "cpu")) if isinstance(a, tuple) else a for a in case]
-    log = Watch()
-    call = f"{name}({', '.join(map(described, args))})" + (f" with torch's default dtype {dtype}" if dtype else "")
+    log, call = Watch(), f"{name}({', '.join(map(described, args))})"
     kept = {id(t): k for k, a, c in zip(keys, args, case, strict=True) if isinstance(c, tuple) for t in tree_leaves(a)}
-    before = torch.get_default_dtype()
-    torch.set_default_dtype(dtype or before)
     try:
         with log:
             got = call_or_wrong(fn, args, call)
@@ -96,8 +90,6 @@ def run(fn: Any, name: str, takes: str, case: tuple, dtype: torch.dtype | None =
             if "cuda" not in call and "cuda" in f"{c.name}{c.args}{c.kwargs}":  # a device or tensor of cuda
                 raise Wrong(f"{said}; it named cuda ({spelled([c])}): use the device you were given") from None
         raise
-    finally:  # a change of the learner's own to torch's defaults is named and undone after each call (check())
-        torch.set_default_dtype(before)
     strays = [c for c in log.calls if any(host(x) is not x for x in tree_leaves((c.args, c.kwargs)))]  # meta used
     if strays and "meta" not in [str(a[1] if isinstance(a, tuple) else a) for a in case if not torch.is_tensor(a)]:
         raise Wrong(f"{call} made a tensor on meta ({spelled(strays[:1])}), a device it was not given: use yours")
@@ -140,55 +132,65 @@ def described(t: Any, device: str | torch.device | None = None, at: int = 0) -> 
     return f"a {t.dtype} tensor of shape {tuple(t.shape)}{grad} on {where}{values}"
 
 
-def _on_devices(name: str, takes: str, cases: list, want: Any, made_there: bool, fn: Any, other: Any = None):
-    """Checks `want(*values)` on the first argument's device (made there?) in all cases, then under `other` dtype."""
-    for dtype, case in [*((None, c) for c in cases), *((other, c) for c in cases[::-1] if other)]:
-        log, args, got, call = run(fn, name, takes, case, dtype)
+def _on_devices(name: str, takes: str, cases: list, want: Any, made_there: bool, fn: Any) -> None:
+    """Checks `want(*values)` on the first argument's device (made there, or computed there) in all `cases`."""
+    for case in cases:
+        log, args, got, call = run(fn, name, takes, case)
         if made_there and log.copies_in:
             raise Wrong(f"{call} made a tensor on the CPU and moved it ({spelled(log.copies_in[:1])}): pass device=...")
         if made_there and isinstance(got, torch.Tensor) and got.numel() > 1 and 0 in got.stride():  # expand's view
             raise Wrong(f"{call} returned a view whose elements share one number in memory: make a new tensor")
-        right = want(*(a[0] if isinstance(a, tuple) else a for a in case))
-        where = case[0][1] if isinstance(case[0], tuple) else case[0]
+        right, where = want(*(a[0] if isinstance(a, tuple) else a for a in case)), case[0][1]  # (values, device)
         if not same(got, right, where):
             raise Wrong(f"{call} returned {described(got)}; expected {described(right, where)}")
         if any(x is args[0] for c in log.reads if c.name not in PRINTS for x in c.args if getattr(x, "is_meta", 0)):
             raise Wrong(f"{call} copied {takes[1:-1].split(', ')[0]} to the host: compute where it lives")
 
 
-_ONES = [(d,) for d in (*DEVICES, *map(torch.device, DEVICES))]  # every device, by its name and as a torch.device
-_MIXED, _D = (torch.tensor([3, -1, 4]), torch.tensor([0.5, -1.25, 2.75])), torch.tensor(2.5).double()  # int, float
-_SUMS = (  # one dtype, two; 0-d a, b or both (CPU ones exempt from the device rule), which outrank no float vector
-    (torch.arange(6.0).reshape(2, 3), torch.full((2, 3), 10.0)),
-    (torch.tensor([3, -1, 4, 1]), torch.tensor([5, 9, -2, 6])),
-    (torch.tensor([[0.5, 1.5, -2.0], [4.0, 0.25, 8.0]]).half(), torch.tensor([0.1]).double()),
-    (torch.tensor(1.5).half(), torch.tensor([4])),  # either as a Python number (b of one element) promotes otherwise
-    (torch.tensor([2**60 + 1, 20]), torch.tensor([3, 4]).byte()),  # uint8's -b wraps; doubles lose int64 digits
-    (torch.tensor([1.5, -2.0]).requires_grad_(), torch.tensor(3.0)),  # a requiring grad, then b: so does a + b
-    *(_MIXED, _MIXED[::-1], (_MIXED[0], _D), (_MIXED[1], _D), (_D, _MIXED[1]), (_D, torch.tensor(0.1).bfloat16())),
-    (torch.tensor([0.5, 4.0]), torch.tensor(3.0, requires_grad=True)),
-)
-_ADDS = [((a, x), (b, y)) for a, b in _SUMS for x in DEVICES for y in DEVICES]
+#: Questions 1 and 2: lines whose result a learner predicts, run with g on a GPU (meta stands in) and c on the CPU.
+_MADE = ("torch.zeros_like(g)", "torch.zeros(3, dtype=g.dtype)", "g.new_ones(2)", "torch.ones(g.shape)", "g[0]")
+_MIXED = ("g * 2.5", "torch.tensor(2.0) * g", "g.sum() + c", "c.sum() + g.sum()", "torch.where(c > 0, g, 0.0)")
+_RAN = {"gpu": "its result lives on the GPU", "cpu": "its result lives on the CPU", "error": "it raises RuntimeError"}
+_word = lambda v: {"cuda": "gpu", "meta": "gpu"}.get(w := str(v).strip().lower().split(":")[0], w)  # cuda:0: gpu
+
+
+def _ran(line: str, gpu: str) -> str:  # where the result of `line` lives, "gpu" or "cpu", or "error": it raised
+    try:  # (a check runs with torch's own default device, the CPU)
+        return "cpu" if eval(line, dict(torch=torch, g=torch.ones(3, device=gpu), c=torch.ones(3))).is_cpu else "gpu"
+    except RuntimeError:
+        return "error"
+
+
+def _predicted(name: str, lines: tuple, given: Any) -> None:  # a dict: each line's 'gpu', 'cpu' or 'error', as run
+    given = expect_type(given, dict, "a dict: each line of the cell, then 'gpu', 'cpu' or 'error'")
+    if bad := next((k for k in lines if _word(given.get(k)) not in _RAN), None):
+        value = "missing" if bad not in given else "still ..." if given[bad] is ... else show(given[bad])
+        raise Wrong(f"{name}[{bad!r}] is {value}: keep each line of the cell as a key, and say 'gpu', 'cpu' or 'error'")
+    if wrong := [(k, ran) for k in lines if _word(given[k]) != (ran := _ran(k, "meta"))]:
+        (k, ran), off = wrong[0], f"predictions off: {len(wrong)} of {len(lines)}; the cell after question 2 runs them"
+        raise Wrong(f"{k}: you said {_word(given[k])!r}, but {_RAN[ran]} ({off})")
+
+
 _TS = (torch.arange(3), torch.tensor([True, False]), torch.ones(0, 2).half(), torch.tensor(1j))  # 0-d, empty, n = 0
 _TS += (torch.tensor([7]).byte(), torch.ones(2, dtype=torch.bfloat16, requires_grad=True))  # 6 dtypes, requiring grad
 _ZEROS = [((t, d), n) for t, n in zip(_TS, (5, 0, 3, 1, 4, 2), strict=True) for d in DEVICES]
 #: Many rows, few, one; float64, integer and float16 x (whose product with the float32 weights is float32).
 _ROWS = (torch.arange(12.0).reshape(4, 3), torch.tensor([[0.1, 2.5], [-1.2, 3.0]]).double(), torch.tensor([[3, 1, -4]]))
 _XS = [((x, d),) for x in (*_ROWS, torch.tensor([[1.5, -2.0], [4.0, 0.25], [8.0, 3.0]]).half()) for d in DEVICES]
-_CHECKS = (  # each with its name, arguments, cases, right result, whether made on the device, other default dtype
-    partial(_on_devices, "ones_on", "(device)", _ONES, lambda d: torch.ones(2, 3).float(), True, other=torch.float64),
-    partial(_on_devices, "add_on_first", "(a, b)", _ADDS, lambda a, b: a + b, False),
+_CHECKS = (  # the predictions; then each function with its name, arguments, cases, right result, whether made there
+    partial(_predicted, "made", _MADE),
+    partial(_predicted, "mixed", (*_MIXED, "torch.cat([g, c])")),
     partial(_on_devices, "zeros_for", "(t, n)", _ZEROS, lambda t, n: torch.zeros(n, dtype=t.dtype), True),
     partial(_on_devices, "scale_rows", "(x)", _XS, lambda x: x * torch.linspace(0.5, 1.5, len(x))[:, None], False),
 )
 #: Each question's task (the notebook states it in full), then its hint, a line each.
-_TEXTS = """Write `ones_on(device)`: a 2 × 3 float32 tensor of ones created directly on `device`.
-Every factory function (torch.ones, torch.zeros, torch.rand, torch.tensor) takes device=... and dtype=...
-Write `add_on_first(a, b)`: a + b computed on the device of `a`, wherever `b` lives.
-Tensors must share a device before they meet: bring b to a.device with .to(...).
+_TEXTS = """Set `made` to where each line's result lives, 'gpu' or 'cpu' (g lives on the GPU, c on the CPU), then run.
+Without device=, a factory function makes its tensor on the CPU; *_like and new_* take the device of a tensor.
+Set `mixed` to where each line's result lives, 'gpu' or 'cpu', or 'error' where torch refuses it, then run.
+Only Python numbers and 0-d CPU tensors may meet a GPU tensor; every other tensor in an operation must share its device.
 Write `zeros_for(t, n)`: `n` zeros (1-D) of `t`'s dtype, created directly on `t`'s device.
 A tensor knows its own t.dtype and t.device: pass both to torch.zeros.
 Debug `scale_rows(x)` to work wherever x lives, computing the same and leaving x where it is.
 Where does a factory function create a tensor when you do not say? x.device names the place it should be.""".split("\n")
-_NAMES = ("ones_on", "add_on_first", "zeros_for", "scale_rows")
+_NAMES = ("made", "mixed", "zeros_for", "scale_rows")
 QUESTIONS = [*map(partial(Question, chapter="02"), range(1, 5), _TEXTS[::2], _NAMES, _CHECKS, _TEXTS[1::2])]

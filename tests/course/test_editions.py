@@ -102,7 +102,7 @@ def test_line_search_finds_a_near_miss_but_not_what_the_course_shows_openly(tmp_
 
 
 def test_handout_solution_says_so_and_check_still_accepts_a_right_answer(handout, tmp_path):
-    right = ch02.QUESTIONS[0].solution_code  # from the full repository, the only place that has it
+    right = ch02.QUESTIONS[2].solution_code  # from the full repository, the only place that has it
     out = _run_with(
         handout.folder,
         textwrap.dedent(f"""
@@ -110,18 +110,18 @@ def test_handout_solution_says_so_and_check_still_accepts_a_right_answer(handout
             from helpers.checking import load_exercises
             ns = {{"torch": torch}}
             ex = load_exercises("02", ns)
-            assert ex.q1.solution_code is None
-            ex.q1.solution()
-            ex.q1.hint()
+            assert ex.q3.solution_code is None
+            ex.q3.solution()
+            ex.q3.hint()
             exec({right!r}, ns)
-            ex.q1.check()
+            ex.q3.check()
         """),
         tmp_path,
     )
-    assert _NO_SOLUTION.format(number=1) in out
+    assert _NO_SOLUTION.format(number=3) in out
     assert right.splitlines()[-1].strip() not in out
     assert "Hint:" in out
-    assert "Correct! Question 1 is done." in out
+    assert "Correct! Question 3 is done." in out
 
 
 def test_teacher_prints_the_real_solution(teacher, tmp_path, solutions):

@@ -392,28 +392,26 @@ def test_an_answer_that_changes_torchs_defaults_is_told_and_they_are_set_back() 
 
     from helpers.exercises import ch02
 
-    question = ch02.QUESTIONS[0]  # ones_on(device)
-    leaky = "def ones_on(device):\n    torch.set_default_device(device)\n    return torch.ones(2, 3)"
+    question = ch02.QUESTIONS[2]  # zeros_for(t, n)
+    leaky = "def zeros_for(t, n):\n    torch.set_default_device(t.device)\n    return torch.zeros(n, dtype=t.dtype)"
     outcome = evaluate(question, leaky)
     assert not outcome.correct and "changed torch's default device" in outcome.message, outcome
     assert torch.get_default_device() == torch.device("cpu") and torch.ones(1).device.type == "cpu"
-    dtype = (
-        "def ones_on(device):\n    torch.set_default_dtype(torch.float64)\n    return torch.ones(2, 3, device=device)"
-    )
+    dtype = "def zeros_for(t, n):\n    torch.set_default_dtype(torch.float64)\n    return torch.zeros(n, dtype=t.dtype)"
     outcome = evaluate(question, dtype)
     assert "changed torch's default dtype" in outcome.message and torch.get_default_dtype() == torch.float32
     assert evaluate(question, question.solution_code).correct, "the next right answer is right again"
     # A default device without an index that this machine cannot make a tensor on: get_default_device() raises.
     unusable = "privateuseone" if torch.backends.mps.is_available() else "mps"
     away = (
-        f"def ones_on(device):\n    torch.set_default_device({unusable!r})\n    return torch.ones(2, 3, device=device)"
+        f"def zeros_for(t, n):\n    torch.set_default_device({unusable!r})\n    return torch.zeros(n, device=t.device)"
     )
     outcome = evaluate(question, away)
     assert not outcome.correct and "changed torch's default device" in outcome.message, outcome
     assert torch.get_default_device() == torch.device("cpu"), "set back"
-    outcome = evaluate(question, "def ones_on(device):\n    torch.set_grad_enabled(False)\n    return torch.ones(2, 3)")
+    outcome = evaluate(question, "def zeros_for(t, n):\n    torch.set_grad_enabled(False)\n    return torch.zeros(n)")
     assert "changed torch's grad mode" in outcome.message and torch.is_grad_enabled(), "named, and set back"
-    autocast = "def ones_on(device):\n    torch.autocast('cpu').__enter__()\n    return torch.ones(2, 3)"
+    autocast = "def zeros_for(t, n):\n    torch.autocast('cpu').__enter__()\n    return torch.zeros(n)"
     outcome = evaluate(question, autocast)
     assert "changed torch's autocast" in outcome.message and not torch.is_autocast_enabled("cpu"), outcome.message
 
@@ -426,7 +424,7 @@ def test_a_check_runs_with_torchs_own_defaults_and_gives_the_notebook_its_own_ba
 
     from helpers.exercises import ch02
 
-    question = ch02.QUESTIONS[0]
+    question = ch02.QUESTIONS[2]  # zeros_for(t, n)
     for name, set_it, unset in (
         ("dtype", lambda: torch.set_default_dtype(torch.float64), lambda: torch.set_default_dtype(torch.float32)),
         ("grad", lambda: torch.set_grad_enabled(False), lambda: torch.set_grad_enabled(True)),
@@ -442,8 +440,8 @@ def test_a_check_runs_with_torchs_own_defaults_and_gives_the_notebook_its_own_ba
             assert after == before and torch.is_autocast_enabled("cpu") == (name == "autocast"), name
         finally:
             unset()
-    once = "def ones_on(device):\n    torch.set_default_device(device if str(device) == 'meta' else None)\n"
-    outcome = evaluate(question, once + "    return torch.ones(2, 3, dtype=torch.float32, device=device)")
+    once = "def zeros_for(t, n):\n    torch.set_default_device(t.device if t.is_meta else None)\n"
+    outcome = evaluate(question, once + "    return torch.zeros(n, dtype=t.dtype, device=t.device)")
     assert "changed torch's default device" in outcome.message and torch.get_default_device().type == "cpu"
     assert evaluate(question, question.solution_code).correct, "the next right answer is right again"
 
@@ -454,8 +452,10 @@ def test_a_check_leaves_the_notebooks_random_numbers_as_they_were() -> None:
 
     from helpers.exercises import ch02
 
-    question = ch02.QUESTIONS[0]
-    seeding = "def ones_on(device):\n    torch.manual_seed(0)\n    return torch.ones(2, 3, device=device)"
+    question = ch02.QUESTIONS[2]  # zeros_for(t, n)
+    seeding = (
+        "def zeros_for(t, n):\n    torch.manual_seed(0)\n    return torch.zeros(n, dtype=t.dtype, device=t.device)"
+    )
     torch.manual_seed(5)
     expected = torch.rand(4)
     torch.manual_seed(5)

@@ -93,7 +93,8 @@ def test_run_fresh_python_sets_and_removes_variables(monkeypatch: pytest.MonkeyP
 def test_timing_helpers() -> None:
     t = time_call(lambda: sum(range(1000)), "cpu", min_run_time=0.05)
     assert 0 < t.seconds < 0.1 and t.repeats >= 1 and t.device == "cpu" and "torch" in t.stamp
-    assert "per call on cpu" in str(t)
+    assert "per call on cpu" in str(t) and t.threads == 1 and ", 1 CPU thread;" in str(t)  # the Timer's default
+    assert time_call(lambda: None, "cpu", min_run_time=0.01, threads=2).threads == 2, "kept as it was timed"
     assert wall_seconds(lambda: None, "cpu") >= 0
     assert gigabytes_per_second(2_000_000_000, 2.0) == 1.0
     assert [format_seconds(s) for s in (2.0, 0.002, 2e-6, 2e-9)] == ["2 s", "2 ms", "2 µs", "2 ns"]
