@@ -135,7 +135,7 @@ def describe_device_spelling(spelling: str) -> str:
     if not isinstance(spelling, str):
         return f"A device spelling is a string such as 'cuda:1', not a {type(spelling).__name__}."
     try:
-        device = torch.device(spelling.strip())
+        device = torch.device(spelling)  # as torch reads it: " cuda" is refused too
     except RuntimeError as exc:
         reason = str(exc).split(":")[0] if "Expected one of" in str(exc) else str(exc)
         return f"torch rejects {spelling!r}: {reason}."
