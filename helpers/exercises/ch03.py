@@ -99,7 +99,7 @@ torch.cat joins the pieces; .to(device) moves the joined tensor once; .split or 
 Write `losses_to_floats(losses)`: the 0-d losses (of one dtype) as Python floats, read from the device once.
 torch.stack makes one tensor of the list (on the device); one .tolist() then brings them all to the host.
 Write `predict_seconds(nbytes, pieces, gb_per_s, per_copy_s)`: the seconds `pieces` copies of `nbytes` take.
-Two terms: pieces × per_copy_s for the copies, nbytes ÷ (gb_per_s × 10^9) for the bytes on the link.""".split("\n")
+Two terms: pieces × per_copy_s for the copies, nbytes ÷ (gb_per_s × 10^9) for the bytes.""".split("\n")
 _NAMES = ("fill_rows", "in_one_copy", "losses_to_floats", "predict_seconds")
 _CHECKS = (_check_fill_rows, _check_in_one_copy, _check_losses_to_floats, _check_seconds)
 QUESTIONS = [*map(partial(Question, chapter="03"), range(1, 5), _TEXTS[::2], _NAMES, _CHECKS, _TEXTS[1::2])]
