@@ -119,7 +119,7 @@ def _predicted(name: str, calls: tuple, truths: dict, where: str) -> Any:
                 left = f", not {n}" if n != len(calls) else ", with no `...` left"
                 raise Wrong(f"{name}[{letter!r}] should hold {len(calls)} predictions, {each}{left}")
             for call, guess, right in zip(calls, said, truth, strict=True):
-                guess = str(guess) if isinstance(guess, torch.device) else guess  # a device as torch names it: 'cuda'
+                guess = str(guess) if isinstance(guess, torch.device | str) else guess  # a device as torch names it
                 if (type(guess), guess) != (type(right), right):  # True is no 1, nor '4' a 4
                     raise Wrong(f"on machine {letter}, {call} gives {right!r}, not {guess!r} (section {where})")
 
