@@ -67,9 +67,7 @@ class CallLog(TorchFunctionMode):
             call.stores = (_store((*args, None)[0]), _store(call.result))
         return call.result
 
-    def named(self, names: frozenset[str] | set[str]) -> list[Call]:
-        """The calls whose bare name is one of `names`, in order."""
-        return [c for c in self.calls if c.name in names]
+    named = lambda self, names: [c for c in self.calls if c.name in names]  # the calls of one of `names`, in order
 
     def host_reads(self) -> list[tuple[str, torch.Tensor | None]]:
         """Each host read of tensor values: (as written, the tensor, or None: in data); not of a host copy's storage."""

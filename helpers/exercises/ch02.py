@@ -12,7 +12,7 @@ from torch.utils._pytree import tree_flatten, tree_leaves, tree_map, tree_unflat
 
 from ..answers import Wrong, expect_function, expect_type
 from ..checking import Question
-from .calls import Call, CallLog
+from .calls import Call, CallLog, _writes
 from .cases import call_or_wrong, show
 
 DEVICES = ("cpu", "meta", *(("cuda",) if torch.cuda.is_available() else ()))
@@ -28,7 +28,7 @@ _on = lambda v, device: tree_map(lambda t: _leaf(t).to(device, copy=True).requir
 _leaf = lambda t: t.detach() if t.is_leaf else t  # a leaf's copy a leaf too, as the caller's tensor is
 #: `x` on the host: a meta tensor's twin, holding what a GPU would (zeros if none); the CPU for the meta device.
 host = lambda x: getattr(x, "_twin", torch.zeros_like(x, device="cpu")) if torch.is_tensor(x) and x.is_meta else _cpu(x)
-_cpu = lambda x: torch.device("cpu") if isinstance(x, str | torch.device) and str(x) == "meta" else x
+_cpu = lambda x: type(x)("cpu") if isinstance(x, str | torch.device) and str(x) == "meta" else x
 
 
 def _pair(meta: Any, twins: Any) -> Any:  # `meta`, each meta tensor in it given its place's tensor in `twins` (`host`)
@@ -62,8 +62,9 @@ class Watch(CallLog):
                 self.reads += (call,) * len(meta)
                 call.result = _apart(func(*h_args, **h_kwargs), twins)
                 return call.result
-            if meta and in_place(call) and not getattr(args[0], "is_meta", True):  # a GPU refuses what meta lets by
-                raise RuntimeError(f"Tensor on device meta is not on the expected device {args[0].device}!")
+            odd = [t for t in given[1:] if t.device != given[0].device and (t.dim() or not t.is_cpu)]  # 0-d CPU may
+            if meta and _writes(call.name) and call.name not in ("copy_", "__setitem__") and odd:  # a GPU refuses
+                raise RuntimeError(f"Expected all tensors on one device, not {given[0].device} and {odd[0].device}")
             if twins:
                 _pair(call.result, _apart(func(*h_args, **h_kwargs), given))
         away = any(t.device.type != "cpu" for t in tree_leaves((given, call.result)) if isinstance(t, torch.Tensor))
@@ -143,15 +144,17 @@ def _on_devices(name: str, takes: str, cases: list, want: Any, made_there: bool,
         right, where = want(*(a[0] if isinstance(a, tuple) else a for a in case)), case[0][1]  # (values, device)
         if not same(got, right, where):
             raise Wrong(f"{call} returned {described(got)}; expected {described(right, where)}")
-        if any(x is args[0] for c in log.reads if c.name not in PRINTS for x in c.args if getattr(x, "is_meta", 0)):
-            raise Wrong(f"{call} copied {takes[1:-1].split(', ')[0]} to the host: compute where it lives")
+        if reads := [c for c in log.reads if c.name not in PRINTS and any(getattr(x, "is_meta", 0) for x in c.args)]:
+            raise Wrong(
+                f"{call} copied a tensor from the GPU to the host ({spelled(reads[:1])}): compute where it lives"
+            )
 
 
 #: Questions 1 and 2: lines whose result a learner predicts, run with g on a GPU (meta stands in) and c on the CPU.
 _MADE = ("torch.zeros_like(g)", "torch.zeros(3, dtype=g.dtype)", "g.new_ones(2)", "torch.ones(g.shape)", "g[0]")
-_MIXED = ("g * 2.5", "torch.tensor(2.0) * g", "g.sum() + c", "c.sum() + g.sum()", "torch.where(c > 0, g, 0.0)")
+_MIXED = ("g[c > 0]", "torch.tensor(2.0) * g", "g.sum() + c", "c.sum() + g.sum()", "torch.where(c > 0, g, 0.0)")
 _RAN = {"gpu": "its result lives on the GPU", "cpu": "its result lives on the CPU", "error": "it raises RuntimeError"}
-_word = lambda v: {"cuda": "gpu", "meta": "gpu"}.get(w := str(v).strip().lower().split(":")[0], w)  # cuda:0: gpu
+_word = lambda v: {"cuda": "gpu", "cuda:0": "gpu", "meta": "gpu"}.get(w := str(v).strip().lower(), w)  # g: cuda:0
 
 
 def _ran(line: str, gpu: str) -> str:  # where the result of `line` lives, "gpu" or "cpu", or "error": it raised
@@ -187,7 +190,7 @@ _CHECKS = (  # the predictions; then each function with its name, arguments, cas
 _TEXTS = """Set `made` to where each line's result lives, 'gpu' or 'cpu' (g lives on the GPU, c on the CPU), then run.
 Without device=, a factory function makes its tensor on the CPU; *_like and new_* take the device of a tensor.
 Set `mixed` to where each line's result lives, 'gpu' or 'cpu', or 'error' where torch refuses it, then run.
-Only Python numbers and 0-d CPU tensors may meet a GPU tensor; every other tensor in an operation must share its device.
+Numbers and 0-d CPU tensors join a GPU tensor in arithmetic, CPU indices may index it; other tensors share its device.
 Write `zeros_for(t, n)`: `n` zeros (1-D) of `t`'s dtype, created directly on `t`'s device.
 A tensor knows its own t.dtype and t.device: pass both to torch.zeros.
 Debug `scale_rows(x)` to work wherever x lives, computing the same and leaving x where it is.

@@ -69,7 +69,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             said(2, "torch.cat([g, c])", "error", '"gpu"'),
             "torch.cat([g, c]): you said 'gpu', but it raises RuntimeError",
         ),
-        (said(2, "g * 2.5", "gpu", '"error"'), "g * 2.5: you said 'error', but its result lives on the GPU"),
+        (said(2, "g[c > 0]", "gpu", '"error"'), "g[c > 0]: you said 'error', but its result lives on the GPU"),
         (  # every line with a CPU tensor in it refused
             said(2, "torch.tensor(2.0) * g", "gpu", '"error"').replace(
                 '"c.sum() + g.sum()": "gpu"', '"c.sum() + g.sum()": "error"'
@@ -193,7 +193,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def scale_rows(x):\n"
             "    weights = torch.linspace(0.5, 1.5, x.shape[0])\n"
             "    return (x.cpu() * weights[:, None]).to(x.device)",
-            "11]]) copied x to the host: compute where it lives",
+            "11]]) copied a tensor from the GPU to the host (.cpu()): compute where it lives",
         ),
         (  # attack 2026-11-29: the weights in x's dtype for float x only: float16 weights give a float16 product
             "def scale_rows(x):\n"
@@ -278,4 +278,33 @@ RIGHT_ANSWERS[3] += (
 RIGHT_ANSWERS[4] += (
     "def scale_rows(x):\n    weights = torch.empty(x.shape[0], device=x.device)\n"
     "    torch.linspace(0.5, 1.5, x.shape[0], out=weights)\n    return x * weights[:, None]",
+)
+#: Issue 43's attack: an in-place op with a CPU operand (a GPU refuses it; meta let it by), a round trip through the
+#: host of a clone or a slice of x, a GPU that is not g's, and torch.device(type, index) where the index is None
+WRONG_ANSWERS[4] += (
+    (
+        "def scale_rows(x):\n    w = torch.linspace(0.5, 1.5, x.shape[0])\n"
+        "    y = x.to(torch.promote_types(x.dtype, torch.float32), copy=True)\n    y.mul_(w[:, None])\n    return y",
+        "raised RuntimeError (line 4 of your code): Expected all tensors on one device, not meta and cpu",
+    ),
+    (
+        "def scale_rows(x):\n    y = x.to(torch.promote_types(x.dtype, torch.float32), copy=True)\n"
+        "    y *= torch.linspace(0.5, 1.5, x.shape[0])[:, None]\n    return y",
+        "Expected all tensors on one device, not meta and cpu",
+    ),
+    (
+        "def scale_rows(x):\n    return (x.clone().cpu() * torch.linspace(0.5, 1.5, len(x))[:, None]).to(x.device)",
+        "copied a tensor from the GPU to the host (.cpu()): compute where it lives",
+    ),
+    (
+        "def scale_rows(x):\n    return (x[:].cpu() * torch.linspace(0.5, 1.5, len(x))[:, None]).to(x.device)",
+        "copied a tensor from the GPU to the host (.cpu()): compute where it lives",
+    ),
+)
+WRONG_ANSWERS[2] += ((said(2, "g[c > 0]", "gpu", '"cuda:1"'), "mixed['g[c > 0]'] is 'cuda:1'"),)
+RIGHT_ANSWERS[4] += (
+    "def scale_rows(x):\n    dev = torch.device(x.device.type, x.device.index)\n"
+    "    return x * torch.linspace(0.5, 1.5, x.shape[0], device=dev)[:, None]",
+    "def scale_rows(x):\n    w = torch.linspace(0.5, 1.5, x.shape[0], device=x.device)\n"
+    "    y = x.to(torch.promote_types(x.dtype, torch.float32), copy=True)\n    y.mul_(w[:, None])\n    return y",
 )
