@@ -93,7 +93,7 @@ def _fresh_python(visible: str) -> list[str]:
 
 @pytest.mark.gpu
 def test_cuda_visible_devices_hides_gpus_from_cuda_not_from_the_build_nor_nvidia_smi() -> None:
-    """Questions 1 and 2 (machines 1A, 1D, 2B): hidden GPUs leave the build as it is and nvidia-smi's list whole."""
+    """Questions 1 and 2 (machines 1A, 1D, 2B, 2C): hidden GPUs leave the build as it is and nvidia-smi's list whole."""
     assert _fresh_python("") == ["False", "0", "cuda", "None"], "every GPU hidden: built for cuda, none usable"
     first = os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0]  # a GPU this job may use
     assert _fresh_python(first) == ["True", "1", "cuda", "cuda"], "one GPU left visible: one usable"
@@ -102,6 +102,8 @@ def test_cuda_visible_devices_hides_gpus_from_cuda_not_from_the_build_nor_nvidia
     listing = lambda env: subprocess.run([smi, "-L"], env=env, capture_output=True, text=True, timeout=60).stdout
     hidden = listing({**os.environ, "CUDA_VISIBLE_DEVICES": ""})
     assert hidden == listing(dict(os.environ)) and hidden.count("GPU ") >= 1, "nvidia-smi does not read the variable"
+    past = str(hidden.count("GPU "))  # a number past the machine's last GPU (2C): it and all after it hidden
+    assert _fresh_python(past) == ["False", "0", "cuda", "None"], "an index the machine lacks leaves no GPU"
 
 
 @pytest.mark.gpu
