@@ -36,10 +36,8 @@ class Call:
 
     name = property(lambda self: getattr(self.func, "__name__", ""), doc="The bare name: `to`, `ones`, `__float__`.")
 
-    @property
-    def written(self) -> str:
-        """The call as a learner writes it on a tensor: `.item()`, `.cpu()`, `float()`."""
-        return f"{self.name.strip('_')}()" if self.name in ("__float__", "__int__", "__bool__") else f".{self.name}()"
+    #: The call as a learner writes it on a tensor: `.item()`, `.cpu()`, `float()`.
+    written = property(lambda s: f"{s.name[2:-2]}()" if s.name[2:-2] in ("float", "int", "bool") else f".{s.name}()")
 
     @property
     def label(self) -> str:

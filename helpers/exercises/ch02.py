@@ -12,18 +12,19 @@ from torch.utils._pytree import tree_flatten, tree_leaves, tree_map, tree_unflat
 
 from ..answers import Wrong, expect_function, expect_type
 from ..checking import Question
-from .calls import Call, CallLog, _writes
+from .calls import Call, CallLog
 from .cases import call_or_wrong, show
 
 DEVICES = ("cpu", "meta", *(("cuda",) if torch.cuda.is_available() else ()))
 PRINTS = ("__repr__", "__str__", "__format__")  # printing a GPU tensor reads it
+_INDEXING = "__getitem__ index index_put_ __setitem__".split()  # calls whose CPU index tensors torch moves itself
+_MOVES = "copy_ to new_tensor __set__ type_as view_as expand_as reshape_as".split()  # a CPU tensor's values or shape
 #: Whether a call changes the tensor it is called on: `x.add_(...)`, `x[i] = ...`, `x.data = ...`.
 in_place = lambda c: bool(c.args) and (c.name in ("__set__", "__setitem__") or c.name[-1:] == "_" != c.name[1:2])
 #: `r` with each tensor in it that is one of `avoid` copied: a learner's result or a twin aliases no other tensor.
 _apart = lambda r, avoid: tree_map(lambda t: t.clone() if any(t is a for a in avoid) else t, r)
-#: Whether a call makes a tensor of a host array (numpy's, not a list): made on the CPU, to be moved.
 _array = lambda c: c.name in ("tensor", "as_tensor", "asarray") and _host(*c.args[:1], *c.kwargs.values())
-_host = lambda a=None, *_: hasattr(a, "__array__") and not torch.is_tensor(a)
+_host = lambda a=None, *_: hasattr(a, "__array__") and not torch.is_tensor(a)  # numpy's (not a list): made on the CPU
 _on = lambda v, device: tree_map(lambda t: _leaf(t).to(device, copy=True).requires_grad_(t.requires_grad), v)
 _leaf = lambda t: t.detach() if t.is_leaf else t  # a leaf's copy a leaf too, as the caller's tensor is
 #: `x` on the host: a meta tensor's twin, holding what a GPU would (zeros if none); the CPU for the meta device.
@@ -50,6 +51,8 @@ class Watch(CallLog):
         h_args, h_kwargs = tree_unflatten(hosted := [host(x) for x in leaves], spec)
         given = [t for t in leaves if isinstance(t, torch.Tensor)]
         meta, twins = [t for t in given if t.is_meta], [h for x, h in zip(leaves, hosted, strict=True) if x is not h]
+        index = {id(t) for t in tree_leaves(args[1:2]) if torch.is_tensor(t)} if call.name in _INDEXING else set()
+        cpu = [t for t in given if t.is_cpu and t.dim() and id(t) not in index]  # CPU indices: torch moves them
         if meta and call.name in PRINTS:  # a GPU tensor's text reads it; a meta one's, whatever the format, is meta
             self.reads += (call,) * len(meta)
             return repr(args[0])
@@ -62,13 +65,12 @@ class Watch(CallLog):
                 self.reads += (call,) * len(meta)
                 call.result = _apart(func(*h_args, **h_kwargs), twins)
                 return call.result
-            odd = [t for t in given[1:] if t.device != given[0].device and (t.dim() or not t.is_cpu)]  # 0-d CPU may
-            if meta and _writes(call.name) and call.name not in ("copy_", "__setitem__") and odd:  # a GPU refuses
-                raise RuntimeError(f"Expected all tensors on one device, not {given[0].device} and {odd[0].device}")
+            if meta and cpu and call.name not in _MOVES and (index or call.name != "__setitem__"):  # x[0] = t: a copy
+                raise RuntimeError(f"Expected all tensors on one device, not meta and cpu ({spelled([call])})")  # a GPU
             if twins:
                 _pair(call.result, _apart(func(*h_args, **h_kwargs), given))
         away = any(t.device.type != "cpu" for t in tree_leaves((given, call.result)) if isinstance(t, torch.Tensor))
-        moved = any(t.dim() and t.device.type == "cpu" for t in given) or _array(call)  # host memory, sent over
+        moved = bool(cpu) or _array(call)  # host memory, sent over
         if moved and away and not call.name.endswith(("_like", "new_zeros", "new_ones", "new_empty", "new_full")):
             self.copies_in += (call,)  # (*_like and new_* take a shape, not values)
         return call.result

@@ -308,3 +308,22 @@ RIGHT_ANSWERS[4] += (
     "def scale_rows(x):\n    w = torch.linspace(0.5, 1.5, x.shape[0], device=x.device)\n"
     "    y = x.to(torch.promote_types(x.dtype, torch.float32), copy=True)\n    y.mul_(w[:, None])\n    return y",
 )
+#: Issue 43's attack, round 2: CPU weights put into a GPU buffer through a tensor index, or multiplied in by a matmul
+#: (meta checks neither; a GPU refuses both)
+WRONG_ANSWERS[4] += (
+    (
+        "def scale_rows(x):\n    n = x.shape[0]\n    w = torch.empty(n, device=x.device)\n"
+        "    w[torch.arange(n)] = torch.linspace(0.5, 1.5, n)\n    return x * w[:, None]",
+        "Expected all tensors on one device, not meta and cpu (x[i] = ...)",
+    ),
+    (
+        "def scale_rows(x):\n    weights = torch.linspace(0.5, 1.5, x.shape[0])\n"
+        "    d = torch.promote_types(x.dtype, weights.dtype)\n    return (x.to(d).T @ torch.diag(weights).to(d)).T",
+        "Expected all tensors on one device, not meta and cpu",
+    ),
+)
+RIGHT_ANSWERS[3] += ("def zeros_for(t, n):\n    z = t.new_ones(n)\n    z[torch.arange(n)] = 0\n    return z",)
+RIGHT_ANSWERS[4] += (
+    "def scale_rows(x):\n    n = x.shape[0]\n    w = torch.empty(n, device=x.device)\n"
+    "    w[:] = torch.linspace(0.5, 1.5, n)\n    return x * w[:, None]",
+)
