@@ -4,6 +4,7 @@ of the hardware and torch that produced it; `gpu_cycles_per_ms` calibrates `torc
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -43,24 +44,22 @@ def format_seconds(seconds: float) -> str:
 def time_call(fn: Callable[[], Any], device: torch.device | str, *, min_run_time: float = 0.2, threads=1) -> Timing:
     """Median seconds per call of `fn()` on `device`, synchronising the device around every call: a
     `torch.utils.benchmark.Timer` (warm-up, automatic repeat count) times a statement that ends with one, on
-    `threads` CPU threads (its `num_threads`, 1 as there; `torch.get_num_threads()`: all torch's), which it keeps."""
+    `threads` CPU threads (the Timer's `num_threads`, 1 by default; `torch.get_num_threads()` for all of torch's)."""
+    logging.getLogger("torch.utils.cpp_extension").setLevel(logging.ERROR)  # its "No CUDA runtime is found": noise
     from torch.utils import benchmark
 
     a_function(fn, "fn")
-    device = usable_device(device)
+    synchronize(device := usable_device(device))
     run = lambda: (fn(), synchronize(device))
-    synchronize(device)
     timer = benchmark.Timer(stmt="run()", globals={"run": run}, num_threads=threads)
     measured = timer.blocked_autorange(min_run_time=min_run_time)
-    repeats = len(measured.times) * measured.number_per_run
-    return Timing(measured.median, repeats, str(device), stamp(), threads)
+    return Timing(measured.median, len(measured.times) * measured.number_per_run, str(device), stamp(), threads)
 
 
 def wall_seconds(fn: Callable[[], Any], device: torch.device | str) -> float:
     """Wall-clock seconds of one call of `fn()`, the device synchronised before and after (both checked first)."""
     a_function(fn, "fn")
-    device = usable_device(device)
-    synchronize(device)
+    synchronize(device := usable_device(device))
     start = time.perf_counter()
     fn()
     synchronize(device)

@@ -12,15 +12,14 @@ from torch.utils._pytree import tree_flatten, tree_leaves, tree_map, tree_unflat
 
 from ..answers import Wrong, expect_function, expect_type
 from ..checking import Question
-from .calls import Call, CallLog
+from .calls import Call, CallLog, _writes
 from .cases import call_or_wrong, show
 
 DEVICES = ("cpu", "meta", *(("cuda",) if torch.cuda.is_available() else ()))
 PRINTS = ("__repr__", "__str__", "__format__")  # printing a GPU tensor reads it
-_INDEXING = "__getitem__ index index_put_ __setitem__".split()  # calls whose CPU index tensors torch moves itself
-_MOVES = "copy_ to new_tensor __set__ type_as view_as expand_as reshape_as".split()  # a CPU tensor's values or shape
-#: Whether a call changes the tensor it is called on: `x.add_(...)`, `x[i] = ...`, `x.data = ...`.
-in_place = lambda c: bool(c.args) and (c.name in ("__set__", "__setitem__") or c.name[-1:] == "_" != c.name[1:2])
+_INDEXING = "__getitem__ index index_put_ index_put __setitem__".split()  # calls whose CPU indices torch moves itself
+_MOVES = "copy_ to new_tensor __set__ where result_type broadcast_tensors type_as view_as expand_as reshape_as".split()
+in_place = lambda c: bool(c.args) and (c.name == "__set__" or _writes(c.name))  # x.add_(...), x[i] = ..., x.data = ...
 #: `r` with each tensor in it that is one of `avoid` copied: a learner's result or a twin aliases no other tensor.
 _apart = lambda r, avoid: tree_map(lambda t: t.clone() if any(t is a for a in avoid) else t, r)
 _array = lambda c: c.name in ("tensor", "as_tensor", "asarray") and _host(*c.args[:1], *c.kwargs.values())
@@ -51,8 +50,9 @@ class Watch(CallLog):
         h_args, h_kwargs = tree_unflatten(hosted := [host(x) for x in leaves], spec)
         given = [t for t in leaves if isinstance(t, torch.Tensor)]
         meta, twins = [t for t in given if t.is_meta], [h for x, h in zip(leaves, hosted, strict=True) if x is not h]
-        index = {id(t) for t in tree_leaves(args[1:2]) if torch.is_tensor(t)} if call.name in _INDEXING else set()
-        cpu = [t for t in given if t.is_cpu and t.dim() and id(t) not in index]  # CPU indices: torch moves them
+        keys = (k if type(k := args[1]) is tuple else (k,)) if call.name in _INDEXING and len(args) > 1 else ()
+        copy = call.name == "__setitem__" and not any(isinstance(k, list) or getattr(k, "ndim", 0) for k in keys)
+        cpu = [t for t in given if t.is_cpu and not any(t is k for k in keys)]  # CPU indices: torch moves them
         if meta and call.name in PRINTS:  # a GPU tensor's text reads it; a meta one's, whatever the format, is meta
             self.reads += (call,) * len(meta)
             return repr(args[0])
@@ -65,12 +65,12 @@ class Watch(CallLog):
                 self.reads += (call,) * len(meta)
                 call.result = _apart(func(*h_args, **h_kwargs), twins)
                 return call.result
-            if meta and cpu and call.name not in _MOVES and (index or call.name != "__setitem__"):  # x[0] = t: a copy
+            if meta and (len(cpu) > 1 or any(t.dim() for t in cpu)) and call.name not in _MOVES and not copy:
                 raise RuntimeError(f"Expected all tensors on one device, not meta and cpu ({spelled([call])})")  # a GPU
             if twins:
                 _pair(call.result, _apart(func(*h_args, **h_kwargs), given))
         away = any(t.device.type != "cpu" for t in tree_leaves((given, call.result)) if isinstance(t, torch.Tensor))
-        moved = bool(cpu) or _array(call)  # host memory, sent over
+        moved = any(t.dim() for t in cpu) and call.name[-3:] != "_as" or _array(call)  # host memory, sent over
         if moved and away and not call.name.endswith(("_like", "new_zeros", "new_ones", "new_empty", "new_full")):
             self.copies_in += (call,)  # (*_like and new_* take a shape, not values)
         return call.result

@@ -327,3 +327,26 @@ RIGHT_ANSWERS[4] += (
     "def scale_rows(x):\n    n = x.shape[0]\n    w = torch.empty(n, device=x.device)\n"
     "    w[:] = torch.linspace(0.5, 1.5, n)\n    return x * w[:, None]",
 )
+#: Round 3: a list index is an advanced index (index_put_, which takes a GPU tensor's values from the GPU only), and a
+#: GPU op takes one 0-d CPU tensor at most
+WRONG_ANSWERS[4] += (
+    (
+        "def scale_rows(x):\n    n = x.shape[0]\n    w = torch.empty(n, device=x.device)\n"
+        "    w[list(range(n))] = torch.linspace(0.5, 1.5, n)\n    return x * w[:, None]",
+        "Expected all tensors on one device, not meta and cpu (x[i] = ...)",
+    ),
+    (
+        "def scale_rows(x):\n    t = torch.linspace(0, 1, x.shape[0], device=x.device)\n"
+        "    return x * torch.lerp(torch.tensor(0.5), torch.tensor(1.5), t)[:, None]",
+        "Expected all tensors on one device, not meta and cpu (torch.lerp())",
+    ),
+)
+RIGHT_ANSWERS[3] += ("def zeros_for(t, n):\n    return t.new_zeros(n).view_as(torch.empty(n))",)
+RIGHT_ANSWERS[4] += (
+    "def scale_rows(x):\n    w = torch.linspace(0.5, 1.5, x.shape[0], device=x.device)\n"
+    "    y = torch.empty(x.shape, dtype=torch.result_type(x, torch.ones(1)), device=x.device)\n"
+    "    for i in range(x.shape[0]):\n        y[torch.tensor(i)] = x[i] * w[i]\n    return y",
+    "def scale_rows(x):\n    n = x.shape[0]\n"
+    "    w = torch.index_put(torch.empty(n, device=x.device), (torch.arange(n),),"
+    " torch.linspace(0.5, 1.5, n, device=x.device))\n    return x * w[:, None]",
+)
