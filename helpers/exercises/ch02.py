@@ -140,7 +140,7 @@ def _on_devices(name: str, takes: str, cases: list, want: Any, made_there: bool,
     for case in cases:
         log, args, got, call = run(fn, name, takes, case)
         if made_there and log.copies_in:
-            raise Wrong(f"{call} made a tensor on the CPU and moved it ({spelled(log.copies_in[:1])}): pass device=...")
+            raise Wrong(f"{call} made a tensor on the CPU and moved it ({spelled(log.copies_in[:1])}): create it there")
         if made_there and isinstance(got, torch.Tensor) and got.numel() > 1 and 0 in got.stride():  # expand's view
             raise Wrong(f"{call} returned a view whose elements share one number in memory: make a new tensor")
         right, where = want(*(a[0] if isinstance(a, tuple) else a for a in case)), case[0][1]  # (values, device)

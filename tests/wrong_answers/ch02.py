@@ -123,11 +123,11 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (  # attack round 3: a numpy array given to torch.as_tensor is made on the CPU and moved
             "def zeros_for(t, n):\n    import numpy as np\n"
             "    return torch.as_tensor(np.zeros(n), dtype=t.dtype, device=t.device)",
-            "made a tensor on the CPU and moved it (torch.as_tensor()): pass device=...",
+            "made a tensor on the CPU and moved it (torch.as_tensor()): create it there",
         ),
         (
             ("def zeros_for(t, n):\n    return torch.zeros(n, dtype=t.dtype).to(t.device)"),
-            "made a tensor on the CPU and moved it (.to()): pass device=...",
+            "made a tensor on the CPU and moved it (.to()): create it there",
         ),
         (
             ("def zeros_for(t, n):\n    return torch.zeros_like(t, device=t.device)"),
