@@ -99,6 +99,7 @@ def prose_words(nb: dict[str, Any]) -> int:
 
 
 def _markdown_lines(text: str) -> int:
+    """The lines markdown `text` takes on screen, as `rendered_lines` counts them."""
     closed = r"<details(?![^>]*\bopen\b)[^>]*>.*?</details>"
     text = re.sub(closed, "<details>", text, flags=re.S)  # closed: its summary, one line
     blocks = [b for b in re.split(r"\n\s*\n", text.strip()) if b.strip()]
@@ -161,7 +162,7 @@ def problems(nb: dict[str, Any]) -> list[str]:
         found.append(f"needs exactly one cell tagged 'setup' (has {len(setup)})")
     elif _source(nb["cells"][setup[0]]) != SETUP_CELL:
         found.append("its setup cell differs from coursetools.authoring.SETUP_CELL")
-    elif any(nb["cells"][setup[0]]["metadata"].get(key) != value for key, value in COLLAPSED.items()):
+    elif any(nb["cells"][setup[0]].get("metadata", {}).get(key) != value for key, value in COLLAPSED.items()):
         found.append("its setup cell is not collapsed (coursetools.authoring.COLLAPSED)")
     if params and setup and params[0] > setup[0]:
         found.append("the parameters cell must come before the setup cell")

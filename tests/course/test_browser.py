@@ -1,6 +1,7 @@
 """The course in a real browser: headless Chromium (Debian's package) driven by Playwright.
 
-1. JupyterLab on a free loopback port with a token opens chapter 01, runs all cells, types a new
+1. JupyterLab on a free loopback port with a token opens chapter 01 at 1366x900 (the set-up cell
+   collapsed to its `# @title` line, section 1 on the first screen), runs all cells, types a new
    device into the chapter's `interact` text box and checks that the widget's output changes;
    the screenshot lands in build/browser/.
 2. The course runner executes two chapters (QUICK) and builds the course site (coursetools/site.py),
@@ -21,7 +22,8 @@
    fails a script or misses a file. The landing page is for learners (who it is for, start here, how
    to run a chapter, each chapter with what it teaches). The search page finds chapter 05 by a word
    in it and its snippets quote the lesson, not the theme's buttons.
-3. The same site at 1366x900 and 390x844: no page is wider than the window (inline code and titles
+3. The same site at 1366x900 and 390x844: each chapter's section 1 starts on the desktop's first
+   screen; no page is wider than the window (inline code and titles
    wrap); on the desktop ☰ folds and opens the sidebar of chapters; on the phone ☰ opens the
    chapters as a dialog and a tap follows one, and the contents icon opens the page's sections
    (pydata-sphinx-theme#2451 bound both buttons' handlers to hidden twins); one search control is
@@ -186,9 +188,16 @@ def jupyter_lab(tmp_path):
 def test_jupyterlab_runs_chapter_01_and_its_widget_answers(jupyter_lab, browser_page) -> None:
     url, token = jupyter_lab
     page = browser_page
+    page.set_viewport_size(DESKTOP)
     page.goto(f"{url}/lab/tree/notebooks/01_devices.ipynb?token={token}")
     expect(page.locator(".jp-Notebook")).to_be_visible(timeout=45_000)
     _wait_for_idle_kernel(url, token)
+    # The lesson on the first screen: the set-up cell shows only its title line, and section 1 starts
+    # high enough on a 1366x900 screen for its opening to show.
+    expect(page.locator(".jp-Cell .jp-InputPlaceholder").first).to_contain_text("@title Set-up")
+    first = page.locator(".jp-RenderedMarkdown h2").filter(has_text=re.compile(r"^\s*1\.")).first
+    top = first.bounding_box()["y"]
+    assert top + 120 <= DESKTOP["height"], f"section 1 starts {top:.0f} px down in JupyterLab, below the first screen"
 
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
@@ -481,6 +490,10 @@ def test_the_course_site_works_at_desktop_and_phone_widths(course_site, browser_
             # One way to search: the sidebar's box on a wide screen, the article's icon on a narrow one.
             searches = page.locator(".search-button-field:visible, .search-button:visible")
             expect(searches).to_have_count(1)
+            if viewport is DESKTOP and name in chapters:  # the lesson starts on the first screen
+                first = page.locator("article h2").filter(has_text=re.compile(r"^\s*1\.")).first
+                top = first.bounding_box()["y"]
+                assert top + 120 <= viewport["height"], f"{name}.html: section 1 starts {top:.0f} px down"
         if viewport is DESKTOP:  # the verified page shows all its columns, none cut off
             page.goto(f"{base}/verified.html")
             table = page.locator("article table").first
