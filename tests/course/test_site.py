@@ -460,3 +460,13 @@ def test_a_chapter_page_starts_its_lesson_on_the_first_screen(path) -> None:
     page = json.loads(site.chapter_source(chapter, site.run_info(chapter, {}, None))[1])
     lines = authoring.lines_before_lesson(page["cells"])
     assert lines is not None and lines <= authoring.FIRST_SCREEN_LINES, f"{path.name}: {lines} lines before section 1"
+
+
+def test_links_to_chapters_the_site_lacks_lead_to_the_repository() -> None:
+    """A site of some chapters (`run --only`, the browser test's two) has no page for a linked chapter: the link goes
+    to its notebook in the repository, or, without a repository, stays as its words."""
+    text = "See [chapter 02 §5](02_tensors_on_the_gpu.ipynb#5-the-rule) and [chapter 07](07_tiny.ipynb#1-counting)."
+    moved = site.links_to_chapters(text, {"07_tiny"}, REPO)
+    assert f"[chapter 02 §5]({REPO}/blob/main/notebooks/02_tensors_on_the_gpu.ipynb)" in moved
+    assert "[chapter 07](07_tiny.ipynb#1-counting)" in moved, "a chapter the site has keeps its link"
+    assert site.links_to_chapters(text, {"07_tiny"}, "").startswith("See chapter 02 §5 and [chapter 07]")
