@@ -394,33 +394,42 @@ def site_links(text: str) -> str:
 CHAPTER_LINK = re.compile(r"\[([^\]]*)\]\((\d\d_[\w-]+)\.ipynb(#[^)\s]*)?\)")
 
 
-def links_to_chapters(text: str, built: set[str], repository: str) -> str:
+def links_to_chapters(text: str, built: set[str], settings: dict[str, Any] | None) -> str:
     """Markdown `text` with its links to chapters this site has no page of (a site of some chapters) sent to the
-    chapter's notebook in the repository, or, without one, left as their words: no link on the page leads nowhere."""
+    chapter's notebook on GitHub (`github_url`), or, where no repository is set, left as their words: no link on
+    the page leads nowhere."""
+    from .kaggle import KaggleSetupError, github_url
 
     def other(m: re.Match[str]) -> str:
         if m.group(2) in built:
             return m.group(0)
-        return f"[{m.group(1)}]({repository}/blob/main/notebooks/{m.group(2)}.ipynb)" if repository else m.group(1)
+        try:
+            return f"[{m.group(1)}]({github_url(f'{m.group(2)}.ipynb', settings)})"
+        except KaggleSetupError:
+            return m.group(1)
 
     return CHAPTER_LINK.sub(other, text)
 
 
 def chapter_source(
-    chapter: Chapter, info: str, sources_page: bool = False, built: set[str] | None = None, repository: str = ""
+    chapter: Chapter,
+    info: str,
+    sources_page: bool = False,
+    built: set[str] | None = None,
+    settings: dict[str, Any] | None = None,
 ) -> tuple[str, str]:
     """(file name, content) of a chapter's page source: its executed notebook, prepared; or a page.
     With `sources_page`, links to docs/sources.md go to the site's page of it; given the chapters that have a
-    page (`built`), links to other chapters go to the `repository` (`links_to_chapters`)."""
+    page (`built`), links to other chapters go to GitHub (`links_to_chapters`, with the Kaggle `settings`)."""
     if chapter.notebook is None:
         return f"{chapter.name}.md", f"# {chapter.title}\n\n{info}"
     nb = static_widgets(json.loads(json.dumps(chapter.notebook)))
     cells = [c for c in nb.get("cells", []) if "papermill-error-cell-tag" not in _tags(c)]
-    for cell in cells:
-        if cell.get("cell_type") == "markdown" and sources_page:
+    for cell in (c for c in cells if c.get("cell_type") == "markdown"):
+        if sources_page:
             cell["source"] = site_links(_source(cell))
-        if cell.get("cell_type") == "markdown" and built is not None:
-            cell["source"] = links_to_chapters(_source(cell), built, repository)
+        if built is not None:
+            cell["source"] = links_to_chapters(_source(cell), built, settings)
     for cell in cells:
         if hide_cell(cell) and "remove-cell" not in _tags(cell):
             _tags(cell).append("remove-cell")
@@ -684,7 +693,7 @@ def build_site(
             if notebook.is_file():  # the download: the notebook as in the repository, no outputs
                 shutil.copy2(notebook, src / NOTEBOOK_COPIES / notebook.name)
             info = run_info(chapter, verified, kaggle_settings, downloadable=notebook.is_file())
-            name, content = chapter_source(chapter, info, has_sources, built, repository_url(kaggle_settings))
+            name, content = chapter_source(chapter, info, has_sources, built, kaggle_settings)
             (src / name).write_text(content, encoding="utf-8")
         has_verified = bool(verified)
         if has_verified:

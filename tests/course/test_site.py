@@ -466,7 +466,8 @@ def test_links_to_chapters_the_site_lacks_lead_to_the_repository() -> None:
     """A site of some chapters (`run --only`, the browser test's two) has no page for a linked chapter: the link goes
     to its notebook in the repository, or, without a repository, stays as its words."""
     text = "See [chapter 02 §5](02_tensors_on_the_gpu.ipynb#5-the-rule) and [chapter 07](07_tiny.ipynb#1-counting)."
-    moved = site.links_to_chapters(text, {"07_tiny"}, REPO)
+    moved = site.links_to_chapters(text, {"07_tiny"}, {"repository": REPO, "branch": "main"})
     assert f"[chapter 02 §5]({REPO}/blob/main/notebooks/02_tensors_on_the_gpu.ipynb)" in moved
     assert "[chapter 07](07_tiny.ipynb#1-counting)" in moved, "a chapter the site has keeps its link"
-    assert site.links_to_chapters(text, {"07_tiny"}, "").startswith("See chapter 02 §5 and [chapter 07]")
+    no_repository = {"repository": "", "branch": "main"}
+    assert site.links_to_chapters(text, {"07_tiny"}, no_repository).startswith("See chapter 02 §5 and [chapter 07]")
