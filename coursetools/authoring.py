@@ -84,7 +84,7 @@ def _tags(cell: dict[str, Any]) -> list[str]:
 def prose_words(nb: dict[str, Any]) -> int:
     """The words a learner reads in the chapter's markdown cells.
 
-    Fenced code, HTML tags and link targets are left out (a URL is not read), and so are tokens without a
+    Fenced code and link targets are left out (a URL is not read), and so are tokens without a
     letter or digit (table rules, bullets); a Chinese term counts as one word.
     """
     words = 0
@@ -93,7 +93,6 @@ def prose_words(nb: dict[str, Any]) -> int:
             continue
         text = re.sub(r"```.*?```", " ", _source(cell), flags=re.S)
         text = re.sub(r"\]\([^)\s]*\)", "]", text)
-        text = re.sub(r"</?[a-z]+[^>\n]*>", " ", text)  # an HTML tag (<details>) is not read
         words += sum(1 for token in text.split() if re.search(r"\w", token))
     return words
 

@@ -21,8 +21,8 @@ from coursetools.kaggle import open_in_colab_url, open_in_kaggle_url
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 ALT = "Bars of allocated and reserved MiB after each step (test)"
 INTRO = (
-    "After this chapter you can count.\n\n<details>\n<summary>Runs on</summary>\n\n| machine | gets |\n| --- | --- |\n"
-    "| CPU | counts |\n\n</details>\n\n<details>\n<summary>Glossary</summary>\n\nGPU 显卡 ✅\n\n</details>"
+    "After this chapter you can count.\n\n<details><summary>Runs on</summary>\n\n| machine | gets |\n| --- | --- |\n"
+    "| CPU | counts |\n\n</details>\n\n<details><summary>Glossary</summary>\n\nGPU 显卡 ✅\n\n</details>"
 )
 REPO = "https://github.com/pytorch-gpu-course/pytorch-gpu-course"
 CITE = f"A T4 has 320 tensor cores ([sources §4]({REPO}/blob/main/docs/sources.md#4-hardware-figures))."
