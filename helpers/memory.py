@@ -5,8 +5,6 @@ allocator model (`helpers.standins`) reports them in. `cuda_device_for` picks th
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import torch
@@ -63,13 +61,6 @@ class MemoryCounters:
             f"{self.device}: allocated {format_bytes(self.allocated)} (peak {format_bytes(self.max_allocated)}), "
             f"reserved {format_bytes(self.reserved)} (peak {format_bytes(self.max_reserved)})"
         )
-
-
-def tensor_nbytes(shape: int | Sequence[int] | torch.Size, dtype: torch.dtype) -> int:
-    """Bytes a dense tensor of `shape` and `dtype` needs: numel × element size (what `Tensor.nbytes` says).
-    Compute it before you allocate: a (64, 3, 224, 224) float32 batch is 38.5 MB whatever the device."""
-    dims = (shape,) if isinstance(shape, int) else shape  # one number: a 1-D tensor
-    return math.prod(dims) * dtype.itemsize
 
 
 def format_bytes(n: int | float) -> str:

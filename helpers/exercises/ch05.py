@@ -1,46 +1,42 @@
-"""Chapter 05 exercises: a tensor's size, and a training step's peak memory predicted, as tables of cases."""
+"""Chapter 05 exercises: the blocks tensors keep alive, and a training step's peak memory predicted, as tables."""
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import torch
 from torch import nn
 
 from ..answers import Wrong, expect_function
-from ..memory import tensor_nbytes
-from .calls import CallLog
-from .cases import Case, Slip, call_or_wrong, questions, show, table
+from ..standins import round_size
+from .cases import Case, Slip, call_or_wrong, questions, table
 
-#: Dtypes of 1, 2, 4, 8 bytes (bool, int32, complex too), a 0-d shape, 0-sized ones, a torch.Size, more elements than
-#: float32 holds exactly; then, once nothing is allocated, more than an int32 counts, and 2**60 bytes (no machine has).
-_DIMS = [(64, 3, 224, 224), (64, 3, 224, 224), (1000,), (7, 3), (), (2, 0, 5), (0,), (3, 5), torch.Size([5, 2]), (6,)]
-_DTYPES = "float32 float16 int8 bool bfloat16 float32 complex64 complex64 int64 int32 float64 float32".split()
-_SHAPES = [*zip([*_DIMS, (4096, 4096), (4097, 4097)], [getattr(torch, name) for name in _DTYPES], strict=True)]
-_BYTES_SLIPS = (
-    Slip(lambda shape, dtype: math.prod(shape), "that is the number of elements; multiply by dtype.itemsize"),
-    Slip(lambda shape, dtype: 4 * math.prod(shape), "that is 4 bytes an element: use dtype.itemsize"),
+#: What a loop keeps, as code (the GPU tests run it on CUDA): storages of at most 1 MiB (the small pool, where each
+#: block is its request rounded up to 512 bytes), views of several kinds, an empty storage, copies, a tensor twice.
+_KEPT = (
+    "[torch.zeros(1000, dtype=torch.uint8)]|[x := torch.zeros(500, 500), x[0], x.t()]"
+    "|[torch.ones(1, 4).expand(1000, 4)]|[(x := torch.zeros(500, 500))[250:], x[-1]]"
+    "|[torch.zeros(3, dtype=torch.float16), torch.zeros(5, dtype=torch.int64)]|[]|[torch.zeros(0), torch.tensor(1.0)]"
+    "|[x := torch.ones(128, 64), x.detach(), x.view(torch.uint8), x]"
+    "|[x := torch.ones(100, 30), x.clone(), x.contiguous(), x.t().contiguous()]"
+).split("|")
+#: The blocks of the tensors `kept`: one per storage, of its bytes rounded by `size`; an empty one has none.
+_blocks = lambda kept, size=round_size: sum(
+    size(n) for n in {s.data_ptr(): s.nbytes() for s in map(torch.Tensor.untyped_storage, kept)}.values() if n
 )
-
-
-def _check_tensor_bytes(fn: Any) -> None:
-    """The tables, and no tensor of a case's shape allocated on a real device (the question says so)."""
-    for shapes in (_SHAPES, [((65536, 65536), torch.uint8), ((2**30, 2**30), torch.uint8)]):
-        with CallLog() as log:
-            table("tensor_bytes", "(shape, dtype)", shapes, tensor_nbytes, rel=0, slips=_BYTES_SLIPS)(fn)
-        made = [c.result for c in log.calls if type(c.result) is torch.Tensor and not c.result.is_meta]  # no fakes
-        if made := [t for t in made if t.numel() > 1 and t.shape in {torch.Size(shape) for shape, _ in shapes}]:
-            raise Wrong(f"tensor_bytes allocated {show(made[0])}: size it on the meta device, or from shape and dtype")
-
-
-def _tied() -> nn.Module:
-    """A language model's tied weights, on meta (`to` would untie them): the Linear head's is the Embedding's."""
-    model = nn.Sequential(nn.Embedding(10, 4), nn.Linear(4, 10, bias=False)).to("meta")
-    model[1].weight = model[0].weight
-    return model
-
-
+_KEPT_SLIPS = (
+    Slip(lambda k: _blocks(k, size=int), "the allocator rounds each block up to a multiple of 512 bytes"),
+    Slip(lambda k: sum(_blocks([t]) for t in k), "views share their base's storage: count each storage once"),
+    Slip(lambda k: sum(round_size(t.nbytes) for t in k if t.nbytes), "a view keeps its base's whole storage alive"),
+    Slip(lambda k: round_size(_blocks(k, size=int) or 1), "each block is rounded on its own, not the total"),
+)
+_cases = [Case(make=lambda c=c: (eval(c, {"torch": torch}),), label=c) for c in _KEPT]
+_check_allocated_bytes = table("allocated_bytes", "(tensors)", _cases, _blocks, rel=0, slips=_KEPT_SLIPS)
+#: A language model's tied weights, on meta (`to` would untie them): the Linear head's is the Embedding's.
+_tied = lambda: (
+    m := nn.Sequential(nn.Embedding(10, 4), nn.Linear(4, 10, bias=False)).to("meta"),
+    setattr(m[1], "weight", m[0].weight),
+)[0]
 #: Bytes of `copies` of each trainable and each frozen parameter (`size(p)` bytes a number), and the activations.
 _peak = lambda model, batch, per_sample, copies=(4, 1), size=torch.Tensor.element_size: (
     sum(p.numel() * size(p) * copies[not p.requires_grad] for p in model.parameters()) + batch * per_sample
@@ -92,10 +88,10 @@ def _check_predict_peak_bytes(fn: Any) -> None:
 
 
 _TEXTS = {  # each question's variable: its task, then (after a newline) its hint
-    "tensor_bytes": "Write `tensor_bytes(shape, dtype)`: the bytes a dense tensor of that shape and dtype needs.\n"
-    "math.prod(shape) elements (import math), dtype.itemsize bytes each; or a meta tensor's .nbytes.",
+    "allocated_bytes": "Write `allocated_bytes(tensors)`: the bytes memory_allocated counts for these tensors.\n"
+    "Count each storage once (t.untyped_storage(): data_ptr(), nbytes()), rounded up to 512; an empty one has none.",
     "predict_peak_bytes": f"Write `predict_peak_bytes{_TAKES}` for a training step with Adam.\n"
     "Sum p.numel() * p.element_size(), times 4 if p.requires_grad; add the batch's activations.",
 }
-_CHECKS = (_check_tensor_bytes, _check_predict_peak_bytes)
+_CHECKS = (_check_allocated_bytes, _check_predict_peak_bytes)
 QUESTIONS = questions("05", _TEXTS, _CHECKS, context=lambda: {"torch": torch})

@@ -15,10 +15,13 @@ from __future__ import annotations
 import gc
 import os
 import pickle
+import subprocess
+import sys
 
 import pytest
 import torch
 
+from helpers.exercises.ch05 import _KEPT, _blocks
 from helpers.memory import MIB, MemoryCounters
 from helpers.processes import run_fresh_python
 from helpers.standins import CachingAllocatorModel
@@ -89,7 +92,7 @@ def test_counters_are_plain_ints_and_allocated_never_exceeds_reserved() -> None:
     assert all(isinstance(v, int) for v in (c.allocated, c.reserved, c.max_allocated, c.max_reserved))
     assert 3 * MIB <= c.allocated <= c.reserved <= c.max_reserved
     stats = torch.cuda.memory_stats(DEV)
-    assert len(stats) > 100, "chapter 05, section 5: over a hundred counters"
+    assert len(stats) > 100, "chapter 05, section 3: memory_stats holds the allocator's counters"
     assert stats["allocated_bytes.all.current"] == torch.cuda.memory_allocated(DEV)
     assert stats["reserved_bytes.all.current"] == torch.cuda.memory_reserved(DEV)
     del keep
@@ -146,7 +149,7 @@ def test_model_agrees_with_the_real_allocator_on_a_sequence() -> None:
 
 
 def test_peak_of_a_matmul_counts_the_temporary_product() -> None:
-    """Chapter 05, section 3: `(a @ b).relu()` needs the product and the result at once, and keeps one."""
+    """Chapter 05, section 4: a peak counts temporaries: `(a @ b).relu()` holds the product and the result at once."""
     n = 2048
     nbytes = n * n * 4  # one float32 matrix: 16 MiB
     a = torch.randn(n, n, device=DEV)
@@ -266,7 +269,7 @@ def test_fine_tuning_peak_holds_the_predicted_parts_and_little_more() -> None:
 
 
 def test_first_matmul_workspace_is_counted_in_memory_allocated() -> None:
-    """Chapter 05, section 3 and "What the sources got wrong": cuBLAS's workspace goes through the allocator."""
+    """Chapter 05, "What the sources got wrong": cuBLAS's workspace goes through the caching allocator."""
     out = run_fresh_python(
         """
         import torch
@@ -333,14 +336,14 @@ def test_no_grad_and_inference_mode_keep_only_the_output() -> None:
 
 
 def test_snapshot_records_allocations_and_frees_in_order(tmp_path) -> None:
-    """Chapter 05, section 7: `_record_memory_history` + `_dump_snapshot`, read back and added up."""
+    """Chapter 05, section 5: `_record_memory_history` + `_dump_snapshot`, read back and added up."""
     torch.manual_seed(0)
     net = _net(512)
     opt = torch.optim.Adam(net.parameters(), lr=1e-3)
     x = torch.randn(256, 256, device=DEV)
     y = torch.randint(0, 10, (256,), device=DEV)
     path = tmp_path / "snapshot.pickle"
-    torch.cuda.memory._record_memory_history(max_entries=100_000, stacks="python")
+    torch.cuda.memory._record_memory_history(max_entries=100_000, context="alloc", stacks="python")
     try:
         for _ in range(2):
             torch.nn.functional.cross_entropy(net(x), y).backward()
@@ -363,8 +366,61 @@ def test_snapshot_records_allocations_and_frees_in_order(tmp_path) -> None:
     assert max(timeline) >= P, "every gradient was alive at some moment"
 
 
+def _allocate_a_block_here() -> torch.Tensor:
+    return torch.empty(8 * MIB, dtype=torch.uint8, device=DEV)
+
+
+def test_snapshot_frames_name_the_line_that_allocated_and_the_viewer_reads_the_file(tmp_path) -> None:
+    """Chapter 05, section 5: an entry's frames run innermost first, so the first frame outside torch is the line
+    that asked; `python -m torch.cuda._memory_viz trace_plot FILE -o PAGE` writes the viewer's page from the dump."""
+    torch_dir = os.path.dirname(torch.__file__)
+    path = tmp_path / "snapshot.pickle"
+    torch.cuda.memory._record_memory_history(max_entries=1000, context="alloc", stacks="python")
+    try:
+        kept = _allocate_a_block_here()
+        torch.cuda.memory._dump_snapshot(str(path))
+        entries = torch.cuda.memory._snapshot()["device_traces"][DEV.index]
+    finally:
+        torch.cuda.memory._record_memory_history(enabled=None)
+    made = [e for e in entries if e["action"] == "alloc" and e["addr"] == kept.data_ptr()]
+    assert made and made[-1]["size"] == 8 * MIB, "the block is in the trace, with its size"
+    yours = next(f for f in made[-1]["frames"] if not f["filename"].startswith(torch_dir))
+    assert (os.path.basename(yours["filename"]), yours["name"]) == (
+        os.path.basename(__file__),
+        "_allocate_a_block_here",
+    )
+    assert yours["line"] == _allocate_a_block_here.__code__.co_firstlineno + 1, "the line, not the function's first"
+    page = tmp_path / "snapshot.html"
+    command = [sys.executable, "-m", "torch.cuda._memory_viz", "trace_plot", str(path), "-o", str(page)]
+    subprocess.run(command, check=True, capture_output=True, timeout=120)
+    assert "MemoryViz.js" in page.read_text() and "Active Memory Timeline" in page.read_text()
+    del kept
+
+
+def test_allocated_bytes_counts_what_the_real_allocator_counts() -> None:
+    """Chapter 05, question 1: every case of the checker, made on the GPU, grows `memory_allocated` by the checker's
+    answer (each storage of at most 1 MiB once, rounded up to 512 bytes; none for an empty one); so does the cell's
+    `kept_by_a_loop` (a row of a batch, a loss, a mask)."""
+    _default_allocator_or_skip()
+    cases = [*_KEPT, "[(b := torch.zeros(500, 500))[0], b.sum(), torch.ones(100) > 0]"]
+    for code in cases:
+        torch.cuda.synchronize(DEV)
+        before = torch.cuda.memory_allocated(DEV)
+        with torch.device(DEV):
+            kept = eval(code, {"torch": torch})
+        torch.cuda.synchronize(DEV)
+        assert torch.cuda.memory_allocated(DEV) - before == _blocks(kept), code
+        del kept
+
+
 def test_expandable_segments_extend_a_freed_block() -> None:
-    """Chapter 05, section 8: 30 MiB freed, then 40 MiB: 70 MiB reserved by default, less with expandable segments."""
+    """Chapter 05, section 6: 30 MiB freed, then 40 MiB: 70 MiB reserved by default, less with expandable segments.
+
+    Linux only: Windows builds of torch lack the driver API the feature needs (c10/cuda/CMakeLists.txt defines
+    PYTORCH_C10_DRIVER_API_SUPPORTED only `if(NOT WIN32)`), warn "expandable_segments not supported on this
+    platform" and keep the default (`CUDAAllocatorConfig::expandable_segments`)."""
+    if sys.platform == "win32":
+        missing("expandable segments", "Windows builds of torch do not support them: the chapter says so")
     child = """
     import torch
     x = torch.empty(30 * 2**20, dtype=torch.uint8, device="cuda")
@@ -385,7 +441,7 @@ def test_expandable_segments_extend_a_freed_block() -> None:
 
 
 def test_out_of_memory_in_a_training_step_recovers_with_micro_batches() -> None:
-    """Chapter 05, section 9: the whole batch fails with OutOfMemoryError; halving micro-batches gets the step done."""
+    """Chapter 05, section 7: the whole batch fails with OutOfMemoryError; halving micro-batches gets the step done."""
     torch.manual_seed(0)
     wide = 16384
     net = torch.nn.Sequential(torch.nn.Linear(256, wide), torch.nn.ReLU(), torch.nn.Linear(wide, 10)).to(DEV)
@@ -418,7 +474,7 @@ def test_out_of_memory_in_a_training_step_recovers_with_micro_batches() -> None:
 
 
 def test_gradient_accumulation_gives_the_whole_batch_gradient() -> None:
-    """Chapter 05, section 9: a summed loss over micro-batches, divided by the batch size, gives the batch gradient."""
+    """Chapter 05, section 7: a summed loss over micro-batches, divided by the batch size, gives the batch gradient."""
     torch.manual_seed(0)
     net = _net(64)
     x = torch.randn(96, 256, device=DEV)
@@ -433,7 +489,7 @@ def test_gradient_accumulation_gives_the_whole_batch_gradient() -> None:
 
 
 def test_a_kept_traceback_keeps_cuda_memory_allocated() -> None:
-    """Chapter 05, section 10: the frames of a kept exception hold tensors; clearing the reference frees them."""
+    """Chapter 05, section 7: the frames of a kept exception hold tensors; clearing the reference frees them."""
     nbytes = 64 * MIB
 
     def failing_step() -> None:

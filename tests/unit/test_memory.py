@@ -1,35 +1,14 @@
-"""helpers.memory: tensor sizes and the readers of the counters; the caching-allocator model and its checks."""
+"""helpers.memory: byte formats and the readers of the counters; the caching-allocator model and its checks."""
 
 from __future__ import annotations
 
 import pytest
 import torch
 
-from helpers.memory import MIB, format_bytes, tensor_nbytes
+from helpers.memory import MIB, format_bytes
 from helpers.standins import CachingAllocatorModel, round_size, segment_size
 
 NO_CUDA = not torch.cuda.is_available()
-
-
-@pytest.mark.parametrize(
-    ("shape", "dtype"),
-    [
-        ((64, 3, 224, 224), torch.float32),
-        ((7,), torch.float16),
-        ((2, 0, 3), torch.float64),
-        ((), torch.int8),
-        ((3, 5), torch.complex64),
-        ((4,), torch.bool),
-    ],
-)
-def test_tensor_nbytes_matches_torch(shape, dtype) -> None:
-    t = torch.empty(shape, dtype=dtype, device="meta")
-    assert tensor_nbytes(shape, dtype) == t.numel() * t.element_size() == t.nbytes
-
-
-def test_tensor_nbytes_accepts_an_int_and_a_size() -> None:
-    assert tensor_nbytes(10, torch.float32) == 40
-    assert tensor_nbytes(torch.Size([2, 3]), torch.float64) == 48
 
 
 def test_format_bytes() -> None:

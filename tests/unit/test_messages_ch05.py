@@ -3,7 +3,7 @@ the checker has evidence for it, and otherwise the message says what came back a
 
 from __future__ import annotations
 
-from .answers import evaluate, run_in_notebook
+from .answers import evaluate
 
 RIGHT_COPIES = "4 if p.requires_grad else 1"
 #: Words of the slips question 2 names; a message without evidence for one must contain none of them.
@@ -47,40 +47,24 @@ def test_a_mistake_is_named_only_with_evidence_from_its_case() -> None:
     assert message == "Not yet: predict_peak_bytes(a float16 and a float32 Linear, 4, 16) returned 1729; expected 1728"
 
 
-def test_a_size_taken_from_a_meta_tensor_or_an_empty_one_allocates_nothing() -> None:
-    """Only a tensor of the asked shape on a real device counts as allocating it."""
-    for code in (
-        "def tensor_bytes(shape, dtype):\n    return torch.zeros(shape, dtype=dtype, device='meta').nbytes",
-        "import math\n\n\ndef tensor_bytes(shape, dtype):\n"
-        "    return torch.tensor(math.prod(shape)).item() * dtype.itemsize",
-    ):
-        outcome = evaluate(_question("tensor_bytes"), code)
-        assert outcome.correct, (code, outcome.message)
+def test_a_near_miss_on_one_kind_of_tensor_names_no_mistake() -> None:
+    """Right everywhere but on the expanded view, and off there by one block: no slip has evidence, none is named."""
+    code = (
+        "def allocated_bytes(tensors):\n"
+        "    storages = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in tensors}\n"
+        "    extra = 512 * any(t.stride(0) == 0 for t in tensors if t.dim())\n"
+        "    return sum((n + 511) // 512 * 512 for n in storages.values()) + extra"
+    )
+    message = evaluate(_question("allocated_bytes"), code).message
+    assert message == "Not yet: allocated_bytes([torch.ones(1, 4).expand(1000, 4)]) returned 1024; expected 512"
 
 
-def test_an_answer_that_allocates_is_refused_before_the_4_gib_case() -> None:
-    """The case beyond an int32's count (65536**2 bytes) is tried only once no case's tensor was allocated."""
-    code = "seen = []\n\ndef tensor_bytes(shape, dtype):\n    seen.append(tuple(shape))\n"
-    code += "    return torch.empty(shape, dtype=dtype).nbytes"
-    namespace = run_in_notebook(_question("tensor_bytes"), code)
-    outcome = _question("tensor_bytes").evaluate(namespace)
-    assert "allocated a torch.float32 tensor of shape (64, 3, 224, 224) on cpu" in outcome.message, outcome.message
-    assert (65536, 65536) not in namespace["seen"]
-
-
-def test_units_the_chapter_does_not_teach_are_told_what_differed_and_no_slip() -> None:
-    """Round 6: 8 bytes for every type that is not a float is wrong only on 1-byte types and int32; it was called
-    bits (cases.table weighs a slip against the cases an answer gets wrong, and those were all 1-byte types, where
-    8 bytes an element is 8 bits of one byte). The int32 case tells them apart, and the bits and MiB slips (units the
-    chapter does not teach) are gone: these answers are told the call, what came back and what was expected."""
-    for code, said in (
-        (
-            "math.prod(shape) * (dtype.itemsize if dtype.is_floating_point else 8)",
-            "((1000,), torch.int8) returned 8000",
-        ),
-        ("math.prod(shape) * dtype.itemsize * 8", "((64, 3, 224, 224), torch.float32) returned 308_281_344"),
-        ("math.prod(shape) * dtype.itemsize / 2**20", "((64, 3, 224, 224), torch.float32) returned 36.75"),
-    ):
-        answer = f"import math\n\n\ndef tensor_bytes(shape, dtype):\n    return {code}"
-        message = evaluate(_question("tensor_bytes"), answer).message
-        assert message.startswith(f"Not yet: tensor_bytes{said}; expected ") and ":" not in message[9:], message
+def test_an_answer_that_empties_the_list_it_is_given_is_refused() -> None:
+    """Counting by popping the learner's own list changes the caller's list: refused, whatever it returned."""
+    code = (
+        "def allocated_bytes(tensors):\n    seen = {}\n    while tensors:\n"
+        "        s = tensors.pop().untyped_storage()\n"
+        "        seen[s.data_ptr()] = (s.nbytes() + 511) // 512 * 512\n    return sum(seen.values())"
+    )
+    message = evaluate(_question("allocated_bytes"), code).message
+    assert "changed its arguments" in message, message

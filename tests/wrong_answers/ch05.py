@@ -16,89 +16,58 @@ _RIGHT_COPIES = "4 if p.requires_grad else 1"
 #: message a learner who wrote it is told).
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
-        (
-            "import math\n\n\ndef tensor_bytes(shape, dtype):\n    return math.prod(shape)",
-            "tensor_bytes((64, 3, 224, 224), torch.float32) returned 9_633_792; expected 38_535_168: that is the "
-            "number of elements; multiply by dtype.itemsize",
+        (  # the storages' bytes, not rounded to the allocator's blocks
+            "def allocated_bytes(tensors):\n"
+            "    storages = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in tensors}\n"
+            "    return sum(storages.values())",
+            "allocated_bytes([torch.zeros(1000, dtype=torch.uint8)]) returned 1000; expected 1024: the allocator "
+            "rounds each block up to a multiple of 512 bytes",
         ),
-        (
-            "import math\n\n\ndef tensor_bytes(shape, dtype):\n    return math.prod(shape) * 4",
-            "tensor_bytes((64, 3, 224, 224), torch.float16) returned 38_535_168; expected 19_267_584: that is 4 bytes "
-            "an element: use dtype.itemsize",
+        (  # each tensor's own bytes, rounded: a view counted as if it were a tensor of its own
+            "def allocated_bytes(tensors):\n    return sum((t.nbytes + 511) // 512 * 512 for t in tensors)",
+            "allocated_bytes([x := torch.zeros(500, 500), x[0], x.t()]) returned 2_002_944; expected 1_000_448: a view "
+            "keeps its base's whole storage alive",
         ),
-        (
-            "def tensor_bytes(shape, dtype):\n    return sum(shape) * dtype.itemsize",
-            "tensor_bytes((64, 3, 224, 224), torch.float32) returned 2060; expected 38_535_168",
+        (  # each tensor's whole storage, once per tensor: a shared storage counted again for every view
+            "def allocated_bytes(tensors):\n"
+            "    return sum((t.untyped_storage().nbytes() + 511) // 512 * 512 for t in tensors)",
+            "returned 3_001_344; expected 1_000_448: views share their base's storage: count each storage once",
         ),
-        (  # bits (a slip named until round 6: the chapter does not teach bits, so no slip is named)
-            "import math\n\n\ndef tensor_bytes(shape, dtype):\n    return math.prod(shape) * dtype.itemsize * 8",
-            "tensor_bytes((64, 3, 224, 224), torch.float32) returned 308_281_344; expected 38_535_168",
+        (  # the total rounded once
+            "def allocated_bytes(tensors):\n"
+            "    storages = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in tensors}\n"
+            "    return (sum(storages.values()) + 511) // 512 * 512",
+            "allocated_bytes([torch.zeros(3, dtype=torch.float16), torch.zeros(5, dtype=torch.int64)]) returned 512; "
+            "expected 1024: each block is rounded on its own, not the total",
         ),
-        (  # finfo's bits are a complex number's half: not bits on every case, so no mistake is named
-            "import math\n\n\ndef tensor_bytes(shape, dtype):\n    return math.prod(shape) * torch.finfo(dtype).bits",
-            "tensor_bytes((64, 3, 224, 224), torch.float32) returned 308_281_344; expected 38_535_168",
+        (  # storages told apart by the tensor's own address: a view at an offset looks like another storage
+            "def allocated_bytes(tensors):\n"
+            "    storages = {t.data_ptr(): t.untyped_storage().nbytes() for t in tensors}\n"
+            "    return sum((n + 511) // 512 * 512 for n in storages.values())",
+            "allocated_bytes([(x := torch.zeros(500, 500))[250:], x[-1]]) returned 2_000_896; expected 1_000_448",
         ),
-        ("tensor_bytes = 38535168", "should be a function taking (shape, dtype), but it is an int"),
-        (  # a product by reduce: the scalar shape () has no element to start from
-            "import functools\n\n\ndef tensor_bytes(shape, dtype):\n"
-            "    return functools.reduce(lambda a, b: a * b, shape) * dtype.itemsize",
-            "tensor_bytes((), torch.bfloat16) raised TypeError (line 5 of your code): reduce() of empty iterable",
+        (  # a view's base by `_base`: a detached tensor has none, though it shares the storage
+            "def allocated_bytes(tensors):\n"
+            "    bases = {id(t if t._base is None else t._base): t if t._base is None else t._base for t in tensors}\n"
+            "    return sum((b.untyped_storage().nbytes() + 511) // 512 * 512 for b in bases.values())",
+            "allocated_bytes([x := torch.ones(128, 64), x.detach(), x.view(torch.uint8), x]) returned 98_304; "
+            "expected 32_768",
         ),
-        (  # floating-point types only: an int8 or bool tensor has no finfo
-            "import math\n\n\ndef tensor_bytes(shape, dtype):\n"
-            "    return math.prod(shape) * torch.finfo(dtype).bits // 8",
-            "raised TypeError",
+        (  # measured with the counter itself: on a machine without a GPU it is 0, and CPU tensors are not counted
+            "def allocated_bytes(tensors):\n    return torch.cuda.memory_allocated()",
+            "allocated_bytes([torch.zeros(1000, dtype=torch.uint8)]) returned 0; expected 1024",
         ),
-        (  # a 0-d tensor has no dimensions to multiply: its one element was forgotten
-            "import math\n\n\ndef tensor_bytes(shape, dtype):\n"
-            "    return (math.prod(shape) if shape else 0) * dtype.itemsize",
-            "tensor_bytes((), torch.bfloat16) returned 0; expected 2",
+        (  # 2 MiB segments: what reserved grows by, not allocated
+            "def allocated_bytes(tensors):\n    return 2 * 2**20 if tensors else 0",
+            "returned 2_097_152; expected 1024",
         ),
-        (  # allocates the tensor on the CPU to ask its size, which the question rules out
-            "def tensor_bytes(shape, dtype):\n    return torch.empty(shape, dtype=dtype).nbytes",
-            "tensor_bytes allocated a torch.float32 tensor of shape (64, 3, 224, 224) on cpu",
+        (  # an empty storage given a block of 512 bytes
+            "def allocated_bytes(tensors):\n"
+            "    storages = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in tensors}\n"
+            "    return sum(max(512, (n + 511) // 512 * 512) for n in storages.values())",
+            "allocated_bytes([torch.zeros(0), torch.tensor(1.0)]) returned 1024; expected 512",
         ),
-        (  # the bytes of a float32 element, whatever the dtype
-            "import math\n\n\ndef tensor_bytes(shape, dtype):\n"
-            "    return math.prod(shape) * torch.tensor(0.0).element_size()",
-            "tensor_bytes((64, 3, 224, 224), torch.float16) returned 38_535_168; expected 19_267_584",
-        ),
-        (  # complex64 holds two float32 numbers: 8 bytes, not 4
-            "import math\n\n\ndef tensor_bytes(shape, dtype):\n"
-            "    size = torch.finfo(dtype).bits // 8 if dtype.is_floating_point else dtype.itemsize\n"
-            "    return math.prod(shape) * (4 if dtype.is_complex else size)",
-            "tensor_bytes((3, 5), torch.complex64) returned 60; expected 120",
-        ),
-        (  # the product in int32: 2**32 elements wrap round to 0 (round 2)
-            "import numpy as np\n\ndef tensor_bytes(shape, dtype):\n"
-            "    return int(np.prod(shape, dtype=np.int32)) * dtype.itemsize",
-            "tensor_bytes((65_536, 65_536), torch.uint8) returned 0; expected 4_294_967_296",
-        ),
-        # round 8's findings: memory allocated where the checker does not look (numpy, a storage, a legacy type)
-        (
-            "import numpy as np\n\ndef tensor_bytes(shape, dtype):\n"
-            "    return np.empty((*shape, dtype.itemsize), dtype=np.uint8).nbytes",
-            "tensor_bytes((1_073_741_824, 1_073_741_824), torch.uint8) raised MemoryError",
-        ),
-        (
-            "import math\n\ndef tensor_bytes(shape, dtype):\n"
-            "    return torch.UntypedStorage(math.prod(shape) * dtype.itemsize).nbytes()",
-            "tensor_bytes((1_073_741_824, 1_073_741_824), torch.uint8) raised RuntimeError",
-        ),
-        (  # the product in float32: 4097**2 is not a float32 (round 2)
-            "def tensor_bytes(shape, dtype):\n"
-            "    return int(torch.tensor(shape, dtype=torch.float32).prod()) * dtype.itemsize",
-            "tensor_bytes((4097, 4097), torch.float32) returned 67_141_632; expected 67_141_636",
-        ),
-        (  # MiB, as memory is often shown (its slip dropped in round 6; no slip is named)
-            "import math\n\n\ndef tensor_bytes(shape, dtype):\n    return math.prod(shape) * dtype.itemsize / 2**20",
-            "tensor_bytes((64, 3, 224, 224), torch.float32) returned 36.75; expected 38_535_168",
-        ),
-        (  # 8 bytes for every type that is not a float (round 6): right on complex64 and int64, not int8, bool, int32
-            "import math\n\n\ndef tensor_bytes(shape, dtype):\n"
-            "    return math.prod(shape) * (dtype.itemsize if dtype.is_floating_point else 8)",
-            "tensor_bytes((1000,), torch.int8) returned 8000; expected 1000",
-        ),
+        ("allocated_bytes = 1024", "should be a function taking (tensors), but it is an int"),
     ),
     2: (
         (  # frozen parameters given a gradient and moments too
@@ -228,12 +197,17 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
 #: Right answers other than the solution, as a learner could write them: each must be accepted.
 RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
     1: (
-        "def tensor_bytes(shape, dtype):\n    return torch.empty(shape, dtype=dtype, device='meta').nbytes",
-        # numpy's product in int64 (its default int is int32 on Windows before numpy 2)
-        "import numpy as np\n\ndef tensor_bytes(shape, dtype):\n"
-        "    return np.prod(shape, dtype=np.int64) * dtype.itemsize",
-        "import math\n\n\ndef tensor_bytes(shape, dtype):\n"
-        "    return math.prod(shape) * torch.tensor([], dtype=dtype).element_size()",
+        "import math\n\ndef allocated_bytes(tensors):\n    seen, total = set(), 0\n    for t in tensors:\n"
+        "        s = t.untyped_storage()\n        if s.data_ptr() not in seen:\n            seen.add(s.data_ptr())\n"
+        "            total += math.ceil(s.nbytes() / 512) * 512\n    return total",
+        # the storage objects themselves (one Python object per storage), sizes in bytes by size()
+        "def allocated_bytes(tensors):\n"
+        "    storages = {id(t.untyped_storage()): t.untyped_storage() for t in tensors}\n"
+        "    return sum(-(-s.size() // 512) * 512 for s in storages.values())",
+        "import numpy as np\n\ndef allocated_bytes(tensors):\n"
+        "    found = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in tensors}\n"
+        "    sizes = np.array(list(found.values()), dtype=np.int64)\n"
+        "    return np.sum(np.ceil(sizes / 512) * 512) if len(sizes) else 0",
     ),
     2: (
         _peak(_RIGHT_COPIES, size="p.nbytes"),
