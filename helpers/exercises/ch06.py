@@ -77,13 +77,11 @@ def _check_double_buffered(fn: Any) -> None:
 def _timeline(call: str, bufs: list, reads: list) -> None:  # the first mistake question 2's timeline shows, if any
     owns = [read.writes[read.writes_before - 1] if read.writes_before else None for read in reads]  # what each reads
     for i, (read, own) in enumerate(zip(reads, owns, strict=True)):
-        now, r, k = f"round {i - 2}'s consume" if i > 1 else "the caller's earlier read", i - 2, i % 2
+        r, k, now = i - 2, i % 2, f"round {i - 2}'s consume" if i > 1 else "the caller's read on the current stream"
         if read.writes is not bufs[k].writes:
-            raise Wrong(f"{call}: round {r}'s consume read bufs[{1 - k}]; round r reads bufs[r % 2]")
+            raise Wrong(f"{call}: round {r}'s consume did not read bufs[{k}]; round r reads bufs[r % 2]")
         if i > 1 and (read.stream != "caller's stream" or own and own.stream != "side stream"):
-            said = (
-                f"round {r}'s consume ran on the {read.stream}" + f", the produce it reads on the {own and own.stream}"
-            )
+            said = f"round {r}'s consume ran on the {read.stream}, the produce it reads on the {own and own.stream}"
             raise Wrong(f"{call}: {said}; queue produce on side and consume on the current stream")
         if own and read.start_ms < own.end_ms:
             said = f"{call}: {now} started at {read.start_ms:.3g} ms, before the produce it reads had finished at "

@@ -114,12 +114,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # no waits at all: the first produce overwrites what the caller is still reading
         (
             SOLUTIONS[2].replace(_FIRST, "").replace(_WAR, "").replace(_RAW, ""),
-            f"{_CALL}: a produce into bufs[0] started at 0.003 ms while the caller's earlier read was reading it "
-            "(until 2 ms): write-after-read; make side wait for that read first",
+            f"{_CALL}: a produce into bufs[0] started at 0.003 ms while the caller's read on the current stream was "
+            "reading it (until 2 ms): write-after-read; make side wait for that read first",
         ),
         (
             SOLUTIONS[2].replace(_FIRST, ""),
-            "a produce into bufs[0] started at 0.004 ms while the caller's earlier read was reading it",
+            "a produce into bufs[0] started at 0.004 ms while the caller's read on the current stream was reading it",
         ),
         (
             SOLUTIONS[2].replace(_RAW, ""),
@@ -158,7 +158,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # the waits made on the default stream, which is not the caller's current stream
         (
             SOLUTIONS[2].replace("torch.cuda.current_stream()", "torch.cuda.default_stream()"),
-            "a produce into bufs[0] started at 0.005 ms while the caller's earlier read was reading it",
+            "a produce into bufs[0] started at 0.005 ms while the caller's read on the current stream was reading it",
         ),
         (
             SOLUTIONS[2].replace(_RAW + _CONSUME, "            results.append(consume(bufs[r % 2]))\n"),
@@ -169,7 +169,10 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             SOLUTIONS[2].replace("        with torch.cuda.stream(side):\n", "        if True:\n"),
             "round 0's consume ran on the caller's stream, the produce it reads on the caller's stream",
         ),
-        (SOLUTIONS[2].replace("consume(bufs[r % 2])", "consume(bufs[(r + 1) % 2])"), "round 0's consume read bufs[1]"),
+        (
+            SOLUTIONS[2].replace("consume(bufs[r % 2])", "consume(bufs[(r + 1) % 2])"),
+            "round 0's consume did not read bufs[0]",
+        ),
         (
             SOLUTIONS[2].replace("    return results", "    return results[-1:]"),
             "returned 1 values; expected the 4 results of consume, in round order",
