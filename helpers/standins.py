@@ -277,7 +277,7 @@ class _OnGpu:
     @classmethod
     def __torch_function__(cls, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
         """`torch.mean(a)` is `a.mean()`, and so on; one that takes values in a list (torch.stack) it lacks."""
-        if not isinstance(args[0], _OnGpu):  # a list of values (exercise 06 q2 asks for the means as a list)
+        if not isinstance(args[0], _OnGpu):  # a list of values (torch.stack of means, say)
             raise cls._lacks(f"torch.{func.__name__} (return a list of the means)")
         return getattr(args[0], func.__name__)(*args[1:], **(kwargs or {}))
 

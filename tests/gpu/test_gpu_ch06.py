@@ -1,6 +1,6 @@
 """Chapter 06's GPU claims: launches return early, events time the GPU (on the stream they are recorded on),
-the race both ways and its fixes, record_stream against the allocator, late device-side errors, and
-copy/compute overlap on a profiler timeline.
+the race both ways and its fixes, record_stream against the allocator, late device-side errors,
+copy/compute overlap on a profiler timeline, and what questions 1 and 2 check on the simulated GPU.
 
 The code under test is the chapter's cell code, repeated here (tests cannot import notebook cells).
 Every time is taken after synchronising the device or with CUDA events; thresholds compare two
@@ -22,7 +22,12 @@ import pytest
 import torch
 
 from helpers import standins, timelines
+from helpers.exercises.ch06 import _SNIPPETS, _events_ms
+from helpers.exercises.solutions.ch06 import SOLUTIONS
 from helpers.timing import gpu_cycles_per_ms
+from tests.wrong_answers.ch06 import RIGHT_ANSWERS, WRONG_ANSWERS
+
+from .recorded import recorded
 
 DEV = torch.device("cuda", 0)
 SLOW_MS = 50.0  # the slow side's _sleep in the race: far longer than queuing a round (well under 1 ms)
@@ -349,3 +354,79 @@ def test_profiler_timeline_shows_copies_and_kernels_overlapping_on_two_streams(
     kernels = [s for s in spans if s.kind == "compute"]
     assert copies and kernels and {s.lane for s in copies}.isdisjoint({s.lane for s in kernels}), spans
     assert any(c.start_ms < k.end_ms and k.start_ms < c.end_ms for c in copies for k in kernels), spans
+
+
+@pytest.mark.gpu
+def test_the_recorded_overlap_comes_within_reach_of_its_ideal() -> None:
+    """Section 7's headline figure: overlapped over serial, against 2n/(n + 1) for n balanced chunks (1.6 for QUICK's 4,
+    1.78 for 8); 0.65 of it is about the 1.3× the test above asks of 8 chunks."""
+    row = recorded("06", "copy/compute overlapped over serial")
+    assert 0.65 * row["limit"] <= row["value"] <= 1.05 * row["limit"], row
+
+
+@pytest.mark.gpu
+def test_question_1s_snippets_report_on_a_gpu_what_the_simulation_predicts() -> None:
+    """Question 1's premise: events on the default stream report, around each snippet, what the simulated GPU says.
+    `_sleep`'s calibration drifts with the clock (a T4 throttles), so each snippet is held against its pieces measured
+    alone just before (gpu(10), gpu(20)) and the host's 40 ms."""
+    ten, twenty = _events_ms("gpu(10)"), _events_ms("gpu(20)")
+    expected = dict(zip(_SNIPPETS, (ten, max(ten, twenty), ten + twenty, 40 + ten, 2 * ten + 40), strict=True))
+    for snippet, want in expected.items():
+        with standins.simulated_cuda(launch_ms=0.0) as sim:
+            assert _events_ms(snippet, sim) == pytest.approx((10, 20, 30, 50, 60)[_SNIPPETS.index(snippet)], abs=1e-6)
+        got = _events_ms(snippet)
+        assert abs(got - want) <= 0.2 * want + 1.0, (snippet, got, want, ten, twenty)
+
+
+def _double_buffered_on_gpu(code: str) -> tuple[list[float], list[tuple[str, float, float]]]:
+    """Question 2's answer `code` on this GPU, produce and consume made 20 ms long by a _sleep (before the write, after
+    the read): its results, and when each produce and consume ran (ms after a marker queued first), from events."""
+    namespace: dict = {"torch": torch}
+    exec(code, namespace)
+    cycles, marks = int(20.0 * gpu_cycles_per_ms(0)), []
+
+    def timed(kind: str, work):  # noqa: ANN001, ANN202
+        def run(*args):  # noqa: ANN002, ANN202
+            begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            begin.record()
+            if kind == "produce":  # a slow write: it lands 20 ms after the produce begins
+                torch.cuda._sleep(cycles)
+            done = work(*args)
+            if kind == "consume":  # a read at once, then 20 ms more on the current stream
+                torch.cuda._sleep(cycles)
+            end.record()
+            marks.append((kind, begin, end))
+            return done
+
+        return run
+
+    bufs = [torch.zeros(1 << 10, device=DEV) for _ in range(2)]
+    bufs[0].fill_(0.0).mean(), torch.cuda._sleep(1)  # each kernel loaded before the run (lazy loading)
+    torch.cuda.synchronize()
+    base = torch.cuda.Event(enable_timing=True)
+    base.record()
+    produce, consume = timed("produce", lambda b, r: b.fill_(r + 1)), timed("consume", lambda b: b.mean())
+    results = namespace["double_buffered"](bufs, torch.cuda.Stream(), 4, produce, consume)
+    torch.cuda.synchronize()
+    return [float(m) for m in results], [(k, base.elapsed_time(b), base.elapsed_time(e)) for k, b, e in marks]
+
+
+def _overlapped(spans: list[tuple[str, float, float]]) -> bool:
+    """Whether a produce ran while a consume did."""
+    produce = [(b, e) for k, b, e in spans if k == "produce"]
+    return any(p < d and c < q for p, q in produce for k, c, d in spans if k == "consume")
+
+
+@pytest.mark.gpu
+def test_question_2_on_a_gpu_does_what_its_checker_says_on_the_simulated_one() -> None:
+    """The solution and the other right spellings give every round's value and overlap on a real GPU; without the
+    read-after-write wait a consume reads a stale buffer; wait_stream in the loop's natural order is right but
+    serial. What the checker names on the simulated GPU happens on a real one."""
+    for code in (SOLUTIONS[2], *RIGHT_ANSWERS[2][:2]):
+        results, spans = _double_buffered_on_gpu(code)
+        assert results == [1.0, 2.0, 3.0, 4.0] and _overlapped(spans), (code, results, spans)
+    stale, _ = _double_buffered_on_gpu(next(c for c, said in WRONG_ANSWERS[2] if "(a stale read)" in said))
+    assert stale != [1.0, 2.0, 3.0, 4.0], stale
+    serial_code = next(c for c, said in WRONG_ANSWERS[2] if "no overlap" in said)
+    results, spans = _double_buffered_on_gpu(serial_code)
+    assert results == [1.0, 2.0, 3.0, 4.0] and not _overlapped(spans), (results, spans)

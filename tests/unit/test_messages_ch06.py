@@ -7,7 +7,7 @@ import pytest
 
 from helpers.exercises import ch06
 from helpers.exercises.solutions.ch06 import SOLUTIONS
-from tests.wrong_answers.ch06 import WRONG_ANSWERS
+from tests.wrong_answers.ch06 import RIGHT_ANSWERS, WRONG_ANSWERS
 
 from .answers import evaluate
 
@@ -53,19 +53,24 @@ def test_a_wait_before_the_start_event_is_refused_as_the_task_words_it() -> None
     assert not outcome.correct and "(torch.cuda.synchronize()) before both events were queued" in outcome.message
 
 
-def test_the_device_generic_event_times_the_work_too() -> None:
-    """Question 1: torch.Event is a CUDA event on a CUDA machine, so timing with it is right."""
-    generic = (
-        "def time_with_events(fn):\n"
-        "    start, end = torch.Event(enable_timing=True), torch.Event(enable_timing=True)\n"
-        "    start.record()\n"
-        "    fn()\n"
-        "    end.record()\n"
-        "    end.synchronize()\n"
-        "    return start.elapsed_time(end)"
-    )
-    outcome = evaluate(_question("time_with_events"), generic)
-    assert outcome.correct, outcome.message
+def test_double_buffering_names_each_mistake_it_observes_and_accepts_either_way_of_waiting() -> None:
+    """Question 2: among the typical wrong answers, each kind of mistake is named (a stale read, an overwrite of a
+    buffer still read, no overlap, Python waiting, a wrong result); events and wait_stream both make right answers."""
+    question = _question("double_buffered")
+    messages = [evaluate(question, code).message for code, _ in WRONG_ANSWERS[question.number]]
+    for kind in ("(a stale read)", "write-after-read", "no overlap", "Python waited for the GPU", "expected 1"):
+        assert any(kind in m for m in messages), f"no wrong answer is told {kind!r}: {messages}"
+    for code in (SOLUTIONS[question.number], *RIGHT_ANSWERS[question.number][:2]):  # events; wait_stream
+        assert evaluate(question, code).correct, code
+
+
+def test_predictions_are_judged_against_the_simulated_gpu_within_a_millisecond() -> None:
+    """Question 1: each prediction within 1 ms of what the simulated GPU's events report is right."""
+    question = _question("event_ms")
+    off = SOLUTIONS[question.number].replace(": 30,", ": 31,").replace(": 50,", ": 49,")
+    assert evaluate(question, off).correct
+    outcome = evaluate(question, off.replace(": 31,", ": 32,"))
+    assert not outcome.correct and "you predicted 32 ms; the events report 30 ms" in outcome.message
 
 
 #: What a verdict says of a wait, and the call in the code that it takes as evidence.

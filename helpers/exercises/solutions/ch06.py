@@ -1,26 +1,26 @@
 """Chapter 06's exercise solutions, by question number (see the package's docstring)."""
 
 SOLUTIONS: dict[int, str] = {
-    1: """def time_with_events(fn):
-    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    start.record()
-    fn()
-    end.record()
-    end.synchronize()
-    return start.elapsed_time(end)""",
-    2: """def produce_and_consume(a, side, rounds):
-    current, means = torch.cuda.current_stream(), []
+    1: """event_ms = {
+    "gpu(10); gpu(20, side)": 10,  # the end marks the default stream's queue: side's work is not in it
+    "gpu(10); gpu(20, side); default.wait_stream(side)": 20,  # both ran at once; the end waits for the longer
+    "gpu(10); side.wait_stream(default); gpu(20, side); default.wait_stream(side)": 30,  # one after the other
+    "gpu(10); host(40); gpu(10)": 50,  # the GPU sits idle until Python queues the second gpu(10)
+    "gpu(10); torch.cuda.synchronize(); host(40); gpu(10)": 60,  # and Python first waits 10 ms for the GPU
+}""",
+    2: """def double_buffered(bufs, side, rounds, produce, consume):
+    current, results, read = torch.cuda.current_stream(), [], [torch.cuda.Event(), torch.cuda.Event()]
+    side.wait_stream(current)  # the caller's earlier work on the buffers comes first
     for r in range(rounds):
-        current.wait_stream(side)  # write-after-read: last round's mean has read `a`
-        a.fill_(r + 1)
-        side.wait_stream(current)  # read-after-write: the fill is done
         with torch.cuda.stream(side):
-            means.append(a.mean())
-    current.wait_stream(side)  # the caller reads the means on the current stream
-    return means""",
+            side.wait_event(read[r % 2])  # write-after-read: round r - 2's consume of this buffer (if any) is done
+            produce(bufs[r % 2], r)
+        current.wait_event(side.record_event())  # read-after-write: this round's produce is done
+        results.append(consume(bufs[r % 2]))
+        read[r % 2].record()
+    return results""",
     3: """def time_side_work(fn, side):
-    start = torch.cuda.Event(enable_timing=True)
-    end = torch.cuda.Event(enable_timing=True)
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     start.record(side)  # mark the queue of the stream that runs the work
     fn()
     end.record(side)
