@@ -79,7 +79,7 @@ def _check_prefetched(fn: Any) -> None:
                 said += f"{end:.3g} ms: its memory may go to the {mine.name}'s work at {later[0]:.3g} ms"
                 raise Wrong(f"{call}: {said}")
         if why := ", ".join(dict.fromkeys(sim.host_waits)) or "its pageable copies" * bool(sim.kinds["pageable"]):
-            raise Wrong(f"{call}: the host waited for {why}. Copy pinned batches with non_blocking=True")
+            raise Wrong(f"{call}: the host waited for {why}: queue pinned copies non_blocking, let streams wait")
         total, best = max(caller.free_ms, *(s.free_ms for s in sim.streams)), 1 + count * step_ms
         if count > 1 and total > best + count * min(1, step_ms) / 2:  # copies and steps took turns: no overlap
             began = [of[p].end_ms - 1 if (p := x.untyped_storage().data_ptr()) in of else 0 for x, _, _ in steps]

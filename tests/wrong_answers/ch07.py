@@ -67,7 +67,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # blocking copies: the host waits for each
         (
             SOLUTIONS[1].replace("non_blocking=True", "non_blocking=False"),
-            "the host waited for a blocking copy to the device. Copy pinned batches with non_blocking=True",
+            "the host waited for a blocking copy to the device: queue pinned copies non_blocking, let streams wait",
         ),
         # the yield inside the `with` block: the caller's step would run on the side stream
         (
@@ -433,5 +433,118 @@ WRONG_ANSWERS[2] += (
         "        torch.cuda.synchronize()\n"
         "    return batches",
         "changed its arguments (the list of batches or their values): leave them be",
+    ),
+)
+
+#: Round 1 of the prefetch's attack (a learner's other spellings, all accepted): the device-generic stream and the
+#: accelerator's current stream, an empty pinned buffer and Event.wait(), record_stream after the yield, two batches
+#: in flight in a deque, set_stream set back, the copy made when the batch is asked for (the host runs ahead).
+RIGHT_ANSWERS[1] += (
+    "def prefetched(batches, device):\n"
+    "    side, ready = torch.Stream(), None\n"
+    "    for b in batches:\n"
+    "        with side:\n"
+    "            nxt = b.pin_memory().to(device, non_blocking=True)\n"
+    "        if ready is not None:\n"
+    "            yield ready\n"
+    "        torch.accelerator.current_stream().wait_stream(side)\n"
+    "        nxt.record_stream(torch.accelerator.current_stream())\n"
+    "        ready = nxt\n"
+    "    if ready is not None:\n"
+    "        yield ready",
+    "def prefetched(batches, device):\n"
+    "    side = torch.cuda.Stream()\n"
+    "    prev = None\n"
+    "    for b in batches:\n"
+    "        pinned = torch.empty_like(b, pin_memory=True)\n"
+    "        pinned.copy_(b)\n"
+    "        with torch.cuda.stream(side):\n"
+    "            x = pinned.to(device, non_blocking=True)\n"
+    "            ev = torch.cuda.Event()\n"
+    "            ev.record()\n"
+    "        if prev is not None:\n"
+    "            px, pev = prev\n"
+    "            pev.wait()\n"
+    "            px.record_stream(torch.cuda.current_stream())\n"
+    "            yield px\n"
+    "        prev = (x, ev)\n"
+    "    if prev is not None:\n"
+    "        px, pev = prev\n"
+    "        pev.wait()\n"
+    "        px.record_stream(torch.cuda.current_stream())\n"
+    "        yield px",
+    "def prefetched(batches, device):\n"
+    "    side, ready = torch.cuda.Stream(), None\n"
+    "    for batch in batches:\n"
+    "        with torch.cuda.stream(side):\n"
+    "            coming = batch.pin_memory().to(device, non_blocking=True)\n"
+    "        if ready is not None:\n"
+    "            yield ready\n"
+    "            ready.record_stream(torch.cuda.current_stream())\n"
+    "        torch.cuda.current_stream().wait_stream(side)\n"
+    "        ready = coming\n"
+    "    if ready is not None:\n"
+    "        yield ready\n"
+    "        ready.record_stream(torch.cuda.current_stream())",
+    "import collections\n"
+    "def prefetched(batches, device):\n"
+    "    side, queue = torch.cuda.Stream(), collections.deque()\n"
+    "    cur = torch.cuda.current_stream()\n"
+    "    for b in batches:\n"
+    "        with torch.cuda.stream(side):\n"
+    "            x = b.pin_memory().to(device, non_blocking=True)\n"
+    "            e = torch.cuda.Event(); e.record(side)\n"
+    "        queue.append((x, e))\n"
+    "        if len(queue) > 2:\n"
+    "            x0, e0 = queue.popleft()\n"
+    "            cur.wait_event(e0); x0.record_stream(cur)\n"
+    "            yield x0\n"
+    "    while queue:\n"
+    "        x0, e0 = queue.popleft()\n"
+    "        cur.wait_event(e0); x0.record_stream(cur)\n"
+    "        yield x0",
+    "def prefetched(batches, device):\n"
+    "    side, ready = torch.cuda.Stream(), None\n"
+    "    for batch in batches:\n"
+    "        me = torch.cuda.current_stream()\n"
+    "        torch.cuda.set_stream(side)\n"
+    "        coming = batch.pin_memory().to(device, non_blocking=True)\n"
+    "        torch.cuda.set_stream(me)\n"
+    "        if ready is not None:\n"
+    "            yield ready\n"
+    "        me.wait_stream(side)\n"
+    "        coming.record_stream(me)\n"
+    "        ready = coming\n"
+    "    if ready is not None:\n"
+    "        yield ready",
+    "def prefetched(batches, device):\n"
+    "    side = torch.cuda.Stream()\n"
+    "    for b in batches:\n"
+    "        with torch.cuda.stream(side):\n"
+    "            x = b.pin_memory().to(device, non_blocking=True)\n"
+    "        torch.cuda.current_stream().wait_stream(side)\n"
+    "        x.record_stream(torch.cuda.current_stream())\n"
+    "        yield x",
+)
+WRONG_ANSWERS[1] += (
+    # record_stream on the host batch, the default stream made to wait, the device or a value waited for
+    (
+        SOLUTIONS[1].replace("coming.record_stream(", "batch.record_stream("),
+        "batch 1, made on the side stream (no record_stream)",
+    ),
+    (
+        SOLUTIONS[1].replace(
+            "torch.cuda.current_stream().wait_stream(side)", "torch.cuda.default_stream().wait_stream(side)"
+        ),
+        "the step on batch 0 began at 0.02 ms, before its copy on the side stream ended at 1 ms",
+    ),
+    (SOLUTIONS[1].replace(_WAIT, "        torch.cuda.synchronize()\n"), "the host waited for torch.cuda.synchronize()"),
+    (
+        SOLUTIONS[1].replace("        ready = coming\n", "        ready = coming\n        ready.sum().item()\n"),
+        "the host waited for .item()",
+    ),
+    (
+        "def prefetched(batches, device):\n    yield from batches",
+        "batch 0 is a torch.float32 tensor of shape (4,) on cpu; expected",
     ),
 )
