@@ -1,27 +1,16 @@
-"""Chapter 07 exercises on the course's SIMULATED GPU (`helpers.standins.simulated_cuda`), from a caller's stream."""
+"""Chapter 07 exercises on the course's SIMULATED GPU (`helpers.standins.simulated_cuda`), and question 1 on a GPU."""
 
 import itertools
+from collections.abc import Iterable, Iterator
 from typing import Any
+from unittest import mock
 
 import torch
 
 from ..answers import Wrong, expect_function
-from ..standins import SimulatedCuda, simulated_cuda
-from .cases import questions, show, unchanged
+from ..standins import SimulatedCuda, SimulatedStream, simulated_cuda
+from .cases import call_or_wrong, questions, show, unchanged
 from .ch06 import kept_current
-
-
-def _upload(fn: Any, args: tuple, call: str, pinned: tuple = ()) -> tuple[Any, SimulatedCuda, str]:
-    """fn(*args) on the simulated GPU (`pinned`: pinned already), then all it queued; and a copy the caller missed."""
-    with simulated_cuda(copy_ms=1.0) as sim:
-        caller = sim.current = sim.Stream(name="caller's stream")
-        with sim.tensors(pinned):
-            got = fn(*args)
-        kept_current(sim, caller, call)
-        sim.land(everything=True)
-    late = [s.lane for s in sim.spans if s.kind == "copy" and s.end_ms > max(caller.free_ms, sim.host_ms)]
-    said = f"{call}: a copy ran on the {late[0]} and the current stream did not wait for it" if late else ""
-    return got, sim, said and f"{said}: make it wait for the {late[0]} before you return"
 
 
 def _show(sim: SimulatedCuda, value: Any) -> str:
@@ -32,85 +21,82 @@ def _show(sim: SimulatedCuda, value: Any) -> str:
     return show(value).replace(" on cpu", " on the GPU" if where == "cuda" else f" on {where}")
 
 
-def _waited(sim: SimulatedCuda, copy: Any) -> str:
-    """What the host waited for, and when, around a copy it needed to wait for: as observed."""
-    after = sim.host_waits[copy.waits_before :]
-    when = "but not for it" if after else "only before the copy was queued"
-    when = "for it after that refill" if copy.landed_by else when
-    waits = ", ".join(dict.fromkeys([copy.landed_by] if copy.landed_by else after or sim.host_waits))
-    return f"the copy ran on the {copy.stream} until {copy.end_ms:.3g} ms; the host waited {when} ({waits})"
+#: Question 1's cases: (batches, dtype, pinned already (else sent to `meta`), ms of the caller's step on each batch).
+_PREFETCH = ((6, torch.float, 1, 1), (5, torch.long, 0, 2), (1, torch.half, 1, 1), (0, torch.int, 1, 1))
 
 
-#: Question 1's batches, pinned or not: as a pinning DataLoader gives them (two keys; none), one of each dtype by hand.
-_DTYPES = (torch.int32, torch.int64, torch.bool, torch.half, torch.bfloat16, torch.float32)
-_BATCHES = ((True, lambda: {"image": torch.rand(4, 3, 8, 8), "label": torch.arange(4)}), (True, lambda: {}))
-_BATCHES += ((False, lambda: {str(dtype): torch.arange(5.0 + i).to(dtype) for i, dtype in enumerate(_DTYPES)}),)
-_NEVER = "you recorded an event but the host never waited for it: call event.synchronize() after its record()"
+def _yielded(fn: Any, args: tuple, call: str, most: int) -> Iterator:  # fn(*args)'s items; its errors, the learner's
+    if not isinstance(got := call_or_wrong(fn, args, call), Iterable):
+        raise Wrong(f"{call} returned {show(got)}; expected a generator: `yield` each batch on the device")
+    batches = call_or_wrong(iter, (got,), call)
+    yield from itertools.islice(iter(lambda: call_or_wrong(next, (batches, ...), call), ...), most + 1)
 
 
-def _check_to_device(fn: Any) -> None:
-    expect_function(fn, "to_device", "(batch, device)")
-    for (pinned, make), device in itertools.product(_BATCHES, (torch.device("meta"), torch.device("cuda"))):
-        batch = make()
-        kept, values = [(key, id(t)) for key, t in batch.items()], {key: t.clone() for key, t in batch.items()}
-        keys = ", ".join(f"{key!r}: …" for key in batch)
-        call = f"to_device({{{keys}}}{'' if pinned else ' (not pinned)'}, {device})"
-        got, sim, late = _upload(fn, (batch, device), call, tuple(batch.values()) if pinned else ())
-        if [(key, id(t)) for key, t in batch.items()] != kept or not unchanged(values, batch):
-            raise Wrong(f"{call} changed its arguments: build a new dict and leave `batch` as it was")
-        if not isinstance(got, dict) or got is batch or got.keys() != batch.keys():
-            said = "batch" if got is batch else _show(sim, got)
-            raise Wrong(f"{call} returned {said}; expected a new dict with its keys")
-        for k, t in got.items():
-            at, want = sim.device.get(id(t), (None, "the host"))[1], values[k]
-            if at != device.type or not (isinstance(t, torch.Tensor) and t.dtype == want.dtype and t.equal(want)):
-                raise Wrong(f"{call}[{k!r}] is {_show(sim, t)}, not batch[{k!r}] on {device}")
-        waited = f"the host waited for {', '.join(dict.fromkeys(sim.host_waits))}; it need not wait at all (later GPU"
-        if late or sim.host_waits:
-            raise Wrong(late or f"{call}: {waited} work on the current stream waits for host→device copies by itself)")
+def _check_prefetched(fn: Any) -> None:
+    expect_function(fn, "prefetched", "(batches, device)")
+    for count, dtype, pinned, step_ms in _PREFETCH:  # each copy takes 1 ms
+        host, device = [torch.arange(4.0, dtype=dtype) + 100 * k for k in range(count)], ["meta", "cuda"][pinned]
+        device = torch.device(device)  # `meta` for pageable batches
+        call = f"prefetched({count} {'pinned' * pinned or 'pageable'} {dtype} batches, {device}) (copies 1 ms, steps "
+        call, read, noted, made, steps, marks = f"{call}{step_ms} ms)", [], [], {}, [], []
+        record = lambda tensor, stream, noted=noted: noted.append((tensor.untyped_storage().data_ptr(), stream))
+        with simulated_cuda(copy_ms=1.0) as sim, mock.patch.object(torch.Tensor, "record_stream", record):
+            caller = sim.current = SimulatedStream(sim, "caller's stream")  # not in sim.streams: theirs is "side"
+            mark = lambda t, s=sim, m=made: m.setdefault(id(t), (s.current, s.current.free_ms)) and t
+            sim.on_gpu = lambda t, d="cuda", s=sim, mark=mark: SimulatedCuda.on_gpu(s, mark(t), d)  # made where, when
+            with sim.tensors(host * pinned):
+                for k, x in enumerate(_yielded(fn, ((read.append(b) or b for b in host), device), call, count)):
+                    marks.append(len(sim.spans))  # the caller lets batch k - 1 go now
+                    if sim.current is not caller:
+                        raise Wrong(f"{call} yielded batch {k} with the {sim.current.name} current, not the caller's")
+                    if len(read) > k + 3:  # `batches` is read one at a time, as from a DataLoader
+                        raise Wrong(f"{call} read {len(read)} batches before it yielded batch {k}: two ahead at most")
+                    sim.work(f"step on batch {k}", step_ms)
+                    steps.append((x, sim.spans[-1].start_ms, sim.spans[-1].end_ms))
+            marks.append(len(sim.spans))
+        sim.land(everything=True)
+        if len(steps) != count:
+            raise Wrong(f"{call} yielded {len(steps)}{'+' * (len(steps) > count)} batches; expected {count}, in order")
+        of = {c.destination.untyped_storage().data_ptr(): c for c in sim.copies}  # the copy that filled each
+        for k, (x, start, end) in enumerate(steps):
+            if not (sim.is_on_gpu(x) and sim.device[id(x)][1] == device.type and x.dtype == host[k].dtype):
+                raise Wrong(f"{call}: batch {k} is {_show(sim, x)}; expected batch {k}, {dtype}, on {device}")
+            if not x.equal(host[k]):
+                said = ([f"batch {j}'s values" for j, b in enumerate(host) if x.equal(b)] or [f"{x.tolist()}"])[0]
+                raise Wrong(f"{call}: batch {k} holds {said}; expected {host[k].tolist()}")
+            c = of.get(ptr := x.untyped_storage().data_ptr())
+            mine, since = made.get(id(c.destination) if c else id(x), (caller, 0.0))  # the stream it was made on
+            later = [s.start_ms for s in sim.spans[marks[k + 1] :] if s.lane == mine.name and s.start_ms < end]
+            if c and start < c.end_ms:
+                said = f"the step on batch {k} began at {start:.3g} ms, before its copy on the {c.stream} ended at "
+                raise Wrong(f"{call}: {said}{c.end_ms:.3g} ms: make the current stream wait for that copy first")
+            if c and c.stream != mine.name and c.end_ms - sim.copy_ms < since:
+                said = f"batch {k}'s copy on the {c.stream} began at {c.end_ms - sim.copy_ms:.3g} ms, into memory the "
+                said += f"{mine.name} made while its work ran until {since:.3g} ms, which may still use it: make the "
+                raise Wrong(f"{call}: {said}{c.stream} wait for the {mine.name} first")
+            if mine is not caller and (ptr, caller) not in noted and later:
+                said = f"batch {k}, made on the {mine.name} (no record_stream), was let go while its step ran until "
+                said += f"{end:.3g} ms: its memory may go to the {mine.name}'s work at {later[0]:.3g} ms"
+                raise Wrong(f"{call}: {said}")
+        if why := ", ".join(dict.fromkeys(sim.host_waits)) or "its pageable copies" * bool(sim.kinds["pageable"]):
+            raise Wrong(f"{call}: the host waited for {why}: queue pinned copies non_blocking, let streams wait")
+        total, best = max(caller.free_ms, *(s.free_ms for s in sim.streams)), 1 + count * step_ms
+        if count > 1 and total > best + count * min(1, step_ms) / 2:  # copies and steps took turns: no overlap
+            began = [of[p].end_ms - 1 if (p := x.untyped_storage().data_ptr()) in of else 0 for x, _, _ in steps]
+            k = next((k for k in range(1, count) if began[k] >= steps[k - 1][2]), 1)
+            said = "its copies ran on the caller's stream, so " if caller.name in {c.stream for c in sim.copies} else ""
+            said = f"{call} took {total:.3g} ms, not {best} (each copy during the step before it): {said}batch {k}'s"
+            raise Wrong(f"{said} copy began after the step on batch {k - 1} had ended")
+    if torch.cuda.is_available():  # the same loop on this machine's GPU, each step checking what it reads
+        host, call = [torch.full((1 << 20,), k + 1.0).pin_memory() for k in range(4)], "prefetched(4 batches, cuda)"
+        with torch.cuda.stream(torch.cuda.Stream()):  # a caller's stream, not the default one
+            got = _yielded(fn, (iter(host), torch.device("cuda")), call, 4)
+            right, _ = [(x == k + 1).all() for k, x in enumerate(got)], torch.cuda.synchronize()
+        if wrong := [k for k, r in enumerate(right) if not r.item()]:
+            raise Wrong(f"{call} on this GPU: the step on batch {wrong[0]} read other values than batch {wrong[0]}'s")
 
 
-def _check_to_host(fn: Any) -> None:
-    expect_function(fn, "to_host", "(t)")
-    kept = []  # each call's result and what it held: later ones (65 of a shape: a pool of 64) must leave them be
-    for values in _TO_HOST:
-        call = f"to_host({show(values).replace(' on cpu', ' on the GPU')})"
-        with simulated_cuda(copy_ms=1.0) as sim:
-            caller = sim.current = sim.Stream(name="caller's stream")
-            sim.work("the kernel that writes t", 3.0)  # still running when to_host is called
-            written, t = sim.current.free_ms, sim.on_gpu(values.clone())
-            with sim.tensors():
-                got = fn(t)
-            read = got.clone() if isinstance(got, torch.Tensor) else None  # what the caller reads now
-        kept_current(sim, caller, call)
-        if not unchanged(values, t):
-            raise Wrong(f"{call} changed its arguments: copy t, leave it as it was")
-        if stale := [got for got, read in kept if not torch.equal(got, read)]:  # an earlier call's host tensor
-            raise Wrong(f"{call} changed a tensor an earlier call returned (to {stale[0].tolist()}): return new ones")
-        if read is None or sim.is_on_gpu(got):
-            raise Wrong(f"{call} returned {_show(sim, got)}; expected a tensor on the host")
-        for copy in [c for c in sim.copies if c.end_ms - sim.copy_ms < written]:  # it began before t was written
-            said = f"{call}: the copy on the {copy.stream} started before the kernel writing t on the current stream"
-            raise Wrong(f"{said} had finished at {written:.3g} ms: make its stream wait for the current stream")
-        if (read.dtype, read.shape) == (values.dtype, values.shape) and torch.equal(read, values):
-            if not sim.copies or all(c.destination.data_ptr() != got.data_ptr() for c in sim.copies):
-                how = f"read t with {sim.host_waits[0]}" if not sim.copies else "returned a tensor no such copy filled"
-                raise Wrong(f"{call}: the values are right, but it {how}: return what a non_blocking copy fills")
-            mine = got.untyped_storage().data_ptr()  # a slice of a buffer that earlier results lie in, say
-            if at := [k for k, (old, _) in enumerate(kept, 1) if old.untyped_storage().data_ptr() == mine]:
-                raise Wrong(f"{call} returned memory that call {at[0]}'s result lies in: return a new tensor each call")
-            kept.append((got, read))
-            continue
-        said = f"{call} returned {show(read)} holding {read.tolist()}; expected {values.dtype} {values.tolist()}"
-        early = ": what the host buffer held before the copy landed: read it after waiting"  # what a read too soon saw
-        if all(copy.landed for copy in sim.copies):  # nothing lands after fn returns: the host waits no more
-            raise Wrong(said + early * bool(sim.copies and read.numel() and (read == sim.NOT_LANDED).all()))
-        why = _NEVER if sim.recorded else "the copy had not arrived when to_host returned: wait for it first"
-        raise Wrong(f"{said}: {_waited(sim, next(c for c in sim.copies if not c.landed)) if sim.host_waits else why}")
-
-
-_TO_HOST = (*(torch.arange(1.0, 9.0) * k for k in range(1, 66)), torch.arange(6).view(3, 2).T, torch.rand(5).half())
-#: Question 3's cases: (batches, the first), float32 and int64 (too large for float32), more than two buffers cover.
+#: Question 2's cases: (batches, the first), float32 and int64 (too large for float32), more than two buffers cover.
 _UPLOADS = ((3, torch.arange(6.0).view(2, 3), "cuda"), (5, torch.arange(4) + 2**40, "meta"))
 
 
@@ -120,7 +106,12 @@ def _check_upload_all(fn: Any) -> None:
         batches = [first + 100 * k for k in range(count)]
         given, held = [b.clone() for b in batches], list(batches)  # their values, and the tensors themselves
         call = f"upload_all({count} {first.dtype} batches of shape {tuple(first.shape)}, {device})"
-        got, sim, late = _upload(fn, (batches, torch.device(device)), call)
+        with simulated_cuda(copy_ms=1.0) as sim:
+            caller = sim.current = sim.Stream(name="caller's stream")
+            with sim.tensors():
+                got = fn(batches, torch.device(device))
+            kept_current(sim, caller, call)
+            sim.land(everything=True)
         if not unchanged(given, batches) or list(map(id, held)) != list(map(id, batches)):
             raise Wrong(f"{call} changed its arguments (the list of batches or their values): leave them be")
         at = {sim.device.get(id(t), (t, "cpu"))[1] for t in got} if isinstance(got, list | tuple) else set()
@@ -133,31 +124,35 @@ def _check_upload_all(fn: Any) -> None:
             holds = [j for j, b in enumerate(given) if torch.equal(t, b)]
             said = f"{call}: the tensor for batch {k} holds {f'batch {holds[0]}' if holds else 'no batch'}'s values"
             if holds and holds[0] > k:  # what a copy that reads the buffer after a later refill gives
-                copy = next((c for c in sim.copies if c.destination is t), None)
-                seen = f"{_waited(sim, copy)}: " if copy and sim.host_waits else ""
+                copy, seen = next((c for c in sim.copies if c.destination is t), None), ""
+                if copy and sim.host_waits:  # what the host waited for, and when, around that copy: as observed
+                    after, by = sim.host_waits[copy.waits_before :], copy.landed_by
+                    waits = ", ".join(dict.fromkeys([by] if by else after or sim.host_waits))
+                    when = "for it after that refill" if by else "but not for it" if after else "only before the copy"
+                    seen = f"the copy ran on the {copy.stream} until {copy.end_ms:.3g} ms; the host waited {when}"
+                    seen += f"{' was queued' * (not by and not after)} ({waits}): "
                 raise Wrong(f"{said}: its copy read the buffer after a refill: {seen}{why}")
             if holds != [k]:
                 raise Wrong(f"{said} ({_show(sim, t)})")
+        if late := [s.lane for s in sim.spans if s.kind == "copy" and s.end_ms > max(caller.free_ms, sim.host_ms)]:
+            said = f"{call}: a copy ran on the {late[0]} and the current stream did not wait for it: make it wait for"
+            raise Wrong(f"{said} the {late[0]} before you return")
         pageable, blocking, pinned = sim.kinds["pageable"], sim.kinds["blocking"], len(sim.pinned)
-        if late or pageable or blocking or pinned > 1:
+        if pageable or blocking or pinned > 1:
             said = f"{call}: right values, but copies from pageable memory: {pageable}, blocking copies: {blocking}, "
-            said += f"pinned buffers: {pinned}; copy from the one pinned staging buffer, non_blocking"
-            raise Wrong(late or said)
+            raise Wrong(f"{said}pinned buffers: {pinned}; copy from the one pinned staging buffer, non_blocking")
 
 
 _TEXTS = {  # each question's variable: its task, then (after a newline) its hint
-    "to_device": "Write `to_device(batch, device)`: return a new dict with every tensor of the dict `batch` moved to "
-    "`device` with non_blocking=True, without making the host wait: no synchronisation at all.\nA dict comprehension "
-    "over batch.items() with t.to(device, non_blocking=True), which queues each copy and goes on. No "
-    "torch.cuda.synchronize() inside: later kernels on the stream wait for the copies.",
-    "to_host": "Write `to_host(t)`: copy the GPU tensor `t` to the host with non_blocking=True, wait until the copy "
-    "has arrived (an event recorded after it, or a synchronisation), and return the host tensor.\nhost = t.to('cpu', "
-    "non_blocking=True) only queues the copy. copied = torch.cuda.Event(); copied.record() marks the stream after it, "
-    "and copied.synchronize() makes the host wait for that mark.",
+    "prefetched": "Write the generator `prefetched(batches, device)`: yield each host batch on `device`, in order, the "
+    "next one's copy running on a side stream during the caller's step on this one; each step sees its whole batch, "
+    "whose memory stays its own until the step ends; the host never waits.\nPin each batch; copy it non_blocking in "
+    "`with torch.cuda.stream(side):` before you yield the one before it; current_stream().wait_stream(side) before "
+    "its step; record_stream(torch.cuda.current_stream()) on each batch you yield.",
     "upload_all": "Debug `upload_all(batches, device)` (batches of one shape and dtype): some arrive holding another "
     "batch's values. Make all arrive intact, keeping the one pinned staging buffer and non_blocking copies.\nA "
     "non_blocking copy from pinned memory reads the buffer when the GPU gets to it, maybe after the next refill: "
     "record a torch.cuda.Event() after each copy, and call its synchronize() before the next refill.",
 }
-_CHECKS = (_check_to_device, _check_to_host, _check_upload_all)
+_CHECKS = (_check_prefetched, _check_upload_all)
 QUESTIONS = questions("07", _TEXTS, _CHECKS)

@@ -222,3 +222,83 @@ def test_the_chapters_best_copies_stay_under_the_link() -> None:
         assert best["value"] > 0, best
         if best["limit"] is not None:
             assert best["value"] <= 1.05 * best["limit"], f"faster than the link: not synchronised ({best})"
+
+
+def _prefetched(batches, device):
+    """Chapter 07 question 1 in this test's own words: each copy on a side stream, an event after it, the caller's
+    stream waiting for the event and recorded on the batch before the batch is yielded."""
+    side, pending = torch.cuda.Stream(), None
+    for batch in batches:
+        with torch.cuda.stream(side):
+            on_gpu = (batch if batch.is_pinned() else batch.pin_memory()).to(device, non_blocking=True)
+            landed = torch.cuda.Event()
+            landed.record()
+        if pending is not None:
+            yield _landed(*pending)
+        pending = on_gpu, landed
+    if pending is not None:
+        yield _landed(*pending)
+
+
+def _landed(on_gpu: torch.Tensor, landed: torch.cuda.Event) -> torch.Tensor:
+    current = torch.cuda.current_stream()
+    current.wait_event(landed)
+    on_gpu.record_stream(current)
+    return on_gpu
+
+
+def _gpu_ms(fn) -> float:
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    fn()
+    end.record()
+    end.synchronize()
+    return start.elapsed_time(end)
+
+
+def test_the_prefetch_question_accepts_a_right_answer_on_this_gpu() -> None:
+    """Question 1's checker runs the answer on the simulated GPU, then on this GPU, each step checking its batch."""
+    from helpers.exercises import ch07
+
+    outcome = ch07.QUESTIONS[0].evaluate({"prefetched": _prefetched})
+    assert outcome.correct, outcome.message
+
+
+def test_a_step_that_does_not_wait_for_the_side_streams_copy_reads_other_values() -> None:
+    """What question 1's checker says of a step that does not wait: it reads the memory before the batch arrives."""
+    host = torch.full((1 << 22,), 7.25).pin_memory()
+    side = torch.cuda.Stream()
+    torch.cuda.synchronize(DEV)
+    with torch.cuda.stream(side):
+        torch.cuda._sleep(100_000_000)  # the side stream is busy for tens of ms: its copy lands late
+        on_gpu = host.to(DEV, non_blocking=True)
+    early = (on_gpu == 7.25).float().mean()  # on the current stream, which did not wait for side
+    torch.cuda.current_stream().wait_stream(side)
+    later = (on_gpu == 7.25).float().mean()
+    on_gpu.record_stream(torch.cuda.current_stream())
+    assert early.item() < 1.0 and later.item() == 1.0, (early.item(), later.item())
+
+
+def test_a_prefetch_on_a_side_stream_beats_the_plain_loop() -> None:
+    """The chapter's cell after question 1, on this GPU: steps about as long as copies (16 MiB each), so at best the
+    prefetch takes one copy plus the steps, against copies plus steps (1.9x for 16 batches). A floor of 1.25x leaves
+    room for a T4 on PCIe 3 and an H100 on PCIe 5 alike; the values each step computes must match the plain loop's."""
+    batches = [torch.randn(1024, 4096).pin_memory() for _ in range(16)]
+    w, first = torch.randn(4096, 256, device=DEV), batches[0].to(DEV)
+    _gpu_ms(lambda: first @ w)  # warm-up: cuBLAS
+    copy_ms, product_ms = _gpu_ms(lambda: batches[0].to(DEV, non_blocking=True)), _gpu_ms(lambda: first @ w)
+    products = max(1, round(copy_ms / product_ms))
+    plain = lambda loaded, device: (b.to(device, non_blocking=True) for b in loaded)  # noqa: E731
+
+    def epoch(loop) -> list[torch.Tensor]:  # each step's last product, in order
+        return [[x @ w for _ in range(products)][-1] for x in loop(iter(batches), DEV)]
+
+    results, times = {}, {}
+    for loop in (plain, _prefetched, plain, _prefetched):  # each twice: the first of each warms up
+        times[loop] = _gpu_ms(lambda loop=loop: results.__setitem__(loop, epoch(loop)))
+    figures = f"copy {copy_ms:.3g} ms, {products} products a step: plain loop {times[plain]:.3g} ms, "
+    figures += f"prefetch {times[_prefetched]:.3g} ms, {times[plain] / times[_prefetched]:.2f}x"
+    print(figures)
+    for plainly, prefetched in zip(results[plain], results[_prefetched], strict=True):
+        assert torch.allclose(plainly, prefetched), "a step read another batch than the plain loop's"
+    assert times[plain] >= 1.25 * times[_prefetched], figures

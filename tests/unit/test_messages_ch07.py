@@ -6,6 +6,7 @@ from __future__ import annotations
 import torch
 
 from helpers.exercises import ch07
+from helpers.exercises.solutions.ch07 import SOLUTIONS
 from tests.wrong_answers.ch07 import RIGHT_ANSWERS, WRONG_ANSWERS
 
 from .answers import evaluate
@@ -16,14 +17,14 @@ def _question(variable: str):  # noqa: ANN202
 
 
 def test_the_planted_bug_says_which_batch_arrived_in_which() -> None:
-    bug = WRONG_ANSWERS[3][0][0]
+    bug = WRONG_ANSWERS[2][0][0]
     message = evaluate(_question("upload_all"), bug).message
     # every copy is still queued when the buffer is refilled, so each reads the last batch
     assert "the tensor for batch 0 holds batch 2's values" in message, message
 
 
 def test_the_same_bug_into_device_tensors_is_found_too() -> None:
-    into_device_tensors = next(code for code in RIGHT_ANSWERS[3] if "target.copy_(staging" in code)
+    into_device_tensors = next(code for code in RIGHT_ANSWERS[2] if "target.copy_(staging" in code)
     without_wait = into_device_tensors.replace(
         "        copied = torch.cuda.Event()\n        copied.record()\n        copied.synchronize()\n", ""
     )
@@ -39,25 +40,38 @@ def test_no_blame_without_evidence_for_an_answer_that_loses_the_batches() -> Non
     assert "refill" not in message, message
 
 
-def test_a_copy_that_had_not_arrived_is_named_only_when_one_was_queued() -> None:
-    wrong_values = (
-        "def to_host(t):\n    host = t.to('cpu', non_blocking=True)\n    torch.cuda.synchronize()\n    return host + 1"
-    )
-    message = evaluate(_question("to_host"), wrong_values).message
-    assert "returned a torch.float32 tensor of shape (8,) on cpu holding [2.0" in message, message
-    assert "arrived" not in message and "event" not in message, message
+def test_a_prefetch_that_overlaps_takes_about_one_copy_more_than_its_steps() -> None:
+    """The solution's loop on the simulated clock: each copy under the step before it, the total about the steps'
+    plus one copy (the course's own driver of a prefetch, as the checker runs it), against section 6's loop."""
+    from helpers.standins import simulated_cuda
+
+    spaces: dict = {}
+    exec(SOLUTIONS[1], {"torch": torch}, spaces)  # the solution, as a notebook cell defines it
+    plain = lambda batches, device: (b.to(device, non_blocking=True) for b in batches)  # noqa: E731
+    totals = []
+    for loop in (spaces["prefetched"], plain):
+        host = [torch.full((4,), float(k)) for k in range(8)]
+        with simulated_cuda(copy_ms=1.0) as sim, sim.tensors(host):
+            for _ in loop(iter(host), torch.device("cuda")):
+                sim.work("step", 1.0)
+            totals.append(max(s.free_ms for s in sim.streams))
+    assert totals[0] < 9.5 and totals[1] >= 16, totals
 
 
-def test_an_empty_dict_is_right_only_for_an_empty_batch() -> None:
-    outcome = _question("to_device").evaluate({"to_device": lambda batch, device: {}})
-    assert "to_device({'image': …, 'label': …}, meta) returned {}; expected a new dict with its keys" in outcome.message
+def test_a_prefetch_without_record_stream_is_blamed_only_where_a_copy_ran_under_a_step() -> None:
+    """With steps as long as copies, no copy on the side stream runs under the step of a batch the caller let go:
+    nothing is observed there; the case with 2 ms steps shows it, and the verdict names that case."""
+    no_record = WRONG_ANSWERS[1][2][0]
+    assert "record_stream" not in no_record
+    message = evaluate(_question("prefetched"), no_record).message
+    assert "(5 pageable torch.int64 batches, meta) (copies 1 ms, steps 2 ms): batch 1" in message, message
 
 
 def test_the_cuda_method_is_named_the_same_on_every_machine() -> None:
     """.cuda() runs in the simulation wherever the checker runs, so the verdict does not depend on the machine."""
-    code = "def to_device(batch, device):\n    return {k: v.cuda() for k, v in batch.items()}"
-    outcome = evaluate(_question("to_device"), code)
-    assert "on the GPU, not batch['image'] on meta" in outcome.message, outcome.message
+    code = next(code for code, _ in WRONG_ANSWERS[1] if ".cuda(" in code)
+    outcome = evaluate(_question("prefetched"), code)
+    assert "on the GPU; expected batch 0, torch.int64, on meta" in outcome.message, outcome.message
 
 
 def test_uploads_read_a_pinned_source_when_the_stream_gets_there() -> None:

@@ -2,8 +2,6 @@
 
 from helpers.exercises.solutions.ch07 import SOLUTIONS
 
-from . import lines_of
-
 
 def _upload(*body: str) -> str:
     """Code of an `upload_all` with one pinned staging buffer, running `body` for each batch."""
@@ -18,258 +16,118 @@ def _upload(*body: str) -> str:
 
 _REFILL, _COPY = "staging.copy_(batch)", "on_device.append(staging.to(device, non_blocking=True))"
 _RECORD = ("read = torch.cuda.Event()", "read.record()")
-_TO_HOST = lines_of(SOLUTIONS[2], 1, 2)  # def to_host(t): and its non_blocking copy
-_MOVE = "{k: v.to(device, non_blocking=True) for k, v in batch.items()}"
-_TO_DEVICE = f"def to_device(batch, device):\n    return {_MOVE}"
+
+#: Question 1: the solution's lines, each mistake a change of one or two of them
+_SIDE = "        with torch.cuda.stream(side):  # this batch's copy, queued before the last one is yielded\n"
+_WAIT = "        torch.cuda.current_stream().wait_stream(side)  # the next step waits for this copy\n"
+_KEEP = "        coming.record_stream(torch.cuda.current_stream())  # freed, its memory waits for that step\n"
+_PIN = "batch.pin_memory().to(device, non_blocking=True)"
+_COPY_NEXT = "def prefetched(batches, device):\n    side = torch.cuda.Stream()\n    for b in batches:\n"
 
 
-def _on_stream(stream: str, before: str = "", after: str = "") -> str:
-    """Code of a `to_device` that makes its copies inside `with torch.cuda.stream(stream)`, between two lines."""
-    return (
-        f"def to_device(batch, device):\n    {before}\n    with torch.cuda.stream({stream}):\n        out = {_MOVE}\n"
-        f"    {after}\n    return out"
-    )
-
-
-_CACHED = "_s = None\n\n" + _on_stream(
-    "_s",
-    "global _s\n    _s = _s or torch.cuda.Stream()\n    current = torch.cuda.current_stream()\n"
-    "    _s.wait_stream(current)",
-    "current.wait_stream(_s)",
-)
+def _prefetch(*lines: str, then: str = "") -> str:
+    """A prefetch whose loop body is `lines` (8 spaces in) yielding `x`, then `then` after the loop."""
+    return _COPY_NEXT + "".join(f"        {line}\n" for line in lines) + then
 
 
 #: Typical wrong answers to each question, by number, each with words its verdict must contain (the
 #: message a learner who wrote it is told).
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
+        # section 6's loop: the copy on the caller's stream, in turn with each step
         (
-            "def to_device(batch, device):\n"
-            "    for key, t in batch.items():\n"
-            "        batch[key] = t.to(device, non_blocking=True)\n"
-            "    return dict(batch)",
-            "changed its arguments: build a new dict and leave `batch` as it was",
+            "def prefetched(batches, device):\n    for b in batches:\n        yield " + _PIN.replace("batch", "b"),
+            "prefetched(6 pinned torch.float32 batches, cuda) (copies 1 ms, steps 1 ms) took 12 ms, not 7 (each copy "
+            "during the step before it): its copies ran on the caller's stream, so batch 1's copy began after the step "
+            "on batch 0 had ended",
         ),
-        # the device named in the code: right on the meta device only
+        # no wait: the step reads the batch before its copy has landed
         (
-            "def to_device(batch, device):\n    return {k: v.to('meta', non_blocking=True) for k, v in batch.items()}",
-            "to_device({'image': …, 'label': …}, cuda)['image'] is a torch.float32 tensor of shape (4, 3, 8, 8) on "
-            "meta, not batch['image'] on cuda",
+            SOLUTIONS[1].replace(_WAIT, ""),
+            "the step on batch 0 began at 0.015 ms, before its copy on the side stream ended at 1 ms: make the "
+            "current stream wait for that copy first",
         ),
+        # no record_stream: the side stream's allocator may reuse a batch the step still reads
         (
-            "def to_device(batch, device):\n    return {key: t.to(device) for key, t in batch.items()}",
-            "the host waited for a blocking copy to the device; it need not wait at all",
+            SOLUTIONS[1].replace(_KEEP, ""),
+            "prefetched(5 pageable torch.int64 batches, meta) (copies 1 ms, steps 2 ms): batch 1, made on the side "
+            "stream (no record_stream), was let go while its step ran until 5 ms: its memory may go to the side "
+            "stream's work at 4 ms",
         ),
+        # record_stream for the side stream, where the batch was made: the allocator knew that one already
         (
-            "def to_device(batch, device):\n"
-            "    moved = {}\n"
-            "    for key, t in batch.items():\n"
-            "        moved[key] = t.to(device, non_blocking=True)\n"
-            "        torch.cuda.synchronize()\n"
-            "    return moved",
-            "the host waited for torch.cuda.synchronize(); it need not wait at all",
+            SOLUTIONS[1].replace("coming.record_stream(torch.cuda.current_stream())", "coming.record_stream(side)"),
+            "batch 1, made on the side stream (no record_stream), was let go while its step ran until 5 ms",
         ),
+        # pageable batches copied as they come
         (
-            "def to_device(batch, device):\n"
-            "    for t in batch.values():\n"
-            "        t.to(device, non_blocking=True)\n"
-            "    return batch",
-            "returned batch; expected a new dict with its keys",
+            SOLUTIONS[1].replace(_PIN, "batch.to(device, non_blocking=True)"),
+            "the host waited for its pageable copies",
         ),
+        # blocking copies: the host waits for each
         (
-            "def to_device(batch, device):\n    return [t.to(device, non_blocking=True) for t in batch.values()]",
-            "expected a new dict with its keys",
+            SOLUTIONS[1].replace("non_blocking=True", "non_blocking=False"),
+            "the host waited for a blocking copy to the device: queue pinned copies non_blocking, let streams wait",
         ),
+        # the yield inside the `with` block: the caller's step would run on the side stream
         (
-            "def to_device(batch, device):\n    return {key: t.cuda(non_blocking=True) for key, t in batch.items()}",
-            "['image'] is a torch.float32 tensor of shape (4, 3, 8, 8) on the GPU, not batch['image'] on meta",
+            _prefetch(
+                "with torch.cuda.stream(side):",
+                "    x = " + _PIN.replace("batch", "b"),
+                "    torch.cuda.current_stream().wait_stream(side)",
+                "    yield x",
+            ),
+            "yielded batch 0 with the side stream current, not the caller's",
         ),
-        # every tensor made float32 on the way: the integer, bool and half ones change
+        # the host waits for the copy instead of the stream
         (
-            "def to_device(batch, device):\n"
-            "    return {k: v.to(device, non_blocking=True).float() for k, v in batch.items()}",
-            "['label'] is a torch.float32 tensor of shape (4,) on meta, not batch['label'] on meta",
+            SOLUTIONS[1].replace(_WAIT, "        side.synchronize()\n"),
+            "the host waited for side stream.synchronize()",
         ),
-        # a wait of the stream for each tensor is a wait of the host too
+        # the side stream waits for the caller's stream before each copy: nothing overlaps
         (
-            "def to_device(batch, device):\n"
-            "    moved = {}\n"
-            "    for key in batch:\n"
-            "        moved[key] = batch[key].to(device, non_blocking=True)\n"
-            "        torch.cuda.current_stream().synchronize()\n"
-            "    return moved",
-            "the host waited for caller's stream.synchronize()",
+            _prefetch(
+                "side.wait_stream(torch.cuda.current_stream())",
+                "with torch.cuda.stream(side):",
+                "    x = " + _PIN.replace("batch", "b"),
+                "torch.cuda.current_stream().wait_stream(side)",
+                "x.record_stream(torch.cuda.current_stream())",
+                "yield x",
+            ),
+            "took 12 ms, not 7 (each copy during the step before it): batch 1's copy began after the step on batch 0",
         ),
-        # the keys of the example batch written out: the other batches lose theirs
+        # every batch copied before the first is yielded: an epoch on the GPU
         (
-            "def to_device(batch, device):\n"
-            "    return {'image': batch['image'].to(device, non_blocking=True),\n"
-            "            'label': batch['label'].to(device, non_blocking=True)}",
-            "raised KeyError (line 2 of your code): 'image'",
+            "def prefetched(batches, device):\n    side = torch.cuda.Stream()\n    with torch.cuda.stream(side):\n"
+            "        on_gpu = [" + _PIN.replace("batch", "b") + " for b in batches]\n"
+            "    torch.cuda.current_stream().wait_stream(side)\n    for x in on_gpu:\n"
+            "        x.record_stream(torch.cuda.current_stream())\n        yield x",
+            "read 6 batches before it yielded batch 0: two ahead at most",
         ),
-        # one wait for the whole batch: the host still waits, which the task rules out
+        # the memory made on the caller's stream and filled on the side stream at once
         (
-            f"def to_device(batch, device):\n    moved = {_MOVE}\n    torch.cuda.synchronize()\n    return moved",
-            "the host waited for torch.cuda.synchronize(); it need not wait at all (later GPU work on the current "
-            "stream waits for host→device copies by itself)",
+            SOLUTIONS[1]
+            .replace(_SIDE, "        coming = torch.empty_like(batch, device=device)\n" + _SIDE)
+            .replace("coming = " + _PIN, "coming.copy_(batch.pin_memory(), non_blocking=True)"),
+            "batch 2's copy on the side stream began at 2 ms, into memory the caller's stream made while its work ran "
+            "until 3 ms, which may still use it: make the side stream wait for the caller's stream first",
         ),
+        # the last batch left behind; a list returned; the device named in the code; a float copy
         (
-            _TO_DEVICE.replace("    return ", "    moved = ")
-            + "\n    torch.accelerator.synchronize()\n    return moved",
-            "the host waited for torch.cuda.synchronize()",
+            SOLUTIONS[1].replace("    if ready is not None:\n        yield ready", "    pass"),
+            "yielded 5 batches; expected 6",
         ),
+        ("def prefetched(batches, device):\n    pass", "returned None; expected a generator: `yield` each batch"),
         (
-            _on_stream("torch.cuda.current_stream()", after="torch.cuda.current_stream().synchronize()"),
-            "the host waited",
-        ),
-        # a blocking copy of a pageable clone: the host waits for each
-        (
-            "def to_device(batch, device):\n    return {k: v.clone().to(device) for k, v in batch.items()}",
-            "the host waited for a blocking copy to the device; it need not wait",
-        ),
-        # a dtype named on the way: the integer, bool and half tensors become float32
-        (
-            _TO_DEVICE.replace("non_blocking=True", "torch.float32, non_blocking=True"),
-            "['label'] is a torch.float32 tensor of shape (4,) on meta, not batch['label'] on meta",
-        ),
-        (
-            _TO_DEVICE.replace("non_blocking=True", "dtype=torch.float32, non_blocking=True"),
-            "['label'] is a torch.float32 tensor of shape (4,) on meta",
-        ),
-        # a host read of each tensor, to check it: on a GPU it waits for the copy
-        (
-            "def to_device(batch, device):\n"
-            "    out = {}\n"
-            "    for k, v in batch.items():\n"
-            "        out[k] = v.to(device, non_blocking=True)\n"
-            "        assert out[k].sum().item() == v.sum().item()\n"
-            "    return out",
-            "to_device({'image': …, 'label': …}, meta): the host waited for .item(); it need not",
+            SOLUTIONS[1].replace(".to(device, ", ".cuda("),
+            "batch 0 is a torch.int64 tensor of shape (4,) on the GPU; expected batch 0, torch.int64, on meta",
         ),
         (
-            "def to_device(batch, device):\n"
-            "    out = {}\n"
-            "    for k, v in batch.items():\n"
-            "        out[k] = v.to(device, non_blocking=True)\n"
-            "        print(k, out[k].device, out[k].float().sum().item())\n"
-            "    return out",
-            "the host waited for .item()",
-        ),
-        # non_blocking only for pinned tensors: a tensor not pinned is copied blocking, and the host waits
-        (
-            "def to_device(batch, device):\n"
-            "    return {k: v.to(device, non_blocking=v.is_pinned()) for k, v in batch.items()}",
-            "to_device({'torch.int32': …, 'torch.int64': …, 'torch.bool': …, 'torch.float16': …, 'torch.bfloat16': …, "
-            "'torch.float32': …} (not pinned), meta): the host waited for a blocking copy to the device; it need "
-            "not wait at all",
-        ),
-        # an operator whose result's size depends on the values, after the copies: the host waits to learn it
-        *(
-            (
-                f"def to_device(batch, device):\n    out = {_MOVE}\n    {use}\n    return out",
-                f"to_device({{'image': …, 'label': …}}, meta): the host waited for {how} (its size depends on the "
-                "values)",
-            )
-            for use, how in (
-                ("torch.nonzero(out['label'])", "nonzero()"),
-                ("out['label'].nonzero()", "nonzero()"),
-                ("torch.unique(out['label'])", "unique()"),
-                ("out['label'][out['label'] >= 0]", "a[mask]"),
-            )
-        ),
-        # copies on a stream of their own that the current stream never waits for
-        (
-            _on_stream("torch.cuda.Stream()"),
-            "to_device({'image': …, 'label': …}, meta): a copy ran on the stream 2 and the current stream did not wait "
-            "for it: make it wait for the stream 2 before you return",
-        ),
-        (
-            _CACHED.replace("    _s.wait_stream(current)\n", "").replace("    current.wait_stream(_s)\n", ""),
-            "and the current stream did not wait for it",
+            SOLUTIONS[1].replace("non_blocking=True)", "non_blocking=True).float()"),
+            "batch 0 is a torch.float32 tensor of shape (4,) on meta; expected batch 0, torch.int64, on meta",
         ),
     ),
     2: (
-        (
-            "def to_host(t):\n    return t.to('cpu', non_blocking=True)",
-            "the copy had not arrived when to_host returned",
-        ),
-        (
-            "def to_host(t):\n"
-            "    copied = torch.cuda.Event()\n"
-            "    copied.record()\n"
-            "    host = t.to('cpu', non_blocking=True)\n"
-            "    copied.synchronize()\n"
-            "    return host",
-            "the copy ran on the caller's stream until 4 ms; the host waited but not for it (event.synchronize())",
-        ),
-        (
-            _TO_HOST + "    copied = torch.cuda.Event()\n    copied.record()\n    copied.wait()\n    return host",
-            "you recorded an event but the host never waited for it",
-        ),
-        (
-            "def to_host(t):\n    return t.cpu()",
-            "the values are right, but it read t with a blocking copy to the host: return what a non_blocking copy "
-            "fills",
-        ),
-        # the GPU tensor itself, after a wait
-        ("def to_host(t):\n    torch.cuda.synchronize()\n    return t", "on the GPU; expected a tensor on the host"),
-        # a float copy of integer values: right for float32 only
-        (
-            "def to_host(t):\n"
-            "    host = t.to('cpu', torch.float32, non_blocking=True)\n"
-            "    torch.cuda.synchronize()\n"
-            "    return host",
-            "returned a torch.float32 tensor of shape (2, 3) on cpu holding [[0.0, 2.0, 4.0], [1.0, 3.0, 5.0]]; "
-            "expected torch.int64 [[0, 2, 4], [1, 3, 5]]",
-        ),
-        # the default stream waited for: the copy runs on the current stream, the caller's
-        (
-            _TO_HOST + "    torch.cuda.default_stream().synchronize()\n    return host.clone()",
-            "the copy ran on the caller's stream until 4 ms; the host waited but not for it "
-            "(default stream.synchronize())",
-        ),
-        (
-            "def to_host(t):\n    torch.cuda.synchronize()\n    return t.to('cpu', non_blocking=True)",
-            "the host waited only before the copy was queued (torch.cuda.synchronize())",
-        ),
-        # the event recorded on a stream of its own, which holds nothing
-        (
-            _TO_HOST
-            + "    copied = torch.cuda.Event()\n    copied.record(torch.cuda.Stream())\n    copied.synchronize()\n"
-            "    return host",
-            "the copy ran on the caller's stream until 4 ms; the host waited but not for it (event.synchronize())",
-        ),
-        # read before the wait: the host buffer did not hold the values yet
-        (
-            _TO_HOST + "    out = host.clone()\n    torch.cuda.synchronize()\n    return out",
-            "holding [-1.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0]; expected torch.float32 [1.0, 2.0, 3.0, 4.0, "
-            "5.0, 6.0, 7.0, 8.0]: what the host buffer held before the copy landed: read it after waiting",
-        ),
-        # the copy on a stream that does not wait for the kernel writing t
-        (
-            "def to_host(t):\n"
-            "    s = torch.cuda.Stream()\n"
-            "    with torch.cuda.stream(s):\n"
-            "        host = t.to('cpu', non_blocking=True)\n"
-            "    s.synchronize()\n"
-            "    return host",
-            "the copy on the stream 2 started before the kernel writing t on the current stream had finished at 3 ms: "
-            "make its stream wait for the current stream",
-        ),
-        # the event asked once: query() says whether the copy is done, and does not wait
-        (
-            _TO_HOST + "    copied = torch.cuda.Event()\n    copied.record()\n    copied.query()\n    return host",
-            "expected torch.float32 [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]: you recorded an event but the host never "
-            "waited for it: call event.synchronize()",
-        ),
-        # the wait comes before the record: an event not yet recorded is no wait at all
-        (
-            _TO_HOST
-            + "    copied = torch.cuda.Event()\n    copied.synchronize()\n    copied.record()\n    return host",
-            "you recorded an event but the host never waited for it",
-        ),
-    ),
-    3: (
         (
             _upload(_REFILL, _COPY),
             "upload_all(3 torch.float32 batches of shape (2, 3), cuda): the tensor for batch 0 holds batch 2's values: "
@@ -408,61 +266,61 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
 #: Right answers other than the solution, as a learner could write them: each must be accepted.
 RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
     1: (
-        # a copy stream made once and kept across calls, waiting for the current stream and waited for
-        _CACHED,
-        _on_stream(
-            "side",
-            "current, side = torch.cuda.current_stream(), torch.cuda.Stream()\n    side.wait_stream(current)",
-            "current.wait_stream(side)",
+        # an event recorded after each copy, waited for by the caller's stream
+        "def prefetched(batches, device):\n"
+        "    side, ahead = torch.cuda.Stream(), None\n"
+        "    for b in batches:\n"
+        "        with torch.cuda.stream(side):\n"
+        "            x = (b if b.is_pinned() else b.pin_memory()).to(device, non_blocking=True)\n"
+        "            done = torch.cuda.Event()\n"
+        "            done.record()\n"
+        "        if ahead is not None:\n"
+        "            yield ahead\n"
+        "        torch.cuda.current_stream().wait_event(done)\n"
+        "        x.record_stream(torch.cuda.current_stream())\n"
+        "        ahead = x\n"
+        "    if ahead is not None:\n"
+        "        yield ahead",
+        # without record_stream: each batch kept until the side stream has waited for the caller's stream
+        "def prefetched(batches, device):\n"
+        "    side, ready = torch.cuda.Stream(), None\n"
+        "    for batch in batches:\n"
+        "        with torch.cuda.stream(side):\n"
+        "            coming = batch.pin_memory().to(device, non_blocking=True)\n"
+        "        if ready is not None:\n"
+        "            yield ready\n"
+        "            side.wait_stream(torch.cuda.current_stream())  # later copies come after that step\n"
+        "        torch.cuda.current_stream().wait_stream(side)\n"
+        "        ready = coming\n"
+        "    if ready is not None:\n"
+        "        yield ready",
+        # a class with __iter__ and a helper, the stream made once; torch.Event on the current stream's device
+        "class prefetched:\n"
+        "    def __init__(self, batches, device):\n"
+        "        self.batches, self.device, self.side = batches, device, torch.cuda.Stream()\n\n"
+        "    def load(self, b):\n"
+        "        with torch.cuda.stream(self.side):\n"
+        "            return b.pin_memory().to(self.device, non_blocking=True)\n\n"
+        "    def __iter__(self):\n"
+        "        it = iter(self.batches)\n"
+        "        nxt = next(it, None)\n"
+        "        nxt = None if nxt is None else self.load(nxt)\n"
+        "        while nxt is not None:\n"
+        "            cur = nxt\n"
+        "            b = next(it, None)\n"
+        "            nxt = None if b is None else self.load(b)\n"
+        "            torch.cuda.current_stream().wait_stream(self.side)\n"
+        "            cur.record_stream(torch.cuda.current_stream())\n"
+        "            yield cur",
+        # the copy into memory made on the side stream with empty_like, the wait through the caller's stream
+        SOLUTIONS[1].replace(
+            "coming = batch.pin_memory().to(device, non_blocking=True)",
+            "coming = torch.empty_like(batch, device=device).copy_(batch.pin_memory(), non_blocking=True)",
         ),
-        "def to_device(batch, device):\n"
-        "    out = {}\n"
-        "    for key in batch:\n"
-        "        out[key] = batch[key].to(device=device, non_blocking=True)\n"
-        "    return out",
-        "def to_device(batch, device):\n"
-        "    return {k: torch.empty_like(v, device=device).copy_(v, non_blocking=True) for k, v in batch.items()}",
-        "def to_device(batch, device):\n"
-        "    return dict(zip(batch, (torch.Tensor.to(t, device, None, True) for t in batch.values())))",
     ),
     2: (
-        "def to_host(t):\n    host = t.to('cpu', non_blocking=True)\n    torch.cuda.synchronize()\n    return host",
-        "def to_host(t):\n"
-        "    host = torch.empty(t.shape, dtype=t.dtype, pin_memory=True)\n"
-        "    host.copy_(t, non_blocking=True)\n"
-        "    torch.cuda.current_stream().synchronize()\n"
-        "    return host",
-        "def to_host(t):\n"
-        "    host = t.to(device='cpu', non_blocking=True)\n"
-        "    copied = torch.cuda.Event()\n"
-        "    copied.record(torch.cuda.current_stream())\n"
-        "    copied.synchronize()\n"
-        "    return host",
-        _TO_HOST + "    torch.accelerator.synchronize()\n    return host",
-        "def to_host(t):\n"
-        "    host = t.to('cpu', non_blocking=True)\n"
-        "    while not torch.cuda.current_stream().query():  # ask until the copy has landed\n"
-        "        pass\n"
-        "    return host",
-        # asking the event recorded after the copy, and the device-generic event
-        _TO_HOST + "    copied = torch.Event()\n    copied.record()\n    while not copied.query():\n        pass\n"
-        "    return host",
-        # a non_blocking copy to the host lands in pinned memory, as on a GPU
-        _TO_HOST + "    torch.cuda.current_stream().synchronize()\n    assert host.is_pinned()\n    return host",
-        # the copy on a stream of its own that waits for the current one
-        "def to_host(t):\n"
-        "    s = torch.cuda.Stream()\n"
-        "    s.wait_stream(torch.cuda.current_stream())\n"
-        "    with torch.cuda.stream(s):\n"
-        "        host = t.to('cpu', non_blocking=True)\n"
-        "        done = torch.cuda.Event()\n"
-        "        done.record()\n"
-        "    done.synchronize()\n"
-        "    return host",
-    ),
-    3: (
         # a clone on the device after each copy, both before the event the next refill waits for
-        SOLUTIONS[3].replace("non_blocking=True))", "non_blocking=True).clone())"),
+        SOLUTIONS[2].replace("non_blocking=True))", "non_blocking=True).clone())"),
         # the copies on a stream of their own, ordered after the current stream's work and waited for by it
         "def upload_all(batches, device):\n"
         "    staging = torch.empty_like(batches[0], pin_memory=True)\n"
@@ -505,55 +363,23 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
     ),
 }
 
-#: Round 3's findings: constructors and `.to(other)` copy blocking; lists said to be on the GPU; the list emptied.
-_BLOCKING = "the host waited for a blocking copy to the device"
-WRONG_ANSWERS[1] += (
-    *(
-        (_TO_DEVICE.replace("v.to(device, non_blocking=True)", copy), _BLOCKING)
-        for copy in (
-            "torch.as_tensor(v, device=device)",
-            "torch.as_tensor(v, dtype=v.dtype, device=device)",
-            "torch.tensor(v, device=device)",
-            "v.new_tensor(v, device=device)",
-            "v.to(torch.empty(0, dtype=v.dtype, device=device))",
-        )
-    ),
+#: Later rounds' findings on question 2 (upload_all): a staging buffer of another dtype; the list emptied or rewritten.
+WRONG_ANSWERS[2] += (
     (
-        _TO_DEVICE.replace(_MOVE, "[v.to(device, non_blocking=True) for v in batch.values()]"),
-        "returned [a torch.float32 tensor of shape (4, 3, 8, 8) on meta, a torch.int64 tensor of shape (4,) on meta]",
-    ),
-)
-WRONG_ANSWERS[2] += tuple(
-    (
-        f"def to_host(t):\n    return {copy}",
-        "it read t with a blocking copy to the host: return what a non_blocking copy fills",
-    )
-    for copy in ('torch.as_tensor(t, device="cpu")', "t.to(torch.empty(0, dtype=t.dtype, pin_memory=True))")
-)
-#: Round 6's finding: a non_blocking copy started, then thrown away, and t read another way
-WRONG_ANSWERS[2] += tuple(
-    (
-        f"def to_host(t):\n    t.to('cpu', non_blocking=True)\n    return {read}",
-        "but it returned a tensor no such copy filled",
-    )
-    for read in ("t.to('cpu')", "torch.tensor(t.tolist(), dtype=t.dtype)", "t.cpu().clone()")
-)
-WRONG_ANSWERS[3] += (
-    (
-        SOLUTIONS[3].replace("    for batch in batches:", "    for batch in batches[:-1]:"),
+        SOLUTIONS[2].replace("    for batch in batches:", "    for batch in batches[:-1]:"),
         "returned [a torch.float32 tensor of shape (2, 3) on the GPU, a torch.float32 tensor of shape (2, 3) on the "
         "GPU]",
     ),
     (
-        SOLUTIONS[3].replace("    for batch in batches:", "    while batches:\n        batch = batches.pop(0)"),
+        SOLUTIONS[2].replace("    for batch in batches:", "    while batches:\n        batch = batches.pop(0)"),
         "changed its arguments (the list of batches or their values): leave them be",
     ),
 )
 
 #: Round 4: a staging buffer of another dtype than the batches' is said to be so (the values may even be right).
-WRONG_ANSWERS[3] += tuple(
+WRONG_ANSWERS[2] += tuple(
     (
-        SOLUTIONS[3].replace("torch.empty_like(batches[0], pin_memory=True)", staging),
+        SOLUTIONS[2].replace("torch.empty_like(batches[0], pin_memory=True)", staging),
         f"upload_all({count} batches of shape {shape}, {device}): the tensor for batch 0 is a {dtype} tensor of shape "
         f"{shape} on {'the GPU' if device == 'cuda' else device}; expected {expected}",
     )
@@ -585,18 +411,7 @@ WRONG_ANSWERS[3] += tuple(
     )
 )
 
-#: Round 5's findings: record_stream with a simulated stream; upload_all run for meta too (.cuda() ignores `device`);
-#: to_host called twice on one shape (a host buffer kept across calls is overwritten by the next).
-RIGHT_ANSWERS[1] += (
-    _TO_DEVICE.replace("    return ", "    out = ")
-    + "\n    for v in out.values():\n        v.record_stream(torch.cuda.current_stream())\n    return out",
-    _on_stream(
-        "s",
-        "cur, s = torch.cuda.current_stream(), torch.cuda.Stream()\n    s.wait_stream(cur)",
-        "cur.wait_stream(s)\n    for v in out.values():\n        v.record_stream(cur)",
-    ),
-)
-WRONG_ANSWERS[3] += (
+WRONG_ANSWERS[2] += (
     (
         _upload(
             "torch.cuda.current_stream().synchronize()", _REFILL, "on_device.append(staging.cuda(non_blocking=True))"
@@ -607,76 +422,8 @@ WRONG_ANSWERS[3] += (
         "tensors on meta",
     ),
 )
-WRONG_ANSWERS[2] += (
-    (
-        "_buf = None\n\n\n"
-        "def to_host(t):\n"
-        "    global _buf\n"
-        "    if _buf is None or _buf.shape != t.shape or _buf.dtype != t.dtype:\n"
-        "        _buf = torch.empty(t.shape, dtype=t.dtype, pin_memory=True)\n"
-        "    _buf.copy_(t, non_blocking=True)\n"
-        "    torch.cuda.synchronize()\n"
-        "    return _buf",
-        "to_host(a torch.float32 tensor of shape (8,) on the GPU) changed a tensor an earlier call returned (to "
-        "[2.0, 4.0, 6.0, 8.0, 10.0, 12.0, 14.0, 16.0]): return new ones",
-    ),
-    # a pool of 8 buffers a shape, and a ring cut from one pinned slab (round 9: both accepted before)
-    (
-        "_pool, _turn = {}, {}\n\n\n"
-        "def to_host(t):\n"
-        "    key = (tuple(t.shape), t.dtype)\n"
-        "    if key not in _pool:\n"
-        "        _pool[key] = [torch.empty(t.shape, dtype=t.dtype, pin_memory=True) for _ in range(8)]\n"
-        "        _turn[key] = 0\n"
-        "    host = _pool[key][_turn[key] % 8]\n"
-        "    _turn[key] += 1\n"
-        "    host.copy_(t, non_blocking=True)\n"
-        "    torch.cuda.synchronize()\n"
-        "    return host",
-        "to_host(a torch.float32 tensor of shape (8,) on the GPU) changed a tensor an earlier call returned (to "
-        "[9.0, 18.0, 27.0, 36.0, 45.0, 54.0, 63.0, 72.0]): return new ones",
-    ),
-    (
-        "_slab, _off = None, 0\n\n\n"
-        "def to_host(t):\n"
-        "    global _slab, _off\n"
-        "    if _slab is None or _slab.dtype != t.dtype:\n"
-        "        _slab, _off = torch.empty(1 << 12, dtype=t.dtype, pin_memory=True), 0\n"
-        "    host = _slab[_off : _off + t.numel()].view(t.shape)\n"
-        "    _off += t.numel()\n"
-        "    host.copy_(t, non_blocking=True)\n"
-        "    torch.cuda.synchronize()\n"
-        "    return host",
-        "to_host(a torch.float32 tensor of shape (8,) on the GPU) returned memory that call 1's result lies in: "
-        "return a new tensor each call",
-    ),
-)
 
-#: Round 7's findings: the current stream left switched; a pool of two host buffers; the caller's list rewritten
-WRONG_ANSWERS[1] += (
-    (
-        "def to_device(batch, device):\n"
-        "    cur, s = torch.cuda.current_stream(), torch.cuda.Stream()\n"
-        "    torch.cuda.set_stream(s)\n"
-        "    out = {k: v.to(device, non_blocking=True) for k, v in batch.items()}\n"
-        "    cur.wait_stream(s)\n"
-        "    return out",
-        "current: set the caller's stream back, or use `with`",
-    ),
-)
 WRONG_ANSWERS[2] += (
-    (
-        "import itertools\n\n_ring, _turn = {}, itertools.count()\n\n\ndef to_host(t):\n"
-        "    key = (tuple(t.shape), t.dtype)\n"
-        "    bufs = _ring.setdefault(key, [torch.empty(t.shape, dtype=t.dtype, pin_memory=True) for _ in range(2)])\n"
-        "    h = bufs[next(_turn) % 2]\n"
-        "    h.copy_(t, non_blocking=True)\n"
-        "    torch.cuda.synchronize()\n"
-        "    return h",
-        "changed a tensor an earlier call returned (to [",
-    ),
-)
-WRONG_ANSWERS[3] += (
     (
         "def upload_all(batches, device):\n"
         "    staging = torch.empty_like(batches[0], pin_memory=True)\n"
@@ -689,17 +436,115 @@ WRONG_ANSWERS[3] += (
     ),
 )
 
-#: Round 8's finding: a pool of three or four buffers (five calls of one shape now)
-WRONG_ANSWERS[2] += tuple(
+#: Round 1 of the prefetch's attack (a learner's other spellings, all accepted): the device-generic stream and the
+#: accelerator's current stream, an empty pinned buffer and Event.wait(), record_stream after the yield, two batches
+#: in flight in a deque, set_stream set back, the copy made when the batch is asked for (the host runs ahead).
+RIGHT_ANSWERS[1] += (
+    "def prefetched(batches, device):\n"
+    "    side, ready = torch.Stream(), None\n"
+    "    for b in batches:\n"
+    "        with side:\n"
+    "            nxt = b.pin_memory().to(device, non_blocking=True)\n"
+    "        if ready is not None:\n"
+    "            yield ready\n"
+    "        torch.accelerator.current_stream().wait_stream(side)\n"
+    "        nxt.record_stream(torch.accelerator.current_stream())\n"
+    "        ready = nxt\n"
+    "    if ready is not None:\n"
+    "        yield ready",
+    "def prefetched(batches, device):\n"
+    "    side = torch.cuda.Stream()\n"
+    "    prev = None\n"
+    "    for b in batches:\n"
+    "        pinned = torch.empty_like(b, pin_memory=True)\n"
+    "        pinned.copy_(b)\n"
+    "        with torch.cuda.stream(side):\n"
+    "            x = pinned.to(device, non_blocking=True)\n"
+    "            ev = torch.cuda.Event()\n"
+    "            ev.record()\n"
+    "        if prev is not None:\n"
+    "            px, pev = prev\n"
+    "            pev.wait()\n"
+    "            px.record_stream(torch.cuda.current_stream())\n"
+    "            yield px\n"
+    "        prev = (x, ev)\n"
+    "    if prev is not None:\n"
+    "        px, pev = prev\n"
+    "        pev.wait()\n"
+    "        px.record_stream(torch.cuda.current_stream())\n"
+    "        yield px",
+    "def prefetched(batches, device):\n"
+    "    side, ready = torch.cuda.Stream(), None\n"
+    "    for batch in batches:\n"
+    "        with torch.cuda.stream(side):\n"
+    "            coming = batch.pin_memory().to(device, non_blocking=True)\n"
+    "        if ready is not None:\n"
+    "            yield ready\n"
+    "            ready.record_stream(torch.cuda.current_stream())\n"
+    "        torch.cuda.current_stream().wait_stream(side)\n"
+    "        ready = coming\n"
+    "    if ready is not None:\n"
+    "        yield ready\n"
+    "        ready.record_stream(torch.cuda.current_stream())",
+    "import collections\n"
+    "def prefetched(batches, device):\n"
+    "    side, queue = torch.cuda.Stream(), collections.deque()\n"
+    "    cur = torch.cuda.current_stream()\n"
+    "    for b in batches:\n"
+    "        with torch.cuda.stream(side):\n"
+    "            x = b.pin_memory().to(device, non_blocking=True)\n"
+    "            e = torch.cuda.Event(); e.record(side)\n"
+    "        queue.append((x, e))\n"
+    "        if len(queue) > 2:\n"
+    "            x0, e0 = queue.popleft()\n"
+    "            cur.wait_event(e0); x0.record_stream(cur)\n"
+    "            yield x0\n"
+    "    while queue:\n"
+    "        x0, e0 = queue.popleft()\n"
+    "        cur.wait_event(e0); x0.record_stream(cur)\n"
+    "        yield x0",
+    "def prefetched(batches, device):\n"
+    "    side, ready = torch.cuda.Stream(), None\n"
+    "    for batch in batches:\n"
+    "        me = torch.cuda.current_stream()\n"
+    "        torch.cuda.set_stream(side)\n"
+    "        coming = batch.pin_memory().to(device, non_blocking=True)\n"
+    "        torch.cuda.set_stream(me)\n"
+    "        if ready is not None:\n"
+    "            yield ready\n"
+    "        me.wait_stream(side)\n"
+    "        coming.record_stream(me)\n"
+    "        ready = coming\n"
+    "    if ready is not None:\n"
+    "        yield ready",
+    "def prefetched(batches, device):\n"
+    "    side = torch.cuda.Stream()\n"
+    "    for b in batches:\n"
+    "        with torch.cuda.stream(side):\n"
+    "            x = b.pin_memory().to(device, non_blocking=True)\n"
+    "        torch.cuda.current_stream().wait_stream(side)\n"
+    "        x.record_stream(torch.cuda.current_stream())\n"
+    "        yield x",
+)
+WRONG_ANSWERS[1] += (
+    # record_stream on the host batch, the default stream made to wait, the device or a value waited for
     (
-        f"import itertools\n\n_pool = {{}}\n_turn = itertools.count()\n\n\ndef to_host(t):\n"
-        f"    bufs = _pool.setdefault((tuple(t.shape), t.dtype), [torch.empty(t.shape, dtype=t.dtype, pin_memory=True) "
-        f"for _ in range({n})])\n"
-        f"    h = bufs[next(_turn) % {n}]\n"
-        "    h.copy_(t, non_blocking=True)\n"
-        "    torch.cuda.synchronize()\n"
-        "    return h",
-        "changed a tensor an earlier call returned (to [",
-    )
-    for n in (3, 4)
+        SOLUTIONS[1].replace("coming.record_stream(", "batch.record_stream("),
+        "batch 1, made on the side stream (no record_stream)",
+    ),
+    (
+        SOLUTIONS[1].replace(
+            "torch.cuda.current_stream().wait_stream(side)", "torch.cuda.default_stream().wait_stream(side)"
+        ),
+        "the step on batch 0 began at 0.02 ms, before its copy on the side stream ended at 1 ms",
+    ),
+    (SOLUTIONS[1].replace(_WAIT, "        torch.cuda.synchronize()\n"), "the host waited for torch.cuda.synchronize()"),
+    (
+        SOLUTIONS[1].replace("        ready = coming\n", "        ready = coming\n        ready.sum().item()\n"),
+        "the host waited for .item()",
+    ),
+    (
+        "def prefetched(batches, device):\n    yield from batches",
+        "batch 0 is a torch.float32 tensor of shape (4,) on cpu; expected",
+    ),
 )
