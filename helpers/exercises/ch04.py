@@ -62,6 +62,10 @@ def _train(fn: Any, device: torch.device, model: nn.Module, data: tuple, path: s
 
     def before(optimizer: Any, *_: Any) -> None:  # [any state, its devices off its parameter's, finite, weights]
         params = [p for group in optimizer.param_groups for p in group["params"]]
+        for group in optimizer.param_groups if meta else ():  # meta has no fused kernels, nor a step count to read:
+            group["fused"] = False  # the CPU's code and count stand in
+        for state in optimizer.state.values() if meta else ():
+            state |= {k: torch.zeros(()) for k, v in state.items() if _is_meta(v) and not v.ndim}
         state = [(v, p) for p in params for v in optimizer.state.get(p, {}).values() if torch.is_tensor(v)]
         finite = meta or all(p.grad is None or bool(p.grad.isfinite().all()) for p in params)
         steps.append([bool(state), [str(v.device) for v, p in state if v.device != p.device and v.ndim], finite])
@@ -134,8 +138,7 @@ def _check_train(fn: Any) -> None:
             said = f"resuming a checkpoint saved on {saved}"
             _train(fn, device, make_model(seed=2), data, shutil.copy(source, new()), said, start=start)
         for device in (_CPU, *_GPUS):  # float16, as on a T4: from scratch, resumed, and resuming a bfloat16 run
-            tiny = nn.Linear(4, 1, bias=False)
-            nn.init.zeros_(tiny.weight)
+            nn.init.zeros_((tiny := nn.Linear(4, 1, bias=False)).weight)
             start = _train(fn, device, tiny, _TINY, path := new(), "from scratch on x = eye(4)", half=True, tiny=True)
             said, why = "resuming that float16 run", ", as they did in the first steps of the run it resumes"
             _train(

@@ -310,6 +310,16 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
 #: Right answers other than the solution, as a learner could write them: each must be accepted.
 RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
     1: (
+        # a fused AdamW (meta has no fused kernels: its stand-in runs the others) and the scaler given the device
+        _edit(
+            _TRAIN,
+            (
+                "torch.optim.Adam(model.parameters(), lr=1e-2)",
+                "torch.optim.AdamW(model.parameters(), lr=1e-2, fused=True)",
+            ),
+            ("torch.amp.GradScaler(device.type, ", "torch.amp.GradScaler(device, "),
+        ),
+        _edit(_TRAIN, ("lr=1e-2)", "lr=1e-2, foreach=True)")),
         *(_edit(_TRAIN, ("torch.amp.GradScaler(device.type, enabled=low == torch.float16)", s)) for s in _SCALERS),
         # keywords and positions, `device=` for `.to(device)`, the optimizer made before the move (it keeps the
         # parameters, which `to` moves in place), a Path, the scaler kept only when it is on
