@@ -19,6 +19,7 @@ from torch.optim.optimizer import register_optimizer_step_post_hook, register_op
 from torch.utils._pytree import tree_map
 
 from ..answers import Wrong, expect_function, expect_number
+from ..learner_code import describe_error
 from ..training import make_data, make_model
 from .cases import call_or_wrong, questions, unchanged
 
@@ -42,7 +43,7 @@ def _train(fn: Any, device: torch.device, model: nn.Module, data: tuple, path: s
     meta, kind, half, start = device.type == "meta", device.type.replace("meta", "cpu"), bool(case.get("half")), None
     said += " with low_precision giving float16, as on a T4" * half
     call, fed, steps, asked, infs, raised = f"train(model, X, y, {_N}, path, '{device}') {said}", [], [], [], [], None
-    first, start = next(model.parameters()), case.get("start")
+    first, start, tiny = next(model.parameters()), case.get("start"), bool(case.get("tiny"))
     low, live = torch.float16 if half else low_precision(device), lambda params: [p.detach().clone() for p in params]
     real = [_AUTOCAST.__init__, _SCALER.__init__, nn.Module.load_state_dict, torch.optim.Optimizer.load_state_dict]
     zeros = lambda tree, where: tree_map(lambda v: torch.zeros_like(v, device=where) if _is_meta(v) else v, tree)
@@ -116,10 +117,11 @@ def _train(fn: Any, device: torch.device, model: nn.Module, data: tuple, path: s
         raise Wrong(f"{call} took an optimizer step with inf or nan gradients")
     if (taken := sum(s[3] is True for s in steps)) > _N:
         raise Wrong(f"{call} changed the weights {taken} times in its {_N} steps")
-    if taken < (1 if case.get("tiny") else _N):
-        overflowed = f" (in {sum(infs)} the gradients overflowed to inf{case.get('why', '')})" * any(infs)
+    if taken < (1 if tiny and start is None else _N):  # from scratch, a float16 run may skip steps on overflows
+        why = ", as they did in the first steps of the run it resumes" * (tiny and start is not None)
+        overflowed = f" (in {sum(infs)} the gradients overflowed to inf{why})" * any(infs)
         raise Wrong(f"{call} changed the weights in {taken} of its {_N} steps{overflowed}")
-    if case.get("tiny") and float(first.detach()[0, 1]) == 0.0:
+    if tiny and float(first.detach()[0, 1]) == 0.0:
         raise Wrong(f"{call} never moved the weight whose gradient is -1e-8 (float16's smallest number is 6e-8)")
     return None if meta else [p.detach().cpu().clone() for p in model.parameters()]
 
@@ -131,8 +133,12 @@ def _check_train(fn: Any) -> None:
         new = lambda: f"{folder}/{next(numbers)}.pt"  # a path no file has
         for device in (_CPU, _META, *_GPUS):  # from scratch on each device, each leaving its checkpoint
             ends[device] = (path := new(), _train(fn, device, make_model(seed=1), data, path, "from scratch"))
+        try:
+            saved = torch.load(ends[_CPU][0], weights_only=False)
+        except Exception as exc:  # not torch.save's, say
+            raise Wrong(f"torch.load cannot read the checkpoint train saved on cpu: {describe_error(exc)}") from None
         with mock.patch("torch.serialization.location_tag", lambda _: tag):  # the CPU's, as if saved on a GPU
-            torch.save(torch.load(ends[_CPU][0], weights_only=False), gpu := new())
+            torch.save(saved, gpu := new())
         resumes = [(d, gpu, ends[_CPU][1], tag) for d in (_CPU, _META, *_GPUS)] + [(_CPU, *ends[g], g) for g in _GPUS]
         for device, source, start, saved in resumes:  # a fresh model: its weights and state from the checkpoint
             said = f"resuming a checkpoint saved on {saved}"
@@ -140,18 +146,8 @@ def _check_train(fn: Any) -> None:
         for device in (_CPU, *_GPUS):  # float16, as on a T4: from scratch, resumed, and resuming a bfloat16 run
             nn.init.zeros_((tiny := nn.Linear(4, 1, bias=False)).weight)
             start = _train(fn, device, tiny, _TINY, path := new(), "from scratch on x = eye(4)", half=True, tiny=True)
-            said, why = "resuming that float16 run", ", as they did in the first steps of the run it resumes"
-            _train(
-                fn,
-                device,
-                nn.Linear(4, 1, bias=False),
-                _TINY,
-                shutil.copy(path, new()),
-                said,
-                half=True,
-                start=start,
-                why=why,
-            )
+            said, again = "resuming that float16 run", nn.Linear(4, 1, bias=False)
+            _train(fn, device, again, _TINY, shutil.copy(path, new()), said, half=True, tiny=True, start=start)
             said = f"resuming the bfloat16 run saved on {tag}"
             _train(fn, device, make_model(seed=2), data, shutil.copy(gpu, new()), said, half=True, start=ends[_CPU][1])
 

@@ -95,6 +95,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _edit(_TRAIN, (_SAVE + "    torch.save(state, path)", "    pass")),
             "from scratch saved no checkpoint at path",
         ),
+        (  # a checkpoint torch.load cannot read: told so, not a bug in the course
+            _edit(
+                _TRAIN, (_SAVE + "    torch.save(state, path)", "    open(path, 'w').write(str(model.state_dict()))")
+            ),
+            "torch.load cannot read the checkpoint train saved on cpu: UnpicklingError",
+        ),
         (  # float16 gradients unscaled: the small one is 0
             _edit(_TRAIN, *_BUGS["no scaler"]),
             f"{_HALF} never moved the weight whose gradient is -1e-8 (float16's smallest number is 6e-8)",
