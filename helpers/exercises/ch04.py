@@ -1,20 +1,27 @@
-"""Chapter 04 exercises, each tried on every device here (`meta` stands in for a GPU, except under autocast)."""
+"""Chapter 04 exercises: a CPU-only training script made right on every device, and a clipped mixed-precision step.
+`meta` stands in for a GPU where none is here; the CPU, with `low_precision` giving float16, stands in for a T4."""
 
 from __future__ import annotations
 
-import copy
+import contextlib
+import inspect
+import itertools
 import math
+import os
+import shutil
 import tempfile
 from typing import Any
 from unittest import mock
 
 import torch
 from torch import nn
+from torch.optim.optimizer import register_optimizer_step_post_hook, register_optimizer_step_pre_hook
+from torch.utils._pytree import tree_map
 
 from ..answers import Wrong, expect_function, expect_number
+from ..learner_code import describe_error
 from ..training import make_data, make_model
-from .calls import MOVES, CallLog
-from .cases import call_or_wrong, questions, show, unchanged
+from .cases import call_or_wrong, questions, unchanged
 
 # The first optimizer a process builds imports torch._dynamo (seconds): built here, not within a time limit.
 torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=0.1)
@@ -23,143 +30,126 @@ _CPU, _META = torch.device("cpu"), torch.device("meta")
 #: The GPUs here, as their tensors name them: CUDA's last (not the current one where there are two) and Apple's.
 _GPUS = [torch.device("cuda", n - 1) for n in [torch.cuda.device_count()] if n]
 _GPUS += [torch.device("mps", 0)] * torch.backends.mps.is_available()
-_flat = lambda *values: [t for v in values for t in (v if isinstance(v, list | tuple) else [v])]
+_N, _AUTOCAST, _SCALER = 3, torch.amp.autocast_mode.autocast, torch.amp.GradScaler  # _N: steps per call of `train`
+_is_meta = lambda value: isinstance(value, torch.Tensor) and value.is_meta
+#: At zero weights, x = eye(4) and these targets give the weights the gradients (-2, -1e-8, 0, 0): scaled by 2**16 or
+#: 2**15 the first overflows float16 (a scaler skips those steps); unscaled the second is 0 there (smallest 6e-8).
+_TINY = (torch.eye(4), torch.tensor([[4.0], [2e-8], [0.0], [0.0]]))
 
 
-def _call(fn: Any, call: str, home: torch.device, model: nn.Module, *args: Any) -> tuple:
-    """(fn(model, *args), a Wrong naming what it raised, the model's inputs, its reads of the model's values)."""
-    got, raised, log, fed, ids = None, None, CallLog(), [], {id(p) for p in model.parameters()}
-    model.register_forward_pre_hook(lambda module, inputs: fed.append((module, inputs[0] if inputs else None)))
-    try:
-        with log:
-            got = call_or_wrong(fn, (model, *args), call)
-    except Wrong as exc:
-        raised = exc
-    tried = [c for c in log.named(MOVES) if id(c.args[0]) in ids and (c.raised or c.result.device != c.args[0].device)]
-    if tried or {p.device for p in model.parameters()} != {home}:  # a change of dtype alone is no move
-        raise Wrong(f"{call} moved the model (or tried to): leave it on {home}, and move the data there")
-    for c in log.calls:  # the model's values: its parameters, what a call makes from them or writes them into
-        if any(id(t) in ids for t in _flat(*c.args, *c.kwargs.values())):
-            ids |= {id(t) for t in _flat(c.result, *c.args[:1]) if isinstance(t, torch.Tensor)}
-    read = [w for w, t in log.host_reads() if t is None or id(t) in ids]  # None: a tensor built from data
-    return got, raised, fed, read and f"{', '.join(dict.fromkeys(read))}, {len(read)} time(s)"  # each spelling once
+def _train(fn: Any, device: torch.device, model: nn.Module, data: tuple, path: str, said: str, **case: Any) -> Any:
+    """Call `train(model, X, y, _N, path, device)` (`low_precision` giving float16 if `case["half"]`) and refuse what
+    its forward passes, optimizer steps and model show; a resumed run must start from the weights `case["start"]`."""
+    meta, kind, half, start = device.type == "meta", device.type.replace("meta", "cpu"), bool(case.get("half")), None
+    said += " with low_precision giving float16, as on a T4" * half
+    call, fed, steps, asked, infs, raised = f"train(model, X, y, {_N}, path, '{device}') {said}", [], [], [], [], None
+    first, start, tiny = next(model.parameters()), case.get("start"), bool(case.get("tiny"))
+    low, live = torch.float16 if half else low_precision(device), lambda params: [p.detach().clone() for p in params]
+    real = [_AUTOCAST.__init__, _SCALER.__init__, nn.Module.load_state_dict, torch.optim.Optimizer.load_state_dict]
+    zeros = lambda tree, where: tree_map(lambda v: torch.zeros_like(v, device=where) if _is_meta(v) else v, tree)
+    meta_as_gpu = {  # CPU autocast marked as meta's; a scaler passes through (bfloat16 needs none); no values: zeros
+        (_AUTOCAST, "__init__"): lambda s, device_type, *a, **k: (
+            asked.append(device_type) or real[0](s, "cpu" if device_type == "meta" else device_type, *a, **k)
+        ),
+        (_SCALER, "__init__"): lambda self, *a, **k: real[1](self, *a, **k) or setattr(self, "_enabled", False),
+        (nn.Module, "load_state_dict"): lambda m, d, *a, **k: real[2](m, zeros(d, first.device), *a, **k),
+        (torch.optim.Optimizer, "load_state_dict"): lambda optimizer, d: real[3](optimizer, zeros(d, "cpu")),
+    }
+
+    def forward(module: nn.Module, inputs: tuple) -> None:  # (x's device, the model's, its autocast, weights)
+        typed = (asked or [kind])[-1] if meta else kind  # the device type autocast was asked for
+        on = torch.is_autocast_enabled(kind) and (typed, torch.get_autocast_dtype(kind))
+        fed.append((inputs[0].device, next(module.parameters()).device, on or None, live(module.parameters())))
+
+    def before(optimizer: Any, *_: Any) -> None:  # [any state, its devices off its parameter's, finite, weights]
+        params = [p for group in optimizer.param_groups for p in group["params"]]
+        for group in optimizer.param_groups if meta else ():  # meta has no fused kernels, nor a step count to read:
+            group["fused"] = False  # the CPU's code and count stand in
+        for state in optimizer.state.values() if meta else ():
+            state |= {k: torch.zeros(()) for k, v in state.items() if _is_meta(v) and not v.ndim}
+        state = [(v, p) for p in params for v in optimizer.state.get(p, {}).values() if torch.is_tensor(v)]
+        finite = meta or all(p.grad is None or bool(p.grad.isfinite().all()) for p in params)
+        steps.append([bool(state), [str(v.device) for v, p in state if v.device != p.device and v.ndim], finite])
+        steps[-1] += [live(params), params]
+
+    def after(optimizer: Any, *_: Any) -> None:  # whether the step changed a weight
+        steps[-1][3] = meta or not all(map(torch.equal, steps[-1][3], steps[-1][4]))
+
+    with contextlib.ExitStack() as stack:
+        for (owner, name), stand_in in meta_as_gpu.items() if meta else ():
+            stack.enter_context(mock.patch.object(owner, name, stand_in))
+        swapping = torch.__future__.get_swap_module_params_on_conversion()  # on meta too, `to` keeps each parameter
+        stack.callback(torch.__future__.set_swap_module_params_on_conversion, swapping)
+        torch.__future__.set_swap_module_params_on_conversion(swapping or meta)
+        where = getattr(inspect.unwrap(fn), "__globals__", {})  # the notebook's low_precision, answering as on a T4
+        stack.enter_context(mock.patch.dict(where, {"low_precision": lambda device: torch.float16} if half else {}))
+        for hook in (
+            model.register_forward_pre_hook(forward),
+            register_optimizer_step_pre_hook(before),
+            register_optimizer_step_post_hook(after),
+            first.register_post_accumulate_grad_hook(lambda p: infs.append(not meta and not p.grad.isfinite().all())),
+        ):
+            stack.callback(hook.remove)
+        try:
+            call_or_wrong(fn, (model, *data, _N, path, device), call)
+        except Wrong as exc:
+            raised = exc
+    if off := [(x, m) for x, m, *_ in fed if x != m]:
+        raise Wrong(f"{call} fed the model, on {off[0][1]}, a tensor on {off[0][0]}")
+    if off := [d for s in steps for d in s[1]]:
+        raise Wrong(f"{call} stepped the optimizer with its state on {off[0]} and the model on {device}")
+    if raised is not None:
+        raise raised
+    if left := {str(p.device) for p in model.parameters()} - {str(device)}:
+        raise Wrong(f"{call} left the model's parameters on {left.pop()}")
+    for *_, on, _ in fed:
+        if on != (device.type, low):
+            how = f"under autocast for {on[0]}" if on and on[0] != device.type else "without autocast"
+            how = f"in {on[1]}, where low_precision(device) gives {low}" if on and on[0] == device.type else how
+            raise Wrong(f"{call} ran the model on {device.type} {how}")
+    if not os.path.exists(path):
+        raise Wrong(f"{call} saved no checkpoint at path")
+    if start is not None and fed and not meta and not all(map(torch.equal, (w.cpu() for w in fed[0][3]), start)):
+        raise Wrong(f"{call} trained from other weights than the checkpoint's")
+    if start is not None and steps and not steps[0][0]:
+        raise Wrong(f"{call} found the optimizer's state empty at its first step, as if nothing had trained before")
+    if [s for s in steps if s[3] is True and not s[2]]:
+        raise Wrong(f"{call} took an optimizer step with inf or nan gradients")
+    if (taken := sum(s[3] is True for s in steps)) > _N:
+        raise Wrong(f"{call} changed the weights {taken} times in its {_N} steps")
+    if taken < (1 if tiny and start is None else _N):  # from scratch, a float16 run may skip steps on overflows
+        why = ", as they did in the first steps of the run it resumes" * (tiny and start is not None)
+        overflowed = f" (in {sum(infs)} the gradients overflowed to inf{why})" * any(infs)
+        raise Wrong(f"{call} changed the weights in {taken} of its {_N} steps{overflowed}")
+    if tiny and float(first.detach()[0, 1]) == 0.0:
+        raise Wrong(f"{call} never moved the weight whose gradient is -1e-8 (float16's smallest number is 6e-8)")
+    return None if meta else [p.detach().cpu().clone() for p in model.parameters()]
 
 
-def _expect(got: Any, want: torch.Tensor, said: str, what: str) -> None:
-    """Refuse `got` unless it is a tensor like `want`: dtype, shape, device (`show`), values."""
-    if show(got) != show(want) or not (want.is_meta or torch.allclose(got.cpu().double(), want.cpu().double())):
-        other = " of other values" if show(got) == show(want) else ""
-        raise Wrong(f"{said} {show(got)}{other}; expected {what}, {show(want)}")
-
-
-#: predict's models, copied for each try: a parameter-free first layer; float16 fed integers, with buffers and modes.
-_NORMS = nn.Sequential(nn.Embedding(10, 2).requires_grad_(False), nn.BatchNorm1d(3), nn.BatchNorm1d(3).eval()).half()
-_PREDICT = {"Sequential(Tanh, Linear)": (nn.Sequential(nn.Tanh(), nn.Linear(3, 2)), torch.randn(4, 3))}
-_PREDICT["float16 (frozen Embedding, BatchNorm1d, BatchNorm1d in eval)"] = (_NORMS, torch.randint(10, (4, 3)))
-_PREDICT["Linear, x requiring grad"] = (nn.Linear(3, 2), torch.randn(4, 3).requires_grad_())
-_kept = lambda model, x: {  # what predict leaves as it was, by its name in messages (a state dict has the buffers)
-    "x (its values, dtype or requires_grad)": (x.clone(), x.requires_grad),
-    "a module's train/eval mode": [m.training for m in model.modules()],
-    "the model's weights or buffers (values, dtype, requires_grad or .grad)": [
-        (t.detach().clone(), t.requires_grad, copy.deepcopy(t.grad)) for t in model.state_dict(keep_vars=True).values()
-    ],
-}
-
-
-def _check_predict(fn: Any) -> None:
-    expect_function(fn, "predict", "(model, x)")
-    places = [(_CPU, _CPU), (_CPU, _META), *((g, _CPU) for g in _GPUS), *((_CPU, g) for g in _GPUS), (_META, _CPU)]
-    for (home, there), (name, (made, data)) in [(p, m) for p in [*places, (_META, _META)] for m in _PREDICT.items()]:
-        model, as_is = copy.deepcopy(made).to(home), copy.deepcopy(made).to(home)
-        x = data.detach().clone().to(there).requires_grad_(data.requires_grad)  # a leaf, as the learner's x
-        for p in [*model.parameters(), *as_is.parameters()]:  # .grad as training leaves it (a copy loses it)
-            p.grad = torch.ones_like(p) if p.requires_grad else None
-        before, call = _kept(model, x), f"predict({name} on {home.type}, {x.dtype} x on {there.type})"
-        got, raised, fed, _ = _call(fn, call, home, model, x)
-        fails = there == _META != home  # x on meta has no values for the model: an error is right
-        want = None if fails else as_is(data.to(home)).detach()  # in the model's own modes
-        after, ran = _kept(model, x), _kept(as_is, data.to(there))  # ran: as model(x) leaves it
-        if changed := [k for k, v in before.items() if not (unchanged(v, after[k]) or unchanged(ran[k], after[k]))]:
-            raise Wrong(f"{call} changed {changed[0]}: leave x and the model as they were")
-        if fed := [(m is model, show(i)) for m, i in fed if i is not None and (i.device, i.dtype) != (home, x.dtype)]:
-            raise Wrong(
-                f"{call} fed {'' if fed[0][0] else 'a copy of '}the model {fed[0][1]}; expected x ({x.dtype}) on {home}"
-            )
-        if (raised is None) == fails:
-            raise raised or Wrong(f"{call} returned {show(got)}; expected an error: x on meta has no values for {home}")
-        if raised is None:
-            _expect(got, want, f"{call} returned", "model(x) on the model's device, each module in its own mode")
-
-
-def _epoch(X: torch.Tensor, y: torch.Tensor, size: int, device: torch.device, lr=0.1, zero=True) -> tuple:
-    """The batches' losses, and the weights after an epoch of SGD(lr) with mean squared error (zero_grad if `zero`)."""
-    optimizer, losses = torch.optim.SGD((model := make_model(4, 8, seed=2).to(device)).parameters(), lr=lr), []
-    for xb, yb in zip(X.to(device).split(size), y.to(device).split(size), strict=True):
-        losses.append(loss := nn.functional.mse_loss(model(xb), yb))
-        loss.backward()
-        optimizer.step()
-        if zero:
-            optimizer.zero_grad()
-    return torch.stack(losses).detach(), nn.utils.parameters_to_vector(model.parameters()).detach().double().cpu()
-
-
-def _weights(model: nn.Module, want: torch.Tensor, call: str, what: str, slips: dict[str, torch.Tensor]) -> None:
-    """Refuse `model` unless its weights are `want`; name the one slip whose weights they are here, if one is."""
-    got = nn.utils.parameters_to_vector(model.parameters()).detach().double().cpu()
-    if not torch.allclose(got, want, rtol=1e-4, atol=1e-7):
-        said = [f": {s}" for s, w in slips.items() if torch.allclose(got, w, 1e-3, 1e-9) and not w.equal(want)]
-        raise Wrong(f"after {call} the weights differ from {what}{said[0] if len(said) == 1 else ''}")
-
-
-def _check_train_epoch(fn: Any) -> None:
-    expect_function(fn, "train_epoch", "(model, optimizer, X, y, batch_size)")
-    # rows, batch_size: dividing, a short last batch (so a mean over rows differs), one batch under batch_size
-    cases = [(36, 12, _CPU), (30, 12, _CPU), (5, 8, _CPU), (101, 1, _CPU), *((30, 12, d) for d in [_META, *_GPUS])]
-    for rows, size, device in cases:  # 101 batches: a log every 10th or 100th batch shows
-        (X, y), model, steps = make_data(rows, 4, seed=rows), make_model(4, 8, seed=2).to(device), []
-        (optimizer := torch.optim.SGD(model.parameters(), 0.1)).register_step_post_hook(lambda *_, s=steps: s.append(1))
-        kept, call = (X.clone(), y.clone()), f"train_epoch(model on {device.type}, SGD, X and y of {rows} rows, {size})"
-        got, raised, seen, read = _call(fn, call, device, model, optimizer, X, y, size)
-        if read:
-            raise Wrong(f"{call} read values on the host ({read}): keep them there")
-        if raised is not None:
-            raise raised
-        if not unchanged(kept, (X, y)):
-            raise Wrong(f"{call} changed its arguments: move or slice copies, and leave X and y as they were")
-        if len(seen) != len(batches := X.to(device).split(size)):
-            raise Wrong(f"{call} ran the model {len(seen)} times; expected {len(batches)} batches of X's rows")
-        for i, ((_, fed), batch) in enumerate(zip(seen, batches, strict=True)):
-            _expect(fed, batch, f"{call} fed the model, as batch {i + 1},", "X's rows in order")
-        if len(steps) != len(batches):
-            raise Wrong(f"{call} stepped the optimizer given {len(steps)} times, not once per batch ({len(batches)})")
-        if not isinstance(got, torch.Tensor) or got.device.type != device.type or got.numel() != 1 or got.requires_grad:
-            raise Wrong(f"{call} returned {show(got)}; expected the mean loss, detached, one number on {device.type}")
-        if device == _META:
-            continue
-        losses, want = _epoch(X, y, size, device)
-        slips = {"they are the starting weights: no step changed them": _epoch(X, y, size, device, lr=0.0)[1]}
-        slips["the gradients piled up: clear them after each step"] = _epoch(X, y, size, device, zero=False)[1]
-        _weights(model, want, call, "one SGD step per batch of mean squared error", slips)
-        value, mean = float(got.detach().reshape(())), float(losses.mean())
-        if not math.isclose(value, mean, rel_tol=1e-4):
-            per_row = float(sum(loss * len(b) for loss, b in zip(losses, batches, strict=True)) / rows)
-            slip = ": that is the mean over rows; each batch counts once" * math.isclose(value, per_row, rel_tol=1e-5)
-            raise Wrong(f"{call} returned {value:.6g}; expected {mean:.6g}, the mean of the batches' losses{slip}")
-
-
-def _check_load_on(fn: Any) -> None:
-    expect_function(fn, "load_on", "(path, device)")
-    saved = nn.Sequential(nn.Linear(3, 2, dtype=torch.float16), nn.BatchNorm1d(2)).state_dict()  # an int64 too
-    places = iter(["cpu", f"cuda:{torch.cuda.device_count()}", f"cuda:{torch.cuda.device_count() + 99}"] * 3)
-    with tempfile.TemporaryDirectory() as folder:  # as if from the CPU and two GPUs this machine lacks (one unusual)
-        with mock.patch("torch.serialization.location_tag", lambda _: next(places)):
-            torch.save(saved, path := f"{folder}/weights.pt")
-        for device in (_CPU, _META, *_GPUS):
-            call = f"load_on(path, torch.device({str(device)!r}))"
-            if not isinstance(got := call_or_wrong(fn, (path, device), call), dict) or set(got) != set(saved):
-                raise Wrong(f"{call} returned {show(got)}; expected the state dict, a dict with keys {sorted(saved)}")
-            for key, value in saved.items():
-                _expect(got[key], value.to(device), f"{call}[{key!r}] is", "the saved tensor there")
+def _check_train(fn: Any) -> None:
+    expect_function(fn, "train", "(model, X, y, steps, path, device)")
+    data, tag, numbers, ends = make_data(64), f"cuda:{torch.cuda.device_count()}", itertools.count(), {}
+    with tempfile.TemporaryDirectory() as folder:
+        new = lambda: f"{folder}/{next(numbers)}.pt"  # a path no file has
+        for device in (_CPU, _META, *_GPUS):  # from scratch on each device, each leaving its checkpoint
+            ends[device] = (path := new(), _train(fn, device, make_model(seed=1), data, path, "from scratch"))
+        try:
+            saved = torch.load(ends[_CPU][0], weights_only=False)
+        except Exception as exc:  # not torch.save's, say
+            raise Wrong(f"torch.load cannot read the checkpoint train saved on cpu: {describe_error(exc)}") from None
+        with mock.patch("torch.serialization.location_tag", lambda _: tag):  # the CPU's, as if saved on a GPU
+            torch.save(saved, gpu := new())
+        resumes = [(d, gpu, ends[_CPU][1], tag) for d in (_CPU, _META, *_GPUS)] + [(_CPU, *ends[g], g) for g in _GPUS]
+        for device, source, start, saved in resumes:  # a fresh model: its weights and state from the checkpoint
+            said = f"resuming a checkpoint saved on {saved}"
+            _train(fn, device, make_model(seed=2), data, shutil.copy(source, new()), said, start=start)
+        for device in (_CPU, *_GPUS):  # float16, as on a T4: from scratch, resumed, and resuming a bfloat16 run
+            nn.init.zeros_((tiny := nn.Linear(4, 1, bias=False)).weight)
+            start = _train(fn, device, tiny, _TINY, path := new(), "from scratch on x = eye(4)", half=True, tiny=True)
+            said, again = "resuming that float16 run", nn.Linear(4, 1, bias=False)
+            _train(fn, device, again, _TINY, shutil.copy(path, new()), said, half=True, tiny=True, start=start)
+            said = f"resuming the bfloat16 run saved on {tag}"
+            _train(fn, device, make_model(seed=2), data, shutil.copy(gpu, new()), said, half=True, start=ends[_CPU][1])
 
 
 #: At zero weights, x = eye(4) and targets y give (weight, bias) the gradient -0.5 * (y, sum(y)), exact in float16
@@ -170,9 +160,16 @@ _STEPS += [(_INF, 0.5, "y=inf"), (torch.tensor([[0.1], [1 / 3], [-0.7], [0.2]]),
 _autocast = lambda kind: torch.is_autocast_enabled(kind) and torch.get_autocast_dtype(kind)  # its dtype, or False
 
 
-def _check_step(fn: Any, clip: bool) -> None:
-    name, fix = (("amp_step", "nothing"), ("clipped_step", "to max_norm"))[clip]
-    expect_function(fn, name, f"(model, optimizer, scaler, x, y{', max_norm' * clip})")
+def _weights(model: nn.Module, want: torch.Tensor, call: str, what: str, slips: dict[str, torch.Tensor]) -> None:
+    """Refuse `model` unless its weights are `want`; name the one slip whose weights they are here, if one is."""
+    got = nn.utils.parameters_to_vector(model.parameters()).detach().double().cpu()
+    if not torch.allclose(got, want, rtol=1e-4, atol=1e-7):
+        said = [f": {s}" for s, w in slips.items() if torch.allclose(got, w, 1e-3, 1e-9) and not w.equal(want)]
+        raise Wrong(f"after {call} the weights differ from {what}{said[0] if len(said) == 1 else ''}")
+
+
+def _check_clipped(fn: Any) -> None:
+    expect_function(fn, "clipped_step", "(model, optimizer, scaler, x, y, max_norm)")
     for device, (y, top, says) in [(d, case) for d in (_CPU, *_GPUS) for case in _STEPS]:
         model, seen, kind, low = nn.Linear(4, 1, device=device), [], device.type, low_precision(device)
         nn.utils.vector_to_parameters(torch.zeros(5, device=device), model.parameters())
@@ -180,11 +177,11 @@ def _check_step(fn: Any, clip: bool) -> None:
         scaler, args = torch.amp.GradScaler(kind, init_scale=2.0**16, growth_interval=1), (torch.eye(4), y.clone(), top)
         args[0].requires_grad_(top == 5.0)  # the last case's x requires grad, as a learner's may: leave it so
         scaler.scale, scaler.step = mock.Mock(wraps=scaler.scale), mock.Mock(wraps=scaler.step)  # to see them called
-        call = f"{name}(model on {kind}, SGD(lr=0.5), GradScaler(2**16), x, {says}{f', {top}' * clip})"
+        call = f"clipped_step(model on {kind}, SGD(lr=0.5), GradScaler(2**16), x, {says}, {top})"
         default = kind in ("cpu", "cuda") and torch.get_autocast_dtype(kind)  # here, the dtype low_precision is not:
         torch.set_autocast_dtype(kind, torch.float16 if low == torch.bfloat16 else torch.bfloat16) if default else None
         try:
-            got = fn(model, torch.optim.SGD(model.parameters(), lr=0.5), scaler, *args[: 2 + clip])
+            got = fn(model, torch.optim.SGD(model.parameters(), lr=0.5), scaler, *args)
         finally:
             torch.set_autocast_dtype(kind, default) if default else None
         if (ran := seen[0][0] if seen else False) != low:
@@ -204,14 +201,13 @@ def _check_step(fn: Any, clip: bool) -> None:
         grad = torch.cat([weight, weight.float().sum().to(low).reshape(1)]).double()
         norm, g = float(grad.norm()), grad.nan_to_num(0, 0, 0)  # an overflow skips the step
         clipped = lambda v, to=top: -0.5 * v * min(1, to / (float(v.norm()) + 1e-6))  # SGD(lr=0.5) after the clip
-        step, little, want = -0.5 * g, -0.5 * g / 2**16 * top / norm, clipped(g) if clip else -0.5 * g
+        step, little, want = -0.5 * g, -0.5 * g / 2**16 * top / norm, clipped(g)
         if unused := " or ".join(f"scaler.{n}" for n in ("scale", "step") if not getattr(scaler, n).called):
             raise Wrong(f"{call} never called {unused} on the scaler given: backward and step go through it")
         slips = {"they are an unclipped step's: clip them to max_norm after scaler.unscale_, before scaler.step": step}
-        slips[f"they are a step clipped to norm 1 (section 6): clip {fix}"] = clipped(g, 1)
-        if clip:  # by the weights alone, a clip of scaled gradients is one of unscaled ones divided again, if it clips
-            again = "" if top > norm else ", or the scale was divided out again after the clip"
-            slips[f"they moved 2**16 times too little: clip_grad_norm_ saw scaled gradients{again}"] = little
+        slips["they are a step clipped to norm 1 (section 6): clip to max_norm"] = clipped(g, 1)
+        again = "" if top > norm else ", or the scale was divided out again after the clip"  # by the weights alone
+        slips[f"they moved 2**16 times too little: clip_grad_norm_ saw scaled gradients{again}"] = little
         what = "their start: these gradients overflow, so scaler.step skips the step" if y is _INF else "one SGD step"
         _weights(model, want, call, what, slips)
         if scaler.get_scale() != 2.0 ** (15 if y is _INF else 17):
@@ -219,10 +215,9 @@ def _check_step(fn: Any, clip: bool) -> None:
         if any(p.grad is not None and bool(p.grad.any()) for p in model.parameters()):
             raise Wrong(f"{call} left gradients in .grad after the step: clear them (optimizer.zero_grad())")
         value = expect_number(got.detach() if isinstance(got, torch.Tensor) else got, f"{call} to return a number")
-        want, close = (norm, 1e-3) if clip else (float((y**2).mean()), 1e-5)  # the loss is float32's, of y as given
-        if y is not _INF and not math.isclose(value, want, rel_tol=close):
-            scaled = ": that is the scaled value" if math.isclose(value, want * 2**16, rel_tol=1e-3) else ""
-            raise Wrong(f"{call} returned {value:g}; expected the {('loss', 'unclipped norm')[clip]}, {want:g}{scaled}")
+        if y is not _INF and not math.isclose(value, norm, rel_tol=1e-3):
+            scaled = ": that is the scaled value" if math.isclose(value, norm * 2**16, rel_tol=1e-3) else ""
+            raise Wrong(f"{call} returned {value:g}; expected the unclipped norm, {norm:g}{scaled}")
 
 
 def low_precision(device: torch.device) -> torch.dtype:
@@ -232,16 +227,10 @@ def low_precision(device: torch.device) -> torch.dtype:
 
 
 _TEXTS = {  # each question's variable: its task (the notebook states it in full), then (after a newline) its hint
-    "predict": "Write `predict(model, x)`: run `model` on `x` on the model's device, whichever device x is on.\n"
-    "next(model.parameters()).device says where the model lives; move x there with .to(...).",
-    "train_epoch": "Write `train_epoch(model, optimizer, X, y, batch_size)`: return the mean of the batches' losses.\n"
-    "For s in range(0, len(X), batch_size), train on X[s : s + batch_size]; keep each loss.detach().",
-    "load_on": "Write `load_on(path, device)`: the state dict saved at `path`, with every tensor on `device`.\n"
-    "torch.load(path, map_location=device, weights_only=True) puts each tensor on `device` as it loads.",
-    "amp_step": "Write `amp_step(model, optimizer, scaler, x, y)`: one mixed-precision step; return the loss.\n"
-    "autocast(device.type, dtype=low_precision(device)) around forward and loss; then the scaler's calls.",
+    "train": "Debug `train(model, X, y, steps, path, device)`: right anywhere, resumable anywhere, safe in float16.\n"
+    "For each thing the check saw: on which device is each tensor (the checkpoint's too) when it is used, and what "
+    "keeps small float16 gradients from becoming 0, and a step with inf gradients from being taken?",
     "clipped_step": "Debug `clipped_step`: one scaled step, gradients clipped to `max_norm`; return their norm.\n"
     "Which call divides the gradients by the scale, and must it come before or after clip_grad_norm_?",
 }
-_CHECKS = (_check_predict, _check_train_epoch, _check_load_on, *(lambda fn, c=c: _check_step(fn, c) for c in (0, 1)))
-QUESTIONS = questions("04", _TEXTS, _CHECKS, context=lambda: {"low_precision": low_precision})
+QUESTIONS = questions("04", _TEXTS, (_check_train, _check_clipped), context=lambda: {"low_precision": low_precision})

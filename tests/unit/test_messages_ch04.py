@@ -1,12 +1,17 @@
-"""Chapter 04's checker beyond the wrong answers tests/wrong_answers/ states: the notebook's starter gets the
-message for its bug, and a mistake is named only where the checker has evidence for it."""
+"""Chapter 04's checker beyond the wrong answers tests/wrong_answers/ states: the notebook's starters get the
+messages for their bugs, a mistake is named only where the checker has evidence for it, never its fix."""
 
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 
-from .answers import evaluate
+import torch
+
+from helpers.training import make_data, make_model
+
+from .answers import evaluate, run_in_notebook
 
 NOTEBOOK = Path(__file__).resolve().parents[2] / "notebooks" / "04_models_on_the_gpu.ipynb"
 
@@ -17,62 +22,88 @@ def _question(variable: str):
     return next(q for q in ch04.QUESTIONS if q.variable == variable)
 
 
-def test_the_notebooks_starter_is_the_planted_bug() -> None:
-    """The cell the learner starts from gets the message for clipping the scaled gradients."""
+def _starter(name: str) -> str:
+    """The code of the notebook's cell that defines `name`, without its check."""
     cells = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
-    starter = next("".join(c["source"]) for c in cells if "def clipped_step(" in "".join(c["source"]))
-    outcome = evaluate(_question("clipped_step"), starter.replace("ex.q5.check()", ""))
+    code = next(c for c in map("".join, (c["source"] for c in cells)) if f"def {name}(" in c and "ex.q" in c)
+    return code.rsplit("\n\n\nex.q", 1)[0]
+
+
+def test_the_notebooks_starters_are_the_planted_bugs() -> None:
+    """Question 1's script, right on the CPU, is first told what it left on the CPU when asked for meta; question 2's
+    step gets the message for clipping the scaled gradients."""
+    outcome = evaluate(_question("train"), _starter("train"))
+    said = "train(model, X, y, 3, path, 'meta') from scratch left the model's parameters on cpu"
+    assert not outcome.correct and outcome.message == f"Not yet: {said}", outcome.message
+    outcome = evaluate(_question("clipped_step"), _starter("clipped_step"))
     assert not outcome.correct and "clip_grad_norm_ saw scaled gradients" in outcome.message, outcome.message
+
+
+def test_the_starter_is_right_on_the_cpu_alone() -> None:
+    """The debug-this cell runs right where it was written: from scratch and resuming on the CPU, in bfloat16."""
+    from helpers.exercises import ch04
+
+    train, cpu, data = (
+        run_in_notebook(_question("train"), _starter("train"))["train"],
+        torch.device("cpu"),
+        make_data(64),
+    )
+    with tempfile.TemporaryDirectory() as folder:
+        start = ch04._train(train, cpu, make_model(seed=1), data, f"{folder}/c.pt", "from scratch")
+        ch04._train(train, cpu, make_model(seed=2), data, f"{folder}/c.pt", "resuming", start=start)
+
+
+def test_question_1_names_what_it_saw_never_the_fix() -> None:
+    """The checker's own words (not torch's errors, which it quotes) name a device, a dtype, a step or a weight, never
+    the call that would fix it."""
+    from tests.wrong_answers.ch04 import WRONG_ANSWERS
+
+    for code, _ in WRONG_ANSWERS[1]:
+        message = evaluate(_question("train"), code).message
+        if " raised " not in message:
+            fixes = ("map_location", "GradScaler", "scaler", ".to(", "load_state_dict", "state_dict", "register_buffer")
+            assert not [word for word in fixes if word in message], message
+
+
+def test_a_check_of_question_1_leaves_torch_and_the_notebook_as_they_were() -> None:
+    """The meta stand-in (autocast, GradScaler, load_state_dict, `to` keeping parameters) and the float16
+    `low_precision` exist only while the learner's function runs, whatever it did."""
+    from helpers.exercises import ch04
+    from helpers.exercises.solutions.ch04 import SOLUTIONS
+    from tests.wrong_answers.ch04 import WRONG_ANSWERS
+
+    kept = [torch.amp.autocast_mode.autocast.__init__, torch.amp.GradScaler.__init__, torch.nn.Module.load_state_dict]
+    kept += [torch.optim.Optimizer.load_state_dict, torch.__future__.get_swap_module_params_on_conversion()]
+    for code in (SOLUTIONS[1], *(wrong for wrong, _ in WRONG_ANSWERS[1][:8])):
+        namespace = run_in_notebook(_question("train"), code)
+        ch04.QUESTIONS[0].evaluate(namespace)
+        assert namespace["low_precision"] is ch04.low_precision
+        now = [torch.amp.autocast_mode.autocast.__init__, torch.amp.GradScaler.__init__]
+        now += [torch.nn.Module.load_state_dict, torch.optim.Optimizer.load_state_dict]
+        assert now + [torch.__future__.get_swap_module_params_on_conversion()] == kept
 
 
 def test_a_step_wrong_in_another_way_is_told_what_differed_and_no_slip() -> None:
     from helpers.exercises.solutions.ch04 import SOLUTIONS
 
-    twice = SOLUTIONS[4].replace("scaler.scale(loss)", "scaler.scale(2 * loss)")  # a step twice as long
-    half = SOLUTIONS[5].replace("parameters(), max_norm)", "parameters(), max_norm / 2)")  # clipped to half
-    for variable, code in (("amp_step", twice), ("clipped_step", half)):
-        message = evaluate(_question(variable), code).message
-        assert message.startswith("Not yet: after ") and "the weights differ from one SGD step" in message, message
-        assert "they " not in message, message  # none of the slips the chapter teaches
-
-
-def test_a_wrong_mean_is_not_called_the_mean_over_rows() -> None:
-    from helpers.exercises.solutions.ch04 import SOLUTIONS
-
-    # each loss weighted by its rows, divided by full batches' rows: the right mean only when the batches are equal
-    code = SOLUTIONS[2].replace("losses.append(loss.detach())", "losses.append(loss.detach() * len(xb))")
-    code = code.replace("torch.stack(losses).mean()", "torch.stack(losses).sum() / (len(losses) * batch_size)")
-    message = evaluate(_question("train_epoch"), code).message
-    assert "expected 0.318094, the mean of the batches' losses" in message and "over rows" not in message, message
-
-
-def test_a_read_of_an_integer_tensor_is_not_a_read_of_the_losses() -> None:
-    """A DataLoader reads an int64 seed with .item(): the losses stay on the device, so it is right."""
-    from tests.wrong_answers.ch04 import RIGHT_ANSWERS
-
-    loader = next(code for code in RIGHT_ANSWERS[2] if "DataLoader" in code)
-    assert evaluate(_question("train_epoch"), loader).correct
+    half = SOLUTIONS[2].replace("parameters(), max_norm)", "parameters(), max_norm / 2)")  # clipped to half
+    message = evaluate(_question("clipped_step"), half).message
+    assert message.startswith("Not yet: after ") and "the weights differ from one SGD step" in message, message
+    assert "they " not in message, message  # none of the slips the chapter teaches
 
 
 def test_a_slip_is_not_named_where_another_mistake_gives_its_weights() -> None:
-    """An Adam of the answer's own reads its step count with .item() (no loss's value): the message says the optimizer
-    given took no step; gradients unscaled by hand and again by scaler.step are not called clipped while scaled;
-    clipping each value (clip_grad_value_) is not called an unclipped step (max_norm=0.25 comes first, where the two
-    differ)."""
+    """Gradients unscaled by hand and again by scaler.step are not called clipped while scaled; clipping each value
+    (clip_grad_value_) is not called an unclipped step (max_norm=0.25 comes first, where the two differ)."""
     from helpers.exercises.solutions.ch04 import SOLUTIONS
 
-    adam = SOLUTIONS[2].replace(
-        "    losses = []\n", "    losses = []\n    optimizer = torch.optim.Adam(model.parameters())\n"
-    )
-    message = evaluate(_question("train_epoch"), adam).message
-    assert "stepped the optimizer given 0 times" in message and ".item()" not in message, message
-    by_hand = SOLUTIONS[5].replace(
+    by_hand = SOLUTIONS[2].replace(
         "    scaler.unscale_(optimizer)\n",
         "    for p in model.parameters():\n        p.grad.mul_(1 / scaler.get_scale())\n",
     )
     message = evaluate(_question("clipped_step"), by_hand).message
     assert "saw scaled gradients, or the scale was divided out again after the clip" in message, message
-    values = SOLUTIONS[5].replace(
+    values = SOLUTIONS[2].replace(
         "clip_grad_norm_(model.parameters(), max_norm)", "clip_grad_value_(model.parameters(), max_norm)"
     )
     message = evaluate(_question("clipped_step"), values).message
@@ -88,23 +119,12 @@ def test_a_clip_to_a_norm_of_its_own_is_not_told_the_order() -> None:
         ("1.0", "a step clipped to norm 1 (section 6): clip to max_norm"),
         ("2.0", "an unclipped"),
     ):
-        code = SOLUTIONS[5].replace("parameters(), max_norm)", f"parameters(), {norm})")
+        code = SOLUTIONS[2].replace("parameters(), max_norm)", f"parameters(), {norm})")
         message = evaluate(_question("clipped_step"), code).message
         assert f"x, y=(1.5, -1.5, 1.5, 0), 0.25) the weights differ from one SGD step: they are {said}" in message, (
             message
         )
         assert "clip them to max_norm" in message or norm == "1.0", message
-
-
-def test_predict_may_leave_batchnorm_statistics_as_running_the_model_does() -> None:
-    """The words name the weights and the train/eval mode: the solution, in train mode, updates a BatchNorm's running
-    statistics as model(x) does, and an answer that leaves them is right too; any other change to a buffer is not."""
-    model = _question("predict")
-    assert evaluate(model, "def predict(model, x):\n    return model(x.to(next(model.parameters()).device))").correct
-    halved = "def predict(model, x):\n    y = model(x.to(next(model.parameters()).device))\n"
-    halved += "    for b in model.buffers():\n        b.div_(2)\n    return y"
-    message = evaluate(model, halved).message
-    assert "BatchNorm1d in eval) on cpu, torch.int64 x on cpu) changed the model's weights or buffers" in message
 
 
 def test_clips_the_chapter_does_not_teach_are_told_what_differed_and_no_slip() -> None:
@@ -128,19 +148,3 @@ def test_clips_the_chapter_does_not_teach_are_told_what_differed_and_no_slip() -
     ):
         message = evaluate(_question("clipped_step"), code).message
         assert message.endswith(f"{call} the weights differ from one SGD step"), message
-
-
-def test_a_host_read_counts_only_for_values_made_from_the_model() -> None:
-    """Round 6: an int() of a tensor made from len(X) is no read of a loss; an .item() of a sum of detached losses is,
-    as are the losses copied to the CPU and their .tolist() (round 14: a copy to the host counts)."""
-    from helpers.exercises.solutions.ch04 import SOLUTIONS
-
-    question = _question("train_epoch")
-    count = SOLUTIONS[2].replace("    losses = []\n", "    losses = [] * int(torch.tensor(len(X) / 4).ceil())\n")
-    assert evaluate(question, count).correct
-    for returned, said in (
-        ("sum(losses).item() / len(losses)", "(.item(), 1 time(s))"),
-        ("torch.tensor(sum(sum(loss.cpu().tolist() for loss in losses)) / len(losses))", "(.cpu(), 3 time(s))"),
-    ):
-        message = evaluate(question, SOLUTIONS[2].replace("torch.stack(losses).mean()", returned)).message
-        assert f"X and y of 36 rows, 12) read values on the host {said}" in message, message
