@@ -11,24 +11,28 @@ from ..answers import Wrong, expect_function
 from ..standins import round_size
 from .cases import Case, Slip, call_or_wrong, questions, table
 
-#: What a loop keeps, as code (the GPU tests run it on CUDA): storages of at most 1 MiB (the small pool, where each
-#: block is its request rounded up to 512 bytes), views of several kinds, an empty storage, copies, a tensor twice.
+#: What a loop keeps, as code (the GPU tests run it on CUDA): storages of at most 1 MiB, views of several kinds, copies.
 _KEPT = (
     "[torch.zeros(1000, dtype=torch.uint8)]|[x := torch.zeros(500, 500), x[0], x.t()]"
-    "|[torch.ones(1, 4).expand(1000, 4)]|[(x := torch.zeros(500, 500))[250:], x[-1]]"
+    "|[torch.ones(1, 4).expand(1000, 4)]|[(x := torch.zeros(500, 500))[250:], x[-1]]|[torch.zeros(500, 500)[0]]"
     "|[torch.zeros(3, dtype=torch.float16), torch.zeros(5, dtype=torch.int64)]|[]|[torch.zeros(0), torch.tensor(1.0)]"
-    "|[x := torch.ones(128, 64), x.detach(), x.view(torch.uint8), x]"
+    "|[x := torch.ones(128, 64), x.detach(), x.view(torch.uint8), x]|[torch.zeros(500, 500)[0].detach()]"
     "|[x := torch.ones(100, 30), x.clone(), x.contiguous(), x.t().contiguous()]"
 ).split("|")
-#: The blocks of the tensors `kept`: one per storage, of its bytes rounded by `size`; an empty one has none.
-_blocks = lambda kept, size=round_size: sum(
-    size(n) for n in {s.data_ptr(): s.nbytes() for s in map(torch.Tensor.untyped_storage, kept)}.values() if n
+#: The blocks of the tensors `kept`: one per storage (told apart by `key`), its bytes rounded by `size`; none if empty.
+_blocks = lambda kept, size=round_size, key=lambda t: t.untyped_storage().data_ptr(): sum(
+    size(n) for n in {key(t): t.untyped_storage().nbytes() for t in kept}.values() if n
 )
+_UP = "the allocator rounds each block up to a multiple of 512 bytes"
+_VIEW = "a view keeps its base's whole storage alive, even a detached view: count t.untyped_storage().nbytes()"
 _KEPT_SLIPS = (
-    Slip(lambda k: _blocks(k, size=int), "the allocator rounds each block up to a multiple of 512 bytes"),
+    *(Slip(lambda k, r=r: _blocks(k, r), _UP) for r in (int, lambda n: n & -512, lambda n: 1 << (n - 1).bit_length())),
+    Slip(lambda k: _blocks(k, key=torch.Tensor.data_ptr), "x[250:] starts inside x's storage: key by its storage"),
     Slip(lambda k: sum(_blocks([t]) for t in k), "views share their base's storage: count each storage once"),
-    Slip(lambda k: sum(round_size(t.nbytes) for t in k if t.nbytes), "a view keeps its base's whole storage alive"),
+    Slip(lambda k: sum(round_size(t.nbytes) for t in k if t.nbytes), _VIEW),
     Slip(lambda k: round_size(_blocks(k, size=int) or 1), "each block is rounded on its own, not the total"),
+    Slip(lambda k: _blocks(k) + 512 * any(not t.untyped_storage().nbytes() for t in k), "an empty tensor has no block"),
+    Slip(lambda k: -(-_blocks(k) // 2**21) * 2**21, "2 MiB segments are what memory_reserved counts"),
 )
 _cases = [Case(make=lambda c=c: (eval(c, {"torch": torch}),), label=c) for c in _KEPT]
 _check_allocated_bytes = table("allocated_bytes", "(tensors)", _cases, _blocks, rel=0, slips=_KEPT_SLIPS)
@@ -41,8 +45,7 @@ _tied = lambda: (
 _peak = lambda model, batch, per_sample, copies=(4, 1), size=torch.Tensor.element_size: (
     sum(p.numel() * size(p) * copies[not p.requires_grad] for p in model.parameters()) + batch * per_sample
 )
-#: Models, on the meta device: frozen layers, float16 and bfloat16 parameters, mixed dtypes, buffers (not
-#: parameters), a parameter two modules share, a module with a frozen and a trainable parameter.
+#: Models on meta: frozen layers, 16-bit and mixed dtypes, buffers, a shared parameter, a module half frozen.
 _MODELS = {
     "an MLP, first layer frozen": lambda: nn.Sequential(nn.Linear(64, 32).requires_grad_(False), nn.Linear(32, 10)),
     "a float32 MLP": lambda: nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10)),

@@ -44,7 +44,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def allocated_bytes(tensors):\n"
             "    storages = {t.data_ptr(): t.untyped_storage().nbytes() for t in tensors}\n"
             "    return sum((n + 511) // 512 * 512 for n in storages.values())",
-            "allocated_bytes([(x := torch.zeros(500, 500))[250:], x[-1]]) returned 2_000_896; expected 1_000_448",
+            "allocated_bytes([(x := torch.zeros(500, 500))[250:], x[-1]]) returned 2_000_896; expected 1_000_448: "
+            "x[250:] starts inside x's storage: key by its storage",
         ),
         (  # a view's base by `_base`: a detached tensor has none, though it shares the storage
             "def allocated_bytes(tensors):\n"
@@ -59,15 +60,62 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # 2 MiB segments: what reserved grows by, not allocated
             "def allocated_bytes(tensors):\n    return 2 * 2**20 if tensors else 0",
-            "returned 2_097_152; expected 1024",
+            "returned 2_097_152; expected 1024: 2 MiB segments are what memory_reserved counts",
         ),
         (  # an empty storage given a block of 512 bytes
             "def allocated_bytes(tensors):\n"
             "    storages = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in tensors}\n"
             "    return sum(max(512, (n + 511) // 512 * 512) for n in storages.values())",
-            "allocated_bytes([torch.zeros(0), torch.tensor(1.0)]) returned 1024; expected 512",
+            "allocated_bytes([torch.zeros(0), torch.tensor(1.0)]) returned 1024; expected 512: an empty tensor has no "
+            "block",
         ),
         ("allocated_bytes = 1024", "should be a function taking (tensors), but it is an int"),
+        (  # only the bytes the views reach (offset + extent), per storage: a row of a batch counted as the row
+            "def allocated_bytes(tensors):\n"
+            "    reach = {}\n"
+            "    for t in tensors:\n"
+            "        last = sum((n - 1) * s for n, s in zip(t.shape, t.stride()))\n"
+            "        end = (t.storage_offset() + last + 1) * t.element_size() if t.numel() else 0\n"
+            "        key = t.untyped_storage().data_ptr()\n"
+            "        reach[key] = max(reach.get(key, 0), end)\n"
+            "    return sum((n + 511) // 512 * 512 for n in reach.values())",
+            "allocated_bytes([torch.zeros(500, 500)[0]]) returned 2048; expected 1_000_448: a view keeps its base's "
+            "whole storage alive, even a detached view: count t.untyped_storage().nbytes()",
+        ),
+        (  # a view sized by its `_base`: a detached row has none, so it is sized as the row
+            "def allocated_bytes(tensors):\n"
+            "    sizes = {t.untyped_storage().data_ptr(): (t if t._base is None else t._base).nbytes\n"
+            "             for t in tensors}\n"
+            "    return sum((n + 511) // 512 * 512 for n in sizes.values())",
+            "allocated_bytes([torch.zeros(500, 500)[0].detach()]) returned 2048; expected 1_000_448: a view keeps its "
+            "base's whole storage alive, even a detached view",
+        ),
+        (  # each storage sized by the tensor's own nbytes: an expanded view counted as if expand() allocated
+            "def allocated_bytes(tensors):\n"
+            "    sizes = {t.untyped_storage().data_ptr(): t.nbytes for t in tensors}\n"
+            "    return sum((n + 511) // 512 * 512 for n in sizes.values())",
+            "allocated_bytes([torch.ones(1, 4).expand(1000, 4)]) returned 16_384; expected 512",
+        ),
+        (  # untyped_storage().size() taken for elements (it counts bytes already)
+            "def allocated_bytes(tensors):\n"
+            "    sizes = {t.untyped_storage().data_ptr(): t.untyped_storage().size() * t.element_size()\n"
+            "             for t in tensors}\n"
+            "    return sum((n + 511) // 512 * 512 for n in sizes.values())",
+            "allocated_bytes([x := torch.zeros(500, 500), x[0], x.t()]) returned 4_000_256; expected 1_000_448",
+        ),
+        (  # rounded down to a multiple of 512
+            "def allocated_bytes(tensors):\n"
+            "    storages = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in tensors}\n"
+            "    return sum(n // 512 * 512 for n in storages.values())",
+            "returned 512; expected 1024: the allocator rounds each block up to a multiple of 512 bytes",
+        ),
+        (  # rounded up to a power of two
+            "import math\n\ndef allocated_bytes(tensors):\n"
+            "    storages = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in tensors}\n"
+            "    return sum(2 ** math.ceil(math.log2(n)) for n in storages.values() if n)",
+            "allocated_bytes([x := torch.zeros(500, 500), x[0], x.t()]) returned 1_048_576; expected 1_000_448: the "
+            "allocator rounds each block up to a multiple of 512 bytes",
+        ),
     ),
     2: (
         (  # frozen parameters given a gradient and moments too
