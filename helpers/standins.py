@@ -15,7 +15,6 @@ import math
 import os
 import time
 import types
-import weakref
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -195,6 +194,17 @@ class SimulatedStream:
     __repr__ = lambda self: f"<SIMULATED stream {self.name!r}>"
 
 
+class _StreamType(type):  # isinstance(s, torch.cuda.Stream) holds for each simulated stream
+    __instancecheck__ = lambda cls, value: isinstance(value, SimulatedStream)
+
+
+class _TorchStream(SimulatedStream, metaclass=_StreamType):
+    """`torch.cuda.Stream` in a `simulated_cuda` block, a class as torch's is: calling it makes a stream of the running
+    simulation, and its methods take the stream first (`torch.cuda.Stream.synchronize(s)`)."""
+
+    __new__ = lambda cls, *args, **kwargs: _RUNNING[-1].Stream(*args, **kwargs)
+
+
 class SimulatedEvent:
     """An event of the simulated GPU: a marker in a stream with the time the stream reached it."""
 
@@ -263,9 +273,8 @@ class _OnGpu:
             raise self._lacks(".to(...) but a blocking .to('cpu')")
         return self._read("to", '.to("cpu")', *args, **kwargs)
 
-    def record_stream(self, stream: SimulatedStream) -> None:
+    def record_stream(self, stream: SimulatedStream) -> None:  # nothing to free here: a stream is all it checks
         self.sim._expect(stream, SimulatedStream, "record_stream needs a stream")
-        vars(self).setdefault("recorded", set()).add(stream.name)  # freed, its memory waits for that stream's work
 
     @classmethod
     def _lacks(cls, what: str) -> AttributeError:
@@ -308,7 +317,7 @@ class SimulatedValue(_OnGpu):
 
 @dataclass
 class _Write:
-    value: float | _Read  # a copy's: its read of the source, whose value it writes
+    value: float
     start_ms: float
     end_ms: float
     stream: str
@@ -327,7 +336,7 @@ class _Read:
         if any(w.start_ms < self.end_ms and w.end_ms > self.start_ms for w in self.writes):
             return math.nan  # a write ran while the read did: a torn, half-written value
         done = [w for w in self.writes if w.end_ms <= self.start_ms]
-        return float(max(done, key=lambda w: w.end_ms).value) if done else 0.0
+        return max(done, key=lambda w: w.end_ms).value if done else 0.0
 
     __float__ = value
 
@@ -335,7 +344,7 @@ class _Read:
 class SimulatedTensor(_OnGpu):
     """A 1-D tensor of `elements` equal elements on the simulated GPU: its writes and reads are queued work."""
 
-    KNOWS = "fill_, zero_, add_, copy_, a[:] = v, mean, sum, numel, shape, clone, empty_like, view, host reads, ..."
+    KNOWS = "fill_, zero_, add_, a[:] = v, mean, sum, numel, shape, view, host reads, ..."
     device = torch.device("cuda", 0)  # where it plays a tensor: torch.cuda.current_stream(a.device) works
 
     def __init__(self, sim: SimulatedCuda, name: str, fill_ms: float, read_ms: float, elements: int = 1) -> None:
@@ -344,14 +353,10 @@ class SimulatedTensor(_OnGpu):
         self.writes: list[_Write] = []
         self.reads: list[_Read] = []
 
-    def fill_(self, value: Any, non_blocking: bool = False) -> SimulatedTensor:
-        """A write queued on the current stream: of a number, or (a copy) of what it reads of a simulated tensor."""
-        stream, copied = self.sim.current, isinstance(value, SimulatedTensor)
-        what = f"copy_({value.name})" if copied else f"fill_({float(value):g})"
-        start, end = self.sim._queue(stream, f"{self.name}.{what}", self.fill_ms, "write")
-        if copied:
-            value.reads.append(_Read(value.writes, stream.name, start, end, len(value.writes)))
-        self.writes.append(_Write(value.reads[-1] if copied else float(value), start, end, stream.name))
+    def fill_(self, value: Any) -> SimulatedTensor:
+        """A write of a number queued on the current stream."""
+        start, end = self.sim._queue(self.sim.current, f"{self.name}.fill_({float(value):g})", self.fill_ms, "write")
+        self.writes.append(_Write(float(value), start, end, self.sim.current.name))
         return self
 
     def add_(self, value: float) -> SimulatedTensor:  # a write of what the write queued before it wrote, plus value
@@ -362,14 +367,7 @@ class SimulatedTensor(_OnGpu):
             raise self._lacks(f"[{index!r}] but a[:]")
         return self
 
-    def empty_like(self, *args: Any, **kwargs: Any) -> SimulatedTensor:
-        made = SimulatedTensor(self.sim, f"{self.name}'s copy", self.fill_ms, self.read_ms, self.elements)
-        reads, recorded, stream = made.reads, vars(made).setdefault("recorded", set()), self.sim.current
-        weakref.finalize(made, lambda: stream._sim.frees.append((reads, recorded, stream.name, stream.free_ms)))
-        return made
-
-    copy_, zero_, new_empty = fill_, functools.partialmethod(fill_, 0.0), empty_like
-    clone = lambda self, *args, **kwargs: self.empty_like().copy_(self)
+    zero_ = functools.partialmethod(fill_, 0.0)
     __setitem__ = lambda self, index, value: self[index].fill_(value)
     numel = __len__ = lambda self: self.elements
     shape = property(lambda self: torch.Size([self.elements]))
@@ -403,7 +401,6 @@ class SimulatedCuda:
         self.streams = [self.default]
         self.recorded: list[SimulatedEvent] = []  # every event recorded, in order
         self.own_waits: list[str] = []  # waits of a stream for a point in its own queue: waits for nothing
-        self.frees: list[tuple] = []  # each `empty_like` Python freed: its reads, record_stream's, its stream, its end
         self.copies: list[_Copy] = []  # copies queued with non_blocking=True, either way
         self.kinds = dict.fromkeys(("pageable", "blocking", "non_blocking"), 0)  # copies of each kind
         self.device: dict[int, tuple[torch.Tensor, str]] = {}  # tensors playing a device's (by id), with its type
@@ -604,11 +601,11 @@ def simulated_cuda(*, launch_ms: float = 0.005, copy_ms: float = 1.0) -> Iterato
     on `sim.zeros()`, real tensors playing GPU ones (`sim.on_gpu`, in `with sim.tensors():`), or queues `sim.work`."""
     sim = SimulatedCuda(launch_ms=launch_ms, copy_ms=copy_ms)
     shared = ("current_stream", "set_stream", "synchronize")  # torch.cuda's and torch.accelerator's
-    names = ("Stream", "Event", "stream", "default_stream", "_sleep", *shared)
+    cuda = {name: getattr(sim, name) for name in ("Event", "stream", "default_stream", "_sleep", *shared)}
     record_stream = lambda tensor, stream: sim._expect(stream, SimulatedStream, "record_stream needs a stream")
     with (
-        mock.patch.multiple(torch.cuda, StreamContext=sim.stream, **{name: getattr(sim, name) for name in names}),
-        mock.patch.multiple(torch, Stream=sim.Stream, Event=lambda device=None, **kwargs: sim.Event(**kwargs)),
+        mock.patch.multiple(torch.cuda, Stream=_TorchStream, StreamContext=sim.stream, **cuda),
+        mock.patch.multiple(torch, Stream=_TorchStream, Event=lambda device=None, **kwargs: sim.Event(**kwargs)),
         mock.patch.multiple(torch.accelerator, **{name: getattr(sim, name) for name in shared}),
         mock.patch.object(torch.Tensor, "record_stream", record_stream),
         mock.patch(f"{__name__}._RUNNING", [*_RUNNING, sim]),

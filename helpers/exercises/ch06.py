@@ -8,7 +8,7 @@ from unittest import mock
 import torch
 
 from ..answers import Wrong, expect_function, expect_number, expect_type
-from ..standins import SIMULATED_CYCLES_PER_MS, SimulatedEvent, SimulatedValue, simulated_cuda
+from ..standins import SIMULATED_CYCLES_PER_MS, SimulatedEvent, simulated_cuda
 from ..timing import gpu_cycles_per_ms
 from .cases import call_or_wrong, questions, show
 
@@ -18,11 +18,9 @@ def kept_current(sim: Any, caller: Any, call: str) -> None:  # on return, the ca
         raise Wrong(f"{call} left the {sim.current.name} current: set the caller's stream back, or use `with`")
 
 
-_SNIPPETS = """gpu(10); gpu(20, side)
-gpu(10); gpu(20, side); default.wait_stream(side)
-gpu(10); side.wait_stream(default); gpu(20, side); default.wait_stream(side)
-gpu(10); host(40); gpu(10)
-gpu(10); torch.cuda.synchronize(); host(40); gpu(10)""".split("\n")
+_SNIPPETS = """gpu(20, side); side.wait_stream(default); gpu(10)|gpu(10); gpu(20, side); default.wait_stream(side)
+|gpu(10); side.wait_stream(default); gpu(20, side); default.wait_stream(side)|gpu(10); host(40); gpu(10)
+|gpu(10); torch.cuda.synchronize(); host(40); gpu(10)""".replace("\n", "").split("|")  # question 1's, in order
 
 
 def _events_ms(snippet: str, sim: Any = None) -> float:  # question 1: around `snippet` on the simulated or a CUDA GPU
@@ -42,7 +40,11 @@ def _events_ms(snippet: str, sim: Any = None) -> float:  # question 1: around `s
 def _check_event_ms(given: Any) -> None:
     given = expect_type(given, dict, "a dict: each snippet of the cell, then the milliseconds you predict")
     for snippet in _SNIPPETS:
-        said = expect_number(given.get(snippet, "missing"), f"event_ms[{snippet!r}] to be the milliseconds you predict")
+        if snippet not in given:
+            raise Wrong(f"event_ms has no key {snippet!r}: keep each key of the cell exactly as it is written")
+        said = expect_number(given[snippet], f"event_ms[{snippet!r}] to be the milliseconds you predict")
+        if not abs(said) < float("inf"):  # nan or infinite
+            raise Wrong(f"event_ms[{snippet!r}] is {show(said)}: a prediction must be a finite number of ms")
         with simulated_cuda(launch_ms=0.0) as sim:
             ms = _events_ms(snippet, sim)
         if abs(said - ms) > 1:  # what ran, and when, on the simulated GPU; on a GPU, what its events reported
@@ -52,45 +54,46 @@ def _check_event_ms(given: Any) -> None:
             raise Wrong(f"{said}. Between them: {', '.join(ran[:-1])}")  # the last: the wait for the end event
 
 
-_PIPES = ((2.0, 2.0, 4), (5.0, 1.0, 3), (1.0, 5.0, 3), (2.0, 2.0, 1), (2.0, 2.0, 0))  # question 2: ms, ms, rounds
-
-
 def _check_double_buffered(fn: Any) -> None:
     expect_function(fn, "double_buffered", "(bufs, side, rounds, produce, consume)")
-    for fill_ms, use_ms, rounds in _PIPES:
+    for fill_ms, use_ms, rounds in ((2.0, 2.0, 4), (3.0, 1.0, 5), (1.0, 5.0, 5), (2.0, 2.0, 1), (2.0, 2.0, 0)):
         call = f"double_buffered(bufs, side, {rounds}, produce, consume) (produce takes {fill_ms:g} ms, consume "
         call += f"{use_ms:g} ms; the current stream is the caller's, whose earlier reads of both buffers are queued)"
+        used, consume = [], lambda b: used.append(b.mean()) or used[-1]  # noqa: B023 (used in this round only)
         with simulated_cuda(launch_ms=0.001) as sim:
             bufs = [sim.zeros(f"bufs[{k}]", fill_ms=fill_ms, read_ms=use_ms) for k in (0, 1)]
             sim.current, side = sim.Stream(name="caller's stream"), sim.Stream(name="side stream")
             reads = [b.mean().read for b in bufs]  # the caller's, queued before the call: rounds -2 and -1
-            got = call_or_wrong(fn, (bufs, side, rounds, lambda b, r: b.fill_(r + 1), lambda b: b.mean()), call)
-            kept_current(sim, sim.streams[1], call)
+            got = call_or_wrong(fn, (bufs, side, rounds, lambda b, r: b.fill_(r + 1), consume), call)
+        kept_current(sim, sim.streams[1], call)
         if sim.host_waits:
             raise Wrong(f"{call}: Python waited for the GPU ({sim.host_waits[0]}); make the streams wait instead")
         got = expect_type(got, list, f"{call} to return the list of consume's results")
-        if len(got) != rounds or not all(isinstance(m, SimulatedValue) for m in got):
-            raise Wrong(f"{call} returned {len(got)} values; expected the {rounds} results of consume, in round order")
+        if (rs := sorted(int(w.value) - 1 for b in bufs for w in b.writes)) != [*range(rounds)] or len(used) != rounds:
+            said = f"called produce with r = {rs}, consume {len(used)} times"  # rs: the r of each produce, sorted
+            raise Wrong(f"{call} {said}: call each once a round, produce(bufs[r % 2], r) for r in range(rounds)")
+        if len(got) != rounds or any(getattr(m, "read", None) is not u.read for m, u in zip(got, used, strict=True)):
+            raise Wrong(f"{call} returned {len(got)} values, not consume's {rounds} results in round order")
+        call += "; it used the default stream, which is not the current stream here" * (sim.default.free_ms > 0)
         _timeline(call, bufs, [*reads, *(m.read for m in got)])
 
 
 def _timeline(call: str, bufs: list, reads: list) -> None:  # the first mistake question 2's timeline shows, if any
-    owns = [read.writes[read.writes_before - 1] if read.writes_before else None for read in reads]  # what each reads
-    for i, (read, own) in enumerate(zip(reads, owns, strict=True)):
+    for i, read in enumerate(reads):
         r, k, now = i - 2, i % 2, f"round {i - 2}'s consume" if i > 1 else "the caller's read on the current stream"
-        if read.writes is not bufs[k].writes:
-            raise Wrong(f"{call}: round {r}'s consume did not read bufs[{k}]; round r reads bufs[r % 2]")
-        if i > 1 and (read.stream != "caller's stream" or own and own.stream != "side stream"):
-            said = f"round {r}'s consume ran on the {read.stream}, the produce it reads on the {own and own.stream}"
+        own, astray = next((w for w in bufs[k].writes if w.value == r + 1), None), read.writes is not bufs[k].writes
+        if i > 1 and (astray or not own):  # own: round r's produce (none for the caller's reads)
+            said = f"did not read bufs[{k}]" if astray else f"read bufs[{k}], which round {r}'s produce did not fill"
+            raise Wrong(f"{call}: round {r}'s consume {said}; round r fills and reads bufs[r % 2]")
+        if i > 1 and (read.stream != "caller's stream" or own.stream != "side stream"):
+            said = f"round {r}'s consume ran on the {read.stream}, its produce on the {own.stream}"
             raise Wrong(f"{call}: {said}; queue produce on side and consume on the current stream")
         if own and read.start_ms < own.end_ms:
-            said = f"{call}: {now} started at {read.start_ms:.3g} ms, before the produce it reads had finished at "
+            said = f"{call}: {now} started at {read.start_ms:.3g} ms, before its produce had finished at "
             raise Wrong(f"{said}{own.end_ms:.3g} ms (a stale read): make the current stream wait for that produce")
-        if late := [w for w in read.writes[read.writes_before :] if w.start_ms < read.end_ms]:
-            said = f"{call}: a produce into bufs[{k}] started at {late[0].start_ms:.3g} ms while {now} was reading it"
-            raise Wrong(f"{said} (until {read.end_ms:.3g} ms): write-after-read; make side wait for that read first")
-        if i > 1 and read.value() != r + 1:
-            raise Wrong(f"{call}: round {r}'s result is {show(read.value())}; expected {r + 1}")
+        if w := next((w for w in read.writes if w.start_ms < read.end_ms and w.end_ms > getattr(own, "end_ms", 0)), 0):
+            said = f"{call}: round {w.value - 1:g}'s produce wrote bufs[{k}] at {w.start_ms:.3g} ms, before {now} had"
+            raise Wrong(f"{said} finished reading it at {read.end_ms:.3g} ms: write-after-read; make side wait for it")
         if i > 2 and not (own.start_ms < reads[i - 1].end_ms and reads[i - 1].start_ms < own.end_ms):
             said = f"{call}: round {r}'s produce ran {own.start_ms:.3g}–{own.end_ms:.3g} ms, round {r - 1}'s consume "
             raise Wrong(f"{said}{reads[i - 1].start_ms:.3g}–{reads[i - 1].end_ms:.3g} ms (simulated clock): no overlap")
@@ -133,9 +136,9 @@ _TEXTS = {  # each question's variable: its task, then (after a newline) its hin
     "event_ms": "Set `event_ms` to the milliseconds two events on the default stream report around each snippet."
     "\nAn event marks a point in one stream's queue; the GPU notes when it gets there. What runs before each mark?",
     "double_buffered": "Write `double_buffered(bufs, side, rounds, produce, consume)`: produce on side, consume on the "
-    "current stream, overlapping, with no stale read, no overwrite of a buffer still read, and Python never waiting."
-    "\nPer buffer, an event after its produce (the current stream waits for it) and one after its consume (side waits "
-    "for it before the next produce); side first waits for the current stream. wait_stream waits for all queued.",
+    "current stream, overlapping, no stale read, no overwrite of a buffer still read, Python never waiting.\nPer "
+    "buffer, an event after its produce (the current stream waits for it) and one after its consume (side waits for "
+    "it before the next produce); side first waits for the current stream. wait_stream waits for all queued.",
     "time_side_work": "Fix `time_side_work(fn, side)`: fn() queues its GPU work on the stream `side`; return its "
     "milliseconds, measured with two CUDA events, letting Python wait for the GPU only after both events are queued."
     "\nAn event marks a point in the queue of the stream it is recorded on. Which stream holds fn()'s work? "

@@ -191,7 +191,7 @@ def _sources_fix(a, side, rounds, producer_cycles):  # noqa: ANN001, ANN202
     for r in range(rounds):
         torch.cuda._sleep(producer_cycles)
         a.fill_(r + 1)
-        torch.cuda.synchronize()
+        torch.cuda.current_stream().synchronize()  # the seed's wait for the default stream, in the loop
         with torch.cuda.stream(side):
             means.append(a.mean())
     torch.cuda.current_stream().wait_stream(side)
@@ -378,9 +378,11 @@ def test_question_1s_snippets_report_on_a_gpu_what_the_simulation_predicts() -> 
         assert abs(got - want) <= 0.2 * want + 1.0, (snippet, got, want, ten, twenty)
 
 
-def _double_buffered_on_gpu(code: str) -> tuple[list[float], list[tuple[str, float, float]]]:
-    """Question 2's answer `code` on this GPU, produce and consume made 20 ms long by a _sleep (before the write, after
-    the read): its results, and when each produce and consume ran (ms after a marker queued first), from events."""
+def _double_buffered_on_gpu(code: str, *, war: bool = False) -> tuple[list[float], list[tuple[str, float, float]]]:
+    """Question 2's answer `code` on this GPU, produce and consume made long by a _sleep: its results, and when each
+    produce and consume ran (ms after a marker queued first), from events. As written the write lands 20 ms after the
+    produce begins and the read comes first, then 20 ms (a stale read shows); with `war` the write comes first, then
+    20 ms, and the read 40 ms after the consume begins (an overwrite before the read shows)."""
     namespace: dict = {"torch": torch}
     exec(code, namespace)
     cycles, marks = int(20.0 * gpu_cycles_per_ms(0)), []
@@ -389,11 +391,13 @@ def _double_buffered_on_gpu(code: str) -> tuple[list[float], list[tuple[str, flo
         def run(*args):  # noqa: ANN002, ANN202
             begin, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             begin.record()
-            if kind == "produce":  # a slow write: it lands 20 ms after the produce begins
-                torch.cuda._sleep(cycles)
+            if war:  # the write first, then 20 ms; the read after 40 ms
+                before, after = (0, cycles) if kind == "produce" else (2 * cycles, 0)
+            else:  # the write after 20 ms; the read first, then 20 ms
+                before, after = (cycles, 0) if kind == "produce" else (0, cycles)
+            torch.cuda._sleep(before)
             done = work(*args)
-            if kind == "consume":  # a read at once, then 20 ms more on the current stream
-                torch.cuda._sleep(cycles)
+            torch.cuda._sleep(after)
             end.record()
             marks.append((kind, begin, end))
             return done
@@ -419,14 +423,21 @@ def _overlapped(spans: list[tuple[str, float, float]]) -> bool:
 
 @pytest.mark.gpu
 def test_question_2_on_a_gpu_does_what_its_checker_says_on_the_simulated_one() -> None:
-    """The solution and the other right spellings give every round's value and overlap on a real GPU; without the
-    read-after-write wait a consume reads a stale buffer; wait_stream in the loop's natural order is right but
-    serial. What the checker names on the simulated GPU happens on a real one."""
+    """The solution and the other right spellings give every round's value and overlap on a real GPU, with a slow
+    write or a slow read; without the read-after-write wait a consume reads a stale buffer; without the
+    write-after-read wait a later round's produce overwrites a buffer before its consume reads it; wait_stream in the
+    loop's natural order is right but serial. What the checker names on the simulated GPU happens on a real one."""
     for code in (SOLUTIONS[2], *RIGHT_ANSWERS[2][:2]):
-        results, spans = _double_buffered_on_gpu(code)
-        assert results == [1.0, 2.0, 3.0, 4.0] and _overlapped(spans), (code, results, spans)
+        for war in (False, True):
+            results, spans = _double_buffered_on_gpu(code, war=war)
+            assert results == [1.0, 2.0, 3.0, 4.0] and _overlapped(spans), (code, war, results, spans)
     stale, _ = _double_buffered_on_gpu(next(c for c, said in WRONG_ANSWERS[2] if "(a stale read)" in said))
     assert stale != [1.0, 2.0, 3.0, 4.0], stale
+    war_wait = next(line for line in SOLUTIONS[2].splitlines(keepends=True) if "side.wait_event" in line)
+    overwritten, _ = _double_buffered_on_gpu(
+        SOLUTIONS[2].replace(war_wait, ""), war=True
+    )  # round 2's before round 0's read
+    assert overwritten[:2] == [3.0, 4.0], overwritten
     serial_code = next(c for c, said in WRONG_ANSWERS[2] if "no overlap" in said)
     results, spans = _double_buffered_on_gpu(serial_code)
     assert results == [1.0, 2.0, 3.0, 4.0] and not _overlapped(spans), (results, spans)

@@ -68,16 +68,36 @@ def _serial(*order: str) -> str:
     return "\n".join((head, "    for r in range(rounds):", *(body[o] for o in order), "    return results"))
 
 
+#: Question 2 with wait_stream, the producer one round ahead: each wait covers only what it must (a right answer).
+_AHEAD = (
+    "def double_buffered(bufs, side, rounds, produce, consume):\n"
+    "    current, results = torch.cuda.current_stream(), []\n"
+    "    side.wait_stream(current)\n"
+    "    if rounds:\n"
+    "        with torch.cuda.stream(side):\n"
+    "            produce(bufs[0], 0)\n"
+    "    for r in range(rounds):\n"
+    "        current.wait_stream(side)  # round r's produce, the last queued on side\n"
+    "        if r + 1 < rounds:\n"
+    "            side.wait_stream(current)  # round r - 1's consume, the last queued here\n"
+    "            with torch.cuda.stream(side):\n"
+    "                produce(bufs[(r + 1) % 2], r + 1)\n"
+    "        results.append(consume(bufs[r % 2]))\n"
+    "    return results"
+)
+
+
 #: Typical wrong answers to each question, by number, each with words its verdict must contain (the
 #: message a learner who wrote it is told).
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
-        # side's work counted: the events mark the default stream's queue only
+        # the wait read the wrong way round: side waits for the default stream, which does not wait for side
         (
             _predicted((0, 30)),
-            "'gpu(10); gpu(20, side)': you predicted 30 ms; the events report 10 ms (simulated GPU). Between them: "
-            "default stream 0–10 ms (_sleep), side stream 0–20 ms (_sleep)",
+            "'gpu(20, side); side.wait_stream(default); gpu(10)': you predicted 30 ms; the events report 10 ms "
+            "(simulated GPU). Between them: side stream 0–20 ms (_sleep), default stream 0–10 ms (_sleep)",
         ),
+        (_predicted((0, 20)), "you predicted 20 ms; the events report 10 ms (simulated GPU)"),
         # the two streams taken to run one after the other
         (_predicted((1, 30)), "you predicted 30 ms; the events report 20 ms (simulated GPU)"),
         # the wait both ways taken to let them run side by side
@@ -105,32 +125,36 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # a snippet's key changed: it cannot be found
         (
             _predicted(keys=(*_SNIPPETS[:4], "gpu(10); synchronize(); host(40); gpu(10)")),
-            "expected event_ms['gpu(10); torch.cuda.synchronize(); host(40); gpu(10)'] to be the milliseconds you "
-            "predict, but got a str: 'missing'",
+            "event_ms has no key 'gpu(10); torch.cuda.synchronize(); host(40); gpu(10)': keep each key of the cell "
+            "exactly as it is written",
         ),
+        (_predicted(keys=_SNIPPETS[1:]), "event_ms has no key 'gpu(20, side); side.wait_stream(default); gpu(10)'"),
+        # not a number of milliseconds: a comparison with nan is always False
+        (_predicted((1, _Code("float('nan')"))), "is nan: a prediction must be a finite number of ms"),
+        (_predicted((3, _Code("float('inf')"))), "is inf: a prediction must be a finite number of ms"),
         ("event_ms = [10, 20, 30, 50, 60]", "expected a dict: each snippet of the cell, then the milliseconds"),
     ),
     2: (
         # no waits at all: the first produce overwrites what the caller is still reading
         (
             SOLUTIONS[2].replace(_FIRST, "").replace(_WAR, "").replace(_RAW, ""),
-            f"{_CALL}: a produce into bufs[0] started at 0.003 ms while the caller's read on the current stream was "
-            "reading it (until 2 ms): write-after-read; make side wait for that read first",
+            f"{_CALL}: round 0's produce wrote bufs[0] at 0.003 ms, before the caller's read on the current stream had "
+            "finished reading it at 2 ms: write-after-read; make side wait for it",
         ),
         (
             SOLUTIONS[2].replace(_FIRST, ""),
-            "a produce into bufs[0] started at 0.004 ms while the caller's read on the current stream was reading it",
+            "round 0's produce wrote bufs[0] at 0.004 ms, before the caller's read on the current stream had finished",
         ),
         (
             SOLUTIONS[2].replace(_RAW, ""),
-            "round 0's consume started at 4 ms, before the produce it reads had finished at 6 ms (a stale read): make "
-            "the current stream wait for that produce",
+            "round 0's consume started at 4 ms, before its produce had finished at 6 ms (a stale read): make the "
+            "current stream wait for that produce",
         ),
         (
             SOLUTIONS[2].replace(_WAR, ""),
             "(produce takes 1 ms, consume 5 ms; the current stream is the caller's, whose earlier reads of both "
-            "buffers are queued): a produce into bufs[0] started at 12 ms while round 0's consume was reading it "
-            "(until 16 ms): write-after-read",
+            "buffers are queued): round 2's produce wrote bufs[0] at 12 ms, before round 0's consume had finished "
+            "reading it at 16 ms: write-after-read",
         ),
         # wait_stream both ways, in the loop's natural order: each produce waits for the consume just queued
         (
@@ -153,29 +177,87 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (
             SOLUTIONS[2].replace("produce(bufs[r % 2], r)", "produce(bufs[r % 2], r + 1)"),
-            "round 0's result is 2; expected 1",
+            f"{_CALL} called produce with r = [1, 2, 3, 4], consume 4 times: call each once a round, "
+            "produce(bufs[r % 2], r) for r in range(rounds)",
         ),
         # the waits made on the default stream, which is not the caller's current stream
         (
             SOLUTIONS[2].replace("torch.cuda.current_stream()", "torch.cuda.default_stream()"),
-            "a produce into bufs[0] started at 0.005 ms while the caller's read on the current stream was reading it",
+            "queued); it used the default stream, which is not the current stream here: round 0's produce wrote "
+            "bufs[0] at 0.005 ms, before the caller's read on the current stream had finished reading it",
         ),
         (
             SOLUTIONS[2].replace(_RAW + _CONSUME, "            results.append(consume(bufs[r % 2]))\n"),
-            "round 0's consume ran on the side stream, the produce it reads on the side stream; queue produce on side "
-            "and consume on the current stream",
+            "round 0's consume ran on the side stream, its produce on the side stream; queue produce on side and "
+            "consume on the current stream",
         ),
         (
             SOLUTIONS[2].replace("        with torch.cuda.stream(side):\n", "        if True:\n"),
-            "round 0's consume ran on the caller's stream, the produce it reads on the caller's stream",
+            "round 0's consume ran on the caller's stream, its produce on the caller's stream",
         ),
         (
             SOLUTIONS[2].replace("consume(bufs[r % 2])", "consume(bufs[(r + 1) % 2])"),
-            "round 0's consume did not read bufs[0]",
+            "round 0's consume did not read bufs[0]; round r fills and reads bufs[r % 2]",
+        ),
+        # each produce into the other buffer (its wait moved with it): round 0's consume reads a buffer never filled
+        (
+            SOLUTIONS[2]
+            .replace("produce(bufs[r % 2], r)", "produce(bufs[(r + 1) % 2], r)")
+            .replace("wait_event(read[r % 2])", "wait_event(read[(r + 1) % 2])"),
+            "round 0's consume read bufs[0], which round 0's produce did not fill",
+        ),
+        (SOLUTIONS[2].replace("    return results", "    return results[-1:]"), "returned 1 values, not consume's 4"),
+        # the results in reverse order
+        (
+            SOLUTIONS[2].replace("results.append(consume(bufs[r % 2]))", "results.insert(0, consume(bufs[r % 2]))"),
+            f"{_CALL} returned 4 values, not consume's 4 results in round order",
+        ),
+        # a second consume each round, its result dropped
+        (
+            SOLUTIONS[2].replace(_CONSUME, _CONSUME + "        consume(bufs[r % 2])\n"),
+            "consume 8 times: call each once",
+        ),
+        # one produce too many: a last round that only produces
+        (
+            SOLUTIONS[2]
+            .replace("for r in range(rounds):", "for r in range(rounds + 1):")
+            .replace(_CONSUME + _READ, "        if r < rounds:\n    " + _CONSUME + "    " + _READ),
+            "called produce with r = [0, 1, 2, 3, 4], consume 4 times",
+        ),
+        # the producer a round ahead, without stopping at the last round
+        (
+            _AHEAD.replace("        if r + 1 < rounds:\n", "        if True:\n"),
+            "called produce with r = [0, 1, 2, 3, 4], consume 4 times",
+        ),
+        # the producer a round ahead, its first produce made even when there are no rounds
+        (_AHEAD.replace("    if rounds:\n", "    if True:\n"), "double_buffered(bufs, side, 0, produce, consume)"),
+        # waits for the first rounds only: the fifth round of an unbalanced pipeline shows it
+        (
+            SOLUTIONS[2].replace(_RAW, "        if r < 3:\n    " + _RAW),
+            "(produce takes 3 ms, consume 1 ms; the current stream is the caller's, whose earlier reads of both "
+            "buffers are queued): round 3's consume started at 12 ms, before its produce had finished at 14 ms",
         ),
         (
-            SOLUTIONS[2].replace("    return results", "    return results[-1:]"),
-            "returned 1 values; expected the 4 results of consume, in round order",
+            SOLUTIONS[2].replace(_WAR, "            if r < 3:\n    " + _WAR),
+            "(produce takes 1 ms, consume 5 ms; the current stream is the caller's, whose earlier reads of both "
+            "buffers are queued): round 3's produce wrote bufs[1] at 17 ms, before round 1's consume had finished",
+        ),
+        # every produce queued first, then every consume waiting for its own: a later produce overwrites a buffer
+        # before its consume has read it (write-after-read), though no consume reads before its produce
+        (
+            "def double_buffered(bufs, side, rounds, produce, consume):\n"
+            "    current, done, results = torch.cuda.current_stream(), [], []\n"
+            "    side.wait_stream(current)\n"
+            "    for r in range(rounds):\n"
+            "        with torch.cuda.stream(side):\n"
+            "            produce(bufs[r % 2], r)\n"
+            "            done.append(side.record_event())\n"
+            "    for r in range(rounds):\n"
+            "        current.wait_event(done[r])\n"
+            "        results.append(consume(bufs[r % 2]))\n"
+            "    return results",
+            "round 2's produce wrote bufs[0] at 12 ms, before round 0's consume had finished reading it at 16 ms: "
+            "write-after-read; make side wait for it",
         ),
         (
             SOLUTIONS[2].replace("    return results", "    torch.cuda.set_stream(side)\n    return results"),
@@ -270,20 +352,7 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
     ),
     2: (
         # wait_stream, the producer one round ahead: each wait covers only what it must
-        "def double_buffered(bufs, side, rounds, produce, consume):\n"
-        "    current, results = torch.cuda.current_stream(), []\n"
-        "    side.wait_stream(current)\n"
-        "    if rounds:\n"
-        "        with torch.cuda.stream(side):\n"
-        "            produce(bufs[0], 0)\n"
-        "    for r in range(rounds):\n"
-        "        current.wait_stream(side)  # round r's produce, the last queued on side\n"
-        "        if r + 1 < rounds:\n"
-        "            side.wait_stream(current)  # round r - 1's consume, the last queued here\n"
-        "            with torch.cuda.stream(side):\n"
-        "                produce(bufs[(r + 1) % 2], r + 1)\n"
-        "        results.append(consume(bufs[r % 2]))\n"
-        "    return results",
+        _AHEAD,
         # Event().record() and Event.wait(), an event per buffer each way
         "def double_buffered(bufs, side, rounds, produce, consume):\n"
         "    current = torch.cuda.current_stream()\n"
@@ -305,6 +374,14 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         SOLUTIONS[2].replace(_READ, "        read[r % 2] = current.record_event()\n"),
         SOLUTIONS[2].replace("torch.cuda.current_stream()", "torch.cuda.current_stream(bufs[0].device)"),
         SOLUTIONS[2].replace("with torch.cuda.stream(side)", "with torch.cuda.StreamContext(side)"),
+        # the seed's style: Stream's methods called on the class, the stream passed first
+        SOLUTIONS[2]
+        .replace("side.wait_stream(current)", "torch.cuda.Stream.wait_stream(side, current)")
+        .replace("side.wait_event(read[r % 2])", "torch.cuda.Stream.wait_event(side, read[r % 2])")
+        .replace(
+            "current.wait_event(side.record_event())", "torch.cuda.Stream.wait_event(current, side.record_event())"
+        )
+        .replace("    return results", "    assert isinstance(side, torch.cuda.Stream)\n    return results"),
     ),
     3: (
         # the events recorded inside `with torch.cuda.stream(side)`, on the stream that runs the work
@@ -313,6 +390,7 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         # waiting after both events are queued, in three spellings
         _side_timed("start.record(side)", "fn()", "end.record(side)", "torch.cuda.synchronize()"),
         _side_timed("start.record(side)", "fn()", "end.record(side)", "side.synchronize()"),
+        _side_timed("start.record(side)", "fn()", "end.record(side)", "torch.cuda.Stream.synchronize(side)"),
         _side_timed("start.record(side)", "fn()", "end.record(side)", "while not end.query():", "    pass"),
         _side_timed("start.record(side)", "fn()", "end.record(side)").replace("torch.cuda.Event(", "torch.Event("),
     ),

@@ -2,7 +2,7 @@
 
 SOLUTIONS: dict[int, str] = {
     1: """event_ms = {
-    "gpu(10); gpu(20, side)": 10,  # the end marks the default stream's queue: side's work is not in it
+    "gpu(20, side); side.wait_stream(default); gpu(10)": 10,  # side waits for default, not default for side
     "gpu(10); gpu(20, side); default.wait_stream(side)": 20,  # both ran at once; the end waits for the longer
     "gpu(10); side.wait_stream(default); gpu(20, side); default.wait_stream(side)": 30,  # one after the other
     "gpu(10); host(40); gpu(10)": 50,  # the GPU sits idle until Python queues the second gpu(10)
