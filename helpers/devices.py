@@ -5,8 +5,6 @@ alone, so the same code picks a Kaggle GPU, Apple's `mps` or the CPU. A chapter 
 
 from __future__ import annotations
 
-import re
-
 import torch
 
 #: Printed by `have_gpus` when a cell takes its no-GPU path; counted by the runner and tests.
@@ -144,11 +142,3 @@ def describe_device_spelling(spelling: str) -> str:
     if device.index is None:
         return f"type={device.type!r}, index=None → means the current device of that type"
     return f"type={device.type!r}, index={device.index} → device number {device.index} of type {device.type!r}"
-
-
-_DEVICE_MISMATCH = re.compile(r"same device|expected device|different from other tensors", re.IGNORECASE)
-
-
-def is_device_mismatch_error(exc: BaseException) -> bool:
-    """True when `exc` is torch's RuntimeError for tensors on different devices (worded by device and release)."""
-    return isinstance(exc, RuntimeError) and bool(_DEVICE_MISMATCH.search(str(exc)))

@@ -13,7 +13,6 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
-MOVES = frozenset({"to", "cpu", "cuda"})  # the tensor methods that move a tensor to another device
 #: Calls that read a tensor's values on the host (apply_, map_: each to Python); `FROM_DATA` reads tensors in data.
 _NAMES = "item tolist numpy cpu allclose equal is_nonzero untyped_storage apply_ map_ map2_ __array__ __dlpack__"
 _SIZE = "nonzero argwhere masked_select unique unique_consecutive bincount"  # results sized by the values

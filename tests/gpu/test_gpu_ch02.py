@@ -8,8 +8,7 @@ import sys
 import pytest
 import torch
 
-from helpers.devices import is_device_mismatch_error
-
+from .errors import is_device_mismatch_error
 from .recorded import recorded
 
 

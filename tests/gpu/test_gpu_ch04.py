@@ -14,12 +14,12 @@ import pytest
 import torch
 from torch import nn
 
-from helpers.devices import is_device_mismatch_error
 from helpers.exercises.ch04 import low_precision
 from helpers.timing import time_call
 from helpers.training import make_data, make_model
 
 from .chapter_files import NOTEBOOKS
+from .errors import is_device_mismatch_error
 from .missing import missing
 from .models import model_device
 

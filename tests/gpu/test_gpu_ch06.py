@@ -25,7 +25,6 @@ from helpers import standins, timelines
 from helpers.exercises.ch06 import _SNIPPETS, _events_ms
 from helpers.exercises.solutions.ch06 import SOLUTIONS
 from helpers.timing import gpu_cycles_per_ms
-from tests.wrong_answers.ch06 import RIGHT_ANSWERS, WRONG_ANSWERS
 
 from .recorded import recorded
 
@@ -427,17 +426,19 @@ def test_question_2_on_a_gpu_does_what_its_checker_says_on_the_simulated_one() -
     write or a slow read; without the read-after-write wait a consume reads a stale buffer; without the
     write-after-read wait a later round's produce overwrites a buffer before its consume reads it; wait_stream in the
     loop's natural order is right but serial. What the checker names on the simulated GPU happens on a real one."""
-    for code in (SOLUTIONS[2], *RIGHT_ANSWERS[2][:2]):
+    line = {
+        key: next(x for x in SOLUTIONS[2].splitlines(keepends=True) if key in x)
+        for key in ("wait_event", "record_event")
+    }
+    raw_wait = line["record_event"].replace("current.wait_event(side.record_event())", "current.wait_stream(side)")
+    for code in (SOLUTIONS[2], SOLUTIONS[2].replace(line["record_event"], raw_wait)):  # two right spellings
         for war in (False, True):
             results, spans = _double_buffered_on_gpu(code, war=war)
             assert results == [1.0, 2.0, 3.0, 4.0] and _overlapped(spans), (code, war, results, spans)
-    stale, _ = _double_buffered_on_gpu(next(c for c, said in WRONG_ANSWERS[2] if "(a stale read)" in said))
+    stale, _ = _double_buffered_on_gpu(SOLUTIONS[2].replace(line["record_event"], ""))  # no read-after-write wait
     assert stale != [1.0, 2.0, 3.0, 4.0], stale
-    war_wait = next(line for line in SOLUTIONS[2].splitlines(keepends=True) if "side.wait_event" in line)
-    overwritten, _ = _double_buffered_on_gpu(
-        SOLUTIONS[2].replace(war_wait, ""), war=True
-    )  # round 2's before round 0's read
-    assert overwritten[:2] == [3.0, 4.0], overwritten
-    serial_code = next(c for c, said in WRONG_ANSWERS[2] if "no overlap" in said)
-    results, spans = _double_buffered_on_gpu(serial_code)
+    overwritten, _ = _double_buffered_on_gpu(SOLUTIONS[2].replace(line["wait_event"], ""), war=True)
+    assert overwritten[:2] == [3.0, 4.0], overwritten  # round 2's write before round 0's read
+    serial_wait = line["wait_event"].replace("side.wait_event(read[r % 2])", "side.wait_stream(current)")
+    results, spans = _double_buffered_on_gpu(SOLUTIONS[2].replace(line["wait_event"], serial_wait))
     assert results == [1.0, 2.0, 3.0, 4.0] and not _overlapped(spans), (results, spans)

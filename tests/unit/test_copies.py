@@ -29,9 +29,10 @@ from helpers.copies import (  # noqa: E402
     time_copy_batch,
     two_by_two,
 )
-from helpers.devices import DeviceError, is_device_mismatch_error  # noqa: E402
+from helpers.devices import DeviceError  # noqa: E402
 from helpers.memory import NeedsCudaError  # noqa: E402
 from helpers.timing import wall_seconds  # noqa: E402
+from tests.gpu.errors import is_device_mismatch_error  # noqa: E402
 
 KIB = 1024
 NO_CUDA = not torch.cuda.is_available()
