@@ -298,7 +298,7 @@ for _name, _how in _OnGpu.READS.items():
 class SimulatedValue(_OnGpu):
     """A number the simulated GPU computes from a simulated tensor: `scale` times what each element held when `read`."""
 
-    KNOWS = "/ by a number, .clone(), .float(), .detach(), record_stream, host reads (.item(), float(v), print, ...)"
+    KNOWS = "v / number, .clone(), .float(), .detach(), record_stream, host reads (.item(), float(v), print, ...)"
     clone = float = detach = lambda self, *args, **kwargs: self / 1  # a copy: an op queued on the current stream
 
     def __init__(self, sim: SimulatedCuda, read: _Read, scale: float = 1.0, op_ms: float = math.inf) -> None:

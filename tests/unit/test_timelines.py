@@ -406,7 +406,7 @@ def test_every_host_read_of_a_simulated_value_waits_and_is_named_as_the_code_spe
             '.to("cpu")',
             ".cpu()",
         ]
-        with pytest.raises(AttributeError, match="the SIMULATED value has no 'abs': it knows / by a number, .clone"):
+        with pytest.raises(AttributeError, match="the SIMULATED value has no 'abs': it knows v / number, .clone"):
             mean.abs()
         torch.cuda._sleep(2 * standins.SIMULATED_CYCLES_PER_MS)
         event = torch.cuda.Event()

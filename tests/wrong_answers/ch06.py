@@ -180,6 +180,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             f"{_CALL} called produce with r = [1, 2, 3, 4], consume 4 times: call each once a round, "
             "produce(bufs[r % 2], r) for r in range(rounds)",
         ),
+        # the rounds numbered backwards, then in turn by buffer: produce's r is told in the order of the calls
+        (
+            SOLUTIONS[2].replace("produce(bufs[r % 2], r)", "produce(bufs[r % 2], rounds - 1 - r)"),
+            "called produce with r = [3, 2, 1, 0], consume 4 times",
+        ),
+        (SOLUTIONS[2].replace("produce(bufs[r % 2], r)", "produce(bufs[r % 2], r % 2)"), "r = [0, 1, 0, 1], consume"),
         # the waits made on the default stream, which is not the caller's current stream
         (
             SOLUTIONS[2].replace("torch.cuda.current_stream()", "torch.cuda.default_stream()"),
