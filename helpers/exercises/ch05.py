@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import torch
 from torch import nn
 
@@ -17,30 +15,29 @@ _KEPT = (
     "|[torch.ones(1, 4).expand(1000, 4)]|[(x := torch.zeros(500, 500))[250:], x[-1]]|[torch.zeros(500, 500)[0]]"
     "|[torch.zeros(3, dtype=torch.float16), torch.zeros(5, dtype=torch.int64)]|[]|[torch.zeros(0), torch.tensor(1.0)]"
     "|[x := torch.ones(128, 64), x.detach(), x.view(torch.uint8), x]|[torch.zeros(500, 500)[0].detach()]"
-    "|[x := torch.ones(100, 30), x.clone(), x.contiguous(), x.t().contiguous()]"
+    "|[x := torch.ones(100, 30), x.clone(), x.contiguous(), x.t().contiguous()]|[(x := torch.zeros(500, 500))[:0]]"
 ).split("|")
 #: The blocks of the tensors `kept`: one per storage (told apart by `key`), its bytes rounded by `size`; none if empty.
 _blocks = lambda kept, size=round_size, key=lambda t: t.untyped_storage().data_ptr(): sum(
     size(n) for n in {key(t): t.untyped_storage().nbytes() for t in kept}.values() if n
 )
+_empty = lambda kept: 512 * any(not t.untyped_storage().nbytes() for t in kept)  # a block for an empty storage
 _UP = "the allocator rounds each block up to a multiple of 512 bytes"
 _VIEW = "a view keeps its base's whole storage alive, even a detached view: count t.untyped_storage().nbytes()"
 _KEPT_SLIPS = (
     *(Slip(lambda k, r=r: _blocks(k, r), _UP) for r in (int, lambda n: n & -512, lambda n: 1 << (n - 1).bit_length())),
+    Slip(lambda k: _blocks(k) + _empty(k), "an empty storage (untyped_storage().nbytes() == 0) has no block"),
+    Slip(lambda k: _blocks(k, lambda n: (n // 512 + 1) * 512) + _empty(k), "a multiple of 512 is already rounded"),
     Slip(lambda k: _blocks(k, key=torch.Tensor.data_ptr), "x[250:] starts inside x's storage: key by its storage"),
+    Slip(lambda k: _blocks(k, key=lambda t: t.untyped_storage().nbytes()), "two storages of one size are two blocks"),
     Slip(lambda k: sum(_blocks([t]) for t in k), "views share their base's storage: count each storage once"),
+    Slip(lambda k: _blocks(filter(torch.numel, k)), "x[:0] keeps x's whole storage: count its nbytes(), not numel()"),
     Slip(lambda k: sum(round_size(t.nbytes) for t in k if t.nbytes), _VIEW),
     Slip(lambda k: round_size(_blocks(k, size=int) or 1), "each block is rounded on its own, not the total"),
-    Slip(lambda k: _blocks(k) + 512 * any(not t.untyped_storage().nbytes() for t in k), "an empty tensor has no block"),
     Slip(lambda k: -(-_blocks(k) // 2**21) * 2**21, "2 MiB segments are what memory_reserved counts"),
 )
 _cases = [Case(make=lambda c=c: (eval(c, {"torch": torch}),), label=c) for c in _KEPT]
 _check_allocated_bytes = table("allocated_bytes", "(tensors)", _cases, _blocks, rel=0, slips=_KEPT_SLIPS)
-#: A language model's tied weights, on meta (`to` would untie them): the Linear head's is the Embedding's.
-_tied = lambda: (
-    m := nn.Sequential(nn.Embedding(10, 4), nn.Linear(4, 10, bias=False)).to("meta"),
-    setattr(m[1], "weight", m[0].weight),
-)[0]
 #: Bytes of `copies` of each trainable and each frozen parameter (`size(p)` bytes a number), and the activations.
 _peak = lambda model, batch, per_sample, copies=(4, 1), size=torch.Tensor.element_size: (
     sum(p.numel() * size(p) * copies[not p.requires_grad] for p in model.parameters()) + batch * per_sample
@@ -52,7 +49,10 @@ _MODELS = {
     "a float16 and a float32 Linear": lambda: nn.Sequential(nn.Linear(16, 8).half(), nn.Linear(8, 4)),
     "a Linear and a BatchNorm1d in eval mode": lambda: nn.Sequential(nn.Linear(8, 4), nn.BatchNorm1d(4).eval()),
     "a frozen bfloat16 Embedding": lambda: nn.Embedding(9, 8, dtype=torch.bfloat16).requires_grad_(False),
-    "an Embedding and a Linear head sharing its weight": _tied,
+    "an Embedding and a Linear head sharing its weight": lambda: (  # a language model's tied weights
+        m := nn.Sequential(nn.Embedding(10, 4), nn.Linear(4, 10, bias=False)).to("meta"),
+        setattr(m[1], "weight", m[0].weight),  # tied on meta: to("meta") would untie them
+    )[0],
     "a ParameterDict of a frozen w (4, 4) and a trainable b (4,), then a Linear(4, 2)": lambda: nn.Sequential(
         nn.ParameterDict({"w": nn.Parameter(torch.ones(4, 4), requires_grad=False), "b": nn.Parameter(torch.ones(4))}),
         nn.Linear(4, 2),
@@ -76,7 +76,7 @@ _PEAK_SLIPS = (
 )
 
 
-def _check_predict_peak_bytes(fn: Any) -> None:
+def _check_predict_peak_bytes(fn: object) -> None:
     """Each model left as it was (its parameters' requires_grad, dtype and device, its modes); then the table."""
     expect_function(fn, "predict_peak_bytes", _TAKES)
     for case in _PEAK_CASES:

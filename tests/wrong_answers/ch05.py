@@ -66,8 +66,42 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def allocated_bytes(tensors):\n"
             "    storages = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in tensors}\n"
             "    return sum(max(512, (n + 511) // 512 * 512) for n in storages.values())",
-            "allocated_bytes([torch.zeros(0), torch.tensor(1.0)]) returned 1024; expected 512: an empty tensor has no "
-            "block",
+            "allocated_bytes([torch.zeros(0), torch.tensor(1.0)]) returned 1024; expected 512: an empty storage "
+            "(untyped_storage().nbytes() == 0) has no block",
+        ),
+        (  # empty tensors skipped instead of empty storages: an empty view keeps its base's whole storage (round 2)
+            "def allocated_bytes(tensors):\n"
+            "    kept = [t for t in tensors if t.numel()]\n"
+            "    storages = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in kept}\n"
+            "    return sum((n + 511) // 512 * 512 for n in storages.values())",
+            "allocated_bytes([(x := torch.zeros(500, 500))[:0]]) returned 0; expected 1_000_448: x[:0] keeps x's whole "
+            "storage: count its nbytes(), not numel()",
+        ),
+        (  # the same, skipping by the tensor's own bytes
+            "def allocated_bytes(tensors):\n    seen = {}\n    for t in tensors:\n        if t.nbytes == 0:\n"
+            "            continue\n        s = t.untyped_storage()\n"
+            "        seen[s.data_ptr()] = -(-s.nbytes() // 512) * 512\n    return sum(seen.values())",
+            "x[:0] keeps x's whole storage: count its nbytes(), not numel()",
+        ),
+        (  # one block more for a size that is already a multiple of 512, empty storages skipped (round 2)
+            "def allocated_bytes(tensors):\n"
+            "    storages = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in tensors}\n"
+            "    return sum((n // 512 + 1) * 512 for n in storages.values() if n)",
+            "allocated_bytes([x := torch.ones(128, 64), x.detach(), x.view(torch.uint8), x]) returned 33_280; expected "
+            "32_768: a multiple of 512 is already rounded",
+        ),
+        (  # the same without skipping empty storages: told first of the block it gives 0 bytes
+            "def allocated_bytes(tensors):\n"
+            "    storages = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in tensors}\n"
+            "    return sum((n // 512 + 1) * 512 for n in storages.values())",
+            "allocated_bytes([torch.zeros(0), torch.tensor(1.0)]) returned 1024; expected 512: an empty storage",
+        ),
+        (  # storages told apart by their size: two storages of the same size counted once (round 2)
+            "def allocated_bytes(tensors):\n"
+            "    sizes = {t.untyped_storage().nbytes() for t in tensors}\n"
+            "    return sum((n + 511) // 512 * 512 for n in sizes)",
+            "allocated_bytes([x := torch.ones(100, 30), x.clone(), x.contiguous(), x.t().contiguous()]) returned "
+            "12_288; expected 36_864: two storages of one size are two blocks",
         ),
         ("allocated_bytes = 1024", "should be a function taking (tensors), but it is an int"),
         (  # only the bytes the views reach (offset + extent), per storage: a row of a batch counted as the row
