@@ -47,8 +47,8 @@ PUBLISHED_T4 = (
         "source": "CUDA bandwidthTest results for T4 hosts (range across hosts; drawn at bandwidthTest's "
         "default 32 MB copy), docs/sources.md §4",
     },
-    {"what": "host→device, 1 KB copies", "gb_per_s": (0.4, 0.4), "nbytes": 1_000, "source": _SHMOO},
-    {"what": "host→device, ≥ 1 MB copies", "gb_per_s": (12.0, 12.0), "nbytes": 1_000_000, "source": _SHMOO},
+    {"what": "pinned host→device, 1 KB copies", "gb_per_s": (0.4, 0.4), "nbytes": 1_000, "source": _SHMOO},
+    {"what": "pinned host→device, ≥ 1 MB copies", "gb_per_s": (12.0, 12.0), "nbytes": 1_000_000, "source": _SHMOO},
 )
 
 

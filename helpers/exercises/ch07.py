@@ -13,16 +13,15 @@ from .cases import call_or_wrong, questions, show, unchanged
 from .ch06 import kept_current
 
 
-def _show(sim: SimulatedCuda, value: Any) -> str:
-    """`show(value)`, with a tensor the simulated GPU holds (or a list's, up to 6) said to be on the GPU (or meta)."""
+def _show(sim: SimulatedCuda, value: Any) -> str:  # show(value), a tensor the simulated GPU holds said to be on it
     if isinstance(value, list | tuple) and value:
         return "[" + ", ".join(_show(sim, v) for v in value[:6]) + (", …" if len(value) > 6 else "") + "]"
     where = sim.device[id(value)][1] if sim.is_on_gpu(value) else "cpu"
     return show(value).replace(" on cpu", " on the GPU" if where == "cuda" else f" on {where}")
 
 
-#: Question 1's cases: (batches, dtype, pinned already (else sent to `meta`), ms of the caller's step on each batch).
-_PREFETCH = ((6, torch.float, 1, 1), (5, torch.long, 0, 2), (1, torch.half, 1, 1), (0, torch.int, 1, 1))
+#: Question 1's cases: (batches, dtype, pinned (else sent to `meta`), ms of each step, whether it ends in .item())
+_PREFETCH = ((6, torch.float, 1, 1, 1), (5, torch.long, 0, 2, 0), (1, torch.half, 1, 1, 0), (0, torch.int, 1, 1, 0))
 
 
 def _yielded(fn: Any, args: tuple, call: str, most: int) -> Iterator:  # fn(*args)'s items; its errors, the learner's
@@ -34,15 +33,16 @@ def _yielded(fn: Any, args: tuple, call: str, most: int) -> Iterator:  # fn(*arg
 
 def _check_prefetched(fn: Any) -> None:
     expect_function(fn, "prefetched", "(batches, device)")
-    for count, dtype, pinned, step_ms in _PREFETCH:  # each copy takes 1 ms
-        host, device = [torch.arange(4.0, dtype=dtype) + 100 * k for k in range(count)], ["meta", "cuda"][pinned]
+    ptr = lambda t: t.untyped_storage().data_ptr()
+    for count, dtype, pinned, step_ms, item in _PREFETCH:  # each copy takes 1 ms
+        host, device = [torch.arange(4.0, dtype=dtype) + 100 * k for k in range(count)], ("meta", "cuda")[pinned]
         device = torch.device(device)  # `meta` for pageable batches
         call = f"prefetched({count} {'pinned' * pinned or 'pageable'} {dtype} batches, {device}) (copies 1 ms, steps "
-        call, read, noted, made, steps, marks = f"{call}{step_ms} ms)", [], [], {}, [], []
-        record = lambda tensor, stream, noted=noted: noted.append((tensor.untyped_storage().data_ptr(), stream))
+        call, read, noted, made, steps, marks = f"{call}{step_ms} ms{' then .item()' * item})", [], [], {}, [], []
+        record = lambda tensor, stream, noted=noted: noted.append((ptr(tensor), stream))
         with simulated_cuda(copy_ms=1.0) as sim, mock.patch.object(torch.Tensor, "record_stream", record):
             caller = sim.current = SimulatedStream(sim, "caller's stream")  # not in sim.streams: theirs is "side"
-            mark = lambda t, s=sim, m=made: m.setdefault(id(t), (s.current, s.current.free_ms)) and t
+            mark = lambda t, s=sim, m=made: m.setdefault(id(t), (s.current, s.current.free_ms, len(s.spans))) and t
             sim.on_gpu = lambda t, d="cuda", s=sim, mark=mark: SimulatedCuda.on_gpu(s, mark(t), d)  # made where, when
             with sim.tensors(host * pinned):
                 for k, x in enumerate(_yielded(fn, ((read.append(b) or b for b in host), device), call, count)):
@@ -52,41 +52,46 @@ def _check_prefetched(fn: Any) -> None:
                     if len(read) > k + 3:  # `batches` is read one at a time, as from a DataLoader
                         raise Wrong(f"{call} read {len(read)} batches before it yielded batch {k}: two ahead at most")
                     sim.work(f"step on batch {k}", step_ms)
-                    steps.append((x, sim.spans[-1].start_ms, sim.spans[-1].end_ms))
-            marks.append(len(sim.spans))
+                    steps.append((x, sim.spans[-1].start_ms, sim.spans[-1].end_ms, len(sim.copies)))
+                    sim.host_ms = max(sim.host_ms, caller.free_ms * item)  # the step's .item() waits for it
         sim.land(everything=True)
         if len(steps) != count:
             raise Wrong(f"{call} yielded {len(steps)}{'+' * (len(steps) > count)} batches; expected {count}, in order")
-        of = {c.destination.untyped_storage().data_ptr(): c for c in sim.copies}  # the copy that filled each
-        for k, (x, start, end) in enumerate(steps):
+        for k, (x, start, end, queued) in enumerate(steps):
             if not (sim.is_on_gpu(x) and sim.device[id(x)][1] == device.type and x.dtype == host[k].dtype):
                 raise Wrong(f"{call}: batch {k} is {_show(sim, x)}; expected batch {k}, {dtype}, on {device}")
-            if not x.equal(host[k]):
-                said = ([f"batch {j}'s values" for j, b in enumerate(host) if x.equal(b)] or [f"{x.tolist()}"])[0]
+            into = [(i < queued, c) for i, c in enumerate(sim.copies) if c.destination.data_ptr() == x.data_ptr()]
+            c = ([c for before, c in into if before] or [None])[-1]  # the copy that filled it, before its yield
+            d = [c, *(d for before, d in into if not before and d.end_ms - sim.copy_ms < end)][-1]  # or a refill
+            if not (got := (d.source if d else x).to(dtype)).equal(host[k]):  # the values its step read
+                said = ([f"batch {j}'s values" for j, b in enumerate(host) if got.equal(b)] or [f"{got.tolist()}"])[0]
+                said += f" (refilled on the {getattr(d, 'stream', '')} while its step ran)" * (d is not c)
                 raise Wrong(f"{call}: batch {k} holds {said}; expected {host[k].tolist()}")
-            c = of.get(ptr := x.untyped_storage().data_ptr())
-            mine, since = made.get(id(c.destination) if c else id(x), (caller, 0.0))  # the stream it was made on
-            later = [s.start_ms for s in sim.spans[marks[k + 1] :] if s.lane == mine.name and s.start_ms < end]
             if c and start < c.end_ms:
                 said = f"the step on batch {k} began at {start:.3g} ms, before its copy on the {c.stream} ended at "
                 raise Wrong(f"{call}: {said}{c.end_ms:.3g} ms: make the current stream wait for that copy first")
-            if c and c.stream != mine.name and c.end_ms - sim.copy_ms < since:
+            if c and (m := made[id(c.destination)])[0].name != c.stream and c.end_ms - sim.copy_ms < m[1]:
                 said = f"batch {k}'s copy on the {c.stream} began at {c.end_ms - sim.copy_ms:.3g} ms, into memory the "
-                said += f"{mine.name} made while its work ran until {since:.3g} ms, which may still use it: make the "
-                raise Wrong(f"{call}: {said}{c.stream} wait for the {mine.name} first")
-            if mine is not caller and (ptr, caller) not in noted and later:
-                said = f"batch {k}, made on the {mine.name} (no record_stream), was let go while its step ran until "
-                said += f"{end:.3g} ms: its memory may go to the {mine.name}'s work at {later[0]:.3g} ms"
-                raise Wrong(f"{call}: {said}")
+                said += f"{m[0].name} made while its work ran until {m[1]:.3g} ms, which may still use it: make the "
+                raise Wrong(f"{call}: {said}{c.stream} wait for the {m[0].name} first")
+        uses = [(x, caller, end, marks[k], f"batch {k}") for k, (x, _, end, _) in enumerate(steps)]  # steps' reads
+        uses += [(a, *made[id(r)], f"the input of {f.__name__}()") for f, args, _, r in sim._later for a in args]
+        for t, on, until, after, what in uses:  # memory made on another stream: let go at the next yield after?
+            mine, gone = made.get(id(t), (on,))[0].name, next((m for m in marks if m > after), len(sim.spans))
+            later = [s.start_ms for s in sim.spans[gone:] if s.lane == mine and s.start_ms < until]
+            if mine != on.name and (ptr(t), on) not in noted and later:
+                said = f"{what} (made on the {mine}, no record_stream for the {on.name}) is read until {until:.3g} ms"
+                raise Wrong(f"{call}: {said}: once let go, its memory may go to the {mine}'s work at {later[0]:.3g} ms")
         if why := ", ".join(dict.fromkeys(sim.host_waits)) or "its pageable copies" * bool(sim.kinds["pageable"]):
             raise Wrong(f"{call}: the host waited for {why}: queue pinned copies non_blocking, let streams wait")
         total, best = max(caller.free_ms, *(s.free_ms for s in sim.streams)), 1 + count * step_ms
         if count > 1 and total > best + count * min(1, step_ms) / 2:  # copies and steps took turns: no overlap
-            began = [of[p].end_ms - 1 if (p := x.untyped_storage().data_ptr()) in of else 0 for x, _, _ in steps]
-            k = next((k for k in range(1, count) if began[k] >= steps[k - 1][2]), 1)
-            said = "its copies ran on the caller's stream, so " if caller.name in {c.stream for c in sim.copies} else ""
-            said = f"{call} took {total:.3g} ms, not {best} (each copy during the step before it): {said}batch {k}'s"
-            raise Wrong(f"{said} copy began after the step on batch {k - 1} had ended")
+            began = [s.start_ms for s in sim.spans if s.kind == "copy"] + [0.0] * count  # each batch's copy, in turn
+            said = f"{call} took {total:.3g} ms, not {best} (each copy during the step before it)"
+            if k := next((k for k in range(1, count) if began[k] >= steps[k - 1][2]), 0):
+                on = "its copies ran on the caller's stream, so " * (caller.name in {c.stream for c in sim.copies})
+                said += f": {on}batch {k}'s copy began after the step on batch {k - 1} had ended"
+            raise Wrong(said)
     if torch.cuda.is_available():  # the same loop on this machine's GPU, each step checking what it reads
         host, call = [torch.full((1 << 20,), k + 1.0).pin_memory() for k in range(4)], "prefetched(4 batches, cuda)"
         with torch.cuda.stream(torch.cuda.Stream()):  # a caller's stream, not the default one
@@ -144,15 +149,12 @@ def _check_upload_all(fn: Any) -> None:
 
 
 _TEXTS = {  # each question's variable: its task, then (after a newline) its hint
-    "prefetched": "Write the generator `prefetched(batches, device)`: yield each host batch on `device`, in order, the "
-    "next one's copy running on a side stream during the caller's step on this one; each step sees its whole batch, "
-    "whose memory stays its own until the step ends; the host never waits.\nPin each batch; copy it non_blocking in "
-    "`with torch.cuda.stream(side):` before you yield the one before it; current_stream().wait_stream(side) before "
-    "its step; record_stream(torch.cuda.current_stream()) on each batch you yield.",
-    "upload_all": "Debug `upload_all(batches, device)` (batches of one shape and dtype): some arrive holding another "
-    "batch's values. Make all arrive intact, keeping the one pinned staging buffer and non_blocking copies.\nA "
-    "non_blocking copy from pinned memory reads the buffer when the GPU gets to it, maybe after the next refill: "
-    "record a torch.cuda.Event() after each copy, and call its synchronize() before the next refill.",
+    "prefetched": "Write the generator `prefetched(batches, device)`: yield each host batch on `device` in order, the "
+    "next one's copy running on a side stream during the caller's step on this one, each step seeing its whole batch "
+    "in memory of its own; the host never waits.\nPin each batch, copy it non_blocking in `with torch.cuda.stream("
+    "side):` before yielding the one before; current_stream().wait_stream(side), record_stream(current_stream()).",
+    "upload_all": "Debug `upload_all(batches, device)`: some batches arrive holding another one's values. Make all "
+    "arrive intact, keeping the one pinned staging buffer and non_blocking copies.\nA copy from pinned memory reads "
+    "the buffer when the GPU gets to it: record a torch.cuda.Event() after each copy; synchronize() it, then refill.",
 }
-_CHECKS = (_check_prefetched, _check_upload_all)
-QUESTIONS = questions("07", _TEXTS, _CHECKS)
+QUESTIONS = questions("07", _TEXTS, (_check_prefetched, _check_upload_all))

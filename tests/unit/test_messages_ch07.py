@@ -95,3 +95,28 @@ def test_uploads_read_a_pinned_source_when_the_stream_gets_there() -> None:
     sim.land(everything=True)
     assert early.tolist() == [2.0] * 3 and late.tolist() == [2.0] * 3
     assert sim.kinds == {"pageable": 0, "blocking": 0, "non_blocking": 2} and len(sim.pinned) == 1
+
+
+def test_a_batch_the_answer_still_holds_is_not_said_to_be_let_go() -> None:
+    """Without record_stream a batch read on the caller's stream is told what happens once it is let go, not that it
+    was: an answer that keeps every batch in a list of its own is told the same, in the conditional."""
+    keeps = SOLUTIONS[1].replace(
+        "        coming.record_stream(torch.cuda.current_stream())  # freed, its memory waits for that step\n",
+        "        KEPT.append(coming)\n",
+    )
+    message = evaluate(_question("prefetched"), "KEPT = []\n" + keeps).message
+    assert "batch 1 (made on the side stream, no record_stream for the caller's stream) is read until 5 ms" in message
+    assert "was let go" not in message and "once let go" in message, message
+
+
+def test_a_double_buffer_is_judged_by_what_each_step_read_when_it_ran() -> None:
+    """Two device buffers refilled in turn: the values are those each step read at its time (the buffers end up
+    holding the last batches), so the right double buffer passes and one refilled during a step is told so."""
+    from tests.wrong_answers.ch07 import _DOUBLE
+
+    assert evaluate(_question("prefetched"), _DOUBLE).correct
+    racy = _DOUBLE.replace(
+        "        side.wait_stream(cur)  # the step that read this buffer is done before the refill\n", ""
+    )
+    message = evaluate(_question("prefetched"), racy).message
+    assert "batch 0 holds batch 2's values (refilled on the side stream while its step ran)" in message, message

@@ -37,9 +37,9 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # section 6's loop: the copy on the caller's stream, in turn with each step
         (
             "def prefetched(batches, device):\n    for b in batches:\n        yield " + _PIN.replace("batch", "b"),
-            "prefetched(6 pinned torch.float32 batches, cuda) (copies 1 ms, steps 1 ms) took 12 ms, not 7 (each copy "
-            "during the step before it): its copies ran on the caller's stream, so batch 1's copy began after the step "
-            "on batch 0 had ended",
+            "prefetched(6 pinned torch.float32 batches, cuda) (copies 1 ms, steps 1 ms then .item()) took 12 ms, not 7 "
+            "(each copy during the step before it): its copies ran on the caller's stream, so batch 1's copy began "
+            "after the step on batch 0 had ended",
         ),
         # no wait: the step reads the batch before its copy has landed
         (
@@ -50,14 +50,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # no record_stream: the side stream's allocator may reuse a batch the step still reads
         (
             SOLUTIONS[1].replace(_KEEP, ""),
-            "prefetched(5 pageable torch.int64 batches, meta) (copies 1 ms, steps 2 ms): batch 1, made on the side "
-            "stream (no record_stream), was let go while its step ran until 5 ms: its memory may go to the side "
-            "stream's work at 4 ms",
+            "prefetched(5 pageable torch.int64 batches, meta) (copies 1 ms, steps 2 ms): batch 1 (made on the side "
+            "stream, no record_stream for the caller's stream) is read until 5 ms: once let go, its memory may go to "
+            "the side stream's work at 4 ms",
         ),
         # record_stream for the side stream, where the batch was made: the allocator knew that one already
         (
             SOLUTIONS[1].replace("coming.record_stream(torch.cuda.current_stream())", "coming.record_stream(side)"),
-            "batch 1, made on the side stream (no record_stream), was let go while its step ran until 5 ms",
+            "batch 1 (made on the side stream, no record_stream for the caller's stream) is read until 5 ms",
         ),
         # pageable batches copied as they come
         (
@@ -94,7 +94,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "x.record_stream(torch.cuda.current_stream())",
                 "yield x",
             ),
-            "took 12 ms, not 7 (each copy during the step before it): batch 1's copy began after the step on batch 0",
+            "took 12.1 ms, not 7 (each copy during the step before it): batch 1's copy began after the step on batch 0",
         ),
         # every batch copied before the first is yielded: an epoch on the GPU
         (
@@ -294,22 +294,23 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "        ready = coming\n"
         "    if ready is not None:\n"
         "        yield ready",
-        # a class with __iter__ and a helper, the stream made once; torch.Event on the current stream's device
+        # a class with __iter__ and a helper, the stream made once; each copy's event, which its step waits for
         "class prefetched:\n"
         "    def __init__(self, batches, device):\n"
         "        self.batches, self.device, self.side = batches, device, torch.cuda.Stream()\n\n"
         "    def load(self, b):\n"
         "        with torch.cuda.stream(self.side):\n"
-        "            return b.pin_memory().to(self.device, non_blocking=True)\n\n"
+        "            x = b.pin_memory().to(self.device, non_blocking=True)\n"
+        "            return x, torch.cuda.current_stream().record_event()\n\n"
         "    def __iter__(self):\n"
         "        it = iter(self.batches)\n"
         "        nxt = next(it, None)\n"
         "        nxt = None if nxt is None else self.load(nxt)\n"
         "        while nxt is not None:\n"
-        "            cur = nxt\n"
+        "            cur, copied = nxt\n"
         "            b = next(it, None)\n"
         "            nxt = None if b is None else self.load(b)\n"
-        "            torch.cuda.current_stream().wait_stream(self.side)\n"
+        "            torch.cuda.current_stream().wait_event(copied)\n"
         "            cur.record_stream(torch.cuda.current_stream())\n"
         "            yield cur",
         # the copy into memory made on the side stream with empty_like, the wait through the caller's stream
@@ -438,7 +439,7 @@ WRONG_ANSWERS[2] += (
 
 #: Round 1 of the prefetch's attack (a learner's other spellings, all accepted): the device-generic stream and the
 #: accelerator's current stream, an empty pinned buffer and Event.wait(), record_stream after the yield, two batches
-#: in flight in a deque, set_stream set back, the copy made when the batch is asked for (the host runs ahead).
+#: in flight in a deque, set_stream set back.
 RIGHT_ANSWERS[1] += (
     "def prefetched(batches, device):\n"
     "    side, ready = torch.Stream(), None\n"
@@ -517,20 +518,12 @@ RIGHT_ANSWERS[1] += (
     "        ready = coming\n"
     "    if ready is not None:\n"
     "        yield ready",
-    "def prefetched(batches, device):\n"
-    "    side = torch.cuda.Stream()\n"
-    "    for b in batches:\n"
-    "        with torch.cuda.stream(side):\n"
-    "            x = b.pin_memory().to(device, non_blocking=True)\n"
-    "        torch.cuda.current_stream().wait_stream(side)\n"
-    "        x.record_stream(torch.cuda.current_stream())\n"
-    "        yield x",
 )
 WRONG_ANSWERS[1] += (
     # record_stream on the host batch, the default stream made to wait, the device or a value waited for
     (
         SOLUTIONS[1].replace("coming.record_stream(", "batch.record_stream("),
-        "batch 1, made on the side stream (no record_stream)",
+        "batch 1 (made on the side stream, no record_stream for the caller's stream)",
     ),
     (
         SOLUTIONS[1].replace(
@@ -546,5 +539,71 @@ WRONG_ANSWERS[1] += (
     (
         "def prefetched(batches, device):\n    yield from batches",
         "batch 0 is a torch.float32 tensor of shape (4,) on cpu; expected",
+    ),
+)
+
+#: Round 1 of the review and attack of issue 44: a copy that begins only when its batch is asked for (right only while
+#: the host runs ahead), each step made to wait for the next batch's copy too (both slow once a step ends in a host
+#: read), a double buffer refilled while its step reads it, a side-stream batch read by a clone on the caller's stream
+#: without record_stream.
+_CLASS = next(code for code in RIGHT_ANSWERS[1] if code.startswith("class prefetched"))
+_DOUBLE = (
+    "def prefetched(batches, device):\n"
+    "    side, cur = torch.cuda.Stream(), torch.cuda.current_stream()\n"
+    "    buffers, k, ready = None, 0, None\n"
+    "    for b in batches:\n"
+    "        b = b.pin_memory()\n"
+    "        if buffers is None:\n"
+    "            buffers = [torch.empty_like(b, device=device) for _ in range(2)]\n"
+    "        side.wait_stream(cur)  # the step that read this buffer is done before the refill\n"
+    "        with torch.cuda.stream(side):\n"
+    "            buffers[k % 2].copy_(b, non_blocking=True)\n"
+    "        if ready is not None:\n"
+    "            yield ready\n"
+    "        cur.wait_stream(side)\n"
+    "        ready, k = buffers[k % 2], k + 1\n"
+    "    if ready is not None:\n"
+    "        yield ready"
+)
+RIGHT_ANSWERS[1] += (
+    _DOUBLE,
+    # the two buffers as halves of one tensor: each step reads its own half
+    _DOUBLE.replace(
+        "buffers = [torch.empty_like(b, device=device) for _ in range(2)]",
+        "buffers = torch.empty((2, *b.shape), dtype=b.dtype, device=device)",
+    ),
+)
+WRONG_ANSWERS[1] += (
+    (
+        _prefetch(
+            "with torch.cuda.stream(side):",
+            "    x = " + _PIN.replace("batch", "b"),
+            "torch.cuda.current_stream().wait_stream(side)",
+            "x.record_stream(torch.cuda.current_stream())",
+            "yield x",
+        ),
+        "prefetched(6 pinned torch.float32 batches, cuda) (copies 1 ms, steps 1 ms then .item()) took 12 ms, not 7 "
+        "(each copy during the step before it): batch 1's copy began after the step on batch 0 had ended",
+    ),
+    (
+        _CLASS.replace("wait_event(copied)", "wait_stream(self.side)"),
+        "prefetched(6 pinned torch.float32 batches, cuda) (copies 1 ms, steps 1 ms then .item()) took 12 ms, not 7 "
+        "(each copy during the step before it)",
+    ),
+    (
+        _DOUBLE.replace(
+            "        side.wait_stream(cur)  # the step that read this buffer is done before the refill\n", ""
+        ),
+        "prefetched(5 pageable torch.int64 batches, meta) (copies 1 ms, steps 2 ms): batch 0 holds batch 2's values "
+        "(refilled on the side stream while its step ran); expected [0, 1, 2, 3]",
+    ),
+    (
+        SOLUTIONS[1].replace(_KEEP, "").replace("        ready = coming\n", "        ready = coming.clone()\n"),
+        "(copies 1 ms, steps 2 ms): the input of clone() (made on the side stream, no record_stream for the caller's "
+        "stream) is read until 5 ms: once let go, its memory may go to the side stream's work at 4 ms",
+    ),
+    (
+        SOLUTIONS[1].replace(_KEEP, "").replace("        ready = coming\n", "        ready = coming * 1\n"),
+        "the input of mul() (made on the side stream, no record_stream for the caller's stream) is read until 5 ms",
     ),
 )
