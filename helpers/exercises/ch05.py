@@ -11,7 +11,7 @@ from .cases import Case, Slip, call_or_wrong, questions, table
 
 #: What a loop keeps, as code (the GPU tests run it on CUDA): storages of at most 1 MiB, views of several kinds, copies.
 _KEPT = (
-    "[torch.zeros(1000, dtype=torch.uint8)]|[x := torch.zeros(500, 500), x[0], x.t()]"
+    "[torch.zeros(1000, dtype=torch.uint8)]|[x := torch.zeros(500, 500), x[0], x.t()]|[torch.zeros(128)]"
     "|[torch.ones(1, 4).expand(1000, 4)]|[(x := torch.zeros(500, 500))[250:], x[-1]]|[torch.zeros(500, 500)[0]]"
     "|[torch.zeros(3, dtype=torch.float16), torch.zeros(5, dtype=torch.int64)]|[]|[torch.zeros(0), torch.tensor(1.0)]"
     "|[x := torch.ones(128, 64), x.detach(), x.view(torch.uint8), x]|[torch.zeros(500, 500)[0].detach()]"

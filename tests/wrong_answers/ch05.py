@@ -87,14 +87,19 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def allocated_bytes(tensors):\n"
             "    storages = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in tensors}\n"
             "    return sum((n // 512 + 1) * 512 for n in storages.values() if n)",
-            "allocated_bytes([x := torch.ones(128, 64), x.detach(), x.view(torch.uint8), x]) returned 33_280; expected "
-            "32_768: a multiple of 512 is already rounded",
+            "allocated_bytes([torch.zeros(128)]) returned 1024; expected 512: a multiple of 512 is already rounded",
         ),
-        (  # the same without skipping empty storages: told first of the block it gives 0 bytes
+        (  # "round up" written as round(n / 512 + 0.5): Python rounds halves to even, so odd multiples go up (round 3)
+            "def allocated_bytes(tensors):\n"
+            "    d = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in tensors}\n"
+            "    return sum(round(n / 512 + 0.5) * 512 if n else 0 for n in d.values())",
+            "allocated_bytes([torch.zeros(128)]) returned 1024; expected 512: a multiple of 512 is already rounded",
+        ),
+        (  # the same without skipping empty storages: told first of the exact multiple it bumps (the earlier case)
             "def allocated_bytes(tensors):\n"
             "    storages = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in tensors}\n"
             "    return sum((n // 512 + 1) * 512 for n in storages.values())",
-            "allocated_bytes([torch.zeros(0), torch.tensor(1.0)]) returned 1024; expected 512: an empty storage",
+            "allocated_bytes([torch.zeros(128)]) returned 1024; expected 512: a multiple of 512 is already rounded",
         ),
         (  # storages told apart by their size: two storages of the same size counted once (round 2)
             "def allocated_bytes(tensors):\n"
