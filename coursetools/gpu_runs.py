@@ -50,6 +50,7 @@ HEADLINES: dict[str, dict[str, tuple[str, float] | None]] = {
         "the shortest host read, over queuing the work": None,
         "one copy over the smallest pieces, effective bandwidth": None,
     },
+    "04": {"autocast over float32, a 4096-wide MLP's training step": None},
     "06": {"copy/compute overlapped over serial": None},
     "07": {"best pinned host-to-device copy": ("share", 0.75), "best pageable host-to-device copy": None},
     "10": {

@@ -32,8 +32,8 @@ def _starter(name: str) -> str:
 def test_the_notebooks_starters_are_the_planted_bugs() -> None:
     """Question 1's script, right on the CPU, is first told what it left on the CPU when asked for meta; question 2's
     step gets the message for clipping the scaled gradients."""
-    outcome = evaluate(_question("train"), _starter("train"))
-    said = "train(model, X, y, 3, path, 'meta') from scratch left the model's parameters on cpu"
+    outcome = evaluate(_question("fit"), _starter("fit"))
+    said = "fit(model, X, y, 3, path, torch.device('meta')) from scratch left the model's parameters on cpu"
     assert not outcome.correct and outcome.message == f"Not yet: {said}", outcome.message
     outcome = evaluate(_question("clipped_step"), _starter("clipped_step"))
     assert not outcome.correct and "clip_grad_norm_ saw scaled gradients" in outcome.message, outcome.message
@@ -43,14 +43,14 @@ def test_the_starter_is_right_on_the_cpu_alone() -> None:
     """The debug-this cell runs right where it was written: from scratch and resuming on the CPU, in bfloat16."""
     from helpers.exercises import ch04
 
-    train, cpu, data = (
-        run_in_notebook(_question("train"), _starter("train"))["train"],
+    fit, cpu, data = (
+        run_in_notebook(_question("fit"), _starter("fit"))["fit"],
         torch.device("cpu"),
         make_data(64),
     )
     with tempfile.TemporaryDirectory() as folder:
-        start = ch04._train(train, cpu, make_model(seed=1), data, f"{folder}/c.pt", "from scratch")
-        ch04._train(train, cpu, make_model(seed=2), data, f"{folder}/c.pt", "resuming", start=start)
+        start = ch04._train(fit, cpu, make_model(seed=1), data, f"{folder}/c.pt", "from scratch")
+        ch04._train(fit, cpu, make_model(seed=2), data, f"{folder}/c.pt", "resuming", start=start)
 
 
 def test_question_1_names_what_it_saw_never_the_fix() -> None:
@@ -59,27 +59,29 @@ def test_question_1_names_what_it_saw_never_the_fix() -> None:
     from tests.wrong_answers.ch04 import WRONG_ANSWERS
 
     for code, _ in WRONG_ANSWERS[1]:
-        message = evaluate(_question("train"), code).message
+        message = evaluate(_question("fit"), code).message
         if " raised " not in message:
             fixes = ("map_location", "GradScaler", "scaler", ".to(", "load_state_dict", "state_dict", "register_buffer")
             assert not [word for word in fixes if word in message], message
 
 
 def test_a_check_of_question_1_leaves_torch_and_the_notebook_as_they_were() -> None:
-    """The meta stand-in (autocast, GradScaler, load_state_dict, `to` keeping parameters) and the float16
+    """The meta stand-in (autocast, GradScaler, load_state_dict, Tensor.cpu, `to` keeping parameters) and the float16
     `low_precision` exist only while the learner's function runs, whatever it did."""
     from helpers.exercises import ch04
     from helpers.exercises.solutions.ch04 import SOLUTIONS
     from tests.wrong_answers.ch04 import WRONG_ANSWERS
 
     kept = [torch.amp.autocast_mode.autocast.__init__, torch.amp.GradScaler.__init__, torch.nn.Module.load_state_dict]
-    kept += [torch.optim.Optimizer.load_state_dict, torch.__future__.get_swap_module_params_on_conversion()]
+    kept += [torch.optim.Optimizer.load_state_dict, torch.Tensor.cpu, "cpu" in vars(torch.Tensor)]
+    kept += [torch.__future__.get_swap_module_params_on_conversion()]
     for code in (SOLUTIONS[1], *(wrong for wrong, _ in WRONG_ANSWERS[1][:8])):
-        namespace = run_in_notebook(_question("train"), code)
+        namespace = run_in_notebook(_question("fit"), code)
         ch04.QUESTIONS[0].evaluate(namespace)
         assert namespace["low_precision"] is ch04.low_precision
         now = [torch.amp.autocast_mode.autocast.__init__, torch.amp.GradScaler.__init__]
-        now += [torch.nn.Module.load_state_dict, torch.optim.Optimizer.load_state_dict]
+        now += [torch.nn.Module.load_state_dict, torch.optim.Optimizer.load_state_dict, torch.Tensor.cpu]
+        now += ["cpu" in vars(torch.Tensor)]
         assert now + [torch.__future__.get_swap_module_params_on_conversion()] == kept
 
 
@@ -148,3 +150,40 @@ def test_clips_the_chapter_does_not_teach_are_told_what_differed_and_no_slip() -
     ):
         message = evaluate(_question("clipped_step"), code).message
         assert message.endswith(f"{call} the weights differ from one SGD step"), message
+
+
+def test_a_right_answer_is_checked_without_a_warning() -> None:
+    """Round 1 (part 7): loaded with map_location="cpu", a right answer's checkpoint reached the meta stand-in's
+    parameters as CPU tensors and torch warned four times; the stand-in now loads zeros where the model is."""
+    import warnings
+
+    from helpers.exercises.solutions.ch04 import SOLUTIONS
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        outcome = evaluate(_question("fit"), SOLUTIONS[1])
+    assert outcome.correct, outcome.message
+
+
+def test_the_solution_resumes_the_colleagues_own_checkpoint() -> None:
+    """A checkpoint the notebook's script wrote (no scaler in it) resumes with the solution, in float16 too."""
+    from helpers.exercises import ch04
+    from helpers.exercises.solutions.ch04 import SOLUTIONS
+
+    script = run_in_notebook(_question("fit"), _starter("fit"))["fit"]
+    solution = run_in_notebook(_question("fit"), SOLUTIONS[1])["fit"]
+    cpu, data = torch.device("cpu"), make_data(64)
+    with tempfile.TemporaryDirectory() as folder:
+        start = ch04._train(script, cpu, make_model(seed=1), data, f"{folder}/c.pt", "from scratch")
+        ch04._train(solution, cpu, make_model(seed=2), data, f"{folder}/c.pt", "resuming", start=start, half=True)
+
+
+def test_question_2s_starter_fixed_in_its_order_alone_raises_on_the_overflow() -> None:
+    """The colleague's clip asks for an error on a non-finite norm: with the order fixed, the step whose gradients
+    overflowed (which scaler.step would skip) raises there, and the message names that call."""
+    from tests.wrong_answers.ch04 import _CLIP_LINE, _UNSCALE
+
+    fixed = _starter("clipped_step").replace(_CLIP_LINE.replace("max_norm)", "max_norm, error_if_nonfinite=True)"), "")
+    fixed = fixed.replace(_UNSCALE, _UNSCALE + _CLIP_LINE.replace("max_norm)", "max_norm, error_if_nonfinite=True)"))
+    message = evaluate(_question("clipped_step"), fixed).message
+    assert "x, y=inf, 0.5) raised RuntimeError" in message and "non-finite" in message, message

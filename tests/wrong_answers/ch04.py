@@ -7,9 +7,9 @@ _CLIP_LINE = "    norm = nn.utils.clip_grad_norm_(model.parameters(), max_norm)\
 _UNSCALE = "    scaler.unscale_(optimizer)\n"
 #: Lines of question 1's solution that the answers below change.
 _MOVE, _DATA = "    model.to(device)\n", "    X, y = X.to(device), y.to(device)\n"
-_SCALER = "    scaler = torch.amp.GradScaler(device.type, enabled=low == torch.float16)\n"
+_SCALER = "    scaler = torch.amp.GradScaler(device.type, enabled=low_precision(device) == torch.float16)\n"
 _LOAD_SCALER = (
-    '        if checkpoint["scaler"]:  # empty when the run that saved it had no use for a scaler\n'
+    '        if checkpoint.get("scaler"):  # empty (or absent) when the run that saved it had no use for a scaler\n'
     '            scaler.load_state_dict(checkpoint["scaler"])\n'
 )
 _STEP = "        scaler.scale(loss).backward()\n        scaler.step(optimizer)\n        scaler.update()\n"
@@ -27,21 +27,26 @@ def _edit(code: str, *changes: tuple[str, str]) -> str:
 
 
 #: The calls question 1's verdicts name, and its bugs as changes to the solution (alone and combined below).
-_ON_META = "train(model, X, y, 3, path, 'meta') from scratch"
-_RESUMED = "train(model, X, y, 3, path, 'cpu') resuming a checkpoint saved on cuda:0"
-_HALF = "train(model, X, y, 3, path, 'cpu') from scratch on x = eye(4) with low_precision giving float16, as on a T4"
+_CALL = "fit(model, X, y, 3, path, torch.device('{}'))"
+_ON_META, _ON_CPU = _CALL.format("meta") + " from scratch", _CALL.format("cpu")
+_RESUMED = f"{_ON_CPU} resuming its CPU checkpoint relabelled as saved on cuda:0"
+_HALF = f"{_ON_CPU} from scratch on x = eye(4) with low_precision giving float16, as on a T4"
+_HUGE = f"{_ON_CPU} from scratch on x = eye(4), y = 1e5 with low_precision giving float16, as on a T4"
 _NO_SCALER = (("scaler.scale(loss).backward()", "loss.backward()"), ("scaler.step(optimizer)", "optimizer.step()"))
 _BUGS = {
     "model left": ((_MOVE, ""),),
     "data left": ((_DATA, ""),),
     "autocast for the CPU": (("torch.autocast(device.type", "torch.autocast('cpu'"),),
-    "bfloat16 everywhere": (("dtype=low)", "dtype=torch.bfloat16)"),),
-    "no map_location": (("map_location=device, ", ""),),
+    "bfloat16 everywhere": (("dtype=low_precision(device))", "dtype=torch.bfloat16)"),),
+    "no map_location": (('map_location="cpu", ', ""),),
     "moved after loading": ((_MOVE + _DATA, _DATA), ("    for _ in range", _MOVE + "    for _ in range")),
     "no scaler": (*_NO_SCALER, ("        scaler.update()\n", "")),
 }
 #: Other scalers a learner may make for question 1: on only for float16 (spelled otherwise), or always on.
-_SCALERS = ("torch.amp.GradScaler(device.type, enabled=low is torch.float16)", "torch.amp.GradScaler(device.type)")
+_SCALERS = (
+    "torch.amp.GradScaler(device.type, enabled=low_precision(device) is torch.float16)",
+    "torch.amp.GradScaler(device.type)",
+)
 
 #: Typical wrong answers to each question, by number, each with words its verdict must contain (the
 #: message a learner who wrote it is told).
@@ -56,7 +61,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (_edit(_TRAIN, *_BUGS["autocast for the CPU"]), f"{_ON_META} ran the model on meta under autocast for cpu"),
         (  # a torch.device where autocast takes its type
             _edit(_TRAIN, ("torch.autocast(device.type", "torch.autocast(device")),
-            "from scratch raised ValueError (line 17 of your code): Expected `device_type` of type `str`",
+            "from scratch raised ValueError (line 13 of your code): Expected `device_type` of type `str`",
         ),
         (
             _edit(_TRAIN, *_BUGS["bfloat16 everywhere"]),
@@ -64,15 +69,15 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # a GPU checkpoint loaded without map_location on a machine without that GPU
             _edit(_TRAIN, *_BUGS["no map_location"]),
-            f"{_RESUMED} raised RuntimeError (line 11 of your code): Attempting to deserialize object on a CUDA device",
+            f"{_RESUMED} raised RuntimeError (line 7 of your code): Attempting to deserialize object on a CUDA device",
         ),
         (  # the optimizer's state follows the parameters where they are when it is loaded: here, still the CPU
             _edit(_TRAIN, *_BUGS["moved after loading"]),
-            "train(model, X, y, 3, path, 'meta') resuming a checkpoint saved on cuda:0 stepped the optimizer with its "
-            "state on cpu and the model on meta",
+            f"{_CALL.format('meta')} resuming its CPU checkpoint relabelled as saved on cuda:0 stepped the optimizer "
+            "with its state on cpu and the model on meta",
         ),
         (
-            _edit(_TRAIN, *_BUGS["moved after loading"], ("map_location=device", "map_location='cpu'")),
+            _edit(_TRAIN, *_BUGS["moved after loading"], ('map_location="cpu"', "map_location=device")),
             "stepped the optimizer with its state on cpu and the model on meta",
         ),
         (
@@ -89,7 +94,26 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 (_SAVE + "    torch.save(state, path)", ""),
                 ("    for _ in", _SAVE + "    torch.save(state, path)\n    for _ in"),
             ),
-            f"{_RESUMED} trained from other weights than the checkpoint's",
+            f"after {_ON_CPU} from scratch the checkpoint at path does not hold the weights the run ended with",
+        ),
+        (  # the checkpoint saved the first time only: a resumed run's progress is lost
+            _edit(
+                _TRAIN,
+                ("    torch.save(state, path)", "    if not os.path.exists(path):\n        torch.save(state, path)"),
+            ),
+            f"after {_RESUMED} the checkpoint at path does not hold the weights the run ended with",
+        ),
+        (  # the optimizer's state copied before training and saved: the saved state is not the trained one
+            _edit(
+                _TRAIN,
+                (
+                    "    for _ in range(steps):",
+                    "    before = copy.deepcopy(optimizer.state_dict())\n    for _ in range(steps):",
+                ),
+                ('"optimizer": optimizer.state_dict()', '"optimizer": before'),
+                ("def fit(", "import copy\n\n\ndef fit("),
+            ),
+            f"after {_ON_CPU} from scratch the checkpoint at path does not hold the optimizer state the run ended with",
         ),
         (
             _edit(_TRAIN, (_SAVE + "    torch.save(state, path)", "    pass")),
@@ -99,14 +123,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _edit(
                 _TRAIN, (_SAVE + "    torch.save(state, path)", "    open(path, 'w').write(str(model.state_dict()))")
             ),
-            "torch.load cannot read the checkpoint train saved on cpu: UnpicklingError",
+            f"torch.load of the checkpoint {_ON_CPU} from scratch left at path raised UnpicklingError",
         ),
         (  # float16 gradients unscaled: the small one is 0
             _edit(_TRAIN, *_BUGS["no scaler"]),
             f"{_HALF} never moved the weight whose gradient is -1e-8 (float16's smallest number is 6e-8)",
         ),
         (  # a scaler for CUDA alone: float16 elsewhere (Apple's GPUs) goes unscaled
-            _edit(_TRAIN, ("enabled=low == torch.float16", "enabled=device.type == 'cuda' and low == torch.float16")),
+            _edit(_TRAIN, ("enabled=low_precision", "enabled=device.type == 'cuda' and low_precision")),
             f"{_HALF} never moved the weight whose gradient is -1e-8",
         ),
         (  # GradScaler's default device is CUDA: elsewhere it warns and turns itself off
@@ -122,7 +146,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 _TRAIN,
                 ("        scaler.step(optimizer)\n", "        scaler.step(optimizer)\n        optimizer.step()\n"),
             ),
-            "train(model, X, y, 3, path, 'cpu') from scratch changed the weights 6 times in its 3 steps",
+            f"{_ON_CPU} from scratch changed the weights 6 times in its 3 steps",
         ),
         (
             _edit(
@@ -132,11 +156,11 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                     "        scaler.scale(loss).backward()\n        scaler.update()\n        scaler.step(optimizer)\n",
                 ),
             ),
-            f"{_HALF} raised AssertionError (line 20 of your code): No inf checks were recorded prior to update.",
+            f"{_HALF} raised AssertionError (line 16 of your code): No inf checks were recorded prior to update.",
         ),
         (
             _edit(_TRAIN, ("        scaler.update()\n", "")),
-            "raised RuntimeError (line 20 of your code): step() has already been called since the last update().",
+            "raised RuntimeError (line 16 of your code): step() has already been called since the last update().",
         ),
         (  # a new scaler every step: its scale never comes down from an overflow
             _edit(
@@ -155,25 +179,25 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                     "        scaler.update()\n",
                 ),
             ),
-            "train(model, X, y, 3, path, 'cpu') from scratch changed the weights in 0 of its 3 steps",
+            f"{_ON_CPU} from scratch changed the weights in 0 of its 3 steps",
         ),
         (  # the scale not kept: a resumed float16 run overflows again where the run it resumes had got past it
             _edit(_TRAIN, (_LOAD_SCALER, ""), (', "scaler": scaler.state_dict()', "")),
-            "train(model, X, y, 3, path, 'cpu') resuming that float16 run with low_precision giving float16, as on a "
+            f"{_ON_CPU} resuming that float16 run with low_precision giving float16, as on a "
             "T4 changed the weights in 2 of its 3 steps (in 1 the gradients overflowed to inf, as they did in the "
             "first steps of the run it resumes)",
         ),
         (  # a bfloat16 run's scaler state is empty: a float16 run resuming it cannot load it
             _edit(_TRAIN, (_LOAD_SCALER, '        scaler.load_state_dict(checkpoint["scaler"])\n')),
-            "resuming the bfloat16 run saved on cuda:0 with low_precision giving float16, as on a T4 raised "
-            "RuntimeError (line 14 of your code): The source state dict is empty",
+            "resuming the bfloat16 run relabelled as saved on cuda:0 with low_precision giving float16, as on a T4 "
+            "raised RuntimeError (line 10 of your code): The source state dict is empty",
         ),
         (  # a loss read back every step: meta has no values
             _edit(
                 _TRAIN,
                 ("        optimizer.zero_grad()\n", "        optimizer.zero_grad()\n        print(loss.item())\n"),
             ),
-            f"{_ON_META} raised RuntimeError (line 23 of your code): Tensor.item() cannot be called on meta tensors",
+            f"{_ON_META} raised RuntimeError (line 19 of your code): Tensor.item() cannot be called on meta tensors",
         ),
         # bugs combined: the first case that shows one names it
         (
@@ -316,22 +340,39 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
 #: Right answers other than the solution, as a learner could write them: each must be accepted.
 RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
     1: (
-        # a fused AdamW (meta has no fused kernels: its stand-in runs the others) and the scaler given the device
+        # a fused Adam (meta has no fused kernels: its stand-in runs the others) and the scaler given the device
         _edit(
             _TRAIN,
             (
                 "torch.optim.Adam(model.parameters(), lr=1e-2)",
-                "torch.optim.AdamW(model.parameters(), lr=1e-2, fused=True)",
+                "torch.optim.Adam(model.parameters(), lr=1e-2, fused=True)",
             ),
             ("torch.amp.GradScaler(device.type, ", "torch.amp.GradScaler(device, "),
         ),
+        # AdamW without weight decay is Adam; the state dicts passed by keyword; saved as CPU copies (meta's are zeros)
+        _edit(
+            _TRAIN,
+            (
+                "torch.optim.Adam(model.parameters(), lr=1e-2)",
+                "torch.optim.AdamW(model.parameters(), 1e-2, weight_decay=0)",
+            ),
+            ('load_state_dict(checkpoint["model"])', 'load_state_dict(state_dict=checkpoint["model"])'),
+            ('load_state_dict(checkpoint["optimizer"])', 'load_state_dict(state_dict=checkpoint["optimizer"])'),
+            ('"model": model.state_dict()', '"model": {k: v.cpu() for k, v in model.state_dict().items()}'),
+        ),
         _edit(_TRAIN, ("lr=1e-2)", "lr=1e-2, foreach=True)")),
-        *(_edit(_TRAIN, ("torch.amp.GradScaler(device.type, enabled=low == torch.float16)", s)) for s in _SCALERS),
+        *(
+            _edit(_TRAIN, ("torch.amp.GradScaler(device.type, enabled=low_precision(device) == torch.float16)", s))
+            for s in _SCALERS
+        ),
         # keywords and positions, `device=` for `.to(device)`, the optimizer made before the move (it keeps the
         # parameters, which `to` moves in place), a Path, the scaler kept only when it is on
         _edit(
             _TRAIN,
-            ("torch.autocast(device.type, dtype=low)", "torch.amp.autocast(device_type=device.type, dtype=low)"),
+            (
+                "torch.autocast(device.type, dtype=low_precision(device))",
+                "torch.amp.autocast(device_type=device.type, dtype=low_precision(device))",
+            ),
             (
                 _MOVE + _DATA,
                 "    model = model.to(device=device)\n"
@@ -346,7 +387,7 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
                 "    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)\n" + _MOVE,
             ),
             ("os.path.exists(path)", "__import__('pathlib').Path(path).exists()"),
-            ("map_location=device", "map_location=str(device)"),
+            ('map_location="cpu"', "map_location=str(device)"),
             (
                 _LOAD_SCALER,
                 '        if "scaler" in checkpoint and scaler.is_enabled():\n'
@@ -364,7 +405,6 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
             _TRAIN,
             (_MOVE, ""),
             ("    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)\n", ""),
-            ("map_location=device", "map_location='cpu'"),
             (
                 '        model.load_state_dict(checkpoint["model"])\n',
                 '        model.load_state_dict(checkpoint["model"])\n',
@@ -383,7 +423,10 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         # a scaler only for float16, and a loop for each case; the loss after the autocast block; zero_grad first
         _edit(
             _TRAIN,
-            (_SCALER, "    scaler = torch.amp.GradScaler(device.type) if low == torch.float16 else None\n"),
+            (
+                _SCALER,
+                "    scaler = torch.amp.GradScaler(device.type) if low_precision(device) == torch.float16 else None\n",
+            ),
             (
                 _LOAD_SCALER,
                 '        if scaler and checkpoint.get("scaler"):\n'
@@ -410,7 +453,6 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         ),
     ),
     2: (
-        _CLIP.replace("return norm", "return norm.item()"),  # a float for the log
         _CLIP.replace("max_norm)", "max_norm, foreach=True)"),
         _CLIP.replace("model.parameters(), max_norm", "optimizer.param_groups[0]['params'], max_norm"),
     ),
@@ -421,5 +463,49 @@ WRONG_ANSWERS[2] += (
     (
         SOLUTIONS[2].replace("    optimizer.zero_grad()\n", "    scaler.step(optimizer)\n    optimizer.zero_grad()\n"),
         "called scaler.step 2 times: step the optimizer once",
+    ),
+)
+
+#: Round 1 of part 7 (the learner-attack): what the checkpoint holds, a static loss scale, the colleague's own
+#: optimizer, rate, batch and loss (the CPU run's weights against the script's), weights cast to bfloat16.
+_OTHER_WEIGHTS = f"{_ON_CPU} from scratch trained to other weights than the colleague's script gives on the CPU"
+_STATIC = "        (loss * {0}).backward()\n        for p in model.parameters():\n            p.grad /= {0}\n"
+WRONG_ANSWERS[1] += (
+    *(  # a fixed loss scale with no inf check: small gradients survive, an overflow is stepped on
+        (
+            _edit(_TRAIN, *_BUGS["no scaler"], ("        loss.backward()\n", _STATIC.format(scale))),
+            f"{_HUGE} took an optimizer step with inf or nan gradients",
+        )
+        for scale in (8, 1024)
+    ),
+    (_edit(_TRAIN, ("torch.optim.Adam(", "torch.optim.SGD(")), _OTHER_WEIGHTS),
+    (_edit(_TRAIN, ("torch.optim.Adam(", "torch.optim.AdamW(")), _OTHER_WEIGHTS),  # weight_decay=0.01
+    (_edit(_TRAIN, ("lr=1e-2", "lr=1e-3")), _OTHER_WEIGHTS),
+    (_edit(_TRAIN, ("mse_loss(model(X), y)", "l1_loss(model(X), y)")), _OTHER_WEIGHTS),
+    (_edit(_TRAIN, ("mse_loss(model(X), y)", "mse_loss(model(X), y, reduction='sum')")), _OTHER_WEIGHTS),
+    (  # minibatches of 16 where the script takes the whole batch
+        _edit(
+            _TRAIN,
+            ("loss = nn.functional.mse_loss(model(X), y)", "loss = nn.functional.mse_loss(model(X[:16]), y[:16])"),
+        ),
+        _OTHER_WEIGHTS,
+    ),
+    (  # the model cast to bfloat16 as well as autocast: its weights and Adam's state in 16 bits
+        _edit(_TRAIN, (_MOVE, "    model.to(device, torch.bfloat16)\n")),
+        f"{_ON_CPU} from scratch left the model's parameters in torch.bfloat16",
+    ),
+)
+
+#: Round 1 of part 7 on question 2: the norm read back as a float (a wait on a GPU at every step), and the colleague's
+#: clip_grad_norm_(error_if_nonfinite=True) kept once the order is fixed: the overflow the scaler skips raises there.
+WRONG_ANSWERS[2] += (
+    (
+        _CLIP.replace("return norm", "return norm.item()"),
+        "y=(1.5, -1.5, 1.5, 0), 0.25) returned float 1.5, not the tensor",
+    ),
+    (
+        _CLIP.replace("max_norm)\n", "max_norm, error_if_nonfinite=True)\n"),
+        "x, y=inf, 0.5) raised RuntimeError (line 8 of your code): The total norm of order 2.0 for gradients from "
+        "`parameters` is non-finite",
     ),
 )

@@ -1,23 +1,19 @@
 """Chapter 04's exercise solutions, by question number (see the package's docstring)."""
 
 SOLUTIONS: dict[int, str] = {
-    1: """import os
-
-
-def train(model, X, y, steps, path, device):
+    1: """def fit(model, X, y, steps, path, device):
     model.to(device)
     X, y = X.to(device), y.to(device)
-    low = low_precision(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)
-    scaler = torch.amp.GradScaler(device.type, enabled=low == torch.float16)
+    scaler = torch.amp.GradScaler(device.type, enabled=low_precision(device) == torch.float16)
     if os.path.exists(path):
-        checkpoint = torch.load(path, map_location=device, weights_only=True)
+        checkpoint = torch.load(path, map_location="cpu", weights_only=True)
         model.load_state_dict(checkpoint["model"])
         optimizer.load_state_dict(checkpoint["optimizer"])
-        if checkpoint["scaler"]:  # empty when the run that saved it had no use for a scaler
+        if checkpoint.get("scaler"):  # empty (or absent) when the run that saved it had no use for a scaler
             scaler.load_state_dict(checkpoint["scaler"])
     for _ in range(steps):
-        with torch.autocast(device.type, dtype=low):
+        with torch.autocast(device.type, dtype=low_precision(device)):
             loss = nn.functional.mse_loss(model(X), y)
         scaler.scale(loss).backward()
         scaler.step(optimizer)
