@@ -167,7 +167,7 @@ def test_peak_of_a_matmul_counts_the_temporary_product() -> None:
     nbytes = n * n * 4  # one float32 matrix: 16 MiB
     a = torch.randn(n, n, device=DEV)
     b = torch.randn(n, n, device=DEV)
-    _warm_up_cublas()  # cuBLAS's workspace appears at its first call and stays: keep it out of the step
+    _warm_up_cublas()  # torch 2.10-2.13 keep cuBLAS's workspace from its first call: keep it out of the step
     torch.cuda.reset_peak_memory_stats(DEV)
     start = _counters(DEV)
     out = (a @ b).relu()
