@@ -16,6 +16,7 @@ _KEPT = (
     "|[torch.zeros(3, dtype=torch.float16), torch.zeros(5, dtype=torch.int64)]|[]|[torch.zeros(0), torch.tensor(1.0)]"
     "|[x := torch.ones(128, 64), x.detach(), x.view(torch.uint8), x]|[torch.zeros(500, 500)[0].detach()]"
     "|[x := torch.ones(100, 30), x.clone(), x.contiguous(), x.t().contiguous()]|[(x := torch.zeros(500, 500))[:0]]"
+    "|[torch.ones(1000) > 0, torch.zeros(513, dtype=torch.uint8), torch.zeros(1)]"
 ).split("|")
 #: The blocks of the tensors `kept`: one per storage (told apart by `key`), its bytes rounded by `size`; none if empty.
 _blocks = lambda kept, size=round_size, key=lambda t: t.untyped_storage().data_ptr(): sum(
@@ -67,7 +68,7 @@ _PEAK_SLIPS = (
     Slip(lambda m, b, a: _peak(m, b, a, (4, 4)), "a frozen parameter has no gradient or moments: count it once"),
     Slip(lambda m, b, a: _peak(m, b, a, (4, 3)), "Adam keeps no moments for a frozen parameter: count it once"),
     Slip(lambda m, b, a: _peak(m, b, a, (4, 0)), "the frozen parameters are missing: they are in memory, once"),
-    Slip(lambda m, b, a: _peak(m, b, a, (3, 1)), "a trainable parameter has a gradient and two Adam moments"),
+    Slip(lambda m, b, a: _peak(m, b, a, (3, 1)), "a trainable one is there 4 times: itself, its gradient, 2 moments"),
     Slip(lambda m, b, a: _peak(m, b, a, (1, 1)), "a trainable parameter also has a gradient and two Adam moments"),
     Slip(lambda m, b, a: _peak(m, 1, a), "that counts the activations of one sample; multiply by batch_size"),
     Slip(lambda m, b, a: _peak(m, b, a, size=lambda p: 1), "that counts numbers; multiply by element_size()"),

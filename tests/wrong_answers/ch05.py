@@ -89,6 +89,21 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    return sum((n // 512 + 1) * 512 for n in storages.values() if n)",
             "allocated_bytes([torch.zeros(128)]) returned 1024; expected 512: a multiple of 512 is already rounded",
         ),
+        (  # a bool sized as one bit (round 4): a bool takes a byte
+            "def allocated_bytes(tensors):\n"
+            "    seen = {}\n"
+            "    for t in tensors:\n"
+            "        s = t.untyped_storage()\n"
+            "        seen[s.data_ptr()] = s.nbytes() // 8 if t.dtype == torch.bool else s.nbytes()\n"
+            "    return sum(-(-n // 512) * 512 for n in seen.values())",
+            "torch.zeros(513, dtype=torch.uint8), torch.zeros(1)]) returned 2048; expected 2560",
+        ),
+        (  # rounded up with 510 for 511 (round 4): a size one byte past a multiple of 512 loses its last block
+            "def allocated_bytes(tensors):\n"
+            "    seen = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in tensors}\n"
+            "    return sum((n + 510) // 512 * 512 for n in seen.values())",
+            "torch.zeros(513, dtype=torch.uint8), torch.zeros(1)]) returned 2048; expected 2560",
+        ),
         (  # "round up" written as round(n / 512 + 0.5): Python rounds halves to even, so odd multiples go up (round 3)
             "def allocated_bytes(tensors):\n"
             "    d = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in tensors}\n"
@@ -172,14 +187,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # Adam's two moments counted once
             _peak("3 if p.requires_grad else 1"),
-            "a trainable parameter has a gradient and two Adam moments",
+            "a trainable one is there 4 times: itself, its gradient, 2 moments",
         ),
         (  # the gradients forgotten
             "def predict_peak_bytes(model, batch_size, activation_bytes_per_sample):\n"
             "    params = sum(p.nbytes for p in model.parameters())\n"
             "    moments = 2 * sum(p.nbytes for p in model.parameters() if p.requires_grad)\n"
             "    return params + moments + batch_size * activation_bytes_per_sample",
-            "a trainable parameter has a gradient and two Adam moments",
+            "a trainable one is there 4 times: itself, its gradient, 2 moments",
         ),
         (  # frozen parameters left out of memory altogether
             _peak("4 if p.requires_grad else 0"),
