@@ -43,7 +43,7 @@ _check_allocated_bytes = table("allocated_bytes", "(tensors)", _cases, _blocks, 
 _peak = lambda model, batch, per_sample, copies=(4, 1), size=torch.Tensor.element_size: (
     sum(p.numel() * size(p) * copies[not p.requires_grad] for p in model.parameters()) + batch * per_sample
 )
-#: Models on meta: frozen layers, 16-bit and mixed dtypes, buffers, a shared parameter, a module half frozen.
+#: Models on meta: frozen layers, 16-bit and mixed dtypes, buffers, a shared parameter, parameters of a parent module.
 _MODELS = {
     "an MLP, first layer frozen": lambda: nn.Sequential(nn.Linear(64, 32).requires_grad_(False), nn.Linear(32, 10)),
     "a float32 MLP": lambda: nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10)),
@@ -58,11 +58,12 @@ _MODELS = {
         nn.ParameterDict({"w": nn.Parameter(torch.ones(4, 4), requires_grad=False), "b": nn.Parameter(torch.ones(4))}),
         nn.Linear(4, 2),
     ),
+    "a frozen float16 attention layer": lambda: nn.MultiheadAttention(8, 2, dtype=torch.half).requires_grad_(False),
 }
 _TAKES = "(model, batch_size, activation_bytes_per_sample)"
 _PEAK_CASES = [
     Case(make=lambda name=name, b=b, a=a: (_MODELS[name]().to("meta"), b, a), label=f"{name}, {b}, {a}")
-    for name, b, a in zip(_MODELS, (8, 16, 4, 1, 3, 2, 2), (128, 128, 16, 32, 40, 24, 8), strict=True)
+    for name, b, a in zip(_MODELS, (8, 16, 4, 1, 3, 2, 2, 5), (128, 128, 16, 32, 40, 24, 8, 12), strict=True)
 ]
 _PEAK_SLIPS = (
     Slip(lambda m, b, a: _peak(m, b, a, (4, 4)), "a frozen parameter has no gradient or moments: count it once"),

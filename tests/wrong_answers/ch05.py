@@ -185,6 +185,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _peak("4 if p.grad is not None else 1"),
             "returned 10_664; expected 14_624: a trainable parameter also has a gradient and two Adam moments",
         ),
+        (  # only leaf modules' parameters (round 5): an attention layer keeps in_proj on itself, beside its out_proj
+            "def predict_peak_bytes(model, batch_size, activation_bytes_per_sample):\n"
+            "    seen = {id(p): p for m in model.modules() if not list(m.children()) for p in m.parameters()}\n"
+            "    trainable = sum(p.nbytes * (4 if p.requires_grad else 1) for p in seen.values())\n"
+            "    return trainable + batch_size * activation_bytes_per_sample",
+            "predict_peak_bytes(a frozen float16 attention layer, 5, 12) returned 204; expected 636",
+        ),
         (  # Adam's two moments counted once
             _peak("3 if p.requires_grad else 1"),
             "a trainable one is there 4 times: itself, its gradient, 2 moments",
