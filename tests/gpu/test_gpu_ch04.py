@@ -293,6 +293,7 @@ def test_adams_step_loaded_onto_the_gpu_makes_each_step_wait_and_loaded_on_the_c
             torch.cuda.set_sync_debug_mode(0)
 
 
+@pytest.mark.gpu
 def test_the_chapters_recorded_autocast_speed_up_is_real() -> None:
     """Section 6's recorded figure: autocast (bfloat16 from Ampere on, float16 on a T4) over float32 for one training
     step of the 4096-wide MLP, at least 1.5x on a T4 (65 against 8.1 TFLOP/s on its datasheet) and on an H100."""
