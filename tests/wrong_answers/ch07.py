@@ -663,3 +663,38 @@ WRONG_ANSWERS[1] += (
 RIGHT_ANSWERS[1] += (
     SOLUTIONS[1].replace("torch.cuda.Stream(), None", "torch.get_device_module(device).Stream(), None"),
 )
+
+#: Round 2, checked as rejected: one pinned staging buffer refilled for every batch; one device buffer for all.
+_STAGED = (
+    SOLUTIONS[1]
+    .replace(
+        "    side, ready = torch.cuda.Stream(), None\n", "    side, ready, staging = torch.cuda.Stream(), None, None\n"
+    )
+    .replace(
+        "            coming = batch.pin_memory().to(device, non_blocking=True)\n",
+        "            if staging is None:\n"
+        "                staging = torch.empty_like(batch, pin_memory=True)\n"
+        "            staging.copy_(batch)\n"
+        "            coming = staging.to(device, non_blocking=True)\n",
+    )
+)
+_ONE_DEVICE_BUFFER = (
+    "def prefetched(batches, device):\n"
+    "    side, cur, buf, ready = torch.cuda.Stream(), torch.cuda.current_stream(), None, None\n"
+    "    for b in batches:\n"
+    "        b = b.pin_memory()\n"
+    "        if buf is None:\n"
+    "            buf = torch.empty_like(b, device=device)\n"
+    "        with torch.cuda.stream(side):\n"
+    "            buf.copy_(b, non_blocking=True)\n"
+    "        if ready is not None:\n"
+    "            yield ready\n"
+    "        cur.wait_stream(side)\n"
+    "        ready = buf\n"
+    "    if ready is not None:\n"
+    "        yield ready"
+)
+WRONG_ANSWERS[1] += (
+    (_STAGED, "(copies 1 ms, steps 1 ms then .item()): batch 0 holds batch 5's values"),
+    (_ONE_DEVICE_BUFFER, "(copies 1 ms, steps 1 ms then .item()): batch 0 holds batch 1's values"),
+)
