@@ -52,7 +52,11 @@ HEADLINES: dict[str, dict[str, tuple[str, float] | None]] = {
     },
     "04": {"autocast over float32, a 4096-wide MLP's training step": None},
     "06": {"copy/compute overlapped over serial": None},
-    "07": {"best pinned host-to-device copy": ("share", 0.75), "best pageable host-to-device copy": None},
+    "07": {
+        "best pinned host-to-device copy": ("share", 0.75),
+        "best pageable host-to-device copy": None,
+        "pin then copy over a plain copy": None,
+    },
     "10": {
         "float32 matmul": None,
         "float16 matmul": ("share", 0.6),

@@ -406,6 +406,7 @@ class SimulatedCuda:
         self.device: dict[int, tuple[torch.Tensor, str]] = {}  # tensors playing a device's (by id), with its type
         self.pinned: dict[int, torch.Tensor] = {}  # host tensors pinned, by id
         self._later: list[tuple] = []  # work on device tensors while copies were queued: (func, args, kwargs, result)
+        self.kept: list[tuple[int, SimulatedStream]] = []  # record_stream calls: (the tensor's data_ptr, the stream)
 
     def Stream(self, device: Any = None, priority: int = 0, *, name: str = "", **kwargs: Any) -> SimulatedStream:  # noqa: N802
         """A new stream; `name` (the simulation's own argument) labels its lane on the timeline."""
@@ -602,10 +603,17 @@ def simulated_cuda(*, launch_ms: float = 0.005, copy_ms: float = 1.0) -> Iterato
     sim = SimulatedCuda(launch_ms=launch_ms, copy_ms=copy_ms)
     shared = ("current_stream", "set_stream", "synchronize")  # torch.cuda's and torch.accelerator's
     cuda = {name: getattr(sim, name) for name in ("Event", "stream", "default_stream", "_sleep", *shared)}
-    record_stream = lambda tensor, stream: sim._expect(stream, SimulatedStream, "record_stream needs a stream")
+    real, gpu = torch.get_device_module, ("None", "cuda", "meta")  # `meta` plays a device of the simulated GPU too
+
+    def record_stream(tensor: torch.Tensor, stream: SimulatedStream) -> None:  # as torch's: of a GPU tensor only
+        if sim._expect(stream, SimulatedStream, "record_stream needs a stream") or not sim.is_on_gpu(tensor):
+            raise NotImplementedError("Could not run 'aten::record_stream' with arguments from the 'CPU' backend.")
+        sim.kept.append((tensor.untyped_storage().data_ptr(), stream))
+
     with (
         mock.patch.multiple(torch.cuda, Stream=_TorchStream, StreamContext=sim.stream, **cuda),
         mock.patch.multiple(torch, Stream=_TorchStream, Event=lambda device=None, **kwargs: sim.Event(**kwargs)),
+        mock.patch.object(torch, "get_device_module", lambda d=None: torch.cuda if str(d)[:4] in gpu else real(d)),
         mock.patch.multiple(torch.accelerator, **{name: getattr(sim, name) for name in shared}),
         mock.patch.object(torch.Tensor, "record_stream", record_stream),
         mock.patch(f"{__name__}._RUNNING", [*_RUNNING, sim]),

@@ -3,7 +3,6 @@
 import itertools
 from collections.abc import Iterable, Iterator
 from typing import Any
-from unittest import mock
 
 import torch
 
@@ -20,8 +19,10 @@ def _show(sim: SimulatedCuda, value: Any) -> str:  # show(value), a tensor the s
     return show(value).replace(" on cpu", " on the GPU" if where == "cuda" else f" on {where}")
 
 
-#: Question 1's cases: (batches, dtype, pinned (else sent to `meta`), ms of each step, whether it ends in .item())
+#: Question 1's cases: (batches, dtype, pinned (else sent to `meta`), ms of each step, whether it ends in .item());
+#: the last, with steps shorter than copies, is called on the default stream, the others on a stream of the caller's
 _PREFETCH = ((6, torch.float, 1, 1, 1), (5, torch.long, 0, 2, 0), (1, torch.half, 1, 1, 0), (0, torch.int, 1, 1, 0))
+_PREFETCH += ((4, torch.double, 1, 0.5, 0),)
 
 
 def _yielded(fn: Any, args: tuple, call: str, most: int) -> Iterator:  # fn(*args)'s items; its errors, the learner's
@@ -38,10 +39,9 @@ def _check_prefetched(fn: Any) -> None:
         host, device = [torch.arange(4.0, dtype=dtype) + 100 * k for k in range(count)], ("meta", "cuda")[pinned]
         device = torch.device(device)  # `meta` for pageable batches
         call = f"prefetched({count} {'pinned' * pinned or 'pageable'} {dtype} batches, {device}) (copies 1 ms, steps "
-        call, read, noted, made, steps, marks = f"{call}{step_ms} ms{' then .item()' * item})", [], [], {}, [], []
-        record = lambda tensor, stream, noted=noted: noted.append((ptr(tensor), stream))
-        with simulated_cuda(copy_ms=1.0) as sim, mock.patch.object(torch.Tensor, "record_stream", record):
-            caller = sim.current = SimulatedStream(sim, "caller's stream")  # not in sim.streams: theirs is "side"
+        call, read, made, steps, marks = f"{call}{step_ms:g} ms{' then .item()' * item})", [], {}, [], []
+        with simulated_cuda(copy_ms=1.0) as sim:
+            caller = sim.current = sim.default if step_ms < 1 else SimulatedStream(sim, "caller's stream")
             mark = lambda t, s=sim, m=made: m.setdefault(id(t), (s.current, s.current.free_ms, len(s.spans))) and t
             sim.on_gpu = lambda t, d="cuda", s=sim, mark=mark: SimulatedCuda.on_gpu(s, mark(t), d)  # made where, when
             with sim.tensors(host * pinned):
@@ -79,19 +79,21 @@ def _check_prefetched(fn: Any) -> None:
         for t, on, until, after, what in uses:  # memory made on another stream: let go at the next yield after?
             mine, gone = made.get(id(t), (on,))[0].name, next((m for m in marks if m > after), len(sim.spans))
             later = [s.start_ms for s in sim.spans[gone:] if s.lane == mine and s.start_ms < until]
-            if mine != on.name and (ptr(t), on) not in noted and later:
+            if mine != on.name and (ptr(t), on) not in sim.kept and later:
                 said = f"{what} (made on the {mine}, no record_stream for the {on.name}) is read until {until:.3g} ms"
                 raise Wrong(f"{call}: {said}: once let go, its memory may go to the {mine}'s work at {later[0]:.3g} ms")
         if why := ", ".join(dict.fromkeys(sim.host_waits)) or "its pageable copies" * bool(sim.kinds["pageable"]):
             raise Wrong(f"{call}: the host waited for {why}: queue pinned copies non_blocking, let streams wait")
-        total, best = max(caller.free_ms, *(s.free_ms for s in sim.streams)), 1 + count * step_ms
+        total, best = max(caller.free_ms, *(s.free_ms for s in sim.streams)), min(1, step_ms) + count * max(1, step_ms)
         if count > 1 and total > best + count * min(1, step_ms) / 2:  # copies and steps took turns: no overlap
-            began = [s.start_ms for s in sim.spans if s.kind == "copy"] + [0.0] * count  # each batch's copy, in turn
+            began = [(s.start_ms, s.end_ms) for s in sim.spans if s.kind == "copy"] + [(0.0, 1e9)] * count  # in turn
             said = f"{call} took {total:.3g} ms, not {best} (each copy during the step before it)"
-            if k := next((k for k in range(1, count) if began[k] >= steps[k - 1][2]), 0):
-                on = "its copies ran on the caller's stream, so " * (caller.name in {c.stream for c in sim.copies})
-                said += f": {on}batch {k}'s copy began after the step on batch {k - 1} had ended"
-            raise Wrong(said)
+            on = "its copies ran on the caller's stream" * (caller.name in {c.stream for c in sim.copies})
+            if k := next((k for k in range(1, count) if began[k][0] >= steps[k - 1][2]), 0):
+                on += f"{', so ' * bool(on)}batch {k}'s copy began after the step on batch {k - 1} had ended"
+            elif not on and (k := next((k for k in range(count - 1) if steps[k][1] >= began[k + 1][1]), -1)) >= 0:
+                on = f"the step on batch {k} began after batch {k + 1}'s copy had ended: make it wait for its own only"
+            raise Wrong(f"{said}{': ' * bool(on)}{on}")
     if torch.cuda.is_available():  # the same loop on this machine's GPU, each step checking what it reads
         host, call = [torch.full((1 << 20,), k + 1.0).pin_memory() for k in range(4)], "prefetched(4 batches, cuda)"
         with torch.cuda.stream(torch.cuda.Stream()):  # a caller's stream, not the default one

@@ -2,7 +2,7 @@
 
 Bandwidth floors are fractions of the GPU's own PCIe link (read through NVML, or PCIe 3.0 x16 for a
 T4, Kaggle's link), never absolute numbers: published pinned host→device figures for T4 hosts are
-9.7-12.4 GB/s, 61-79 % of PCIe 3.0 x16's 15.75 GB/s (docs/sources.md §4), so the floor is 50 %,
+9.7-12.4 GB/s, 62-79 % of PCIe 3.0 x16's 15.75 GB/s (docs/sources.md §4), so the floor is 50 %,
 a margin below the slowest published T4 host. The PCIe generation NVML reports is printed, not
 asserted: a virtual machine can report another than the card's. The tests of figures print what
 they measured (`pytest -rA` or `-s` shows it).

@@ -523,7 +523,8 @@ WRONG_ANSWERS[1] += (
     # record_stream on the host batch, the default stream made to wait, the device or a value waited for
     (
         SOLUTIONS[1].replace("coming.record_stream(", "batch.record_stream("),
-        "batch 1 (made on the side stream, no record_stream for the caller's stream)",
+        "raised NotImplementedError (line 9 of your code): Could not run 'aten::record_stream' with arguments from "
+        "the 'CPU' backend",
     ),
     (
         SOLUTIONS[1].replace(
@@ -606,4 +607,94 @@ WRONG_ANSWERS[1] += (
         SOLUTIONS[1].replace(_KEEP, "").replace("        ready = coming\n", "        ready = coming * 1\n"),
         "the input of mul() (made on the side stream, no record_stream for the caller's stream) is read until 5 ms",
     ),
+)
+
+#: Round 2 of the review and attack of issue 44: the current stream made to wait once, at the start, or for the copy
+#: before each batch's (caught where copies outlast steps); the default stream as the "side" stream (caught where the
+#: caller is on it); copies on the caller's own stream; each step made to wait for the next batch's copy too. Right:
+#: the stream made through torch.get_device_module(device), which the simulated GPU answers for `meta` too.
+_EARLIER = (
+    "def prefetched(batches, device):\n"
+    "    side, cur, xs, evs = torch.cuda.Stream(), torch.cuda.current_stream(), [], []\n"
+    "    for b in batches:\n"
+    "        with torch.cuda.stream(side):\n"
+    "            xs.append(b.pin_memory().to(device, non_blocking=True))\n"
+    "            evs.append(side.record_event())\n"
+    "        if len(xs) > 1:\n"
+    "            k = len(xs) - 2\n"
+    "            cur.wait_event(evs[max(k - 1, 0)])  # batch k waits for copy k - 1\n"
+    "            xs[k].record_stream(cur)\n"
+    "            yield xs[k]\n"
+    "    if xs:\n"
+    "        cur.wait_event(evs[max(len(xs) - 2, 0)])\n"
+    "        xs[-1].record_stream(cur)\n"
+    "        yield xs[-1]"
+)
+WRONG_ANSWERS[1] += (
+    (
+        SOLUTIONS[1]
+        .replace("side, ready = torch.cuda.Stream(), None", "side, ready, first = torch.cuda.Stream(), None, True")
+        .replace(
+            _WAIT,
+            "        if first:\n            torch.cuda.current_stream().wait_stream(side)\n            first = False\n",
+        ),
+        "prefetched(4 pinned torch.float64 batches, cuda) (copies 1 ms, steps 0.5 ms): the step on batch 1 began at "
+        "1.5 ms, before its copy on the side stream ended at 2 ms: make the current stream wait for that copy first",
+    ),
+    (_EARLIER, "the step on batch 1 began at 1.5 ms, before its copy on the side stream ended at 2 ms"),
+    (
+        SOLUTIONS[1].replace("torch.cuda.Stream(), None", "torch.cuda.default_stream(), None"),
+        "prefetched(4 pinned torch.float64 batches, cuda) (copies 1 ms, steps 0.5 ms) took 6 ms, not 4.5 (each copy "
+        "during the step before it): its copies ran on the caller's stream",
+    ),
+    (
+        SOLUTIONS[1].replace("torch.cuda.stream(side)", "torch.cuda.stream(torch.cuda.current_stream())"),
+        "took 12.1 ms, not 7 (each copy during the step before it): its copies ran on the caller's stream",
+    ),
+    (
+        SOLUTIONS[1].replace(
+            "            yield ready  #",
+            "            torch.cuda.current_stream().wait_stream(side)\n            yield ready  #",
+        ),
+        "took 12.1 ms, not 7 (each copy during the step before it): the step on batch 0 began after batch 1's copy "
+        "had ended: make it wait for its own only",
+    ),
+)
+RIGHT_ANSWERS[1] += (
+    SOLUTIONS[1].replace("torch.cuda.Stream(), None", "torch.get_device_module(device).Stream(), None"),
+)
+
+#: Round 2, checked as rejected: one pinned staging buffer refilled for every batch; one device buffer for all.
+_STAGED = (
+    SOLUTIONS[1]
+    .replace(
+        "    side, ready = torch.cuda.Stream(), None\n", "    side, ready, staging = torch.cuda.Stream(), None, None\n"
+    )
+    .replace(
+        "            coming = batch.pin_memory().to(device, non_blocking=True)\n",
+        "            if staging is None:\n"
+        "                staging = torch.empty_like(batch, pin_memory=True)\n"
+        "            staging.copy_(batch)\n"
+        "            coming = staging.to(device, non_blocking=True)\n",
+    )
+)
+_ONE_DEVICE_BUFFER = (
+    "def prefetched(batches, device):\n"
+    "    side, cur, buf, ready = torch.cuda.Stream(), torch.cuda.current_stream(), None, None\n"
+    "    for b in batches:\n"
+    "        b = b.pin_memory()\n"
+    "        if buf is None:\n"
+    "            buf = torch.empty_like(b, device=device)\n"
+    "        with torch.cuda.stream(side):\n"
+    "            buf.copy_(b, non_blocking=True)\n"
+    "        if ready is not None:\n"
+    "            yield ready\n"
+    "        cur.wait_stream(side)\n"
+    "        ready = buf\n"
+    "    if ready is not None:\n"
+    "        yield ready"
+)
+WRONG_ANSWERS[1] += (
+    (_STAGED, "(copies 1 ms, steps 1 ms then .item()): batch 0 holds batch 5's values"),
+    (_ONE_DEVICE_BUFFER, "(copies 1 ms, steps 1 ms then .item()): batch 0 holds batch 1's values"),
 )
