@@ -1,7 +1,5 @@
 """Chapter 05 exercises: the blocks tensors keep alive, and a training step's peak memory predicted, as tables."""
 
-from __future__ import annotations
-
 import torch
 from torch import nn
 
