@@ -44,7 +44,7 @@ _peak = lambda model, batch, per_sample, copies=(4, 1), size=torch.Tensor.elemen
 #: Models on meta: frozen layers, 16-bit and mixed dtypes, buffers, a shared parameter, parameters of a parent module.
 _MODELS = {
     "an MLP, first layer frozen": lambda: nn.Sequential(nn.Linear(64, 32).requires_grad_(False), nn.Linear(32, 10)),
-    "a float32 MLP": lambda: nn.Sequential(nn.Linear(64, 32), nn.ReLU(), nn.Linear(32, 10)),
+    "a float32 MLP, nested": lambda: nn.Sequential(nn.Linear(64, 32), nn.Sequential(nn.ReLU(), nn.Linear(32, 10))),
     "a float16 and a float32 Linear": lambda: nn.Sequential(nn.Linear(16, 8).half(), nn.Linear(8, 4)),
     "a Linear and a BatchNorm1d in eval mode": lambda: nn.Sequential(nn.Linear(8, 4), nn.BatchNorm1d(4).eval()),
     "a frozen bfloat16 Embedding": lambda: nn.Embedding(9, 8, dtype=torch.bfloat16).requires_grad_(False),

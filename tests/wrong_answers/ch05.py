@@ -192,6 +192,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    return trainable + batch_size * activation_bytes_per_sample",
             "predict_peak_bytes(a frozen float16 attention layer, 5, 12) returned 204; expected 636",
         ),
+        (  # the model and its children only (round 6): a parameter two modules deep is left out
+            "def predict_peak_bytes(model, batch_size, activation_bytes_per_sample):\n"
+            "    ps = {id(p): p for c in [model, *model.children()] for p in c.parameters(recurse=False)}\n"
+            "    trainable = sum(p.nbytes * (4 if p.requires_grad else 1) for p in ps.values())\n"
+            "    return trainable + batch_size * activation_bytes_per_sample",
+            "predict_peak_bytes(a float32 MLP, nested, 16, 128) returned 35_328; expected 40_608",
+        ),
         (  # Adam's two moments counted once
             _peak("3 if p.requires_grad else 1"),
             "a trainable one is there 4 times: itself, its gradient, 2 moments",
