@@ -32,12 +32,11 @@ _N, _AUTOCAST, _SCALER = 3, torch.amp.autocast_mode.autocast, torch.amp.GradScal
 _TINY = (torch.eye(4), torch.tensor([[4.0], [2e-8], [0.0], [0.0]]))
 #: y = 1e5 gives the bias the gradient -2e5, beyond float16 at any scale: a scaler skips every step.
 _HUGE = (torch.eye(4), torch.full((4, 1), 1e5))
-_SHOWN = "print(loss) or an f-string reads a tensor's value back, as .item() does: meta, a GPU's stand-in, has none"
+_SHOWN = "print(loss), f'{loss}', loss.cpu() read a tensor's value back, like .item(): meta, a GPU's stand-in, has none"
 
 
 def _train(fn: Any, device: torch.device, model: nn.Module, data: tuple, path: str, said: str, **case: Any) -> Any:
-    """Call `fit(model, X, y, _N, path, device)` (`low_precision` giving float16 if `case["half"]`) and refuse what
-    its forward passes, optimizer steps, model and checkpoint show; a resumed run must start from `case["start"]`."""
+    """Call `fit(model, X, y, _N, path, device)` (`case`: half, start, least); refuse what its runs and files show."""
     meta, kind, half, raised = device.type == "meta", device.type.replace("meta", "cpu"), bool(case.get("half")), None
     said += " with low_precision giving float16, as on a T4" * half
     call, fed, steps, asked, infs = f"fit(model, X, y, {_N}, path, torch.device('{device}')) {said}", [], [], [], []
@@ -45,8 +44,8 @@ def _train(fn: Any, device: torch.device, model: nn.Module, data: tuple, path: s
     low, live = torch.float16 if half else low_precision(device), lambda params: [p.detach().clone() for p in params]
     real = [_AUTOCAST.__init__, _SCALER.__init__, nn.Module.load_state_dict, torch.optim.Optimizer.load_state_dict]
     zeros = lambda tree: tree_map(lambda v: torch.zeros_like(v, device=first.device) if torch.is_tensor(v) else v, tree)
-    load, cpu = lambda n: lambda self, state_dict, *a, **k: real[n](self, zeros(state_dict), *a, **k), torch.Tensor.cpu
-    shown = lambda real: lambda t, *a: torch._check(not t.is_meta, lambda: _SHOWN) or real(t, *a)  # a host read
+    shown = lambda real: lambda t, *a, **k: torch._check(not t.is_meta, lambda: _SHOWN) or real(t, *a, **k)  # reads
+    load, cpu = lambda n: lambda m, state_dict, *a, **k: real[n](m, zeros(state_dict), *a, **k), shown(torch.Tensor.cpu)
     meta_as_gpu = {  # CPU autocast marked as meta's; a scaler passes through (bfloat16 needs none); no values, so
         (_AUTOCAST, "__init__"): lambda s, device_type, *a, **k: (  # zeros where a checkpoint's are loaded or copied
             asked.append(device_type) or real[0](s, "cpu" if device_type == "meta" else device_type, *a, **k)
@@ -54,7 +53,9 @@ def _train(fn: Any, device: torch.device, model: nn.Module, data: tuple, path: s
         (_SCALER, "__init__"): lambda self, *a, **k: real[1](self, *a, **k) or setattr(self, "_enabled", False),
         (nn.Module, "load_state_dict"): load(2),
         (torch.optim.Optimizer, "load_state_dict"): load(3),
-        (torch.Tensor, "cpu"): lambda t, *a, **k: torch.zeros_like(t, device=_CPU) if t.is_meta else cpu(t, *a, **k),
+        (torch.Tensor, "cpu"): lambda t, *a, **k: (
+            torch.zeros_like(t, device=_CPU) if t.is_meta and t.ndim else cpu(t, *a, **k)
+        ),
         **{(torch.Tensor, name): shown(getattr(torch.Tensor, name)) for name in ("__repr__", "__format__")},
     }
 
@@ -118,11 +119,10 @@ def _train(fn: Any, device: torch.device, model: nn.Module, data: tuple, path: s
         raise Wrong(f"{call} changed the weights in {taken} of its {_N} steps{overflowed}")
     read = lambda: [h for h in tree_leaves(torch.load(path, _CPU, weights_only=False)) if torch.is_tensor(h)]
     held = [] if meta else call_or_wrong(read, (), f"torch.load of the checkpoint {call} left at path")  # its tensors
-    kept = lambda ts: all(any(h.shape == t.shape and h.equal(t.detach().cpu()) for h in held) for t in ts if t.ndim)
+    kept = lambda ts: meta or all(any(h.shape == t.shape and h.equal(t.cpu()) for h in held) for t in ts if t.ndim)
     last = [v for s in steps[-1][5].state.values() for v in s.values() if torch.is_tensor(v)] if steps else []
-    for what, tensors in (("weights", [*model.parameters()]), ("optimizer state", last)) * (not meta):
-        if not kept(tensors):
-            raise Wrong(f"after {call} the checkpoint at path does not hold the {what} the run ended with")
+    for what in [w for w, ts in (("weights", [*model.parameters()]), ("optimizer state", last)) if not kept(ts)][:1]:
+        raise Wrong(f"after {call} the checkpoint at path does not hold the {what} the run ended with")
     if tiny and float(first.detach()[0, 1]) == 0.0:
         raise Wrong(f"{call} never moved the weight whose gradient is -1e-8 (float16's smallest number is 6e-8)")
     return None if meta else [p.detach().cpu().clone() for p in model.parameters()]

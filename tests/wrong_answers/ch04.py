@@ -511,10 +511,10 @@ WRONG_ANSWERS[2] += (
 )
 
 #: Round 2 of part 7 (the learner-attack): a map_location for cuda:0 alone (a checkpoint from Kaggle's second T4 still
-#: fails on a CPU), the loss printed each step (on a GPU each print reads it back), the gradients never cleared, the
+#: fails on a CPU), the loss printed or copied each step (on a GPU, a read each time), the gradients never cleared, the
 #: autocast of another device; the gradients cleared at the start of the step are right (the question asks no more).
 _PRINTED = (
-    "from scratch raised RuntimeError (line 19 of your code): print(loss) or an f-string reads a tensor's value back"
+    "from scratch raised RuntimeError (line 19 of your code): print(loss), f'{loss}', loss.cpu() read a tensor's value"
 )
 WRONG_ANSWERS[1] += (
     (
@@ -526,7 +526,7 @@ WRONG_ANSWERS[1] += (
             _edit(_TRAIN, ("        optimizer.zero_grad()\n", f"        optimizer.zero_grad()\n        {shown}\n")),
             _PRINTED,
         )
-        for shown in ('print("loss", loss)', 'print(f"loss {loss:.4f}")')
+        for shown in ('print("loss", loss)', 'print(f"loss {loss:.4f}")', "last = loss.detach().cpu()")
     ),
 )
 WRONG_ANSWERS[2] += (
