@@ -32,11 +32,11 @@ _N, _AUTOCAST, _SCALER = 3, torch.amp.autocast_mode.autocast, torch.amp.GradScal
 _TINY = (torch.eye(4), torch.tensor([[4.0], [2e-8], [0.0], [0.0]]))
 #: y = 1e5 gives the bias the gradient -2e5, beyond float16 at any scale: a scaler skips every step.
 _HUGE = (torch.eye(4), torch.full((4, 1), 1e5))
+_SHOWN = "print(loss), f'{loss}', loss.cpu() read a tensor's value back, like .item(): meta, a GPU's stand-in, has none"
 
 
 def _train(fn: Any, device: torch.device, model: nn.Module, data: tuple, path: str, said: str, **case: Any) -> Any:
-    """Call `fit(model, X, y, _N, path, device)` (`low_precision` giving float16 if `case["half"]`) and refuse what
-    its forward passes, optimizer steps, model and checkpoint show; a resumed run must start from `case["start"]`."""
+    """Call `fit(model, X, y, _N, path, device)` (`case`: half, start, least); refuse what its runs and files show."""
     meta, kind, half, raised = device.type == "meta", device.type.replace("meta", "cpu"), bool(case.get("half")), None
     said += " with low_precision giving float16, as on a T4" * half
     call, fed, steps, asked, infs = f"fit(model, X, y, {_N}, path, torch.device('{device}')) {said}", [], [], [], []
@@ -44,7 +44,8 @@ def _train(fn: Any, device: torch.device, model: nn.Module, data: tuple, path: s
     low, live = torch.float16 if half else low_precision(device), lambda params: [p.detach().clone() for p in params]
     real = [_AUTOCAST.__init__, _SCALER.__init__, nn.Module.load_state_dict, torch.optim.Optimizer.load_state_dict]
     zeros = lambda tree: tree_map(lambda v: torch.zeros_like(v, device=first.device) if torch.is_tensor(v) else v, tree)
-    load, cpu = lambda n: lambda self, state_dict, *a, **k: real[n](self, zeros(state_dict), *a, **k), torch.Tensor.cpu
+    shown = lambda real: lambda t, *a, **k: torch._check(not t.is_meta, lambda: _SHOWN) or real(t, *a, **k)  # reads
+    load, cpu = lambda n: lambda m, state_dict, *a, **k: real[n](m, zeros(state_dict), *a, **k), shown(torch.Tensor.cpu)
     meta_as_gpu = {  # CPU autocast marked as meta's; a scaler passes through (bfloat16 needs none); no values, so
         (_AUTOCAST, "__init__"): lambda s, device_type, *a, **k: (  # zeros where a checkpoint's are loaded or copied
             asked.append(device_type) or real[0](s, "cpu" if device_type == "meta" else device_type, *a, **k)
@@ -52,7 +53,10 @@ def _train(fn: Any, device: torch.device, model: nn.Module, data: tuple, path: s
         (_SCALER, "__init__"): lambda self, *a, **k: real[1](self, *a, **k) or setattr(self, "_enabled", False),
         (nn.Module, "load_state_dict"): load(2),
         (torch.optim.Optimizer, "load_state_dict"): load(3),
-        (torch.Tensor, "cpu"): lambda t, *a, **k: torch.zeros_like(t, device=_CPU) if t.is_meta else cpu(t, *a, **k),
+        (torch.Tensor, "cpu"): lambda t, *a, **k: (
+            torch.zeros_like(t, device=_CPU) if t.is_meta and t.ndim else cpu(t, *a, **k)
+        ),
+        **{(torch.Tensor, name): shown(getattr(torch.Tensor, name)) for name in ("__repr__", "__format__")},
     }
 
     def forward(module: nn.Module, inputs: tuple) -> None:  # (x's device, the model's, its autocast, weights)
@@ -62,9 +66,8 @@ def _train(fn: Any, device: torch.device, model: nn.Module, data: tuple, path: s
 
     def before(optimizer: Any, *_: Any) -> None:  # [any state, its devices off its parameter's, finite, weights]
         params = [p for group in optimizer.param_groups for p in group["params"]]
-        for group in optimizer.param_groups if meta else ():  # meta has no fused kernels, nor a step count to read:
-            group["fused"] = False  # the CPU's code and count stand in
-        for state in optimizer.state.values() if meta else ():
+        [group.update(fused=False) for group in optimizer.param_groups if meta]  # meta: no fused kernels, no step
+        for state in optimizer.state.values() if meta else ():  # count to read: the CPU's code and count stand in
             state |= {k: torch.zeros(()) for k, v in state.items() if torch.is_tensor(v) and v.is_meta and not v.ndim}
         state = [(v, p) for p in params for v in optimizer.state.get(p, {}).values() if torch.is_tensor(v)]
         finite = meta or all(p.grad is None or bool(p.grad.isfinite().all()) for p in params)
@@ -96,11 +99,10 @@ def _train(fn: Any, device: torch.device, model: nn.Module, data: tuple, path: s
         raise raised
     if off := {p.device if p.device != device else p.dtype for p in model.parameters()} - {torch.float32}:
         raise Wrong(f"{call} left the model's parameters {'in' * isinstance(o := off.pop(), torch.dtype) or 'on'} {o}")
-    for *_, on, _ in fed:
-        if on != (device.type, low):
-            how = f"under autocast for {on[0]}" if on and on[0] != device.type else "without autocast"
-            how = f"in {on[1]}, where low_precision(device) gives {low}" if on and on[0] == device.type else how
-            raise Wrong(f"{call} ran the model on {device.type} {how}")
+    for on in [on for *_, on, _ in fed if on != (device.type, low)][:1]:  # the first forward pass that ran otherwise
+        how = f"under autocast for {on[0]}" if on and on[0] != device.type else "without autocast"
+        how = f"in {on[1]}, where low_precision(device) gives {low}" if on and on[0] == device.type else how
+        raise Wrong(f"{call} ran the model on {device.type} {how}")
     if not os.path.exists(path):
         raise Wrong(f"{call} saved no checkpoint at path")
     if start is not None and fed and not meta and not all(map(torch.equal, (w.cpu() for w in fed[0][3]), start)):
@@ -117,11 +119,10 @@ def _train(fn: Any, device: torch.device, model: nn.Module, data: tuple, path: s
         raise Wrong(f"{call} changed the weights in {taken} of its {_N} steps{overflowed}")
     read = lambda: [h for h in tree_leaves(torch.load(path, _CPU, weights_only=False)) if torch.is_tensor(h)]
     held = [] if meta else call_or_wrong(read, (), f"torch.load of the checkpoint {call} left at path")  # its tensors
-    kept = lambda ts: all(any(h.shape == t.shape and h.equal(t.detach().cpu()) for h in held) for t in ts if t.ndim)
+    kept = lambda ts: meta or all(any(h.shape == t.shape and h.equal(t.cpu()) for h in held) for t in ts if t.ndim)
     last = [v for s in steps[-1][5].state.values() for v in s.values() if torch.is_tensor(v)] if steps else []
-    for what, tensors in (("weights", [*model.parameters()]), ("optimizer state", last)) * (not meta):
-        if not kept(tensors):
-            raise Wrong(f"after {call} the checkpoint at path does not hold the {what} the run ended with")
+    for what in [w for w, ts in (("weights", [*model.parameters()]), ("optimizer state", last)) if not kept(ts)][:1]:
+        raise Wrong(f"after {call} the checkpoint at path does not hold the {what} the run ended with")
     if tiny and float(first.detach()[0, 1]) == 0.0:
         raise Wrong(f"{call} never moved the weight whose gradient is -1e-8 (float16's smallest number is 6e-8)")
     return None if meta else [p.detach().cpu().clone() for p in model.parameters()]
@@ -129,7 +130,7 @@ def _train(fn: Any, device: torch.device, model: nn.Module, data: tuple, path: s
 
 def _check_fit(fn: Any) -> None:
     expect_function(fn, "fit", "(model, X, y, steps, path, device)")
-    data, tag, ends = make_data(64), f"cuda:{torch.cuda.device_count()}", {}
+    data, tag, ends = make_data(64), f"cuda:{torch.cuda.device_count() + 1}", {}
     with tempfile.TemporaryDirectory() as folder:
         new = lambda: f"{folder}/{os.urandom(8).hex()}.pt"  # a path no file has
         for device in (_CPU, _META, *_GPUS):  # from scratch on each device, each leaving its checkpoint
@@ -138,8 +139,7 @@ def _check_fit(fn: Any) -> None:
         for _ in range(_N):  # on the CPU, from the same start (backward inside autocast: the same numbers)
             with torch.autocast("cpu", dtype=torch.bfloat16):
                 nn.functional.mse_loss(script(data[0]), data[1]).backward()
-            optimizer.step()
-            optimizer.zero_grad()
+            optimizer.step(), optimizer.zero_grad()
         if not all(map(lambda g, w: torch.allclose(g, w, rtol=0, atol=1e-6), ends[_CPU][1], script.parameters())):
             said = f"fit(model, X, y, {_N}, path, torch.device('cpu')) from scratch trained to other weights than"
             raise Wrong(f"{said} the colleague's script gives on the CPU")
@@ -177,16 +177,17 @@ def _check_clip(fn: Any) -> None:
         scaler, args = torch.amp.GradScaler(kind, init_scale=2.0**16, growth_interval=1), (torch.eye(4), y.clone(), top)
         args[0].requires_grad_(top == 5.0)  # the last case's x requires grad, as a learner's may: leave it so
         scaler.scale, scaler.step = mock.Mock(wraps=scaler.scale), mock.Mock(wraps=scaler.step)  # to see them called
-        call = f"clipped_step(model on {kind}, SGD(lr=0.5), GradScaler(2**16), x, {says}, {top})"
+        opt.zero_grad = model.zero_grad = mock.Mock(wraps=(opt := torch.optim.SGD(model.parameters(), 0.5)).zero_grad)
+        call = f"clipped_step(model on {kind}, SGD(lr=0.5), GradScaler(2**16), x, {says}, {top})"  # zero_grad: either's
         default = kind in ("cpu", "cuda") and torch.get_autocast_dtype(kind)  # here, the dtype low_precision is not:
         torch.set_autocast_dtype(kind, torch.float16 if low == torch.bfloat16 else torch.bfloat16) if default else None
         try:
-            got = call_or_wrong(fn, (model, torch.optim.SGD(model.parameters(), lr=0.5), scaler, *args), call)
+            got = call_or_wrong(fn, (model, opt, scaler, *args), call)
         finally:
             torch.set_autocast_dtype(kind, default) if default else None
         if (ran := seen[0][0] if seen else False) != low:
-            said = f"{call} ran the model {f'under autocast in {ran}' if ran else 'without autocast'}; expected"
-            raise Wrong(f"{said} autocast in {low} on {kind}: dtype=low_precision(device) (autocast's default varies)")
+            how = ran and f"under autocast in {ran}; expected {low}: dtype=low_precision(device) (the default varies)"
+            raise Wrong(f"{call} ran the model {how or f'without autocast for {kind}: device_type=device.type'}")
         if (steps := scaler.step.call_count) > 1:
             raise Wrong(f"{call} called scaler.step {steps} times: step the optimizer once")
         if (fed := getattr(seen[0][2], "dtype", torch.float32)) != torch.float32:  # layer_norm, softmax stay float32
@@ -213,18 +214,17 @@ def _check_clip(fn: Any) -> None:
             raise Wrong(f"after {call} the weights differ from {what}{said[0] if len(said) == 1 else ''}")
         if scaler.get_scale() != 2.0 ** (15 if y is _INF else 17):
             raise Wrong(f"{call} left the scale at {scaler.get_scale():g}: the scaler given updates it after each step")
-        if any(p.grad is not None and bool(p.grad.any()) for p in model.parameters()):
-            raise Wrong(f"{call} left gradients in .grad after the step: clear them (optimizer.zero_grad())")
-        if not isinstance(got, torch.Tensor):  # a number read back from a GPU each step makes the loop wait for it
-            raise Wrong(f"{call} returned {type(got).__name__} {got!r}, not the tensor clip_grad_norm_ returns")
+        if not opt.zero_grad.called and any(p.grad is not None and p.grad.any() for p in model.parameters()):
+            raise Wrong(f"{call} left gradients in .grad and never called zero_grad: the next step would add to them")
+        if not isinstance(got, torch.Tensor) or got.device != device:  # a number or host copy: on a GPU, a wait
+            raise Wrong(f"{call} returned {type(got).__name__} {got!r}, not clip_grad_norm_'s tensor on {device}")
         value = expect_number(got.detach(), f"{call} to return a number")
         if y is not _INF and abs(value - norm) > 1e-3 * norm:
             scaled = ": that is the scaled value" if abs(value - norm * 2**16) <= 1e-3 * norm * 2**16 else ""
             raise Wrong(f"{call} returned {value:g}; expected the unclipped norm, {norm:g}{scaled}")
 
 
-def low_precision(device: torch.device) -> torch.dtype:
-    """Chapter 04's `low_precision` (section 6), for answers run outside the notebook and for its GPU tests."""
+def low_precision(device: torch.device) -> torch.dtype:  # section 6's, for answers outside the notebook, GPU tests
     cuda_bf16 = device.type == "cuda" and torch.cuda.is_bf16_supported(including_emulation=False)
     return torch.bfloat16 if cuda_bf16 or device.type not in ("cuda", "mps") else torch.float16
 

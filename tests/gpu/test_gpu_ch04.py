@@ -372,3 +372,26 @@ def test_clipping_before_unscale_makes_the_float16_step_scale_times_too_small() 
     torch.testing.assert_close(weights * 2.0**16, clipped, rtol=1e-3, atol=0.0)
     assert norm == pytest.approx(0.125 * 2.0**16, rel=1e-6), "the bug measures the scaled gradients' norm"
     assert scale == 2.0**16, "the step was taken, not skipped: no gradient overflowed"
+
+
+@pytest.mark.gpu
+def test_question_2_checker_on_this_gpu_refuses_a_norm_copied_to_the_host() -> None:
+    """On a GPU a norm returned on the CPU is a copy each step (a wait for the GPU): told so; the gradients cleared at
+    the start of the step, as many loops do, pass."""
+    from helpers.exercises import ch04
+    from helpers.exercises.solutions.ch04 import SOLUTIONS
+
+    question = ch04.QUESTIONS[1]
+
+    def step(code: str):
+        namespace = {"torch": torch, "nn": nn, **question.context()}
+        exec(code, namespace)
+        return {"clipped_step": namespace["clipped_step"]}
+
+    early = SOLUTIONS[2].replace("    optimizer.zero_grad()\n", "")
+    early = early.replace("    device =", "    optimizer.zero_grad()\n    device =")
+    outcome = question.evaluate(step(early))
+    assert outcome.correct, outcome.message
+    outcome = question.evaluate(step(SOLUTIONS[2].replace("return norm", "return norm.cpu()")))
+    gpu = torch.device("cuda", torch.cuda.device_count() - 1)
+    assert not outcome.correct and f"not clip_grad_norm_'s tensor on {gpu}" in outcome.message, outcome.message

@@ -66,22 +66,22 @@ def test_question_1_names_what_it_saw_never_the_fix() -> None:
 
 
 def test_a_check_of_question_1_leaves_torch_and_the_notebook_as_they_were() -> None:
-    """The meta stand-in (autocast, GradScaler, load_state_dict, Tensor.cpu, `to` keeping parameters) and the float16
-    `low_precision` exist only while the learner's function runs, whatever it did."""
+    """The meta stand-in (autocast, GradScaler, load_state_dict, Tensor.cpu, a tensor's printing, `to` keeping
+    parameters) and the float16 `low_precision` exist only while the learner's function runs, whatever it did."""
     from helpers.exercises import ch04
     from helpers.exercises.solutions.ch04 import SOLUTIONS
     from tests.wrong_answers.ch04 import WRONG_ANSWERS
 
     kept = [torch.amp.autocast_mode.autocast.__init__, torch.amp.GradScaler.__init__, torch.nn.Module.load_state_dict]
     kept += [torch.optim.Optimizer.load_state_dict, torch.Tensor.cpu, "cpu" in vars(torch.Tensor)]
-    kept += [torch.__future__.get_swap_module_params_on_conversion()]
-    for code in (SOLUTIONS[1], *(wrong for wrong, _ in WRONG_ANSWERS[1][:8])):
+    kept += [torch.Tensor.__repr__, torch.Tensor.__format__, torch.__future__.get_swap_module_params_on_conversion()]
+    for code in (SOLUTIONS[1], *(wrong for wrong, _ in WRONG_ANSWERS[1][:8]), WRONG_ANSWERS[1][-1][0]):
         namespace = run_in_notebook(_question("fit"), code)
         ch04.QUESTIONS[0].evaluate(namespace)
         assert namespace["low_precision"] is ch04.low_precision
         now = [torch.amp.autocast_mode.autocast.__init__, torch.amp.GradScaler.__init__]
         now += [torch.nn.Module.load_state_dict, torch.optim.Optimizer.load_state_dict, torch.Tensor.cpu]
-        now += ["cpu" in vars(torch.Tensor)]
+        now += ["cpu" in vars(torch.Tensor), torch.Tensor.__repr__, torch.Tensor.__format__]
         assert now + [torch.__future__.get_swap_module_params_on_conversion()] == kept
 
 

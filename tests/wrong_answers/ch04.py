@@ -29,7 +29,7 @@ def _edit(code: str, *changes: tuple[str, str]) -> str:
 #: The calls question 1's verdicts name, and its bugs as changes to the solution (alone and combined below).
 _CALL = "fit(model, X, y, 3, path, torch.device('{}'))"
 _ON_META, _ON_CPU = _CALL.format("meta") + " from scratch", _CALL.format("cpu")
-_RESUMED = f"{_ON_CPU} resuming its CPU checkpoint relabelled as saved on cuda:0"
+_RESUMED = f"{_ON_CPU} resuming its CPU checkpoint relabelled as saved on cuda:1"  # a GPU this machine lacks
 _HALF = f"{_ON_CPU} from scratch on x = eye(4) with low_precision giving float16, as on a T4"
 _HUGE = f"{_ON_CPU} from scratch on x = eye(4), y = 1e5 with low_precision giving float16, as on a T4"
 _NO_SCALER = (("scaler.scale(loss).backward()", "loss.backward()"), ("scaler.step(optimizer)", "optimizer.step()"))
@@ -73,7 +73,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # the optimizer's state follows the parameters where they are when it is loaded: here, still the CPU
             _edit(_TRAIN, *_BUGS["moved after loading"]),
-            f"{_CALL.format('meta')} resuming its CPU checkpoint relabelled as saved on cuda:0 stepped the optimizer "
+            f"{_CALL.format('meta')} resuming its CPU checkpoint relabelled as saved on cuda:1 stepped the optimizer "
             "with its state on cpu and the model on meta",
         ),
         (
@@ -189,7 +189,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # a bfloat16 run's scaler state is empty: a float16 run resuming it cannot load it
             _edit(_TRAIN, (_LOAD_SCALER, '        scaler.load_state_dict(checkpoint["scaler"])\n')),
-            "resuming the bfloat16 run relabelled as saved on cuda:0 with low_precision giving float16, as on a T4 "
+            "resuming the bfloat16 run relabelled as saved on cuda:1 with low_precision giving float16, as on a T4 "
             "raised RuntimeError (line 10 of your code): The source state dict is empty",
         ),
         (  # a loss read back every step: meta has no values
@@ -501,11 +501,53 @@ WRONG_ANSWERS[1] += (
 WRONG_ANSWERS[2] += (
     (
         _CLIP.replace("return norm", "return norm.item()"),
-        "y=(1.5, -1.5, 1.5, 0), 0.25) returned float 1.5, not the tensor",
+        "y=(1.5, -1.5, 1.5, 0), 0.25) returned float 1.5, not clip_grad_norm_'s tensor on cpu",
     ),
     (
         _CLIP.replace("max_norm)\n", "max_norm, error_if_nonfinite=True)\n"),
         "x, y=inf, 0.5) raised RuntimeError (line 8 of your code): The total norm of order 2.0 for gradients from "
         "`parameters` is non-finite",
+    ),
+)
+
+#: Round 2 of part 7 (the learner-attack): a map_location for cuda:0 alone (a checkpoint from Kaggle's second T4 still
+#: fails on a CPU), the loss printed or copied each step (on a GPU, a read each time), the gradients never cleared, the
+#: autocast of another device; the gradients cleared at the start of the step are right (the question asks no more).
+_PRINTED = (
+    "from scratch raised RuntimeError (line 19 of your code): print(loss), f'{loss}', loss.cpu() read a tensor's value"
+)
+WRONG_ANSWERS[1] += (
+    (
+        _edit(_TRAIN, ('map_location="cpu"', 'map_location={"cuda:0": str(device)}')),
+        f"{_RESUMED} raised RuntimeError (line 7 of your code): Attempting to deserialize object on a CUDA device",
+    ),
+    *(
+        (
+            _edit(_TRAIN, ("        optimizer.zero_grad()\n", f"        optimizer.zero_grad()\n        {shown}\n")),
+            _PRINTED,
+        )
+        for shown in ('print("loss", loss)', 'print(f"loss {loss:.4f}")', "last = loss.detach().cpu()")
+    ),
+)
+WRONG_ANSWERS[2] += (
+    (
+        _CLIP.replace("    optimizer.zero_grad()\n", ""),
+        "0.25) left gradients in .grad and never called zero_grad: the next step would add to them",
+    ),
+    (
+        _CLIP.replace("device_type=device.type", 'device_type="cuda"'),
+        "0.25) ran the model without autocast for cpu: device_type=device.type",
+    ),
+    (  # autocast's own default dtype: float16 on a CPU whose default the check sets so
+        _CLIP.replace(", dtype=low_precision(device)", ""),
+        "0.25) ran the model under autocast in torch.float16; expected torch.bfloat16: dtype=low_precision(device)",
+    ),
+)
+RIGHT_ANSWERS[2] += (  # the gradients cleared at the start of the step, by the optimizer or the model
+    *(
+        _CLIP.replace("    optimizer.zero_grad()\n", "").replace(
+            "    device =", f"    {clear}.zero_grad()\n    device ="
+        )
+        for clear in ("optimizer", "model")
     ),
 )
