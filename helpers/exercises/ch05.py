@@ -71,7 +71,7 @@ _PEAK_SLIPS = (
     Slip(lambda m, b, a: _peak(m, b, a, (1, 1)), "a trainable parameter also has a gradient and two Adam moments"),
     Slip(lambda m, b, a: _peak(m, 1, a), "that counts the activations of one sample; multiply by batch_size"),
     Slip(lambda m, b, a: _peak(m, b, a, size=lambda p: 1), "that counts numbers; multiply by element_size()"),
-    Slip(lambda m, b, a: _peak(m, b, a, size=lambda p: 4), "not every number has 4 bytes: use element_size()"),
+    Slip(lambda m, b, a: _peak(m, b, a, size=lambda p: 4), "each parameter has its own element_size(), not 4"),
     Slip(lambda m, b, a: _peak(m, b, a) + sum(t.nbytes for t in m.buffers()), "that counts buffers: only parameters"),
 )
 
