@@ -7,7 +7,7 @@ from .answers import evaluate
 
 RIGHT_COPIES = "4 if p.requires_grad else 1"
 #: Words of the slips question 2 names; a message without evidence for one must contain none of them.
-SLIP_WORDS = ("frozen", "Adam", "one sample", "counts numbers", "4 bytes")
+SLIP_WORDS = ("frozen", "Adam", "one sample", "counts numbers", "its own element_size()")
 
 
 def _question(variable: str):
