@@ -62,7 +62,7 @@ def _check_prefetched(fn: Any) -> None:
                 raise Wrong(f"{call}: batch {k} is {_show(sim, x)}; expected batch {k}, {dtype}, on {device}")
             into = [(i < queued, c) for i, c in enumerate(sim.copies) if c.destination.data_ptr() == x.data_ptr()]
             c = ([c for before, c in into if before] or [None])[-1]  # the copy that filled it, before its yield
-            d = [c, *(d for before, d in into if not before and d.end_ms - sim.copy_ms < end)][-1]  # or a refill
+            d = [c, *(d for before, d in into if not before and d.end_ms - sim.copy_ms < end - 1e-9)][-1]  # or a refill
             if not (got := (d.source if d else x).to(dtype)).equal(host[k]):  # the values its step read
                 said = ([f"batch {j}'s values" for j, b in enumerate(host) if got.equal(b)] or [f"{got.tolist()}"])[0]
                 said += f" (refilled on the {getattr(d, 'stream', '')} while its step ran)" * (d is not c)
@@ -70,7 +70,7 @@ def _check_prefetched(fn: Any) -> None:
             if c and start < c.end_ms:
                 said = f"the step on batch {k} began at {start:.3g} ms, before its copy on the {c.stream} ended at "
                 raise Wrong(f"{call}: {said}{c.end_ms:.3g} ms: make the current stream wait for that copy first")
-            if c and (m := made[id(c.destination)])[0].name != c.stream and c.end_ms - sim.copy_ms < m[1]:
+            if c and (m := made[id(c.destination)])[0].name != c.stream and c.end_ms - sim.copy_ms < m[1] - 1e-9:
                 said = f"batch {k}'s copy on the {c.stream} began at {c.end_ms - sim.copy_ms:.3g} ms, into memory the "
                 said += f"{m[0].name} made while its work ran until {m[1]:.3g} ms, which may still use it: make the "
                 raise Wrong(f"{call}: {said}{c.stream} wait for the {m[0].name} first")

@@ -156,7 +156,7 @@ def test_pinning_before_every_copy_costs_more_than_reusing_a_pinned_buffer() -> 
 
 
 def test_non_blocking_d2h_gives_wrong_values_without_waiting_and_right_ones_with_it() -> None:
-    """The chapter's cell 7: the spin still runs when the host reads (the cell prints it and asks for a rerun when
+    """The chapter's section 7: the spin still runs when the host reads (the cell prints it and asks for a rerun when
     not; here it must, three times), so none of the values has arrived; after the event all have."""
     for _ in range(3):  # reproducible, not a lucky race
         on_gpu = torch.ones(1 << 22, device=DEV)
@@ -274,9 +274,9 @@ def test_the_prefetch_question_accepts_a_right_answer_on_this_gpu() -> None:
 #: torch.accelerator's current stream.
 _GENERIC = (
     SOLUTIONS[1]
-    .replace("torch.cuda.Stream()", "torch.Stream(device)")
+    .replace("torch.cuda.Stream(device)", "torch.Stream(device)")
     .replace("with torch.cuda.stream(side):", "with side:")
-    .replace("torch.cuda.current_stream()", "torch.accelerator.current_stream()")
+    .replace("torch.cuda.current_stream(device)", "torch.accelerator.current_stream(device)")
 )
 #: Question 2's solution without its wait for the last copy: the host refills the staging buffer under a pending copy.
 _PLANTED = "".join(line for line in SOLUTIONS[2].splitlines(keepends=True) if "copied." not in line)

@@ -224,7 +224,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # 4 bytes per element, float16 too
             _peak(_RIGHT_COPIES, size="p.numel() * 4"),
-            "(a float16 and a float32 Linear, 4, 16) returned 2816; expected 1728: each parameter has its own element_size(), not 4",
+            "(a float16 and a float32 Linear, 4, 16) returned 2816; expected 1728: each parameter has its own "
+            "element_size(), not 4",
         ),
         (  # MiB
             "def predict_peak_bytes(model, batch_size, activation_bytes_per_sample):\n"

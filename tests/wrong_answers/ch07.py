@@ -698,3 +698,19 @@ WRONG_ANSWERS[1] += (
     (_STAGED, "(copies 1 ms, steps 1 ms then .item()): batch 0 holds batch 5's values"),
     (_ONE_DEVICE_BUFFER, "(copies 1 ms, steps 1 ms then .item()): batch 0 holds batch 1's values"),
 )
+# allocated on the caller's stream, the side stream waiting for it before the copy (the CUDA semantics notes' pattern)
+RIGHT_ANSWERS[1] += (
+    "def prefetched(batches, device):\n"
+    "    side, ready = torch.cuda.Stream(), None\n"
+    "    for batch in batches:\n"
+    "        dst = torch.empty(batch.shape, dtype=batch.dtype, device=device)\n"
+    "        side.wait_stream(torch.cuda.current_stream())\n"
+    "        with torch.cuda.stream(side):\n"
+    "            dst.copy_(batch.pin_memory(), non_blocking=True)\n"
+    "        if ready is not None:\n"
+    "            yield ready\n"
+    "        torch.cuda.current_stream().wait_stream(side)\n"
+    "        ready = dst\n"
+    "    if ready is not None:\n"
+    "        yield ready",
+)
