@@ -274,9 +274,9 @@ def test_the_prefetch_question_accepts_a_right_answer_on_this_gpu() -> None:
 #: torch.accelerator's current stream.
 _GENERIC = (
     SOLUTIONS[1]
-    .replace("torch.cuda.Stream(device)", "torch.Stream(device)")
+    .replace("torch.cuda.Stream()", "torch.Stream(device)")
     .replace("with torch.cuda.stream(side):", "with side:")
-    .replace("torch.cuda.current_stream(device)", "torch.accelerator.current_stream(device)")
+    .replace("torch.cuda.current_stream()", "torch.accelerator.current_stream()")
 )
 #: Question 2's solution without its wait for the last copy: the host refills the staging buffer under a pending copy.
 _PLANTED = "".join(line for line in SOLUTIONS[2].splitlines(keepends=True) if "copied." not in line)

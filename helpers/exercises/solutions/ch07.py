@@ -2,14 +2,14 @@
 
 SOLUTIONS: dict[int, str] = {
     1: """def prefetched(batches, device):
-    side, ready = torch.cuda.Stream(device), None
+    side, ready = torch.cuda.Stream(), None
     for batch in batches:
         with torch.cuda.stream(side):  # this batch's copy, queued before the last one is yielded
             coming = batch.pin_memory().to(device, non_blocking=True)
         if ready is not None:
             yield ready  # the caller's step on it runs while `coming` is copied
-        torch.cuda.current_stream(device).wait_stream(side)  # the next step waits for this copy
-        coming.record_stream(torch.cuda.current_stream(device))  # freed, its memory waits for that step
+        torch.cuda.current_stream().wait_stream(side)  # the next step waits for this copy
+        coming.record_stream(torch.cuda.current_stream())  # freed, its memory waits for that step
         ready = coming
     if ready is not None:
         yield ready""",
