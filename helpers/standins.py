@@ -614,7 +614,7 @@ def simulated_cuda(*, launch_ms: float = 0.005, copy_ms: float = 1.0) -> Iterato
         mock.patch.multiple(torch.cuda, Stream=_TorchStream, StreamContext=sim.stream, **cuda),
         mock.patch.multiple(torch, Stream=_TorchStream, Event=lambda device=None, **kwargs: sim.Event(**kwargs)),
         mock.patch.object(torch, "get_device_module", lambda d=None: torch.cuda if str(d)[:4] in gpu else real(d)),
-        mock.patch.multiple(torch.accelerator, **{name: getattr(sim, name) for name in shared}),
+        mock.patch.multiple(torch.accelerator, **{name: cuda[name] for name in shared}),
         mock.patch.object(torch.Tensor, "record_stream", record_stream),
         mock.patch(f"{__name__}._RUNNING", [*_RUNNING, sim]),
     ):
