@@ -3,8 +3,6 @@
 `CallLog` (a `torch.overrides.TorchFunctionMode`) records every torch function and tensor method the learner's
 code calls: name, arguments, result, whether it raised. Each checker asks the log its own question."""
 
-from __future__ import annotations
-
 import contextlib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -18,6 +16,7 @@ _NAMES = "item tolist numpy cpu allclose equal is_nonzero untyped_storage apply_
 _SIZE = "nonzero argwhere masked_select unique unique_consecutive bincount"  # results sized by the values
 HOST_READS = frozenset(f"{_NAMES} {_SIZE} __float__ __int__ __bool__ __complex__ __index__ __repr__ __format__".split())
 FROM_DATA = frozenset({"tensor", "as_tensor", "asarray", "new_tensor", "new"})
+_BUILTINS = ("float", "int", "bool", "repr", "format")  # reads written as float(t), repr(t) (print), format(t)
 _writes = lambda n: n[-1:] == "_" != n[-2:-1] or n[2:-2] in ("setitem", "iadd", "isub", "imul", "itruediv")  # in place
 _store = lambda t: t.untyped_storage().data_ptr() or id(t) if isinstance(t, torch.Tensor) else id(t)  # views share it
 
@@ -36,7 +35,7 @@ class Call:
     name = property(lambda self: getattr(self.func, "__name__", ""), doc="The bare name: `to`, `ones`, `__float__`.")
 
     #: The call as a learner writes it on a tensor: `.item()`, `.cpu()`, `float()`.
-    written = property(lambda s: f"{s.name[2:-2]}()" if s.name[2:-2] in ("float", "int", "bool") else f".{s.name}()")
+    written = property(lambda s: f"{n}()" if (n := s.name[2:-2]) in _BUILTINS else f".{s.name}()")
 
     @property
     def label(self) -> str:

@@ -6,8 +6,6 @@ learner gets wrong by accident (sizes that do not divide, unsorted or empty inpu
 mistake the chapter teaches) is named only when the answer equals what it computes on every case it gets wrong
 where the mistake shows; otherwise the message says the call, what was expected and what came back."""
 
-from __future__ import annotations
-
 import copy
 import math
 from collections.abc import Callable, Sequence

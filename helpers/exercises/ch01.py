@@ -7,8 +7,8 @@ from unittest import mock
 import torch
 
 from ..answers import Wrong, expect_function, expect_type
-from ..checking import Question
 from ..devices import a_device
+from .cases import questions
 from .ch00 import Machine, devices, on_machines, shown
 
 
@@ -87,21 +87,15 @@ _CHECKS = (
     _count_usable_cpus,
     on_machines("stage_devices", "no arguments", tuple, "(first, second)", _stage_devices),
 )
-#: Each question's task (the notebook states it in full) and hint, by the name it defines.
-_TASKS = {
-    "try_gpu": "Write `try_gpu(i=0)`: device i of the accelerator this process can use right now, else the CPU.",
-    "try_all_gpus": "Write `try_all_gpus()`: a list of every usable accelerator device, or `[cpu]` when there is none.",
-    "count_usable_cpus": "Write `count_usable_cpus()` returning how many CPUs this process may run on.",
-    "stage_devices": "Debug `stage_devices()`: a GPU per stage where there are two or more, else one GPU or the CPU.",
-}
-_HINTS = {
-    "try_gpu": "torch.accelerator.current_accelerator(check_available=True) is None unless one is usable now; "
+_TEXTS = {  # each question's variable: its task (the notebook states it in full), then (after a newline) its hint
+    "try_gpu": "Write `try_gpu(i=0)`: device i of the accelerator this process can use right now, else the CPU.\n"
+    "torch.accelerator.current_accelerator(check_available=True) is None unless one is usable now; "
     "torch.accelerator.device_count() says how many; torch.device(type, i) names one.",
-    "try_all_gpus": "One torch.device(accelerator.type, i) for each i in range(torch.accelerator.device_count()).",
-    "count_usable_cpus": "os.cpu_count() counts the machine's CPUs; os.sched_getaffinity(0) is the set it may use.",
-    "stage_devices": "What is try_gpu(1) on one GPU? Count first: try_all_gpus() lists every device, [cpu] at least.",
+    "try_all_gpus": "Write `try_all_gpus()`: a list of every usable accelerator device, or `[cpu]` when there is none."
+    "\nOne torch.device(accelerator.type, i) for each i in range(torch.accelerator.device_count()).",
+    "count_usable_cpus": "Write `count_usable_cpus()` returning how many CPUs this process may run on.\n"
+    "os.cpu_count() counts the machine's CPUs; os.sched_getaffinity(0) is the set it may use.",
+    "stage_devices": "Debug `stage_devices()`: a GPU per stage where there are two or more, else one GPU or the CPU.\n"
+    "What is try_gpu(1) on one GPU? Count first: try_all_gpus() lists every device, [cpu] at least.",
 }
-QUESTIONS = [
-    Question(n, _TASKS[name], name, check, _HINTS[name], chapter="01", context=lambda: {"os": os})
-    for n, (name, check) in enumerate(zip(_TASKS, _CHECKS, strict=True), start=1)
-]
+QUESTIONS = questions("01", _TEXTS, _CHECKS, context=lambda: {"os": os})

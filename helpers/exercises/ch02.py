@@ -1,7 +1,5 @@
 """Chapter 02 exercises: where results live, predicted then run; tensors made on a device, and a fix (meta: a GPU)."""
 
-from __future__ import annotations
-
 import warnings
 from functools import partial
 from typing import Any

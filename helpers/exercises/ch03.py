@@ -1,7 +1,5 @@
 """Chapter 03 exercises: copy_ into a buffer, one copy instead of many, one read instead of many (meta plays a GPU)."""
 
-from __future__ import annotations
-
 from functools import partial
 from itertools import product
 from typing import Any

@@ -1,8 +1,6 @@
 """Chapter 04 exercises: a CPU-only training script made right on every device, and a clipped mixed-precision step.
 `meta` stands in for a GPU where none is here; the CPU, with `low_precision` giving float16, stands in for a T4."""
 
-from __future__ import annotations
-
 import contextlib
 import inspect
 import os
@@ -18,6 +16,7 @@ from torch.utils._pytree import tree_leaves, tree_map
 
 from ..answers import Wrong, expect_function, expect_number
 from ..training import make_data, make_model
+from .calls import CallLog
 from .cases import call_or_wrong, questions, unchanged
 
 torch.optim.SGD([nn.Parameter(torch.zeros(1))], lr=0.1)  # a process's first imports torch._dynamo (s): not timed
@@ -43,6 +42,7 @@ def _train(fn: Any, device: torch.device, model: nn.Module, data: tuple, path: s
     first, start, tiny = next(model.parameters()), case.get("start"), data is _TINY
     low, live = torch.float16 if half else low_precision(device), lambda params: [p.detach().clone() for p in params]
     real = [_AUTOCAST.__init__, _SCALER.__init__, nn.Module.load_state_dict, torch.optim.Optimizer.load_state_dict]
+    real, scales = [*real, _SCALER.update], case.get("scales", [])  # the loss scale before and after each update
     zeros = lambda tree: tree_map(lambda v: torch.zeros_like(v, device=first.device) if torch.is_tensor(v) else v, tree)
     shown = lambda real: lambda t, *a, **k: torch._check(not t.is_meta, lambda: _SHOWN) or real(t, *a, **k)  # reads
     load, cpu = lambda n: lambda m, state_dict, *a, **k: real[n](m, zeros(state_dict), *a, **k), shown(torch.Tensor.cpu)
@@ -87,6 +87,8 @@ def _train(fn: Any, device: torch.device, model: nn.Module, data: tuple, path: s
         hooks = [model.register_forward_pre_hook(forward), register_optimizer_step_pre_hook(before)]
         hooks += [register_optimizer_step_post_hook(after), first.register_post_accumulate_grad_hook(inf_seen)]
         stack.callback(lambda: [hook.remove() for hook in hooks])
+        update = lambda s, *a, **k: scales.append(s.get_scale()) or real[4](s, *a, **k) or scales.append(s.get_scale())
+        stack.enter_context(mock.patch.object(_SCALER, "update", update))
         try:
             call_or_wrong(fn, (model, *data, _N, path, device), call)
         except Wrong as exc:
@@ -109,6 +111,8 @@ def _train(fn: Any, device: torch.device, model: nn.Module, data: tuple, path: s
         raise Wrong(f"{call} trained from other weights than the checkpoint's")
     if start is not None and steps and not steps[0][0]:
         raise Wrong(f"{call} found the optimizer's state empty at its first step, as if nothing had trained before")
+    if (was := case.get("scale")) and scales and scales[0] != was:
+        raise Wrong(f"{call} began with the loss scale at {scales[0]:g}; the run it resumes had brought it to {was:g}")
     if [s for s in steps if s[3] is True and not s[2]]:
         raise Wrong(f"{call} took an optimizer step with inf or nan gradients")
     if (taken := sum(s[3] is True for s in steps)) > _N:
@@ -155,7 +159,10 @@ def _check_fit(fn: Any) -> None:
             start = _train(fn, device, tiny, _TINY, path := new(), "from scratch on x = eye(4)", half=True, least=1)
             said, again = "resuming that float16 run", nn.Linear(4, 1, bias=False)
             _train(fn, device, again, _TINY, shutil.copy(path, new()), said, half=True, start=start)
-            _train(fn, device, nn.Linear(4, 1), _HUGE, new(), "from scratch on x = eye(4), y = 1e5", half=True, least=0)
+            said, scales = "from scratch on x = eye(4), y = 1e5", []  # the scale comes down at each overflow
+            _train(fn, device, nn.Linear(4, 1), _HUGE, path := new(), said, half=True, least=0, scales=scales)
+            said, was = "resuming that overflowing run", (scales or [0])[-1]
+            _train(fn, device, nn.Linear(4, 1), _HUGE, shutil.copy(path, new()), said, half=True, least=0, scale=was)
             said = f"resuming the bfloat16 run relabelled as saved on {tag}"
             _train(fn, device, make_model(seed=2), data, shutil.copy(gpu, new()), said, half=True, start=ends[_CPU][1])
 
@@ -181,8 +188,11 @@ def _check_clip(fn: Any) -> None:
         call = f"clipped_step(model on {kind}, SGD(lr=0.5), GradScaler(2**16), x, {says}, {top})"  # zero_grad: either's
         default = kind in ("cpu", "cuda") and torch.get_autocast_dtype(kind)  # here, the dtype low_precision is not:
         torch.set_autocast_dtype(kind, torch.float16 if low == torch.bfloat16 else torch.bfloat16) if default else None
-        try:
-            got = call_or_wrong(fn, (model, opt, scaler, *args), call)
+        norms, clip = [], nn.utils.clip_grad_norm_  # the memory of each norm it returned, kept (no other tensor's)
+        clipping = lambda *a, **k: norms.append(n := clip(*a, **k)) or n  # noqa: B023 (this case only)
+        try:  # its host reads of those norms: on a GPU, each waits for the step
+            with mock.patch.object(nn.utils, "clip_grad_norm_", clipping), CallLog() as log:
+                got = call_or_wrong(fn, (model, opt, scaler, *args), call)
         finally:
             torch.set_autocast_dtype(kind, default) if default else None
         if (ran := seen[0][0] if seen else False) != low:
@@ -218,6 +228,8 @@ def _check_clip(fn: Any) -> None:
             raise Wrong(f"{call} left gradients in .grad and never called zero_grad: the next step would add to them")
         if not isinstance(got, torch.Tensor) or got.device != device:  # a number or host copy: on a GPU, a wait
             raise Wrong(f"{call} returned {type(got).__name__} {got!r}, not clip_grad_norm_'s tensor on {device}")
+        if reads := [w for w, t in log.host_reads() if t is not None and t.data_ptr() in {n.data_ptr() for n in norms}]:
+            raise Wrong(f"{call} read the norm's value on the host ({reads[0]}): on a GPU that waits for the step")
         value = expect_number(got.detach(), f"{call} to return a number")
         if y is not _INF and abs(value - norm) > 1e-3 * norm:
             scaled = ": that is the scaled value" if abs(value - norm * 2**16) <= 1e-3 * norm * 2**16 else ""

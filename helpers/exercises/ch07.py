@@ -19,10 +19,10 @@ def _show(sim: SimulatedCuda, value: Any) -> str:  # show(value), a tensor the s
     return show(value).replace(" on cpu", " on the GPU" if where == "cuda" else f" on {where}")
 
 
-#: Question 1's cases: (batches, dtype, pinned (else sent to `meta`), ms of each step, whether it ends in .item());
-#: the last, with steps shorter than copies, is called on the default stream, the others on a stream of the caller's
-_PREFETCH = ((6, torch.float, 1, 1, 1), (5, torch.long, 0, 2, 0), (1, torch.half, 1, 1, 0), (0, torch.int, 1, 1, 0))
-_PREFETCH += ((4, torch.double, 1, 0.5, 0),)
+#: Question 1's cases: (batches, dtype, pinned (else sent to `meta`), ms of each step, whether it ends in .item(), the
+#: calls they are split over); steps shorter than copies run on the default stream, the others on a caller's stream
+_PREFETCH = ((6, torch.float, 1, 1, 1, 1), (5, torch.long, 0, 2, 0, 1), (1, torch.half, 1, 1, 0, 1))
+_PREFETCH += ((0, torch.int, 1, 1, 0, 1), (4, torch.double, 1, 0.5, 0, 1), (6, torch.float, 1, 2, 0, 2))
 
 
 def _yielded(fn: Any, args: tuple, call: str, most: int) -> Iterator:  # fn(*args)'s items; its errors, the learner's
@@ -34,18 +34,19 @@ def _yielded(fn: Any, args: tuple, call: str, most: int) -> Iterator:  # fn(*arg
 
 def _check_prefetched(fn: Any) -> None:
     expect_function(fn, "prefetched", "(batches, device)")
-    ptr = lambda t: t.untyped_storage().data_ptr()
-    for count, dtype, pinned, step_ms, item in _PREFETCH:  # each copy takes 1 ms
+    for count, dtype, pinned, step_ms, item, calls in _PREFETCH:  # each copy takes 1 ms
         host, device = [torch.arange(4.0, dtype=dtype) + 100 * k for k in range(count)], ("meta", "cuda")[pinned]
-        device = torch.device(device)  # `meta` for pageable batches
-        call = f"prefetched({count} {'pinned' * pinned or 'pageable'} {dtype} batches, {device}) (copies 1 ms, steps "
-        call, read, made, steps, marks = f"{call}{step_ms:g} ms{' then .item()' * item})", [], {}, [], []
+        device, n = torch.device(device), count // calls  # `meta` for pageable batches; n a call, one after another
+        again = f", then again on the next {n} (batches {n}-{count - 1})" * (calls > 1)
+        call = f"prefetched({n} {'pinned' * pinned or 'pageable'} {dtype} batches, {device}){again} (copies 1 ms, "
+        call, read, made, steps, marks = f"{call}steps {step_ms:g} ms{' then .item()' * item})", [], {}, [], []
         with simulated_cuda(copy_ms=1.0) as sim:
             caller = sim.current = sim.default if step_ms < 1 else SimulatedStream(sim, "caller's stream")
             mark = lambda t, s=sim, m=made: m.setdefault(id(t), (s.current, s.current.free_ms, len(s.spans))) and t
             sim.on_gpu = lambda t, d="cuda", s=sim, mark=mark: SimulatedCuda.on_gpu(s, mark(t), d)  # made where, when
             with sim.tensors(host * pinned):
-                for k, x in enumerate(_yielded(fn, ((read.append(b) or b for b in host), device), call, count)):
+                parts = [(read.append(b) or b for b in host[i : i + n]) for i in range(0, count or 1, n or 1)]
+                for k, x in enumerate(itertools.chain(*(_yielded(fn, (p, device), call, n) for p in parts))):
                     marks.append(len(sim.spans))  # the caller lets batch k - 1 go now
                     if sim.current is not caller:
                         raise Wrong(f"{call} yielded batch {k} with the {sim.current.name} current, not the caller's")
@@ -79,7 +80,7 @@ def _check_prefetched(fn: Any) -> None:
         for t, on, until, after, what in uses:  # memory made on another stream: let go at the next yield after?
             mine, gone = made.get(id(t), (on,))[0].name, next((m for m in marks if m > after), len(sim.spans))
             later = [s.start_ms for s in sim.spans[gone:] if s.lane == mine and s.start_ms < until]
-            if mine != on.name and (ptr(t), on) not in sim.kept and later:
+            if mine != on.name and (t.untyped_storage().data_ptr(), on) not in sim.kept and later:
                 said = f"{what} (made on the {mine}, no record_stream for the {on.name}) is read until {until:.3g} ms"
                 raise Wrong(f"{call}: {said}: once let go, its memory may go to the {mine}'s work at {later[0]:.3g} ms")
         if why := ", ".join(dict.fromkeys(sim.host_waits)) or "its pageable copies" * bool(sim.kinds["pageable"]):

@@ -1,8 +1,6 @@
 """Chapter 08 exercises: a rank's share of the data, the lines that make a worker DDP, a recipe's batch and rate on
 several ranks. The worker (a file) runs on one rank here, then on two gloo ranks, as chapter 12's does."""
 
-from __future__ import annotations
-
 import gc
 import inspect
 import itertools

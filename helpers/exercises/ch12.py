@@ -1,8 +1,6 @@
 """Chapter 12 exercises: the bytes of training per rank, the lines that shard a model with FSDP2 (run on one rank,
 then on two gloo ranks, where it must train as one process on all their data), and rank 0's bytes under FSDP2."""
 
-from __future__ import annotations
-
 import math
 import traceback
 from operator import floordiv, sub, truediv

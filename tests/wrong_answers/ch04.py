@@ -551,3 +551,29 @@ RIGHT_ANSWERS[2] += (  # the gradients cleared at the start of the step, by the 
         for clear in ("optimizer", "model")
     ),
 )
+
+#: Round 3 of part 7's attack: a lower starting scale hid a scale never saved; the norm read back on the host.
+_LOW = _edit(_TRAIN, ("GradScaler(device.type, enabled", "GradScaler(device.type, init_scale=2.0**10, enabled"))
+WRONG_ANSWERS[1] += (
+    (  # no overflow in the tiny run at 2**10: the run that overflows at every scale shows the scale was not kept
+        _edit(_LOW, (_LOAD_SCALER, ""), (', "scaler": scaler.state_dict()', "")),
+        f"{_ON_CPU} resuming that overflowing run with low_precision giving float16, as on a T4 began with the loss "
+        "scale at 1024; the run it resumes had brought it to 128",
+    ),
+    (_edit(_LOW, (_LOAD_SCALER, "")), "resuming that overflowing run with low_precision giving float16, as on a T4"),
+)
+WRONG_ANSWERS[2] += tuple(
+    (_CLIP.replace("    return norm", f"    {body}"), f"0.25) read the norm's value on the host ({how}): on a GPU")
+    for body, how in (
+        ("return norm.cpu()", ".cpu()"),
+        ("return torch.tensor(norm.item())", ".item()"),
+        ("return norm.detach().cpu()", ".cpu()"),
+        ("print(f'norm {norm:.3f}')\n    return norm", "format()"),
+        ("print('norm', norm)\n    return norm", "repr()"),
+    )
+)
+RIGHT_ANSWERS[1] += (  # the data copied to the device at every step: slower than once, but right (decided, round 3)
+    _edit(_TRAIN, (_DATA, ""), ("model(X), y)", "model(X.to(device)), y.to(device))")),
+    _LOW,  # a lower starting scale, saved and loaded
+)
+RIGHT_ANSWERS[2] += (_CLIP.replace("return norm", "return norm.detach()"),)

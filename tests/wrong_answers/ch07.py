@@ -714,3 +714,29 @@ RIGHT_ANSWERS[1] += (
     "    if ready is not None:\n"
     "        yield ready",
 )
+#: Round 3 of part 7's attack: one side stream for every call, the last batch yielded without record_stream; the next
+#: call's copies, queued on that stream once the caller lets the batch go, may take its memory while its step reads it.
+_ONE_STREAM = "_SIDE = []\n\n\n" + SOLUTIONS[1].replace(
+    "    side, ready = torch.cuda.Stream(), None\n",
+    "    _SIDE or _SIDE.append(torch.cuda.Stream())\n    side, ready = _SIDE[0], None\n",
+)
+WRONG_ANSWERS[1] += (
+    (
+        _ONE_STREAM.replace(_KEEP, "").replace(
+            "            yield ready  #",
+            "            ready.record_stream(torch.cuda.current_stream())\n            yield ready  #",
+        ),
+        "prefetched(3 pinned torch.float32 batches, cuda), then again on the next 3 (batches 3-5) (copies 1 ms, steps "
+        "2 ms): batch 2 (made on the side stream, no record_stream for the caller's stream) is read until 7 ms: once "
+        "let go, its memory may go to the side stream's work at 5 ms",
+    ),
+)
+RIGHT_ANSWERS[1] += (
+    _ONE_STREAM,  # one stream for every call, each batch with its record_stream
+    # one stream for every call, no record_stream: after each yield the side stream waits for the caller's steps
+    "_SIDE = []\n\n\n"
+    + RIGHT_ANSWERS[1][1].replace(
+        "    side, ready = torch.cuda.Stream(), None\n",
+        "    _SIDE or _SIDE.append(torch.cuda.Stream())\n    side, ready = _SIDE[0], None\n",
+    ),
+)

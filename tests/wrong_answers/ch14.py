@@ -293,7 +293,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        losses.append(loss.detach())\n"
             "        correct += (out.argmax(dim=1) == y).sum()\n"
             "    return torch.stack(losses).tolist(), int(correct)",
-            "8 reads ['.__format__()', '.tolist()', 'int()']",
+            "8 reads ['.tolist()', 'format()', 'int()']",
         ),
         (
             _Q2_HEAD
@@ -517,7 +517,7 @@ WRONG_ANSWERS[2] += (
         "        correct += (out.argmax(dim=1) == y).sum()\n"
         "        _ = f'step {i}: loss {losses[i]:.3f}, correct {int(correct)}'\n"
         "    return losses.tolist(), int(correct)",
-        "reads ['.__format__()', '.cpu()', '.tolist()', 'int()']",
+        "reads ['.cpu()', '.tolist()', 'format()', 'int()']",
     ),
 )
 #: Rounds 26 and 27: a host copy written into each step (through out= or an alias) or re-pointed at the live loss
