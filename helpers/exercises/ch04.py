@@ -228,7 +228,8 @@ def _check_clip(fn: Any) -> None:
             raise Wrong(f"{call} left gradients in .grad and never called zero_grad: the next step would add to them")
         if not isinstance(got, torch.Tensor) or got.device != device:  # a number or host copy: on a GPU, a wait
             raise Wrong(f"{call} returned {type(got).__name__} {got!r}, not clip_grad_norm_'s tensor on {device}")
-        if reads := [w for w, t in log.host_reads() if t is not None and t.data_ptr() in {n.data_ptr() for n in norms}]:
+        ptrs = {n.data_ptr() for n in norms}  # a host read of a norm, or of a view of one
+        if reads := [w for w, t in log.host_reads() if isinstance(t, torch.Tensor) and t.data_ptr() in ptrs]:
             raise Wrong(f"{call} read the norm's value on the host ({reads[0]}): on a GPU that waits for the step")
         value = expect_number(got.detach(), f"{call} to return a number")
         if y is not _INF and abs(value - norm) > 1e-3 * norm:
