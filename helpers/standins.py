@@ -190,7 +190,7 @@ class SimulatedStream:
         self._previous, self.sim.current = self.sim.current, self
         return self
 
-    __exit__ = lambda self, *exc: setattr(self.sim, "current", self._previous)
+    __exit__ = lambda self, *exc: setattr(self._sim, "current", self._previous)  # its own (a generator may exit late)
     __repr__ = lambda self: f"<SIMULATED stream {self.name!r}>"
 
 
@@ -252,7 +252,7 @@ class SimulatedEvent:
 #: How code spells each call that reads a GPU tensor's values on the host: each makes the host wait for the GPU.
 HOST_READS = {"item": ".item()", "tolist": ".tolist()", "__float__": "float()", "__int__": "int()"}
 HOST_READS |= {"__bool__": "bool()", "__str__": "print() or str()", "__repr__": "print() or repr()"}
-HOST_READS |= {"__format__": "an f-string or format()"}
+HOST_READS |= {"__format__": "an f-string or format()", "equal": "torch.equal()", "allclose": "torch.allclose()"}
 #: Operators whose result's size depends on the values: the host waits for them to learn it.
 SIZED_BY_VALUES = ("nonzero", "argwhere", "unique", "unique_consecutive", "masked_select", "bincount")
 _SIGNS = {"__eq__": "==", "__ne__": "!=", "__lt__": "<", "__le__": "<=", "__gt__": ">", "__ge__": ">="}
@@ -398,7 +398,7 @@ class SimulatedCuda:
         self.spans: list[Span] = []
         self.host_waits: list[str] = []  # what made the host wait, in order
         self.current = self.default = SimulatedStream(self, "default stream")
-        self.streams = [self.default]
+        self.streams, self.pooled = [self.default], []  # every stream; those torch.cuda.Stream() handed out, in turn
         self.recorded: list[SimulatedEvent] = []  # every event recorded, in order
         self.own_waits: list[str] = []  # waits of a stream for a point in its own queue: waits for nothing
         self.copies: list[_Copy] = []  # copies queued with non_blocking=True, either way
@@ -409,9 +409,13 @@ class SimulatedCuda:
         self.kept: list[tuple[int, SimulatedStream]] = []  # record_stream calls: (the tensor's data_ptr, the stream)
 
     def Stream(self, device: Any = None, priority: int = 0, *, name: str = "", **kwargs: Any) -> SimulatedStream:  # noqa: N802
-        """A new stream; `name` (the simulation's own argument) labels its lane on the timeline."""
-        name = name or ("side stream" if len(self.streams) == 1 else f"stream {len(self.streams)}")
-        self.streams.append(SimulatedStream(self, name))
+        """A stream of torch's pool, which hands its 32 out in turn; a new one where `name` (the simulation's own
+        argument) labels its lane on the timeline."""
+        if not name and len(self.pooled) >= 32:
+            return self.pooled.append(self.pooled[-32]) or self.pooled[-1]
+        label = name or ("side stream" if len(self.streams) == 1 else f"stream {len(self.streams)}")
+        self.streams.append(SimulatedStream(self, label))
+        self.pooled += [self.streams[-1]] * (not name)
         return self.streams[-1]
 
     def stream(self, stream: SimulatedStream | None) -> contextlib.AbstractContextManager[Any]:
@@ -424,8 +428,10 @@ class SimulatedCuda:
     default_stream = lambda self, device=None: self.default
     set_stream = lambda self, stream: setattr(self, "current", self.stream(stream) if stream else self.current)
 
-    def synchronize(self, device: Any = None) -> None:
-        self._host_waits(max(s.free_ms for s in self.streams), "torch.cuda.synchronize()")
+    def synchronize(self, device: Any = None, why: str = "torch.cuda.synchronize()") -> None:
+        self._host_waits(max(s.free_ms for s in self.streams), why)
+
+    empty_cache = lambda self: self.synchronize(why="torch.cuda.empty_cache() (it waits for the GPU before it frees)")
 
     def _sleep(self, cycles: int) -> None:
         if isinstance(cycles, bool) or not isinstance(cycles, int) or cycles < 0:
@@ -602,7 +608,9 @@ def simulated_cuda(*, launch_ms: float = 0.005, copy_ms: float = 1.0) -> Iterato
     on `sim.zeros()`, real tensors playing GPU ones (`sim.on_gpu`, in `with sim.tensors():`), or queues `sim.work`."""
     sim = SimulatedCuda(launch_ms=launch_ms, copy_ms=copy_ms)
     shared = ("current_stream", "set_stream", "synchronize")  # torch.cuda's and torch.accelerator's
-    cuda = {name: getattr(sim, name) for name in ("Event", "stream", "default_stream", "_sleep", *shared)}
+    cuda = {
+        name: getattr(sim, name) for name in ("Event", "stream", "default_stream", "_sleep", "empty_cache", *shared)
+    }
     real, gpu = torch.get_device_module, ("None", "cuda", "meta")  # `meta` plays a device of the simulated GPU too
 
     def record_stream(tensor: torch.Tensor, stream: SimulatedStream) -> None:  # as torch's: of a GPU tensor only

@@ -30,7 +30,7 @@ class Call:
     kwargs: dict
     result: Any = None
     raised: bool = False
-    stores: tuple = (0, 0)  # when it returned: the storage of its first argument, and of its result (`_store`)
+    stores: tuple = (0, 0)  # when it returned: its first argument's storage and its result's (`_store`), then both
 
     name = property(lambda self: getattr(self.func, "__name__", ""), doc="The bare name: `to`, `ones`, `__float__`.")
 
@@ -59,8 +59,9 @@ class CallLog(TorchFunctionMode):
         except Exception:
             call.raised = True
             raise
-        with contextlib.suppress(Exception):  # then, not later (.data = moves them); vmap's tensors have none
-            call.stores = (_store((*args, None)[0]), _store(call.result))
+        with contextlib.suppress(Exception):  # then, not later (.data = moves them), kept (no other takes their memory)
+            call.stores = (_store(first := (*args, None)[0]), _store(call.result))  # vmap's tensors have none
+            call.stores += tuple(t.untyped_storage() for t in (first, call.result) if isinstance(t, torch.Tensor))
         return call.result
 
     named = lambda self, names: [c for c in self.calls if c.name in names]  # the calls of one of `names`, in order

@@ -105,8 +105,7 @@ def table(
             if seen:  # one case may match a mistake by chance: the others must agree
                 wrong = [(kept, got, right), *_wrong_results(fn, cases[n + 1 :], want, answer, rel)]
                 seen = [s for s in seen if all(_computes(s, a, g, r, rel=rel) for a, g, r in wrong)]
-            detail = f": {seen[0].says}" if seen else ""
-            said = show(got), show(right)
+            detail, said = f": {seen[0].says}" if seen else "", (show(got), show(right))
             if said[0] == said[1]:  # equal in 6 digits: show every digit
                 said = repr(got), repr(right)
             raise Wrong(f"{call} returned {said[0]}; expected {said[1]}{detail}")

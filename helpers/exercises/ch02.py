@@ -145,9 +145,8 @@ def _on_devices(name: str, takes: str, cases: list, want: Any, made_there: bool,
         if not same(got, right, where):
             raise Wrong(f"{call} returned {described(got)}; expected {described(right, where)}")
         if reads := [c for c in log.reads if c.name not in PRINTS and any(getattr(x, "is_meta", 0) for x in c.args)]:
-            raise Wrong(
-                f"{call} copied a tensor from the GPU to the host ({spelled(reads[:1])}): compute where it lives"
-            )
+            said = f"{call} copied a tensor from the GPU to the host ({spelled(reads[:1])})"
+            raise Wrong(f"{said}: compute where it lives")
 
 
 #: Questions 1 and 2: lines whose result a learner predicts, run with g on a GPU (meta stands in) and c on the CPU.

@@ -43,14 +43,15 @@ def _train(fn: Any, device: torch.device, model: nn.Module, data: tuple, path: s
     low, live = torch.float16 if half else low_precision(device), lambda params: [p.detach().clone() for p in params]
     real = [_AUTOCAST.__init__, _SCALER.__init__, nn.Module.load_state_dict, torch.optim.Optimizer.load_state_dict]
     real, scales = [*real, _SCALER.update], case.get("scales", [])  # the loss scale before and after each update
-    zeros = lambda tree: tree_map(lambda v: torch.zeros_like(v, device=first.device) if torch.is_tensor(v) else v, tree)
+    zeros = lambda t: tree_map(lambda v: torch.zeros_like(v, device=first.device) if getattr(v, "ndim", 0) else v, t)
     shown = lambda real: lambda t, *a, **k: torch._check(not t.is_meta, lambda: _SHOWN) or real(t, *a, **k)  # reads
     load, cpu = lambda n: lambda m, state_dict, *a, **k: real[n](m, zeros(state_dict), *a, **k), shown(torch.Tensor.cpu)
     meta_as_gpu = {  # CPU autocast marked as meta's; a scaler passes through (bfloat16 needs none); no values, so
         (_AUTOCAST, "__init__"): lambda s, device_type, *a, **k: (  # zeros where a checkpoint's are loaded or copied
             asked.append(device_type) or real[0](s, "cpu" if device_type == "meta" else device_type, *a, **k)
         ),
-        (_SCALER, "__init__"): lambda self, *a, **k: real[1](self, *a, **k) or setattr(self, "_enabled", False),
+        (_SCALER, "__init__"): lambda s, *a, **k: real[1](s, *a, **k) or vars(s).update(_on=s._enabled, _enabled=False),
+        (_SCALER, "is_enabled"): lambda s: s._on,  # what the answer asked for; off all the same (no values)
         (nn.Module, "load_state_dict"): load(2),
         (torch.optim.Optimizer, "load_state_dict"): load(3),
         (torch.Tensor, "cpu"): lambda t, *a, **k: (
@@ -66,12 +67,15 @@ def _train(fn: Any, device: torch.device, model: nn.Module, data: tuple, path: s
 
     def before(optimizer: Any, *_: Any) -> None:  # [any state, its devices off its parameter's, finite, weights]
         params = [p for group in optimizer.param_groups for p in group["params"]]
+        state = [(v, p) for p in params for v in optimizer.state.get(p, {}).values() if torch.is_tensor(v)]
+        off = [str(v.device) for v, p in state if v.device != p.device and v.ndim]  # and a count each step reads:
+        fast = optimizer.defaults.get("fused") or optimizer.defaults.get("capturable")  # they read no count back
+        off += [f"{v.device} (a step count, read back each step)" for v, _ in state if not (fast or v.ndim or v.is_cpu)]
         [group.update(fused=False) for group in optimizer.param_groups if meta]  # meta: no fused kernels, no step
         for state in optimizer.state.values() if meta else ():  # count to read: the CPU's code and count stand in
             state |= {k: torch.zeros(()) for k, v in state.items() if torch.is_tensor(v) and v.is_meta and not v.ndim}
-        state = [(v, p) for p in params for v in optimizer.state.get(p, {}).values() if torch.is_tensor(v)]
         finite = meta or all(p.grad is None or bool(p.grad.isfinite().all()) for p in params)
-        steps.append([bool(state), [str(v.device) for v, p in state if v.device != p.device and v.ndim], finite])
+        steps.append([any(optimizer.state.get(p) for p in params), off, finite])
         steps[-1] += [live(params), params, optimizer]
 
     after = lambda *_: steps[-1].__setitem__(3, meta or not all(map(torch.equal, *steps[-1][3:5])))  # changed a weight?
@@ -111,8 +115,9 @@ def _train(fn: Any, device: torch.device, model: nn.Module, data: tuple, path: s
         raise Wrong(f"{call} trained from other weights than the checkpoint's")
     if start is not None and steps and not steps[0][0]:
         raise Wrong(f"{call} found the optimizer's state empty at its first step, as if nothing had trained before")
-    if (was := case.get("scale")) and scales and scales[0] != was:
-        raise Wrong(f"{call} began with the loss scale at {scales[0]:g}; the run it resumes had brought it to {was:g}")
+    if (was := case.get("at")) and scales and scales[0] != was[0]:  # was: [where the run it resumes left it]
+        why = ("as from scratch: the bfloat16 run kept none", "where the run it resumes had brought it")[start is None]
+        raise Wrong(f"{call} began with the loss scale at {scales[0]:g}, not {was[0]:g} ({why})")
     if [s for s in steps if s[3] is True and not s[2]]:
         raise Wrong(f"{call} took an optimizer step with inf or nan gradients")
     if (taken := sum(s[3] is True for s in steps)) > _N:
@@ -161,10 +166,11 @@ def _check_fit(fn: Any) -> None:
             _train(fn, device, again, _TINY, shutil.copy(path, new()), said, half=True, start=start)
             said, scales = "from scratch on x = eye(4), y = 1e5", []  # the scale comes down at each overflow
             _train(fn, device, nn.Linear(4, 1), _HUGE, path := new(), said, half=True, least=0, scales=scales)
-            said, was = "resuming that overflowing run", (scales or [0])[-1]
-            _train(fn, device, nn.Linear(4, 1), _HUGE, shutil.copy(path, new()), said, half=True, least=0, scale=was)
-            said = f"resuming the bfloat16 run relabelled as saved on {tag}"
-            _train(fn, device, make_model(seed=2), data, shutil.copy(gpu, new()), said, half=True, start=ends[_CPU][1])
+            said, was = "resuming that overflowing run", scales[-1:]
+            _train(fn, device, nn.Linear(4, 1), _HUGE, shutil.copy(path, new()), said, half=True, least=0, at=was)
+            said, was, start = f"resuming the bfloat16 run relabelled as saved on {tag}", scales[:1], ends[_CPU][1]
+            _train(fn, device, make_model(seed=2), data, shutil.copy(gpu, new()), said, half=True, start=start, at=was)
+        _train(fn, _META, make_model(seed=1), data, new(), "from scratch", half=True)  # float16's own lines, on meta
 
 
 #: At zero weights, x = eye(4) and targets y give (weight, bias) the gradient -0.5 * (y, sum(y)), exact in float16
@@ -177,6 +183,7 @@ _autocast = lambda kind: torch.is_autocast_enabled(kind) and torch.get_autocast_
 
 def _check_clip(fn: Any) -> None:
     expect_function(fn, "clipped_step", "(model, optimizer, scaler, x, y, max_norm)")
+    reads = []  # (the call, how) of each host read of the gradients or of what was computed from them
     for device, (y, top, says) in [(d, case) for d in (_CPU, *_GPUS) for case in _STEPS]:
         model, seen, kind, low = nn.Linear(4, 1, device=device), [], device.type, low_precision(device)
         nn.utils.vector_to_parameters(torch.zeros(5, device=device), model.parameters())
@@ -188,10 +195,8 @@ def _check_clip(fn: Any) -> None:
         call = f"clipped_step(model on {kind}, SGD(lr=0.5), GradScaler(2**16), x, {says}, {top})"  # zero_grad: either's
         default = kind in ("cpu", "cuda") and torch.get_autocast_dtype(kind)  # here, the dtype low_precision is not:
         torch.set_autocast_dtype(kind, torch.float16 if low == torch.bfloat16 else torch.bfloat16) if default else None
-        norms, clip = [], nn.utils.clip_grad_norm_  # the memory of each norm it returned, kept (no other tensor's)
-        clipping = lambda *a, **k: norms.append(n := clip(*a, **k)) or n  # noqa: B023 (this case only)
-        try:  # its host reads of those norms: on a GPU, each waits for the step
-            with mock.patch.object(nn.utils, "clip_grad_norm_", clipping), CallLog() as log:
+        try:  # its torch calls: a host read of what the gradients gave waits, on a GPU, for the backward pass
+            with CallLog() as log:
                 got = call_or_wrong(fn, (model, opt, scaler, *args), call)
         finally:
             torch.set_autocast_dtype(kind, default) if default else None
@@ -226,15 +231,19 @@ def _check_clip(fn: Any) -> None:
             raise Wrong(f"{call} left the scale at {scaler.get_scale():g}: the scaler given updates it after each step")
         if not opt.zero_grad.called and any(p.grad is not None and p.grad.any() for p in model.parameters()):
             raise Wrong(f"{call} left gradients in .grad and never called zero_grad: the next step would add to them")
-        if not isinstance(got, torch.Tensor) or got.device != device:  # a number or host copy: on a GPU, a wait
+        if not isinstance(got, torch.Tensor) or (got.device, got.dtype) != (device, torch.float32):  # a GPU waits
             raise Wrong(f"{call} returned {type(got).__name__} {got!r}, not clip_grad_norm_'s tensor on {device}")
-        ptrs = {n.data_ptr() for n in norms}  # a host read of a norm, or of a view of one
-        if reads := [w for w, t in log.host_reads() if isinstance(t, torch.Tensor) and t.data_ptr() in ptrs]:
-            raise Wrong(f"{call} read the norm's value on the host ({reads[0]}): on a GPU that waits for the step")
+        tensors, ptrs = lambda tree: {t.data_ptr() for t in tree_leaves(tree) if torch.is_tensor(t)} - {0}, set()
+        for c in log.calls:  # the gradients, and each tensor computed from them (log.calls keeps them alive)
+            grad = getattr(getattr(c.func, "__self__", None), "__name__", "") == "grad"  # a `.grad` read
+            ptrs |= tensors(c.result) if grad or tensors((c.args, c.kwargs)) & ptrs else set()
+        reads += [(call, w) for w, t in log.host_reads() if torch.is_tensor(t) and t.data_ptr() in ptrs]
         value = expect_number(got.detach(), f"{call} to return a number")
-        if y is not _INF and abs(value - norm) > 1e-3 * norm:
-            scaled = ": that is the scaled value" if abs(value - norm * 2**16) <= 1e-3 * norm * 2**16 else ""
+        if (y is _INF) == (abs(value) < float("inf")) or y is not _INF and abs(value - norm) > 1e-3 * norm:
+            scaled = ": that is the scaled value" if abs(value / 2**16 - norm) <= 1e-3 * norm < float("inf") else ""
             raise Wrong(f"{call} returned {value:g}; expected the unclipped norm, {norm:g}{scaled}")
+    for call, how in reads[:1]:  # once every case is right otherwise
+        raise Wrong(f"{call} read on the host ({how}) a value computed from the gradients: on a GPU, a wait each step")
 
 
 def low_precision(device: torch.device) -> torch.dtype:  # section 6's, for answers outside the notebook, GPU tests

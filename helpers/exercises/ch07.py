@@ -20,9 +20,10 @@ def _show(sim: SimulatedCuda, value: Any) -> str:  # show(value), a tensor the s
 
 
 #: Question 1's cases: (batches, dtype, pinned (else sent to `meta`), ms of each step, whether it ends in .item(), the
-#: calls they are split over); steps shorter than copies run on the default stream, the others on a caller's stream
+#: calls in a row they are split over, the caller leaving the second a batch early); steps shorter than copies run on
+#: the default stream, the others on a caller's stream
 _PREFETCH = ((6, torch.float, 1, 1, 1, 1), (5, torch.long, 0, 2, 0, 1), (1, torch.half, 1, 1, 0, 1))
-_PREFETCH += ((0, torch.int, 1, 1, 0, 1), (4, torch.double, 1, 0.5, 0, 1), (6, torch.float, 1, 2, 0, 2))
+_PREFETCH += ((0, torch.int, 1, 1, 0, 1), (4, torch.double, 1, 0.5, 0, 1), (99, torch.float, 1, 3, 0, 3))
 
 
 def _yielded(fn: Any, args: tuple, call: str, most: int) -> Iterator:  # fn(*args)'s items; its errors, the learner's
@@ -37,7 +38,7 @@ def _check_prefetched(fn: Any) -> None:
     for count, dtype, pinned, step_ms, item, calls in _PREFETCH:  # each copy takes 1 ms
         host, device = [torch.arange(4.0, dtype=dtype) + 100 * k for k in range(count)], ("meta", "cuda")[pinned]
         device, n = torch.device(device), count // calls  # `meta` for pageable batches; n a call, one after another
-        again = f", then again on the next {n} (batches {n}-{count - 1})" * (calls > 1)
+        again = f" {calls} times, the second left after {n - 1} (a break; batches numbered as taken)" * (calls > 1)
         call = f"prefetched({n} {'pinned' * pinned or 'pageable'} {dtype} batches, {device}){again} (copies 1 ms, "
         call, read, made, steps, marks = f"{call}steps {step_ms:g} ms{' then .item()' * item})", [], {}, [], []
         with simulated_cuda(copy_ms=1.0) as sim:
@@ -46,19 +47,24 @@ def _check_prefetched(fn: Any) -> None:
             sim.on_gpu = lambda t, d="cuda", s=sim, mark=mark: SimulatedCuda.on_gpu(s, mark(t), d)  # made where, when
             with sim.tensors(host * pinned):
                 parts = [(read.append(b) or b for b in host[i : i + n]) for i in range(0, count or 1, n or 1)]
-                for k, x in enumerate(itertools.chain(*(_yielded(fn, (p, device), call, n) for p in parts))):
+                runs = [_yielded(fn, (p, device), call, n - 2 * (i == 1)) for i, p in enumerate(parts)]  # 2nd: n - 1
+                host, count = (host[: 2 * n - 1] + host[2 * n :], count - 1) if calls > 1 else (host, count)  # taken
+                for k, x in enumerate(itertools.chain(*runs)):
                     marks.append(len(sim.spans))  # the caller lets batch k - 1 go now
                     if sim.current is not caller:
                         raise Wrong(f"{call} yielded batch {k} with the {sim.current.name} current, not the caller's")
-                    if len(read) > k + 3:  # `batches` is read one at a time, as from a DataLoader
+                    if len(read) > k + 3 + (calls > 1 and k >= 2 * n - 1):  # read one at a time, as from a DataLoader
                         raise Wrong(f"{call} read {len(read)} batches before it yielded batch {k}: two ahead at most")
                     sim.work(f"step on batch {k}", step_ms)
-                    steps.append((x, sim.spans[-1].start_ms, sim.spans[-1].end_ms, len(sim.copies)))
+                    steps.append((x, sim.spans[-1].start_ms, sim.spans[-1].end_ms, len(sim.copies), marks[-1]))
+                    marks += [len(sim.spans)] * (
+                        calls > 1 and k == 2 * n - 2
+                    )  # it breaks: lets batch k go, not resumed
                     sim.host_ms = max(sim.host_ms, caller.free_ms * item)  # the step's .item() waits for it
         sim.land(everything=True)
         if len(steps) != count:
             raise Wrong(f"{call} yielded {len(steps)}{'+' * (len(steps) > count)} batches; expected {count}, in order")
-        for k, (x, start, end, queued) in enumerate(steps):
+        for k, (x, start, end, queued, _) in enumerate(steps):
             if not (sim.is_on_gpu(x) and sim.device[id(x)][1] == device.type and x.dtype == host[k].dtype):
                 raise Wrong(f"{call}: batch {k} is {_show(sim, x)}; expected batch {k}, {dtype}, on {device}")
             into = [(i < queued, c) for i, c in enumerate(sim.copies) if c.destination.data_ptr() == x.data_ptr()]
@@ -75,7 +81,7 @@ def _check_prefetched(fn: Any) -> None:
                 said = f"batch {k}'s copy on the {c.stream} began at {c.end_ms - sim.copy_ms:.3g} ms, into memory the "
                 said += f"{m[0].name} made while its work ran until {m[1]:.3g} ms, which may still use it: make the "
                 raise Wrong(f"{call}: {said}{c.stream} wait for the {m[0].name} first")
-        uses = [(x, caller, end, marks[k], f"batch {k}") for k, (x, _, end, _) in enumerate(steps)]  # steps' reads
+        uses = [(x, caller, end, mark, f"batch {k}") for k, (x, _, end, _, mark) in enumerate(steps)]  # steps' reads
         uses += [(a, *made[id(r)], f"the input of {f.__name__}()") for f, args, _, r in sim._later for a in args]
         for t, on, until, after, what in uses:  # memory made on another stream: let go at the next yield after?
             mine, gone = made.get(id(t), (on,))[0].name, next((m for m in marks if m > after), len(sim.spans))

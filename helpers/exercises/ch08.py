@@ -103,10 +103,8 @@ def _what_the_ranks_did(error: Any, file: str) -> Exception:
     if running:
         why = ": is a rank slow, stuck in a loop, or waiting for something another rank never does?"
     elif ranks[0].waiting_in:  # first a collective the answer called, then a wait in its own file
-        why = (
-            ": every rank must make the same collective calls, in the same order, with the same arguments (src, "
-            "dst), on tensors of the same shape and dtype (look for one that only some ranks make)"
-        )
+        why = ": every rank must make the same collective calls, in the same order, with the same arguments (src, "
+        why += "dst), on tensors of the same shape and dtype (look for one that only some ranks make)"
         if ranks[0].collective in ("send", "recv", "isend", "irecv"):
             why += " (a recv needs a send on the other rank, and a send a recv)"
         if "autograd" in ranks[0].waiting_in:  # DDP's gradient averaging, inside backward()
@@ -153,12 +151,10 @@ def _indices(value: Any, call: str) -> list[int]:
 #: (n_samples, world_size): dividing or not, fewer samples than ranks, padding longer than the data, past 255, none.
 _SIZES = ((16, 2), (10, 4), (7, 3), (5, 1), (3, 4), (1, 3), (2, 5), (400, 2), (0, 2))
 _RANK_CASES = [(n, w, r, e) for n, w in _SIZES for e in (0, 2) for r in range(w)]
+_PADDED = "when n_samples does not divide by world_size, DistributedSampler repeats the shuffle from its start, as "
+_PADDED += "often as it takes, so that every rank reads ceil(n_samples / world_size) indices"
 _RANK_SLIPS = (  # the padding first: an empty share is "in order" too, but what it lacks is the padding
-    Slip(
-        lambda n, w, r, e: _sampler(n, w, r, e)[: len(range(r, n, w))],  # without the padding at its end
-        "when n_samples does not divide by world_size, DistributedSampler repeats the shuffle from its start, as "
-        "often as it takes, so that every rank reads ceil(n_samples / world_size) indices",
-    ),
+    Slip(lambda n, w, r, e: _sampler(n, w, r, e)[: len(range(r, n, w))], _PADDED),  # without the padding at its end
     Slip(lambda n, w, r, e: list(range(r, n, w)), "the indices are in order: shuffle them (shuffle=True, seed=0)"),
     Slip(lambda n, w, r, e: _sampler(n, w, r, 0), "that is epoch 0's shuffle: call sampler.set_epoch(epoch)"),
     Slip(lambda n, w, r, e: _sampler(n, w, 0, e), "that is rank 0's share: pass rank=rank to the sampler"),
@@ -220,32 +216,25 @@ def _what_differed(weights: list[float], lrs: list[float], synced: list[bool], w
     if not lrs:
         return "opt.step() never ran: write the training step (loss, zero_grad, backward, step)"
     if not synced:
-        return (
-            "no forward pass called a DistributedDataParallel model: wrap the model (model = DDP(model)) and call "
-            "the wrapped model (model(x)); DDP averages the gradients over the ranks only after that"
-        )
+        said = "no forward pass called a DistributedDataParallel model: wrap the model (model = DDP(model)) and call "
+        return said + "the wrapped model (model(x)); DDP averages the gradients over the ranks only after that"
     if near(want):
         return None
     if len(lrs) != STEPS:
         return f"opt.step() ran {len(lrs)} times; the loop runs {STEPS} steps, one opt.step() each"
     if lrs[0] != LR:
         scaled = " (0.1 × world_size)" if lrs[0] == LR * world else ""
-        return (
-            f"the optimizer stepped with lr={lrs[0]:g}{scaled}: keep the file's lr=0.1, since DDP averages the "
-            "gradients over the ranks and each step is already one process's step on every rank's data"
-        )
+        said = f"the optimizer stepped with lr={lrs[0]:g}{scaled}: keep the file's lr=0.1, since DDP averages the "
+        return said + "gradients over the ranks and each step is already one process's step on every rank's data"
     if False in synced:
-        return (
-            f"{synced.count(False)} of the {len(synced)} forward passes through DDP ran under no_sync(), so their "
-            "backward() did not average the gradients over the ranks: run every step outside no_sync()"
-        )
+        said = f"{synced.count(False)} of the {len(synced)} forward passes through DDP ran under no_sync(), so their "
+        return said + "backward() did not average the gradients over the ranks: run every step outside no_sync()"
     if near(_expected_weights(world, zero_grad=False)):
         return "each step's gradients were added to the last step's: call opt.zero_grad() every step"
     if near(_expected_weights(world, steps=0)):  # SGD moves no weight whose gradient is zero or None
-        return (
-            f"the weights never changed: after {STEPS} opt.step() calls they are the starting weights, so no step "
-            "found a gradient: run opt.zero_grad(), loss.backward(), opt.step() in order, on a loss from model(x)"
-        )
+        said = f"the weights never changed: after {STEPS} opt.step() calls they are the starting weights, so no step "
+        said += "found a gradient: run opt.zero_grad(), loss.backward(), opt.step() in order, on a loss from model(x)"
+        return said
     return f"the weights {show(weights)} differ from one process trained on every rank's data: {show(want)}"
 
 

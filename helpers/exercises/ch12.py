@@ -159,15 +159,13 @@ _first_chunk = lambda shape, world: torch.empty(shape, device="meta").chunk(worl
 #: Rank 0's bytes: FSDP2 cuts dim 0 with torch.chunk, every rank padded to the first chunk (or `cut`), `per` bytes a
 #: number (float32 shard, gradient, exp_avg, exp_avg_sq: param_dtype sets only the gathered copies' dtype).
 _rank0 = lambda shapes, world, cut=_first_chunk, per=sharding.STATE_BYTES * 4: per * sum(cut(s, world) for s in shapes)
+_EIGHT = "that is 8 bytes a number: either Adam's two states are missing, or all four were counted in bfloat16 "
+_EIGHT += "(param_dtype only sets the gathered copies' dtype: the shard, its gradient and Adam's states are float32)"
 _RANK0_SLIPS = (
     Slip(lambda s, w: -(-sum(map(math.prod, s)) // w) * 16, "that is ceil(n_params / world_size) numbers"),
     Slip(lambda *c: _rank0(*c, lambda s, w: -(-math.prod(s) // w)), "FSDP2 cuts whole rows (dim 0), not numbers"),
     Slip(lambda *c: _rank0(*c, lambda s, w: s[0] // w * math.prod(s[1:])), "the rows were rounded down: ceil them"),
-    Slip(
-        lambda *case: _rank0(*case, per=8),
-        "that is 8 bytes a number: either Adam's two states are missing, or all four were counted in bfloat16 "
-        "(param_dtype only sets the gathered copies' dtype: the shard, its gradient and Adam's states are float32)",
-    ),
+    Slip(lambda *case: _rank0(*case, per=8), _EIGHT),
     Slip(lambda *case: _rank0(*case, per=1), "that is a count of numbers; return bytes"),
     Slip(lambda *case: torch.tensor(_rank0(*case)).float().item(), f"the bytes {_FLOAT32}"),
 )

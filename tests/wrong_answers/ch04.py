@@ -387,7 +387,7 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
                 "    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2)\n" + _MOVE,
             ),
             ("os.path.exists(path)", "__import__('pathlib').Path(path).exists()"),
-            ('map_location="cpu"', "map_location=str(device)"),
+            ('map_location="cpu"', "map_location=lambda storage, location: storage"),
             (
                 _LOAD_SCALER,
                 '        if "scaler" in checkpoint and scaler.is_enabled():\n'
@@ -558,12 +558,15 @@ WRONG_ANSWERS[1] += (
     (  # no overflow in the tiny run at 2**10: the run that overflows at every scale shows the scale was not kept
         _edit(_LOW, (_LOAD_SCALER, ""), (', "scaler": scaler.state_dict()', "")),
         f"{_ON_CPU} resuming that overflowing run with low_precision giving float16, as on a T4 began with the loss "
-        "scale at 1024; the run it resumes had brought it to 128",
+        "scale at 1024, not 128 (where the run it resumes had brought it)",
     ),
     (_edit(_LOW, (_LOAD_SCALER, "")), "resuming that overflowing run with low_precision giving float16, as on a T4"),
 )
 WRONG_ANSWERS[2] += tuple(
-    (_CLIP.replace("    return norm", f"    {body}"), f"0.25) read the norm's value on the host ({how}): on a GPU")
+    (
+        _CLIP.replace("    return norm", f"    {body}"),
+        f"0.25) read on the host ({how}) a value computed from the gradients",
+    )
     for body, how in (
         ("return norm.cpu()", ".cpu()"),
         ("return torch.tensor(norm.item())", ".item()"),
@@ -577,3 +580,106 @@ RIGHT_ANSWERS[1] += (  # the data copied to the device at every step: slower tha
     _LOW,  # a lower starting scale, saved and loaded
 )
 RIGHT_ANSWERS[2] += (_CLIP.replace("return norm", "return norm.detach()"),)
+
+#: Round 4 of part 7's attack. Question 1: the scale kept as a number (a bfloat16 run's is 1); Adam's step count moved
+#: to the device (read back every step); host reads on the float16 path alone (meta now runs it too). Question 2: reads
+#: of what the norm gave (a comparison, a copy, a sum of the gradients), a norm made 0 on overflow or float16.
+_AS_NUMBER = _edit(
+    _TRAIN,
+    (_SCALER, ""),
+    (_LOAD_SCALER, '        init = checkpoint.get("scale", init)\n'),
+    ("    if os.path.exists(path):", "    init = 2.0**16\n    if os.path.exists(path):"),
+    (
+        "    for _ in range(steps):",
+        _SCALER.replace("device.type, ", "device.type, init_scale=init, ") + "    for _ in range(steps):",
+    ),
+    ('"scaler": scaler.state_dict()', '"scale": scaler.get_scale()'),
+)
+WRONG_ANSWERS[1] += (
+    (
+        _AS_NUMBER,
+        "resuming the bfloat16 run relabelled as saved on cuda:1 with low_precision giving float16, as on a T4 began "
+        "with the loss scale at 1, not 65536 (as from scratch: the bfloat16 run kept none)",
+    ),
+    *(
+        (
+            _edit(_TRAIN, *edits),
+            f"{_RESUMED.replace('cpu', 'meta', 1)} stepped the optimizer with its state on meta (a step count, read "
+            "back each step) and the model on meta",
+        )
+        for edits in (
+            (('map_location="cpu"', "map_location=device"),),
+            (
+                (
+                    "    for _ in range(steps):",
+                    "    for state in optimizer.state.values():\n"
+                    "        state.update({k: v.to(device) for k, v in state.items()})\n"
+                    "    for _ in range(steps):",
+                ),
+            ),
+        )
+    ),
+    (
+        _edit(
+            _TRAIN,
+            (
+                "        optimizer.zero_grad()\n",
+                "        optimizer.zero_grad()\n        if scaler.is_enabled():\n            print(loss.item())\n",
+            ),
+        ),
+        "fit(model, X, y, 3, path, torch.device('meta')) from scratch with low_precision giving float16, as on a T4 "
+        "raised RuntimeError (line 20 of your code): Tensor.item() cannot be called on meta tensors",
+    ),
+)
+_TOTAL = "    norm = nn.utils.get_total_norm([p.grad for p in model.parameters()])\n"
+WRONG_ANSWERS[2] += (
+    *(
+        (
+            _CLIP.replace(
+                _CLIP_LINE,
+                _TOTAL
+                + f"    if {test}:\n        nn.utils.clip_grads_with_norm_(model.parameters(), max_norm, norm)\n",
+            ),
+            "0.25) read on the host (bool()) a value computed from the gradients: on a GPU, a wait each step",
+        )
+        for test in ("torch.isfinite(norm)", "norm > max_norm")
+    ),
+    (
+        _CLIP.replace("    return norm", "    log = (norm * 1).item()\n    return norm"),
+        "read on the host (.item()) a value",
+    ),
+    (
+        _CLIP.replace("    return norm", "    log = norm.clone().cpu()\n    return norm"),
+        "read on the host (.cpu()) a value",
+    ),
+    (
+        _CLIP.replace(
+            _CLIP_LINE,
+            "    norm = torch.tensor(sum(p.grad.pow(2).sum().item() for p in model.parameters()) ** 0.5)\n"
+            + _CLIP_LINE.replace("norm = ", ""),
+        ),
+        "read on the host (.item()) a value computed from the gradients",
+    ),
+    *(
+        (_CLIP.replace("return norm", f"return {made}"), "x, y=inf, 0.5) returned 0; expected the unclipped norm, inf")
+        for made in ("torch.nan_to_num(norm)", "torch.where(norm.isfinite(), norm, 0.0)")
+    ),
+    (
+        _CLIP.replace("return norm", "return norm.half()"),
+        "0.25) returned Tensor tensor(1.5000, dtype=torch.float16), not",
+    ),
+)
+RIGHT_ANSWERS[2] += (
+    # clipped by hand to the clip_grad_norm_ rule, no host read
+    _CLIP.replace(
+        _CLIP_LINE,
+        "    norm = torch.linalg.vector_norm(torch.stack([p.grad.norm() for p in model.parameters()]))\n"
+        "    for p in model.parameters():\n"
+        "        p.grad.mul_(torch.clamp(max_norm / (norm + 1e-6), max=1.0))\n",
+    ),
+    # the scaled gradients clipped to max_norm times the scale, the norm divided by it
+    _CLIP.replace(_UNSCALE, "")
+    .replace("    scaler.scale(loss)", "    scale = scaler.get_scale()\n    scaler.scale(loss)")
+    .replace("max_norm)\n", "max_norm * scale)\n")
+    .replace("    return norm", "    return norm / scale"),
+)

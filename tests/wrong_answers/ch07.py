@@ -726,17 +726,39 @@ WRONG_ANSWERS[1] += (
             "            yield ready  #",
             "            ready.record_stream(torch.cuda.current_stream())\n            yield ready  #",
         ),
-        "prefetched(3 pinned torch.float32 batches, cuda), then again on the next 3 (batches 3-5) (copies 1 ms, steps "
-        "2 ms): batch 2 (made on the side stream, no record_stream for the caller's stream) is read until 7 ms: once "
-        "let go, its memory may go to the side stream's work at 5 ms",
+        "prefetched(33 pinned torch.float32 batches, cuda) 3 times, the second left after 32 (a break; batches "
+        "numbered as taken) (copies 1 ms, steps 3 ms): batch 32 (made on the side stream, no record_stream for the "
+        "caller's stream) is read until",
     ),
 )
-RIGHT_ANSWERS[1] += (
-    _ONE_STREAM,  # one stream for every call, each batch with its record_stream
-    # one stream for every call, no record_stream: after each yield the side stream waits for the caller's steps
-    "_SIDE = []\n\n\n"
-    + RIGHT_ANSWERS[1][1].replace(
-        "    side, ready = torch.cuda.Stream(), None\n",
-        "    _SIDE or _SIDE.append(torch.cuda.Stream())\n    side, ready = _SIDE[0], None\n",
+RIGHT_ANSWERS[1] += (_ONE_STREAM,)  # one stream for every call, each batch with its record_stream before its yield
+#: Round 4: a kept stream protected only once the generator resumes (a caller that breaks never resumes it); a fresh
+#: stream per batch (torch's pool hands the same 32 out in turn); host waits in empty_cache, torch.equal, allclose.
+_AFTER_YIELD = "            yield ready  # the caller's step on it runs while `coming` is copied\n"
+WRONG_ANSWERS[1] += (
+    *(
+        (
+            _ONE_STREAM.replace(_KEEP, "").replace(_AFTER_YIELD, _AFTER_YIELD + after),
+            "3 times, the second left after 32 (a break; batches numbered as taken) (copies 1 ms, steps 3 ms): batch ",
+        )
+        for after in (
+            "            ready.record_stream(torch.cuda.current_stream())\n",
+            "            side.wait_stream(torch.cuda.current_stream())\n",
+        )
+    ),
+    (
+        SOLUTIONS[1]
+        .replace(_KEEP, "")
+        .replace("    side, ready = torch.cuda.Stream(), None\n", "    ready = None\n")
+        .replace(_SIDE, "        side = torch.cuda.Stream()  # a fresh one for each batch\n" + _SIDE),
+        "(copies 1 ms, steps 3 ms): batch 0 (made on the side stream, no record_stream for the caller's stream)",
+    ),
+    *(
+        (SOLUTIONS[1].replace(_KEEP, _KEEP + f"        {extra}\n"), f"the host waited for {said}")
+        for extra, said in (
+            ("torch.cuda.empty_cache()", "torch.cuda.empty_cache() (it waits for the GPU before it frees)"),
+            ("assert ready is None or not torch.equal(coming, ready)", "torch.equal()"),
+            ("assert ready is None or not torch.allclose(coming, ready)", "torch.allclose()"),
+        )
     ),
 )
