@@ -594,6 +594,10 @@ class _GpuTensors(TorchFunctionMode):
         sim.pinned |= {id(result): result} if pin else {}
         from_gpu = [a for a in (*args, *kwargs.values()) if sim.is_on_gpu(a)]
         where = there or (sim.device[id(from_gpu[0])][1] if from_gpu and name not in HOST_READS else "cpu")
+        if where != "cpu" and (name == "__iter__" or type(result) in (tuple, list)):  # unbind, split, iter: parts
+            result = (iter if name == "__iter__" else type(result))(
+                sim.on_gpu(t, where) if isinstance(t, torch.Tensor) else t for t in result
+            )
         if where != "cpu" and isinstance(result, torch.Tensor):
             sim.on_gpu(result, where)
             if from_gpu and result is not source and result._base is None and not all(c.landed for c in sim.copies):

@@ -762,3 +762,17 @@ WRONG_ANSWERS[1] += (
         )
     ),
 )
+#: Round 4: one device tensor filled row by row, returned as its rows (the simulated GPU tags each part as on it)
+RIGHT_ANSWERS[2] += tuple(
+    "def upload_all(batches, device):\n"
+    "    staging = torch.empty_like(batches[0], pin_memory=True)\n"
+    "    out = torch.empty((len(batches), *staging.shape), dtype=staging.dtype, device=device)\n"
+    "    done = torch.cuda.Event()\n"
+    "    for i, batch in enumerate(batches):\n"
+    "        done.synchronize()\n"
+    "        staging.copy_(batch)\n"
+    "        out[i].copy_(staging, non_blocking=True)\n"
+    "        done.record()\n"
+    f"    return {rows}"
+    for rows in ("list(out)", "list(out.unbind(0))")
+)
