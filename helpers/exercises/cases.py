@@ -37,16 +37,16 @@ class Case:
     fresh = lambda self: self.make() if self.make is not None else copy.deepcopy(self.args)  # the arguments, anew
 
 
-def show(value: Any) -> str:
-    """A short text for a value in a message: floats with 6 digits, tensors by shape, dtype and device."""
+def show(value: Any, where: Callable[[torch.Tensor], Any] = lambda t: t.device) -> str:
+    """A short text for a value in a message: floats with 6 digits, tensors by shape, dtype and device (`where`)."""
     if isinstance(value, torch.Tensor):
-        return f"a {value.dtype} tensor of shape {tuple(value.shape)} on {value.device}"
+        return f"a {value.dtype} tensor of shape {tuple(value.shape)} on {where(value)}"
     if isinstance(value, float):
         return show(int(value)) if value.is_integer() and 0 < abs(value) < 1e15 else f"{value:.6g}" if value else "0.0"
     if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10_000:
         return f"{value:_}"
     if isinstance(value, list | tuple):
-        inner = ", ".join(show(v) for v in value[:6]) + (", …" if len(value) > 6 else "")
+        inner = ", ".join(show(v, where) for v in value[:6]) + (", …" if len(value) > 6 else "")
         return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
     return text if len(text := repr(value)) <= 80 else text[:77] + "…"
 

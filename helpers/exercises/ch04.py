@@ -42,7 +42,7 @@ def _train(fn: Any, device: torch.device, model: nn.Module, data: tuple, path: s
     first, start, tiny = next(model.parameters()), case.get("start"), data is _TINY
     low, live = torch.float16 if half else low_precision(device), lambda params: [p.detach().clone() for p in params]
     real = [_AUTOCAST.__init__, _SCALER.__init__, nn.Module.load_state_dict, torch.optim.Optimizer.load_state_dict]
-    real, scales = [*real, _SCALER.update], case.get("scales", [])  # the loss scale before and after each update
+    real, scales = [*real, _SCALER.update], case.get("scales", [])  # the scaler's state before and after each update
     zeros = lambda t: tree_map(lambda v: torch.zeros_like(v, device=first.device) if getattr(v, "ndim", 0) else v, t)
     shown = lambda real: lambda t, *a, **k: torch._check(not t.is_meta, lambda: _SHOWN) or real(t, *a, **k)  # reads
     load, cpu = lambda n: lambda m, state_dict, *a, **k: real[n](m, zeros(state_dict), *a, **k), shown(torch.Tensor.cpu)
@@ -91,7 +91,8 @@ def _train(fn: Any, device: torch.device, model: nn.Module, data: tuple, path: s
         hooks = [model.register_forward_pre_hook(forward), register_optimizer_step_pre_hook(before)]
         hooks += [register_optimizer_step_post_hook(after), first.register_post_accumulate_grad_hook(inf_seen)]
         stack.callback(lambda: [hook.remove() for hook in hooks])
-        update = lambda s, *a, **k: scales.append(s.get_scale()) or real[4](s, *a, **k) or scales.append(s.get_scale())
+        state = lambda s: scales.append((s.get_scale(), s._get_growth_tracker()))  # the scale, good steps since
+        update = lambda s, *a, **k: state(s) or real[4](s, *a, **k) or state(s)
         stack.enter_context(mock.patch.object(_SCALER, "update", update))
         try:
             call_or_wrong(fn, (model, *data, _N, path, device), call)
@@ -115,9 +116,10 @@ def _train(fn: Any, device: torch.device, model: nn.Module, data: tuple, path: s
         raise Wrong(f"{call} trained from other weights than the checkpoint's")
     if start is not None and steps and not steps[0][0]:
         raise Wrong(f"{call} found the optimizer's state empty at its first step, as if nothing had trained before")
-    if (was := case.get("at")) and scales and scales[0] != was[0]:  # was: [where the run it resumes left it]
-        why = ("as from scratch: the bfloat16 run kept none", "where the run it resumes had brought it")[start is None]
-        raise Wrong(f"{call} began with the loss scale at {scales[0]:g}, not {was[0]:g} ({why})")
+    keep = 2 if tiny or start is None else 1  # after a bfloat16 run, the scale alone: a scaler left on kept counting
+    if (was := case.get("at")) and scales and scales[0][:keep] != was[0][:keep]:  # was: [the state to begin from]
+        why = "where the run it resumes left it" if keep == 2 else "as from scratch: bfloat16 kept none"
+        raise Wrong(f"{call} began with (loss scale, good steps toward its growth) {scales[0]}, not {was[0]} ({why})")
     if [s for s in steps if s[3] is True and not s[2]]:
         raise Wrong(f"{call} took an optimizer step with inf or nan gradients")
     if (taken := sum(s[3] is True for s in steps)) > _N:
@@ -161,9 +163,10 @@ def _check_fit(fn: Any) -> None:
             _train(fn, device, make_model(seed=2), data, shutil.copy(source, new()), said, start=start)
         for device in (_CPU, *_GPUS):  # float16, as on a T4: from scratch, resumed, overflowing, resuming bfloat16
             nn.init.zeros_((tiny := nn.Linear(4, 1, bias=False)).weight)
-            start = _train(fn, device, tiny, _TINY, path := new(), "from scratch on x = eye(4)", half=True, least=1)
+            said, ended = "from scratch on x = eye(4)", []
+            start = _train(fn, device, tiny, _TINY, path := new(), said, half=True, least=1, scales=ended)
             said, again = "resuming that float16 run", nn.Linear(4, 1, bias=False)
-            _train(fn, device, again, _TINY, shutil.copy(path, new()), said, half=True, start=start)
+            _train(fn, device, again, _TINY, shutil.copy(path, new()), said, half=True, start=start, at=ended[-1:])
             said, scales = "from scratch on x = eye(4), y = 1e5", []  # the scale comes down at each overflow
             _train(fn, device, nn.Linear(4, 1), _HUGE, path := new(), said, half=True, least=0, scales=scales)
             said, was = "resuming that overflowing run", scales[-1:]
@@ -174,10 +177,11 @@ def _check_fit(fn: Any) -> None:
 
 
 #: At zero weights, x = eye(4) and targets y give (weight, bias) the gradient -0.5 * (y, sum(y)), exact in float16
-#: times 2**16: norm 1.5 (a clip to 1 shows), √0.5, overflow, a y 16 bits round (unclipped); bias's not 0 (per tensor).
-_Y, _INF = torch.tensor([[1.0], [0.0], [0.0], [0.0]]), torch.full((4, 1), torch.inf)
+#: times 2**16: norm 1.5 (a clip to 1 shows), √0.5, a y 16 bits round (unclipped); bias's not 0 (per tensor). Overflow:
+#: x = ones(4, 4), y = 1e38: finite gradients, scaled past any dtype's range: inf, not nan (x has no 0 to meet an inf).
+_Y, _INF = torch.tensor([[1.0], [0.0], [0.0], [0.0]]), torch.full((4, 1), 1e38)
 _STEPS = [(torch.tensor([[1.5], [-1.5], [1.5], [0.0]]), 0.25, "y=(1.5, -1.5, 1.5, 0)"), (_Y, 0.25, "y=(1, 0, 0, 0)")]
-_STEPS += [(_INF, 0.5, "y=inf"), (torch.tensor([[0.1], [1 / 3], [-0.7], [0.2]]), 5.0, "y=(0.1, 1/3, -0.7, 0.2)")]
+_STEPS += [(_INF, 0.5, "y=1e38"), (torch.tensor([[0.1], [1 / 3], [-0.7], [0.2]]), 5.0, "y=(0.1, 1/3, -0.7, 0.2)")]
 _autocast = lambda kind: torch.is_autocast_enabled(kind) and torch.get_autocast_dtype(kind)  # its dtype, or False
 
 
@@ -188,7 +192,8 @@ def _check_clip(fn: Any) -> None:
         model, seen, kind, low = nn.Linear(4, 1, device=device), [], device.type, low_precision(device)
         nn.utils.vector_to_parameters(torch.zeros(5, device=device), model.parameters())
         model.register_forward_pre_hook(lambda m, i, k=kind, s=seen: s.append((_autocast(k), m.weight.dtype, *i, 0)))
-        scaler, args = torch.amp.GradScaler(kind, init_scale=2.0**16, growth_interval=1), (torch.eye(4), y.clone(), top)
+        x = (torch.eye(4), torch.ones(4, 4))[y is _INF]  # the overflow's has no 0 to meet an inf
+        scaler, args = torch.amp.GradScaler(kind, init_scale=2.0**16, growth_interval=1), (x.clone(), y.clone(), top)
         args[0].requires_grad_(top == 5.0)  # the last case's x requires grad, as a learner's may: leave it so
         scaler.scale, scaler.step = mock.Mock(wraps=scaler.scale), mock.Mock(wraps=scaler.step)  # to see them called
         opt.zero_grad = model.zero_grad = mock.Mock(wraps=(opt := torch.optim.SGD(model.parameters(), 0.5)).zero_grad)
@@ -209,11 +214,11 @@ def _check_clip(fn: Any) -> None:
             raise Wrong(f"{call} fed the model x in {fed}: leave x float32 (autocast casts inside the block)")
         if made := {seen[0][1], *(p.dtype for p in model.parameters())} - {torch.float32}:
             raise Wrong(f"{call} made the model's weights {made.pop()}: mixed precision keeps them float32")
-        if not unchanged((torch.eye(4), y, top, top == 5.0, False), (*args, *(a.requires_grad for a in args[:2]))):
+        if not unchanged((x, y, top, top == 5.0, False), (*args, *(a.requires_grad for a in args[:2]))):
             raise Wrong(f"{call} changed x or y (values, dtype or requires_grad): move copies, leave them as they were")
         weight = (-0.5 * y.flatten()).to(low)  # the weight's and the bias's gradient, in autocast's dtype as there
         grad = torch.cat([weight, weight.float().sum().to(low).reshape(1)]).double()
-        norm, g = float(grad.norm()), grad.nan_to_num(0, 0, 0)  # an overflow skips the step
+        norm, g = (float("inf"), grad * 0) if y is _INF else (float(grad.norm()), grad)  # an overflow skips the step
         clipped = lambda v, to=top: -0.5 * v * min(1, to / (float(v.norm()) + 1e-6))  # SGD(lr=0.5) after the clip
         step, little, want = -0.5 * g, -0.5 * g / 2**16 * top / norm, clipped(g)
         if unused := " or ".join(f"scaler.{n}" for n in ("scale", "step") if not getattr(scaler, n).called):
@@ -238,6 +243,10 @@ def _check_clip(fn: Any) -> None:
             grad = getattr(getattr(c.func, "__self__", None), "__name__", "") == "grad"  # a `.grad` read
             ptrs |= tensors(c.result) if grad or tensors((c.args, c.kwargs)) & ptrs else set()
         reads += [(call, w) for w, t in log.host_reads() if torch.is_tensor(t) and t.data_ptr() in ptrs]
+        to_cpu = [
+            c for c in log.named(("to", "tensor", "as_tensor")) if "cpu" in (*c.args[1:2], c.kwargs.get("device"))
+        ]
+        reads += [(call, c.written) for c in to_cpu if not c.kwargs.get("non_blocking") and tensors(c.args[:1]) & ptrs]
         value = expect_number(got.detach(), f"{call} to return a number")
         if (y is _INF) == (abs(value) < float("inf")) or y is not _INF and abs(value - norm) > 1e-3 * norm:
             scaled = ": that is the scaled value" if abs(value / 2**16 - norm) <= 1e-3 * norm < float("inf") else ""

@@ -11,17 +11,10 @@ from ..standins import SimulatedCuda, SimulatedStream, simulated_cuda
 from .cases import call_or_wrong, questions, show, unchanged
 from .ch06 import kept_current
 
-
-def _show(sim: SimulatedCuda, value: Any) -> str:  # show(value), a tensor the simulated GPU holds said to be on it
-    if isinstance(value, list | tuple) and value:
-        return "[" + ", ".join(_show(sim, v) for v in value[:6]) + (", …" if len(value) > 6 else "") + "]"
-    where = sim.device[id(value)][1] if sim.is_on_gpu(value) else "cpu"
-    return show(value).replace(" on cpu", " on the GPU" if where == "cuda" else f" on {where}")
-
-
-#: Question 1's cases: (batches, dtype, pinned (else sent to `meta`), ms of each step, whether it ends in .item(), the
-#: calls in a row they are split over, the caller leaving the second a batch early); steps shorter than copies run on
-#: the default stream, the others on a caller's stream
+#: show(value), a tensor the simulated GPU holds said to be on it
+_show = lambda s, v: show(v, lambda t: {"cuda": "the GPU"}.get(d := s.device[id(t)][1] if s.is_on_gpu(t) else "cpu", d))
+#: Question 1's cases: (batches, dtype, pinned (else sent to `meta`), ms a step, ends in .item(), calls in a row, the
+#: second left a batch early); steps shorter than copies run on the default stream, the others on a caller's stream
 _PREFETCH = ((6, torch.float, 1, 1, 1, 1), (5, torch.long, 0, 2, 0, 1), (1, torch.half, 1, 1, 0, 1))
 _PREFETCH += ((0, torch.int, 1, 1, 0, 1), (4, torch.double, 1, 0.5, 0, 1), (99, torch.float, 1, 3, 0, 3))
 

@@ -186,4 +186,4 @@ def test_question_2s_starter_fixed_in_its_order_alone_raises_on_the_overflow() -
     fixed = _starter("clipped_step").replace(_CLIP_LINE.replace("max_norm)", "max_norm, error_if_nonfinite=True)"), "")
     fixed = fixed.replace(_UNSCALE, _UNSCALE + _CLIP_LINE.replace("max_norm)", "max_norm, error_if_nonfinite=True)"))
     message = evaluate(_question("clipped_step"), fixed).message
-    assert "x, y=inf, 0.5) raised RuntimeError" in message and "non-finite" in message, message
+    assert "x, y=1e38, 0.5) raised RuntimeError" in message and "non-finite" in message, message
