@@ -513,7 +513,8 @@ WRONG_ANSWERS[2] += (
 #: fails on a CPU), the loss printed or copied each step (on a GPU, a read each time), the gradients never cleared, the
 #: autocast of another device; the gradients cleared at the start of the step are right (the question asks no more).
 _PRINTED = (
-    "from scratch raised RuntimeError (line 19 of your code): print(loss), f'{loss}', loss.cpu() read a tensor's value"
+    "from scratch raised RuntimeError (line 19 of your code): print, an f-string, .cpu() of a number (a loss, a step "
+    "count) read it back: meta, a GPU's stand-in, has none"
 )
 WRONG_ANSWERS[1] += (
     (
@@ -706,3 +707,11 @@ WRONG_ANSWERS[2] += tuple(  # a blocking copy of the norm to the host, for a log
     for copy, how in (("norm.to('cpu')", ".to()"), ("torch.as_tensor(norm, device='cpu')", ".as_tensor()"))
 )
 RIGHT_ANSWERS[2] += (_CLIP.replace("    return norm", "    log = norm.to('cpu', non_blocking=True)\n    return norm"),)
+#: Round 6: the scale divided out as a constant 2**16 (the last case's scaler starts at 2**14); a float64 norm is right
+WRONG_ANSWERS[2] += (
+    (
+        _CLIP.replace(_UNSCALE + _CLIP_LINE, _CLIP_LINE.replace("max_norm)", "max_norm * 2**16) / 2**16")),
+        "clipped_step(model on cpu, SGD(lr=0.5), GradScaler(2**14), x, y=(0.1, 1/3, -0.7, 0.2), 5.0) returned",
+    ),
+)
+RIGHT_ANSWERS[2] += (_CLIP.replace("return norm", "return norm.double()"),)
