@@ -236,7 +236,7 @@ def _check_clip(fn: Any) -> None:
             raise Wrong(f"{call} left the scale at {scaler.get_scale():g}: the scaler given updates it after each step")
         if not opt.zero_grad.called and any(p.grad is not None and p.grad.any() for p in model.parameters()):
             raise Wrong(f"{call} left gradients in .grad and never called zero_grad: the next step would add to them")
-        if not isinstance(got, torch.Tensor) or got.device != device or got.dtype.itemsize < 4:  # a wait, or float16
+        if not isinstance(got, torch.Tensor) or got.device != device or got.dtype.itemsize < 4 or got.ndim:  # 0-dim
             raise Wrong(f"{call} returned {type(got).__name__} {got!r}, not clip_grad_norm_'s tensor on {device}")
         tensors, ptrs = lambda tree: {t.data_ptr() for t in tree_leaves(tree) if torch.is_tensor(t)} - {0}, set()
         for c in log.calls:  # the gradients, and each tensor computed from them (log.calls keeps them alive)

@@ -715,3 +715,6 @@ WRONG_ANSWERS[2] += (
     ),
 )
 RIGHT_ANSWERS[2] += (_CLIP.replace("return norm", "return norm.double()"),)
+WRONG_ANSWERS[2] += (  # round 7: a norm of shape (1,) (an f-string log of it raises)
+    (_CLIP.replace("return norm", "return norm.reshape(1)"), "0.25) returned Tensor tensor([1.5000]), not"),
+)
