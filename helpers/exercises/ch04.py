@@ -86,8 +86,8 @@ def _train(fn: Any, device: torch.device, model: nn.Module, data: tuple, path: s
         swapping = torch.__future__.get_swap_module_params_on_conversion()  # on meta too, `to` keeps each parameter
         stack.callback(torch.__future__.set_swap_module_params_on_conversion, swapping)
         torch.__future__.set_swap_module_params_on_conversion(swapping or meta)
-        where = getattr(inspect.unwrap(fn), "__globals__", {})  # the notebook's low_precision, answering as on a T4
-        stack.enter_context(mock.patch.dict(where, {"low_precision": lambda device: torch.float16} if half else {}))
+        t4 = lambda d: (low_precision(d), torch.float16)[half and str(d)[:3] == device.type[:3]]  # as on a T4, if half
+        stack.enter_context(mock.patch.dict(getattr(inspect.unwrap(fn), "__globals__", {}), {"low_precision": t4}))
         hooks = [model.register_forward_pre_hook(forward), register_optimizer_step_pre_hook(before)]
         hooks += [register_optimizer_step_post_hook(after), first.register_post_accumulate_grad_hook(inf_seen)]
         stack.callback(lambda: [hook.remove() for hook in hooks])

@@ -718,3 +718,14 @@ RIGHT_ANSWERS[2] += (_CLIP.replace("return norm", "return norm.double()"),)
 WRONG_ANSWERS[2] += (  # round 7: a norm of shape (1,) (an f-string log of it raises)
     (_CLIP.replace("return norm", "return norm.reshape(1)"), "0.25) returned Tensor tensor([1.5000]), not"),
 )
+WRONG_ANSWERS[1] += (  # round 8: the dtype asked of the CPU, before the move (on a T4: bfloat16, emulated, scaler off)
+    (
+        _edit(
+            _TRAIN,
+            (_MOVE, "    low = low_precision(next(model.parameters()).device)\n" + _MOVE),
+            ("enabled=low_precision(device) == torch.float16", "enabled=low == torch.float16"),
+            ("dtype=low_precision(device))", "dtype=low)"),
+        ),
+        f"{_ON_META} with low_precision giving float16, as on a T4 ran the model on meta in torch.bfloat16",
+    ),
+)
