@@ -31,6 +31,7 @@ _N, _AUTOCAST, _SCALER = 3, torch.amp.autocast_mode.autocast, torch.amp.GradScal
 _TINY = (torch.eye(4), torch.tensor([[4.0], [2e-8], [0.0], [0.0]]))
 #: y = 1e5 gives the bias the gradient -2e5, beyond float16 at any scale: a scaler skips every step.
 _HUGE = (torch.eye(4), torch.full((4, 1), 1e5))
+_T4 = "low_precision asked of a device fit does not train on: on a T4 the CPU's bfloat16 is not the GPU's float16"
 _SHOWN = "print, an f-string, .cpu() of a number (a loss, a step count) read it back: meta, a GPU's stand-in, has none"
 
 
@@ -86,7 +87,7 @@ def _train(fn: Any, device: torch.device, model: nn.Module, data: tuple, path: s
         swapping = torch.__future__.get_swap_module_params_on_conversion()  # on meta too, `to` keeps each parameter
         stack.callback(torch.__future__.set_swap_module_params_on_conversion, swapping)
         torch.__future__.set_swap_module_params_on_conversion(swapping or meta)
-        t4 = lambda d: (low_precision(d), torch.float16)[half and str(d)[:3] == device.type[:3]]  # as on a T4, if half
+        t4 = lambda d: torch._check(half <= (d.type == device.type), _T4.strip) or (low_precision(d), torch.half)[half]
         stack.enter_context(mock.patch.dict(getattr(inspect.unwrap(fn), "__globals__", {}), {"low_precision": t4}))
         hooks = [model.register_forward_pre_hook(forward), register_optimizer_step_pre_hook(before)]
         hooks += [register_optimizer_step_post_hook(after), first.register_post_accumulate_grad_hook(inf_seen)]
@@ -255,11 +256,10 @@ def _check_clip(fn: Any) -> None:
         raise Wrong(f"{call} read on the host ({how}) a value computed from the gradients: on a GPU, a wait each step")
 
 
-def low_precision(device: torch.device) -> torch.dtype:  # section 6's, for answers outside the notebook, GPU tests
-    cuda_bf16 = device.type == "cuda" and torch.cuda.is_bf16_supported(including_emulation=False)
-    return torch.bfloat16 if cuda_bf16 or device.type not in ("cuda", "mps") else torch.float16
-
-
+#: Section 6's `low_precision(device)`, for answers outside the notebook and for the GPU tests.
+low_precision = lambda device: (torch.bfloat16, torch.float16)[
+    device.type == "mps" or device.type == "cuda" and not torch.cuda.is_bf16_supported(including_emulation=False)
+]
 _TEXTS = {  # each question's variable: its task (the notebook states it in full), then (after a newline) its hint
     "fit": "Debug `fit(model, X, y, steps, path, device)`: right anywhere, resumable anywhere, safe in float16.\n"
     "Where is each tensor (the checkpoint's too) when used, and what keeps tiny float16 gradients and skips inf steps?",

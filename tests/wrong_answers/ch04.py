@@ -726,6 +726,18 @@ WRONG_ANSWERS[1] += (  # round 8: the dtype asked of the CPU, before the move (o
             ("enabled=low_precision(device) == torch.float16", "enabled=low == torch.float16"),
             ("dtype=low_precision(device))", "dtype=low)"),
         ),
-        f"{_ON_META} with low_precision giving float16, as on a T4 ran the model on meta in torch.bfloat16",
+        f"{_ON_META} with low_precision giving float16, as on a T4 raised RuntimeError (line 2 of your code): "
+        "low_precision asked of a device fit does not train on",
+    ),
+)
+WRONG_ANSWERS[1] += (  # round 9: the scaler keyed on the CPU's dtype before the move, autocast on the device's
+    (
+        _edit(
+            _TRAIN,
+            (_MOVE, ""),
+            (_SCALER, _SCALER + _MOVE),
+            ("enabled=low_precision(device)", "enabled=low_precision(next(model.parameters()).device)"),
+        ),
+        "low_precision asked of a device fit does not train on",
     ),
 )
