@@ -34,8 +34,7 @@ class Call:
 
     name = property(lambda self: getattr(self.func, "__name__", ""), doc="The bare name: `to`, `ones`, `__float__`.")
 
-    #: The call as a learner writes it on a tensor: `.item()`, `.cpu()`, `float()`.
-    written = property(lambda s: f"{n}()" if (n := s.name[2:-2]) in _BUILTINS else f".{s.name}()")
+    written = property(lambda s: f"{n}()" if (n := s.name[2:-2]) in _BUILTINS else f".{s.name}()")  # .cpu(), float()
 
     @property
     def label(self) -> str:

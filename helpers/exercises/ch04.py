@@ -40,7 +40,7 @@ def _train(fn: Any, device: torch.device, model: nn.Module, data: tuple, path: s
     meta, kind, half, raised = device.type == "meta", device.type.replace("meta", "cpu"), bool(case.get("half")), None
     said += " with low_precision giving float16, as on a T4" * half
     call, fed, steps, asked, infs = f"fit(model, X, y, {_N}, path, torch.device('{device}')) {said}", [], [], [], []
-    first, start, tiny = next(model.parameters()), case.get("start"), data is _TINY
+    first, start, tiny, tested = next(model.parameters()), case.get("start"), data is _TINY, device.type
     low, live = torch.float16 if half else low_precision(device), lambda params: [p.detach().clone() for p in params]
     real = [_AUTOCAST.__init__, _SCALER.__init__, nn.Module.load_state_dict, torch.optim.Optimizer.load_state_dict]
     real, scales = [*real, _SCALER.update], case.get("scales", [])  # the scaler's state before and after each update
@@ -87,7 +87,9 @@ def _train(fn: Any, device: torch.device, model: nn.Module, data: tuple, path: s
         swapping = torch.__future__.get_swap_module_params_on_conversion()  # on meta too, `to` keeps each parameter
         stack.callback(torch.__future__.set_swap_module_params_on_conversion, swapping)
         torch.__future__.set_swap_module_params_on_conversion(swapping or meta)
-        t4 = lambda d: torch._check(half <= (d.type == device.type), _T4.strip) or (low_precision(d), torch.half)[half]
+        t4 = lambda device: (  # section 6's low_precision, its argument named as there; as on a T4 where half
+            torch._check(half <= (device.type == tested), _T4.strip) or (low_precision(device), torch.half)[half]
+        )
         stack.enter_context(mock.patch.dict(getattr(inspect.unwrap(fn), "__globals__", {}), {"low_precision": t4}))
         hooks = [model.register_forward_pre_hook(forward), register_optimizer_step_pre_hook(before)]
         hooks += [register_optimizer_step_post_hook(after), first.register_post_accumulate_grad_hook(inf_seen)]
@@ -177,9 +179,8 @@ def _check_fit(fn: Any) -> None:
         _train(fn, _META, make_model(seed=1), data, new(), "from scratch", half=True)  # float16's own lines, on meta
 
 
-#: At zero weights, x = eye(4) and targets y give (weight, bias) the gradient -0.5 * (y, sum(y)), exact in float16
-#: times 2**16: norm 1.5 (a clip to 1 shows), √0.5, a y 16 bits round (unclipped); bias's not 0 (per tensor). Overflow:
-#: x = ones(4, 4), y = 1e38: finite gradients, scaled past any dtype's range: inf, not nan (x has no 0 to meet an inf).
+#: At zero weights, x = eye(4) and y give (weight, bias) the gradient -0.5 * (y, sum(y)), exact in float16 times 2**16:
+#: norm 1.5, √0.5, inf (x = ones, y = 1e38: scaled past every dtype, no 0 meets inf), 16-bit rounding; bias's not 0.
 _Y, _INF = torch.tensor([[1.0], [0.0], [0.0], [0.0]]), torch.full((4, 1), 1e38)
 _STEPS = [(torch.tensor([[1.5], [-1.5], [1.5], [0.0]]), 0.25, "y=(1.5, -1.5, 1.5, 0)"), (_Y, 0.25, "y=(1, 0, 0, 0)")]
 _STEPS += [(_INF, 0.5, "y=1e38"), (torch.tensor([[0.1], [1 / 3], [-0.7], [0.2]]), 5.0, "y=(0.1, 1/3, -0.7, 0.2)")]

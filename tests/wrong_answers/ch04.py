@@ -741,3 +741,6 @@ WRONG_ANSWERS[1] += (  # round 9: the scaler keyed on the CPU's dtype before the
         "low_precision asked of a device fit does not train on",
     ),
 )
+RIGHT_ANSWERS[1] += (  # round 10: section 6's low_precision called with its argument named
+    _TRAIN.replace("low_precision(device)", "low_precision(device=device)"),
+)
