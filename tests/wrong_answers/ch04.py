@@ -573,6 +573,10 @@ WRONG_ANSWERS[2] += tuple(
         ("return norm.detach().cpu()", ".cpu()"),
         ("print(f'norm {norm:.3f}')\n    return norm", "format()"),
         ("print('norm', norm)\n    return norm", "repr()"),
+        ("log = (norm * 1).item()\n    return norm", ".item()"),  # rounds 4 and 5: a read of what the norm gave,
+        ("log = norm.clone().cpu()\n    return norm", ".cpu()"),  # and a blocking copy to the host for a log
+        ("log = norm.to('cpu')\n    return norm", ".to()"),
+        ("log = torch.as_tensor(norm, device='cpu')\n    return norm", ".as_tensor()"),
     )
 )
 RIGHT_ANSWERS[1] += (  # the data copied to the device at every step: slower than once, but right (decided, round 3)
@@ -645,14 +649,6 @@ WRONG_ANSWERS[2] += (
         for test in ("torch.isfinite(norm)", "norm > max_norm")
     ),
     (
-        _CLIP.replace("    return norm", "    log = (norm * 1).item()\n    return norm"),
-        "read on the host (.item()) a value",
-    ),
-    (
-        _CLIP.replace("    return norm", "    log = norm.clone().cpu()\n    return norm"),
-        "read on the host (.cpu()) a value",
-    ),
-    (
         _CLIP.replace(
             _CLIP_LINE,
             "    norm = torch.tensor(sum(p.grad.pow(2).sum().item() for p in model.parameters()) ** 0.5)\n"
@@ -701,10 +697,6 @@ WRONG_ANSWERS[1] += (
         _edit(_AS_NUMBER, ('init = checkpoint.get("scale", init)', 'init = checkpoint.get("scale") or init')),
         "(16384.0, 0), not (16384.0, 1) (where the run it resumes left it)",
     ),
-)
-WRONG_ANSWERS[2] += tuple(  # a blocking copy of the norm to the host, for a log (round 5)
-    (_CLIP.replace("    return norm", f"    log = {copy}\n    return norm"), f"0.25) read on the host ({how}) a value")
-    for copy, how in (("norm.to('cpu')", ".to()"), ("torch.as_tensor(norm, device='cpu')", ".as_tensor()"))
 )
 RIGHT_ANSWERS[2] += (_CLIP.replace("    return norm", "    log = norm.to('cpu', non_blocking=True)\n    return norm"),)
 #: Round 6: the scale divided out as a constant 2**16 (the last case's scaler starts at 2**14); a float64 norm is right
