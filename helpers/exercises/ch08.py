@@ -1,28 +1,25 @@
-"""Chapter 08 exercises: a rank's share of the data, the lines that make a worker DDP, a recipe's batch and rate on
-several ranks. The worker (a file) runs on one rank here, then on two gloo ranks, as chapter 12's does."""
+"""Chapter 08 exercises: gradients averaged in buckets by hand, a collective that one rank alone makes, a ring
+all-reduce's time. The files run on one rank here, then on two gloo ranks, as chapter 12's does."""
 
 import gc
 import inspect
-import itertools
 import os
 import traceback
-from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 from unittest import mock
 
 import torch
 import torch.distributed as dist
-from torch.utils.data import DistributedSampler
 
-from ..answers import Wrong, expect_function, expect_pair, one_element_item, with_article
+from ..answers import Wrong, expect_function
 from ..checking import CouldNotCheck
 from ..processes import DIED, RAISED, RETURNED, RUNNING, STARTING, LaunchTimeout, WorkerFailed, launch
-from .cases import Slip, questions, show, table
+from .cases import Slip, questions, same, show, table
 
 #: Seconds two ranks may take to start (a slow start is never held against an answer), to run, and to wait in
 #: one collective (far shorter: a rank left waiting says where); the most a two-rank check may run.
-START_TIMEOUT, LAUNCH_TIMEOUT, COLLECTIVE_TIMEOUT = 60.0, 60.0, 15.0
+START_TIMEOUT, LAUNCH_TIMEOUT, COLLECTIVE_TIMEOUT = 60.0, 60.0, 8.0
 TWO_RANK_TIME_LIMIT = START_TIMEOUT + LAUNCH_TIMEOUT + 30
 #: Said, in chapters 08 and 12 alike, of an answer after which no process group is left.
 DESTROYED = "destroyed the process group: the launcher made it and ends it, so leave destroy_process_group() to it"
@@ -67,10 +64,10 @@ def run_on_two_ranks(worker: Any, args: tuple[Any, ...] = (), *, file: str) -> l
     return results
 
 
-def _wrong_on_a_rank(results: dict[int, Any], where: str, key: str = "wrong") -> None:
+def _wrong_on_a_rank(results: dict[int, Any], where: str) -> None:
     for rank, result in sorted(results.items()):
-        if isinstance(result, dict) and result.get(key):
-            raise Wrong(f"{where.format(rank)}: {result[key]}")
+        if isinstance(result, dict) and result.get("wrong"):
+            raise Wrong(f"{where.format(rank)}: {result['wrong']}")
 
 
 def _what_the_ranks_did(error: Any, file: str) -> Exception:
@@ -124,162 +121,151 @@ def _where_it_was(outcome: Any, outcomes: Any, file: str) -> Any:
     return outcome
 
 
-def _sampler(n: int, world: int, rank: int, epoch: int) -> list[int]:
-    """What DistributedSampler(shuffle=True, seed=0) gives `rank` in `epoch`."""
-    reference = DistributedSampler(range(n), num_replicas=world, rank=rank, shuffle=True, seed=0)
-    reference.set_epoch(epoch)
-    return [*reference]
+#: Gradients finish in the order 4, 32, 32, 256, 32, 128 bytes; the caps split them all, fill one, pair, join them.
+CAPS, STEPS, LR = (1, 68, 300, 10**6), 2, 0.1
 
 
-def _indices(value: Any, call: str) -> list[int]:
-    """What `rank_indices` returned, as a list of ints (one-element tensors count): any sequence, array or iterator."""
-    if isinstance(value, torch.Tensor) and value.device.type == "meta":
-        raise Wrong(f"{call} returned a tensor on the meta device, which holds no values; return the indices")
-    kind = show(value) if hasattr(value, "dtype") else with_article(type(value).__name__)
-    value = value.tolist() if hasattr(value, "tolist") else value
-    if isinstance(value, Iterator | range | tuple):
-        value = list(itertools.islice(value, 100_000))  # bounded: an endless iterator gets a verdict
-    if not isinstance(value, list):
-        raise Wrong(f"{call} returned {show(value)}; return the list of sample indices")
-    for k, index in enumerate(value):  # a float or a bool is shown as it came
-        if type(item := one_element_item(index)) is not int:
-            shown, floats = (repr(index), ", not floats") if isinstance(item, float) else (show(index), "")
-            raise Wrong(f"{call} returned {kind} whose element {k} is {shown}: return the indices as ints{floats}")
-    return [one_element_item(i) for i in value]
-
-
-#: (n_samples, world_size): dividing or not, fewer samples than ranks, padding longer than the data, past 255, none.
-_SIZES = ((16, 2), (10, 4), (7, 3), (5, 1), (3, 4), (1, 3), (2, 5), (400, 2), (0, 2))
-_RANK_CASES = [(n, w, r, e) for n, w in _SIZES for e in (0, 2) for r in range(w)]
-_PADDED = "when n_samples does not divide by world_size, DistributedSampler repeats the shuffle from its start, as "
-_PADDED += "often as it takes, so that every rank reads ceil(n_samples / world_size) indices"
-_RANK_SLIPS = (  # the padding first: an empty share is "in order" too, but what it lacks is the padding
-    Slip(lambda n, w, r, e: _sampler(n, w, r, e)[: len(range(r, n, w))], _PADDED),  # without the padding at its end
-    Slip(lambda n, w, r, e: list(range(r, n, w)), "the indices are in order: shuffle them (shuffle=True, seed=0)"),
-    Slip(lambda n, w, r, e: _sampler(n, w, r, 0), "that is epoch 0's shuffle: call sampler.set_epoch(epoch)"),
-    Slip(lambda n, w, r, e: _sampler(n, w, 0, e), "that is rank 0's share: pass rank=rank to the sampler"),
-)
-_check_rank_indices = table(
-    "rank_indices", "(n_samples, world_size, rank, epoch)", _RANK_CASES, _sampler, answer=_indices, slips=_RANK_SLIPS
-)
-
-
-STEPS, LR = 5, 0.1
-
-
-def _expected_weights(world: int, zero_grad: bool = True, steps: int = STEPS) -> list[float]:
-    """One process trained on every rank's data, as DDP trains (zero_grad=False: gradients pile up; steps=0: start)."""
+def _model() -> torch.nn.Module:
     torch.manual_seed(0)
-    model = torch.nn.Linear(4, 1)
-    opt = torch.optim.SGD(model.parameters(), lr=LR)
-    seeded = [torch.Generator().manual_seed(r) for r in range(world)]
-    data = [(torch.randn(8, 4, generator=g), torch.full((8, 1), float(r))) for r, g in enumerate(seeded)]
-    for _ in range(steps):
-        if zero_grad:
+    return torch.nn.Sequential(*(torch.nn.Linear(a, b) for a, b in ((4, 8), (8, 8), (8, 1))))
+
+
+def _train(ranks: Any, average: Any = None, scale: float = 1.0) -> list[float]:
+    """Weights after STEPS SGD steps for each cap, on the mean loss over the data of `ranks` (× scale),
+    `average(model, cap)` called after each backward."""
+    seeded = [(r, torch.Generator().manual_seed(r)) for r in ranks]
+    data = [(torch.randn(8, 4, generator=g), torch.full((8, 1), float(r))) for r, g in seeded]
+    weights = []
+    for cap in CAPS:
+        model = _model()
+        opt = torch.optim.SGD(model.parameters(), lr=LR)
+        for _ in range(STEPS):
             opt.zero_grad()
-        (sum(torch.nn.functional.mse_loss(model(x), y) for x, y in data) / world).backward()
-        opt.step()
-    return torch.cat([p.detach().reshape(-1) for p in model.parameters()]).tolist()
+            (scale * sum(torch.nn.functional.mse_loss(model(x), y) for x, y in data) / len(data)).backward()
+            if average:
+                average(model, cap)
+            opt.step()
+        weights += torch.cat([p.detach().reshape(-1) for p in model.parameters()]).tolist()
+    return weights
 
 
-def ddp_rank(rank: int, world_size: int, fn: Any) -> dict[str, Any]:
-    """In each rank: `fn(rank, world_size)`, noting DDP's forward passes (False: under no_sync) and each step's lr."""
-    from torch.nn.parallel import DistributedDataParallel as DDP
-    from torch.optim.optimizer import register_optimizer_step_pre_hook as on_step
-
-    synced, lrs, wraps, forward, init = [], [], [], DDP.forward, DDP.__init__
-    noted = lambda ddp, *a, **k: synced.append(ddp.require_backward_grad_sync) or forward(ddp, *a, **k)
-    with (  # DDP's forward however it is called (model(x), model.forward(x)); model.module(x) skips it
-        mock.patch.object(DDP, "forward", noted),
-        mock.patch.object(DDP, "__init__", lambda ddp, *a, **k: wraps.append(ddp) or init(ddp, *a, **k)),
-        on_step(lambda opt, *_: lrs.append(float(opt.param_groups[0]["lr"]))),
-    ):
-        returned = fn(rank, world_size)
-    if not dist.is_initialized():
-        return {"wrong": f"train_on_rank {DESTROYED}"}
-    try:
-        parts = returned.parameters() if isinstance(returned, torch.nn.Module) else returned
-        weights = torch.cat([torch.as_tensor(p).detach().float().reshape(-1) for p in parts]).tolist()
-    except (TypeError, ValueError, RuntimeError):
-        weights = []
-    if len(weights) != 5:
-        return {"wrong": f"train_on_rank returned {show(returned)}; return the model's parameters, as the file does"}
-    if len(wraps) > 1:  # each wrap copies rank 0's weights to every rank again; nested ones all-reduce again too
-        return {"differed": f"the model was wrapped in DDP {len(wraps)} times: wrap it once, before the loop"}
-    return {"differed": _what_differed(weights, lrs, synced, world_size)}  # said if every rank returns
+def _buckets(sizes: list[int], cap: int, strict: bool = False) -> list[int]:
+    """Bytes of each bucket when `sizes` are packed in turn, a new bucket whenever the next would pass `cap`."""
+    out: list[int] = []
+    for size in sizes:
+        fits = out and (out[-1] + size < cap if strict else out[-1] + size <= cap)
+        out = [*out[:-1], out[-1] + size] if fits else [*out, size]
+    return out
 
 
-def _what_differed(weights: list[float], lrs: list[float], synced: list[bool], world: int) -> str | None:
-    """What a rank's notes show, where its weights are not one process's trained on every rank's data."""
-    near = lambda want: max(abs(a - b) for a, b in zip(weights, want, strict=True)) < 1e-5
-    want = _expected_weights(world)
-    if not lrs:
-        return "opt.step() never ran: write the training step (loss, zero_grad, backward, step)"
-    if not synced:
-        said = "no forward pass called a DistributedDataParallel model: wrap the model (model = DDP(model)) and call "
-        return said + "the wrapped model (model(x)); DDP averages the gradients over the ranks only after that"
-    if near(want):
-        return None
-    if len(lrs) != STEPS:
-        return f"opt.step() ran {len(lrs)} times; the loop runs {STEPS} steps, one opt.step() each"
-    if lrs[0] != LR:
-        scaled = " (0.1 × world_size)" if lrs[0] == LR * world else ""
-        said = f"the optimizer stepped with lr={lrs[0]:g}{scaled}: keep the file's lr=0.1, since DDP averages the "
-        return said + "gradients over the ranks and each step is already one process's step on every rank's data"
-    if False in synced:
-        said = f"{synced.count(False)} of the {len(synced)} forward passes through DDP ran under no_sync(), so their "
-        return said + "backward() did not average the gradients over the ranks: run every step outside no_sync()"
-    if near(_expected_weights(world, zero_grad=False)):
-        return "each step's gradients were added to the last step's: call opt.zero_grad() every step"
-    if near(_expected_weights(world, steps=0)):  # SGD moves no weight whose gradient is zero or None
-        said = f"the weights never changed: after {STEPS} opt.step() calls they are the starting weights, so no step "
-        said += "found a gradient: run opt.zero_grad(), loss.backward(), opt.step() in order, on a loss from model(x)"
+def bucket_rank(rank: int, world_size: int, fn: Any) -> dict[str, Any]:
+    """In each rank: `fn` averaging a small model's gradients for every cap, its all-reduces counted wherever from."""
+    pg, calls, works, unwaited = dist.ProcessGroup, [], [], []
+    allreduce = pg.allreduce
+
+    def counted(group: Any, tensors: Any, *args: Any, **kwargs: Any) -> Any:
+        calls[-1].append(sum(t.nbytes for t in tensors))
+        works.append(mock.Mock(wraps=allreduce(group, tensors, *args, **kwargs)))  # notes whether it was waited for
+        return works[-1]
+
+    def average(model: Any, cap: int) -> None:
+        calls.append([])
+        fn(model, cap)
+        unwaited.extend(w for w in works if not w.wait.called)
+        works.clear()
+
+    with mock.patch.object(pg, "allreduce", counted):
+        got = _train([rank], average)
+    return {"wrong": _bucket_mistake(world_size, rank, got, calls, bool(unwaited))}
+
+
+def _bucket_mistake(world: int, rank: int, got: list[float], calls: list, unwaited: bool) -> str | None:
+    """What the learner's all-reduces or weights show, where they are not one process's on every rank's data."""
+    sizes = [p.nbytes for p in _model().parameters()][::-1]
+    for n, made in enumerate(calls):
+        cap = CAPS[n // STEPS]
+        if made == (want := _buckets(sizes, cap)):
+            continue
+        said = f"with bucket_bytes={cap}, average_gradients all-reduced {made or 'no'} bytes; expected {want}"
+        for wrong, why in (
+            (sizes, "that is one all-reduce per parameter: flatten each bucket's gradients into one tensor"),
+            (_buckets(sizes[::-1], cap), "the buckets follow model.parameters(): walk it in reverse"),
+            (_buckets(sizes, cap, strict=True), "a bucket may hold exactly bucket_bytes"),
+            ([sum(sizes)], "start a new bucket whenever the next gradient would pass bucket_bytes"),
+        ):
+            if made == wrong:
+                return f"{said}: {why}"
         return said
-    return f"the weights {show(weights)} differ from one process trained on every rank's data: {show(want)}"
+    if unwaited:
+        return "an all_reduce(async_op=True) was never waited for: call .wait() on its work before using the gradients"
+    near = lambda want: max(abs(a - b) for a, b in zip(got, want, strict=True)) < 1e-6
+    if near(want := _train(range(world))):
+        return None
+    if near(_train(range(world), scale=world)):
+        return "the gradients were summed over the ranks, not averaged: divide each bucket by the world size"
+    if near(_train([rank])):
+        return "each rank kept its own gradients: copy each all-reduced bucket back into the gradients, piece by piece"
+    return f"the weights {show(got)} differ from one process trained on every rank's data: {show(want)}"
 
 
-def _check_ddp_worker(fn: Any) -> None:
-    expect_function(fn, "train_on_rank", "(rank, world_size)")
-    _wrong_on_a_rank(dict(enumerate(run_here(ddp_rank, fn))), "on one rank here (world_size 1)", "differed")
-    two = run_on_two_ranks(ddp_rank, (fn,), file="ddp_answer.py")  # else: where each rank was
-    _wrong_on_a_rank(dict(enumerate(two)), "on rank {} of two", "differed")
+def _on_ranks(worker: Any, name: str, takes: str) -> Any:
+    """A checker that runs `worker` with the learner's function on one rank here, then on two."""
+
+    def check(fn: Any) -> None:
+        expect_function(fn, name, takes)
+        run_here(worker, fn)
+        run_on_two_ranks(worker, (fn,), file=_EXTRA[name]["file"])
+
+    return check
 
 
-_scaled = lambda world, per_rank, lr, batch: (world * per_rank, lr * world * per_rank / batch)
-#: The chapter's run (the recipe's batch: the rate stays), larger and smaller ones, ratios not whole (below, above 1).
-_RUNS = ((2, 16, 0.05, 32), (4, 64, 0.1, 64), (8, 32, 0.001, 512), (3, 10, 0.1, 16), (5, 7, 0.03, 48))
-_RUNS += ((2, 80, 0.1, 32),)
-_RUN_SLIPS = (
-    Slip(lambda w, *case: _scaled(1, *case), "the global batch is every rank's batch together, not one rank's"),
-    Slip(lambda w, p, lr, b: (w * p, lr), "the rate was kept, but the global batch is not the recipe's: scale it"),
-    Slip(lambda w, p, lr, b: (w * p, lr * w), "the rate follows the global batch, not the number of ranks"),
+def log_rank(rank: int, world_size: int, fn: Any, steps: int = 6) -> dict[str, Any]:
+    """In each rank: what `fn` logged, against the mean loss over the ranks every other step (rank 0), or nothing."""
+    logged, call = fn(rank, world_size, steps), f"train_and_log({rank}, {world_size}, steps={steps})"
+    try:
+        got = [float(v) for v in logged]
+    except (TypeError, ValueError):
+        return {"wrong": f"{call} returned {show(logged)}; return the list of values logged"}
+    means = [(world_size + 1) / 2 / (step + 1) for step in range(0, steps, 2)]
+    if same(got, want := means if rank == 0 else [], 1e-5):
+        return {"wrong": None}
+    said = f"{call} returned {show(got)}; expected {show(want)}"
+    if rank == 0 and same(got, [1 / (step + 1) for step in range(0, steps, 2)], 1e-5):
+        return {"wrong": f"{said}: that is rank 0's own loss, not the mean over the ranks"}
+    return {"wrong": f"{said}: only rank 0 logs" if rank and same(got, means, 1e-5) else said}
+
+
+_ring = lambda n_bytes, n, latency, bandwidth: 2 * (n - 1) * latency + 2 * (n - 1) / n * n_bytes / bandwidth
+_RING_CASES = ((2**20, 2, 1e-5, 1e9), (8 * 2**20, 4, 2e-5, 12e9), (1000, 8, 5e-6, 2e10), (4096, 1, 1e-5, 1e9))
+_RING_CASES += ((3 * 10**8, 3, 0.0, 2.5e10), (0, 4, 1e-5, 1e9))
+_RING_SLIPS = (
+    Slip(lambda s, n, a, b: _ring(s, n, a, b) / 2, "that is the reduce-scatter alone: the all-gather doubles it"),
+    Slip(lambda s, n, a, b: 2 * (n - 1) * a + 2 * s / b, "each rank sends 2(n - 1)/n × n_bytes, not 2 × n_bytes"),
+    Slip(lambda s, n, a, b: 2 * n * a + 2 * (n - 1) / n * s / b, "a ring of n ranks takes 2(n - 1) steps, not 2n"),
+    Slip(lambda s, n, a, b: a + 2 * (n - 1) / n * s / b, "the latency is paid at each of the 2(n - 1) steps, not once"),
+    Slip(lambda s, n, a, b: 2 * (n - 1) / n * s / b, "each of the 2(n - 1) steps also costs latency seconds"),
 )
-_pair = lambda value, call: expect_pair(value, call, "global_batch", "lr")
-_check_scaled_run = table(
-    "scaled_run", "(world_size, per_rank_batch, base_lr, base_batch)", _RUNS, _scaled, answer=_pair, slips=_RUN_SLIPS
+_check_ring = table(
+    "ring_allreduce_seconds", "(n_bytes, world_size, latency, bandwidth)", _RING_CASES, _ring, slips=_RING_SLIPS
 )
 
 
 _TEXTS = {  # each question's variable: its task, then (after a newline) its hint
-    "rank_indices": "Write `rank_indices(n_samples, world_size, rank, epoch)` returning the sample indices that rank "
-    "`rank` reads in epoch `epoch` with `DistributedSampler(..., shuffle=True, seed=0)`.\n"
-    "DistributedSampler takes the data set (range(n_samples) will do), num_replicas=world_size, rank=rank, "
-    "shuffle=True and seed=0; call set_epoch(epoch) before reading it, then list(sampler).",
-    "train_on_rank": "Complete `train_on_rank(rank, world_size)` in the file ddp_answer.py: wrap the model in DDP and "
-    "write the training step, so that two ranks with different data end with the same weights as one process trained "
-    "on both.\n"
-    "`model = DDP(model)` right after building it (the launcher makes the process group and ends it); then each step: "
-    "loss = F.mse_loss(model(x), y), opt.zero_grad(), loss.backward(), opt.step().",
-    "scaled_run": "Write `scaled_run(world_size, per_rank_batch, base_lr, base_batch)`: a recipe trained with learning "
-    "rate `base_lr` on batches of `base_batch`; on `world_size` DDP ranks with `per_rank_batch` samples each, return "
-    "(the global batch per optimizer step, the learning rate by the linear scaling rule).\n"
-    "One optimizer step averages the gradients of every rank's batch; the linear rule multiplies the rate by how many "
-    "times larger that global batch is than the recipe's.",
+    "average_gradients": "Complete `average_gradients(model, bucket_bytes)` in buckets_answer.py: one dist.all_reduce "
+    "per bucket of at most bucket_bytes, the parameters in reverse order, each gradient averaged over the ranks.\n"
+    "Add each p of reversed(list(model.parameters())) to the last bucket while its p.grad.nbytes fit; per bucket: "
+    "flat = torch.cat of the p.grad.reshape(-1), dist.all_reduce(flat), divide by dist.get_world_size(), p.grad.copy_.",
+    "train_and_log": "Fix `train_and_log(rank, world_size, steps=4)` in logging_answer.py: it must finish on 2 ranks, "
+    "rank 0 logging the mean loss over every rank.\n"
+    "Every rank must call the all-reduce (mean_over_ranks) at the steps that log; only the logging goes under rank 0.",
+    "ring_allreduce_seconds": "Write `ring_allreduce_seconds(n_bytes, world_size, latency, bandwidth)`: the ring "
+    "model's time for one all-reduce.\n"
+    "2(n - 1) steps cost latency each, and each rank sends 2(n - 1)/n × n_bytes at bandwidth bytes per second.",
 }
-_CHECKS = (_check_rank_indices, _check_ddp_worker, _check_scaled_run)
-#: Question 1's answer runs with the name the notebook imported; question 2's is a file that two ranks import.
 _EXTRA = {
-    "rank_indices": {"context": lambda: {"DistributedSampler": DistributedSampler}},
-    "train_on_rank": {"file": "ddp_answer.py", "time_limit": TWO_RANK_TIME_LIMIT},
+    "average_gradients": {"file": "buckets_answer.py", "time_limit": TWO_RANK_TIME_LIMIT},
+    "train_and_log": {"file": "logging_answer.py", "time_limit": TWO_RANK_TIME_LIMIT},
 }
+_CHECKS = (_on_ranks(bucket_rank, "average_gradients", "(model, bucket_bytes)"),)
+_CHECKS += (_on_ranks(log_rank, "train_and_log", "(rank, world_size, steps=4)"), _check_ring)
 QUESTIONS = questions("08", _TEXTS, _CHECKS, _EXTRA)

@@ -1,31 +1,46 @@
 """Chapter 08's exercise solutions, by question number (see the package's docstring)."""
 
 SOLUTIONS: dict[int, str] = {
-    1: """def rank_indices(n_samples, world_size, rank, epoch):
-    sampler = DistributedSampler(range(n_samples), num_replicas=world_size, rank=rank, shuffle=True, seed=0)
-    sampler.set_epoch(epoch)
-    return list(sampler)""",
-    2: """import torch
-import torch.nn.functional as F
-from torch import nn
-from torch.nn.parallel import DistributedDataParallel as DDP
+    1: """import torch
+import torch.distributed as dist
 
 
-def train_on_rank(rank, world_size):
-    torch.manual_seed(0)
-    model = nn.Linear(4, 1)
-    model = DDP(model)
-    opt = torch.optim.SGD(model.parameters(), lr=0.1)
-    g = torch.Generator().manual_seed(rank)
-    x, y = torch.randn(8, 4, generator=g), torch.full((8, 1), float(rank))
-    for step in range(5):
-        loss = F.mse_loss(model(x), y)
-        opt.zero_grad()
-        loss.backward()
-        opt.step()
-    return [p.detach() for p in model.parameters()]
+def average_gradients(model, bucket_bytes):
+    buckets = []
+    for p in reversed(list(model.parameters())):  # the order backward finishes the gradients
+        if buckets and sum(q.grad.nbytes for q in buckets[-1]) + p.grad.nbytes <= bucket_bytes:
+            buckets[-1].append(p)
+        else:
+            buckets.append([p])
+    for bucket in buckets:
+        flat = torch.cat([p.grad.reshape(-1) for p in bucket])
+        dist.all_reduce(flat)  # one collective for the whole bucket
+        flat /= dist.get_world_size()
+        for p, piece in zip(bucket, flat.split([p.numel() for p in bucket])):
+            p.grad.copy_(piece.view_as(p.grad))
 """,
-    3: """def scaled_run(world_size, per_rank_batch, base_lr, base_batch):
-    global_batch = world_size * per_rank_batch
-    return global_batch, base_lr * global_batch / base_batch""",
+    2: """import torch
+import torch.distributed as dist
+
+
+def mean_over_ranks(value):
+    t = torch.tensor(float(value))
+    dist.all_reduce(t)
+    return t.item() / dist.get_world_size()
+
+
+def train_and_log(rank, world_size, steps=4):
+    logged = []
+    for step in range(steps):
+        loss = (rank + 1) / (step + 1)  # stands for this rank's loss at this step
+        if step % 2 == 0:
+            mean = mean_over_ranks(loss)  # every rank joins the all-reduce
+            if rank == 0:  # one rank logs
+                logged.append(mean)
+                print(f"step {step}: mean loss {logged[-1]:.3f}")
+    return logged
+""",
+    3: """def ring_allreduce_seconds(n_bytes, world_size, latency, bandwidth):
+    steps = 2 * (world_size - 1)
+    return steps * latency + steps / world_size * n_bytes / bandwidth""",
 }
