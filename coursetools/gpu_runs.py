@@ -57,6 +57,7 @@ HEADLINES: dict[str, dict[str, tuple[str, float] | None]] = {
         "best pageable host-to-device copy": None,
         "pin then copy over a plain copy": None,
     },
+    "08": {"all-reduce bus bandwidth, 16 MiB on 2 GPUs": None, "DDP over one GPU, the big workload": None},
     "10": {
         "float32 matmul": None,
         "float16 matmul": ("share", 0.6),

@@ -53,6 +53,7 @@ Frame = tuple[str, int, str]
 _DISTRIBUTED = ("/torch/distributed/", "/torch/nn/parallel/distributed.py")
 #: Where a rank can wait for its peers: there, and in autograd (DDP averages gradients inside backward()).
 _WAITS = (*_DISTRIBUTED, "/torch/autograd/")
+_SHIMS = ("/helpers/exercises/", "/unittest/mock.py")  # a checker's wrapper around a collective: see through it
 _C10D = "/torch/distributed/distributed_c10d.py"
 #: What torch.distributed raises when a collective times out or a peer is gone (by type, never by text).
 _COMMUNICATION_ERRORS = ("RuntimeError", "DistError", "DistBackendError", "DistNetworkError", "DistStoreError")
@@ -76,7 +77,7 @@ def _inside_wait(frames: Sequence[Frame]) -> bool:
     for path in (_posix(f) for f, _, _ in reversed(frames)):
         if any(part in path for part in _WAITS):
             return True
-        if not path.startswith(torch_dir):
+        if not path.startswith(torch_dir) and not any(part in path for part in _SHIMS):
             return False
     return False
 

@@ -13,7 +13,7 @@ import os
 import pytest
 
 from helpers.exercises import ch08, ch12
-from tests.wrong_answers.ch08 import _DDP_TEMPLATE, _STEP
+from tests.wrong_answers.ch08 import _BUCKETS, _BUGGY, _LOGGING
 from tests.wrong_answers.ch12 import _BLOCKS, _ROOT, _SHARD_TEMPLATE
 
 from .answers import evaluate
@@ -24,21 +24,16 @@ CLOCKS = {
     "the run's limit fires first": {"COLLECTIVE_TIMEOUT": 600.0, "LAUNCH_TIMEOUT": 15.0},
 }
 
-_ON_RANK_0 = "\n        if rank == 0:\n            "
+#: Question 1's function with a barrier that rank 0 alone reaches, first thing.
+_BARRIER = _BUCKETS.replace(
+    "    buckets = []\n", "    if dist.get_rank() == 0:\n        dist.barrier()\n    buckets = []\n"
+)
 
 #: (question, the learner's file, words the verdict must contain), by case.
 CASES = {
-    # the loss averaged over the ranks for logging, on rank 0 only: rank 1 goes on to DDP's next step
-    "ch08 all_reduce on rank 0": (
-        ch08.QUESTIONS[1],
-        _DDP_TEMPLATE.format(step=_STEP + _ON_RANK_0 + "dist.all_reduce(loss.detach())  # log the mean loss"),
-        "in all_reduce (line 21 of ddp_answer.py)",  # rank 1 "waited in" DDP, or "was still running" on a busy machine
-    ),
-    "ch08 barrier on rank 0": (
-        ch08.QUESTIONS[1],
-        _DDP_TEMPLATE.format(step=_STEP + _ON_RANK_0 + "dist.barrier()"),
-        "in barrier (line 21 of ddp_answer.py)",
-    ),
+    # the mean loss for logging, all-reduced on rank 0 only (question 2 as the notebook gives it)
+    "ch08 all_reduce on rank 0": (ch08.QUESTIONS[1], _BUGGY, "in all_reduce (line 7 of logging_answer.py)"),
+    "ch08 barrier on rank 0": (ch08.QUESTIONS[0], _BARRIER, "in barrier (line 7 of buckets_answer.py)"),
     # a collective on rank 0 only, before the sharding both ranks do
     "ch12 all_reduce on rank 0": (
         ch12.QUESTIONS[1],
@@ -74,31 +69,31 @@ def test_a_slow_start_is_not_held_against_the_answer(monkeypatch: pytest.MonkeyP
     A rank starts by importing the answer's file; here that takes 30 s in a rank (not in this process,
     which imports it first), against a start limit of 1 s.
     """
-    from helpers.exercises.solutions.ch08 import SOLUTIONS
-
     slow = f"import os, time\n\nif os.getpid() != {os.getpid()}:\n    time.sleep(30)\n"
     monkeypatch.setattr(ch08, "START_TIMEOUT", 1.0)
-    outcome = evaluate(ch08.QUESTIONS[1], slow + SOLUTIONS[2])
+    outcome = evaluate(ch08.QUESTIONS[1], slow + _LOGGING)
     assert not outcome.correct
-    assert outcome.message.startswith("Could not check `train_on_rank`: the two ranks did not start within 1 s"), (
+    assert outcome.message.startswith("Could not check `train_and_log`: the two ranks did not start within 1 s"), (
         outcome.message
     )
 
 
-def _with(change: str, head: str, before: str = "    for step in range(5):") -> tuple[str, int]:
-    """Chapter 08's answer with `change` before the line `before`, `head` first; and the change's last line."""
-    code = head + _DDP_TEMPLATE.format(step=_STEP).replace(before, change + before)
+def _with(change: str, head: str = "") -> tuple[str, int]:
+    """Question 2's fixed file with `change` before its loop, `head` first; and the change's last line."""
+    code = head + _LOGGING.replace("    for step in range(steps):", change + "    for step in range(steps):")
     return code, code.splitlines().index(change.splitlines()[-1]) + 1
 
 
 def test_a_rank_still_running_while_its_peer_waits_is_named_with_both(monkeypatch: pytest.MonkeyPatch) -> None:
     """Rank 1 sleeps past the collective timeout its peer waits out: neither is said to loop for the run's limit."""
     monkeypatch.setattr(ch08, "COLLECTIVE_TIMEOUT", 3.0)
-    code, line = _with("    if rank == 1:\n        time.sleep(12)\n", "import time\n", "    model = DDP(model)")
+    code, line = _with("    if rank == 1:\n        time.sleep(12)\n", "import time\n")
     outcome = evaluate(ch08.QUESTIONS[1], code)
     assert not outcome.correct
-    assert "rank 0 waited 3 s in DistributedDataParallel" in outcome.message, outcome.message
-    assert f"; rank 1 was still running after 3 s (line {line} of ddp_answer.py)" in outcome.message, outcome.message
+    assert "rank 0 waited 3 s in all_reduce" in outcome.message, outcome.message
+    assert f"; rank 1 was still running after 3 s (line {line} of logging_answer.py)" in outcome.message, (
+        outcome.message
+    )
 
 
 @pytest.mark.parametrize(
@@ -110,19 +105,24 @@ def test_a_rank_still_running_while_its_peer_waits_is_named_with_both(monkeypatc
         ),
         (
             "    if rank == 1:\n        raise ValueError('rank 1 gives up')\n",
-            "rank 1 failed (line {line} of ddp_answer.py)",
+            "rank 1 failed (line {line} of logging_answer.py)",
         ),
         (  # the line that names the error, not the message's last line (FSDP's ends in a printed module)
             "    if rank == 1:\n        raise RuntimeError('rank 1 broke here\\nthe module:\\n)')\n",
-            "rank 1 failed (line {line} of ddp_answer.py): RuntimeError: rank 1 broke here",
+            "rank 1 failed (line {line} of logging_answer.py): RuntimeError: rank 1 broke here",
+        ),
+        (
+            "    if rank == 1:\n        torch.zeros(2) + torch.zeros(3)\n",
+            "rank 1 failed (line {line} of logging_answer.py)",
         ),
     ],
-    ids=["os._exit on one rank", "an error on one rank", "an error whose message spans lines"],
+    ids=["os._exit on one rank", "an error on one rank", "an error whose message spans lines", "a shape error"],
 )
 def test_a_rank_that_ends_on_its_own_is_named_not_the_peer_it_left_waiting(change: str, words: str) -> None:
     code, line = _with(change, "import os\n")
     outcome = evaluate(ch08.QUESTIONS[1], code)
     assert not outcome.correct and words.format(line=line) in outcome.message, outcome.message
+    assert "waited" not in outcome.message, outcome.message
 
 
 def test_a_peer_slower_than_the_collective_timeout_does_not_change_the_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -155,45 +155,6 @@ def test_a_collective_on_one_rank_after_sharding_is_not_blamed_on_fully_shard() 
 
 
 @pytest.mark.parametrize(
-    ("change", "before", "words"),
-    [
-        # a shape error inside DDP's forward on one rank: the rank that raised, not the peer it cut off
-        (
-            "    if rank == 1:\n        x = torch.randn(8, 5)\n",
-            "    for step in range(5):",
-            "rank 1 failed (line {line}",
-        ),
-        # a different model on one rank: DDP's own check fails there, at once
-        (
-            "    if rank == 1:\n        model = nn.Linear(4, 2)\n",
-            "    model = DDP(model)",
-            "rank 1 failed (line {line}",
-        ),
-    ],
-    ids=["a shape error in the forward on one rank", "another model on one rank"],
-)
-def test_an_error_of_its_own_inside_ddp_is_named_not_read_as_a_wait(change: str, before: str, words: str) -> None:
-    code, line = _with(change, "", before)
-    line = line + 2 if "randn" in change else line + 1  # where it raises: the forward, or DDP(model)
-    outcome = evaluate(ch08.QUESTIONS[1], code)
-    assert not outcome.correct and words.format(line=line) in outcome.message, outcome.message
-    assert "waited" not in outcome.message, outcome.message
-
-
-def test_a_rank_that_stops_training_early_waits_in_backward(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Rank 0 of two stops after three steps; rank 1's fourth backward waits for gradients that never come.
-    (On one rank, where the checker runs the answer first, it trains all five.)"""
-    monkeypatch.setattr(ch08, "COLLECTIVE_TIMEOUT", 5.0)
-    code = _DDP_TEMPLATE.format(
-        step="        if rank == 0 and world_size == 2 and step == 3:\n            break\n" + _STEP
-    )
-    outcome = evaluate(ch08.QUESTIONS[1], code)
-    assert not outcome.correct
-    assert "rank 1 waited in torch.autograd.backward" in outcome.message, outcome.message
-    assert "every rank must run as many steps" in outcome.message, outcome.message
-
-
-@pytest.mark.parametrize(
     ("change", "words"),
     [
         # an error of its own, in its own line, after more than the collective timeout: not a wait
@@ -208,6 +169,6 @@ def test_a_rank_busy_or_failing_late_is_not_read_as_a_wait(
 ) -> None:
     monkeypatch.setattr(ch08, "COLLECTIVE_TIMEOUT", 5.0)
     monkeypatch.setattr(ch08, "LAUNCH_TIMEOUT", 12.0)
-    code, _ = _with(change, "import time\n", "    return [p.detach()")
+    code = "import time\n" + _LOGGING.replace("    return logged", change + "    return logged")  # rank 0 finishes
     outcome = evaluate(ch08.QUESTIONS[1], code)
     assert not outcome.correct and words in outcome.message and "waited" not in outcome.message, outcome.message
