@@ -1,6 +1,8 @@
 """Chapter 08 exercises: gradients averaged in buckets by hand, a collective that one rank alone makes, a ring
 all-reduce's time. The files run on one rank here, then on two gloo ranks, as chapter 12's does."""
 
+import contextlib
+import datetime
 import gc
 import inspect
 import os
@@ -34,7 +36,8 @@ def run_here(worker: Any, fn: Any) -> list[Any]:
         return []
     ifname, destroyed = os.environ.get("GLOO_SOCKET_IFNAME") or loopback_interface(), []
     with mock.patch.dict(os.environ, {"GLOO_SOCKET_IFNAME": ifname}):
-        dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
+        wait = datetime.timedelta(seconds=COLLECTIVE_TIMEOUT)  # a rank waiting for another that is not there
+        dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1, timeout=wait)
         try:
             with mock.patch.object(dist, "destroy_process_group", lambda *_, **__: destroyed.append(True)):
                 result = worker(0, 1, fn)
@@ -121,23 +124,26 @@ def _where_it_was(outcome: Any, outcomes: Any, file: str) -> Any:
     return outcome
 
 
-#: Gradients finish in the order 4, 32, 32, 256, 32, 128 bytes; the caps split them all, fill one, pair, join them.
-CAPS, STEPS, LR = (1, 68, 300, 10**6), 2, 0.1
+#: Gradients finish in the order 4, 32, 32, 256, 32, 128 bytes (float32); the caps split them all, fill one, pair
+#: (float64: twice the bytes), join them.
+CAPS, STEPS, LR, DTYPES = (1, 68, 300, 10**6), 2, 0.1, {300: torch.float64}
+_COLLECTIVES = "allreduce allgather _allgather_base broadcast reduce reduce_scatter _reduce_scatter_base send recv "
+_COLLECTIVES += "scatter gather alltoall alltoall_base allreduce_coalesced allgather_coalesced barrier"
 
 
-def _model() -> torch.nn.Module:
+def _model(cap: int = 1) -> torch.nn.Module:
     torch.manual_seed(0)
-    return torch.nn.Sequential(*(torch.nn.Linear(a, b) for a, b in ((4, 8), (8, 8), (8, 1))))
+    return torch.nn.Sequential(*(torch.nn.Linear(a, b) for a, b in ((4, 8), (8, 8), (8, 1)))).to(DTYPES.get(cap))
 
 
 def _train(ranks: Any, average: Any = None, scale: float = 1.0) -> list[float]:
     """Weights after STEPS SGD steps for each cap, on the mean loss over the data of `ranks` (× scale),
     `average(model, cap)` called after each backward."""
     seeded = [(r, torch.Generator().manual_seed(r)) for r in ranks]
-    data = [(torch.randn(8, 4, generator=g), torch.full((8, 1), float(r))) for r, g in seeded]
     weights = []
     for cap in CAPS:
-        model = _model()
+        model, kind = _model(cap), DTYPES.get(cap)
+        data = [(torch.randn(8, 4, generator=g).to(kind), torch.full((8, 1), float(r)).to(kind)) for r, g in seeded]
         opt = torch.optim.SGD(model.parameters(), lr=LR)
         for _ in range(STEPS):
             opt.zero_grad()
@@ -158,37 +164,45 @@ def _buckets(sizes: list[int], cap: int, strict: bool = False) -> list[int]:
     return out
 
 
+def _noting(calls: list[list], works: list) -> contextlib.ExitStack:
+    """The process group's collectives, patched to note each call in calls[-1] (an all-reduce by its bytes, others by
+    name) and to hand back a work that notes whether it was waited for."""
+    stack, pg = contextlib.ExitStack(), dist.ProcessGroup
+
+    def noted(name: str, method: Any) -> Any:
+        def call(group: Any, *args: Any, **kwargs: Any) -> Any:
+            calls[-1].append(sum(t.nbytes for t in args[0]) if name == "allreduce" else name)
+            works.append(mock.Mock(wraps=method(group, *args, **kwargs)))
+            return works[-1]
+
+        return call
+
+    for name in (n for n in _COLLECTIVES.split() if hasattr(pg, n)):
+        stack.enter_context(mock.patch.object(pg, name, noted(name, getattr(pg, name))))
+    return stack
+
+
 def bucket_rank(rank: int, world_size: int, fn: Any) -> dict[str, Any]:
-    """In each rank: `fn` averaging a small model's gradients for every cap, its all-reduces counted wherever from."""
-    pg, calls, works, unwaited = dist.ProcessGroup, [], [], []
-    allreduce = pg.allreduce
-
-    def counted(group: Any, tensors: Any, *args: Any, **kwargs: Any) -> Any:
-        calls[-1].append(sum(t.nbytes for t in tensors))
-        works.append(mock.Mock(wraps=allreduce(group, tensors, *args, **kwargs)))  # notes whether it was waited for
-        return works[-1]
-
-    def average(model: Any, cap: int) -> None:
-        calls.append([])
-        fn(model, cap)
-        unwaited.extend(w for w in works if not w.wait.called)
-        works.clear()
-
-    with mock.patch.object(pg, "allreduce", counted):
-        got = _train([rank], average)
-    return {"wrong": _bucket_mistake(world_size, rank, got, calls, bool(unwaited))}
+    """In each rank: `fn` averaging a small model's gradients for every cap, its collectives noted wherever from."""
+    calls, works = [], []
+    with _noting(calls, works):
+        got = _train([rank], lambda model, cap: calls.append([]) or fn(model, cap))
+    return {"wrong": _bucket_mistake(world_size, rank, got, calls, any(not w.wait.called for w in works))}
 
 
 def _bucket_mistake(world: int, rank: int, got: list[float], calls: list, unwaited: bool) -> str | None:
     """What the learner's all-reduces or weights show, where they are not one process's on every rank's data."""
-    sizes = [p.nbytes for p in _model().parameters()][::-1]
     for n, made in enumerate(calls):
         cap = CAPS[n // STEPS]
+        sizes = [p.nbytes for p in _model(cap).parameters()][::-1]
+        if other := next((c for c in made if isinstance(c, str)), None):
+            return f"average_gradients called the process group's {other}: average with dist.all_reduce alone"
         if made == (want := _buckets(sizes, cap)):
             continue
         said = f"with bucket_bytes={cap}, average_gradients all-reduced {made or 'no'} bytes; expected {want}"
         for wrong, why in (
-            (sizes, "that is one all-reduce per parameter: flatten each bucket's gradients into one tensor"),
+            ([], "call dist.all_reduce once per bucket, whatever the number of ranks"),
+            (sizes, "each gradient had a bucket of its own: fill a bucket while the gradients' bytes fit (nbytes)"),
             (_buckets(sizes[::-1], cap), "the buckets follow model.parameters(): walk it in reverse"),
             (_buckets(sizes, cap, strict=True), "a bucket may hold exactly bucket_bytes"),
             ([sum(sizes)], "start a new bucket whenever the next gradient would pass bucket_bytes"),
@@ -198,14 +212,38 @@ def _bucket_mistake(world: int, rank: int, got: list[float], calls: list, unwait
         return said
     if unwaited:
         return "an all_reduce(async_op=True) was never waited for: call .wait() on its work before using the gradients"
-    near = lambda want: max(abs(a - b) for a, b in zip(got, want, strict=True)) < 1e-6
-    if near(want := _train(range(world))):
+    want = _train(range(world))
+    far = [k for k, (a, b) in enumerate(zip(got, want, strict=True)) if abs(a - b) >= 1e-6]
+    if not far:
         return None
-    if near(_train(range(world), scale=world)):
+    if max(abs(a - b) for a, b in zip(got, _train(range(world), scale=world), strict=True)) < 1e-6:
         return "the gradients were summed over the ranks, not averaged: divide each bucket by the world size"
-    if near(_train([rank])):
+    if max(abs(a - b) for a, b in zip(got, _train([rank]), strict=True)) < 1e-6:
         return "each rank kept its own gradients: copy each all-reduced bucket back into the gradients, piece by piece"
-    return f"the weights {show(got)} differ from one process trained on every rank's data: {show(want)}"
+    said = f"the weights differ from one process trained on every rank's data, first at number {far[0]} of "
+    return said + f"{len(got)} (the parameters in order, cap after cap): {show(got[far[0]])}, not {show(want[far[0]])}"
+
+
+def log_rank(rank: int, world_size: int, fn: Any, steps: int = 6) -> dict[str, Any]:
+    """In each rank: what `fn` logged, against the mean loss over the ranks every other step (rank 0), or nothing."""
+    calls, works = [[]], []
+    with _noting(calls, works):
+        logged, call = fn(rank, world_size, steps), f"train_and_log({rank}, {world_size}, steps={steps})"
+    if any(not w.wait.called for w in works):
+        return {"wrong": "an all_reduce(async_op=True) was never waited for: call .wait() on its work before reading"}
+    try:
+        got = [float(v) for v in logged]
+    except (TypeError, ValueError):
+        return {"wrong": f"{call} returned {show(logged)}; return the list of values logged"}
+    means = [(world_size + 1) / 2 / (step + 1) for step in range(0, steps, 2)]
+    if same(got, want := means if rank == 0 else [], 1e-5) and len(calls[0]) >= len(got):
+        return {"wrong": None}
+    said = f"{call} returned {show(got)}; expected {show(want)}"
+    if same(got, want, 1e-5):  # right numbers, too few collectives to have them from the ranks
+        return {"wrong": f"rank 0 logged {len(got)} means with {len(calls[0])} collectives: ask the ranks for each"}
+    if rank == 0 and same(got, [1 / (step + 1) for step in range(0, steps, 2)], 1e-5):
+        return {"wrong": f"{said}: that is rank 0's own loss, not the mean over the ranks"}
+    return {"wrong": f"{said}: only rank 0 logs" if rank and same(got, means, 1e-5) else said}
 
 
 def _on_ranks(worker: Any, name: str, takes: str) -> Any:
@@ -217,22 +255,6 @@ def _on_ranks(worker: Any, name: str, takes: str) -> Any:
         run_on_two_ranks(worker, (fn,), file=_EXTRA[name]["file"])
 
     return check
-
-
-def log_rank(rank: int, world_size: int, fn: Any, steps: int = 6) -> dict[str, Any]:
-    """In each rank: what `fn` logged, against the mean loss over the ranks every other step (rank 0), or nothing."""
-    logged, call = fn(rank, world_size, steps), f"train_and_log({rank}, {world_size}, steps={steps})"
-    try:
-        got = [float(v) for v in logged]
-    except (TypeError, ValueError):
-        return {"wrong": f"{call} returned {show(logged)}; return the list of values logged"}
-    means = [(world_size + 1) / 2 / (step + 1) for step in range(0, steps, 2)]
-    if same(got, want := means if rank == 0 else [], 1e-5):
-        return {"wrong": None}
-    said = f"{call} returned {show(got)}; expected {show(want)}"
-    if rank == 0 and same(got, [1 / (step + 1) for step in range(0, steps, 2)], 1e-5):
-        return {"wrong": f"{said}: that is rank 0's own loss, not the mean over the ranks"}
-    return {"wrong": f"{said}: only rank 0 logs" if rank and same(got, means, 1e-5) else said}
 
 
 _ring = lambda n_bytes, n, latency, bandwidth: 2 * (n - 1) * latency + 2 * (n - 1) / n * n_bytes / bandwidth
