@@ -1,14 +1,9 @@
-"""Chapter 09 exercises: a Hogwild worker, a queue consumer, a sum shared out between processes, a fork to fix."""
+"""Chapter 09 exercises: shared buffers reused through two queues, a sum shared out between processes, a fork to fix."""
 
 import functools
 import multiprocessing
 import os
-import queue
-import random
-import sys
-import threading
 import time
-from pickle import dumps
 from typing import Any
 
 import torch
@@ -19,53 +14,80 @@ from ..processes import LaunchTimeout, WorkerFailed, launch, process_context, st
 from .cases import questions, same, show, unchanged
 
 CHILD_SECONDS = 60.0  # for the child processes of one check, their start included (a session's first is slow)
-_TASKS = [(2, torch.tensor([0.5, 1, 2.25]).half().repeat(20_000)), (4, torch.tensor([0.1, 0.2, 0.7]))]  # ~1/3
-_TASKS += [(9, torch.tensor([2049, 2047, 1])), (6, torch.tensor([2, 4, 9]))]
-_TASKS += [(7, torch.tensor([[0.0, 0, 1], [0, 0, 0]]).bfloat16())]  # numpy has no bfloat16; its own mean is off 1/6
 _SUMS = [(torch.arange(10.0), 3), (torch.tensor([7, -2, 2**25 + 1, 1, 2**53 + 1]), 4)]  # past float32, float64
 _SUMS += [(torch.tensor([3001.5, 11, 2, 8]), 2)]
-_SEED = "global random state (a seed, or a draw without generator=): use only a Generator seeded from rank"  # q1
-_KEPT = [f"torch's {_SEED}", f"Python's {_SEED}", f"numpy's {_SEED}", "parameters' memory: train them in place"]
 
 
-class _Model(nn.Sequential):  # question 1's: notes each forward's rows of x, parameters and their SGD gradient
-    def __init__(self, n: int) -> None:
-        torch.manual_seed(n)  # the same layers at every check (check() sets torch's random state back afterwards)
-        super().__init__(nn.Linear(8, 6), nn.Tanh(), nn.Linear(6, 3))
-        self[2].weight.detach().mul_(10)  # the first step's gradient has a norm above 3.5: clipping it shows
-        self.x = torch.randn(n, 8, generator=torch.Generator().manual_seed(9))
-        self.y, self.rows, self.states = self.x[:, :3].argmax(1), [], []
+#: Question 1's cases: the batches, and the two shared buffers the producer refills (their dtype and shape).
+_BATCHES = [[torch.tensor([1.0, 2, 3]) * k for k in range(1, 6)], [torch.tensor([[7, 8], [9, 2**40]])]]
 
-    def forward(self, inp: torch.Tensor) -> torch.Tensor:
-        if torch.is_grad_enabled() and inp.shape[-1:] == (8,):  # which row of x each row of inp is (-1: none)
-            match = (inp.detach().reshape(-1, 1, 8) == self.x).all(-1)
-            self.rows.append((idx := torch.where(match.any(1), match.float().argmax(1), -1)).tolist())
-            loss = nn.functional.cross_entropy(super().forward(self.x[idx]), self.y[idx])  # the loss to step on
-            grad = torch.autograd.grad(loss, params := list(self.parameters()))
-            self.states.append([nn.utils.parameters_to_vector(t).detach() for t in (params, grad)])
-        return super().forward(inp)
 
-    def kept(self) -> list[bytes]:  # torch's, Python's, numpy's (if imported) random states; the parameters' memory
-        np, mem = sys.modules.get("numpy"), [p.data_ptr() for p in self.parameters()]  # the memory processes share
-        return list(map(dumps, (torch.get_rng_state().numpy(), random.getstate(), np and np.random.get_state(), mem)))
+class _Free:
+    """The queue of free buffers as seen by a slow consumer: when none is free, the consumer finishes the oldest
+    buffer it holds, noting what that buffer held then, and puts it back."""
 
-    def batches(self, steps: int) -> tuple[list, list]:  # rows and states of the forwards a step followed, if `steps`
-        params = [old for old, _ in self.states] + [nn.utils.parameters_to_vector(self.parameters()).detach()]
-        took = [k for k in range(len(self.states)) if not params[k].equal(params[k + 1])]
-        keep = took if len(took) == steps else range(len(self.rows))  # else every forward: a logged loss is no batch
-        return [self.rows[k] for k in keep], [self.states[k] for k in keep]
+    def __init__(self, buffers: list[torch.Tensor]) -> None:
+        self.free, self.held, self.taken, self.used = list(buffers), [], [], {}
 
-    def run_rank(self, rank: int, world_size: int, fn: Any, steps: int, lr: float) -> list[list[int]]:  # in a child
-        fn(rank, self, self.x, self.y, steps, lr)
-        return self.rows
+    def get(self, *_: Any, **__: Any) -> torch.Tensor:
+        if not self.free and not self.held:
+            raise Wrong("your producer asked `free` for a buffer while it held both: put each on tasks once filled")
+        if not self.free:
+            index, buffer, sent = self.held.pop(0)
+            self.used[index] = (sent, buffer.clone())
+            self.free.append(buffer)
+        self.taken.append(self.free.pop(0))
+        return self.taken[-1]
 
-    def bad_step(self, lr: float, moved: torch.Tensor, grad: torch.Tensor) -> str:  # what it did instead: as seen
-        if not moved.any():
-            return "did not move the parameters: zero_grad(), backward(), then step an optimizer of model.parameters()"
-        ratio = (moved.norm() / grad.norm()).item()  # lr × its length, yet not lr × it: off it (weight decay)
-        if torch.cosine_similarity(moved, grad, 0) < 0.999 or abs(ratio / lr - 1) < 1e-3:
-            return "did not follow the mean cross-entropy's gradient: check the optimizer, zero_grad(), loss, y's rows"
-        return f"moved the parameters by {show(ratio)} × the gradient ({show(ratio / lr)} × lr); an SGD step is lr × it"
+    get_nowait, empty = get, lambda self: False
+
+
+class _Tasks:
+    """The queue to the consumer: it checks that each pair holds a buffer taken from `free` and filled already."""
+
+    def __init__(self, free: _Free, buffers: list[torch.Tensor]) -> None:
+        self.free, self.buffers, self.items = free, buffers, []
+
+    def put(self, item: Any, *_: Any, **__: Any) -> None:
+        self.items.append(item)
+        if item is None:
+            return
+        if not (isinstance(item, tuple | list) and len(item) == 2 and isinstance(item[1], torch.Tensor)):
+            raise Wrong(f"your producer put {show(item)} on tasks; put (index, buffer) pairs, then None")
+        index, t = item
+        if not any(t.untyped_storage().data_ptr() == b.untyped_storage().data_ptr() for b in self.buffers):
+            raise Wrong(f"batch {index} went out in a tensor of its own, shared anew: copy it into a buffer from free")
+        mine = [b for b in self.free.taken if b.untyped_storage().data_ptr() == t.untyped_storage().data_ptr()]
+        if not mine:
+            raise Wrong(f"batch {index} went out in a buffer not taken from free, which a consumer may still read")
+        self.free.taken.remove(mine[0])
+        self.free.held.append((index, t, t.clone()))
+
+
+def _check_produce(fn: Any) -> None:
+    expect_function(fn, "produce", "(batches, tasks, free)")
+    for batches in _BATCHES:
+        kept = [b.clone() for b in batches]
+        buffers = [torch.zeros_like(batches[0]).share_memory_() for _ in range(2)]
+        free = _Free(buffers)
+        tasks = _Tasks(free, buffers)
+        fn(batches, tasks, free)
+        if not unchanged(kept, batches):
+            raise Wrong("your producer changed the batches; copy them into the buffers and leave them as they are")
+        if tasks.items[-1:] != [None] or tasks.items.count(None) != 1:
+            raise Wrong("your producer must put None on tasks once, after the last batch: the consumer stops there")
+        while free.held:  # the consumer finishes the buffers it still holds
+            index, buffer, sent = free.held.pop(0)
+            free.used[index] = (sent, buffer.clone())
+        if sorted(free.used) != list(range(len(batches))):
+            raise Wrong(f"the consumer got batches {sorted(free.used)}; expected each of 0 to {len(batches) - 1} once")
+        for index, (sent, read) in sorted(free.used.items()):
+            if not torch.equal(sent, kept[index]):
+                raise Wrong(
+                    f"the buffer sent as batch {index} held {sent.tolist()}, not batch {index}: copy it in first"
+                )
+            if not torch.equal(read, sent):
+                raise Wrong(f"batch {index}'s buffer changed while the consumer had it: wait for it on free")
 
 
 def _in_children(worker: Any, what: str, world_size: int, args: tuple) -> list[Any]:
@@ -74,54 +96,6 @@ def _in_children(worker: Any, what: str, world_size: int, args: tuple) -> list[A
     except (LaunchTimeout, WorkerFailed) as exc:  # one raised or died (WorkerFailed), or ran past CHILD_SECONDS
         why = getattr(exc, "last_line", f"it did not finish within {CHILD_SECONDS:g} s, so they were stopped")
         raise Wrong(f"in child processes your `{what}` failed: {why}") from None
-
-
-def _check_hogwild_worker(fn: Any) -> None:
-    expect_function(fn, "hogwild_worker", "(rank, model, x, y, steps, lr)")
-    drew = [([], []), ([], [])]  # each rank's batches and forwards on the last case
-    for steps, lr, n, rank in [(*case, rank) for case in ((5, 0.3, 256), (20, 0.05, 40)) for rank in (0, 1)]:
-        kept, call = (model := _Model(n)).kept(), f"hogwild_worker({rank}, model, x, y, {steps}, {lr}), {n} rows"
-        fn(rank, model, model.x, model.y, steps, lr)
-        if changed := [what for what, a, b in zip(_KEPT, kept, model.kept(), strict=True) if a != b]:
-            raise Wrong(f"{call} changed {changed[0]}")
-        if not unchanged((_Model(n).x, _Model(n).y), (model.x, model.y)):
-            raise Wrong(f"{call} changed x or y: pick rows by index (x[idx]) and leave the data as it is")
-        rows, states = model.batches(steps)
-        if (sizes := [len(r) - r.count(-1) for r in rows]) != [32] * steps:  # none: it trained another model
-            raise Wrong(f"{call} gave `model` {len(sizes)} batches of {show(sizes)} rows of x; expected {steps} of 32")
-        if len(set(map(tuple, rows))) == 1 or any(r == [*range(r[0], r[0] + 32)] for r in rows):
-            raise Wrong(f"{call} drew rows {show(rows[0])}, then {show(rows[1])}: draw 32 random rows anew each step")
-        if n == 40 and (gone := sorted({0, n - 1} - set().union(*rows))):  # 640 drawn: each comes but for 1e-7
-            why = ("last", "randint leaves out high") if gone[-1] else ("first", "rows count from 0")
-            raise Wrong(f"{call} never drew the {why[0]} row, x[{gone[-1]}]: draw from all len(x) ({why[1]})")
-        news = [old for old, _ in states[1:]] + [nn.utils.parameters_to_vector(model.parameters()).detach()]
-        for step, ((old, grad), new) in enumerate(zip(states, news, strict=True), 1):
-            if not torch.allclose(moved := old - new, lr * grad, rtol=1e-3, atol=1e-5):
-                raise Wrong(f"{call}: step {step} {model.bad_step(lr, moved, grad)}")
-        drew[rank] = (rows, model.rows)  # its batches, and every forward's rows, as a child notes them
-    own = getattr(fn, "__wrapped__", fn)  # the learner's function, as a child imports it; the same rows: no children
-    both = sorted(set(map(tuple, drew[0][0])) & set(map(tuple, drew[1][0])))  # a seed of rank + step shares batches
-    if both or _in_children(_Model(n).run_rank, "hogwild_worker", 2, (own, steps, lr)) != [d[1] for d in drew]:
-        why = f"both ranks drew a batch, rows {show(list(both[0]))}" if both else "a rank drew other rows in a child"
-        raise Wrong(f"{why}: seed one generator from the rank alone, before the loop")
-
-
-def _check_consumer(fn: Any) -> None:  # _TASKS: indices not 0-2; a float16 sum overflows; an int64 mean no float16
-    expect_function(fn, "consumer", "(tasks, results)")
-    sent, todo, results = [(i, t.clone()) for i, t in _TASKS], queue.Queue(), queue.Queue()
-    todo.task_done = lambda: None  # allowed, and kept out of unfinished_tasks: what was put (taken: put - left)
-    (feeder := threading.Timer(1.5, lambda: [todo.put(item) for item in [*sent, None]])).start()  # 1.5 s late
-    fn(todo, results)
-    if feeder.is_alive() or todo.unfinished_tasks - todo.qsize() <= len(sent):
-        raise Wrong("your consumer returned before None came (the tasks arrive while it runs): stop only at None")
-    if not unchanged(_TASKS, sent):
-        raise Wrong("your consumer changed the tensors it was given; leave them as they are")
-    if odd := [p for p in results.queue if not (isinstance(p, tuple | list) and list(map(type, p)) == [int, float])]:
-        kinds = [type(v).__name__ for v in odd[0]] if isinstance(odd[0], tuple | list) else type(odd[0]).__name__
-        raise Wrong(f"`results` got {show(odd[0])} of {kinds}; expected (index, mean) pairs: an int and a Python float")
-    got = sorted(results.queue, key=repr)  # by index, as want: one digit each
-    if not same(got, want := sorted((i, t.double().mean().item()) for i, t in _TASKS)):
-        raise Wrong(f"`results` got {show(got)}; expected {show(want)}: (index, mean as a plain float) for each task")
 
 
 def _check_partial_sum(fn: Any) -> None:  # _SUMS: sizes that do not divide (fewer chunks), int64, then one that does
@@ -144,7 +118,7 @@ def _check_partial_sum(fn: Any) -> None:  # _SUMS: sizes that do not divide (few
             raise Wrong(f"{run}, out became {got}; the sums of x.chunk are {want} (0 for a rank without a chunk)")
 
 
-def _nudge(spans: Any, model: nn.Module) -> None:  # question 4's work: after a while, add 1 to every parameter
+def _nudge(spans: Any, model: nn.Module) -> None:  # question 3's work: after a while, add 1 to every parameter
     time.sleep(0.5)
     [p.detach().add_(1.0) for p in model.parameters()]  # in place, as an SGD step writes them
     spans.put((os.getpid(), time.monotonic() - 0.5, time.monotonic(), model.weight.is_shared()))  # begun by then
@@ -172,15 +146,13 @@ def _check_run_in_forks(fn: Any) -> None:
 
 
 _TEXTS = {  # each question's variable: its task, then (after a newline) its hint; `_CHECKS` follows
-    "hogwild_worker": "Write `hogwild_worker(rank, model, x, y, steps, lr)`: `steps` SGD steps on `model`, each on 32 "
-    "random rows with cross-entropy.\nSeed a Generator from rank; torch.optim.SGD(model.parameters(), lr=lr).",
-    "consumer": "Write `consumer(tasks, results)`: for each (index, t) from `tasks` until None, put (index, t's mean "
-    "as a Python float) on `results`.\nLoop on tasks.get() until None; t.double().mean().item() takes integers too.",
+    "produce": "Write `produce(batches, tasks, free)`: send each batch as (index, buffer), the buffer taken from "
+    "`free` and filled in place; then None.\nfor index, batch in enumerate(batches): buffer = free.get(); "
+    "buffer.copy_(batch); tasks.put((index, buffer)); and after the loop, tasks.put(None).",
     "partial_sum": "Write `partial_sum(rank, world_size, x, out)`: out[rank] = the sum of x.chunk(world_size)[rank] "
     "or 0.\nx.chunk(world_size)'s chunks are ceil(len(x) / world_size) long: fewer when x runs out; out is shared.",
     "run_in_forks": "Debug `run_in_forks(model, work, processes)`: what its forked children write must reach the "
     "model.\nfork gives each child a copy of the parent's memory; memory shared before the fork is shared after.",
 }
-_FILES = dict(hogwild_worker="hogwild_answer.py", consumer="consumer_answer.py", partial_sum="partial_sum_answer.py")
-_CHECKS = (_check_hogwild_worker, _check_consumer, _check_partial_sum, _check_run_in_forks)
-QUESTIONS = questions("09", _TEXTS, _CHECKS, {n: {"file": f} for n, f in _FILES.items()}, time_limit=90.0)  # children
+_CHECKS = (_check_produce, _check_partial_sum, _check_run_in_forks)
+QUESTIONS = questions("09", _TEXTS, _CHECKS, {"partial_sum": {"file": "partial_sum_answer.py"}}, time_limit=90.0)

@@ -1,4 +1,4 @@
-"""Chapter 09's checker beyond the wrong answers tests/wrong_answers/ states: other right answers are
+"""Chapter 09's checkers beyond the wrong answers tests/wrong_answers/ states: other right answers are
 accepted, and a mistake is named only where the checker has evidence for it."""
 
 from __future__ import annotations
@@ -6,7 +6,6 @@ from __future__ import annotations
 import multiprocessing
 
 import pytest
-import torch
 import torch.multiprocessing as mp
 
 from helpers.exercises import ch09
@@ -57,21 +56,15 @@ def test_a_check_leaves_no_child_running() -> None:
     assert multiprocessing.active_children() == []
 
 
-def test_an_answer_that_seeds_torch_leaves_the_notebooks_random_state_as_it_was() -> None:
-    """Question 1: the check runs the answer here, in the learner's kernel; torch.manual_seed in it is refused
-    (the question says to seed a torch.Generator), and the global random state is set back afterwards."""
+def test_a_producer_that_waits_while_it_holds_every_buffer_is_told_so() -> None:
+    """Question 1: a real queue would wait for ever; the check's consumer can free nothing, and says why."""
     code = (
-        "import torch\nimport torch.nn.functional as F\n\n\n"
-        "def hogwild_worker(rank, model, x, y, steps, lr):\n"
-        "    torch.manual_seed(rank)\n"
-        "    opt = torch.optim.SGD(model.parameters(), lr=lr)\n"
-        "    for _ in range(steps):\n"
-        "        idx = torch.randint(0, len(x), (32,))\n"
-        "        opt.zero_grad()\n"
-        "        F.cross_entropy(model(x[idx]), y[idx]).backward()\n"
-        "        opt.step()"
+        "def produce(batches, tasks, free):\n"
+        "    buffers = [free.get() for _ in batches]\n"
+        "    for index, (buffer, batch) in enumerate(zip(buffers, batches)):\n"
+        "        buffer.copy_(batch)\n"
+        "        tasks.put((index, buffer))\n"
+        "    tasks.put(None)"
     )
-    state = torch.get_rng_state()
-    outcome = evaluate(_question("hogwild_worker"), code)
-    assert not outcome.correct and "changed torch's global random state" in outcome.message, outcome.message
-    assert torch.equal(state, torch.get_rng_state())
+    outcome = evaluate(_question("produce"), code)
+    assert not outcome.correct and "asked `free` for a buffer while it held both" in outcome.message, outcome.message
