@@ -158,16 +158,14 @@ class WorkerFailed(RuntimeError):
 class LaunchTimeout(TimeoutError):
     """The launch did not finish in time; every rank was killed. `outcomes` says how each had got on."""
 
-    def __init__(self, seconds: float, unfinished: Sequence[int], outcomes: Sequence[RankOutcome] = ()) -> None:
+    def __init__(self, seconds: float, unfinished: Sequence[int], outcomes: Sequence[RankOutcome] = (), what="ranks"):
         self.unfinished = list(unfinished)
         self.outcomes = list(outcomes)
         if any(o.ended == STARTING for o in self.outcomes):
             said = f"ranks {self.unfinished} had not all started within {seconds:g} s (a busy machine starts slowly)"
         else:
-            said = (
-                f"the launch did not finish within {seconds:g} s; ranks {self.unfinished} had not finished "
-                "and were killed (a rank waiting for a peer that never arrives hangs until this timeout)"
-            )
+            said = f"the run did not finish within {seconds:g} s; {what} {self.unfinished} had not finished: killed"
+            said += " (a rank waiting for a peer that never arrives hangs until this timeout)" * (what == "ranks")
         super().__init__(said)
 
 
@@ -343,11 +341,14 @@ def _rank_main(rank: int, plan: _Plan) -> None:
         went = time.monotonic()
         store = None
         if plan.init_group:
-            if plan.backend == "nccl":
-                torch.cuda.set_device(rank)
+            gpu = torch.device("cuda", rank) if plan.backend == "nccl" else None  # device_id: barrier() needs it
+            if gpu is not None:
+                torch.cuda.set_device(gpu)
             store = dist.TCPStore("127.0.0.1", plan.port, None, False, datetime.timedelta(seconds=plan.timeout))
             patience = datetime.timedelta(seconds=plan.collective_timeout)
-            dist.init_process_group(plan.backend, store=store, rank=rank, world_size=plan.world_size, timeout=patience)
+            dist.init_process_group(
+                plan.backend, store=store, rank=rank, world_size=plan.world_size, timeout=patience, device_id=gpu
+            )
         result = to_plain(plan.worker(rank, plan.world_size, *plan.args))
         with lock:
             returned.set()
@@ -938,7 +939,7 @@ class time_limit:  # noqa: N801 - used like a function: `with time_limit(procs, 
                 self._watchdog.join()
             stop_processes([p for p in self.processes if _started(p)])
         if self.stopped and (kind is None or issubclass(kind, Exception)):
-            raise LaunchTimeout(self.seconds, self.stopped) from exc
+            raise LaunchTimeout(self.seconds, self.stopped, what="processes") from exc
         return False
 
 

@@ -74,6 +74,8 @@ def _check_produce(fn: Any) -> None:
         fn(batches, tasks, free)
         if not unchanged(kept, batches):
             raise Wrong("your producer changed the batches; copy them into the buffers and leave them as they are")
+        if not tasks.items:
+            raise Wrong("your producer sent nothing on tasks: send each batch as (index, buffer), then None")
         if tasks.items[-1:] != [None] or tasks.items.count(None) != 1:
             raise Wrong("your producer must put None on tasks once, after the last batch: the consumer stops there")
         while free.held:  # the consumer finishes the buffers it still holds
@@ -146,9 +148,9 @@ def _check_run_in_forks(fn: Any) -> None:
 
 
 _TEXTS = {  # each question's variable: its task, then (after a newline) its hint; `_CHECKS` follows
-    "produce": "Write `produce(batches, tasks, free)`: send each batch as (index, buffer), the buffer taken from "
-    "`free` and filled in place; then None.\nfor index, batch in enumerate(batches): buffer = free.get(); "
-    "buffer.copy_(batch); tasks.put((index, buffer)); and after the loop, tasks.put(None).",
+    "produce": "Write `produce(batches, tasks, free)`: send each batch as (index, buffer) through `tasks`, then None, "
+    "using only the buffers `free` hands out.\nA buffer is yours to write only once free.get() has handed it to you; "
+    "fill it in place (copy_), then put it on tasks.",
     "partial_sum": "Write `partial_sum(rank, world_size, x, out)`: out[rank] = the sum of x.chunk(world_size)[rank] "
     "or 0.\nx.chunk(world_size)'s chunks are ceil(len(x) / world_size) long: fewer when x runs out; out is shared.",
     "run_in_forks": "Debug `run_in_forks(model, work, processes)`: what its forked children write must reach the "

@@ -23,7 +23,7 @@ _RING = "def ring_allreduce_seconds(n_bytes, world_size, latency, bandwidth):\n"
 #: message a learner who wrote it is told).
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
-        (_BUCKETS.replace(_FITS, "if False:"), "that is one all-reduce per parameter"),
+        (_BUCKETS.replace(_FITS, "if False:"), "each gradient had a bucket of its own"),
         (_BUCKETS.replace(_DIVIDE, ""), "on rank 0 of two: the gradients were summed over the ranks, not averaged"),
         (
             _BUCKETS.replace("reversed(list(model.parameters()))", "model.parameters()"),
