@@ -6,6 +6,7 @@ import datetime
 import gc
 import inspect
 import os
+import random
 import traceback
 from dataclasses import replace
 from typing import Any
@@ -27,7 +28,7 @@ TWO_RANK_TIME_LIMIT = START_TIMEOUT + LAUNCH_TIMEOUT + 30
 DESTROYED = "destroyed the process group: the launcher made it and ends it, so leave destroy_process_group() to it"
 
 
-def run_here(worker: Any, fn: Any) -> list[Any]:
+def run_here(worker: Any, fn: Any, *args: Any) -> list[Any]:
     """`[worker(0, 1, fn)]` on a one-rank gloo group here, so the learner's prints and errors show in the notebook
     (`[]` if it has a group); their destroy_process_group() is noted, not done (mid-collective it hangs the kernel)."""
     from ..processes import loopback_interface
@@ -35,12 +36,13 @@ def run_here(worker: Any, fn: Any) -> list[Any]:
     if dist.is_initialized():
         return []
     ifname, destroyed = os.environ.get("GLOO_SOCKET_IFNAME") or loopback_interface(), []
-    with mock.patch.dict(os.environ, {"GLOO_SOCKET_IFNAME": ifname}):
+    ranks = {"RANK": "0", "LOCAL_RANK": "0", "WORLD_SIZE": "1", "LOCAL_WORLD_SIZE": "1"}  # as the launcher sets them
+    with mock.patch.dict(os.environ, {"GLOO_SOCKET_IFNAME": ifname, **ranks}):
         wait = datetime.timedelta(seconds=COLLECTIVE_TIMEOUT)  # a rank waiting for another that is not there
         dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1, timeout=wait)
         try:
             with mock.patch.object(dist, "destroy_process_group", lambda *_, **__: destroyed.append(True)):
-                result = worker(0, 1, fn)
+                result = worker(0, 1, fn, *args)
         except BaseException as exc:
             traceback.clear_frames(exc.__traceback__)  # what it raised must not keep the learner's model alive
             raise
@@ -124,8 +126,7 @@ def _where_it_was(outcome: Any, outcomes: Any, file: str) -> Any:
     return outcome
 
 
-#: Gradients finish in the order 4, 32, 32, 256, 32, 128 bytes (float32); the caps split them all, fill one, pair
-#: (float64: twice the bytes), join them.
+#: The gradients' bytes as they finish: 4, 32, 32, 256, 32, 128 (float32); the caps split, fill, pair, join them.
 CAPS, STEPS, LR, DTYPES = (1, 68, 300, 10**6), 2, 0.1, {300: torch.float64}
 _COLLECTIVES = "allreduce allgather _allgather_base broadcast reduce reduce_scatter _reduce_scatter_base send recv "
 _COLLECTIVES += "scatter gather alltoall alltoall_base allreduce_coalesced allgather_coalesced barrier"
@@ -182,12 +183,13 @@ def _noting(calls: list[list], works: list) -> contextlib.ExitStack:
     return stack
 
 
-def bucket_rank(rank: int, world_size: int, fn: Any) -> dict[str, Any]:
+def bucket_rank(rank: int, world_size: int, fn: Any, _: int = 0) -> dict[str, Any]:
     """In each rank: `fn` averaging a small model's gradients for every cap, its collectives noted wherever from."""
     calls, works = [], []
     with _noting(calls, works):
         got = _train([rank], lambda model, cap: calls.append([]) or fn(model, cap))
-    return {"wrong": _bucket_mistake(world_size, rank, got, calls, any(not w.wait.called for w in works))}
+    waited = [w.wait.called or w.get_future.called for w in works]  # a future's wait waits too
+    return {"wrong": _bucket_mistake(world_size, rank, got, calls, not all(waited))}
 
 
 def _bucket_mistake(world: int, rank: int, got: list[float], calls: list, unwaited: bool) -> str | None:
@@ -203,7 +205,7 @@ def _bucket_mistake(world: int, rank: int, got: list[float], calls: list, unwait
         for wrong, why in (
             ([], "call dist.all_reduce once per bucket, whatever the number of ranks"),
             (sizes, "each gradient had a bucket of its own: fill a bucket while the gradients' bytes fit (nbytes)"),
-            (_buckets(sizes[::-1], cap), "the buckets follow model.parameters(): walk it in reverse"),
+            (_buckets(sizes[::-1], cap), "they follow model.parameters(): build and all-reduce the buckets in reverse"),
             (_buckets(sizes, cap, strict=True), "a bucket may hold exactly bucket_bytes"),
             ([sum(sizes)], "start a new bucket whenever the next gradient would pass bucket_bytes"),
         ):
@@ -224,24 +226,22 @@ def _bucket_mistake(world: int, rank: int, got: list[float], calls: list, unwait
     return said + f"{len(got)} (the parameters in order, cap after cap): {show(got[far[0]])}, not {show(want[far[0]])}"
 
 
-def log_rank(rank: int, world_size: int, fn: Any, steps: int = 6) -> dict[str, Any]:
-    """In each rank: what `fn` logged, against the mean loss over the ranks every other step (rank 0), or nothing."""
-    calls, works = [[]], []
-    with _noting(calls, works):
-        logged, call = fn(rank, world_size, steps), f"train_and_log({rank}, {world_size}, steps={steps})"
-    if any(not w.wait.called for w in works):
+def log_rank(rank: int, world_size: int, fn: Any, seed: int = 0, steps: int = 6) -> dict[str, Any]:
+    """In each rank: what `fn` logged from this rank's losses (random: drawn from `seed` for every rank), against the
+    mean over the ranks at every other step (rank 0), or nothing."""
+    losses, works = torch.rand(world_size, steps, generator=torch.Generator().manual_seed(seed)).double(), []
+    with _noting([[]], works):
+        logged, call = fn(rank, world_size, losses[rank].tolist()), f"train_and_log({rank}, {world_size}, losses)"
+    if any(not (w.wait.called or w.get_future.called) for w in works):
         return {"wrong": "an all_reduce(async_op=True) was never waited for: call .wait() on its work before reading"}
     try:
         got = [float(v) for v in logged]
     except (TypeError, ValueError):
         return {"wrong": f"{call} returned {show(logged)}; return the list of values logged"}
-    means = [(world_size + 1) / 2 / (step + 1) for step in range(0, steps, 2)]
-    if same(got, want := means if rank == 0 else [], 1e-5) and len(calls[0]) >= len(got):
+    if same(got, want := (means := losses.mean(0)[::2].tolist()) if rank == 0 else [], 1e-5):
         return {"wrong": None}
     said = f"{call} returned {show(got)}; expected {show(want)}"
-    if same(got, want, 1e-5):  # right numbers, too few collectives to have them from the ranks
-        return {"wrong": f"rank 0 logged {len(got)} means with {len(calls[0])} collectives: ask the ranks for each"}
-    if rank == 0 and same(got, [1 / (step + 1) for step in range(0, steps, 2)], 1e-5):
+    if rank == 0 and world_size > 1 and same(got, losses[0][::2].tolist(), 1e-5):
         return {"wrong": f"{said}: that is rank 0's own loss, not the mean over the ranks"}
     return {"wrong": f"{said}: only rank 0 logs" if rank and same(got, means, 1e-5) else said}
 
@@ -251,8 +251,9 @@ def _on_ranks(worker: Any, name: str, takes: str) -> Any:
 
     def check(fn: Any) -> None:
         expect_function(fn, name, takes)
-        run_here(worker, fn)
-        run_on_two_ranks(worker, (fn,), file=_EXTRA[name]["file"])
+        seed = random.randrange(2**31)  # question 2's losses: no answer knows them before it runs
+        run_here(worker, fn, seed)
+        run_on_two_ranks(worker, (fn, seed), file=_EXTRA[name]["file"])
 
     return check
 
@@ -266,6 +267,7 @@ _RING_SLIPS = (
     Slip(lambda s, n, a, b: 2 * n * a + 2 * (n - 1) / n * s / b, "a ring of n ranks takes 2(n - 1) steps, not 2n"),
     Slip(lambda s, n, a, b: a + 2 * (n - 1) / n * s / b, "the latency is paid at each of the 2(n - 1) steps, not once"),
     Slip(lambda s, n, a, b: 2 * (n - 1) / n * s / b, "each of the 2(n - 1) steps also costs latency seconds"),
+    Slip(lambda s, n, a, b: 1000 * _ring(s, n, a, b), "that is in milliseconds: return seconds"),
 )
 _check_ring = table(
     "ring_allreduce_seconds", "(n_bytes, world_size, latency, bandwidth)", _RING_CASES, _ring, slips=_RING_SLIPS
@@ -277,7 +279,7 @@ _TEXTS = {  # each question's variable: its task, then (after a newline) its hin
     "per bucket of at most bucket_bytes, the parameters in reverse order, each gradient averaged over the ranks.\n"
     "Add each p of reversed(list(model.parameters())) to the last bucket while its p.grad.nbytes fit; per bucket: "
     "flat = torch.cat of the p.grad.reshape(-1), dist.all_reduce(flat), divide by dist.get_world_size(), p.grad.copy_.",
-    "train_and_log": "Fix `train_and_log(rank, world_size, steps=4)` in logging_answer.py: it must finish on 2 ranks, "
+    "train_and_log": "Fix `train_and_log(rank, world_size, losses)` in logging_answer.py: it must finish on 2 ranks, "
     "rank 0 logging the mean loss over every rank.\n"
     "Every rank must call the all-reduce (mean_over_ranks) at the steps that log; only the logging goes under rank 0.",
     "ring_allreduce_seconds": "Write `ring_allreduce_seconds(n_bytes, world_size, latency, bandwidth)`: the ring "
@@ -289,5 +291,5 @@ _EXTRA = {
     "train_and_log": {"file": "logging_answer.py", "time_limit": TWO_RANK_TIME_LIMIT},
 }
 _CHECKS = (_on_ranks(bucket_rank, "average_gradients", "(model, bucket_bytes)"),)
-_CHECKS += (_on_ranks(log_rank, "train_and_log", "(rank, world_size, steps=4)"), _check_ring)
+_CHECKS += (_on_ranks(log_rank, "train_and_log", "(rank, world_size, losses)"), _check_ring)
 QUESTIONS = questions("08", _TEXTS, _CHECKS, _EXTRA)

@@ -18,13 +18,15 @@ _SUMS = [(torch.arange(10.0), 3), (torch.tensor([7, -2, 2**25 + 1, 1, 2**53 + 1]
 _SUMS += [(torch.tensor([3001.5, 11, 2, 8]), 2)]
 
 
-#: Question 1's cases: the batches, and the two shared buffers the producer refills (their dtype and shape).
-_BATCHES = [[torch.tensor([1.0, 2, 3]) * k for k in range(1, 6)], [torch.tensor([[7, 8], [9, 2**40]])]]
+#: Question 1's cases: the batches (none at all in the last), each case's two shared buffers shaped like `like`.
+_BATCHES = [[torch.tensor([1.0, 2, 3]) * k for k in range(1, 6)], [torch.tensor([[7, 8], [9, 2**40]])], []]
+_LIKE = [torch.zeros(3), torch.zeros(2, 2, dtype=torch.int64), torch.zeros(3)]
+_ptr = lambda t: t.untyped_storage().data_ptr()
 
 
 class _Free:
     """The queue of free buffers as seen by a slow consumer: when none is free, the consumer finishes the oldest
-    buffer it holds, noting what that buffer held then, and puts it back."""
+    buffer it holds (`held`), noting what that buffer held then (`used`), and puts it back."""
 
     def __init__(self, buffers: list[torch.Tensor]) -> None:
         self.free, self.held, self.taken, self.used = list(buffers), [], [], {}
@@ -33,61 +35,70 @@ class _Free:
         if not self.free and not self.held:
             raise Wrong("your producer asked `free` for a buffer while it held both: put each on tasks once filled")
         if not self.free:
-            index, buffer, sent = self.held.pop(0)
-            self.used[index] = (sent, buffer.clone())
-            self.free.append(buffer)
+            self.finish()
         self.taken.append(self.free.pop(0))
         return self.taken[-1]
+
+    def finish(self) -> None:
+        index, buffer, sent = self.held.pop(0)
+        self.used[index] = (sent, buffer.clone())
+        self.free.append(buffer)
+
+    def put(self, *_: Any, **__: Any) -> None:
+        raise Wrong("your producer put a buffer on free: the consumer does, once it has finished with it; only get()")
 
     get_nowait, empty = get, lambda self: False
 
 
 class _Tasks:
-    """The queue to the consumer: it checks that each pair holds a buffer taken from `free` and filled already."""
+    """The queue to the consumer: it checks that each pair holds a buffer `free` handed out and that is filled."""
 
     def __init__(self, free: _Free, buffers: list[torch.Tensor]) -> None:
-        self.free, self.buffers, self.items = free, buffers, []
+        self.free, self.buffers, self.items, self.ptrs = free, buffers, [], [_ptr(b) for b in buffers]
 
-    def put(self, item: Any, *_: Any, **__: Any) -> None:
+    def put(self, item: Any, *_: Any, **__: Any) -> None:  # also put_nowait; close and join_thread do nothing
         self.items.append(item)
         if item is None:
             return
         if not (isinstance(item, tuple | list) and len(item) == 2 and isinstance(item[1], torch.Tensor)):
             raise Wrong(f"your producer put {show(item)} on tasks; put (index, buffer) pairs, then None")
         index, t = item
-        if not any(t.untyped_storage().data_ptr() == b.untyped_storage().data_ptr() for b in self.buffers):
+        if isinstance(index, torch.Tensor) or t.shape != self.buffers[0].shape:
+            raise Wrong(f"your producer put ({show(index)}, {show(t)}); send (index as an int, the buffer itself)")
+        if _ptr(t) not in self.ptrs:
             raise Wrong(f"batch {index} went out in a tensor of its own, shared anew: copy it into a buffer from free")
-        mine = [b for b in self.free.taken if b.untyped_storage().data_ptr() == t.untyped_storage().data_ptr()]
-        if not mine:
-            raise Wrong(f"batch {index} went out in a buffer not taken from free, which a consumer may still read")
-        self.free.taken.remove(mine[0])
+        if (k := next((k for k, b in enumerate(self.free.taken) if _ptr(b) == _ptr(t)), None)) is None:
+            was = next((o for o, b, _ in self.free.held if _ptr(b) == _ptr(t)), None)
+            why = f"the buffer of batch {was}, not yet back on free" if was is not None else "a buffer free never gave"
+            raise Wrong(f"batch {index} went out in {why}: a consumer may still read it")
+        del self.free.taken[k]
         self.free.held.append((index, t, t.clone()))
+
+    put_nowait, close, join_thread = put, lambda self: None, lambda self: None
 
 
 def _check_produce(fn: Any) -> None:
     expect_function(fn, "produce", "(batches, tasks, free)")
-    for batches in _BATCHES:
-        kept = [b.clone() for b in batches]
-        buffers = [torch.zeros_like(batches[0]).share_memory_() for _ in range(2)]
+    for case, like in zip(_BATCHES, _LIKE, strict=True):  # fresh batches: an answer may share or change them
+        batches, kept, buffers = [b.clone() for b in case], case, [torch.zeros_like(like).share_memory_() for _ in "ab"]
         free = _Free(buffers)
         tasks = _Tasks(free, buffers)
         fn(batches, tasks, free)
-        if not unchanged(kept, batches):
-            raise Wrong("your producer changed the batches; copy them into the buffers and leave them as they are")
+        if not unchanged(kept, batches) or any(b.is_shared() for b in batches):
+            raise Wrong("your producer changed the batches (or moved them to shared memory); copy them into buffers")
         if not tasks.items:
             raise Wrong("your producer sent nothing on tasks: send each batch as (index, buffer), then None")
         if tasks.items[-1:] != [None] or tasks.items.count(None) != 1:
             raise Wrong("your producer must put None on tasks once, after the last batch: the consumer stops there")
         while free.held:  # the consumer finishes the buffers it still holds
-            index, buffer, sent = free.held.pop(0)
-            free.used[index] = (sent, buffer.clone())
+            free.finish()
         if sorted(free.used) != list(range(len(batches))):
             raise Wrong(f"the consumer got batches {sorted(free.used)}; expected each of 0 to {len(batches) - 1} once")
+        if [_ptr(b) for b in buffers] != tasks.ptrs:
+            raise Wrong("a buffer no longer uses its shared memory (set_, .data =): copy the batch into it, in place")
         for index, (sent, read) in sorted(free.used.items()):
             if not torch.equal(sent, kept[index]):
-                raise Wrong(
-                    f"the buffer sent as batch {index} held {sent.tolist()}, not batch {index}: copy it in first"
-                )
+                raise Wrong(f"batch {index} went out holding {sent.tolist()}: copy all of it in before you send it")
             if not torch.equal(read, sent):
                 raise Wrong(f"batch {index}'s buffer changed while the consumer had it: wait for it on free")
 

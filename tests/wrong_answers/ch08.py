@@ -54,16 +54,22 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # the all-reduce removed rather than moved: rank 0 logs its own loss
             _BUGGY.replace("    dist.all_reduce(t)\n", "").replace(" / dist.get_world_size()", ""),
-            "train_and_log(0, 2, steps=6) returned [1, 0.333333, 0.2]; expected [1.5, 0.5, 0.3]: that is rank 0's own "
-            "loss, not the mean over the ranks",
+            "that is rank 0's own loss, not the mean over the ranks",
         ),
         (
             _LOGGING.replace("            if rank == 0:  # one rank logs\n", "            if True:\n"),
-            "train_and_log(1, 2, steps=6) returned [1.5, 0.5, 0.3]; expected []: only rank 0 logs",
+            "train_and_log(1, 2, losses) returned [",
         ),
-        (  # a hard-coded number of steps
-            _LOGGING.replace("for step in range(steps):", "for step in range(4):"),
-            "train_and_log(0, 1, steps=6) returned [1, 0.333333]; expected [1, 0.333333, 0.2]",
+        (  # the number of ranks hard-coded: wrong on the one rank the checker runs first
+            _LOGGING.replace(
+                "        if step % 2 == 0:\n            mean = mean_over_ranks(loss)",
+                "        if step % 2 == 0:\n            mean = mean_over_ranks(loss) * dist.get_world_size() / 2",
+            ),
+            "on one rank here (world_size 1): train_and_log(0, 1, losses) returned [",
+        ),
+        (  # the mean from rank 0's own numbers, without a collective: the others' losses are random
+            _BUGGY.replace("logged.append(mean_over_ranks(loss))", "logged.append(loss)"),
+            "that is rank 0's own loss, not the mean over the ranks",
         ),
     ),
     3: (
@@ -118,6 +124,11 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
             "        if step % 2 == 0:\n            mean = mean_over_ranks(loss)  # every rank joins the all-reduce\n"
             "            if rank == 0:  # one rank logs\n",
             "        mean = mean_over_ranks(loss)\n        if step % 2 == 0:\n            if rank == 0:\n",
+        ),
+        # all-reduced without waiting in the call, then waited through the work's future
+        _LOGGING.replace(
+            "    dist.all_reduce(t)\n",
+            "    work = dist.all_reduce(t, async_op=True)\n    torch.futures.wait_all([work.get_future()])\n",
         ),
     ),
     3: (

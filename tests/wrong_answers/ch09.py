@@ -25,7 +25,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def produce(batches, tasks, free):\n    buffers = [free.get(), free.get()]\n"
             "    for index, batch in enumerate(batches):\n        buffer = buffers[index % 2]\n"
             "        buffer.copy_(batch)\n        tasks.put((index, buffer))\n    tasks.put(None)",
-            "batch 2 went out in a buffer not taken from free, which a consumer may still read",
+            "batch 2 went out in the buffer of batch 0, not yet back on free: a consumer may still read it",
         ),
         (  # put first, filled after
             _Q1.replace(
@@ -34,7 +34,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "        tasks.put((index, buffer))\n",
                 "        tasks.put((index, buffer))\n        buffer.copy_(batch)\n",
             ),
-            "the buffer sent as batch 0 held [0.0, 0.0, 0.0], not batch 0: copy it in first",
+            "batch 0 went out holding [0.0, 0.0, 0.0]: copy all of it in before you send it",
         ),
         (
             _Q1.replace("    tasks.put(None)  # the consumer stops here", ""),
@@ -46,6 +46,18 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "        buffer = batch.clone()\n",
             ),
             "batch 0 went out in a tensor of its own, shared anew",
+        ),
+        (  # the buffer pointed at the batch: nothing copied, the batch itself shared anew on its way
+            _Q1.replace("buffer.copy_(batch)", "buffer.set_(batch)"),
+            "batch 0 went out in a tensor of its own, shared anew",
+        ),
+        (  # None only after a last batch: with no batches the consumer waits for ever
+            _Q1.replace(
+                "        tasks.put((index, buffer))\n",
+                "        tasks.put((index, buffer))\n"
+                "        if index == len(batches) - 1:\n            tasks.put(None)\n",
+            ).replace("    tasks.put(None)  # the consumer stops here", ""),
+            "your producer sent nothing on tasks",
         ),
         (
             _Q1.replace("(index, buffer)", "buffer"),
@@ -223,6 +235,16 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
     1: (
         # a view of the buffer sent, the copy through indexing
         _Q1.replace("buffer.copy_(batch)", "buffer[...] = batch").replace("(index, buffer)", "(index, buffer[:])"),
+        # a queue's other methods: put_nowait, and close after the last item
+        _Q1.replace("tasks.put(", "tasks.put_nowait(").replace(
+            "    tasks.put_nowait(None)", "    tasks.put(None)\n    tasks.close()"
+        ),
+        # both buffers taken, then sent in the other order
+        "def produce(batches, tasks, free):\n    for start in range(0, len(batches), 2):\n"
+        "        pair = list(enumerate(batches))[start : start + 2]\n"
+        "        buffers = [free.get() for _ in pair]\n"
+        "        for (index, batch), buffer in zip(pair, reversed(buffers)):\n"
+        "            buffer.copy_(batch)\n            tasks.put((index, buffer))\n    tasks.put(None)",
         # the batches taken from an iterator, the buffer's get with a timeout
         _Q1.replace("free.get()", "free.get(timeout=60)").replace("enumerate(batches)", "enumerate(iter(batches))"),
     ),
