@@ -13,7 +13,7 @@ import os
 import pytest
 
 from helpers.exercises import ch08, ch12
-from tests.wrong_answers.ch08 import _BUCKETS, _BUGGY, _LOGGING
+from tests.wrong_answers.ch08 import _BUGGY, _LOGGING
 from tests.wrong_answers.ch12 import _BLOCKS, _ROOT, _SHARD_TEMPLATE
 
 from .answers import evaluate
@@ -24,16 +24,15 @@ CLOCKS = {
     "the run's limit fires first": {"COLLECTIVE_TIMEOUT": 600.0, "LAUNCH_TIMEOUT": 15.0},
 }
 
-#: Question 1's function with a barrier that rank 0 alone reaches, first thing.
-_BARRIER = _BUCKETS.replace(
-    "    buckets = []\n", "    if dist.get_rank() == 0:\n        dist.barrier()\n    buckets = []\n"
-)
+#: Question 2's fixed file with a barrier that rank 0 alone reaches, at its end.
+_BARRIER = _LOGGING.replace("    return logged", "    if rank == 0:\n        dist.barrier()\n    return logged")
+_BARRIER_LINE = _BARRIER.splitlines().index("        dist.barrier()") + 1
 
 #: (question, the learner's file, words the verdict must contain), by case.
 CASES = {
     # the mean loss for logging, all-reduced on rank 0 only (question 2 as the notebook gives it)
     "ch08 all_reduce on rank 0": (ch08.QUESTIONS[1], _BUGGY, "in all_reduce (line 7 of logging_answer.py)"),
-    "ch08 barrier on rank 0": (ch08.QUESTIONS[0], _BARRIER, "in barrier (line 7 of buckets_answer.py)"),
+    "ch08 barrier on rank 0": (ch08.QUESTIONS[1], _BARRIER, f"in barrier (line {_BARRIER_LINE} of logging_answer.py)"),
     # a collective on rank 0 only, before the sharding both ranks do
     "ch12 all_reduce on rank 0": (
         ch12.QUESTIONS[1],
@@ -80,7 +79,8 @@ def test_a_slow_start_is_not_held_against_the_answer(monkeypatch: pytest.MonkeyP
 
 def _with(change: str, head: str = "") -> tuple[str, int]:
     """Question 2's fixed file with `change` before its loop, `head` first; and the change's last line."""
-    code = head + _LOGGING.replace("    for step in range(steps):", change + "    for step in range(steps):")
+    loop = "    for step, loss in enumerate(losses):"
+    code = head + _LOGGING.replace(loop, change + loop)
     return code, code.splitlines().index(change.splitlines()[-1]) + 1
 
 

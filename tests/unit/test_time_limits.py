@@ -37,7 +37,7 @@ def test_a_hung_process_is_stopped_and_named() -> None:
     warm_up.join()
     procs: list = []
     began = time.monotonic()
-    with pytest.raises(LaunchTimeout, match=r"within 1 s; ranks \[1\]") as caught:
+    with pytest.raises(LaunchTimeout, match=r"within 1 s; processes \[1\]") as caught:
         with time_limit(procs, 1):
             procs.extend(_sleepers(1, 0.05) + _sleepers(1, 120))  # appended inside the block: still covered
             for p in procs:

@@ -39,7 +39,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # the all-reduce of a copy: the flat bucket itself is never summed, only divided
             _BUCKETS.replace(_REDUCE, "        dist.all_reduce(flat.clone())\n"),
-            "on rank 0 of two: the weights [",
+            "on rank 0 of two: the weights differ from one process trained on every rank's data",
         ),
         (
             "def average_gradients(model, bucket_bytes):\n    pass",
