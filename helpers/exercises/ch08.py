@@ -238,7 +238,8 @@ def log_rank(rank: int, world_size: int, fn: Any, seed: int = 0, steps: int = 6)
         got = [float(v) for v in logged]
     except (TypeError, ValueError):
         return {"wrong": f"{call} returned {show(logged)}; return the list of values logged"}
-    if same(got, want := (means := losses.mean(0)[::2].tolist()) if rank == 0 else [], 1e-5):
+    means = losses.mean(0)[::2].tolist()
+    if same(got, want := means if rank == 0 else [], 1e-5):
         return {"wrong": None}
     said = f"{call} returned {show(got)}; expected {show(want)}"
     if rank == 0 and world_size > 1 and same(got, losses[0][::2].tolist(), 1e-5):

@@ -28,7 +28,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             _BUCKETS.replace("reversed(list(model.parameters()))", "model.parameters()"),
             "with bucket_bytes=1, average_gradients all-reduced [128, 32, 256, 32, 32, 4] bytes; expected "
-            "[4, 32, 32, 256, 32, 128]: the buckets follow model.parameters(): walk it in reverse",
+            "[4, 32, 32, 256, 32, 128]: they follow model.parameters(): build and all-reduce the buckets in reverse",
         ),
         (_BUCKETS.replace("<= bucket_bytes", "< bucket_bytes"), "a bucket may hold exactly bucket_bytes"),
         (_BUCKETS.replace("<= bucket_bytes", "<= 10**9"), "start a new bucket whenever the next gradient would pass"),
