@@ -126,8 +126,8 @@ def _where_it_was(outcome: Any, outcomes: Any, file: str) -> Any:
     return outcome
 
 
-#: The gradients' bytes as they finish: 4, 32, 32, 256, 32, 128 (float32); the caps split, fill, pair, join them.
-CAPS, STEPS, LR, DTYPES = (1, 68, 300, 10**6), 2, 0.1, {300: torch.float64}
+#: The gradients' bytes as they finish: 4, 32, 32, 256, 32, 128 (float32); the caps split, pack, fill, pair, join.
+CAPS, STEPS, LR, DTYPES = (1, 64, 68, 300, 10**6), 2, 0.1, {300: torch.float64}
 _COLLECTIVES = "allreduce allgather _allgather_base broadcast reduce reduce_scatter _reduce_scatter_base send recv "
 _COLLECTIVES += "scatter gather alltoall alltoall_base allreduce_coalesced allgather_coalesced barrier"
 
@@ -138,8 +138,7 @@ def _model(cap: int = 1) -> torch.nn.Module:
 
 
 def _train(ranks: Any, average: Any = None, scale: float = 1.0) -> list[float]:
-    """Weights after STEPS SGD steps for each cap, on the mean loss over the data of `ranks` (× scale),
-    `average(model, cap)` called after each backward."""
+    """Weights after STEPS SGD steps per cap on the mean loss over `ranks`' data (× scale), `average` after backward."""
     seeded = [(r, torch.Generator().manual_seed(r)) for r in ranks]
     weights = []
     for cap in CAPS:
@@ -166,8 +165,7 @@ def _buckets(sizes: list[int], cap: int, strict: bool = False) -> list[int]:
 
 
 def _noting(calls: list[list], works: list) -> contextlib.ExitStack:
-    """The process group's collectives, patched to note each call in calls[-1] (an all-reduce by its bytes, others by
-    name) and to hand back a work that notes whether it was waited for."""
+    """The process group's collectives, noting each call in calls[-1] (an all-reduce's bytes, another's name)."""
     stack, pg = contextlib.ExitStack(), dist.ProcessGroup
 
     def noted(name: str, method: Any) -> Any:
@@ -226,9 +224,8 @@ def _bucket_mistake(world: int, rank: int, got: list[float], calls: list, unwait
     return said + f"{len(got)} (the parameters in order, cap after cap): {show(got[far[0]])}, not {show(want[far[0]])}"
 
 
-def log_rank(rank: int, world_size: int, fn: Any, seed: int = 0, steps: int = 6) -> dict[str, Any]:
-    """In each rank: what `fn` logged from this rank's losses (random: drawn from `seed` for every rank), against the
-    mean over the ranks at every other step (rank 0), or nothing."""
+def log_rank(rank: int, world_size: int, fn: Any, seed: int = 0, steps: int = 7) -> dict[str, Any]:
+    """In each rank: what `fn` logged from its random losses, against every other step's mean (rank 0) or nothing."""
     losses, works = torch.rand(world_size, steps, generator=torch.Generator().manual_seed(seed)).double(), []
     with _noting([[]], works):
         logged, call = fn(rank, world_size, losses[rank].tolist()), f"train_and_log({rank}, {world_size}, losses)"
@@ -244,6 +241,8 @@ def log_rank(rank: int, world_size: int, fn: Any, seed: int = 0, steps: int = 6)
     said = f"{call} returned {show(got)}; expected {show(want)}"
     if rank == 0 and world_size > 1 and same(got, losses[0][::2].tolist(), 1e-5):
         return {"wrong": f"{said}: that is rank 0's own loss, not the mean over the ranks"}
+    if rank == 0 and same(got, [world_size * m for m in means], 1e-5):
+        return {"wrong": f"{said}: that is the sum over the ranks; divide it by the world size"}
     return {"wrong": f"{said}: only rank 0 logs" if rank and same(got, means, 1e-5) else said}
 
 

@@ -3,6 +3,7 @@
 import functools
 import multiprocessing
 import os
+import queue
 import time
 from typing import Any
 
@@ -25,29 +26,29 @@ _ptr = lambda t: t.untyped_storage().data_ptr()
 
 
 class _Free:
-    """The queue of free buffers as seen by a slow consumer: when none is free, the consumer finishes the oldest
-    buffer it holds (`held`), noting what that buffer held then (`used`), and puts it back."""
+    """Free buffers, from a slow consumer: it finishes the oldest it `held` (noted in `used`) when asked for one."""
 
     def __init__(self, buffers: list[torch.Tensor]) -> None:
-        self.free, self.held, self.taken, self.used = list(buffers), [], [], {}
+        self.free, self.held, self.taken, self.used = list(buffers), [], [], []
 
-    def get(self, *_: Any, **__: Any) -> torch.Tensor:
+    def get(self, block: bool = True, *_: Any, **__: Any) -> torch.Tensor:
         if not self.free and not self.held:
             raise Wrong("your producer asked `free` for a buffer while it held both: put each on tasks once filled")
-        if not self.free:
-            self.finish()
+        if not self.free and self.finish() and not block:  # the consumer frees one, but not yet for get_nowait()
+            raise queue.Empty
         self.taken.append(self.free.pop(0))
         return self.taken[-1]
 
-    def finish(self) -> None:
+    def finish(self) -> bool:
         index, buffer, sent = self.held.pop(0)
-        self.used[index] = (sent, buffer.clone())
-        self.free.append(buffer)
+        self.used.append((index, sent, buffer.clone()))
+        return self.free.append(buffer) or True
 
     def put(self, *_: Any, **__: Any) -> None:
         raise Wrong("your producer put a buffer on free: the consumer does, once it has finished with it; only get()")
 
-    get_nowait, empty = get, lambda self: False
+    get_nowait, empty = lambda self: self.get(False), lambda self: False
+    qsize = lambda self: len(self.free) or (self.finish() if self.held else 0)  # polled: the consumer goes on
 
 
 class _Tasks:
@@ -81,8 +82,7 @@ def _check_produce(fn: Any) -> None:
     expect_function(fn, "produce", "(batches, tasks, free)")
     for case, like in zip(_BATCHES, _LIKE, strict=True):  # fresh batches: an answer may share or change them
         batches, kept, buffers = [b.clone() for b in case], case, [torch.zeros_like(like).share_memory_() for _ in "ab"]
-        free = _Free(buffers)
-        tasks = _Tasks(free, buffers)
+        tasks = _Tasks(free := _Free(buffers), buffers)
         fn(batches, tasks, free)
         if not unchanged(kept, batches) or any(b.is_shared() for b in batches):
             raise Wrong("your producer changed the batches (or moved them to shared memory); copy them into buffers")
@@ -92,13 +92,14 @@ def _check_produce(fn: Any) -> None:
             raise Wrong("your producer must put None on tasks once, after the last batch: the consumer stops there")
         while free.held:  # the consumer finishes the buffers it still holds
             free.finish()
-        if sorted(free.used) != list(range(len(batches))):
-            raise Wrong(f"the consumer got batches {sorted(free.used)}; expected each of 0 to {len(batches) - 1} once")
+        if sorted(got := [i for i, _, _ in free.used]) != list(range(len(batches))):
+            raise Wrong(f"the consumer got batches {sorted(got)}; expected each of 0 to {len(batches) - 1} once")
         if [_ptr(b) for b in buffers] != tasks.ptrs:
             raise Wrong("a buffer no longer uses its shared memory (set_, .data =): copy the batch into it, in place")
-        for index, (sent, read) in sorted(free.used.items()):
+        for index, sent, read in free.used:
             if not torch.equal(sent, kept[index]):
-                raise Wrong(f"batch {index} went out holding {sent.tolist()}: copy all of it in before you send it")
+                said = f"batch {index} went out holding {sent.tolist()}, not its values {kept[index].tolist()}"
+                raise Wrong(f"{said}: fill the buffer with all of batch {index} before you send it")
             if not torch.equal(read, sent):
                 raise Wrong(f"batch {index}'s buffer changed while the consumer had it: wait for it on free")
 

@@ -24,6 +24,12 @@ _RING = "def ring_allreduce_seconds(n_bytes, world_size, latency, bandwidth):\n"
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
         (_BUCKETS.replace(_FITS, "if False:"), "each gradient had a bucket of its own"),
+        (  # packed in model order, then all-reduced last bucket first: the sizes differ where packing does (64 bytes)
+            _BUCKETS.replace("reversed(list(model.parameters()))", "model.parameters()").replace(
+                "    for bucket in buckets:", "    for bucket in reversed(buckets):"
+            ),
+            "with bucket_bytes=64, average_gradients all-reduced [4, 64, 256, 32, 128] bytes; expected [36, 32, 256",
+        ),
         (_BUCKETS.replace(_DIVIDE, ""), "on rank 0 of two: the gradients were summed over the ranks, not averaged"),
         (
             _BUCKETS.replace("reversed(list(model.parameters()))", "model.parameters()"),
@@ -59,6 +65,10 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             _LOGGING.replace("            if rank == 0:  # one rank logs\n", "            if True:\n"),
             "train_and_log(1, 2, losses) returned [",
+        ),
+        (  # the sum over the ranks, never divided
+            _LOGGING.replace("    return t.item() / dist.get_world_size()", "    return t.item()"),
+            "that is the sum over the ranks; divide it by the world size",
         ),
         (  # the number of ranks hard-coded: wrong on the one rank the checker runs first
             _LOGGING.replace(

@@ -34,7 +34,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "        tasks.put((index, buffer))\n",
                 "        tasks.put((index, buffer))\n        buffer.copy_(batch)\n",
             ),
-            "batch 0 went out holding [0.0, 0.0, 0.0]: copy all of it in before you send it",
+            "batch 0 went out holding [0.0, 0.0, 0.0], not its values [1.0, 2.0, 3.0]",
         ),
         (
             _Q1.replace("    tasks.put(None)  # the consumer stops here", ""),
@@ -46,6 +46,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "        buffer = batch.clone()\n",
             ),
             "batch 0 went out in a tensor of its own, shared anew",
+        ),
+        (  # every batch sent twice
+            _Q1.replace(
+                "    for index, batch in enumerate(batches):\n", "    for index, batch in [*enumerate(batches)] * 2:\n"
+            ),
+            "the consumer got batches [0, 0, 1, 1, 2, 2, 3, 3, 4, 4]; expected each of 0 to 4 once",
         ),
         (  # the buffer pointed at the batch: nothing copied, the batch itself shared anew on its way
             _Q1.replace("buffer.copy_(batch)", "buffer.set_(batch)"),
