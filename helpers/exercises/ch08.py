@@ -202,7 +202,7 @@ def _bucket_mistake(world: int, rank: int, got: list[float], calls: list, unwait
         said = f"with bucket_bytes={cap}, average_gradients all-reduced {made or 'no'} bytes; expected {want}"
         for wrong, why in (
             ([], "call dist.all_reduce once per bucket, whatever the number of ranks"),
-            (sizes, "each gradient had a bucket of its own: fill a bucket while the gradients' bytes fit (nbytes)"),
+            (sizes, "one per gradient: flatten each bucket (gradients while their bytes, nbytes, fit) into one tensor"),
             (_buckets(sizes[::-1], cap), "they follow model.parameters(): build and all-reduce the buckets in reverse"),
             (_buckets(sizes, cap, strict=True), "a bucket may hold exactly bucket_bytes"),
             ([sum(sizes)], "start a new bucket whenever the next gradient would pass bucket_bytes"),
@@ -251,8 +251,7 @@ def _on_ranks(worker: Any, name: str, takes: str) -> Any:
 
     def check(fn: Any) -> None:
         expect_function(fn, name, takes)
-        seed = random.randrange(2**31)  # question 2's losses: no answer knows them before it runs
-        run_here(worker, fn, seed)
+        run_here(worker, fn, seed := random.randrange(2**31))  # question 2's losses: no answer knows them ahead
         run_on_two_ranks(worker, (fn, seed), file=_EXTRA[name]["file"])
 
     return check

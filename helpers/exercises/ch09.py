@@ -47,8 +47,10 @@ class _Free:
     def put(self, *_: Any, **__: Any) -> None:
         raise Wrong("your producer put a buffer on free: the consumer does, once it has finished with it; only get()")
 
-    get_nowait, empty = lambda self: self.get(False), lambda self: False
-    qsize = lambda self: len(self.free) or (self.finish() if self.held else 0)  # polled: the consumer goes on
+    def qsize(self) -> int:  # the buffers free when asked; asking lets the slow consumer free one for next time
+        return len(self.free) or (self.finish() and 0 if self.held else 0)
+
+    get_nowait, empty = lambda self: self.get(False), lambda self: self.qsize() == 0
 
 
 class _Tasks:
@@ -69,9 +71,8 @@ class _Tasks:
         if _ptr(t) not in self.ptrs:
             raise Wrong(f"batch {index} went out in a tensor of its own, shared anew: copy it into a buffer from free")
         if (k := next((k for k, b in enumerate(self.free.taken) if _ptr(b) == _ptr(t)), None)) is None:
-            was = next((o for o, b, _ in self.free.held if _ptr(b) == _ptr(t)), None)
-            why = f"the buffer of batch {was}, not yet back on free" if was is not None else "a buffer free never gave"
-            raise Wrong(f"batch {index} went out in {why}: a consumer may still read it")
+            was = [f"the buffer of batch {o}, not yet back on free" for o, b, _ in self.free.held if _ptr(b) == _ptr(t)]
+            raise Wrong(f"batch {index} went out in {(was or ['a buffer free never gave'])[0]}: a consumer may read it")
         del self.free.taken[k]
         self.free.held.append((index, t, t.clone()))
 
@@ -99,7 +100,7 @@ def _check_produce(fn: Any) -> None:
         for index, sent, read in free.used:
             if not torch.equal(sent, kept[index]):
                 said = f"batch {index} went out holding {sent.tolist()}, not its values {kept[index].tolist()}"
-                raise Wrong(f"{said}: fill the buffer with all of batch {index} before you send it")
+                raise Wrong(f"{said}: the buffer must hold batch {index}, all of it, when you send it")
             if not torch.equal(read, sent):
                 raise Wrong(f"batch {index}'s buffer changed while the consumer had it: wait for it on free")
 

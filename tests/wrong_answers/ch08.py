@@ -23,7 +23,7 @@ _RING = "def ring_allreduce_seconds(n_bytes, world_size, latency, bandwidth):\n"
 #: message a learner who wrote it is told).
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
-        (_BUCKETS.replace(_FITS, "if False:"), "each gradient had a bucket of its own"),
+        (_BUCKETS.replace(_FITS, "if False:"), "one per gradient: flatten each bucket"),
         (  # packed in model order, then all-reduced last bucket first: the sizes differ where packing does (64 bytes)
             _BUCKETS.replace("reversed(list(model.parameters()))", "model.parameters()").replace(
                 "    for bucket in buckets:", "    for bucket in reversed(buckets):"

@@ -25,7 +25,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def produce(batches, tasks, free):\n    buffers = [free.get(), free.get()]\n"
             "    for index, batch in enumerate(batches):\n        buffer = buffers[index % 2]\n"
             "        buffer.copy_(batch)\n        tasks.put((index, buffer))\n    tasks.put(None)",
-            "batch 2 went out in the buffer of batch 0, not yet back on free: a consumer may still read it",
+            "batch 2 went out in the buffer of batch 0, not yet back on free: a consumer may read it",
         ),
         (  # put first, filled after
             _Q1.replace(
@@ -46,6 +46,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "        buffer = batch.clone()\n",
             ),
             "batch 0 went out in a tensor of its own, shared anew",
+        ),
+        (  # a new shared buffer whenever none is free: a slow consumer gets batches shared anew
+            "import torch\n\n\ndef produce(batches, tasks, free):\n    for index, batch in enumerate(batches):\n"
+            "        buffer = torch.empty_like(batch).share_memory_() if free.empty() else free.get()\n"
+            "        buffer.copy_(batch)\n        tasks.put((index, buffer))\n    tasks.put(None)",
+            "batch 2 went out in a tensor of its own, shared anew",
         ),
         (  # every batch sent twice
             _Q1.replace(
@@ -241,6 +247,10 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
     1: (
         # a view of the buffer sent, the copy through indexing
         _Q1.replace("buffer.copy_(batch)", "buffer[...] = batch").replace("(index, buffer)", "(index, buffer[:])"),
+        # waiting by polling: empty() until a buffer is free, then get_nowait()
+        "import time\n\n\n"
+        + _Q1.replace("free.get()", "wait_for(free)")
+        + "\n\n\ndef wait_for(free):\n    while free.empty():\n        time.sleep(0.001)\n    return free.get_nowait()",
         # a queue's other methods: put_nowait, and close after the last item
         _Q1.replace("tasks.put(", "tasks.put_nowait(").replace(
             "    tasks.put_nowait(None)", "    tasks.put(None)\n    tasks.close()"
