@@ -31,10 +31,10 @@ class _Free:
     def __init__(self, buffers: list[torch.Tensor]) -> None:
         self.free, self.held, self.taken, self.used = list(buffers), [], [], []
 
-    def get(self, block: bool = True, *_: Any, **__: Any) -> torch.Tensor:
+    def get(self, block: bool = True, timeout: float | None = None) -> torch.Tensor:
         if not self.free and not self.held:
             raise Wrong("your producer asked `free` for a buffer while it held both: put each on tasks once filled")
-        if not self.free and self.finish() and not block:  # the consumer frees one, but not yet for get_nowait()
+        if not self.free and self.finish() and (not block or (timeout or 1) < 1):  # it frees one, in up to 1 s
             raise queue.Empty
         self.taken.append(self.free.pop(0))
         return self.taken[-1]
