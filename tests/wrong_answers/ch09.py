@@ -55,7 +55,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # a short wait for a free buffer, then a batch skipped: a consumer slower than that loses batches
             "import queue\n\n\ndef produce(batches, tasks, free):\n    for index, batch in enumerate(batches):\n"
-            "        try:\n            buffer = free.get(timeout=0.01)\n        except queue.Empty:\n            continue\n"
+            "        try:\n            buffer = free.get(timeout=0.01)\n"
+            "        except queue.Empty:\n            continue\n"
             "        buffer.copy_(batch)\n        tasks.put((index, buffer))\n    tasks.put(None)",
             "the consumer got batches [0, 1, 3]; expected each of 0 to 4 once",
         ),
