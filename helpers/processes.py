@@ -158,14 +158,14 @@ class WorkerFailed(RuntimeError):
 class LaunchTimeout(TimeoutError):
     """The launch did not finish in time; every rank was killed. `outcomes` says how each had got on."""
 
-    def __init__(self, seconds: float, unfinished: Sequence[int], outcomes: Sequence[RankOutcome] = (), what="ranks"):
+    def __init__(self, seconds: float, unfinished: list[int], outcomes: Sequence[RankOutcome] = (), who: str = "ranks"):
         self.unfinished = list(unfinished)
         self.outcomes = list(outcomes)
         if any(o.ended == STARTING for o in self.outcomes):
             said = f"ranks {self.unfinished} had not all started within {seconds:g} s (a busy machine starts slowly)"
         else:
-            said = f"the run did not finish within {seconds:g} s; {what} {self.unfinished} had not finished: killed"
-            said += " (a rank waiting for a peer that never arrives hangs until this timeout)" * (what == "ranks")
+            said = f"the run did not finish within {seconds:g} s; {who} {self.unfinished} had not finished: killed"
+            said += " (a rank waiting for a peer that never arrives hangs until this timeout)" * (who == "ranks")
         super().__init__(said)
 
 
@@ -939,7 +939,7 @@ class time_limit:  # noqa: N801 - used like a function: `with time_limit(procs, 
                 self._watchdog.join()
             stop_processes([p for p in self.processes if _started(p)])
         if self.stopped and (kind is None or issubclass(kind, Exception)):
-            raise LaunchTimeout(self.seconds, self.stopped, what="processes") from exc
+            raise LaunchTimeout(self.seconds, self.stopped, who="processes") from exc
         return False
 
 
