@@ -130,6 +130,7 @@ def _where_it_was(outcome: Any, outcomes: Any, file: str) -> Any:
 CAPS, STEPS, LR, DTYPES = (1, 64, 68, 300, 10**6), 2, 0.1, {300: torch.float64}
 _COLLECTIVES = "allreduce allgather _allgather_base broadcast reduce reduce_scatter _reduce_scatter_base send recv "
 _COLLECTIVES += "scatter gather alltoall alltoall_base allreduce_coalesced allgather_coalesced barrier"
+_unwaited = lambda works: any(not (w.wait.called or w.get_future.called) for w in works)  # a future's wait waits too
 
 
 def _model(cap: int = 1) -> torch.nn.Module:
@@ -186,8 +187,7 @@ def bucket_rank(rank: int, world_size: int, fn: Any, _: int = 0) -> dict[str, An
     calls, works = [], []
     with _noting(calls, works):
         got = _train([rank], lambda model, cap: calls.append([]) or fn(model, cap))
-    waited = [w.wait.called or w.get_future.called for w in works]  # a future's wait waits too
-    return {"wrong": _bucket_mistake(world_size, rank, got, calls, not all(waited))}
+    return {"wrong": _bucket_mistake(world_size, rank, got, calls, _unwaited(works))}
 
 
 def _bucket_mistake(world: int, rank: int, got: list[float], calls: list, unwaited: bool) -> str | None:
@@ -212,16 +212,15 @@ def _bucket_mistake(world: int, rank: int, got: list[float], calls: list, unwait
         return said
     if unwaited:
         return "an all_reduce(async_op=True) was never waited for: call .wait() on its work before using the gradients"
-    want = _train(range(world))
-    far = [k for k, (a, b) in enumerate(zip(got, want, strict=True)) if abs(a - b) >= 1e-6]
-    if not far:
+    far = lambda want: next((k for k, (a, b) in enumerate(zip(got, want, strict=True)) if abs(a - b) >= 1e-6), None)
+    if (k := far(want := _train(range(world)))) is None:
         return None
-    if max(abs(a - b) for a, b in zip(got, _train(range(world), scale=world), strict=True)) < 1e-6:
+    if far(_train(range(world), scale=world)) is None:
         return "the gradients were summed over the ranks, not averaged: divide each bucket by the world size"
-    if max(abs(a - b) for a, b in zip(got, _train([rank]), strict=True)) < 1e-6:
+    if far(_train([rank])) is None:
         return "each rank kept its own gradients: copy each all-reduced bucket back into the gradients, piece by piece"
-    said = f"the weights differ from one process trained on every rank's data, first at number {far[0]} of "
-    return said + f"{len(got)} (the parameters in order, cap after cap): {show(got[far[0]])}, not {show(want[far[0]])}"
+    said = f"the weights differ from one process trained on every rank's data, first at number {k} of {len(got)} "
+    return said + f"(the parameters in order, cap after cap): {show(got[k])}, not {show(want[k])}"
 
 
 def log_rank(rank: int, world_size: int, fn: Any, seed: int = 0, steps: int = 7) -> dict[str, Any]:
@@ -229,7 +228,7 @@ def log_rank(rank: int, world_size: int, fn: Any, seed: int = 0, steps: int = 7)
     losses, works = torch.rand(world_size, steps, generator=torch.Generator().manual_seed(seed)).double(), []
     with _noting([[]], works):
         logged, call = fn(rank, world_size, losses[rank].tolist()), f"train_and_log({rank}, {world_size}, losses)"
-    if any(not (w.wait.called or w.get_future.called) for w in works):
+    if _unwaited(works):
         return {"wrong": "an all_reduce(async_op=True) was never waited for: call .wait() on its work before reading"}
     try:
         got = [float(v) for v in logged]

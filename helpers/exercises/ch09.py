@@ -19,9 +19,8 @@ _SUMS = [(torch.arange(10.0), 3), (torch.tensor([7, -2, 2**25 + 1, 1, 2**53 + 1]
 _SUMS += [(torch.tensor([3001.5, 11, 2, 8]), 2)]
 
 
-#: Question 1's cases: the batches (none at all in the last), each case's two shared buffers shaped like `like`.
+#: Question 1's cases: the batches (none at all in the last), each case's two shared buffers shaped like its first.
 _BATCHES = [[torch.tensor([1.0, 2, 3]) * k for k in range(1, 6)], [torch.tensor([[7, 8], [9, 2**40]])], []]
-_LIKE = [torch.zeros(3), torch.zeros(2, 2, dtype=torch.int64), torch.zeros(3)]
 _ptr = lambda t: t.untyped_storage().data_ptr()
 
 
@@ -81,8 +80,9 @@ class _Tasks:
 
 def _check_produce(fn: Any) -> None:
     expect_function(fn, "produce", "(batches, tasks, free)")
-    for case, like in zip(_BATCHES, _LIKE, strict=True):  # fresh batches: an answer may share or change them
-        batches, kept, buffers = [b.clone() for b in case], case, [torch.zeros_like(like).share_memory_() for _ in "ab"]
+    for kept in _BATCHES:  # fresh batches: an answer may share or change them
+        like, batches = (kept or [torch.zeros(3)])[0], [b.clone() for b in kept]
+        buffers = [torch.zeros_like(like).share_memory_() for _ in "ab"]
         tasks = _Tasks(free := _Free(buffers), buffers)
         fn(batches, tasks, free)
         if not unchanged(kept, batches) or any(b.is_shared() for b in batches):
