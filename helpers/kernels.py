@@ -32,12 +32,19 @@ def triton_advice() -> str:
 def as_interpreted(kernel: Any) -> Any:
     """An interpreted copy of `kernel` that interprets the `@triton.jit` functions it calls too (`tl.zeros`, `tl.sum`,
     its own): imported before `TRITON_INTERPRET=1` was set they are compiled, even under an interpreted kernel, and
-    calling one raises "Cannot call @triton.jit'd outside of the scope of a kernel" (Triton 3.6 to 3.9)."""
+    calling one raises "Cannot call @triton.jit'd outside of the scope of a kernel" (Triton 3.6 to 3.9). Such a call
+    patches `triton.language.core` and never restores it (3.6 to 3.9), which breaks every compile after: undone here."""
     from triton.runtime import JITFunction, interpreter
+
+    def interpret(jitted: Any, *args: Any, **kwargs: Any) -> Any:
+        scope = interpreter._patch_lang(jitted.fn)  # the same patches the call makes, so restoring undoes both
+        try:
+            return interpreter.InterpretedFunction(jitted.fn)(*args, **kwargs)
+        finally:
+            scope.restore()
 
     class Interpreted(interpreter.InterpretedFunction):
         def run(self, *args: Any, **kwargs: Any) -> Any:
-            interpret = lambda jitted, *a, **k: interpreter.InterpretedFunction(jitted.fn)(*a, **k)  # noqa: E731
             with mock.patch.object(JITFunction, "__call__", interpret):
                 return super().run(*args, **kwargs)
 
@@ -101,14 +108,8 @@ def bounds_checked(**tensors: torch.Tensor) -> Iterator[None]:
         return min(candidates, key=lambda c: c[0])[1:]
 
     load, store = (getattr(type(builder), f"create_masked_{io}").__get__(builder) for io in ("load", "store"))  # bare
-
-    def checked_load(ptrs: Any, mask: Any, *args: Any, **kwargs: Any) -> Any:
-        check("load", ptrs, mask)
-        return load(ptrs, mask, *args, **kwargs)
-
-    def checked_store(ptrs: Any, value: Any, mask: Any, *args: Any, **kwargs: Any) -> Any:
-        check("store", ptrs, mask)
-        return store(ptrs, value, mask, *args, **kwargs)
+    checked_load = lambda p, m, *a, **k: check("load", p, m) or load(p, m, *a, **k)  # noqa: E731
+    checked_store = lambda p, v, m, *a, **k: check("store", p, m) or store(p, v, m, *a, **k)  # noqa: E731
 
     with (
         mock.patch.object(builder, "create_masked_load", checked_load),

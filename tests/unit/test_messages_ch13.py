@@ -257,8 +257,9 @@ def test_overlapping_offsets_with_a_right_mask_do_not_name_the_mask() -> None:
 def test_an_interpreted_copy_of_a_compiled_kernel_runs_the_jitted_functions_it_calls(tmp_path: Path) -> None:
     """Where Triton is imported without TRITON_INTERPRET (a GPU machine), `tl.zeros`, `tl.max`, `tl.sum` and a kernel's
     own `@triton.jit` helpers are compiled functions; an interpreted copy that called one raised "Cannot call
-    @triton.jit'd outside of the scope of a kernel" (chapter 13's matmul on an H200, Triton 3.6). A fresh interpreter
-    imports Triton the way a GPU machine does."""
+    @triton.jit'd outside of the scope of a kernel" (chapter 13's matmul on an H200, Triton 3.6); and a compile after it
+    failed ("'block_argument' object has no attribute 'dtype'", the H200 on 2026-11-30) while Triton's call of a
+    helper left `triton.language.core` patched. A fresh interpreter imports Triton the way a GPU machine does."""
     from helpers.processes import run_fresh_python
 
     script = tmp_path / "interpreted_copy.py"  # Triton reads a kernel's source from its file
@@ -286,12 +287,16 @@ def test_an_interpreted_copy_of_a_compiled_kernel_runs_the_jitted_functions_it_c
         x, out = torch.randn(10), torch.empty(10)
         as_interpreted(half_softmax)[(1,)](x, out, 10, BLOCK=16)
         torch.testing.assert_close(out, torch.softmax(x, 0) / 2)
+        from triton.backends.compiler import GPUTarget  # then a compile for a T4, no GPU needed: the cache is empty
+        sig = {"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"}
+        triton.compile(triton.compiler.ASTSource(half_softmax, sig, {(3,): 16}), target=GPUTarget("cuda", 75, 32))
         print("right")
         """
         ),
         encoding="utf-8",
     )
-    printed = run_fresh_python(f"import runpy; runpy.run_path({str(script)!r})", env={"TRITON_INTERPRET": None})
+    env = {"TRITON_INTERPRET": None, "TRITON_CACHE_DIR": str(tmp_path / "cache")}
+    printed = run_fresh_python(f"import runpy; runpy.run_path({str(script)!r})", env=env)
     assert printed.strip() == "right", printed
 
 
