@@ -84,30 +84,21 @@ def find_spec(device_name: str) -> GpuSpec | None:
 
     Strict on purpose (an A100 40GB PCIe is not the A100 80GB SXM row, an H200 NVL not the H200 SXM row): a
     wrong ceiling is worse than none."""
-    name = " ".join(str(device_name).lower().split())  # runs of spaces as one
+    name = f" {' '.join(str(device_name).lower().replace('-', ' ').split())} "  # whole words ("l4" is not "l40s")
     for spec in GPUS:
-        if any(fragment in name and ("nvl" in fragment or " nvl" not in name) for fragment in spec.device_names):
+        if any(f" {f.replace('-', ' ')} " in name and ("nvl" in f or " nvl" not in name) for f in spec.device_names):
             return spec
     return None
 
 
 def format_table(specs: tuple[GpuSpec, ...] = GPUS) -> str:
-    """The table as fixed-width text (dense peaks; '—' where the GPU lacks that hardware or no price was published)."""
-
-    def cell(value: float | None, fmt: str = "{:g}") -> str:
-        return "—" if value is None else fmt.format(value)
-
-    header = (
-        f"{'GPU':<10}{'year':>5}{'FP32':>7}{'FP16 TC':>9}{'BF16 TC':>9}{'memory':>14}{'GB/s':>7}"
-        f"{'watts':>7}{'launch $':>10}  tensor formats"
-    )
-    units = f"{'':<10}{'':>5}{'TFLOP/s':>7}{'TFLOP/s':>9}{'TFLOP/s':>9}{'':>14}{'':>7}{'':>7}{'(MSRP)':>10}"
-    lines = [header, units]
+    """The table in Markdown (dense peaks; '—' where the GPU lacks that hardware or no price was published)."""
+    cell = lambda value, fmt="{:g}": "—" if value is None else fmt.format(value)  # noqa: E731
+    head = "GPU|year|FP32|FP16 tensor|BF16 tensor|memory|GB/s|watts|launch $ (MSRP)|tensor formats"
+    lines = [f"| {head.replace('|', ' | ')} |", "| --- |" + " ---: |" * 8 + " --- |"]
     for s in specs:
-        memory = f"{s.memory_gb:g} GB {s.memory_type}"
-        lines.append(
-            f"{s.short:<10}{s.year:>5}{s.fp32_tflops:>7g}{cell(s.fp16_tensor_tflops):>9}"
-            f"{cell(s.bf16_tensor_tflops):>9}{memory:>14}{s.bandwidth_gbs:>7g}{s.power_w:>7g}"
-            f"{cell(s.launch_price_usd, '{:,.0f}'):>10}  {' '.join(s.tensor_formats) or '—'}"
-        )
-    return "\n".join(lines)
+        row = [s.short, s.year, f"{s.fp32_tflops:g}", cell(s.fp16_tensor_tflops), cell(s.bf16_tensor_tflops)]
+        row += [f"{s.memory_gb:g} GB {s.memory_type}", f"{s.bandwidth_gbs:g}", f"{s.power_w:g}"]
+        row += [cell(s.launch_price_usd, "{:,.0f}"), " ".join(s.tensor_formats) or "—"]
+        lines.append(f"| {' | '.join(map(str, row))} |")
+    return "\n".join(lines) + "\n\nPeaks in TFLOP/s, dense."

@@ -1,13 +1,11 @@
-"""Chapter 10 exercises: arithmetic intensity, the roof that binds, a layer's FLOPs and bytes, timing, roofline time."""
+"""Chapter 10 exercises: arithmetic intensity, the cheapest GPU for a run, a layer's FLOPs and bytes, least time."""
 
 import math
-import time
 from typing import Any
 
-from ..answers import Wrong, expect_function, expect_number, expect_pair, expect_type
+from ..answers import Wrong, expect_number, expect_pair, expect_type
 from ..gpu_specs import by_short_name
 from .cases import Slip, questions, show, table
-from .ch11 import TimedDevice
 
 _AXPY = {2 / 12: "", 2 / 3: "count bytes, not elements: a float32 element is 4 bytes"}  # a*x + y's FLOP/byte; slips
 _AXPY[2 / 8] = "2 FLOPs per 8 bytes, or 3 per 12? a*x + y is 2 FLOPs an element; x and y are read, y is written back"
@@ -21,17 +19,27 @@ def _check_axpy_intensity(value: Any) -> None:
         raise Wrong(says or f"{show(got)} FLOP/byte is not it: count the FLOPs and the bytes moved for one element")
 
 
-_RIDGE = by_short_name("T4").fp32_tflops * 1e3 / by_short_name("T4").bandwidth_gbs  # 25.3: 1/12, 0.5 under; 1024/6 over
-_BOUNDS = {"vector add": "memory", "matmul n=1024": "compute", "linear 4096→4096, batch 1": "memory"}
+def _cheapest(w: dict, p: dict, memory: float = 0.9, acts: int = 4, peak: Any = None, cost: Any = None) -> Any:
+    fits = [s for s in map(by_short_name, p) if _gb(w, 2 if s.tensor_tflops else acts) <= memory * s.memory_gb]
+    return (best := min(fits, key=cost or (lambda s: p[s.short] / (peak or _peak)(s)), default=None)) and best.short
 
 
-def _check_t4_bounds(value: Any) -> None:
-    given = expect_type(value, dict, 'a dict such as {"vector add": "memory", ...}')
-    for key, right in _BOUNDS.items():
-        if str(given.get(key)).strip().lower().removesuffix("bound").rstrip(" -") != right:
-            said = show(given[key]) if key in given else f"missing (the keys given: {show(list(given))})"
-            why = f"'memory' or 'compute', by its FLOP/byte against the ridge, {_RIDGE:.3g}"
-            raise Wrong(f"t4_bounds[{key!r}] is {said}; expected the roof that binds on a T4 in FP32: {why}")
+_peak = lambda s: s.tensor_tflops or s.fp32_tflops  # the peak of the best format it runs (FP32 without tensor cores)
+_gb = lambda w, act: (16 * w["params"] + 17 * act * w["seq"] * w["batch"] * w["hidden"] * w["layers"]) / 1e9
+_W1 = dict(task="train", params=1.2e8, layers=12, hidden=768, seq=1024, batch=32, tokens=2.4e9)
+_W2 = dict(_W1, params=1.1e9, layers=22, hidden=2048, seq=2048, batch=4, tokens=2e8)
+_P1 = {"T4": 0.35, "P100": 0.01, "L4": 0.8, "A100": 1.6, "H100": 2.5, "RTX 3080": 0.02}
+_BUY = [(_W1, _P1 | {"H100": 6}), (_W2, {"A100 40GB": 0.9, "L40S": 1, "H100": 1.5, "T4": 0.15, "RTX 4090": 0.2})]
+_BUY += [(dict(_W2, params=7e9), _P1), (dict(_W2, batch=1), {"V100": 0.3, "T4": 0.25, "RTX 4090": 0.5, "L4": 0.45})]
+_PICKS = [  # _BUY's first case shows each apart from the right card; the second all but the activations
+    Slip(lambda w, p: _cheapest(w, p, acts=2), "a card without 16-bit tensor cores keeps 4-byte activations"),
+    Slip(lambda w, p: _cheapest(w, p, memory=1e9), "that card cannot hold what section 2 counts"),
+    Slip(lambda w, p: _cheapest(w, p, cost=lambda s: p[s.short]), "that is the cheapest hour; compare price × hours"),
+    Slip(lambda w, p: _cheapest(w, p, cost=lambda s: -_peak(s)), "that is the fastest card, not the cheapest run"),
+    Slip(lambda w, p: _cheapest(w, p, peak=lambda s: s.fp32_tflops), "FP32 peaks? Each card trains in its best format"),
+]
+_name = lambda v, call: v if v is None else expect_type(v, str, f"{call} to return a GPU's short name or None")
+_check_cheapest = table("cheapest_gpu", "(workload, prices)", _BUY, _cheapest, slips=_PICKS, answer=_name)
 
 
 class _Either(frozenset):  # equal to each of its numbers: the question allows both, or a slip may drop any one term
@@ -55,16 +63,6 @@ _pair = lambda value, call: expect_pair(value, call, "flops", "bytes")
 _check_linear_cost = table("linear_cost", "(batch, d_in, d_out, itemsize)", _LINEAR, _cost, slips=_SLIPS, answer=_pair)
 
 
-def _check_achieved_tflops(fn: Any) -> None:
-    expect_function(fn, "achieved_tflops", "(fn, flops, sync, repeats)")
-    for seconds, flops, repeats in ((0.004, 4e10, 10), (0.005, 2e10, 4), (0.02, 6e10, 1)):  # no constant passes
-        gpu, call = TimedDevice(seconds), f"achieved_tflops(fn, {flops:g}, sync, {repeats})"
-        got = expect_number(gpu.run(fn, gpu.fn, flops, gpu.sync, repeats), f"{call} to return a number of TFLOP/s")
-        per_call = flops / got / 1e12 if got > 0 else math.inf  # no time is zero or less
-        said = f"{call} returned {show(got)} TFLOP/s" + f", which makes {show(per_call)} s a call" * (got > 0)
-        gpu.judge(said, per_call, repeats, range(4), {1e-3: "that is GFLOP/s", 1e-12: "that is FLOP/s, not TFLOP/s"})
-
-
 _time = lambda flops, nbytes, peak, bandwidth, pick=max: pick(flops / (peak * 1e12), nbytes / (bandwidth * 1e9))
 _ROOFS = [(1e7, 1.2e8, 8.1, 320.0), (2 * 4096.0**3, 6 * 4096.0**2, 65.0, 320.0), (10**12, 4 * 10**10, 10, 400)]
 _ROOFS += [(2 * 512.0**3, 12 * 512.0**2, 0.05, 12.0), (1e6, 4e8, 8.1, 320.0), (1, 64, 8.1, 320.0)]
@@ -78,14 +76,15 @@ _check_roofs = table("roofline_seconds", "(flops, nbytes, peak_tflops, bandwidth
 _TEXTS = {  # each question's variable: its task, then (after a newline) its hint; `_CHECKS` in the same order
     "axpy_intensity": "Set `axpy_intensity` to the FLOPs per byte of `y = a * x + y` on float32 vectors (a is a "
     "scalar).\nPer element: how many FLOPs? How many 4-byte reads (x, y) and writes (y)?",
-    "t4_bounds": 'Set `t4_bounds` to "memory" or "compute" for "vector add", "matmul n=1024" and "linear 4096→4096, '
-    'batch 1" on a T4 in FP32.\nCompare each FLOP/byte (1/12, n/6, about 0.5) with fp32_tflops × 1000 / bandwidth_gbs.',
+    "cheapest_gpu": "Write `cheapest_gpu(workload, prices)`: the short name of the GPU in `prices` ({short name: $ an "
+    "hour}) that runs the training `workload` (a dict as in section 2) for the least money; None if none fits.\n"
+    "Fits: section 2's GB (4-byte activations without tensor cores) ≤ HEADROOM × memory_gb; cost: price × hours.",
     "linear_cost": "Write `linear_cost(batch, d_in, d_out, itemsize)`: (flops, least bytes) of F.linear(x, w, b).\n"
     "batch×d_out dot products of d_in pairs, 2 FLOPs a multiply-add; read x, w and b, write the output, once each.",
-    "achieved_tflops": "Write `achieved_tflops(fn, flops, sync, repeats)`: TFLOP/s a call over `repeats` calls.\n"
-    "sync(); start = time.perf_counter(); the calls; sync(); stop; flops / seconds a call / 1e12.",
     "roofline_seconds": "Write `roofline_seconds(flops, nbytes, peak_tflops, bandwidth_gbs)`: the least time, in s.\n"
     "flops / (peak_tflops × 10^12) of arithmetic and nbytes / (bandwidth_gbs × 10^9) of traffic overlap.",
 }
-_CHECKS = (_check_axpy_intensity, _check_t4_bounds, _check_linear_cost, _check_achieved_tflops, _check_roofs)
-QUESTIONS = questions("10", _TEXTS, _CHECKS, context=lambda: {"by_short_name": by_short_name, "time": time})
+_CHECKS = (_check_axpy_intensity, _check_cheapest, _check_linear_cost, _check_roofs)
+QUESTIONS = questions(
+    "10", _TEXTS, _CHECKS, context=lambda: {"by_short_name": by_short_name, "HEADROOM": 0.9, "MFU": 0.4}
+)

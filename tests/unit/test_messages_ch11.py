@@ -69,17 +69,13 @@ def test_a_clock_read_before_a_sync_is_named_only_when_it_happened() -> None:
 def test_clock_reads_of_other_threads_are_not_counted() -> None:
     """A notebook kernel has threads of its own (IOPub, heartbeat, tqdm's monitor) that read the clock while a check
     runs: each official solution and a right answer pass, every time, with another thread reading every 1 ms."""
-    from helpers.exercises import ch10
-    from helpers.exercises.solutions.ch10 import SOLUTIONS as TEN
     from helpers.exercises.solutions.ch11 import SOLUTIONS as ELEVEN
 
-    from ..wrong_answers.ch10 import RIGHT_ANSWERS as TEN_RIGHT
     from ..wrong_answers.ch11 import RIGHT_ANSWERS as ELEVEN_RIGHT
 
-    tflops, steady = next(q for q in ch10.QUESTIONS if q.variable == "achieved_tflops"), _question("steady_seconds")
-    # the solutions, right answers with a clock bound before the check (no read seen) and with each call timed
-    answers = [(tflops, TEN[4]), (tflops, TEN_RIGHT[4][1]), (tflops, TEN_RIGHT[4][2]), (steady, ELEVEN[2])]
-    answers += [(steady, ELEVEN_RIGHT[2][2]), (steady, ELEVEN_RIGHT[2][1])]
+    steady = _question("steady_seconds")
+    # the solution, right answers with a clock bound before the check (no read seen) and with each call timed
+    answers = [(steady, ELEVEN[2]), (steady, ELEVEN_RIGHT[2][2]), (steady, ELEVEN_RIGHT[2][1])]
     stop = threading.Event()
 
     def read_the_clocks() -> None:

@@ -4,12 +4,10 @@ from helpers.exercises.solutions.ch10 import SOLUTIONS
 
 from . import lines_of
 
-#: The synchronised timing loop of question 4's solution; most of its wrong answers change what follows it.
-_TIMED = lines_of(SOLUTIONS[4], 1, 6)
-#: The start every wrong answer to question 5 shares.
-_ROOF = lines_of(SOLUTIONS[5], 1, 1)
+#: The start every wrong answer to question 4 shares.
+_ROOF = lines_of(SOLUTIONS[4], 1, 1)
 _LINEAR = lines_of(SOLUTIONS[3], 1, 1)
-_TFLOPS = lines_of(SOLUTIONS[4], 1, 1)
+_Q2 = SOLUTIONS[2]
 
 
 #: Typical wrong answers to each question, by number, each with words its verdict must contain (the
@@ -34,28 +32,15 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ("axpy_intensity = True", "expected a number of FLOPs per byte, but got a bool"),
     ),
     2: (
-        (
-            't4_bounds = {"vector add": "memory", "matmul n=1024": "compute", "linear 4096→4096, batch 1": "compute"}',
-            "t4_bounds['linear 4096→4096, batch 1'] is 'compute'; expected the roof that binds on a T4 in FP32",
-        ),
-        (
-            't4_bounds = {"vector add": "memory", "matmul n=1024": "memory", "linear 4096→4096, batch 1": "memory"}',
-            "t4_bounds['matmul n=1024'] is 'memory'; expected the roof that binds on a T4 in FP32: 'memory' or "
-            "'compute', by its FLOP/byte against the ridge, 25.3",
-        ),
-        (
-            't4_bounds = {"vector add": "memory", "matmul n=1024": "compute"}',
-            "t4_bounds['linear 4096→4096, batch 1'] is missing",
-        ),
-        (  # an ASCII arrow: the key given is quoted
-            't4_bounds = {"vector add": "memory", "matmul n=1024": "compute", "linear 4096->4096, batch 1": "memory"}',
-            "t4_bounds['linear 4096→4096, batch 1'] is missing (the keys given: ['vector add', 'matmul n=1024', "
-            "'linear 4096->4096, batch 1'])",
-        ),
-        (
-            't4_bounds = {"vector add": "memory", "matmul n=1024": True, "linear 4096→4096, batch 1": "memory"}',
-            "t4_bounds['matmul n=1024'] is True; expected the roof that binds on a T4 in FP32: 'memory' or 'compute'",
-        ),
+        # every card priced, whether or not it holds the run; 16-bit activations on a card that trains in FP32
+        (_Q2.replace("<= HEADROOM * spec.memory_gb", "> 0"), "that card cannot hold what section 2 counts"),
+        (_Q2.replace('(4 if fmt == "fp32" else 2)', "2"), "keeps 4-byte activations"),
+        (_Q2.replace("hours * usd_per_hour", "usd_per_hour"), "that is the cheapest hour; compare price × hours"),
+        (_Q2.replace("hours * usd_per_hour", "hours"), "that is the fastest card, not the cheapest run"),
+        (_Q2.replace("spec.peak_tflops(fmt)", "spec.fp32_tflops"), "FP32 peaks? Each card trains in its best format"),
+        # the card's row, not its name; and "" for none
+        (_Q2.replace("costs[short]", "costs[spec]"), "to return a GPU's short name or None"),
+        (_Q2.replace("default=None", 'default=""'), "returned ''; expected None"),
     ),
     3: (
         # bytes rounded down to a multiple of 2 (accepted before: every case's bytes were even)
@@ -118,80 +103,6 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
     ),
     4: (
-        (
-            _TFLOPS + "    sync()\n    start = time.perf_counter()\n    for _ in range(10):\n        fn()\n    sync()\n"
-            "    return flops / ((time.perf_counter() - start) / 10) / 1e12",
-            "fn ran 10 times, 0 before the first clock read and 10 after; expected up to 3 warm-up calls, then 4",
-        ),
-        (
-            _TIMED + "    return 4e10 / ((time.perf_counter() - start) / repeats) / 1e12",
-            "s a call; expected 0.0",
-        ),
-        (
-            _TFLOPS + "    start = time.perf_counter()\n    for _ in range(repeats):\n        fn()\n"
-            "    seconds = (time.perf_counter() - start) / repeats\n    return flops / seconds / 1e12",
-            "it read the clock after 0 calls of fn with work still queued: sync() first",
-        ),
-        (  # the start synchronised, the stop not
-            _TFLOPS + "    sync()\n    start = time.perf_counter()\n    for _ in range(repeats):\n        fn()\n"
-            "    return flops / ((time.perf_counter() - start) / repeats) / 1e12",
-            "it read the clock after 10 calls of fn with work still queued",
-        ),
-        (  # a warm-up call whose work is still queued when the clock starts
-            _TFLOPS + "    fn()\n    start = time.perf_counter()\n    for _ in range(repeats):\n        fn()\n"
-            "    sync()\n    return flops / ((time.perf_counter() - start) / repeats) / 1e12",
-            "it read the clock after 1 calls of fn with work still queued: sync() first",
-        ),
-        (
-            _TIMED + "    return flops / (time.perf_counter() - start) / 1e12",
-            "s a call: that is all the calls' time, not one's",
-        ),
-        (
-            _TIMED + "    seconds = (time.perf_counter() - start) / repeats\n    return flops / seconds / 1e9",
-            "s a call; expected 0.004",
-        ),
-        (
-            _TIMED + "    seconds = (time.perf_counter() - start) / repeats\n    return flops / seconds / 1e9",
-            "s a call: that is GFLOP/s",
-        ),
-        (  # round 4's findings: FLOP/s; the seconds a call returned as TFLOP/s (the range says what it is of)
-            _TIMED + "    seconds = (time.perf_counter() - start) / repeats\n    return flops / seconds",
-            "e-15 s a call; expected 0.004",
-        ),
-        (
-            _TIMED + "    seconds = (time.perf_counter() - start) / repeats\n    return flops / seconds",
-            "s a call: that is FLOP/s, not TFLOP/s",
-        ),
-        (
-            _TIMED + "    return (time.perf_counter() - start) / repeats",
-            "achieved_tflops(fn, 4e+10, sync, 10) returned 0.004",
-        ),
-        (
-            _TIMED + "    return (time.perf_counter() - start) / repeats",
-            " TFLOP/s, which makes 9.",
-        ),
-        (
-            _TIMED + "    seconds = (time.perf_counter() - start) / repeats * 1000\n    return flops / seconds / 1e12",
-            "s a call: that is milliseconds",
-        ),
-        (  # no sync before the clock starts, with a clock bound before the check: the queued work makes it too long
-            "from time import perf_counter\n\n" + _TFLOPS + "    start = perf_counter()\n    for _ in range(repeats):\n"
-            "        fn()\n    sync()\n    return flops / ((perf_counter() - start) / repeats) / 1e12",
-            "s a call; expected 0.004",
-        ),
-        (
-            _TFLOPS
-            + "    sync()\n    start = time.process_time()\n    for _ in range(repeats):\n        fn()\n    sync()\n"
-            "    return flops / ((time.process_time() - start) / repeats) / 1e12",
-            "time.process_time() counts only this process's CPU time",
-        ),
-        (  # one call more than `repeats` timed
-            _TFLOPS + "    sync()\n    start = time.perf_counter()\n    for _ in range(repeats + 1):\n        fn()\n"
-            "    sync()\n    return flops / ((time.perf_counter() - start) / repeats) / 1e12",
-            "fn ran 11 times, 0 before the first clock read and 11 after",
-        ),
-    ),
-    5: (
         # round 3's finding: a launch floor the question does not ask for (a tiny case shows it)
         (
             _ROOF + "    return max(flops / (peak_tflops * 1e12), nbytes / (bandwidth_gbs * 1e9), 2e-5)",
@@ -242,8 +153,15 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "axpy_intensity = torch.tensor(2 / 12)",
     ),
     2: (
-        't4_bounds = {"linear 4096→4096, batch 1": "Memory-bound", "matmul n=1024": "compute bound", '
-        '"vector add": " memory ", "conv": "compute"}',
+        # the cost of a PFLOP, the hours' constant factors dropped; cards sorted by it
+        "def cheapest_gpu(workload, prices):\n    w = workload\n    ok = []\n    for name in prices:\n"
+        "        s = by_short_name(name)\n        act = 2 if s.tensor_tflops else 4\n"
+        "        gb = training_gb(w['params'], w['layers'], w['hidden'], w['seq'], w['batch'], act)\n"
+        "        if gb <= HEADROOM * s.memory_gb:\n"
+        "            ok.append((prices[name] / (s.tensor_tflops or s.fp32_tflops), name))\n"
+        "    return min(ok)[1] if ok else None\n\n"
+        "def training_gb(params, layers, hidden, seq, batch, act_bytes=2):\n"
+        "    return (16 * params + 17 * act_bytes * seq * batch * hidden * layers) / 1e9",
     ),
     3: (
         _LINEAR
@@ -252,22 +170,6 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    return [flops, np.prod([itemsize, batch * d_in + d_out * d_in + d_out + batch * d_out])]",
     ),
     4: (
-        _TFLOPS + "    fn()  # a warm-up call, not timed\n    sync()\n    start = time.perf_counter()\n"
-        "    for _ in range(repeats):\n        fn()\n    sync()\n"
-        "    return flops * repeats / (time.perf_counter() - start) / 1e12",
-        # a clock bound before the check: its reads are not seen, and the device's own time is the reference
-        "from time import perf_counter\n\n" + _TFLOPS + "    sync()\n    start = perf_counter()\n"
-        "    for _ in range(repeats):\n        fn()\n    sync()\n"
-        "    return flops / ((perf_counter() - start) / repeats) / 1e12",
-        # every call timed on its own, in nanoseconds
-        _TFLOPS + "    total = 0\n    for _ in range(repeats):\n        sync()\n        t0 = time.perf_counter_ns()\n"
-        "        fn()\n        sync()\n        total += time.perf_counter_ns() - t0\n"
-        "    return flops * repeats / (total / 1e9) / 1e12",
-        _TFLOPS + "    for _ in range(3):\n        fn()\n    sync()\n    t0 = time.monotonic()\n"
-        "    for _ in range(repeats):\n        fn()\n    sync()\n"
-        "    import numpy as np\n    return np.float64(flops / ((time.monotonic() - t0) / repeats) * 1e-12)",
-    ),
-    5: (
         # flops over the attainable rate: the roofline written the other way round
         _ROOF + "    intensity = flops / nbytes\n"
         "    attainable = min(peak_tflops * 1e12, intensity * bandwidth_gbs * 1e9)\n"
@@ -278,17 +180,3 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    return torch.tensor(seconds, dtype=torch.float64)",
     ),
 }
-
-#: Round 9: the clock read only before the timed calls (told before that the calls' count was off)
-WRONG_ANSWERS[4] += (
-    (
-        _TFLOPS + "    sync()\n    start = time.perf_counter()\n    for _ in range(repeats):\n        fn()\n"
-        "    sync()\n    return flops * repeats / 1e12",
-        "the clock's last read came after 0 of fn's 10 calls: read it after all",
-    ),
-    (
-        _TFLOPS + "    sync()\n    start = time.perf_counter()\n    elapsed = time.perf_counter() - start + 1e-3\n"
-        "    for _ in range(repeats):\n        fn()\n    sync()\n    return flops * repeats / elapsed / 1e12",
-        "the clock's last read came after 0 of fn's 10 calls: read it after all",
-    ),
-)

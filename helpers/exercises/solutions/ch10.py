@@ -2,20 +2,21 @@
 
 SOLUTIONS: dict[int, str] = {
     1: "axpy_intensity = 2 / (3 * 4)  # multiply + add; read x, read y, write y",
-    2: """T4 = by_short_name("T4")
-ridge = T4.fp32_tflops * 1000 / T4.bandwidth_gbs
-intensities = {"vector add": 1 / 12, "matmul n=1024": 1024 / 6, "linear 4096→4096, batch 1": 2 / 4}
-t4_bounds = {k: "memory" if i < ridge else "compute" for k, i in intensities.items()}""",
+    2: """def cheapest_gpu(workload, prices):
+    w, costs = workload, {}
+    for short, usd_per_hour in prices.items():
+        spec = by_short_name(short)
+        fmt = "bf16" if "bf16" in spec.tensor_formats else "fp16" if "fp16" in spec.tensor_formats else "fp32"
+        activations = 17 * (4 if fmt == "fp32" else 2) * w["seq"] * w["batch"] * w["hidden"] * w["layers"]
+        if (16 * w["params"] + activations) / 1e9 <= HEADROOM * spec.memory_gb:  # it fits
+            hours = 6 * w["params"] * w["tokens"] / (spec.peak_tflops(fmt) * 1e12 * MFU) / 3600
+            costs[short] = hours * usd_per_hour
+    return min(costs, key=costs.get, default=None)""",
     3: """def linear_cost(batch, d_in, d_out, itemsize):
     flops = 2 * batch * d_in * d_out
     moved = (batch * d_in + d_out * d_in + d_out + batch * d_out) * itemsize
     return flops, moved""",
-    4: (
-        "def achieved_tflops(fn, flops, sync, repeats):\n    sync()\n    start = time.perf_counter()\n"
-        "    for _ in range(repeats):\n        fn()\n    sync()\n"
-        "    seconds = (time.perf_counter() - start) / repeats\n    return flops / seconds / 1e12"
-    ),
-    5: """def roofline_seconds(flops, nbytes, peak_tflops, bandwidth_gbs):
+    4: """def roofline_seconds(flops, nbytes, peak_tflops, bandwidth_gbs):
     arithmetic = flops / (peak_tflops * 1e12)
     traffic = nbytes / (bandwidth_gbs * 1e9)
     return max(arithmetic, traffic)  # they overlap: the slower one sets the time""",
