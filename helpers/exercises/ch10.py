@@ -28,14 +28,15 @@ _peak = lambda s: s.tensor_tflops or s.fp32_tflops  # the peak of the best forma
 _gb = lambda w, act: (16 * w["params"] + 17 * act * w["seq"] * w["batch"] * w["hidden"] * w["layers"]) / 1e9
 _W1 = dict(task="train", params=1.2e8, layers=12, hidden=768, seq=1024, batch=32, tokens=2.4e9)
 _W2 = dict(_W1, params=1.1e9, layers=22, hidden=2048, seq=2048, batch=4, tokens=2e8)
-_P1 = {"T4": 0.35, "P100": 0.01, "L4": 0.8, "A100": 1.6, "H100": 2.5, "RTX 3080": 0.02}
-_BUY = [(_W1, _P1 | {"H100": 6}), (_W2, {"A100 40GB": 0.9, "L40S": 1, "H100": 1.5, "T4": 0.15, "RTX 4090": 0.2})]
-_BUY += [(dict(_W2, params=7e9), _P1), (dict(_W2, batch=1), {"V100": 0.3, "T4": 0.25, "RTX 4090": 0.5, "L4": 0.45})]
-_PICKS = [  # _BUY's first case shows each apart from the right card; the second all but the activations
+_BUY = [(_W1, {"T4": 0.3, "P100": 0.01, "L4": 0.8, "A100": 1.6, "H100": 6, "RTX 3080": 0.02})]
+_BUY += [(_W2, {"A100 40GB": 0.9, "L40S": 1, "H100": 1.5, "T4": 0.15, "RTX 4090": 0.2})]
+_BUY += [(dict(_W2, params=7e9), {"A100": 1}), (dict(_W2, seq=3072, batch=1), {"RTX 4090": 0.2, "A100": 2})]
+_BUY += [(dict(_W2, batch=1), {"V100": 0.3, "T4": 0.25, "RTX 4090": 0.5, "L4": 0.45})]
+_PICKS = [  # _BUY's first case shows each but the hour apart from the right card; the second all but the activations
     Slip(lambda w, p: _cheapest(w, p, acts=2), "a card without 16-bit tensor cores keeps 4-byte activations"),
-    Slip(lambda w, p: _cheapest(w, p, memory=1e9), "that card cannot hold what section 2 counts"),
-    Slip(lambda w, p: _cheapest(w, p, cost=lambda s: p[s.short]), "that is the cheapest hour; compare price × hours"),
-    Slip(lambda w, p: _cheapest(w, p, cost=lambda s: -_peak(s)), "that is the fastest card, not the cheapest run"),
+    Slip(lambda w, p: _cheapest(w, p, memory=1e9), "that card needs more than HEADROOM × memory_gb (GB: 10^9 bytes)"),
+    Slip(lambda w, p: _cheapest(w, p, cost=lambda s: p[s.short]), "that is the cheapest hour; a run: price × hours"),
+    Slip(lambda w, p: _cheapest(w, p, cost=lambda s: -_peak(s)), "that is the fastest card; a run: price × hours"),
     Slip(lambda w, p: _cheapest(w, p, peak=lambda s: s.fp32_tflops), "FP32 peaks? Each card trains in its best format"),
 ]
 _name = lambda v, call: v if v is None else expect_type(v, str, f"{call} to return a GPU's short name or None")
@@ -78,7 +79,7 @@ _TEXTS = {  # each question's variable: its task, then (after a newline) its hin
     "scalar).\nPer element: how many FLOPs? How many 4-byte reads (x, y) and writes (y)?",
     "cheapest_gpu": "Write `cheapest_gpu(workload, prices)`: the short name of the GPU in `prices` ({short name: $ an "
     "hour}) that runs the training `workload` (a dict as in section 2) for the least money; None if none fits.\n"
-    "Fits: section 2's GB (4-byte activations without tensor cores) ≤ HEADROOM × memory_gb; cost: price × hours.",
+    "Fits: section 2's GB (4-byte activations without tensor cores) ≤ 0.9 (HEADROOM) × memory_gb; cost: price × hours",
     "linear_cost": "Write `linear_cost(batch, d_in, d_out, itemsize)`: (flops, least bytes) of F.linear(x, w, b).\n"
     "batch×d_out dot products of d_in pairs, 2 FLOPs a multiply-add; read x, w and b, write the output, once each.",
     "roofline_seconds": "Write `roofline_seconds(flops, nbytes, peak_tflops, bandwidth_gbs)`: the least time, in s.\n"

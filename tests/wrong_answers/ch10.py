@@ -33,11 +33,17 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     ),
     2: (
         # every card priced, whether or not it holds the run; 16-bit activations on a card that trains in FP32
-        (_Q2.replace("<= HEADROOM * spec.memory_gb", "> 0"), "that card cannot hold what section 2 counts"),
+        (_Q2.replace("<= HEADROOM * spec.memory_gb", "> 0"), "that card needs more than HEADROOM × memory_gb"),
         (_Q2.replace('(4 if fmt == "fp32" else 2)', "2"), "keeps 4-byte activations"),
-        (_Q2.replace("hours * usd_per_hour", "usd_per_hour"), "that is the cheapest hour; compare price × hours"),
-        (_Q2.replace("hours * usd_per_hour", "hours"), "that is the fastest card, not the cheapest run"),
+        (_Q2.replace("hours * usd_per_hour", "usd_per_hour"), "that is the cheapest hour; a run: price × hours"),
+        (_Q2.replace("hours * usd_per_hour", "hours"), "that is the fastest card; a run: price × hours"),
         (_Q2.replace("spec.peak_tflops(fmt)", "spec.fp32_tflops"), "FP32 peaks? Each card trains in its best format"),
+        # the attack's: HEADROOM left out, GiB for GB (both fit a 24 GB card with 22.3 GB), a T4 taken for an FP32
+        # card, the serving bound's bandwidth for the training time
+        (_Q2.replace("<= HEADROOM * spec.memory_gb", "<= spec.memory_gb"), "that card needs more than HEADROOM"),
+        (_Q2.replace("/ 1e9 <= HEADROOM", "/ 2**30 <= HEADROOM"), "that card needs more than HEADROOM × memory_gb"),
+        (_Q2.replace('"fp16" if "fp16" in spec.tensor_formats else ', ""), "returned 'A100'; expected 'T4'"),
+        (_Q2.replace("spec.peak_tflops(fmt) * 1e12 * MFU", "spec.bandwidth_gbs"), "; expected 'T4'"),
         # the card's row, not its name; and "" for none
         (_Q2.replace("costs[short]", "costs[spec]"), "to return a GPU's short name or None"),
         (_Q2.replace("default=None", 'default=""'), "returned ''; expected None"),
