@@ -49,15 +49,21 @@ def bytes_per_rank(n_params: int, dtype_bytes: int, optimizer: str, world_size: 
 
 
 def describe_budget(n_params: int, precision: str, optimizer: str, world_size: int, strategy: str) -> str:
-    """The widget's text: each part in GB, and whether it fits a 16 GB T4 before any activations. Under DDP,
-    autocast keeps 16-bit copies of the whole model from forward to backward, counted here; under FSDP only the
-    gathered blocks have them, named but not counted (their size depends on how the model was wrapped)."""
+    """The widget's text: each part in GB, and whether it fits a 16 GB T4 before any activations. Under DDP its
+    buckets (a second copy of the gradients by default) and autocast's 16-bit copies of the whole model, kept from
+    forward to backward, are counted; under FSDP only the gathered blocks have such copies, named but not counted
+    (their size depends on how the model was wrapped)."""
     if precision not in PRECISIONS:
         raise ValueError(f"precision must be one of {list(PRECISIONS)}, not {precision!r}")
     parts = bytes_per_rank(n_params, STATE_BYTES, optimizer, world_size, strategy)
     lines = [f"{n_params / 1e9:.3g} billion parameters, {precision}, {optimizer}, {strategy} on {world_size} rank(s):"]
     lines += [f"  {name:<17} {parts[name] / 1e9:9.2f} GB per rank (float32)" for name in PARTS]
     total = parts["total"]
+    if strategy == "DDP":  # its all-reduce buckets: a second copy of the gradients, unless they are views into them
+        lines.append(
+            f"  {'DDP buckets':<17} {parts['gradients'] / 1e9:9.2f} GB per rank (0 if gradient_as_bucket_view)"
+        )
+        total += parts["gradients"]
     if precision != "float32" and strategy == "DDP":
         copies = n_params * LOW_PRECISION_BYTES
         lines.append(f"  {'16-bit copies':<17} {copies / 1e9:9.2f} GB per rank (every weight, forward to backward)")
