@@ -40,7 +40,7 @@ def explain(spec: GpuSpec, precision: str, intensity: float) -> str:
     if bound_by(intensity, peak, spec.bandwidth_gbs) == "memory":
         why = (
             f"memory-bound: {intensity:g} FLOP/B × {spec.bandwidth_gbs:g} GB/s = {reach:.3g} TFLOP/s, "
-            f"{reach / peak:.0%} of the {peak:g} TFLOP/s peak"
+            f"{reach / peak * 100:.2g}% of the {peak:g} TFLOP/s peak"
         )
     else:
         why = f"compute-bound: the {peak:g} TFLOP/s {precision.upper()} peak binds"
