@@ -29,12 +29,12 @@ _gb = lambda w, act: (16 * w["params"] + 17 * act * w["seq"] * w["batch"] * w["h
 _W1 = dict(task="train", params=1.2e8, layers=12, hidden=768, seq=1024, batch=32, tokens=2.4e9)
 _W2 = dict(_W1, params=1.1e9, layers=22, hidden=2048, seq=2048, batch=4, tokens=2e8)
 _BUY = [(_W1, {"T4": 0.3, "P100": 0.01, "L4": 0.8, "A100": 1.6, "H100": 6, "RTX 3080": 0.02})]
-_BUY += [(_W2, {"A100 40GB": 0.9, "L40S": 1, "H100": 1.5, "T4": 0.15, "RTX 4090": 0.2})]
+_BUY += [(_W2, {"A100 40GB": 0.9, "L40S": 1, "H100": 1.5, "RTX 4090": 0.2}), (_W1, {"T4": 0.3, "H100": 4})]
 _BUY += [(dict(_W2, params=7e9), {"A100": 1}), (dict(_W2, seq=3072, batch=1), {"RTX 4090": 0.2, "A100": 2})]
-_BUY += [(dict(_W2, batch=1), {"V100": 0.3, "T4": 0.25, "RTX 4090": 0.5, "L4": 0.45})]
+_BUY += [(dict(_W2, batch=1), {"V100": 0.3, "T4": 0.25, "RTX 4090": 0.5, "L4": 0.45}), (_W1, {"T4": 0.3, "H100": 5})]
 _PICKS = [  # _BUY's first case shows each but the hour apart from the right card; the second all but the activations
     Slip(lambda w, p: _cheapest(w, p, acts=2), "a card without 16-bit tensor cores keeps 4-byte activations"),
-    Slip(lambda w, p: _cheapest(w, p, memory=1e9), "that card needs more than HEADROOM × memory_gb (GB: 10^9 bytes)"),
+    Slip(lambda w, p: _cheapest(w, p, memory=1e9), "that card cannot hold it: HEADROOM × memory_gb < section 2's GB"),
     Slip(lambda w, p: _cheapest(w, p, cost=lambda s: p[s.short]), "that is the cheapest hour; a run: price × hours"),
     Slip(lambda w, p: _cheapest(w, p, cost=lambda s: -_peak(s)), "that is the fastest card; a run: price × hours"),
     Slip(lambda w, p: _cheapest(w, p, peak=lambda s: s.fp32_tflops), "FP32 peaks? Each card trains in its best format"),
@@ -66,8 +66,8 @@ _check_linear_cost = table("linear_cost", "(batch, d_in, d_out, itemsize)", _LIN
 
 _time = lambda flops, nbytes, peak, bandwidth, pick=max: pick(flops / (peak * 1e12), nbytes / (bandwidth * 1e9))
 _ROOFS = [(1e7, 1.2e8, 8.1, 320.0), (2 * 4096.0**3, 6 * 4096.0**2, 65.0, 320.0), (10**12, 4 * 10**10, 10, 400)]
-_ROOFS += [(2 * 512.0**3, 12 * 512.0**2, 0.05, 12.0), (1e6, 4e8, 8.1, 320.0), (1, 64, 8.1, 320.0)]
-_MISSES = [  # _ROOFS: memory- and compute-bound, on the ridge (whole numbers), a CPU, almost all traffic, 0.2 ns
+_ROOFS += [(2 * 512.0**3, 12 * 512.0**2, 0.05, 12.0), (0, 4e8, 8.1, 320.0), (1, 64, 8.1, 320.0)]
+_MISSES = [  # _ROOFS: memory- and compute-bound, on the ridge (whole numbers), a CPU, a copy (no FLOPs), 0.2 ns
     Slip(lambda *c: _time(*c, min), "that equals the shorter of the two times; they overlap: the longer one sets it"),
     Slip(lambda *c: _time(*c, float.__add__), "that adds the two times; they overlap, so the longer one sets the time"),
     Slip(lambda *c: 1e3 * _time(*c), "that is milliseconds; return seconds"),

@@ -33,17 +33,23 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     ),
     2: (
         # every card priced, whether or not it holds the run; 16-bit activations on a card that trains in FP32
-        (_Q2.replace("<= HEADROOM * spec.memory_gb", "> 0"), "that card needs more than HEADROOM × memory_gb"),
+        (_Q2.replace("<= HEADROOM * spec.memory_gb", "> 0"), "that card cannot hold it: HEADROOM × memory_gb"),
         (_Q2.replace('(4 if fmt == "fp32" else 2)', "2"), "keeps 4-byte activations"),
         (_Q2.replace("hours * usd_per_hour", "usd_per_hour"), "that is the cheapest hour; a run: price × hours"),
         (_Q2.replace("hours * usd_per_hour", "hours"), "that is the fastest card; a run: price × hours"),
         (_Q2.replace("spec.peak_tflops(fmt)", "spec.fp32_tflops"), "FP32 peaks? Each card trains in its best format"),
         # the attack's: HEADROOM left out, GiB for GB (both fit a 24 GB card with 22.3 GB), a T4 taken for an FP32
         # card, the serving bound's bandwidth for the training time
-        (_Q2.replace("<= HEADROOM * spec.memory_gb", "<= spec.memory_gb"), "that card needs more than HEADROOM"),
-        (_Q2.replace("/ 1e9 <= HEADROOM", "/ 2**30 <= HEADROOM"), "that card needs more than HEADROOM × memory_gb"),
+        (_Q2.replace("<= HEADROOM * spec.memory_gb", "<= spec.memory_gb"), "that card cannot hold it: HEADROOM"),
+        (_Q2.replace("/ 1e9 <= HEADROOM", "/ 2**30 <= HEADROOM"), "that card cannot hold it: HEADROOM × memory_gb"),
         (_Q2.replace('"fp16" if "fp16" in spec.tensor_formats else ', ""), "returned 'A100'; expected 'T4'"),
         (_Q2.replace("spec.peak_tflops(fmt) * 1e12 * MFU", "spec.bandwidth_gbs"), "; expected 'T4'"),
+        # round 2: hours rounded or billed whole (section 11's hours are not)
+        (_Q2.replace("costs[short] = hours *", "costs[short] = round(hours) *"), "returned 'H100'; expected 'T4'"),
+        (
+            "import math\n" + _Q2.replace("costs[short] = hours *", "costs[short] = math.ceil(hours) *"),
+            "expected 'H100'",
+        ),
         # the card's row, not its name; and "" for none
         (_Q2.replace("costs[short]", "costs[spec]"), "to return a GPU's short name or None"),
         (_Q2.replace("default=None", 'default=""'), "returned ''; expected None"),
@@ -109,6 +115,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
     ),
     4: (
+        # the attack's, round 2: flops over the attainable rate fails a copy, which does no arithmetic
+        (
+            _ROOF + "    intensity = flops / nbytes\n"
+            "    return flops / min(peak_tflops * 1e12, intensity * bandwidth_gbs * 1e9)",
+            "roofline_seconds(0, 400_000_000, 8.1, 320) raised ZeroDivisionError",
+        ),
         # round 3's finding: a launch floor the question does not ask for (a tiny case shows it)
         (
             _ROOF + "    return max(flops / (peak_tflops * 1e12), nbytes / (bandwidth_gbs * 1e9), 2e-5)",
@@ -176,10 +188,10 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    return [flops, np.prod([itemsize, batch * d_in + d_out * d_in + d_out + batch * d_out])]",
     ),
     4: (
-        # flops over the attainable rate: the roofline written the other way round
+        # flops over the attainable rate: the roofline written the other way round, guarded for a copy (0 FLOPs)
         _ROOF + "    intensity = flops / nbytes\n"
         "    attainable = min(peak_tflops * 1e12, intensity * bandwidth_gbs * 1e9)\n"
-        "    return flops / attainable",
+        "    return flops / attainable if flops else nbytes / (bandwidth_gbs * 1e9)",
         _ROOF + "    import numpy as np\n"
         "    return np.float64(max(flops / peak_tflops / 1e12, nbytes / bandwidth_gbs / 1e9))",
         _ROOF + "    seconds = max(flops / (peak_tflops * 1e12), nbytes / (bandwidth_gbs * 1e9))\n"
