@@ -51,6 +51,8 @@ class GpuSpec:
         """Peak dense TFLOP/s for `precision`: "fp32", "fp16" (tensor cores) or "bf16" (tensor cores)."""
         key = precision.lower().replace("bfloat16", "bf16").replace("float", "fp")
         table = {"fp32": self.fp32_tflops, "fp16": self.fp16_tensor_tflops, "bf16": self.bf16_tensor_tflops}
+        if key not in table:  # the table gives no FP8 or TF32 peak
+            raise ValueError(f"no {precision!r} peak in the table: it gives fp32, fp16 and bf16 (dense)")
         return table[key]
 
 

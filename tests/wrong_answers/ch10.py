@@ -35,8 +35,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # every card priced, whether or not it holds the run; 16-bit activations on a card that trains in FP32
         (_Q2.replace("<= HEADROOM * spec.memory_gb", "> 0"), "that card cannot hold it: HEADROOM × memory_gb"),
         (_Q2.replace('(4 if fmt == "fp32" else 2)', "2"), "keeps 4-byte activations"),
-        (_Q2.replace("hours * usd_per_hour", "usd_per_hour"), "that is the cheapest hour; a run: price × hours"),
-        (_Q2.replace("hours * usd_per_hour", "hours"), "that is the fastest card; a run: price × hours"),
+        (_Q2.replace("hours * usd_per_hour", "usd_per_hour"), "the cheapest hour; a run costs price × exact hours"),
+        (_Q2.replace("hours * usd_per_hour", "hours"), "the fastest card; a run costs price × exact hours"),
         (_Q2.replace("spec.peak_tflops(fmt)", "spec.fp32_tflops"), "FP32 peaks? Each card trains in its best format"),
         # the attack's: HEADROOM left out, GiB for GB (both fit a 24 GB card with 22.3 GB), a T4 taken for an FP32
         # card, the serving bound's bandwidth for the training time
@@ -49,6 +49,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             "import math\n" + _Q2.replace("costs[short] = hours *", "costs[short] = math.ceil(hours) *"),
             "expected 'H100'",
+        ),
+        # round 3: a card priced $0 (a Kaggle T4) skipped by a falsy "no best yet" test
+        (
+            _Q2.replace("costs[short] = hours * usd_per_hour", "costs[short] = hours * usd_per_hour or None").replace(
+                "min(costs, key=costs.get", "min((k for k in costs if costs[k]), key=costs.get"
+            ),
+            "returned 'RTX 4090'; expected 'L4'",
         ),
         # the card's row, not its name; and "" for none
         (_Q2.replace("costs[short]", "costs[spec]"), "to return a GPU's short name or None"),
