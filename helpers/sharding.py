@@ -20,8 +20,8 @@ STATE_BYTES = 4
 #: Bytes of one 16-bit copy of a weight (float16 or bfloat16), made while the weight is in use.
 LOW_PRECISION_BYTES = 2
 STRATEGIES = ("DDP", "FSDP")
-#: Memory of one NVIDIA T4 (Kaggle's GPU), from its datasheet: docs/sources.md §4.
-T4_BYTES = 16 * 10**9
+#: Memory of one NVIDIA T4 as torch reports it on Kaggle (16 GB on its datasheet, docs/sources.md §4).
+T4_BYTES = 15_843_721_216
 PARTS = ("parameters", "gradients", "optimizer states")
 
 
@@ -49,7 +49,7 @@ def bytes_per_rank(n_params: int, dtype_bytes: int, optimizer: str, world_size: 
 
 
 def describe_budget(n_params: int, precision: str, optimizer: str, world_size: int, strategy: str) -> str:
-    """The widget's text: each part in GB, and whether it fits a 16 GB T4 before any activations. Under DDP its
+    """The widget's text: each part in GB, and whether it fits a T4 before any activations. Under DDP its
     buckets (a second copy of the gradients by default) and autocast's 16-bit copies of the whole model, kept from
     forward to backward, are counted; under FSDP only the gathered blocks have such copies, named but not counted
     (their size depends on how the model was wrapped)."""
@@ -71,7 +71,7 @@ def describe_budget(n_params: int, precision: str, optimizer: str, world_size: i
     elif precision != "float32":
         lines.append(f"  {'16-bit copies':<17} {'':>9}    2 bytes a parameter of the blocks gathered at the time")
     verdict = "fits" if total < T4_BYTES else "does NOT fit"
-    lines.append(f"  {'total':<17} {total / 1e9:9.2f} GB per rank: {verdict} in a 16 GB T4 (before activations)")
+    lines.append(f"  {'total':<17} {total / 1e9:9.2f} GB per rank: {verdict} in a T4's 15.8 GB (before activations)")
     return "\n".join(lines)
 
 

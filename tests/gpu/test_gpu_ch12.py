@@ -111,7 +111,7 @@ def test_the_model_that_does_not_fit_runs_out_of_memory_under_ddp_and_trains_und
 ) -> None:
     """Section 3 on two GPUs: each rank capped at 1 GB; training needs 1.25 GB under DDP, about half under FSDP2."""
     budget, blocks = 10**9, 16
-    width = int((1.25 * budget / 16 / blocks) ** 0.5) // 64 * 64  # the chapter's sizing rule
+    width = int((1.5 * budget / 16 / blocks) ** 0.5) // 64 * 64  # the chapter's sizing rule
     run = launch(fit_worker.ddp_then_fsdp, 2, (budget, width, blocks, 8, 2), backend="nccl", timeout=300)
     bf16 = torch.cuda.get_device_capability(0) >= (8, 0)
     for report in run.results:

@@ -44,7 +44,7 @@ def test_the_budget_text_says_whether_it_fits_a_t4() -> None:
     assert "28.00 GB per rank (0 if gradient_as_bucket_view)" in big  # DDP's buckets: the gradients again
     assert "140.00 GB per rank: does NOT fit" in big
     small = sharding.describe_budget(100_000_000, sharding.PRECISIONS[1], "Adam", 8, "FSDP")
-    assert "fits in a 16 GB T4" in small and "NOT" not in small
+    assert "fits in a T4's 15.8 GB" in small and "NOT" not in small
 
 
 def test_mixed_precision_keeps_the_float32_states_and_adds_16_bit_copies() -> None:
