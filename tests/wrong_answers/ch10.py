@@ -57,6 +57,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             ),
             "returned 'RTX 4090'; expected 'L4'",
         ),
+        # round 4: a card without tensor cores (the P100) never picked, though it fits and costs least
+        (
+            _Q2.replace(
+                '        fmt = "bf16"',
+                '        if not spec.tensor_formats:\n            continue\n        fmt = "bf16"',
+            ),
+            "returned 'T4'; expected 'P100'",
+        ),
         # the card's row, not its name; and "" for none
         (_Q2.replace("costs[short]", "costs[spec]"), "to return a GPU's short name or None"),
         (_Q2.replace("default=None", 'default=""'), "returned ''; expected None"),
