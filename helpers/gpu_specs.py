@@ -86,9 +86,9 @@ def find_spec(device_name: str) -> GpuSpec | None:
 
     Strict on purpose (an A100 40GB PCIe is not the A100 80GB SXM row, an H200 NVL not the H200 SXM row): a
     wrong ceiling is worse than none."""
-    name = f" {' '.join(str(device_name).lower().replace('-', ' ').split())} "  # whole words ("l4" is not "l40s")
+    name = f" {' '.join(str(device_name).lower().replace('-', ' ').split())} "  # whole words, at the end
     for spec in GPUS:
-        if any(f" {f.replace('-', ' ')} " in name and ("nvl" in f or " nvl" not in name) for f in spec.device_names):
+        if any(name.endswith(f" {f.replace('-', ' ')} ") for f in spec.device_names):  # "… Laptop GPU": not it
             return spec
     return None
 

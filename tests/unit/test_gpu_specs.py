@@ -89,6 +89,9 @@ def test_lookup_by_name_and_device_name() -> None:
     assert find_spec("NVIDIA A100-SXM4-40GB").short == "A100 40GB"
     assert find_spec("NVIDIA L40S").short == "L40S" and find_spec("NVIDIA L4").short == "L4"
     assert find_spec("NVIDIA L40") is None and find_spec("NVIDIA A100-PCIE-40GB") is None
+    for other in ("NVIDIA GeForce RTX 4090 Laptop GPU", "NVIDIA GeForce RTX 3080 Ti", "NVIDIA GeForce RTX 4080 SUPER"):
+        assert find_spec(other) is None, other  # another product: no wrong ceiling
+    assert find_spec("Tesla P100-SXM2-16GB") is None and find_spec("Tesla V100-SXM2-32GB").short == "V100"
 
 
 def test_format_table_lists_every_gpu() -> None:

@@ -55,7 +55,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _Q2.replace("costs[short] = hours * usd_per_hour", "costs[short] = hours * usd_per_hour or None").replace(
                 "min(costs, key=costs.get", "min((k for k in costs if costs[k]), key=costs.get"
             ),
-            "returned 'RTX 4090'; expected 'L4'",
+            "returned 'RTX 3090'; expected 'L4'",
         ),
         # round 4: a card without tensor cores (the P100) never picked, though it fits and costs least
         (
