@@ -39,13 +39,13 @@ def explain(spec: GpuSpec, precision: str, intensity: float) -> str:
     reach = attainable_tflops(intensity, peak, spec.bandwidth_gbs)
     if bound_by(intensity, peak, spec.bandwidth_gbs) == "memory":
         why = (
-            f"memory-bound: {intensity:g} FLOP/B × {spec.bandwidth_gbs:g} GB/s = {reach:.3g} TFLOP/s, "
+            f"memory-bound: {intensity:.3g} FLOP/B × {spec.bandwidth_gbs:g} GB/s = {reach:.3g} TFLOP/s, "
             f"{reach / peak * 100:.2g}% of the {peak:g} TFLOP/s peak"
         )
     else:
         why = f"compute-bound: the {peak:g} TFLOP/s {precision.upper()} peak binds"
     return (
-        f"{spec.short}, {precision.upper()}, intensity {intensity:g} FLOP/byte (ridge point {ridge:.3g}): "
+        f"{spec.short}, {precision.upper()}, intensity {intensity:.3g} FLOP/byte (ridge point {ridge:.3g}): "
         f"{why}. Attainable ≤ {reach:.3g} TFLOP/s. [datasheet figures: {spec.source}]"
     )
 
@@ -162,7 +162,7 @@ def plot_price_performance(specs: Sequence[GpuSpec] = GPUS) -> Any:
 def plot_performance_per_watt(specs: Sequence[GpuSpec] = GPUS) -> Any:
     """Datasheet GFLOP/s per watt of rated board power (log scale), oldest GPU first."""
     rows = sorted(specs, key=lambda s: (s.year, s.short))
-    fig, ax = new_figure(8, 3.8)
+    fig, ax = new_figure(11, 3.8)
     fp32 = [s.fp32_tflops / s.power_w * 1e3 for s in rows]
     tensor = [(s.tensor_tflops or 0) / s.power_w * 1e3 for s in rows]
     labels = [f"{s.short}\n{s.year}" for s in rows]

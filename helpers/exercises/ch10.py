@@ -31,7 +31,7 @@ _W2 = dict(_W1, params=1.1e9, layers=22, hidden=2048, seq=2048, batch=4, tokens=
 _BUY = [(_W1, {"T4": 0.3, "P100": 0.01, "L4": 0.8, "A100": 1.6, "H100": 6, "RTX 3080": 0.02})]
 _BUY += [(_W2, {"A100 40GB": 0.9, "L40S": 1, "H100": 1.5, "RTX 4090": 0.2}), (_W1, {"T4": 0.3, "H100": 4})]
 _BUY += [(dict(_W1, batch=8), {"T4": 0.3, "P100": 0.01}), (dict(_W2, seq=3072, batch=1), {"RTX 4090": 0.2})]
-_BUY += [(dict(_W2, batch=1), {"L4": 0, "V100": 0.3, "RTX 3090": 0.2, "RTX 4090": 0.5}), (_W1, {"T4": 0.3, "H100": 5})]
+_BUY += [(dict(_W2, batch=1), {"L4": 0, "RTX 3090": 0.2, "RTX 4090": 0.5}), (_W1, {"T4": 0.3, "H100": 4.59})]
 _PICKS = [  # _BUY's first case shows each but the hour apart from the right card; the second all but the activations
     Slip(lambda w, p: _cheapest(w, p, acts=2), "a card without 16-bit tensor cores keeps 4-byte activations"),
     Slip(lambda w, p: _cheapest(w, p, memory=1e9), "that card cannot hold it: HEADROOM × memory_gb < section 2's GB"),

@@ -50,6 +50,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "import math\n" + _Q2.replace("costs[short] = hours *", "costs[short] = math.ceil(hours) *"),
             "expected 'H100'",
         ),
+        # round 5: hours rounded to 0.1, as section 11 prints them
+        (_Q2.replace("costs[short] = hours *", "costs[short] = round(hours, 1) *"), "returned 'H100'; expected 'T4'"),
         # round 3: a card priced $0 (a Kaggle T4) skipped by a falsy "no best yet" test
         (
             _Q2.replace("costs[short] = hours * usd_per_hour", "costs[short] = hours * usd_per_hour or None").replace(
