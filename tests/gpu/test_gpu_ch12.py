@@ -109,7 +109,7 @@ def test_a_capped_allocator_raises_out_of_memory_past_the_budget() -> None:
 def test_the_model_that_does_not_fit_runs_out_of_memory_under_ddp_and_trains_under_fsdp2(
     fit_worker: ModuleType,
 ) -> None:
-    """Section 3 on two GPUs: each rank capped at 1 GB; training needs 1.25 GB under DDP, about half under FSDP2."""
+    """Section 3 on two GPUs: each rank capped at 1 GB; training needs 1.5 GB under DDP, about half under FSDP2."""
     budget, blocks = 10**9, 16
     width = int((1.5 * budget / 16 / blocks) ** 0.5) // 64 * 64  # the chapter's sizing rule
     run = launch(fit_worker.ddp_then_fsdp, 2, (budget, width, blocks, 8, 2), backend="nccl", timeout=300)
