@@ -2,9 +2,9 @@
 
 * `pretend_machine`: torch's device queries answer as on another machine (chapters 00, 01).
 * `simulated_cuda`: a SIMULATED GPU that runs the cells' own `torch.cuda` stream code and keeps a
-  timeline (chapters 06, 07); `PretendAsyncDevice`, the same idea on the real clock (chapters 10, 11).
+  timeline (chapters 06, 07).
 * `CachingAllocatorModel`: a MODEL of PyTorch's CUDA caching allocator (chapter 05).
-* `GraphReplayModel`: a CPU model of what a CUDA graph does on replay (chapter 11).
+* `GraphReplayModel`: a CPU model of what a CUDA graph does on replay, a training step's too (chapter 11).
 * `missing_triton`: stand-ins for `triton` and `triton.language` where Triton is missing (chapter 13)."""
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import contextlib
 import functools
 import math
 import os
-import time
 import types
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
@@ -527,21 +526,6 @@ class SimulatedCuda:
             raise TypeError(f"{what}; got {value!r} (in the SIMULATION, make it with torch.cuda inside the same block)")
 
 
-class PretendAsyncDevice:
-    """A labelled stand-in for an asynchronous device on the real clock, for checking timing code: `launch(seconds)`
-    returns at once, as a kernel launch does; `sync()` sleeps until the work is done, as a synchronisation waits."""
-
-    def __init__(self) -> None:
-        self.busy_until = time.perf_counter()
-
-    def launch(self, seconds: float) -> None:
-        self.busy_until = max(self.busy_until, time.perf_counter()) + seconds
-
-    def sync(self) -> None:
-        while (left := self.busy_until - time.perf_counter()) > 0:
-            time.sleep(left)
-
-
 class _GpuTensors(TorchFunctionMode):
     """While active, tensors that play the GPU's (`on_gpu`, copies to a device, what is computed from them) act as GPU
     tensors: copies either way are queued (`SimulatedCuda._copy`), host reads wait, `.numpy()` refuses, and work runs
@@ -794,7 +778,8 @@ class GraphReplayModel:
         self.replays = 0
 
     def capture(self, fn: Callable[..., Any], *static_inputs: torch.Tensor) -> Any:
-        """Run `fn(*static_inputs)` once without autograd, recording its operators; return the static output."""
+        """Run `fn(*static_inputs)` once, recording its operators (a backward and an optimizer's step too); return its
+        output. Autograd is on, as in `torch.cuda.graph`: capture under `torch.no_grad()` for inference."""
         from torch.utils._python_dispatch import TorchDispatchMode  # see helpers.exercises.ch11
 
         ops: list[tuple[Any, tuple, dict, Any]] = []
@@ -821,7 +806,6 @@ class GraphReplayModel:
         with contextlib.ExitStack() as stack:
             for name in self.HOST_READS:
                 stack.enter_context(mock.patch.object(torch.Tensor, name, functools.partialmethod(refuse, name)))
-            stack.enter_context(torch.no_grad())
             stack.enter_context(Recorder())
             output = fn(*static_inputs)
         self._ops = ops

@@ -6,12 +6,15 @@ not milliseconds), a launch-bound model replayed as a CUDA graph beats eager lau
 are checked without timings: `copy_` broadcasts into a static input, a host read inside capture
 raises a RuntimeError (in a fresh process, as the chapter does), Python values are frozen at
 capture while values in tensors follow, and graph breaks, recompiles and a compiled training step
-behave on CUDA tensors as on the CPU. Every timing synchronises the GPU. The compile tests take
-tens of seconds on a T4 (Triton compiles each kernel).
+behave on CUDA tensors as on the CPU. A whole training step captured after real steps replays as
+eager steps do (and faster); captured without them, its momentum is lost; the graphed
+forward-backward and reduce-overhead routes give eager's losses. Every timing synchronises the GPU.
+The compile tests take tens of seconds on a T4 (Triton compiles each kernel).
 """
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Callable
 from typing import Any
@@ -388,6 +391,122 @@ def test_a_compiled_training_step_gives_eagers_gradients() -> None:
     torch.nn.functional.mse_loss(twin(x), y).backward()
     for p, q in zip(model.parameters(), twin.parameters(), strict=True):
         torch.testing.assert_close(p.grad, q.grad, rtol=1e-4, atol=1e-5)
+
+
+def _training_net() -> torch.nn.Module:
+    """Section 12's launch-bound model: six Linear(128, 128) + GELU blocks and a Linear(128, 1) head, seed 0."""
+    torch.manual_seed(0)
+    blocks = [m for _ in range(6) for m in (torch.nn.Linear(128, 128), torch.nn.GELU())]
+    return torch.nn.Sequential(*blocks, torch.nn.Linear(128, 1)).to(DEV)
+
+
+def _train_step(model: torch.nn.Module, opt: torch.optim.Optimizer, x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    loss = torch.nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    opt.step()
+    return loss
+
+
+def _captured_step(real_steps: int) -> tuple[Any, ...]:
+    """Section 12's recipe with `real_steps` real steps first, and an eager twin: the same weights, and the momentum
+    the real steps made (none without them: a buffer made inside the capture holds nothing until a replay)."""
+    model = _training_net()
+    opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+    sx, sy = torch.randn(32, 128, device=DEV), torch.randn(32, 1, device=DEV)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(real_steps):
+            opt.zero_grad(set_to_none=True)
+            _train_step(model, opt, sx, sy)
+    torch.cuda.current_stream().wait_stream(side)
+    opt.zero_grad(set_to_none=True)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        static_loss = _train_step(model, opt, sx, sy)
+    twin = copy.deepcopy(model)
+    twin_opt = torch.optim.SGD(twin.parameters(), lr=0.05, momentum=0.9)
+    if real_steps:
+        twin_opt.load_state_dict(copy.deepcopy(opt.state_dict()))
+    return model, opt, graph, static_loss, sx, sy, twin, twin_opt
+
+
+def _replayed_and_eager(case: tuple[Any, ...], steps: int = 5) -> tuple[list[float], list[float]]:
+    model, opt, graph, static_loss, sx, sy, twin, twin_opt = case
+    replayed, eager = [], []
+    for _ in range(steps):
+        x, y = torch.randn(32, 128, device=DEV), torch.randn(32, 1, device=DEV)
+        sx.copy_(x)
+        sy.copy_(y)
+        graph.replay()
+        replayed.append(static_loss.item())
+        twin_opt.zero_grad(set_to_none=True)
+        eager.append(_train_step(twin, twin_opt, x, y).item())
+    return replayed, eager
+
+
+def test_a_whole_training_step_replays_as_eager_steps_and_faster() -> None:
+    """Section 12: forward, backward and SGD with momentum in one graph give eager's losses, ignore a changed
+    learning rate (a constant of the graph), and a replay beats an eager step on this launch-bound model."""
+    case = _captured_step(real_steps=3)
+    replayed, eager = _replayed_and_eager(case)
+    torch.testing.assert_close(replayed, eager, rtol=1e-3, atol=1e-6)
+    model, opt, graph, _, sx, sy, twin, twin_opt = case
+    before = [p.clone() for p in model.parameters()]
+    opt.param_groups[0]["lr"] = 0.0
+    graph.replay()
+    assert any(not torch.equal(p, q) for p, q in zip(model.parameters(), before, strict=True)), "lr=0 stopped a replay"
+
+    def eager_step() -> None:
+        twin_opt.zero_grad(set_to_none=True)
+        _train_step(twin, twin_opt, sx, sy)
+
+    eager_s, replay_s = _seconds_per_call(eager_step, calls=50), _seconds_per_call(graph.replay, calls=50)
+    assert replay_s < eager_s, (replay_s, eager_s)
+
+
+def test_momentum_made_inside_the_capture_is_remade_by_every_replay() -> None:
+    """Section 12's claim, on CUDA: without real steps first, the momentum buffers are made by a captured kernel,
+    every replay makes them again, and the replays drift from eager steps."""
+    replayed, eager = _replayed_and_eager(_captured_step(real_steps=0))
+    assert abs(replayed[0] - eager[0]) <= 1e-3 * eager[0], (replayed, eager)  # the first step has no momentum yet
+    assert any(abs(a - b) > 1e-3 * b for a, b in zip(replayed, eager, strict=True)), (replayed, eager)
+
+
+def _compiled_update(opt: torch.optim.Optimizer) -> Callable[[], None]:
+    """The optimizer's step compiled as the chapter (and PyTorch's compiled-optimizer tutorial) does it."""
+
+    @torch.compile(fullgraph=False)
+    def update() -> None:
+        opt.step()
+
+    return update
+
+
+def test_graphed_forward_backward_and_the_compiled_step_train_as_eager() -> None:
+    """Section 12's other two routes: make_graphed_callables (SGD eager) and reduce-overhead with a compiled SGD step,
+    each marked with cudagraph_mark_step_begin, give eager's losses over five steps."""
+    batches = [(torch.randn(32, 128, device=DEV), torch.randn(32, 1, device=DEV)) for _ in range(5)]
+    sample = torch.randn(32, 128, device=DEV)
+    losses = {}
+    for route in ("eager", "graphed", "compiled"):
+        model = _training_net()
+        opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+        if route == "graphed":
+            model = torch.cuda.make_graphed_callables(model, (sample,))
+        update = _compiled_update(opt) if route == "compiled" else opt.step
+        model = torch.compile(model, mode="reduce-overhead") if route == "compiled" else model
+        losses[route] = []
+        for x, y in batches:
+            if route == "compiled":
+                torch.compiler.cudagraph_mark_step_begin()
+            opt.zero_grad(set_to_none=True)
+            loss = torch.nn.functional.mse_loss(model(x), y)
+            loss.backward()
+            update()
+            losses[route].append(loss.item())
+    torch.testing.assert_close(losses["graphed"], losses["eager"], rtol=1e-3, atol=1e-6)
+    torch.testing.assert_close(losses["compiled"], losses["eager"], rtol=1e-3, atol=1e-6)
 
 
 def test_the_chapters_graph_replay_beats_eager() -> None:

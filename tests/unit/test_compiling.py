@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import sys
 
 import pytest
@@ -101,11 +102,45 @@ def test_rebinding_the_input_name_gives_a_stale_result() -> None:
     assert torch.equal(static_out, torch.ones(3))
 
 
-def test_capture_runs_without_autograd_and_with_a_module() -> None:
+def test_capture_keeps_autograd_on_as_cuda_does_and_no_grad_turns_it_off() -> None:
     net = torch.nn.Linear(4, 2)
     static_in = torch.randn(5, 4)
-    out = GraphReplayModel().capture(net, static_in)
+    assert GraphReplayModel().capture(net, static_in).requires_grad
+    with torch.no_grad():
+        out = GraphReplayModel().capture(net, static_in)
     assert out.shape == (5, 2) and not out.requires_grad
+
+
+def test_a_whole_training_step_replays_as_eager_steps_and_state_made_in_capture_is_remade() -> None:
+    def trained(momentum: float, warm_up: bool) -> tuple[torch.Tensor, torch.Tensor]:
+        torch.manual_seed(0)
+        net, x, y = torch.nn.Linear(4, 1), torch.randn(8, 4), torch.randn(8, 1)
+        twin = copy.deepcopy(net)
+        opt, twin_opt = (torch.optim.SGD(m.parameters(), lr=0.1, momentum=momentum) for m in (net, twin))
+
+        def step(m: torch.nn.Module, o: torch.optim.Optimizer) -> torch.Tensor:
+            loss = torch.nn.functional.mse_loss(m(x), y)
+            loss.backward()
+            o.step()
+            return loss
+
+        for _ in range(warm_up):  # a real step first: the momentum buffer exists before capture
+            step(net, opt)
+        opt.zero_grad(set_to_none=True)
+        graph = GraphReplayModel()
+        graph.capture(lambda: step(net, opt))
+        twin.load_state_dict(net.state_dict())
+        twin_opt.load_state_dict(copy.deepcopy(opt.state_dict()))  # its own buffers, not shared ones
+        for _ in range(3):
+            graph.replay()
+            twin_opt.zero_grad()
+            step(twin, twin_opt)
+        return net.weight, twin.weight
+
+    for momentum, warm_up in ((0.0, False), (0.9, True)):
+        torch.testing.assert_close(*trained(momentum, warm_up))
+    replayed, eager = trained(0.9, False)  # the buffer made inside capture: each replay re-makes it from the gradient
+    assert not torch.allclose(replayed, eager)
 
 
 def test_several_static_inputs() -> None:

@@ -1,13 +1,15 @@
 """Chapter 11's exercise solutions, by question number (see the package's docstring)."""
 
 SOLUTIONS: dict[int, str] = {
-    1: "def apply_all(weights, vectors):\n    products = torch.stack(weights) @ torch.stack(vectors).unsqueeze(-1)\n"
-    "    return list(products.squeeze(-1))",
-    2: "def steady_seconds(fn, x, sync, warmup=3, iters=20):\n    for _ in range(warmup):\n        fn(x)\n    sync()\n"
-    "    start = time.perf_counter()\n    for _ in range(iters):\n        fn(x)\n    sync()\n"
-    "    return (time.perf_counter() - start) / iters",
-    3: "def run_batches(graph, static_input, static_output, batches):\n    outputs = []\n    for batch in batches:\n"
-    "        static_input.copy_(batch)\n        graph.replay()\n        outputs.append(static_output.clone())\n"
-    "    return outputs",
-    4: "def normalise(x):\n    peak = x.abs().max()\n    return torch.where(peak == 0, x, x / peak)",
+    1: "def capture_step(graph, model, optimizer, static_x, static_y):\n    def step(x, y):\n"
+    "        loss = torch.nn.functional.mse_loss(model(x), y)\n        loss.backward()\n        optimizer.step()\n"
+    "        return loss\n\n    step(static_x, static_y)  # a real step: it makes the momentum buffers\n"
+    "    optimizer.zero_grad(set_to_none=True)\n    return graph.capture(step, static_x, static_y)",
+    2: "def capture_accumulation(graph, model, optimizer, static_xs, static_ys):\n    k = len(static_xs)\n\n"
+    "    def step(xs, ys):\n        total = 0\n        for x, y in zip(xs, ys):\n"
+    "            loss = torch.nn.functional.mse_loss(model(x), y) / k\n            loss.backward()\n"
+    "            total = total + loss.detach()\n        optimizer.step()\n        return total\n\n"
+    "    step(static_xs, static_ys)  # a real step: it makes the momentum buffers\n"
+    "    optimizer.zero_grad(set_to_none=True)\n    return graph.capture(step, static_xs, static_ys)",
+    3: "def normalise(x):\n    peak = x.abs().max()\n    return torch.where(peak == 0, x, x / peak)",
 }
