@@ -767,11 +767,14 @@ class GraphReplayModel:
     """A CPU model of a CUDA graph, for machines without a CUDA GPU. **Not a CUDA graph.** `replay()` re-runs the ATen
     operators `capture` recorded on the captured tensors, without Python, as a graph replays kernels on captured
     addresses: copy new data *into* a static input, clone what you keep of the output. A host read during capture
-    (`.item()`, `if t:`, `print(t)`, `.tolist()`, `.numpy()`) raises RuntimeError, as CUDA refuses to synchronise a
-    captured stream. Nothing gets faster: it re-dispatches every operator, where a graph skips their launch cost."""
+    (`.item()`, `if t:`, `print(t)`, `.tolist()`, `.numpy()`, `.cpu()`, `torch.equal`, a size that depends on values
+    such as boolean indexing) raises RuntimeError, as CUDA refuses to synchronise a captured stream; so does a second
+    capture, as CUDA's does. Nothing gets faster: it re-dispatches every operator, where a graph skips their launch."""
 
     #: Tensor methods that read values on the host without dispatching an ATen operator on the CPU.
-    HOST_READS = ("__repr__", "__format__", "tolist", "numpy")
+    HOST_READS = ("__repr__", "__format__", "tolist", "numpy", "cpu")
+    #: Operators that read values on the host (a Python result), or whose output's size depends on the values.
+    READING_OPS = ("_local_scalar_dense", "equal", "allclose", "is_nonzero", "nonzero", "masked_select", "_unique2")
 
     def __init__(self) -> None:
         self._ops: list[tuple[Any, tuple, dict, Any]] | None = None  # None until a capture
@@ -782,26 +785,28 @@ class GraphReplayModel:
         output. Autograd is on, as in `torch.cuda.graph`: capture under `torch.no_grad()` for inference."""
         from torch.utils._python_dispatch import TorchDispatchMode  # see helpers.exercises.ch11
 
+        if self._ops is not None:
+            raise RuntimeError("CPU MODEL of a CUDA graph: this graph already holds a capture: create a new one")
         ops: list[tuple[Any, tuple, dict, Any]] = []
-
-        def host_read(what: str) -> RuntimeError:
-            return RuntimeError(
-                f"CPU MODEL of a CUDA graph: {what} reads a tensor's value on the host during capture. On a GPU "
-                "that copies to the CPU and waits for the GPU, which CUDA forbids while a stream is captured: "
-                "the capture fails with a RuntimeError. Keep the decision on the device (torch.where) or move "
-                "the read out of the captured code."
-            )
+        host_read = lambda what: RuntimeError(
+            f"CPU MODEL of a CUDA graph: {what} reads a tensor's value on the host during capture, which CUDA "
+            "refuses: keep it on the device (torch.where), or read it after a replay."
+        )
 
         class Recorder(TorchDispatchMode):
             def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
-                if func is torch.ops.aten._local_scalar_dense.default:
-                    raise host_read(".item() (or float(t), int(t), `if t:`)")
+                bool_index = func is torch.ops.aten.index.Tensor and any(
+                    getattr(i, "dtype", None) in (torch.bool, torch.uint8) for i in args[1]
+                )
+                if func._opname in GraphReplayModel.READING_OPS or bool_index:
+                    said = {"_local_scalar_dense": ".item() (or float(t), int(t), `if t:`)", "index": "a boolean index"}
+                    raise host_read(said.get(func._opname, f"torch.{func._opname.strip('_')}"))
                 out = func(*args, **(kwargs or {}))
                 ops.append((func, args, kwargs or {}, out))
                 return out
 
         def refuse(tensor: torch.Tensor, name: str, *args: Any, **kwargs: Any) -> Any:
-            raise host_read("print(t)" if name in ("__repr__", "__format__") else f".{name}()")
+            raise host_read({"__repr__": "print(t) or str(t)", "__format__": "an f-string"}.get(name, f".{name}()"))
 
         with contextlib.ExitStack() as stack:
             for name in self.HOST_READS:

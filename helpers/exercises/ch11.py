@@ -3,6 +3,7 @@
 import contextlib
 import copy
 from typing import Any
+from unittest import mock
 
 import torch
 from torch.nn import functional as F
@@ -27,26 +28,43 @@ def _shown(t: Any, like: torch.Tensor | None = None, rtol: float = 0) -> str:  #
     return f"{show(t.tolist())} ({t.dtype})" if kind and not t.is_meta else show(t)
 
 
-class _Graph(GraphReplayModel):
-    """The CPU model of a graph, noting at capture the gradients that exist and the momentum buffers that do not."""
-
-    def capture(self, fn: Any, *static_inputs: torch.Tensor) -> Any:
-        params, state = list(self.model.parameters()), self.optimizer.state  # type: ignore[attr-defined]
-        self.grads = {p.grad.data_ptr() for p in params if p.grad is not None}
-        self.unmade = [p for p in params if "momentum_buffer" not in state[p]]
-        return super().capture(fn, *static_inputs)
-
-    def wrote(self, ptrs: set, name: str = "") -> bool:
-        """Whether a recorded operator (its name starting with `name`) wrote a tensor at one of the addresses `ptrs`."""
-        return any(f.__name__.startswith(name) and getattr(o, "data_ptr", int)() in ptrs for f, *_, o in self._ops)
-
-
-_MADE = "the momentum buffers were made inside the capture, so every replay makes them again from the gradient and "
-_MADE += "the momentum is lost: run a real step before capturing"
+_MADE = "the momentum buffers were made inside a capture: on a GPU a capture runs nothing, and every replay would "
+_MADE += "make them again from the gradient, losing the momentum: run a real step before capturing"
 _ADDED = "backward added to gradients that existed at capture, and every replay adds to them again: set them to None "
 _ADDED += "(optimizer.zero_grad(set_to_none=True)) just before capturing"
+_LATE = "a step after the capture added to the gradients it made, which on a GPU hold nothing until a replay: capture "
+_LATE += "last, or set the gradients to None before a later step"
 _weights = lambda m: torch.cat([p.detach().reshape(-1) for p in m.parameters()])
 _near = lambda a, b: torch.allclose(a, b, rtol=1e-5, atol=1e-6)
+_ptrs = lambda ts: {t.data_ptr() for t in ts if isinstance(t, torch.Tensor)}
+_UNREAD = "the captured step never read {}: capture a step on them, so that what is copied into them reaches the graph"
+_STEPS = "the captured step called the given optimizer's step() {} times; one replay is one optimizer step"
+_ACCUMULATE = "the captured step ran {} forwards (of {} rows) and {} backward passes; accumulation takes one of each "
+_ACCUMULATE += "per micro-batch: {}, on 4 rows"
+
+
+def _watched(model: Any, opt: Any, fn: Any, args: tuple, call: str) -> tuple[Any, list[dict]]:
+    """`fn(*args)`, watching every capture of the CPU model it makes: the gradients that existed, the momentum buffers
+    it made, the rows of each forward, the backward passes and optimizer steps it ran, the weights at its end."""
+    seen, real, params = [], GraphReplayModel.capture, list(model.parameters())
+    count = lambda d, k: d.update({k: d[k] + 1})
+
+    def capture(graph: Any, step: Any, *static: Any) -> Any:
+        info = {"graph": graph, "grads": _ptrs(p.grad for p in params), "rows": [], "backwards": 0, "steps": 0}
+        unmade = [p for p in params if "momentum_buffer" not in opt.state[p]]
+        hooks = [model.register_forward_pre_hook(lambda m, a: info["rows"].append(getattr(a[0], "shape", [0])[0]))]
+        hooks += [params[0].register_post_accumulate_grad_hook(lambda p: count(info, "backwards"))]
+        hooks += [opt.register_step_post_hook(lambda *_: count(info, "steps"))]
+        try:
+            return real(graph, step, *static)
+        finally:
+            [hook.remove() for hook in hooks]
+            info["made"] = [p for p in unmade if "momentum_buffer" in opt.state[p]]
+            info["end"], info["own grads"] = _weights(model), _ptrs(p.grad for p in params)
+            seen.append(info)
+
+    with mock.patch.object(GraphReplayModel, "capture", capture):
+        return call_or_wrong(fn, args, call), seen
 
 
 def _eager_step(model: Any, opt: Any, xs: torch.Tensor, ys: torch.Tensor, k: int, div: int) -> torch.Tensor:
@@ -64,24 +82,38 @@ def _check_capture(fn: Any, name: str, ks: tuple[int, int]) -> None:
     for k, seed in zip(ks, (3, 4), strict=True):  # a model with an earlier step's gradients left, SGD with momentum
         torch.manual_seed(seed)
         model = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
-        opt, graph, rng = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9), _Graph(), torch.Generator()
-        rng.manual_seed(seed)
+        opt, graph = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9), GraphReplayModel()
+        rng, params = torch.Generator().manual_seed(seed), list(model.parameters())
         F.mse_loss(model(torch.randn(4, 6)), torch.zeros(4, 1)).backward()
         batch = lambda: [torch.randn(*(k,) * bool(k), 4, n, generator=rng) for n in (6, 1)]  # noqa: B023
         (sx, sy), settings = batch(), {key: v for key, v in opt.param_groups[0].items() if key != "params"}
-        graph.model, graph.optimizer, call = model, opt, f"{name}(graph, model, optimizer, {statics})"
-        got = call_or_wrong(fn, (graph, model, opt, sx, sy), call + f" with {k} micro-batches" * bool(k))
-        if graph._ops is None or "replay" in vars(graph):
+        call = f"{name}(graph, model, optimizer, {statics})" + f" with {k} micro-batches" * bool(k)
+        got, seen = _watched(model, opt, fn, (graph, model, opt, sx, sy), call)
+        info = ([i for i in seen if i["graph"] is graph] or [None])[-1]
+        if info is None or graph._ops is None or "replay" in vars(graph):
             raise Wrong(f"{call} captured nothing: capture the step with graph.capture(step, {statics})")
+        if any(i["made"] for i in seen):
+            raise Wrong(f"{call}: {_MADE}")
+        reads, writes = (set().union(*(_ptrs(o[part]) for o in graph._ops)) for part in (1, slice(3, 4)))
+        if not {sx.data_ptr(), sy.data_ptr()} <= reads:
+            raise Wrong(f"{call}: {_UNREAD.format(statics)}")
+        if info["steps"] != 1:
+            raise Wrong(f"{call}: {_STEPS.format(info['steps'])}")
+        if k and (info["rows"] != [4] * k or info["backwards"] != k):
+            raise Wrong(f"{call}: {_ACCUMULATE.format(len(info['rows']), info['rows'], info['backwards'], k)}")
+        if not torch.equal(info["end"], _weights(model)) and info["own grads"] & _ptrs(p.grad for p in params):
+            raise Wrong(f"{call}: {_LATE}")
         if not isinstance(got, torch.Tensor) or got.numel() != 1:
             raise Wrong(f"{call} returned {show(got)}; expected the static loss, the one-number tensor step returns")
+        if got.data_ptr() not in writes:
+            raise Wrong(f"{call} returned a tensor no replay writes: return the loss the captured step returns")
         if {key: opt.param_groups[0][key] for key in settings} != settings:
             raise Wrong(f"{call} changed the optimizer's settings: leave them as they are")
         twins = [copy.deepcopy(model) for _ in (k, 1)]  # eager steps on the mean loss, and on the sum (a slip)
         opts = [torch.optim.SGD(t.parameters(), **settings) for t in twins]
         [o.load_state_dict(copy.deepcopy(opt.state_dict())) for o in opts]
         for i in range(1, 4):
-            (x, y), before, said = batch(), _weights(model), f"after replay {i} of what {call} captured, the "
+            (x, y), said = batch(), f"after replay {i} of what {call} captured, the "
             sx.copy_(x), sy.copy_(y), graph.replay()
             want, _ = (_eager_step(t, o, x, y, k, div) for t, o, div in zip(twins, opts, (k, 1), strict=True))
             if _near(_weights(model), _weights(twins[0])) and not _near(got, want):
@@ -89,13 +121,10 @@ def _check_capture(fn: Any, name: str, ks: tuple[int, int]) -> None:
                 raise Wrong(f"{said}returned loss holds {got.item():.6g}; expected {want.item():.6g}{mean}")
             if not _near(_weights(model), _weights(twins[0])):
                 gap = f" (at most {(_weights(model) - _weights(twins[0])).abs().max().item():.3g} away)"
-                made = {b.data_ptr() for p in graph.unmade if (b := opt.state[p].get("momentum_buffer")) is not None}
-                summed = f"it followed the sum of the {k} losses: divide each by {k}"
-                why = [_MADE] * graph.wrote(made) + [_ADDED] * graph.wrote(graph.grads, "add_")
-                why += [summed] * (k > 1 and _near(_weights(model), _weights(twins[1])))
-                why += [
-                    "the replay left them as they were: the captured step must call optimizer.step()"
-                ] * torch.equal(before, _weights(model))
+                added = info["grads"] & set().union(*(_ptrs([o]) for f, *_, o in graph._ops if f._opname == "add_"))
+                why = [_ADDED] * bool(added) + [f"it followed the sum of the {k} losses: divide each by {k}"] * (
+                    k > 1 and _near(_weights(model), _weights(twins[1]))
+                )
                 raise Wrong(f"{said}weights differ from an eager step's{f': {why[0]}' if why else gap}")
 
 

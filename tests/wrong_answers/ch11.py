@@ -44,7 +44,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (_GIVEN, "raised RuntimeError (line 7 of your code): CPU MODEL of a CUDA graph: .item()"),
         (  # the .item() gone, no real step first
             _GIVEN.replace("        losses.append(loss.item())\n", ""),
-            "the momentum buffers were made inside the capture",
+            "the momentum buffers were made inside a capture: on a GPU a capture runs nothing",
         ),
         (  # a real step first, but its gradients left in place
             _STEP + "\n    step(static_x, static_y)\n" + _CAPTURE,
@@ -68,7 +68,53 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    def step(x, y):\n        loss = torch.nn.functional.mse_loss(model(x), y)\n        loss.backward()\n"
             "        return loss\n\n    step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=True)\n"
             + _CAPTURE,
-            "the weights differ from an eager step's: the replay left them as they were",
+            "called the given optimizer's step() 0 times",
+        ),
+        (  # the log kept with .cpu(): a copy to the host, which a capture refuses too
+            _GIVEN.replace("losses.append(loss.item())", "losses.append(loss.cpu())"),
+            "CPU MODEL of a CUDA graph: .cpu() reads a tensor's value on the host during capture",
+        ),
+        (  # a check on the values inside the step
+            _GIVEN.replace("losses.append(loss.item())", "assert not torch.allclose(loss, torch.zeros_like(loss))"),
+            "torch.allclose reads a tensor's value on the host during capture",
+        ),
+        (  # a boolean mask: its size depends on the values
+            _GIVEN.replace("losses.append(loss.item())", "err = model(x) - y\n        big = err[err.abs() > 100]"),
+            "a boolean index reads a tensor's value on the host during capture",
+        ),
+        (  # a first capture as the real step
+            _STEP + "\n    optimizer.zero_grad(set_to_none=True)\n    graph.capture(step, static_x, static_y)\n"
+            "    optimizer.zero_grad(set_to_none=True)\n" + _CAPTURE,
+            "this graph already holds a capture: create a new one",
+        ),
+        (  # a throwaway graph's capture as the real step
+            "from helpers.standins import GraphReplayModel\n\n"
+            + _STEP
+            + "\n    optimizer.zero_grad(set_to_none=True)\n"
+            "    GraphReplayModel().capture(step, static_x, static_y)\n"
+            "    optimizer.zero_grad(set_to_none=True)\n" + _CAPTURE,
+            "the momentum buffers were made inside a capture: on a GPU a capture runs nothing",
+        ),
+        (  # one more real step after the capture, on the gradients the capture made
+            _STEP + "\n    step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=True)\n"
+            "    static_loss = graph.capture(step, static_x, static_y)\n    step(static_x, static_y)\n"
+            "    return static_loss",
+            "a step after the capture added to the gradients it made",
+        ),
+        (  # the capture reads a copy of the static input
+            _STEP + "\n    step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=True)\n"
+            "    return graph.capture(step, static_x.clone(), static_y)",
+            "the captured step never read static_x, static_y",
+        ),
+        (  # a copy of the static loss, which no replay refreshes
+            _STEP + "\n    step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=True)\n"
+            "    return graph.capture(step, static_x, static_y).detach().clone()",
+            "returned a tensor no replay writes",
+        ),
+        (  # a new optimizer inside: the given one never steps
+            _STEP.replace("optimizer.step()", "own.step()") + "\n    own = torch.optim.SGD(model.parameters(), lr=0.1, "
+            "momentum=0.9)\n    step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=True)\n" + _CAPTURE,
+            "called the given optimizer's step() 0 times",
         ),
         (  # momentum switched off to dodge the buffers
             _STEP
@@ -84,7 +130,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # no real step first
             _accumulation(_ACC_RIGHT, "    optimizer.zero_grad(set_to_none=True)\n"),
-            "the momentum buffers were made inside the capture",
+            "the momentum buffers were made inside a capture: on a GPU a capture runs nothing",
         ),
         (  # the last micro-batch's loss returned
             _accumulation(_ACC_RIGHT.replace("        return total\n", "        return loss.detach() * k\n")),
@@ -97,14 +143,28 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "            optimizer.step()\n            optimizer.zero_grad(set_to_none=False)\n"
                 "            total = total + loss.detach() / k\n        return total\n"
             ),
-            "the weights differ from an eager step's",
+            "the captured step called the given optimizer's step() 2 times; one replay is one optimizer step",
         ),
-        (  # the whole batch at once: one backward of the mean over all rows is right, but k is read as rows
+        (  # one backward() of the mean: right numbers, no accumulation
+            _accumulation(
+                "        loss = sum(torch.nn.functional.mse_loss(model(x), y) for x, y in zip(xs, ys)) / k\n"
+                "        loss.backward()\n        optimizer.step()\n        return loss.detach()\n"
+            ),
+            "ran 2 forwards (of [4, 4] rows) and 1 backward passes",
+        ),
+        (  # the micro-batches joined into one batch
+            _accumulation(
+                "        loss = torch.nn.functional.mse_loss(model(xs.reshape(-1, 6)), ys.reshape(-1, 1))\n"
+                "        loss.backward()\n        optimizer.step()\n        return loss.detach()\n"
+            ),
+            "ran 1 forwards (of [8] rows) and 1 backward passes",
+        ),
+        (  # one micro-batch only
             _accumulation(
                 "        loss = torch.nn.functional.mse_loss(model(xs[0]), ys[0])\n        loss.backward()\n"
                 "        optimizer.step()\n        return loss.detach()\n"
             ),
-            "the weights differ from an eager step's",
+            "the captured step ran 1 forwards (of [4] rows) and 1 backward passes; accumulation takes one of each",
         ),
     ),
     3: (

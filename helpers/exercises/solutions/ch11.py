@@ -9,6 +9,7 @@ SOLUTIONS: dict[int, str] = {
     "    def step(xs, ys):\n        total = 0\n        for x, y in zip(xs, ys):\n"
     "            loss = torch.nn.functional.mse_loss(model(x), y) / k\n            loss.backward()\n"
     "            total = total + loss.detach()\n        optimizer.step()\n        return total\n\n"
+    "    optimizer.zero_grad(set_to_none=True)\n"
     "    step(static_xs, static_ys)  # a real step: it makes the momentum buffers\n"
     "    optimizer.zero_grad(set_to_none=True)\n    return graph.capture(step, static_xs, static_ys)",
     3: "def normalise(x):\n    peak = x.abs().max()\n    return torch.where(peak == 0, x, x / peak)",
