@@ -13,7 +13,7 @@ _RANK0_ROWS = "    numbers = sum(-(-s[0] // world_size) * math.prod(s[1:]) for s
 _HEAD, _META = lines_of(SOLUTIONS[2], 1, 5), lines_of(SOLUTIONS[2], 6, 7)
 _SHARD, _ROOT = lines_of(SOLUTIONS[2], 8, 10), lines_of(SOLUTIONS[2], 10, 10)
 _EMPTY, _INIT, _RETURN = lines_of(SOLUTIONS[2], 11, 11), lines_of(SOLUTIONS[2], 12, 14), lines_of(SOLUTIONS[2], 15, 15)
-_WHOLE = "rank 0 held the whole model unsharded (896 bytes) when to_empty gave it memory before fully_shard: no rank "
+_WHOLE = "rank 0 held the whole model unsharded (864 bytes) when to_empty gave it memory before fully_shard: no rank "
 _WHOLE += "should hold more than its shards: fully_shard each block, then the model, while on meta; then to_empty; then"
 _NO_VALUES = "held no values when build returned: to_empty gives memory, not values"
 
@@ -202,8 +202,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # no meta device at all: built whole, then sharded
         (
             _HEAD + "    model = make_model()\n" + _SHARD + _RETURN,
-            "held the whole model unsharded (896 bytes) when "
-            "make_model() returned (built outside torch.device('meta'))",
+            "held the whole model unsharded (864 bytes) when "
+            "make_model() returned: no rank should hold more than its shards",
         ),
         (
             _HEAD + "    model = make_model().to('meta')\n" + _SHARD + _EMPTY + _INIT + _RETURN,
@@ -214,20 +214,32 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # to_empty again after the initialisation: fresh memory, no values
         (
             _HEAD + _META + _SHARD + _EMPTY + _INIT + _EMPTY + _RETURN,
-            "scale, 0.0.weight, 0.0.bias, 1.0.weight, 1.0.bias, 2.0.weight, 2.0.bias held no values",
+            "0.0.weight, 0.0.bias, 1.0.weight, 1.0.bias, 2.0.weight, 2.0.bias held no values",
         ),
         (_HEAD + _META + _SHARD + _EMPTY + _RETURN, _NO_VALUES + " (the checker filled it with NaN to show it)"),
         # initialised on meta, before to_empty: nothing to initialise yet
         (_HEAD + _META + _INIT + _SHARD + _EMPTY + _RETURN, _NO_VALUES),
-        # only the Linear layers initialised: the scale the root owns keeps no values
+        # rank 1 alone gives the model memory before sharding it: only rank 1 held it whole
         (
-            _HEAD.replace("import torch\n", "import torch\nfrom torch import nn\n")
+            _HEAD
             + _META
+            + "    if torch.distributed.get_rank() == 1:\n        model.to_empty(device='cpu')\n"
             + _SHARD
             + _EMPTY
-            + _INIT.replace('hasattr(module, "reset_parameters")', "isinstance(module, nn.Linear)")
+            + _INIT
             + _RETURN,
-            "on one rank here (world_size 1): scale held no values when build returned",
+            "on rank 1 of two: rank 1 held the whole model unsharded (1,152 bytes) when to_empty gave it memory",
+        ),
+        # the blocks of the one-rank model (3) hard-coded: the two-rank model has 4
+        (
+            _HEAD
+            + _META
+            + "    for i in range(3):\n        fully_shard(model[i], mesh=mesh)\n"
+            + _ROOT
+            + _EMPTY
+            + _INIT
+            + _RETURN,
+            "on rank 0 of two: fully_shard was called on model, model[0], model[1], model[2], not on model[3]: call",
         ),
         # each block given memory, then sharded: one block whole at a time
         (
@@ -256,9 +268,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (_HEAD + _META + _SHARD + _EMPTY + _INIT, "build returned None, not the model make_model() built"),
         (
-            _HEAD + "    from helpers.exercises.ch12 import _Model\n\n    with torch.device('meta'):\n"
-            "        model = _Model(3)\n" + _SHARD + _EMPTY + _INIT + _RETURN,
-            "build never called make_model()",
+            _HEAD + "    with torch.device('meta'):  # a model of its own\n        model = torch.nn.Sequential(\n"
+            "            *[torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.ReLU()) for _ in range(3)]\n        )\n"
+            + _SHARD
+            + _EMPTY
+            + _INIT
+            + _RETURN,
+            "build returned another module, not the model make_model() built",
         ),
         (
             _HEAD + _META + _SHARD + _EMPTY + _INIT + "    torch.distributed.destroy_process_group()\n" + _RETURN,
@@ -371,7 +387,14 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "    model.apply(lambda m: m.reset_parameters() if hasattr(m, 'reset_parameters') else None)\n" + _RETURN,
         # to_empty twice before initialising, each module named
         _HEAD + _META + _SHARD + _EMPTY + _EMPTY + "    for block in model:\n"
-        "        block[0].reset_parameters()\n    model.reset_parameters()\n" + _RETURN,
+        "        block[0].reset_parameters()\n" + _RETURN,
+        # the Linear layers initialised, as section 3's worker does (the model has no other parameters)
+        _HEAD.replace("import torch\n", "import torch\nfrom torch import nn\n")
+        + _META
+        + _SHARD
+        + _EMPTY
+        + _INIT.replace('hasattr(module, "reset_parameters")', "isinstance(module, nn.Linear)")
+        + _RETURN,
         # initialised with values of its own
         _HEAD + _META + _SHARD + _EMPTY + "    with torch.no_grad():\n        for p in model.parameters():\n"
         "            torch.nn.init.normal_(p, std=0.1)\n" + _RETURN,

@@ -15,12 +15,11 @@ def build(make_model, mesh):
     for block in model:
         fully_shard(block, mesh=mesh)
     fully_shard(model, mesh=mesh)
-    model.to_empty(device="cpu")  # each rank: its shards only, uninitialised
+    model.to_empty(device="cpu")  # real memory, uninitialised
     for module in model.modules():
         if hasattr(module, "reset_parameters"):
             module.reset_parameters()
-    return model
-""",
+    return model""",
     3: """import math
 
 
