@@ -46,6 +46,7 @@ _check_bytes_per_rank = table(
 
 
 WIDTH, STEPS, LR = 8, 3, 0.05
+warnings.filterwarnings("ignore", "DTensor random operators")  # reset_parameters() on a CPU mesh: each shard drawn here
 _EACH = "call fully_shard(block, mesh=mesh) on each block, then fully_shard(model, mesh=mesh)"
 _model = lambda blocks: nn.Sequential(*[nn.Sequential(nn.Linear(WIDTH, WIDTH), nn.ReLU()) for _ in range(blocks)])
 
@@ -73,8 +74,9 @@ def _train(model: torch.nn.Module, ranks: range) -> dict[str, list[float]]:
 
 
 def run_build(rank: int, world_size: int, build: Any) -> dict[str, str]:
-    """Runs in each rank: `build`, watched (what this rank held whole when make_model() returned, after to_empty (which
-    fills the memory it gives with NaN) and at the end); then it must train as one process from the same start."""
+    """Runs in each rank: `build`, watched (what this rank held whole, and to_empty's memory filled with NaN)."""
+    from torch.distributed.fsdp._fully_shard._fsdp_param import FSDPParam  # made for each parameter fully_shard shards
+
     built, peak, to_empty, local = [], [0, "", ""], nn.Module.to_empty, lambda p: getattr(p, "to_local", lambda: p)()
 
     def look(when: str) -> None:  # parameters with memory of their own, not DTensor shards: held whole here
@@ -84,29 +86,26 @@ def run_build(rank: int, world_size: int, build: Any) -> dict[str, str]:
 
     def spy(module: nn.Module, *args: Any, **kwargs: Any) -> nn.Module:
         [local(p).detach().fill_(math.nan) for p in to_empty(module, *args, **kwargs).parameters()]  # show: no values
-        look("when to_empty gave it memory before fully_shard")
-        return module
+        return look("when to_empty gave it memory before fully_shard") or module
 
+    param = lambda *a, init=FSDPParam.__init__, **k: look("when fully_shard began sharding it") or init(*a, **k)
     make_model = lambda: built.append(_model(2 + world_size)) or look("when make_model() returned") or built[-1]
     mesh = torch.distributed.init_device_mesh("cpu", (world_size,), mesh_dim_names=("shard",))
-    with mock.patch.object(nn.Module, "to_empty", spy), warnings.catch_warnings():
-        warnings.filterwarnings("ignore", "DTensor random operators")  # a CPU mesh draws each shard here, as wanted
+    with mock.patch.object(nn.Module, "to_empty", spy), mock.patch.object(FSDPParam, "__init__", param):
         returned = build(make_model, mesh)
     model = next((m for m in built if m is returned), built[-1] if built else nn.Sequential())
     wrong, kinds = _not_sharded(model, returned), {f"{p.dtype} on {local(p).device}" for p in model.parameters()}
     look("when build returned")
     if not wrong and peak[0]:
-        wrong = f"rank {rank} held {peak[1]} unsharded ({peak[0]:,} bytes) {peak[2]}: no rank should hold more than "
-        wrong += (
-            "its shards: fully_shard each block, then the model, while on meta; then to_empty; then reset_parameters()"
+        wrong = (
+            f"rank {rank} held {peak[1]} unsharded ({peak[0]:,} bytes) {peak[2]}: no rank should hold more than its "
         )
+        wrong += "shards: fully_shard each block, then the model, while on meta; then to_empty; then reset_parameters()"
     if not wrong and (kinds := kinds - {"torch.float32 on cpu"}):
         wrong = f"build returned weights in {', '.join(sorted(kinds))}: to_empty(device='cpu'), then initialise"
     if not wrong and (empty := [n for n, p in model.named_parameters() if local(p).isnan().any()]):
-        wrong = (
-            f"{', '.join(empty)} held no values when build returned: to_empty gives memory, not values (the checker "
-        )
-        wrong += "filled it with NaN to show it); call reset_parameters() after it"
+        wrong = f"{', '.join(empty)} held no values when build returned: to_empty gives memory, not values (the "
+        wrong += "checker filled it with NaN to show it); call reset_parameters() after it"
     if not wrong:
         plain = _model(2 + world_size)  # one process, from the weights build gave the model
         plain.load_state_dict({name: t.full_tensor() for name, t in model.state_dict().items()})

@@ -241,6 +241,16 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             + _RETURN,
             "on rank 0 of two: fully_shard was called on model, model[0], model[1], model[2], not on model[3]: call",
         ),
+        # real weights loaded into the meta model before sharding: no to_empty, but every rank held them whole
+        (
+            _HEAD
+            + _META
+            + "    weights = {k: torch.randn(v.shape) / 8 for k, v in model.state_dict().items()}\n"
+            + "    model.load_state_dict(weights, assign=True)\n"
+            + _SHARD
+            + _RETURN,
+            "rank 0 held the whole model unsharded (864 bytes) when fully_shard began sharding it",
+        ),
         # each block given memory, then sharded: one block whole at a time
         (
             _HEAD + _META + "    for block in model:\n        block.to_empty(device='cpu')\n"
