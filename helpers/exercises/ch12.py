@@ -1,10 +1,11 @@
-"""Chapter 12 exercises: the bytes of training per rank, the lines that shard a model with FSDP2 (run on one rank,
-then on two gloo ranks, where it must train as one process on all their data), and rank 0's bytes under FSDP2."""
+"""Chapter 12 exercises: the bytes of training per rank, a model built on meta and sharded without any rank holding
+it whole (watched on one rank, then on two gloo ranks, where it must train as one process), and rank 0's bytes."""
 
 import math
-import traceback
+import warnings
 from operator import floordiv, sub, truediv
 from typing import Any
+from unittest import mock
 
 import torch
 from torch import nn
@@ -45,20 +46,9 @@ _check_bytes_per_rank = table(
 
 
 WIDTH, STEPS, LR = 8, 3, 0.05
-_TWICE = "fully_shard ran on parameters already sharded: shard every block once, first, then the root"
-_ONLY = "shard should shard the model and change nothing else"
+warnings.filterwarnings("ignore", "DTensor random operators")  # reset_parameters() on a CPU mesh: each shard drawn here
 _EACH = "call fully_shard(block, mesh=mesh) on each block, then fully_shard(model, mesh=mesh)"
-
-
-def _model(world_size: int) -> nn.Sequential:
-    """2 + world_size blocks of Linear + ReLU (no one count to hard-code), then a scale only the root owns, seed 12."""
-    torch.manual_seed(12)  # not 0: weights an answer re-initialises from seed 0 must differ
-    model = nn.Sequential(*[nn.Sequential(nn.Linear(WIDTH, WIDTH), nn.ReLU()) for _ in range(2 + world_size)])
-    model.scale = nn.Parameter(torch.rand(WIDTH) + 0.5)
-    model.computed = set()  # the dtypes the first Linear returns: float32, unless shard changed what it computes in
-    model[0][0].register_forward_hook(lambda module, inputs, out: model.computed.add(out.dtype))
-    model.register_forward_hook(lambda module, inputs, out: out * module.scale)
-    return model
+_model = lambda blocks: nn.Sequential(*[nn.Sequential(nn.Linear(WIDTH, WIDTH), nn.ReLU()) for _ in range(blocks)])
 
 
 def _weights(model: torch.nn.Module) -> dict[str, list[float]]:
@@ -83,71 +73,73 @@ def _train(model: torch.nn.Module, ranks: range) -> dict[str, list[float]]:
     return _weights(model)
 
 
-def run_shard(rank: int, world_size: int, shard: Any) -> dict[str, str]:
-    """Runs in each rank: shard with the learner's `shard`, check what it did, train as one process on all batches."""
-    from torch.distributed.device_mesh import init_device_mesh
-    from torch.distributed.fsdp import FSDPModule
+def run_build(rank: int, world_size: int, build: Any) -> dict[str, str]:
+    """Runs in each rank: `build`, watched (what this rank held whole, and to_empty's memory filled with NaN)."""
+    from torch.distributed.fsdp._fully_shard._fsdp_param import FSDPParam  # made for each parameter fully_shard shards
 
-    want, model = _train(_model(world_size), range(world_size)), _model(world_size)
-    mesh, before = init_device_mesh("cpu", (world_size,), mesh_dim_names=("shard",)), _weights(model)
-    try:
-        returned = shard(model, mesh)
-    except Exception as exc:  # fully_shard on a block of a model already sharded whole
-        files = [f.filename.replace("\\", "/") for f in traceback.extract_tb(exc.__traceback__)]
-        if isinstance(model, FSDPModule) and any("/fsdp/" in f for f in files):
-            return {"wrong": _TWICE}
-        raise
-    wrong = _not_sharded(model, mesh, returned)
-    if not wrong and (kinds := {f"{p.dtype} on {p.device}" for p in model.parameters()} - {"torch.float32 on cpu"}):
-        wrong = f"shard changed the model's weights to {', '.join(sorted(kinds))}: {_ONLY}"
-    if not wrong and (after := _weights(model)).keys() != before.keys():
-        gone, new = (", ".join(sorted(a.keys() - b.keys())) or "none" for a, b in ((before, after), (after, before)))
-        wrong = f"shard changed the model's parameters (removed: {gone}; added: {new}): {_ONLY}"
-    if not wrong and (gap := _gap(after, before)):  # whose: this rank's shard, or only another's
-        was = lambda n, p: torch.tensor(before[f"{n} {tuple(p.shape)}"]).view(p.shape).chunk(world_size)[rank]
-        mine = any(not torch.equal(p.to_local().detach(), was(n, p)) for n, p in model.named_parameters())
-        wrong = f"shard changed {'this' if mine else 'another'} rank's weights (gathered: {gap:.3g} away): {_ONLY}"
-    gap = 0 if wrong else _gap(_train(model, range(rank, rank + 1)), want)
-    if not gap <= 1e-5:  # nan too
-        wrong = f"the sharded model trained to weights up to {gap:.3g} away from one process's: {_ONLY}"
-    if not wrong and (dtypes := ", ".join(sorted(map(str, model.computed - {torch.float32})))):
-        wrong = f"the sharded model's layers computed in {dtypes} for float32 inputs: {_ONLY}"
+    built, peak, to_empty, local = [], [0, "", ""], nn.Module.to_empty, lambda p: getattr(p, "to_local", lambda: p)()
+
+    def look(when: str) -> None:  # parameters with memory of their own, not DTensor shards: held whole here
+        held = {n: p for m in built for n, p in m.named_parameters() if not hasattr(p, "to_local") and not p.is_meta}
+        if (size := sum(p.numel() * p.element_size() for p in held.values())) > peak[0]:
+            peak[:] = size, ", ".join(held) if len(held) < len([*built[-1].parameters()]) else "the whole model", when
+
+    def spy(module: nn.Module, *args: Any, **kwargs: Any) -> nn.Module:
+        [local(p).detach().fill_(math.nan) for p in to_empty(module, *args, **kwargs).parameters()]  # show: no values
+        return look("when to_empty gave it memory before fully_shard") or module
+
+    param = lambda *a, init=FSDPParam.__init__, **k: look("when fully_shard began sharding it") or init(*a, **k)
+    make_model = lambda: built.append(_model(2 + world_size)) or look("when make_model() returned") or built[-1]
+    mesh = torch.distributed.init_device_mesh("cpu", (world_size,), mesh_dim_names=("shard",))
+    with mock.patch.object(nn.Module, "to_empty", spy), mock.patch.object(FSDPParam, "__init__", param):
+        returned = build(make_model, mesh)
+    model = next((m for m in built if m is returned), built[-1] if built else nn.Sequential())
+    wrong, kinds = _not_sharded(model, returned), {f"{p.dtype} on {local(p).device}" for p in model.parameters()}
+    look("when build returned")
+    if not wrong and peak[0]:
+        wrong = (
+            f"rank {rank} held {peak[1]} unsharded ({peak[0]:,} bytes) {peak[2]}: no rank should hold more than its "
+        )
+        wrong += "shards: fully_shard each block, then the model, while on meta; then to_empty; then reset_parameters()"
+    if not wrong and (kinds := kinds - {"torch.float32 on cpu"}):
+        wrong = f"build returned weights in {', '.join(sorted(kinds))}: to_empty(device='cpu'), then initialise"
+    if not wrong and (empty := [n for n, p in model.named_parameters() if local(p).isnan().any()]):
+        wrong = f"{', '.join(empty)} held no values when build returned: to_empty gives memory, not values (the "
+        wrong += "checker filled it with NaN to show it); call reset_parameters() after it"
+    if not wrong:
+        plain = _model(2 + world_size)  # one process, from the weights build gave the model
+        plain.load_state_dict({name: t.full_tensor() for name, t in model.state_dict().items()})
+        if not (gap := _gap(_train(model, range(rank, rank + 1)), _train(plain, range(world_size)))) <= 1e-5:
+            wrong = f"the sharded model trained to weights up to {gap:.3g} away from one process's from the same start"
     return {"wrong": wrong} if wrong else {}
 
 
-def _not_sharded(model: torch.nn.Module, mesh: Any, returned: Any) -> str | None:
-    """What keeps `model` from being sharded as asked (each block, then the root, on `mesh`, in place), if anything."""
-    from torch.distributed.fsdp import FSDPModule
-
-    modules = [name for name, module in model.named_modules() if isinstance(module, FSDPModule)]
+def _not_sharded(model: torch.nn.Module, returned: Any) -> str | None:
+    """What keeps `model` from being sharded as asked (each block, then the root, in place, returned), if anything."""
+    modules = [name for name, module in model.named_modules() if hasattr(module, "reshard")]  # FSDPModule's
     calls = [f"model[{name.replace('.', '][')}]" if name else "model" for name in modules]
-    missing = [f"model[{i}]" for i, b in enumerate(model) if not isinstance(b, FSDPModule)]
+    missing = [f"model[{i}]" for i, b in enumerate(model) if not hasattr(b, "reshard")]
     if not torch.distributed.is_initialized():
-        return f"shard {DESTROYED}"
+        return f"build {DESTROYED}"
     if returned is not model:
         other = "another module" if isinstance(returned, torch.nn.Module) else show(returned)
-        return f"shard(model, mesh) returned {other}, not the model it was given: shard that model in place, return it"
+        return f"build returned {other}, not the model make_model() built: shard that model in place, return it"
     if not calls:
         return "the model is not sharded: call fully_shard(block, mesh=mesh) on each block, then on the model"
     if missing or "model" not in calls:
         said = f"fully_shard was called on {', '.join(calls)}, not on {', '.join(missing or ['model'])}"
-        if calls == ["model"]:
-            said += " (each block first, so that only one block's parameters are gathered at a time)"
+        said += " (each block first, so that only one block's parameters are gathered at a time)" * (calls == ["model"])
         return f"{said}: {_EACH}"
     states = [block._get_fsdp_state() for block in model]  # one per fully_shard call: one unit, gathered at once
     if together := [f"model[{i}]" for i, state in enumerate(states) if states.count(state) > 1]:
         return f"{', '.join(together)} were sharded together as one unit, one all-gather for them all: {_EACH}"
-    if any(len(getattr(p, "placements", ())) > 1 for p in model.parameters()):  # sharded on a mesh of 2 dims
-        return _TWICE
-    if any(getattr(p, "device_mesh", None) != mesh for p in model.parameters()):
-        return "the parameters were sharded on another mesh than shard was given: pass mesh=mesh to fully_shard"
     return None
 
 
-def _check_shard(fn: Any) -> None:
-    expect_function(fn, "shard", "(model, mesh)")
-    run_here(run_shard, fn)
-    run_on_two_ranks(run_shard, (fn,), file="shard_answer.py")
+def _check_build(fn: Any) -> None:
+    expect_function(fn, "build", "(make_model, mesh)")
+    run_here(run_build, fn)
+    run_on_two_ranks(run_build, (fn,), file="build_answer.py")
 
 
 #: (shapes, world size): the chapter's model (as lists: its launch reports them so), rows that divide, 1 or 0 rows, more
@@ -177,15 +169,16 @@ _TEXTS = {
     "strategy 'DDP' or 'FSDP').\nOne copy is n_params * dtype_bytes. Training keeps the parameters, the gradients and "
     "0, 1 or 2 optimizer states (SGD, momentum, Adam): that is 2, 3 or 4 copies. DDP keeps them whole on every rank; "
     "FSDP divides each by world_size.",
-    "shard": "Write `shard(model, mesh)` in the file shard_answer.py: shard each block of the `nn.Sequential` `model` "
-    "with `fully_shard` on the device mesh `mesh`, then the whole model, and return it.\nA loop `for block in model: "
-    "fully_shard(block, mesh=mesh)`, then `fully_shard(model, mesh=mesh)` (the root last: it picks up the parameters "
-    "no block owns), then `return model`.",
+    "build": "Fix `build(make_model, mesh)` in the file build_answer.py: build the model make_model() returns on the "
+    "meta device, shard each block, then the model, with fully_shard on `mesh`, give it memory with "
+    "to_empty(device='cpu'), initialise it with reset_parameters(), and return it: no rank may hold it whole.\n"
+    "Sharding a meta parameter allocates nothing; to_empty after fully_shard gives each rank its shards alone, "
+    "and to_empty gives memory without values, so initialise last.",
     "rank0_bytes": "Write `rank0_bytes(shapes, world_size)`: the bytes rank 0 keeps for the parameters, gradients and "
     "Adam's states of a model whose parameters have the shapes `shapes`, sharded with `fully_shard` on `world_size` "
     "ranks and `MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)`.\nPer parameter, rank 0 "
     "holds the first of world_size chunks along dim 0: ceil(rows / world_size) rows of prod(shape[1:]) numbers. "
     "param_dtype changes only the gathered copies; the shard, its gradient and Adam's two states are float32.",
 }
-_CHECKS = (_check_bytes_per_rank, _check_shard, _check_rank0_bytes)
-QUESTIONS = questions("12", _TEXTS, _CHECKS, {"shard": {"file": "shard_answer.py", "time_limit": TWO_RANK_TIME_LIMIT}})
+_CHECKS = (_check_bytes_per_rank, _check_build, _check_rank0_bytes)
+QUESTIONS = questions("12", _TEXTS, _CHECKS, {"build": {"file": "build_answer.py", "time_limit": TWO_RANK_TIME_LIMIT}})

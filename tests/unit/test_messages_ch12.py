@@ -1,4 +1,4 @@
-"""Chapter 12's question 3 beyond the wrong answers tests/wrong_answers/ states: other right answers are
+"""Chapter 12's questions 2 and 3 beyond the wrong answers tests/wrong_answers/ states: other right answers are
 accepted, a mistake is named only where the checker has evidence for it, and the notebook's starter is no answer."""
 
 from __future__ import annotations
@@ -61,3 +61,17 @@ def test_states_priced_at_4_bytes_are_not_told_that_momentum_keeps_one_state() -
     code = next(code for code, _ in WRONG_ANSWERS[1] if "4 * states" in code)
     message = evaluate(ch12.QUESTIONS[0], code).message
     assert message.endswith("returned 12_000_000; expected 8_000_000") and "one state" not in message, message
+
+
+def test_question_2_as_the_notebook_gives_it_is_told_what_each_rank_held() -> None:
+    from helpers.exercises import ch12
+
+    cells = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
+    given = next("".join(c["source"]) for c in cells if "%%writefile {WORK}/build_answer.py" in "".join(c["source"]))
+    message = evaluate(ch12.QUESTIONS[1], given.split("\n", 1)[1]).message
+    assert message.startswith("Not yet: on one rank here (world_size 1): rank 0 held the whole model unsharded"), (
+        message
+    )
+    assert "when to_empty gave it memory before fully_shard" in message and "then reset_parameters()" in message, (
+        message
+    )

@@ -14,7 +14,7 @@ import pytest
 
 from helpers.exercises import ch08, ch12
 from tests.wrong_answers.ch08 import _BUGGY, _LOGGING
-from tests.wrong_answers.ch12 import _BLOCKS, _ROOT, _SHARD_TEMPLATE
+from tests.wrong_answers.ch12 import _EMPTY, _HEAD, _INIT, _META, _RETURN, _SHARD
 
 from .answers import evaluate
 
@@ -27,6 +27,11 @@ CLOCKS = {
 #: Question 2's fixed file with a barrier that rank 0 alone reaches, at its end.
 _BARRIER = _LOGGING.replace("    return logged", "    if rank == 0:\n        dist.barrier()\n    return logged")
 _BARRIER_LINE = _BARRIER.splitlines().index("        dist.barrier()") + 1
+#: Chapter 12's question 2 answered right, with `{}` where a line of the learner's goes: before sharding, or after.
+_BUILD = (_HEAD + _META + "{}" + _SHARD + _EMPTY + _INIT + "{}" + _RETURN).format
+_ON_RANK_0 = (
+    "    import torch.distributed as dist\n\n    if dist.get_rank() == 0:\n        dist.all_reduce(torch.ones(1))\n"
+)
 
 #: (question, the learner's file, words the verdict must contain), by case.
 CASES = {
@@ -36,11 +41,8 @@ CASES = {
     # a collective on rank 0 only, before the sharding both ranks do
     "ch12 all_reduce on rank 0": (
         ch12.QUESTIONS[1],
-        _SHARD_TEMPLATE.format(
-            body="    import torch\n    import torch.distributed as dist\n\n    if dist.get_rank() == 0:\n"
-            "        dist.all_reduce(torch.ones(1))\n" + _BLOCKS + _ROOT
-        ),
-        "in all_reduce (line 9 of shard_answer.py)",  # "waited in", or "waited 15 s in" if rank 1 was still busy
+        _BUILD(_ON_RANK_0, ""),
+        "in all_reduce (line 11 of build_answer.py)",  # "waited in", or "waited 15 s in" if rank 1 was still busy
     ),
 }
 
@@ -129,11 +131,8 @@ def test_a_peer_slower_than_the_collective_timeout_does_not_change_the_verdict(m
     """Rank 0 calls all_reduce alone and gives up after 3 s; rank 1 takes 8 s to reach its own collectives
     (as on a loaded machine): still one rank waiting in a collective the other never makes."""
     monkeypatch.setattr(ch08, "COLLECTIVE_TIMEOUT", 3.0)
-    body = (
-        "    import time\n    import torch\n    import torch.distributed as dist\n\n    if dist.get_rank() == 0:\n"
-        "        dist.all_reduce(torch.ones(1))\n    else:\n        time.sleep(8)\n" + _BLOCKS + _ROOT
-    )
-    outcome = evaluate(ch12.QUESTIONS[1], _SHARD_TEMPLATE.format(body=body))
+    body = _ON_RANK_0.replace("    import torch.distributed", "    import time\n    import torch.distributed")
+    outcome = evaluate(ch12.QUESTIONS[1], _BUILD(body + "    else:\n        time.sleep(8)\n", ""))
     assert not outcome.correct and outcome.message.startswith("Not yet: on two ranks, rank 0 waited in all_reduce"), (
         outcome.message
     )
@@ -141,17 +140,12 @@ def test_a_peer_slower_than_the_collective_timeout_does_not_change_the_verdict(m
 
 
 def test_a_collective_on_one_rank_after_sharding_is_not_blamed_on_fully_shard() -> None:
-    body = (
-        _BLOCKS
-        + _ROOT
-        + "    import torch.distributed as dist\n\n    if dist.get_rank() == 0:\n        dist.barrier()\n"
-    )
-    code = _SHARD_TEMPLATE.format(body=body)
+    code = _BUILD("", "    import torch.distributed as dist\n\n    if dist.get_rank() == 0:\n        dist.barrier()\n")
     outcome = evaluate(ch12.QUESTIONS[1], code)
     assert not outcome.correct and "fully_shard failed" not in outcome.message, outcome.message
     line = code.splitlines().index("        dist.barrier()") + 1
     assert outcome.message.startswith("Not yet: on two ranks, rank 0 waited"), outcome.message
-    assert f"in barrier (line {line} of shard_answer.py)" in outcome.message, outcome.message
+    assert f"in barrier (line {line} of build_answer.py)" in outcome.message, outcome.message
 
 
 @pytest.mark.parametrize(

@@ -10,25 +10,12 @@ _RANK0_HEAD = lines_of(SOLUTIONS[3], 1, 4)
 _RANK0_ROWS = "    numbers = sum(-(-s[0] // world_size) * math.prod(s[1:]) for s in shapes)\n"
 
 
-_SHARD_TEMPLATE = """\
-from torch.distributed.fsdp import fully_shard
-
-
-def shard(model, mesh):
-{body}
-    return model
-"""
-
-
-_BLOCKS = "    for block in model:\n        fully_shard(block, mesh=mesh)\n"
-
-
-_LINEARS = (
-    "    for m in model.modules():\n        if isinstance(m, torch.nn.Linear):\n            fully_shard(m, mesh=mesh)\n"
-)
-
-
-_ROOT = "    fully_shard(model, mesh=mesh)\n"
+_HEAD, _META = lines_of(SOLUTIONS[2], 1, 5), lines_of(SOLUTIONS[2], 6, 7)
+_SHARD, _ROOT = lines_of(SOLUTIONS[2], 8, 10), lines_of(SOLUTIONS[2], 10, 10)
+_EMPTY, _INIT, _RETURN = lines_of(SOLUTIONS[2], 11, 11), lines_of(SOLUTIONS[2], 12, 14), lines_of(SOLUTIONS[2], 15, 15)
+_WHOLE = "rank 0 held the whole model unsharded (864 bytes) when to_empty gave it memory before fully_shard: no rank "
+_WHOLE += "should hold more than its shards: fully_shard each block, then the model, while on meta; then to_empty; then"
+_NO_VALUES = "held no values when build returned: to_empty gives memory, not values"
 
 
 #: Typical wrong answers to each question, by number, each with words its verdict must contain (the
@@ -210,169 +197,108 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
     ),
     2: (
+        # the question's own code: to_empty and the initialisation before fully_shard
+        (_HEAD + _META + _EMPTY + _INIT + _SHARD + _RETURN, "on one rank here (world_size 1): " + _WHOLE),
+        # no meta device at all: built whole, then sharded
         (
-            _SHARD_TEMPLATE.format(body=_ROOT),
-            "on one rank here (world_size 1): fully_shard was called on model, not on model[0], model[1], model[2] "
-            "(each block first, so that only one block's parameters are gathered at a time)",
-        ),
-        (
-            _SHARD_TEMPLATE.format(body=_BLOCKS),
-            "fully_shard was called on model[0], model[1], model[2], not on model: call fully_shard(block, mesh=mesh) "
-            "on each block, then fully_shard(model, mesh=mesh)",
-        ),
-        (  # each Linear, not the blocks, and no root
-            _SHARD_TEMPLATE.format(body=_LINEARS).replace("from torch", "import torch\nfrom torch"),
-            "fully_shard was called on model[0][0], model[1][0], model[2][0], not on model[0], model[1], model[2]: "
-            "call fully_shard(block, mesh=mesh) on each block, then fully_shard(model, mesh=mesh)",
-        ),
-        (  # each Linear, then the root: told what was called, without the root-only reason
-            _SHARD_TEMPLATE.format(body=_LINEARS + _ROOT).replace("from torch", "import torch\nfrom torch"),
-            "fully_shard was called on model, model[0][0], model[1][0], model[2][0], not on model[0], model[1], "
-            "model[2]: call",
+            _HEAD + "    model = make_model()\n" + _SHARD + _RETURN,
+            "held the whole model unsharded (864 bytes) when "
+            "make_model() returned: no rank should hold more than its shards",
         ),
         (
-            _SHARD_TEMPLATE.format(body=_ROOT + _BLOCKS),
-            "fully_shard ran on parameters already sharded: shard every block once, first, then the root",
+            _HEAD + "    model = make_model().to('meta')\n" + _SHARD + _EMPTY + _INIT + _RETURN,
+            "when make_model() returned",
         ),
-        (_SHARD_TEMPLATE.format(body="    pass\n"), "the model is not sharded"),
-        (  # the blocks as one list: one unit, all of their parameters gathered at once
-            _SHARD_TEMPLATE.format(body="    fully_shard(list(model), mesh=mesh)\n" + _ROOT),
-            "model[0], model[1], model[2] were sharded together as one unit, one all-gather for them all: call",
-        ),
+        # to_empty before and after fully_shard: the first one held the whole model
+        (_HEAD + _META + _EMPTY + _SHARD + _EMPTY + _INIT + _RETURN, _WHOLE),
+        # to_empty again after the initialisation: fresh memory, no values
         (
-            _SHARD_TEMPLATE.format(
-                body="    fully_shard([model[i] for i in range(len(model))], mesh=mesh, reshard_after_forward=True)\n"
-            ).replace("    return model", "    return fully_shard(model, mesh=mesh)"),
-            "model[0], model[1], model[2] were sharded together as one unit",
+            _HEAD + _META + _SHARD + _EMPTY + _INIT + _EMPTY + _RETURN,
+            "0.0.weight, 0.0.bias, 1.0.weight, 1.0.bias, 2.0.weight, 2.0.bias held no values",
         ),
-        (  # two blocks together, the third alone
-            _SHARD_TEMPLATE.format(
-                body="    fully_shard([model[0], model[1]], mesh=mesh)\n    fully_shard(model[2], mesh=mesh)\n" + _ROOT
-            ),
-            "on one rank here (world_size 1): model[0], model[1] were sharded together as one unit",
-        ),
-        (  # the mesh ignored: fully_shard makes one of its own
-            _SHARD_TEMPLATE.format(body=(_BLOCKS + _ROOT).replace("mesh=mesh", "")),
-            "the parameters were sharded on another mesh than shard was given: pass mesh=mesh to fully_shard",
-        ),
-        (  # the root alone on fully_shard's own mesh: the root's own parameter (the scale) shows it
-            _SHARD_TEMPLATE.format(body=_BLOCKS + _ROOT.replace("mesh=mesh", "")),
-            "the parameters were sharded on another mesh than shard was given: pass mesh=mesh to fully_shard",
-        ),
-        (  # the same weights on every rank by a seed of the learner's: not the model's own weights
-            _SHARD_TEMPLATE.format(
-                body="    torch.manual_seed(0)\n"
-                + _LINEARS.replace("fully_shard(m, mesh=mesh)", "m.reset_parameters()")
-                + _BLOCKS
-                + _ROOT
-            ).replace("from torch", "import torch\nfrom torch"),
-            "shard changed this rank's weights (gathered: ",
-        ),
-        (  # the model's own weights, nudged in float32: the values changed, not the dtype
-            _SHARD_TEMPLATE.format(
-                body="    with torch.no_grad():\n        model[0][0].weight.add_(0.01)\n" + _BLOCKS + _ROOT
-            ).replace("from torch", "import torch\nfrom torch"),
-            "shard changed this rank's weights (gathered: 0.01 away): shard should shard the model and change "
-            "nothing else",
-        ),
+        (_HEAD + _META + _SHARD + _EMPTY + _RETURN, _NO_VALUES + " (the checker filled it with NaN to show it)"),
+        # initialised on meta, before to_empty: nothing to initialise yet
+        (_HEAD + _META + _INIT + _SHARD + _EMPTY + _RETURN, _NO_VALUES),
+        # rank 1 alone gives the model memory before sharding it: only rank 1 held it whole
         (
-            _SHARD_TEMPLATE.format(body="    model.half()\n" + _BLOCKS + _ROOT),
-            "shard changed the model's weights to torch.float16 on cpu: shard should shard the model",
+            _HEAD
+            + _META
+            + "    if torch.distributed.get_rank() == 1:\n        model.to_empty(device='cpu')\n"
+            + _SHARD
+            + _EMPTY
+            + _INIT
+            + _RETURN,
+            "on rank 1 of two: rank 1 held the whole model unsharded (1,152 bytes) when to_empty gave it memory",
         ),
-        (  # a copy sharded and returned; the model given is left as it was
-            _SHARD_TEMPLATE.format(body="    model = copy.deepcopy(model)\n" + _BLOCKS + _ROOT).replace(
-                "from torch", "import copy\n\nfrom torch"
-            ),
-            "shard(model, mesh) returned another module, not the model it was given: shard that model in place",
-        ),
-        (  # bfloat16 compute: the sharded model trains, but not as one float32 process does
-            _SHARD_TEMPLATE.format(
-                body=(_BLOCKS + _ROOT).replace("mesh=mesh", "mesh=mesh, mp_policy=MixedPrecisionPolicy(torch.bfloat16)")
-            ).replace(
-                "from torch", "import torch\nfrom torch.distributed.fsdp import MixedPrecisionPolicy\nfrom torch"
-            ),
-            "away from one process's: shard should shard the model and change nothing else",
-        ),
-        (  # float64 compute: trains as one process does (closer still), but computes and returns float64
-            _SHARD_TEMPLATE.format(body=(_BLOCKS + _ROOT).replace("mesh=mesh", "mesh=mesh, mp_policy=_POLICY")).replace(
-                "from torch",
-                "import torch\nfrom torch.distributed.fsdp import MixedPrecisionPolicy\n\n"
-                "_POLICY = MixedPrecisionPolicy(param_dtype=torch.float64, reduce_dtype=torch.float64)\nfrom torch",
-            ),
-            "the sharded model's layers computed in torch.float64 for float32 inputs: shard should shard the model",
-        ),
-        (  # float64 compute, cast back to float32 on the way out: the first Linear's output shows it
-            _SHARD_TEMPLATE.format(body=(_BLOCKS + _ROOT).replace("mesh=mesh", "mesh=mesh, mp_policy=_POLICY")).replace(
-                "from torch",
-                "import torch\nfrom torch.distributed.fsdp import MixedPrecisionPolicy\n\n"
-                "_POLICY = MixedPrecisionPolicy(torch.float64, output_dtype=torch.float32)\nfrom torch",
-            ),
-            "the sharded model's layers computed in torch.float64 for float32 inputs: shard should shard the model",
-        ),
+        # the blocks of the one-rank model (3) hard-coded: the two-rank model has 4
         (
-            _SHARD_TEMPLATE.format(body=_BLOCKS + _ROOT).replace("    return model\n", ""),
-            "shard(model, mesh) returned None, not the model it was given",
-        ),
-        (
-            _SHARD_TEMPLATE.format(body=_BLOCKS + _ROOT)
-            .replace("return model", "return torch.nn.Sequential(*model)")
-            .replace("from torch", "import torch\nfrom torch"),
-            "shard(model, mesh) returned another module, not the model it was given",
-        ),
-        (  # the blocks of the one-rank model (3) hard-coded: the two-rank model has 4
-            _SHARD_TEMPLATE.format(body="    for i in range(3):\n        fully_shard(model[i], mesh=mesh)\n" + _ROOT),
+            _HEAD
+            + _META
+            + "    for i in range(3):\n        fully_shard(model[i], mesh=mesh)\n"
+            + _ROOT
+            + _EMPTY
+            + _INIT
+            + _RETURN,
             "on rank 0 of two: fully_shard was called on model, model[0], model[1], model[2], not on model[3]: call",
         ),
-        (  # the chapter's 4 blocks hard-coded: the one-rank model has 3
-            _SHARD_TEMPLATE.format(body="    for i in range(4):\n        fully_shard(model[i], mesh=mesh)\n" + _ROOT),
-            "raised IndexError",
+        # real weights loaded into the meta model before sharding: no to_empty, but every rank held them whole
+        (
+            _HEAD
+            + _META
+            + "    weights = {k: torch.randn(v.shape) / 8 for k, v in model.state_dict().items()}\n"
+            + "    model.load_state_dict(weights, assign=True)\n"
+            + _SHARD
+            + _RETURN,
+            "rank 0 held the whole model unsharded (864 bytes) when fully_shard began sharding it",
         ),
-        (  # float64 weights: their values as float32 numbers unchanged, but not the dtype
-            _SHARD_TEMPLATE.format(body="    model.double()\n" + _BLOCKS + _ROOT),
-            "shard changed the model's weights to torch.float64 on cpu: shard should shard the model",
+        # each block given memory, then sharded: one block whole at a time
+        (
+            _HEAD + _META + "    for block in model:\n        block.to_empty(device='cpu')\n"
+            "        fully_shard(block, mesh=mesh)\n" + _ROOT + _EMPTY + _INIT + _RETURN,
+            "rank 0 held 0.0.weight, 0.0.bias unsharded (288 bytes) when to_empty gave it memory before fully_shard",
         ),
         (
-            _SHARD_TEMPLATE.format(body=_BLOCKS + _ROOT).replace("return model", "return model.double()"),
-            "shard changed the model's weights to torch.float64 on cpu: shard should shard the model",
-        ),
-        (  # on the meta device, before sharding or after: no weights left to compare
-            _SHARD_TEMPLATE.format(body="    model.to('meta')\n" + _BLOCKS + _ROOT),
-            "shard changed the model's weights to torch.float32 on meta: shard should shard the model",
+            _HEAD + _META + _ROOT + _EMPTY + _INIT + _RETURN,
+            "fully_shard was called on model, not on model[0], model[1], "
+            "model[2] (each block first, so that only one block's parameters are gathered at a time)",
         ),
         (
-            _SHARD_TEMPLATE.format(body=_BLOCKS + _ROOT + "    model.to('meta')\n"),
-            "shard changed the model's weights to torch.float32 on meta: shard should shard the model",
+            _HEAD + _META + lines_of(SOLUTIONS[2], 8, 9) + _EMPTY + _INIT + _RETURN,
+            "fully_shard was called on model[0], model[1], model[2], not on model: call fully_shard(block, mesh=mesh)",
         ),
-        (  # a block removed: its parameters are missing, not changed
-            _SHARD_TEMPLATE.format(body="    del model[-1]\n" + _BLOCKS + _ROOT),
-            "on one rank here (world_size 1): shard changed the model's parameters (removed: 2.0.bias (8,), 2.0.weight "
-            "(8, 8); added: none): shard should shard the model and change nothing else",
+        (_HEAD + _META + _EMPTY + _INIT + _RETURN, "the model is not sharded"),
+        (_HEAD + _META + _SHARD + "    model.to('cpu')\n" + _INIT + _RETURN, "raised NotImplementedError"),
+        (
+            _HEAD + _META + _SHARD + _EMPTY.replace("cpu", "meta") + _INIT + _RETURN,
+            "build returned weights in torch.float32 on meta: to_empty(device='cpu')",
         ),
-        (  # a weight replaced by one of another shape
-            _SHARD_TEMPLATE.format(
-                body="    model[0][0].weight = torch.nn.Parameter(torch.zeros(8, 9))\n" + _BLOCKS + _ROOT
-            ).replace("from torch", "import torch\nfrom torch"),
-            "shard changed the model's parameters (removed: 0.0.weight (8, 8); added: 0.0.weight (8, 9))",
+        (
+            _HEAD + _META + _SHARD + _EMPTY + _INIT + "    return torch.nn.Sequential(*model)\n",
+            "build returned another module, not the model make_model() built",
         ),
-        (  # round 7's finding: rank 1 alone changes a weight: rank 0 sees it gathered, and says it was another's
-            _SHARD_TEMPLATE.format(
-                body="    if torch.distributed.get_rank() == 1:\n        with torch.no_grad():\n"
-                "            model[0][0].weight.add_(0.01)\n" + _BLOCKS + _ROOT
-            ).replace("from torch", "import torch\nfrom torch"),
-            "on rank 0 of two: shard changed another rank's weights (gathered: 0.01 away)",
+        (_HEAD + _META + _SHARD + _EMPTY + _INIT, "build returned None, not the model make_model() built"),
+        (
+            _HEAD + "    with torch.device('meta'):  # a model of its own\n        model = torch.nn.Sequential(\n"
+            "            *[torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.ReLU()) for _ in range(3)]\n        )\n"
+            + _SHARD
+            + _EMPTY
+            + _INIT
+            + _RETURN,
+            "build returned another module, not the model make_model() built",
         ),
-        (  # a weight set to NaN: the most it changed is NaN, not 0
-            _SHARD_TEMPLATE.format(
-                body="    with torch.no_grad():\n        model[0][0].weight[0, 0] = float('nan')\n" + _BLOCKS + _ROOT
-            ).replace("from torch", "import torch\nfrom torch"),
-            "shard changed this rank's weights (gathered: nan away): shard should shard the model and change "
-            "nothing else",
+        (
+            _HEAD + _META + _SHARD + _EMPTY + _INIT + "    torch.distributed.destroy_process_group()\n" + _RETURN,
+            "build destroyed the process group",
         ),
-        (  # chapter 08's worker is told the same
-            _SHARD_TEMPLATE.format(body=_BLOCKS + _ROOT + "    torch.distributed.destroy_process_group()\n").replace(
-                "from torch", "import torch\nfrom torch"
-            ),
-            "shard destroyed the process group: the launcher made it and ends it",
+        # bfloat16 compute: the gathered blocks in 16 bits
+        (
+            _HEAD.replace("import fully_shard", "import MixedPrecisionPolicy, fully_shard")
+            + _META
+            + _SHARD.replace("mesh=mesh", "mesh=mesh, mp_policy=MixedPrecisionPolicy(torch.bfloat16)")
+            + _EMPTY
+            + _INIT
+            + _RETURN,
+            "away from one process's from the same start",
         ),
     ),
     3: (
@@ -466,12 +392,21 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
 #: Right answers other than the solution, as a learner could write them: each must be accepted.
 RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
     2: (
-        _SHARD_TEMPLATE.format(body=_BLOCKS).replace("    return model", "    return fully_shard(model, mesh=mesh)"),
-        _SHARD_TEMPLATE.format(
-            body="    for i in range(len(model)):\n"
-            "        fully_shard(model[i], mesh=mesh, reshard_after_forward=False)\n" + _ROOT
-        ),
-        # each block as a list of one: still one unit a block
-        _SHARD_TEMPLATE.format(body=_BLOCKS.replace("fully_shard(block,", "fully_shard([block],") + _ROOT),
+        # a seed first, nn.Module.apply, to_empty on the mesh's device type
+        _HEAD + _META + _SHARD + _EMPTY.replace('"cpu"', "mesh.device_type") + "    torch.manual_seed(0)\n"
+        "    model.apply(lambda m: m.reset_parameters() if hasattr(m, 'reset_parameters') else None)\n" + _RETURN,
+        # to_empty twice before initialising, each module named
+        _HEAD + _META + _SHARD + _EMPTY + _EMPTY + "    for block in model:\n"
+        "        block[0].reset_parameters()\n" + _RETURN,
+        # the Linear layers initialised, as section 3's worker does (the model has no other parameters)
+        _HEAD.replace("import torch\n", "import torch\nfrom torch import nn\n")
+        + _META
+        + _SHARD
+        + _EMPTY
+        + _INIT.replace('hasattr(module, "reset_parameters")', "isinstance(module, nn.Linear)")
+        + _RETURN,
+        # initialised with values of its own
+        _HEAD + _META + _SHARD + _EMPTY + "    with torch.no_grad():\n        for p in model.parameters():\n"
+        "            torch.nn.init.normal_(p, std=0.1)\n" + _RETURN,
     ),
 }

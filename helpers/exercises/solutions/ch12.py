@@ -5,15 +5,21 @@ SOLUTIONS: dict[int, str] = {
     copies = 2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]  # parameters, gradients, states
     per_rank = n_params if strategy == 'DDP' else -(-n_params // world_size)
     return per_rank * dtype_bytes * copies""",
-    2: """from torch.distributed.fsdp import fully_shard
+    2: """import torch
+from torch.distributed.fsdp import fully_shard
 
 
-def shard(model, mesh):
+def build(make_model, mesh):
+    with torch.device("meta"):
+        model = make_model()  # shapes only, no memory yet
     for block in model:
         fully_shard(block, mesh=mesh)
     fully_shard(model, mesh=mesh)
-    return model
-""",
+    model.to_empty(device="cpu")  # real memory, uninitialised
+    for module in model.modules():
+        if hasattr(module, "reset_parameters"):
+            module.reset_parameters()
+    return model""",
     3: """import math
 
 
