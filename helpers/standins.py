@@ -800,6 +800,7 @@ class GraphReplayModel:
                 )
                 if func._opname in GraphReplayModel.READING_OPS or bool_index:
                     said = {"_local_scalar_dense": ".item() (or float(t), int(t), `if t:`)", "index": "a boolean index"}
+                    said["is_nonzero"] = "`if t:` (or bool(t))"
                     raise host_read(said.get(func._opname, f"torch.{func._opname.strip('_')}"))
                 out = func(*args, **(kwargs or {}))
                 ops.append((func, args, kwargs or {}, out))

@@ -151,9 +151,9 @@ def _check_normalise(fn: Any) -> None:
 
 _TEXTS = {
     "capture_step": "Debug this: make `capture_step(graph, model, optimizer, static_x, static_y)` capture a training "
-    "step that each replay repeats as an eager step would, and return its static loss.\n`.item()` reads on the CPU: "
-    "return the loss and read it after a replay. SGD makes its momentum buffer on its first step: run one real step "
-    "before capturing, then set the gradients to None.",
+    "step that each replay repeats as an eager step would, and return its static loss.\nAn `if` on a tensor reads it "
+    "on the CPU: check the returned loss after each replay instead. Gradients the real steps left are added to by "
+    "every replay: set them to None just before capturing.",
     "capture_accumulation": "Write `capture_accumulation(graph, model, optimizer, static_xs, static_ys)`: capture "
     "one optimizer step over len(static_xs) micro-batches, and return the static mean loss.\nIn the step: for each "
     "micro-batch, (loss / k).backward(), keeping the sum of loss.detach() / k; then optimizer.step(). Before "

@@ -46,7 +46,6 @@ _check_bytes_per_rank = table(
 
 
 WIDTH, STEPS, LR = 8, 3, 0.05
-warnings.filterwarnings("ignore", "DTensor random operators")  # reset_parameters() on a CPU mesh: each shard drawn here
 _EACH = "call fully_shard(block, mesh=mesh) on each block, then fully_shard(model, mesh=mesh)"
 _model = lambda blocks: nn.Sequential(*[nn.Sequential(nn.Linear(WIDTH, WIDTH), nn.ReLU()) for _ in range(blocks)])
 
@@ -92,7 +91,9 @@ def run_build(rank: int, world_size: int, build: Any) -> dict[str, str]:
     make_model = lambda: built.append(_model(2 + world_size)) or look("when make_model() returned") or built[-1]
     mesh = torch.distributed.init_device_mesh("cpu", (world_size,), mesh_dim_names=("shard",))
     with mock.patch.object(nn.Module, "to_empty", spy), mock.patch.object(FSDPParam, "__init__", param):
-        returned = build(make_model, mesh)
+        with warnings.catch_warnings():  # reset_parameters() on a CPU mesh: DTensor's note on its random numbers
+            warnings.filterwarnings("ignore", "DTensor random operators")
+            returned = build(make_model, mesh)
     model = next((m for m in built if m is returned), built[-1] if built else nn.Sequential())
     wrong, kinds = _not_sharded(model, returned), {f"{p.dtype} on {local(p).device}" for p in model.parameters()}
     look("when build returned")

@@ -143,6 +143,18 @@ def test_a_whole_training_step_replays_as_eager_steps_and_state_made_in_capture_
     assert not torch.allclose(replayed, eager)
 
 
+def test_a_captured_steps_learning_rate_is_the_one_it_captured() -> None:
+    net = torch.nn.Linear(4, 1)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    x, y = torch.randn(8, 4), torch.randn(8, 1)
+    graph = GraphReplayModel()
+    graph.capture(lambda: (torch.nn.functional.mse_loss(net(x), y).backward(), opt.step()))
+    before = net.weight.detach().clone()
+    opt.param_groups[0]["lr"] = 0.0  # a scheduler's change: the recorded add_ keeps alpha=-0.1
+    graph.replay()
+    assert not torch.equal(net.weight, before)
+
+
 def test_several_static_inputs() -> None:
     graph = GraphReplayModel()
     a, b = torch.ones(2), torch.ones(2)

@@ -8,12 +8,17 @@ _STEP = lines_of(SOLUTIONS[1], 1, 6)  # the def and a right step
 _ACC = lines_of(SOLUTIONS[2], 1, 1)
 _NORMALISE = lines_of(SOLUTIONS[3], 1, 1)
 _CAPTURE = "    return graph.capture(step, static_x, static_y)"
+_GUARD = (
+    "        if not torch.isfinite(loss):  # stop at once if training diverges\n"
+    '            raise FloatingPointError(f"the loss is {loss}")\n'
+)
+_REAL = "    for _ in range(3):  # real steps first: they make the momentum buffers\n        optimizer.zero_grad()\n"
+_REAL += "        step(static_x, static_y)\n"
 #: The notebook's starter of question 1, as given.
 _GIVEN = (
-    "losses = []\n\n\ndef capture_step(graph, model, optimizer, static_x, static_y):\n    def step(x, y):\n"
-    "        loss = torch.nn.functional.mse_loss(model(x), y)\n        losses.append(loss.item())\n"
-    "        loss.backward()\n        optimizer.step()\n        return loss\n\n"
-    "    optimizer.zero_grad(set_to_none=True)\n" + _CAPTURE
+    "def capture_step(graph, model, optimizer, static_x, static_y):\n    def step(x, y):\n"
+    "        loss = torch.nn.functional.mse_loss(model(x), y)\n" + _GUARD + "        loss.backward()\n"
+    "        optimizer.step()\n        return loss\n\n" + _REAL + _CAPTURE
 )
 
 
@@ -41,9 +46,13 @@ _ACC_RIGHT = (
 #: message a learner who wrote it is told).
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
-        (_GIVEN, "raised RuntimeError (line 7 of your code): CPU MODEL of a CUDA graph: .item()"),
-        (  # the .item() gone, no real step first
-            _GIVEN.replace("        losses.append(loss.item())\n", ""),
+        (_GIVEN, "raised RuntimeError (line 4 of your code): CPU MODEL of a CUDA graph: .item() (or float(t), int(t)"),
+        (  # the guard gone: the last real step's gradients are still there at capture
+            _GIVEN.replace(_GUARD, ""),
+            "backward added to gradients that existed at capture",
+        ),
+        (  # the guard and the real steps gone
+            _GIVEN.replace(_GUARD, "").replace(_REAL, "    optimizer.zero_grad(set_to_none=True)\n"),
             "the momentum buffers were made inside a capture: on a GPU a capture runs nothing",
         ),
         (  # a real step first, but its gradients left in place
@@ -71,15 +80,15 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "called the given optimizer's step() 0 times",
         ),
         (  # the log kept with .cpu(): a copy to the host, which a capture refuses too
-            _GIVEN.replace("losses.append(loss.item())", "losses.append(loss.cpu())"),
+            _GIVEN.replace(_GUARD, "        print(loss.cpu())\n"),
             "CPU MODEL of a CUDA graph: .cpu() reads a tensor's value on the host during capture",
         ),
         (  # a check on the values inside the step
-            _GIVEN.replace("losses.append(loss.item())", "assert not torch.allclose(loss, torch.zeros_like(loss))"),
+            _GIVEN.replace(_GUARD, "        assert not torch.allclose(loss, torch.zeros_like(loss))\n"),
             "torch.allclose reads a tensor's value on the host during capture",
         ),
         (  # a boolean mask: its size depends on the values
-            _GIVEN.replace("losses.append(loss.item())", "err = model(x) - y\n        big = err[err.abs() > 100]"),
+            _GIVEN.replace(_GUARD, "        err = model(x) - y\n        big = err[err.abs() > 100]\n"),
             "a boolean index reads a tensor's value on the host during capture",
         ),
         (  # a first capture as the real step
@@ -268,10 +277,8 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "        optimizer.zero_grad(set_to_none=False)\n"
         "        loss = torch.nn.functional.mse_loss(model(x), y)\n        loss.backward()\n        optimizer.step()\n"
         "        return loss.detach()\n\n    step(static_x, static_y)\n" + _CAPTURE,
-        # the loss logged as a tensor kept on the device
-        _GIVEN.replace("losses.append(loss.item())", "losses.append(loss.detach())").replace(
-            "    optimizer.zero_grad(set_to_none=True)\n", "    step(static_x, static_y)\n    optimizer.zero_grad()\n"
-        ),
+        # the guard moved out of the step, the gradients set to None before capture
+        _GIVEN.replace(_GUARD, "").replace(_CAPTURE, "    optimizer.zero_grad(set_to_none=True)\n" + _CAPTURE),
     ),
     2: (
         # one stacked loss, one backward per micro-batch through a list
