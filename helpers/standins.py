@@ -764,17 +764,15 @@ class CachingAllocatorModel:
 
 
 class GraphReplayModel:
-    """A CPU model of a CUDA graph, for machines without a CUDA GPU. **Not a CUDA graph.** `replay()` re-runs the ATen
-    operators `capture` recorded on the captured tensors, without Python, as a graph replays kernels on captured
-    addresses: copy new data *into* a static input, clone what you keep of the output. A host read during capture
-    (`.item()`, `if t:`, `print(t)`, `.tolist()`, `.numpy()`, `.cpu()`, `torch.equal`, a size that depends on values
-    such as boolean indexing) raises RuntimeError, as CUDA refuses to synchronise a captured stream; so does a second
-    capture, as CUDA's does. Nothing gets faster: it re-dispatches every operator, where a graph skips their launch."""
+    """A CPU model of a CUDA graph (**not one**), for machines without a CUDA GPU: `replay()` re-runs the ATen operators
+    `capture` recorded, on the captured tensors, without Python (copy new data *into* a static input, clone what you
+    keep). A host read, a size read from values or a synchronisation during capture raises RuntimeError, as CUDA
+    refuses them; so does a second capture. Nothing gets faster: a graph skips launches, this re-dispatches them."""
 
-    #: Tensor methods that read values on the host without dispatching an ATen operator on the CPU.
+    #: Tensor methods that read on the host with no ATen operator on the CPU; operators that read on the host.
     HOST_READS = ("__repr__", "__format__", "tolist", "numpy", "cpu")
-    #: Operators that read values on the host (a Python result), or whose output's size depends on the values.
     READING_OPS = ("_local_scalar_dense", "equal", "allclose", "is_nonzero", "nonzero", "masked_select", "_unique2")
+    READING_OPS += ("unique_dim", "unique_consecutive", "bincount", "histc", "repeat_interleave")
 
     def __init__(self) -> None:
         self._ops: list[tuple[Any, tuple, dict, Any]] | None = None  # None until a capture
@@ -807,11 +805,20 @@ class GraphReplayModel:
                 return out
 
         def refuse(tensor: torch.Tensor, name: str, *args: Any, **kwargs: Any) -> Any:
-            raise host_read({"__repr__": "print(t) or str(t)", "__format__": "an f-string"}.get(name, f".{name}()"))
+            said = {"__repr__": "print(t) or str(t)", "__format__": "an f-string", "sync": "a synchronize()"}
+            raise host_read(said.get(name, f".{name}()"))
+
+        def to(tensor: torch.Tensor, *args: Any, to: Any = torch.Tensor.to, **kwargs: Any) -> Any:  # .to("cpu")
+            if any(isinstance(a, str) and a.startswith("cpu") for a in (*args, kwargs.get("device"))):
+                raise host_read(".to('cpu')")
+            return to(tensor, *args, **kwargs)
 
         with contextlib.ExitStack() as stack:
             for name in self.HOST_READS:
                 stack.enter_context(mock.patch.object(torch.Tensor, name, functools.partialmethod(refuse, name)))
+            stack.enter_context(mock.patch.object(torch.Tensor, "to", to))
+            for module in (torch.cpu, torch.cuda, torch.accelerator):  # a synchronisation: the CPU waits too
+                stack.enter_context(mock.patch.object(module, "synchronize", functools.partial(refuse, None, "sync")))
             stack.enter_context(Recorder())
             output = fn(*static_inputs)
         self._ops = ops
@@ -826,6 +833,10 @@ class GraphReplayModel:
                 result = func(*args, **kwargs)
                 olds, news = (out, result) if isinstance(out, (tuple, list)) else ((out,), (result,))
                 for old, new in zip(olds, news, strict=True):
+                    if isinstance(old, torch.Tensor) and old.shape != new.shape:  # sizes read from values
+                        raise RuntimeError(
+                            f"CPU MODEL of a CUDA graph: {func._opname} made another size than at capture"
+                        )
                     # An in-place operator or a view already wrote into (or points at) the captured memory.
                     if isinstance(old, torch.Tensor) and new.data_ptr() != old.data_ptr():
                         old.copy_(new)

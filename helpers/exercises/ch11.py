@@ -30,46 +30,50 @@ def _shown(t: Any, like: torch.Tensor | None = None, rtol: float = 0) -> str:  #
 
 _MADE = "the momentum buffers were made inside a capture: on a GPU a capture runs nothing, and every replay would "
 _MADE += "make them again from the gradient, losing the momentum: run a real step before capturing"
-_ADDED = "backward added to gradients that existed at capture, and every replay adds to them again: set them to None "
-_ADDED += "(optimizer.zero_grad(set_to_none=True)) just before capturing"
-_LATE = "a step after the capture added to the gradients it made, which on a GPU hold nothing until a replay: capture "
-_LATE += "last, or set the gradients to None before a later step"
+_ADDED = "backward added to gradients that existed at capture, and each replay adds again: set them to None first"
+_LATE = "a step after the capture added to the gradients it made (on a GPU, unfilled until a replay): capture last"
 _weights = lambda m: torch.cat([p.detach().reshape(-1) for p in m.parameters()])
 _near = lambda a, b: torch.allclose(a, b, rtol=1e-5, atol=1e-6)
 _ptrs = lambda ts: {t.data_ptr() for t in ts if isinstance(t, torch.Tensor)}
-_UNREAD = "the captured step never read {}: capture a step on them, so that what is copied into them reaches the graph"
+_events = lambda: {"rows": [], "grads": 0, "steps": 0}  # what a capture (or what follows it) ran
+_settings = lambda opt: {key: value for key, value in opt.param_groups[0].items() if key != "params"}
+_UNREAD = "the captured step never read {}: capture a step on the static tensors, so that what is copied in reaches it"
 _STEPS = "the captured step called the given optimizer's step() {} times; one replay is one optimizer step"
-_ACCUMULATE = "the captured step ran {} forwards (of {} rows) and {} backward passes; accumulation takes one of each "
-_ACCUMULATE += "per micro-batch: {}, on 4 rows"
+_ACCUMULATE = "the captured step ran {} forward{} (of {} rows) and {} backward pass{}; accumulation takes one forward "
+_ACCUMULATE += "and one backward() per micro-batch: {}, on 4 rows each"
 
 
 def _watched(model: Any, opt: Any, fn: Any, args: tuple, call: str) -> tuple[Any, list[dict]]:
-    """`fn(*args)`, watching every capture of the CPU model it makes: the gradients that existed, the momentum buffers
-    it made, the rows of each forward, the backward passes and optimizer steps it ran, the weights at its end."""
-    seen, real, params = [], GraphReplayModel.capture, list(model.parameters())
-    count = lambda d, k: d.update({k: d[k] + 1})
+    """`fn(*args)`, watching each capture of the CPU model: gradients that existed, momentum buffers made, settings,
+    forwards with autograd (rows), gradients and optimizer steps in it and after it, the gradients it left."""
+    seen, real, params, now = [], GraphReplayModel.capture, list(model.parameters()), _events()
+    first = next(m for m in model.modules() if [*m.parameters(recurse=False)])  # its forward: one a model's forward
+    rows = lambda m, a: now["rows"].extend([a[0].shape[0]] * torch.is_grad_enabled())
+    grads, steps = lambda g: now.update(grads=now["grads"] + 1), lambda *_: now.update(steps=now["steps"] + 1)
+    hooks = [first.register_forward_pre_hook(rows), params[0].register_hook(grads), opt.register_step_post_hook(steps)]
 
     def capture(graph: Any, step: Any, *static: Any) -> Any:
-        info = {"graph": graph, "grads": _ptrs(p.grad for p in params), "rows": [], "backwards": 0, "steps": 0}
+        nonlocal now
         unmade = [p for p in params if "momentum_buffer" not in opt.state[p]]
-        hooks = [model.register_forward_pre_hook(lambda m, a: info["rows"].append(getattr(a[0], "shape", [0])[0]))]
-        hooks += [params[0].register_post_accumulate_grad_hook(lambda p: count(info, "backwards"))]
-        hooks += [opt.register_step_post_hook(lambda *_: count(info, "steps"))]
+        now = info = {"graph": graph, "grads at": _ptrs(p.grad for p in params), "settings": _settings(opt)}
+        now.update(_events())
         try:
             return real(graph, step, *static)
         finally:
-            [hook.remove() for hook in hooks]
             info["made"] = [p for p in unmade if "momentum_buffer" in opt.state[p]]
-            info["end"], info["own grads"] = _weights(model), _ptrs(p.grad for p in params)
+            info["own grads"] = _ptrs(p.grad for p in params)
+            now = info["after"] = _events()
             seen.append(info)
 
-    with mock.patch.object(GraphReplayModel, "capture", capture):
-        return call_or_wrong(fn, args, call), seen
+    try:
+        with mock.patch.object(GraphReplayModel, "capture", capture):
+            return call_or_wrong(fn, args, call), seen
+    finally:
+        [hook.remove() for hook in hooks]
 
 
 def _eager_step(model: Any, opt: Any, xs: torch.Tensor, ys: torch.Tensor, k: int, div: int) -> torch.Tensor:
-    """One eager step on the mean loss of k micro-batches (k = 0: one batch), or on their sum if div is 1."""
-    opt.zero_grad(set_to_none=True)
+    opt.zero_grad(set_to_none=True)  # the mean of k micro-batches' losses (k = 0: one batch), their sum if div is 1
     loss = sum(F.mse_loss(model(x), y) for x, y in zip(xs, ys, strict=True)) / k if k else F.mse_loss(model(xs), ys)
     (loss * k / div if k else loss).backward()
     opt.step()
@@ -81,47 +85,56 @@ def _check_capture(fn: Any, name: str, ks: tuple[int, int]) -> None:
     expect_function(fn, name, f"(graph, model, optimizer, {statics})")
     for k, seed in zip(ks, (3, 4), strict=True):  # a model with an earlier step's gradients left, SGD with momentum
         torch.manual_seed(seed)
-        model = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.Tanh(), torch.nn.Linear(8, 1))
-        opt, graph = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9), GraphReplayModel()
-        rng, params = torch.Generator().manual_seed(seed), list(model.parameters())
+        model, graph, nn = torch.nn.Sequential(), GraphReplayModel(), torch.nn
+        model.extend([nn.Linear(6, 8), nn.Tanh(), nn.Linear(8, 1)])
+        opt, rng = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9), torch.Generator().manual_seed(seed)
         F.mse_loss(model(torch.randn(4, 6)), torch.zeros(4, 1)).backward()
         batch = lambda: [torch.randn(*(k,) * bool(k), 4, n, generator=rng) for n in (6, 1)]  # noqa: B023
-        (sx, sy), settings = batch(), {key: v for key, v in opt.param_groups[0].items() if key != "params"}
+        (sx, sy), settings = batch(), _settings(opt)
         call = f"{name}(graph, model, optimizer, {statics})" + f" with {k} micro-batches" * bool(k)
         got, seen = _watched(model, opt, fn, (graph, model, opt, sx, sy), call)
         info = ([i for i in seen if i["graph"] is graph] or [None])[-1]
-        if info is None or graph._ops is None or "replay" in vars(graph):
-            raise Wrong(f"{call} captured nothing: capture the step with graph.capture(step, {statics})")
+        if info is None or graph._ops is None or "replay" in vars(graph):  # or into another graph than it was given
+            raise Wrong(f"{call} captured nothing{' into graph' * bool(seen)}: call graph.capture(step, {statics})")
         if any(i["made"] for i in seen):
             raise Wrong(f"{call}: {_MADE}")
+        if _settings(opt) != settings:
+            raise Wrong(f"{call} changed the optimizer's settings: leave them as they are")
+        if changed := {key: v for key, v in info["settings"].items() if settings[key] != v}:
+            raise Wrong(f"{call} captured the step with {show(changed)}: a graph keeps the settings it captured")
         reads, writes = (set().union(*(_ptrs(o[part]) for o in graph._ops)) for part in (1, slice(3, 4)))
-        if not {sx.data_ptr(), sy.data_ptr()} <= reads:
-            raise Wrong(f"{call}: {_UNREAD.format(statics)}")
+        if unread := [n for n, t in zip(statics.split(", "), (sx, sy), strict=True) if t.data_ptr() not in reads]:
+            raise Wrong(f"{call}: {_UNREAD.format(' and '.join(unread))}")
         if info["steps"] != 1:
             raise Wrong(f"{call}: {_STEPS.format(info['steps'])}")
-        if k and (info["rows"] != [4] * k or info["backwards"] != k):
-            raise Wrong(f"{call}: {_ACCUMULATE.format(len(info['rows']), info['rows'], info['backwards'], k)}")
-        if not torch.equal(info["end"], _weights(model)) and info["own grads"] & _ptrs(p.grad for p in params):
+        if k and (info["rows"] != [4] * k or info["grads"] != k):
+            rows, grads = len(info["rows"]), info["grads"]  # forwards, and backward passes (gradients computed)
+            raise Wrong(
+                f"{call}: {_ACCUMULATE.format(rows, 's' * (rows != 1), info['rows'], grads, 'es' * (grads != 1), k)}"
+            )
+        if info["after"]["grads"] and info["own grads"] & _ptrs(p.grad for p in model.parameters()):
             raise Wrong(f"{call}: {_LATE}")
         if not isinstance(got, torch.Tensor) or got.numel() != 1:
             raise Wrong(f"{call} returned {show(got)}; expected the static loss, the one-number tensor step returns")
         if got.data_ptr() not in writes:
             raise Wrong(f"{call} returned a tensor no replay writes: return the loss the captured step returns")
-        if {key: opt.param_groups[0][key] for key in settings} != settings:
-            raise Wrong(f"{call} changed the optimizer's settings: leave them as they are")
         twins = [copy.deepcopy(model) for _ in (k, 1)]  # eager steps on the mean loss, and on the sum (a slip)
         opts = [torch.optim.SGD(t.parameters(), **settings) for t in twins]
         [o.load_state_dict(copy.deepcopy(opt.state_dict())) for o in opts]
         for i in range(1, 4):
             (x, y), said = batch(), f"after replay {i} of what {call} captured, the "
-            sx.copy_(x), sy.copy_(y), graph.replay()
+            sx.copy_(x), sy.copy_(y)
+            try:
+                graph.replay()
+            except RuntimeError as exc:  # a size read from values at capture
+                raise Wrong(f"{said}replay failed: {exc}") from None
             want, _ = (_eager_step(t, o, x, y, k, div) for t, o, div in zip(twins, opts, (k, 1), strict=True))
             if _near(_weights(model), _weights(twins[0])) and not _near(got, want):
                 mean = f" (the mean of the {k} micro-batches' losses)" * bool(k)
                 raise Wrong(f"{said}returned loss holds {got.item():.6g}; expected {want.item():.6g}{mean}")
             if not _near(_weights(model), _weights(twins[0])):
                 gap = f" (at most {(_weights(model) - _weights(twins[0])).abs().max().item():.3g} away)"
-                added = info["grads"] & set().union(*(_ptrs([o]) for f, *_, o in graph._ops if f._opname == "add_"))
+                added = info["grads at"] & set().union(*(_ptrs([o]) for f, *_, o in graph._ops if f._opname == "add_"))
                 why = [_ADDED] * bool(added) + [f"it followed the sum of the {k} losses: divide each by {k}"] * (
                     k > 1 and _near(_weights(model), _weights(twins[1]))
                 )
@@ -161,10 +174,6 @@ _TEXTS = {
     "normalise": "Debug this: make `normalise(x)` compile into one graph, with the same results.\n"
     "`peak.item()` reads on the CPU; torch.where picks on the device.",
 }
-_CHECKS = (
-    lambda fn: _check_capture(fn, "capture_step", (0, 0)),
-    lambda fn: _check_capture(fn, "capture_accumulation", (2, 3)),
-    _check_normalise,
-)
-_SLOW = {"normalise": {"time_limit": 60.0}}  # compile: torch._dynamo
-QUESTIONS = questions("11", _TEXTS, _CHECKS, _SLOW)
+_capture = lambda name, ks: lambda fn: _check_capture(fn, name, ks)  # ks: micro-batches (0: one batch), two cases
+_CHECKS = (_capture("capture_step", (0, 0)), _capture("capture_accumulation", (2, 3)), _check_normalise)
+QUESTIONS = questions("11", _TEXTS, _CHECKS, {"normalise": {"time_limit": 60.0}})  # compile: torch._dynamo

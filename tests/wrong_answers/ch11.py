@@ -113,7 +113,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (  # the capture reads a copy of the static input
             _STEP + "\n    step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=True)\n"
             "    return graph.capture(step, static_x.clone(), static_y)",
-            "the captured step never read static_x, static_y",
+            "the captured step never read static_x: capture a step on the static tensors",
         ),
         (  # a copy of the static loss, which no replay refreshes
             _STEP + "\n    step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=True)\n"
@@ -124,6 +124,27 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _STEP.replace("optimizer.step()", "own.step()") + "\n    own = torch.optim.SGD(model.parameters(), lr=0.1, "
             "momentum=0.9)\n    step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=True)\n" + _CAPTURE,
             "called the given optimizer's step() 0 times",
+        ),
+        (  # the loss copied to the host with .to("cpu")
+            _GIVEN.replace(_GUARD, '        kept = loss.detach().to("cpu")\n'),
+            "CPU MODEL of a CUDA graph: .to('cpu') reads a tensor's value on the host during capture",
+        ),
+        (  # a synchronisation inside the step
+            _GIVEN.replace(_GUARD, "        torch.cpu.synchronize()\n"),
+            "CPU MODEL of a CUDA graph: a synchronize() reads a tensor's value on the host during capture",
+        ),
+        (  # a count whose size depends on the values
+            _GIVEN.replace(_GUARD, "        counts = torch.bincount((y.flatten() > 0).long(), minlength=2)\n"),
+            "torch.bincount reads a tensor's value on the host during capture",
+        ),
+        (  # captured at a learning rate of 0, then restored
+            _STEP
+            + "\n"
+            + _REAL
+            + "    lr = optimizer.param_groups[0]['lr']\n    optimizer.param_groups[0]['lr'] = 0.0\n"
+            "    optimizer.zero_grad(set_to_none=True)\n    loss = graph.capture(step, static_x, static_y)\n"
+            "    optimizer.param_groups[0]['lr'] = lr\n    return loss",
+            "captured the step with {'lr': 0.0}: a graph keeps the settings it captured",
         ),
         (  # momentum switched off to dodge the buffers
             _STEP
@@ -159,21 +180,21 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "        loss = sum(torch.nn.functional.mse_loss(model(x), y) for x, y in zip(xs, ys)) / k\n"
                 "        loss.backward()\n        optimizer.step()\n        return loss.detach()\n"
             ),
-            "ran 2 forwards (of [4, 4] rows) and 1 backward passes",
+            "ran 2 forwards (of [4, 4] rows) and 1 backward pass; accumulation takes one forward and one backward()",
         ),
         (  # the micro-batches joined into one batch
             _accumulation(
                 "        loss = torch.nn.functional.mse_loss(model(xs.reshape(-1, 6)), ys.reshape(-1, 1))\n"
                 "        loss.backward()\n        optimizer.step()\n        return loss.detach()\n"
             ),
-            "ran 1 forwards (of [8] rows) and 1 backward passes",
+            "ran 1 forward (of [8] rows) and 1 backward pass",
         ),
         (  # one micro-batch only
             _accumulation(
                 "        loss = torch.nn.functional.mse_loss(model(xs[0]), ys[0])\n        loss.backward()\n"
                 "        optimizer.step()\n        return loss.detach()\n"
             ),
-            "the captured step ran 1 forwards (of [4] rows) and 1 backward passes; accumulation takes one of each",
+            "the captured step ran 1 forward (of [4] rows) and 1 backward pass; accumulation takes one forward",
         ),
     ),
     3: (
@@ -279,6 +300,9 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "        return loss.detach()\n\n    step(static_x, static_y)\n" + _CAPTURE,
         # the guard moved out of the step, the gradients set to None before capture
         _GIVEN.replace(_GUARD, "").replace(_CAPTURE, "    optimizer.zero_grad(set_to_none=True)\n" + _CAPTURE),
+        # one replay after the capture, to try it
+        _STEP + "\n" + _REAL + "    optimizer.zero_grad(set_to_none=True)\n"
+        "    loss = graph.capture(step, static_x, static_y)\n    graph.replay()\n    return loss",
     ),
     2: (
         # one stacked loss, one backward per micro-batch through a list
@@ -287,6 +311,21 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
             "            loss = torch.nn.functional.mse_loss(model(xs[j]), ys[j])\n            (loss / k).backward()\n"
             "            losses.append(loss.detach())\n        optimizer.step()\n"
             "        return torch.stack(losses).mean()\n"
+        ),
+        # the layers called one by one, and a forward without autograd to log the loss
+        _accumulation(
+            "        total = 0\n        for x, y in zip(xs, ys):\n            h = x\n            for layer in model:\n"
+            "                h = layer(h)\n            loss = torch.nn.functional.mse_loss(h, y) / k\n"
+            "            loss.backward()\n            with torch.no_grad():\n                total = total + "
+            "torch.nn.functional.mse_loss(model(x), y) / k\n        optimizer.step()\n        return total\n"
+        ),
+        # torch.autograd.grad per micro-batch, summed into .grad by hand
+        _accumulation(
+            "        params = list(model.parameters())\n        total = 0\n        for x, y in zip(xs, ys):\n"
+            "            loss = torch.nn.functional.mse_loss(model(x), y) / k\n"
+            "            for p, g in zip(params, torch.autograd.grad(loss, params)):\n"
+            "                p.grad = g if p.grad is None else p.grad + g\n"
+            "            total = total + loss.detach()\n        optimizer.step()\n        return total\n"
         ),
         # the gradients set to None inside the step
         _accumulation("        optimizer.zero_grad()\n" + _ACC_RIGHT, "    step(static_xs, static_ys)\n"),
