@@ -596,9 +596,8 @@ def simulated_cuda(*, launch_ms: float = 0.005, copy_ms: float = 1.0) -> Iterato
     on `sim.zeros()`, real tensors playing GPU ones (`sim.on_gpu`, in `with sim.tensors():`), or queues `sim.work`."""
     sim = SimulatedCuda(launch_ms=launch_ms, copy_ms=copy_ms)
     shared = ("current_stream", "set_stream", "synchronize")  # torch.cuda's and torch.accelerator's
-    cuda = {
-        name: getattr(sim, name) for name in ("Event", "stream", "default_stream", "_sleep", "empty_cache", *shared)
-    }
+    names = ("Event", "stream", "default_stream", "_sleep", "empty_cache", *shared)
+    cuda = {name: getattr(sim, name) for name in names}
     real, gpu = torch.get_device_module, ("None", "cuda", "meta")  # `meta` plays a device of the simulated GPU too
 
     def record_stream(tensor: torch.Tensor, stream: SimulatedStream) -> None:  # as torch's: of a GPU tensor only
@@ -714,12 +713,9 @@ class CachingAllocatorModel:
         return block.handle
 
     def _best_fit(self, rounded: int, small: bool) -> tuple[Segment, int] | None:
+        blocks = [(s, i, b) for s in self.segments if s.small == small for i, b in enumerate(s.blocks)]
         candidates = [
-            (b.size, s.number, b.offset, s, i)
-            for s in self.segments
-            if s.small == small
-            for i, b in enumerate(s.blocks)
-            if b.handle is None and b.size >= rounded
+            (b.size, s.number, b.offset, s, i) for s, i, b in blocks if b.handle is None and b.size >= rounded
         ]
         best = min(candidates, key=lambda c: c[:3], default=None)
         return None if best is None else (best[3], best[4])
@@ -770,9 +766,14 @@ class GraphReplayModel:
     refuses them; so does a second capture. Nothing gets faster: a graph skips launches, this re-dispatches them."""
 
     #: Tensor methods that read on the host with no ATen operator on the CPU; operators that read on the host.
-    HOST_READS = ("__repr__", "__format__", "tolist", "numpy", "cpu")
+    HOST_READS = ("__repr__", "__format__", "tolist", "numpy", "cpu", "__reduce_ex__")
     READING_OPS = ("_local_scalar_dense", "equal", "allclose", "is_nonzero", "nonzero", "masked_select", "_unique2")
-    READING_OPS += ("unique_dim", "unique_consecutive", "bincount", "histc", "repeat_interleave")
+    READING_OPS += ("unique_dim", "unique_consecutive", "bincount", "histc", "repeat_interleave", "lift_fresh")
+    SAID = {"_local_scalar_dense": ".item() (or float(t), int(t), `if t:`)", "index": "a boolean index"}
+    SAID |= {"sync": "a synchronize()", "is_nonzero": "`if t:`", "__repr__": "print(t)", "__format__": "an f-string"}
+    SAID |= {"lift_fresh": "torch.tensor(data) (a copy from the host)", "__reduce_ex__": "pickling (torch.save)"}
+    REFUSED = "CPU MODEL of a CUDA graph: {} during capture makes the CPU wait for the GPU, which CUDA refuses: keep "
+    REFUSED += "values on the device (torch.where) and read them after a replay."
 
     def __init__(self) -> None:
         self._ops: list[tuple[Any, tuple, dict, Any]] | None = None  # None until a capture
@@ -780,33 +781,26 @@ class GraphReplayModel:
 
     def capture(self, fn: Callable[..., Any], *static_inputs: torch.Tensor) -> Any:
         """Run `fn(*static_inputs)` once, recording its operators (a backward and an optimizer's step too); return its
-        output. Autograd is on, as in `torch.cuda.graph`: capture under `torch.no_grad()` for inference."""
+        output. Autograd is on, as in `torch.cuda.graph`: capture under `torch.no_grad()` for inference. As a GPU's
+        capture runs nothing, what the capture made (floating point) holds NaN until the first replay."""
         from torch.utils._python_dispatch import TorchDispatchMode  # see helpers.exercises.ch11
 
         if self._ops is not None:
             raise RuntimeError("CPU MODEL of a CUDA graph: this graph already holds a capture: create a new one")
-        ops: list[tuple[Any, tuple, dict, Any]] = []
-        host_read = lambda what: RuntimeError(
-            f"CPU MODEL of a CUDA graph: {what} reads a tensor's value on the host during capture, which CUDA "
-            "refuses: keep it on the device (torch.where), or read it after a replay."
-        )
+        ops, refused, said = [], [], lambda what: self.SAID.get(what, f".{what}()" if what in self.HOST_READS else what)
+        host_read = lambda what: refused.append(said(what)) or RuntimeError(self.REFUSED.format(said(what)))
 
         class Recorder(TorchDispatchMode):
             def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
-                bool_index = func is torch.ops.aten.index.Tensor and any(
-                    getattr(i, "dtype", None) in (torch.bool, torch.uint8) for i in args[1]
-                )
-                if func._opname in GraphReplayModel.READING_OPS or bool_index:
-                    said = {"_local_scalar_dense": ".item() (or float(t), int(t), `if t:`)", "index": "a boolean index"}
-                    said["is_nonzero"] = "`if t:` (or bool(t))"
-                    raise host_read(said.get(func._opname, f"torch.{func._opname.strip('_')}"))
-                out = func(*args, **(kwargs or {}))
-                ops.append((func, args, kwargs or {}, out))
+                bools = (torch.bool, torch.uint8)
+                index = func is torch.ops.aten.index.Tensor and any(getattr(i, "dtype", None) in bools for i in args[1])
+                if func._opname in GraphReplayModel.READING_OPS or index:
+                    raise host_read(func._opname if func._opname in GraphReplayModel.SAID else f"torch.{func._opname}")
+                ops.append((func, args, kwargs or {}, out := func(*args, **(kwargs or {}))))
                 return out
 
         def refuse(tensor: torch.Tensor, name: str, *args: Any, **kwargs: Any) -> Any:
-            said = {"__repr__": "print(t) or str(t)", "__format__": "an f-string", "sync": "a synchronize()"}
-            raise host_read(said.get(name, f".{name}()"))
+            raise host_read(name)
 
         def to(tensor: torch.Tensor, *args: Any, to: Any = torch.Tensor.to, **kwargs: Any) -> Any:  # .to("cpu")
             if any(isinstance(a, str) and a.startswith("cpu") for a in (*args, kwargs.get("device"))):
@@ -821,6 +815,14 @@ class GraphReplayModel:
                 stack.enter_context(mock.patch.object(module, "synchronize", functools.partial(refuse, None, "sync")))
             stack.enter_context(Recorder())
             output = fn(*static_inputs)
+        if refused:  # caught by fn: on a GPU the capture is invalid all the same
+            raise RuntimeError(f"CPU MODEL of a CUDA graph: {refused[0]} during capture invalidated it (caught or not)")
+        old, made, flat = set(), set(), lambda ts: [t for x in ts for t in (x if isinstance(x, list | tuple) else [x])]
+        for _, args, _, out in ops:  # memory that existed before the capture, and memory its operators made
+            old |= {p for t in flat(args) if isinstance(t, torch.Tensor) and (p := t.data_ptr()) not in made}
+            made |= {p for t in flat([out]) if isinstance(t, torch.Tensor) and (p := t.data_ptr()) not in old}
+        nan = [t for *_, o in ops for t in flat([o]) if isinstance(t, torch.Tensor) and t.data_ptr() in made]
+        [t.detach().fill_(math.nan) for t in nan if t.is_floating_point()]
         self._ops = ops
         return output
 
@@ -834,9 +836,7 @@ class GraphReplayModel:
                 olds, news = (out, result) if isinstance(out, (tuple, list)) else ((out,), (result,))
                 for old, new in zip(olds, news, strict=True):
                     if isinstance(old, torch.Tensor) and old.shape != new.shape:  # sizes read from values
-                        raise RuntimeError(
-                            f"CPU MODEL of a CUDA graph: {func._opname} made another size than at capture"
-                        )
+                        raise RuntimeError(f"CPU MODEL of a CUDA graph: {func._opname} changed size after capture")
                     # An in-place operator or a view already wrote into (or points at) the captured memory.
                     if isinstance(old, torch.Tensor) and new.data_ptr() != old.data_ptr():
                         old.copy_(new)

@@ -48,7 +48,7 @@ def _watched(model: Any, opt: Any, fn: Any, args: tuple, call: str) -> tuple[Any
     forwards with autograd (rows), gradients and optimizer steps in it and after it, the gradients it left."""
     seen, real, params, now = [], GraphReplayModel.capture, list(model.parameters()), _events()
     first = next(m for m in model.modules() if [*m.parameters(recurse=False)])  # its forward: one a model's forward
-    rows = lambda m, a: now["rows"].extend([a[0].shape[0]] * torch.is_grad_enabled())
+    rows = lambda m, a: now["rows"].extend([a[0].numel() // a[0].shape[-1]] * torch.is_grad_enabled())
     grads, steps = lambda g: now.update(grads=now["grads"] + 1), lambda *_: now.update(steps=now["steps"] + 1)
     hooks = [first.register_forward_pre_hook(rows), params[0].register_hook(grads), opt.register_step_post_hook(steps)]
 
@@ -108,10 +108,8 @@ def _check_capture(fn: Any, name: str, ks: tuple[int, int]) -> None:
         if info["steps"] != 1:
             raise Wrong(f"{call}: {_STEPS.format(info['steps'])}")
         if k and (info["rows"] != [4] * k or info["grads"] != k):
-            rows, grads = len(info["rows"]), info["grads"]  # forwards, and backward passes (gradients computed)
-            raise Wrong(
-                f"{call}: {_ACCUMULATE.format(rows, 's' * (rows != 1), info['rows'], grads, 'es' * (grads != 1), k)}"
-            )
+            n, grads = len(info["rows"]), info["grads"]  # forwards, and backward passes (gradients computed)
+            raise Wrong(f"{call}: {_ACCUMULATE.format(n, 's' * (n != 1), info['rows'], grads, 'es' * (grads != 1), k)}")
         if info["after"]["grads"] and info["own grads"] & _ptrs(p.grad for p in model.parameters()):
             raise Wrong(f"{call}: {_LATE}")
         if not isinstance(got, torch.Tensor) or got.numel() != 1:
@@ -135,9 +133,8 @@ def _check_capture(fn: Any, name: str, ks: tuple[int, int]) -> None:
             if not _near(_weights(model), _weights(twins[0])):
                 gap = f" (at most {(_weights(model) - _weights(twins[0])).abs().max().item():.3g} away)"
                 added = info["grads at"] & set().union(*(_ptrs([o]) for f, *_, o in graph._ops if f._opname == "add_"))
-                why = [_ADDED] * bool(added) + [f"it followed the sum of the {k} losses: divide each by {k}"] * (
-                    k > 1 and _near(_weights(model), _weights(twins[1]))
-                )
+                summed = k > 1 and _near(_weights(model), _weights(twins[1]))
+                why = [_ADDED] * bool(added) + [f"it followed the sum of the {k} losses: divide each by {k}"] * summed
                 raise Wrong(f"{said}weights differ from an eager step's{f': {why[0]}' if why else gap}")
 
 
@@ -163,14 +160,12 @@ def _check_normalise(fn: Any) -> None:
 
 
 _TEXTS = {
-    "capture_step": "Debug this: make `capture_step(graph, model, optimizer, static_x, static_y)` capture a training "
-    "step that each replay repeats as an eager step would, and return its static loss.\nAn `if` on a tensor reads it "
-    "on the CPU: check the returned loss after each replay instead. Gradients the real steps left are added to by "
-    "every replay: set them to None just before capturing.",
-    "capture_accumulation": "Write `capture_accumulation(graph, model, optimizer, static_xs, static_ys)`: capture "
-    "one optimizer step over len(static_xs) micro-batches, and return the static mean loss.\nIn the step: for each "
-    "micro-batch, (loss / k).backward(), keeping the sum of loss.detach() / k; then optimizer.step(). Before "
-    "capturing: one real step, then the gradients set to None.",
+    "capture_step": "Debug this: make `capture_step(graph, model, optimizer, static_x, static_y)` capture a step "
+    "each replay repeats as an eager step would; return its static loss.\nAn `if` on a tensor reads it on the CPU: "
+    "check the loss after a replay. Gradients the real steps left get added to by each replay: set them to None.",
+    "capture_accumulation": "Write `capture_accumulation(graph, model, optimizer, static_xs, static_ys)`: one captured "
+    "step over len(static_xs) micro-batches; return the static mean loss.\nIn the step: for each micro-batch, (loss / "
+    "k).backward(), summing loss.detach() / k; then optimizer.step(). First one real step, then gradients to None.",
     "normalise": "Debug this: make `normalise(x)` compile into one graph, with the same results.\n"
     "`peak.item()` reads on the CPU; torch.where picks on the device.",
 }

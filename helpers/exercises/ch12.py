@@ -1,5 +1,4 @@
-"""Chapter 12 exercises: the bytes of training per rank, a model built on meta and sharded without any rank holding
-it whole (watched on one rank, then on two gloo ranks, where it must train as one process), and rank 0's bytes."""
+"""Chapter 12 exercises: bytes per rank, a model built on meta and sharded with no rank holding it whole, rank 0's."""
 
 import math
 import warnings
@@ -47,6 +46,7 @@ _check_bytes_per_rank = table(
 
 WIDTH, STEPS, LR = 8, 3, 0.05
 _EACH = "call fully_shard(block, mesh=mesh) on each block, then fully_shard(model, mesh=mesh)"
+_unlike_reset = lambda v: max(map(abs, v)) > 1.001 * WIDTH**-0.5 or len(set(v)) < 2  # not within ±1/sqrt(fan_in)
 _model = lambda blocks: nn.Sequential(*[nn.Sequential(nn.Linear(WIDTH, WIDTH), nn.ReLU()) for _ in range(blocks)])
 
 
@@ -74,14 +74,22 @@ def _train(model: torch.nn.Module, ranks: range) -> dict[str, list[float]]:
 
 def run_build(rank: int, world_size: int, build: Any) -> dict[str, str]:
     """Runs in each rank: `build`, watched (what this rank held whole, and to_empty's memory filled with NaN)."""
+    from torch.distributed.fsdp import FSDPModule
     from torch.distributed.fsdp._fully_shard._fsdp_param import FSDPParam  # made for each parameter fully_shard shards
+    from torch.distributed.tensor import DTensor
 
-    built, peak, to_empty, local = [], [0, "", ""], nn.Module.to_empty, lambda p: getattr(p, "to_local", lambda: p)()
+    built, peak, to_empty, local = (
+        [],
+        [0, "", "", ()],
+        nn.Module.to_empty,
+        lambda p: getattr(p, "to_local", lambda: p)(),
+    )
 
     def look(when: str) -> None:  # parameters with memory of their own, not DTensor shards: held whole here
         held = {n: p for m in built for n, p in m.named_parameters() if not hasattr(p, "to_local") and not p.is_meta}
         if (size := sum(p.numel() * p.element_size() for p in held.values())) > peak[0]:
-            peak[:] = size, ", ".join(held) if len(held) < len([*built[-1].parameters()]) else "the whole model", when
+            names = ", ".join(held) if len(held) < len([*built[-1].parameters()]) else "the whole model"
+            peak[:] = size, names, when, tuple(held)
 
     def spy(module: nn.Module, *args: Any, **kwargs: Any) -> nn.Module:
         [local(p).detach().fill_(math.nan) for p in to_empty(module, *args, **kwargs).parameters()]  # show: no values
@@ -89,24 +97,32 @@ def run_build(rank: int, world_size: int, build: Any) -> dict[str, str]:
 
     param = lambda *a, init=FSDPParam.__init__, **k: look("when fully_shard began sharding it") or init(*a, **k)
     make_model = lambda: built.append(_model(2 + world_size)) or look("when make_model() returned") or built[-1]
-    mesh = torch.distributed.init_device_mesh("cpu", (world_size,), mesh_dim_names=("shard",))
+    mesh, gathered = torch.distributed.init_device_mesh("cpu", (world_size,), mesh_dim_names=("shard",)), []
+    spy_on = lambda c, n, real: mock.patch.object(c, n, lambda *a, **k: gathered.append(n) or real(*a, **k))
     with mock.patch.object(nn.Module, "to_empty", spy), mock.patch.object(FSDPParam, "__init__", param):
-        with warnings.catch_warnings():  # reset_parameters() on a CPU mesh: DTensor's note on its random numbers
-            warnings.filterwarnings("ignore", "DTensor random operators")
-            returned = build(make_model, mesh)
+        with spy_on(DTensor, "full_tensor", DTensor.full_tensor), spy_on(FSDPModule, "unshard", FSDPModule.unshard):
+            with warnings.catch_warnings():  # reset_parameters() on a CPU mesh: DTensor's note on its random numbers
+                warnings.filterwarnings("ignore", "DTensor random operators")
+                returned = build(make_model, mesh)
     model = next((m for m in built if m is returned), built[-1] if built else nn.Sequential())
     wrong, kinds = _not_sharded(model, returned), {f"{p.dtype} on {local(p).device}" for p in model.parameters()}
     look("when build returned")
-    if not wrong and peak[0]:
-        wrong = (
-            f"rank {rank} held {peak[1]} unsharded ({peak[0]:,} bytes) {peak[2]}: no rank should hold more than its "
-        )
-        wrong += "shards: fully_shard each block, then the model, while on meta; then to_empty; then reset_parameters()"
+    mine = sum(local(p).numel() * local(p).element_size() for n, p in model.named_parameters() if n in peak[3])
+    if not wrong and world_size > 1 and peak[0]:  # on one rank the shard is the whole model
+        wrong = f"rank {rank} of {world_size} held {peak[1]} unsharded ({peak[0]:,} bytes) {peak[2]}, where its "
+        wrong += f"shards of them are {mine:,} bytes: no rank should hold more than its shards"
+    if not wrong and world_size > 1 and gathered:
+        wrong = f"build gathered whole parameters with {gathered[0]}(): no rank should hold more than its shards"
+    if not wrong and (odd := [n for n, p in model.named_parameters() if len(getattr(p, "placements", ())) != 1]):
+        wrong = f"{odd[0]} is sharded over a mesh of more than one dimension: fully_shard on the mesh build was given"
     if not wrong and (kinds := kinds - {"torch.float32 on cpu"}):
         wrong = f"build returned weights in {', '.join(sorted(kinds))}: to_empty(device='cpu'), then initialise"
     if not wrong and (empty := [n for n, p in model.named_parameters() if local(p).isnan().any()]):
         wrong = f"{', '.join(empty)} held no values when build returned: to_empty gives memory, not values (the "
         wrong += "checker filled it with NaN to show it); call reset_parameters() after it"
+    if not wrong and (odd := [n.split()[0] for n, v in _weights(model).items() if _unlike_reset(v)]):
+        wrong = f"{', '.join(odd)} hold values reset_parameters() would not give (uniform within ±{WIDTH**-0.5:.3g}, "
+        wrong += "not all alike): initialise with reset_parameters()"
     if not wrong:
         plain = _model(2 + world_size)  # one process, from the weights build gave the model
         plain.load_state_dict({name: t.full_tensor() for name, t in model.state_dict().items()})
@@ -138,8 +154,7 @@ def _not_sharded(model: torch.nn.Module, returned: Any) -> str | None:
 
 
 def _check_build(fn: Any) -> None:
-    expect_function(fn, "build", "(make_model, mesh)")
-    run_here(run_build, fn)
+    expect_function(fn, "build", "(make_model, mesh)") or run_here(run_build, fn)
     run_on_two_ranks(run_build, (fn,), file="build_answer.py")
 
 
@@ -170,11 +185,10 @@ _TEXTS = {
     "strategy 'DDP' or 'FSDP').\nOne copy is n_params * dtype_bytes. Training keeps the parameters, the gradients and "
     "0, 1 or 2 optimizer states (SGD, momentum, Adam): that is 2, 3 or 4 copies. DDP keeps them whole on every rank; "
     "FSDP divides each by world_size.",
-    "build": "Fix `build(make_model, mesh)` in the file build_answer.py: build the model make_model() returns on the "
-    "meta device, shard each block, then the model, with fully_shard on `mesh`, give it memory with "
-    "to_empty(device='cpu'), initialise it with reset_parameters(), and return it: no rank may hold it whole.\n"
-    "Sharding a meta parameter allocates nothing; to_empty after fully_shard gives each rank its shards alone, "
-    "and to_empty gives memory without values, so initialise last.",
+    "build": "Fix `build(make_model, mesh)` in build_answer.py: build make_model() on meta, shard each block, then the "
+    "model, on `mesh`, give it memory with to_empty, initialise with reset_parameters(): no rank may hold it whole.\n"
+    "Sharding a meta parameter allocates nothing; to_empty after fully_shard gives each rank its shards alone; "
+    "to_empty gives memory without values, so initialise last.",
     "rank0_bytes": "Write `rank0_bytes(shapes, world_size)`: the bytes rank 0 keeps for the parameters, gradients and "
     "Adam's states of a model whose parameters have the shapes `shapes`, sharded with `fully_shard` on `world_size` "
     "ranks and `MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)`.\nPer parameter, rank 0 "

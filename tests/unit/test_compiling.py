@@ -86,7 +86,7 @@ def test_replay_reads_the_captured_input_and_writes_the_captured_output() -> Non
     graph = GraphReplayModel()
     static_in = torch.zeros(3)
     static_out = graph.capture(_affine, static_in)
-    assert torch.equal(static_out, torch.ones(3)) and graph.replays == 0
+    assert torch.isnan(static_out).all() and graph.replays == 0, "like a GPU's capture, which runs nothing"
     static_in.copy_(torch.tensor([1.0, 2.0, 3.0]))
     graph.replay()
     assert torch.equal(static_out, torch.tensor([3.0, 5.0, 7.0])), "the same output tensor, overwritten"

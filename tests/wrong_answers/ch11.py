@@ -66,7 +66,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (  # the loss as a Python number
             _STEP + "\n    step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=True)\n"
             "    return graph.capture(step, static_x, static_y).item()",
-            "returned 0.",
+            "returned nan; expected the static loss",
         ),
         (  # no capture: an eager step, the replay never set up
             _STEP + "\n    optimizer.zero_grad(set_to_none=True)\n    return step(static_x, static_y)",
@@ -81,15 +81,15 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # the log kept with .cpu(): a copy to the host, which a capture refuses too
             _GIVEN.replace(_GUARD, "        print(loss.cpu())\n"),
-            "CPU MODEL of a CUDA graph: .cpu() reads a tensor's value on the host during capture",
+            "CPU MODEL of a CUDA graph: .cpu() during capture makes the CPU wait for the GPU",
         ),
         (  # a check on the values inside the step
             _GIVEN.replace(_GUARD, "        assert not torch.allclose(loss, torch.zeros_like(loss))\n"),
-            "torch.allclose reads a tensor's value on the host during capture",
+            "torch.allclose during capture makes the CPU wait for the GPU",
         ),
         (  # a boolean mask: its size depends on the values
             _GIVEN.replace(_GUARD, "        err = model(x) - y\n        big = err[err.abs() > 100]\n"),
-            "a boolean index reads a tensor's value on the host during capture",
+            "a boolean index during capture makes the CPU wait for the GPU",
         ),
         (  # a first capture as the real step
             _STEP + "\n    optimizer.zero_grad(set_to_none=True)\n    graph.capture(step, static_x, static_y)\n"
@@ -127,15 +127,15 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # the loss copied to the host with .to("cpu")
             _GIVEN.replace(_GUARD, '        kept = loss.detach().to("cpu")\n'),
-            "CPU MODEL of a CUDA graph: .to('cpu') reads a tensor's value on the host during capture",
+            "CPU MODEL of a CUDA graph: .to('cpu') during capture makes the CPU wait for the GPU",
         ),
         (  # a synchronisation inside the step
             _GIVEN.replace(_GUARD, "        torch.cpu.synchronize()\n"),
-            "CPU MODEL of a CUDA graph: a synchronize() reads a tensor's value on the host during capture",
+            "CPU MODEL of a CUDA graph: a synchronize() during capture makes the CPU wait for the GPU",
         ),
         (  # a count whose size depends on the values
             _GIVEN.replace(_GUARD, "        counts = torch.bincount((y.flatten() > 0).long(), minlength=2)\n"),
-            "torch.bincount reads a tensor's value on the host during capture",
+            "torch.bincount during capture makes the CPU wait for the GPU",
         ),
         (  # captured at a learning rate of 0, then restored
             _STEP

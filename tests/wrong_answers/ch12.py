@@ -13,8 +13,8 @@ _RANK0_ROWS = "    numbers = sum(-(-s[0] // world_size) * math.prod(s[1:]) for s
 _HEAD, _META = lines_of(SOLUTIONS[2], 1, 5), lines_of(SOLUTIONS[2], 6, 7)
 _SHARD, _ROOT = lines_of(SOLUTIONS[2], 8, 10), lines_of(SOLUTIONS[2], 10, 10)
 _EMPTY, _INIT, _RETURN = lines_of(SOLUTIONS[2], 11, 11), lines_of(SOLUTIONS[2], 12, 14), lines_of(SOLUTIONS[2], 15, 15)
-_WHOLE = "rank 0 held the whole model unsharded (864 bytes) when to_empty gave it memory before fully_shard: no rank "
-_WHOLE += "should hold more than its shards: fully_shard each block, then the model, while on meta; then to_empty; then"
+_WHOLE = "rank 0 of 2 held the whole model unsharded (1,152 bytes) when to_empty gave it memory before fully_shard, "
+_WHOLE += "where its shards of them are 576 bytes: no rank should hold more than its shards"
 _NO_VALUES = "held no values when build returned: to_empty gives memory, not values"
 
 
@@ -198,12 +198,11 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     ),
     2: (
         # the question's own code: to_empty and the initialisation before fully_shard
-        (_HEAD + _META + _EMPTY + _INIT + _SHARD + _RETURN, "on one rank here (world_size 1): " + _WHOLE),
+        (_HEAD + _META + _EMPTY + _INIT + _SHARD + _RETURN, "on rank 0 of two: " + _WHOLE),
         # no meta device at all: built whole, then sharded
         (
             _HEAD + "    model = make_model()\n" + _SHARD + _RETURN,
-            "held the whole model unsharded (864 bytes) when "
-            "make_model() returned: no rank should hold more than its shards",
+            "held the whole model unsharded (1,152 bytes) when make_model() returned, where its shards of them are 576",
         ),
         (
             _HEAD + "    model = make_model().to('meta')\n" + _SHARD + _EMPTY + _INIT + _RETURN,
@@ -228,7 +227,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             + _EMPTY
             + _INIT
             + _RETURN,
-            "on rank 1 of two: rank 1 held the whole model unsharded (1,152 bytes) when to_empty gave it memory",
+            "on rank 1 of two: rank 1 of 2 held the whole model unsharded (1,152 bytes) when to_empty gave it memory",
         ),
         # the blocks of the one-rank model (3) hard-coded: the two-rank model has 4
         (
@@ -245,17 +244,18 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             _HEAD
             + _META
-            + "    weights = {k: torch.randn(v.shape) / 8 for k, v in model.state_dict().items()}\n"
+            + "    weights = {k: torch.rand(v.shape) / 8 - 1 / 16 for k, v in model.state_dict().items()}\n"
             + "    model.load_state_dict(weights, assign=True)\n"
             + _SHARD
             + _RETURN,
-            "rank 0 held the whole model unsharded (864 bytes) when fully_shard began sharding it",
+            "rank 0 of 2 held the whole model unsharded (1,152 bytes) when fully_shard began sharding it",
         ),
         # each block given memory, then sharded: one block whole at a time
         (
             _HEAD + _META + "    for block in model:\n        block.to_empty(device='cpu')\n"
             "        fully_shard(block, mesh=mesh)\n" + _ROOT + _EMPTY + _INIT + _RETURN,
-            "rank 0 held 0.0.weight, 0.0.bias unsharded (288 bytes) when to_empty gave it memory before fully_shard",
+            "rank 0 of 2 held 0.0.weight, 0.0.bias unsharded (288 bytes) when to_empty gave it memory before "
+            "fully_shard, where its shards of them are 144 bytes",
         ),
         (
             _HEAD + _META + _ROOT + _EMPTY + _INIT + _RETURN,
@@ -269,7 +269,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (_HEAD + _META + _EMPTY + _INIT + _RETURN, "the model is not sharded"),
         (_HEAD + _META + _SHARD + "    model.to('cpu')\n" + _INIT + _RETURN, "raised NotImplementedError"),
         (
-            _HEAD + _META + _SHARD + _EMPTY.replace("cpu", "meta") + _INIT + _RETURN,
+            _HEAD + _META + _SHARD + _EMPTY.replace("mesh.device_type", '"meta"') + _INIT + _RETURN,
             "build returned weights in torch.float32 on meta: to_empty(device='cpu')",
         ),
         (
@@ -289,6 +289,50 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             _HEAD + _META + _SHARD + _EMPTY + _INIT + "    torch.distributed.destroy_process_group()\n" + _RETURN,
             "build destroyed the process group",
+        ),
+        # every parameter gathered whole after sharding, to check it
+        (
+            _HEAD
+            + _META
+            + _SHARD
+            + _EMPTY
+            + _INIT
+            + "    full = [p.full_tensor() for p in model.parameters()]\n"
+            + _RETURN,
+            "on rank 0 of two: build gathered whole parameters with full_tensor(): no rank should hold more",
+        ),
+        # every block gathered at once, then resharded
+        (
+            _HEAD + _META + _SHARD + _EMPTY + _INIT + "    for block in model:\n        block.unshard()\n"
+            "    for block in model:\n        block.reshard()\n" + _RETURN,
+            "build gathered whole parameters with unshard()",
+        ),
+        # zeros instead of reset_parameters()
+        (
+            _HEAD + _META + _SHARD + _EMPTY + "    with torch.no_grad():\n        for p in model.parameters():\n"
+            "            p.zero_()\n" + _RETURN,
+            "hold values reset_parameters() would not give (uniform within ±0.354, not all alike)",
+        ),
+        # another initialisation
+        (
+            _HEAD
+            + _META
+            + _SHARD
+            + _EMPTY
+            + "    for m in model.modules():\n        if isinstance(m, torch.nn.Linear):\n"
+            "            torch.nn.init.xavier_uniform_(m.weight)\n            torch.nn.init.zeros_(m.bias)\n" + _RETURN,
+            "hold values reset_parameters() would not give",
+        ),
+        # a mesh of its own that replicates over the ranks: every rank keeps a whole copy
+        (
+            _HEAD + "    n = torch.distributed.get_world_size()\n"
+            "    mesh = torch.distributed.init_device_mesh('cpu', (n, 1), mesh_dim_names=('replicate', 'shard'))\n"
+            + _META
+            + _SHARD
+            + _EMPTY
+            + _INIT
+            + _RETURN,
+            "is sharded over a mesh of more than one dimension",
         ),
         # bfloat16 compute: the gathered blocks in 16 bits
         (
@@ -392,8 +436,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
 #: Right answers other than the solution, as a learner could write them: each must be accepted.
 RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
     2: (
+        # reset_parameters() written out: Kaiming-uniform weights, biases uniform within 1/sqrt(fan_in)
+        _HEAD + _META + _SHARD + _EMPTY + "    import math\n    for m in model.modules():\n"
+        "        if isinstance(m, torch.nn.Linear):\n"
+        "            torch.nn.init.kaiming_uniform_(m.weight, a=math.sqrt(5))\n"
+        "            torch.nn.init.uniform_(m.bias, -1 / math.sqrt(m.in_features), 1 / math.sqrt(m.in_features))\n"
+        + _RETURN,
         # a seed first, nn.Module.apply, to_empty on the mesh's device type
-        _HEAD + _META + _SHARD + _EMPTY.replace('"cpu"', "mesh.device_type") + "    torch.manual_seed(0)\n"
+        _HEAD + _META + _SHARD + _EMPTY.replace("mesh.device_type", '"cpu"') + "    torch.manual_seed(0)\n"
         "    model.apply(lambda m: m.reset_parameters() if hasattr(m, 'reset_parameters') else None)\n" + _RETURN,
         # to_empty twice before initialising, each module named
         _HEAD + _META + _SHARD + _EMPTY + _EMPTY + "    for block in model:\n"
@@ -405,8 +455,5 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         + _EMPTY
         + _INIT.replace('hasattr(module, "reset_parameters")', "isinstance(module, nn.Linear)")
         + _RETURN,
-        # initialised with values of its own
-        _HEAD + _META + _SHARD + _EMPTY + "    with torch.no_grad():\n        for p in model.parameters():\n"
-        "            torch.nn.init.normal_(p, std=0.1)\n" + _RETURN,
     ),
 }

@@ -5,21 +5,12 @@ SOLUTIONS: dict[int, str] = {
     copies = 2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]  # parameters, gradients, states
     per_rank = n_params if strategy == 'DDP' else -(-n_params // world_size)
     return per_rank * dtype_bytes * copies""",
-    2: """import torch
-from torch.distributed.fsdp import fully_shard
-
-
-def build(make_model, mesh):
-    with torch.device("meta"):
-        model = make_model()  # shapes only, no memory yet
-    for block in model:
-        fully_shard(block, mesh=mesh)
-    fully_shard(model, mesh=mesh)
-    model.to_empty(device="cpu")  # real memory, uninitialised
-    for module in model.modules():
-        if hasattr(module, "reset_parameters"):
-            module.reset_parameters()
-    return model""",
+    2: "import torch\nfrom torch.distributed.fsdp import fully_shard\n\n\ndef build(make_model, mesh):\n"
+    '    with torch.device("meta"):\n        model = make_model()  # shapes only, no memory yet\n'
+    "    for block in model:\n        fully_shard(block, mesh=mesh)\n    fully_shard(model, mesh=mesh)\n"
+    "    model.to_empty(device=mesh.device_type)  # memory for this rank's shards alone, uninitialised\n"
+    '    for module in model.modules():\n        if hasattr(module, "reset_parameters"):\n'
+    "            module.reset_parameters()\n    return model",
     3: """import math
 
 
