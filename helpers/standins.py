@@ -766,14 +766,14 @@ class GraphReplayModel:
     refuses them; so does a second capture. Nothing gets faster: a graph skips launches, this re-dispatches them."""
 
     #: Tensor methods that read on the host with no ATen operator on the CPU; operators that read on the host.
-    HOST_READS = ("__repr__", "__format__", "tolist", "numpy", "cpu", "__reduce_ex__")
+    HOST_READS = ("__repr__", "__format__", "tolist", "numpy", "cpu", "__reduce_ex__", "__dlpack__", "apply_")
     READING_OPS = ("_local_scalar_dense", "equal", "allclose", "is_nonzero", "nonzero", "masked_select", "_unique2")
     READING_OPS += ("unique_dim", "unique_consecutive", "bincount", "histc", "repeat_interleave", "lift_fresh")
     SAID = {"_local_scalar_dense": ".item() (or float(t), int(t), `if t:`)", "index": "a boolean index"}
     SAID |= {"sync": "a synchronize()", "is_nonzero": "`if t:`", "__repr__": "print(t)", "__format__": "an f-string"}
-    SAID |= {"lift_fresh": "torch.tensor(data) (a copy from the host)", "__reduce_ex__": "pickling (torch.save)"}
-    REFUSED = "CPU MODEL of a CUDA graph: {} during capture makes the CPU wait for the GPU, which CUDA refuses: keep "
-    REFUSED += "values on the device (torch.where) and read them after a replay."
+    SAID |= {"lift_fresh": "torch.tensor(data)", "__reduce_ex__": "pickling", "__dlpack__": "DLPack"}
+    REFUSED = "CPU MODEL of a CUDA graph: {} during capture makes the CPU wait for the GPU, which CUDA refuses: "
+    REFUSED += "read values after a replay."
 
     def __init__(self) -> None:
         self._ops: list[tuple[Any, tuple, dict, Any]] | None = None  # None until a capture

@@ -28,10 +28,10 @@ def _shown(t: Any, like: torch.Tensor | None = None, rtol: float = 0) -> str:  #
     return f"{show(t.tolist())} ({t.dtype})" if kind and not t.is_meta else show(t)
 
 
-_MADE = "the momentum buffers were made inside a capture: on a GPU a capture runs nothing, and every replay would "
-_MADE += "make them again from the gradient, losing the momentum: run a real step before capturing"
+_MADE = "the optimizer held no momentum buffers when a capture began (on a GPU it runs nothing): run real steps first"
 _ADDED = "backward added to gradients that existed at capture, and each replay adds again: set them to None first"
 _LATE = "a step after the capture added to the gradients it made (on a GPU, unfilled until a replay): capture last"
+_STALE = "a real step before the capture used gradients an earlier backward left: set them to None before each"
 _weights = lambda m: torch.cat([p.detach().reshape(-1) for p in m.parameters()])
 _near = lambda a, b: torch.allclose(a, b, rtol=1e-5, atol=1e-6)
 _ptrs = lambda ts: {t.data_ptr() for t in ts if isinstance(t, torch.Tensor)}
@@ -43,14 +43,17 @@ _ACCUMULATE = "the captured step ran {} forward{} (of {} rows) and {} backward p
 _ACCUMULATE += "and one backward() per micro-batch: {}, on 4 rows each"
 
 
-def _watched(model: Any, opt: Any, fn: Any, args: tuple, call: str) -> tuple[Any, list[dict]]:
-    """`fn(*args)`, watching each capture of the CPU model: gradients that existed, momentum buffers made, settings,
-    forwards with autograd (rows), gradients and optimizer steps in it and after it, the gradients it left."""
-    seen, real, params, now = [], GraphReplayModel.capture, list(model.parameters()), _events()
+def _watched(model: Any, opt: Any, fn: Any, args: tuple, call: str) -> tuple[Any, list[dict], bool]:
+    """`fn(*args)`, watching each capture of the CPU model (gradients that existed, momentum buffers made, settings,
+    forwards with autograd, gradients and steps in it and after, the gradients it left) and real steps on stale ones."""
+    seen, real, params, now, fresh, stale = [], GraphReplayModel.capture, list(model.parameters()), _events(), [0], []
     first = next(m for m in model.modules() if [*m.parameters(recurse=False)])  # its forward: one a model's forward
     rows = lambda m, a: now["rows"].extend([a[0].numel() // a[0].shape[-1]] * torch.is_grad_enabled())
-    grads, steps = lambda g: now.update(grads=now["grads"] + 1), lambda *_: now.update(steps=now["steps"] + 1)
+    grads = lambda g: [now.update(grads=now["grads"] + 1), "graph" in now or fresh.append(fresh.pop() + g)] and None
+    steps = lambda *_: now.update(steps=now["steps"] + 1) or fresh.__setitem__(0, 0)  # fresh: since the last step
+    late = lambda: params[0].grad is None or stale.append(not _near(params[0].grad, fresh[0] + 0 * params[0].grad))
     hooks = [first.register_forward_pre_hook(rows), params[0].register_hook(grads), opt.register_step_post_hook(steps)]
+    hooks += [opt.register_step_pre_hook(lambda *_: ["graph" in now or seen or late()] and None)]  # stale, before
 
     def capture(graph: Any, step: Any, *static: Any) -> Any:
         nonlocal now
@@ -67,7 +70,7 @@ def _watched(model: Any, opt: Any, fn: Any, args: tuple, call: str) -> tuple[Any
 
     try:
         with mock.patch.object(GraphReplayModel, "capture", capture):
-            return call_or_wrong(fn, args, call), seen
+            return call_or_wrong(fn, args, call), seen, any(stale)
     finally:
         [hook.remove() for hook in hooks]
 
@@ -92,12 +95,12 @@ def _check_capture(fn: Any, name: str, ks: tuple[int, int]) -> None:
         batch = lambda: [torch.randn(*(k,) * bool(k), 4, n, generator=rng) for n in (6, 1)]  # noqa: B023
         (sx, sy), settings = batch(), _settings(opt)
         call = f"{name}(graph, model, optimizer, {statics})" + f" with {k} micro-batches" * bool(k)
-        got, seen = _watched(model, opt, fn, (graph, model, opt, sx, sy), call)
+        got, seen, stale = _watched(model, opt, fn, (graph, model, opt, sx, sy), call)
         info = ([i for i in seen if i["graph"] is graph] or [None])[-1]
         if info is None or graph._ops is None or "replay" in vars(graph):  # or into another graph than it was given
             raise Wrong(f"{call} captured nothing{' into graph' * bool(seen)}: call graph.capture(step, {statics})")
-        if any(i["made"] for i in seen):
-            raise Wrong(f"{call}: {_MADE}")
+        if any(i["made"] for i in seen) or stale:
+            raise Wrong(f"{call}: {_STALE if stale else _MADE}")
         if _settings(opt) != settings:
             raise Wrong(f"{call} changed the optimizer's settings: leave them as they are")
         if changed := {key: v for key, v in info["settings"].items() if settings[key] != v}:

@@ -46,7 +46,16 @@ _check_bytes_per_rank = table(
 
 WIDTH, STEPS, LR = 8, 3, 0.05
 _EACH = "call fully_shard(block, mesh=mesh) on each block, then fully_shard(model, mesh=mesh)"
-_unlike_reset = lambda v: max(map(abs, v)) > 1.001 * WIDTH**-0.5 or len(set(v)) < 2  # not within ±1/sqrt(fan_in)
+
+
+def _unlike_reset(values: dict[str, list[float]]) -> list[str]:
+    """Parameters unlike reset_parameters()'s: uniform within ±1/sqrt(fan_in), and spread to it (weights, biases)."""
+    bound, kinds = WIDTH**-0.5, {"weight": "the weights", "bias": "the biases"}
+    odd = [n.split()[0] for n, v in values.items() if max(map(abs, v)) > 1.001 * bound or len(set(v)) < 2]
+    pooled = {said: [x for n, v in values.items() if kind in n for x in v] for kind, said in kinds.items()}
+    return odd or [said for said, v in pooled.items() if v and max(map(abs, v)) < bound / 2]
+
+
 _model = lambda blocks: nn.Sequential(*[nn.Sequential(nn.Linear(WIDTH, WIDTH), nn.ReLU()) for _ in range(blocks)])
 
 
@@ -74,16 +83,16 @@ def _train(model: torch.nn.Module, ranks: range) -> dict[str, list[float]]:
 
 def run_build(rank: int, world_size: int, build: Any) -> dict[str, str]:
     """Runs in each rank: `build`, watched (what this rank held whole, and to_empty's memory filled with NaN)."""
-    from torch.distributed.fsdp import FSDPModule
     from torch.distributed.fsdp._fully_shard._fsdp_param import FSDPParam  # made for each parameter fully_shard shards
-    from torch.distributed.tensor import DTensor
+    from torch.utils._python_dispatch import TorchDispatchMode
 
-    built, peak, to_empty, local = (
-        [],
-        [0, "", "", ()],
-        nn.Module.to_empty,
-        lambda p: getattr(p, "to_local", lambda: p)(),
-    )
+    built, peak, gathered = [], [0, "", "", ()], []
+    to_empty, local = nn.Module.to_empty, lambda p: getattr(p, "to_local", lambda: p)()
+
+    class Gathers(TorchDispatchMode):  # collectives in build: a sharded model gathers only in a forward or backward
+        def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
+            gathered.extend([func.__name__] * (func.namespace in ("c10d", "_c10d_functional")))
+            return func(*args, **(kwargs or {}))
 
     def look(when: str) -> None:  # parameters with memory of their own, not DTensor shards: held whole here
         held = {n: p for m in built for n, p in m.named_parameters() if not hasattr(p, "to_local") and not p.is_meta}
@@ -97,32 +106,33 @@ def run_build(rank: int, world_size: int, build: Any) -> dict[str, str]:
 
     param = lambda *a, init=FSDPParam.__init__, **k: look("when fully_shard began sharding it") or init(*a, **k)
     make_model = lambda: built.append(_model(2 + world_size)) or look("when make_model() returned") or built[-1]
-    mesh, gathered = torch.distributed.init_device_mesh("cpu", (world_size,), mesh_dim_names=("shard",)), []
-    spy_on = lambda c, n, real: mock.patch.object(c, n, lambda *a, **k: gathered.append(n) or real(*a, **k))
-    with mock.patch.object(nn.Module, "to_empty", spy), mock.patch.object(FSDPParam, "__init__", param):
-        with spy_on(DTensor, "full_tensor", DTensor.full_tensor), spy_on(FSDPModule, "unshard", FSDPModule.unshard):
-            with warnings.catch_warnings():  # reset_parameters() on a CPU mesh: DTensor's note on its random numbers
-                warnings.filterwarnings("ignore", "DTensor random operators")
-                returned = build(make_model, mesh)
+    mesh = torch.distributed.init_device_mesh("cpu", (world_size,), mesh_dim_names=("shard",))
+    with mock.patch.object(nn.Module, "to_empty", spy), mock.patch.object(FSDPParam, "__init__", param), Gathers():
+        with warnings.catch_warnings():  # reset_parameters() on a CPU mesh: DTensor's note on its random numbers
+            warnings.filterwarnings("ignore", "DTensor random operators")
+            returned = build(make_model, mesh)
     model = next((m for m in built if m is returned), built[-1] if built else nn.Sequential())
     wrong, kinds = _not_sharded(model, returned), {f"{p.dtype} on {local(p).device}" for p in model.parameters()}
     look("when build returned")
     mine = sum(local(p).numel() * local(p).element_size() for n, p in model.named_parameters() if n in peak[3])
     if not wrong and world_size > 1 and peak[0]:  # on one rank the shard is the whole model
-        wrong = f"rank {rank} of {world_size} held {peak[1]} unsharded ({peak[0]:,} bytes) {peak[2]}, where its "
-        wrong += f"shards of them are {mine:,} bytes: no rank should hold more than its shards"
+        wrong = f"this rank held {peak[1]} unsharded ({peak[0]:,} bytes) {peak[2]}, where its shards are {mine:,} "
+        wrong += "bytes: no rank should hold more than its shards"
     if not wrong and world_size > 1 and gathered:
-        wrong = f"build gathered whole parameters with {gathered[0]}(): no rank should hold more than its shards"
-    if not wrong and (odd := [n for n, p in model.named_parameters() if len(getattr(p, "placements", ())) != 1]):
-        wrong = f"{odd[0]} is sharded over a mesh of more than one dimension: fully_shard on the mesh build was given"
+        wrong = f"build gathered parameters ({gathered[0]}): no rank should hold more than its shards"
+    if not wrong and (odd := [(n, p) for n, p in model.named_parameters() if len(getattr(p, "placements", ())) != 1]):
+        how = (
+            "replicated" if "Replicate" in str(odd[0][1].placements) else "sharded twice: the model before its blocks?"
+        )
+        wrong = f"{odd[0][0]} was {how}: shard each block, then the model, on the mesh build was given"
     if not wrong and (kinds := kinds - {"torch.float32 on cpu"}):
         wrong = f"build returned weights in {', '.join(sorted(kinds))}: to_empty(device='cpu'), then initialise"
     if not wrong and (empty := [n for n, p in model.named_parameters() if local(p).isnan().any()]):
         wrong = f"{', '.join(empty)} held no values when build returned: to_empty gives memory, not values (the "
         wrong += "checker filled it with NaN to show it); call reset_parameters() after it"
-    if not wrong and (odd := [n.split()[0] for n, v in _weights(model).items() if _unlike_reset(v)]):
+    if not wrong and (odd := _unlike_reset(_weights(model))):
         wrong = f"{', '.join(odd)} hold values reset_parameters() would not give (uniform within ±{WIDTH**-0.5:.3g}, "
-        wrong += "not all alike): initialise with reset_parameters()"
+        wrong += "spread to that): initialise with reset_parameters()"
     if not wrong:
         plain = _model(2 + world_size)  # one process, from the weights build gave the model
         plain.load_state_dict({name: t.full_tensor() for name, t in model.state_dict().items()})
@@ -185,10 +195,9 @@ _TEXTS = {
     "strategy 'DDP' or 'FSDP').\nOne copy is n_params * dtype_bytes. Training keeps the parameters, the gradients and "
     "0, 1 or 2 optimizer states (SGD, momentum, Adam): that is 2, 3 or 4 copies. DDP keeps them whole on every rank; "
     "FSDP divides each by world_size.",
-    "build": "Fix `build(make_model, mesh)` in build_answer.py: build make_model() on meta, shard each block, then the "
-    "model, on `mesh`, give it memory with to_empty, initialise with reset_parameters(): no rank may hold it whole.\n"
-    "Sharding a meta parameter allocates nothing; to_empty after fully_shard gives each rank its shards alone; "
-    "to_empty gives memory without values, so initialise last.",
+    "build": "Fix `build(make_model, mesh)` in build_answer.py so that no rank ever holds more than its shards, and "
+    "every parameter gets its values from reset_parameters().\nSharding a meta parameter allocates nothing; to_empty "
+    "after fully_shard gives each rank its shards alone; to_empty gives memory without values, so initialise last.",
     "rank0_bytes": "Write `rank0_bytes(shapes, world_size)`: the bytes rank 0 keeps for the parameters, gradients and "
     "Adam's states of a model whose parameters have the shapes `shapes`, sharded with `fully_shard` on `world_size` "
     "ranks and `MixedPrecisionPolicy(param_dtype=torch.bfloat16, reduce_dtype=torch.float32)`.\nPer parameter, rank 0 "

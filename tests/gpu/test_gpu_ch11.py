@@ -485,7 +485,7 @@ def _compiled_update(opt: torch.optim.Optimizer) -> Callable[[], None]:
 
 def test_graphed_forward_backward_and_the_compiled_step_train_as_eager() -> None:
     """Section 12's other two routes: make_graphed_callables (SGD eager) and reduce-overhead with a compiled SGD step,
-    each marked with cudagraph_mark_step_begin, give eager's losses over five steps."""
+    the compiled one marked with cudagraph_mark_step_begin, give eager's losses over five steps."""
     batches = [(torch.randn(32, 128, device=DEV), torch.randn(32, 1, device=DEV)) for _ in range(5)]
     sample = torch.randn(32, 128, device=DEV)
     losses = {}

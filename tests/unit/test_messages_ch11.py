@@ -52,7 +52,7 @@ def test_capture_names_no_cause_it_did_not_see() -> None:
     code = (
         "def capture_step(graph, model, optimizer, static_x, static_y):\n    def step(x, y):\n"
         "        loss = 2 * torch.nn.functional.mse_loss(model(x), y)\n        loss.backward()\n"
-        "        optimizer.step()\n        return loss / 2\n\n    step(static_x, static_y)\n"
+        "        optimizer.step()\n        return loss / 2\n\n    optimizer.zero_grad()\n    step(static_x, static_y)\n"
         "    optimizer.zero_grad(set_to_none=True)\n    return graph.capture(step, static_x, static_y)"
     )
     message = evaluate(_question("capture_step"), code).message

@@ -69,5 +69,5 @@ def test_question_2_as_the_notebook_gives_it_is_told_what_each_rank_held() -> No
     cells = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
     given = next("".join(c["source"]) for c in cells if "%%writefile {WORK}/build_answer.py" in "".join(c["source"]))
     message = evaluate(ch12.QUESTIONS[1], given.split("\n", 1)[1]).message
-    assert message.startswith("Not yet: on rank 0 of two: rank 0 of 2 held the whole model unsharded"), message
+    assert message.startswith("Not yet: on rank 0 of two: this rank held the whole model unsharded"), message
     assert "when to_empty gave it memory before fully_shard" in message and "576 bytes" in message, message

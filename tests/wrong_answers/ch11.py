@@ -22,9 +22,10 @@ _GIVEN = (
 )
 
 
-def _accumulation(
-    step: str, before: str = "    step(static_xs, static_ys)\n    optimizer.zero_grad(set_to_none=True)\n"
-) -> str:
+_BEFORE = "    optimizer.zero_grad()\n    step(static_xs, static_ys)\n    optimizer.zero_grad(set_to_none=True)\n"
+
+
+def _accumulation(step: str, before: str = _BEFORE) -> str:
     """Question 2's answer with the captured `step` (its body) and what runs `before` the capture."""
     return (
         _ACC
@@ -53,18 +54,21 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # the guard and the real steps gone
             _GIVEN.replace(_GUARD, "").replace(_REAL, "    optimizer.zero_grad(set_to_none=True)\n"),
-            "the momentum buffers were made inside a capture: on a GPU a capture runs nothing",
+            "the optimizer held no momentum buffers when a capture began",
         ),
         (  # a real step first, but its gradients left in place
             _STEP + "\n    step(static_x, static_y)\n" + _CAPTURE,
-            "backward added to gradients that existed at capture",
+            "a real step before the capture used gradients an earlier backward left: set them to None before each",
         ),
         (  # the gradients zeroed in place, not set to None: backward adds to them
-            _STEP + "\n    step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=False)\n" + _CAPTURE,
+            _STEP
+            + "\n    optimizer.zero_grad()\n    step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=False)\n"
+            + _CAPTURE,
             "backward added to gradients that existed at capture",
         ),
         (  # the loss as a Python number
-            _STEP + "\n    step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=True)\n"
+            _STEP
+            + "\n    optimizer.zero_grad()\n    step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=True)\n"
             "    return graph.capture(step, static_x, static_y).item()",
             "returned nan; expected the static loss",
         ),
@@ -75,8 +79,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (  # the step without the optimizer
             "def capture_step(graph, model, optimizer, static_x, static_y):\n"
             "    def step(x, y):\n        loss = torch.nn.functional.mse_loss(model(x), y)\n        loss.backward()\n"
-            "        return loss\n\n    step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=True)\n"
-            + _CAPTURE,
+            "        return loss\n\n    optimizer.zero_grad()\n    step(static_x, static_y)\n"
+            "    optimizer.zero_grad(set_to_none=True)\n" + _CAPTURE,
             "called the given optimizer's step() 0 times",
         ),
         (  # the log kept with .cpu(): a copy to the host, which a capture refuses too
@@ -102,27 +106,31 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             + "\n    optimizer.zero_grad(set_to_none=True)\n"
             "    GraphReplayModel().capture(step, static_x, static_y)\n"
             "    optimizer.zero_grad(set_to_none=True)\n" + _CAPTURE,
-            "the momentum buffers were made inside a capture: on a GPU a capture runs nothing",
+            "the optimizer held no momentum buffers when a capture began",
         ),
         (  # one more real step after the capture, on the gradients the capture made
-            _STEP + "\n    step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=True)\n"
+            _STEP
+            + "\n    optimizer.zero_grad()\n    step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=True)\n"
             "    static_loss = graph.capture(step, static_x, static_y)\n    step(static_x, static_y)\n"
             "    return static_loss",
             "a step after the capture added to the gradients it made",
         ),
         (  # the capture reads a copy of the static input
-            _STEP + "\n    step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=True)\n"
+            _STEP
+            + "\n    optimizer.zero_grad()\n    step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=True)\n"
             "    return graph.capture(step, static_x.clone(), static_y)",
             "the captured step never read static_x: capture a step on the static tensors",
         ),
         (  # a copy of the static loss, which no replay refreshes
-            _STEP + "\n    step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=True)\n"
+            _STEP
+            + "\n    optimizer.zero_grad()\n    step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=True)\n"
             "    return graph.capture(step, static_x, static_y).detach().clone()",
             "returned a tensor no replay writes",
         ),
         (  # a new optimizer inside: the given one never steps
             _STEP.replace("optimizer.step()", "own.step()") + "\n    own = torch.optim.SGD(model.parameters(), lr=0.1, "
-            "momentum=0.9)\n    step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=True)\n" + _CAPTURE,
+            "momentum=0.9)\n    optimizer.zero_grad()\n    step(static_x, static_y)\n"
+            "    optimizer.zero_grad(set_to_none=True)\n" + _CAPTURE,
             "called the given optimizer's step() 0 times",
         ),
         (  # the loss copied to the host with .to("cpu")
@@ -146,6 +154,10 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    optimizer.param_groups[0]['lr'] = lr\n    return loss",
             "captured the step with {'lr': 0.0}: a graph keeps the settings it captured",
         ),
+        (  # the loss read through DLPack by numpy
+            _GIVEN.replace(_GUARD, "        import numpy as np\n        v = np.from_dlpack(loss.detach())\n"),
+            "CPU MODEL of a CUDA graph: DLPack during capture makes the CPU wait for the GPU",
+        ),
         (  # momentum switched off to dodge the buffers
             _STEP
             + "\n    optimizer.param_groups[0]['momentum'] = 0\n    optimizer.zero_grad(set_to_none=True)\n"
@@ -160,11 +172,11 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # no real step first
             _accumulation(_ACC_RIGHT, "    optimizer.zero_grad(set_to_none=True)\n"),
-            "the momentum buffers were made inside a capture: on a GPU a capture runs nothing",
+            "the optimizer held no momentum buffers when a capture began",
         ),
         (  # the last micro-batch's loss returned
             _accumulation(_ACC_RIGHT.replace("        return total\n", "        return loss.detach() * k\n")),
-            "captured, the returned loss holds 0.456507; expected 0.519981 (the mean of the 2 micro-batches",
+            "captured, the returned loss holds 0.719049; expected 0.60043 (the mean of the 2 micro-batches",
         ),
         (  # a step per micro-batch
             _accumulation(
@@ -174,6 +186,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "            total = total + loss.detach() / k\n        return total\n"
             ),
             "the captured step called the given optimizer's step() 2 times; one replay is one optimizer step",
+        ),
+        (  # three real steps with no zero_grad between them: they train on piled-up gradients
+            _accumulation(
+                _ACC_RIGHT,
+                "    for _ in range(3):\n        step(static_xs, static_ys)\n"
+                "    optimizer.zero_grad(set_to_none=True)\n",
+            ),
+            "a real step before the capture used gradients an earlier backward left",
         ),
         (  # one backward() of the mean: right numbers, no accumulation
             _accumulation(

@@ -13,8 +13,8 @@ _RANK0_ROWS = "    numbers = sum(-(-s[0] // world_size) * math.prod(s[1:]) for s
 _HEAD, _META = lines_of(SOLUTIONS[2], 1, 5), lines_of(SOLUTIONS[2], 6, 7)
 _SHARD, _ROOT = lines_of(SOLUTIONS[2], 8, 10), lines_of(SOLUTIONS[2], 10, 10)
 _EMPTY, _INIT, _RETURN = lines_of(SOLUTIONS[2], 11, 11), lines_of(SOLUTIONS[2], 12, 14), lines_of(SOLUTIONS[2], 15, 15)
-_WHOLE = "rank 0 of 2 held the whole model unsharded (1,152 bytes) when to_empty gave it memory before fully_shard, "
-_WHOLE += "where its shards of them are 576 bytes: no rank should hold more than its shards"
+_WHOLE = "this rank held the whole model unsharded (1,152 bytes) when to_empty gave it memory before fully_shard, "
+_WHOLE += "where its shards are 576 bytes: no rank should hold more than its shards"
 _NO_VALUES = "held no values when build returned: to_empty gives memory, not values"
 
 
@@ -202,7 +202,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # no meta device at all: built whole, then sharded
         (
             _HEAD + "    model = make_model()\n" + _SHARD + _RETURN,
-            "held the whole model unsharded (1,152 bytes) when make_model() returned, where its shards of them are 576",
+            "held the whole model unsharded (1,152 bytes) when make_model() returned, where its shards are 576",
         ),
         (
             _HEAD + "    model = make_model().to('meta')\n" + _SHARD + _EMPTY + _INIT + _RETURN,
@@ -227,7 +227,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             + _EMPTY
             + _INIT
             + _RETURN,
-            "on rank 1 of two: rank 1 of 2 held the whole model unsharded (1,152 bytes) when to_empty gave it memory",
+            "on rank 1 of two: this rank held the whole model unsharded (1,152 bytes) when to_empty gave it memory",
         ),
         # the blocks of the one-rank model (3) hard-coded: the two-rank model has 4
         (
@@ -248,14 +248,14 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             + "    model.load_state_dict(weights, assign=True)\n"
             + _SHARD
             + _RETURN,
-            "rank 0 of 2 held the whole model unsharded (1,152 bytes) when fully_shard began sharding it",
+            "the weights, the biases hold values reset_parameters() would not give",  # then held whole, on two ranks
         ),
         # each block given memory, then sharded: one block whole at a time
         (
             _HEAD + _META + "    for block in model:\n        block.to_empty(device='cpu')\n"
             "        fully_shard(block, mesh=mesh)\n" + _ROOT + _EMPTY + _INIT + _RETURN,
-            "rank 0 of 2 held 0.0.weight, 0.0.bias unsharded (288 bytes) when to_empty gave it memory before "
-            "fully_shard, where its shards of them are 144 bytes",
+            "this rank held 0.0.weight, 0.0.bias unsharded (288 bytes) when to_empty gave it memory before "
+            "fully_shard, where its shards are 144 bytes",
         ),
         (
             _HEAD + _META + _ROOT + _EMPTY + _INIT + _RETURN,
@@ -299,19 +299,19 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             + _INIT
             + "    full = [p.full_tensor() for p in model.parameters()]\n"
             + _RETURN,
-            "on rank 0 of two: build gathered whole parameters with full_tensor(): no rank should hold more",
+            "on rank 0 of two: build gathered parameters (",
         ),
         # every block gathered at once, then resharded
         (
             _HEAD + _META + _SHARD + _EMPTY + _INIT + "    for block in model:\n        block.unshard()\n"
             "    for block in model:\n        block.reshard()\n" + _RETURN,
-            "build gathered whole parameters with unshard()",
+            "build gathered parameters (",
         ),
         # zeros instead of reset_parameters()
         (
             _HEAD + _META + _SHARD + _EMPTY + "    with torch.no_grad():\n        for p in model.parameters():\n"
             "            p.zero_()\n" + _RETURN,
-            "hold values reset_parameters() would not give (uniform within ±0.354, not all alike)",
+            "hold values reset_parameters() would not give (uniform within ±0.354, spread to that)",
         ),
         # another initialisation
         (
@@ -332,7 +332,40 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             + _EMPTY
             + _INIT
             + _RETURN,
-            "is sharded over a mesh of more than one dimension",
+            "was replicated: shard each block, then the model, on the mesh build was given",
+        ),
+        # the whole model gathered through DTensor's redistribute, and through a full state dict
+        (
+            _HEAD + _META + _SHARD + _EMPTY + _INIT + "    from torch.distributed.tensor import Replicate\n"
+            "    whole = [p.redistribute(mesh, [Replicate()]).to_local() for p in model.parameters()]\n" + _RETURN,
+            "build gathered parameters (",
+        ),
+        (
+            _HEAD
+            + _META
+            + _SHARD
+            + _EMPTY
+            + _INIT
+            + "    from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict\n"
+            "    full = get_model_state_dict(model, options=StateDictOptions(full_state_dict=True))\n" + _RETURN,
+            "build gathered parameters (",
+        ),
+        # a narrow uniform instead of reset_parameters()
+        (
+            _HEAD + _META + _SHARD + _EMPTY + "    with torch.no_grad():\n        for p in model.parameters():\n"
+            "            p.uniform_(-0.01, 0.01)\n" + _RETURN,
+            "the weights, the biases hold values reset_parameters() would not give",
+        ),
+        # the root sharded before its blocks: their parameters sharded twice
+        (
+            _HEAD
+            + _META
+            + _ROOT
+            + "    for block in model:\n        fully_shard(block, mesh=mesh)\n"
+            + _EMPTY
+            + _INIT
+            + _RETURN,
+            "was sharded twice: the model before its blocks?",
         ),
         # bfloat16 compute: the gathered blocks in 16 bits
         (

@@ -1,21 +1,18 @@
 """Chapter 12's exercise solutions, by question number (see the package's docstring)."""
 
 SOLUTIONS: dict[int, str] = {
-    1: """def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):
-    copies = 2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]  # parameters, gradients, states
-    per_rank = n_params if strategy == 'DDP' else -(-n_params // world_size)
-    return per_rank * dtype_bytes * copies""",
+    1: "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
+    "    copies = 2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]  # parameters, gradients, states\n"
+    "    per_rank = n_params if strategy == 'DDP' else -(-n_params // world_size)\n"
+    "    return per_rank * dtype_bytes * copies",
     2: "import torch\nfrom torch.distributed.fsdp import fully_shard\n\n\ndef build(make_model, mesh):\n"
     '    with torch.device("meta"):\n        model = make_model()  # shapes only, no memory yet\n'
     "    for block in model:\n        fully_shard(block, mesh=mesh)\n    fully_shard(model, mesh=mesh)\n"
     "    model.to_empty(device=mesh.device_type)  # memory for this rank's shards alone, uninitialised\n"
     '    for module in model.modules():\n        if hasattr(module, "reset_parameters"):\n'
     "            module.reset_parameters()\n    return model",
-    3: """import math
-
-
-def rank0_bytes(shapes, world_size):
-    # rank 0's share of each dim 0, ceil(rows / world_size), the size every rank is padded to
-    numbers = sum(-(-shape[0] // world_size) * math.prod(shape[1:]) for shape in shapes)
-    return numbers * (4 + 4 + 4 + 4)  # float32 shard, its gradient, exp_avg, exp_avg_sq""",
+    3: "import math\n\n\ndef rank0_bytes(shapes, world_size):\n"
+    "    # rank 0's share of each dim 0, ceil(rows / world_size), the size every rank is padded to\n"
+    "    numbers = sum(-(-shape[0] // world_size) * math.prod(shape[1:]) for shape in shapes)\n"
+    "    return numbers * (4 + 4 + 4 + 4)  # float32 shard, its gradient, exp_avg, exp_avg_sq",
 }
