@@ -99,8 +99,8 @@ def _check_capture(fn: Any, name: str, ks: tuple[int, int]) -> None:
         info = ([i for i in seen if i["graph"] is graph] or [None])[-1]
         if info is None or graph._ops is None or "replay" in vars(graph):  # or into another graph than it was given
             raise Wrong(f"{call} captured nothing{' into graph' * bool(seen)}: call graph.capture(step, {statics})")
-        if any(i["made"] for i in seen) or stale:
-            raise Wrong(f"{call}: {_STALE if stale else _MADE}")
+        if any(i["made"] for i in seen):
+            raise Wrong(f"{call}: {_MADE}")
         if _settings(opt) != settings:
             raise Wrong(f"{call} changed the optimizer's settings: leave them as they are")
         if changed := {key: v for key, v in info["settings"].items() if settings[key] != v}:
@@ -113,6 +113,8 @@ def _check_capture(fn: Any, name: str, ks: tuple[int, int]) -> None:
         if k and (info["rows"] != [4] * k or info["grads"] != k):
             n, grads = len(info["rows"]), info["grads"]  # forwards, and backward passes (gradients computed)
             raise Wrong(f"{call}: {_ACCUMULATE.format(n, 's' * (n != 1), info['rows'], grads, 'es' * (grads != 1), k)}")
+        if stale:  # after the counts: a step per micro-batch also steps on gradients left from the one before
+            raise Wrong(f"{call}: {_STALE}")
         if info["after"]["grads"] and info["own grads"] & _ptrs(p.grad for p in model.parameters()):
             raise Wrong(f"{call}: {_LATE}")
         if not isinstance(got, torch.Tensor) or got.numel() != 1:
