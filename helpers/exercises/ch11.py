@@ -31,7 +31,7 @@ def _shown(t: Any, like: torch.Tensor | None = None, rtol: float = 0) -> str:  #
 _MADE = "the optimizer held no momentum buffers when a capture began (on a GPU it runs nothing): run real steps first"
 _ADDED = "backward added to gradients that existed at capture, and each replay adds again: set them to None first"
 _LATE = "a step after the capture added to the gradients it made (on a GPU, unfilled until a replay): capture last"
-_STALE = "a real step before the capture used gradients an earlier backward left: set them to None before each"
+_STALE = "a backward before the capture added to gradients an earlier step left: set them to None before each step"
 _weights = lambda m: torch.cat([p.detach().reshape(-1) for p in m.parameters()])
 _near = lambda a, b: torch.allclose(a, b, rtol=1e-5, atol=1e-6)
 _ptrs = lambda ts: {t.data_ptr() for t in ts if isinstance(t, torch.Tensor)}
@@ -49,17 +49,17 @@ def _watched(model: Any, opt: Any, fn: Any, args: tuple, call: str) -> tuple[Any
     seen, real, params, now, fresh, stale = [], GraphReplayModel.capture, list(model.parameters()), _events(), [0], []
     first = next(m for m in model.modules() if [*m.parameters(recurse=False)])  # its forward: one a model's forward
     rows = lambda m, a: now["rows"].extend([a[0].numel() // a[0].shape[-1]] * torch.is_grad_enabled())
-    grads = lambda g: [now.update(grads=now["grads"] + 1), "graph" in now or fresh.append(fresh.pop() + g)] and None
-    steps = lambda *_: now.update(steps=now["steps"] + 1) or fresh.__setitem__(0, 0)  # fresh: since the last step
-    late = lambda: params[0].grad is None or stale.append(not _near(params[0].grad, fresh[0] + 0 * params[0].grad))
-    hooks = [first.register_forward_pre_hook(rows), params[0].register_hook(grads), opt.register_step_post_hook(steps)]
-    hooks += [opt.register_step_pre_hook(lambda *_: ["graph" in now or seen or late()] and None)]  # stale, before
+    old = lambda: not fresh[0] and params[0].grad is not None and bool(params[0].grad.any())  # first backward: onto?
+    grads = lambda g: [now.update(grads=now["grads"] + 1), "graph" in now or seen or stale.append(old())] and None
+    counted = lambda g: [grads(g), fresh.__setitem__(0, fresh[0] + 1)] and None  # backward passes since the last step
+    steps = lambda *_: now.update(steps=now["steps"] + 1) or fresh.__setitem__(0, 0)
+    hooks = [first.register_forward_pre_hook(rows), params[0].register_hook(counted)]
+    hooks += [opt.register_step_post_hook(steps)]
 
     def capture(graph: Any, step: Any, *static: Any) -> Any:
         nonlocal now
         unmade = [p for p in params if "momentum_buffer" not in opt.state[p]]
-        now = info = {"graph": graph, "grads at": _ptrs(p.grad for p in params), "settings": _settings(opt)}
-        now.update(_events())
+        now = info = {"graph": graph, "had": _ptrs(p.grad for p in params), "settings": _settings(opt), **_events()}
         try:
             return real(graph, step, *static)
         finally:
@@ -137,7 +137,7 @@ def _check_capture(fn: Any, name: str, ks: tuple[int, int]) -> None:
                 raise Wrong(f"{said}returned loss holds {got.item():.6g}; expected {want.item():.6g}{mean}")
             if not _near(_weights(model), _weights(twins[0])):
                 gap = f" (at most {(_weights(model) - _weights(twins[0])).abs().max().item():.3g} away)"
-                added = info["grads at"] & set().union(*(_ptrs([o]) for f, *_, o in graph._ops if f._opname == "add_"))
+                added = info["had"] & set().union(*(_ptrs([o]) for f, *_, o in graph._ops if f._opname == "add_"))
                 summed = k > 1 and _near(_weights(model), _weights(twins[1]))
                 why = [_ADDED] * bool(added) + [f"it followed the sum of the {k} losses: divide each by {k}"] * summed
                 raise Wrong(f"{said}weights differ from an eager step's{f': {why[0]}' if why else gap}")

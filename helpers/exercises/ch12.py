@@ -86,22 +86,24 @@ def run_build(rank: int, world_size: int, build: Any) -> dict[str, str]:
     from torch.distributed.fsdp._fully_shard._fsdp_param import FSDPParam  # made for each parameter fully_shard shards
     from torch.utils._python_dispatch import TorchDispatchMode
 
-    built, peak, gathered = [], [0, "", "", ()], []
+    built, peak, gathered, copies = [], [0, "", "", ()], [], []
     to_empty, local = nn.Module.to_empty, lambda p: getattr(p, "to_local", lambda: p)()
 
     class Gathers(TorchDispatchMode):  # collectives in build: a sharded model gathers only in a forward or backward
         def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
-            gathered.extend([func.__name__] * (func.namespace in ("c10d", "_c10d_functional")))
+            gathered.extend([func.__name__] * ("c10d" in str(func) and "gather" in str(func)))  # a collective
             return func(*args, **(kwargs or {}))
 
     def look(when: str) -> None:  # parameters with memory of their own, not DTensor shards: held whole here
-        held = {n: p for m in built for n, p in m.named_parameters() if not hasattr(p, "to_local") and not p.is_meta}
+        named = [(n, p) for m in built + copies for n, p in m.named_parameters()]
+        held = {n: p for n, p in named if not hasattr(p, "to_local") and not p.is_meta}
         if (size := sum(p.numel() * p.element_size() for p in held.values())) > peak[0]:
             names = ", ".join(held) if len(held) < len([*built[-1].parameters()]) else "the whole model"
             peak[:] = size, names, when, tuple(held)
 
     def spy(module: nn.Module, *args: Any, **kwargs: Any) -> nn.Module:
         [local(p).detach().fill_(math.nan) for p in to_empty(module, *args, **kwargs).parameters()]  # show: no values
+        copies.extend([module] * (not any(module is x for m in built for x in m.modules())))  # a whole copy, say
         return look("when to_empty gave it memory before fully_shard") or module
 
     param = lambda *a, init=FSDPParam.__init__, **k: look("when fully_shard began sharding it") or init(*a, **k)
@@ -120,10 +122,14 @@ def run_build(rank: int, world_size: int, build: Any) -> dict[str, str]:
         wrong += "bytes: no rank should hold more than its shards"
     if not wrong and world_size > 1 and gathered:
         wrong = f"build gathered parameters ({gathered[0]}): no rank should hold more than its shards"
-    if not wrong and (odd := [(n, p) for n, p in model.named_parameters() if len(getattr(p, "placements", ())) != 1]):
+    on_mesh = lambda p: len(p.placements) == 1 and p.device_mesh.mesh_dim_names == mesh.mesh_dim_names
+    if not wrong and (odd := [(n, p) for n, p in model.named_parameters() if not on_mesh(p)]):
         how = (
-            "replicated" if "Replicate" in str(odd[0][1].placements) else "sharded twice: the model before its blocks?"
+            "sharded twice: the model before its blocks?"
+            if len(odd[0][1].placements) > 1
+            else "sharded on another mesh"
         )
+        how = "replicated" if "Replicate" in str(odd[0][1].placements) else how
         wrong = f"{odd[0][0]} was {how}: shard each block, then the model, on the mesh build was given"
     if not wrong and (kinds := kinds - {"torch.float32 on cpu"}):
         wrong = f"build returned weights in {', '.join(sorted(kinds))}: to_empty(device='cpu'), then initialise"

@@ -58,7 +58,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # a real step first, but its gradients left in place
             _STEP + "\n    step(static_x, static_y)\n" + _CAPTURE,
-            "a real step before the capture used gradients an earlier backward left: set them to None before each",
+            "a backward before the capture added to gradients an earlier step left: set them to None before each step",
         ),
         (  # the gradients zeroed in place, not set to None: backward adds to them
             _STEP
@@ -193,7 +193,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "    for _ in range(3):\n        step(static_xs, static_ys)\n"
                 "    optimizer.zero_grad(set_to_none=True)\n",
             ),
-            "a real step before the capture used gradients an earlier backward left",
+            "a backward before the capture added to gradients an earlier step left",
         ),
         (  # one backward() of the mean: right numbers, no accumulation
             _accumulation(

@@ -367,6 +367,28 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             + _RETURN,
             "was sharded twice: the model before its blocks?",
         ),
+        # the mesh it was given ignored: fully_shard's default mesh
+        (
+            _HEAD
+            + _META
+            + "    for block in model:\n        fully_shard(block)\n    fully_shard(model)\n"
+            + _EMPTY
+            + _INIT
+            + _RETURN,
+            "was sharded on another mesh: shard each block, then the model, on the mesh build was given",
+        ),
+        # a whole copy of the model given memory and initialised, then sliced into the shards
+        (
+            _HEAD + "    import copy\n" + _META + "    full = copy.deepcopy(model)\n    full.to_empty(device='cpu')\n"
+            "    for module in full.modules():\n        if hasattr(module, 'reset_parameters'):\n"
+            "            module.reset_parameters()\n"
+            + _SHARD
+            + _EMPTY
+            + "    r, n = torch.distributed.get_rank(), torch.distributed.get_world_size()\n    with torch.no_grad():\n"
+            "        for p, q in zip(model.parameters(), full.parameters()):\n"
+            "            p.to_local().copy_(q.chunk(n)[r])\n" + _RETURN,
+            "this rank held the whole model unsharded (1,152 bytes) when to_empty gave it memory",
+        ),
         # bfloat16 compute: the gathered blocks in 16 bits
         (
             _HEAD.replace("import fully_shard", "import MixedPrecisionPolicy, fully_shard")
@@ -469,6 +491,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
 #: Right answers other than the solution, as a learner could write them: each must be accepted.
 RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
     2: (
+        # a barrier at the end, and a seed broadcast from rank 0: collectives that gather no parameter
+        _HEAD + _META + _SHARD + _EMPTY + "    seed = torch.randint(0, 2**31, (1,))\n"
+        "    torch.distributed.broadcast(seed, src=0)\n"
+        "    torch.manual_seed(int(seed) + torch.distributed.get_rank())\n"
+        + _INIT
+        + "    torch.distributed.barrier()\n"
+        + _RETURN,
         # reset_parameters() written out: Kaiming-uniform weights, biases uniform within 1/sqrt(fan_in)
         _HEAD + _META + _SHARD + _EMPTY + "    import math\n    for m in model.modules():\n"
         "        if isinstance(m, torch.nn.Linear):\n"
