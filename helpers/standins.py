@@ -817,11 +817,11 @@ class GraphReplayModel:
             output = fn(*static_inputs)
         if refused:  # caught by fn: on a GPU the capture is invalid all the same
             raise RuntimeError(f"CPU MODEL of a CUDA graph: {refused[0]} during capture invalidated it (caught or not)")
-        old, made, flat = set(), set(), lambda ts: [t for x in ts for t in (x if isinstance(x, list | tuple) else [x])]
+        old, made, flat = set(), set(), torch.utils._pytree.tree_leaves  # the tensors in (nested) arguments and results
         for _, args, _, out in ops:  # memory that existed before the capture, and memory its operators made
             old |= {p for t in flat(args) if isinstance(t, torch.Tensor) and (p := t.data_ptr()) not in made}
-            made |= {p for t in flat([out]) if isinstance(t, torch.Tensor) and (p := t.data_ptr()) not in old}
-        nan = [t for *_, o in ops for t in flat([o]) if isinstance(t, torch.Tensor) and t.data_ptr() in made]
+            made |= {p for t in flat(out) if isinstance(t, torch.Tensor) and (p := t.data_ptr()) not in old}
+        nan = [t for *_, o in ops for t in flat(o) if isinstance(t, torch.Tensor) and t.data_ptr() in made]
         [t.detach().fill_(math.nan) for t in nan if t.is_floating_point()]
         self._ops = ops
         return output

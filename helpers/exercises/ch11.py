@@ -132,13 +132,13 @@ def _check_capture(fn: Any, name: str, ks: tuple[int, int]) -> None:
             except RuntimeError as exc:  # a size read from values at capture
                 raise Wrong(f"{said}replay failed: {exc}") from None
             want, _ = (_eager_step(t, o, x, y, k, div) for t, o, div in zip(twins, opts, (k, 1), strict=True))
-            if _near(_weights(model), _weights(twins[0])) and not _near(got, want):
+            if (same := _near(w := _weights(model), w0 := _weights(twins[0]))) and not _near(got, want):
                 mean = f" (the mean of the {k} micro-batches' losses)" * bool(k)
                 raise Wrong(f"{said}returned loss holds {got.item():.6g}; expected {want.item():.6g}{mean}")
-            if not _near(_weights(model), _weights(twins[0])):
-                gap = f" (at most {(_weights(model) - _weights(twins[0])).abs().max().item():.3g} away)"
+            if not same:
+                gap = f" (at most {(w - w0).abs().max().item():.3g} away)"
                 added = info["had"] & set().union(*(_ptrs([o]) for f, *_, o in graph._ops if f._opname == "add_"))
-                summed = k > 1 and _near(_weights(model), _weights(twins[1]))
+                summed = k > 1 and _near(w, _weights(twins[1]))
                 why = [_ADDED] * bool(added) + [f"it followed the sum of the {k} losses: divide each by {k}"] * summed
                 raise Wrong(f"{said}weights differ from an eager step's{f': {why[0]}' if why else gap}")
 

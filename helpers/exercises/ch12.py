@@ -124,12 +124,9 @@ def run_build(rank: int, world_size: int, build: Any) -> dict[str, str]:
         wrong = f"build gathered parameters ({gathered[0]}): no rank should hold more than its shards"
     on_mesh = lambda p: len(p.placements) == 1 and p.device_mesh.mesh_dim_names == mesh.mesh_dim_names
     if not wrong and (odd := [(n, p) for n, p in model.named_parameters() if not on_mesh(p)]):
-        how = (
-            "sharded twice: the model before its blocks?"
-            if len(odd[0][1].placements) > 1
-            else "sharded on another mesh"
-        )
-        how = "replicated" if "Replicate" in str(odd[0][1].placements) else how
+        placed = odd[0][1].placements
+        twice = "sharded twice: the model before its blocks?" if len(placed) > 1 else "sharded on another mesh"
+        how = "replicated" if "Replicate" in str(placed) else twice
         wrong = f"{odd[0][0]} was {how}: shard each block, then the model, on the mesh build was given"
     if not wrong and (kinds := kinds - {"torch.float32 on cpu"}):
         wrong = f"build returned weights in {', '.join(sorted(kinds))}: to_empty(device='cpu'), then initialise"
