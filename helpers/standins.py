@@ -782,12 +782,14 @@ class GraphReplayModel:
     def capture(self, fn: Callable[..., Any], *static_inputs: torch.Tensor) -> Any:
         """Run `fn(*static_inputs)` once, recording its operators (a backward and an optimizer's step too); return its
         output. Autograd is on, as in `torch.cuda.graph`: capture under `torch.no_grad()` for inference. As a GPU's
-        capture runs nothing, what the capture made (floating point) holds NaN until the first replay."""
+        capture runs nothing, tensors that existed keep their values; what it made holds NaN until the first replay."""
         from torch.utils._python_dispatch import TorchDispatchMode  # see helpers.exercises.ch11
 
         if self._ops is not None:
             raise RuntimeError("CPU MODEL of a CUDA graph: this graph already holds a capture: create a new one")
         ops, refused, said = [], [], lambda what: self.SAID.get(what, f".{what}()" if what in self.HOST_READS else what)
+        kept, new, flat = [], set(), torch.utils._pytree.tree_leaves  # existing tensors written, storages made
+        storage = lambda t: t.untyped_storage().data_ptr() if isinstance(t, torch.Tensor) else None
         host_read = lambda what: refused.append(said(what)) or RuntimeError(self.REFUSED.format(said(what)))
 
         class Recorder(TorchDispatchMode):
@@ -796,7 +798,13 @@ class GraphReplayModel:
                 index = func is torch.ops.aten.index.Tensor and any(getattr(i, "dtype", None) in bools for i in args[1])
                 if func._opname in GraphReplayModel.READING_OPS or index:
                     raise host_read(func._opname if func._opname in GraphReplayModel.SAID else f"torch.{func._opname}")
+                named = {a.name: v for a, v in zip(func._schema.arguments, args, strict=False)} | (kwargs or {})
+                writes = [named.get(a.name) for a in func._schema.arguments if a.alias_info and a.alias_info.is_write]
+                kept.extend(
+                    (t, t.clone()) for t in flat(writes) if isinstance(t, torch.Tensor) and storage(t) not in new
+                )
                 ops.append((func, args, kwargs or {}, out := func(*args, **(kwargs or {}))))
+                new.update({*map(storage, flat(out))} - {*map(storage, flat(args)), *map(storage, flat(kwargs))})
                 return out
 
         def refuse(tensor: torch.Tensor, name: str, *args: Any, **kwargs: Any) -> Any:
@@ -817,12 +825,9 @@ class GraphReplayModel:
             output = fn(*static_inputs)
         if refused:  # caught by fn: on a GPU the capture is invalid all the same
             raise RuntimeError(f"CPU MODEL of a CUDA graph: {refused[0]} during capture invalidated it (caught or not)")
-        old, made, flat = set(), set(), torch.utils._pytree.tree_leaves  # the tensors in (nested) arguments and results
-        for _, args, _, out in ops:  # memory that existed before the capture, and memory its operators made
-            old |= {p for t in flat(args) if isinstance(t, torch.Tensor) and (p := t.data_ptr()) not in made}
-            made |= {p for t in flat(out) if isinstance(t, torch.Tensor) and (p := t.data_ptr()) not in old}
-        nan = [t for *_, o in ops for t in flat(o) if isinstance(t, torch.Tensor) and t.data_ptr() in made]
-        [t.detach().fill_(math.nan) for t in nan if t.is_floating_point()]
+        [t.detach().copy_(was) for t, was in reversed(kept)]  # a GPU's capture runs nothing: what existed is unchanged
+        made = [t for *_, o in ops for t in flat(o) if isinstance(t, torch.Tensor) and storage(t) in new]
+        [t.detach().fill_(math.nan) for t in made if t.is_floating_point()]  # and what it made is not yet filled
         self._ops = ops
         return output
 
@@ -878,12 +883,7 @@ def missing_triton() -> tuple[Any, Any]:
     def jit(fn: Callable[..., Any] | None = None, **options: Any) -> Any:
         return KernelNeedingTriton(fn) if fn is not None else KernelNeedingTriton
 
-    triton = types.SimpleNamespace(
-        jit=jit,
-        cdiv=lambda x, y: (x + y - 1) // y,
-        next_power_of_2=lambda n: 1 << max(int(n) - 1, 0).bit_length(),
-        autotune=lambda configs, key, **options: lambda kernel: kernel,  # nothing to tune where nothing runs
-        Config=lambda *args, **options: None,
-        __version__="missing (stand-in)",
-    )
+    triton = types.SimpleNamespace(jit=jit, cdiv=lambda x, y: (x + y - 1) // y, Config=lambda *args, **options: None)
+    triton.next_power_of_2, triton.__version__ = lambda n: 1 << max(int(n) - 1, 0).bit_length(), "missing (stand-in)"
+    triton.autotune = lambda configs, key, **options: lambda kernel: kernel  # nothing to tune where nothing runs
     return triton, _StandInLanguage()

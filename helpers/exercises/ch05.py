@@ -96,6 +96,5 @@ _TEXTS = {  # each question's variable: its task, then (after a newline) its hin
     "predict_peak_bytes": f"Write `predict_peak_bytes{_TAKES}` for a training step with Adam.\n"
     "Sum p.numel() * p.element_size(), times 4 if p.requires_grad; add the batch's activations.",
 }
-QUESTIONS = questions(
-    "05", _TEXTS, (_check_allocated_bytes, _check_predict_peak_bytes), context=lambda: {"torch": torch}
-)
+_CHECKS = (_check_allocated_bytes, _check_predict_peak_bytes)
+QUESTIONS = questions("05", _TEXTS, _CHECKS, context=lambda: {"torch": torch})

@@ -28,7 +28,8 @@ def _shown(t: Any, like: torch.Tensor | None = None, rtol: float = 0) -> str:  #
     return f"{show(t.tolist())} ({t.dtype})" if kind and not t.is_meta else show(t)
 
 
-_MADE = "the optimizer held no momentum buffers when a capture began (on a GPU it runs nothing): run real steps first"
+_MADE = "{} of the {} parameters had no momentum buffer at capture, so each replay makes it anew (a GPU's capture runs "
+_MADE += "nothing): run real steps first, with a gradient for every parameter"
 _ADDED = "backward added to gradients that existed at capture, and each replay adds again: set them to None first"
 _LATE = "a step after the capture added to the gradients it made (on a GPU, unfilled until a replay): capture last"
 _STALE = "a backward before the capture added to gradients an earlier step left: set them to None before each step"
@@ -46,24 +47,25 @@ _ACCUMULATE += "and one backward() per micro-batch: {}, on 4 rows each"
 def _watched(model: Any, opt: Any, fn: Any, args: tuple, call: str) -> tuple[Any, list[dict], bool]:
     """`fn(*args)`, watching each capture of the CPU model (gradients that existed, momentum buffers made, settings,
     forwards with autograd, gradients and steps in it and after, the gradients it left) and real steps on stale ones."""
-    seen, real, params, now, fresh, stale = [], GraphReplayModel.capture, list(model.parameters()), _events(), [0], []
+    seen, real, params, now, fresh, stale = [], GraphReplayModel.capture, list(model.parameters()), _events(), set(), []
     first = next(m for m in model.modules() if [*m.parameters(recurse=False)])  # its forward: one a model's forward
     rows = lambda m, a: now["rows"].extend([a[0].numel() // a[0].shape[-1]] * torch.is_grad_enabled())
-    old = lambda: not fresh[0] and params[0].grad is not None and bool(params[0].grad.any())  # first backward: onto?
-    grads = lambda g: [now.update(grads=now["grads"] + 1), "graph" in now or seen or stale.append(old())] and None
-    counted = lambda g: [grads(g), fresh.__setitem__(0, fresh[0] + 1)] and None  # backward passes since the last step
-    steps = lambda *_: now.update(steps=now["steps"] + 1) or fresh.__setitem__(0, 0)
-    hooks = [first.register_forward_pre_hook(rows), params[0].register_hook(counted)]
-    hooks += [opt.register_step_post_hook(steps)]
+    old = lambda p: p.grad is not None and bool(p.grad.any()) and id(p) not in fresh  # a past step's, added onto?
+    onto = lambda p: lambda g: ["graph" in now or seen or stale.append(old(p)), fresh.add(id(p))] and None
+    grads = lambda g: now.update(grads=now["grads"] + 1)  # backward passes (each reaches the first parameter)
+    steps = lambda *_: now.update(steps=now["steps"] + 1) or fresh.clear()  # fresh: parameters a backward reached since
+    hooks = [first.register_forward_pre_hook(rows), params[0].register_hook(grads), opt.register_step_post_hook(steps)]
+    hooks += [p.register_hook(onto(p)) for p in params]  # run before a backward adds to p.grad
 
     def capture(graph: Any, step: Any, *static: Any) -> Any:
         nonlocal now
         unmade = [p for p in params if "momentum_buffer" not in opt.state[p]]
         now = info = {"graph": graph, "had": _ptrs(p.grad for p in params), "settings": _settings(opt), **_events()}
+        info["memory"] = [t.data_ptr() for t in (*params, *args[3:])]  # rebound later (`.data =`), a graph misses it
         try:
             return real(graph, step, *static)
         finally:
-            info["made"] = [p for p in unmade if "momentum_buffer" in opt.state[p]]
+            info["made"] = [p for p in unmade if "momentum_buffer" in opt.state[p]] and (len(unmade), len(params))
             info["own grads"] = _ptrs(p.grad for p in params)
             now = info["after"] = _events()
             seen.append(info)
@@ -99,8 +101,8 @@ def _check_capture(fn: Any, name: str, ks: tuple[int, int]) -> None:
         info = ([i for i in seen if i["graph"] is graph] or [None])[-1]
         if info is None or graph._ops is None or "replay" in vars(graph):  # or into another graph than it was given
             raise Wrong(f"{call} captured nothing{' into graph' * bool(seen)}: call graph.capture(step, {statics})")
-        if any(i["made"] for i in seen):
-            raise Wrong(f"{call}: {_MADE}")
+        if made := next((i["made"] for i in seen if i["made"]), None):
+            raise Wrong(f"{call}: {_MADE.format(*made)}")
         if _settings(opt) != settings:
             raise Wrong(f"{call} changed the optimizer's settings: leave them as they are")
         if changed := {key: v for key, v in info["settings"].items() if settings[key] != v}:
@@ -126,6 +128,8 @@ def _check_capture(fn: Any, name: str, ks: tuple[int, int]) -> None:
         [o.load_state_dict(copy.deepcopy(opt.state_dict())) for o in opts]
         for i in range(1, 4):
             (x, y), said = batch(), f"after replay {i} of what {call} captured, the "
+            if [t.data_ptr() for t in (*model.parameters(), sx, sy)] != info["memory"]:
+                raise Wrong(f"{said}model's parameters or static tensors are not the memory captured: no `.data =`")
             sx.copy_(x), sy.copy_(y)
             try:
                 graph.replay()

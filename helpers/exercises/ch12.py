@@ -48,14 +48,6 @@ WIDTH, STEPS, LR = 8, 3, 0.05
 _EACH = "call fully_shard(block, mesh=mesh) on each block, then fully_shard(model, mesh=mesh)"
 
 
-def _unlike_reset(values: dict[str, list[float]]) -> list[str]:
-    """Parameters unlike reset_parameters()'s: uniform within ±1/sqrt(fan_in), and spread to it (weights, biases)."""
-    bound, kinds = WIDTH**-0.5, {"weight": "the weights", "bias": "the biases"}
-    odd = [n.split()[0] for n, v in values.items() if max(map(abs, v)) > 1.001 * bound or len(set(v)) < 2]
-    pooled = {said: [x for n, v in values.items() if kind in n for x in v] for kind, said in kinds.items()}
-    return odd or [said for said, v in pooled.items() if v and max(map(abs, v)) < bound / 2]
-
-
 _model = lambda blocks: nn.Sequential(*[nn.Sequential(nn.Linear(WIDTH, WIDTH), nn.ReLU()) for _ in range(blocks)])
 
 
@@ -86,13 +78,17 @@ def run_build(rank: int, world_size: int, build: Any) -> dict[str, str]:
     from torch.distributed.fsdp._fully_shard._fsdp_param import FSDPParam  # made for each parameter fully_shard shards
     from torch.utils._python_dispatch import TorchDispatchMode
 
-    built, peak, gathered, copies = [], [0, "", "", ()], [], []
+    built, peak, gathered, copies, drawn = [], [0, "", "", ()], [], [], {}  # drawn: a storage's (bounds, values)
     to_empty, local = nn.Module.to_empty, lambda p: getattr(p, "to_local", lambda: p)()
+    storage = lambda p: local(p).untyped_storage().data_ptr()
 
     class Gathers(TorchDispatchMode):  # collectives in build: a sharded model gathers only in a forward or backward
         def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
-            gathered.extend([func.__name__] * ("c10d" in str(func) and "gather" in str(func)))  # a collective
-            return func(*args, **(kwargs or {}))
+            gathered.extend([func] * ("c10d" in str(func) and "gather" in str(func)))  # a collective
+            out = func(*args, **(kwargs or {}))
+            if func is torch.ops.aten.uniform_.default and not out.is_meta:  # how nn.init (reset_parameters) draws
+                drawn[storage(out)] = (*args[1:3], 0.0, 1.0)[:2], local(out).clone(), out  # out: its address kept
+            return out
 
     def look(when: str) -> None:  # parameters with memory of their own, not DTensor shards: held whole here
         named = [(n, p) for m in built + copies for n, p in m.named_parameters()]
@@ -103,6 +99,7 @@ def run_build(rank: int, world_size: int, build: Any) -> dict[str, str]:
 
     def spy(module: nn.Module, *args: Any, **kwargs: Any) -> nn.Module:
         [local(p).detach().fill_(math.nan) for p in to_empty(module, *args, **kwargs).parameters()]  # show: no values
+        [drawn.pop(storage(p), None) for p in module.parameters()]  # fresh memory: nothing drawn into it yet
         copies.extend([module] * (not any(module is x for m in built for x in m.modules())))  # a whole copy, say
         return look("when to_empty gave it memory before fully_shard") or module
 
@@ -121,21 +118,28 @@ def run_build(rank: int, world_size: int, build: Any) -> dict[str, str]:
         wrong = f"this rank held {peak[1]} unsharded ({peak[0]:,} bytes) {peak[2]}, where its shards are {mine:,} "
         wrong += "bytes: no rank should hold more than its shards"
     if not wrong and world_size > 1 and gathered:
-        wrong = f"build gathered parameters ({gathered[0]}): no rank should hold more than its shards"
-    on_mesh = lambda p: len(p.placements) == 1 and p.device_mesh.mesh_dim_names == mesh.mesh_dim_names
-    if not wrong and (odd := [(n, p) for n, p in model.named_parameters() if not on_mesh(p)]):
-        placed = odd[0][1].placements
-        twice = "sharded twice: the model before its blocks?" if len(placed) > 1 else "sharded on another mesh"
-        how = "replicated" if "Replicate" in str(placed) else twice
+        wrong = "build gathered parameters across ranks (a forward? full_tensor()?): no rank may hold more than shards"
+    placed = lambda p: getattr(p, "placements", ())  # none: a plain tensor, left unsharded (ignored_params?)
+    on_mesh = lambda p: len(placed(p)) == 1 and p.device_mesh.mesh_dim_names == mesh.mesh_dim_names
+    if not wrong and (odd := [(n, placed(p)) for n, p in model.named_parameters() if not on_mesh(p)]):
+        twice = "sharded twice (the model before its blocks?)" if len(odd[0][1]) > 1 else "sharded on another mesh"
+        how = "replicated" if "Replicate" in str(odd[0][1]) else twice if odd[0][1] else "left unsharded"
         wrong = f"{odd[0][0]} was {how}: shard each block, then the model, on the mesh build was given"
     if not wrong and (kinds := kinds - {"torch.float32 on cpu"}):
         wrong = f"build returned weights in {', '.join(sorted(kinds))}: to_empty(device='cpu'), then initialise"
     if not wrong and (empty := [n for n, p in model.named_parameters() if local(p).isnan().any()]):
         wrong = f"{', '.join(empty)} held no values when build returned: to_empty gives memory, not values (the "
         wrong += "checker filled it with NaN to show it); call reset_parameters() after it"
-    if not wrong and (odd := _unlike_reset(_weights(model))):
-        wrong = f"{', '.join(odd)} hold values reset_parameters() would not give (uniform within ±{WIDTH**-0.5:.3g}, "
-        wrong += "spread to that): initialise with reset_parameters()"
+    same = lambda p: [d for d in drawn.values() if d[1].shape == local(p).shape and torch.equal(d[1], local(p))]
+    got, r = {n: drawn.get(storage(p)) or [*same(p), ((), None)][0] for n, p in model.named_parameters()}, WIDTH**-0.5
+    odd = [(n, b) for n, (b, *_) in got.items() if not (b and max(map(abs, map(sub, b, (-r, r)))) < 1e-6)]
+    if not wrong and odd:
+        how = ", ".join(f"{n} drawn from uniform{show(tuple(b))}" if b else f"{n} never drawn" for n, b in odd[:3])
+        wrong = f"{how}: reset_parameters() draws from ±{r:.3g} (1/sqrt(in_features)); call it after to_empty"
+    if not wrong and (
+        changed := [n for n, (_, v, *_) in got.items() if not torch.equal(local(model.get_parameter(n)), v)]
+    ):
+        wrong = f"{', '.join(changed[:3])} changed after reset_parameters() drew them: leave the values it gives"
     if not wrong:
         plain = _model(2 + world_size)  # one process, from the weights build gave the model
         plain.load_state_dict({name: t.full_tensor() for name, t in model.state_dict().items()})

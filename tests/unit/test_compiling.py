@@ -155,6 +155,19 @@ def test_a_captured_steps_learning_rate_is_the_one_it_captured() -> None:
     assert not torch.equal(net.weight, before)
 
 
+def test_a_capture_leaves_the_tensors_that_existed_as_they_were_as_a_gpus_capture_runs_nothing() -> None:
+    net, x = torch.nn.Linear(4, 1), torch.randn(8, 4)
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    net(x).sum().backward()  # gradients an earlier step left
+    before = [t.detach().clone() for t in (net.weight, net.weight.grad)]
+    graph = GraphReplayModel()
+    loss = graph.capture(lambda: (net(x).sum().backward(), opt.step(), opt.zero_grad(set_to_none=False))[0])
+    assert all(map(torch.equal, (net.weight, net.weight.grad), before)), "the captured step and zero_ wrote them"
+    assert loss is None or torch.isnan(loss).all()
+    graph.replay()  # adds onto the stale gradients, as on a GPU, then zeroes them
+    torch.testing.assert_close(net.weight, before[0] - 0.1 * (before[1] + x.sum(0)))
+
+
 def test_several_static_inputs() -> None:
     graph = GraphReplayModel()
     a, b = torch.ones(2), torch.ones(2)

@@ -54,7 +54,27 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # the guard and the real steps gone
             _GIVEN.replace(_GUARD, "").replace(_REAL, "    optimizer.zero_grad(set_to_none=True)\n"),
-            "the optimizer held no momentum buffers when a capture began",
+            "of the 4 parameters had no momentum buffer at capture, so each replay makes it anew",
+        ),
+        (  # the last real step's gradients left, and zeroed only at the end of the captured step
+            _GIVEN.replace(_GUARD, "").replace(
+                _CAPTURE,
+                "\n    def zeroed(x, y):\n        loss = step(x, y)\n        optimizer.zero_grad(set_to_none=False)\n"
+                "        return loss\n\n    return graph.capture(zeroed, static_x, static_y)",
+            ),
+            "backward added to gradients that existed at capture",
+        ),
+        (  # real steps that clear the first parameter's gradient alone: the others add up
+            _STEP + "\n    for _ in range(3):\n        next(model.parameters()).grad = None\n"
+            "        step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=True)\n" + _CAPTURE,
+            "a backward before the capture added to gradients an earlier step left",
+        ),
+        (  # the parameters moved to new memory after the capture: replays write the old
+            _STEP
+            + "\n    optimizer.zero_grad()\n    step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=True)\n"
+            "    loss = graph.capture(step, static_x, static_y)\n    for p in model.parameters():\n"
+            "        p.data = p.data.clone()\n    return loss",
+            "model's parameters or static tensors are not the memory captured",
         ),
         (  # a real step first, but its gradients left in place
             _STEP + "\n    step(static_x, static_y)\n" + _CAPTURE,
@@ -106,7 +126,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             + "\n    optimizer.zero_grad(set_to_none=True)\n"
             "    GraphReplayModel().capture(step, static_x, static_y)\n"
             "    optimizer.zero_grad(set_to_none=True)\n" + _CAPTURE,
-            "the optimizer held no momentum buffers when a capture began",
+            "of the 4 parameters had no momentum buffer at capture, so each replay makes it anew",
         ),
         (  # one more real step after the capture, on the gradients the capture made
             _STEP
@@ -172,11 +192,11 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
         (  # no real step first
             _accumulation(_ACC_RIGHT, "    optimizer.zero_grad(set_to_none=True)\n"),
-            "the optimizer held no momentum buffers when a capture began",
+            "of the 4 parameters had no momentum buffer at capture, so each replay makes it anew",
         ),
         (  # the last micro-batch's loss returned
             _accumulation(_ACC_RIGHT.replace("        return total\n", "        return loss.detach() * k\n")),
-            "captured, the returned loss holds 0.719049; expected 0.60043 (the mean of the 2 micro-batches",
+            "captured, the returned loss holds 0.602658; expected 0.526814 (the mean of the 2 micro-batches",
         ),
         (  # a step per micro-batch
             _accumulation(

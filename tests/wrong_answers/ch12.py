@@ -248,7 +248,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             + "    model.load_state_dict(weights, assign=True)\n"
             + _SHARD
             + _RETURN,
-            "the weights, the biases hold values reset_parameters() would not give",  # then held whole, on two ranks
+            "0.0.weight never drawn, 0.0.bias never drawn, 1.0.weight never drawn: reset_parameters() draws from ±0.354",
         ),
         # each block given memory, then sharded: one block whole at a time
         (
@@ -299,19 +299,19 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             + _INIT
             + "    full = [p.full_tensor() for p in model.parameters()]\n"
             + _RETURN,
-            "on rank 0 of two: build gathered parameters (",
+            "on rank 0 of two: build gathered parameters across ranks",
         ),
         # every block gathered at once, then resharded
         (
             _HEAD + _META + _SHARD + _EMPTY + _INIT + "    for block in model:\n        block.unshard()\n"
             "    for block in model:\n        block.reshard()\n" + _RETURN,
-            "build gathered parameters (",
+            "build gathered parameters across ranks",
         ),
         # zeros instead of reset_parameters()
         (
             _HEAD + _META + _SHARD + _EMPTY + "    with torch.no_grad():\n        for p in model.parameters():\n"
             "            p.zero_()\n" + _RETURN,
-            "hold values reset_parameters() would not give (uniform within ±0.354, spread to that)",
+            "0.0.weight never drawn, 0.0.bias never drawn",
         ),
         # another initialisation
         (
@@ -321,7 +321,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             + _EMPTY
             + "    for m in model.modules():\n        if isinstance(m, torch.nn.Linear):\n"
             "            torch.nn.init.xavier_uniform_(m.weight)\n            torch.nn.init.zeros_(m.bias)\n" + _RETURN,
-            "hold values reset_parameters() would not give",
+            "0.0.weight drawn from uniform(-0.612372, 0.612372), 0.0.bias never drawn",
         ),
         # a mesh of its own that replicates over the ranks: every rank keeps a whole copy
         (
@@ -338,7 +338,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             _HEAD + _META + _SHARD + _EMPTY + _INIT + "    from torch.distributed.tensor import Replicate\n"
             "    whole = [p.redistribute(mesh, [Replicate()]).to_local() for p in model.parameters()]\n" + _RETURN,
-            "build gathered parameters (",
+            "build gathered parameters across ranks",
         ),
         (
             _HEAD
@@ -348,13 +348,32 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             + _INIT
             + "    from torch.distributed.checkpoint.state_dict import StateDictOptions, get_model_state_dict\n"
             "    full = get_model_state_dict(model, options=StateDictOptions(full_state_dict=True))\n" + _RETURN,
-            "build gathered parameters (",
+            "build gathered parameters across ranks",
         ),
         # a narrow uniform instead of reset_parameters()
         (
             _HEAD + _META + _SHARD + _EMPTY + "    with torch.no_grad():\n        for p in model.parameters():\n"
             "            p.uniform_(-0.01, 0.01)\n" + _RETURN,
-            "the weights, the biases hold values reset_parameters() would not give",
+            "0.0.weight drawn from uniform(-0.01, 0.01), 0.0.bias drawn from uniform(-0.01, 0.01)",
+        ),
+        # reset_parameters(), then scaled down: narrower than its values
+        (
+            _HEAD
+            + _META
+            + _SHARD
+            + _EMPTY
+            + _INIT
+            + "    with torch.no_grad():\n        for p in model.parameters():\n"
+            "            p.mul_(0.8)\n" + _RETURN,
+            "0.0.weight, 0.0.bias, 1.0.weight changed after reset_parameters() drew them: leave the values it gives",
+        ),
+        # one block's parameters left out of sharding: plain tensors on every rank
+        (
+            _HEAD
+            + _META
+            + "    for block in model:\n        kept = set(block.parameters()) if block is model[0] else None\n"
+            "        fully_shard(block, mesh=mesh, ignored_params=kept)\n" + _ROOT + _EMPTY + _INIT + _RETURN,
+            "0.0.weight was left unsharded: shard each block, then the model, on the mesh build was given",
         ),
         # the root sharded before its blocks: their parameters sharded twice
         (
@@ -365,7 +384,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             + _EMPTY
             + _INIT
             + _RETURN,
-            "was sharded twice: the model before its blocks?",
+            "was sharded twice (the model before its blocks?): shard each block",
         ),
         # the mesh it was given ignored: fully_shard's default mesh
         (

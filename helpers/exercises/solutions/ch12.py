@@ -10,7 +10,7 @@ SOLUTIONS: dict[int, str] = {
     "    for block in model:\n        fully_shard(block, mesh=mesh)\n    fully_shard(model, mesh=mesh)\n"
     "    model.to_empty(device=mesh.device_type)  # memory for this rank's shards alone, uninitialised\n"
     '    for module in model.modules():\n        if hasattr(module, "reset_parameters"):\n'
-    "            module.reset_parameters()\n    return model",
+    "            module.reset_parameters()  # a CPU mesh: each rank draws from its own generator\n    return model",
     3: "import math\n\n\ndef rank0_bytes(shapes, world_size):\n"
     "    # rank 0's share of each dim 0, ceil(rows / world_size), the size every rank is padded to\n"
     "    numbers = sum(-(-shape[0] // world_size) * math.prod(shape[1:]) for shape in shapes)\n"
