@@ -1,8 +1,8 @@
-"""Chapter 12 exercises: bytes per rank, a model built on meta and sharded with no rank holding it whole, rank 0's."""
+"""Chapter 12 exercises: ranks a model needs; a model built on meta, sharded, never held whole; rank 0's bytes."""
 
 import math
 import warnings
-from operator import floordiv, sub, truediv
+from operator import sub
 from typing import Any
 from unittest import mock
 
@@ -10,44 +10,45 @@ import torch
 from torch import nn
 
 from .. import sharding
-from ..answers import expect_function
+from ..answers import expect_function, expect_number
 from .cases import Slip, questions, show, table
 from .ch08 import DESTROYED, TWO_RANK_TIME_LIMIT, run_here, run_on_two_ranks
 
-#: For questions 1 and 3: a remainder of 1 on 16_384 ranks, and an odd share of 2**40 + 1, where a float's step is
+#: For question 3: a remainder of 1 on 16_384 ranks, and an odd share of 2**40 + 1, where a float's step is
 #: 2**-12: between them, rounding up as int(x + e) or round(x + e) goes wrong for every e in [0, 1).
 _WORLD, _ODD = 16_384, 2**40 + 1
 _FLOAT32 = "lost digits in float32 arithmetic (about 7 significant digits): compute it with integers"
-#: Sizes that divide by the ranks (odd shares too) or not, fewer than the ranks, none, each optimizer under each
-#: strategy, one rank under each, 1, 2, 4 and 8 bytes; 3 * _WORLD + 1 rounded down is 3 a rank, not half the bytes.
-_BYTES = ((1_000_000, 2, "Adam", 1, "FSDP"), (999, 1, "SGD", 1, "DDP"), (3, 4, "SGD with momentum", 8, "FSDP"))
-_BYTES += ((1_000_000, 4, "Adam", 2, "DDP"), (1_000_002, 4, "Adam", 2, "FSDP"), (1_000_001, 4, "Adam", 4, "FSDP"))
-_BYTES += ((10, 2, "SGD", 3, "FSDP"), (3_000_000, 2, "SGD with momentum", 8, "DDP"))
-_BYTES += ((3 * _WORLD + 1, 8, "SGD with momentum", _WORLD, "FSDP"), (7_000_000_003, 2, "Adam", 8, "FSDP"))
-_BYTES += ((2 * _ODD, 2, "SGD", 2, "FSDP"), (0, 4, "Adam", 2, "FSDP"))
-#: Section 5's formula, where a slip divides otherwise (`share(n, world)`) or keeps another number of copies.
-_bytes = lambda n, size, opt, world, strategy, share=lambda a, b: -(-a // b), copies=2: (
-    (n if strategy == "DDP" else share(n, world)) * size * (copies + sharding.OPTIMIZER_STATES[opt])
+_per = lambda opt, size=sharding.STATE_BYTES, copies=2: size * (copies + sharding.OPTIMIZER_STATES[opt])  # a parameter
+
+
+def _ranks(n: int, opt: str, gpu: int, acts: int, per: Any = _per) -> int | None:
+    """The fewest ranks whose shards (ceil(n / ranks) parameters, `per(opt)` bytes each) and `acts` fit in `gpu`."""
+    if acts > gpu or n and (most := (gpu - acts) // per(opt)) < 1:  # most: the parameters one rank may keep
+        return None
+    return max(1, -(-n // most))
+
+
+#: A 7 B model on T4s with 2 GB of activations, one rank enough, a shard rounded up (10 on 4 ranks, 3 each), nothing
+#: left for states, activations past the GPU, an exact fit, a 70 B model on 80 GB cards, SGD with a rounded shard.
+_RANKS = ((7_000_000_000, "Adam", sharding.T4_BYTES, 2_000_000_000), (10**9, "SGD with momentum", 12 * 10**9, 0))
+_RANKS += ((10, "Adam", 156, 100), (1000, "Adam", 1000, 990), (5, "SGD", 100, 200), (12, "Adam", 148, 100))
+_RANKS += ((70 * 10**9, "Adam", 80 * 10**9, 10**10), (3_000_000, "SGD", 8_000_000, 1_000_000))
+_RANKS_SLIPS = (
+    Slip(lambda n, o, g, a: -(-(n * _per(o) + a) // g), "FSDP does not shard activations: each rank keeps them whole"),
+    Slip(lambda n, o, g, a: _ranks(n, o, g, 0), "the activations come on top of each rank's shards"),
+    Slip(lambda n, o, g, a: None if a >= g else -(-n * _per(o) // (g - a)), "a shard is ceil(n_params/ranks) params"),
+    Slip(lambda *c: _ranks(*c, per=lambda o: _per(o, 2)), "the states are float32 (4 bytes), mixed precision or not"),
+    Slip(lambda *c: _ranks(*c, per=lambda o: _per(o, copies=1)), "one copy is missing: weights, gradients, states"),
 )
-_SLIPS = (
-    Slip(lambda *case: _bytes(*case[:4], "FSDP"), "DDP does not divide anything: every rank keeps a whole copy"),
-    Slip(lambda n, s, o, w, st: _bytes(n, s, o, 1, st), "FSDP keeps only 1/world_size of each part on a rank"),
-    Slip(lambda *c: _bytes(*c, lambda a, b: math.ceil(torch.tensor(a).div(b).item())), f"the shard {_FLOAT32}"),
-    Slip(lambda *case: _bytes(*case, floordiv), "the shard was rounded down; round it up"),
-    Slip(lambda *case: _bytes(*case, truediv), "the shard is a whole number of parameters: round it up"),
-    Slip(lambda *c: _bytes(*c, copies=1), "one copy is missing: parameters, gradients, each optimizer state"),
-    Slip(lambda *c: _bytes(*c, copies=2 + (c[2] == "SGD with momentum")), "SGD with momentum keeps one state"),
-)
-_total = lambda *case: sharding.bytes_per_rank(*case)["total"]
-_check_bytes_per_rank = table(
-    "bytes_per_rank", "(n_params, dtype_bytes, optimizer, world_size, strategy)", _BYTES, _total, rel=0, slips=_SLIPS
-)
+_whole = lambda value, call: value if value is None else expect_number(value, f"{call} to return a count of ranks")
+_TAKES = "(n_params, optimizer, gpu_bytes, activation_bytes)"
+_check_ranks = table("ranks_needed", _TAKES, _RANKS, _ranks, rel=0, slips=_RANKS_SLIPS, answer=_whole)
 
 
 WIDTH, STEPS, LR = 8, 3, 0.05
 _EACH = "call fully_shard(block, mesh=mesh) on each block, then fully_shard(model, mesh=mesh)"
-
-
+#: The most a weight of `a` is away from the same weight of `b`; nan where one is nan.
+_gap = lambda a, b: max((abs(d) for k in b for d in map(sub, a[k], b[k])), key=lambda d: (d != d, d), default=0)
 _model = lambda blocks: nn.Sequential(*[nn.Sequential(nn.Linear(WIDTH, WIDTH), nn.ReLU()) for _ in range(blocks)])
 
 
@@ -55,11 +56,6 @@ def _weights(model: torch.nn.Module) -> dict[str, list[float]]:
     """The model's weights by name and shape, whole (a shard is gathered from every rank), as float32 numbers."""
     full = {name: p.full_tensor() if hasattr(p, "full_tensor") else p for name, p in model.named_parameters()}
     return {f"{name} {tuple(p.shape)}": p.detach().float().reshape(-1).tolist() for name, p in full.items()}
-
-
-def _gap(after: dict[str, list[float]], before: dict[str, list[float]]) -> float:
-    """The most a weight of `after` is away from the same weight of `before`; nan where one is nan."""
-    return max((abs(d) for k in before for d in map(sub, after[k], before[k])), key=lambda d: (d != d, d), default=0)
 
 
 def _train(model: torch.nn.Module, ranks: range) -> dict[str, list[float]]:
@@ -197,11 +193,11 @@ _RANK0_SLIPS = (
 _check_rank0_bytes = table("rank0_bytes", "(shapes, world_size)", _RANK0_CASES, _rank0, rel=0, slips=_RANK0_SLIPS)
 
 _TEXTS = {
-    "bytes_per_rank": "Write `bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy)`: the bytes one "
-    "rank keeps for parameters, gradients and optimizer states (optimizer 'SGD', 'SGD with momentum' or 'Adam'; "
-    "strategy 'DDP' or 'FSDP').\nOne copy is n_params * dtype_bytes. Training keeps the parameters, the gradients and "
-    "0, 1 or 2 optimizer states (SGD, momentum, Adam): that is 2, 3 or 4 copies. DDP keeps them whole on every rank; "
-    "FSDP divides each by world_size.",
+    "ranks_needed": "Write `ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes)`: the fewest ranks FSDP "
+    "needs so that each rank's parameters, gradients and optimizer states (section 5's count, float32) and "
+    "activation_bytes fit in gpu_bytes; None if no number of ranks does.\nA rank keeps ceil(n_params / ranks) "
+    "parameters at 4 × (2 + states) bytes each, and all its activations (FSDP does not shard them): find the most "
+    "parameters a rank can keep, then the ranks. Integers only.",
     "build": "Fix `build(make_model, mesh)` in build_answer.py so that no rank ever holds more than its shards, and "
     "every parameter gets its values from reset_parameters().\nSharding a meta parameter allocates nothing; to_empty "
     "after fully_shard gives each rank its shards alone; to_empty gives memory without values, so initialise last.",
@@ -211,5 +207,5 @@ _TEXTS = {
     "holds the first of world_size chunks along dim 0: ceil(rows / world_size) rows of prod(shape[1:]) numbers. "
     "param_dtype changes only the gathered copies; the shard, its gradient and Adam's two states are float32.",
 }
-_CHECKS = (_check_bytes_per_rank, _check_build, _check_rank0_bytes)
+_CHECKS = (_check_ranks, _check_build, _check_rank0_bytes)
 QUESTIONS = questions("12", _TEXTS, _CHECKS, {"build": {"file": "build_answer.py", "time_limit": TWO_RANK_TIME_LIMIT}})

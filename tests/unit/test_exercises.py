@@ -149,7 +149,7 @@ def test_a_course_function_left_under_the_answers_name_is_not_graded_as_the_lear
     from helpers import sharding
     from helpers.exercises import ch12
 
-    outcome = ch12.QUESTIONS[0].evaluate({"bytes_per_rank": sharding.bytes_per_rank})
+    outcome = ch12.QUESTIONS[0].evaluate({"ranks_needed": sharding.bytes_per_rank})
     assert not outcome.correct and "the course's helpers.sharding.bytes_per_rank" in outcome.message, outcome
     assert "check the spelling of its name" in outcome.message
 

@@ -53,14 +53,19 @@ def test_the_notebooks_starter_is_not_an_answer() -> None:
     assert not outcome.correct and "bug in the course" not in outcome.message, outcome.message
 
 
-def test_states_priced_at_4_bytes_are_not_told_that_momentum_keeps_one_state() -> None:
-    # 4 bytes a state is one state too many for momentum where dtype_bytes is 2: the message must not name that slip
+def test_question_1_names_no_mistake_it_cannot_tell_apart() -> None:
+    # activations divided among the ranks and activations forgotten agree on the first case: the later cases decide
     from helpers.exercises import ch12
-    from tests.wrong_answers.ch12 import WRONG_ANSWERS
 
-    code = next(code for code, _ in WRONG_ANSWERS[1] if "4 * states" in code)
-    message = evaluate(ch12.QUESTIONS[0], code).message
-    assert message.endswith("returned 12_000_000; expected 8_000_000") and "one state" not in message, message
+    head = "def ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes):\n"
+    head += "    per = 4 * (2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer])\n"
+    message = evaluate(ch12.QUESTIONS[0], head + "    return -(-n_params // (gpu_bytes // per))").message
+    assert message.endswith("the activations come on top of each rank's shards"), message
+    # Adam's 16 bytes for every optimizer, and the activations forgotten: no one rule explains it, so none is named
+    message = evaluate(
+        ch12.QUESTIONS[0], head.split("\n")[0] + "\n    return -(-n_params // (gpu_bytes // 16))"
+    ).message
+    assert message.endswith("returned 8; expected 9"), message
 
 
 def test_question_2_as_the_notebook_gives_it_is_told_what_each_rank_held() -> None:

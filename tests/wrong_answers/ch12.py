@@ -22,178 +22,53 @@ _NO_VALUES = "held no values when build returned: to_empty gives memory, not val
 #: message a learner who wrote it is told).
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
-        # one rank alone priced at 4 bytes a number (accepted before: the one-rank case was the only one in 4 bytes)
-        (
-            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
-            "    n = n_params if strategy == 'DDP' else -(-n_params // world_size)\n"
-            "    return n * dtype_bytes * (2 + states) if world_size > 1 else n_params * 4 * (2 + states)",
-            "bytes_per_rank(1_000_000, 2, 'Adam', 1, 'FSDP') returned 16_000_000; expected 8_000_000",
+        (  # the activations divided among the ranks too
+            "def ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes):\n"
+            "    per = 4 * (2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer])\n"
+            "    return -(-(n_params * per + activation_bytes) // gpu_bytes)",
+            "FSDP does not shard activations: each rank keeps them whole",
         ),
-        # round 7's findings: DDP with SGD as three copies, no parameters where there are fewer than ranks, at least
-        # 2 bytes a number, at most 4 (half the bytes, not told "rounded down")
-        (
-            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
-            "    n = n_params if strategy == 'DDP' else -(-n_params // world_size)\n"
-            "    return n * dtype_bytes * (2 + states + (strategy == 'DDP' and optimizer == 'SGD'))",
-            "bytes_per_rank(999, 1, 'SGD', 1, 'DDP') returned 2997; expected 1998",
+        (  # the activations forgotten
+            "def ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes):\n"
+            "    per = 4 * (2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer])\n"
+            "    return -(-n_params // (gpu_bytes // per))",
+            "ranks_needed(7_000_000_000, 'Adam', 15_843_721_216, 2_000_000_000) returned 8; expected 9: the "
+            "activations come on top of each rank's shards",
         ),
-        (
-            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
-            "    n = n_params if strategy == 'DDP' else -(-n_params // world_size)\n"
-            "    return n * dtype_bytes * (2 + states) if n_params >= world_size else 0",
-            "bytes_per_rank(3, 4, 'SGD with momentum', 8, 'FSDP') returned 0; expected 12",
+        (  # bytes divided, not whole parameters
+            "def ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes):\n"
+            "    per = 4 * (2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer])\n"
+            "    if activation_bytes >= gpu_bytes:\n        return None\n"
+            "    return -(-n_params * per // (gpu_bytes - activation_bytes))",
+            "ranks_needed(10, 'Adam', 156, 100) returned 3; expected 4: a shard is ceil(n_params/ranks) params",
         ),
-        (
-            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
-            "    n = n_params if strategy == 'DDP' else -(-n_params // world_size)\n"
-            "    return n * max(dtype_bytes, 2) * (2 + states)",
-            "bytes_per_rank(999, 1, 'SGD', 1, 'DDP') returned 3996; expected 1998",
+        (  # 16-bit states
+            "def ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes):\n"
+            "    per = 2 * (2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer])\n"
+            "    if activation_bytes > gpu_bytes or (gpu_bytes - activation_bytes) // per < 1:\n        return None\n"
+            "    return -(-n_params // ((gpu_bytes - activation_bytes) // per))",
+            "the states are float32 (4 bytes), mixed precision or not",
         ),
-        (
-            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
-            "    n = n_params if strategy == 'DDP' else -(-n_params // world_size)\n"
-            "    return n * min(dtype_bytes, 4) * (2 + states)",
-            "bytes_per_rank(49_153, 8, 'SGD with momentum', 16_384, 'FSDP') returned 48; expected 96",
+        (  # Adam's states without the gradients
+            "def ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes):\n"
+            "    per = 4 * (1 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer])\n"
+            "    if activation_bytes > gpu_bytes or (gpu_bytes - activation_bytes) // per < 1:\n        return None\n"
+            "    return -(-n_params // ((gpu_bytes - activation_bytes) // per))",
+            "one copy is missing: weights, gradients, states",
         ),
-        (  # round 8's finding: at least one parameter a rank, where there are none
-            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
-            "    n = n_params if strategy == 'DDP' else max(1, -(-n_params // world_size))\n"
-            "    return n * dtype_bytes * (2 + states)",
-            "bytes_per_rank(0, 4, 'Adam', 2, 'FSDP') returned 16; expected 0",
+        (  # 0 where nothing fits, not None
+            "def ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes):\n"
+            "    per = 4 * (2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer])\n"
+            "    most = max(gpu_bytes - activation_bytes, 0) // per\n"
+            "    return -(-n_params // most) if most else 0",
+            "ranks_needed(1000, 'Adam', 1000, 990) returned 0; expected None",
         ),
-        (  # rounded up, but in float32: 875_000_000.375 is 875_000_000 there
-            "import torch\n\n\n"
-            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
-            "    per_rank = n_params if strategy == 'DDP' else torch.ceil(torch.tensor(n_params) / world_size)\n"
-            "    return per_rank * dtype_bytes * (2 + states)",
-            "returned 7_000_000_000; expected 7_000_000_008: the shard lost digits in float32 arithmetic",
-        ),
-        (
-            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
-            "    return n_params * dtype_bytes * (2 + states) / world_size",
-            "returned 4.5; expected 12: the shard is a whole number of parameters: round it up",
-        ),
-        (
-            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
-            "    return -(-n_params // world_size) * dtype_bytes * (2 + states)",
-            "DDP does not divide anything: every rank keeps a whole copy",
-        ),
-        (
-            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
-            "    return n_params * dtype_bytes * (2 + states)",
-            "FSDP keeps only 1/world_size of each part on a rank",
-        ),
-        (
-            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
-            "    per_rank = n_params if strategy == 'DDP' else -(-n_params // world_size)\n"
-            "    return per_rank * dtype_bytes * (1 + states)",
-            "one copy is missing: parameters, gradients, each optimizer state",
-        ),
-        (  # two mistakes (a copy missing, the shard not rounded up): no one mistake explains every case
-            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
-            "    per_rank = n_params if strategy == 'DDP' else n_params / world_size\n"
-            "    return per_rank * dtype_bytes * (1 + states)",
-            "bytes_per_rank(1_000_000, 2, 'Adam', 1, 'FSDP') returned 6_000_000; expected 8_000_000",
-        ),
-        (
-            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 1}[optimizer]\n"
-            "    per_rank = n_params if strategy == 'DDP' else -(-n_params // world_size)\n"
-            "    return per_rank * dtype_bytes * (2 + states)",
-            "one copy is missing: parameters, gradients, each optimizer state",
-        ),
-        (
-            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
-            "    per_rank = n_params if strategy == 'DDP' else n_params // world_size\n"
-            "    return per_rank * dtype_bytes * (2 + states)",
-            "bytes_per_rank(3, 4, 'SGD with momentum', 8, 'FSDP') returned 0; expected 12: the shard was rounded down; "
-            "round it up",
-        ),
-        (
-            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
-            "    per_rank = n_params if strategy == 'DDP' else n_params / world_size\n"
-            "    return per_rank * dtype_bytes * (2 + states)",
-            "the shard is a whole number of parameters: round it up",
-        ),
-        (  # rounded up by adding one: right only where the size does not divide
-            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
-            "    per_rank = n_params if strategy == 'DDP' else n_params // world_size + 1\n"
-            "    return per_rank * dtype_bytes * (2 + states)",
-            "bytes_per_rank(1_000_000, 2, 'Adam', 1, 'FSDP') returned 8_000_008; expected 8_000_000",
-        ),
-        (
-            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
-            "    per_rank = n_params if strategy == 'DDP' else (n_params + world_size) // world_size\n"
-            "    return per_rank * dtype_bytes * (2 + states)",
-            "bytes_per_rank(1_000_000, 2, 'Adam', 1, 'FSDP') returned 8_000_008; expected 8_000_000",
-        ),
-        (  # rounded up by round(x + 0.5): round() takes halves to even, one too many where the share is odd
-            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
-            "    per_rank = n_params if strategy == 'DDP' else round(n_params / world_size + 0.5)\n"
-            "    return per_rank * dtype_bytes * (2 + states)",
-            "bytes_per_rank(1_000_002, 4, 'Adam', 2, 'FSDP') returned 8_000_032; expected 8_000_016",
-        ),
-        (  # rounded up by adding 0.999: rounded down where the share is over a whole number by less than 0.001
-            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
-            "    per_rank = n_params if strategy == 'DDP' else int(n_params / world_size + 0.999)\n"
-            "    return per_rank * dtype_bytes * (2 + states)",
-            "bytes_per_rank(49_153, 8, 'SGD with momentum', 16_384, 'FSDP') returned 72; expected 96: the shard was "
-            "rounded down; round it up",
-        ),
-        (  # rounded up by adding 0.9999: a remainder of 1 on 16_384 ranks is 0.000061 over a whole number
-            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
-            "    per_rank = n_params if strategy == 'DDP' else int(n_params / world_size + 0.9999)\n"
-            "    return per_rank * dtype_bytes * (2 + states)",
-            "bytes_per_rank(49_153, 8, 'SGD with momentum', 16_384, 'FSDP') returned 72; expected 96: the shard was "
-            "rounded down",
-        ),
-        (  # rounded up by adding 0.999999: right on that remainder, one too many where the share is 2**40 + 1
-            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
-            "    per_rank = n_params if strategy == 'DDP' else int(n_params / world_size + 0.999999)\n"
-            "    return per_rank * dtype_bytes * (2 + states)",
-            "bytes_per_rank(2_199_023_255_554, 2, 'SGD', 2, 'FSDP') returned 4_398_046_511_112; expected "
-            "4_398_046_511_108",
-        ),
-        (  # rounded up by round(x + 0.49999): at 2**40 + 1 the sum is x + 0.5 in a float, which round() takes up
-            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
-            "    per_rank = n_params if strategy == 'DDP' else round(n_params / world_size + 0.49999)\n"
-            "    return per_rank * dtype_bytes * (2 + states)",
-            "bytes_per_rank(2_199_023_255_554, 2, 'SGD', 2, 'FSDP') returned 4_398_046_511_112; expected",
-        ),
-        (
-            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-            "    states = {'SGD': 0, 'SGD with momentum': 2, 'Adam': 2}[optimizer]\n"
-            "    per_rank = n_params if strategy == 'DDP' else -(-n_params // world_size)\n"
-            "    return per_rank * dtype_bytes * (2 + states)",
-            "returned 16; expected 12: SGD with momentum keeps one state",
-        ),
-        (  # optimizer states priced at 4 bytes: one state too many only where dtype_bytes is 2, so no mistake is named
-            "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-            "    states = {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]\n"
-            "    per_rank = n_params if strategy == 'DDP' else -(-n_params // world_size)\n"
-            "    return per_rank * (dtype_bytes * 2 + 4 * states)",
-            "bytes_per_rank(1_000_000, 2, 'Adam', 1, 'FSDP') returned 12_000_000; expected 8_000_000",
+        (  # fitting taken as strictly less than gpu_bytes
+            "def ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes):\n"
+            "    per = 4 * (2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer])\n"
+            "    most = (gpu_bytes - activation_bytes - 1) // per\n"
+            "    return -(-n_params // most) if most > 0 else None",
+            "12_000_000_000, 0) returned 2; expected 1",
         ),
     ),
     2: (
@@ -248,7 +123,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             + "    model.load_state_dict(weights, assign=True)\n"
             + _SHARD
             + _RETURN,
-            "0.0.weight never drawn, 0.0.bias never drawn, 1.0.weight never drawn: reset_parameters() draws from ±0.354",
+            "0.0.weight never drawn, 0.0.bias never drawn, 1.0.weight never drawn: reset_parameters() draws from ±0.35",
         ),
         # each block given memory, then sharded: one block whole at a time
         (
@@ -509,6 +384,18 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
 
 #: Right answers other than the solution, as a learner could write them: each must be accepted.
 RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
+    1: (
+        # a search upwards from one rank, stopping where nothing more can fit
+        "def ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes):\n"
+        "    per = 4 * (2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer])\n"
+        "    room = gpu_bytes - activation_bytes\n    if room < per:\n        return None\n    ranks = 1\n"
+        "    while -(-n_params // ranks) * per > room:\n        ranks += 1\n    return ranks",
+        # math.ceil on whole numbers of parameters
+        "import math\n\n\ndef ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes):\n"
+        "    per = 4 * (2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer])\n"
+        "    if activation_bytes > gpu_bytes or gpu_bytes - activation_bytes < per:\n        return None\n"
+        "    return max(1, math.ceil(n_params / ((gpu_bytes - activation_bytes) // per)))",
+    ),
     2: (
         # a barrier at the end, and a seed broadcast from rank 0: collectives that gather no parameter
         _HEAD + _META + _SHARD + _EMPTY + "    seed = torch.randint(0, 2**31, (1,))\n"

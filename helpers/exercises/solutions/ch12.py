@@ -1,10 +1,11 @@
 """Chapter 12's exercise solutions, by question number (see the package's docstring)."""
 
 SOLUTIONS: dict[int, str] = {
-    1: "def bytes_per_rank(n_params, dtype_bytes, optimizer, world_size, strategy):\n"
-    "    copies = 2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer]  # parameters, gradients, states\n"
-    "    per_rank = n_params if strategy == 'DDP' else -(-n_params // world_size)\n"
-    "    return per_rank * dtype_bytes * copies",
+    1: "def ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes):\n"
+    "    per_param = 4 * (2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer])  # float32 copies\n"
+    "    if activation_bytes > gpu_bytes:  # activations are not sharded\n        return None\n"
+    "    most = (gpu_bytes - activation_bytes) // per_param  # parameters one rank can keep\n"
+    "    if most < 1:\n        return None\n    return -(-n_params // most)  # ceil, in integers",
     2: "import torch\nfrom torch.distributed.fsdp import fully_shard\n\n\ndef build(make_model, mesh):\n"
     '    with torch.device("meta"):\n        model = make_model()  # shapes only, no memory yet\n'
     "    for block in model:\n        fully_shard(block, mesh=mesh)\n    fully_shard(model, mesh=mesh)\n"
