@@ -39,6 +39,11 @@ def fit_worker(worker_folder: Path) -> ModuleType:
     return import_written_file(NOTEBOOK, "fit_worker", worker_folder)
 
 
+@pytest.fixture(scope="module")
+def prefetch_worker(worker_folder: Path) -> ModuleType:
+    return import_written_file(NOTEBOOK, "prefetch_worker", worker_folder)
+
+
 @pytest.mark.gpu
 def test_forward_pass_allocates_the_saved_activations_on_the_gpu() -> None:
     """Section 1: the allocator's growth during forward ≈ the saved activations minus the pre-existing x and y."""
@@ -119,3 +124,18 @@ def test_the_model_that_does_not_fit_runs_out_of_memory_under_ddp_and_trains_und
         assert len(report["FSDP"]) == 2 and all(math.isfinite(v) for v in report["FSDP"]), report
         assert report["FSDP peak bytes"] <= budget, report
         assert report["16-bit type"] == ("torch.bfloat16" if bf16 else "torch.float16")
+
+
+@pytest.mark.gpu2
+def test_fsdp_runs_its_all_gathers_on_a_stream_of_their_own_beside_the_compute(prefetch_worker: ModuleType) -> None:
+    """Section 6 on two GPUs: rank 0's all-gather kernels run on a stream other than the compute's and overlap it."""
+    run = launch(prefetch_worker.both, 2, (1024, 4), backend="nccl", timeout=300)
+    kernels = run.results[0][False]["kernels"]
+    gathers = [k for k in kernels if "AllGather" in k.name]
+    compute = [k for k in kernels if "nccl" not in k.name.lower() and k.lane not in {g.lane for g in gathers}]
+    assert gathers and compute, sorted({k.lane for k in kernels})
+    beside = sum(max(0, min(g.end_ms, c.end_ms) - max(g.start_ms, c.start_ms)) for g in gathers for c in compute)
+    assert beside > 0, "a prefetched all-gather runs while the block before it computes"
+    hooks = sorted(run.results[0][False]["hooks"], key=lambda h: h[1])
+    started = [n for n, *_ in hooks if n.startswith(("FSDP::pre_backward (", "FSDP::backward_prefetch for "))]
+    assert started[:2] == ["FSDP::pre_backward (3)", "FSDP::backward_prefetch for 2"], started
