@@ -513,3 +513,27 @@ def test_the_chapters_graph_replay_beats_eager() -> None:
     """Chapter 11's recorded speed-up of one graph replay over eager launches of its launch-bound forward."""
     speedup = recorded("11", "CUDA graph replay over eager, launch-bound forward")
     assert speedup["value"] > 1, speedup
+
+
+def test_a_capture_changes_no_tensor_that_existed_on_a_gpu_nor_in_the_cpu_model() -> None:
+    """A capture records kernels without running them: the weights and the gradients left at capture keep their
+    values, in a CUDA graph and in the chapter's CPU model (which runs the step to record it, then puts them back)."""
+    for kind in ("cuda graph", "cpu model"):
+        model = _training_net()
+        opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
+        sx, sy = torch.randn(32, 128, device=DEV), torch.randn(32, 1, device=DEV)
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(3):  # the last step's gradients stay: captured backward adds to them
+                opt.zero_grad(set_to_none=True)
+                _train_step(model, opt, sx, sy)
+        torch.cuda.current_stream().wait_stream(side)
+        before = [t.detach().clone() for p in model.parameters() for t in (p, p.grad)]
+        if kind == "cuda graph":
+            with torch.cuda.graph(torch.cuda.CUDAGraph()):
+                _train_step(model, opt, sx, sy)
+        else:
+            GraphReplayModel().capture(lambda: _train_step(model, opt, sx, sy))  # noqa: B023
+        after = [t.detach() for p in model.parameters() for t in (p, p.grad)]
+        assert all(torch.equal(a, b) for a, b in zip(after, before, strict=True)), kind
