@@ -21,13 +21,10 @@ _FLOAT32 = "lost digits in float32 arithmetic (about 7 significant digits): comp
 _per = lambda opt, size=sharding.STATE_BYTES, copies=2: size * (copies + sharding.OPTIMIZER_STATES[opt])  # a parameter
 
 
-def _ranks(n: int, opt: str, gpu: int, acts: int, per: Any = _per) -> int | None:
-    """The fewest ranks whose shards (ceil(n / ranks) parameters, `per(opt)` bytes each) and `acts` fit in `gpu`."""
-    if acts > gpu or n and (most := (gpu - acts) // per(opt)) < 1:  # most: the parameters one rank may keep
-        return None
-    return max(1, -(-n // most))
-
-
+#: The fewest ranks whose shards (ceil(n / ranks) parameters, `per(o)` bytes each) and `a` bytes fit in `g`; or None.
+_ranks = lambda n, o, g, a, per=_per: (
+    None if a > g or n and (most := (g - a) // per(o)) < 1 else -(-n // most) if n else 1
+)
 #: A 7 B model on T4s with 2 GB of activations, one rank enough, a shard rounded up (10 on 4 ranks, 3 each), nothing
 #: left for states, activations past the GPU, an exact fit, a 70 B model on 80 GB cards, SGD with a rounded shard.
 _RANKS = ((7_000_000_000, "Adam", sharding.T4_BYTES, 2_000_000_000), (10**9, "SGD with momentum", 12 * 10**9, 0))

@@ -56,6 +56,15 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _GIVEN.replace(_GUARD, "").replace(_REAL, "    optimizer.zero_grad(set_to_none=True)\n"),
             "of the 4 parameters had no momentum buffer at capture, so each replay makes it anew",
         ),
+        (  # gradients clipped: a step the question did not ask for, seen where the loss is large
+            _STEP.replace(
+                "        optimizer.step()\n",
+                "        torch.nn.utils.clip_grad_norm_(model.parameters(), 5.0)\n        optimizer.step()\n",
+            )
+            + "\n    for _ in range(3):\n        optimizer.zero_grad()\n"
+            "        step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=True)\n" + _CAPTURE,
+            "after replay 3 of what capture_step(graph, model, optimizer, static_x, static_y) captured, the weights",
+        ),
         (  # the last real step's gradients left, and zeroed only at the end of the captured step
             _GIVEN.replace(_GUARD, "").replace(
                 _CAPTURE,
@@ -330,6 +339,16 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
 #: Right answers other than the solution, as a learner could write them: each must be accepted.
 RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
     1: (
+        # gradients by torch.autograd.grad, assigned: nothing is added to an earlier step's
+        "def capture_step(graph, model, optimizer, static_x, static_y):\n    params = list(model.parameters())\n\n"
+        "    def step(x, y):\n        loss = torch.nn.functional.mse_loss(model(x), y)\n"
+        "        for p, g in zip(params, torch.autograd.grad(loss, params)):\n            p.grad = g\n"
+        "        optimizer.step()\n        return loss\n\n    for _ in range(3):\n        step(static_x, static_y)\n"
+        + _CAPTURE,
+        # the loss returned in float64
+        _STEP.replace("return loss  #", "return loss.double()  #")
+        + "\n    for _ in range(3):\n        optimizer.zero_grad()\n        step(static_x, static_y)\n"
+        "    optimizer.zero_grad(set_to_none=True)\n" + _CAPTURE,
         # the docs' recipe: three real steps, gradients to None before each and before capture
         _STEP + "\n    for _ in range(3):\n        optimizer.zero_grad(set_to_none=True)\n"
         "        step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=True)\n" + _CAPTURE,
