@@ -14,8 +14,7 @@ from ..answers import expect_function, expect_number
 from .cases import Slip, questions, show, table
 from .ch08 import DESTROYED, TWO_RANK_TIME_LIMIT, run_here, run_on_two_ranks
 
-#: For question 3: a remainder of 1 on 16_384 ranks, and an odd share of 2**40 + 1, where a float's step is
-#: 2**-12: between them, rounding up as int(x + e) or round(x + e) goes wrong for every e in [0, 1).
+#: For question 3: a remainder of 1 on 16_384 ranks; a share of 2**40 + 1 (a float step of 2**-12) defeats int(x + e).
 _WORLD, _ODD = 16_384, 2**40 + 1
 _FLOAT32 = "lost digits in float32 arithmetic (about 7 significant digits): compute it with integers"
 _per = lambda opt, size=sharding.STATE_BYTES, copies=2: size * (copies + sharding.OPTIMIZER_STATES[opt])  # a parameter
@@ -25,17 +24,17 @@ _per = lambda opt, size=sharding.STATE_BYTES, copies=2: size * (copies + shardin
 _ranks = lambda n, o, g, a, per=_per: (
     None if a > g or n and (most := (g - a) // per(o)) < 1 else -(-n // most) if n else 1
 )
-#: A 7 B model on T4s with 2 GB of activations, one rank enough, a shard rounded up (10 on 4 ranks, 3 each), nothing
-#: left for states, activations past the GPU, an exact fit, a 70 B model on 80 GB cards, SGD with a rounded shard.
-_RANKS = ((7_000_000_000, "Adam", sharding.T4_BYTES, 2_000_000_000), (10**9, "SGD with momentum", 12 * 10**9, 0))
-_RANKS += ((10, "Adam", 156, 100), (1000, "Adam", 1000, 990), (5, "SGD", 100, 200), (12, "Adam", 148, 100))
-_RANKS += ((70 * 10**9, "Adam", 80 * 10**9, 10**10), (3_000_000, "SGD", 8_000_000, 1_000_000))
+#: 7 B on T4s, a shard rounded up, no room for one parameter, none for activations, exact fits, 1 T on 80 GB cards.
+_RANKS = ((7_000_000_000, "Adam", sharding.T4_BYTES, 2_000_000_000), (10**9, "SGD with momentum", 10**10, 0))
+_RANKS += ((10, "Adam", 156, 100), (1000, "Adam", 1000, 995), (5, "SGD", 100, 200), (12, "Adam", 148, 100))
+_RANKS += ((10**12, "Adam", 80 * 10**9, 10**10), (3_000_000, "SGD", 8_000_000, 1_000_000), (10, "Adam", 116, 100))
 _RANKS_SLIPS = (
     Slip(lambda n, o, g, a: -(-(n * _per(o) + a) // g), "FSDP does not shard activations: each rank keeps them whole"),
     Slip(lambda n, o, g, a: _ranks(n, o, g, 0), "the activations come on top of each rank's shards"),
     Slip(lambda n, o, g, a: None if a >= g else -(-n * _per(o) // (g - a)), "a shard is ceil(n_params/ranks) params"),
     Slip(lambda *c: _ranks(*c, per=lambda o: _per(o, 2)), "the states are float32 (4 bytes), mixed precision or not"),
     Slip(lambda *c: _ranks(*c, per=lambda o: _per(o, copies=1)), "one copy is missing: weights, gradients, states"),
+    Slip(lambda n, o, g, a: _ranks(n, o, g - 1, a), "a GPU filled to its last byte still fits: <=, not <"),
 )
 _whole = lambda value, call: value if value is None else expect_number(value, f"{call} to return a count of ranks")
 _TAKES = "(n_params, optimizer, gpu_bytes, activation_bytes)"
@@ -119,7 +118,7 @@ def run_build(rank: int, world_size: int, build: Any) -> dict[str, str]:
         how = "replicated" if "Replicate" in str(odd[0][1]) else twice if odd[0][1] else "left unsharded"
         wrong = f"{odd[0][0]} was {how}: shard each block, then the model, on the mesh build was given"
     if not wrong and (kinds := kinds - {"torch.float32 on cpu"}):
-        wrong = f"build returned weights in {', '.join(sorted(kinds))}: to_empty(device='cpu'), then initialise"
+        wrong = f"build returned weights in {', '.join(sorted(kinds))}: keep them float32, on the mesh's device"
     if not wrong and (empty := [n for n, p in model.named_parameters() if local(p).isnan().any()]):
         wrong = f"{', '.join(empty)} held no values when build returned: to_empty gives memory, not values (the "
         wrong += "checker filled it with NaN to show it); call reset_parameters() after it"
@@ -128,7 +127,7 @@ def run_build(rank: int, world_size: int, build: Any) -> dict[str, str]:
     odd = [(n, b) for n, (b, *_) in got.items() if not (b and max(map(abs, map(sub, b, (-r, r)))) < 1e-6)]
     if not wrong and odd:
         how = ", ".join(f"{n} drawn from uniform{show(tuple(b))}" if b else f"{n} never drawn" for n, b in odd[:3])
-        wrong = f"{how}: reset_parameters() draws from ±{r:.3g} (1/sqrt(in_features)); call it after to_empty"
+        wrong = f"{how}: reset_parameters() draws from ±{r:.3g} (1/sqrt(in_features)): call it after to_empty, last"
     if not wrong and (
         changed := [n for n, (_, v, *_) in got.items() if not torch.equal(local(model.get_parameter(n)), v)]
     ):
@@ -137,7 +136,8 @@ def run_build(rank: int, world_size: int, build: Any) -> dict[str, str]:
         plain = _model(2 + world_size)  # one process, from the weights build gave the model
         plain.load_state_dict({name: t.full_tensor() for name, t in model.state_dict().items()})
         if not (gap := _gap(_train(model, range(rank, rank + 1)), _train(plain, range(world_size)))) <= 1e-5:
-            wrong = f"the sharded model trained to weights up to {gap:.3g} away from one process's from the same start"
+            wrong = f"the sharded model trained to weights up to {gap:.3g} away from one process's from the same start "
+            wrong += "(both in float32: mixed precision, or any change to the arithmetic, shows here)"
     return {"wrong": wrong} if wrong else {}
 
 

@@ -61,14 +61,35 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    per = 4 * (2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer])\n"
             "    most = max(gpu_bytes - activation_bytes, 0) // per\n"
             "    return -(-n_params // most) if most else 0",
-            "ranks_needed(1000, 'Adam', 1000, 990) returned 0; expected None",
+            "ranks_needed(1000, 'Adam', 1000, 995) returned 0; expected None",
+        ),
+        (  # momentum's state forgotten: priced as plain SGD
+            "def ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes):\n"
+            "    per = 4 * (2 + (2 if optimizer == 'Adam' else 0))\n    room = gpu_bytes - activation_bytes\n"
+            "    return None if room < per else -(-n_params // (room // per))",
+            "ranks_needed(1_000_000_000, 'SGD with momentum', 10_000_000_000, 0) returned 1; expected 2",
+        ),
+        (  # no room for exactly one parameter taken as no room
+            "def ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes):\n"
+            "    per = 4 * (2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer])\n"
+            "    if activation_bytes + per >= gpu_bytes:\n        return None\n"
+            "    return -(-n_params // ((gpu_bytes - activation_bytes) // per))",
+            "ranks_needed(10, 'Adam', 116, 100) returned None; expected 10",
+        ),
+        (  # a search that stops one short of one parameter a rank, and one capped at 64 ranks
+            "import math\n\n\n" + "def ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes):\n"
+            "    per = 4 * (2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer])\n"
+            "    for r in range(1, min(n_params, 65)):\n"
+            "        if math.ceil(n_params / r) * per + activation_bytes <= gpu_bytes:\n            return r\n"
+            "    return None",
+            "ranks_needed(1_000_000_000_000, 'Adam', 80_000_000_000, 10_000_000_000) returned None; expected 229",
         ),
         (  # fitting taken as strictly less than gpu_bytes
             "def ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes):\n"
             "    per = 4 * (2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer])\n"
             "    most = (gpu_bytes - activation_bytes - 1) // per\n"
             "    return -(-n_params // most) if most > 0 else None",
-            "12_000_000_000, 0) returned 2; expected 1",
+            "ranks_needed(12, 'Adam', 148, 100) returned 6; expected 4: a GPU filled to its last byte still fits",
         ),
     ),
     2: (
@@ -145,7 +166,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (_HEAD + _META + _SHARD + "    model.to('cpu')\n" + _INIT + _RETURN, "raised NotImplementedError"),
         (
             _HEAD + _META + _SHARD + _EMPTY.replace("mesh.device_type", '"meta"') + _INIT + _RETURN,
-            "build returned weights in torch.float32 on meta: to_empty(device='cpu')",
+            "build returned weights in torch.float32 on meta: keep them float32, on the mesh's device",
         ),
         (
             _HEAD + _META + _SHARD + _EMPTY + _INIT + "    return torch.nn.Sequential(*model)\n",
@@ -230,6 +251,11 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _HEAD + _META + _SHARD + _EMPTY + "    with torch.no_grad():\n        for p in model.parameters():\n"
             "            p.uniform_(-0.01, 0.01)\n" + _RETURN,
             "0.0.weight drawn from uniform(-0.01, 0.01), 0.0.bias drawn from uniform(-0.01, 0.01)",
+        ),
+        # initialised, then converted to float16: the shards, gradients and Adam's states must stay float32
+        (
+            _HEAD + _META + _SHARD + _EMPTY + _INIT + "    model.to(torch.float16)\n" + _RETURN,
+            "build returned weights in torch.float16 on cpu: keep them float32, on the mesh's device",
         ),
         # reset_parameters(), then scaled down: narrower than its values
         (
