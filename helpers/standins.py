@@ -770,7 +770,7 @@ class GraphReplayModel:
     READING_OPS = ("_local_scalar_dense", "equal", "allclose", "is_nonzero", "nonzero", "masked_select", "_unique2")
     READING_OPS += ("unique_dim", "unique_consecutive", "bincount", "histc", "repeat_interleave", "lift_fresh")
     SAID = {"_local_scalar_dense": ".item() (or float(t), int(t), `if t:`)", "index": "a boolean index"}
-    SAID |= {"sync": "a synchronize()", "is_nonzero": "`if t:`", "__repr__": "print(t)", "__format__": "an f-string"}
+    SAID |= dict(sync="a synchronize()", is_nonzero="`if t:`", __repr__="print(t), repr(t)", __format__="an f-string")
     SAID |= {"lift_fresh": "torch.tensor(data)", "__reduce_ex__": "pickling", "__dlpack__": "DLPack"}
     REFUSED = "CPU MODEL of a CUDA graph: {} during capture makes the CPU wait for the GPU, which CUDA refuses: "
     REFUSED += "read values after a replay."

@@ -16,8 +16,7 @@ from ..learner_code import describe_error
 from ..standins import pretend_machine
 from .cases import questions, table
 
-#: A machine: the accelerator torch can use, how many, what torch is built for, the T4 GPUs nvidia-smi lists there,
-#: and CUDA_VISIBLE_DEVICES (None: not set).
+#: A machine: the accelerator torch can use, how many, built for, T4s nvidia-smi lists, CUDA_VISIBLE_DEVICES (None).
 Machine = collections.namedtuple("Machine", "name usable count built listed visible", defaults=(None,))
 T4 = collections.namedtuple("Properties", "name major minor total_memory")("Tesla T4", 7, 5, 15 * 2**30)
 MACHINES = (

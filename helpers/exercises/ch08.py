@@ -1,5 +1,4 @@
-"""Chapter 08 exercises: gradients averaged in buckets by hand, a collective that one rank alone makes, a ring
-all-reduce's time. The files run on one rank here, then on two gloo ranks, as chapter 12's does."""
+"""Chapter 08 exercises: buckets by hand, a collective one rank alone makes, a ring's time; one rank, then two."""
 
 import contextlib
 import datetime
@@ -20,8 +19,7 @@ from ..checking import CouldNotCheck
 from ..processes import DIED, RAISED, RETURNED, RUNNING, STARTING, LaunchTimeout, WorkerFailed, launch
 from .cases import Slip, questions, same, show, table
 
-#: Seconds two ranks may take to start (a slow start is never held against an answer), to run, and to wait in
-#: one collective (far shorter: a rank left waiting says where); the most a two-rank check may run.
+#: Seconds to start two ranks (never held against an answer), to run, to wait in a collective; a two-rank check's cap.
 START_TIMEOUT, LAUNCH_TIMEOUT, COLLECTIVE_TIMEOUT = 60.0, 60.0, 8.0
 TWO_RANK_TIME_LIMIT = START_TIMEOUT + LAUNCH_TIMEOUT + 30
 #: Said, in chapters 08 and 12 alike, of an answer after which no process group is left.

@@ -38,6 +38,8 @@ _weights = lambda m: torch.cat([p.detach().reshape(-1) for p in m.parameters()])
 _near = lambda a, b: torch.allclose(a.double(), b.double(), rtol=1e-5, atol=1e-6)
 _ptrs = lambda ts: {t.data_ptr() for t in ts if isinstance(t, torch.Tensor)}
 _events = lambda: {"rows": [], "grads": 0, "steps": 0}  # what a capture (or what follows it) ran
+_kinds = lambda m: [(p.dtype, p.requires_grad) for p in m.parameters()]
+_memory = lambda m, opt, *ts: _ptrs([*m.parameters(), *ts, *(s.get("momentum_buffer") for s in opt.state.values())])
 _settings = lambda opt: {key: value for key, value in opt.param_groups[0].items() if key != "params"}
 _UNREAD = "the captured step never read {}: capture a step on the static tensors, so that what is copied in reaches it"
 _STEPS = "the captured step called the given optimizer's step() {} times; one replay is one optimizer step"
@@ -50,7 +52,7 @@ def _watched(model: Any, opt: Any, fn: Any, args: tuple, call: str) -> tuple[Any
     forwards with autograd, gradients and steps in it and after, the gradients it left) and real steps on stale ones."""
     seen, real, params, now, fresh, stale = [], GraphReplayModel.capture, list(model.parameters()), _events(), set(), []
     first = next(m for m in model.modules() if [*m.parameters(recurse=False)])  # its forward: one a model's forward
-    rows = lambda m, a: now["rows"].extend([a[0].numel() // a[0].shape[-1]] * torch.is_grad_enabled())
+    rows = lambda m, a: now["rows"].append(a[0].numel() // a[0].shape[-1])  # every forward, with autograd or not
     old, was = lambda p: p.grad is not None and bool(p.grad.any()) and id(p) not in fresh, {}  # a past step's there?
     onto = lambda p: lambda g: ["graph" in now or seen or was.__setitem__(id(p), old(p))] and None  # before adding
     added = lambda p: ["graph" in now or seen or stale.append(was.pop(id(p), False)), fresh.add(id(p))] and None
@@ -63,7 +65,7 @@ def _watched(model: Any, opt: Any, fn: Any, args: tuple, call: str) -> tuple[Any
         nonlocal now
         unmade = [p for p in params if "momentum_buffer" not in opt.state[p]]
         now = info = {"graph": graph, "had": _ptrs(p.grad for p in params), "settings": _settings(opt), **_events()}
-        info["memory"] = [t.data_ptr() for t in (*params, *args[3:])]  # rebound later (`.data =`), a graph misses it
+        info["memory"] = _memory(model, opt, *args[3:])  # rebound later (`.data =`), a graph misses it
         try:
             return real(graph, step, *static)
         finally:
@@ -97,7 +99,7 @@ def _check_capture(fn: Any, name: str, ks: tuple[int, int]) -> None:
         opt, rng = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9), torch.Generator().manual_seed(seed)
         F.mse_loss(model(torch.randn(4, 6)), torch.zeros(4, 1)).backward()
         batch = lambda: [torch.randn(*(k,) * bool(k), 4, n, generator=rng) for n in (6, 1)]  # noqa: B023
-        (sx, sy), settings = batch(), _settings(opt)
+        (sx, sy), settings, kinds = batch(), _settings(opt), _kinds(model)
         call = f"{name}(graph, model, optimizer, {statics})" + f" with {k} micro-batches" * bool(k)
         got, seen, stale = _watched(model, opt, fn, (graph, model, opt, sx, sy), call)
         info = ([i for i in seen if i["graph"] is graph] or [None])[-1]
@@ -105,8 +107,9 @@ def _check_capture(fn: Any, name: str, ks: tuple[int, int]) -> None:
             raise Wrong(f"{call} captured nothing{' into graph' * bool(seen)}: call graph.capture(step, {statics})")
         if made := next((i["made"] for i in seen if i["made"]), None):
             raise Wrong(f"{call}: {_MADE.format(*made)}")
-        if _settings(opt) != settings:
-            raise Wrong(f"{call} changed the optimizer's settings: leave them as they are")
+        if (_settings(opt), _kinds(model)) != (settings, kinds):
+            what = ("the parameters' dtype or requires_grad", "the optimizer's settings")[_settings(opt) != settings]
+            raise Wrong(f"{call} changed {what}: leave them as they are")
         if changed := {key: v for key, v in info["settings"].items() if settings[key] != v}:
             raise Wrong(f"{call} captured the step with {show(changed)}: a graph keeps the settings it captured")
         reads, writes = (set().union(*(_ptrs(o[part]) for o in graph._ops)) for part in (1, slice(3, 4)))
@@ -131,8 +134,10 @@ def _check_capture(fn: Any, name: str, ks: tuple[int, int]) -> None:
         for i in range(1, 4):
             (x, y), said = batch(), f"after replay {i} of what {call} captured, the "
             y *= 100 if i == 3 else 1  # a large loss: a step changed by clipping, say, shows
-            if [t.data_ptr() for t in (*model.parameters(), sx, sy)] != info["memory"]:
-                raise Wrong(f"{said}model's parameters or static tensors are not the memory captured: {_MOVED}")
+            if _memory(model, opt, sx, sy) != info["memory"]:
+                raise Wrong(
+                    f"{said}parameters, momentum buffers or static tensors are not the memory captured: {_MOVED}"
+                )
             sx.copy_(x), sy.copy_(y)
             try:
                 graph.replay()

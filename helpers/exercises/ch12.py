@@ -18,28 +18,26 @@ from .ch08 import DESTROYED, TWO_RANK_TIME_LIMIT, run_here, run_on_two_ranks
 _WORLD, _ODD = 16_384, 2**40 + 1
 _FLOAT32 = "lost digits in float32 arithmetic (about 7 significant digits): compute it with integers"
 _per = lambda opt, size=sharding.STATE_BYTES, copies=2: size * (copies + sharding.OPTIMIZER_STATES[opt])  # a parameter
-
-
 #: The fewest ranks whose shards (ceil(n / ranks) parameters, `per(o)` bytes each) and `a` bytes fit in `g`; or None.
-_ranks = lambda n, o, g, a, per=_per: (
-    None if a > g or n and (most := (g - a) // per(o)) < 1 else -(-n // most) if n else 1
-)
-#: 7 B on T4s, a shard rounded up, no room for one parameter, none for activations, exact fits, 1 T on 80 GB cards.
-_RANKS = ((7_000_000_000, "Adam", sharding.T4_BYTES, 2_000_000_000), (10**9, "SGD with momentum", 10**10, 0))
+_ranks = lambda n, o, g, a, per=_per: None if a > g or n and (m := (g - a) // per(o)) < 1 else -(-n // m) if n else 1
+#: 7 B on T4s, rounded shards, room for 0, 1 or exactly 1 parameter, strict or split floors, 1 T, one rank, 10**6 ranks.
+_RANKS = ((7 * 10**9, "Adam", sharding.T4_BYTES, 2 * 10**9), (10**9, "SGD with momentum", 10**10, 0))
 _RANKS += ((10, "Adam", 156, 100), (1000, "Adam", 1000, 995), (5, "SGD", 100, 200), (12, "Adam", 148, 100))
-_RANKS += ((10**12, "Adam", 80 * 10**9, 10**10), (3_000_000, "SGD", 8_000_000, 1_000_000), (10, "Adam", 116, 100))
+_RANKS += ((10**12, "Adam", 80 * 10**9, 10**10), (3 * 10**6, "SGD", 8 * 10**6, 10**6), (10, "Adam", 116, 100))
+_RANKS += ((10**9, "SGD with momentum", 12 * 10**9, 0), (10**6, "Adam", 26, 10), (1, "Adam", 20, 10))
+_RANKS += ((45, "SGD with momentum", 120, 0),)
 _RANKS_SLIPS = (
     Slip(lambda n, o, g, a: -(-(n * _per(o) + a) // g), "FSDP does not shard activations: each rank keeps them whole"),
     Slip(lambda n, o, g, a: _ranks(n, o, g, 0), "the activations come on top of each rank's shards"),
     Slip(lambda n, o, g, a: None if a >= g else -(-n * _per(o) // (g - a)), "a shard is ceil(n_params/ranks) params"),
+    Slip(lambda n, o, g, a: _ranks(n, o.replace(" with momentum", ""), g, a), "SGD with momentum keeps one state"),
     Slip(lambda *c: _ranks(*c, per=lambda o: _per(o, 2)), "the states are float32 (4 bytes), mixed precision or not"),
     Slip(lambda *c: _ranks(*c, per=lambda o: _per(o, copies=1)), "one copy is missing: weights, gradients, states"),
-    Slip(lambda n, o, g, a: _ranks(n, o, g - 1, a), "a GPU filled to its last byte still fits: <=, not <"),
+    Slip(lambda n, o, g, a: _ranks(n, o, g - 1, a), "a GPU filled to its last byte fits: <=, whole bytes"),
 )
 _whole = lambda value, call: value if value is None else expect_number(value, f"{call} to return a count of ranks")
 _TAKES = "(n_params, optimizer, gpu_bytes, activation_bytes)"
 _check_ranks = table("ranks_needed", _TAKES, _RANKS, _ranks, rel=0, slips=_RANKS_SLIPS, answer=_whole)
-
 
 WIDTH, STEPS, LR = 8, 3, 0.05
 _EACH = "call fully_shard(block, mesh=mesh) on each block, then fully_shard(model, mesh=mesh)"
@@ -78,8 +76,8 @@ def run_build(rank: int, world_size: int, build: Any) -> dict[str, str]:
         def __torch_dispatch__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
             gathered.extend([func] * ("c10d" in str(func) and "gather" in str(func)))  # a collective
             out = func(*args, **(kwargs or {}))
-            if func is torch.ops.aten.uniform_.default and not out.is_meta:  # how nn.init (reset_parameters) draws
-                drawn[storage(out)] = (*args[1:3], 0.0, 1.0)[:2], local(out).clone(), out  # out: its address kept
+            if func._opname in ("uniform_", "normal_") and not out.is_meta:  # nn.init's draws (reset_parameters')
+                drawn[storage(out)] = (func._opname[:-1], *(*args[1:3], 0.0, 1.0)[:2]), local(out).clone(), out  # kept
             return out
 
     def look(when: str) -> None:  # parameters with memory of their own, not DTensor shards: held whole here
@@ -124,9 +122,10 @@ def run_build(rank: int, world_size: int, build: Any) -> dict[str, str]:
         wrong += "checker filled it with NaN to show it); call reset_parameters() after it"
     same = lambda p: [d for d in drawn.values() if d[1].shape == local(p).shape and torch.equal(d[1], local(p))]
     got, r = {n: drawn.get(storage(p)) or [*same(p), ((), None)][0] for n, p in model.named_parameters()}, WIDTH**-0.5
-    odd = [(n, b) for n, (b, *_) in got.items() if not (b and max(map(abs, map(sub, b, (-r, r)))) < 1e-6)]
+    like = lambda b: b[:1] == ("uniform",) and max(map(abs, map(sub, b[1:], (-r, r)))) < 1e-6  # reset_parameters()'
+    odd = [(n, b) for n, (b, *_) in got.items() if not like(b)]
     if not wrong and odd:
-        how = ", ".join(f"{n} drawn from uniform{show(tuple(b))}" if b else f"{n} never drawn" for n, b in odd[:3])
+        how = ", ".join(f"{n} drawn from {b[0]}{show(b[1:])}" if b else f"{n} not drawn by nn.init" for n, b in odd[:3])
         wrong = f"{how}: reset_parameters() draws from ±{r:.3g} (1/sqrt(in_features)): call it after to_empty, last"
     if not wrong and (
         changed := [n for n, (_, v, *_) in got.items() if not torch.equal(local(model.get_parameter(n)), v)]
@@ -143,8 +142,9 @@ def run_build(rank: int, world_size: int, build: Any) -> dict[str, str]:
 
 def _not_sharded(model: torch.nn.Module, returned: Any) -> str | None:
     """What keeps `model` from being sharded as asked (each block, then the root, in place, returned), if anything."""
-    modules = [name for name, module in model.named_modules() if hasattr(module, "reshard")]  # FSDPModule's
-    calls = [f"model[{name.replace('.', '][')}]" if name else "model" for name in modules]
+    calls = [
+        f"model[{n.replace('.', '][')}]" if n else "model" for n, m in model.named_modules() if hasattr(m, "reshard")
+    ]
     missing = [f"model[{i}]" for i, b in enumerate(model) if not hasattr(b, "reshard")]
     if not torch.distributed.is_initialized():
         return f"build {DESTROYED}"
@@ -168,14 +168,12 @@ def _check_build(fn: Any) -> None:
     run_on_two_ranks(run_build, (fn,), file="build_answer.py")
 
 
-#: (shapes, world size): the chapter's model (as lists: its launch reports them so), rows that divide, 1 or 0 rows, more
-#: ranks than rows, 5 rows on 4 ranks, one rank, bytes over int32, none, question 1's two sizes (the last past float32).
+#: The chapter's model (lists), rows that divide, 1 or 0, fewer than ranks, 5 on 4, one rank, past int32, none, 2 big.
 _RANK0_CASES = (([[99, 64], [99], [33, 99], [33], [1, 33], [1]], 2), ([(6, 4), (6,)], 3))
 _RANK0_CASES += (([(1, 8), (5, 3, 2), (0, 4)], 2), ([(10, 4), (10,), (3, 10), (3,)], 4), ([(5, 3), (5,)], 4))
 _RANK0_CASES += (([(7, 7), (7,)], 1), ([(50_000, 50_000)], 2), ([], 2), ([(_WORLD + 1, 8)], _WORLD), ([(2 * _ODD,)], 2))
 _first_chunk = lambda shape, world: torch.empty(shape, device="meta").chunk(world)[0].numel()
-#: Rank 0's bytes: FSDP2 cuts dim 0 with torch.chunk, every rank padded to the first chunk (or `cut`), `per` bytes a
-#: number (float32 shard, gradient, exp_avg, exp_avg_sq: param_dtype sets only the gathered copies' dtype).
+#: Rank 0's bytes: dim 0 cut by torch.chunk, padded to the first chunk (`cut`); `per` bytes a number (all float32).
 _rank0 = lambda shapes, world, cut=_first_chunk, per=sharding.STATE_BYTES * 4: per * sum(cut(s, world) for s in shapes)
 _EIGHT = "that is 8 bytes a number: either Adam's two states are missing, or all four were counted in bfloat16 "
 _EIGHT += "(param_dtype only sets the gathered copies' dtype: the shard, its gradient and Adam's states are float32)"

@@ -65,6 +65,26 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=True)\n" + _CAPTURE,
             "after replay 3 of what capture_step(graph, model, optimizer, static_x, static_y) captured, the weights",
         ),
+        (  # a parameter frozen before the capture: replays never train it
+            _STEP
+            + "\n    optimizer.zero_grad()\n    step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=True)\n"
+            "    model[0].weight.requires_grad_(False)\n" + _CAPTURE,
+            "changed the parameters' dtype or requires_grad: leave them as they are",
+        ),
+        (  # the model made float64
+            _STEP.replace("model(x), y", "model(x.double()), y.double()")
+            + "\n    model.double()"
+            + "\n    optimizer.zero_grad()\n    step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=True)\n"
+            + _CAPTURE,
+            "changed the parameters' dtype or requires_grad",
+        ),
+        (  # the momentum buffers replaced after the capture: replays update the old ones
+            _STEP
+            + "\n    optimizer.zero_grad()\n    step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=True)\n"
+            "    loss = graph.capture(step, static_x, static_y)\n    for st in optimizer.state.values():\n"
+            "        st['momentum_buffer'] = st['momentum_buffer'].clone()\n    return loss",
+            "parameters, momentum buffers or static tensors are not the memory captured",
+        ),
         (  # the last real step's gradients left, and zeroed only at the end of the captured step
             _GIVEN.replace(_GUARD, "").replace(
                 _CAPTURE,
@@ -83,7 +103,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             + "\n    optimizer.zero_grad()\n    step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=True)\n"
             "    loss = graph.capture(step, static_x, static_y)\n    for p in model.parameters():\n"
             "        p.data = p.data.clone()\n    return loss",
-            "model's parameters or static tensors are not the memory captured",
+            "parameters, momentum buffers or static tensors are not the memory captured",
         ),
         (  # a real step first, but its gradients left in place
             _STEP + "\n    step(static_x, static_y)\n" + _CAPTURE,
@@ -195,6 +215,26 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ),
     ),
     2: (
+        (  # a full-batch forward under no_grad for the returned loss: more forwards than micro-batches
+            _accumulation(
+                "        with torch.no_grad():\n"
+                "            report = torch.nn.functional.mse_loss(model(xs.flatten(0, 1)), ys.flatten(0, 1))\n"
+                "        for x, y in zip(xs, ys):\n"
+                "            (torch.nn.functional.mse_loss(model(x), y) / k).backward()\n"
+                "        optimizer.step()\n        return report\n"
+            ),
+            "the captured step ran 3 forwards (of [8, 4, 4] rows)",
+        ),
+        (  # a second forward per micro-batch, without autograd, to log the loss
+            _accumulation(
+                "        total = 0\n        for x, y in zip(xs, ys):\n"
+                "            (torch.nn.functional.mse_loss(model(x), y) / k).backward()\n"
+                "            with torch.no_grad():\n"
+                "                total = total + torch.nn.functional.mse_loss(model(x), y) / k\n"
+                "        optimizer.step()\n        return total\n"
+            ),
+            "the captured step ran 4 forwards (of [4, 4, 4, 4] rows)",
+        ),
         (  # the sum of the losses
             _accumulation(_ACC_RIGHT.replace(" / k\n", "\n")),
             "it followed the sum of the 2 losses: divide each by 2",
@@ -371,12 +411,12 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
             "            losses.append(loss.detach())\n        optimizer.step()\n"
             "        return torch.stack(losses).mean()\n"
         ),
-        # the layers called one by one, and a forward without autograd to log the loss
+        # the layers called one by one
         _accumulation(
             "        total = 0\n        for x, y in zip(xs, ys):\n            h = x\n            for layer in model:\n"
             "                h = layer(h)\n            loss = torch.nn.functional.mse_loss(h, y) / k\n"
-            "            loss.backward()\n            with torch.no_grad():\n                total = total + "
-            "torch.nn.functional.mse_loss(model(x), y) / k\n        optimizer.step()\n        return total\n"
+            "            loss.backward()\n            total = total + loss.detach()\n"
+            "        optimizer.step()\n        return total\n"
         ),
         # torch.autograd.grad per micro-batch, summed into .grad by hand
         _accumulation(

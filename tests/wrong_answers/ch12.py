@@ -84,12 +84,46 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    return None",
             "ranks_needed(1_000_000_000_000, 'Adam', 80_000_000_000, 10_000_000_000) returned None; expected 229",
         ),
+        (  # momentum priced as Adam
+            "def ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes):\n"
+            "    per = 8 if optimizer == 'SGD' else 16\n    most = (gpu_bytes - activation_bytes) // per\n"
+            "    return None if most <= 0 else -(-n_params // most)",
+            "ranks_needed(1_000_000_000, 'SGD with momentum', 12_000_000_000, 0) returned 2; expected 1",
+        ),
+        (  # momentum priced as plain SGD: told as such, not as 16-bit states
+            "def ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes):\n"
+            "    per = 4 * (2 + (2 if optimizer == 'Adam' else 0))\n    most = (gpu_bytes - activation_bytes) // per\n"
+            "    return None if most <= 0 else -(-n_params // most)",
+            "expected 2: SGD with momentum keeps one state",
+        ),
+        (  # a search capped at 1000 ranks
+            "def ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes):\n"
+            "    per = 4 * (2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer])\n"
+            "    for r in range(1, 1001):\n"
+            "        if -(-n_params // r) * per + activation_bytes <= gpu_bytes:\n            return r\n"
+            "    return None",
+            "ranks_needed(1_000_000, 'Adam', 26, 10) returned None; expected 1_000_000",
+        ),
+        (  # a search from two ranks
+            "def ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes):\n"
+            "    per = 4 * (2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer])\n"
+            "    if gpu_bytes - activation_bytes < per:\n        return None\n    r = 2\n"
+            "    while -(-n_params // r) * per + activation_bytes > gpu_bytes:\n        r += 1\n    return r",
+            "returned 2; expected 1",
+        ),
+        (  # the activations' bytes floored apart from the GPU's: a part of a parameter counted twice
+            "def ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes):\n"
+            "    per = 4 * (2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer])\n"
+            "    most = gpu_bytes // per - activation_bytes // per\n"
+            "    return None if most <= 0 else -(-n_params // most)",
+            "ranks_needed(1, 'Adam', 20, 10) returned 1; expected None",
+        ),
         (  # fitting taken as strictly less than gpu_bytes
             "def ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes):\n"
             "    per = 4 * (2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer])\n"
             "    most = (gpu_bytes - activation_bytes - 1) // per\n"
             "    return -(-n_params // most) if most > 0 else None",
-            "ranks_needed(12, 'Adam', 148, 100) returned 6; expected 4: a GPU filled to its last byte still fits",
+            "ranks_needed(12, 'Adam', 148, 100) returned 6; expected 4: a GPU filled to its last byte fits",
         ),
     ),
     2: (
@@ -144,7 +178,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             + "    model.load_state_dict(weights, assign=True)\n"
             + _SHARD
             + _RETURN,
-            "0.0.weight never drawn, 0.0.bias never drawn, 1.0.weight never drawn: reset_parameters() draws from ±0.35",
+            "0.0.weight not drawn by nn.init, 0.0.bias not drawn by nn.init, 1.0.weight not drawn by nn.init: "
+            "reset_parameters() draws from ±0.35",
         ),
         # each block given memory, then sharded: one block whole at a time
         (
@@ -207,7 +242,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (
             _HEAD + _META + _SHARD + _EMPTY + "    with torch.no_grad():\n        for p in model.parameters():\n"
             "            p.zero_()\n" + _RETURN,
-            "0.0.weight never drawn, 0.0.bias never drawn",
+            "0.0.weight not drawn by nn.init, 0.0.bias not drawn by nn.init",
         ),
         # another initialisation
         (
@@ -217,7 +252,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             + _EMPTY
             + "    for m in model.modules():\n        if isinstance(m, torch.nn.Linear):\n"
             "            torch.nn.init.xavier_uniform_(m.weight)\n            torch.nn.init.zeros_(m.bias)\n" + _RETURN,
-            "0.0.weight drawn from uniform(-0.612372, 0.612372), 0.0.bias never drawn",
+            "0.0.weight drawn from uniform(-0.612372, 0.612372), 0.0.bias not drawn by nn.init",
         ),
         # a mesh of its own that replicates over the ranks: every rank keeps a whole copy
         (

@@ -5,7 +5,7 @@ SOLUTIONS: dict[int, str] = {
     "    per_param = 4 * (2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer])  # float32 copies\n"
     "    if activation_bytes > gpu_bytes:  # activations are not sharded\n        return None\n"
     "    most = (gpu_bytes - activation_bytes) // per_param  # parameters one rank can keep\n"
-    "    if most < 1:\n        return None\n    return -(-n_params // most)  # ceil, in integers",
+    "    if most < 1:\n        return None\n    return max(1, -(-n_params // most))  # ceil, in integers",
     2: "import torch\nfrom torch.distributed.fsdp import fully_shard\n\n\ndef build(make_model, mesh):\n"
     '    with torch.device("meta"):\n        model = make_model()  # shapes only, no memory yet\n'
     "    for block in model:\n        fully_shard(block, mesh=mesh)\n    fully_shard(model, mesh=mesh)\n"
