@@ -70,7 +70,7 @@ def describe_budget(n_params: int, precision: str, optimizer: str, world_size: i
         total += copies
     elif precision != "float32":
         lines.append(f"  {'16-bit copies':<17} {'':>9}    2 bytes a parameter of the blocks gathered at the time")
-    verdict = "fits" if total < T4_BYTES else "does NOT fit"
+    verdict = "fits" if total <= T4_BYTES else "does NOT fit"
     lines.append(f"  {'total':<17} {total / 1e9:9.2f} GB per rank: {verdict} in a T4's 15.8 GB (before activations)")
     return "\n".join(lines)
 

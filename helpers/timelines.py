@@ -25,6 +25,7 @@ KIND_COLOURS = {
     "host blocked": OKABE_ITO["vermillion"],
     "host waits for results": OKABE_ITO["yellow"],
     "other": OKABE_ITO["reddish purple"],
+    "communication": OKABE_ITO["vermillion"],
     "host phase": OKABE_ITO["sky blue"],
     "data": OKABE_ITO["bluish green"],
 }
@@ -182,15 +183,9 @@ def plot_timelines(panels: Mapping[str, Sequence[Span]], *, title: str, simulate
             ax.text(0.5, 0.5, "SIMULATION", transform=ax.transAxes, ha="center", va="center", **faint)
     axes[-1, 0].set_xlabel("time (ms)")
     handles = [Patch(color=KIND_COLOURS.get(k, KIND_COLOURS["other"]), label=k) for k in kinds_seen]
-    if handles:
-        axes[-1, 0].legend(
-            handles=handles,
-            loc="upper center",
-            bbox_to_anchor=(0.5, -0.3 * 3 / (lane_counts[-1] + 2)),
-            fontsize=8,
-            ncols=min(len(handles), 6),
-            frameon=False,
-        )
+    if handles:  # under the last panel, clear of its lanes
+        below = {"loc": "upper center", "bbox_to_anchor": (0.5, -0.3 * 3 / (lane_counts[-1] + 2)), "frameon": False}
+        axes[-1, 0].legend(handles=handles, fontsize=8, ncols=min(len(handles), 6), **below)
     fig.suptitle(("SIMULATION · " if simulated else "") + title, fontsize=11)
     fig.supylabel("lane (host, stream or thread)", fontsize=8)
     described = "; ".join(

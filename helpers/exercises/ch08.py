@@ -27,8 +27,7 @@ DESTROYED = "destroyed the process group: the launcher made it and ends it, so l
 
 
 def run_here(worker: Any, fn: Any, *args: Any) -> list[Any]:
-    """`[worker(0, 1, fn)]` on a one-rank gloo group here, so the learner's prints and errors show in the notebook
-    (`[]` if it has a group); their destroy_process_group() is noted, not done (mid-collective it hangs the kernel)."""
+    """`[worker(0, 1, fn)]` on a one-rank gloo group here, where prints and errors show (`[]` if a group exists)."""
     from ..processes import loopback_interface
 
     if dist.is_initialized():
@@ -39,7 +38,7 @@ def run_here(worker: Any, fn: Any, *args: Any) -> list[Any]:
         wait = datetime.timedelta(seconds=COLLECTIVE_TIMEOUT)  # a rank waiting for another that is not there
         dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1, timeout=wait)
         try:
-            with mock.patch.object(dist, "destroy_process_group", lambda *_, **__: destroyed.append(True)):
+            with mock.patch.object(dist, "destroy_process_group", lambda *_, **__: destroyed.append(True)):  # not done
                 result = worker(0, 1, fn, *args)
         except BaseException as exc:
             traceback.clear_frames(exc.__traceback__)  # what it raised must not keep the learner's model alive

@@ -32,12 +32,12 @@ _MADE = "{} of the {} parameters had no momentum buffer at capture, so each repl
 _MADE += "nothing): run real steps first, with a gradient for every parameter"
 _ADDED = "backward added to gradients that existed at capture, and each replay adds again: set them to None first"
 _LATE = "a step after the capture added to the gradients it made (on a GPU, unfilled until a replay): capture last"
-_MOVED = "after a capture rebind or replace none of them (.data =, set_, load_state_dict(assign=True), .to(dtype))"
+_MOVED = "after a capture rebind or replace none of them (.data =, set_, load_state_dict, .to(dtype))"
 _STALE = "a backward before the capture added to gradients an earlier step left: set them to None before each step"
 _weights = lambda m: torch.cat([p.detach().reshape(-1) for p in m.parameters()])
 _near = lambda a, b: torch.allclose(a.double(), b.double(), rtol=1e-5, atol=1e-6)
 _ptrs = lambda ts: {t.data_ptr() for t in ts if isinstance(t, torch.Tensor)}
-_events = lambda: {"rows": [], "grads": 0, "steps": 0}  # what a capture (or what follows it) ran
+_events = lambda: {"inputs": [], "grads": 0, "steps": 0}  # what a capture (or what follows it) ran
 _kinds = lambda m: [(p.dtype, p.requires_grad) for p in m.parameters()]
 _memory = lambda m, opt, *ts: _ptrs([*m.parameters(), *ts, *(s.get("momentum_buffer") for s in opt.state.values())])
 _settings = lambda opt: {key: value for key, value in opt.param_groups[0].items() if key != "params"}
@@ -52,7 +52,7 @@ def _watched(model: Any, opt: Any, fn: Any, args: tuple, call: str) -> tuple[Any
     forwards with autograd, gradients and steps in it and after, the gradients it left) and real steps on stale ones."""
     seen, real, params, now, fresh, stale = [], GraphReplayModel.capture, list(model.parameters()), _events(), set(), []
     first = next(m for m in model.modules() if [*m.parameters(recurse=False)])  # its forward: one a model's forward
-    rows = lambda m, a: now["rows"].append(a[0].numel() // a[0].shape[-1])  # every forward, with autograd or not
+    rows = lambda m, a: now["inputs"].append(a[0].detach().clone())  # each forward's input, with autograd or not
     old, was = lambda p: p.grad is not None and bool(p.grad.any()) and id(p) not in fresh, {}  # a past step's there?
     onto = lambda p: lambda g: ["graph" in now or seen or was.__setitem__(id(p), old(p))] and None  # before adding
     added = lambda p: ["graph" in now or seen or stale.append(was.pop(id(p), False)), fresh.add(id(p))] and None
@@ -117,9 +117,9 @@ def _check_capture(fn: Any, name: str, ks: tuple[int, int]) -> None:
             raise Wrong(f"{call}: {_UNREAD.format(' and '.join(unread))}")
         if info["steps"] != 1:
             raise Wrong(f"{call}: {_STEPS.format(info['steps'])}")
-        if k and (info["rows"] != [4] * k or info["grads"] != k):
-            n, grads = len(info["rows"]), info["grads"]  # forwards, and backward passes (gradients computed)
-            raise Wrong(f"{call}: {_ACCUMULATE.format(n, 's' * (n != 1), info['rows'], grads, 'es' * (grads != 1), k)}")
+        if k and ((rows := [x.numel() // x.shape[-1] for x in info["inputs"]]) != [4] * k or info["grads"] != k):
+            n, grads = len(rows), info["grads"]  # forwards, and backward passes (gradients computed)
+            raise Wrong(f"{call}: {_ACCUMULATE.format(n, 's' * (n != 1), rows, grads, 'es' * (grads != 1), k)}")
         if stale:  # after the counts: a step per micro-batch also steps on gradients left from the one before
             raise Wrong(f"{call}: {_STALE}")
         if info["after"]["grads"] and info["own grads"] & _ptrs(p.grad for p in model.parameters()):
@@ -135,14 +135,14 @@ def _check_capture(fn: Any, name: str, ks: tuple[int, int]) -> None:
             (x, y), said = batch(), f"after replay {i} of what {call} captured, the "
             y *= 100 if i == 3 else 1  # a large loss: a step changed by clipping, say, shows
             if _memory(model, opt, sx, sy) != info["memory"]:
-                raise Wrong(
-                    f"{said}parameters, momentum buffers or static tensors are not the memory captured: {_MOVED}"
-                )
+                raise Wrong(f"{said}parameters, momentum or static tensors are not the memory captured: {_MOVED}")
             sx.copy_(x), sy.copy_(y)
             try:
                 graph.replay()
             except RuntimeError as exc:  # a size read from values at capture
                 raise Wrong(f"{said}replay failed: {exc}") from None
+            if k and (odd := [j for j, x in enumerate(info["inputs"]) if not torch.equal(x, sx[j])]):  # replayed
+                raise Wrong(f"{call}: forward {odd[0]} of the captured step read other rows than static_xs[{odd[0]}]")
             want, _ = (_eager_step(t, o, x, y, k, div) for t, o, div in zip(twins, opts, (k, 1), strict=True))
             if (same := _near(w := _weights(model), w0 := _weights(twins[0]))) and not _near(got, want):
                 mean = f" (the mean of the {k} micro-batches' losses)" * bool(k)

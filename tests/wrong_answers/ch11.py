@@ -83,7 +83,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             + "\n    optimizer.zero_grad()\n    step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=True)\n"
             "    loss = graph.capture(step, static_x, static_y)\n    for st in optimizer.state.values():\n"
             "        st['momentum_buffer'] = st['momentum_buffer'].clone()\n    return loss",
-            "parameters, momentum buffers or static tensors are not the memory captured",
+            "parameters, momentum or static tensors are not the memory captured",
         ),
         (  # the last real step's gradients left, and zeroed only at the end of the captured step
             _GIVEN.replace(_GUARD, "").replace(
@@ -103,7 +103,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             + "\n    optimizer.zero_grad()\n    step(static_x, static_y)\n    optimizer.zero_grad(set_to_none=True)\n"
             "    loss = graph.capture(step, static_x, static_y)\n    for p in model.parameters():\n"
             "        p.data = p.data.clone()\n    return loss",
-            "parameters, momentum buffers or static tensors are not the memory captured",
+            "parameters, momentum or static tensors are not the memory captured",
         ),
         (  # a real step first, but its gradients left in place
             _STEP + "\n    step(static_x, static_y)\n" + _CAPTURE,
@@ -234,6 +234,16 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "        optimizer.step()\n        return total\n"
             ),
             "the captured step ran 4 forwards (of [4, 4, 4, 4] rows)",
+        ),
+        (  # the micro-batches regrouped by a reshape: k forwards of 4 rows, but not static_xs[i]'s rows
+            _accumulation(
+                "        xr, yr = xs.reshape(4, k, -1), ys.reshape(4, k, -1)\n        total = 0\n"
+                "        for i in range(k):\n"
+                "            loss = torch.nn.functional.mse_loss(model(xr[:, i]), yr[:, i])\n"
+                "            (loss / k).backward()\n            total = total + loss.detach() / k\n"
+                "        optimizer.step()\n        return total\n"
+            ),
+            "forward 0 of the captured step read other rows than static_xs[0]",
         ),
         (  # the sum of the losses
             _accumulation(_ACC_RIGHT.replace(" / k\n", "\n")),

@@ -47,7 +47,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    per = 2 * (2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer])\n"
             "    if activation_bytes > gpu_bytes or (gpu_bytes - activation_bytes) // per < 1:\n        return None\n"
             "    return -(-n_params // ((gpu_bytes - activation_bytes) // per))",
-            "the states are float32 (4 bytes), mixed precision or not",
+            "that is half the bytes: 16-bit numbers, or copies left out",
         ),
         (  # Adam's states without the gradients
             "def ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes):\n"
@@ -88,7 +88,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "def ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes):\n"
             "    per = 8 if optimizer == 'SGD' else 16\n    most = (gpu_bytes - activation_bytes) // per\n"
             "    return None if most <= 0 else -(-n_params // most)",
-            "ranks_needed(1_000_000_000, 'SGD with momentum', 12_000_000_000, 0) returned 2; expected 1",
+            "ranks_needed(1_000_000_000, 'SGD with momentum', 12_000_000_005, 0) returned 2; expected 1",
         ),
         (  # momentum priced as plain SGD: told as such, not as 16-bit states
             "def ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes):\n"
@@ -117,6 +117,20 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    most = gpu_bytes // per - activation_bytes // per\n"
             "    return None if most <= 0 else -(-n_params // most)",
             "ranks_needed(1, 'Adam', 20, 10) returned 1; expected None",
+        ),
+        (  # plain SGD's gradient forgotten: told as a missing copy, not as 16-bit numbers
+            "def ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes):\n"
+            "    per = {'SGD': 4, 'SGD with momentum': 12, 'Adam': 16}[optimizer]\n"
+            "    most = (gpu_bytes - activation_bytes) // per\n"
+            "    return None if most < 1 else max(1, -(-n_params // most))",
+            "one copy is missing: weights, gradients, states",
+        ),
+        (  # byte counts as floating-point GB
+            "import math\n\n\n" + "def ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes):\n"
+            "    per = 4 * (2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer])\n"
+            "    most = math.floor(((gpu_bytes - activation_bytes) / 1e9) / (per / 1e9))\n"
+            "    return None if most < 1 else max(1, math.ceil(n_params / most))",
+            "ranks_needed(7, 'SGD', 156, 100) returned 2; expected 1",
         ),
         (  # fitting taken as strictly less than gpu_bytes
             "def ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes):\n"
