@@ -782,7 +782,7 @@ class GraphReplayModel:
     def capture(self, fn: Callable[..., Any], *static_inputs: torch.Tensor) -> Any:
         """Run `fn(*static_inputs)` once, recording its operators (a backward and an optimizer's step too); return its
         output. Autograd is on, as in `torch.cuda.graph`: capture under `torch.no_grad()` for inference. As a GPU's
-        capture runs nothing, tensors that existed keep their values; what it made holds NaN until the first replay."""
+        capture runs nothing, tensors that existed keep their values; floats it made hold NaN until the first replay."""
         from torch.utils._python_dispatch import TorchDispatchMode  # see helpers.exercises.ch11
 
         if self._ops is not None:

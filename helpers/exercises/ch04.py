@@ -1,5 +1,4 @@
-"""Chapter 04 exercises: a CPU-only training script made right on every device, and a clipped mixed-precision step.
-`meta` stands in for a GPU where none is here; the CPU, with `low_precision` giving float16, stands in for a T4."""
+"""Chapter 04 exercises: a CPU-only script made right on every device (`meta` as a GPU), a clipped fp16 step."""
 
 import contextlib
 import inspect

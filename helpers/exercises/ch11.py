@@ -34,6 +34,7 @@ _ADDED = "backward added to gradients that existed at capture, and each replay a
 _LATE = "a step after the capture added to the gradients it made (on a GPU, unfilled until a replay): capture last"
 _MOVED = "after a capture rebind or replace none of them (.data =, set_, load_state_dict, .to(dtype))"
 _STALE = "a backward before the capture added to gradients an earlier step left: set them to None before each step"
+_rows = lambda t: sorted(map(tuple, t.reshape(-1, t.shape[-1]).tolist()))  # a batch's rows, in any order
 _weights = lambda m: torch.cat([p.detach().reshape(-1) for p in m.parameters()])
 _near = lambda a, b: torch.allclose(a.double(), b.double(), rtol=1e-5, atol=1e-6)
 _ptrs = lambda ts: {t.data_ptr() for t in ts if isinstance(t, torch.Tensor)}
@@ -48,8 +49,7 @@ _ACCUMULATE += "and one backward() per micro-batch: {}, on 4 rows each"
 
 
 def _watched(model: Any, opt: Any, fn: Any, args: tuple, call: str) -> tuple[Any, list[dict], bool]:
-    """`fn(*args)`, watching each capture of the CPU model (gradients that existed, momentum buffers made, settings,
-    forwards with autograd, gradients and steps in it and after, the gradients it left) and real steps on stale ones."""
+    """`fn(*args)`, watching each capture of the CPU model, what runs after it, and real steps on stale gradients."""
     seen, real, params, now, fresh, stale = [], GraphReplayModel.capture, list(model.parameters()), _events(), set(), []
     first = next(m for m in model.modules() if [*m.parameters(recurse=False)])  # its forward: one a model's forward
     rows = lambda m, a: now["inputs"].append(a[0].detach().clone())  # each forward's input, with autograd or not
@@ -141,8 +141,9 @@ def _check_capture(fn: Any, name: str, ks: tuple[int, int]) -> None:
                 graph.replay()
             except RuntimeError as exc:  # a size read from values at capture
                 raise Wrong(f"{said}replay failed: {exc}") from None
-            if k and (odd := [j for j, x in enumerate(info["inputs"]) if not torch.equal(x, sx[j])]):  # replayed
-                raise Wrong(f"{call}: forward {odd[0]} of the captured step read other rows than static_xs[{odd[0]}]")
+            used = [j for x in info["inputs"] for j in range(k) if _rows(x) == _rows(sx[j])]  # replayed: refilled
+            if k and sorted(used) != [*range(k)]:
+                raise Wrong(f"{call}: its forwards did not read the {k} micro-batches static_xs[i] once each")
             want, _ = (_eager_step(t, o, x, y, k, div) for t, o, div in zip(twins, opts, (k, 1), strict=True))
             if (same := _near(w := _weights(model), w0 := _weights(twins[0]))) and not _near(got, want):
                 mean = f" (the mean of the {k} micro-batches' losses)" * bool(k)
@@ -182,7 +183,7 @@ _TEXTS = {
     "check the loss after a replay. Gradients the real steps left get added to by each replay: set them to None.",
     "capture_accumulation": "Write `capture_accumulation(graph, model, optimizer, static_xs, static_ys)`: one captured "
     "step over len(static_xs) micro-batches; return the static mean loss.\nIn the step: for each micro-batch, (loss / "
-    "k).backward(), summing loss.detach() / k; then optimizer.step(). First one real step, then gradients to None.",
+    "k).backward(), summing loss.detach() / k; then optimizer.step(). Gradients to None, one real step, to None again.",
     "normalise": "Debug this: make `normalise(x)` compile into one graph, with the same results.\n"
     "`peak.item()` reads on the CPU; torch.where picks on the device.",
 }

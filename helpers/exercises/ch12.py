@@ -20,12 +20,13 @@ _FLOAT32 = "lost digits in float32 arithmetic (about 7 significant digits): comp
 _per = lambda opt, size=sharding.STATE_BYTES, copies=2: size * (copies + sharding.OPTIMIZER_STATES[opt])  # a parameter
 #: The fewest ranks whose shards (ceil(n / ranks) parameters, `per(o)` bytes each) and `a` bytes fit in `g`; or None.
 _ranks = lambda n, o, g, a, per=_per: None if a > g or n and (m := (g - a) // per(o)) < 1 else -(-n // m) if n else 1
-#: 7 B on T4s, rounded shards, room for 0, 1 or exactly 1 parameter, strict or split floors, 1 T, one rank, 10**6 ranks.
+#: 7 B on T4s, rounded shards, room for 0, 1 or exactly 1 parameter, strict or split floors, 1 T, 10**6 ranks, floats.
 _RANKS = ((7 * 10**9, "Adam", sharding.T4_BYTES, 2 * 10**9), (10**9, "SGD with momentum", 10**10, 0))
 _RANKS += ((10, "Adam", 156, 100), (1000, "Adam", 1000, 995), (50, "SGD", 100, 200), (12, "Adam", 148, 100))
 _RANKS += ((10**12, "Adam", 80 * 10**9, 10**10), (3 * 10**6, "SGD", 8 * 10**6, 10**6), (10, "Adam", 116, 100))
 _RANKS += ((10**9, "SGD with momentum", 12 * 10**9 + 5, 0), (10**6, "Adam", 26, 10), (1, "Adam", 20, 10))
-_RANKS += ((45, "SGD with momentum", 120, 0), (7, "SGD", 156, 100), (1, "SGD", 15, 7))  # the last two: GB floats fail
+_RANKS += ((45, "SGD with momentum", 120, 0), (7, "SGD", 156, 100), (1, "SGD", 15, 7), (1001, "SGD", 8000, 0))
+_RANKS += ((10, "SGD with momentum", 60, 0), (23, "SGD", 17, 0), (15001, "SGD", 40000, 0))
 _HALF = "that is half the bytes: 16-bit numbers, or copies left out (gradients, states)? All are float32, 4 bytes"
 _RANKS_SLIPS = (
     Slip(lambda n, o, g, a: -(-(n * _per(o) + a) // g), "FSDP does not shard activations: each rank keeps them whole"),
@@ -39,7 +40,6 @@ _RANKS_SLIPS = (
 _whole = lambda value, call: value if value is None else expect_number(value, f"{call} to return a count of ranks")
 _TAKES = "(n_params, optimizer, gpu_bytes, activation_bytes)"
 _check_ranks = table("ranks_needed", _TAKES, _RANKS, _ranks, rel=0, slips=_RANKS_SLIPS, answer=_whole)
-
 WIDTH, STEPS, LR = 8, 3, 0.05
 _EACH = "call fully_shard(block, mesh=mesh) on each block, then fully_shard(model, mesh=mesh)"
 #: The most a weight of `a` is away from the same weight of `b`; nan where one is nan.

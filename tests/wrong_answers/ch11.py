@@ -243,7 +243,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
                 "            (loss / k).backward()\n            total = total + loss.detach() / k\n"
                 "        optimizer.step()\n        return total\n"
             ),
-            "forward 0 of the captured step read other rows than static_xs[0]",
+            "its forwards did not read the 2 micro-batches static_xs[i] once each",
         ),
         (  # the sum of the losses
             _accumulation(_ACC_RIGHT.replace(" / k\n", "\n")),
@@ -420,6 +420,17 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
             "            loss = torch.nn.functional.mse_loss(model(xs[j]), ys[j])\n            (loss / k).backward()\n"
             "            losses.append(loss.detach())\n        optimizer.step()\n"
             "        return torch.stack(losses).mean()\n"
+        ),
+        # the micro-batches in reverse order, and cut with chunk (a leading dimension of 1)
+        _accumulation(
+            "        total = 0\n        for x, y in zip(xs.flip(0), ys.flip(0)):\n"
+            "            loss = torch.nn.functional.mse_loss(model(x), y) / k\n            loss.backward()\n"
+            "            total = total + loss.detach()\n        optimizer.step()\n        return total\n"
+        ),
+        _accumulation(
+            "        total = 0\n        for x, y in zip(xs.chunk(k), ys.chunk(k)):\n"
+            "            loss = torch.nn.functional.mse_loss(model(x), y) / k\n            loss.backward()\n"
+            "            total = total + loss.detach()\n        optimizer.step()\n        return total\n"
         ),
         # the layers called one by one
         _accumulation(

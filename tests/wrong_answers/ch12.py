@@ -132,6 +132,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    return None if most < 1 else max(1, math.ceil(n_params / most))",
             "ranks_needed(7, 'SGD', 156, 100) returned 2; expected 1",
         ),
+        (  # rounding up by adding 0.99: wrong where the share is a whole number plus less than 0.01
+            "def ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes):\n"
+            "    per = 4 * (2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer])\n"
+            "    most = (gpu_bytes - activation_bytes) // per\n"
+            "    return None if most < 1 else int(n_params / most + 0.99)",
+            "ranks_needed(1001, 'SGD', 8000, 0) returned 1; expected 2",
+        ),
         (  # fitting taken as strictly less than gpu_bytes
             "def ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes):\n"
             "    per = 4 * (2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer])\n"
