@@ -19,7 +19,7 @@ _WORLD, _ODD = 16_384, 2**40 + 1
 _FLOAT32 = "lost digits in float32 arithmetic (about 7 significant digits): compute it with integers"
 _per = lambda opt, size=sharding.STATE_BYTES, copies=2: size * (copies + sharding.OPTIMIZER_STATES[opt])  # a parameter
 #: The fewest ranks whose shards (ceil(n / ranks) parameters, `per(o)` bytes each) and `a` bytes fit in `g`; or None.
-_ranks = lambda n, o, g, a, per=_per: None if a > g or n and (m := (g - a) // per(o)) < 1 else -(-n // m) if n else 1
+_ranks = lambda n, o, g, a, per=_per: None if a > g or (m := (g - a) // per(o)) < 1 else max(1, -(-n // m))
 #: 7 B on T4s, rounded shards, room for 0, 1 or exactly 1 parameter, strict or split floors, 1 T, 10**6 ranks, floats.
 _RANKS = ((7 * 10**9, "Adam", sharding.T4_BYTES, 2 * 10**9), (10**9, "SGD with momentum", 10**10, 0))
 _RANKS += ((10, "Adam", 156, 100), (1000, "Adam", 1000, 995), (50, "SGD", 100, 200), (12, "Adam", 148, 100))
