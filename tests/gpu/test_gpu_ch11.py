@@ -407,9 +407,9 @@ def _train_step(model: torch.nn.Module, opt: torch.optim.Optimizer, x: torch.Ten
     return loss
 
 
-def _captured_step(real_steps: int) -> tuple[Any, ...]:
-    """Section 12's recipe with `real_steps` real steps first, and an eager twin: the same weights, and the momentum
-    the real steps made (none without them: a buffer made inside the capture holds nothing until a replay)."""
+def _after_real_steps(real_steps: int) -> tuple[Any, ...]:
+    """Section 12's model, SGD with momentum and static tensors, after `real_steps` real steps on a side stream (the
+    last step's gradients left in place)."""
     model = _training_net()
     opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
     sx, sy = torch.randn(32, 128, device=DEV), torch.randn(32, 1, device=DEV)
@@ -420,6 +420,13 @@ def _captured_step(real_steps: int) -> tuple[Any, ...]:
             opt.zero_grad(set_to_none=True)
             _train_step(model, opt, sx, sy)
     torch.cuda.current_stream().wait_stream(side)
+    return model, opt, sx, sy
+
+
+def _captured_step(real_steps: int) -> tuple[Any, ...]:
+    """Section 12's recipe with `real_steps` real steps first, and an eager twin: the same weights, and the momentum
+    the real steps made (none without them: a buffer made inside the capture holds nothing until a replay)."""
+    model, opt, sx, sy = _after_real_steps(real_steps)
     opt.zero_grad(set_to_none=True)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
@@ -519,16 +526,7 @@ def test_a_capture_changes_no_tensor_that_existed_on_a_gpu_nor_in_the_cpu_model(
     """A capture records kernels without running them: the weights and the gradients left at capture keep their
     values, in a CUDA graph and in the chapter's CPU model (which runs the step to record it, then puts them back)."""
     for kind in ("cuda graph", "cpu model"):
-        model = _training_net()
-        opt = torch.optim.SGD(model.parameters(), lr=0.05, momentum=0.9)
-        sx, sy = torch.randn(32, 128, device=DEV), torch.randn(32, 1, device=DEV)
-        side = torch.cuda.Stream()
-        side.wait_stream(torch.cuda.current_stream())
-        with torch.cuda.stream(side):
-            for _ in range(3):  # the last step's gradients stay: captured backward adds to them
-                opt.zero_grad(set_to_none=True)
-                _train_step(model, opt, sx, sy)
-        torch.cuda.current_stream().wait_stream(side)
+        model, opt, sx, sy = _after_real_steps(3)  # the last step's gradients stay: captured backward adds to them
         before = [t.detach().clone() for p in model.parameters() for t in (p, p.grad)]
         if kind == "cuda graph":
             with torch.cuda.graph(torch.cuda.CUDAGraph()):
