@@ -130,13 +130,7 @@ def test_the_model_that_does_not_fit_runs_out_of_memory_under_ddp_and_trains_und
 def test_fsdp_runs_its_all_gathers_on_a_stream_of_their_own_beside_the_compute(prefetch_worker: ModuleType) -> None:
     """Section 6 on two GPUs: rank 0's all-gather kernels run on a stream other than the compute's and overlap it."""
     run = launch(prefetch_worker.both, 2, (1024, 4), backend="nccl", timeout=300)
-    kernels = run.results[0][False]["kernels"]
-    gathers = [k for k in kernels if "AllGather" in k.name]
-    lanes = {k.lane for k in kernels if "nccl" not in k.name.lower()} - {g.lane for g in gathers}
-    assert gathers and lanes, sorted({k.lane for k in kernels})
-    busiest = max(lanes, key=lambda lane: sum(k.ms for k in kernels if k.lane == lane and "nccl" not in k.name.lower()))
-    compute = [k for k in kernels if k.lane == busiest]
-    beside = sum(max(0, min(g.end_ms, c.end_ms) - max(g.start_ms, c.start_ms)) for g in gathers for c in compute)
+    *_, beside = prefetch_worker.gathers_and_compute(run.results[0][False]["kernels"])
     assert beside > 0, "a prefetched all-gather runs while the block before it computes"
     order = {
         (x, p): prefetch_worker.gathers_before_compute(r["hooks"], p)
