@@ -72,6 +72,10 @@ HEADLINES: dict[str, dict[str, tuple[str, float] | None]] = {
         "device idle share, the big batch": None,
         "epoch after the four fixes over as written": None,
     },
+    "15": {
+        "the ladder: the last rung kept over the plain run": None,
+        "the ladder: the last rung kept, model FLOP/s": None,
+    },
 }
 
 
