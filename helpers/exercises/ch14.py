@@ -84,8 +84,8 @@ def _check_train(fn: Any) -> None:
         if size is None and (len(log.calls) >= _SAMPLES or len(reads) > 2 or built):
             raise Wrong(f"{said} for {_SAMPLES} samples in 6 steps; fixed: fewer calls than samples, 2 reads in all")
     cpu = [min(timeit.repeat(lambda f=f: f(*_fresh()), number=1, repeat=5, timer=process_time)) for f in (_slow, fn)]
-    if cpu[1] > 0.5 * cpu[0]:
-        raise Wrong(f"your train took {cpu[1] * 1e3:.1f} ms of CPU, the slow one {cpu[0] * 1e3:.1f} ms: half at most")
+    if cpu[1] > 0.8 * cpu[0]:  # right answers take a third of it, or up to 0.55 on a loaded machine; waste 1.8
+        raise Wrong(f"your train took {cpu[1] * 1e3:.1f} ms of CPU, the slow one {cpu[0] * 1e3:.1f} ms: 80 % at most")
 
 
 _TEXTS = {
