@@ -9,6 +9,7 @@ chapter's `train` synchronises the GPU before every clock read.
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -28,10 +29,15 @@ EVERYTHING = dict(autocast=True, sdpa=True, fused_adamw=True, padded=True, compi
 
 
 @pytest.fixture(scope="module")
-def files(tmp_path_factory: pytest.TempPathFactory) -> tuple[ModuleType, ModuleType]:
+def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder the chapter's files are written into, first on sys.path (launched ranks import from it)."""
+    return tmp_path_factory.mktemp("ch15")
+
+
+@pytest.fixture(scope="module")
+def files(work: Path) -> tuple[ModuleType, ModuleType]:
     if not torch.cuda.is_available():
         missing("a CUDA GPU", "the ladder's GPU rungs need one")
-    work = tmp_path_factory.mktemp("ch15")
     return import_written_file(NOTEBOOK, "gpt", work), import_written_file(NOTEBOOK, "ladder", work)
 
 
@@ -89,12 +95,11 @@ def test_fused_attention_runs_a_fused_kernel(dtype: torch.dtype) -> None:
 
 @pytest.mark.gpu2
 def test_the_ddp_rung_trains_on_two_gpus_within_the_guard(
-    files: tuple[ModuleType, ModuleType], text: tuple[torch.Tensor, torch.Tensor], tmp_path_factory
+    files: tuple[ModuleType, ModuleType], text: tuple[torch.Tensor, torch.Tensor], work: Path
 ) -> None:
     if torch.cuda.device_count() < 2:
         missing("a second CUDA GPU", "the DDP rung runs one rank a GPU (Kaggle's T4 x2)")
     _, ladder = files
-    work = tmp_path_factory.getbasetemp() / "ch15"
     ddp_rung = import_written_file(NOTEBOOK, "ddp_rung", work)
     rung = ladder.Rung(**EVERYTHING)
     one = ladder.train(rung, SIZE, *text, STEPS, BATCH, DEV, warm=WARM)

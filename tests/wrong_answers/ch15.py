@@ -1,6 +1,19 @@
 """Chapter 15's typical wrong answers, by question number (see the package's docstring)."""
 
+import atexit
+import shutil
+import tempfile
+from pathlib import Path
+
 from helpers.exercises.solutions.ch15 import SOLUTIONS
+
+from ..gpu.chapter_files import import_written_file
+
+#: Question 2's check trains the chapter's own model: its files, written as section 1 and 2 write them.
+_WORK = Path(tempfile.mkdtemp(prefix="ch15-"))
+atexit.register(shutil.rmtree, _WORK, True)
+import_written_file("15_one_model_every_lesson.ipynb", "gpt", _WORK)
+import_written_file("15_one_model_every_lesson.ipynb", "ladder", _WORK)
 
 _Q1 = SOLUTIONS[1]
 
@@ -11,7 +24,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # every rung counted, kept or not: a rung that lost the guard or slowed the run gained nothing
         (_Q1.replace("if r['kept']", ""), "a rung that was not kept gained nothing: skip it"),
         # no noise: a gain inside the noise is named as the best
-        (_Q1.replace(" and best['over_last'] - 1 > noise", ""), "a gain within the noise is no gain: then None"),
+        (_Q1.replace(" and best['over_last'] - 1 > noise", ""), "a gain within the noise is no gain"),
         # the fastest configuration overall, not the largest single step
         (
             "def best_rung(rows, noise):\n    total, best, name = 1.0, 1.0, None\n    for r in rows[1:]:\n"
@@ -23,6 +36,19 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # the gain compared with the noise as a ratio, not a share
         (_Q1.replace("best['over_last'] - 1 > noise", "best['over_last'] > noise"), "expected None"),
         ("def best_rung(rows, noise):\n    return rows[-1]['name']", "returned 'sdpa'; expected 'autocast'"),
+        # attack round 1: the first kept rung beyond the noise, not the largest; >= at the noise; the smallest gain
+        (
+            "def best_rung(rows, noise):\n    for r in rows[1:]:\n"
+            "        if r['kept'] and r['over_last'] - 1 > noise:\n            return r['name']\n    return None",
+            "returned 'tf32'; expected 'autocast'",
+        ),
+        (_Q1.replace("- 1 > noise", "- 1 >= noise"), "a gain equal to the noise is no gain either"),
+        (
+            "def best_rung(rows, noise):\n"
+            "    kept = [r for r in rows[1:] if r['kept'] and r['over_last'] - 1 > noise]\n"
+            "    top = min(kept, key=lambda r: r['over_last'], default=None)\n    return top and top['name']",
+            "returned 'sdpa'; expected 'autocast'",  # not named: tests/unit/test_messages_ch15.py
+        ),
         ("def best_rung(rows, noise):\n    return 3", "to return a rung's name or None, but got an int"),
     ),
 }
@@ -42,40 +68,25 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
 }
 
 _Q2 = SOLUTIONS[2]
-_STEP_AFTER, _STEP_IN = "  # adds to .grad\n    opt.step()", "\n        opt.step()"  # a step after the loop, or in it
+_HEAD = "def my_rung(model):\n"
 WRONG_ANSWERS[2] = (
-    (_Q2.replace(" * len(xs) / len(x)", ""), "each micro-batch's mean loss counts in full: scale it by its share"),
-    (_Q2.replace("len(xs) / len(x)", "1 / micro"), "1 / micro is each chunk's share only when the chunks are equal"),
-    (
-        _Q2.replace("opt.zero_grad()  # once: the last step's gradients go", "pass").replace(
-            "        loss = F", "        opt.zero_grad()\n        loss = F"
-        ),
-        "zeroing the gradients in the loop keeps only the last micro-batch's",
-    ),
-    (
-        _Q2.replace("opt.zero_grad()  # once", "pass  # once"),
-        "the previous step's gradients were added: zero them once",
-    ),
-    (_Q2.replace(_STEP_AFTER, _STEP_IN), "one optimizer step per"),
-    # the whole batch at once: the same update, but no accumulation
-    (
-        "def accumulated_step(model, opt, x, y, micro):\n    opt.zero_grad()\n"
-        "    F.cross_entropy(model(x), y).backward()\n    opt.step()",
-        "ran the model on [12] rows; expected 3 micro-batches",
-    ),
-    # two mistakes: equal chunks hide 1 / micro, and the first case names the step per chunk it shows
-    (
-        _Q2.replace(" * len(xs) / len(x)", " / micro").replace(_STEP_AFTER, _STEP_IN),
-        "on 12 rows left other weights than one step on the whole batch: one optimizer step per micro-batch",
-    ),
-    # a mistake the chapter does not name: the weights are shown
-    (_Q2.replace("len(xs) / len(x)", "len(xs) / len(x) / 2"), "left the first weight at"),
+    # a dropout added: faster to nothing, and it learns something else
+    (_HEAD + "    return torch.nn.Sequential(model, torch.nn.Dropout(0.9))", "so it learned something else"),
+    # the blocks frozen: fewer gradients to compute, but they never train
+    (_HEAD + "    model.blocks.requires_grad_(False)\n    return model", "parameters as they were (blocks.0"),
+    # a copy trained in place of the model: the optimizer steps weights that no forward uses
+    (_HEAD + "    import copy\n    return copy.deepcopy(model)", "parameters as they were"),
+    # float16 weights on the CPU: the loss is not finite
+    (_HEAD + "    return model.half()", "with my_rung the held-out loss is nan"),
+    # nothing returned
+    (_HEAD + "    model.train()", "my_rung(model) returned None; return what train should call"),
+    # a shorter context: the output no longer matches the targets
+    (_HEAD + "    return lambda idx: model(idx[:, -16:])", "training with my_rung raised"),
 )
 RIGHT_ANSWERS[2] = (
-    # chunk() instead of tensor_split: other sizes when they do not divide, the same update
-    _Q2.replace("x.tensor_split(micro), y.tensor_split(micro)", "x.chunk(micro), y.chunk(micro)"),
-    # the weighting as a sum of losses divided by the batch once, and gradients set to None
-    "def accumulated_step(model, opt, x, y, micro):\n    opt.zero_grad(set_to_none=True)\n"
-    "    for xs, ys in zip(torch.tensor_split(x, micro), torch.tensor_split(y, micro)):\n"
-    "        (F.cross_entropy(model(xs), ys, reduction='sum') / x.shape[0]).backward()\n    opt.step()",
+    # the model as it is, and a function around it
+    _HEAD + "    return model",
+    _HEAD + "    return lambda idx: model(idx)",
+    # the blocks compiled with a backend that compiles nothing (no cold compile in the tests)
+    _HEAD + "    model.blocks = torch.compile(model.blocks, backend='eager')\n    return model",
 )
