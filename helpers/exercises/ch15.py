@@ -8,7 +8,7 @@ import torch
 
 from ..answers import Wrong, expect_function, expect_type
 from ..checking import CouldNotCheck
-from .cases import Case, Slip, call_or_wrong, questions, show, table
+from .cases import Slip, call_or_wrong, questions, show, table
 
 _row = lambda name, over, kept: {"name": name, "over_last": over, "kept": kept, "guard": kept or over < 1}
 
@@ -45,7 +45,7 @@ _SLIPS = [
     Slip(_fastest, "that is the fastest overall; ask each rung's own step"),
 ]
 _name = lambda v, call: v if v is None else expect_type(v, str, f"{call} to return a rung's name or None")
-_check_best = table("best_rung", "(rows, noise)", [Case(c) for c in _LADDERS], _best, slips=_SLIPS, answer=_name)
+_check_best = table("best_rung", "(rows, noise)", _LADDERS, _best, slips=_SLIPS, answer=_name)
 
 
 def _check_rung(fn: Any) -> None:
@@ -53,9 +53,8 @@ def _check_rung(fn: Any) -> None:
     try:  # the chapter's own files, written by sections 1 and 2 into the folder first on sys.path
         gpt, ladder = importlib.import_module("gpt"), importlib.import_module("ladder")
     except ImportError:
-        raise CouldNotCheck(
-            "run sections 1 and 2 first: they write gpt.py and ladder.py, which the check trains"
-        ) from None
+        said = "run sections 1 and 2 first: they write gpt.py and ladder.py"
+        raise CouldNotCheck(f"{said}, which the check trains") from None
     text, size, seen = gpt.encode(gpt.python_text(60_000)), dict(width=32, layers=1, heads=2, block=32), {}
 
     def change(model: Any) -> Any:  # the learner's rung, then the weights training starts from
@@ -72,10 +71,8 @@ def _check_rung(fn: Any) -> None:
     if still:
         raise Wrong(f"training with my_rung left {len(still)} parameters as they were ({', '.join(still[:3])}, …)")
     if not (yours["finite"] and abs(yours["loss"] - plain["loss"]) <= ladder.GUARD * plain["loss"]):
-        raise Wrong(
-            f"with my_rung the held-out loss is {show(yours['loss'])}, the plain run's {show(plain['loss'])}: more "
-            f"than {ladder.GUARD:.0%} apart (or not finite), so it learned something else"
-        )
+        said = f"with my_rung the held-out loss is {show(yours['loss'])}, the plain run's {show(plain['loss'])}"
+        raise Wrong(f"{said}: more than {ladder.GUARD:.0%} apart (or not finite), so it learned something else")
 
 
 _CPU = torch.device("cpu")
