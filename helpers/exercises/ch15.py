@@ -1,6 +1,7 @@
 """Chapter 15 exercises: which rung of a measured ladder gained most, and a rung of your own that keeps the loss
 guard, trained with the chapter's own `ladder.train`."""
 
+import copy
 import importlib
 from typing import Any
 
@@ -37,6 +38,7 @@ _LADDERS = [  # the largest step kept, one lost (the guard, or slower), none bey
     ([_PLAIN, _row("tf32", 1.1, True), _row("autocast", 2.6, True)], 0.05),  # the first beyond the noise is not it
     ([_PLAIN, _row("tf32", 1.5, True), _row("autocast", 1.2, True), _row("sdpa", 1.3, True)], 0.1),
     ([_PLAIN, _row("sdpa", 1.25, True), _row("fused", 1.125, True)], 0.25),  # a gain equal to the noise: none
+    ([_PLAIN, _row("fused", 1.12, True), _row("pinned", 0.78, True)], 0.08),  # a fall is no gain, however large
 ]
 _SLIPS = [
     Slip(lambda rows, noise: _best(rows, noise, kept_only=False), "a rung that was not kept gained nothing: skip it"),
@@ -48,6 +50,32 @@ _name = lambda v, call: v if v is None else expect_type(v, str, f"{call} to retu
 _check_best = table("best_rung", "(rows, noise)", _LADDERS, _best, slips=_SLIPS, answer=_name)
 
 
+def _outside(*modules: Any) -> dict[str, Any]:  # what a rung must leave alone: the chapter's modules, torch's state
+    found = {f"{m.__name__}.{k}": (m, k, v) for m in modules for k, v in vars(m).items() if not k.startswith("__")}
+    found["torch.optim.AdamW"] = (torch.optim, "AdamW", torch.optim.AdamW)
+    return found | {"torch's thread count": (torch, "set_num_threads", torch.get_num_threads())}
+
+
+_differs = lambda a, b: a is not b and not (isinstance(a, int | float) and isinstance(b, int | float) and a == b)
+
+
+def _same_function(fn: Any, gpt: Any, ladder: Any) -> None:  # large weights: every block matters to the output
+    model, text = ladder.build(_SIZE, ladder.Rung(), _CPU), gpt.encode(gpt.python_text(20_000))
+    with torch.no_grad():
+        [p.normal_(0.0, 0.3, generator=torch.Generator().manual_seed(i)) for i, p in enumerate(model.parameters())]
+    reference, x = copy.deepcopy(model), next(gpt.batches(text, 1, 4, _SIZE["block"], seed=3))[0]
+    out = call_or_wrong(fn, (model,), "my_rung(model)")
+    if not callable(out):
+        raise Wrong(f"my_rung(model) returned {show(out)}; return what train should call (the model itself?)")
+    got, want = call_or_wrong(out, (x,), "what my_rung returned, called on a batch,"), reference(x).detach()
+    if not isinstance(got, torch.Tensor) or got.shape != want.shape:
+        raise Wrong(f"what my_rung returned gave {show(got)} for a batch; the model gives {show(want)}")
+    if (off := ((got.detach().float() - want).norm() / want.norm()).item()) > 0.05:
+        raise Wrong(
+            f"with the same weights your rung's outputs are {off:.1%} off the model's: it computes another function"
+        )
+
+
 def _check_rung(fn: Any) -> None:
     expect_function(fn, "my_rung", "(model)")
     try:  # the chapter's own files, written by sections 1 and 2 into the folder first on sys.path
@@ -55,33 +83,40 @@ def _check_rung(fn: Any) -> None:
     except ImportError:
         said = "run sections 1 and 2 first: they write gpt.py and ladder.py"
         raise CouldNotCheck(f"{said}, which the check trains") from None
-    text, size, seen = gpt.encode(gpt.python_text(60_000)), dict(width=32, layers=1, heads=2, block=32), {}
+    text, seen, saved = gpt.encode(gpt.python_text(60_000)), {}, _outside(gpt, ladder)
 
     def change(model: Any) -> Any:  # the learner's rung, then the weights training starts from
         seen["out"] = out = fn(model)
         seen["model"], seen["before"] = model, {n: p.detach().clone() for n, p in model.named_parameters()}
-        return out if callable(out) else model
+        return out
 
-    run = lambda change: ladder.train(ladder.Rung(), size, text[:-20_000], text[-20_000:], 16, 8, _CPU, 4, change)
-    yours, plain = call_or_wrong(run, (change,), "training with my_rung"), run(None)  # the learner's code first
-    if not callable(seen["out"]):
-        raise Wrong(f"my_rung(model) returned {show(seen['out'])}; return what train should call (the model itself?)")
+    run = lambda change: ladder.train(ladder.Rung(), _SIZE, text[:-20_000], text[-20_000:], 16, 8, _CPU, 4, change)
+    try:  # the learner's code first: its errors show before the checker's own work
+        _same_function(fn, gpt, ladder)
+        yours, plain = call_or_wrong(run, (change,), "training with my_rung"), run(None)
+    finally:  # put back what the rung changed outside the model, then say so
+        now = _outside(gpt, ladder)
+        changed = [k for k, (_, _, v) in now.items() if k not in saved or _differs(v, saved[k][2])]
+        [delattr(m, name) for k, (m, name, _) in now.items() if k not in saved]
+        [torch.set_num_threads(v) if m is torch else setattr(m, name, v) for m, name, v in saved.values()]
+    if changed:
+        raise Wrong(f"my_rung changed {', '.join(changed)}: a rung changes the model, nothing outside it")
     after = dict(seen["model"].named_parameters())
-    still = [n for n, p in seen["before"].items() if n in after and torch.equal(after[n], p)]
-    if still:
-        raise Wrong(f"training with my_rung left {len(still)} parameters as they were ({', '.join(still[:3])}, …)")
+    if still := [n for n, p in seen["before"].items() if n not in after or torch.equal(after[n], p)]:
+        count = f"{len(still)} parameter{'s' * (len(still) != 1)}"
+        raise Wrong(f"training with my_rung left {count} as they were or removed them ({', '.join(still[:3])}, …)")
     if not (yours["finite"] and abs(yours["loss"] - plain["loss"]) <= ladder.GUARD * plain["loss"]):
         said = f"with my_rung the held-out loss is {show(yours['loss'])}, the plain run's {show(plain['loss'])}"
         raise Wrong(f"{said}: more than {ladder.GUARD:.0%} apart (or not finite), so it learned something else")
 
 
-_CPU = torch.device("cpu")
+_CPU, _SIZE = torch.device("cpu"), dict(width=32, layers=1, heads=2, block=32)
 _TEXTS = {
     "best_rung": "Write `best_rung(rows, noise)`: the name of the kept rung whose own step (`over_last`) gained "
     "most, beyond `noise`; None if none did.\nrows[0] is the plain run; a rung not kept gained nothing; the gain is "
     "over_last - 1.",
     "my_rung": "Write `my_rung(model)`: return what `train` should call instead of the model (the model changed, or a "
-    "module around it), keeping section 3's loss guard.\nFor instance, swap each block's nn.GELU() for "
-    "nn.GELU(approximate='tanh') and return the model; every parameter must still train.",
+    "module around it), computing the same function, every parameter trained, nothing outside the model changed.\n"
+    "For instance, compile each block on its own: for block in model.blocks: block.compile(); then return the model.",
 }
 QUESTIONS = questions("15", _TEXTS, [_check_best, _check_rung], each={"my_rung": {"time_limit": 120.0}})

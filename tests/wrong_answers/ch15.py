@@ -36,6 +36,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # the gain compared with the noise as a ratio, not a share
         (_Q1.replace("best['over_last'] - 1 > noise", "best['over_last'] > noise"), "expected None"),
         ("def best_rung(rows, noise):\n    return rows[-1]['name']", "returned 'sdpa'; expected 'autocast'"),
+        # attack round 2: the size of a change, up or down, as its gain
+        (
+            _Q1.replace("r['over_last']", "abs(r['over_last'] - 1)").replace(
+                "best['over_last'] - 1", "abs(best['over_last'] - 1)"
+            ),
+            "returned 'pinned'",
+        ),
         # attack round 1: the first kept rung beyond the noise, not the largest; >= at the noise; the smallest gain
         (
             "def best_rung(rows, noise):\n    for r in rows[1:]:\n"
@@ -69,24 +76,63 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
 
 _Q2 = SOLUTIONS[2]
 _HEAD = "def my_rung(model):\n"
+_ATTENTION = (  # attention written out for a rung, with a mistake put in below
+    "import types\n"
+    "def forward(self, x):\n    b, t, c = x.shape\n"
+    "    q, k, v = (z.view(b, t, self.heads, c // self.heads).transpose(1, 2) for z in self.qkv(x).split(c, dim=2))\n"
+    "    y = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)\n"
+    "    return self.out(y.transpose(1, 2).reshape(b, t, c))\n"
+    + _HEAD
+    + "    for block in model.blocks:\n        block.attention.forward = types.MethodType(forward, block.attention)\n"
+    "    return model"
+)
+_WRAP = "class Wrap(torch.nn.Module):\n    def __init__(self, m):\n        super().__init__()\n        self.m = m\n\n"
 WRONG_ANSWERS[2] = (
-    # a dropout added: faster to nothing, and it learns something else
-    (_HEAD + "    return torch.nn.Sequential(model, torch.nn.Dropout(0.9))", "so it learned something else"),
+    # a dropout added: it computes another function
+    (_HEAD + "    return torch.nn.Sequential(model, torch.nn.Dropout(0.9))", "it computes another function"),
+    # every block deleted (review round 2): a bigram model, within the guard at the check's size
+    (_HEAD + "    model.blocks = torch.nn.Sequential()\n    return model", "it computes another function"),
+    # attention without its causal mask (attack round 2): it sees the next character
+    (_ATTENTION.replace(", is_causal=True", ""), "it computes another function"),
+    # half the batch trained, its outputs copied to the other half (attack round 2)
+    (
+        _WRAP + "    def forward(self, x):\n        h = max(1, x.shape[0] // 2)\n        y = self.m(x[:h])\n"
+        "        return torch.cat([y, y.detach()])[: x.shape[0]]\n\n" + _HEAD + "    return Wrap(model)",
+        "it computes another function",
+    ),
+    # logits halved in a wrapper: the yardstick reads the model, training trained the wrapper (attack round 2)
+    (
+        _WRAP + "    def forward(self, x):\n        return self.m(x) * 0.5\n\n" + _HEAD + "    return Wrap(model)",
+        "% off",
+    ),
     # the blocks frozen: fewer gradients to compute, but they never train
-    (_HEAD + "    model.blocks.requires_grad_(False)\n    return model", "parameters as they were (blocks.0"),
+    (_HEAD + "    model.blocks.requires_grad_(False)\n    return model", "parameters as they were or removed them"),
     # a copy trained in place of the model: the optimizer steps weights that no forward uses
     (_HEAD + "    import copy\n    return copy.deepcopy(model)", "parameters as they were"),
-    # float16 weights on the CPU: the loss is not finite
-    (_HEAD + "    return model.half()", "with my_rung the held-out loss is nan"),
-    # nothing returned
+    # the chapter's modules or torch's state changed (attack round 2): the guard, the batches, the threads, AdamW
+    (_HEAD + "    import ladder\n    ladder.GUARD = 1.0\n    return model", "my_rung changed ladder.GUARD"),
+    (
+        _HEAD + "    import gpt, ladder\n"
+        "    ladder.batches = lambda d, s, b, k, seed=1: gpt.batches(d, s, max(1, b // 4), k, seed)\n    return model",
+        "my_rung changed ladder.batches",
+    ),
+    (_HEAD + "    torch.set_num_threads(torch.get_num_threads() + 1)\n    return model", "thread count"),
+    (_HEAD + "    torch.optim.AdamW = torch.optim.SGD\n    return model", "my_rung changed torch.optim.AdamW"),
+    # nothing returned; float16 weights on the CPU
     (_HEAD + "    model.train()", "my_rung(model) returned None; return what train should call"),
-    # a shorter context: the output no longer matches the targets
-    (_HEAD + "    return lambda idx: model(idx[:, -16:])", "training with my_rung raised"),
+    (_HEAD + "    return model.half()", "with my_rung the held-out loss is nan"),
+    # a shorter context: the output no longer matches
+    (_HEAD + "    return lambda idx: model(idx[:, -16:])", "gave a torch.float32 tensor of shape (4, 16, 97)"),
 )
 RIGHT_ANSWERS[2] = (
-    # the model as it is, and a function around it
+    # the model as it is (it changes nothing: the cell after measures that), and a function around it
     _HEAD + "    return model",
     _HEAD + "    return lambda idx: model(idx)",
-    # the blocks compiled with a backend that compiles nothing (no cold compile in the tests)
+    # attention written out again, the same function; the blocks compiled with a backend that compiles nothing
+    _ATTENTION,
     _HEAD + "    model.blocks = torch.compile(model.blocks, backend='eager')\n    return model",
+    # SDPA switched on by hand, and GPT-2's tanh GELU (the same function to the check's tolerance)
+    _HEAD + "    for block in model.blocks:\n        block.attention.sdpa = True\n    return model",
+    _HEAD
+    + "    for block in model.blocks:\n        block.mlp[1] = torch.nn.GELU(approximate='tanh')\n    return model",
 )
