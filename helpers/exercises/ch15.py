@@ -6,12 +6,18 @@ import importlib
 from typing import Any
 
 import torch
+import torch.nn.functional as F
 
 from ..answers import Wrong, expect_function, expect_type
 from ..checking import CouldNotCheck
 from .cases import Slip, call_or_wrong, questions, show, table
 
-_row = lambda name, over, kept: {"name": name, "over_last": over, "kept": kept, "guard": kept or over < 1}
+_row = lambda name, over, kept, guard=None: {
+    "name": name,
+    "over_last": over,
+    "kept": kept,
+    "guard": guard or kept or over < 1,
+}
 
 
 def _best(rows: list, noise: float, kept_only: bool = True, beyond: Any = float.__gt__) -> Any:
@@ -39,6 +45,8 @@ _LADDERS = [  # the largest step kept, one lost (the guard, or slower), none bey
     ([_PLAIN, _row("tf32", 1.5, True), _row("autocast", 1.2, True), _row("sdpa", 1.3, True)], 0.1),
     ([_PLAIN, _row("sdpa", 1.25, True), _row("fused", 1.125, True)], 0.25),  # a gain equal to the noise: none
     ([_PLAIN, _row("fused", 1.12, True), _row("pinned", 0.78, True)], 0.08),  # a fall is no gain, however large
+    ([_PLAIN, _row("tf32", 1.3, False, guard=True), _row("sdpa", 1.1, True)], 0.05),  # the same code: no rung
+    ([_PLAIN, _row("fused", 1.2, True), _row("DDP, 2 ranks", 1.6, True)], 0.05),  # the DDP rung counts too
 ]
 _SLIPS = [
     Slip(lambda rows, noise: _best(rows, noise, kept_only=False), "a rung that was not kept gained nothing: skip it"),
@@ -50,30 +58,43 @@ _name = lambda v, call: v if v is None else expect_type(v, str, f"{call} to retu
 _check_best = table("best_rung", "(rows, noise)", _LADDERS, _best, slips=_SLIPS, answer=_name)
 
 
-def _outside(*modules: Any) -> dict[str, Any]:  # what a rung must leave alone: the chapter's modules, torch's state
-    found = {f"{m.__name__}.{k}": (m, k, v) for m in modules for k, v in vars(m).items() if not k.startswith("__")}
-    found["torch.optim.AdamW"] = (torch.optim, "AdamW", torch.optim.AdamW)
-    return found | {"torch's thread count": (torch, "set_num_threads", torch.get_num_threads())}
+_owners = lambda gpt, ladder: (gpt, ladder, gpt.GPT, gpt.Block, gpt.Attention, F, torch.Tensor)  # not AdamW: it patches
+
+
+def _outside(gpt: Any, ladder: Any) -> dict[str, tuple[Any, Any]]:  # what a rung must leave alone, and its restore
+    found = {
+        f"{o.__name__}.{k}": (lambda v, o=o, k=k: setattr(o, k, v), v)
+        for o in _owners(gpt, ladder)
+        for k, v in vars(o).items()
+        if not k.startswith("__") and (o is not torch.Tensor or k == "backward")
+    }
+    found["torch.optim.AdamW"] = (lambda v: setattr(torch.optim, "AdamW", v), torch.optim.AdamW)
+    found["torch's thread count"] = (torch.set_num_threads, torch.get_num_threads())
+    found["torch's default dtype"] = (torch.set_default_dtype, torch.get_default_dtype())
+    found["cudnn.benchmark"] = (lambda v: setattr(torch.backends.cudnn, "benchmark", v), torch.backends.cudnn.benchmark)
+    return found
 
 
 _differs = lambda a, b: a is not b and not (isinstance(a, int | float) and isinstance(b, int | float) and a == b)
 
 
-def _same_function(fn: Any, gpt: Any, ladder: Any) -> None:  # large weights: every block matters to the output
+def _same_function(fn: Any, gpt: Any, ladder: Any) -> None:  # weights large enough that attention is peaked
     model, text = ladder.build(_SIZE, ladder.Rung(), _CPU), gpt.encode(gpt.python_text(20_000))
     with torch.no_grad():
-        [p.normal_(0.0, 0.3, generator=torch.Generator().manual_seed(i)) for i, p in enumerate(model.parameters())]
-    reference, x = copy.deepcopy(model), next(gpt.batches(text, 1, 4, _SIZE["block"], seed=3))[0]
+        for i, (name, p) in enumerate(model.named_parameters()):
+            p.normal_(0.0, 1.0 if "qkv" in name else 0.3, generator=torch.Generator().manual_seed(i))
+    reference = copy.deepcopy(model)
     out = call_or_wrong(fn, (model,), "my_rung(model)")
     if not callable(out):
         raise Wrong(f"my_rung(model) returned {show(out)}; return what train should call (the model itself?)")
-    got, want = call_or_wrong(out, (x,), "what my_rung returned, called on a batch,"), reference(x).detach()
-    if not isinstance(got, torch.Tensor) or got.shape != want.shape:
-        raise Wrong(f"what my_rung returned gave {show(got)} for a batch; the model gives {show(want)}")
-    if (off := ((got.detach().float() - want).norm() / want.norm()).item()) > 0.05:
-        raise Wrong(
-            f"with the same weights your rung's outputs are {off:.1%} off the model's: it computes another function"
-        )
+    for n, rows in enumerate((3, 8, 3), 1):  # three calls, two batch sizes: a rung behaves the same every time
+        x = next(gpt.batches(text, 1, rows, _SIZE["block"], seed=n))[0]
+        got, want = call_or_wrong(out, (x,), f"what my_rung returned, called on a batch of {rows},"), reference(x)
+        if not isinstance(got, torch.Tensor) or got.shape != want.shape:
+            raise Wrong(f"what my_rung returned gave {show(got)} for a batch; the model gives {show(want)}")
+        if (off := ((got.detach().float() - want.detach()).norm() / want.norm()).item()) > 0.01:
+            said = f"with the same weights, call {n} of your rung (a batch of {rows}) is {off:.1%} off the model"
+            raise Wrong(f"{said}: more than 16-bit rounding (1 %), so it computes another function")
 
 
 def _check_rung(fn: Any) -> None:
@@ -84,8 +105,10 @@ def _check_rung(fn: Any) -> None:
         said = "run sections 1 and 2 first: they write gpt.py and ladder.py"
         raise CouldNotCheck(f"{said}, which the check trains") from None
     text, seen, saved = gpt.encode(gpt.python_text(60_000)), {}, _outside(gpt, ladder)
+    rng, precision = torch.get_rng_state(), torch.get_float32_matmul_precision()  # train sets both: put back after
 
     def change(model: Any) -> Any:  # the learner's rung, then the weights training starts from
+        seen["ids"] = {id(p) for p in model.parameters()}  # the same tensors may come back under other names
         seen["out"] = out = fn(model)
         seen["model"], seen["before"] = model, {n: p.detach().clone() for n, p in model.named_parameters()}
         return out
@@ -96,12 +119,19 @@ def _check_rung(fn: Any) -> None:
         yours, plain = call_or_wrong(run, (change,), "training with my_rung"), run(None)
     finally:  # put back what the rung changed outside the model, then say so
         now = _outside(gpt, ladder)
-        changed = [k for k, (_, _, v) in now.items() if k not in saved or _differs(v, saved[k][2])]
-        [delattr(m, name) for k, (m, name, _) in now.items() if k not in saved]
-        [torch.set_num_threads(v) if m is torch else setattr(m, name, v) for m, name, v in saved.values()]
+        changed = [k for k, (_, v) in now.items() if k not in saved or _differs(v, saved[k][1])]
+        for key in set(now) - set(saved):  # names a rung added: removed again
+            owner = next(o for o in _owners(gpt, ladder) if key.rsplit(".", 1)[0] == o.__name__)
+            delattr(owner, key.rsplit(".", 1)[1])
+        [restore(value) for restore, value in saved.values()]
+        torch.set_rng_state(rng), torch.set_float32_matmul_precision(precision)
     if changed:
         raise Wrong(f"my_rung changed {', '.join(changed)}: a rung changes the model, nothing outside it")
-    after = dict(seen["model"].named_parameters())
+    after, model = dict(seen["model"].named_parameters()), seen["model"]
+    if added := sorted(n for n, p in after.items() if id(p) not in seen["ids"]) or ["parameters()"] * (
+        "parameters" in vars(model)
+    ):
+        raise Wrong(f"my_rung added {', '.join(added)} to the model: a rung changes how it runs, not what it trains")
     if still := [n for n, p in seen["before"].items() if n not in after or torch.equal(after[n], p)]:
         count = f"{len(still)} parameter{'s' * (len(still) != 1)}"
         raise Wrong(f"training with my_rung left {count} as they were or removed them ({', '.join(still[:3])}, …)")

@@ -36,6 +36,12 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # the gain compared with the noise as a ratio, not a share
         (_Q1.replace("best['over_last'] - 1 > noise", "best['over_last'] > noise"), "expected None"),
         ("def best_rung(rows, noise):\n    return rows[-1]['name']", "returned 'sdpa'; expected 'autocast'"),
+        # attack round 3: the guard in place of kept (a same-code switch keeps the guard and is no rung); the DDP row
+        (_Q1.replace("r['kept']", "r['guard']"), "returned 'tf32'; expected 'sdpa'"),
+        (
+            _Q1.replace("if r['kept']", "if r['kept'] and 'DDP' not in r['name']"),
+            "returned 'fused'; expected 'DDP, 2 ranks'",
+        ),
         # attack round 2: the size of a change, up or down, as its gain
         (
             _Q1.replace("r['over_last']", "abs(r['over_last'] - 1)").replace(
@@ -98,12 +104,50 @@ WRONG_ANSWERS[2] = (
     (
         _WRAP + "    def forward(self, x):\n        h = max(1, x.shape[0] // 2)\n        y = self.m(x[:h])\n"
         "        return torch.cat([y, y.detach()])[: x.shape[0]]\n\n" + _HEAD + "    return Wrap(model)",
-        "it computes another function",
+        "for a batch; the model gives a torch.float32 tensor of shape (3, 32, 97)",
     ),
     # logits halved in a wrapper: the yardstick reads the model, training trained the wrapper (attack round 2)
     (
         _WRAP + "    def forward(self, x):\n        return self.m(x) * 0.5\n\n" + _HEAD + "    return Wrap(model)",
         "% off",
+    ),
+    # attack round 3: attention scaled by 1/d, not 1/sqrt(d); logits 4 % hotter; half the batch after the first call;
+    # a zero-initialised extra layer; the class's forward patched; the loss function patched
+    (
+        _ATTENTION.replace("is_causal=True)", "is_causal=True, scale=1 / q.shape[-1])"),
+        "so it computes another function",
+    ),
+    (
+        _WRAP + "    def forward(self, x):\n        return self.m(x) * 1.04\n\n" + _HEAD + "    return Wrap(model)",
+        "4.0% off",
+    ),
+    (
+        _WRAP.replace("self.m = m\n", "self.m, self.calls = m, 0\n")
+        + "    def forward(self, x):\n        self.calls += 1\n"
+        "        if self.calls == 1:\n            return self.m(x)\n"
+        "        y = self.m(x[: max(1, len(x) // 2)])\n        return torch.cat([y, y.detach()])[: len(x)]\n\n"
+        + _HEAD
+        + "    return Wrap(model)",
+        "call 2 of your rung",
+    ),
+    (
+        _HEAD + "    model.extra = torch.nn.Linear(model.norm.normalized_shape[0], model.norm.normalized_shape[0])\n"
+        "    torch.nn.init.zeros_(model.extra.weight)\n    torch.nn.init.zeros_(model.extra.bias)\n    return model",
+        "my_rung added extra.bias, extra.weight to the model",
+    ),
+    (
+        _ATTENTION.replace(
+            "block.attention.forward = types.MethodType(forward, block.attention)",
+            "type(block.attention).forward = forward",
+        ).replace(", is_causal=True", ""),
+        "my_rung changed Attention.forward",
+    ),
+    (
+        _HEAD + "    import functools\n"
+        "    F = torch.nn.functional\n"
+        "    F.cross_entropy = functools.partial(F.cross_entropy, label_smoothing=0.01)\n"
+        "    return model",
+        "my_rung changed torch.nn.functional.cross_entropy",
     ),
     # the blocks frozen: fewer gradients to compute, but they never train
     (_HEAD + "    model.blocks.requires_grad_(False)\n    return model", "parameters as they were or removed them"),
@@ -122,7 +166,7 @@ WRONG_ANSWERS[2] = (
     (_HEAD + "    model.train()", "my_rung(model) returned None; return what train should call"),
     (_HEAD + "    return model.half()", "with my_rung the held-out loss is nan"),
     # a shorter context: the output no longer matches
-    (_HEAD + "    return lambda idx: model(idx[:, -16:])", "gave a torch.float32 tensor of shape (4, 16, 97)"),
+    (_HEAD + "    return lambda idx: model(idx[:, -16:])", "gave a torch.float32 tensor of shape (3, 16, 97)"),
 )
 RIGHT_ANSWERS[2] = (
     # the model as it is (it changes nothing: the cell after measures that), and a function around it
