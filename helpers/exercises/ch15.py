@@ -52,7 +52,7 @@ _SLIPS = [
     Slip(lambda rows, noise: _best(rows, noise, kept_only=False), "a rung that was not kept gained nothing: skip it"),
     Slip(lambda rows, noise: _best(rows, noise, beyond=float.__ge__), "a gain equal to the noise is no gain either"),
     Slip(lambda rows, noise: _best(rows, noise, beyond=lambda *_: True), "a gain within the noise is no gain"),
-    Slip(_fastest, "that is the fastest overall; ask each rung's own step"),
+    Slip(_fastest, "the rung you named is the fastest overall; the question asks whose own step gained most"),
 ]
 _name = lambda v, call: v if v is None else expect_type(v, str, f"{call} to return a rung's name or None")
 _check_best = table("best_rung", "(rows, noise)", _LADDERS, _best, slips=_SLIPS, answer=_name)
@@ -69,13 +69,34 @@ def _outside(gpt: Any, ladder: Any) -> dict[str, tuple[Any, Any]]:  # what a run
         if not k.startswith("__") and (o is not torch.Tensor or k == "backward")
     }
     found["torch.optim.AdamW"] = (lambda v: setattr(torch.optim, "AdamW", v), torch.optim.AdamW)
-    found["torch's thread count"] = (torch.set_num_threads, torch.get_num_threads())
-    found["torch's default dtype"] = (torch.set_default_dtype, torch.get_default_dtype())
-    found["cudnn.benchmark"] = (lambda v: setattr(torch.backends.cudnn, "benchmark", v), torch.backends.cudnn.benchmark)
-    return found
+    return found | {k: v for k, v in _settings().items() if "precision" not in k}  # train sets it: see _call_rung
 
 
-_differs = lambda a, b: a is not b and not (isinstance(a, int | float) and isinstance(b, int | float) and a == b)
+def _settings() -> dict[str, tuple[Any, Any]]:  # torch's global settings a rung could flip, and how to put them back
+    backends, dynamo = torch.backends, importlib.import_module("torch._dynamo.config")
+    return {
+        "torch's thread count": (torch.set_num_threads, torch.get_num_threads()),
+        "torch's default dtype": (torch.set_default_dtype, torch.get_default_dtype()),
+        "the float32 matmul precision": (torch.set_float32_matmul_precision, torch.get_float32_matmul_precision()),
+        "deterministic algorithms": (torch.use_deterministic_algorithms, torch.are_deterministic_algorithms_enabled()),
+        "cudnn.benchmark": (lambda v: setattr(backends.cudnn, "benchmark", v), backends.cudnn.benchmark),
+        "mkldnn.enabled": (lambda v: setattr(backends.mkldnn, "enabled", v), backends.mkldnn.enabled),
+        "torch._dynamo.config": (dynamo.load_config, dynamo.get_config_copy()),
+    }
+
+
+def _call_rung(fn: Any, model: Any) -> Any:  # the learner's my_rung(model); a setting it flips is put back and said
+    before = _settings()
+    out = call_or_wrong(fn, (model,), "my_rung(model)")
+    if flipped := [k for k, (_, v) in _settings().items() if _differs(v, before[k][1])]:
+        [restore(value) for restore, value in before.values()]
+        raise Wrong(f"my_rung changed {', '.join(flipped)}: a rung changes the model, nothing outside it")
+    return out
+
+
+_differs = lambda a, b: (
+    a is not b and not (type(a) is type(b) and isinstance(a, int | float | str | dict | torch.dtype) and a == b)
+)
 
 
 def _same_function(fn: Any, gpt: Any, ladder: Any) -> None:  # weights large enough that attention is peaked
@@ -84,7 +105,7 @@ def _same_function(fn: Any, gpt: Any, ladder: Any) -> None:  # weights large eno
         for i, (name, p) in enumerate(model.named_parameters()):
             p.normal_(0.0, 1.0 if "qkv" in name else 0.3, generator=torch.Generator().manual_seed(i))
     reference = copy.deepcopy(model)
-    out = call_or_wrong(fn, (model,), "my_rung(model)")
+    out = _call_rung(fn, model)
     if not callable(out):
         raise Wrong(f"my_rung(model) returned {show(out)}; return what train should call (the model itself?)")
     for n, rows in enumerate((3, 8, 3), 1):  # three calls, two batch sizes: a rung behaves the same every time
@@ -108,8 +129,9 @@ def _check_rung(fn: Any) -> None:
     rng, precision = torch.get_rng_state(), torch.get_float32_matmul_precision()  # train sets both: put back after
 
     def change(model: Any) -> Any:  # the learner's rung, then the weights training starts from
-        seen["ids"] = {id(p) for p in model.parameters()}  # the same tensors may come back under other names
-        seen["out"] = out = fn(model)
+        seen["ids"] = {id(p) for p in model.parameters()}  # the same tensors may come back under other names,
+        seen["names"] = {n for n, _ in model.named_parameters()}  # or a tensor may be replaced (padded) under its own
+        seen["out"] = out = _call_rung(fn, model)
         seen["model"], seen["before"] = model, {n: p.detach().clone() for n, p in model.named_parameters()}
         return out
 
@@ -128,9 +150,8 @@ def _check_rung(fn: Any) -> None:
     if changed:
         raise Wrong(f"my_rung changed {', '.join(changed)}: a rung changes the model, nothing outside it")
     after, model = dict(seen["model"].named_parameters()), seen["model"]
-    if added := sorted(n for n, p in after.items() if id(p) not in seen["ids"]) or ["parameters()"] * (
-        "parameters" in vars(model)
-    ):
+    added = sorted(n for n, p in after.items() if id(p) not in seen["ids"] and n not in seen["names"])
+    if added := added or ["parameters()"] * ("parameters" in vars(model)):
         raise Wrong(f"my_rung added {', '.join(added)} to the model: a rung changes how it runs, not what it trains")
     if still := [n for n, p in seen["before"].items() if n not in after or torch.equal(after[n], p)]:
         count = f"{len(still)} parameter{'s' * (len(still) != 1)}"

@@ -31,7 +31,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "        if r['kept']:\n            total *= r['over_last']\n"
             "            if total > best:\n                best, name = total, r['name']\n"
             "    return name if best - 1 > noise else None",
-            "that is the fastest overall; ask each rung's own step",
+            "the rung you named is the fastest overall; the question asks whose own step gained most",
         ),
         # the gain compared with the noise as a ratio, not a share
         (_Q1.replace("best['over_last'] - 1 > noise", "best['over_last'] > noise"), "expected None"),
@@ -162,6 +162,14 @@ WRONG_ANSWERS[2] = (
     ),
     (_HEAD + "    torch.set_num_threads(torch.get_num_threads() + 1)\n    return model", "thread count"),
     (_HEAD + "    torch.optim.AdamW = torch.optim.SGD\n    return model", "my_rung changed torch.optim.AdamW"),
+    # review round 4: torch's settings flipped by the rung, put back by the check
+    (_HEAD + "    torch.set_float32_matmul_precision('medium')\n    return model", "the float32 matmul precision"),
+    (_HEAD + "    torch.backends.mkldnn.enabled = False\n    return model", "my_rung changed mkldnn.enabled"),
+    (_HEAD + "    torch.use_deterministic_algorithms(True)\n    return model", "deterministic algorithms"),
+    (
+        _HEAD + "    torch._dynamo.config.cache_size_limit = 64\n    return model",
+        "my_rung changed torch._dynamo.config",
+    ),
     # nothing returned; float16 weights on the CPU
     (_HEAD + "    model.train()", "my_rung(model) returned None; return what train should call"),
     (_HEAD + "    return model.half()", "with my_rung the held-out loss is nan"),
@@ -175,6 +183,8 @@ RIGHT_ANSWERS[2] = (
     # attention written out again, the same function; the blocks compiled with a backend that compiles nothing
     _ATTENTION,
     _HEAD + "    model.blocks = torch.compile(model.blocks, backend='eager')\n    return model",
+    # attack round 4: the vocabulary padded, a parameter replaced by a padded copy under its own name
+    _HEAD + "    return model.pad_vocabulary()",
     # SDPA switched on by hand, and GPT-2's tanh GELU (the same function to the check's tolerance)
     _HEAD + "    for block in model.blocks:\n        block.attention.sdpa = True\n    return model",
     _HEAD
