@@ -1,8 +1,11 @@
 """Chapter 15 exercises: which rung of a measured ladder gained most, and a rung of your own that keeps the loss
 guard, trained with the chapter's own `ladder.train`."""
 
+import contextlib
 import copy
+import functools
 import importlib
+import warnings
 from typing import Any
 
 import torch
@@ -72,24 +75,61 @@ def _outside(gpt: Any, ladder: Any) -> dict[str, tuple[Any, Any]]:  # what a run
     return found | {k: v for k, v in _settings().items() if "precision" not in k}  # train sets it: see _call_rung
 
 
+_SWITCHES = [("cudnn", "benchmark"), ("cudnn", "allow_tf32"), ("cudnn", "deterministic"), ("mkldnn", "enabled")]
+_SWITCHES += [("cuda.matmul", f"allow_{t}_reduced_precision_reduction") for t in ("fp16", "bf16")]
+_SWITCHES += [("mkldnn.matmul", "fp32_precision"), ("cuda.matmul", "fp32_precision")]  # before the legacy spelling
+_SDP = ("flash", "mem_efficient", "math", "cudnn")
+
+
 def _settings() -> dict[str, tuple[Any, Any]]:  # torch's global settings a rung could flip, and how to put them back
-    backends, dynamo = torch.backends, importlib.import_module("torch._dynamo.config")
-    return {
-        "torch's thread count": (torch.set_num_threads, torch.get_num_threads()),
-        "torch's default dtype": (torch.set_default_dtype, torch.get_default_dtype()),
-        "the float32 matmul precision": (torch.set_float32_matmul_precision, torch.get_float32_matmul_precision()),
-        "deterministic algorithms": (torch.use_deterministic_algorithms, torch.are_deterministic_algorithms_enabled()),
-        "cudnn.benchmark": (lambda v: setattr(backends.cudnn, "benchmark", v), backends.cudnn.benchmark),
-        "mkldnn.enabled": (lambda v: setattr(backends.mkldnn, "enabled", v), backends.mkldnn.enabled),
-        "torch._dynamo.config": (dynamo.load_config, dynamo.get_config_copy()),
+    cuda, configs = (
+        torch.backends.cuda,
+        [importlib.import_module(f"torch.{m}.config") for m in ("_dynamo", "_inductor")],
+    )
+    owner = lambda path: functools.reduce(getattr, path.split("."), torch.backends)
+    pairs = {
+        f"torch.backends.{o}.{a}": (lambda o=o, a=a: getattr(owner(o), a), lambda v, o=o, a=a: setattr(owner(o), a, v))
+        for o, a in _SWITCHES
+        if hasattr(owner(o), a)
     }
+    pairs |= {f"{n} attention": (getattr(cuda, f"{n}_sdp_enabled"), getattr(cuda, f"enable_{n}_sdp")) for n in _SDP}
+    pairs |= {
+        "torch's thread count": (torch.get_num_threads, torch.set_num_threads),
+        "torch's default dtype": (torch.get_default_dtype, torch.set_default_dtype),
+        "the float32 matmul precision": (torch.get_float32_matmul_precision, torch.set_float32_matmul_precision),
+        "deterministic algorithms": (torch.are_deterministic_algorithms_enabled, torch.use_deterministic_algorithms),
+        "anomaly detection": (torch.is_anomaly_enabled, torch.set_anomaly_enabled),
+    }
+    pairs |= {c.__name__: (c.get_config_copy, functools.partial(_load_changed, c)) for c in configs}
+    return {name: (put, _read(get)) for name, (get, put) in pairs.items()}
+
+
+def _read(get: Any) -> Any:  # a setting's value, or what reading it raised (a rung can leave torch's APIs in conflict)
+    try:
+        return get()
+    except Exception as exc:
+        return f"unreadable ({type(exc).__name__})"
+
+
+def _load_changed(config: Any, saved: dict) -> None:  # only the keys that differ: setting others warns of deprecations
+    now = config.get_config_copy()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        [setattr(config, k, v) for k, v in saved.items() if _differs(now.get(k), v)]
+
+
+def _put_back(saved: dict[str, tuple[Any, Any]], now: dict[str, tuple[Any, Any]]) -> list[str]:  # what changed, reset
+    changed = [name for name, (_, value) in now.items() if name not in saved or _differs(value, saved[name][1])]
+    for name in changed:
+        with contextlib.suppress(Exception):
+            saved[name][0](saved[name][1]) if name in saved else None
+    return changed
 
 
 def _call_rung(fn: Any, model: Any) -> Any:  # the learner's my_rung(model); a setting it flips is put back and said
     before = _settings()
     out = call_or_wrong(fn, (model,), "my_rung(model)")
-    if flipped := [k for k, (_, v) in _settings().items() if _differs(v, before[k][1])]:
-        [restore(value) for restore, value in before.values()]
+    if flipped := _put_back(before, _settings()):
         raise Wrong(f"my_rung changed {', '.join(flipped)}: a rung changes the model, nothing outside it")
     return out
 
@@ -140,12 +180,10 @@ def _check_rung(fn: Any) -> None:
         _same_function(fn, gpt, ladder)
         yours, plain = call_or_wrong(run, (change,), "training with my_rung"), run(None)
     finally:  # put back what the rung changed outside the model, then say so
-        now = _outside(gpt, ladder)
-        changed = [k for k, (_, v) in now.items() if k not in saved or _differs(v, saved[k][1])]
+        changed = _put_back(saved, now := _outside(gpt, ladder))
         for key in set(now) - set(saved):  # names a rung added: removed again
             owner = next(o for o in _owners(gpt, ladder) if key.rsplit(".", 1)[0] == o.__name__)
             delattr(owner, key.rsplit(".", 1)[1])
-        [restore(value) for restore, value in saved.values()]
         torch.set_rng_state(rng), torch.set_float32_matmul_precision(precision)
     if changed:
         raise Wrong(f"my_rung changed {', '.join(changed)}: a rung changes the model, nothing outside it")
@@ -154,8 +192,8 @@ def _check_rung(fn: Any) -> None:
     if added := added or ["parameters()"] * ("parameters" in vars(model)):
         raise Wrong(f"my_rung added {', '.join(added)} to the model: a rung changes how it runs, not what it trains")
     if still := [n for n, p in seen["before"].items() if n not in after or torch.equal(after[n], p)]:
-        count = f"{len(still)} parameter{'s' * (len(still) != 1)}"
-        raise Wrong(f"training with my_rung left {count} as they were or removed them ({', '.join(still[:3])}, …)")
+        names = ", ".join(still[:3]) + ", …" * (len(still) > 3)
+        raise Wrong(f"training with my_rung left {len(still)} of the model's parameters unchanged or gone ({names})")
     if not (yours["finite"] and abs(yours["loss"] - plain["loss"]) <= ladder.GUARD * plain["loss"]):
         said = f"with my_rung the held-out loss is {show(yours['loss'])}, the plain run's {show(plain['loss'])}"
         raise Wrong(f"{said}: more than {ladder.GUARD:.0%} apart (or not finite), so it learned something else")

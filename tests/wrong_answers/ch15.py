@@ -150,9 +150,12 @@ WRONG_ANSWERS[2] = (
         "my_rung changed torch.nn.functional.cross_entropy",
     ),
     # the blocks frozen: fewer gradients to compute, but they never train
-    (_HEAD + "    model.blocks.requires_grad_(False)\n    return model", "parameters as they were or removed them"),
+    (
+        _HEAD + "    model.blocks.requires_grad_(False)\n    return model",
+        "of the model's parameters unchanged or gone (blocks.0",
+    ),
     # a copy trained in place of the model: the optimizer steps weights that no forward uses
-    (_HEAD + "    import copy\n    return copy.deepcopy(model)", "parameters as they were"),
+    (_HEAD + "    import copy\n    return copy.deepcopy(model)", "of the model's parameters unchanged or gone"),
     # the chapter's modules or torch's state changed (attack round 2): the guard, the batches, the threads, AdamW
     (_HEAD + "    import ladder\n    ladder.GUARD = 1.0\n    return model", "my_rung changed ladder.GUARD"),
     (
@@ -164,12 +167,24 @@ WRONG_ANSWERS[2] = (
     (_HEAD + "    torch.optim.AdamW = torch.optim.SGD\n    return model", "my_rung changed torch.optim.AdamW"),
     # review round 4: torch's settings flipped by the rung, put back by the check
     (_HEAD + "    torch.set_float32_matmul_precision('medium')\n    return model", "the float32 matmul precision"),
-    (_HEAD + "    torch.backends.mkldnn.enabled = False\n    return model", "my_rung changed mkldnn.enabled"),
+    (
+        _HEAD + "    torch.backends.mkldnn.enabled = False\n    return model",
+        "my_rung changed torch.backends.mkldnn.enabled",
+    ),
     (_HEAD + "    torch.use_deterministic_algorithms(True)\n    return model", "deterministic algorithms"),
     (
         _HEAD + "    torch._dynamo.config.cache_size_limit = 64\n    return model",
         "my_rung changed torch._dynamo.config",
     ),
+    # review and attack round 5: Inductor's config, an attention backend switched off, anomaly mode, cuDNN's TF32
+    (
+        _HEAD + "    import torch._inductor.config as ic\n"
+        "    ic.coordinate_descent_tuning = not ic.coordinate_descent_tuning\n    return model",
+        "my_rung changed torch._inductor.config",
+    ),
+    (_HEAD + "    torch.backends.cuda.enable_math_sdp(False)\n    return model", "my_rung changed math attention"),
+    (_HEAD + "    torch.autograd.set_detect_anomaly(True)\n    return model", "my_rung changed anomaly detection"),
+    (_HEAD + "    torch.backends.cudnn.allow_tf32 = False\n    return model", "torch.backends.cudnn.allow_tf32"),
     # nothing returned; float16 weights on the CPU
     (_HEAD + "    model.train()", "my_rung(model) returned None; return what train should call"),
     (_HEAD + "    return model.half()", "with my_rung the held-out loss is nan"),
