@@ -275,9 +275,10 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    return losses, int(correct)",
             "7 reads ['.tolist()', 'int()'] for 5220 samples in 6 steps",
         ),
-        (  # right results, no read a step and no loop over the samples, but work for nothing every step
+        (  # right results, no read a step and no loop over the samples, but work for nothing every step: about 9 times
+            # the slow loop's CPU time when idle, so that a loaded machine (which once brought 10 products to 0.8) tells
             _Q2_HEAD + "        with torch.no_grad():\n"
-            "            for _ in range(10):\n"
+            "            for _ in range(50):\n"
             "                x @ x.T\n" + _Q2_STEP + "        losses.append(loss.detach())\n"
             "        correct += (out.argmax(dim=1) == y).sum()\n" + _Q2_END,
             "ms of CPU, the slow one",
