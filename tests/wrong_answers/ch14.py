@@ -275,8 +275,8 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "    return losses, int(correct)",
             "7 reads ['.tolist()', 'int()'] for 5220 samples in 6 steps",
         ),
-        (  # right results, no read a step and no loop over the samples, but work for nothing every step: about 9 times
-            # the slow loop's CPU time when idle, so that a loaded machine (which once brought 10 products to 0.8) tells
+        (  # right results, no read a step and no loop over the samples, but work for nothing every step: 50 products,
+            # 2.4 times the slow loop's CPU time on a loaded machine (10 once came out below the bound of 0.8 there)
             _Q2_HEAD + "        with torch.no_grad():\n"
             "            for _ in range(50):\n"
             "                x @ x.T\n" + _Q2_STEP + "        losses.append(loss.detach())\n"
