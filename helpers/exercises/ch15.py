@@ -1,5 +1,4 @@
-"""Chapter 15 exercises: which rung of a measured ladder gained most, and a rung of your own that keeps the loss
-guard, trained with the chapter's own `ladder.train`."""
+"""Chapter 15 exercises: which rung of a measured ladder gained most; a rung of your own, trained by `ladder.train`."""
 
 import contextlib
 import copy
@@ -15,17 +14,11 @@ from ..answers import Wrong, expect_function, expect_type
 from ..checking import CouldNotCheck
 from .cases import Slip, call_or_wrong, questions, show, table
 
-_row = lambda name, over, kept, guard=None: {
-    "name": name,
-    "over_last": over,
-    "kept": kept,
-    "guard": guard or kept or over < 1,
-}
+_row = lambda name, over, kept, guard=None: dict(name=name, over_last=over, kept=kept, guard=guard or kept or over < 1)
 
 
 def _best(rows: list, noise: float, kept_only: bool = True, beyond: Any = float.__gt__) -> Any:
-    gains = [r for r in rows[1:] if r["kept"] or not kept_only]
-    best = max(gains, key=lambda r: r["over_last"], default=None)
+    best = max((r for r in rows[1:] if r["kept"] or not kept_only), key=lambda r: r["over_last"], default=None)
     return best["name"] if best and beyond(float(best["over_last"] - 1), float(noise)) else None
 
 
@@ -61,38 +54,33 @@ _name = lambda v, call: v if v is None else expect_type(v, str, f"{call} to retu
 _check_best = table("best_rung", "(rows, noise)", _LADDERS, _best, slips=_SLIPS, answer=_name)
 
 
-_owners = lambda gpt, ladder: (gpt, ladder, gpt.GPT, gpt.Block, gpt.Attention, F, torch.Tensor)  # not AdamW: it patches
+_owners = lambda gpt, ladder: (gpt, ladder, gpt.GPT, gpt.Block, gpt.Attention, F, torch.Tensor, torch.optim)
+_ONLY = {torch.Tensor: "backward", torch.optim: "AdamW"}  # of these two, the one name a rung could swap
 
 
 def _outside(gpt: Any, ladder: Any) -> dict[str, tuple[Any, Any]]:  # what a rung must leave alone, and its restore
-    found = {
+    return {
         f"{o.__name__}.{k}": (lambda v, o=o, k=k: setattr(o, k, v), v)
         for o in _owners(gpt, ladder)
         for k, v in vars(o).items()
-        if not k.startswith("__") and (o is not torch.Tensor or k == "backward")
-    }
-    found["torch.optim.AdamW"] = (lambda v: setattr(torch.optim, "AdamW", v), torch.optim.AdamW)
-    return found | {k: v for k, v in _settings().items() if "precision" not in k}  # train sets it: see _call_rung
+        if not k.startswith("__") and k == _ONLY.get(o, k)
+    } | {k: v for k, v in _settings().items() if "precision" not in k}  # train sets the precision: see _call_rung
 
 
 _SWITCHES = [("cudnn", "benchmark"), ("cudnn", "allow_tf32"), ("cudnn", "deterministic"), ("mkldnn", "enabled")]
 _SWITCHES += [("cuda.matmul", f"allow_{t}_reduced_precision_reduction") for t in ("fp16", "bf16")]
 _SWITCHES += [("mkldnn.matmul", "fp32_precision"), ("cuda.matmul", "fp32_precision")]  # before the legacy spelling
-_SDP = ("flash", "mem_efficient", "math", "cudnn")
 
 
 def _settings() -> dict[str, tuple[Any, Any]]:  # torch's global settings a rung could flip, and how to put them back
-    cuda, configs = (
-        torch.backends.cuda,
-        [importlib.import_module(f"torch.{m}.config") for m in ("_dynamo", "_inductor")],
-    )
     owner = lambda path: functools.reduce(getattr, path.split("."), torch.backends)
     pairs = {
         f"torch.backends.{o}.{a}": (lambda o=o, a=a: getattr(owner(o), a), lambda v, o=o, a=a: setattr(owner(o), a, v))
         for o, a in _SWITCHES
         if hasattr(owner(o), a)
     }
-    pairs |= {f"{n} attention": (getattr(cuda, f"{n}_sdp_enabled"), getattr(cuda, f"enable_{n}_sdp")) for n in _SDP}
+    for n in ("flash", "mem_efficient", "math", "cudnn"):  # the attention kernels SDPA may choose
+        pairs[f"{n} attention"] = getattr(owner("cuda"), f"{n}_sdp_enabled"), getattr(owner("cuda"), f"enable_{n}_sdp")
     pairs |= {
         "torch's thread count": (torch.get_num_threads, torch.set_num_threads),
         "torch's default dtype": (torch.get_default_dtype, torch.set_default_dtype),
@@ -100,7 +88,8 @@ def _settings() -> dict[str, tuple[Any, Any]]:  # torch's global settings a rung
         "deterministic algorithms": (torch.are_deterministic_algorithms_enabled, torch.use_deterministic_algorithms),
         "anomaly detection": (torch.is_anomaly_enabled, torch.set_anomaly_enabled),
     }
-    pairs |= {c.__name__: (c.get_config_copy, functools.partial(_load_changed, c)) for c in configs}
+    for c in map(importlib.import_module, ("torch._dynamo.config", "torch._inductor.config")):
+        pairs[c.__name__] = (c.get_config_copy, functools.partial(_load_changed, c))
     return {name: (put, _read(get)) for name, (get, put) in pairs.items()}
 
 
@@ -113,8 +102,7 @@ def _read(get: Any) -> Any:  # a setting's value, or what reading it raised (a r
 
 def _load_changed(config: Any, saved: dict) -> None:  # only the keys that differ: setting others warns of deprecations
     now = config.get_config_copy()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
+    with warnings.catch_warnings(action="ignore"):
         [setattr(config, k, v) for k, v in saved.items() if _differs(now.get(k), v)]
 
 
@@ -127,25 +115,21 @@ def _put_back(saved: dict[str, tuple[Any, Any]], now: dict[str, tuple[Any, Any]]
 
 
 def _call_rung(fn: Any, model: Any) -> Any:  # the learner's my_rung(model); a setting it flips is put back and said
-    before = _settings()
-    out = call_or_wrong(fn, (model,), "my_rung(model)")
+    before, out = _settings(), call_or_wrong(fn, (model,), "my_rung(model)")  # the settings read first
     if flipped := _put_back(before, _settings()):
         raise Wrong(f"my_rung changed {', '.join(flipped)}: a rung changes the model, nothing outside it")
     return out
 
 
-_differs = lambda a, b: (
-    a is not b and not (type(a) is type(b) and isinstance(a, int | float | str | dict | torch.dtype) and a == b)
-)
+_VALUES = int | float | str | dict | torch.dtype  # compared by value; anything else only by identity
+_differs = lambda a, b: a is not b and not (type(a) is type(b) and isinstance(a, _VALUES) and a == b)
 
 
 def _same_function(fn: Any, gpt: Any, ladder: Any) -> None:  # weights large enough that attention is peaked
     model, text = ladder.build(_SIZE, ladder.Rung(), _CPU), gpt.encode(gpt.python_text(20_000))
-    with torch.no_grad():
-        for i, (name, p) in enumerate(model.named_parameters()):
-            p.normal_(0.0, 1.0 if "qkv" in name else 0.3, generator=torch.Generator().manual_seed(i))
-    reference = copy.deepcopy(model)
-    out = _call_rung(fn, model)
+    for i, (name, p) in enumerate(model.named_parameters()):
+        p.detach().normal_(0.0, 1.0 if "qkv" in name else 0.3, generator=torch.Generator().manual_seed(i))
+    reference, out = copy.deepcopy(model), _call_rung(fn, model)  # the copy made first
     if not callable(out):
         raise Wrong(f"my_rung(model) returned {show(out)}; return what train should call (the model itself?)")
     for n, rows in enumerate((3, 8, 3), 1):  # three calls, two batch sizes: a rung behaves the same every time
@@ -163,14 +147,12 @@ def _check_rung(fn: Any) -> None:
     try:  # the chapter's own files, written by sections 1 and 2 into the folder first on sys.path
         gpt, ladder = importlib.import_module("gpt"), importlib.import_module("ladder")
     except ImportError:
-        said = "run sections 1 and 2 first: they write gpt.py and ladder.py"
-        raise CouldNotCheck(f"{said}, which the check trains") from None
+        raise CouldNotCheck("run sections 1 and 2 first; they write gpt.py and ladder.py, which it trains") from None
     text, seen, saved = gpt.encode(gpt.python_text(60_000)), {}, _outside(gpt, ladder)
     rng, precision = torch.get_rng_state(), torch.get_float32_matmul_precision()  # train sets both: put back after
 
-    def change(model: Any) -> Any:  # the learner's rung, then the weights training starts from
-        seen["ids"] = {id(p) for p in model.parameters()}  # the same tensors may come back under other names,
-        seen["names"] = {n for n, _ in model.named_parameters()}  # or a tensor may be replaced (padded) under its own
+    def change(model: Any) -> Any:  # the learner's rung; the tensors may come back renamed, or replaced (padded)
+        seen["ids"], seen["names"] = {id(p) for p in model.parameters()}, {n for n, _ in model.named_parameters()}
         seen["out"] = out = _call_rung(fn, model)
         seen["model"], seen["before"] = model, {n: p.detach().clone() for n, p in model.named_parameters()}
         return out
@@ -181,9 +163,8 @@ def _check_rung(fn: Any) -> None:
         yours, plain = call_or_wrong(run, (change,), "training with my_rung"), run(None)
     finally:  # put back what the rung changed outside the model, then say so
         changed = _put_back(saved, now := _outside(gpt, ladder))
-        for key in set(now) - set(saved):  # names a rung added: removed again
-            owner = next(o for o in _owners(gpt, ladder) if key.rsplit(".", 1)[0] == o.__name__)
-            delattr(owner, key.rsplit(".", 1)[1])
+        for where, _, name in (key.rpartition(".") for key in set(now) - set(saved)):  # names a rung added: removed
+            delattr(next(o for o in _owners(gpt, ladder) if o.__name__ == where), name)
         torch.set_rng_state(rng), torch.set_float32_matmul_precision(precision)
     if changed:
         raise Wrong(f"my_rung changed {', '.join(changed)}: a rung changes the model, nothing outside it")
@@ -201,9 +182,8 @@ def _check_rung(fn: Any) -> None:
 
 _CPU, _SIZE = torch.device("cpu"), dict(width=32, layers=1, heads=2, block=32)
 _TEXTS = {
-    "best_rung": "Write `best_rung(rows, noise)`: the name of the kept rung whose own step (`over_last`) gained "
-    "most, beyond `noise`; None if none did.\nrows[0] is the plain run; a rung not kept gained nothing; the gain is "
-    "over_last - 1.",
+    "best_rung": "Write `best_rung(rows, noise)`: the name of the kept rung whose own step (`over_last`) gained most, "
+    "beyond `noise`, else None.\nrows[0] is the plain run; a rung not kept gained nothing; gain = over_last - 1.",
     "my_rung": "Write `my_rung(model)`: return what `train` should call instead of the model (the model changed, or a "
     "module around it), computing the same function, every parameter trained, nothing outside the model changed.\n"
     "For instance, compile each block on its own: for block in model.blocks: block.compile(); then return the model.",

@@ -82,6 +82,7 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
 
 _Q2 = SOLUTIONS[2]
 _HEAD = "def my_rung(model):\n"
+_returns_model = lambda line, said: (f"{_HEAD}    {line}\n    return model", said)  # one line, then the model
 _ATTENTION = (  # attention written out for a rung, with a mistake put in below
     "import types\n"
     "def forward(self, x):\n    b, t, c = x.shape\n"
@@ -97,7 +98,7 @@ WRONG_ANSWERS[2] = (
     # a dropout added: it computes another function
     (_HEAD + "    return torch.nn.Sequential(model, torch.nn.Dropout(0.9))", "it computes another function"),
     # every block deleted (review round 2): a bigram model, within the guard at the check's size
-    (_HEAD + "    model.blocks = torch.nn.Sequential()\n    return model", "it computes another function"),
+    _returns_model("model.blocks = torch.nn.Sequential()", "it computes another function"),
     # attention without its causal mask (attack round 2): it sees the next character
     (_ATTENTION.replace(", is_causal=True", ""), "it computes another function"),
     # half the batch trained, its outputs copied to the other half (attack round 2)
@@ -150,10 +151,7 @@ WRONG_ANSWERS[2] = (
         "my_rung changed torch.nn.functional.cross_entropy",
     ),
     # the blocks frozen: fewer gradients to compute, but they never train
-    (
-        _HEAD + "    model.blocks.requires_grad_(False)\n    return model",
-        "of the model's parameters unchanged or gone (blocks.0",
-    ),
+    _returns_model("model.blocks.requires_grad_(False)", "of the model's parameters unchanged or gone (blocks.0"),
     # a copy trained in place of the model: the optimizer steps weights that no forward uses
     (_HEAD + "    import copy\n    return copy.deepcopy(model)", "of the model's parameters unchanged or gone"),
     # the chapter's modules or torch's state changed (attack round 2): the guard, the batches, the threads, AdamW
@@ -163,28 +161,22 @@ WRONG_ANSWERS[2] = (
         "    ladder.batches = lambda d, s, b, k, seed=1: gpt.batches(d, s, max(1, b // 4), k, seed)\n    return model",
         "my_rung changed ladder.batches",
     ),
-    (_HEAD + "    torch.set_num_threads(torch.get_num_threads() + 1)\n    return model", "thread count"),
-    (_HEAD + "    torch.optim.AdamW = torch.optim.SGD\n    return model", "my_rung changed torch.optim.AdamW"),
+    _returns_model("torch.set_num_threads(torch.get_num_threads() + 1)", "thread count"),
+    _returns_model("torch.optim.AdamW = torch.optim.SGD", "my_rung changed torch.optim.AdamW"),
     # review round 4: torch's settings flipped by the rung, put back by the check
-    (_HEAD + "    torch.set_float32_matmul_precision('medium')\n    return model", "the float32 matmul precision"),
-    (
-        _HEAD + "    torch.backends.mkldnn.enabled = False\n    return model",
-        "my_rung changed torch.backends.mkldnn.enabled",
-    ),
-    (_HEAD + "    torch.use_deterministic_algorithms(True)\n    return model", "deterministic algorithms"),
-    (
-        _HEAD + "    torch._dynamo.config.cache_size_limit = 64\n    return model",
-        "my_rung changed torch._dynamo.config",
-    ),
+    _returns_model("torch.set_float32_matmul_precision('medium')", "the float32 matmul precision"),
+    _returns_model("torch.backends.mkldnn.enabled = False", "my_rung changed torch.backends.mkldnn.enabled"),
+    _returns_model("torch.use_deterministic_algorithms(True)", "deterministic algorithms"),
+    _returns_model("torch._dynamo.config.cache_size_limit = 64", "my_rung changed torch._dynamo.config"),
     # review and attack round 5: Inductor's config, an attention backend switched off, anomaly mode, cuDNN's TF32
     (
         _HEAD + "    import torch._inductor.config as ic\n"
         "    ic.coordinate_descent_tuning = not ic.coordinate_descent_tuning\n    return model",
         "my_rung changed torch._inductor.config",
     ),
-    (_HEAD + "    torch.backends.cuda.enable_math_sdp(False)\n    return model", "my_rung changed math attention"),
-    (_HEAD + "    torch.autograd.set_detect_anomaly(True)\n    return model", "my_rung changed anomaly detection"),
-    (_HEAD + "    torch.backends.cudnn.allow_tf32 = False\n    return model", "torch.backends.cudnn.allow_tf32"),
+    _returns_model("torch.backends.cuda.enable_math_sdp(False)", "my_rung changed math attention"),
+    _returns_model("torch.autograd.set_detect_anomaly(True)", "my_rung changed anomaly detection"),
+    _returns_model("torch.backends.cudnn.allow_tf32 = False", "torch.backends.cudnn.allow_tf32"),
     # nothing returned; float16 weights on the CPU
     (_HEAD + "    model.train()", "my_rung(model) returned None; return what train should call"),
     (_HEAD + "    return model.half()", "with my_rung the held-out loss is nan"),
