@@ -74,10 +74,13 @@ def _is_learner_file(filename: str) -> bool:
     return not path.startswith(_COURSE_DIR + os.sep) and not path.startswith(_library_dirs())
 
 
-def _learner_line(exc: BaseException) -> int | None:
-    """The line, in the learner's code, of the deepest frame of `exc`'s traceback that is theirs."""
-    lines = [n for f, n in traceback.walk_tb(exc.__traceback__) if _is_learner_file(f.f_code.co_filename)]
-    return lines[-1] if lines else None
+def _learner_line(exc: BaseException) -> str | None:
+    """Where the deepest frame of `exc`'s traceback that is the learner's stands: "line N of your code" (a cell) or
+    "line N of name.py" (a file of theirs, such as one a chapter wrote for them)."""
+    found = [(f.f_code.co_filename, n) for f, n in traceback.walk_tb(exc.__traceback__)]
+    name, line = next(((f, n) for f, n in reversed(found) if _is_learner_file(f)), (None, None))
+    cell = name is None or name.startswith("<") or os.path.basename(os.path.dirname(name)).startswith("ipykernel_")
+    return None if name is None else f"line {line} of " + ("your code" if cell else os.path.basename(name))
 
 
 class _LearnerCalls:
@@ -280,7 +283,7 @@ def first_line(exc: BaseException) -> str:
 def describe_error(exc: BaseException) -> str:
     """The exception's kind, its line in the learner's code when it was raised there, and its message."""
     line = _learner_line(exc)
-    where = f" (line {line} of your code)" if line is not None else ""
+    where = f" ({line})" if line is not None else ""
     message = first_line(exc)
     return f"{type(exc).__name__}{where}: {message}" if message else f"{type(exc).__name__}{where}"
 
@@ -309,7 +312,7 @@ def import_answer_file(path: str, file: str, variable: str) -> Any:
         raise Wrong(f"`{file}` is not valid Python: {exc.msg} (line {exc.lineno})") from None
     except Exception as exc:
         line = _learner_line(exc)
-        where = f" at line {line}" if line is not None else ""
+        where = f" at {line}" if line is not None else ""
         raise Wrong(f"importing `{file}` raised {type(exc).__name__}{where}: {first_line(exc)}") from None
     value = getattr(module, variable, None)
     if value is Ellipsis:

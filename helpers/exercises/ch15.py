@@ -1,8 +1,8 @@
 """Chapter 15 exercises: which rung of a measured ladder gained most; a rung of your own, trained by `ladder.train`."""
 
 import contextlib
-import copy
 import functools
+import gc
 import importlib
 import warnings
 from typing import Any
@@ -14,8 +14,6 @@ from ..answers import Wrong, expect_function, expect_type
 from ..checking import CouldNotCheck
 from .cases import Slip, call_or_wrong, questions, show, table
 
-_row = lambda name, over, kept, guard=None: dict(name=name, over_last=over, kept=kept, guard=guard or kept or over < 1)
-
 
 def _best(rows: list, noise: float, kept_only: bool = True, beyond: Any = float.__gt__) -> Any:
     best = max((r for r in rows[1:] if r["kept"] or not kept_only), key=lambda r: r["over_last"], default=None)
@@ -24,12 +22,12 @@ def _best(rows: list, noise: float, kept_only: bool = True, beyond: Any = float.
 
 def _fastest(rows: list, noise: float) -> Any:  # the kept rung at the highest speed over the plain run
     speed, best = 1.0, (1.0, None)
-    for r in rows[1:]:
-        speed *= r["over_last"] if r["kept"] else 1.0
-        best = max(best, (speed, r["name"]) if r["kept"] else best, key=lambda b: b[0])
+    for r in (r for r in rows[1:] if r["kept"]):
+        best = max(best, (speed := speed * r["over_last"], r["name"]), key=lambda b: b[0])
     return best[1] if best[0] - 1 > noise else None
 
 
+_row = lambda name, over, kept, guard=None: dict(name=name, over_last=over, kept=kept, guard=guard or kept or over < 1)
 _PLAIN = _row("plain", 1.0, True)
 _LADDERS = [  # the largest step kept, one lost (the guard, or slower), none beyond the noise, a late small one
     ([_PLAIN, _row("tf32", 1.0, True), _row("autocast", 2.6, True), _row("sdpa", 1.2, True)], 0.05),
@@ -54,8 +52,9 @@ _name = lambda v, call: v if v is None else expect_type(v, str, f"{call} to retu
 _check_best = table("best_rung", "(rows, noise)", _LADDERS, _best, slips=_SLIPS, answer=_name)
 
 
-_owners = lambda gpt, ladder: (gpt, ladder, gpt.GPT, gpt.Block, gpt.Attention, F, torch.Tensor, torch.optim)
-_ONLY = {torch.Tensor: "backward", torch.optim: "AdamW"}  # of these two, the one name a rung could swap
+_TORCH = (F, torch.Tensor, torch.optim, torch.optim.Optimizer, torch.optim.AdamW, torch.amp.GradScaler, torch.autograd)
+_TORCH += (torch.nn.Module, torch.nn.Linear, torch.nn.Embedding, torch.nn.LayerNorm, torch.nn.GELU, torch.nn.Sequential)
+_owners = lambda gpt, ladder: (gpt, ladder, gpt.GPT, gpt.Block, gpt.Attention) + _TORCH  # torch's: what train uses
 
 
 def _outside(gpt: Any, ladder: Any) -> dict[str, tuple[Any, Any]]:  # what a rung must leave alone, and its restore
@@ -63,52 +62,50 @@ def _outside(gpt: Any, ladder: Any) -> dict[str, tuple[Any, Any]]:  # what a run
         f"{o.__name__}.{k}": (lambda v, o=o, k=k: setattr(o, k, v), v)
         for o in _owners(gpt, ladder)
         for k, v in vars(o).items()
-        if not k.startswith("__") and k == _ONLY.get(o, k)
+        if not k.startswith("_" if o in _TORCH else "__")  # torch's private names left out: compile patches some
     } | {k: v for k, v in _settings().items() if "precision" not in k}  # train sets the precision: see _call_rung
 
 
-_SWITCHES = [("cudnn", "benchmark"), ("cudnn", "allow_tf32"), ("cudnn", "deterministic"), ("mkldnn", "enabled")]
-_SWITCHES += [("cuda.matmul", f"allow_{t}_reduced_precision_reduction") for t in ("fp16", "bf16")]
-_SWITCHES += [("mkldnn.matmul", "fp32_precision"), ("cuda.matmul", "fp32_precision")]  # before the legacy spelling
+_SWITCHES = "cudnn.benchmark cudnn.allow_tf32 cudnn.deterministic mkldnn.enabled mkldnn.matmul.fp32_precision".split()
+_SWITCHES += [f"cuda.matmul.{a}" for a in ("fp32_precision", "allow_fp16_reduced_precision_reduction")]
+_SWITCHES += ["cuda.matmul.allow_bf16_reduced_precision_reduction"]  # all put back before the legacy precision
 
 
 def _settings() -> dict[str, tuple[Any, Any]]:  # torch's global settings a rung could flip, and how to put them back
     owner = lambda path: functools.reduce(getattr, path.split("."), torch.backends)
     pairs = {
         f"torch.backends.{o}.{a}": (lambda o=o, a=a: getattr(owner(o), a), lambda v, o=o, a=a: setattr(owner(o), a, v))
-        for o, a in _SWITCHES
+        for o, _, a in (s.rpartition(".") for s in _SWITCHES)
         if hasattr(owner(o), a)
     }
     for n in ("flash", "mem_efficient", "math", "cudnn"):  # the attention kernels SDPA may choose
         pairs[f"{n} attention"] = getattr(owner("cuda"), f"{n}_sdp_enabled"), getattr(owner("cuda"), f"enable_{n}_sdp")
     pairs |= {
         "torch's thread count": (torch.get_num_threads, torch.set_num_threads),
-        "torch's default dtype": (torch.get_default_dtype, torch.set_default_dtype),
         "the float32 matmul precision": (torch.get_float32_matmul_precision, torch.set_float32_matmul_precision),
         "deterministic algorithms": (torch.are_deterministic_algorithms_enabled, torch.use_deterministic_algorithms),
         "anomaly detection": (torch.is_anomaly_enabled, torch.set_anomaly_enabled),
+        "flushing denormals": (lambda: torch.tensor(1e-40).mul(1).item() == 0, torch.set_flush_denormal),
+        "Python's garbage collector": (gc.isenabled, lambda on: gc.enable() if on else gc.disable()),
     }
     for c in map(importlib.import_module, ("torch._dynamo.config", "torch._inductor.config")):
         pairs[c.__name__] = (c.get_config_copy, functools.partial(_load_changed, c))
     return {name: (put, _read(get)) for name, (get, put) in pairs.items()}
 
 
-def _read(get: Any) -> Any:  # a setting's value, or what reading it raised (a rung can leave torch's APIs in conflict)
-    try:
+def _read(get: Any) -> Any:  # a setting's value, or "unreadable" (a rung can leave torch's APIs in conflict)
+    with contextlib.suppress(Exception):
         return get()
-    except Exception as exc:
-        return f"unreadable ({type(exc).__name__})"
+    return "unreadable"
 
 
 def _load_changed(config: Any, saved: dict) -> None:  # only the keys that differ: setting others warns of deprecations
-    now = config.get_config_copy()
     with warnings.catch_warnings(action="ignore"):
-        [setattr(config, k, v) for k, v in saved.items() if _differs(now.get(k), v)]
+        [setattr(config, k, v) for k, v in saved.items() if _differs(config.get_config_copy().get(k), v)]
 
 
 def _put_back(saved: dict[str, tuple[Any, Any]], now: dict[str, tuple[Any, Any]]) -> list[str]:  # what changed, reset
-    changed = [name for name, (_, value) in now.items() if name not in saved or _differs(value, saved[name][1])]
-    for name in changed:
+    for name in (changed := [n for n, (_, v) in now.items() if n not in saved or _differs(v, saved[n][1])]):
         with contextlib.suppress(Exception):
             saved[name][0](saved[name][1]) if name in saved else None
     return changed
@@ -121,24 +118,27 @@ def _call_rung(fn: Any, model: Any) -> Any:  # the learner's my_rung(model); a s
     return out
 
 
-_VALUES = int | float | str | dict | torch.dtype  # compared by value; anything else only by identity
-_differs = lambda a, b: a is not b and not (type(a) is type(b) and isinstance(a, _VALUES) and a == b)
+_differs = lambda a, b: a is not b and not (type(a) is type(b) and isinstance(a, int | float | str | dict) and a == b)
 
 
 def _same_function(fn: Any, gpt: Any, ladder: Any) -> None:  # weights large enough that attention is peaked
     model, text = ladder.build(_SIZE, ladder.Rung(), _CPU), gpt.encode(gpt.python_text(20_000))
     for i, (name, p) in enumerate(model.named_parameters()):
         p.detach().normal_(0.0, 1.0 if "qkv" in name else 0.3, generator=torch.Generator().manual_seed(i))
-    reference, out = copy.deepcopy(model), _call_rung(fn, model)  # the copy made first
+    xs = [next(gpt.batches(text, 1, rows, _SIZE["block"], seed=n))[0] for n, rows in enumerate((3, 8, 3), 1)]
+    wants, out = [model(x).detach() for x in xs], _call_rung(fn, model)  # the model's outputs before the rung ran
     if not callable(out):
         raise Wrong(f"my_rung(model) returned {show(out)}; return what train should call (the model itself?)")
-    for n, rows in enumerate((3, 8, 3), 1):  # three calls, two batch sizes: a rung behaves the same every time
-        x = next(gpt.batches(text, 1, rows, _SIZE["block"], seed=n))[0]
-        got, want = call_or_wrong(out, (x,), f"what my_rung returned, called on a batch of {rows},"), reference(x)
+    if dtypes := sorted({str(p.dtype) for p in model.parameters()} - {"torch.float32"}):
+        raise Wrong(f"my_rung made weights {', '.join(dtypes)}: keep them float32 (autocast does the 16-bit products)")
+    for n, (x, want) in enumerate(zip(xs, wants, strict=True), 1):  # three calls, two batch sizes: the same each time
+        batch, got = x.clone(), call_or_wrong(out, (x,), f"what my_rung returned, called on a batch of {len(x)},")
+        if not torch.equal(x, batch):
+            raise Wrong(f"what my_rung returned wrote into the batch it was given (call {n}): a rung only reads it")
         if not isinstance(got, torch.Tensor) or got.shape != want.shape:
             raise Wrong(f"what my_rung returned gave {show(got)} for a batch; the model gives {show(want)}")
-        if (off := ((got.detach().float() - want.detach()).norm() / want.norm()).item()) > 0.01:
-            said = f"with the same weights, call {n} of your rung (a batch of {rows}) is {off:.1%} off the model"
+        if (off := ((got.detach().float() - want).norm() / want.norm()).item()) > 0.01:
+            said = f"with the same weights, call {n} of your rung (a batch of {len(x)}) is {off:.1%} off the model"
             raise Wrong(f"{said}: more than 16-bit rounding (1 %), so it computes another function")
 
 
@@ -148,19 +148,20 @@ def _check_rung(fn: Any) -> None:
         gpt, ladder = importlib.import_module("gpt"), importlib.import_module("ladder")
     except ImportError:
         raise CouldNotCheck("run sections 1 and 2 first; they write gpt.py and ladder.py, which it trains") from None
-    text, seen, saved = gpt.encode(gpt.python_text(60_000)), {}, _outside(gpt, ladder)
+    text, seen = gpt.encode(gpt.python_text(60_000)), {}
     rng, precision = torch.get_rng_state(), torch.get_float32_matmul_precision()  # train sets both: put back after
+    run = lambda change: ladder.train(ladder.Rung(), _SIZE, text[:-20_000], text[-20_000:], 16, 8, _CPU, 4, change)
+    plain, saved = run(None), _outside(gpt, ladder)  # before the rung: nothing it changes reaches them
 
     def change(model: Any) -> Any:  # the learner's rung; the tensors may come back renamed, or replaced (padded)
         seen["ids"], seen["names"] = {id(p) for p in model.parameters()}, {n for n, _ in model.named_parameters()}
-        seen["out"] = out = _call_rung(fn, model)
+        out = _call_rung(fn, model)
         seen["model"], seen["before"] = model, {n: p.detach().clone() for n, p in model.named_parameters()}
         return out
 
-    run = lambda change: ladder.train(ladder.Rung(), _SIZE, text[:-20_000], text[-20_000:], 16, 8, _CPU, 4, change)
-    try:  # the learner's code first: its errors show before the checker's own work
+    try:
         _same_function(fn, gpt, ladder)
-        yours, plain = call_or_wrong(run, (change,), "training with my_rung"), run(None)
+        yours = call_or_wrong(run, (change,), "training with my_rung")
     finally:  # put back what the rung changed outside the model, then say so
         changed = _put_back(saved, now := _outside(gpt, ladder))
         for where, _, name in (key.rpartition(".") for key in set(now) - set(saved)):  # names a rung added: removed
@@ -171,21 +172,20 @@ def _check_rung(fn: Any) -> None:
     after, model = dict(seen["model"].named_parameters()), seen["model"]
     added = sorted(n for n, p in after.items() if id(p) not in seen["ids"] and n not in seen["names"])
     if added := added or ["parameters()"] * ("parameters" in vars(model)):
-        raise Wrong(f"my_rung added {', '.join(added)} to the model: a rung changes how it runs, not what it trains")
-    if still := [n for n, p in seen["before"].items() if n not in after or torch.equal(after[n], p)]:
-        names = ", ".join(still[:3]) + ", …" * (len(still) > 3)
-        raise Wrong(f"training with my_rung left {len(still)} of the model's parameters unchanged or gone ({names})")
+        raise Wrong(f"my_rung gave the model parameters not its own ({', '.join(added)}): a rung changes how it runs")
+    if still := [n for n, p in seen["before"].items() if n not in after or torch.allclose(after[n], p, 1e-3, 1e-6)]:
+        names = ", ".join(still[:3]) + ", …" * (len(still) > 3)  # untrained: moved no further than weight decay would
+        raise Wrong(f"training with my_rung left {len(still)} of the model's parameters untrained or gone ({names})")
     if not (yours["finite"] and abs(yours["loss"] - plain["loss"]) <= ladder.GUARD * plain["loss"]):
         said = f"with my_rung the held-out loss is {show(yours['loss'])}, the plain run's {show(plain['loss'])}"
         raise Wrong(f"{said}: more than {ladder.GUARD:.0%} apart (or not finite), so it learned something else")
 
 
-_CPU, _SIZE = torch.device("cpu"), dict(width=32, layers=1, heads=2, block=32)
+_CPU, _SIZE = torch.device("cpu"), dict(width=32, layers=2, heads=2, block=32)
 _TEXTS = {
     "best_rung": "Write `best_rung(rows, noise)`: the name of the kept rung whose own step (`over_last`) gained most, "
     "beyond `noise`, else None.\nrows[0] is the plain run; a rung not kept gained nothing; gain = over_last - 1.",
-    "my_rung": "Write `my_rung(model)`: return what `train` should call instead of the model (the model changed, or a "
-    "module around it), computing the same function, every parameter trained, nothing outside the model changed.\n"
-    "For instance, compile each block on its own: for block in model.blocks: block.compile(); then return the model.",
+    "my_rung": "Write `my_rung(model)`: return what `train` should call instead of the model (changed, or wrapped): "
+    "the same function, every parameter trained, nothing else changed.\nFor instance: block.compile() each block.",
 }
 QUESTIONS = questions("15", _TEXTS, [_check_best, _check_rung], each={"my_rung": {"time_limit": 120.0}})

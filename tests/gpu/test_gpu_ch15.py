@@ -3,8 +3,9 @@
 The ladder's model at the chapter's GPU size, trained for fewer steps: autocast (float16 with a gradient scaler on
 a T4, bfloat16 from Ampere on) beats the plain float32 run, every switch on with `torch.compile` beats it too, and
 each run keeps the held-out loss within the chapter's guard; fused attention runs a fused kernel, not the math
-path; on two GPUs the DDP rung trains over NCCL within the guard. Floors a Kaggle T4 and an H100 both meet; the
-chapter's `train` synchronises the GPU before every clock read.
+path; on two GPUs the DDP rung trains over NCCL within the guard. The floors are meant for a Kaggle T4 and an H100,
+not yet checked by a run of this test on either (docs/sources.md §9: reviewed, not executed);
+the chapter's `train` synchronises the GPU before every clock read.
 """
 
 from __future__ import annotations

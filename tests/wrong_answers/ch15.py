@@ -134,13 +134,21 @@ WRONG_ANSWERS[2] = (
     (
         _HEAD + "    model.extra = torch.nn.Linear(model.norm.normalized_shape[0], model.norm.normalized_shape[0])\n"
         "    torch.nn.init.zeros_(model.extra.weight)\n    torch.nn.init.zeros_(model.extra.bias)\n    return model",
-        "my_rung added extra.bias, extra.weight to the model",
+        "my_rung gave the model parameters not its own (extra.bias, extra.weight)",
     ),
     (
         _ATTENTION.replace(
             "block.attention.forward = types.MethodType(forward, block.attention)",
             "type(block.attention).forward = forward",
         ).replace(", is_causal=True", ""),
+        "so it computes another function",
+    ),
+    # the class's forward patched with the same function: the check still sees the class changed
+    (
+        _ATTENTION.replace(
+            "block.attention.forward = types.MethodType(forward, block.attention)",
+            "type(block.attention).forward = forward",
+        ),
         "my_rung changed Attention.forward",
     ),
     (
@@ -151,9 +159,9 @@ WRONG_ANSWERS[2] = (
         "my_rung changed torch.nn.functional.cross_entropy",
     ),
     # the blocks frozen: fewer gradients to compute, but they never train
-    _returns_model("model.blocks.requires_grad_(False)", "of the model's parameters unchanged or gone (blocks.0"),
+    _returns_model("model.blocks.requires_grad_(False)", "of the model's parameters untrained or gone (blocks.0"),
     # a copy trained in place of the model: the optimizer steps weights that no forward uses
-    (_HEAD + "    import copy\n    return copy.deepcopy(model)", "of the model's parameters unchanged or gone"),
+    (_HEAD + "    import copy\n    return copy.deepcopy(model)", "of the model's parameters untrained or gone"),
     # the chapter's modules or torch's state changed (attack round 2): the guard, the batches, the threads, AdamW
     (_HEAD + "    import ladder\n    ladder.GUARD = 1.0\n    return model", "my_rung changed ladder.GUARD"),
     (
@@ -179,7 +187,52 @@ WRONG_ANSWERS[2] = (
     _returns_model("torch.backends.cudnn.allow_tf32 = False", "torch.backends.cudnn.allow_tf32"),
     # nothing returned; float16 weights on the CPU
     (_HEAD + "    model.train()", "my_rung(model) returned None; return what train should call"),
-    (_HEAD + "    return model.half()", "with my_rung the held-out loss is nan"),
+    (_HEAD + "    return model.half()", "my_rung made weights torch.float16: keep them float32"),
+    # attack round 6: one compiled block shared by every position (the check's model has two blocks)
+    (
+        _HEAD + "    shared = torch.compile(model.blocks[0])\n    for i in range(len(model.blocks)):\n"
+        "        model.blocks[i] = shared\n    return model",
+        "so it computes another function",
+    ),
+    (
+        _HEAD
+        + "    fast = model.blocks[0].forward\n    for b in model.blocks:\n        b.forward = fast\n    return model",
+        "so it computes another function",
+    ),
+    # torch's classes patched: the model's layers, the optimizer, the scaler, autograd
+    (
+        _HEAD + "    torch.nn.LayerNorm.forward = lambda self, x: x * self.weight + self.bias\n    return model",
+        "so it computes another function",
+    ),
+    (
+        _HEAD + "    F = torch.nn.functional\n    torch.nn.LayerNorm.forward = lambda self, x: F.layer_norm(\n"
+        "        x, self.normalized_shape, self.weight, self.bias, self.eps)\n    return model",
+        "my_rung changed LayerNorm.forward",
+    ),
+    _returns_model("torch.optim.Optimizer.zero_grad = lambda self, set_to_none=True: None", "Optimizer.zero_grad"),
+    _returns_model("torch.amp.GradScaler.update = lambda self, new_scale=None: None", "GradScaler.update"),
+    _returns_model("torch.autograd.backward = lambda *a, **k: None", "my_rung changed torch.autograd.backward"),
+    # global switches: denormals flushed, the garbage collector off
+    _returns_model("torch.set_flush_denormal(True)", "my_rung changed flushing denormals"),
+    (_HEAD + "    import gc\n    gc.disable()\n    return model", "my_rung changed Python's garbage collector"),
+    # the batch written in place; a gradient zeroed on arrival (weight decay alone moves the weights)
+    (
+        _WRAP
+        + "    def forward(self, x):\n        x[:, ::2] = 5\n        return self.m(x)\n\n"
+        + _HEAD
+        + "    return Wrap(model)",
+        "wrote into the batch it was given (call 1)",
+    ),
+    _returns_model("model.positions.weight.register_hook(torch.zeros_like)", "untrained or gone (positions.weight)"),
+    _returns_model("model.to(torch.bfloat16)", "my_rung made weights torch.bfloat16"),
+    # the forward under no_grad: training fails in the chapter's ladder.py, which the message names
+    (
+        _WRAP
+        + "    def forward(self, x):\n        with torch.no_grad():\n            return self.m(x)\n\n"
+        + _HEAD
+        + "    return Wrap(model)",
+        "of ladder.py): element 0 of tensors does not require grad",
+    ),
     # a shorter context: the output no longer matches
     (_HEAD + "    return lambda idx: model(idx[:, -16:])", "gave a torch.float32 tensor of shape (3, 16, 97)"),
 )
