@@ -100,7 +100,7 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         # the attack's finding: x.chunk gives fewer chunks than world_size when x is short (the old solution)
         (
             _Q2_HEAD + "    out[rank] = x.chunk(world_size)[rank].sum()",
-            "Your `partial_sum` raised IndexError (line 2 of your code): tuple index out of range",
+            "Your `partial_sum` raised IndexError (line 2 of partial_sum_answer.py): tuple index out of range",
         ),
         # the attack's findings: a rank without a chunk writes nothing; += where out already held something
         (
