@@ -42,6 +42,10 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _Q1.replace("if r['kept']", "if r['kept'] and 'DDP' not in r['name']"),
             "returned 'fused'; expected 'DDP, 2 ranks'",
         ),
+        # attack round 7: the DDP row left out by its other keys; gains compared after rounding
+        (_Q1.replace("if r['kept']", "if r['kept'] and r.get('devices', 1) == 1"), "expected 'DDP, 2 ranks'"),
+        (_Q1.replace("if r['kept']", "if r['kept'] and r.get('switch') != 'ddp'"), "expected 'DDP, 2 ranks'"),
+        (_Q1.replace("key=lambda r: r['over_last']", "key=lambda r: round(r['over_last'], 1)"), "expected 'autocast'"),
         # attack round 2: the size of a change, up or down, as its gain
         (
             _Q1.replace("r['over_last']", "abs(r['over_last'] - 1)").replace(
@@ -141,7 +145,7 @@ WRONG_ANSWERS[2] = (
             "block.attention.forward = types.MethodType(forward, block.attention)",
             "type(block.attention).forward = forward",
         ).replace(", is_causal=True", ""),
-        "so it computes another function",
+        "my_rung changed Attention.forward",
     ),
     # the class's forward patched with the same function: the check still sees the class changed
     (
@@ -159,9 +163,12 @@ WRONG_ANSWERS[2] = (
         "my_rung changed torch.nn.functional.cross_entropy",
     ),
     # the blocks frozen: fewer gradients to compute, but they never train
-    _returns_model("model.blocks.requires_grad_(False)", "of the model's parameters untrained or gone (blocks.0"),
+    _returns_model(
+        "model.blocks.requires_grad_(False)",
+        "with the same weights, blocks.0.norm1.weight, blocks.0.norm1.bias, blocks.0.attention.qkv.weight get",
+    ),
     # a copy trained in place of the model: the optimizer steps weights that no forward uses
-    (_HEAD + "    import copy\n    return copy.deepcopy(model)", "of the model's parameters untrained or gone"),
+    (_HEAD + "    import copy\n    return copy.deepcopy(model)", "get gradients over 10 % off the model's, or none"),
     # the chapter's modules or torch's state changed (attack round 2): the guard, the batches, the threads, AdamW
     (_HEAD + "    import ladder\n    ladder.GUARD = 1.0\n    return model", "my_rung changed ladder.GUARD"),
     (
@@ -202,7 +209,7 @@ WRONG_ANSWERS[2] = (
     # torch's classes patched: the model's layers, the optimizer, the scaler, autograd
     (
         _HEAD + "    torch.nn.LayerNorm.forward = lambda self, x: x * self.weight + self.bias\n    return model",
-        "so it computes another function",
+        "my_rung changed LayerNorm.forward",
     ),
     (
         _HEAD + "    F = torch.nn.functional\n    torch.nn.LayerNorm.forward = lambda self, x: F.layer_norm(\n"
@@ -221,17 +228,33 @@ WRONG_ANSWERS[2] = (
         + "    def forward(self, x):\n        x[:, ::2] = 5\n        return self.m(x)\n\n"
         + _HEAD
         + "    return Wrap(model)",
-        "wrote into the batch it was given (call 1)",
+        "call 1 of your rung (a (3, 32) batch) is",
     ),
-    _returns_model("model.positions.weight.register_hook(torch.zeros_like)", "untrained or gone (positions.weight)"),
+    _returns_model(
+        "model.positions.weight.register_hook(torch.zeros_like)",
+        "with the same weights, positions.weight get gradients over 10 % off",
+    ),
     _returns_model("model.to(torch.bfloat16)", "my_rung made weights torch.bfloat16"),
-    # the forward under no_grad: training fails in the chapter's ladder.py, which the message names
+    # attack round 7: the input embedding detached (the tied output layer still trains it), a mask sized for the
+    # chapter's block only; torch's defaults changed (the course's checker sets them back and says so)
+    (
+        _WRAP + "    def forward(self, x):\n        m = self.m\n"
+        "        h = m.tokens(x).detach() + m.positions(torch.arange(x.shape[1]))\n"
+        "        return m.norm(m.blocks(h)) @ m.tokens.weight.T\n\n" + _HEAD + "    return Wrap(model)",
+        "with the same weights, tokens.weight get gradients over 10 % off the model's",
+    ),
+    (
+        _ATTENTION.replace("is_causal=True", "attn_mask=torch.ones(32, 32, dtype=torch.bool).tril()"),
+        "called on a (3, 16) batch, raised RuntimeError",
+    ),
+    _returns_model("torch.set_default_dtype(torch.float64)", "your code changed torch's default dtype"),
+    # the forward under no_grad: no gradient reaches the weights
     (
         _WRAP
         + "    def forward(self, x):\n        with torch.no_grad():\n            return self.m(x)\n\n"
         + _HEAD
         + "    return Wrap(model)",
-        "of ladder.py): element 0 of tensors does not require grad",
+        "the backward pass through your rung raised RuntimeError: element 0 of tensors does not require grad",
     ),
     # a shorter context: the output no longer matches
     (_HEAD + "    return lambda idx: model(idx[:, -16:])", "gave a torch.float32 tensor of shape (3, 16, 97)"),
