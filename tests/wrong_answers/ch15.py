@@ -46,6 +46,11 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         (_Q1.replace("if r['kept']", "if r['kept'] and r.get('devices', 1) == 1"), "expected 'DDP, 2 ranks'"),
         (_Q1.replace("if r['kept']", "if r['kept'] and r.get('switch') != 'ddp'"), "expected 'DDP, 2 ranks'"),
         (_Q1.replace("key=lambda r: r['over_last']", "key=lambda r: round(r['over_last'], 1)"), "expected 'autocast'"),
+        # attack round 8: the gain and the noise rounded before they are compared
+        (
+            _Q1.replace("best['over_last'] - 1 > noise", "round(best['over_last'] - 1, 2) > round(noise, 2)"),
+            "expected 'sdpa'",
+        ),
         # attack round 2: the size of a change, up or down, as its gain
         (
             _Q1.replace("r['over_last']", "abs(r['over_last'] - 1)").replace(
@@ -165,10 +170,13 @@ WRONG_ANSWERS[2] = (
     # the blocks frozen: fewer gradients to compute, but they never train
     _returns_model(
         "model.blocks.requires_grad_(False)",
-        "with the same weights, blocks.0.norm1.weight, blocks.0.norm1.bias, blocks.0.attention.qkv.weight get",
+        "blocks.0.norm1.weight, blocks.0.norm1.bias, blocks.0.attention.qkv.weight get no gradient",
     ),
     # a copy trained in place of the model: the optimizer steps weights that no forward uses
-    (_HEAD + "    import copy\n    return copy.deepcopy(model)", "get gradients over 10 % off the model's, or none"),
+    (
+        _HEAD + "    import copy\n    return copy.deepcopy(model)",
+        "get no gradient or one 10 % off the model's: use the model's own weights",
+    ),
     # the chapter's modules or torch's state changed (attack round 2): the guard, the batches, the threads, AdamW
     (_HEAD + "    import ladder\n    ladder.GUARD = 1.0\n    return model", "my_rung changed ladder.GUARD"),
     (
@@ -194,7 +202,7 @@ WRONG_ANSWERS[2] = (
     _returns_model("torch.backends.cudnn.allow_tf32 = False", "torch.backends.cudnn.allow_tf32"),
     # nothing returned; float16 weights on the CPU
     (_HEAD + "    model.train()", "my_rung(model) returned None; return what train should call"),
-    (_HEAD + "    return model.half()", "my_rung made weights torch.float16: keep them float32"),
+    (_HEAD + "    return model.half()", "(values or dtype): a rung leaves the weights as they are"),
     # attack round 6: one compiled block shared by every position (the check's model has two blocks)
     (
         _HEAD + "    shared = torch.compile(model.blocks[0])\n    for i in range(len(model.blocks)):\n"
@@ -232,16 +240,25 @@ WRONG_ANSWERS[2] = (
     ),
     _returns_model(
         "model.positions.weight.register_hook(torch.zeros_like)",
-        "with the same weights, positions.weight get gradients over 10 % off",
+        "positions.weight get no gradient or one 10 % off",
     ),
-    _returns_model("model.to(torch.bfloat16)", "my_rung made weights torch.bfloat16"),
+    _returns_model(
+        "model.to(torch.bfloat16)", "my_rung changed tokens.weight, positions.weight, blocks.0.norm1.weight"
+    ),
+    # attack round 8: the weights rounded to bfloat16 but kept float32 (within 1 % of the outputs)
+    (
+        _HEAD
+        + "    with torch.no_grad():\n        for p in model.parameters():\n            p.copy_(p.bfloat16().float())\n"
+        "    return model",
+        "(values or dtype): a rung leaves the weights as they are",
+    ),
     # attack round 7: the input embedding detached (the tied output layer still trains it), a mask sized for the
     # chapter's block only; torch's defaults changed (the course's checker sets them back and says so)
     (
         _WRAP + "    def forward(self, x):\n        m = self.m\n"
         "        h = m.tokens(x).detach() + m.positions(torch.arange(x.shape[1]))\n"
         "        return m.norm(m.blocks(h)) @ m.tokens.weight.T\n\n" + _HEAD + "    return Wrap(model)",
-        "with the same weights, tokens.weight get gradients over 10 % off the model's",
+        "tokens.weight get no gradient or one 10 % off the model's",
     ),
     (
         _ATTENTION.replace("is_causal=True", "attn_mask=torch.ones(32, 32, dtype=torch.bool).tril()"),
