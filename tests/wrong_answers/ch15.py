@@ -51,13 +51,6 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             _Q1.replace("best['over_last'] - 1 > noise", "round(best['over_last'] - 1, 2) > round(noise, 2)"),
             "expected 'sdpa'",
         ),
-        # attack round 2: the size of a change, up or down, as its gain
-        (
-            _Q1.replace("r['over_last']", "abs(r['over_last'] - 1)").replace(
-                "best['over_last'] - 1", "abs(best['over_last'] - 1)"
-            ),
-            "returned 'pinned'",
-        ),
         # attack round 1: the first kept rung beyond the noise, not the largest; >= at the noise; the smallest gain
         (
             "def best_rung(rows, noise):\n    for r in rows[1:]:\n"
@@ -86,6 +79,10 @@ RIGHT_ANSWERS: dict[int, tuple[str, ...]] = {
         "                best = row\n    return best and best['name']",
         "def best_rung(rows, noise):\n    gains = {r['name']: r['over_last'] - 1 for r in rows[1:] if r['kept']}\n"
         "    name = max(gains, key=gains.get, default=None)\n    return name if name and gains[name] > noise else None",
+        # the size of a change, up or down, as its gain: a kept rung is always faster, so it is the same
+        _Q1.replace("r['over_last']", "abs(r['over_last'] - 1)").replace(
+            "best['over_last'] - 1", "abs(best['over_last'] - 1)"
+        ),
     ),
 }
 
