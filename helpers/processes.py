@@ -28,6 +28,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from .profiling import quiet_stderr
+
 #: Seconds a launch may take before every rank is killed (a hung rank must not hang a notebook).
 DEFAULT_TIMEOUT = 120.0
 
@@ -346,9 +348,10 @@ def _rank_main(rank: int, plan: _Plan) -> None:
                 torch.cuda.set_device(gpu)
             store = dist.TCPStore("127.0.0.1", plan.port, None, False, datetime.timedelta(seconds=plan.timeout))
             patience = datetime.timedelta(seconds=plan.collective_timeout)
-            dist.init_process_group(
-                plan.backend, store=store, rank=rank, world_size=plan.world_size, timeout=patience, device_id=gpu
-            )
+            with quiet_stderr(fd=1):  # gloo's greeting (torch 2.10 prints one a rank) is no lesson
+                dist.init_process_group(
+                    plan.backend, store=store, rank=rank, world_size=plan.world_size, timeout=patience, device_id=gpu
+                )
         result = to_plain(plan.worker(rank, plan.world_size, *plan.args))
         with lock:
             returned.set()
@@ -399,7 +402,7 @@ def describe_exit(code: int | None) -> str:
 def write_output_to(path: str) -> None:
     """In a child: send file descriptor 2 (C++'s output too) to `path`, with `faulthandler`'s stack on a fatal
     signal, so the parent can quote why a child died without reporting (`died_before_reporting`); and descriptor 1
-    to `path + ".out"`, shown after the launch: ranks printing at once (gloo's greeting on torch 2.10) interleave."""
+    to `path + ".out"`, shown after the launch: ranks printing at once would interleave."""
     import faulthandler
 
     sys.stdout.flush()
@@ -701,10 +704,8 @@ class CommandFailed(RuntimeError):
         self.rank = failed_rank(result.output)
         tail = "\n".join(result.output.rstrip().splitlines()[-40:])
         who = f"rank {self.rank} failed first; " if self.rank is not None else ""
-        message = (
-            f"{who}{shlex.join(result.command)} {describe_exit(result.returncode)}; the end of its output:\n{tail}"
-        )
-        super().__init__(message + _nccl_advice(result.output))
+        message = f"{who}{shlex.join(result.command)} {describe_exit(result.returncode)}; the end of its output:\n"
+        super().__init__(message + tail + _nccl_advice(result.output))
 
 
 def failed_rank(output: str) -> int | None:

@@ -45,7 +45,7 @@ def hello_worker(rank: int, world_size: int) -> dict:
 
 
 def printing_worker(rank: int, world_size: int) -> None:
-    """Each rank prints two lines from C's stdout, as gloo's greeting does, and one from Python."""
+    """Each rank prints two lines from C's stdout, as C++ code may, and one from Python."""
     import ctypes
 
     for part in ("first", "second"):
@@ -179,7 +179,7 @@ def test_launch_20_times_in_a_row(warm: set[int]) -> None:
 
 def test_what_ranks_print_is_shown_after_the_launch_rank_by_rank(warm: set[int], capfd: pytest.CaptureFixture) -> None:
     d.launch(printing_worker, 2, timeout=60)
-    out = [line for line in capfd.readouterr().out.splitlines() if line.startswith("rank ")]
+    out = capfd.readouterr().out.splitlines()  # nothing else: gloo's greeting (torch 2.10) is not shown
     rank0 = ["rank 0 first half", "rank 0 second half", "rank 0 from Python"]
     assert out == rank0 + [line.replace("0", "1") for line in rank0]
 
