@@ -65,6 +65,18 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
             "returned 'sdpa'; expected 'autocast'",  # not named: tests/unit/test_messages_ch15.py
         ),
         ("def best_rung(rows, noise):\n    return 3", "to return a rung's name or None, but got an int"),
+        # attack round 9: kept first, then speed, as one key (no rung kept: the fastest lost one); finer rounding;
+        # a log gain; a switch that ran the same code counted; the ladder read from its second rung
+        (
+            "def best_rung(rows, noise):\n    best = max(rows[1:], key=lambda r: (r['kept'], r['over_last']), "
+            "default=None)\n    return best['name'] if best and best['over_last'] - 1 > noise else None",
+            "returned 'autocast'; expected None: a rung that was not kept gained nothing",
+        ),
+        (_Q1.replace("best['over_last'] - 1 > noise", "round(best['over_last'] - 1, 3) > round(noise, 3)"), "'sdpa'"),
+        (_Q1.replace("key=lambda r: r['over_last']", "key=lambda r: round(r['over_last'], 2)"), "'autocast'"),
+        ("import math\n" + _Q1.replace("best['over_last'] - 1 > noise", "math.log(best['over_last']) > noise"), "sdpa"),
+        (_Q1.replace("if r['kept']", "if r['kept'] or r['inert']"), "returned 'tf32'; expected 'sdpa'"),
+        (_Q1.replace("rows[1:]", "rows[2:]"), "returned 'pinned'; expected 'tf32'"),
     ),
 }
 
@@ -272,6 +284,28 @@ WRONG_ANSWERS[2] = (
     ),
     # a shorter context: the output no longer matches
     (_HEAD + "    return lambda idx: model(idx[:, -16:])", "gave a torch.float32 tensor of shape (3, 16, 97)"),
+    # attack round 9: LayerNorm's eps raised (it matters at small activations); weights replaced by new tensors
+    # in bfloat16, or rounded to it; switches of torch's newer precision API; Adam, AdamW's base class, patched
+    (
+        _HEAD + "    for m in model.modules():\n        if isinstance(m, torch.nn.LayerNorm):\n"
+        "            m.eps = 1e-3\n    return model",
+        "so it computes another function",
+    ),
+    (
+        _HEAD + "    for mod in model.modules():\n        for n, p in list(mod.named_parameters(recurse=False)):\n"
+        "            setattr(mod, n, torch.nn.Parameter(p.detach().bfloat16().float()))\n    return model",
+        "my_rung changed tokens.weight, positions.weight, blocks.0.norm1.weight (values or dtype)",
+    ),
+    _returns_model("torch.backends.fp32_precision = 'tf32'", "my_rung changed torch.backends.fp32_precision"),
+    _returns_model("torch.backends.mkldnn.fp32_precision = 'bf16'", "torch.backends.mkldnn.fp32_precision"),
+    _returns_model("torch.backends.cuda.matmul.allow_fp16_accumulation = True", "allow_fp16_accumulation"),
+    _returns_model("torch.compiler.config.force_disable_caches ^= True", "my_rung changed torch.compiler.config"),
+    (
+        _HEAD + "    import functools\n"
+        "    torch.optim.Adam.__init__ = functools.partialmethod(torch.optim.Adam.__init__, fused=True)\n"
+        "    return model",
+        "my_rung changed Adam.__init__",
+    ),
 )
 RIGHT_ANSWERS[2] = (
     # the model as it is (it changes nothing: the cell after measures that), and a function around it
