@@ -25,9 +25,10 @@ def _best(rows: list, noise: float, kept_only: bool = True, beyond: Any = float.
 _speeds = lambda k: [r | {"over_last": s} for r, s in zip(k, itertools.accumulate(r["over_last"] for r in k), strict=1)]
 _fastest = lambda rows, noise: _best(rows[:1] + _speeds([r for r in rows[1:] if r["kept"]]), noise)  # overall speed
 _r = lambda name, over, kept, **kw: dict(name=name, over_last=over, kept=kept, guard=kept, inert="", switch=name) | kw
+_same = lambda name, over: _r(name, over, False, guard=True, inert="the same code")  # a switch that is no rung
 _PLAIN = _r("plain", 1.0, True)
 _LADDERS = [  # the largest step kept, one lost (the guard, or slower), none beyond the noise, a late small one
-    ([_PLAIN, _r("tf32", 1.0, True), _r("autocast", 2.6, True), _r("sdpa", 1.2, True)], 0.05),
+    ([_PLAIN, _same("tf32", 1.0), _r("autocast", 2.6, True), _r("sdpa", 1.2, True)], 0.05),
     ([_PLAIN, _r("autocast", 0.3, False), _r("sdpa", 1.0504, True), _r("compile", 1.02, True)], 0.0502),
     ([_PLAIN, _r("autocast", 3.0, False), _r("sdpa", 1.04, True), _r("fused", 1.01, True)], 0.05),
     ([_PLAIN, _r("tf32", 1.5, True), _r("sdpa", 1.02, True), _r("pinned", 1.3, True)], 0.1),
@@ -36,8 +37,8 @@ _LADDERS = [  # the largest step kept, one lost (the guard, or slower), none bey
     ([_PLAIN, _r("tf32", 1.5, True), _r("amp", 1.2, True), _r("sdpa", 1.3, True), _r("fused", 1.02, True)], 0.1),
     ([_PLAIN, _r("sdpa", 1.25, True), _r("fused", 1.125, True)], 0.25),  # a gain equal to the noise: none
     ([_PLAIN, _r("fused", 1.12, True), _r("pinned", 0.78, False)], 0.08),  # a fall, not kept: no gain
-    ([_PLAIN, _r("tf32", 1.3, False, guard=True, inert="same"), _r("sdpa", 1.1, True)], 0.05),  # the same code
-    ([_PLAIN, _r("autocast", 1.8, False), _r("tf32", 1.3, False, guard=True, inert="same")], 0.05),  # none kept
+    ([_PLAIN, _same("tf32", 1.3), _r("sdpa", 1.1, True)], 0.05),  # the same code
+    ([_PLAIN, _r("autocast", 1.8, False), _same("tf32", 1.3)], 0.05),  # none kept
     ([_PLAIN, _r("fused", 1.2, True), _r("DDP, 2 ranks", 1.6, True, switch="ddp", devices=2)], 0.05),  # it counts
 ]
 _SLIPS = [
@@ -87,7 +88,6 @@ def _settings() -> dict[str, tuple[Any, Any]]:  # torch's global settings a rung
         "anomaly detection": (torch.is_anomaly_enabled, torch.set_anomaly_enabled),
         "flushing denormals": (lambda: torch.tensor(1e-40).mul(1).item() == 0, torch.set_flush_denormal),
         "Python's garbage collector": (gc.isenabled, lambda on: gc.enable() if on else gc.disable()),
-        "MultiheadAttention's fast path": (owner("mha").get_fastpath_enabled, owner("mha").set_fastpath_enabled),
     }
     for c in (importlib.import_module(f"torch.{m}.config") for m in ("_dynamo", "_inductor", "_functorch", "compiler")):
         pairs[c.__name__] = (c.get_config_copy, functools.partial(_load_changed, c))
