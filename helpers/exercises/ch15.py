@@ -36,7 +36,7 @@ _LADDERS = [  # the largest step kept, one lost (the guard, or slower), none bey
     ([_PLAIN, _r("tf32", 1.241, True), _r("autocast", 1.244, True)], 0.05),  # not the first beyond the noise; close
     ([_PLAIN, _r("tf32", 1.5, True), _r("amp", 1.2, True), _r("sdpa", 1.3, True), _r("fused", 1.02, True)], 0.1),
     ([_PLAIN, _r("sdpa", 1.25, True), _r("fused", 1.125, True)], 0.25),  # a gain equal to the noise: none
-    ([_PLAIN, _r("fused", 1.12, True), _r("pinned", 0.78, False)], 0.08),  # a fall, not kept: no gain
+    ([_PLAIN, _r("fused", 1.14, True), _r("pinned", 0.78, False)], 0.13),  # a fall, not kept: no gain; 1.14 not 1.1
     ([_PLAIN, _same("tf32", 1.3), _r("sdpa", 1.1, True)], 0.05),  # the same code
     ([_PLAIN, _r("autocast", 1.8, False), _same("tf32", 1.3)], 0.05),  # none kept
     ([_PLAIN, _r("fused", 1.2, True), _r("DDP, 2 ranks", 1.6, True, switch="ddp", devices=2)], 0.05),  # it counts
@@ -53,7 +53,8 @@ _TORCH = (F, torch.Tensor, torch.optim, torch.optim.Optimizer, torch.optim.AdamW
 _TORCH += (torch.optim.Adam, importlib.import_module("torch.optim.adam"))
 _TORCH += (torch.nn.Module, torch.nn.Linear, torch.nn.Embedding, torch.nn.LayerNorm, torch.nn.GELU, torch.nn.Sequential)
 _own = lambda v: v.__wrapped__ if getattr(v, "hooked", 0) else v  # an optimizer's first use wraps its class's step
-_owners = lambda gpt, ladder: (gpt, ladder, gpt.GPT, gpt.Block, gpt.Attention) + _TORCH  # torch's: what train uses
+_std = lambda m: type(m) is type(torch) and not m.__name__.startswith("torch")  # math, time: what gpt and ladder use
+_owners = lambda g, d: (g, d, g.GPT, g.Block, g.Attention, *filter(_std, {**vars(g), **vars(d)}.values())) + _TORCH
 
 
 def _outside(gpt: Any, ladder: Any) -> dict[str, tuple[Any, Any]]:  # what a rung must leave alone, and its restore
@@ -113,7 +114,7 @@ def _put_back(saved: dict[str, tuple[Any, Any]], now: dict[str, tuple[Any, Any]]
 
 
 _differs = lambda a, b: a is not b and not (type(a) is type(b) and isinstance(a, int | float | str | dict) and a == b)
-_far = lambda got, want: got is None or not (got[tuple(map(slice, want.shape))] - want).norm() <= want.norm() / 10
+_far = lambda g, w: g is None or not (g.to_dense()[tuple(map(slice, w.shape))] - w).norm() <= w.norm() / 10  # sparse
 _kept = lambda a, b: a.dtype == b.dtype and a.ndim == b.ndim and torch.equal(a.detach()[tuple(map(slice, b.shape))], b)
 
 
@@ -128,20 +129,20 @@ def _same_function(call: Any, gpt: Any, ladder: Any) -> None:  # weights large e
     if not callable(out):
         raise Wrong(f"my_rung(model) returned {show(out)}; return what train should call (the model itself?)")
     now = dict(model.named_parameters())  # a tensor replaced under its name (padded) keeps its rows' values, its dtype
-    if moved := [n for (n, p), q in zip(reference.named_parameters(), own, strict=True) if not _kept(now.get(n, q), p)]:
+    pairs = [(n, p, now.get(n, q)) for (n, p), q in zip(reference.named_parameters(), own, strict=True)]
+    if moved := [n for n, p, q in pairs if not _kept(q, p)]:
         raise Wrong(f"my_rung changed {', '.join(moved[:3])} (values or dtype): a rung leaves the weights as they are")
     for n, (x, want) in enumerate(zip(xs, wants, strict=True), 1):  # three calls, three shapes: the same each time
         got = call_or_wrong(out, (x,), f"what my_rung returned, called on a {tuple(x.shape)} batch,")
-        if not isinstance(got, torch.Tensor) or got.shape != want.shape:
+        if not isinstance(got, torch.Tensor) or (got.shape, got.dtype) != (want.shape, want.dtype):
             raise Wrong(f"what my_rung returned gave {show(got)} for a batch; the model gives {show(want)}")
         if not (off := ((got.detach().float() - want).norm() / want.norm()).item()) <= 0.01:  # NaN is off too
             said = f"with the same weights, call {n} of your rung (a {tuple(x.shape)} batch) is {off:.1%} off the model"
             raise Wrong(f"{said}: more than 16-bit rounding (1 %), so it computes another function")
     (reference(xs[0]) * (w := torch.randn(wants[0].shape, generator=torch.Generator().manual_seed(7)))).sum().backward()
     call_or_wrong(lambda: (out(xs[0]).float() * w).sum().backward(), (), "the backward pass through your rung")
-    pairs = zip(reference.named_parameters(), model.parameters(), strict=False)  # a padded tensor replaces its own
-    if off := [n for (n, p), q in pairs if _far(q.grad, p.grad)]:
-        raise Wrong(f"{', '.join(off[:3])} get no gradient or one 10 % off the model's: use the model's own weights")
+    if off := [n for n, p, q in pairs if _far(q.grad, p.grad)]:  # each weight by its name, or the model's own
+        raise Wrong(f"{', '.join(off[:3])} get no gradient or one 10 % off the model's: another weight, or detached?")
 
 
 def _check_rung(fn: Any) -> None:
@@ -181,11 +182,11 @@ def _check_rung(fn: Any) -> None:
         raise Wrong(f"{said}: more than {ladder.GUARD:.0%} apart (or not finite), so it learned something else")
 
 
-_CPU, _SIZE = torch.device("cpu"), dict(width=32, layers=2, heads=2, block=32)
+_CPU, _SIZE = torch.device("cpu"), dict(width=48, layers=2, heads=3, block=32)  # 3 heads: none of the chapter's
 _TEXTS = {
     "best_rung": "Write `best_rung(rows, noise)`: the name of the kept rung whose own step (`over_last`) gained most, "
     "beyond `noise`, else None.\nrows[0] is the plain run; a rung not kept gained nothing; gain = over_last - 1.",
     "my_rung": "Write `my_rung(model)`: return what `train` should call instead of the model (changed, or wrapped): "
     "the same outputs and gradients, nothing else changed.\nFor instance: block.compile() each block.",
 }
-QUESTIONS = questions("15", _TEXTS, [_check_best, _check_rung], each={"my_rung": {"time_limit": 120.0}})
+QUESTIONS = questions("15", _TEXTS, [_check_best, _check_rung], each={"my_rung": {"time_limit": 300.0}})  # compiles

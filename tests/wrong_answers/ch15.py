@@ -77,6 +77,11 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ("import math\n" + _Q1.replace("best['over_last'] - 1 > noise", "math.log(best['over_last']) > noise"), "sdpa"),
         (_Q1.replace("if r['kept']", "if r['kept'] or r['inert']"), "returned 'tf32'; expected 'sdpa'"),
         (_Q1.replace("rows[1:]", "rows[2:]"), "returned 'pinned'; expected 'tf32'"),
+        # attack round 10: the gain rounded to one decimal before it meets the noise
+        (
+            _Q1.replace("best['over_last'] - 1 > noise", "round(best['over_last'], 1) - 1 > noise"),
+            "returned None; expected 'fused'",
+        ),
     ),
 }
 
@@ -111,6 +116,8 @@ _ATTENTION = (  # attention written out for a rung, with a mistake put in below
     + "    for block in model.blocks:\n        block.attention.forward = types.MethodType(forward, block.attention)\n"
     "    return model"
 )
+_AUTOCAST = "    def forward(self, x):\n        with torch.autocast('cpu', torch.bfloat16):\n"
+_AUTOCAST += "            return self.m(x).float()\n"  # bfloat16 products, the logits handed back in float32
 _WRAP = "class Wrap(torch.nn.Module):\n    def __init__(self, m):\n        super().__init__()\n        self.m = m\n\n"
 WRONG_ANSWERS[2] = (
     # a dropout added: it computes another function
@@ -184,7 +191,7 @@ WRONG_ANSWERS[2] = (
     # a copy trained in place of the model: the optimizer steps weights that no forward uses
     (
         _HEAD + "    import copy\n    return copy.deepcopy(model)",
-        "get no gradient or one 10 % off the model's: use the model's own weights",
+        "get no gradient or one 10 % off the model's: another weight, or detached?",
     ),
     # the chapter's modules or torch's state changed (attack round 2): the guard, the batches, the threads, AdamW
     (_HEAD + "    import ladder\n    ladder.GUARD = 1.0\n    return model", "my_rung changed ladder.GUARD"),
@@ -306,6 +313,29 @@ WRONG_ANSWERS[2] = (
         "    return model",
         "my_rung changed Adam.__init__",
     ),
+    # attack round 10: logits in another dtype (autocast left open, float64); the head count of the chapter's sizes;
+    # the clock (ladder's) and math.sqrt (gpt's) replaced; statistics under no_grad; a parameter added; sparse
+    # gradients (positions: tokens share the head's, so their gradient is dense), which AdamW refuses
+    (_WRAP + _AUTOCAST.replace(".float()", "") + _HEAD + "    return Wrap(model)", "a torch.bfloat16 tensor"),
+    (_HEAD + "    return lambda idx: model(idx).double()", "a torch.float64 tensor of shape (3, 32, 97)"),
+    (_ATTENTION.replace("self.heads", "2"), "it computes another function"),
+    _returns_model("import time; time.perf_counter = time.process_time", "my_rung changed time.perf_counter"),
+    _returns_model("import math; math.sqrt = lambda x: x**0.5", "my_rung changed math.sqrt"),
+    (
+        "import types\ndef norm(self, x):\n    with torch.no_grad():\n"
+        "        mu, var = x.mean(-1, keepdim=True), x.var(-1, keepdim=True, unbiased=False)\n"
+        "    return (x - mu) / torch.sqrt(var + self.eps) * self.weight + self.bias\n"
+        + _HEAD
+        + "    for block in model.blocks:\n        block.norm1.forward = types.MethodType(norm, block.norm1)\n"
+        "    return model",
+        "get no gradient or one 10 % off the model's: another weight, or detached?",
+    ),
+    (
+        _HEAD + "    model.temperature = torch.nn.Parameter(torch.ones(()))\n"
+        "    model.register_forward_hook(lambda m, args, out: out * m.temperature)\n    return model",
+        "my_rung gave the model parameters not its own (temperature)",
+    ),
+    _returns_model("model.positions.sparse = True", "sparse gradients"),
 )
 RIGHT_ANSWERS[2] = (
     # the model as it is (it changes nothing: the cell after measures that), and a function around it
@@ -320,4 +350,6 @@ RIGHT_ANSWERS[2] = (
     _HEAD + "    for block in model.blocks:\n        block.attention.sdpa = True\n    return model",
     _HEAD
     + "    for block in model.blocks:\n        block.mlp[1] = torch.nn.GELU(approximate='tanh')\n    return model",
+    # attack round 10: bfloat16 autocast around the model, the logits handed back in float32
+    _WRAP + _AUTOCAST + _HEAD + "    return Wrap(model)",
 )
