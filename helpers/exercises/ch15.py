@@ -51,6 +51,7 @@ _name = lambda v, call: v if v is None else expect_type(v, str, f"{call} to retu
 _check_best = table("best_rung", "(rows, noise)", _LADDERS, _best, slips=_SLIPS, answer=_name)
 _TORCH = (F, torch.Tensor, torch.optim, torch.optim.Optimizer, torch.optim.AdamW, torch.amp.GradScaler, torch.autograd)
 _TORCH += (torch.optim.Adam, importlib.import_module("torch.optim.adam"))
+_TORCH += (torch, torch.amp, torch.accelerator, torch.cuda, torch.nn.init, torch.compiler)
 _TORCH += (torch.nn.Module, torch.nn.Linear, torch.nn.Embedding, torch.nn.LayerNorm, torch.nn.GELU, torch.nn.Sequential)
 _own = lambda v: v.__wrapped__ if getattr(v, "hooked", 0) else v  # an optimizer's first use wraps its class's step
 _std = lambda m: type(m) is type(torch) and not m.__name__.startswith("torch")  # math, time: what gpt and ladder use
@@ -63,6 +64,8 @@ def _outside(gpt: Any, ladder: Any) -> dict[str, tuple[Any, Any]]:  # what a run
         for o in _owners(gpt, ladder)
         for k, v in vars(o).items()  # not torch's private names, nor Module.__init__: compile patches those
         if (k == "__init__" and o is not torch.nn.Module or not k.startswith("_" if o in _TORCH else "__"))
+        and type(v) is not type(torch)
+        and (o, k) != (torch, "manual_seed")  # compile wraps it; submodules load late
         and not (isinstance(o, type) and getattr(o.__mro__[1], k, None) is _own(v))  # the same as inherited
     } | {k: v for k, v in _settings().items() if not (k.endswith("precision") and "matmul" in k)}  # train sets these
 
@@ -119,7 +122,7 @@ _kept = lambda a, b: a.dtype == b.dtype and a.ndim == b.ndim and torch.equal(a.d
 
 
 def _same_function(call: Any, gpt: Any, ladder: Any) -> None:  # weights large enough that attention is peaked
-    model, text = ladder.build(_SIZE, ladder.Rung(), _CPU), gpt.encode(gpt.python_text(20_000))
+    model, text = ladder.build(_SIZE, ladder.Rung(padded=True), _CPU), gpt.encode(gpt.python_text(20_000))  # as a GPU's
     for i, (name, p) in enumerate(model.named_parameters()):  # small embeddings, as trained: LayerNorm's eps counts
         std = 1.0 if "qkv" in name else 0.02 if "tokens" in name or "positions" in name else 0.3
         p.detach().normal_(0.0, std, generator=torch.Generator().manual_seed(i))
@@ -132,17 +135,27 @@ def _same_function(call: Any, gpt: Any, ladder: Any) -> None:  # weights large e
     pairs = [(n, p, now.get(n, q)) for (n, p), q in zip(reference.named_parameters(), own, strict=True)]
     if moved := [n for n, p, q in pairs if not _kept(q, p)]:
         raise Wrong(f"my_rung changed {', '.join(moved[:3])} (values or dtype): a rung leaves the weights as they are")
-    for n, (x, want) in enumerate(zip(xs, wants, strict=True), 1):  # three calls, three shapes: the same each time
+
+    def same(n: int, x: Any, want: Any, when: str = "with the same weights", so: str = "it computes another function"):
         got = call_or_wrong(out, (x,), f"what my_rung returned, called on a {tuple(x.shape)} batch,")
         if not isinstance(got, torch.Tensor) or (got.shape, got.dtype) != (want.shape, want.dtype):
             raise Wrong(f"what my_rung returned gave {show(got)} for a batch; the model gives {show(want)}")
         if not (off := ((got.detach().float() - want).norm() / want.norm()).item()) <= 0.01:  # NaN is off too
-            said = f"with the same weights, call {n} of your rung (a {tuple(x.shape)} batch) is {off:.1%} off the model"
-            raise Wrong(f"{said}: more than 16-bit rounding (1 %), so it computes another function")
+            said = f"{when}, call {n} of your rung (a {tuple(x.shape)} batch) is {off:.1%} off the model"
+            raise Wrong(f"{said}: more than 16-bit rounding (1 %), so {so}")
+
+    [same(n, x, want) for n, (x, want) in enumerate(zip(xs, wants, strict=True), 1)]  # three calls, three shapes
     (reference(xs[0]) * (w := torch.randn(wants[0].shape, generator=torch.Generator().manual_seed(7)))).sum().backward()
+    if left := [n for n, _, q in pairs if q.grad is not None]:  # a warm-up's: train's first step would add them
+        raise Wrong(f"my_rung left gradients in {', '.join(left[:3])}: train's first step would add them; zero them")
     call_or_wrong(lambda: (out(xs[0]).float() * w).sum().backward(), (), "the backward pass through your rung")
     if off := [n for n, p, q in pairs if _far(q.grad, p.grad)]:  # each weight by its name, or the model's own
         raise Wrong(f"{', '.join(off[:3])} get no gradient or one 10 % off the model's: another weight, or detached?")
+    with torch.no_grad():  # the same step for both: a rung that kept a copy of a weight, or of an output, is now off
+        for _, p, q in pairs:
+            q[tuple(map(slice, p.shape))] -= (step := p.grad * p.norm() / (10 * p.grad.norm()).clamp_min(1e-12))
+            p -= step
+    same(4, xs[0], reference(xs[0]).detach(), "after one step on both", "it keeps stale copies of weights or outputs")
 
 
 def _check_rung(fn: Any) -> None:

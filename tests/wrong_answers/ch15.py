@@ -273,7 +273,7 @@ WRONG_ANSWERS[2] = (
     (
         _WRAP + "    def forward(self, x):\n        m = self.m\n"
         "        h = m.tokens(x).detach() + m.positions(torch.arange(x.shape[1]))\n"
-        "        return m.norm(m.blocks(h)) @ m.tokens.weight.T\n\n" + _HEAD + "    return Wrap(model)",
+        "        return (m.norm(m.blocks(h)) @ m.tokens.weight.T)[..., :97]\n\n" + _HEAD + "    return Wrap(model)",
         "tokens.weight get no gradient or one 10 % off the model's",
     ),
     (
@@ -336,6 +336,36 @@ WRONG_ANSWERS[2] = (
         "my_rung gave the model parameters not its own (temperature)",
     ),
     _returns_model("model.positions.sparse = True", "sparse gradients"),
+    # attack round 11: a copy of the positions kept, or outputs kept by input, stale once training steps; the output
+    # not cut back to 97 columns on a padded model; torch.compile replaced for everyone; a warm-up's gradients left
+    (
+        "class Stale(torch.nn.Module):\n    def __init__(self, m):\n        super().__init__()\n"
+        "        self.m, self.pos = m, {}\n\n    def forward(self, idx):\n        m, t = self.m, idx.shape[1]\n"
+        "        if t not in self.pos:\n            self.pos[t] = m.positions.weight[:t].clone()\n"
+        "        x = m.tokens(idx) + self.pos[t]\n        return (m.norm(m.blocks(x)) @ m.tokens.weight.T)[..., :97]\n"
+        + _HEAD
+        + "    return Stale(model)",
+        "after one step on both, call 4 of your rung",
+    ),
+    (
+        "class Memo(torch.nn.Module):\n    def __init__(self, m):\n        super().__init__()\n"
+        "        self.m, self.seen = m, {}\n\n    def forward(self, idx):\n        key = idx.numpy().tobytes()\n"
+        "        if key not in self.seen:\n            self.seen[key] = self.m(idx)\n        return self.seen[key]\n"
+        + _HEAD
+        + "    return Memo(model)",
+        "it keeps stale copies of weights or outputs",
+    ),
+    (
+        _WRAP + "    def forward(self, idx):\n        m = self.m\n"
+        "        x = m.tokens(idx) + m.positions(torch.arange(idx.shape[1]))\n"
+        "        return m.norm(m.blocks(x)) @ m.tokens.weight.T\n" + _HEAD + "    return Wrap(model)",
+        "a torch.float32 tensor of shape (3, 32, 128)",
+    ),
+    _returns_model(
+        "import functools; torch.compile = functools.partial(torch.compile, mode='max-autotune-no-cudagraphs')",
+        "my_rung changed torch.compile",
+    ),
+    _returns_model("model(torch.randint(97, (2, 32))).sum().backward()", "my_rung left gradients in tokens.weight"),
 )
 RIGHT_ANSWERS[2] = (
     # the model as it is (it changes nothing: the cell after measures that), and a function around it

@@ -1,5 +1,3 @@
-"""Chapter 00's exercise solutions, by question number (see the package's docstring)."""
-
 SOLUTIONS: dict[int, str] = {
     1: """accelerators = {"A": ("cuda", None), "B": ("mps", "mps"), "C": (None, None), "D": ("cuda", "cuda")}""",
     2: """counts = {"A": (False, 4, 4), "B": (True, 1, 2), "C": (False, 0, 2), "D": (True, 1, 1)}""",

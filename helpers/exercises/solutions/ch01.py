@@ -1,5 +1,3 @@
-"""Chapter 01's exercise solutions, by question number (see the package's docstring)."""
-
 SOLUTIONS: dict[int, str] = {
     1: """def try_gpu(i=0):
     accelerator = torch.accelerator.current_accelerator(check_available=True)

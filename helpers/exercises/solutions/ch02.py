@@ -1,5 +1,3 @@
-"""Chapter 02's exercise solutions, by question number (see the package's docstring)."""
-
 SOLUTIONS: dict[int, str] = {
     1: """made = {"torch.zeros_like(g)": "gpu", "torch.zeros(3, dtype=g.dtype)": "cpu", "g.new_ones(2)": "gpu",
         "torch.ones(g.shape)": "cpu", "g[0]": "gpu"}""",

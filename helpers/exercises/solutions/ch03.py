@@ -1,5 +1,3 @@
-"""Chapter 03's exercise solutions, by question number (see the package's docstring)."""
-
 SOLUTIONS: dict[int, str] = {
     1: "def fill_rows(buffer, tensors):\n    for row, t in zip(buffer, tensors):\n"
     "        row.copy_(t)\n    return buffer",

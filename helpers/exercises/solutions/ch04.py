@@ -1,5 +1,3 @@
-"""Chapter 04's exercise solutions, by question number (see the package's docstring)."""
-
 SOLUTIONS: dict[int, str] = {
     1: """def fit(model, X, y, steps, path, device):
     model.to(device)

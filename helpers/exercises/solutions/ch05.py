@@ -1,5 +1,3 @@
-"""Chapter 05's exercise solutions, by question number (see the package's docstring)."""
-
 SOLUTIONS: dict[int, str] = {
     1: """def allocated_bytes(tensors):
     storages = {t.untyped_storage().data_ptr(): t.untyped_storage().nbytes() for t in tensors}

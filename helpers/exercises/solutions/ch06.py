@@ -1,5 +1,3 @@
-"""Chapter 06's exercise solutions, by question number (see the package's docstring)."""
-
 SOLUTIONS: dict[int, str] = {
     1: """event_ms = {
     "gpu(20, side); side.wait_stream(default); gpu(10)": 10,  # side waits for default, not default for side

@@ -1,5 +1,3 @@
-"""Chapter 07's exercise solutions, by question number (see the package's docstring)."""
-
 SOLUTIONS: dict[int, str] = {
     1: """def prefetched(batches, device):
     side, ready = torch.cuda.Stream(), None

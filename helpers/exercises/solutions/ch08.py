@@ -1,5 +1,3 @@
-"""Chapter 08's exercise solutions, by question number (see the package's docstring)."""
-
 SOLUTIONS: dict[int, str] = {
     1: """import torch
 import torch.distributed as dist

@@ -1,5 +1,3 @@
-"""Chapter 09's exercise solutions, by question number (see the package's docstring)."""
-
 SOLUTIONS: dict[int, str] = {
     1: "def produce(batches, tasks, free):\n    for index, batch in enumerate(batches):\n"
     "        buffer = free.get()  # waits until a consumer has put a buffer back: then nobody reads it\n"

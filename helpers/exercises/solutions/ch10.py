@@ -1,5 +1,3 @@
-"""Chapter 10's exercise solutions, by question number (see the package's docstring)."""
-
 SOLUTIONS: dict[int, str] = {
     1: "axpy_intensity = 2 / (3 * 4)  # multiply + add; read x, read y, write y",
     2: "def cheapest_gpu(workload, prices):\n    w, costs = workload, {}\n"

@@ -1,5 +1,3 @@
-"""Chapter 11's exercise solutions, by question number (see the package's docstring)."""
-
 SOLUTIONS: dict[int, str] = {
     1: "def capture_step(graph, model, optimizer, static_x, static_y):\n    def step(x, y):\n"
     "        loss = torch.nn.functional.mse_loss(model(x), y)\n        loss.backward()\n        optimizer.step()\n"

@@ -1,5 +1,3 @@
-"""Chapter 12's exercise solutions, by question number (see the package's docstring)."""
-
 SOLUTIONS: dict[int, str] = {
     1: "def ranks_needed(n_params, optimizer, gpu_bytes, activation_bytes):\n"
     "    per_param = 4 * (2 + {'SGD': 0, 'SGD with momentum': 1, 'Adam': 2}[optimizer])  # float32 copies\n"

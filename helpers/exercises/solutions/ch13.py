@@ -1,5 +1,3 @@
-"""Chapter 13's exercise solutions, by question number (see the package's docstring)."""
-
 SOLUTIONS: dict[int, str] = {
     1: "@triton.jit\n"
     "def row_centre_kernel(x_ptr, out_ptr, n_cols, x_row_stride, out_row_stride, BLOCK: tl.constexpr):\n"

@@ -1,5 +1,3 @@
-"""Chapter 14's exercise solutions, by question number (see the package's docstring)."""
-
 SOLUTIONS: dict[int, str] = {
     1: """def idle_share(busy, start_ms, end_ms):
     covered, reach = 0.0, start_ms  # reach: where the covered stretch so far ends

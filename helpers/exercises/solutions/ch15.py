@@ -1,5 +1,3 @@
-"""Chapter 15's exercise solutions, by question number (see the package's docstring)."""
-
 SOLUTIONS: dict[int, str] = {
     1: "def best_rung(rows, noise):\n    kept = [r for r in rows[1:] if r['kept']]  # rows[0] is the plain run\n"
     "    best = max(kept, key=lambda r: r['over_last'], default=None)\n"
