@@ -70,6 +70,7 @@ def _outside(gpt: Any, ladder: Any) -> dict[str, tuple[Any, Any]]:  # what a run
     } | {k: v for k, v in _settings().items() if not (k.endswith("precision") and "matmul" in k)}  # train sets these
 
 
+_CONFIGS = [importlib.import_module(f"torch.{m}.config") for m in ("_dynamo", "_inductor", "_functorch", "compiler")]
 _SWITCHES = """fp32_precision cudnn.fp32_precision cudnn.conv.fp32_precision cudnn.rnn.fp32_precision
 mkldnn.fp32_precision mkldnn.conv.fp32_precision mkldnn.rnn.fp32_precision mkldnn.matmul.fp32_precision cudnn.benchmark
 cudnn.allow_tf32 cudnn.deterministic mkldnn.enabled cuda.matmul.fp32_precision cuda.matmul.allow_fp16_accumulation
@@ -93,7 +94,7 @@ def _settings() -> dict[str, tuple[Any, Any]]:  # torch's global settings a rung
         "flushing denormals": (lambda: torch.tensor(1e-40).mul(1).item() == 0, torch.set_flush_denormal),
         "Python's garbage collector": (gc.isenabled, lambda on: gc.enable() if on else gc.disable()),
     }
-    for c in (importlib.import_module(f"torch.{m}.config") for m in ("_dynamo", "_inductor", "_functorch", "compiler")):
+    for c in _CONFIGS:  # imported with this module: a first import takes seconds, none of them the learner's
         pairs[c.__name__] = (c.get_config_copy, functools.partial(_load_changed, c))
     return {name: (put, _read(get)) for name, (get, put) in pairs.items()}
 

@@ -147,6 +147,20 @@ def _problems(what: str, outcome: Outcome | None, escaped: str, seconds: float, 
     return problems
 
 
+def _seconds_before_the_answer_runs(question: Question) -> float:
+    """How long the checker works before it first calls a function answer (chapter 15's builds and runs a model).
+
+    A faulty answer that never returns gets `HANG_LIMIT` on top of four times this, measured now with an answer
+    that raises at once: its limit must not run out in the checker's own work, before the answer prints anything.
+    """
+    if question.file:  # its answer runs in other processes: the checks' own limits apply (test_exercises.py)
+        return 0.0
+    answer = {
+        question.variable: _faulty_function(_faulty_code(question, 'raise ValueError("at once")'), question.variable)
+    }
+    return _timed_evaluate(question, answer, QUICK_LIMIT)[2]
+
+
 def _output_is_capped(output: str) -> bool:
     return len(output) <= learner_code.OUTPUT_LIMIT + 40 and output.endswith("more characters)")
 
@@ -172,8 +186,9 @@ def test_generic_mistakes_get_a_verdict(chapter: str, question: Question) -> Non
     if not question.file:  # a file question's wrong files: test_exercises.py
         cases += [(name, {question.variable: v}, QUICK_LIMIT, "") for name, v in _junk_values().items()]
     if callable(_solution_value(question)):
+        hang_limit = HANG_LIMIT + 4 * _seconds_before_the_answer_runs(question)
         for name, (body, hangs, must_say) in FAULTY_FUNCTIONS.items():
-            limit = HANG_LIMIT if hangs else QUICK_LIMIT
+            limit = hang_limit if hangs else QUICK_LIMIT
             code = _faulty_code(question, body)
             answer = code if question.file else {question.variable: _faulty_function(code, question.variable)}
             cases.append((name, answer, limit, must_say))
