@@ -175,7 +175,12 @@ def _check_rung(fn: Any) -> None:
         if flipped := _put_back(before, _settings()):
             raise Wrong(f"my_rung changed {', '.join(flipped)}: a rung changes the model, nothing outside it")
         seen["model"] = model  # its tensors may come back renamed, or replaced (padded) under their names
-        return out
+
+        def forward(*args: Any) -> Any:  # a switch flipped during a call: train's own resets would hide it
+            y = out(*args)
+            return seen.setdefault("inside", []).extend(_put_back(before, _settings())) or y
+
+        return forward if callable(out) else out
 
     try:  # the learner's code first: its errors show before the checker's own work
         _same_function(change, gpt, ladder)
@@ -187,6 +192,8 @@ def _check_rung(fn: Any) -> None:
         torch.set_rng_state(rng), torch.set_float32_matmul_precision(precision)
         if changed:
             raise Wrong(f"my_rung changed {', '.join(changed)}: a rung changes the model, nothing outside it")
+        if inside := sorted(set(seen.get("inside", []))):
+            raise Wrong(f"what my_rung returned changed {', '.join(inside)} when called: a rung changes nothing else")
     after, model = dict(seen["model"].named_parameters()), seen["model"]
     added = sorted(n for n, p in after.items() if id(p) not in seen["ids"] and n not in seen["names"])
     if added := added or ["parameters()"] * ("parameters" in vars(model)):

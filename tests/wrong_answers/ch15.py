@@ -366,6 +366,14 @@ WRONG_ANSWERS[2] = (
         "my_rung changed torch.compile",
     ),
     _returns_model("model(torch.randint(97, (2, 32))).sum().backward()", "my_rung left gradients in tokens.weight"),
+    # attack round 12: the matmul precision switched inside each call, where train's own resets would hide it
+    (
+        _WRAP
+        + "    def forward(self, x):\n        torch.set_float32_matmul_precision('medium')\n        return self.m(x)\n"
+        + _HEAD
+        + "    return Wrap(model)",
+        "what my_rung returned changed the float32 matmul precision",
+    ),
 )
 RIGHT_ANSWERS[2] = (
     # the model as it is (it changes nothing: the cell after measures that), and a function around it
@@ -382,4 +390,8 @@ RIGHT_ANSWERS[2] = (
     + "    for block in model.blocks:\n        block.mlp[1] = torch.nn.GELU(approximate='tanh')\n    return model",
     # attack round 10: bfloat16 autocast around the model, the logits handed back in float32
     _WRAP + _AUTOCAST + _HEAD + "    return Wrap(model)",
+    # attack round 12: TF32 allowed inside each call and put back before it returns
+    _WRAP + "    def forward(self, x):\n        old = torch.get_float32_matmul_precision()\n"
+    "        torch.set_float32_matmul_precision('high')\n        try:\n            return self.m(x)\n"
+    "        finally:\n            torch.set_float32_matmul_precision(old)\n" + _HEAD + "    return Wrap(model)",
 )
