@@ -152,11 +152,6 @@ def _same_function(call: Any, gpt: Any, ladder: Any) -> None:  # weights large e
     call_or_wrong(lambda: (out(xs[0]).float() * w).sum().backward(), (), "the backward pass through your rung")
     if off := [n for n, p, q in pairs if _far(q.grad, p.grad)]:  # each weight by its name, or the model's own
         raise Wrong(f"{', '.join(off[:3])} get no gradient or one 10 % off the model's: another weight, or detached?")
-    with torch.no_grad():  # the same step for both: a rung that kept a copy of a weight, or of an output, is now off
-        for _, p, q in pairs:
-            q[tuple(map(slice, p.shape))] -= (step := p.grad * p.norm() / (10 * p.grad.norm()).clamp_min(1e-12))
-            p -= step
-    same(4, xs[0], reference(xs[0]).detach(), "after one step on both", "it keeps stale copies of weights or outputs")
 
 
 def _check_rung(fn: Any) -> None:
