@@ -136,16 +136,13 @@ def _same_function(call: Any, gpt: Any, ladder: Any) -> None:  # weights large e
     pairs = [(n, p, now.get(n, q)) for (n, p), q in zip(reference.named_parameters(), own, strict=True)]
     if moved := [n for n, p, q in pairs if not _kept(q, p)]:
         raise Wrong(f"my_rung changed {', '.join(moved[:3])} (values or dtype): a rung leaves the weights as they are")
-
-    def same(n: int, x: Any, want: Any, when: str = "with the same weights", so: str = "it computes another function"):
+    for n, (x, want) in enumerate(zip(xs, wants, strict=True), 1):  # three calls, three shapes: the same each time
         got = call_or_wrong(out, (x,), f"what my_rung returned, called on a {tuple(x.shape)} batch,")
         if not isinstance(got, torch.Tensor) or (got.shape, got.dtype) != (want.shape, want.dtype):
             raise Wrong(f"what my_rung returned gave {show(got)} for a batch; the model gives {show(want)}")
         if not (off := ((got.detach().float() - want).norm() / want.norm()).item()) <= 0.01:  # NaN is off too
-            said = f"{when}, call {n} of your rung (a {tuple(x.shape)} batch) is {off:.1%} off the model"
-            raise Wrong(f"{said}: more than 16-bit rounding (1 %), so {so}")
-
-    [same(n, x, want) for n, (x, want) in enumerate(zip(xs, wants, strict=True), 1)]  # three calls, three shapes
+            said = f"with the same weights, call {n} of your rung (a {tuple(x.shape)} batch) is {off:.1%} off the model"
+            raise Wrong(f"{said}: more than 16-bit rounding (1 %), so it computes another function")
     (reference(xs[0]) * (w := torch.randn(wants[0].shape, generator=torch.Generator().manual_seed(7)))).sum().backward()
     if left := [n for n, _, q in pairs if q.grad is not None]:  # a warm-up's: train's first step would add them
         raise Wrong(f"my_rung left gradients in {', '.join(left[:3])}: train's first step would add them; zero them")
@@ -173,7 +170,8 @@ def _check_rung(fn: Any) -> None:
 
         def forward(*args: Any) -> Any:  # a switch flipped during a call: train's own resets would hide it
             y = out(*args)
-            return seen.setdefault("inside", []).extend(_put_back(before, _settings())) or y
+            seen.setdefault("inside", []).extend(_put_back(before, _settings()))
+            return y
 
         return forward if callable(out) else out
 
