@@ -122,11 +122,23 @@ _far = lambda g, w: g is None or not (g.to_dense()[tuple(map(slice, w.shape))] -
 _kept = lambda a, b: a.dtype == b.dtype and a.ndim == b.ndim and torch.equal(a.detach()[tuple(map(slice, b.shape))], b)
 
 
+def _draw(name: str, weight: torch.Tensor, seed: int) -> torch.Tensor:  # small embeddings, as trained: eps counts
+    std = 1.0 if "qkv" in name else 0.02 if "tokens" in name or "positions" in name else 0.3  # attention peaked
+    return weight.normal_(0.0, std, generator=torch.Generator().manual_seed(seed))
+
+
+def _agrees(out: Any, x: torch.Tensor, want: torch.Tensor, when: str, why: str) -> None:  # within 16-bit rounding
+    got = call_or_wrong(out, (x,), f"what my_rung returned, called on a {tuple(x.shape)} batch,")
+    if not isinstance(got, torch.Tensor) or (got.shape, got.dtype) != (want.shape, want.dtype):
+        raise Wrong(f"what my_rung returned gave {show(got)} for a batch; the model gives {show(want)}")
+    if not (off := ((got.detach().float() - want).norm() / want.norm()).item()) <= 0.01:  # NaN is off too
+        said = f"{when} of your rung (a {tuple(x.shape)} batch) is {off:.1%} off the model"
+        raise Wrong(f"{said}: more than 16-bit rounding (1 %), so it computes another function{why}")
+
+
 def _same_function(call: Any, gpt: Any, ladder: Any) -> None:  # weights large enough that attention is peaked
     model, text = ladder.build(_SIZE, ladder.Rung(padded=True), _CPU), gpt.encode(gpt.python_text(20_000))  # as a GPU's
-    for i, (name, p) in enumerate(model.named_parameters()):  # small embeddings, as trained: LayerNorm's eps counts
-        std = 1.0 if "qkv" in name else 0.02 if "tokens" in name or "positions" in name else 0.3
-        p.detach().normal_(0.0, std, generator=torch.Generator().manual_seed(i))
+    [_draw(name, p.detach(), i) for i, (name, p) in enumerate(model.named_parameters())]  # a model as trained
     xs = [next(gpt.batches(text, 1, b, t, seed=n))[0] for n, (b, t) in enumerate(((3, 32), (8, 32), (3, 16)), 1)]
     reference, own = copy.deepcopy(model), list(model.parameters())  # the model before the rung: outputs, gradients
     wants, out = [reference(x).detach() for x in xs], call(model)
@@ -137,18 +149,17 @@ def _same_function(call: Any, gpt: Any, ladder: Any) -> None:  # weights large e
     if moved := [n for n, p, q in pairs if not _kept(q, p)]:
         raise Wrong(f"my_rung changed {', '.join(moved[:3])} (values or dtype): a rung leaves the weights as they are")
     for n, (x, want) in enumerate(zip(xs, wants, strict=True), 1):  # three calls, three shapes: the same each time
-        got = call_or_wrong(out, (x,), f"what my_rung returned, called on a {tuple(x.shape)} batch,")
-        if not isinstance(got, torch.Tensor) or (got.shape, got.dtype) != (want.shape, want.dtype):
-            raise Wrong(f"what my_rung returned gave {show(got)} for a batch; the model gives {show(want)}")
-        if not (off := ((got.detach().float() - want).norm() / want.norm()).item()) <= 0.01:  # NaN is off too
-            said = f"with the same weights, call {n} of your rung (a {tuple(x.shape)} batch) is {off:.1%} off the model"
-            raise Wrong(f"{said}: more than 16-bit rounding (1 %), so it computes another function")
+        _agrees(out, x, want, f"with the same weights, call {n}", "")
     (reference(xs[0]) * (w := torch.randn(wants[0].shape, generator=torch.Generator().manual_seed(7)))).sum().backward()
     if left := [n for n, _, q in pairs if q.grad is not None]:  # a warm-up's: train's first step would add them
         raise Wrong(f"my_rung left gradients in {', '.join(left[:3])}: train's first step would add them; zero them")
     call_or_wrong(lambda: (out(xs[0]).float() * w).sum().backward(), (), "the backward pass through your rung")
     if off := [n for n, p, q in pairs if _far(q.grad, p.grad)]:  # each weight by its name, or the model's own
         raise Wrong(f"{', '.join(off[:3])} get no gradient or one 10 % off the model's: another weight, or detached?")
+    with torch.no_grad():  # new weights of the same sizes written into both: a copy kept of a weight or output is off
+        for i, (n, p, q) in enumerate(pairs):
+            q[tuple(map(slice, p.shape))] = _draw(n, p, 99 + i)
+    _agrees(out, xs[0], reference(xs[0]).detach(), "with new weights in the model, call 4", " (a copy gone stale?)")
 
 
 def _check_rung(fn: Any) -> None:

@@ -336,8 +336,25 @@ WRONG_ANSWERS[2] = (
         "my_rung gave the model parameters not its own (temperature)",
     ),
     _returns_model("model.positions.sparse = True", "sparse gradients"),
-    # attack round 11: the output not cut back to 97 columns on a padded model; torch.compile replaced for everyone;
-    # a warm-up's gradients left
+    # attack round 11: a copy of the positions kept, or outputs kept by input, stale once the weights change; the
+    # output not cut back to 97 columns on a padded model; torch.compile replaced for everyone; a warm-up's gradients
+    (
+        "class Stale(torch.nn.Module):\n    def __init__(self, m):\n        super().__init__()\n"
+        "        self.m, self.pos = m, {}\n\n    def forward(self, idx):\n        m, t = self.m, idx.shape[1]\n"
+        "        if t not in self.pos:\n            self.pos[t] = m.positions.weight[:t].clone()\n"
+        "        x = m.tokens(idx) + self.pos[t]\n        return (m.norm(m.blocks(x)) @ m.tokens.weight.T)[..., :97]\n"
+        + _HEAD
+        + "    return Stale(model)",
+        "with new weights in the model, call 4 of your rung",
+    ),
+    (
+        "class Memo(torch.nn.Module):\n    def __init__(self, m):\n        super().__init__()\n"
+        "        self.m, self.seen = m, {}\n\n    def forward(self, idx):\n        key = idx.numpy().tobytes()\n"
+        "        if key not in self.seen:\n            self.seen[key] = self.m(idx)\n        return self.seen[key]\n"
+        + _HEAD
+        + "    return Memo(model)",
+        "so it computes another function (a copy gone stale?)",
+    ),
     (
         _WRAP + "    def forward(self, idx):\n        m = self.m\n"
         "        x = m.tokens(idx) + m.positions(torch.arange(idx.shape[1]))\n"
