@@ -1,5 +1,6 @@
 """Chapter 15 exercises: which rung of a measured ladder gained most; a rung of your own, trained by `ladder.train`."""
 
+import builtins
 import contextlib
 import copy
 import functools
@@ -50,8 +51,8 @@ _SLIPS = [
 _name = lambda v, call: v if v is None else expect_type(v, str, f"{call} to return a rung's name or None")
 _check_best = table("best_rung", "(rows, noise)", _LADDERS, _best, slips=_SLIPS, answer=_name)
 _TORCH = (F, torch.Tensor, torch.optim, torch.optim.Optimizer, torch.optim.AdamW, torch.amp.GradScaler, torch.autograd)
-_TORCH += (torch.optim.Adam, importlib.import_module("torch.optim.adam"))
-_TORCH += (torch, torch.amp, torch.accelerator, torch.cuda, torch.nn.init, torch.compiler)
+_TORCH += (torch.optim.Adam, *map(importlib.import_module, ("torch.optim.adam", "torch.optim.adamw", "torch.nn")))
+_TORCH += (torch, torch.amp, torch.accelerator, torch.cuda, torch.nn.init, torch.compiler, builtins)  # sorted
 _TORCH += (torch.nn.Module, torch.nn.Linear, torch.nn.Embedding, torch.nn.LayerNorm, torch.nn.GELU, torch.nn.Sequential)
 _own = lambda v: v.__wrapped__ if getattr(v, "hooked", 0) else v  # an optimizer's first use wraps its class's step
 _std = lambda m: type(m) is type(torch) and not m.__name__.startswith("torch")  # math, time: what gpt and ladder use
@@ -120,15 +121,15 @@ def _put_back(saved: dict[str, tuple[Any, Any]], now: dict[str, tuple[Any, Any]]
 _differs = lambda a, b: a is not b and not (type(a) is type(b) and isinstance(a, int | float | str | dict) and a == b)
 _far = lambda g, w: g is None or not (g.to_dense()[tuple(map(slice, w.shape))] - w).norm() <= w.norm() / 10  # sparse
 _kept = lambda a, b: a.dtype == b.dtype and a.ndim == b.ndim and torch.equal(a.detach()[tuple(map(slice, b.shape))], b)
+_std_of = lambda name: 1.0 if "qkv" in name else 0.02 if "tokens" in name or "positions" in name else 0.3  # peaked
+_draw = lambda name, w, seed: w.normal_(0.0, _std_of(name), generator=torch.Generator().manual_seed(seed))  # eps counts
 
 
-def _draw(name: str, weight: torch.Tensor, seed: int) -> torch.Tensor:  # small embeddings, as trained: eps counts
-    std = 1.0 if "qkv" in name else 0.02 if "tokens" in name or "positions" in name else 0.3  # attention peaked
-    return weight.normal_(0.0, std, generator=torch.Generator().manual_seed(seed))
-
-
-def _agrees(out: Any, x: torch.Tensor, want: torch.Tensor, when: str, why: str) -> None:  # within 16-bit rounding
+def _agrees(out: Any, x: torch.Tensor, want: torch.Tensor, when: str, why: str, pairs: list) -> None:  # 16-bit
+    weights = [q.detach().clone() for _, _, q in pairs]
     got = call_or_wrong(out, (x,), f"what my_rung returned, called on a {tuple(x.shape)} batch,")
+    if moved := [n for (n, _, q), w in zip(pairs, weights, strict=True) if not torch.equal(q.detach(), w)]:
+        raise Wrong(f"a call of what my_rung returned changed {', '.join(moved[:3])}: only the optimizer steps weights")
     if not isinstance(got, torch.Tensor) or (got.shape, got.dtype) != (want.shape, want.dtype):
         raise Wrong(f"what my_rung returned gave {show(got)} for a batch; the model gives {show(want)}")
     if not (off := ((got.detach().float() - want).norm() / want.norm()).item()) <= 0.01:  # NaN is off too
@@ -139,9 +140,14 @@ def _agrees(out: Any, x: torch.Tensor, want: torch.Tensor, when: str, why: str) 
 def _same_function(call: Any, gpt: Any, ladder: Any) -> None:  # weights large enough that attention is peaked
     model, text = ladder.build(_SIZE, ladder.Rung(padded=True), _CPU), gpt.encode(gpt.python_text(20_000))  # as a GPU's
     [_draw(name, p.detach(), i) for i, (name, p) in enumerate(model.named_parameters())]  # a model as trained
+    model.blocks[0].attention.sdpa = True  # both ways of attention: a mistake in either shows
     xs = [next(gpt.batches(text, 1, b, t, seed=n))[0] for n, (b, t) in enumerate(((3, 32), (8, 32), (3, 16)), 1)]
     reference, own = copy.deepcopy(model), list(model.parameters())  # the model before the rung: outputs, gradients
-    wants, out = [reference(x).detach() for x in xs], call(model)
+    wants, precision = [reference(x).detach() for x in xs], torch.get_float32_matmul_precision()
+    torch.set_float32_matmul_precision("high")  # not as train's call has them: a rung that sets either shows in one
+    with torch.compiler.config.patch(force_disable_caches=not torch.compiler.config.force_disable_caches):
+        out = call(model)  # if it raises, _check_rung puts the precision back
+    torch.set_float32_matmul_precision(precision)
     if not callable(out):
         raise Wrong(f"my_rung(model) returned {show(out)}; return what train should call (the model itself?)")
     now = dict(model.named_parameters())  # a tensor replaced under its name (padded) keeps its rows' values, its dtype
@@ -149,17 +155,17 @@ def _same_function(call: Any, gpt: Any, ladder: Any) -> None:  # weights large e
     if moved := [n for n, p, q in pairs if not _kept(q, p)]:
         raise Wrong(f"my_rung changed {', '.join(moved[:3])} (values or dtype): a rung leaves the weights as they are")
     for n, (x, want) in enumerate(zip(xs, wants, strict=True), 1):  # three calls, three shapes: the same each time
-        _agrees(out, x, want, f"with the same weights, call {n}", "")
+        _agrees(out, x, want, f"with the same weights, call {n}", "", pairs)
     (reference(xs[0]) * (w := torch.randn(wants[0].shape, generator=torch.Generator().manual_seed(7)))).sum().backward()
     if left := [n for n, _, q in pairs if q.grad is not None]:  # a warm-up's: train's first step would add them
         raise Wrong(f"my_rung left gradients in {', '.join(left[:3])}: train's first step would add them; zero them")
     call_or_wrong(lambda: (out(xs[0]).float() * w).sum().backward(), (), "the backward pass through your rung")
     if off := [n for n, p, q in pairs if _far(q.grad, p.grad)]:  # each weight by its name, or the model's own
         raise Wrong(f"{', '.join(off[:3])} get no gradient or one 10 % off the model's: another weight, or detached?")
-    with torch.no_grad():  # new weights of the same sizes written into both: a copy kept of a weight or output is off
-        for i, (n, p, q) in enumerate(pairs):
-            q[tuple(map(slice, p.shape))] = _draw(n, p, 99 + i)
-    _agrees(out, xs[0], reference(xs[0]).detach(), "with new weights in the model, call 4", " (a copy gone stale?)")
+    for n, x in ((5, xs[0]), (6, xs[1])):  # new weights written into both, twice: a copy kept, even if renewed, is off
+        for i, (k, p, q) in enumerate(pairs):
+            q.detach()[tuple(map(slice, p.shape))].copy_(_draw(k, p.detach(), 100 * n + i))
+        _agrees(out, x, reference(x).detach(), f"with new weights in the model, call {n}", " (a stale copy?)", pairs)
 
 
 def _check_rung(fn: Any) -> None:
@@ -180,8 +186,8 @@ def _check_rung(fn: Any) -> None:
         seen["model"] = model  # its tensors may come back renamed, or replaced (padded) under their names
 
         def forward(*args: Any) -> Any:  # a switch flipped during a call: train's own resets would hide it
-            y = out(*args)
-            seen.setdefault("inside", []).extend(_put_back(before, _settings()))
+            was, y = _settings(), out(*args)
+            seen.setdefault("inside", []).extend(_put_back(was, _settings()))
             return y
 
         return forward if callable(out) else out
@@ -214,4 +220,4 @@ _TEXTS = {
     "my_rung": "Write `my_rung(model)`: return what `train` should call instead of the model (changed, or wrapped): "
     "the same outputs and gradients, nothing else changed.\nFor instance: block.compile() each block.",
 }
-QUESTIONS = questions("15", _TEXTS, [_check_best, _check_rung], each={"my_rung": {"time_limit": 300.0}})  # compiles
+QUESTIONS = questions("15", _TEXTS, [_check_best, _check_rung], each={"my_rung": {"time_limit": 600.0}})  # compiles

@@ -345,7 +345,7 @@ WRONG_ANSWERS[2] = (
         "        x = m.tokens(idx) + self.pos[t]\n        return (m.norm(m.blocks(x)) @ m.tokens.weight.T)[..., :97]\n"
         + _HEAD
         + "    return Stale(model)",
-        "with new weights in the model, call 4 of your rung",
+        "with new weights in the model, call 5 of your rung",
     ),
     (
         "class Memo(torch.nn.Module):\n    def __init__(self, m):\n        super().__init__()\n"
@@ -353,7 +353,7 @@ WRONG_ANSWERS[2] = (
         "        if key not in self.seen:\n            self.seen[key] = self.m(idx)\n        return self.seen[key]\n"
         + _HEAD
         + "    return Memo(model)",
-        "so it computes another function (a copy gone stale?)",
+        "so it computes another function (a stale copy?)",
     ),
     (
         _WRAP + "    def forward(self, idx):\n        m = self.m\n"
@@ -374,6 +374,37 @@ WRONG_ANSWERS[2] = (
         + "    return Wrap(model)",
         "what my_rung returned changed the float32 matmul precision",
     ),
+    # attack round 13: a mistake only on the SDPA path; a copy of the weights renewed every other call; the weights
+    # changed by each call; a class rebound in torch.nn, a built-in replaced; settings set to the value in force
+    (
+        _ATTENTION.replace(
+            "    y = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)\n",
+            "    if self.sdpa:\n        y = torch.nn.functional.scaled_dot_product_attention(q, k, v)\n"
+            "    else:\n        s = (q @ k.transpose(-2, -1)) / k.shape[-1] ** 0.5\n"
+            "        y = s.masked_fill(~self.causal[:t, :t], float('-inf')).softmax(dim=-1) @ v\n",
+        ),
+        "so it computes another function",
+    ),
+    (
+        _WRAP.replace("self.m = m", "self.m, self.n, self.w = m, 0, None")
+        + "    def forward(self, idx):\n        if self.n % 2 == 0:\n"
+        "            self.w = {k: p.clone() for k, p in self.m.named_parameters()}\n"
+        "        self.n += 1\n        return torch.func.functional_call(self.m, self.w, (idx,))\n"
+        + _HEAD
+        + "    return Wrap(model)",
+        "with new weights in the model, call 6 of your rung",
+    ),
+    (
+        _WRAP + "    def forward(self, idx):\n        with torch.no_grad():\n"
+        "            for p in self.m.parameters():\n                p.copy_(p.bfloat16())\n"
+        "        return self.m(idx)\n" + _HEAD + "    return Wrap(model)",
+        "a call of what my_rung returned changed tokens.weight",
+    ),
+    _returns_model("torch.nn.GELU = torch.nn.ReLU", "my_rung changed torch.nn.GELU"),
+    _returns_model("import builtins; builtins.sorted = lambda v, **k: list(v)", "my_rung changed builtins.sorted"),
+    _returns_model("import torch.optim.adamw as m; m.adamw = lambda *a, **k: None", "changed torch.optim.adamw.adamw"),
+    _returns_model("torch.compiler.config.force_disable_caches = False", "my_rung changed torch.compiler.config"),
+    _returns_model("torch.set_float32_matmul_precision('highest')", "my_rung changed"),
 )
 RIGHT_ANSWERS[2] = (
     # the model as it is (it changes nothing: the cell after measures that), and a function around it
