@@ -114,11 +114,11 @@ def table(
 
 
 def call_or_wrong(fn: Callable[..., Any], args: tuple, call: str) -> Any:
-    """`fn(*args)`; the learner's own error becomes `Wrong`, said with the call that raised it."""
+    """`fn(*args)`; the learner's own error becomes `Wrong`, said with the call that raised it (a check's passes)."""
     try:
         return fn(*args)
     except Exception as exc:
-        raise Wrong(f"{call} raised {describe_error(exc)}") from None
+        raise exc if isinstance(exc, Wrong) else Wrong(f"{call} raised {describe_error(exc)}") from None
 
 
 def _wrong_results(fn: Any, cases: Sequence[Case], want: Any, answer: Any, rel: float) -> list[tuple[tuple, Any, Any]]:

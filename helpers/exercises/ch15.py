@@ -15,6 +15,7 @@ import torch.nn.functional as F
 
 from ..answers import Wrong, expect_function, expect_type
 from ..checking import CouldNotCheck
+from .calls import CallLog
 from .cases import Slip, call_or_wrong, questions, show, table
 
 
@@ -57,6 +58,7 @@ _TORCH += (torch.nn.Module, torch.nn.Linear, torch.nn.Embedding, torch.nn.LayerN
 _own = lambda v: v.__wrapped__ if getattr(v, "hooked", 0) else v  # an optimizer's first use wraps its class's step
 _std = lambda m: type(m) is type(torch) and not m.__name__.startswith("torch")  # math, time: what gpt and ladder use
 _owners = lambda g, d: (g, d, g.GPT, g.Block, g.Attention, *filter(_std, {**vars(g), **vars(d)}.values())) + _TORCH
+_named = lambda o, k: k == "__init__" and o is not torch.nn.Module or o is torch.Tensor and k.startswith("__")
 
 
 def _outside(gpt: Any, ladder: Any) -> dict[str, tuple[Any, Any]]:  # what a rung must leave alone, and its restore
@@ -64,7 +66,7 @@ def _outside(gpt: Any, ladder: Any) -> dict[str, tuple[Any, Any]]:  # what a run
         f"{o.__name__}.{k}": (lambda v, o=o, k=k: setattr(o, k, v), _own(v))
         for o in _owners(gpt, ladder)
         for k, v in vars(o).items()  # not torch's private names, nor Module.__init__: compile patches those
-        if (k == "__init__" and o is not torch.nn.Module or not k.startswith("_" if o in _TORCH else "__"))
+        if (_named(o, k) or not k.startswith("_" if o in _TORCH else "__"))  # __init__, Tensor's operators (@)
         and type(v) is not type(torch)
         and (o, k) != (torch, "manual_seed")  # compile wraps it; submodules load late
         and not (isinstance(o, type) and getattr(o.__mro__[1], k, None) is _own(v))  # the same as inherited
@@ -106,29 +108,25 @@ def _read(get: Any) -> Any:  # a setting's value, or "unreadable" (a rung can le
     return "unreadable"
 
 
-def _load_changed(config: Any, saved: dict) -> None:  # only the keys that differ: setting others warns of deprecations
-    with warnings.catch_warnings(action="ignore"):
-        [setattr(config, k, v) for k, v in saved.items() if _differs(config.get_config_copy().get(k), v)]
-
-
 def _put_back(saved: dict[str, tuple[Any, Any]], now: dict[str, tuple[Any, Any]]) -> list[str]:  # what changed, reset
     for name in (changed := [n for n, (_, v) in now.items() if n not in saved or _differs(v, saved[n][1])]):
-        with contextlib.suppress(Exception):
+        with contextlib.suppress(Exception), warnings.catch_warnings(action="ignore"):  # deprecated config keys warn
             saved[name][0](saved[name][1]) if name in saved else None
     return changed
 
 
 _differs = lambda a, b: a is not b and not (type(a) is type(b) and isinstance(a, int | float | str | dict) and a == b)
 _far = lambda g, w: g is None or not (g.to_dense()[tuple(map(slice, w.shape))] - w).norm() <= w.norm() / 10  # sparse
+_load_changed = lambda c, saved: [setattr(c, k, v) for k, v in saved.items() if _differs(c.get_config_copy().get(k), v)]
+_places = lambda c: {a.device for a in (*c.args, *c.kwargs.values()) if isinstance(a, torch.Tensor) and a.ndim}
 _kept = lambda a, b: a.dtype == b.dtype and a.ndim == b.ndim and torch.equal(a.detach()[tuple(map(slice, b.shape))], b)
 _std_of = lambda name: 1.0 if "qkv" in name else 0.02 if "tokens" in name or "positions" in name else 0.3  # peaked
-_draw = lambda name, w, seed: w.normal_(0.0, _std_of(name), generator=torch.Generator().manual_seed(seed))  # eps counts
+_draw = lambda name, w, seed: w.detach().normal_(0.0, _std_of(name), generator=torch.Generator().manual_seed(seed))
 
 
 def _agrees(out: Any, x: torch.Tensor, want: torch.Tensor, when: str, why: str, pairs: list) -> None:  # 16-bit
-    weights = [q.detach().clone() for _, _, q in pairs]
     got = call_or_wrong(out, (x,), f"what my_rung returned, called on a {tuple(x.shape)} batch,")
-    if moved := [n for (n, _, q), w in zip(pairs, weights, strict=True) if not torch.equal(q.detach(), w)]:
+    if moved := [n for n, p, q in pairs if not _kept(q, p)]:  # the reference's weights, which no call changes
         raise Wrong(f"a call of what my_rung returned changed {', '.join(moved[:3])}: only the optimizer steps weights")
     if not isinstance(got, torch.Tensor) or (got.shape, got.dtype) != (want.shape, want.dtype):
         raise Wrong(f"what my_rung returned gave {show(got)} for a batch; the model gives {show(want)}")
@@ -139,7 +137,7 @@ def _agrees(out: Any, x: torch.Tensor, want: torch.Tensor, when: str, why: str, 
 
 def _same_function(call: Any, gpt: Any, ladder: Any) -> None:  # weights large enough that attention is peaked
     model, text = ladder.build(_SIZE, ladder.Rung(padded=True), _CPU), gpt.encode(gpt.python_text(20_000))  # as a GPU's
-    [_draw(name, p.detach(), i) for i, (name, p) in enumerate(model.named_parameters())]  # a model as trained
+    [_draw(name, p, i) for i, (name, p) in enumerate(model.named_parameters())]  # small embeddings: LayerNorm's eps
     model.blocks[0].attention.sdpa = True  # both ways of attention: a mistake in either shows
     xs = [next(gpt.batches(text, 1, b, t, seed=n))[0] for n, (b, t) in enumerate(((3, 32), (8, 32), (3, 16)), 1)]
     reference, own = copy.deepcopy(model), list(model.parameters())  # the model before the rung: outputs, gradients
@@ -161,11 +159,16 @@ def _same_function(call: Any, gpt: Any, ladder: Any) -> None:  # weights large e
         raise Wrong(f"my_rung left gradients in {', '.join(left[:3])}: train's first step would add them; zero them")
     call_or_wrong(lambda: (out(xs[0]).float() * w).sum().backward(), (), "the backward pass through your rung")
     if off := [n for n, p, q in pairs if _far(q.grad, p.grad)]:  # each weight by its name, or the model's own
-        raise Wrong(f"{', '.join(off[:3])} get no gradient or one 10 % off the model's: another weight, or detached?")
+        raise Wrong(f"{', '.join(off[:3])} get no gradient or one 10 % off the model's: the backward pass differs")
     for n, x in ((5, xs[0]), (6, xs[1])):  # new weights written into both, twice: a copy kept, even if renewed, is off
-        for i, (k, p, q) in enumerate(pairs):
-            q.detach()[tuple(map(slice, p.shape))].copy_(_draw(k, p.detach(), 100 * n + i))
-        _agrees(out, x, reference(x).detach(), f"with new weights in the model, call {n}", " (a stale copy?)", pairs)
+        [q.detach()[tuple(map(slice, p.shape))].copy_(_draw(k, p, 100 * n + i)) for i, (k, p, q) in enumerate(pairs)]
+        _agrees(out, x, reference(x).detach(), f"with new weights in the model, call {n}", ", or old weights", pairs)
+    with torch._dynamo.config.patch(disable=True), torch.autocast("cpu", torch.float16):  # eager, float16 as a T4's
+        call_or_wrong(out, (xs[0],), "what my_rung returned, under float16 autocast (a T4's 16-bit format),")
+        with torch.device("meta"), CallLog() as log, contextlib.suppress(Exception):  # a tensor made without device=
+            out(xs[0])  # lands elsewhere than the model: the call that takes it with the model's tensors shows it
+    if mixed := sorted({c.label for c in log.calls if len(_places(c)) > 1}):  # as a GPU's model is not on the CPU
+        raise Wrong(f"{', '.join(mixed)} got a tensor made without device=, on another device than the model's: add it")
 
 
 def _check_rung(fn: Any) -> None:
@@ -175,15 +178,15 @@ def _check_rung(fn: Any) -> None:
     except ImportError:
         raise CouldNotCheck("run sections 1 and 2 first; they write gpt.py and ladder.py, which it trains") from None
     text, seen = gpt.encode(gpt.python_text(60_000)), {}
+    torch.compiler.reset()  # earlier attempts' compiles would count against Dynamo's recompile limit
     run = lambda change: ladder.train(ladder.Rung(), _SIZE, text[:-20_000], text[-20_000:], 16, 8, _CPU, 4, change)
     saved, rng, precision = _outside(gpt, ladder), torch.get_rng_state(), torch.get_float32_matmul_precision()
 
     def change(model: Any) -> Any:  # the learner's rung; a setting it flips is put back at once, and said
         seen["ids"], seen["names"] = {id(p) for p in model.parameters()}, {n for n, _ in model.named_parameters()}
-        before, out = _settings(), call_or_wrong(fn, (model,), "my_rung(model)")
+        before, out, seen["model"] = _settings(), call_or_wrong(fn, (model,), "my_rung(model)"), model
         if flipped := _put_back(before, _settings()):
             raise Wrong(f"my_rung changed {', '.join(flipped)}: a rung changes the model, nothing outside it")
-        seen["model"] = model  # its tensors may come back renamed, or replaced (padded) under their names
 
         def forward(*args: Any) -> Any:  # a switch flipped during a call: train's own resets would hide it
             was, y = _settings(), out(*args)
@@ -200,12 +203,10 @@ def _check_rung(fn: Any) -> None:
         for where, _, name in (key.rpartition(".") for key in set(now) - set(saved)):  # names a rung added: removed
             delattr(next(o for o in _owners(gpt, ladder) if o.__name__ == where), name)
         torch.set_rng_state(rng), torch.set_float32_matmul_precision(precision)
-        if changed:
+        if changed := changed + [f"{n} (in a forward)" for n in sorted(set(seen.get("inside", [])))]:
             raise Wrong(f"my_rung changed {', '.join(changed)}: a rung changes the model, nothing outside it")
-        if inside := sorted(set(seen.get("inside", []))):
-            raise Wrong(f"what my_rung returned changed {', '.join(inside)} when called: a rung changes nothing else")
-    after, model = dict(seen["model"].named_parameters()), seen["model"]
-    added = sorted(n for n, p in after.items() if id(p) not in seen["ids"] and n not in seen["names"])
+    model = seen["model"]  # its tensors may come back renamed, or replaced (padded) under their names
+    added = sorted(n for n, p in model.named_parameters() if id(p) not in seen["ids"] and n not in seen["names"])
     if added := added or ["parameters()"] * ("parameters" in vars(model)):
         raise Wrong(f"my_rung gave the model parameters not its own ({', '.join(added)}): a rung changes how it runs")
     if not (yours["finite"] and abs(yours["loss"] - plain["loss"]) <= ladder.GUARD * plain["loss"]):

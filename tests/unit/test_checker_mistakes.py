@@ -34,6 +34,7 @@ import torch
 import helpers.exercises
 from helpers import answers, checking, learner_code
 from helpers.checking import Outcome, Question
+from tests.wrong_answers import wrong_answers
 
 from .answers import evaluate, run_in_notebook
 
@@ -97,7 +98,12 @@ def _junk_values() -> dict[str, Any]:
 
 
 def _solution_value(question: Question) -> Any:
-    """The value the question's solution code gives its variable, run as the notebook would."""
+    """The value the question's solution code gives its variable, run as the notebook would.
+
+    The chapter's module of wrong answers is imported first: it writes the files a checker imports (chapter 15's
+    gpt.py and ladder.py), as the notebook's cells do, so this file's tests pass run alone too.
+    """
+    wrong_answers(question)
     return run_in_notebook(question, question.solution_code)[question.variable]
 
 

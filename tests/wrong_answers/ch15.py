@@ -191,7 +191,7 @@ WRONG_ANSWERS[2] = (
     # a copy trained in place of the model: the optimizer steps weights that no forward uses
     (
         _HEAD + "    import copy\n    return copy.deepcopy(model)",
-        "get no gradient or one 10 % off the model's: another weight, or detached?",
+        "get no gradient or one 10 % off the model's: the backward pass differs",
     ),
     # the chapter's modules or torch's state changed (attack round 2): the guard, the batches, the threads, AdamW
     (_HEAD + "    import ladder\n    ladder.GUARD = 1.0\n    return model", "my_rung changed ladder.GUARD"),
@@ -328,7 +328,7 @@ WRONG_ANSWERS[2] = (
         + _HEAD
         + "    for block in model.blocks:\n        block.norm1.forward = types.MethodType(norm, block.norm1)\n"
         "    return model",
-        "get no gradient or one 10 % off the model's: another weight, or detached?",
+        "get no gradient or one 10 % off the model's: the backward pass differs",
     ),
     (
         _HEAD + "    model.temperature = torch.nn.Parameter(torch.ones(()))\n"
@@ -353,7 +353,7 @@ WRONG_ANSWERS[2] = (
         "        if key not in self.seen:\n            self.seen[key] = self.m(idx)\n        return self.seen[key]\n"
         + _HEAD
         + "    return Memo(model)",
-        "so it computes another function (a stale copy?)",
+        "so it computes another function, or old weights",
     ),
     (
         _WRAP + "    def forward(self, idx):\n        m = self.m\n"
@@ -372,7 +372,7 @@ WRONG_ANSWERS[2] = (
         + "    def forward(self, x):\n        torch.set_float32_matmul_precision('medium')\n        return self.m(x)\n"
         + _HEAD
         + "    return Wrap(model)",
-        "what my_rung returned changed the float32 matmul precision",
+        "my_rung changed the float32 matmul precision (in a forward)",
     ),
     # attack round 13: a mistake only on the SDPA path; a copy of the weights renewed every other call; the weights
     # changed by each call; a class rebound in torch.nn, a built-in replaced; settings set to the value in force
@@ -405,6 +405,28 @@ WRONG_ANSWERS[2] = (
     _returns_model("import torch.optim.adamw as m; m.adamw = lambda *a, **k: None", "changed torch.optim.adamw.adamw"),
     _returns_model("torch.compiler.config.force_disable_caches = False", "my_rung changed torch.compiler.config"),
     _returns_model("torch.set_float32_matmul_precision('highest')", "my_rung changed"),
+    # review round 14: a tensor operator replaced (every later product scaled, the check's reference too)
+    _returns_model(
+        "old = torch.Tensor.__matmul__; torch.Tensor.__matmul__ = lambda a, b: old(a, b) * 1.001",
+        "my_rung changed Tensor.__matmul__",
+    ),
+    # attack round 14: positions made on the CPU (a GPU's model is not there); a mask of -1e9, past float16's range;
+    # TF32 switched on, said as the check's verdict, not as an error of training
+    (
+        _WRAP + "    def forward(self, idx):\n        m = self.m\n"
+        "        x = m.tokens(idx) + m.positions(torch.arange(idx.shape[1]))\n"
+        "        return (m.norm(m.blocks(x)) @ m.tokens.weight.T)[..., :97]\n" + _HEAD + "    return Wrap(model)",
+        "torch.embedding got a tensor made without device=, on another device than the model's",
+    ),
+    (
+        _ATTENTION.replace(
+            "    y = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)\n",
+            "    s = (q @ k.transpose(-2, -1)) / k.shape[-1] ** 0.5\n"
+            "    y = s.masked_fill(~self.causal[:t, :t], -1e9).softmax(dim=-1) @ v\n",
+        ),
+        "under float16 autocast (a T4's 16-bit format), raised RuntimeError",
+    ),
+    _returns_model("torch.set_float32_matmul_precision('high')", "Not yet: my_rung changed"),
 )
 RIGHT_ANSWERS[2] = (
     # the model as it is (it changes nothing: the cell after measures that), and a function around it
@@ -425,4 +447,13 @@ RIGHT_ANSWERS[2] = (
     _WRAP + "    def forward(self, x):\n        old = torch.get_float32_matmul_precision()\n"
     "        torch.set_float32_matmul_precision('high')\n        try:\n            return self.m(x)\n"
     "        finally:\n            torch.set_float32_matmul_precision(old)\n" + _HEAD + "    return Wrap(model)",
+    # attack round 14: positions made on the input's device; a scalar tensor made on the CPU, which any device takes
+    _WRAP + "    def forward(self, idx):\n        m = self.m\n"
+    "        x = m.tokens(idx) + m.positions(torch.arange(idx.shape[1], device=idx.device))\n"
+    "        return (m.norm(m.blocks(x)) @ m.tokens.weight.T)[..., :97] / torch.sqrt(torch.tensor(1.0))\n"
+    + _HEAD
+    + "    return Wrap(model)",
+    _WRAP + "    def forward(self, idx):\n        m = self.m\n"
+    "        x = m.tokens(idx) + m.positions(torch.arange(idx.shape[1]).to(idx.device))\n"
+    "        return (m.norm(m.blocks(x)) @ m.tokens.weight.T)[..., :97]\n" + _HEAD + "    return Wrap(model)",
 )
