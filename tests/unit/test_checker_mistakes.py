@@ -200,6 +200,11 @@ def test_generic_mistakes_get_a_verdict(chapter: str, question: Question) -> Non
             cases.append((name, answer, limit, must_say))
     for name, namespace, limit, must_say in cases:
         outcome, escaped, seconds = _timed_evaluate(question, namespace, limit)
+        for _ in range(3 * (limit != QUICK_LIMIT)):  # a hanging answer's limit, run out before the answer was called
+            if outcome is None or not outcome.message.startswith("Checking your"):  # (a busy machine): twice as long
+                break
+            limit *= 2
+            outcome, escaped, seconds = _timed_evaluate(question, namespace, limit)
         _merge(problems, _problems(name, outcome, escaped, seconds, limit, must_say))
         if outcome is not None and name.startswith("prints") and not _output_is_capped(outcome.output):
             problems["bad verdicts"].append(f"{name}: the output shown is not capped ({len(outcome.output):,} chars)")

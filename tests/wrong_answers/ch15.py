@@ -77,6 +77,13 @@ WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
         ("import math\n" + _Q1.replace("best['over_last'] - 1 > noise", "math.log(best['over_last']) > noise"), "sdpa"),
         (_Q1.replace("if r['kept']", "if r['kept'] or r['inert']"), "returned 'tf32'; expected 'sdpa'"),
         (_Q1.replace("rows[1:]", "rows[2:]"), "returned 'pinned'; expected 'tf32'"),
+        # attack round 15: the best gain's name looked up among every rung, a lost one with the same speed first
+        (
+            "def best_rung(rows, noise):\n    gains = [r['over_last'] - 1 for r in rows[1:] if r['kept']]\n"
+            "    if not gains or max(gains) <= noise:\n        return None\n"
+            "    return next(r['name'] for r in rows[1:] if r['over_last'] - 1 == max(gains))",
+            "returned 'sdpa'; expected 'fused'",
+        ),
         # attack round 10: the gain rounded to one decimal before it meets the noise
         (
             _Q1.replace("best['over_last'] - 1 > noise", "round(best['over_last'], 1) - 1 > noise"),
@@ -191,7 +198,7 @@ WRONG_ANSWERS[2] = (
     # a copy trained in place of the model: the optimizer steps weights that no forward uses
     (
         _HEAD + "    import copy\n    return copy.deepcopy(model)",
-        "get no gradient or one 10 % off the model's: the backward pass differs",
+        "get no gradient or one 10 % off the model's: another backward, or replaced?",
     ),
     # the chapter's modules or torch's state changed (attack round 2): the guard, the batches, the threads, AdamW
     (_HEAD + "    import ladder\n    ladder.GUARD = 1.0\n    return model", "my_rung changed ladder.GUARD"),
@@ -328,7 +335,7 @@ WRONG_ANSWERS[2] = (
         + _HEAD
         + "    for block in model.blocks:\n        block.norm1.forward = types.MethodType(norm, block.norm1)\n"
         "    return model",
-        "get no gradient or one 10 % off the model's: the backward pass differs",
+        "get no gradient or one 10 % off the model's: another backward, or replaced?",
     ),
     (
         _HEAD + "    model.temperature = torch.nn.Parameter(torch.ones(()))\n"
@@ -427,6 +434,14 @@ WRONG_ANSWERS[2] = (
         "under float16 autocast (a T4's 16-bit format), raised RuntimeError",
     ),
     _returns_model("torch.set_float32_matmul_precision('high')", "Not yet: my_rung changed"),
+    # attack round 15: a wrapper's own final norm, which the optimizer never sees
+    (
+        _WRAP.replace("self.m = m", "self.m, self.norm = m, torch.nn.LayerNorm(48)")
+        + "    def forward(self, idx):\n        m = self.m\n"
+        "        x = m.tokens(idx) + m.positions(torch.arange(idx.shape[1], device=idx.device))\n"
+        "        return (self.norm(m.blocks(x)) @ m.tokens.weight.T)[..., :97]\n" + _HEAD + "    return Wrap(model)",
+        "so it computes another function, or with weights not the model's",
+    ),
 )
 RIGHT_ANSWERS[2] = (
     # the model as it is (it changes nothing: the cell after measures that), and a function around it
