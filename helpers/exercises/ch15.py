@@ -159,7 +159,7 @@ def _same_function(call: Any, gpt: Any, ladder: Any) -> None:  # weights large e
         raise Wrong(f"my_rung left gradients in {', '.join(left[:3])}: train's first step would add them; zero them")
     call_or_wrong(lambda: (out(xs[0]).float() * w).sum().backward(), (), "the backward pass through your rung")
     if off := [n for n, p, q in pairs if _far(q.grad, p.grad)]:  # each weight by its name, or the model's own
-        raise Wrong(f"{', '.join(off[:3])} get no gradient or one 10 % off the model's: another backward, or replaced?")
+        raise Wrong(f"{', '.join(off[:3])} get no gradient or one 10 % off: detached, replaced, or another backward?")
     for n, x in ((5, xs[0]), (6, xs[1])):  # new weights written into both, twice: a copy kept, even if renewed, is off
         [q.detach()[tuple(map(slice, p.shape))].copy_(_draw(k, p, 100 * n + i)) for i, (k, p, q) in enumerate(pairs)]
         _agrees(out, x, reference(x).detach(), f"with new weights in the model, call {n}", ", or old weights", pairs)

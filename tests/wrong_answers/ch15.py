@@ -198,7 +198,7 @@ WRONG_ANSWERS[2] = (
     # a copy trained in place of the model: the optimizer steps weights that no forward uses
     (
         _HEAD + "    import copy\n    return copy.deepcopy(model)",
-        "get no gradient or one 10 % off the model's: another backward, or replaced?",
+        "get no gradient or one 10 % off: detached, replaced, or another backward?",
     ),
     # the chapter's modules or torch's state changed (attack round 2): the guard, the batches, the threads, AdamW
     (_HEAD + "    import ladder\n    ladder.GUARD = 1.0\n    return model", "my_rung changed ladder.GUARD"),
@@ -281,7 +281,7 @@ WRONG_ANSWERS[2] = (
         _WRAP + "    def forward(self, x):\n        m = self.m\n"
         "        h = m.tokens(x).detach() + m.positions(torch.arange(x.shape[1]))\n"
         "        return (m.norm(m.blocks(h)) @ m.tokens.weight.T)[..., :97]\n\n" + _HEAD + "    return Wrap(model)",
-        "tokens.weight get no gradient or one 10 % off the model's",
+        "tokens.weight get no gradient or one 10 % off",
     ),
     (
         _ATTENTION.replace("is_causal=True", "attn_mask=torch.ones(32, 32, dtype=torch.bool).tril()"),
@@ -335,7 +335,7 @@ WRONG_ANSWERS[2] = (
         + _HEAD
         + "    for block in model.blocks:\n        block.norm1.forward = types.MethodType(norm, block.norm1)\n"
         "    return model",
-        "get no gradient or one 10 % off the model's: another backward, or replaced?",
+        "get no gradient or one 10 % off: detached, replaced, or another backward?",
     ),
     (
         _HEAD + "    model.temperature = torch.nn.Parameter(torch.ones(()))\n"
