@@ -53,7 +53,7 @@ _name = lambda v, call: v if v is None else expect_type(v, str, f"{call} to retu
 _check_best = table("best_rung", "(rows, noise)", _LADDERS, _best, slips=_SLIPS, answer=_name)
 _TORCH = (F, torch.Tensor, torch.optim, torch.optim.Optimizer, torch.optim.AdamW, torch.amp.GradScaler, torch.autograd)
 _TORCH += (torch.optim.Adam, *map(importlib.import_module, ("torch.optim.adam", "torch.optim.adamw", "torch.nn")))
-_TORCH += (torch, torch.amp, torch.accelerator, torch.cuda, torch.nn.init, torch.compiler, builtins)  # sorted
+_TORCH += (torch, torch.amp, torch.accelerator, torch.cuda, torch.nn.init, torch.compiler, builtins)  # train sorts
 _TORCH += (torch.nn.Module, torch.nn.Linear, torch.nn.Embedding, torch.nn.LayerNorm, torch.nn.GELU, torch.nn.Sequential)
 _own = lambda v: v.__wrapped__ if getattr(v, "hooked", 0) else v  # an optimizer's first use wraps its class's step
 _std = lambda m: type(m) is type(torch) and not m.__name__.startswith("torch")  # math, time: what gpt and ladder use
