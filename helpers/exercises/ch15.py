@@ -162,6 +162,7 @@ def _same_function(call: Any, gpt: Any, ladder: Any) -> None:  # weights large e
         raise Wrong(f"{', '.join(off[:3])} get no gradient or one 10 % off: detached, replaced, or another backward?")
     for n, x in ((5, xs[0]), (6, xs[1])):  # new weights written into both, twice: a copy kept, even if renewed, is off
         [q.detach()[tuple(map(slice, p.shape))].copy_(_draw(k, p, 100 * n + i)) for i, (k, p, q) in enumerate(pairs)]
+        torch.clear_autocast_cache()  # casts autocast keeps of the old weights, if a leaked nesting keeps its cache
         _agrees(out, x, reference(x).detach(), f"with new weights in the model, call {n}", ", or old weights", pairs)
     with torch._dynamo.config.patch(disable=True), torch.autocast("cpu", torch.float16):  # eager, float16 as a T4's
         call_or_wrong(out, (xs[0],), "what my_rung returned, under float16 autocast (a T4's 16-bit format),")
@@ -183,7 +184,7 @@ def _check_rung(fn: Any) -> None:
     saved, rng, precision = _outside(gpt, ladder), torch.get_rng_state(), torch.get_float32_matmul_precision()
 
     def change(model: Any) -> Any:  # the learner's rung; a setting it flips is put back at once, and said
-        seen["ids"], seen["names"] = {id(p) for p in model.parameters()}, {n for n, _ in model.named_parameters()}
+        seen["ids"], seen["name"] = {id(p) for p in model.parameters()}, {n for n, _ in model.named_parameters()}
         before, out, seen["model"] = _settings(), call_or_wrong(fn, (model,), "my_rung(model)"), model
         if flipped := _put_back(before, _settings()):
             raise Wrong(f"my_rung changed {', '.join(flipped)}: a rung changes the model, nothing outside it")
@@ -205,9 +206,8 @@ def _check_rung(fn: Any) -> None:
         torch.set_rng_state(rng), torch.set_float32_matmul_precision(precision)
         if changed := changed + [f"{n} (in a forward)" for n in sorted(set(seen.get("inside", [])))]:
             raise Wrong(f"my_rung changed {', '.join(changed)}: a rung changes the model, nothing outside it")
-    model = seen["model"]  # its tensors may come back renamed, or replaced (padded) under their names
-    added = sorted(n for n, p in model.named_parameters() if id(p) not in seen["ids"] and n not in seen["names"])
-    if added := added or ["parameters()"] * ("parameters" in vars(model)):
+    added = sorted(n for n, p in seen["model"].named_parameters() if id(p) not in seen["ids"] and n not in seen["name"])
+    if added := added or ["parameters()"] * ("parameters" in vars(seen["model"])):  # renamed or padded: the model's
         raise Wrong(f"my_rung gave the model parameters not its own ({', '.join(added)}): a rung changes how it runs")
     if not (yours["finite"] and abs(yours["loss"] - plain["loss"]) <= ladder.GUARD * plain["loss"]):
         said = f"with my_rung the held-out loss is {show(yours['loss'])}, the plain run's {show(plain['loss'])}"
