@@ -221,7 +221,8 @@ def run_checker(checker: Checker, answer: Callable[[], Any], seconds: float) -> 
 
     alarm = _Alarm()
     torch, notebooks = sys.modules.get("torch"), _torch_defaults()  # the check runs with torch's own, then these
-    standard = torch and (torch.float32, torch.device("cpu"), True, ((False, torch.bfloat16), (False, torch.float16)))
+    off = torch and ((False, torch.bfloat16), (False, torch.float16), 0)  # autocast off (CPU, CUDA), no block open
+    standard = torch and (torch.float32, torch.device("cpu"), True, off)
     _restore_torch_defaults(standard)
     random_state = torch.get_rng_state() if torch else None  # checks seed torch; the notebook's draws go on unchanged
     try:
@@ -253,7 +254,9 @@ def _torch_defaults() -> tuple[Any, ...] | None:
     except Exception:  # a default without an index (set_default_device("mps")) on a machine that cannot make one
         device = "a device this machine cannot use"
     autocast = tuple((torch.is_autocast_enabled(k), torch.get_autocast_dtype(k)) for k in ("cpu", "cuda"))
-    return torch.get_default_dtype(), device, torch.is_grad_enabled(), autocast
+    nesting = torch.autocast_increment_nesting() - 1  # how many autocast blocks are open: torch has no getter
+    torch.autocast_decrement_nesting()
+    return torch.get_default_dtype(), device, torch.is_grad_enabled(), (*autocast, nesting)
 
 
 def _restore_torch_defaults(before: tuple[Any, ...] | None) -> str:
@@ -265,8 +268,13 @@ def _restore_torch_defaults(before: tuple[Any, ...] | None) -> str:
     torch.set_default_dtype(before[0])
     torch.set_default_device(before[1] if isinstance(before[1], torch.device) and before[1].type != "cpu" else None)
     torch.set_grad_enabled(before[2])
-    for kind, (on, dtype) in zip(("cpu", "cuda"), before[3], strict=True):  # autocast: on or off, and its dtype
+    for kind, (on, dtype) in zip(("cpu", "cuda"), before[3][:2], strict=True):  # autocast: on or off, and its dtype
         torch.set_autocast_enabled(kind, on), torch.set_autocast_dtype(kind, dtype)
+    for _ in range(after[3][2] - before[3][2]):  # blocks entered and never left: left now, as their exit would
+        if torch.autocast_decrement_nesting() == 0:
+            torch.clear_autocast_cache()  # else the casts of weights made in them outlive the check
+    for _ in range(before[3][2] - after[3][2]):  # blocks left that the answer did not enter
+        torch.autocast_increment_nesting()
     return " and ".join(name for name, a, b in zip(_SAID, before, after, strict=True) if a != b)
 
 

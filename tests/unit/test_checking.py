@@ -414,6 +414,9 @@ def test_an_answer_that_changes_torchs_defaults_is_told_and_they_are_set_back() 
     autocast = "def zeros_for(t, n):\n    torch.autocast('cpu').__enter__()\n    return torch.zeros(n)"
     outcome = evaluate(question, autocast)
     assert "changed torch's autocast" in outcome.message and not torch.is_autocast_enabled("cpu"), outcome.message
+    open_blocks = torch.autocast_increment_nesting() - 1  # the block it entered and never left is left again:
+    torch.autocast_decrement_nesting()  # else every later autocast keeps its casts of old weights (cast cache)
+    assert open_blocks == 0, open_blocks
 
 
 def test_a_check_runs_with_torchs_own_defaults_and_gives_the_notebook_its_own_back() -> None:
