@@ -2,7 +2,7 @@
 
 The learner's code runs with a time limit (SIGALRM, where there is one) that interrupts it preferably inside
 their own code; what it prints is kept up to `OUTPUT_LIMIT` characters; an error is theirs when it left their
-function or one of their frames raised it; a change to torch's default dtype or device is set back and named.
+function or one of their frames raised it; a change to torch's defaults, grad mode or autocast is set back and named.
 An answer another process must run is a file the learner wrote, imported fresh from the chapter's WORK folder."""
 
 from __future__ import annotations
@@ -166,9 +166,7 @@ class _Alarm:
     wherever it is. It keeps ticking, so code that swallows one `_TimeUp` gets another."""
 
     def __init__(self) -> None:
-        self.active = True
-        self.fired = False
-        self.ticks = 0
+        self.active, self.fired, self.ticks = True, False, 0
 
     def __call__(self, signum: int, frame: types.FrameType | None) -> None:
         if not self.active:
@@ -270,11 +268,8 @@ def _restore_torch_defaults(before: tuple[Any, ...] | None) -> str:
     torch.set_grad_enabled(before[2])
     for kind, (on, dtype) in zip(("cpu", "cuda"), before[3][:2], strict=True):  # autocast: on or off, and its dtype
         torch.set_autocast_enabled(kind, on), torch.set_autocast_dtype(kind, dtype)
-    for _ in range(after[3][2] - before[3][2]):  # blocks entered and never left: left now, as their exit would
-        if torch.autocast_decrement_nesting() == 0:
-            torch.clear_autocast_cache()  # else the casts of weights made in them outlive the check
-    for _ in range(before[3][2] - after[3][2]):  # blocks left that the answer did not enter
-        torch.autocast_increment_nesting()
+    for _ in range(after[3][2] - before[3][2]):  # autocast blocks entered, never left: left as their exit would,
+        torch.autocast_decrement_nesting() or torch.clear_autocast_cache()  # else their casts of weights outlive it
     return " and ".join(name for name, a, b in zip(_SAID, before, after, strict=True) if a != b)
 
 
@@ -290,8 +285,7 @@ def first_line(exc: BaseException) -> str:
 
 def describe_error(exc: BaseException) -> str:
     """The exception's kind, its line in the learner's code when it was raised there, and its message."""
-    line = _learner_line(exc)
-    where = f" ({line})" if line is not None else ""
+    where = f" ({line})" if (line := _learner_line(exc)) is not None else ""
     message = first_line(exc)
     return f"{type(exc).__name__}{where}: {message}" if message else f"{type(exc).__name__}{where}"
 
@@ -319,8 +313,7 @@ def import_answer_file(path: str, file: str, variable: str) -> Any:
     except SyntaxError as exc:
         raise Wrong(f"`{file}` is not valid Python: {exc.msg} (line {exc.lineno})") from None
     except Exception as exc:
-        line = _learner_line(exc)
-        where = f" at {line}" if line is not None else ""
+        where = f" at {line}" if (line := _learner_line(exc)) is not None else ""
         raise Wrong(f"importing `{file}` raised {type(exc).__name__}{where}: {first_line(exc)}") from None
     value = getattr(module, variable, None)
     if value is Ellipsis:
