@@ -219,6 +219,6 @@ _TEXTS = {
     "best_rung": "Write `best_rung(rows, noise)`: the name of the kept rung whose own step (`over_last`) gained most, "
     "beyond `noise`, else None.\nrows[0] is the plain run; a rung not kept gained nothing; gain = over_last - 1.",
     "my_rung": "Write `my_rung(model)`: return what `train` should call instead of the model (changed, or wrapped): "
-    "the same outputs and gradients, nothing else changed.\nFor instance: block.compile() each block.",
+    "the same outputs and gradients, nothing else changed.\nFor instance: compile a part, keeping the weights.",
 }
 QUESTIONS = questions("15", _TEXTS, [_check_best, _check_rung], each={"my_rung": {"time_limit": 600.0}})  # compiles
