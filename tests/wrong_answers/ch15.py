@@ -423,7 +423,7 @@ WRONG_ANSWERS[2] = (
         _WRAP + "    def forward(self, idx):\n        m = self.m\n"
         "        x = m.tokens(idx) + m.positions(torch.arange(idx.shape[1]))\n"
         "        return (m.norm(m.blocks(x)) @ m.tokens.weight.T)[..., :97]\n" + _HEAD + "    return Wrap(model)",
-        "torch.embedding got a tensor made without device=, on another device than the model's",
+        "torch.embedding got a CPU tensor and the model's (on a GPU): make new tensors with device=",
     ),
     (
         _ATTENTION.replace(
@@ -442,6 +442,27 @@ WRONG_ANSWERS[2] = (
         "        return (self.norm(m.blocks(x)) @ m.tokens.weight.T)[..., :97]\n" + _HEAD + "    return Wrap(model)",
         "so it computes another function, or with weights not the model's",
     ),
+    # attack round 17: tensors on the CPU by name, or made in my_rung before any call (the model is already on its
+    # device then), and a trace of the model on a CPU example; the default device changed in my_rung
+    (
+        _WRAP + "    def forward(self, idx):\n        m = self.m\n"
+        "        x = m.tokens(idx) + m.positions(torch.arange(idx.shape[1], device='cpu'))\n"
+        "        return (m.norm(m.blocks(x)) @ m.tokens.weight.T)[..., :97]\n" + _HEAD + "    return Wrap(model)",
+        "torch.embedding got a CPU tensor and the model's (on a GPU)",
+    ),
+    (
+        _ATTENTION.replace("is_causal=True", "attn_mask=self.mask[:t, :t]").replace(
+            "    for block in model.blocks:\n",
+            "    for block in model.blocks:\n"
+            "        block.attention.register_buffer('mask', torch.ones(64, 64).tril().bool())\n",
+        ),
+        "scaled_dot_product_attention got a CPU tensor and the model's (on a GPU)",
+    ),
+    (
+        _HEAD + "    return torch.jit.trace(model, torch.zeros(8, 32, dtype=torch.long))",
+        "got a CPU tensor and the model's",
+    ),
+    _returns_model("torch.set_default_device(model.tokens.weight.device)", "changed torch's default device"),
 )
 RIGHT_ANSWERS[2] = (
     # the model as it is (it changes nothing: the cell after measures that), and a function around it
@@ -470,5 +491,12 @@ RIGHT_ANSWERS[2] = (
     + "    return Wrap(model)",
     _WRAP + "    def forward(self, idx):\n        m = self.m\n"
     "        x = m.tokens(idx) + m.positions(torch.arange(idx.shape[1]).to(idx.device))\n"
+    "        return (m.norm(m.blocks(x)) @ m.tokens.weight.T)[..., :97]\n" + _HEAD + "    return Wrap(model)",
+    # attack round 17: moved with .to(tensor) and .type_as(tensor), which take the tensor's device (and dtype)
+    _WRAP + "    def forward(self, idx):\n        m = self.m\n"
+    "        x = m.tokens(idx) + m.positions(torch.arange(idx.shape[1]).to(idx))\n"
+    "        return (m.norm(m.blocks(x)) @ m.tokens.weight.T)[..., :97]\n" + _HEAD + "    return Wrap(model)",
+    _WRAP + "    def forward(self, idx):\n        m = self.m\n"
+    "        x = m.tokens(idx) + m.positions(torch.arange(idx.shape[1]).type_as(idx))\n"
     "        return (m.norm(m.blocks(x)) @ m.tokens.weight.T)[..., :97]\n" + _HEAD + "    return Wrap(model)",
 )
