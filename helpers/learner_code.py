@@ -75,8 +75,7 @@ def _is_learner_file(filename: str) -> bool:
 
 
 def _learner_line(exc: BaseException) -> str | None:
-    """Where the deepest frame of `exc`'s traceback that is the learner's stands: "line N of your code" (a cell) or
-    "line N of name.py" (a file of theirs, such as one a chapter wrote for them)."""
+    """Where the learner's deepest frame in `exc`'s traceback is: "line N of your code" (a cell) or "… of name.py"."""
     found = [(f.f_code.co_filename, n) for f, n in traceback.walk_tb(exc.__traceback__)]
     name, line = next(((f, n) for f, n in reversed(found) if _is_learner_file(f)), (None, None))
     cell = name is None or name.startswith("<") or os.path.basename(os.path.dirname(name)).startswith("ipykernel_")
@@ -270,6 +269,8 @@ def _restore_torch_defaults(before: tuple[Any, ...] | None) -> str:
         torch.set_autocast_enabled(kind, on), torch.set_autocast_dtype(kind, dtype)
     for _ in range(after[3][2] - before[3][2]):  # autocast blocks entered, never left: left as their exit would,
         torch.autocast_decrement_nesting() or torch.clear_autocast_cache()  # else their casts of weights outlive it
+    for _ in range(before[3][2] - after[3][2]):  # blocks open around the check (it runs with none): open again
+        torch.autocast_increment_nesting()
     return " and ".join(name for name, a, b in zip(_SAID, before, after, strict=True) if a != b)
 
 
@@ -286,8 +287,7 @@ def first_line(exc: BaseException) -> str:
 def describe_error(exc: BaseException) -> str:
     """The exception's kind, its line in the learner's code when it was raised there, and its message."""
     where = f" ({line})" if (line := _learner_line(exc)) is not None else ""
-    message = first_line(exc)
-    return f"{type(exc).__name__}{where}: {message}" if message else f"{type(exc).__name__}{where}"
+    return f"{type(exc).__name__}{where}" + (f": {message}" if (message := first_line(exc)) else "")
 
 
 def find_answer_file(file: str) -> str | None:

@@ -443,6 +443,10 @@ def test_a_check_runs_with_torchs_own_defaults_and_gives_the_notebook_its_own_ba
             assert after == before and torch.is_autocast_enabled("cpu") == (name == "autocast"), name
         finally:
             unset()
+    with torch.autocast("cpu"):  # a check run inside the notebook's autocast block: the block is still open after
+        assert evaluate(question, question.solution_code).correct
+        assert torch.autocast_increment_nesting() == 2 and torch.autocast_decrement_nesting() == 1
+    assert torch.autocast_increment_nesting() == 1 and torch.autocast_decrement_nesting() == 0, "and closed by its exit"
     once = "def zeros_for(t, n):\n    torch.set_default_device(t.device if t.is_meta else None)\n"
     outcome = evaluate(question, once + "    return torch.zeros(n, dtype=t.dtype, device=t.device)")
     assert "changed torch's default device" in outcome.message and torch.get_default_device().type == "cpu"
