@@ -33,8 +33,7 @@ MACHINES = (
     Machine("a machine with sixteen CUDA GPUs", "cuda", 16, "cuda", 16),  # cuda:10 sorts before cuda:2 as text
     Machine("a Mac with Apple's mps", "mps", 1, "mps", 0),
 )
-#: What torch can use on a machine: every accelerator device, else the CPU.
-devices = lambda m: [torch.device(m.usable, i) for i in range(m.count)] or [torch.device("cpu")]
+devices = lambda m: [torch.device(m.usable, i) for i in range(m.count)] or [torch.device("cpu")]  # what torch can use
 
 
 def shown(value: Any) -> str:  # a device as torch names it (cuda:0), devices as [cuda:0, cpu] or (cuda:0, cpu)

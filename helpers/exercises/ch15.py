@@ -97,8 +97,7 @@ def _settings() -> dict[str, tuple[Any, Any]]:  # torch's global settings a rung
         "flushing denormals": (lambda: torch.tensor(1e-40).mul(1).item() == 0, torch.set_flush_denormal),
         "Python's garbage collector": (gc.isenabled, lambda on: gc.enable() if on else gc.disable()),
     }
-    for c in _CONFIGS:  # imported with this module: a first import takes seconds, none of them the learner's
-        pairs[c.__name__] = (c.get_config_copy, functools.partial(_load_changed, c))
+    pairs |= {c.__name__: (c.get_config_copy, functools.partial(_load_changed, c)) for c in _CONFIGS}  # imported
     return {name: (put, _read(get)) for name, (get, put) in pairs.items()}
 
 
@@ -119,6 +118,8 @@ _differs = lambda a, b: a is not b and not (type(a) is type(b) and isinstance(a,
 _far = lambda g, w: g is None or not (g.to_dense()[tuple(map(slice, w.shape))] - w).norm() <= w.norm() / 10  # sparse
 _load_changed = lambda c, saved: [setattr(c, k, v) for k, v in saved.items() if _differs(c.get_config_copy().get(k), v)]
 _places = lambda c: {a.device for a in (*c.args, *c.kwargs.values()) if isinstance(a, torch.Tensor) and a.ndim}
+_model = lambda lad, d: setattr((m := lad.build(_SIZE, lad.Rung(padded=1), d)).blocks[0].attention, "sdpa", 1) or m
+_looks = lambda m: [{k: len(v) if isinstance(v, dict) else id(v) for k, v in vars(x).items()} for x in m.modules()]
 _kept = lambda a, b: a.dtype == b.dtype and a.ndim == b.ndim and torch.equal(a.detach()[tuple(map(slice, b.shape))], b)
 _std_of = lambda name: 1.0 if "qkv" in name else 0.02 if "tokens" in name or "positions" in name else 0.3  # peaked
 _draw = lambda name, w, seed: w.detach().normal_(0.0, _std_of(name), generator=torch.Generator().manual_seed(seed))
@@ -136,9 +137,8 @@ def _agrees(out: Any, x: torch.Tensor, want: torch.Tensor, when: str, why: str, 
 
 
 def _same_function(call: Any, gpt: Any, ladder: Any) -> None:  # weights large enough that attention is peaked
-    model, text = ladder.build(_SIZE, ladder.Rung(padded=True), _CPU), gpt.encode(gpt.python_text(20_000))  # as a GPU's
+    model, text = _model(ladder, _CPU), gpt.encode(gpt.python_text(20_000))  # padded; block 0 by SDPA: both ways
     [_draw(name, p, i) for i, (name, p) in enumerate(model.named_parameters())]  # small embeddings: LayerNorm's eps
-    model.blocks[0].attention.sdpa = True  # both ways of attention: a mistake in either shows
     xs = [next(gpt.batches(text, 1, b, t, seed=n))[0] for n, (b, t) in enumerate(((3, 32), (8, 32), (3, 16)), 1)]
     reference, own = copy.deepcopy(model), list(model.parameters())  # the model before the rung: outputs, gradients
     wants, precision = [reference(x).detach() for x in xs], torch.get_float32_matmul_precision()
@@ -146,8 +146,6 @@ def _same_function(call: Any, gpt: Any, ladder: Any) -> None:  # weights large e
     with torch.compiler.config.patch(force_disable_caches=not torch.compiler.config.force_disable_caches):
         out = call(model)  # if it raises, _check_rung puts the precision back
     torch.set_float32_matmul_precision(precision)
-    if not callable(out):
-        raise Wrong(f"my_rung(model) returned {show(out)}; return what train should call (the model itself?)")
     now = dict(model.named_parameters())  # a tensor replaced under its name (padded) keeps its rows' values, its dtype
     pairs = [(n, p, now.get(n, q)) for (n, p), q in zip(reference.named_parameters(), own, strict=True)]
     if moved := [n for n, p, q in pairs if not _kept(q, p)]:
@@ -165,9 +163,9 @@ def _same_function(call: Any, gpt: Any, ladder: Any) -> None:  # weights large e
         _agrees(out, x, reference(x).detach(), f"with new weights in the model, call {n}", ", or old weights", pairs)
     with torch._dynamo.config.patch(disable=True), torch.autocast("cpu", torch.float16):  # eager, float16 as a T4's
         call_or_wrong(out, (xs[0],), "what my_rung returned, under float16 autocast (a T4's 16-bit format),")
-    (away := ladder.build(_SIZE, ladder.Rung(padded=True), torch.device("meta"))).blocks[0].attention.sdpa = True
-    with torch._dynamo.config.patch(disable=True), CallLog() as log, contextlib.suppress(Exception):  # off the CPU
-        call(away)(xs[0].to("meta"))  # as a GPU's model: a CPU tensor the rung makes meets the model's in some call
+    away = _model(ladder, torch.device("meta"))  # off the CPU, as a GPU's: a CPU tensor the rung makes meets its own
+    with torch._dynamo.config.patch(disable=True), CallLog() as log, contextlib.suppress(Exception):
+        call(away)(xs[0].to("meta"))
     if mixed := sorted({c.label for c in log.calls if len(_places(c)) > 1 and c.name not in ("to", "type_as")}):
         raise Wrong(f"{', '.join(mixed)} got a CPU tensor and the model's (on a GPU): make new tensors with device=")
 
@@ -185,16 +183,19 @@ def _check_rung(fn: Any) -> None:
 
     def change(model: Any) -> Any:  # the learner's rung; a setting it flips is put back at once, and said
         seen["ids"], seen["name"] = {id(p) for p in model.parameters()}, {n for n, _ in model.named_parameters()}
-        before, out, seen["model"] = _settings(), call_or_wrong(fn, (model,), "my_rung(model)"), model
-        if flipped := _put_back(before, _settings()):
-            raise Wrong(f"my_rung changed {', '.join(flipped)}: a rung changes the model, nothing outside it")
+        before, looks, seen["model"] = _settings(), _looks(model), model  # its modules' attributes, hooks, tensors
+        out = call_or_wrong(fn, (model,), "my_rung(model)")
+        seen.setdefault("inside", []).extend(_put_back(before, _settings()))  # said as the check ends
+        if not callable(out) or out is model and _looks(model) == looks:  # None, or the model as it was: no rung
+            said = "the model as it was" if out is model else show(out)
+            raise Wrong(f"my_rung(model) returned {said}; return what train should call: the model changed, or wrapped")
 
         def forward(*args: Any) -> Any:  # a switch flipped during a call: train's own resets would hide it
             was, y = _settings(), out(*args)
-            seen.setdefault("inside", []).extend(_put_back(was, _settings()))
+            seen.setdefault("inside", []).extend(f"{n} (in a forward)" for n in _put_back(was, _settings()))
             return y
 
-        return forward if callable(out) else out
+        return forward
 
     try:  # the learner's code first: its errors show before the checker's own work
         _same_function(change, gpt, ladder)
@@ -204,7 +205,7 @@ def _check_rung(fn: Any) -> None:
         for where, _, name in (key.rpartition(".") for key in set(now) - set(saved)):  # names a rung added: removed
             delattr(next(o for o in _owners(gpt, ladder) if o.__name__ == where), name)
         torch.set_rng_state(rng), torch.set_float32_matmul_precision(precision)
-        if changed := changed + [f"{n} (in a forward)" for n in sorted(set(seen.get("inside", [])))]:
+        if changed := changed + sorted(set(seen.get("inside", []))):  # by my_rung, or in a forward
             raise Wrong(f"my_rung changed {', '.join(changed)}: a rung changes the model, nothing outside it")
     added = sorted(n for n, p in seen["model"].named_parameters() if id(p) not in seen["ids"] and n not in seen["name"])
     if added := added or ["parameters()"] * ("parameters" in vars(seen["model"])):  # renamed or padded: the model's

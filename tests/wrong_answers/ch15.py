@@ -463,10 +463,12 @@ WRONG_ANSWERS[2] = (
         "got a CPU tensor and the model's",
     ),
     _returns_model("torch.set_default_device(model.tokens.weight.device)", "changed torch's default device"),
+    # review round 18: the model as it was is no rung; a forward hook added is a change (RIGHT_ANSWERS)
+    (_HEAD + "    return model", "my_rung(model) returned the model as it was; return what train should call"),
+    _returns_model("model.train()", "my_rung(model) returned the model as it was"),
 )
 RIGHT_ANSWERS[2] = (
-    # the model as it is (it changes nothing: the cell after measures that), and a function around it
-    _HEAD + "    return model",
+    # a function around the model
     _HEAD + "    return lambda idx: model(idx)",
     # attention written out again, the same function; the blocks compiled with a backend that compiles nothing
     _ATTENTION,
@@ -492,6 +494,8 @@ RIGHT_ANSWERS[2] = (
     _WRAP + "    def forward(self, idx):\n        m = self.m\n"
     "        x = m.tokens(idx) + m.positions(torch.arange(idx.shape[1]).to(idx.device))\n"
     "        return (m.norm(m.blocks(x)) @ m.tokens.weight.T)[..., :97]\n" + _HEAD + "    return Wrap(model)",
+    # review round 18: a forward hook (here a no-op): the model changed, and measured like any rung
+    _HEAD + "    model.register_forward_hook(lambda m, args, out: out)\n    return model",
     # attack round 17: moved with .to(tensor) and .type_as(tensor), which take the tensor's device (and dtype)
     _WRAP + "    def forward(self, idx):\n        m = self.m\n"
     "        x = m.tokens(idx) + m.positions(torch.arange(idx.shape[1]).to(idx))\n"
