@@ -139,7 +139,6 @@ _CHECKS = (
     _predicted("counts", ("torch.cuda.is_available()", "torch.cuda.device_count()", "nvidia-smi -L"), _COUNTS, "3"),
     table("has_kernels_for", "(capability, arch_list)", _KERNELS, build_supports, answer=_bool),
 )
-#: Each question's task (the notebook states it in full), a newline, and its hint, by the name it defines.
 _TEXTS = {
     "accelerators": "Predict current_accelerator() with and without check_available=True on machines A to D.\n"
     "Without it torch names what it was built for; with it, what it can use now (None if nothing).",

@@ -28,8 +28,7 @@ _N, _AUTOCAST, _SCALER = 3, torch.amp.autocast_mode.autocast, torch.amp.GradScal
 #: At zero weights, x = eye(4) and these targets give the weights the gradients (-2, -1e-8, 0, 0): scaled by 2**16 or
 #: 2**15 the first overflows float16 (a scaler skips those steps); unscaled the second is 0 there (smallest 6e-8).
 _TINY = (torch.eye(4), torch.tensor([[4.0], [2e-8], [0.0], [0.0]]))
-#: y = 1e5 gives the bias the gradient -2e5, beyond float16 at any scale: a scaler skips every step.
-_HUGE = (torch.eye(4), torch.full((4, 1), 1e5))
+_HUGE = (torch.eye(4), torch.full((4, 1), 1e5))  # y = 1e5: the bias's gradient -2e5 overflows float16 at any scale
 _T4 = "low_precision asked of a device fit does not train on: on a T4 the CPU's bfloat16 is not the GPU's float16"
 _SHOWN = "print, an f-string, .cpu() of a number (a loss, a step count) read it back: meta, a GPU's stand-in, has none"
 

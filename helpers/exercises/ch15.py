@@ -186,9 +186,9 @@ def _check_rung(fn: Any) -> None:
         before, looks, seen["model"] = _settings(), _looks(model), model  # its modules' attributes, hooks, tensors
         out = call_or_wrong(fn, (model,), "my_rung(model)")
         seen.setdefault("inside", []).extend(_put_back(before, _settings()))  # said as the check ends
-        if not callable(out) or out is model and _looks(model) == looks:  # None, or the model as it was: no rung
-            said = "the model as it was" if out is model else show(out)
-            raise Wrong(f"my_rung(model) returned {said}; return what train should call: the model changed, or wrapped")
+        seen.setdefault("same", out is model and _looks(model) == looks)  # judged last: a mistake is named first
+        if not callable(out):
+            raise Wrong(f"my_rung(model) returned {show(out)}; return what train should call (the model, changed)")
 
         def forward(*args: Any) -> Any:  # a switch flipped during a call: train's own resets would hide it
             was, y = _settings(), out(*args)
@@ -205,7 +205,7 @@ def _check_rung(fn: Any) -> None:
         for where, _, name in (key.rpartition(".") for key in set(now) - set(saved)):  # names a rung added: removed
             delattr(next(o for o in _owners(gpt, ladder) if o.__name__ == where), name)
         torch.set_rng_state(rng), torch.set_float32_matmul_precision(precision)
-        if changed := changed + sorted(set(seen.get("inside", []))):  # by my_rung, or in a forward
+        if changed := changed + [*dict.fromkeys(seen.get("inside", []))]:  # by my_rung, or in a forward, once each
             raise Wrong(f"my_rung changed {', '.join(changed)}: a rung changes the model, nothing outside it")
     added = sorted(n for n, p in seen["model"].named_parameters() if id(p) not in seen["ids"] and n not in seen["name"])
     if added := added or ["parameters()"] * ("parameters" in vars(seen["model"])):  # renamed or padded: the model's
@@ -213,6 +213,8 @@ def _check_rung(fn: Any) -> None:
     if not (yours["finite"] and abs(yours["loss"] - plain["loss"]) <= ladder.GUARD * plain["loss"]):
         said = f"with my_rung the held-out loss is {show(yours['loss'])}, the plain run's {show(plain['loss'])}"
         raise Wrong(f"{said}: more than {ladder.GUARD:.0%} apart (or not finite), so it learned something else")
+    if seen["same"]:  # it passed as the model does: nothing changed
+        raise Wrong("my_rung(model) returned the model as it was: a rung changes how it runs, or wraps the model")
 
 
 _CPU, _SIZE = torch.device("cpu"), dict(width=48, layers=2, heads=3, block=32)  # 3 heads: none of the chapter's

@@ -224,7 +224,7 @@ WRONG_ANSWERS[2] = (
     _returns_model("torch.autograd.set_detect_anomaly(True)", "my_rung changed anomaly detection"),
     _returns_model("torch.backends.cudnn.allow_tf32 = False", "torch.backends.cudnn.allow_tf32"),
     # nothing returned; float16 weights on the CPU
-    (_HEAD + "    model.train()", "my_rung(model) returned None; return what train should call"),
+    (_HEAD + "    model.train()", "my_rung(model) returned None; return what train should call (the model, changed)"),
     (_HEAD + "    return model.half()", "(values or dtype): a rung leaves the weights as they are"),
     # attack round 6: one compiled block shared by every position (the check's model has two blocks)
     (
@@ -379,7 +379,7 @@ WRONG_ANSWERS[2] = (
         + "    def forward(self, x):\n        torch.set_float32_matmul_precision('medium')\n        return self.m(x)\n"
         + _HEAD
         + "    return Wrap(model)",
-        "my_rung changed the float32 matmul precision (in a forward)",
+        "the float32 matmul precision (in a forward): a rung changes the model",
     ),
     # attack round 13: a mistake only on the SDPA path; a copy of the weights renewed every other call; the weights
     # changed by each call; a class rebound in torch.nn, a built-in replaced; settings set to the value in force
@@ -464,7 +464,7 @@ WRONG_ANSWERS[2] = (
     ),
     _returns_model("torch.set_default_device(model.tokens.weight.device)", "changed torch's default device"),
     # review round 18: the model as it was is no rung; a forward hook added is a change (RIGHT_ANSWERS)
-    (_HEAD + "    return model", "my_rung(model) returned the model as it was; return what train should call"),
+    (_HEAD + "    return model", "my_rung(model) returned the model as it was: a rung changes how it runs"),
     _returns_model("model.train()", "my_rung(model) returned the model as it was"),
 )
 RIGHT_ANSWERS[2] = (
