@@ -25,8 +25,7 @@ _CPU, _META = torch.device("cpu"), torch.device("meta")
 _GPUS = [torch.device("cuda", n - 1) for n in [torch.cuda.device_count()] if n]
 _GPUS += [torch.device("mps", 0)] * torch.backends.mps.is_available()
 _N, _AUTOCAST, _SCALER = 3, torch.amp.autocast_mode.autocast, torch.amp.GradScaler  # _N: steps per call of `fit`
-#: At zero weights, x = eye(4) and these targets give the weights the gradients (-2, -1e-8, 0, 0): scaled by 2**16 or
-#: 2**15 the first overflows float16 (a scaler skips those steps); unscaled the second is 0 there (smallest 6e-8).
+#: x = eye(4), zero weights: gradients (-2, -1e-8, 0, 0); in float16 the first overflows times 2**15, the second is 0.
 _TINY = (torch.eye(4), torch.tensor([[4.0], [2e-8], [0.0], [0.0]]))
 _HUGE = (torch.eye(4), torch.full((4, 1), 1e5))  # y = 1e5: the bias's gradient -2e5 overflows float16 at any scale
 _T4 = "low_precision asked of a device fit does not train on: on a T4 the CPU's bfloat16 is not the GPU's float16"

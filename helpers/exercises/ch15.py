@@ -15,7 +15,7 @@ import torch.nn.functional as F
 
 from ..answers import Wrong, expect_function, expect_type
 from ..checking import CouldNotCheck
-from .calls import CallLog
+from .calls import HOST_READS, CallLog
 from .cases import Slip, call_or_wrong, questions, show, table
 
 
@@ -118,6 +118,8 @@ _differs = lambda a, b: a is not b and not (type(a) is type(b) and isinstance(a,
 _far = lambda g, w: g is None or not (g.to_dense()[tuple(map(slice, w.shape))] - w).norm() <= w.norm() / 10  # sparse
 _load_changed = lambda c, saved: [setattr(c, k, v) for k, v in saved.items() if _differs(c.get_config_copy().get(k), v)]
 _places = lambda c: {a.device for a in (*c.args, *c.kwargs.values()) if isinstance(a, torch.Tensor) and a.ndim}
+_off = lambda c: c.raised and c.name in HOST_READS | {"to"} and getattr((*c.args, 0)[0], "is_meta", 0)  # meta refuses
+_mixed = lambda c: len(_places(c)) > 1 and c.name not in ("to", "type_as")  # a move takes a tensor's device: right
 _model = lambda lad, d: setattr((m := lad.build(_SIZE, lad.Rung(padded=1), d)).blocks[0].attention, "sdpa", 1) or m
 _looks = lambda m: [{k: len(v) if isinstance(v, dict) else id(v) for k, v in vars(x).items()} for x in m.modules()]
 _kept = lambda a, b: a.dtype == b.dtype and a.ndim == b.ndim and torch.equal(a.detach()[tuple(map(slice, b.shape))], b)
@@ -137,7 +139,7 @@ def _agrees(out: Any, x: torch.Tensor, want: torch.Tensor, when: str, why: str, 
 
 
 def _same_function(call: Any, gpt: Any, ladder: Any) -> None:  # weights large enough that attention is peaked
-    model, text = _model(ladder, _CPU), gpt.encode(gpt.python_text(20_000))  # padded; block 0 by SDPA: both ways
+    model, away, text = _model(ladder, _CPU), _model(ladder, torch.device("meta")), gpt.encode(gpt.python_text(20_000))
     [_draw(name, p, i) for i, (name, p) in enumerate(model.named_parameters())]  # small embeddings: LayerNorm's eps
     xs = [next(gpt.batches(text, 1, b, t, seed=n))[0] for n, (b, t) in enumerate(((3, 32), (8, 32), (3, 16)), 1)]
     reference, own = copy.deepcopy(model), list(model.parameters())  # the model before the rung: outputs, gradients
@@ -163,11 +165,10 @@ def _same_function(call: Any, gpt: Any, ladder: Any) -> None:  # weights large e
         _agrees(out, x, reference(x).detach(), f"with new weights in the model, call {n}", ", or old weights", pairs)
     with torch._dynamo.config.patch(disable=True), torch.autocast("cpu", torch.float16):  # eager, float16 as a T4's
         call_or_wrong(out, (xs[0],), "what my_rung returned, under float16 autocast (a T4's 16-bit format),")
-    away = _model(ladder, torch.device("meta"))  # off the CPU, as a GPU's: a CPU tensor the rung makes meets its own
-    with torch._dynamo.config.patch(disable=True), CallLog() as log, contextlib.suppress(Exception):
-        call(away)(xs[0].to("meta"))
-    if mixed := sorted({c.label for c in log.calls if len(_places(c)) > 1 and c.name not in ("to", "type_as")}):
-        raise Wrong(f"{', '.join(mixed)} got a CPU tensor and the model's (on a GPU): make new tensors with device=")
+    with torch._dynamo.config.patch(disable=True), CallLog() as log, contextlib.suppress(Exception):  # as on a GPU:
+        call(away)(xs[0].to("meta"))  # the model off the CPU, so a CPU tensor the rung makes meets its tensors
+    if crossed := sorted({c.written if _off(c) else c.label for c in log.calls if _off(c) or _mixed(c)}):
+        raise Wrong(f"{', '.join(crossed)}: a CPU tensor met the model's (a GPU's), or went to the host: use device=")
 
 
 def _check_rung(fn: Any) -> None:

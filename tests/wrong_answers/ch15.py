@@ -423,7 +423,7 @@ WRONG_ANSWERS[2] = (
         _WRAP + "    def forward(self, idx):\n        m = self.m\n"
         "        x = m.tokens(idx) + m.positions(torch.arange(idx.shape[1]))\n"
         "        return (m.norm(m.blocks(x)) @ m.tokens.weight.T)[..., :97]\n" + _HEAD + "    return Wrap(model)",
-        "torch.embedding got a CPU tensor and the model's (on a GPU): make new tensors with device=",
+        "torch.embedding: a CPU tensor met the model's (a GPU's), or went to the host: use device=",
     ),
     (
         _ATTENTION.replace(
@@ -448,7 +448,7 @@ WRONG_ANSWERS[2] = (
         _WRAP + "    def forward(self, idx):\n        m = self.m\n"
         "        x = m.tokens(idx) + m.positions(torch.arange(idx.shape[1], device='cpu'))\n"
         "        return (m.norm(m.blocks(x)) @ m.tokens.weight.T)[..., :97]\n" + _HEAD + "    return Wrap(model)",
-        "torch.embedding got a CPU tensor and the model's (on a GPU)",
+        "torch.embedding: a CPU tensor met the model's (a GPU's)",
     ),
     (
         _ATTENTION.replace("is_causal=True", "attn_mask=self.mask[:t, :t]").replace(
@@ -456,16 +456,34 @@ WRONG_ANSWERS[2] = (
             "    for block in model.blocks:\n"
             "        block.attention.register_buffer('mask', torch.ones(64, 64).tril().bool())\n",
         ),
-        "scaled_dot_product_attention got a CPU tensor and the model's (on a GPU)",
+        "torch.scaled_dot_product_attention: a CPU tensor met the model's",
     ),
     (
         _HEAD + "    return torch.jit.trace(model, torch.zeros(8, 32, dtype=torch.long))",
-        "got a CPU tensor and the model's",
+        "torch.embedding: a CPU tensor met the model's",
     ),
     _returns_model("torch.set_default_device(model.tokens.weight.device)", "changed torch's default device"),
     # review round 18: the model as it was is no rung; a forward hook added is a change (RIGHT_ANSWERS)
     (_HEAD + "    return model", "my_rung(model) returned the model as it was: a rung changes how it runs"),
     _returns_model("model.train()", "my_rung(model) returned the model as it was"),
+    # attack round 18: the model or a forward's tensors taken to the host (a GPU waits for the copy, or fails when a
+    # CPU tensor meets the model's); the check's stand-in device refuses the copy, so the call stops there
+    (_HEAD + "    return model.cpu()", ".cpu(): a CPU tensor met the model's (a GPU's), or went to the host"),
+    _returns_model(
+        "model.to(torch.device('cpu'))", ".to(): a CPU tensor met the model's (a GPU's), or went to the host"
+    ),
+    (
+        _HEAD + "    return lambda idx: model(idx.cpu()).to(idx.device)",
+        ".cpu(): a CPU tensor met the model's (a GPU's), or went to the host",
+    ),
+    (
+        _HEAD + "    return lambda idx: model(idx).cpu()",
+        ".cpu(): a CPU tensor met the model's (a GPU's), or went to the host",
+    ),
+    (
+        _HEAD + "    return lambda idx: model(torch.tensor(idx.tolist()))",
+        ".tolist(): a CPU tensor met the model's",
+    ),
 )
 RIGHT_ANSWERS[2] = (
     # a function around the model
