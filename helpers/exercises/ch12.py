@@ -14,8 +14,7 @@ from ..answers import expect_function, expect_number
 from .cases import Slip, questions, show, table
 from .ch08 import DESTROYED, TWO_RANK_TIME_LIMIT, run_here, run_on_two_ranks
 
-#: For question 3: a remainder of 1 on 16_384 ranks; a share of 2**40 + 1 (a float step of 2**-12) defeats int(x + e).
-_WORLD, _ODD = 16_384, 2**40 + 1
+_WORLD, _ODD = 16_384, 2**40 + 1  # Q3: remainder 1 on 16,384 ranks; 2**40 + 1 (float step 2**-12) defeats int(x + e)
 _FLOAT32 = "lost digits in float32 arithmetic (about 7 significant digits): compute it with integers"
 _per = lambda opt, size=sharding.STATE_BYTES, copies=2: size * (copies + sharding.OPTIMIZER_STATES[opt])  # a parameter
 #: The fewest ranks whose shards (ceil(n / ranks) parameters, `per(o)` bytes each) and `a` bytes fit in `g`; or None.

@@ -168,7 +168,8 @@ def _same_function(call: Any, gpt: Any, ladder: Any) -> None:  # weights large e
     with torch._dynamo.config.patch(disable=True), CallLog() as log, contextlib.suppress(Exception):  # as on a GPU:
         call(away)(xs[0].to("meta"))  # the model off the CPU, so a CPU tensor the rung makes meets its tensors
     if crossed := sorted({c.written if _off(c) else c.label for c in log.calls if _off(c) or _mixed(c)}):
-        raise Wrong(f"{', '.join(crossed)}: a CPU tensor met the model's (a GPU's), or went to the host: use device=")
+        said = "a CPU tensor met the model's (a GPU's here), or one of its went to the host (an if or assert reads it)"
+        raise Wrong(f"{', '.join(crossed)}: {said}: make tensors with device=, read none back (each read waits)")
 
 
 def _check_rung(fn: Any) -> None:

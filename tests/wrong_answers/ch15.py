@@ -423,7 +423,8 @@ WRONG_ANSWERS[2] = (
         _WRAP + "    def forward(self, idx):\n        m = self.m\n"
         "        x = m.tokens(idx) + m.positions(torch.arange(idx.shape[1]))\n"
         "        return (m.norm(m.blocks(x)) @ m.tokens.weight.T)[..., :97]\n" + _HEAD + "    return Wrap(model)",
-        "torch.embedding: a CPU tensor met the model's (a GPU's), or went to the host: use device=",
+        "torch.embedding: a CPU tensor met the model's (a GPU's here), or one of its went to the host (an if or "
+        "assert reads it): make tensors with device=, read none back (each read waits)",
     ),
     (
         _ATTENTION.replace(
@@ -448,7 +449,7 @@ WRONG_ANSWERS[2] = (
         _WRAP + "    def forward(self, idx):\n        m = self.m\n"
         "        x = m.tokens(idx) + m.positions(torch.arange(idx.shape[1], device='cpu'))\n"
         "        return (m.norm(m.blocks(x)) @ m.tokens.weight.T)[..., :97]\n" + _HEAD + "    return Wrap(model)",
-        "torch.embedding: a CPU tensor met the model's (a GPU's)",
+        "torch.embedding: a CPU tensor met the model's (a GPU's here)",
     ),
     (
         _ATTENTION.replace("is_causal=True", "attn_mask=self.mask[:t, :t]").replace(
@@ -468,17 +469,21 @@ WRONG_ANSWERS[2] = (
     _returns_model("model.train()", "my_rung(model) returned the model as it was"),
     # attack round 18: the model or a forward's tensors taken to the host (a GPU waits for the copy, or fails when a
     # CPU tensor meets the model's); the check's stand-in device refuses the copy, so the call stops there
-    (_HEAD + "    return model.cpu()", ".cpu(): a CPU tensor met the model's (a GPU's), or went to the host"),
+    (
+        _HEAD + "    return model.cpu()",
+        ".cpu(): a CPU tensor met the model's (a GPU's here), or one of its went to the host",
+    ),
     _returns_model(
-        "model.to(torch.device('cpu'))", ".to(): a CPU tensor met the model's (a GPU's), or went to the host"
+        "model.to(torch.device('cpu'))",
+        ".to(): a CPU tensor met the model's (a GPU's here), or one of its went to the host",
     ),
     (
         _HEAD + "    return lambda idx: model(idx.cpu()).to(idx.device)",
-        ".cpu(): a CPU tensor met the model's (a GPU's), or went to the host",
+        ".cpu(): a CPU tensor met the model's (a GPU's here), or one of its went to the host",
     ),
     (
         _HEAD + "    return lambda idx: model(idx).cpu()",
-        ".cpu(): a CPU tensor met the model's (a GPU's), or went to the host",
+        ".cpu(): a CPU tensor met the model's (a GPU's here), or one of its went to the host",
     ),
     (
         _HEAD + "    return lambda idx: model(torch.tensor(idx.tolist()))",
