@@ -242,7 +242,7 @@ def run_checker(checker: Checker, answer: Callable[[], Any], seconds: float) -> 
 
 
 def _torch_defaults() -> tuple[Any, ...] | None:
-    """torch's default dtype and device, grad mode and autocast (CPU, CUDA); None when torch is not imported."""
+    """torch's default dtype and device, grad mode, autocast (CPU, CUDA, blocks open); None if torch is not imported."""
     torch = sys.modules.get("torch")
     if torch is None:
         return None
