@@ -40,16 +40,15 @@ def compiler_advice(exc: BaseException, device: torch.device | str = "cpu") -> s
     said = f"torch.compile failed: {type(exc).__name__}: {first}"
     if device.type == "cuda":
         return (
-            f"{said}\n  On an NVIDIA GPU Inductor writes Triton kernels: check that `import triton` works "
-            "(the Linux CUDA wheels of torch bring it; `pip install triton` otherwise)."
+            f"{said}\n  On an NVIDIA GPU Inductor writes Triton kernels: check that `import triton` works (the Linux "
+            "CUDA wheels of torch bring it) and that a C compiler is on PATH (Triton builds its launcher with `cc`)."
         )
-    compiler = cpp_compiler()
-    where = shutil.which(compiler)
-    found = f"`{compiler}` is at {where}" if where else f"`{compiler}` is not on PATH"
-    platform = next((key for key in _INSTALL if sys.platform.startswith(key)), "linux")
+    compiler, platform = cpp_compiler(), next((key for key in _INSTALL if sys.platform.startswith(key)), "linux")
+    if where := shutil.which(compiler):  # there: the error may be the compiler's, or not the compiler's at all
+        return f"{said}\n  Inductor's CPU backend compiles C++ with {where}: check it runs (`{compiler} --version`)."
     return (
-        f"{said}\n  Inductor's CPU backend compiles C++: it calls {compiler!r} (set CXX to choose another); {found}.\n"
-        f"  To fix it, {_INSTALL[platform]}, then restart the kernel."
+        f"{said}\n  Inductor's CPU backend compiles C++: it calls {compiler!r} (set CXX to choose another), which "
+        f"was not found.\n  To fix it, {_INSTALL[platform]}, then restart the kernel."
     )
 
 

@@ -285,7 +285,7 @@ WRONG_ANSWERS[2] = (
     ),
     (
         _ATTENTION.replace("is_causal=True", "attn_mask=torch.ones(32, 32, dtype=torch.bool).tril()"),
-        "called on a (3, 16) batch, raised RuntimeError",
+        "called on a (3, 17) batch, raised RuntimeError",
     ),
     _returns_model("torch.set_default_dtype(torch.float64)", "your code changed torch's default dtype"),
     # the forward under no_grad: no gradient reaches the weights
@@ -423,8 +423,8 @@ WRONG_ANSWERS[2] = (
         _WRAP + "    def forward(self, idx):\n        m = self.m\n"
         "        x = m.tokens(idx) + m.positions(torch.arange(idx.shape[1]))\n"
         "        return (m.norm(m.blocks(x)) @ m.tokens.weight.T)[..., :97]\n" + _HEAD + "    return Wrap(model)",
-        "torch.embedding: a CPU tensor met the model's (a GPU's here), or one of its went to the host (an if or "
-        "assert reads it): make tensors with device=, read none back (each read waits)",
+        "torch.embedding: a CPU tensor met the model's (a GPU's here), or the host read one of its tensors (if, "
+        "assert, print): make tensors with device=, read none back (each read waits)",
     ),
     (
         _ATTENTION.replace(
@@ -432,7 +432,7 @@ WRONG_ANSWERS[2] = (
             "    s = (q @ k.transpose(-2, -1)) / k.shape[-1] ** 0.5\n"
             "    y = s.masked_fill(~self.causal[:t, :t], -1e9).softmax(dim=-1) @ v\n",
         ),
-        "under float16 autocast (a T4's 16-bit format), raised RuntimeError",
+        "under float16 autocast (a T4's), SDPA on its math path, raised RuntimeError",
     ),
     _returns_model("torch.set_float32_matmul_precision('high')", "Not yet: my_rung changed"),
     # attack round 15: a wrapper's own final norm, which the optimizer never sees
@@ -471,23 +471,45 @@ WRONG_ANSWERS[2] = (
     # CPU tensor meets the model's); the check's stand-in device refuses the copy, so the call stops there
     (
         _HEAD + "    return model.cpu()",
-        ".cpu(): a CPU tensor met the model's (a GPU's here), or one of its went to the host",
+        ".cpu(): a CPU tensor met the model's (a GPU's here), or the host read one of its tensors",
     ),
     _returns_model(
         "model.to(torch.device('cpu'))",
-        ".to(): a CPU tensor met the model's (a GPU's here), or one of its went to the host",
+        ".to(): a CPU tensor met the model's (a GPU's here), or the host read one of its tensors",
     ),
     (
         _HEAD + "    return lambda idx: model(idx.cpu()).to(idx.device)",
-        ".cpu(): a CPU tensor met the model's (a GPU's here), or one of its went to the host",
+        ".cpu(): a CPU tensor met the model's (a GPU's here), or the host read one of its tensors",
     ),
     (
         _HEAD + "    return lambda idx: model(idx).cpu()",
-        ".cpu(): a CPU tensor met the model's (a GPU's here), or one of its went to the host",
+        ".cpu(): a CPU tensor met the model's (a GPU's here), or the host read one of its tensors",
     ),
     (
         _HEAD + "    return lambda idx: model(torch.tensor(idx.tolist()))",
         ".tolist(): a CPU tensor met the model's",
+    ),
+    # attack round 20: a tensor printed or turned into a string each call (a GPU copies it to the host and waits);
+    # a part that runs only when the length divides by 16; a causal mask passed with is_causal=True, which torch's
+    # docs say raises (its math path does; the CPU's flash kernel let it through)
+    (
+        _WRAP + "    def forward(self, idx):\n        out = self.m(idx)\n        self.last = str(out.amax())\n"
+        "        return out\n" + _HEAD + "    return Wrap(model)",
+        "repr(): a CPU tensor met the model's (a GPU's here), or the host read one of its tensors",
+    ),
+    (
+        "class Chunked(torch.nn.Module):\n    def __init__(self, mlp):\n        super().__init__()\n"
+        "        self.mlp = mlp\n\n    def forward(self, x):\n        b, t, c = x.shape\n"
+        "        return self.mlp(x.reshape(b * (t // 16), 16, c)).reshape(b, t, c)\n"
+        + _HEAD
+        + "    for block in model.blocks:\n        block.mlp = Chunked(block.mlp)\n    return model",
+        "called on a (3, 17) batch, raised RuntimeError",
+    ),
+    (
+        _ATTENTION.replace(
+            "is_causal=True", "attn_mask=torch.ones(t, t, dtype=torch.bool, device=x.device).tril(), is_causal=True"
+        ),
+        "raised RuntimeError (line 5 of your code)",  # the first call (newer torch), else the math path
     ),
 )
 RIGHT_ANSWERS[2] = (
@@ -496,6 +518,8 @@ RIGHT_ANSWERS[2] = (
     # attention written out again, the same function; the blocks compiled with a backend that compiles nothing
     _ATTENTION,
     _HEAD + "    model.blocks = torch.compile(model.blocks, backend='eager')\n    return model",
+    # attack round 20: each block compiled whole (fullgraph=True), which the check's eager calls must not refuse
+    _HEAD + "    for block in model.blocks:\n        block.compile(backend='eager', fullgraph=True)\n    return model",
     # attack round 4: the vocabulary padded, a parameter replaced by a padded copy under its own name
     _HEAD + "    return model.pad_vocabulary()",
     # SDPA switched on by hand, and GPT-2's tanh GELU (the same function to the check's tolerance)
