@@ -34,14 +34,15 @@ def cpp_compiler() -> str:
 
 def compiler_advice(exc: BaseException, device: torch.device | str = "cpu") -> str:
     """What to tell a learner whose `torch.compile` failed with `exc`: what broke, what is missing, how to fix it."""
-    device = torch.device(device)
     lines = str(exc).strip().splitlines()
-    first = lines[0][:200] if lines else ""
-    said = f"torch.compile failed: {type(exc).__name__}: {first}"
+    said = f"torch.compile failed: {type(exc).__name__}: {lines[0][:200] if lines else ''}"
+    if (device := torch.device(device)).type == "mps":  # Inductor writes Metal kernels there, not C++
+        return f"{said}\n  On Apple's GPU Inductor writes Metal kernels, not C++: the line above says what failed."
     if device.type == "cuda":
         return (
             f"{said}\n  On an NVIDIA GPU Inductor writes Triton kernels: check that `import triton` works (the Linux "
-            "CUDA wheels of torch bring it) and that a C compiler is on PATH (Triton builds its launcher with `cc`)."
+            "CUDA wheels of torch bring it), that gcc or clang is on PATH (or CC names a C compiler) and that Python's "
+            "development headers are installed: Triton builds a small launcher with them."
         )
     compiler, platform = cpp_compiler(), next((key for key in _INSTALL if sys.platform.startswith(key)), "linux")
     if where := shutil.which(compiler):  # there: the error may be the compiler's, or not the compiler's at all

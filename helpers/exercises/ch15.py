@@ -39,7 +39,7 @@ _LADDERS = [  # the largest step kept, one lost (the guard, or slower), none bey
     ([_PLAIN, _r("tf32", 1.5, True), _r("amp", 1.2, True), _r("sdpa", 1.3, True), _r("fused", 1.02, True)], 0.1),
     ([_PLAIN, _r("sdpa", 1.25, True), _r("fused", 1.125, True)], 0.25),  # a gain equal to the noise: none
     ([_PLAIN, _r("sdpa", 1.14, False), _r("fused", 1.14, True), _r("pinned", 0.78, False)], 0.13),  # twin; fall; 1.14
-    ([_PLAIN, _same("tf32", 1.3), _r("sdpa", 1.1, True)], 0.05),  # the same code
+    ([_PLAIN, *[_same("tf32", 1.3)] * 8, _r("sdpa", 1.1, True)], 0.05),  # the same code; a long ladder
     ([_PLAIN, _r("autocast", 1.8, False), _same("tf32", 1.3)], 0.05),  # none kept
     ([_PLAIN, _r("fused", 1.2, True), _r("DDP, 2 ranks", 1.6, True, switch="ddp", devices=2)], 0.05),  # it counts
 ]
@@ -219,7 +219,7 @@ def _check_rung(fn: Any) -> None:
         raise Wrong("my_rung(model) returned the model as it was: a rung changes how it runs, or wraps the model")
 
 
-_CPU, _SIZE = torch.device("cpu"), dict(width=48, layers=2, heads=3, block=32)  # 3 heads: none of the chapter's
+_CPU, _SIZE = torch.device("cpu"), dict(width=72, layers=2, heads=3, block=32)  # heads, head size: none of its
 _TEXTS = {
     "best_rung": "Write `best_rung(rows, noise)`: the name of the kept rung whose own step (`over_last`) gained most, "
     "beyond `noise`, else None.\nrows[0] is the plain run; a rung not kept gained nothing; gain = over_last - 1.",

@@ -54,7 +54,13 @@ def test_compiler_advice_names_the_compiler_found(monkeypatch) -> None:
 
 def test_compiler_advice_on_a_gpu_is_about_triton() -> None:
     text = compiler_advice(RuntimeError("Cannot find a working triton installation"), torch.device("cuda", 0))
-    assert "Triton" in text and "import triton" in text and "a C compiler" in text and "C++" not in text
+    assert "Triton" in text and "import triton" in text and "gcc or clang" in text and "C++" not in text.split("\n")[1]
+
+
+def test_compiler_advice_on_apple_gpus_is_not_about_cpp_compilers(monkeypatch) -> None:
+    monkeypatch.setattr(compiling.shutil, "which", lambda name: None)
+    text = compiler_advice(RuntimeError("metal shader failed"), "mps")
+    assert "Metal" in text and "install" not in text and "CXX" not in text
 
 
 def test_compiler_advice_survives_an_empty_message() -> None:

@@ -21,6 +21,8 @@ _Q1 = SOLUTIONS[1]
 #: message a learner who wrote it is told).
 WRONG_ANSWERS: dict[int, tuple[tuple[str, str], ...]] = {
     1: (
+        # attack round 21: only the first rows, as many as one ladder had: the DDP rung comes after more
+        (_Q1.replace("rows[1:]", "rows[1:8]"), "expected 'sdpa'"),
         # every rung counted, kept or not: a rung that lost the guard or slowed the run gained nothing
         (_Q1.replace("if r['kept']", ""), "a rung that was not kept gained nothing: skip it"),
         # no noise: a gain inside the noise is named as the best
@@ -437,7 +439,7 @@ WRONG_ANSWERS[2] = (
     _returns_model("torch.set_float32_matmul_precision('high')", "Not yet: my_rung changed"),
     # attack round 15: a wrapper's own final norm, which the optimizer never sees
     (
-        _WRAP.replace("self.m = m", "self.m, self.norm = m, torch.nn.LayerNorm(48)")
+        _WRAP.replace("self.m = m", "self.m, self.norm = m, torch.nn.LayerNorm(72)")
         + "    def forward(self, idx):\n        m = self.m\n"
         "        x = m.tokens(idx) + m.positions(torch.arange(idx.shape[1], device=idx.device))\n"
         "        return (self.norm(m.blocks(x)) @ m.tokens.weight.T)[..., :97]\n" + _HEAD + "    return Wrap(model)",
@@ -489,6 +491,12 @@ WRONG_ANSWERS[2] = (
         _HEAD + "    return lambda idx: model(torch.tensor(idx.tolist()))",
         ".tolist(): a CPU tensor met the model's",
     ),
+    # attack round 21: the head size or the scale written as this machine's (16): other sizes have other heads
+    (
+        _ATTENTION.replace("z.view(b, t, self.heads, c // self.heads)", "z.view(b, t, c // 16, 16)"),
+        "raised RuntimeError",
+    ),
+    (_ATTENTION.replace("is_causal=True", "is_causal=True, scale=0.25"), "so it computes another function"),
     # attack round 20: a tensor printed or turned into a string each call (a GPU copies it to the host and waits);
     # a part that runs only when the length divides by 16; a causal mask passed with is_causal=True, which torch's
     # docs say raises (its math path does; the CPU's flash kernel let it through)
