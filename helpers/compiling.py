@@ -1,8 +1,7 @@
-"""What `torch.compile` needs on this machine, and where it keeps what it compiled (chapters 11 and 13).
+"""What `torch.compile` needs on this machine, and where it keeps what it compiled (chapters 11, 13 and 15).
 
-Which C++ compiler Inductor calls and what to install when compiling failed (the chapter decides whether
-compiling works by trying a compile; these only explain a failure); where Inductor caches its artefacts and
-how many are there, so a chapter can tell a cold first call from a warm one."""
+Why a compile failed and what to do (a chapter decides whether compiling works by trying a compile); where Inductor
+caches its artefacts and how many are there, so a chapter can tell a cold first call from a warm one."""
 
 from __future__ import annotations
 
@@ -27,8 +26,7 @@ _INSTALL = {
 def cpp_compiler() -> str:
     """The C++ compiler Inductor's CPU backend calls here: $CXX if set, else `cl` (Windows), `clang++` (macOS), `g++`.
 
-    This mirrors `torch/_inductor/cpp_builder.py` (`get_cpp_compiler`) and `torch._inductor.config.cpp.cxx`
-    for torch 2.10 to 2.13; it names the compiler, it does not test it."""
+    As `torch._inductor.config.cpp.cxx` (read at import) and `cpp_builder.get_cpp_compiler`, torch 2.10 to 2.15."""
     return os.environ.get("CXX", {"win32": "cl", "darwin": "clang++"}.get(sys.platform, "g++"))
 
 
@@ -40,17 +38,18 @@ def compiler_advice(exc: BaseException, device: torch.device | str = "cpu") -> s
         return f"{said}\n  On Apple's GPU Inductor writes Metal kernels, not C++: the line above says what failed."
     if device.type == "cuda":
         return (
-            f"{said}\n  On an NVIDIA GPU Inductor writes Triton kernels: check that `import triton` works (the Linux "
-            "CUDA wheels of torch bring it), that gcc or clang is on PATH (or CC names a C compiler) and that Python's "
-            "development headers are installed: Triton builds a small launcher with them."
+            f"{said}\n  On an NVIDIA GPU Inductor writes Triton kernels: check that `import triton` works (torch's "
+            "x86-64 Linux CUDA wheels bring it), that gcc or clang is on PATH (or CC names a C compiler) and that "
+            "Python's development headers are installed: Triton builds a small launcher with them."
         )
     compiler, platform = cpp_compiler(), next((key for key in _INSTALL if sys.platform.startswith(key)), "linux")
-    if where := shutil.which(compiler):  # there: the error may be the compiler's, or not the compiler's at all
-        return f"{said}\n  Inductor's CPU backend compiles C++ with {where}: check it runs (`{compiler} --version`)."
-    return (
-        f"{said}\n  Inductor's CPU backend compiles C++: it calls {compiler!r} (set CXX to choose another), which "
-        f"was not found.\n  To fix it, {_INSTALL[platform]}, then restart the kernel."
-    )
+    if where := shutil.which(compiler):  # there: the error may be the compiler's, Python's headers' or another's
+        return (
+            f"{said}\n  Inductor's CPU backend compiles C++ with {where} and Python's headers: check that it runs "
+            f"(`{compiler} --version`) and that they are installed (Debian/Ubuntu: `python3-dev`)."
+        )
+    fix = "fix or unset CXX (torch reads it when imported)" if "CXX" in os.environ else _INSTALL[platform]
+    return f"{said}\n  Inductor's C++ compiler {compiler!r} was not found: {fix}, then restart the kernel."
 
 
 #: Files Inductor writes for compiled code: generated Python and C++ modules, shared libraries, GPU binaries.

@@ -141,7 +141,7 @@ def _agrees(out: Any, x: torch.Tensor, want: torch.Tensor, when: str, why: str, 
 def _same_function(call: Any, gpt: Any, ladder: Any) -> None:  # weights large enough that attention is peaked
     model, away, text = _model(ladder, _CPU), _model(ladder, torch.device("meta")), gpt.encode(gpt.python_text(20_000))
     [_draw(name, p, i) for i, (name, p) in enumerate(model.named_parameters())]  # small embeddings: LayerNorm's eps
-    xs = [next(gpt.batches(text, 1, b, t, seed=n))[0] for n, (b, t) in enumerate(((3, 32), (8, 32), (3, 17)), 1)]
+    xs = [next(gpt.batches(text, 1, b, t, seed=n))[0] for n, (b, t) in enumerate(((3, 32), (8, 48), (3, 17)), 1)]
     reference, own = copy.deepcopy(model), list(model.parameters())  # the model before the rung: outputs, gradients
     wants, precision = [reference(x).detach() for x in xs], torch.get_float32_matmul_precision()
     torch.set_float32_matmul_precision("high")  # not as train's call has them: a rung that sets either shows in one
@@ -219,7 +219,7 @@ def _check_rung(fn: Any) -> None:
         raise Wrong("my_rung(model) returned the model as it was: a rung changes how it runs, or wraps the model")
 
 
-_CPU, _SIZE = torch.device("cpu"), dict(width=72, layers=2, heads=3, block=32)  # heads, head size: none of its
+_CPU, _SIZE = torch.device("cpu"), dict(width=72, layers=2, heads=3, block=48)  # heads, sizes: none of its
 _TEXTS = {
     "best_rung": "Write `best_rung(rows, noise)`: the name of the kept rung whose own step (`over_last`) gained most, "
     "beyond `noise`, else None.\nrows[0] is the plain run; a rung not kept gained nothing; gain = over_last - 1.",

@@ -287,7 +287,7 @@ WRONG_ANSWERS[2] = (
     ),
     (
         _ATTENTION.replace("is_causal=True", "attn_mask=torch.ones(32, 32, dtype=torch.bool).tril()"),
-        "called on a (3, 17) batch, raised RuntimeError",
+        "called on a (8, 48) batch, raised RuntimeError",
     ),
     _returns_model("torch.set_default_dtype(torch.float64)", "your code changed torch's default dtype"),
     # the forward under no_grad: no gradient reaches the weights
@@ -497,6 +497,13 @@ WRONG_ANSWERS[2] = (
         "raised RuntimeError",
     ),
     (_ATTENTION.replace("is_causal=True", "is_causal=True, scale=0.25"), "so it computes another function"),
+    # attack round 22: a mask made once at this machine's length (32): longer sequences do not fit it
+    (
+        _ATTENTION.replace(
+            "import types\n", "import types\nMASK = torch.ones(32, 32, dtype=torch.bool).tril()\n"
+        ).replace("is_causal=True", "attn_mask=MASK[:t, :t].to(x.device)"),
+        "called on a (8, 48) batch, raised RuntimeError",
+    ),
     # attack round 20: a tensor printed or turned into a string each call (a GPU copies it to the host and waits);
     # a part that runs only when the length divides by 16; a causal mask passed with is_causal=True, which torch's
     # docs say raises (its math path does; the CPU's flash kernel let it through)
