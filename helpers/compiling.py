@@ -24,9 +24,7 @@ _INSTALL = {
 
 
 def cpp_compiler() -> str:
-    """The C++ compiler Inductor's CPU backend calls here: $CXX if set, else `cl` (Windows), `clang++` (macOS), `g++`.
-
-    As `torch._inductor.config.cpp.cxx` (read at import) and `cpp_builder.get_cpp_compiler`, torch 2.10 to 2.15."""
+    """The C++ compiler Inductor's CPU backend calls: $CXX if set, else `cl` (Windows), `clang++` (macOS), `g++`."""
     return os.environ.get("CXX", {"win32": "cl", "darwin": "clang++"}.get(sys.platform, "g++"))
 
 
@@ -34,21 +32,24 @@ def compiler_advice(exc: BaseException, device: torch.device | str = "cpu") -> s
     """What to tell a learner whose `torch.compile` failed with `exc`: what broke, what is missing, how to fix it."""
     lines = str(exc).strip().splitlines()
     said = f"torch.compile failed: {type(exc).__name__}: {lines[0][:200] if lines else ''}"
+    said += next((f"\n  {x.strip()[:200]}" for x in lines[1:] if "error" in x.lower()), "")  # the compiler's words
     if (device := torch.device(device)).type == "mps":  # Inductor writes Metal kernels there, not C++
         return f"{said}\n  On Apple's GPU Inductor writes Metal kernels, not C++: the line above says what failed."
     if device.type == "cuda":
         return (
             f"{said}\n  On an NVIDIA GPU Inductor writes Triton kernels: check that `import triton` works (torch's "
-            "x86-64 Linux CUDA wheels bring it), that gcc or clang is on PATH (or CC names a C compiler) and that "
-            "Python's development headers are installed: Triton builds a small launcher with them."
+            "Linux CUDA wheels bring it; 2.10's only on x86-64), that gcc or clang is on PATH (or CC names one) and "
+            "that Python's development headers are installed: Triton builds a small launcher with them."
         )
     compiler, platform = cpp_compiler(), next((key for key in _INSTALL if sys.platform.startswith(key)), "linux")
-    if where := shutil.which(compiler):  # there: the error may be the compiler's, Python's headers' or another's
+    need = (
+        "OpenMP (`brew install libomp`)" if platform == "darwin" else "Python's headers (Debian/Ubuntu: `python3-dev`)"
+    )
+    if where := shutil.which(compiler):  # there: the error may be the compiler's, a missing header's or another's
         return (
-            f"{said}\n  Inductor's CPU backend compiles C++ with {where} and Python's headers: check that it runs "
-            f"(`{compiler} --version`) and that they are installed (Debian/Ubuntu: `python3-dev`)."
+            f"{said}\n  Inductor's CPU backend compiles C++ with {where}: check that it runs and that you have {need}."
         )
-    fix = "fix or unset CXX (torch reads it when imported)" if "CXX" in os.environ else _INSTALL[platform]
+    fix = "fix or unset CXX (Inductor reads it at its first compile)" if "CXX" in os.environ else _INSTALL[platform]
     return f"{said}\n  Inductor's C++ compiler {compiler!r} was not found: {fix}, then restart the kernel."
 
 
